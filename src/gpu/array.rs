@@ -1,0 +1,155 @@
+//! `GpuArray`: a device buffer with a 1-4D row-major shape (numpy axis order) and an element type.
+
+use std::sync::Arc;
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+use num_complex::Complex32;
+
+use super::Gpu;
+use crate::error::{Error, Result};
+
+/// Element type: f32, complex f32 stored interleaved as WGSL `vec2<f32>`, or u32 (indices,
+/// e.g. the result of argmax).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Dtype {
+    F32,
+    C32,
+    U32,
+}
+
+impl Dtype {
+    pub fn bytes(self) -> u64 {
+        match self {
+            Dtype::F32 | Dtype::U32 => 4,
+            Dtype::C32 => 8,
+        }
+    }
+    /// 32-bit words per element.
+    pub fn words(self) -> u32 {
+        (self.bytes() / 4) as u32
+    }
+}
+
+/// A validated shape: 1 to 4 axes, none of length zero, slowest axis first.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Shape(Vec<usize>);
+
+impl Shape {
+    pub fn new(dims: &[usize]) -> Result<Shape> {
+        if dims.is_empty() || dims.len() > 4 {
+            return Err(Error::Invalid(format!("arrays have 1 to 4 axes, got shape {dims:?}")));
+        }
+        if dims.contains(&0) {
+            return Err(Error::Empty(format!("shape {dims:?} has no elements")));
+        }
+        Ok(Shape(dims.to_vec()))
+    }
+    pub fn dims(&self) -> &[usize] {
+        &self.0
+    }
+    pub fn ndim(&self) -> usize {
+        self.0.len()
+    }
+    pub fn len(&self) -> usize {
+        self.0.iter().product()
+    }
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    /// The shape padded on the left with ones to 4 axes.
+    pub fn dims4(&self) -> [usize; 4] {
+        let mut d = [1; 4];
+        d[4 - self.0.len()..].copy_from_slice(&self.0);
+        d
+    }
+}
+
+/// A device array. Cloning shares the buffer.
+#[derive(Clone, Debug)]
+pub struct GpuArray {
+    pub(crate) buffer: Arc<wgpu::Buffer>,
+    shape: Shape,
+    dtype: Dtype,
+}
+
+impl GpuArray {
+    /// An array with unspecified contents.
+    pub fn empty(gpu: &Gpu, dims: &[usize], dtype: Dtype) -> Result<GpuArray> {
+        let shape = Shape::new(dims)?;
+        let bytes = shape.len() as u64 * dtype.bytes();
+        let buffer = gpu.create_buffer(&format!("lucent.array{dims:?}"), bytes)?;
+        Ok(GpuArray { buffer: Arc::new(buffer), shape, dtype })
+    }
+
+    pub(crate) fn from_buffer(buffer: Arc<wgpu::Buffer>, shape: Shape, dtype: Dtype) -> GpuArray {
+        GpuArray { buffer, shape, dtype }
+    }
+
+    pub fn upload_f32(gpu: &Gpu, data: &ArrayViewD<f32>) -> Result<GpuArray> {
+        Self::upload(gpu, data.shape(), Dtype::F32, bytemuck::cast_slice(&contiguous(data)))
+    }
+
+    pub fn upload_c32(gpu: &Gpu, data: &ArrayViewD<Complex32>) -> Result<GpuArray> {
+        Self::upload(gpu, data.shape(), Dtype::C32, bytemuck::cast_slice(&contiguous(data)))
+    }
+
+    fn upload(gpu: &Gpu, dims: &[usize], dtype: Dtype, bytes: &[u8]) -> Result<GpuArray> {
+        let array = Self::empty(gpu, dims, dtype)?;
+        gpu.queue.write_buffer(&array.buffer, 0, bytes);
+        Ok(array)
+    }
+
+    pub fn download_f32(&self, gpu: &Gpu) -> Result<ArrayD<f32>> {
+        self.expect_dtype(Dtype::F32)?;
+        let bytes = gpu.read_buffer(&self.buffer, self.bytes())?;
+        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), bytemuck::cast_slice(&bytes).to_vec()).unwrap())
+    }
+
+    pub fn download_c32(&self, gpu: &Gpu) -> Result<ArrayD<Complex32>> {
+        self.expect_dtype(Dtype::C32)?;
+        let bytes = gpu.read_buffer(&self.buffer, self.bytes())?;
+        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), bytemuck::cast_slice(&bytes).to_vec()).unwrap())
+    }
+
+    pub fn download_u32(&self, gpu: &Gpu) -> Result<ArrayD<u32>> {
+        self.expect_dtype(Dtype::U32)?;
+        let bytes = gpu.read_buffer(&self.buffer, self.bytes())?;
+        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), bytemuck::cast_slice(&bytes).to_vec()).unwrap())
+    }
+
+    /// Fills the whole buffer with NaN, so a test can tell an element nothing wrote.
+    pub fn poison(&self, gpu: &Gpu) {
+        let words = (self.buffer.size() / 4) as usize;
+        gpu.queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(&vec![f32::NAN; words]));
+    }
+
+    pub fn shape(&self) -> &Shape {
+        &self.shape
+    }
+    pub fn dims(&self) -> &[usize] {
+        self.shape.dims()
+    }
+    pub fn dtype(&self) -> Dtype {
+        self.dtype
+    }
+    pub fn len(&self) -> usize {
+        self.shape.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+    pub fn bytes(&self) -> u64 {
+        self.len() as u64 * self.dtype.bytes()
+    }
+
+    pub fn expect_dtype(&self, dtype: Dtype) -> Result<()> {
+        if self.dtype != dtype {
+            return Err(Error::Dtype(format!("expected {dtype:?}, the array holds {:?}", self.dtype)));
+        }
+        Ok(())
+    }
+}
+
+fn contiguous<T: Clone>(a: &ArrayViewD<T>) -> Vec<T> {
+    a.iter().cloned().collect()
+}

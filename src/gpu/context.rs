@@ -1,0 +1,216 @@
+//! `Gpu`: one instance, adapter, device and queue, opened with the adapter's own limits.
+
+use serde::Serialize;
+
+use super::pipelines::PipelineCache;
+use crate::error::{Error, Result};
+
+/// What a user needs to know about an adapter (`lucent info`).
+#[derive(Clone, Debug, Serialize)]
+pub struct AdapterSummary {
+    pub index: usize,
+    pub name: String,
+    pub backend: String,
+    pub device_type: String,
+    pub driver: String,
+    pub driver_info: String,
+}
+
+impl AdapterSummary {
+    fn new(index: usize, info: &wgpu::AdapterInfo) -> Self {
+        AdapterSummary {
+            index,
+            name: info.name.clone(),
+            backend: format!("{:?}", info.backend),
+            device_type: format!("{:?}", info.device_type),
+            driver: info.driver.clone(),
+            driver_info: info.driver_info.clone(),
+        }
+    }
+}
+
+pub struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    pub(crate) pipelines: PipelineCache,
+    summary: AdapterSummary,
+    limits: wgpu::Limits,
+    features: wgpu::Features,
+    max_buffer_bytes: u64,
+}
+
+/// Native backends only: GL's compute support is too limited for our kernels.
+const BACKENDS: wgpu::Backends = wgpu::Backends::PRIMARY;
+
+fn instance() -> wgpu::Instance {
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle();
+    desc.backends = BACKENDS;
+    wgpu::Instance::new(desc)
+}
+
+/// Preference when no adapter is named: discrete, then integrated, then virtual, then CPU.
+fn rank(t: wgpu::DeviceType) -> u8 {
+    match t {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Cpu => 3,
+        wgpu::DeviceType::Other => 4,
+    }
+}
+
+impl Gpu {
+    /// Lists every adapter the native backends see.
+    pub fn list_adapters() -> Vec<AdapterSummary> {
+        let adapters = pollster::block_on(instance().enumerate_adapters(BACKENDS));
+        adapters.iter().enumerate().map(|(i, a)| AdapterSummary::new(i, &a.get_info())).collect()
+    }
+
+    /// Opens the adapter named by `LUCENT_ADAPTER` (name substring or index), else the best one.
+    pub fn new() -> Result<Gpu> {
+        let selector = std::env::var("LUCENT_ADAPTER").ok().filter(|s| !s.is_empty());
+        Gpu::with_adapter(selector.as_deref())
+    }
+
+    /// Opens the adapter chosen by `selector` (name substring, case-insensitive, or index).
+    pub fn with_adapter(selector: Option<&str>) -> Result<Gpu> {
+        let adapters = pollster::block_on(instance().enumerate_adapters(BACKENDS));
+        if adapters.is_empty() {
+            return Err(Error::NoAdapter(String::new()));
+        }
+        let infos: Vec<_> = adapters.iter().map(|a| a.get_info()).collect();
+        let index = match selector {
+            Some(s) => {
+                let by_index = s.parse::<usize>().ok().filter(|&i| i < adapters.len());
+                let by_name = || infos.iter().position(|i| i.name.to_lowercase().contains(&s.to_lowercase()));
+                by_index.or_else(by_name).ok_or_else(|| {
+                    let names: Vec<_> = infos.iter().map(|i| i.name.as_str()).collect();
+                    Error::NoAdapter(format!(" matching `{s}` (available: {})", names.join(", ")))
+                })?
+            }
+            None => (0..adapters.len()).min_by_key(|&i| rank(infos[i].device_type)).unwrap(),
+        };
+        let adapter = &adapters[index];
+        let limits = adapter.limits();
+        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
+        let features = adapter.features() & wanted;
+        let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("lucent.device"),
+            required_features: features,
+            required_limits: limits.clone(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            ..Default::default()
+        }))
+        .map_err(|e| Error::Device(e.to_string()))?;
+        let mut max_buffer_bytes = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
+        if let Some(cap) = std::env::var("LUCENT_MAX_BUFFER_BYTES").ok().and_then(|s| s.parse::<u64>().ok()) {
+            max_buffer_bytes = max_buffer_bytes.min(cap);
+        }
+        Ok(Gpu {
+            device,
+            queue,
+            pipelines: PipelineCache::default(),
+            summary: AdapterSummary::new(index, &infos[index]),
+            limits,
+            features,
+            max_buffer_bytes,
+        })
+    }
+
+    pub fn summary(&self) -> &AdapterSummary {
+        &self.summary
+    }
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+    pub fn features(&self) -> wgpu::Features {
+        self.features
+    }
+    pub fn has_timestamps(&self) -> bool {
+        self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+    /// The largest single buffer lucent will create (device limit, lowered by `LUCENT_MAX_BUFFER_BYTES`).
+    pub fn max_buffer_bytes(&self) -> u64 {
+        self.max_buffer_bytes
+    }
+    /// Workgroup memory available to one workgroup, in bytes.
+    pub fn workgroup_memory_bytes(&self) -> u32 {
+        self.limits.max_compute_workgroup_storage_size
+    }
+
+    /// Fails with `TooLarge` when `bytes` exceed the usable buffer size.
+    pub fn check_buffer_size(&self, what: &str, bytes: u64) -> Result<()> {
+        if bytes > self.max_buffer_bytes {
+            return Err(Error::TooLarge { what: what.to_string(), bytes, limit: self.max_buffer_bytes });
+        }
+        Ok(())
+    }
+
+    /// A storage buffer of at least `bytes` (rounded up to 16 so vec4 kernels may touch the tail).
+    pub(crate) fn create_buffer(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
+        self.check_buffer_size(label, bytes)?;
+        let size = bytes.max(16).div_ceil(16) * 16;
+        self.scoped(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(label),
+                size,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })
+    }
+
+    /// Runs `f` inside validation and out-of-memory error scopes and returns what they caught.
+    pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> Result<T> {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let value = f();
+        let v = pollster::block_on(validation.pop());
+        let o = pollster::block_on(oom.pop());
+        match o.or(v) {
+            Some(e) => Err(Error::from_wgpu(e)),
+            None => Ok(value),
+        }
+    }
+
+    /// Blocks until all submitted work is done.
+    pub(crate) fn wait(&self) -> Result<()> {
+        self.device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .map(|_| ())
+            .map_err(|e| Error::DeviceLost(e.to_string()))
+    }
+
+    /// Copies `bytes` bytes from the start of `buffer` back to the host.
+    pub(crate) fn read_buffer(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+        let padded = bytes.div_ceil(4) * 4;
+        let staging = self.scoped(|| {
+            self.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("lucent.staging"),
+                size: padded.max(4),
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        })?;
+        let mut encoder = self.device.create_command_encoder(&Default::default());
+        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, padded);
+        self.queue.submit([encoder.finish()]);
+        map_and_read(self, &staging, bytes)
+    }
+}
+
+/// Maps a MAP_READ buffer, waits, and returns its first `bytes` bytes.
+pub(crate) fn map_and_read(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+    let slice = staging.slice(..);
+    let (tx, rx) = std::sync::mpsc::channel();
+    slice.map_async(wgpu::MapMode::Read, move |r| {
+        let _ = tx.send(r);
+    });
+    gpu.wait()?;
+    rx.recv()
+        .map_err(|e| Error::DeviceLost(e.to_string()))?
+        .map_err(|e| Error::DeviceLost(e.to_string()))?;
+    let data = slice.get_mapped_range().map_err(|e| Error::DeviceLost(e.to_string()))?[..bytes as usize].to_vec();
+    staging.unmap();
+    Ok(data)
+}

@@ -1,0 +1,375 @@
+//! A planned recording: buffers allocated, bind groups built, parameters uploaded. `run` encodes
+//! every dispatch into one compute pass (one pass per node when profiling) and submits once.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use ndarray::{ArrayD, IxDyn};
+use num_complex::Complex32;
+use serde::Serialize;
+
+use super::plan::{plan, Kind, ValueSpec};
+use super::{Buf, Dispatch, Download, Output, Recording, Source, Value};
+use crate::error::{Error, Result};
+use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::kernels::{self, BindingKind};
+
+/// Time of one node, from GPU timestamps (`LUCENT_PROFILE=1`).
+#[derive(Clone, Debug, Serialize)]
+pub struct NodeTime {
+    pub label: String,
+    pub ms: f64,
+}
+
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct RunReport {
+    /// Host wall time from submit to results, including the download.
+    pub wall_ms: f64,
+    /// GPU time of the pass(es), when the adapter has timestamp queries.
+    pub gpu_ms: Option<f64>,
+    /// Per-node GPU times, when profiling.
+    pub nodes: Vec<NodeTime>,
+    pub dispatches: usize,
+    /// Device memory the run holds: pooled and dedicated buffers, parameters, staging and the
+    /// caller's arrays it touches.
+    pub peak_bytes: u64,
+}
+
+pub struct Results {
+    downloads: Vec<(Vec<u8>, Vec<usize>, Dtype)>,
+    outputs: Vec<GpuArray>,
+    pub report: RunReport,
+}
+
+impl Results {
+    pub fn f32(&self, d: Download) -> Result<ArrayD<f32>> {
+        let (bytes, dims, dtype) = &self.downloads[d.0];
+        if *dtype != Dtype::F32 {
+            return Err(Error::Dtype(format!("download holds {dtype:?}, asked for F32")));
+        }
+        Ok(ArrayD::from_shape_vec(IxDyn(dims), bytemuck::cast_slice(bytes).to_vec()).unwrap())
+    }
+    pub fn c32(&self, d: Download) -> Result<ArrayD<Complex32>> {
+        let (bytes, dims, dtype) = &self.downloads[d.0];
+        if *dtype != Dtype::C32 {
+            return Err(Error::Dtype(format!("download holds {dtype:?}, asked for C32")));
+        }
+        Ok(ArrayD::from_shape_vec(IxDyn(dims), bytemuck::cast_slice(bytes).to_vec()).unwrap())
+    }
+    pub fn u32(&self, d: Download) -> Result<ArrayD<u32>> {
+        let (bytes, dims, dtype) = &self.downloads[d.0];
+        if *dtype != Dtype::U32 {
+            return Err(Error::Dtype(format!("download holds {dtype:?}, asked for U32")));
+        }
+        Ok(ArrayD::from_shape_vec(IxDyn(dims), bytemuck::cast_slice(bytes).to_vec()).unwrap())
+    }
+    pub fn array(&self, o: Output) -> GpuArray {
+        self.outputs[o.0].clone()
+    }
+}
+
+struct Step {
+    pipeline: Arc<crate::gpu::Pipeline>,
+    bind_group: wgpu::BindGroup,
+    grid: [u32; 3],
+    label: String,
+}
+
+pub struct Compiled {
+    steps: Vec<Step>,
+    values: Vec<Value>,
+    buffers: Vec<Arc<wgpu::Buffer>>, // one per slot
+    slot_of: Vec<Option<usize>>,
+    downloads: Vec<Buf>,
+    outputs: Vec<Buf>,
+    staging: Option<(wgpu::Buffer, Vec<u64>)>, // buffer, offset of each download
+    timestamps: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>, // queries, resolve, read
+    profile: bool,
+    peak_bytes: u64,
+}
+
+/// Folds a workgroup count into a grid whose dimensions stay within `max`.
+pub(crate) fn fold_grid(count: u64, max: u32) -> [u32; 3] {
+    let max = max as u64;
+    let y = count.div_ceil(max);
+    if y <= 1 {
+        return [count as u32, 1, 1];
+    }
+    let z = y.div_ceil(max);
+    let y = y.div_ceil(z);
+    let x = count.div_ceil(y * z);
+    assert!(x <= max && y <= max && z <= max, "dispatch of {count} workgroups is beyond the device grid");
+    [x as u32, y as u32, z as u32]
+}
+
+const PARAM_ALIGN: u64 = 256;
+
+impl Compiled {
+    pub(crate) fn new(mut rec: Recording) -> Result<Compiled> {
+        let gpu = rec.gpu;
+        let profile = std::env::var("LUCENT_PROFILE").is_ok_and(|v| v == "1") && gpu.has_timestamps();
+        // Plan slots; in poison mode a NaN fill precedes each temporary's first use.
+        let specs: Vec<_> = rec.values.iter().map(|v| ValueSpec {
+            bytes: v.bytes().div_ceil(16) * 16,
+            kind: match v.source { Source::External(_) => Kind::External, Source::Upload(_) => Kind::Upload, Source::Temp => Kind::Temp },
+            kept: v.kept,
+        }).collect();
+        let uses: Vec<Vec<usize>> = rec.nodes.iter().map(|n| n.bufs.iter().map(|b| b.0).collect()).collect();
+        let p = plan(&specs, &uses);
+        if rec.poison {
+            let mut nodes = Vec::with_capacity(rec.nodes.len() + p.acquired.len());
+            let mut acquired = p.acquired.iter().peekable();
+            for (i, node) in std::mem::take(&mut rec.nodes).into_iter().enumerate() {
+                while let Some(&&(at, v)) = acquired.peek() {
+                    if at != i { break; }
+                    nodes.push(kernels::fill::dispatch_node(Buf(v), rec.values[v].bytes() / 4, f32::NAN));
+                    acquired.next();
+                }
+                nodes.push(node);
+            }
+            rec.nodes = nodes;
+        }
+
+        gpu.scoped(|| -> Result<Compiled> {
+            let buffers = p.slots.iter().enumerate()
+                .map(|(i, &bytes)| gpu.create_buffer(&format!("lucent.slot{i}"), bytes).map(Arc::new))
+                .collect::<Result<Vec<_>>>()?;
+            let buffer_of = |b: Buf| -> (&wgpu::Buffer, u64) {
+                let v = &rec.values[b.0];
+                let size = v.bytes().div_ceil(16) * 16;
+                match &v.source {
+                    Source::External(a) => (&a.buffer, size),
+                    _ => (&buffers[p.slot_of[b.0].unwrap()], size),
+                }
+            };
+            // All parameters in one uniform buffer, each block at an aligned offset.
+            let align = PARAM_ALIGN.max(gpu.limits().min_uniform_buffer_offset_alignment as u64);
+            let mut blob = Vec::new();
+            let mut offsets = Vec::new();
+            for n in &rec.nodes {
+                offsets.push(blob.len() as u64);
+                blob.extend_from_slice(&n.params);
+                blob.resize((blob.len() as u64).div_ceil(align) as usize * align as usize, 0);
+            }
+            let params = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("lucent.params"),
+                size: (blob.len() as u64).max(align),
+                usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            gpu.queue.write_buffer(&params, 0, &blob);
+
+            let max_dim = gpu.limits().max_compute_workgroups_per_dimension;
+            let mut steps = Vec::with_capacity(rec.nodes.len());
+            for (n, &offset) in rec.nodes.iter().zip(&offsets) {
+                steps.push(Self::step(gpu, n, &params, offset, &buffer_of, max_dim)?);
+            }
+            let mut peak_bytes = p.total_bytes() + blob.len() as u64;
+            let mut externals: Vec<*const wgpu::Buffer> = Vec::new();
+            for v in &rec.values {
+                if let Source::External(a) = &v.source {
+                    if !externals.contains(&Arc::as_ptr(&a.buffer)) {
+                        externals.push(Arc::as_ptr(&a.buffer));
+                        peak_bytes += a.buffer.size();
+                    }
+                }
+            }
+            let staging = (!rec.downloads.is_empty()).then(|| {
+                let mut offs = Vec::new();
+                let mut total = 0u64;
+                for b in &rec.downloads {
+                    offs.push(total);
+                    total += rec.values[b.0].bytes().div_ceil(16) * 16;
+                }
+                peak_bytes += total;
+                let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("lucent.download"),
+                    size: total,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                (buf, offs)
+            });
+            let timestamps = gpu.has_timestamps().then(|| {
+                let count = if profile { 2 * steps.len().max(1) } else { 2 } as u32;
+                let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                    label: Some("lucent.timestamps"),
+                    ty: wgpu::QueryType::Timestamp,
+                    count,
+                });
+                let bytes = count as u64 * 8;
+                let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("lucent.timestamps.resolve"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                    mapped_at_creation: false,
+                });
+                let read = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                    label: Some("lucent.timestamps.read"),
+                    size: bytes,
+                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                    mapped_at_creation: false,
+                });
+                (set, resolve, read)
+            });
+            Ok(Compiled {
+                steps,
+                values: rec.values,
+                buffers,
+                slot_of: p.slot_of,
+                downloads: rec.downloads,
+                outputs: rec.outputs,
+                staging,
+                timestamps,
+                profile,
+                peak_bytes,
+            })
+        })?
+    }
+
+    fn step<'b>(
+        gpu: &Gpu,
+        n: &Dispatch,
+        params: &wgpu::Buffer,
+        offset: u64,
+        buffer_of: &dyn Fn(Buf) -> (&'b wgpu::Buffer, u64),
+        max_dim: u32,
+    ) -> Result<Step> {
+        let pipeline = gpu.pipeline(n.kernel, &n.constants)?;
+        let mut bufs = n.bufs.iter();
+        let entries: Vec<_> = n.kernel.bindings.iter().enumerate().map(|(i, b)| {
+            let resource = if b.kind == BindingKind::Uniform {
+                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+                    buffer: params,
+                    offset,
+                    size: wgpu::BufferSize::new(n.params.len() as u64),
+                })
+            } else {
+                let (buffer, size) = buffer_of(*bufs.next().unwrap());
+                wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset: 0, size: wgpu::BufferSize::new(size) })
+            };
+            wgpu::BindGroupEntry { binding: i as u32, resource }
+        }).collect();
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&n.label),
+            layout: &pipeline.layout,
+            entries: &entries,
+        });
+        Ok(Step { pipeline, bind_group, grid: fold_grid(n.workgroups, max_dim), label: n.label.clone() })
+    }
+
+    /// Bytes of device memory this recording holds while it runs.
+    pub fn peak_bytes(&self) -> u64 {
+        self.peak_bytes
+    }
+
+    pub fn dispatches(&self) -> usize {
+        self.steps.len()
+    }
+
+    fn buffer(&self, b: Buf) -> &wgpu::Buffer {
+        match &self.values[b.0].source {
+            Source::External(a) => &a.buffer,
+            _ => &self.buffers[self.slot_of[b.0].unwrap()],
+        }
+    }
+
+    /// Uploads host data, runs every dispatch, and downloads what was asked for.
+    pub fn run(&self, gpu: &Gpu) -> Result<Results> {
+        let start = Instant::now();
+        gpu.scoped(|| -> Result<()> {
+            for (i, v) in self.values.iter().enumerate() {
+                if let Source::Upload(data) = &v.source {
+                    gpu.queue.write_buffer(self.buffer(Buf(i)), 0, data);
+                }
+            }
+            let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("lucent.run") });
+            let writes = |k: u32| self.timestamps.as_ref().map(|(set, _, _)| wgpu::ComputePassTimestampWrites {
+                query_set: set,
+                beginning_of_pass_write_index: Some(2 * k),
+                end_of_pass_write_index: Some(2 * k + 1),
+            });
+            if self.profile {
+                for (k, s) in self.steps.iter().enumerate() {
+                    let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&s.label), timestamp_writes: writes(k as u32) });
+                    Self::encode(&mut pass, s);
+                }
+            } else if !self.steps.is_empty() {
+                let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some("lucent.pass"), timestamp_writes: writes(0) });
+                for s in &self.steps {
+                    Self::encode(&mut pass, s);
+                }
+            }
+            if let Some((set, resolve, read)) = &self.timestamps {
+                let n = if self.profile { 2 * self.steps.len() as u32 } else if self.steps.is_empty() { 0 } else { 2 };
+                if n > 0 {
+                    encoder.resolve_query_set(set, 0..n, resolve, 0);
+                    encoder.copy_buffer_to_buffer(resolve, 0, read, 0, n as u64 * 8);
+                }
+            }
+            if let Some((staging, offs)) = &self.staging {
+                for (b, &off) in self.downloads.iter().zip(offs) {
+                    let bytes = self.values[b.0].bytes().div_ceil(4) * 4;
+                    encoder.copy_buffer_to_buffer(self.buffer(*b), 0, staging, off, bytes);
+                }
+            }
+            gpu.queue.submit([encoder.finish()]);
+            Ok(())
+        })??;
+        let mut downloads = Vec::new();
+        if let Some((staging, offs)) = &self.staging {
+            let end = offs.last().unwrap() + self.values[self.downloads.last().unwrap().0].bytes();
+            let all = crate::gpu::map_and_read(gpu, staging, end)?;
+            for (b, &off) in self.downloads.iter().zip(offs) {
+                let v = &self.values[b.0];
+                downloads.push((all[off as usize..(off + v.bytes()) as usize].to_vec(), v.shape.dims().to_vec(), v.dtype));
+            }
+        } else {
+            gpu.wait()?;
+        }
+        let mut report = RunReport { dispatches: self.steps.len(), peak_bytes: self.peak_bytes, ..Default::default() };
+        if let (Some((_, _, read)), false) = (&self.timestamps, self.steps.is_empty()) {
+            let n = if self.profile { 2 * self.steps.len() } else { 2 };
+            let ticks: Vec<u64> = bytemuck::cast_slice(&crate::gpu::map_and_read(gpu, read, n as u64 * 8)?).to_vec();
+            let period = gpu.queue.get_timestamp_period() as f64 * 1e-6; // ms per tick
+            let ms = |k: usize| ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
+            if self.profile {
+                report.nodes = self.steps.iter().enumerate().map(|(k, s)| NodeTime { label: s.label.clone(), ms: ms(k) }).collect();
+                report.gpu_ms = Some(report.nodes.iter().map(|n| n.ms).sum());
+            } else {
+                report.gpu_ms = Some(ms(0));
+            }
+        }
+        report.wall_ms = start.elapsed().as_secs_f64() * 1e3;
+        let outputs = self.outputs.iter().map(|b| {
+            let v = &self.values[b.0];
+            let buffer = match &v.source {
+                Source::External(a) => a.buffer.clone(),
+                _ => self.buffers[self.slot_of[b.0].unwrap()].clone(),
+            };
+            GpuArray::from_buffer(buffer, v.shape.clone(), v.dtype)
+        }).collect();
+        Ok(Results { downloads, outputs, report })
+    }
+
+    fn encode(pass: &mut wgpu::ComputePass, s: &Step) {
+        pass.set_pipeline(&s.pipeline.pipeline);
+        pass.set_bind_group(0, &s.bind_group, &[]);
+        pass.dispatch_workgroups(s.grid[0], s.grid[1], s.grid[2]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fold_grid;
+
+    #[test]
+    fn grids_fold_within_limits() {
+        for &count in &[1u64, 65_535, 65_536, 1 << 24, 65_535 * 65_535 + 7, 1 << 33] {
+            let g = fold_grid(count, 65_535);
+            assert!(g.iter().all(|&d| d >= 1 && d <= 65_535), "{count}: {g:?}");
+            let total = g.iter().map(|&d| d as u64).product::<u64>();
+            assert!(total >= count && total - count < g[1] as u64 * g[2] as u64, "{count}: {g:?}");
+        }
+    }
+}

@@ -1,0 +1,192 @@
+//! Record-then-run executor. An algorithm records uploads, kernel dispatches over buffer proxies
+//! (`Buf`) and downloads; `compile` plans buffer lifetimes (temporaries share pooled buffers once
+//! their last reader has run), builds every bind group once and packs all kernel parameters into
+//! one uniform buffer; `run` encodes the whole recording into one compute pass and submits once.
+//! A compiled recording can be run again (iterations) without re-planning.
+
+mod compiled;
+mod plan;
+
+pub use compiled::{Compiled, NodeTime, RunReport, Results};
+
+use ndarray::ArrayViewD;
+use num_complex::Complex32;
+
+use crate::error::{Error, Result};
+use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
+use crate::kernels::KernelInfo;
+
+/// A buffer proxy inside one recording.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Buf(pub(crate) usize);
+
+/// A value the run copies back to the host.
+#[derive(Clone, Copy, Debug)]
+pub struct Download(pub(crate) usize);
+
+/// A value the run leaves on the device, returned as a `GpuArray`.
+#[derive(Clone, Copy, Debug)]
+pub struct Output(pub(crate) usize);
+
+pub(crate) enum Source {
+    /// A caller's array: read and written in place, never pooled.
+    External(GpuArray),
+    /// Host data written before each run.
+    Upload(Vec<u8>),
+    /// A temporary: its buffer comes from the pool.
+    Temp,
+}
+
+pub(crate) struct Value {
+    pub shape: Shape,
+    pub dtype: Dtype,
+    pub source: Source,
+    /// Downloaded or output: alive until the end of the run.
+    pub kept: bool,
+}
+
+impl Value {
+    pub fn bytes(&self) -> u64 {
+        self.shape.len() as u64 * self.dtype.bytes()
+    }
+}
+
+pub(crate) struct Dispatch {
+    pub kernel: &'static KernelInfo,
+    pub constants: Vec<(&'static str, f64)>,
+    pub params: Vec<u8>,
+    pub bufs: Vec<Buf>,
+    pub workgroups: u64,
+    pub label: String,
+}
+
+pub struct Recording<'g> {
+    pub(crate) gpu: &'g Gpu,
+    pub(crate) values: Vec<Value>,
+    pub(crate) nodes: Vec<Dispatch>,
+    pub(crate) downloads: Vec<Buf>,
+    pub(crate) outputs: Vec<Buf>,
+    pub(crate) poison: bool,
+}
+
+impl<'g> Recording<'g> {
+    pub fn new(gpu: &'g Gpu) -> Self {
+        let poison = std::env::var("LUCENT_POISON").is_ok_and(|v| v == "1");
+        Recording { gpu, values: Vec::new(), nodes: Vec::new(), downloads: Vec::new(), outputs: Vec::new(), poison }
+    }
+
+    pub fn gpu(&self) -> &'g Gpu {
+        self.gpu
+    }
+
+    /// Fill every temporary with NaN when it is handed out, so a kernel that leaves an element
+    /// unwritten shows up in the result (tests; also `LUCENT_POISON=1`).
+    pub fn set_poison(&mut self, poison: bool) {
+        self.poison = poison;
+    }
+
+    fn push(&mut self, shape: Shape, dtype: Dtype, source: Source) -> Buf {
+        self.values.push(Value { shape, dtype, source, kept: false });
+        Buf(self.values.len() - 1)
+    }
+
+    /// Uses a caller's device array in place.
+    pub fn input(&mut self, array: &GpuArray) -> Buf {
+        self.push(array.shape().clone(), array.dtype(), Source::External(array.clone()))
+    }
+
+    pub fn upload_f32(&mut self, data: &ArrayViewD<f32>) -> Result<Buf> {
+        self.upload(data.shape(), Dtype::F32, bytemuck::cast_slice(&data.iter().copied().collect::<Vec<_>>()))
+    }
+
+    pub fn upload_c32(&mut self, data: &ArrayViewD<Complex32>) -> Result<Buf> {
+        self.upload(data.shape(), Dtype::C32, bytemuck::cast_slice(&data.iter().copied().collect::<Vec<_>>()))
+    }
+
+    fn upload(&mut self, dims: &[usize], dtype: Dtype, bytes: &[u8]) -> Result<Buf> {
+        let shape = Shape::new(dims)?;
+        self.gpu.check_buffer_size("upload", bytes.len() as u64)?;
+        Ok(self.push(shape, dtype, Source::Upload(bytes.to_vec())))
+    }
+
+    /// A temporary of the given shape; its buffer is shared with others whose lifetimes do not overlap.
+    pub fn temp(&mut self, dims: &[usize], dtype: Dtype) -> Result<Buf> {
+        let shape = Shape::new(dims)?;
+        self.gpu.check_buffer_size(&format!("array of shape {dims:?}"), shape.len() as u64 * dtype.bytes())?;
+        Ok(self.push(shape, dtype, Source::Temp))
+    }
+
+    pub fn shape(&self, b: Buf) -> &Shape {
+        &self.values[b.0].shape
+    }
+    pub fn dims(&self, b: Buf) -> &[usize] {
+        self.values[b.0].shape.dims()
+    }
+    pub fn dtype(&self, b: Buf) -> Dtype {
+        self.values[b.0].dtype
+    }
+
+    /// Checks that `b` has the expected element type.
+    pub fn expect_dtype(&self, b: Buf, dtype: Dtype, what: &str) -> Result<()> {
+        if self.dtype(b) != dtype {
+            return Err(Error::Dtype(format!("{what}: expected {dtype:?}, got {:?}", self.dtype(b))));
+        }
+        Ok(())
+    }
+
+    /// Checks that two values have the same shape.
+    pub fn expect_same_shape(&self, a: Buf, b: Buf, what: &str) -> Result<()> {
+        if self.dims(a) != self.dims(b) {
+            return Err(Error::Shape(format!("{what}: {:?} vs {:?}", self.dims(a), self.dims(b))));
+        }
+        Ok(())
+    }
+
+    /// Records one kernel dispatch. `workgroups` is the total count; the executor folds counts
+    /// beyond the per-dimension limit into a 2D/3D grid (kernels linearise it with
+    /// `common/grid`). `bufs` bind the kernel's non-uniform bindings in order.
+    pub fn dispatch(
+        &mut self,
+        kernel: &'static KernelInfo,
+        constants: &[(&'static str, f64)],
+        params: &[u8],
+        bufs: &[Buf],
+        workgroups: u64,
+    ) {
+        assert_eq!(bufs.len(), kernel.buffer_count(), "{}: wrong number of buffers", kernel.name);
+        assert_eq!(kernel.params_size.map(|s| s as usize), (!params.is_empty()).then_some(params.len()),
+            "{}: parameter struct size differs from the WGSL one", kernel.name);
+        self.nodes.push(Dispatch {
+            kernel,
+            constants: constants.to_vec(),
+            params: params.to_vec(),
+            bufs: bufs.to_vec(),
+            workgroups: workgroups.max(1),
+            label: kernel.name.to_string(),
+        });
+    }
+
+    /// Copies `b` back to the host at the end of each run.
+    pub fn download(&mut self, b: Buf) -> Download {
+        self.values[b.0].kept = true;
+        self.downloads.push(b);
+        Download(self.downloads.len() - 1)
+    }
+
+    /// Keeps `b` on the device after the run, returned as a `GpuArray` (the same buffer each run).
+    pub fn output(&mut self, b: Buf) -> Output {
+        self.values[b.0].kept = true;
+        self.outputs.push(b);
+        Output(self.outputs.len() - 1)
+    }
+
+    pub fn compile(self) -> Result<Compiled> {
+        Compiled::new(self)
+    }
+
+    /// Compiles and runs once.
+    pub fn run(self) -> Result<Results> {
+        let gpu = self.gpu;
+        self.compile()?.run(gpu)
+    }
+}

@@ -1,0 +1,38 @@
+//! `shaders/util/fill.wgsl`: one 32-bit pattern into every word of an array.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{groups, FILL};
+use crate::graph::{Buf, Dispatch, Recording};
+
+/// Mirrors `Params` in fill.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Params {
+    pub count: u32,
+    pub bits: u32,
+}
+
+/// Sets every element of `x` (every 32-bit word, for complex arrays) to `value`.
+pub fn record(rec: &mut Recording, x: Buf, value: f32) {
+    let words = rec.shape(x).len() as u64 * rec.dtype(x).words() as u64;
+    let p = Params { count: words as u32, bits: value.to_bits() };
+    rec.dispatch(&FILL, &[], bytemuck::bytes_of(&p), &[x], groups(words, 256));
+}
+
+/// The executor's own poison fill, inserted before a temporary's first use.
+pub(crate) fn dispatch_node(x: Buf, words: u64, value: f32) -> Dispatch {
+    let p = Params { count: words as u32, bits: value.to_bits() };
+    Dispatch {
+        kernel: &FILL,
+        constants: Vec::new(),
+        params: bytemuck::bytes_of(&p).to_vec(),
+        bufs: vec![x],
+        workgroups: groups(words, 256),
+        label: "fill(poison)".into(),
+    }
+}
+
+pub fn cpu(x: &mut [f32], value: f32) {
+    x.fill(value);
+}

@@ -1,0 +1,26 @@
+//! One typed wrapper per WGSL kernel (same stem as its file in `shaders/`): the parameter struct
+//! mirrored from WGSL, a `record` that adds the dispatch to a `Recording`, and the CPU twin with
+//! the same semantics (the reference for tests and the CPU fallback).
+
+mod registry;
+pub use registry::*;
+
+pub mod binary;
+pub mod complex_to_real;
+pub mod complex_unary;
+pub mod copy_vec4;
+pub mod fill;
+pub mod real_to_complex;
+pub mod select;
+pub mod unary;
+
+/// Workgroups needed for `items` threads at `per_group` threads each.
+pub(crate) fn groups(items: u64, per_group: u32) -> u64 {
+    items.div_ceil(per_group as u64).max(1)
+}
+
+/// Count of 16-byte vectors covering `len` elements of `bytes_per_elem` bytes (buffers are
+/// padded to 16 bytes, so the tail vector is always in bounds).
+pub(crate) fn vec4s(len: usize, bytes_per_elem: u64) -> u32 {
+    (len as u64 * bytes_per_elem).div_ceil(16) as u32
+}

@@ -1,0 +1,90 @@
+//! `shaders/pointwise/unary.wgsl`: y = f(x) elementwise on f32.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{groups, vec4s, UNARY};
+use crate::error::Result;
+use crate::gpu::Dtype;
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in unary.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Params {
+    pub count: u32,
+    pub pad: u32,
+    pub a: f32,
+    pub b: f32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum UnaryOp {
+    /// x * scale + offset
+    Affine { scale: f32, offset: f32 },
+    Clamp { lo: f32, hi: f32 },
+    Abs,
+    Sqrt,
+    Exp,
+    Log,
+    MaxScalar(f32),
+    MinScalar(f32),
+    Scale(f32),
+    Offset(f32),
+}
+
+impl UnaryOp {
+    /// The OP code in unary.wgsl and the two scalar parameters.
+    fn encode(self) -> (u32, f32, f32) {
+        match self {
+            UnaryOp::Affine { scale, offset } => (0, scale, offset),
+            UnaryOp::Clamp { lo, hi } => (1, lo, hi),
+            UnaryOp::Abs => (2, 0.0, 0.0),
+            UnaryOp::Sqrt => (3, 0.0, 0.0),
+            UnaryOp::Exp => (4, 0.0, 0.0),
+            UnaryOp::Log => (5, 0.0, 0.0),
+            UnaryOp::MaxScalar(a) => (6, a, 0.0),
+            UnaryOp::MinScalar(a) => (7, a, 0.0),
+            UnaryOp::Scale(a) => (8, a, 0.0),
+            UnaryOp::Offset(a) => (9, a, 0.0),
+        }
+    }
+
+    /// The CPU twin of one element.
+    pub fn apply(self, x: f32) -> f32 {
+        match self {
+            UnaryOp::Affine { scale, offset } => x * scale + offset,
+            UnaryOp::Clamp { lo, hi } => x.max(lo).min(hi),
+            UnaryOp::Abs => x.abs(),
+            UnaryOp::Sqrt => x.sqrt(),
+            UnaryOp::Exp => x.exp(),
+            UnaryOp::Log => x.ln(),
+            UnaryOp::MaxScalar(a) => x.max(a),
+            UnaryOp::MinScalar(a) => x.min(a),
+            UnaryOp::Scale(a) => x * a,
+            UnaryOp::Offset(a) => x + a,
+        }
+    }
+}
+
+/// Records `y = op(x)` into `y` (same shape, f32, another buffer).
+pub fn record_into(rec: &mut Recording, op: UnaryOp, x: Buf, y: Buf) -> Result<()> {
+    rec.expect_dtype(x, Dtype::F32, "unary op input")?;
+    rec.expect_dtype(y, Dtype::F32, "unary op output")?;
+    rec.expect_same_shape(x, y, "unary op")?;
+    let (code, a, b) = op.encode();
+    let count = vec4s(rec.shape(x).len(), 4);
+    let p = Params { count, pad: 0, a, b };
+    rec.dispatch(&UNARY, &[("OP", code as f64)], bytemuck::bytes_of(&p), &[x, y], groups(count as u64, 256));
+    Ok(())
+}
+
+/// Records `op(x)` into a new temporary.
+pub fn record(rec: &mut Recording, op: UnaryOp, x: Buf) -> Result<Buf> {
+    let y = rec.temp(&rec.dims(x).to_vec(), Dtype::F32)?;
+    record_into(rec, op, x, y)?;
+    Ok(y)
+}
+
+pub fn cpu(op: UnaryOp, x: &[f32]) -> Vec<f32> {
+    x.iter().map(|&v| op.apply(v)).collect()
+}
