@@ -26,6 +26,7 @@ pub mod error;
 pub mod gpu;
 pub mod graph;
 pub mod kernels;
+pub mod ops;
 
 pub use error::{Error, Result};
 pub use gpu::{Dtype, Gpu, GpuArray, Shape};
