@@ -123,6 +123,15 @@ impl GpuArray {
         gpu.queue.write_buffer(&self.buffer, 0, bytemuck::cast_slice(&vec![f32::NAN; words]));
     }
 
+    /// The same buffer seen with another shape or element type of the same byte size.
+    pub fn reinterpret(&self, dims: &[usize], dtype: Dtype) -> Result<GpuArray> {
+        let shape = Shape::new(dims)?;
+        if shape.len() as u64 * dtype.bytes() != self.bytes() {
+            return Err(Error::Shape(format!("cannot view {:?} {:?} as {dims:?} {dtype:?}", self.dims(), self.dtype)));
+        }
+        Ok(GpuArray { buffer: self.buffer.clone(), shape, dtype })
+    }
+
     pub fn shape(&self) -> &Shape {
         &self.shape
     }

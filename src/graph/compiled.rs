@@ -263,6 +263,11 @@ impl Compiled {
         self.peak_bytes
     }
 
+    /// Device buffers the plan allocated for uploads and temporaries (after reuse).
+    pub fn buffers(&self) -> usize {
+        self.buffers.len()
+    }
+
     pub fn dispatches(&self) -> usize {
         self.steps.len()
     }

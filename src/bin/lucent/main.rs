@@ -1,1 +1,99 @@
-fn main() {}
+//! `lucent`: the command-line tool over the library. One file per subcommand.
+
+mod bench;
+mod info;
+
+use clap::{Parser, Subcommand, ValueEnum};
+use lucent::{Error, Gpu};
+
+#[derive(Parser)]
+#[command(name = "lucent", version, about = "GPU imaging engine (wgpu + WGSL)", propagate_version = true)]
+pub struct Cli {
+    /// Where to compute: auto uses the GPU and falls back to the CPU reference with a warning.
+    #[arg(long, value_enum, global = true, default_value_t = DeviceChoice::Auto)]
+    device: DeviceChoice,
+    /// Adapter to use: a name substring or an index from `lucent info` (overrides LUCENT_ADAPTER).
+    #[arg(long, global = true)]
+    adapter: Option<String>,
+    /// Print a machine-readable JSON report on stdout.
+    #[arg(long, global = true)]
+    json: bool,
+    /// No progress bars or warnings on stderr.
+    #[arg(long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DeviceChoice {
+    Auto,
+    Gpu,
+    Cpu,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// List adapters, the chosen one and its limits and features.
+    ///
+    /// Example: lucent info --json
+    Info,
+    /// Measure kernel bandwidth against a vec4 copy kernel (the roof), in one process.
+    ///
+    /// Example: lucent bench --filter reduce --json
+    Bench(bench::Args),
+}
+
+/// Global options every subcommand sees.
+pub struct Global {
+    pub device: DeviceChoice,
+    pub adapter: Option<String>,
+    pub json: bool,
+    pub quiet: bool,
+}
+
+impl Global {
+    /// Opens the GPU as asked; `None` means compute on the CPU.
+    pub fn gpu(&self) -> Result<Option<Gpu>, Error> {
+        if self.device == DeviceChoice::Cpu {
+            return Ok(None);
+        }
+        let selector = self.adapter.clone().or_else(|| std::env::var("LUCENT_ADAPTER").ok().filter(|s| !s.is_empty()));
+        match Gpu::with_adapter(selector.as_deref()) {
+            Ok(gpu) => Ok(Some(gpu)),
+            Err(e) if self.device == DeviceChoice::Auto => {
+                self.warn(&format!("{e}; falling back to the CPU reference"));
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Like `gpu`, for commands that only make sense on a GPU.
+    pub fn require_gpu(&self) -> Result<Gpu, Error> {
+        if self.device == DeviceChoice::Cpu {
+            return Err(Error::Invalid("this command needs a GPU; drop --device cpu".into()));
+        }
+        let selector = self.adapter.clone().or_else(|| std::env::var("LUCENT_ADAPTER").ok().filter(|s| !s.is_empty()));
+        Gpu::with_adapter(selector.as_deref())
+    }
+
+    pub fn warn(&self, msg: &str) {
+        if !self.quiet {
+            eprintln!("lucent: warning: {msg}");
+        }
+    }
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let global = Global { device: cli.device, adapter: cli.adapter, json: cli.json, quiet: cli.quiet };
+    let result = match cli.command {
+        Command::Info => info::run(&global),
+        Command::Bench(args) => bench::run(&global, &args),
+    };
+    if let Err(e) = result {
+        eprintln!("lucent: error: {e}");
+        std::process::exit(1);
+    }
+}

@@ -1,0 +1,140 @@
+//! `lucent bench`: bandwidth of the primitive kernels, each against the vec4 copy kernel measured
+//! in the same process at the same size (the roof). Times come from GPU timestamps when the
+//! adapter has them (else host wall time), as the median of several runs of a recording that
+//! repeats the kernel many times in one compute pass.
+
+use lucent::kernels::binary::{self, BinaryOp};
+use lucent::kernels::copy_vec4;
+use lucent::kernels::unary::{self, UnaryOp};
+use lucent::{Buf, Dtype, Error, Gpu, GpuArray, Recording};
+use serde::Serialize;
+
+use crate::Global;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// Run only the cases whose name contains this text.
+    #[arg(long)]
+    filter: Option<String>,
+    /// Largest array size in MiB (also capped by the device's buffer limit).
+    #[arg(long, default_value_t = 1024)]
+    max_mib: u64,
+    /// Smallest array size in MiB.
+    #[arg(long, default_value_t = 1)]
+    min_mib: u64,
+}
+
+/// One benchmark: a name, the bytes it must move per element of input (reads + writes), and how
+/// to record one repetition.
+struct Case {
+    name: &'static str,
+    bytes_per_elem: f64,
+    dtype: Dtype,
+    record: fn(&mut Recording, &Inputs) -> Result<(), Error>,
+}
+
+struct Inputs {
+    a: Buf,
+    b: Buf,
+    out: Buf,
+}
+
+fn cases() -> Vec<Case> {
+    vec![
+        Case { name: "copy_vec4", bytes_per_elem: 8.0, dtype: Dtype::F32, record: |r, i| copy_vec4::record(r, i.a, i.out) },
+        Case { name: "unary_scale", bytes_per_elem: 8.0, dtype: Dtype::F32, record: |r, i| unary::record_into(r, UnaryOp::Scale(1.5), i.a, i.out) },
+        Case { name: "unary_exp", bytes_per_elem: 8.0, dtype: Dtype::F32, record: |r, i| unary::record_into(r, UnaryOp::Exp, i.a, i.out) },
+        Case { name: "binary_add", bytes_per_elem: 12.0, dtype: Dtype::F32, record: |r, i| binary::record_into(r, BinaryOp::Add, i.a, i.b, i.out) },
+        Case { name: "complex_mul", bytes_per_elem: 24.0, dtype: Dtype::C32, record: |r, i| binary::record_into(r, BinaryOp::ComplexMul, i.a, i.b, i.out) },
+    ]
+}
+
+#[derive(Serialize)]
+struct Row {
+    case: String,
+    mib: u64,
+    ms: f64,
+    gb_per_s: f64,
+    percent_of_copy: f64,
+    timer: &'static str,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    let gpu = global.require_gpu()?;
+    let all = cases();
+    let selected: Vec<&Case> = all.iter().filter(|c| args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
+    let copy = &all[0];
+    let mut rows = Vec::new();
+    let mut mib = args.min_mib.max(1);
+    while mib <= args.max_mib {
+        let bytes = mib << 20;
+        // Three arrays of the largest element type must fit.
+        if bytes * 2 > gpu.max_buffer_bytes() {
+            break;
+        }
+        let roof = measure(&gpu, copy, bytes)?;
+        for case in &selected {
+            let (ms, timer) = if case.name == copy.name { roof } else { measure(&gpu, case, bytes)? };
+            let gbs = case.bytes_per_elem * (bytes / 4) as f64 / case.dtype.bytes() as f64 * 4.0 / (ms * 1e6);
+            let roof_gbs = copy.bytes_per_elem * (bytes / 4) as f64 / (roof.0 * 1e6);
+            rows.push(Row { case: case.name.to_string(), mib, ms, gb_per_s: gbs, percent_of_copy: 100.0 * gbs / roof_gbs, timer });
+            if !global.quiet && !global.json {
+                eprintln!("{:<16} {:>6} MiB {:>10.4} ms {:>9.1} GB/s {:>6.1}% of copy", case.name, mib, ms, gbs, 100.0 * gbs / roof_gbs);
+            }
+        }
+        mib *= 4;
+    }
+    if global.json {
+        println!("{}", serde_json::json!({ "device": gpu.summary(), "rows": rows }));
+    } else {
+        println!("device: {} ({})", gpu.summary().name, gpu.summary().backend);
+        println!("{:<16} {:>8} {:>12} {:>10} {:>9}", "case", "MiB", "ms", "GB/s", "% copy");
+        for r in &rows {
+            println!("{:<16} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
+        }
+    }
+    Ok(())
+}
+
+/// Median time of one repetition of `case` on inputs of `bytes` bytes (random, not zeros).
+fn measure(gpu: &Gpu, case: &Case, bytes: u64) -> Result<(f64, &'static str), Error> {
+    let n = (bytes / case.dtype.bytes()) as usize;
+    let a = random_array(gpu, n, case.dtype, 1)?;
+    let b = random_array(gpu, n, case.dtype, 2)?;
+    let out = GpuArray::empty(gpu, &[n], case.dtype)?;
+    // Enough repetitions to move ~4 GiB, so per-pass overheads vanish.
+    let reps = ((4u64 << 30) / (bytes * 2)).clamp(3, 200);
+    let mut rec = Recording::new(gpu);
+    let inputs = Inputs { a: rec.input(&a), b: rec.input(&b), out: rec.input(&out) };
+    for _ in 0..reps {
+        (case.record)(&mut rec, &inputs)?;
+    }
+    let compiled = rec.compile()?;
+    compiled.run(gpu)?; // warm-up
+    let mut times: Vec<(f64, bool)> = (0..5)
+        .map(|_| compiled.run(gpu).map(|r| (r.report.gpu_ms.unwrap_or(r.report.wall_ms), r.report.gpu_ms.is_some())))
+        .collect::<Result<_, _>>()?;
+    times.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let (ms, gpu_timer) = times[times.len() / 2];
+    Ok((ms / reps as f64, if gpu_timer { "gpu" } else { "wall" }))
+}
+
+fn random_array(gpu: &Gpu, n: usize, dtype: Dtype, seed: u64) -> Result<GpuArray, Error> {
+    // A cheap deterministic generator: the values only need to be non-trivial.
+    let words = n * dtype.words() as usize;
+    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
+    let data: Vec<f32> = (0..words)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f32 / (1u64 << 24) as f32 + 0.5
+        })
+        .collect();
+    let shape = ndarray::ArrayD::from_shape_vec(vec![words], data).unwrap();
+    let flat = GpuArray::upload_f32(gpu, &shape.view())?;
+    Ok(match dtype {
+        Dtype::F32 => flat,
+        _ => flat.reinterpret(&[n], dtype)?,
+    })
+}
