@@ -1,0 +1,113 @@
+//! Fast Fourier transforms with numpy's conventions: forward exp(-2πi jk/n) unnormalised, inverse
+//! scaled by 1/n (`Norm` picks backward, ortho or forward), real transforms in rfftn layout.
+//!
+//! An [`FftPlan`] is made once per (shape, axes, transform, norm): its radix passes, its tables
+//! (computed in f64 on the host) and the device buffer that holds them. `record` adds its
+//! dispatches to a [`Recording`], so algorithms fuse transforms with their own kernels in one
+//! submission. [`cpu`] holds the reference with the same semantics.
+
+pub mod cpu;
+mod gpu;
+pub mod plan;
+mod twiddle;
+
+pub use gpu::FftPlan;
+
+use ndarray::{ArrayD, ArrayViewD};
+use num_complex::Complex32;
+
+use crate::error::{Error, Result};
+use crate::graph::Recording;
+use crate::Gpu;
+
+/// Which way and between which types.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Transform {
+    /// Complex to complex, exp(-2πi jk/n).
+    Forward,
+    /// Complex to complex, exp(+2πi jk/n).
+    Inverse,
+    /// Real to half-spectrum complex (numpy.fft.rfftn).
+    RealForward,
+    /// Half spectrum to real of length `len` along the last transformed axis (numpy.fft.irfftn).
+    RealInverse { len: usize },
+}
+
+/// numpy's `norm`: which direction carries the 1/n.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Norm {
+    #[default]
+    Backward,
+    Ortho,
+    Forward,
+}
+
+impl Norm {
+    /// The factor one axis of length n contributes.
+    pub fn factor(self, n: usize, inverse: bool) -> f64 {
+        match (self, inverse) {
+            (Norm::Backward, false) | (Norm::Forward, true) => 1.0,
+            (Norm::Backward, true) | (Norm::Forward, false) => 1.0 / n as f64,
+            (Norm::Ortho, _) => 1.0 / (n as f64).sqrt(),
+        }
+    }
+}
+
+impl std::str::FromStr for Norm {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Norm> {
+        match s {
+            "backward" => Ok(Norm::Backward),
+            "ortho" => Ok(Norm::Ortho),
+            "forward" => Ok(Norm::Forward),
+            other => Err(Error::Invalid(format!("norm must be backward, ortho or forward, not `{other}`"))),
+        }
+    }
+}
+
+/// Checks that `axes` are distinct and within `ndim`, and returns them sorted.
+pub fn check_axes(axes: &[usize], ndim: usize) -> Result<Vec<usize>> {
+    if axes.is_empty() {
+        return Err(Error::Invalid("no axes to transform".into()));
+    }
+    let mut sorted = axes.to_vec();
+    sorted.sort_unstable();
+    if let Some(&a) = sorted.iter().find(|&&a| a >= ndim) {
+        return Err(Error::Invalid(format!("axis {a} out of range for a {ndim}-D array")));
+    }
+    if sorted.windows(2).any(|w| w[0] == w[1]) {
+        return Err(Error::Invalid(format!("repeated axis in {axes:?}")));
+    }
+    Ok(sorted)
+}
+
+/// Complex transform of a host array on the GPU (a convenience over `FftPlan`).
+pub fn fftn(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: &[usize], inverse: bool, norm: Norm) -> Result<ArrayD<Complex32>> {
+    let t = if inverse { Transform::Inverse } else { Transform::Forward };
+    let plan = FftPlan::new(gpu, x.shape(), axes, t, norm)?;
+    let mut rec = Recording::new(gpu);
+    let xb = rec.upload_c32(x)?;
+    let y = plan.record(&mut rec, xb)?;
+    let d = rec.download(y);
+    rec.run()?.c32(d)
+}
+
+/// numpy.fft.rfftn on the GPU.
+pub fn rfftn(gpu: &Gpu, x: &ArrayViewD<f32>, axes: &[usize], norm: Norm) -> Result<ArrayD<Complex32>> {
+    let plan = FftPlan::new(gpu, x.shape(), axes, Transform::RealForward, norm)?;
+    let mut rec = Recording::new(gpu);
+    let xb = rec.upload_f32(x)?;
+    let y = plan.record(&mut rec, xb)?;
+    let d = rec.download(y);
+    rec.run()?.c32(d)
+}
+
+/// numpy.fft.irfftn on the GPU, with output length `len` along the last transformed axis.
+pub fn irfftn(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: &[usize], len: usize, norm: Norm) -> Result<ArrayD<f32>> {
+    let plan = FftPlan::new(gpu, x.shape(), axes, Transform::RealInverse { len }, norm)?;
+    let mut rec = Recording::new(gpu);
+    let xb = rec.upload_c32(x)?;
+    let y = plan.record(&mut rec, xb)?;
+    let d = rec.download(y);
+    rec.run()?.f32(d)
+}

@@ -1,0 +1,204 @@
+//! FFT plans as plain data, decided without a GPU: how each axis length is factored into radix
+//! stages, whether a line fits one workgroup (one dispatch per axis) or needs the four-step
+//! scheme (two dispatches), and when a length needs Bluestein's algorithm.
+
+/// Radices with butterflies in fft_lines.wgsl (8, 5, 4, 3, 2 hand-written; 7, 11, 13 direct).
+const RADICES: [usize; 8] = [8, 4, 2, 3, 5, 7, 11, 13];
+/// Registers per thread for one stage: a thread does 16 / R butterflies of radix R.
+const REGISTERS: usize = 16;
+
+/// What the device allows one workgroup.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DeviceLimits {
+    pub workgroup_bytes: usize,
+    pub max_threads: usize,
+}
+
+/// One dispatch that transforms lines of length `n` inside workgroup memory.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinePass {
+    pub n: usize,
+    pub radices: Vec<usize>,
+    /// Threads per line.
+    pub threads: usize,
+    /// Lines per workgroup.
+    pub batch: usize,
+}
+
+/// How one axis of length `n` is transformed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AxisPlan {
+    /// One dispatch.
+    Single(LinePass),
+    /// n = n1 · n2: a pass of length n1 over stride n2 with the twiddles W_n^(k1 j2) fused into
+    /// its store, then a pass of length n2 whose store writes the transposed result in place.
+    FourStep { n: usize, first: LinePass, second: LinePass },
+    /// Chirp-z: pre-multiply and zero-pad to the smooth length `m` ≥ 2n − 1, transform, multiply
+    /// by the chirp's spectrum, transform back, post-multiply and crop.
+    Bluestein { n: usize, m: usize, inner: Box<AxisPlan> },
+}
+
+impl AxisPlan {
+    pub fn len(&self) -> usize {
+        match self {
+            AxisPlan::Single(p) => p.n,
+            AxisPlan::FourStep { n, .. } | AxisPlan::Bluestein { n, .. } => *n,
+        }
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// Factors `n` into supported radices, largest first; None if a prime factor above 13 remains.
+pub fn factor(n: usize) -> Option<Vec<usize>> {
+    let mut rest = n;
+    let mut out = Vec::new();
+    for &r in &RADICES {
+        while rest % r == 0 && rest > 1 {
+            // Prefer 8s, but never leave a lone 2 when a 4 would do (fewer stages).
+            out.push(r);
+            rest /= r;
+        }
+    }
+    (rest == 1).then_some(out)
+}
+
+/// The line pass for length `n` if one workgroup can hold at least one line.
+pub fn line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
+    let radices = factor(n)?;
+    if radices.len() > 8 || n * 8 > limits.workgroup_bytes {
+        return None;
+    }
+    let threads = radices.iter().map(|&r| (n / r).div_ceil(REGISTERS / r)).max().unwrap_or(1).max(1);
+    if threads > limits.max_threads {
+        return None;
+    }
+    // As many lines per workgroup as memory allows, up to 256 threads in all.
+    let by_memory = limits.workgroup_bytes / (n * 8);
+    let by_threads = (256 / threads).max(1);
+    let batch = by_memory.min(by_threads).clamp(1, 64);
+    Some(LinePass { n, radices, threads, batch })
+}
+
+/// Smallest 2^a 3^b 5^c 7^d at or above `min`: a fast length for Bluestein's padded transform.
+pub fn smooth_at_least(min: usize) -> usize {
+    let mut best = min.next_power_of_two();
+    let mut p7 = 1;
+    while p7 < best {
+        let mut p5 = p7;
+        while p5 < best {
+            let mut p3 = p5;
+            while p3 < best {
+                let mut x = p3;
+                while x < min {
+                    x *= 2;
+                }
+                best = best.min(x);
+                p3 *= 3;
+            }
+            p5 *= 5;
+        }
+        p7 *= 7;
+    }
+    best
+}
+
+/// Plans one axis of length `n`.
+pub fn plan_axis(n: usize, limits: DeviceLimits) -> Option<AxisPlan> {
+    if let Some(p) = line_pass(n, limits) {
+        return Some(AxisPlan::Single(p));
+    }
+    if factor(n).is_some() {
+        return four_step(n, limits);
+    }
+    let m = smooth_at_least(2 * n - 1);
+    let inner = plan_axis(m, limits)?;
+    Some(AxisPlan::Bluestein { n, m, inner: Box::new(inner) })
+}
+
+/// Splits a smooth `n` into n1 · n2, both single passes, as close to √n as possible.
+fn four_step(n: usize, limits: DeviceLimits) -> Option<AxisPlan> {
+    let mut best: Option<(usize, usize)> = None;
+    let mut d = 1;
+    while d * d <= n {
+        if n % d == 0 {
+            for (n1, n2) in [(d, n / d), (n / d, d)] {
+                if line_pass(n1, limits).is_some() && line_pass(n2, limits).is_some() {
+                    let balance = n1.max(n2);
+                    if best.is_none_or(|(b1, b2)| balance < b1.max(b2)) {
+                        best = Some((n1, n2));
+                    }
+                }
+            }
+        }
+        d += 1;
+    }
+    let (n1, n2) = best?;
+    Some(AxisPlan::FourStep { n, first: line_pass(n1, limits)?, second: line_pass(n2, limits)? })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const LAVAPIPE: DeviceLimits = DeviceLimits { workgroup_bytes: 32768, max_threads: 1024 };
+
+    #[test]
+    fn factors_multiply_back() {
+        for n in 1..5000 {
+            if let Some(f) = factor(n) {
+                assert_eq!(f.iter().product::<usize>(), n);
+            }
+        }
+        assert_eq!(factor(4096), Some(vec![8, 8, 8, 8]));
+        assert_eq!(factor(1000), Some(vec![8, 5, 5, 5]));
+        assert_eq!(factor(17), None);
+        assert_eq!(factor(1), Some(vec![]));
+    }
+
+    #[test]
+    fn every_radix_stage_fits_the_registers() {
+        for n in 1..=4096 {
+            if let Some(p) = line_pass(n, LAVAPIPE) {
+                for &r in &p.radices {
+                    assert!(p.threads * (REGISTERS / r) >= n / r, "n={n} r={r}");
+                }
+                assert!(p.batch * n * 8 <= LAVAPIPE.workgroup_bytes);
+            }
+        }
+    }
+
+    #[test]
+    fn long_and_prime_axes() {
+        assert!(matches!(plan_axis(4096, LAVAPIPE), Some(AxisPlan::Single(_))));
+        match plan_axis(1 << 20, LAVAPIPE) {
+            Some(AxisPlan::FourStep { first, second, .. }) => assert_eq!(first.n * second.n, 1 << 20),
+            other => panic!("{other:?}"),
+        }
+        match plan_axis(4093, LAVAPIPE) {
+            Some(AxisPlan::Bluestein { m, .. }) => assert!(m >= 2 * 4093 - 1 && m <= 8192),
+            other => panic!("{other:?}"),
+        }
+        // 2^24 needs two passes of 4096.
+        assert!(matches!(plan_axis(1 << 24, LAVAPIPE), Some(AxisPlan::FourStep { .. })));
+    }
+
+    #[test]
+    fn smooth_lengths() {
+        assert_eq!(smooth_at_least(1), 1);
+        assert_eq!(smooth_at_least(513), 525);
+        assert_eq!(smooth_at_least(8185), 8192);
+        for min in 1..3000 {
+            let s = smooth_at_least(min);
+            assert!(s >= min && factor(s).is_some());
+            assert!((min..s).all(|x| {
+                let mut y = x;
+                for p in [2, 3, 5, 7] {
+                    while y % p == 0 { y /= p; }
+                }
+                y != 1
+            }));
+        }
+    }
+}

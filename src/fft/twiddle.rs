@@ -1,0 +1,112 @@
+//! Twiddle and chirp tables, computed in f64 on the host with the phase reduced exactly in
+//! integers, stored as f32 (never WGSL sin/cos, whose error the spec bounds only by 2^-11).
+//! All tables of one plan live in one buffer; each is added once.
+
+use std::collections::HashMap;
+
+use num_complex::{Complex32, Complex64};
+use rustfft::FftPlanner;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Key {
+    Roots(usize),
+    Powers { total: usize, step: usize, count: usize },
+    Chirp(usize),
+    ChirpSpectrum(usize, usize),
+}
+
+#[derive(Default)]
+pub struct Twiddles {
+    pub data: Vec<Complex32>,
+    offsets: HashMap<Key, u32>,
+}
+
+/// exp(-2πi t / n) for an exact integer phase t (reduced mod n first).
+fn root(t: u64, n: u64) -> Complex64 {
+    let t = t % n;
+    if (4 * t) % n == 0 {
+        // Quarter turns exactly: cos and sin of multiples of π/2 are not exact in floating point.
+        return [Complex64::new(1.0, 0.0), Complex64::new(0.0, -1.0), Complex64::new(-1.0, 0.0), Complex64::new(0.0, 1.0)][(4 * t / n) as usize];
+    }
+    let angle = -2.0 * std::f64::consts::PI * (t as f64) / (n as f64);
+    Complex64::new(angle.cos(), angle.sin())
+}
+
+/// exp(-πi j² / n): the Bluestein chirp, with j² reduced mod 2n in integers.
+fn chirp(j: u64, n: u64) -> Complex64 {
+    let t = (j as u128 * j as u128 % (2 * n as u128)) as u64;
+    root(t, 2 * n)
+}
+
+fn to32(c: Complex64) -> Complex32 {
+    Complex32::new(c.re as f32, c.im as f32)
+}
+
+impl Twiddles {
+    fn add(&mut self, key: Key, make: impl FnOnce() -> Vec<Complex32>) -> u32 {
+        if let Some(&o) = self.offsets.get(&key) {
+            return o;
+        }
+        let offset = self.data.len() as u32;
+        self.data.extend(make());
+        self.offsets.insert(key, offset);
+        offset
+    }
+
+    /// W_n^t for t < n.
+    pub fn roots(&mut self, n: usize) -> u32 {
+        self.add(Key::Roots(n), || (0..n as u64).map(|t| to32(root(t, n as u64))).collect())
+    }
+
+    /// W_total^(a·step) for a < count (the two-level tables of the four-step twiddle).
+    pub fn powers(&mut self, total: usize, step: usize, count: usize) -> u32 {
+        self.add(Key::Powers { total, step, count }, || {
+            (0..count as u64).map(|a| to32(root(a * step as u64, total as u64))).collect()
+        })
+    }
+
+    /// exp(-πi k² / n) for k < n.
+    pub fn chirp(&mut self, n: usize) -> u32 {
+        self.add(Key::Chirp(n), || (0..n as u64).map(|k| to32(chirp(k, n as u64))).collect())
+    }
+
+    /// FFT_m of the conjugate chirp wrapped onto length m, divided by m (the inverse transform
+    /// that follows runs unscaled).
+    pub fn chirp_spectrum(&mut self, n: usize, m: usize) -> u32 {
+        self.add(Key::ChirpSpectrum(n, m), || {
+            let mut b = vec![Complex64::new(0.0, 0.0); m];
+            for j in 0..n {
+                let c = chirp(j as u64, n as u64).conj();
+                b[j] = c;
+                if j > 0 {
+                    b[m - j] = c;
+                }
+            }
+            FftPlanner::<f64>::new().plan_fft_forward(m).process(&mut b);
+            b.iter().map(|&c| to32(c / m as f64)).collect()
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn roots_are_exact_at_the_quarter_points() {
+        let mut t = Twiddles::default();
+        let o = t.roots(8) as usize;
+        assert_eq!(t.data[o + 2], Complex32::new(0.0, -1.0));
+        assert_eq!(t.data[o + 4], Complex32::new(-1.0, 0.0));
+        assert_eq!(t.roots(8) as usize, o, "tables are shared");
+    }
+
+    #[test]
+    fn chirp_phase_is_reduced_exactly() {
+        // j² overflows f64's exact integers long before u128: compare with a direct reduction.
+        let n = 4093u64;
+        let j = 4000u64;
+        let direct = root((j * j) % (2 * n), 2 * n);
+        assert!((chirp(j, n) - direct).norm() < 1e-15);
+    }
+}

@@ -1,0 +1,108 @@
+//! `shaders/fft/fft_lines.wgsl`: one Stockham FFT per line, all stages in workgroup memory.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::FFT_LINES;
+use crate::fft::plan::LinePass;
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in fft_lines.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
+pub struct Params {
+    pub lines: u32,
+    pub inner: u32,
+    pub in_split: u32,
+    pub in_hi: u32,
+    pub in_lo: u32,
+    pub in_elem: u32,
+    pub out_split: u32,
+    pub out_hi: u32,
+    pub out_lo: u32,
+    pub out_elem: u32,
+    pub scale: f32,
+    pub tw_line: u32,
+    pub tw_lo: u32,
+    pub tw_hi: u32,
+    pub tw_s: u32,
+    pub tw_div: u32,
+}
+
+/// Where the lines of one pass sit: line l = o·inner + i starts at
+/// (o / split)·hi + (o % split)·lo + i and steps by `elem`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Lines {
+    pub split: u32,
+    pub hi: u32,
+    pub lo: u32,
+    pub elem: u32,
+}
+
+impl Lines {
+    /// Lines along the middle axis of an (outer, n, inner) array.
+    pub fn axis(n: usize, inner: usize) -> Lines {
+        Lines { split: 1, hi: (n * inner) as u32, lo: 0, elem: inner as u32 }
+    }
+}
+
+/// The four-step twiddle fused into the store: output k of line (o, i) times
+/// W_total^(k · (i / div)), from two tables at `lo` (W^b, b < s) and `hi` (W^(a·s)).
+#[derive(Clone, Copy, Debug)]
+pub struct StoreTwiddle {
+    pub lo: u32,
+    pub hi: u32,
+    pub s: u32,
+    pub div: u32,
+}
+
+#[derive(Clone, Debug)]
+pub struct Pass {
+    pub plan: LinePass,
+    pub inverse: bool,
+    pub lines: usize,
+    pub inner: usize,
+    pub input: Lines,
+    pub output: Lines,
+    pub scale: f32,
+    pub roots: u32,
+    pub twiddle: Option<StoreTwiddle>,
+}
+
+pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) {
+    let plan = &pass.plan;
+    let tw = pass.twiddle;
+    let p = Params {
+        lines: pass.lines as u32,
+        inner: pass.inner as u32,
+        in_split: pass.input.split,
+        in_hi: pass.input.hi,
+        in_lo: pass.input.lo,
+        in_elem: pass.input.elem,
+        out_split: pass.output.split,
+        out_hi: pass.output.hi,
+        out_lo: pass.output.lo,
+        out_elem: pass.output.elem,
+        scale: pass.scale,
+        tw_line: pass.roots,
+        tw_lo: tw.map_or(0, |t| t.lo),
+        tw_hi: tw.map_or(0, |t| t.hi),
+        tw_s: tw.map_or(1, |t| t.s),
+        tw_div: tw.map_or(1, |t| t.div),
+    };
+    let mut constants: Vec<(&'static str, f64)> = vec![
+        ("N", plan.n as f64),
+        ("T", plan.threads as f64),
+        ("BATCH", plan.batch as f64),
+        ("INVERSE", pass.inverse as u32 as f64),
+        // Contiguous lines load along the line; strided ones across lines, so loads coalesce.
+        ("LOAD_LINE_FAST", (pass.input.elem == 1) as u32 as f64),
+        ("STORE_LINE_FAST", (pass.output.elem == 1) as u32 as f64),
+        ("TWIDDLE_OUT", tw.is_some() as u32 as f64),
+    ];
+    const STAGES: [&str; 8] = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7"];
+    for (name, &r) in STAGES.iter().zip(&plan.radices) {
+        constants.push((name, r as f64));
+    }
+    let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
+    rec.dispatch(&FFT_LINES, &constants, bytemuck::bytes_of(&p), &[src, dst, table], groups);
+}
