@@ -11,6 +11,8 @@ pub mod complex_unary;
 pub mod copy_vec4;
 pub mod fill;
 pub mod real_to_complex;
+pub mod scan_columns;
+pub mod scan_rows;
 pub mod select;
 pub mod unary;
 
