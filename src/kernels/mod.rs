@@ -10,6 +10,7 @@ pub mod complex_to_real;
 pub mod complex_unary;
 pub mod copy_vec4;
 pub mod fill;
+pub mod gather;
 pub mod real_to_complex;
 pub mod scan_columns;
 pub mod scan_rows;
