@@ -15,7 +15,7 @@ pub struct DeviceLimits {
 }
 
 /// One dispatch that transforms lines of length `n` inside workgroup memory.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct LinePass {
     pub n: usize,
     pub radices: Vec<usize>,
@@ -23,6 +23,8 @@ pub struct LinePass {
     pub threads: usize,
     /// Lines per workgroup.
     pub batch: usize,
+    /// Workgroup memory padded by one element in 16 (against bank conflicts), when it fits.
+    pub padded: bool,
 }
 
 /// How one axis of length `n` is transformed.
@@ -74,11 +76,15 @@ pub fn line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
     if threads > limits.max_threads {
         return None;
     }
-    // As many lines per workgroup as memory allows, up to 256 threads in all.
-    let by_memory = limits.workgroup_bytes / (n * 8);
+    // As many lines per workgroup as memory allows, up to 256 threads in all; padded if it fits.
     let by_threads = (256 / threads).max(1);
-    let batch = by_memory.min(by_threads).clamp(1, 64);
-    Some(LinePass { n, radices, threads, batch })
+    let padded_bytes = |lines: usize| (lines * n + lines * n / 16 + 1) * 8;
+    let by_padded = (1..=by_threads.min(64)).take_while(|&b| padded_bytes(b) <= limits.workgroup_bytes).last();
+    let (batch, padded) = match by_padded {
+        Some(b) => (b, true),
+        None => (1, false),
+    };
+    Some(LinePass { n, radices, threads, batch, padded })
 }
 
 /// Smallest 2^a 3^b 5^c 7^d at or above `min`: a fast length for Bluestein's padded transform.
@@ -164,7 +170,8 @@ mod tests {
                 for &r in &p.radices {
                     assert!(p.threads * (REGISTERS / r) >= n / r, "n={n} r={r}");
                 }
-                assert!(p.batch * n * 8 <= LAVAPIPE.workgroup_bytes);
+                let words = if p.padded { p.batch * n + p.batch * n / 16 + 1 } else { p.batch * n };
+                assert!(words * 8 <= LAVAPIPE.workgroup_bytes, "n={n}");
             }
         }
     }

@@ -1,12 +1,13 @@
-//! `shaders/fft/fft_lines.wgsl`: one Stockham FFT per line, all stages in workgroup memory.
+//! The FFT line pass: one Stockham FFT per line, all stages in workgroup memory. Its WGSL is
+//! generated per plan by `src/fft/codegen.rs` (every stage unrolled over named registers).
 
 use bytemuck::{Pod, Zeroable};
 
-use super::FFT_LINES;
+use crate::fft::codegen::{self, LineKernel};
 use crate::fft::plan::LinePass;
 use crate::graph::{Buf, Recording};
 
-/// Mirrors `Params` in fft_lines.wgsl.
+/// Mirrors `Params` in the generated WGSL (src/fft/codegen.rs).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default, Pod, Zeroable)]
 pub struct Params {
@@ -89,20 +90,14 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         tw_s: tw.map_or(1, |t| t.s),
         tw_div: tw.map_or(1, |t| t.div),
     };
-    let mut constants: Vec<(&'static str, f64)> = vec![
-        ("N", plan.n as f64),
-        ("T", plan.threads as f64),
-        ("BATCH", plan.batch as f64),
-        ("INVERSE", pass.inverse as u32 as f64),
+    let kernel = codegen::kernel(&LineKernel {
+        pass: plan.clone(),
+        inverse: pass.inverse,
         // Contiguous lines load along the line; strided ones across lines, so loads coalesce.
-        ("LOAD_LINE_FAST", (pass.input.elem == 1) as u32 as f64),
-        ("STORE_LINE_FAST", (pass.output.elem == 1) as u32 as f64),
-        ("TWIDDLE_OUT", tw.is_some() as u32 as f64),
-    ];
-    const STAGES: [&str; 8] = ["R0", "R1", "R2", "R3", "R4", "R5", "R6", "R7"];
-    for (name, &r) in STAGES.iter().zip(&plan.radices) {
-        constants.push((name, r as f64));
-    }
+        load_line_fast: pass.input.elem == 1,
+        store_line_fast: pass.output.elem == 1,
+        twiddle_out: tw.is_some(),
+    });
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
-    rec.dispatch(&FFT_LINES, &constants, bytemuck::bytes_of(&p), &[src, dst, table], groups);
+    rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table], groups);
 }
