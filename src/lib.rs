@@ -25,6 +25,8 @@
 pub mod error;
 pub mod gpu;
 pub mod graph;
+pub mod io;
+pub mod fft;
 pub mod kernels;
 pub mod ops;
 

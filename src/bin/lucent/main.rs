@@ -1,6 +1,7 @@
 //! `lucent`: the command-line tool over the library. One file per subcommand.
 
 mod bench;
+mod fft;
 mod info;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -42,6 +43,10 @@ enum Command {
     ///
     /// Example: lucent bench --filter reduce --json
     Bench(bench::Args),
+    /// numpy-convention FFT of an array file (fftn, ifftn, rfftn, irfftn).
+    ///
+    /// Example: lucent fft volume.npy -o spectrum.npy --axes 1,2 --norm ortho --json
+    Fft(fft::Args),
 }
 
 /// Global options every subcommand sees.
@@ -91,6 +96,7 @@ fn main() {
     let result = match cli.command {
         Command::Info => info::run(&global),
         Command::Bench(args) => bench::run(&global, &args),
+        Command::Fft(args) => fft::run(&global, &args),
     };
     if let Err(e) = result {
         eprintln!("lucent: error: {e}");

@@ -1,0 +1,127 @@
+//! File I/O, chosen by extension: `.npy` (any numeric dtype in; float32 or complex64 out),
+//! `.tif`/`.tiff` (grayscale; a multi-page file is a 3D stack, pages along the slowest axis) and
+//! `.png` (8/16-bit grayscale in; 2D previews out, min..max scaled).
+//!
+//! Real data comes back as `ArrayD<f32>`, complex as `ArrayD<Complex32>`. Conversion to f32
+//! rounds to the nearest value and never rescales: integers are exact up to 2^24 in magnitude,
+//! f64 beyond f32's range becomes ±inf, booleans are 0/1, complex128 converts per component. A
+//! u8 pixel of 200 reads as 200.0.
+//!
+//! Every output is written atomically ([`write_atomic`]): a failed write leaves no partial file.
+//! Every failure is an [`Error::File`] naming the path and the problem.
+//!
+//! ```no_run
+//! let image = lucent::io::read_real("stack.tif")?;      // (pages, height, width)
+//! lucent::io::write_real("stack.npy", &image.view())?;  // float32 .npy
+//! # Ok::<(), lucent::Error>(())
+//! ```
+
+mod atomic;
+pub mod npy;
+pub mod png;
+pub mod tiff;
+
+use std::path::Path;
+
+use ndarray::{ArrayD, ArrayViewD};
+use num_complex::Complex32;
+
+pub use atomic::write_atomic;
+
+use crate::error::{Error, Result};
+
+/// What a file held, after conversion to the engine's element types.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Loaded {
+    Real(ArrayD<f32>),
+    Complex(ArrayD<Complex32>),
+}
+
+impl Loaded {
+    pub fn shape(&self) -> &[usize] {
+        match self {
+            Loaded::Real(a) => a.shape(),
+            Loaded::Complex(a) => a.shape(),
+        }
+    }
+
+    /// "real" or "complex", for messages.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Loaded::Real(_) => "real",
+            Loaded::Complex(_) => "complex",
+        }
+    }
+}
+
+/// The file formats, known by extension (case-insensitive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Npy,
+    Tiff,
+    Png,
+}
+
+impl Format {
+    pub fn from_path(path: &Path) -> Result<Format> {
+        let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
+        match ext.as_str() {
+            "npy" => Ok(Format::Npy),
+            "tif" | "tiff" => Ok(Format::Tiff),
+            "png" => Ok(Format::Png),
+            _ => Err(file_error(path, format!("unknown extension `.{ext}`; lucent reads and writes .npy, .tif, .tiff and .png"))),
+        }
+    }
+}
+
+/// Reads any supported file.
+pub fn read(path: impl AsRef<Path>) -> Result<Loaded> {
+    let path = path.as_ref();
+    match Format::from_path(path)? {
+        Format::Npy => npy::read(path),
+        Format::Tiff => tiff::read(path).map(Loaded::Real),
+        Format::Png => png::read(path).map(Loaded::Real),
+    }
+}
+
+/// Reads a file that must hold real data.
+pub fn read_real(path: impl AsRef<Path>) -> Result<ArrayD<f32>> {
+    let path = path.as_ref();
+    match read(path)? {
+        Loaded::Real(a) => Ok(a),
+        Loaded::Complex(_) => Err(file_error(path, "holds complex data where real data was expected".into())),
+    }
+}
+
+/// Reads a file that must hold complex data (complex64 or complex128 `.npy`).
+pub fn read_complex(path: impl AsRef<Path>) -> Result<ArrayD<Complex32>> {
+    let path = path.as_ref();
+    match read(path)? {
+        Loaded::Complex(a) => Ok(a),
+        Loaded::Real(_) => Err(file_error(path, "holds real data where complex data was expected".into())),
+    }
+}
+
+/// Writes real data: float32 `.npy`, float32 `.tif` (2D: one page, 3D: one page per slice), or an
+/// 8-bit `.png` preview of a 2D array scaled min..max to 0..255 (see [`png::write`] for 16 bits).
+pub fn write_real(path: impl AsRef<Path>, x: &ArrayViewD<f32>) -> Result<()> {
+    let path = path.as_ref();
+    match Format::from_path(path)? {
+        Format::Npy => npy::write_f32(path, x),
+        Format::Tiff => tiff::write_f32(path, x),
+        Format::Png => png::write(path, x, png::Depth::Eight).map(|_| ()),
+    }
+}
+
+/// Writes complex data as complex64 `.npy` (the only format here that holds complex values).
+pub fn write_complex(path: impl AsRef<Path>, x: &ArrayViewD<Complex32>) -> Result<()> {
+    let path = path.as_ref();
+    match Format::from_path(path)? {
+        Format::Npy => npy::write_c32(path, x),
+        _ => Err(file_error(path, "complex data can only be written to .npy".into())),
+    }
+}
+
+pub(crate) fn file_error(path: &Path, message: String) -> Error {
+    Error::File { path: path.display().to_string(), message }
+}
