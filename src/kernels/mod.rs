@@ -12,6 +12,8 @@ pub mod copy_vec4;
 pub mod fill;
 pub mod gather;
 pub mod real_to_complex;
+pub mod reduce_columns;
+pub mod reduce_rows;
 pub mod scan_columns;
 pub mod scan_rows;
 pub mod select;
