@@ -6,7 +6,7 @@ mod common;
 use common::*;
 
 use lucent::fft::{self, cpu, plan, FftPlan, Norm, Transform};
-use lucent::{Dtype, Error, Recording};
+use lucent::{Error, Recording};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::{Complex32, Complex64};
 
@@ -63,10 +63,155 @@ fn check_c2c(dims: &[usize], axes: &[usize], inverse: bool, norm: Norm) {
     assert!(e.rel_max < bound, "{what}: max error {:e} >= {bound:e}", e.rel_max);
 }
 
+fn check_real(dims: &[usize], axes: &[usize], norm: Norm) {
+    let n: usize = dims.iter().product();
+    let x = ArrayD::from_shape_vec(IxDyn(dims), random(n)).unwrap();
+    let what = format!("real {dims:?} axes {axes:?} {norm:?}");
+    let bluestein = uses_bluestein(dims, axes);
+    let points: usize = axes.iter().map(|&a| dims[a]).product();
+    let spectrum = fft::rfftn(gpu(), &x.view(), axes, norm).unwrap();
+    let want = cpu::r2c(&x.mapv(|v| v as f64), axes, norm);
+    assert_eq!(spectrum.shape(), want.shape(), "{what}");
+    let e = errors(&flat_c(&spectrum), &flat_c64(&want));
+    assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(points, bluestein), "{what} forward: {:e} {:e}", e.rel_l2, e.rel_max);
+    // Inverse of a fresh random half spectrum against the reference, then the round trip.
+    let last = *axes.iter().max().unwrap();
+    let len = dims[last];
+    let h: Vec<Complex32> = random_complex(spectrum.len());
+    let h = ArrayD::from_shape_vec(spectrum.raw_dim(), h).unwrap();
+    let back = fft::irfftn(gpu(), &h.view(), axes, len, norm).unwrap();
+    let want = cpu::c2r(&to64(&h), axes, len, norm);
+    assert_eq!(back.shape(), dims, "{what}");
+    let e = errors(&back.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want.iter().copied().collect::<Vec<_>>());
+    assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(points, bluestein), "{what} inverse: {:e} {:e}", e.rel_l2, e.rel_max);
+    let round = fft::irfftn(gpu(), &spectrum.view(), axes, len, norm).unwrap();
+    let e = errors(&round.iter().map(|&v| v as f64).collect::<Vec<_>>(), &x.iter().map(|&v| v as f64).collect::<Vec<_>>());
+    assert!(e.rel_l2 <= 1e-6, "{what} round trip: {:e}", e.rel_l2);
+}
+
 #[test]
 fn small_lengths_both_directions() {
-    for n in 1..=64 {
+    for n in 1..=40 {
         check_c2c(&[3, n], &[1], false, Norm::Backward);
         check_c2c(&[n, 2], &[0], true, Norm::Backward);
+    }
+}
+
+#[test]
+fn smooth_prime_and_long_lengths() {
+    // Every radix, the largest single-dispatch lines, Bluestein primes and four-step lengths.
+    for n in [49, 121, 169, 243, 343, 625, 1000, 1024, 2048, 3 * 1024, 4096] {
+        check_c2c(&[2, n], &[1], false, Norm::Backward);
+    }
+    for n in [67, 127, 257, 509, 1021, 4093] {
+        check_c2c(&[2, n], &[1], n % 2 == 0, Norm::Backward);
+        check_c2c(&[n, 3], &[0], true, Norm::Ortho);
+    }
+    for n in [8192, 1 << 16, 3 * 5 * 7 * 11 * 13 * 4, 1 << 20] {
+        check_c2c(&[n], &[0], false, Norm::Backward);
+        check_c2c(&[n], &[0], true, Norm::Forward);
+    }
+    // A long strided axis: four-step with inner > 1.
+    check_c2c(&[8192, 3], &[0], false, Norm::Backward);
+}
+
+#[test]
+fn multi_dimensional_all_axis_subsets() {
+    let shapes: [&[usize]; 5] = [&[7, 11], &[5, 6, 7], &[2, 3, 5, 7], &[17, 1, 9], &[64, 129]];
+    for dims in shapes {
+        let nd = dims.len();
+        for mask in 1..(1u32 << nd) {
+            let axes: Vec<usize> = (0..nd).filter(|a| mask & (1 << a) != 0).collect();
+            let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][mask as usize % 3];
+            check_c2c(dims, &axes, mask % 2 == 0, norm);
+        }
+    }
+}
+
+#[test]
+fn real_transforms() {
+    check_real(&[1], &[0], Norm::Backward);
+    for n in [2, 7, 16, 33, 100, 257, 4096, 8190] {
+        check_real(&[3, n], &[1], Norm::Backward);
+    }
+    check_real(&[9, 10], &[0, 1], Norm::Ortho);
+    check_real(&[5, 6, 7], &[0, 1, 2], Norm::Backward);
+    check_real(&[5, 6, 7], &[0, 2], Norm::Forward);
+    check_real(&[5, 6, 7], &[1], Norm::Backward);
+    check_real(&[2, 3, 4, 5], &[1, 2, 3], Norm::Backward);
+    check_real(&[31, 17], &[0], Norm::Backward);
+}
+
+#[test]
+fn plans_are_reusable_inside_one_recording() {
+    // Forward then inverse with the same plans, twice in one submission: the identity.
+    let dims = [12, 35];
+    let x = ArrayD::from_shape_vec(IxDyn(&dims), random_complex(12 * 35)).unwrap();
+    let fwd = FftPlan::new(gpu(), &dims, &[0, 1], Transform::Forward, Norm::Backward).unwrap();
+    let inv = FftPlan::new(gpu(), &dims, &[0, 1], Transform::Inverse, Norm::Backward).unwrap();
+    let mut rec = Recording::new(gpu());
+    rec.set_poison(true);
+    let mut b = rec.upload_c32(&x.view()).unwrap();
+    for _ in 0..2 {
+        b = fwd.record(&mut rec, b).unwrap();
+        b = inv.record(&mut rec, b).unwrap();
+    }
+    let d = rec.download(b);
+    let got = rec.run().unwrap().c32(d).unwrap();
+    let e = errors(&flat_c(&got), &flat_c(&x));
+    assert!(e.rel_l2 < 1e-6, "{:e}", e.rel_l2);
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let g = gpu();
+    let real = |r: Result<FftPlan, Error>| matches!(r, Err(Error::Invalid(_)));
+    assert!(real(FftPlan::new(g, &[4, 5], &[], Transform::Forward, Norm::Backward)));
+    assert!(real(FftPlan::new(g, &[4, 5], &[2], Transform::Forward, Norm::Backward)));
+    assert!(real(FftPlan::new(g, &[4, 5], &[1, 1], Transform::Forward, Norm::Backward)));
+    assert!(real(FftPlan::new(g, &[4, 5], &[1], Transform::RealInverse { len: 5 }, Norm::Backward)));
+    assert!(real(FftPlan::new(g, &[4, 5], &[1], Transform::RealInverse { len: 0 }, Norm::Backward)));
+    assert!(matches!(FftPlan::new(g, &[4, 0], &[1], Transform::Forward, Norm::Backward), Err(Error::Empty(_))));
+    let plan = FftPlan::new(g, &[4, 5], &[1], Transform::Forward, Norm::Backward).unwrap();
+    let mut rec = Recording::new(g);
+    let wrong_shape = rec.temp(&[5, 4], lucent::Dtype::C32).unwrap();
+    let wrong_type = rec.temp(&[4, 5], lucent::Dtype::F32).unwrap();
+    assert!(matches!(plan.record(&mut rec, wrong_shape), Err(Error::Shape(_))));
+    assert!(matches!(plan.record(&mut rec, wrong_type), Err(Error::Dtype(_))));
+    assert!("sideways".parse::<Norm>().is_err());
+}
+
+/// The full accuracy sweep of the FFT issue (run on a real GPU: `cargo test --release --test fft
+/// -- --ignored --nocapture`): every length 1..=1024, every prime up to 4096, 2^k up to 2^20,
+/// both directions. Prints the worst errors per class.
+#[test]
+#[ignore]
+fn full_accuracy_sweep() {
+    let primes: Vec<usize> = (2..=4096).filter(|&p| (2..p).take_while(|d| d * d <= p).all(|d| p % d != 0)).collect();
+    let mut lengths: Vec<usize> = (1..=1024).collect();
+    lengths.extend(primes.iter().copied().filter(|&p| p > 1024));
+    lengths.extend((11..=20).map(|k| 1usize << k));
+    let mut worst = std::collections::BTreeMap::new();
+    for &n in &lengths {
+        for inverse in [false, true] {
+            let batch = (1 << 16) / n + 1;
+            let x = ArrayD::from_shape_vec(IxDyn(&[batch.min(64), n]), random_complex(batch.min(64) * n)).unwrap();
+            let got = fft::fftn(gpu(), &x.view(), &[1], inverse, Norm::Backward).unwrap();
+            let want = cpu::c2c(&to64(&x), &[1], inverse, Norm::Backward);
+            let e = errors(&flat_c(&got), &flat_c64(&want));
+            let bluestein = plan::factor(n).is_none();
+            let class = if bluestein { "bluestein" } else if n.is_power_of_two() { "pow2" } else { "smooth" };
+            let w = worst.entry(class).or_insert((0.0f64, 0.0f64, 0usize));
+            if e.rel_l2 > w.0 { *w = (e.rel_l2, w.1, n); }
+            w.1 = w.1.max(e.rel_max);
+            if !inverse && [64, 1000, 1024, 4096, 257, 509, 1021, 4093, 2039, 1 << 16, 1 << 20].contains(&n) {
+                println!("lucent_accuracy n={n} rel_l2={:.3e} rel_max={:.3e}", e.rel_l2, e.rel_max);
+            }
+            assert!(e.rel_l2 <= 1e-6, "n={n} inverse={inverse}: relative L2 {:e}", e.rel_l2);
+            assert!(e.rel_max < max_bound(n, bluestein), "n={n} inverse={inverse}: max {:e}", e.rel_max);
+        }
+    }
+    for (class, (l2, max, n)) in worst {
+        println!("sweep {class}: worst relative L2 {l2:.3e} (n={n}), worst max|d|/max|ref| {max:.3e}");
     }
 }

@@ -181,12 +181,19 @@ pub fn wgsl(k: &LineKernel) -> String {
     }
     writeln!(w, "}}").unwrap();
     writeln!(w, "workgroupBarrier();").unwrap();
-    // Load.
+    // Load: every global read of the thread issued before any is stored, for memory parallelism.
     let (c_load, j_load) = if k.load_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
-    writeln!(w, "for (var e = lid; e < {total}u; e += {wg}u) {{").unwrap();
-    writeln!(w, "  let c = {c_load}; let j = {j_load};").unwrap();
-    writeln!(w, "  if (first + c < p.lines) {{ let v = src[line_in[c] + j * p.in_elem]; {} = {}; }}", sm(k, &format!("c * {n}u + j")), conj("v")).unwrap();
-    writeln!(w, "}}").unwrap();
+    let rounds = total.div_ceil(wg);
+    for r in 0..rounds {
+        let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
+        writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
+        writeln!(w, "{{ let e = e{r}; let c = {c_load}; let j = {j_load};").unwrap();
+        writeln!(w, "  if ({guard}first + c < p.lines) {{ v{r} = src[line_in[c] + j * p.in_elem]; }} }}").unwrap();
+    }
+    for r in 0..rounds {
+        let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
+        writeln!(w, "{guard}{{ let e = e{r}; let c = {c_load}; let j = {j_load}; {} = {}; }}", sm(k, &format!("c * {n}u + j")), conj(&format!("v{r}"))).unwrap();
+    }
     writeln!(w, "workgroupBarrier();").unwrap();
     writeln!(w, "let t = lid % {t}u; let line = (lid / {t}u) * {n}u;").unwrap();
     // Stages.
@@ -240,19 +247,24 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "}}").unwrap();
         ns *= r;
     }
-    // Store.
+    // Store: all workgroup reads first, then the global writes.
     let (c_store, k_store) = if k.store_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
-    writeln!(w, "for (var e = lid; e < {total}u; e += {wg}u) {{").unwrap();
-    writeln!(w, "  let c = {c_store}; let k = {k_store};").unwrap();
-    writeln!(w, "  if (first + c < p.lines) {{").unwrap();
-    writeln!(w, "    var v = {};", sm(k, &format!("c * {n}u + k"))).unwrap();
-    if k.twiddle_out {
-        writeln!(w, "    let q = k * line_m[c];").unwrap();
-        writeln!(w, "    v = cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s]));").unwrap();
+    for r in 0..rounds {
+        let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
+        writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {}; }}", sm(k, &format!("c * {n}u + k"))).unwrap();
     }
-    writeln!(w, "    dst[line_out[c] + k * p.out_elem] = {} * p.scale;", conj("v")).unwrap();
-    writeln!(w, "  }}").unwrap();
-    writeln!(w, "}}").unwrap();
+    for r in 0..rounds {
+        let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
+        writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
+        writeln!(w, "  if ({guard}first + c < p.lines) {{").unwrap();
+        writeln!(w, "    var v = v{r};").unwrap();
+        if k.twiddle_out {
+            writeln!(w, "    let q = k * line_m[c];").unwrap();
+            writeln!(w, "    v = cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s]));").unwrap();
+        }
+        writeln!(w, "    dst[line_out[c] + k * p.out_elem] = {} * p.scale;", conj("v")).unwrap();
+        writeln!(w, "  }} }}").unwrap();
+    }
     writeln!(w, "}}").unwrap();
     s
 }

@@ -79,7 +79,7 @@ pub fn line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
     // As many lines per workgroup as memory allows, up to 256 threads in all; padded if it fits.
     let by_threads = (256 / threads).max(1);
     let padded_bytes = |lines: usize| (lines * n + lines * n / 16 + 1) * 8;
-    let by_padded = (1..=by_threads.min(64)).take_while(|&b| padded_bytes(b) <= limits.workgroup_bytes).last();
+    let by_padded = (1..=by_threads).take_while(|&b| padded_bytes(b) <= limits.workgroup_bytes).last();
     let (batch, padded) = match by_padded {
         Some(b) => (b, true),
         None => (1, false),

@@ -1,11 +1,14 @@
 //! `lucent bench`: bandwidth of the primitive kernels, each against the vec4 copy kernel measured
-//! in the same process at the same size (the roof). Times come from GPU timestamps when the
-//! adapter has them (else host wall time), as the median of several runs of a recording that
-//! repeats the kernel many times in one compute pass.
+//! in the same process at the same size (the roof), then the FFT suite (`fft.rs`). Times come
+//! from GPU timestamps when the adapter has them (else host wall time), as the median of several
+//! runs of a recording that repeats the work many times in one compute pass.
+
+mod fft;
 
 use lucent::kernels::binary::{self, BinaryOp};
 use lucent::kernels::copy_vec4;
 use lucent::kernels::unary::{self, UnaryOp};
+use lucent::ops::{reduce, scan};
 use lucent::{Buf, Dtype, Error, Gpu, GpuArray, Recording};
 use serde::Serialize;
 
@@ -46,12 +49,17 @@ fn cases() -> Vec<Case> {
         Case { name: "unary_exp", bytes_per_elem: 8.0, dtype: Dtype::F32, record: |r, i| unary::record_into(r, UnaryOp::Exp, i.a, i.out) },
         Case { name: "binary_add", bytes_per_elem: 12.0, dtype: Dtype::F32, record: |r, i| binary::record_into(r, BinaryOp::Add, i.a, i.b, i.out) },
         Case { name: "complex_mul", bytes_per_elem: 24.0, dtype: Dtype::C32, record: |r, i| binary::record_into(r, BinaryOp::ComplexMul, i.a, i.b, i.out) },
+        // Reductions and scans: the minimum traffic (one read; a read and a write).
+        Case { name: "reduce_sum", bytes_per_elem: 4.0, dtype: Dtype::F32, record: |r, i| reduce::record(r, i.a, reduce::Reduction::Sum, None).map(|_| ()) },
+        Case { name: "reduce_argmax", bytes_per_elem: 4.0, dtype: Dtype::F32, record: |r, i| reduce::record(r, i.a, reduce::Reduction::ArgMax, None).map(|_| ()) },
+        Case { name: "scan_cumsum", bytes_per_elem: 8.0, dtype: Dtype::F32, record: |r, i| scan::cumsum(r, i.a, 0, false).map(|_| ()) },
     ]
 }
 
 #[derive(Serialize)]
-struct Row {
+pub struct Row {
     case: String,
+    shape: Vec<usize>,
     mib: u64,
     ms: f64,
     gb_per_s: f64,
@@ -77,23 +85,59 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             let (ms, timer) = if case.name == copy.name { roof } else { measure(&gpu, case, bytes)? };
             let gbs = case.bytes_per_elem * (bytes / 4) as f64 / case.dtype.bytes() as f64 * 4.0 / (ms * 1e6);
             let roof_gbs = copy.bytes_per_elem * (bytes / 4) as f64 / (roof.0 * 1e6);
-            rows.push(Row { case: case.name.to_string(), mib, ms, gb_per_s: gbs, percent_of_copy: 100.0 * gbs / roof_gbs, timer });
+            rows.push(Row { case: case.name.to_string(), shape: vec![(bytes / case.dtype.bytes()) as usize], mib, ms, gb_per_s: gbs, percent_of_copy: 100.0 * gbs / roof_gbs, timer });
             if !global.quiet && !global.json {
                 eprintln!("{:<16} {:>6} MiB {:>10.4} ms {:>9.1} GB/s {:>6.1}% of copy", case.name, mib, ms, gbs, 100.0 * gbs / roof_gbs);
             }
         }
         mib *= 4;
     }
+    if args.filter.as_deref().is_none_or(|f| "fft".contains(f) || f.starts_with("fft")) {
+        let roof = roof_gb_per_s(&gpu, args.max_mib)?;
+        rows.extend(fft::suite(&gpu, args, roof, global)?);
+    }
     if global.json {
         println!("{}", serde_json::json!({ "device": gpu.summary(), "rows": rows }));
     } else {
         println!("device: {} ({})", gpu.summary().name, gpu.summary().backend);
-        println!("{:<16} {:>8} {:>12} {:>10} {:>9}", "case", "MiB", "ms", "GB/s", "% copy");
+        println!("{:<16} {:>18} {:>8} {:>12} {:>10} {:>9}", "case", "shape", "MiB", "ms", "GB/s", "% copy");
         for r in &rows {
-            println!("{:<16} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
+            let shape = r.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+            println!("{:<16} {:>18} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, shape, r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
         }
     }
     Ok(())
+}
+
+/// The copy kernel's bandwidth on the largest size that fits (at most 256 MiB), the roof the FFT
+/// passes are compared with.
+fn roof_gb_per_s(gpu: &Gpu, max_mib: u64) -> Result<f64, Error> {
+    let mut mib = 256.min(max_mib);
+    while (mib << 20) * 2 > gpu.max_buffer_bytes() && mib > 1 {
+        mib /= 2;
+    }
+    let copy = &cases()[0];
+    let (ms, _) = measure(gpu, copy, mib << 20)?;
+    Ok(copy.bytes_per_elem * ((mib << 20) / 4) as f64 / (ms * 1e6))
+}
+
+/// Median time of one repetition of `build` (recorded `reps` times into one recording).
+pub fn time_repeated(gpu: &Gpu, reps: u64, mut build: impl FnMut(&mut Recording) -> Result<(), Error>) -> Result<(f64, &'static str), Error> {
+    let mut rec = Recording::new(gpu);
+    for _ in 0..reps {
+        build(&mut rec)?;
+    }
+    let compiled = rec.compile()?;
+    // Warm-up: fresh large buffers run slowly until their pages are mapped on some drivers.
+    for _ in 0..3 {
+        compiled.run(gpu)?;
+    }
+    let mut times: Vec<(f64, bool)> = (0..7)
+        .map(|_| compiled.run(gpu).map(|r| (r.report.gpu_ms.unwrap_or(r.report.wall_ms), r.report.gpu_ms.is_some())))
+        .collect::<Result<_, _>>()?;
+    times.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let (ms, gpu_timer) = times[times.len() / 2];
+    Ok((ms / reps as f64, if gpu_timer { "gpu" } else { "wall" }))
 }
 
 /// Median time of one repetition of `case` on inputs of `bytes` bytes (random, not zeros).
@@ -104,22 +148,14 @@ fn measure(gpu: &Gpu, case: &Case, bytes: u64) -> Result<(f64, &'static str), Er
     let out = GpuArray::empty(gpu, &[n], case.dtype)?;
     // Enough repetitions to move ~4 GiB, so per-pass overheads vanish.
     let reps = ((4u64 << 30) / (bytes * 2)).clamp(3, 200);
-    let mut rec = Recording::new(gpu);
-    let inputs = Inputs { a: rec.input(&a), b: rec.input(&b), out: rec.input(&out) };
-    for _ in 0..reps {
-        (case.record)(&mut rec, &inputs)?;
-    }
-    let compiled = rec.compile()?;
-    compiled.run(gpu)?; // warm-up
-    let mut times: Vec<(f64, bool)> = (0..5)
-        .map(|_| compiled.run(gpu).map(|r| (r.report.gpu_ms.unwrap_or(r.report.wall_ms), r.report.gpu_ms.is_some())))
-        .collect::<Result<_, _>>()?;
-    times.sort_by(|x, y| x.0.total_cmp(&y.0));
-    let (ms, gpu_timer) = times[times.len() / 2];
-    Ok((ms / reps as f64, if gpu_timer { "gpu" } else { "wall" }))
+    let mut inputs = None;
+    time_repeated(gpu, reps, |rec| {
+        let i = inputs.get_or_insert_with(|| Inputs { a: rec.input(&a), b: rec.input(&b), out: rec.input(&out) });
+        (case.record)(rec, i)
+    })
 }
 
-fn random_array(gpu: &Gpu, n: usize, dtype: Dtype, seed: u64) -> Result<GpuArray, Error> {
+pub fn random_array(gpu: &Gpu, n: usize, dtype: Dtype, seed: u64) -> Result<GpuArray, Error> {
     // A cheap deterministic generator: the values only need to be non-trivial.
     let words = n * dtype.words() as usize;
     let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;

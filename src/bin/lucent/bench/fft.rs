@@ -1,0 +1,95 @@
+//! The FFT suite of `lucent bench`: complex forward transforms and real round trips
+//! (rfftn + irfftn) at the shapes the FFT issue names, in milliseconds and effective bandwidth
+//! (each dispatch reads and writes the whole array once), against the copy roof of the same run.
+//! cuFFT's times for the same shapes come from bench/cufft_reference.py in the same device run.
+
+use lucent::fft::{FftPlan, Norm, Transform};
+use lucent::{Dtype, Error, Gpu};
+
+use super::{random_array, time_repeated, Args, Row};
+use crate::Global;
+
+/// (shape, transformed axes): batched 1D lines, then numpy's default of the last up-to-3 axes
+/// (as .device/cufft_bench.py does for cuFFT).
+fn shapes() -> Vec<(Vec<usize>, Vec<usize>)> {
+    let mut s = Vec::new();
+    // Batched 1D: 2^20 and 2^24 points in lines of 64 .. 16384; at 2^24 also lines of 1 and 8,
+    // the cost of the load/store frame alone and of one stage.
+    for n in [64usize, 1024, 16384] {
+        s.push((vec![(1 << 20) / n, n], vec![1]));
+    }
+    for n in [1usize, 8, 64, 256, 1024, 4096, 16384] {
+        s.push((vec![(1 << 24) / n, n], vec![1]));
+    }
+    let mut nd = |dims: Vec<usize>| {
+        let k = dims.len();
+        let axes = (k.saturating_sub(3)..k).collect();
+        s.push((dims, axes));
+    };
+    for n in [512usize, 2048, 4096, 8192] {
+        nd(vec![n, n]);
+    }
+    for n in [64usize, 128, 256, 512] {
+        nd(vec![n, n, n]);
+    }
+    for dims in [vec![16, 512, 512], vec![20, 64, 128, 128], vec![243, 375, 100], vec![257, 257, 64], vec![509, 509]] {
+        nd(dims);
+    }
+    s
+}
+
+pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<Vec<Row>, Error> {
+    let mut rows = Vec::new();
+    for (dims, axes) in shapes() {
+        let n: usize = dims.iter().product();
+        let bytes = n as u64 * 8;
+        if bytes > args.max_mib << 20 || bytes * 2 > gpu.max_buffer_bytes() {
+            continue;
+        }
+        let shape = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+        let wanted = |case: &str| args.filter.as_deref().is_none_or(|f| case.contains(f) || f == "fft");
+        let reps = ((1u64 << 31) / bytes).clamp(2, 50);
+        if wanted("fft_c2c") {
+            let plan = FftPlan::new(gpu, &dims, &axes, Transform::Forward, Norm::Backward)?;
+            let x = random_array(gpu, n, Dtype::C32, 3)?.reinterpret(&dims, Dtype::C32)?;
+            let (ms, timer) = time_repeated(gpu, reps, |rec| {
+                let xb = rec.input(&x);
+                plan.record(rec, xb).map(|_| ())
+            })?;
+            rows.push(row("fft_c2c", &dims, bytes, plan.dispatches(), ms, timer, roof_gbs));
+        }
+        if wanted("fft_real_round_trip") {
+            let fwd = FftPlan::new(gpu, &dims, &axes, Transform::RealForward, Norm::Backward)?;
+            let last = *axes.last().unwrap();
+            let inv = FftPlan::new(gpu, fwd.output_dims(), &axes, Transform::RealInverse { len: dims[last] }, Norm::Backward)?;
+            let x = random_array(gpu, n, Dtype::F32, 4)?.reinterpret(&dims, Dtype::F32)?;
+            let (ms, timer) = time_repeated(gpu, reps, |rec| {
+                let xb = rec.input(&x);
+                let s = fwd.record(rec, xb)?;
+                inv.record(rec, s).map(|_| ())
+            })?;
+            // Effective traffic: the real round trip at its ideal, 2 × (read + write) of the half spectrum per axis.
+            rows.push(row("fft_real_round_trip", &dims, bytes / 2, 2 * axes.len(), ms, timer, roof_gbs));
+        }
+        if !global.quiet && !global.json {
+            for r in rows.iter().rev().take(2).rev() {
+                eprintln!("{:<22} {:>16} {:>10.4} ms {:>8.1} GB/s {:>6.1}% of copy", r.case, shape, r.ms, r.gb_per_s, r.percent_of_copy);
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// `passes` full reads and writes of `bytes` each, in `ms`.
+fn row(case: &str, dims: &[usize], bytes: u64, passes: usize, ms: f64, timer: &'static str, roof_gbs: f64) -> Row {
+    let gbs = (2 * passes as u64 * bytes) as f64 / (ms * 1e6);
+    Row {
+        case: case.to_string(),
+        shape: dims.to_vec(),
+        mib: bytes >> 20,
+        ms,
+        gb_per_s: gbs,
+        percent_of_copy: 100.0 * gbs / roof_gbs,
+        timer,
+    }
+}
