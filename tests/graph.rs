@@ -138,3 +138,39 @@ fn upload_download_round_trip_and_poison() {
     assert!(a.download_f32(gpu()).unwrap().iter().all(|x| x.is_nan()));
     assert!(matches!(a.download_c32(gpu()), Err(lucent::Error::Dtype(_))));
 }
+
+#[test]
+fn views_share_their_buffer_and_lifetime() {
+    // t (f32, 2n) is read only through its complex view, after other temporaries came and went:
+    // its buffer must stay reserved until the view's last use.
+    let n = 501;
+    let v = random(2 * n);
+    let mut rec = Recording::new(gpu());
+    rec.set_poison(true);
+    let x = rec.upload_f32(&ArrayD::from_shape_vec(IxDyn(&[2 * n]), v.clone()).unwrap().view()).unwrap();
+    let t = unary::record(&mut rec, UnaryOp::Scale(2.0), x).unwrap();
+    let view = rec.reinterpret(t, &[n], Dtype::C32).unwrap();
+    let mut other = unary::record(&mut rec, UnaryOp::Abs, x).unwrap();
+    for _ in 0..4 {
+        other = unary::record(&mut rec, UnaryOp::Offset(1.0), other).unwrap();
+    }
+    let z = binary::record(&mut rec, BinaryOp::ComplexMul, view, view).unwrap();
+    let back = rec.reinterpret(z, &[2 * n], Dtype::F32).unwrap();
+    let d = rec.download(back);
+    let o = rec.download(other);
+    let results = rec.run().unwrap();
+    let got = results.f32(d).unwrap();
+    for k in 0..n {
+        let c = num_complex::Complex32::new(2.0 * v[2 * k], 2.0 * v[2 * k + 1]);
+        let w = c * c;
+        assert!((got[2 * k] - w.re).abs() <= 1e-6 && (got[2 * k + 1] - w.im).abs() <= 1e-6, "element {k}");
+    }
+    assert!(results.f32(o).unwrap().iter().zip(&v).all(|(g, x)| *g == x.abs() + 1.0 + 1.0 + 1.0 + 1.0));
+    assert!(matches!(rec_view_error(), Err(lucent::Error::Shape(_))));
+}
+
+fn rec_view_error() -> lucent::Result<Buf> {
+    let mut rec = Recording::new(gpu());
+    let t = rec.temp(&[5], Dtype::F32)?;
+    rec.reinterpret(t, &[3], Dtype::C32)
+}

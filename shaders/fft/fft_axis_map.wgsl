@@ -6,6 +6,12 @@
 //   2 crop:      y_k = x_k · table_k, k < len_out        (Bluestein post-multiply and crop)
 //   3 hermitian: y_k = k < len_in ? x_k : conj(x_(len_out - k))   (half spectrum to full)
 //   4 truncate:  y_k = x_k, k < len_out                  (full spectrum to half)
+//   5 real post: the spectrum of n = 2M reals from the length-M transform Z of their pairs:
+//                y_k = E_k + W_n^k O_k, E_k = (Z_k + conj Z_(M-k)) / 2, O_k = (Z_k - conj Z_(M-k)) / 2i,
+//                k = 0..M, len_in = M, table W_n^k
+//   6 real pre:  the inverse of 5: Z_k = E_k + i O_k with E_k = (X_k + conj X_(M-k)) / 2 and
+//                O_k = (X_k - conj X_(M-k)) conj(W_n^k) / 2, k < M = len_out, len_in = M + 1;
+//                the imaginary parts of X_0 and X_M are ignored (as numpy's irfft does)
 // CONJ_IN / CONJ_OUT conjugate input and output (inverse transforms as conj ∘ F ∘ conj).
 #import common/complex
 
@@ -55,6 +61,30 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         case 1u, 2u: {
             y = cmul(load(o, k, i), tw[p.table + k]);
+        }
+        case 5u: {
+            let m = p.len_in;
+            let zk = load(o, k % m, i);
+            let zc = load(o, (m - k) % m, i);
+            let zcc = vec2(zc.x, -zc.y);
+            let e = 0.5 * (zk + zcc);
+            let d = 0.5 * (zk - zcc);
+            let od = vec2(d.y, -d.x);  // d / i
+            y = e + cmul(tw[p.table + k], od);
+        }
+        case 6u: {
+            let m = p.len_out;
+            var xk = load(o, k, i);
+            var xc = load(o, m - k, i);
+            if (k == 0u) {
+                xk = vec2(xk.x, 0.0);
+                xc = vec2(xc.x, 0.0);
+            }
+            let xcc = vec2(xc.x, -xc.y);
+            let e = 0.5 * (xk + xcc);
+            let w = tw[p.table + k];
+            let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));
+            y = e + vec2(-od.y, od.x);  // e + i·od
         }
         case 3u: {
             if (k < p.len_in) {

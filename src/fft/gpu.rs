@@ -12,11 +12,15 @@ use crate::kernels::fft_axis_map::{self, AxisMap, Map};
 use crate::kernels::fft_lines::{self, Lines, Pass, StoreTwiddle};
 use crate::kernels::real_to_complex;
 
-/// One dispatch of the recipe, producing a new complex array of shape `out`.
+/// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
 #[derive(Clone, Debug)]
 enum Step {
     Lines { pass: Pass, out: Vec<usize> },
     Map { map: Map, out: Vec<usize> },
+    RealToComplex,
+    RealPart,
+    /// The same bytes with another shape and type (even-length reals as complex pairs).
+    View { dims: Vec<usize>, dtype: Dtype },
 }
 
 pub struct FftPlan {
@@ -122,13 +126,18 @@ impl Builder<'_> {
         Ok(())
     }
 
-    /// Changes the length of `axis` with an element map (half/full spectrum).
-    fn resize(&mut self, axis: usize, kind: AxisMap, len: usize) {
+    /// Changes the length of `axis` to `len` with an element map (half/full spectrum).
+    fn resize(&mut self, axis: usize, kind: AxisMap, len: usize, table: u32, scale: f64) {
         let (outer, inner) = self.outer_inner(axis);
         let len_in = self.dims[axis];
         self.dims[axis] = len;
-        let map = Map { kind, outer, len_in, len_out: len, inner, table: 0, scale: 1.0, conj_in: false, conj_out: false };
+        let map = Map { kind, outer, len_in, len_out: len, inner, table, scale: scale as f32, conj_in: false, conj_out: false };
         self.steps.push(Step::Map { map, out: self.dims.clone() });
+    }
+
+    fn view(&mut self, axis: usize, len: usize, dtype: Dtype) {
+        self.dims[axis] = len;
+        self.steps.push(Step::View { dims: self.dims.clone(), dtype });
     }
 }
 
@@ -153,10 +162,21 @@ impl FftPlan {
                 }
             }
             Transform::RealForward => {
-                // The last axis in full, keep n/2 + 1, then the others on the half spectrum.
                 let n = dims[last];
-                b.axis(last, false, factor(n, false))?;
-                b.resize(last, AxisMap::Truncate, n / 2 + 1);
+                // Pairs of adjacent reals are complex numbers only along the contiguous axis.
+                let contiguous = last == dims.len() - 1;
+                if n % 2 == 0 && contiguous {
+                    // n reals are n/2 complex pairs: transform those, then untangle the spectrum.
+                    b.view(last, n / 2, Dtype::C32);
+                    b.axis(last, false, 1.0)?;
+                    let roots = b.tw.roots(n);
+                    b.resize(last, AxisMap::RealPost, n / 2 + 1, roots, factor(n, false));
+                } else {
+                    // Odd: the complex transform of the full line, keeping n/2 + 1 values.
+                    b.steps.push(Step::RealToComplex);
+                    b.axis(last, false, factor(n, false))?;
+                    b.resize(last, AxisMap::Truncate, n / 2 + 1, 0, 1.0);
+                }
                 for &a in axes.iter().rev().skip(1) {
                     b.axis(a, false, factor(b.dims[a], false))?;
                 }
@@ -172,8 +192,17 @@ impl FftPlan {
                 for &a in axes.iter().rev().skip(1) {
                     b.axis(a, true, factor(b.dims[a], true))?;
                 }
-                b.resize(last, AxisMap::Hermitian, len);
-                b.axis(last, true, factor(len, true))?;
+                if len % 2 == 0 && last == dims.len() - 1 {
+                    // The inverse of the even forward path; the half-length inverse carries 2/n.
+                    let roots = b.tw.roots(len);
+                    b.resize(last, AxisMap::RealPre, len / 2, roots, 1.0);
+                    b.axis(last, true, 2.0 * factor(len, true))?;
+                    b.view(last, len, Dtype::F32);
+                } else {
+                    b.resize(last, AxisMap::Hermitian, len, 0, 1.0);
+                    b.axis(last, true, factor(len, true))?;
+                    b.steps.push(Step::RealPart);
+                }
             }
         }
         let (steps, output) = (b.steps, b.dims);
@@ -190,9 +219,9 @@ impl FftPlan {
         &self.output
     }
 
-    /// Dispatches the plan has, for reports.
+    /// Dispatches the plan records, for reports.
     pub fn dispatches(&self) -> usize {
-        self.steps.len() + matches!(self.transform, Transform::RealForward | Transform::RealInverse { .. }) as usize
+        self.steps.iter().filter(|s| !matches!(s, Step::View { .. })).count()
     }
 
     /// Records the transform of `x` (complex, or real for `RealForward`) and returns the result.
@@ -203,7 +232,7 @@ impl FftPlan {
         let real_in = self.transform == Transform::RealForward;
         rec.expect_dtype(x, if real_in { Dtype::F32 } else { Dtype::C32 }, "FFT input")?;
         let table = rec.input(&self.tables);
-        let mut cur = if real_in { real_to_complex::record(rec, x)? } else { x };
+        let mut cur = x;
         for step in &self.steps {
             match step {
                 Step::Lines { pass, out } => {
@@ -216,10 +245,10 @@ impl FftPlan {
                     fft_axis_map::record(rec, map, cur, next, table);
                     cur = next;
                 }
+                Step::RealToComplex => cur = real_to_complex::record(rec, cur)?,
+                Step::RealPart => cur = complex_to_real::record(rec, ComplexToReal::Re, cur)?,
+                Step::View { dims, dtype } => cur = rec.reinterpret(cur, dims, *dtype)?,
             }
-        }
-        if matches!(self.transform, Transform::RealInverse { .. }) {
-            cur = complex_to_real::record(rec, ComplexToReal::Re, cur)?;
         }
         Ok(cur)
     }

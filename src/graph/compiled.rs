@@ -111,11 +111,15 @@ impl Compiled {
         // Plan slots; in poison mode a NaN fill precedes each temporary's first use.
         let specs: Vec<_> = rec.values.iter().map(|v| ValueSpec {
             bytes: v.bytes().div_ceil(16) * 16,
-            kind: match v.source { Source::External(_) => Kind::External, Source::Upload(_) => Kind::Upload, Source::Temp => Kind::Temp },
+            // Views own no buffer: their uses count as uses of the value they view.
+            kind: match v.source { Source::External(_) | Source::Alias(_) => Kind::External, Source::Upload(_) => Kind::Upload, Source::Temp => Kind::Temp },
             kept: v.kept,
         }).collect();
-        let uses: Vec<Vec<usize>> = rec.nodes.iter().map(|n| n.bufs.iter().map(|b| b.0).collect()).collect();
-        let p = plan(&specs, &uses);
+        let uses: Vec<Vec<usize>> = rec.nodes.iter().map(|n| n.bufs.iter().map(|b| rec.root(b.0)).collect()).collect();
+        let mut p = plan(&specs, &uses);
+        for v in 0..rec.values.len() {
+            p.slot_of[v] = p.slot_of[rec.root(v)];
+        }
         if rec.poison {
             let mut nodes = Vec::with_capacity(rec.nodes.len() + p.acquired.len());
             let mut acquired = p.acquired.iter().peekable();

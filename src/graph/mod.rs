@@ -35,6 +35,8 @@ pub(crate) enum Source {
     Upload(Vec<u8>),
     /// A temporary: its buffer comes from the pool.
     Temp,
+    /// Another view (shape, element type) of the pooled value with this index.
+    Alias(usize),
 }
 
 pub(crate) struct Value {
@@ -116,6 +118,30 @@ impl<'g> Recording<'g> {
         Ok(self.push(shape, dtype, Source::Temp))
     }
 
+    /// The same bytes seen with another shape or element type (e.g. a real array of even length
+    /// as complex pairs). The view and the original share one buffer and one lifetime.
+    pub fn reinterpret(&mut self, b: Buf, dims: &[usize], dtype: Dtype) -> Result<Buf> {
+        let shape = Shape::new(dims)?;
+        let v = &self.values[b.0];
+        if shape.len() as u64 * dtype.bytes() != v.bytes() {
+            return Err(Error::Shape(format!("cannot view {:?} {:?} as {dims:?} {dtype:?}", v.shape.dims(), v.dtype)));
+        }
+        let source = match &v.source {
+            Source::External(a) => Source::External(a.reinterpret(dims, dtype)?),
+            Source::Alias(root) => Source::Alias(*root),
+            _ => Source::Alias(b.0),
+        };
+        Ok(self.push(shape, dtype, source))
+    }
+
+    /// The value that owns `b`'s buffer.
+    pub(crate) fn root(&self, b: usize) -> usize {
+        match self.values[b].source {
+            Source::Alias(r) => r,
+            _ => b,
+        }
+    }
+
     pub fn shape(&self, b: Buf) -> &Shape {
         &self.values[b.0].shape
     }
@@ -169,6 +195,8 @@ impl<'g> Recording<'g> {
     /// Copies `b` back to the host at the end of each run.
     pub fn download(&mut self, b: Buf) -> Download {
         self.values[b.0].kept = true;
+        let root = self.root(b.0);
+        self.values[root].kept = true;
         self.downloads.push(b);
         Download(self.downloads.len() - 1)
     }
@@ -176,6 +204,8 @@ impl<'g> Recording<'g> {
     /// Keeps `b` on the device after the run, returned as a `GpuArray` (the same buffer each run).
     pub fn output(&mut self, b: Buf) -> Output {
         self.values[b.0].kept = true;
+        let root = self.root(b.0);
+        self.values[root].kept = true;
         self.outputs.push(b);
         Output(self.outputs.len() - 1)
     }

@@ -32,6 +32,10 @@ pub enum AxisMap {
     Hermitian = 3,
     /// y_k = x_k for k < len_out.
     Truncate = 4,
+    /// Spectrum of 2M reals (k = 0..=M) from the length-M transform of their pairs; table W_2M^k.
+    RealPost = 5,
+    /// Inverse of `RealPost`: the M-point spectrum of the pairs from k = 0..=M; table W_2M^k.
+    RealPre = 6,
 }
 
 #[derive(Clone, Debug)]

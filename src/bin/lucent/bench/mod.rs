@@ -72,6 +72,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let all = cases();
     let selected: Vec<&Case> = all.iter().filter(|c| args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
     let copy = &all[0];
+    warm_up(&gpu)?;
     let mut rows = Vec::new();
     let mut mib = args.min_mib.max(1);
     while mib <= args.max_mib {
@@ -105,6 +106,18 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             let shape = r.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
             println!("{:<16} {:>18} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, shape, r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
         }
+    }
+    Ok(())
+}
+
+/// About a second of copies before anything is timed: GPUs raise their clocks, and drivers map
+/// fresh memory, only under load (first measurements on an idle H200 ran at half speed).
+fn warm_up(gpu: &Gpu) -> Result<(), Error> {
+    let bytes = (64u64 << 20).min(gpu.max_buffer_bytes());
+    let case = &cases()[0];
+    let start = std::time::Instant::now();
+    while start.elapsed().as_secs_f64() < 1.0 {
+        measure(gpu, case, bytes)?;
     }
     Ok(())
 }
