@@ -13,6 +13,8 @@
 override EXCLUSIVE: bool = false;
 override PHASE: u32 = 2u;
 
+const BATCH: u32 = 8u;
+
 // Mirrored in src/kernels/scan_columns.rs.
 struct Params {
     len: u32,     // length of the scanned axis
@@ -31,8 +33,9 @@ struct Params {
 @group(0) @binding(3) var<uniform> p: Params;
 
 // The identity, hidden from the compiler: Mesa (lavapipe) reassociates float additions and so
-// cancels Kahan's compensation to zero (measured: the plain sum's error, bit for bit). Routing
-// the two intermediates through an XOR with a runtime zero keeps every rounding in place.
+// cancels Kahan's compensation to zero (measured: the plain sum's error, bit for bit), and
+// NVIDIA's compiler weakened it (2-3x Kahan's error). Routing the three intermediates through an
+// XOR with a runtime zero keeps every rounding where Kahan puts it.
 fn opaque(v: f32) -> f32 {
     return bitcast<f32>(bitcast<u32>(v) ^ p.zero);
 }
@@ -58,19 +61,29 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (PHASE == 1u) {
         sum = offsets[t];
     }
-    for (var l = 0u; l < steps; l++) {
-        let v = x[at];
-        if (PHASE != 0u && EXCLUSIVE) {
-            out[at] = sum - comp;
+    // BATCH loads in flight per thread before the dependent Kahan chain uses them.
+    for (var l = 0u; l < steps; l += BATCH) {
+        var v: array<f32, BATCH>;
+        for (var b = 0u; b < BATCH; b++) {
+            if (l + b < steps) {
+                v[b] = x[at + b * p.inner];
+            }
         }
-        let y = v - comp;
-        let next = sum + y;
-        comp = opaque(opaque(next) - sum) - y;
-        sum = next;
-        if (PHASE != 0u && !EXCLUSIVE) {
-            out[at] = sum - comp;
+        for (var b = 0u; b < BATCH; b++) {
+            if (l + b < steps) {
+                if (PHASE != 0u && EXCLUSIVE) {
+                    out[at] = sum - comp;
+                }
+                let y = opaque(v[b] - comp);
+                let next = sum + y;
+                comp = opaque(opaque(next) - sum) - y;
+                sum = next;
+                if (PHASE != 0u && !EXCLUSIVE) {
+                    out[at] = sum - comp;
+                }
+                at += p.inner;
+            }
         }
-        at += p.inner;
     }
     if (PHASE == 0u) {
         out[t] = sum - comp;
