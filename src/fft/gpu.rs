@@ -47,9 +47,10 @@ impl Builder<'_> {
     /// Complex transform along `axis`, its result scaled by `scale`.
     fn axis(&mut self, axis: usize, inverse: bool, scale: f64) -> Result<()> {
         let n = self.dims[axis];
-        let plan = plan_axis(n, self.limits)
-            .ok_or_else(|| Error::Invalid(format!("axis length {n} is beyond what this device's FFT can plan")))?;
         let (outer, inner) = self.outer_inner(axis);
+        let min_batch = if inner > 1 { strided_min_batch() } else { 1 };
+        let plan = plan_axis(n, self.limits, min_batch)
+            .ok_or_else(|| Error::Invalid(format!("axis length {n} is beyond what this device's FFT can plan")))?;
         let out = self.dims.clone();
         self.lines(&plan, outer, inner, inverse, scale, out)
     }
@@ -139,6 +140,12 @@ impl Builder<'_> {
         self.dims[axis] = len;
         self.steps.push(Step::View { dims: self.dims.clone(), dtype });
     }
+}
+
+/// Lines a single pass over a strided axis must hold per workgroup (else four-step);
+/// `LUCENT_FFT_STRIDED_BATCH` overrides it for tuning.
+fn strided_min_batch() -> usize {
+    std::env::var("LUCENT_FFT_STRIDED_BATCH").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
 }
 
 impl FftPlan {

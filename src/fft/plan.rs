@@ -110,16 +110,19 @@ pub fn smooth_at_least(min: usize) -> usize {
     best
 }
 
-/// Plans one axis of length `n`.
-pub fn plan_axis(n: usize, limits: DeviceLimits) -> Option<AxisPlan> {
-    if let Some(p) = line_pass(n, limits) {
+/// Plans one axis of length `n`. A single pass whose workgroup holds fewer than `min_batch`
+/// lines gives way to the four-step scheme (strided axes read `batch` adjacent columns at once,
+/// so too few lines waste most of each memory transaction).
+pub fn plan_axis(n: usize, limits: DeviceLimits, min_batch: usize) -> Option<AxisPlan> {
+    let single = line_pass(n, limits);
+    if let Some(p) = single.clone().filter(|p| p.batch >= min_batch) {
         return Some(AxisPlan::Single(p));
     }
     if factor(n).is_some() {
-        return four_step(n, limits);
+        return four_step(n, limits).or(single.map(AxisPlan::Single));
     }
     let m = smooth_at_least(2 * n - 1);
-    let inner = plan_axis(m, limits)?;
+    let inner = plan_axis(m, limits, min_batch)?;
     Some(AxisPlan::Bluestein { n, m, inner: Box::new(inner) })
 }
 
@@ -178,17 +181,19 @@ mod tests {
 
     #[test]
     fn long_and_prime_axes() {
-        assert!(matches!(plan_axis(4096, LAVAPIPE), Some(AxisPlan::Single(_))));
-        match plan_axis(1 << 20, LAVAPIPE) {
+        assert!(matches!(plan_axis(4096, LAVAPIPE, 1), Some(AxisPlan::Single(_))));
+        match plan_axis(1 << 20, LAVAPIPE, 1) {
             Some(AxisPlan::FourStep { first, second, .. }) => assert_eq!(first.n * second.n, 1 << 20),
             other => panic!("{other:?}"),
         }
-        match plan_axis(4093, LAVAPIPE) {
+        match plan_axis(4093, LAVAPIPE, 1) {
             Some(AxisPlan::Bluestein { m, .. }) => assert!(m >= 2 * 4093 - 1 && m <= 8192),
             other => panic!("{other:?}"),
         }
+        // A strided 4096 that would fit one line per workgroup goes four-step instead.
+        assert!(matches!(plan_axis(4096, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
         // 2^24 needs two passes of 4096.
-        assert!(matches!(plan_axis(1 << 24, LAVAPIPE), Some(AxisPlan::FourStep { .. })));
+        assert!(matches!(plan_axis(1 << 24, LAVAPIPE, 1), Some(AxisPlan::FourStep { .. })));
     }
 
     #[test]
