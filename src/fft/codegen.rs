@@ -123,6 +123,7 @@ fn butterfly(out: &mut String, x: &[String], pre: &str) {
                 writeln!(out, "{} = {pre}s{k} + {pre}d{k}; {} = {pre}s{k} - {pre}d{k};", x[k], x[k + 4]).unwrap();
             }
         }
+        16 => composite(out, x, 4, 4, pre),
         _ => {
             // Direct DFT with literal roots (3, 5, 7, 11, 13).
             for (q, _) in x.iter().enumerate() {
@@ -132,6 +133,35 @@ fn butterfly(out: &mut String, x: &[String], pre: &str) {
             for (q, xi) in x.iter().enumerate() {
                 writeln!(out, "{xi} = {pre}y{q};").unwrap();
             }
+        }
+    }
+}
+
+/// DFT of length r = a·b in registers by Cooley-Tukey: b transforms of length a over
+/// x[b·n1 + n2], twiddles W_r^(n2·k1), a transforms of length b, then the outputs moved from
+/// register b·k1 + k2 to their natural place k1 + a·k2.
+fn composite(out: &mut String, x: &[String], a: usize, b: usize, pre: &str) {
+    let r = a * b;
+    for n2 in 0..b {
+        let sub: Vec<String> = (0..a).map(|n1| x[b * n1 + n2].clone()).collect();
+        butterfly(out, &sub, &format!("{pre}c{n2}_"));
+    }
+    for n2 in 1..b {
+        for k1 in 1..a {
+            let reg = &x[b * k1 + n2];
+            writeln!(out, "{reg} = {};", times_root(reg, n2 * k1, r)).unwrap();
+        }
+    }
+    for k1 in 0..a {
+        let sub: Vec<String> = (0..b).map(|n2| x[b * k1 + n2].clone()).collect();
+        butterfly(out, &sub, &format!("{pre}r{k1}_"));
+    }
+    for (i, reg) in x.iter().enumerate() {
+        writeln!(out, "let {pre}p{i} = {reg};").unwrap();
+    }
+    for k1 in 0..a {
+        for k2 in 0..b {
+            writeln!(out, "{} = {pre}p{};", x[k1 + a * k2], b * k1 + k2).unwrap();
         }
     }
 }

@@ -2,8 +2,10 @@
 //! stages, whether a line fits one workgroup (one dispatch per axis) or needs the four-step
 //! scheme (two dispatches), and when a length needs Bluestein's algorithm.
 
-/// Radices with butterflies in fft_lines.wgsl (8, 5, 4, 3, 2 hand-written; 7, 11, 13 direct).
-const RADICES: [usize; 8] = [8, 4, 2, 3, 5, 7, 11, 13];
+/// Radices with butterflies in src/fft/codegen.rs (16 as 4×4 in registers; 8, 4, 2 written out;
+/// 3, 5, 7, 11, 13 as direct DFTs with literal roots). Larger radices first: fewer stages, fewer
+/// round trips through workgroup memory.
+const RADICES: [usize; 9] = [16, 8, 4, 2, 3, 5, 7, 11, 13];
 /// Registers per thread for one stage: a thread does 16 / R butterflies of radix R.
 const REGISTERS: usize = 16;
 
@@ -160,7 +162,7 @@ mod tests {
                 assert_eq!(f.iter().product::<usize>(), n);
             }
         }
-        assert_eq!(factor(4096), Some(vec![8, 8, 8, 8]));
+        assert_eq!(factor(4096), Some(vec![16, 16, 16]));
         assert_eq!(factor(1000), Some(vec![8, 5, 5, 5]));
         assert_eq!(factor(17), None);
         assert_eq!(factor(1), Some(vec![]));
