@@ -1,6 +1,8 @@
 //! `lucent`: the command-line tool over the library. One file per subcommand.
 
 mod bench;
+mod deconvolve;
+mod demo;
 mod fft;
 mod info;
 
@@ -47,6 +49,14 @@ enum Command {
     ///
     /// Example: lucent fft volume.npy -o spectrum.npy --axes 1,2 --norm ortho --json
     Fft(fft::Args),
+    /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
+    ///
+    /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
+    Deconvolve(deconvolve::Args),
+    /// Simulate a blurred, noisy 3D specimen, deconvolve it, and write images and a report.
+    ///
+    /// Example: lucent demo --out lucent-demo
+    Demo(demo::Args),
 }
 
 /// Global options every subcommand sees.
@@ -97,6 +107,8 @@ fn main() {
         Command::Info => info::run(&global),
         Command::Bench(args) => bench::run(&global, &args),
         Command::Fft(args) => fft::run(&global, &args),
+        Command::Deconvolve(args) => deconvolve::run(&global, &args),
+        Command::Demo(args) => demo::run(&global, &args),
     };
     if let Err(e) = result {
         eprintln!("lucent: error: {e}");

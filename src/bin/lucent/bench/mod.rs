@@ -4,6 +4,7 @@
 //! runs of a recording that repeats the work many times in one compute pass.
 
 mod fft;
+mod rl;
 
 use lucent::kernels::binary::{self, BinaryOp};
 use lucent::kernels::copy_vec4;
@@ -96,6 +97,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.filter.as_deref().is_none_or(|f| "fft".contains(f) || f.starts_with("fft")) {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(fft::suite(&gpu, args, roof, global)?);
+    }
+    if args.filter.as_deref().is_none_or(|f| "rl".contains(f) || f.starts_with("rl")) {
+        let roof = roof_gb_per_s(&gpu, args.max_mib)?;
+        rows.extend(rl::suite(&gpu, args, roof, global)?);
     }
     if global.json {
         println!("{}", serde_json::json!({ "device": gpu.summary(), "rows": rows }));

@@ -1,0 +1,340 @@
+//! Richardson-Lucy deconvolution of 2D and 3D images (1D too), optionally a batch of them, with
+//! scikit-image's update:
+//!
+//! ```text
+//! estimate *= mirror(psf) ⊛ (image / (psf ⊛ estimate + eps))
+//! ```
+//!
+//! Conventions, all shared by the GPU path ([`RichardsonLucy`]) and the f64 reference ([`cpu`]):
+//! - `psf ⊛ x` is scipy.signal.convolve(x, psf, mode='same'): PSF element `(m - 1) / 2` (integer
+//!   division) of each axis sits on the output element. With [`Boundary::Zero`] (the default) the
+//!   estimate is zero outside the image, as in scipy; with [`Boundary::Periodic`] the convolution
+//!   is circular over the image's own size.
+//! - `mirror(psf) ⊛` is applied as the exact adjoint of `psf ⊛` (the conjugate of the OTF). For
+//!   odd PSF sizes that is scikit-image's mirrored convolution; for an even size scikit-image's
+//!   mirrored 'same' convolution is the adjoint shifted by one sample, which is not the EM update,
+//!   so lucent keeps the adjoint.
+//! - The ratio is `image / (blurred + eps)` with skimage's `eps` = 1e-12, and 0 where `blurred +
+//!   eps < filter_epsilon` when that is given. Unlike skimage there is no final clip to [-1, 1]
+//!   (that assumes images scaled to [0, 1]), and the PSF is normalised to sum 1 unless asked not
+//!   to, and the first estimate is the observed image unless a constant is asked for (skimage: 0.5).
+//! - A PSF with fewer axes than the image is applied to each slice along the leading (batch) axis.
+//!
+//! Both paths work on the padded arrays of [`Geometry`]: the image and the estimate are stored
+//! at the corner of an array of fast FFT lengths, zero elsewhere, and the PSF is wrapped around
+//! the origin of one of the same shape, so that a circular convolution there equals the linear
+//! one on the image (for [`Boundary::Periodic`] the padded shape is the image's own).
+
+pub mod cpu;
+mod gpu;
+
+pub use gpu::RichardsonLucy;
+
+use ndarray::{ArrayD, ArrayViewD, Dimension, IxDyn};
+use rustfft::num_traits::Zero;
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use crate::fft::plan::smooth_at_least;
+use crate::gpu::Shape;
+use crate::kernels::rl_ratio::Ratio;
+use crate::Gpu;
+
+/// What the convolution assumes outside the image.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Boundary {
+    /// Zero outside the image: linear convolution (scipy's 'same'), computed on arrays padded by
+    /// half the PSF to fast FFT lengths.
+    #[default]
+    Zero,
+    /// The image repeats: circular convolution over the image's own shape (any length).
+    Periodic,
+}
+
+/// The first estimate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Init {
+    /// The observed image.
+    #[default]
+    Observed,
+    /// A constant (scikit-image starts from 0.5); it must be finite and positive.
+    Constant(f32),
+}
+
+/// Stop when the estimate's relative change ‖xₖ − xₖ₋₁‖ / ‖xₖ‖ falls below `tolerance`, checked
+/// every `every` iterations (each check costs one small download).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct StopRule {
+    pub tolerance: f64,
+    pub every: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct RlOptions {
+    pub boundary: Boundary,
+    pub init: Init,
+    /// Divide the PSF by its sum (in f64) before use.
+    pub normalize_psf: bool,
+    /// Added to the blurred estimate before dividing (scikit-image: 1e-12).
+    pub eps: f32,
+    /// Where the blurred estimate (plus `eps`) is below this, the ratio is 0 (skimage's
+    /// `filter_epsilon`).
+    pub filter_epsilon: Option<f32>,
+    pub stop: Option<StopRule>,
+    /// λ of Richardson-Lucy-TV (Dey et al. 2006): each update is divided by
+    /// 1 − λ div(∇x/|∇x|) (zero-flux differences at the image's edges, per slice of a batch).
+    /// 0 ≤ λ < 1/(2 × spatial axes) keeps that positive; 0.001 to 0.01 is typical.
+    pub tv: Option<f32>,
+}
+
+impl Default for RlOptions {
+    fn default() -> Self {
+        RlOptions {
+            boundary: Boundary::Zero,
+            init: Init::Observed,
+            normalize_psf: true,
+            eps: 1e-12,
+            filter_epsilon: None,
+            stop: None,
+            tv: None,
+        }
+    }
+}
+
+impl RlOptions {
+    pub(crate) fn ratio(&self) -> Ratio {
+        Ratio { eps: self.eps, filter_eps: self.filter_epsilon }
+    }
+}
+
+/// Where the working arrays come from: the image's shape, the PSF's, and the padded shape every
+/// array of the iteration has.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Geometry {
+    /// The image's shape, a leading batch axis included.
+    pub image: Vec<usize>,
+    /// The PSF's shape (the spatial axes: the image's last ones).
+    pub psf: Vec<usize>,
+    /// The shape of the estimate, the observed image and the PSF in the iteration (the batch
+    /// axis unchanged).
+    pub padded: Vec<usize>,
+    /// Per spatial axis, the PSF element on the output element: `(m - 1) / 2`, as scipy's 'same'.
+    pub centre: Vec<usize>,
+}
+
+impl Geometry {
+    pub fn new(image: &[usize], psf: &[usize], boundary: Boundary) -> Result<Geometry> {
+        Shape::new(image)?;
+        Shape::new(psf)?;
+        if psf.len() > 3 || !(image.len() == psf.len() || image.len() == psf.len() + 1) {
+            return Err(Error::Shape(format!(
+                "a PSF of shape {psf:?} does not fit an image of shape {image:?}: the PSF has 1 to 3 axes, the image as many or one more (a leading batch axis)"
+            )));
+        }
+        let batch = image.len() - psf.len();
+        for (d, (&m, &n)) in psf.iter().zip(&image[batch..]).enumerate() {
+            if m > n {
+                return Err(Error::Invalid(format!(
+                    "the PSF (shape {psf:?}) is larger than the image (shape {image:?}) along axis {}: {m} > {n}",
+                    d + batch
+                )));
+            }
+        }
+        let mut padded = image.to_vec();
+        for d in 0..psf.len() {
+            let last = d + 1 == psf.len();
+            padded[batch + d] = padded_len(image[batch + d], psf[d], boundary, last);
+        }
+        let centre = psf.iter().map(|&m| (m - 1) / 2).collect();
+        Ok(Geometry { image: image.to_vec(), psf: psf.to_vec(), padded, centre })
+    }
+
+    /// The axes the PSF acts along (the FFT axes).
+    pub fn spatial_axes(&self) -> Vec<usize> {
+        (self.batch_axes()..self.image.len()).collect()
+    }
+
+    /// 1 with a leading batch axis, else 0.
+    pub fn batch_axes(&self) -> usize {
+        self.image.len() - self.psf.len()
+    }
+
+    pub fn is_padded(&self) -> bool {
+        self.padded != self.image
+    }
+
+    /// The image placed at the corner of a zero array of the padded shape.
+    pub fn pad<T: Clone + Zero>(&self, x: &ArrayViewD<T>) -> ArrayD<T> {
+        let mut out = ArrayD::from_elem(IxDyn(&self.padded), T::zero());
+        out.slice_each_axis_mut(|ax| (0..self.image[ax.axis.index()]).into()).assign(x);
+        out
+    }
+
+    /// The PSF (already normalised as wanted) wrapped around the origin of a zero array of the
+    /// padded shape: element `j` goes to `(j - centre) mod padded`, repeated along a batch axis.
+    pub fn wrap_psf(&self, psf: &ArrayViewD<f64>) -> ArrayD<f64> {
+        let batch = self.batch_axes();
+        let mut out = ArrayD::zeros(IxDyn(&self.padded));
+        for (idx, &v) in psf.indexed_iter() {
+            let mut at: Vec<usize> = vec![0; self.padded.len()];
+            for d in 0..self.psf.len() {
+                let n = self.padded[batch + d] as isize;
+                at[batch + d] = (idx[d] as isize - self.centre[d] as isize).rem_euclid(n) as usize;
+            }
+            for b in 0..if batch == 1 { self.image[0] } else { 1 } {
+                if batch == 1 {
+                    at[0] = b;
+                }
+                out[IxDyn(&at)] = v;
+            }
+        }
+        out
+    }
+}
+
+/// The length one axis of the working arrays has. Periodic: the image's own. Zero: at least
+/// n + m/2, the least with which the circular products equal the linear ones on the image (the
+/// blur reaches `m/2` elements past either edge of the estimate, the adjoint `(m-1)/2` into the
+/// ratio's zeros), rounded up to a 2^a 3^b 5^c 7^d length, even on the last axis (where the real
+/// FFT takes the fast half-length path).
+pub fn padded_len(n: usize, m: usize, boundary: Boundary, last_axis: bool) -> usize {
+    match boundary {
+        Boundary::Periodic => n,
+        Boundary::Zero if last_axis => 2 * smooth_at_least((n + m / 2).div_ceil(2)),
+        Boundary::Zero => smooth_at_least(n + m / 2),
+    }
+}
+
+/// Checks everything before any work and returns the geometry. Errors: `Invalid` for 0
+/// iterations, a PSF larger than the image, negative or all-zero PSFs and bad options; `Shape`
+/// when the PSF's axes do not fit the image's; `NonFinite` for NaN or infinity in either array.
+pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usize, opts: &RlOptions) -> Result<Geometry> {
+    if iterations == 0 {
+        return Err(Error::Invalid("Richardson-Lucy needs at least 1 iteration, got 0".into()));
+    }
+    let geometry = Geometry::new(image.shape(), psf.shape(), opts.boundary)?;
+    if let Some((idx, v)) = first(image, |v| !v.is_finite()) {
+        return Err(Error::NonFinite(format!("the image: {v} at index {idx:?}")));
+    }
+    if let Some((idx, v)) = first(psf, |v| !v.is_finite()) {
+        return Err(Error::NonFinite(format!("the PSF: {v} at index {idx:?}")));
+    }
+    if let Some((idx, v)) = first(psf, |v| v < 0.0) {
+        return Err(Error::Invalid(format!("the PSF must be non-negative; it holds {v} at index {idx:?}")));
+    }
+    if psf.iter().map(|&v| v as f64).sum::<f64>() <= 0.0 {
+        return Err(Error::Invalid(format!("the PSF (shape {:?}) sums to 0; it needs a positive sum", psf.shape())));
+    }
+    check_options(opts)?;
+    if let Some(lambda) = opts.tv {
+        let limit = 1.0 / (2 * psf.ndim()) as f32;
+        if !(lambda.is_finite() && (0.0..limit).contains(&lambda)) {
+            return Err(Error::Invalid(format!(
+                "the TV weight λ must be in [0, {limit}) for {} spatial axes (so that 1 − λ div stays positive), got {lambda}",
+                psf.ndim()
+            )));
+        }
+    }
+    Ok(geometry)
+}
+
+/// The index and value of the first element for which `bad` holds.
+fn first(x: &ArrayViewD<f32>, bad: impl Fn(f32) -> bool) -> Option<(Vec<usize>, f32)> {
+    x.indexed_iter().find(|&(_, &v)| bad(v)).map(|(idx, &v)| (idx.slice().to_vec(), v))
+}
+
+fn check_options(opts: &RlOptions) -> Result<()> {
+    if let Init::Constant(c) = opts.init {
+        if !(c.is_finite() && c > 0.0) {
+            return Err(Error::Invalid(format!("the initial estimate must be a finite positive constant, got {c}")));
+        }
+    }
+    if !(opts.eps.is_finite() && opts.eps >= 0.0) {
+        return Err(Error::Invalid(format!("eps must be finite and non-negative, got {}", opts.eps)));
+    }
+    if let Some(f) = opts.filter_epsilon.filter(|f| !f.is_finite()) {
+        return Err(Error::Invalid(format!("filter_epsilon must be finite, got {f}")));
+    }
+    if let Some(s) = opts.stop {
+        if !(s.tolerance.is_finite() && s.tolerance > 0.0) || s.every == 0 {
+            return Err(Error::Invalid(format!(
+                "the stopping rule needs a finite positive tolerance and a check every 1 or more iterations, got {} every {}",
+                s.tolerance, s.every
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The PSF in f64, divided by its sum when `normalize`.
+pub fn prepared_psf(psf: &ArrayViewD<f32>, normalize: bool) -> ArrayD<f64> {
+    let p = psf.mapv(|v| v as f64);
+    if normalize {
+        let sum: f64 = p.sum();
+        p.mapv(|v| v / sum)
+    } else {
+        p
+    }
+}
+
+/// After an iteration: how many are done, of how many, and the relative change when this
+/// iteration measured it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub relative_change: Option<f64>,
+}
+
+/// One measurement of the stopping rule.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Change {
+    pub iteration: usize,
+    pub relative_change: f64,
+}
+
+/// Stage times and memory of a GPU run.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct RlReport {
+    pub device: String,
+    pub geometry: Option<Geometry>,
+    /// Iterations done (fewer than asked when the stopping rule ended the run).
+    pub iterations: usize,
+    pub stopped_early: bool,
+    pub changes: Vec<Change>,
+    /// Validation, uploads, the OTF and compiling the iteration.
+    pub setup_ms: f64,
+    /// All iterations, host wall time (each iteration is one submission and one wait).
+    pub iterate_ms: f64,
+    pub ms_per_iteration: f64,
+    /// GPU time of one iteration (median), when the adapter has timestamp queries.
+    pub gpu_ms_per_iteration: Option<f64>,
+    /// Cropping and copying the estimate back.
+    pub download_ms: f64,
+    /// Device memory the iteration holds: resident arrays, pooled temporaries, parameters
+    /// (and the stopping rule's buffers).
+    pub peak_bytes: u64,
+    /// Device memory the setup (uploads, padding, the OTF) held at its peak.
+    pub setup_peak_bytes: u64,
+    /// Kernel dispatches per iteration.
+    pub dispatches_per_iteration: usize,
+}
+
+pub struct RlResult {
+    pub estimate: ArrayD<f32>,
+    pub report: RlReport,
+}
+
+/// Richardson-Lucy on the GPU: `iterations` updates (fewer if `opts.stop` ends it), the whole
+/// iteration resident on the device. See [`RichardsonLucy`] for progress reporting.
+pub fn richardson_lucy(
+    gpu: &Gpu,
+    image: &ArrayViewD<f32>,
+    psf: &ArrayViewD<f32>,
+    iterations: usize,
+    opts: &RlOptions,
+) -> Result<RlResult> {
+    RichardsonLucy::new(gpu, image, psf, iterations, opts)?.run(|_| {})
+}

@@ -1,0 +1,464 @@
+//! Richardson-Lucy: the f64 reference against direct-convolution RL (scikit-image's formula), the
+//! GPU against the reference in 1-3D with batches, odd, prime and even shapes, both boundaries
+//! and every option; point sources recovered; bad input rejected with the right error.
+//! Temporaries are poisoned (NaN) so an element no kernel writes fails the comparison.
+
+mod common;
+use common::*;
+
+use lucent::kernels::rl_ratio::{self, Ratio};
+use lucent::kernels::{rl_tv, rl_update};
+use lucent::ops::deconvolve::{self, cpu, Boundary, Geometry, Init, RichardsonLucy, RlOptions, StopRule};
+use lucent::{Error, Recording};
+use ndarray::{ArrayD, Dimension, IxDyn};
+use rand::Rng;
+
+fn poison() {
+    // Every recording (the setup, the iteration, the crop) starts its temporaries as NaN; every
+    // test sets the same value.
+    std::env::set_var("LUCENT_POISON", "1");
+}
+
+fn arr(dims: &[usize], v: Vec<f32>) -> ArrayD<f32> {
+    ArrayD::from_shape_vec(IxDyn(dims), v).unwrap()
+}
+
+/// A positive image: uniform in [0.1, 1.1), fresh each call.
+fn image(dims: &[usize]) -> ArrayD<f32> {
+    arr(dims, random_positive(dims.iter().product()))
+}
+
+/// A blob-like PSF: a Gaussian of random width with random multiplicative noise, not normalised.
+fn psf(dims: &[usize]) -> ArrayD<f32> {
+    let mut rng = rand::rng();
+    let sigma: f64 = rng.random_range(0.7..2.0);
+    ArrayD::from_shape_fn(IxDyn(dims), |idx| {
+        let r2: f64 = (0..dims.len()).map(|d| (idx[d] as f64 - (dims[d] - 1) as f64 / 2.0).powi(2)).sum();
+        ((-r2 / (2.0 * sigma * sigma)).exp() * rng.random_range(0.5..1.5) * 3.0) as f32
+    })
+}
+
+fn to64(x: &ArrayD<f32>) -> ArrayD<f64> {
+    x.mapv(|v| v as f64)
+}
+
+fn flat(x: &ArrayD<f32>) -> Vec<f32> {
+    x.iter().copied().collect()
+}
+
+fn flat64(x: &ArrayD<f64>) -> Vec<f64> {
+    x.iter().copied().collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Direct-convolution Richardson-Lucy: scikit-image's loop written out with explicit sums.
+
+/// y[i] = Σ_j k[j] x[i + centre - j] along every axis, x zero outside (or periodic): scipy's
+/// convolve(x, k, mode='same') when centre = (m - 1) / 2.
+fn conv_direct(x: &ArrayD<f64>, k: &ArrayD<f64>, centre: &[usize], periodic: bool) -> ArrayD<f64> {
+    let n = x.shape().to_vec();
+    ArrayD::from_shape_fn(IxDyn(&n), |i| {
+        let mut sum = 0.0;
+        'taps: for (j, &kv) in k.indexed_iter() {
+            let mut at = vec![0usize; n.len()];
+            for d in 0..n.len() {
+                let c = i[d] as isize + centre[d] as isize - j[d] as isize;
+                at[d] = if periodic {
+                    c.rem_euclid(n[d] as isize) as usize
+                } else if c < 0 || c >= n[d] as isize {
+                    continue 'taps;
+                } else {
+                    c as usize
+                };
+            }
+            sum += kv * x[IxDyn(&at)];
+        }
+        sum
+    })
+}
+
+/// scikit-image's richardson_lucy (without its clip), from the observed image, PSF normalised:
+/// blur = convolve(est, psf, 'same'); est *= convolve(image / (blur + eps), psf[::-1], 'same').
+/// For an even PSF length skimage's mirrored convolution is the adjoint shifted by one sample;
+/// lucent uses the adjoint, whose centre on the flipped PSF is m - 1 - (m - 1)/2 = m/2 (equal to
+/// skimage's (m - 1)/2 for odd m), so that is the centre used here.
+fn rl_direct(image: &ArrayD<f64>, psf: &ArrayD<f64>, iterations: usize, periodic: bool) -> ArrayD<f64> {
+    let psf = psf / psf.sum();
+    let flipped = ArrayD::from_shape_fn(psf.raw_dim(), |i| {
+        let j: Vec<usize> = (0..i.ndim()).map(|d| psf.shape()[d] - 1 - i[d]).collect();
+        psf[IxDyn(&j)]
+    });
+    let centre: Vec<usize> = psf.shape().iter().map(|&m| (m - 1) / 2).collect();
+    let adjoint_centre: Vec<usize> = psf.shape().iter().map(|&m| m / 2).collect();
+    let eps = 1e-12f32 as f64;
+    let mut est = image.clone();
+    for _ in 0..iterations {
+        let blur = conv_direct(&est, &psf, &centre, periodic);
+        let ratio = ndarray::Zip::from(image).and(&blur).map_collect(|&o, &b| if o == 0.0 { 0.0 } else { o / (b + eps) });
+        est *= &conv_direct(&ratio, &flipped, &adjoint_centre, periodic);
+    }
+    est
+}
+
+#[test]
+fn reference_matches_direct_convolution() {
+    // f64 FFTs against f64 sums: round-off of ~1e-16 per operation over a few hundred terms and
+    // 3 iterations stays far below 1e-12.
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[7, 9], &[3, 3]),
+        (&[7, 9], &[4, 2]),
+        (&[5, 8], &[5, 1]),
+        (&[11], &[4]),
+        (&[4, 5, 6], &[3, 2, 3]),
+        (&[5, 3, 4], &[2, 3, 4]),
+    ];
+    for &(dims, pdims) in cases {
+        for boundary in [Boundary::Zero, Boundary::Periodic] {
+            let (x, p) = (image(dims), psf(pdims));
+            let opts = RlOptions { boundary, ..Default::default() };
+            let got = cpu::richardson_lucy(&x.view(), &p.view(), 3, &opts).unwrap();
+            assert_eq!(got.iterations, 3);
+            let want = rl_direct(&to64(&x), &to64(&p), 3, boundary == Boundary::Periodic);
+            let err = rel_l2_64(&flat64(&got.estimate), &flat64(&want));
+            assert!(err < 1e-12, "{dims:?} psf {pdims:?} {boundary:?}: relative L2 {err:e}");
+        }
+    }
+}
+
+#[test]
+fn forward_model_is_scipy_same_convolution() {
+    // cpu::convolve is the model the demo simulates with: scipy's 'same' (zero) or circular.
+    for (dims, pdims) in [(&[9usize, 8][..], &[4usize, 3][..]), (&[6, 7, 5], &[3, 4, 2])] {
+        for boundary in [Boundary::Zero, Boundary::Periodic] {
+            let (x, p) = (to64(&image(dims)), to64(&psf(pdims)));
+            let got = cpu::convolve(&x.view(), &p.view(), boundary).unwrap();
+            let centre: Vec<usize> = pdims.iter().map(|&m| (m - 1) / 2).collect();
+            let want = conv_direct(&x, &p, &centre, boundary == Boundary::Periodic);
+            let err = rel_l2_64(&flat64(&got), &flat64(&want));
+            assert!(err < 1e-13, "{dims:?} {boundary:?}: {err:e}");
+        }
+    }
+}
+
+fn rel_l2_64(got: &[f64], want: &[f64]) -> f64 {
+    let num: f64 = got.iter().zip(want).map(|(g, w)| (g - w).powi(2)).sum();
+    let den: f64 = want.iter().map(|w| w * w).sum();
+    (num / den).sqrt()
+}
+
+// ---------------------------------------------------------------------------------------------
+// GPU against the reference.
+
+/// Tolerance for `iterations` iterations: each runs four f32 transforms, each within the FFT
+/// gate's relative L2 of 1e-6 (2e-6 for Bluestein lengths, the bound used here), plus pointwise
+/// roundings of 6e-8. RL's multiplicative update carries an estimate's relative error into the
+/// next iteration about one to one, and independent round-offs add in quadrature:
+/// 2e-6 · sqrt(4 · iterations). (Measured on lavapipe: 2-5e-7 after 4-5 iterations.)
+fn tolerance(iterations: usize) -> f64 {
+    2e-6 * (4.0 * iterations as f64).sqrt()
+}
+
+fn check_gpu(dims: &[usize], pdims: &[usize], iterations: usize, opts: RlOptions) {
+    poison();
+    let (x, p) = (image(dims), psf(pdims));
+    let got = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), iterations, &opts).unwrap();
+    let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap();
+    assert_eq!(got.estimate.shape(), dims);
+    assert_eq!(got.report.iterations, want.iterations, "{dims:?} {opts:?}: iterations done");
+    let err = rel_l2(&flat(&got.estimate), &flat64(&want.estimate));
+    let tol = tolerance(want.iterations);
+    assert!(err <= tol, "{dims:?} psf {pdims:?} {opts:?}: relative L2 {err:e} > {tol:e}");
+    assert!(got.report.peak_bytes > 0 && got.report.ms_per_iteration > 0.0);
+}
+
+#[test]
+fn gpu_matches_reference_2d() {
+    let cases: &[(&[usize], &[usize])] = &[
+        (&[37, 53], &[5, 4]),   // primes, even PSF axis
+        (&[64, 29], &[9, 9]),
+        (&[17, 19], &[17, 2]),  // PSF as long as the image along one axis
+        (&[1, 31], &[1, 7]),
+        (&[12, 16], &[1, 1]),   // a delta PSF: nothing changes
+    ];
+    for &(dims, pdims) in cases {
+        for boundary in [Boundary::Zero, Boundary::Periodic] {
+            check_gpu(dims, pdims, 5, RlOptions { boundary, ..Default::default() });
+        }
+    }
+}
+
+#[test]
+fn gpu_matches_reference_3d() {
+    let cases: &[(&[usize], &[usize])] = &[(&[9, 17, 23], &[3, 5, 4]), (&[16, 15, 11], &[5, 6, 5]), (&[7, 13, 11], &[7, 3, 3])];
+    for &(dims, pdims) in cases {
+        for boundary in [Boundary::Zero, Boundary::Periodic] {
+            check_gpu(dims, pdims, 4, RlOptions { boundary, ..Default::default() });
+        }
+    }
+}
+
+#[test]
+fn gpu_matches_reference_1d_and_batches() {
+    check_gpu(&[101], &[8], 5, RlOptions::default());
+    check_gpu(&[97], &[5], 5, RlOptions { boundary: Boundary::Periodic, ..Default::default() });
+    // A stack of 2D images with one 2D PSF, and a batch of 1D lines.
+    for boundary in [Boundary::Zero, Boundary::Periodic] {
+        check_gpu(&[3, 21, 18], &[5, 4], 4, RlOptions { boundary, ..Default::default() });
+        check_gpu(&[4, 33], &[6], 4, RlOptions { boundary, ..Default::default() });
+    }
+}
+
+#[test]
+fn batches_are_independent_slices() {
+    let (x, p) = (image(&[3, 10, 9]), psf(&[3, 4]));
+    let opts = RlOptions::default();
+    let all = cpu::richardson_lucy(&x.view(), &p.view(), 4, &opts).unwrap();
+    for b in 0..3 {
+        let slice = x.index_axis(ndarray::Axis(0), b).to_owned();
+        let one = cpu::richardson_lucy(&slice.view(), &p.view(), 4, &opts).unwrap();
+        let err = rel_l2_64(&flat64(&all.estimate.index_axis(ndarray::Axis(0), b).to_owned()), &flat64(&one.estimate));
+        assert!(err < 1e-13, "slice {b}: {err:e}");
+    }
+}
+
+#[test]
+fn gpu_options_match_reference() {
+    let base = RlOptions::default();
+    check_gpu(&[23, 30], &[5, 5], 5, RlOptions { init: Init::Constant(0.5), ..base });
+    check_gpu(&[23, 30], &[5, 5], 5, RlOptions { normalize_psf: false, ..base });
+    // Zero rows in the image exercise the o = 0 rule; a filter threshold inside the blurred
+    // range zeroes part of the ratio.
+    poison();
+    let mut x = image(&[20, 24]);
+    x.slice_mut(ndarray::s![..4, ..]).fill(0.0);
+    let p = psf(&[3, 3]);
+    for filter in [None, Some(0.3)] {
+        let opts = RlOptions { filter_epsilon: filter, ..base };
+        let got = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), 5, &opts).unwrap();
+        let want = cpu::richardson_lucy(&x.view(), &p.view(), 5, &opts).unwrap();
+        let err = rel_l2(&flat(&got.estimate), &flat64(&want.estimate));
+        assert!(err <= tolerance(5), "filter {filter:?}: {err:e}");
+    }
+}
+
+#[test]
+fn stopping_rule_stops_where_the_reference_does() {
+    poison();
+    let (x, p) = (image(&[31, 40]), psf(&[5, 5]));
+    // A tolerance between two measured changes of the reference, far from both, so f32 and f64
+    // stop at the same check.
+    let probe = RlOptions { stop: Some(StopRule { tolerance: 1e-30, every: 3 }), ..Default::default() };
+    let changes = cpu::richardson_lucy(&x.view(), &p.view(), 30, &probe).unwrap().changes;
+    assert_eq!(changes.len(), 10);
+    assert!(changes.windows(2).all(|w| w[1].relative_change < w[0].relative_change), "{changes:?}");
+    let tol = (changes[3].relative_change * changes[4].relative_change).sqrt();
+    // Far from both neighbours compared with how far f32 can move a change (see below).
+    let slack = 2.0 * tolerance(15);
+    assert!(changes[3].relative_change - tol > slack && tol - changes[4].relative_change > slack, "{changes:?}");
+    let opts = RlOptions { stop: Some(StopRule { tolerance: tol, every: 3 }), ..Default::default() };
+    let want = cpu::richardson_lucy(&x.view(), &p.view(), 30, &opts).unwrap();
+    assert_eq!((want.iterations, want.stopped_early), (15, true));
+    let got = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), 30, &opts).unwrap();
+    assert_eq!((got.report.iterations, got.report.stopped_early), (15, true));
+    for (g, w) in got.report.changes.iter().zip(&want.changes) {
+        assert_eq!(g.iteration, w.iteration);
+        // Each estimate is within tolerance(i) of the reference (relative), so their
+        // difference, over the norm, is within twice that.
+        assert!((g.relative_change - w.relative_change).abs() <= 2.0 * tolerance(g.iteration), "{g:?} vs {w:?}");
+    }
+    let err = rel_l2(&flat(&got.estimate), &flat64(&want.estimate));
+    assert!(err <= tolerance(15), "{err:e}");
+}
+
+#[test]
+fn progress_is_reported_after_each_iteration() {
+    let (x, p) = (image(&[16, 16]), psf(&[3, 3]));
+    let rl = RichardsonLucy::new(gpu(), &x.view(), &p.view(), 4, &RlOptions::default()).unwrap();
+    assert_eq!(rl.geometry().padded, vec![18, 18]);
+    let mut seen = Vec::new();
+    let result = rl.run(|p| seen.push((p.done, p.total))).unwrap();
+    assert_eq!(seen, vec![(1, 4), (2, 4), (3, 4), (4, 4)]);
+    assert_eq!(result.report.iterations, 4);
+}
+
+#[test]
+fn total_variation_matches_reference() {
+    // λ near the top of the allowed range, so the TV factor matters.
+    for (dims, pdims, lambda) in [(&[29usize, 34][..], &[5usize, 4][..], 0.2f32), (&[9, 14, 13], &[3, 5, 5], 0.1), (&[3, 16, 15], &[5, 5], 0.2)] {
+        for boundary in [Boundary::Zero, Boundary::Periodic] {
+            check_gpu(dims, pdims, 4, RlOptions { boundary, tv: Some(lambda), ..Default::default() });
+        }
+    }
+}
+
+#[test]
+fn tv_kernel_matches_its_twin() {
+    poison();
+    // A padded array with the image in its corner (extent < shape) and without; 1-3 spatial
+    // axes, a batch axis in front.
+    let cases: &[(&[usize], &[usize], usize)] = &[(&[1, 40], &[1, 33], 1), (&[12, 17], &[12, 17], 2), (&[6, 10, 9], &[5, 7, 9], 3), (&[3, 8, 11], &[3, 6, 11], 2)];
+    for &(dims, extent, spatial) in cases {
+        let x = image(dims);
+        let mut rec = Recording::new(gpu());
+        let xb = rec.upload_f32(&x.view()).unwrap();
+        let t = rl_tv::record(&mut rec, xb, extent, spatial, 0.15).unwrap();
+        let d = rec.download(t);
+        let got = rec.run().unwrap().f32(d).unwrap();
+        let want = rl_tv::cpu(&to64(&x).view(), extent, spatial, 0.15);
+        // f32 differences of values in [0.1, 1.1) are within 1.2e-7 absolute; normalised by
+        // gradients of typically 0.3 and scaled by λ, t moves by ~1e-7 relative; 1e-6 leaves
+        // room for the rare small gradient.
+        let err = rel_l2(&flat(&got), &flat64(&want));
+        assert!(err < 1e-6, "{dims:?} extent {extent:?}: {err:e}");
+        assert!(want.iter().any(|&v| (v - 1.0).abs() > 0.05), "{dims:?}: the factor should matter");
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Point sources.
+
+fn gaussian(dims: &[usize], sigma: &[f64]) -> ArrayD<f32> {
+    ArrayD::from_shape_fn(IxDyn(dims), |i| {
+        let r2: f64 = (0..dims.len()).map(|d| ((i[d] as f64 - ((dims[d] - 1) / 2) as f64) / sigma[d]).powi(2)).sum();
+        (-r2 / 2.0).exp() as f32
+    })
+}
+
+/// Blurs a single bright voxel on a faint background and checks that the restored image puts
+/// most of the energy back into that voxel (the blurred image holds 3-7% there; after 60
+/// iterations the estimate holds 62-69% in these cases, the rest in a shrinking halo).
+fn point_source(dims: &[usize], pdims: &[usize], sigma: &[f64], at: &[usize], boundary: Boundary) {
+    poison();
+    let p = gaussian(pdims, sigma);
+    let mut truth = ArrayD::from_elem(IxDyn(dims), 1e-3f64);
+    truth[IxDyn(at)] = 100.0;
+    let p64 = to64(&p) / to64(&p).sum();
+    let observed = cpu::convolve(&truth.view(), &p64.view(), boundary).unwrap().mapv(|v| v as f32);
+    let opts = RlOptions { boundary, ..Default::default() };
+    let result = deconvolve::richardson_lucy(gpu(), &observed.view(), &p.view(), 60, &opts).unwrap();
+    let fraction = |x: &ArrayD<f32>| x[IxDyn(at)] as f64 / x.iter().map(|&v| v as f64).sum::<f64>();
+    let (before, after) = (fraction(&observed), fraction(&result.estimate));
+    assert!(before < 0.1, "{dims:?}: the blur leaves {before} in the voxel");
+    assert!(after > 0.5, "{dims:?} {boundary:?}: {after} of the energy in the voxel after 60 iterations (blurred: {before})");
+    let argmax = result.estimate.indexed_iter().max_by(|a, b| a.1.total_cmp(b.1)).unwrap().0;
+    assert_eq!(argmax.slice(), at);
+}
+
+#[test]
+fn point_sources_are_recovered() {
+    point_source(&[31, 28], &[11, 11], &[1.5, 1.5], &[15, 9], Boundary::Zero);
+    point_source(&[31, 28], &[11, 10], &[1.5, 1.5], &[2, 26], Boundary::Periodic); // near the edge, wrapped
+    point_source(&[13, 24, 21], &[7, 9, 9], &[1.5, 1.2, 1.2], &[6, 10, 11], Boundary::Zero);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input.
+
+fn expect_err(image: &ArrayD<f32>, psf: &ArrayD<f32>, iterations: usize, opts: RlOptions, check: fn(&Error) -> bool, what: &str) {
+    let gpu_err = deconvolve::richardson_lucy(gpu(), &image.view(), &psf.view(), iterations, &opts).err();
+    let cpu_err = cpu::richardson_lucy(&image.view(), &psf.view(), iterations, &opts).err();
+    for (path, e) in [("gpu", gpu_err), ("cpu", cpu_err)] {
+        let e = e.unwrap_or_else(|| panic!("{what} ({path}): no error"));
+        assert!(check(&e), "{what} ({path}): wrong error {e:?}");
+    }
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let x = image(&[16, 16]);
+    let p = psf(&[5, 5]);
+    let o = RlOptions::default();
+    let invalid = |e: &Error| matches!(e, Error::Invalid(_));
+    let non_finite = |e: &Error| matches!(e, Error::NonFinite(_));
+    expect_err(&x, &psf(&[17, 3]), 3, o, invalid, "PSF larger than the image");
+    expect_err(&x, &p, 0, o, invalid, "0 iterations");
+    expect_err(&x, &ArrayD::zeros(IxDyn(&[5, 5])), 3, o, invalid, "all-zero PSF");
+    let mut neg = p.clone();
+    neg[[2, 1]] = -0.1;
+    expect_err(&x, &neg, 3, o, invalid, "negative PSF value");
+    let mut nan = x.clone();
+    nan[[3, 7]] = f32::NAN;
+    expect_err(&nan, &p, 3, o, non_finite, "NaN in the image");
+    let mut inf = p.clone();
+    inf[[0, 0]] = f32::INFINITY;
+    expect_err(&x, &inf, 3, o, non_finite, "infinite PSF value");
+    expect_err(&x, &psf(&[2, 3, 3]), 3, o, |e| matches!(e, Error::Shape(_)), "PSF with more axes than the image");
+    expect_err(&image(&[2, 3, 8, 8]), &psf(&[3, 3]), 3, o, |e| matches!(e, Error::Shape(_)), "two batch axes");
+    expect_err(&x, &p, 3, RlOptions { init: Init::Constant(0.0), ..o }, invalid, "zero initial estimate");
+    expect_err(&x, &p, 3, RlOptions { stop: Some(StopRule { tolerance: 1e-3, every: 0 }), ..o }, invalid, "check every 0");
+    expect_err(&x, &p, 3, RlOptions { eps: f32::NAN, ..o }, invalid, "NaN eps");
+    expect_err(&x, &p, 3, RlOptions { tv: Some(0.25), ..o }, invalid, "TV weight at 1/(2 axes)");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Geometry (no GPU) and the two kernels against their twins.
+
+#[test]
+fn padded_shapes_are_fast_and_large_enough() {
+    let g = Geometry::new(&[64, 512, 512], &[31, 31, 31], Boundary::Zero).unwrap();
+    assert_eq!(g.padded, vec![80, 540, 540]);
+    assert_eq!(g.centre, vec![15, 15, 15]);
+    for n in 1..200usize {
+        for m in [1, 2, 5, 8, 31].into_iter().filter(|&m| m <= n) {
+            for last in [false, true] {
+                let l = deconvolve::padded_len(n, m, Boundary::Zero, last);
+                let mut r = l;
+                for f in [2, 3, 5, 7] {
+                    while r % f == 0 {
+                        r /= f;
+                    }
+                }
+                assert!(l >= n + m / 2 && r == 1 && (!last || l % 2 == 0), "n {n} m {m} last {last}: {l}");
+            }
+            assert_eq!(deconvolve::padded_len(n, m, Boundary::Periodic, true), n);
+        }
+    }
+    // The PSF's centre element lands on the origin; its neighbours wrap around.
+    let g = Geometry::new(&[6, 7], &[3, 4], Boundary::Periodic).unwrap();
+    let p = ArrayD::from_shape_fn(IxDyn(&[3, 4]), |i| (10 * i[0] + i[1]) as f64);
+    let w = g.wrap_psf(&p.view());
+    assert_eq!((w[[0, 0]], w[[5, 6]], w[[1, 2]], w[[0, 1]]), (11.0, 0.0, 23.0, 12.0));
+}
+
+#[test]
+fn kernels_match_their_twins() {
+    for dims in SHAPES {
+        let n: usize = dims.iter().product();
+        let mut o = random_positive(n);
+        o.iter_mut().step_by(3).for_each(|v| *v = 0.0);
+        let b = random(n); // negative blurs exercise the filter
+        for ratio in [Ratio { eps: 1e-12, filter_eps: None }, Ratio { eps: 0.01, filter_eps: Some(0.1) }] {
+            let mut rec = Recording::new(gpu());
+            rec.set_poison(true);
+            let ob = rec.upload_f32(&arr(dims, o.clone()).view()).unwrap();
+            let bb = rec.upload_f32(&arr(dims, b.clone()).view()).unwrap();
+            let r = rl_ratio::record(&mut rec, ratio, ob, bb).unwrap();
+            let d = rec.download(r);
+            let got = rec.run().unwrap().f32(d).unwrap();
+            let want: Vec<f64> = o.iter().zip(&b).map(|(&o, &b)| ratio.apply(o as f64, b as f64)).collect();
+            // One f32 addition (1/2 ulp) and one division (≤ 2.5 ulp in WGSL): within 3.5 ulp
+            // ≤ 4.2e-7 of the f64 value, elementwise (quotients of tiny denominators are large).
+            // Sums within 1e-6 of the filter threshold may round to either side in f32: skipped.
+            for (k, (&g, &w)) in got.iter().zip(&want).enumerate() {
+                let conv = b[k] as f64 + ratio.eps as f64;
+                if ratio.filter_eps.is_some_and(|f| (conv - f as f64).abs() < 1e-6) {
+                    continue;
+                }
+                assert!((g as f64 - w).abs() <= 4.2e-7 * w.abs(), "{dims:?} {ratio:?} [{k}]: {g} vs {w}");
+            }
+        }
+        let (e, c, t) = (random(n), random(n), random(n));
+        for with_tv in [false, true] {
+            let mut rec = Recording::new(gpu());
+            let eb = rec.upload_f32(&arr(dims, e.clone()).view()).unwrap();
+            let cb = rec.upload_f32(&arr(dims, c.clone()).view()).unwrap();
+            let tb = rec.upload_f32(&arr(dims, t.clone()).view()).unwrap();
+            rl_update::record(&mut rec, eb, cb, with_tv.then_some(tb)).unwrap();
+            let d = rec.download(eb);
+            let got = rec.run().unwrap().f32(d).unwrap();
+            let mut want = e.clone();
+            rl_update::cpu(&mut want, &c, with_tv.then_some(&t[..]));
+            assert_eq!(flat(&got), want, "update {dims:?} tv {with_tv}: products are exactly rounded");
+        }
+    }
+}
