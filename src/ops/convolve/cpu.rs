@@ -1,0 +1,144 @@
+//! CPU references with the GPU path's semantics: direct sums in f64 over explicitly padded
+//! arrays (the boundary from `layout::cpu::pad`, which walks outward sample by sample, so none
+//! of the GPU's index folding is shared), and an FFT version on rustfft for the CLI's CPU
+//! fallback. Arguments are expected valid except where a `Result` says otherwise.
+
+use ndarray::{ArrayD, Axis, IxDyn, Slice, Zip};
+use num_complex::Complex;
+use rustfft::FftNum;
+
+use super::{gaussian_kernel1d, Boundary, Geometry, Mode, GAUSSIAN_TRUNCATE};
+use crate::error::Result;
+use crate::fft::{self, Norm};
+use crate::ops::layout;
+
+// ---------------------------------------------------------------------------------------------
+// scipy.signal
+
+/// The full linear convolution by direct sums: `out[i + j] += a[i] · k[j]`.
+pub fn full_convolution(a: &ArrayD<f64>, k: &ArrayD<f64>) -> ArrayD<f64> {
+    let dims: Vec<usize> = a.shape().iter().zip(k.shape()).map(|(n, m)| n + m - 1).collect();
+    let mut out = ArrayD::zeros(IxDyn(&dims));
+    for (i, &v) in a.indexed_iter() {
+        let mut window = out.slice_each_axis_mut(|ax| Slice::from(i[ax.axis.0]..i[ax.axis.0] + k.shape()[ax.axis.0]));
+        window.scaled_add(v, k);
+    }
+    out
+}
+
+/// scipy.signal.convolve(a, k, mode): the full convolution cropped to the mode's window.
+pub fn signal_convolve(a: &ArrayD<f64>, k: &ArrayD<f64>, mode: Mode) -> Result<ArrayD<f64>> {
+    let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    let full = full_convolution(a, k);
+    Ok(full.slice_each_axis(|ax| Slice::from(g.start[ax.axis.0]..g.start[ax.axis.0] + g.out[ax.axis.0])).to_owned())
+}
+
+/// scipy.signal.correlate(a, k, mode): the convolution with the kernel reversed.
+pub fn signal_correlate(a: &ArrayD<f64>, k: &ArrayD<f64>, mode: Mode) -> Result<ArrayD<f64>> {
+    signal_convolve(a, &reverse(k), mode)
+}
+
+/// The FFT path of the GPU on rustfft, in `T` (the CLI's CPU fallback): pad to the geometry's
+/// lengths, real transforms, (conjugate) product, crop with wrap-around.
+pub fn fft_signal<T: FftNum>(a: &ArrayD<T>, k: &ArrayD<T>, mode: Mode, correlate: bool) -> Result<ArrayD<T>> {
+    let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    let axes: Vec<usize> = (0..g.padded.len()).collect();
+    let spectrum = |x: &ArrayD<T>| {
+        let mut padded = ArrayD::from_elem(IxDyn(&g.padded), T::zero());
+        padded.slice_each_axis_mut(|ax| Slice::from(0..x.shape()[ax.axis.0])).assign(x);
+        fft::cpu::r2c(&padded, &axes, Norm::Backward)
+    };
+    let (mut fa, fk) = (spectrum(a), spectrum(k));
+    Zip::from(&mut fa).and(&fk).for_each(|x, &y: &Complex<T>| *x = *x * if correlate { y.conj() } else { y });
+    let full = fft::cpu::c2r(&fa, &axes, *g.padded.last().unwrap(), Norm::Backward);
+    let origin: Vec<i64> = if correlate { g.window_origin() } else { g.start.iter().map(|&s| s as i64).collect() };
+    Ok(ArrayD::from_shape_fn(IxDyn(&g.out), |o| {
+        let src: Vec<usize> = (0..g.out.len()).map(|d| (origin[d] + o[d] as i64).rem_euclid(g.padded[d] as i64) as usize).collect();
+        full[IxDyn(&src)]
+    }))
+}
+
+// ---------------------------------------------------------------------------------------------
+// scipy.ndimage
+
+/// scipy.ndimage.correlate(x, w, mode, cval): x extended by `boundary` (m/2 before, the rest
+/// after, per axis), then the valid correlation.
+pub fn correlate(x: &ArrayD<f64>, w: &ArrayD<f64>, boundary: Boundary) -> ArrayD<f64> {
+    let pads: Vec<(usize, usize)> = w.shape().iter().map(|&m| (m / 2, m - 1 - m / 2)).collect();
+    valid_correlation(&extend(x, &pads, boundary), w)
+}
+
+/// scipy.ndimage.convolve(x, w, mode, cval): the correlation with w reversed, extended by
+/// (m - 1)/2 before (scipy's origin shift for even axes).
+pub fn convolve(x: &ArrayD<f64>, w: &ArrayD<f64>, boundary: Boundary) -> ArrayD<f64> {
+    let pads: Vec<(usize, usize)> = w.shape().iter().map(|&m| ((m - 1) / 2, m / 2)).collect();
+    valid_correlation(&extend(x, &pads, boundary), &reverse(w))
+}
+
+/// scipy.ndimage.correlate1d.
+pub fn correlate1d(x: &ArrayD<f64>, weights: &[f64], axis: usize, boundary: Boundary) -> ArrayD<f64> {
+    correlate(x, &along_axis(x.ndim(), weights, axis), boundary)
+}
+
+/// scipy.ndimage.convolve1d.
+pub fn convolve1d(x: &ArrayD<f64>, weights: &[f64], axis: usize, boundary: Boundary) -> ArrayD<f64> {
+    convolve(x, &along_axis(x.ndim(), weights, axis), boundary)
+}
+
+/// scipy.ndimage.gaussian_filter(x, sigma, mode, cval, truncate=4): `sigma` per axis.
+pub fn gaussian_filter(x: &ArrayD<f64>, sigma: &[f64], boundary: Boundary) -> ArrayD<f64> {
+    let mut y = x.clone();
+    for (axis, &s) in sigma.iter().enumerate().filter(|(_, &s)| s > 1e-15) {
+        y = correlate1d(&y, &gaussian_kernel1d(s, GAUSSIAN_TRUNCATE), axis, boundary);
+    }
+    y
+}
+
+/// scipy.ndimage.uniform_filter(x, size, mode, cval): `size` per axis.
+pub fn uniform_filter(x: &ArrayD<f64>, size: &[usize], boundary: Boundary) -> ArrayD<f64> {
+    let mut y = x.clone();
+    for (axis, &n) in size.iter().enumerate().filter(|(_, &n)| n > 1) {
+        y = correlate1d(&y, &vec![1.0 / n as f64; n], axis, boundary);
+    }
+    y
+}
+
+/// Normalised convolution: signal 'same' convolutions, `(k ⊛ (c·x)) / (k ⊛ c + eps)`.
+pub fn normalized_convolution(x: &ArrayD<f64>, c: &ArrayD<f64>, k: &ArrayD<f64>, eps: f64) -> Result<ArrayD<f64>> {
+    let num = signal_convolve(&(c * x), k, Mode::Same)?;
+    let den = signal_convolve(c, k, Mode::Same)?;
+    Ok(num / (den + eps))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/// `y[i] = Σ_j w[j] · p[i + j]`, shape p - w + 1.
+fn valid_correlation(p: &ArrayD<f64>, w: &ArrayD<f64>) -> ArrayD<f64> {
+    let dims: Vec<usize> = p.shape().iter().zip(w.shape()).map(|(n, m)| n - m + 1).collect();
+    let mut out = ArrayD::zeros(IxDyn(&dims));
+    for (j, &v) in w.indexed_iter() {
+        out.scaled_add(v, &p.slice_each_axis(|ax| Slice::from(j[ax.axis.0]..j[ax.axis.0] + dims[ax.axis.0])));
+    }
+    out
+}
+
+fn extend(x: &ArrayD<f64>, pads: &[(usize, usize)], boundary: Boundary) -> ArrayD<f64> {
+    let fill = if let Boundary::Constant(v) = boundary { v as f64 } else { 0.0 };
+    layout::cpu::pad(x, pads, boundary, fill)
+}
+
+fn along_axis(ndim: usize, weights: &[f64], axis: usize) -> ArrayD<f64> {
+    let mut dims = vec![1; ndim];
+    dims[axis] = weights.len();
+    ArrayD::from_shape_vec(IxDyn(&dims), weights.to_vec()).unwrap()
+}
+
+/// Reversed along every axis.
+pub fn reverse<T: Clone>(x: &ArrayD<T>) -> ArrayD<T> {
+    let mut v = x.view();
+    for a in 0..v.ndim() {
+        v.invert_axis(Axis(a));
+    }
+    v.as_standard_layout().into_owned()
+}

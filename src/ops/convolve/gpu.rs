@@ -1,0 +1,154 @@
+//! Recording the convolutions: the FFT path (pad, real forward transform, product, real inverse,
+//! crop) and the direct path (one `correlate_window` dispatch).
+
+use ndarray::{ArrayD, ArrayViewD, Axis};
+
+use super::{check_finite, Geometry, Mode};
+use crate::error::{Error, Result};
+use crate::fft::{FftPlan, Norm, Transform};
+use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::graph::{Buf, Recording};
+use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::correlate_window;
+use crate::kernels::gather::{self, AxisMap};
+use crate::ops::layout::{self, Boundary};
+
+/// A kernel's spectrum on the device, made once for one image shape and mode: the real FFT of
+/// the kernel zero-padded to the geometry's fast lengths, with the transform plans for images of
+/// that shape. [`record`](Self::record) convolves an image with the kernel,
+/// [`record_correlate`](Self::record_correlate) correlates it (the conjugate product), so an
+/// iterative algorithm (Richardson-Lucy: convolve with the PSF, correlate with it) transforms the
+/// kernel once. Recordings that use it must be on the `Gpu` it was made on.
+pub struct KernelSpectrum {
+    geometry: Geometry,
+    forward: FftPlan,
+    inverse: FftPlan,
+    spectrum: GpuArray,
+}
+
+impl KernelSpectrum {
+    /// Transforms `kernel` (finite, the rank of the images) for images of shape `image_dims`
+    /// (runs one submission).
+    pub fn new(gpu: &Gpu, kernel: &ArrayViewD<f32>, image_dims: &[usize], mode: Mode) -> Result<KernelSpectrum> {
+        let geometry = Geometry::new(image_dims, kernel.shape(), mode)?;
+        check_finite(kernel, "convolution kernel")?;
+        let (forward, inverse) = plans(gpu, &geometry)?;
+        let mut rec = Recording::new(gpu);
+        let k = rec.upload_f32(kernel)?;
+        let spectrum = padded_spectrum(&mut rec, &forward, &geometry, k)?;
+        let out = rec.output(spectrum);
+        let spectrum = rec.run()?.array(out);
+        Ok(KernelSpectrum { geometry, forward, inverse, spectrum })
+    }
+
+    pub fn geometry(&self) -> &Geometry {
+        &self.geometry
+    }
+
+    /// Shape of the results.
+    pub fn output_dims(&self) -> &[usize] {
+        &self.geometry.out
+    }
+
+    /// The half spectrum on the device (rfftn layout of the padded kernel).
+    pub fn spectrum(&self) -> &GpuArray {
+        &self.spectrum
+    }
+
+    /// scipy.signal.fftconvolve(image, kernel, mode) of an f32 image of the planned shape.
+    pub fn record(&self, rec: &mut Recording, image: Buf) -> Result<Buf> {
+        self.record_product(rec, image, false)
+    }
+
+    /// scipy.signal.correlate(image, kernel, mode, method='fft').
+    pub fn record_correlate(&self, rec: &mut Recording, image: Buf) -> Result<Buf> {
+        self.record_product(rec, image, true)
+    }
+
+    fn record_product(&self, rec: &mut Recording, image: Buf, correlate: bool) -> Result<Buf> {
+        rec.expect_dtype(image, Dtype::F32, "convolution image")?;
+        if rec.dims(image) != self.geometry.image.as_slice() {
+            return Err(Error::Shape(format!(
+                "kernel spectrum made for images of shape {:?}, given {:?}",
+                self.geometry.image,
+                rec.dims(image)
+            )));
+        }
+        let kernel = rec.input(&self.spectrum);
+        let image = padded_spectrum(rec, &self.forward, &self.geometry, image)?;
+        back_to_space(rec, &self.inverse, &self.geometry, image, kernel, correlate)
+    }
+}
+
+/// fftconvolve / fftcorrelate of two device arrays: both transformed in this recording.
+pub(super) fn fft_pair(rec: &mut Recording, a: Buf, k: Buf, g: &Geometry, correlate: bool) -> Result<Buf> {
+    rec.expect_dtype(a, Dtype::F32, "convolution input")?;
+    rec.expect_dtype(k, Dtype::F32, "convolution kernel")?;
+    let (forward, inverse) = plans(rec.gpu(), g)?;
+    let a = padded_spectrum(rec, &forward, g, a)?;
+    let k = padded_spectrum(rec, &forward, g, k)?;
+    back_to_space(rec, &inverse, g, a, k, correlate)
+}
+
+/// Real transforms over every axis of the padded shape, forward and back (the inverse carries 1/N).
+fn plans(gpu: &Gpu, g: &Geometry) -> Result<(FftPlan, FftPlan)> {
+    let axes: Vec<usize> = (0..g.padded.len()).collect();
+    let forward = FftPlan::new(gpu, &g.padded, &axes, Transform::RealForward, Norm::Backward)?;
+    let len = *g.padded.last().unwrap();
+    let inverse = FftPlan::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward)?;
+    Ok((forward, inverse))
+}
+
+/// The half spectrum of `x` zero-padded (at the end of each axis) to the padded shape.
+fn padded_spectrum(rec: &mut Recording, forward: &FftPlan, g: &Geometry, x: Buf) -> Result<Buf> {
+    let pads: Vec<(usize, usize)> = rec.dims(x).iter().zip(&g.padded).map(|(&n, &l)| (0, l - n)).collect();
+    let padded = if pads.iter().all(|&(_, after)| after == 0) { x } else { layout::pad(rec, x, &pads, Boundary::Constant(0.0))? };
+    forward.record(rec, padded)
+}
+
+/// Inverse transform of the (conjugate) product, cropped to the output window. The circular
+/// correlation holds lag l at index l mod L, and full index n of the correlation is lag
+/// n - (kernel - 1): its window starts at `window_origin`, wrapped around.
+fn back_to_space(rec: &mut Recording, inverse: &FftPlan, g: &Geometry, image: Buf, kernel: Buf, correlate: bool) -> Result<Buf> {
+    let op = if correlate { BinaryOp::ComplexMulConj } else { BinaryOp::ComplexMul };
+    let product = binary::record(rec, op, image, kernel)?;
+    let full = inverse.record(rec, product)?;
+    let origin: Vec<i64> = if correlate { g.window_origin() } else { g.start.iter().map(|&s| s as i64).collect() };
+    let maps: Vec<AxisMap> = (0..g.out.len()).map(|d| AxisMap { len: g.out[d], src_axis: d, origin: origin[d], step: 1 }).collect();
+    gather::record(rec, full, &maps, Boundary::Wrap)
+}
+
+/// scipy.signal's direct method: the output window as a correlation of the zero-extended image
+/// with the kernel (reversed for a convolution).
+pub(super) fn direct(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<Buf> {
+    let reversed;
+    let weights = if correlate {
+        kernel.view()
+    } else {
+        reversed = reverse(kernel);
+        reversed.view()
+    };
+    window(rec, a, &weights, &g.out, &g.window_origin(), Boundary::Constant(0.0))
+}
+
+/// `y[o] = Σ_j weights[j] · x[origin + o + j]` over an output of shape `out_dims`.
+pub(super) fn window(
+    rec: &mut Recording,
+    x: Buf,
+    weights: &ArrayViewD<f32>,
+    out_dims: &[usize],
+    origin: &[i64],
+    boundary: Boundary,
+) -> Result<Buf> {
+    let w = rec.upload_f32(weights)?;
+    correlate_window::record(rec, x, w, out_dims, origin, boundary)
+}
+
+/// The kernel reversed along every axis.
+pub(super) fn reverse(kernel: &ArrayViewD<f32>) -> ArrayD<f32> {
+    let mut v = kernel.view();
+    for a in 0..v.ndim() {
+        v.invert_axis(Axis(a));
+    }
+    v.as_standard_layout().into_owned()
+}

@@ -1,0 +1,418 @@
+//! Convolution and correlation of f32 arrays of 1-4 axes, with scipy's semantics.
+//!
+//! - **Linear convolution** as scipy.signal: [`fftconvolve`] and [`fftcorrelate`] (two device
+//!   arrays), [`signal_convolve`] and [`signal_correlate`] (a host kernel, by FFT or by direct
+//!   sums: [`Method`]), modes full, same and valid ([`Mode`]). The FFT path zero-pads to fast
+//!   2^a3^b5^c7^d lengths just long enough that no wrap-around reaches the output ([`Geometry`]),
+//!   takes real transforms, multiplies (by the conjugate for correlation) and crops. A
+//!   [`KernelSpectrum`] keeps a kernel's transform on the device, so iterative algorithms
+//!   (deconvolution) convolve and correlate with it without transforming it again.
+//! - **Spatial filters** as scipy.ndimage: [`correlate`], [`convolve`], [`correlate1d`],
+//!   [`convolve1d`], [`gaussian_filter`] (truncate = 4) and [`uniform_filter`], output shaped
+//!   like the input, outside values from a [`Boundary`], in one kernel that sums each output's
+//!   window directly (`kernels::correlate_window`).
+//! - **Normalised convolution** (Knutsson and Westin): [`normalized_convolution`].
+//!
+//! [`cpu`] holds the f64 references, written with direct sums over explicitly padded arrays.
+
+pub mod cpu;
+mod gpu;
+
+pub use gpu::KernelSpectrum;
+
+use ndarray::{ArrayD, ArrayViewD, Dimension, IxDyn};
+
+use crate::error::{Error, Result};
+use crate::fft::plan::smooth_at_least;
+use crate::gpu::{Dtype, Shape};
+use crate::graph::{Buf, Recording};
+use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::copy_vec4;
+use crate::kernels::unary::{self, UnaryOp};
+use crate::Gpu;
+
+pub use crate::ops::layout::Boundary;
+
+/// scipy.signal's output modes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Mode {
+    /// Every overlap: shape image + kernel - 1.
+    #[default]
+    Full,
+    /// The image's shape, centred on the full result as scipy centres it (start (kernel - 1) / 2).
+    Same,
+    /// Complete overlaps only: shape |image - kernel| + 1; one array must be at least as large as
+    /// the other along every axis.
+    Valid,
+}
+
+impl Mode {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mode::Full => "full",
+            Mode::Same => "same",
+            Mode::Valid => "valid",
+        }
+    }
+}
+
+impl std::str::FromStr for Mode {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Mode> {
+        match s {
+            "full" => Ok(Mode::Full),
+            "same" => Ok(Mode::Same),
+            "valid" => Ok(Mode::Valid),
+            other => Err(Error::Invalid(format!("mode must be full, same or valid, not `{other}`"))),
+        }
+    }
+}
+
+/// How [`signal_convolve`] computes: by FFT, by direct sums, or (`Auto`) whichever
+/// [`Geometry::prefers_direct`] estimates to be faster. Both give the same result up to rounding.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Method {
+    #[default]
+    Auto,
+    Fft,
+    Direct,
+}
+
+impl Method {
+    /// `Fft` or `Direct` for this geometry.
+    pub fn resolve(self, g: &Geometry) -> Method {
+        match self {
+            Method::Auto if g.prefers_direct() => Method::Direct,
+            Method::Auto => Method::Fft,
+            other => other,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::Auto => "auto",
+            Method::Fft => "fft",
+            Method::Direct => "direct",
+        }
+    }
+}
+
+impl std::str::FromStr for Method {
+    type Err = Error;
+    fn from_str(s: &str) -> Result<Method> {
+        match s {
+            "auto" => Ok(Method::Auto),
+            "fft" => Ok(Method::Fft),
+            "direct" => Ok(Method::Direct),
+            other => Err(Error::Invalid(format!("method must be auto, fft or direct, not `{other}`"))),
+        }
+    }
+}
+
+/// Direct sums are estimated cheaper than the FFT path while `taps · outputs` stays below this
+/// many times the padded FFT size. Model (not yet calibrated; `lucent bench --filter convolve`
+/// has the rows to do so): per padded element the FFT path moves ~150 bytes (pad, real forward,
+/// product, real inverse, crop: ~130 + 16 per axis), ~50 ps at 3 TB/s; a direct tap costs an
+/// FMA and two cached loads, ~0.3 ps spread over an H100's lanes. 50 / 0.3 ≈ 170; 128 leans
+/// toward the FFT, whose cost does not grow with the kernel.
+pub const DIRECT_TAPS_PER_FFT_ELEMENT: f64 = 128.0;
+
+/// The shapes of one linear convolution (or correlation) of an image with a kernel.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Geometry {
+    pub image: Vec<usize>,
+    pub kernel: Vec<usize>,
+    pub mode: Mode,
+    /// Output shape.
+    pub out: Vec<usize>,
+    /// Where the output starts in the full result (of shape image + kernel - 1).
+    pub start: Vec<usize>,
+    /// FFT lengths: per axis the shortest 2^a3^b5^c7^d length at which the circular convolution
+    /// equals the linear one on the output window (shorter than the full length for same and
+    /// valid).
+    pub padded: Vec<usize>,
+}
+
+impl Geometry {
+    /// Checks the shapes (1-4 axes each, none empty, one rank; scipy's rule for valid).
+    pub fn new(image: &[usize], kernel: &[usize], mode: Mode) -> Result<Geometry> {
+        Shape::new(image)?;
+        Shape::new(kernel)?;
+        if image.len() != kernel.len() {
+            return Err(Error::Shape(format!("image {image:?} and kernel {kernel:?} must have the same number of axes")));
+        }
+        let image_larger = image.iter().zip(kernel).all(|(i, k)| i >= k);
+        let kernel_larger = image.iter().zip(kernel).all(|(i, k)| k >= i);
+        if mode == Mode::Valid && !image_larger && !kernel_larger {
+            return Err(Error::Shape(format!(
+                "for 'valid' mode one of image {image:?} and kernel {kernel:?} must be at least as large as the other in every axis"
+            )));
+        }
+        let mut g = Geometry { image: image.to_vec(), kernel: kernel.to_vec(), mode, out: vec![], start: vec![], padded: vec![] };
+        for (&n, &m) in image.iter().zip(kernel) {
+            let full = n + m - 1;
+            let (start, out) = match mode {
+                Mode::Full => (0, full),
+                Mode::Same => ((m - 1) / 2, n),
+                Mode::Valid => (n.min(m) - 1, n.max(m) - n.min(m) + 1),
+            };
+            // Output index j (full index start + j) receives the alias full[start + j ± L]; none
+            // exists when L > start + out - 1 and L > full - 1 - start. Both arrays must also
+            // fit (a kernel larger than the image in 'same' mode may not).
+            let need = (start + out).max(full - start).max(n).max(m);
+            g.start.push(start);
+            g.out.push(out);
+            g.padded.push(smooth_at_least(need));
+        }
+        Ok(g)
+    }
+
+    /// Kernel elements.
+    pub fn taps(&self) -> usize {
+        self.kernel.iter().product()
+    }
+
+    /// Shape of the half spectrum of a padded array (rfftn layout: the last axis keeps n/2 + 1).
+    pub fn spectrum_dims(&self) -> Vec<usize> {
+        let mut d = self.padded.clone();
+        let last = d.len() - 1;
+        d[last] = d[last] / 2 + 1;
+        d
+    }
+
+    /// Input coordinate, per axis, that output 0 reads with kernel element 0 when the output is
+    /// written as a correlation (`Σ_j w[j] · image[origin + o + j]`; the flipped kernel for a
+    /// convolution): the start in the full result minus kernel - 1.
+    pub fn window_origin(&self) -> Vec<i64> {
+        self.start.iter().zip(&self.kernel).map(|(&s, &m)| s as i64 - (m as i64 - 1)).collect()
+    }
+
+    /// Whether direct sums are estimated faster than the FFT path (see
+    /// [`DIRECT_TAPS_PER_FFT_ELEMENT`]).
+    pub fn prefers_direct(&self) -> bool {
+        let product = |d: &[usize]| d.iter().map(|&v| v as f64).product::<f64>();
+        self.taps() as f64 * product(&self.out) <= DIRECT_TAPS_PER_FFT_ELEMENT * product(&self.padded)
+    }
+}
+
+/// Errors with `Error::NonFinite` when `x` holds a NaN or an infinity.
+pub fn check_finite(x: &ArrayViewD<f32>, what: &str) -> Result<()> {
+    match x.indexed_iter().find(|(_, v)| !v.is_finite()) {
+        Some((at, v)) => Err(Error::NonFinite(format!("{what}: {v} at index {:?}", at.slice()))),
+        None => Ok(()),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// scipy.signal: linear convolution and correlation
+
+/// scipy.signal.fftconvolve(a, k, mode) of two f32 device arrays of one rank. (Their values are
+/// only known when the recording runs, so a NaN is not reported: it spreads over the output.)
+pub fn fftconvolve(rec: &mut Recording, a: Buf, k: Buf, mode: Mode) -> Result<Buf> {
+    let g = Geometry::new(rec.dims(a), rec.dims(k), mode)?;
+    gpu::fft_pair(rec, a, k, &g, false)
+}
+
+/// scipy.signal.correlate(a, k, mode, method='fft') of two f32 device arrays: fftconvolve with
+/// the kernel reversed, computed with the conjugate product on the kernel's own spectrum.
+pub fn fftcorrelate(rec: &mut Recording, a: Buf, k: Buf, mode: Mode) -> Result<Buf> {
+    let g = Geometry::new(rec.dims(a), rec.dims(k), mode)?;
+    gpu::fft_pair(rec, a, k, &g, true)
+}
+
+/// scipy.signal.convolve(a, kernel, mode, method) with a host kernel (finite, same rank as `a`).
+pub fn signal_convolve(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, mode: Mode, method: Method) -> Result<Buf> {
+    signal(rec, a, kernel, mode, method, false)
+}
+
+/// scipy.signal.correlate(a, kernel, mode, method) with a host kernel.
+pub fn signal_correlate(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, mode: Mode, method: Method) -> Result<Buf> {
+    signal(rec, a, kernel, mode, method, true)
+}
+
+fn signal(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, mode: Mode, method: Method, correlate: bool) -> Result<Buf> {
+    rec.expect_dtype(a, Dtype::F32, "convolution input")?;
+    let g = Geometry::new(rec.dims(a), kernel.shape(), mode)?;
+    check_finite(kernel, "convolution kernel")?;
+    match method.resolve(&g) {
+        Method::Direct => gpu::direct(rec, a, kernel, &g, correlate),
+        _ => {
+            let spectrum = KernelSpectrum::new(rec.gpu(), kernel, rec.dims(a), mode)?;
+            if correlate { spectrum.record_correlate(rec, a) } else { spectrum.record(rec, a) }
+        }
+    }
+}
+
+/// scipy.signal.fftconvolve on host arrays (both must be finite).
+pub fn convolve_host(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode) -> Result<ArrayD<f32>> {
+    host_pair(gpu, a, k, mode, false)
+}
+
+/// scipy.signal.correlate(method='fft') on host arrays (both must be finite).
+pub fn correlate_host(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode) -> Result<ArrayD<f32>> {
+    host_pair(gpu, a, k, mode, true)
+}
+
+fn host_pair(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, correlate: bool) -> Result<ArrayD<f32>> {
+    let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    check_finite(a, "convolution input")?;
+    check_finite(k, "convolution kernel")?;
+    let mut rec = Recording::new(gpu);
+    let (ab, kb) = (rec.upload_f32(a)?, rec.upload_f32(k)?);
+    let y = gpu::fft_pair(&mut rec, ab, kb, &g, correlate)?;
+    let d = rec.download(y);
+    rec.run()?.f32(d)
+}
+
+// ---------------------------------------------------------------------------------------------
+// scipy.ndimage: spatial filters
+
+/// scipy.ndimage.correlate(x, kernel, mode, cval, origin=0): `y[i] = Σ_j kernel[j] ·
+/// x[i + j - m/2]` per axis (m/2 rounded down, so an even kernel reaches one further back),
+/// outside values from `boundary`. The kernel has x's rank and finite values.
+pub fn correlate(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary: Boundary) -> Result<Buf> {
+    check_filter_kernel(rec, x, kernel)?;
+    let origin: Vec<i64> = kernel.shape().iter().map(|&m| -((m / 2) as i64)).collect();
+    let dims = rec.dims(x).to_vec();
+    gpu::window(rec, x, kernel, &dims, &origin, boundary)
+}
+
+/// scipy.ndimage.convolve(x, kernel, mode, cval, origin=0): `y[i] = Σ_j kernel[j] · x[i - j + m/2]`
+/// (a correlation with the reversed kernel, which scipy shifts by one on even axes).
+pub fn convolve(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary: Boundary) -> Result<Buf> {
+    check_filter_kernel(rec, x, kernel)?;
+    let origin: Vec<i64> = kernel.shape().iter().map(|&m| -(((m - 1) / 2) as i64)).collect();
+    let dims = rec.dims(x).to_vec();
+    gpu::window(rec, x, &gpu::reverse(kernel).view(), &dims, &origin, boundary)
+}
+
+/// scipy.ndimage.correlate1d(x, weights, axis, mode, cval, origin=0).
+pub fn correlate1d(rec: &mut Recording, x: Buf, weights: &[f32], axis: usize, boundary: Boundary) -> Result<Buf> {
+    let kernel = along_axis(rec.dims(x), weights, axis)?;
+    correlate(rec, x, &kernel.view(), boundary)
+}
+
+/// scipy.ndimage.convolve1d(x, weights, axis, mode, cval, origin=0).
+pub fn convolve1d(rec: &mut Recording, x: Buf, weights: &[f32], axis: usize, boundary: Boundary) -> Result<Buf> {
+    let kernel = along_axis(rec.dims(x), weights, axis)?;
+    convolve(rec, x, &kernel.view(), boundary)
+}
+
+/// scipy.ndimage.gaussian_filter(x, sigma, mode, cval, truncate=4.0): one correlate1d per axis
+/// with [`gaussian_kernel1d`]; `sigma` has one value for every axis or one per axis, axes with
+/// sigma ≤ 1e-15 are left alone (as scipy does).
+pub fn gaussian_filter(rec: &mut Recording, x: Buf, sigma: &[f32], boundary: Boundary) -> Result<Buf> {
+    let sigma = per_axis(sigma, rec.dims(x).len(), "sigma")?;
+    if let Some(s) = sigma.iter().find(|s| !s.is_finite() || **s < 0.0) {
+        return Err(Error::Invalid(format!("gaussian_filter: sigma must be finite and non-negative, got {s}")));
+    }
+    let mut cur = None;
+    for (axis, &s) in sigma.iter().enumerate().filter(|(_, &s)| s as f64 > 1e-15) {
+        let weights: Vec<f32> = gaussian_kernel1d(s as f64, GAUSSIAN_TRUNCATE).iter().map(|&w| w as f32).collect();
+        cur = Some(correlate1d(rec, cur.unwrap_or(x), &weights, axis, boundary)?);
+    }
+    cur.map_or_else(|| copy(rec, x), Ok)
+}
+
+/// scipy.ndimage.uniform_filter(x, size, mode, cval): the mean over `size` samples per axis
+/// (centred as correlate1d centres), one pass per axis; size 1 leaves an axis alone.
+pub fn uniform_filter(rec: &mut Recording, x: Buf, size: &[usize], boundary: Boundary) -> Result<Buf> {
+    let size = per_axis(size, rec.dims(x).len(), "size")?;
+    if size.contains(&0) {
+        return Err(Error::Invalid(format!("uniform_filter: sizes must be at least 1, got {size:?}")));
+    }
+    let mut cur = None;
+    for (axis, &n) in size.iter().enumerate().filter(|(_, &n)| n > 1) {
+        let weights = vec![1.0 / n as f32; n];
+        cur = Some(correlate1d(rec, cur.unwrap_or(x), &weights, axis, boundary)?);
+    }
+    cur.map_or_else(|| copy(rec, x), Ok)
+}
+
+/// scipy.ndimage's default truncation of the Gaussian, in standard deviations.
+pub const GAUSSIAN_TRUNCATE: f64 = 4.0;
+
+/// scipy.ndimage's Gaussian weights: radius ⌊truncate·σ + 0.5⌋, exp(-x²/2σ²) normalised to sum 1
+/// (in f64, as scipy computes them).
+pub fn gaussian_kernel1d(sigma: f64, truncate: f64) -> Vec<f64> {
+    let radius = (truncate * sigma + 0.5) as i64;
+    let phi: Vec<f64> = (-radius..=radius).map(|x| (-0.5 / (sigma * sigma) * (x * x) as f64).exp()).collect();
+    let sum: f64 = phi.iter().sum();
+    phi.iter().map(|p| p / sum).collect()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Normalised convolution
+
+/// Normalised convolution (Knutsson and Westin 1993): `(k ⊛ (c·x)) / (k ⊛ c + eps)`, each ⊛ a
+/// scipy.signal convolution in 'same' mode (zero outside the array: no certainty there), so
+/// samples of low certainty `c` (0 for missing, 1 for trusted) are filled from their
+/// neighbours. With an odd kernel this equals scipy.ndimage.convolve(mode='constant'). The
+/// kernel (the applicability) should be non-negative; `eps` ≥ 0 keeps the ratio finite where no
+/// certainty reaches.
+pub fn normalized_convolution(
+    rec: &mut Recording,
+    x: Buf,
+    certainty: Buf,
+    kernel: &ArrayViewD<f32>,
+    method: Method,
+    eps: f32,
+) -> Result<Buf> {
+    rec.expect_same_shape(x, certainty, "normalized convolution: signal and certainty")?;
+    if !(eps.is_finite() && eps >= 0.0) {
+        return Err(Error::Invalid(format!("normalized convolution: eps must be finite and non-negative, got {eps}")));
+    }
+    let g = Geometry::new(rec.dims(x), kernel.shape(), Mode::Same)?;
+    check_finite(kernel, "normalized convolution kernel")?;
+    let weighted = binary::record(rec, BinaryOp::Mul, certainty, x)?;
+    let (num, den) = match method.resolve(&g) {
+        Method::Direct => (gpu::direct(rec, weighted, kernel, &g, false)?, gpu::direct(rec, certainty, kernel, &g, false)?),
+        _ => {
+            let spectrum = KernelSpectrum::new(rec.gpu(), kernel, rec.dims(x), Mode::Same)?;
+            (spectrum.record(rec, weighted)?, spectrum.record(rec, certainty)?)
+        }
+    };
+    let den = unary::record(rec, UnaryOp::Offset(eps), den)?;
+    binary::record(rec, BinaryOp::Div, num, den)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+/// A filter kernel: x's rank, not empty, finite.
+fn check_filter_kernel(rec: &Recording, x: Buf, kernel: &ArrayViewD<f32>) -> Result<()> {
+    rec.expect_dtype(x, Dtype::F32, "filter input")?;
+    Shape::new(kernel.shape())?;
+    if kernel.ndim() != rec.dims(x).len() {
+        return Err(Error::Shape(format!("filter kernel {:?} must have the rank of the input {:?}", kernel.shape(), rec.dims(x))));
+    }
+    check_finite(kernel, "filter kernel")
+}
+
+/// `weights` as a kernel of x's rank lying along `axis`.
+fn along_axis(dims: &[usize], weights: &[f32], axis: usize) -> Result<ArrayD<f32>> {
+    if axis >= dims.len() {
+        return Err(Error::Invalid(format!("axis {axis} is out of range for an array of shape {dims:?}")));
+    }
+    if weights.is_empty() {
+        return Err(Error::Empty("filter weights are empty".into()));
+    }
+    let mut kdims = vec![1; dims.len()];
+    kdims[axis] = weights.len();
+    Ok(ArrayD::from_shape_vec(IxDyn(&kdims), weights.to_vec()).unwrap())
+}
+
+/// One value for every axis, or one per axis.
+fn per_axis<T: Copy>(values: &[T], ndim: usize, what: &str) -> Result<Vec<T>> {
+    match values.len() {
+        1 => Ok(vec![values[0]; ndim]),
+        n if n == ndim => Ok(values.to_vec()),
+        n => Err(Error::Invalid(format!("{what}: {n} values for a {ndim}-D array (give 1 or {ndim})"))),
+    }
+}
+
+/// A copy of `x` (a filter that leaves every axis alone still returns a new array).
+fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {
+    let y = rec.temp(&rec.dims(x).to_vec(), rec.dtype(x))?;
+    copy_vec4::record(rec, x, y)?;
+    Ok(y)
+}
