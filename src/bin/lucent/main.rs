@@ -1,9 +1,11 @@
 //! `lucent`: the command-line tool over the library. One file per subcommand.
 
 mod bench;
+mod convolve;
 mod deconvolve;
 mod demo;
 mod fft;
+mod filter;
 mod info;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -49,6 +51,14 @@ enum Command {
     ///
     /// Example: lucent fft volume.npy -o spectrum.npy --axes 1,2 --norm ortho --json
     Fft(fft::Args),
+    /// scipy.signal.convolve / correlate of an array file with a kernel file (FFT or direct).
+    ///
+    /// Example: lucent convolve image.npy psf.npy -o blurred.npy --mode same --json
+    Convolve(convolve::Args),
+    /// scipy.ndimage spatial filters: Gaussian, uniform, or a kernel, with boundary modes.
+    ///
+    /// Example: lucent filter volume.tif -o smooth.tif --gaussian 2.0 --boundary nearest
+    Filter(filter::Args),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -107,6 +117,8 @@ fn main() {
         Command::Info => info::run(&global),
         Command::Bench(args) => bench::run(&global, &args),
         Command::Fft(args) => fft::run(&global, &args),
+        Command::Convolve(args) => convolve::run(&global, &args),
+        Command::Filter(args) => filter::run(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };

@@ -3,6 +3,7 @@
 //! from GPU timestamps when the adapter has them (else host wall time), as the median of several
 //! runs of a recording that repeats the work many times in one compute pass.
 
+mod convolve;
 mod fft;
 mod rl;
 
@@ -97,6 +98,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.filter.as_deref().is_none_or(|f| "fft".contains(f) || f.starts_with("fft")) {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(fft::suite(&gpu, args, roof, global)?);
+    }
+    if args.filter.as_deref().is_none_or(|f| "convolve".contains(f) || f.starts_with("convolve") || f.starts_with("filter")) {
+        rows.extend(convolve::suite(&gpu, args, global)?);
     }
     if args.filter.as_deref().is_none_or(|f| "rl".contains(f) || f.starts_with("rl")) {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
