@@ -126,9 +126,9 @@ pub struct Geometry {
     pub out: Vec<usize>,
     /// Where the output starts in the full result (of shape image + kernel - 1).
     pub start: Vec<usize>,
-    /// FFT lengths: per axis the shortest 2^a3^b5^c7^d length at which the circular convolution
-    /// equals the linear one on the output window (shorter than the full length for same and
-    /// valid).
+    /// FFT lengths: per axis the shortest 2^a3^b5^c7^d length (even on the last axis) at which
+    /// the circular convolution equals the linear one on the output window (shorter than the full
+    /// length for same and valid).
     pub padded: Vec<usize>,
 }
 
@@ -148,7 +148,8 @@ impl Geometry {
             )));
         }
         let mut g = Geometry { image: image.to_vec(), kernel: kernel.to_vec(), mode, out: vec![], start: vec![], padded: vec![] };
-        for (&n, &m) in image.iter().zip(kernel) {
+        let last = image.len() - 1;
+        for (d, (&n, &m)) in image.iter().zip(kernel).enumerate() {
             let full = n + m - 1;
             let (start, out) = match mode {
                 Mode::Full => (0, full),
@@ -161,7 +162,9 @@ impl Geometry {
             let need = (start + out).max(full - start).max(n).max(m);
             g.start.push(start);
             g.out.push(out);
-            g.padded.push(smooth_at_least(need));
+            // Even on the last axis, where the real FFT of an even length takes the half-length
+            // complex path (about twice as fast as the odd path, for a few percent more samples).
+            g.padded.push(if d == last { 2 * smooth_at_least(need.div_ceil(2)) } else { smooth_at_least(need) });
         }
         Ok(g)
     }
