@@ -43,7 +43,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
     for (dims, axes) in shapes() {
         let n: usize = dims.iter().product();
         let bytes = n as u64 * 8;
-        if bytes > args.max_mib << 20 || bytes * 2 > gpu.max_buffer_bytes() {
+        if bytes > args.max_mib << 20 || bytes > gpu.max_buffer_bytes() {
             continue;
         }
         let shape = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");

@@ -79,8 +79,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut mib = args.min_mib.max(1);
     while mib <= args.max_mib {
         let bytes = mib << 20;
-        // Three arrays of the largest element type must fit.
-        if bytes * 2 > gpu.max_buffer_bytes() {
+        // Each array must fit one buffer.
+        if bytes > gpu.max_buffer_bytes() {
             break;
         }
         let roof = measure(&gpu, copy, bytes)?;

@@ -1,0 +1,56 @@
+#!/usr/bin/env python3
+"""Markdown tables for BENCHMARKS.md from one device run:
+`lucent bench --json` output and the JSON lines of .device/cufft_bench.py (and, if given, of
+.device/rl_reference.py). Usage: bench_tables.py bench.json cufft.json [rl_ref.json]"""
+import json, sys
+
+bench = json.load(open(sys.argv[1]))
+rows = bench["rows"]
+cufft = {}
+for line in open(sys.argv[2]):
+    try:
+        d = json.loads(line)
+    except ValueError:
+        continue
+    if d.get("case") == "cufft":
+        cufft[tuple(d["shape"])] = d
+
+def shape(r):
+    return "×".join(map(str, r["shape"]))
+
+print("### Primitives (bandwidth against the vec4 copy kernel of the same run)\n")
+print("| case | MiB | ms | GB/s | % of copy |\n|---|---:|---:|---:|---:|")
+for r in rows:
+    if not r["case"].startswith(("fft", "conv", "rl")):
+        print(f"| {r['case']} | {r['mib']} | {r['ms']:.4f} | {r['gb_per_s']:.0f} | {r['percent_of_copy']:.1f}% |")
+
+print("\n### FFT against cuFFT (CuPy), same GPU, same run\n")
+print("| shape | lucent c2c ms | cuFFT c2c ms | ratio | lucent rfftn+irfftn ms | cuFFT ms | ratio | c2c GB/s (% copy) |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|")
+by_shape = {}
+for r in rows:
+    if r["case"].startswith("fft"):
+        by_shape.setdefault(tuple(r["shape"]), {})[r["case"]] = r
+for s, cases in by_shape.items():
+    c, rt, ref = cases.get("fft_c2c"), cases.get("fft_real_round_trip"), cufft.get(s, {})
+    def ratio(ours, theirs):
+        return f"{ours / theirs:.2f}" if ours and theirs else "–"
+    cm = c["ms"] if c else None
+    rm = rt["ms"] if rt else None
+    print(f"| {'×'.join(map(str, s))} | {cm or '–':.4} | {ref.get('c2c_ms', '–')} | {ratio(cm, ref.get('c2c_ms'))} | "
+          f"{rm or '–':.4} | {ref.get('real_round_trip_ms', '–')} | {ratio(rm, ref.get('real_round_trip_ms'))} | "
+          f"{c['gb_per_s']:.0f} ({c['percent_of_copy']:.0f}%) |" if c else f"| {'×'.join(map(str, s))} | – |")
+
+others = [r for r in rows if r["case"].startswith(("conv", "rl"))]
+if others:
+    print("\n### Convolution and Richardson-Lucy\n")
+    print("| case | shape | ms |\n|---|---|---:|")
+    for r in others:
+        print(f"| {r['case']} | {shape(r)} | {r['ms']:.4f} |")
+if len(sys.argv) > 3:
+    print("\n### Reference pipelines (CuPy/cuFFT), same run\n")
+    for line in open(sys.argv[3]):
+        try:
+            print("-", json.dumps(json.loads(line)))
+        except ValueError:
+            pass
