@@ -5,6 +5,7 @@
 // Elements are ELEM_WORDS 32-bit words, so one kernel moves f32, u32 and complex arrays.
 // Host side: src/kernels/gather.rs.
 #import common/grid
+#import common/boundary
 
 override ELEM_WORDS: u32 = 1u;  // 1: f32 or u32, 2: complex (interleaved re, im)
 override MODE: u32 = 0u;        // Boundary::code() in src/ops/layout/mod.rs
@@ -29,42 +30,6 @@ struct Params {
 @group(0) @binding(0) var<storage, read> x: array<u32>;
 @group(0) @binding(1) var<storage, read_write> y: array<u32>;
 @group(0) @binding(2) var<uniform> p: Params;
-
-// a mod n in [0, n) for n > 0 (WGSL's % truncates toward zero).
-fn floor_mod(a: i32, n: i32) -> i32 {
-    let r = a % n;
-    return select(r, r + n, r < 0);
-}
-
-// Folds source coordinate c into [0, n) as scipy.ndimage does (any distance outside: reflect and
-// mirror are periodic); -1 means outside in constant mode. Interior coordinates skip the division.
-fn fold(c: i32, n: i32) -> i32 {
-    if (c >= 0 && c < n) {
-        return c;
-    }
-    switch MODE {
-        case 1u: {  // nearest: a a a | a b c d | d d d
-            return clamp(c, 0, n - 1);
-        }
-        case 2u: {  // reflect (half-sample): d c b a | a b c d | d c b a, period 2n
-            let m = floor_mod(c, 2 * n);
-            return select(m, 2 * n - 1 - m, m >= n);
-        }
-        case 3u: {  // mirror (whole-sample): d c b | a b c d | c b a, period 2n - 2
-            if (n == 1) {
-                return 0;
-            }
-            let m = floor_mod(c, 2 * n - 2);
-            return select(m, 2 * n - 2 - m, m >= n);
-        }
-        case 4u: {  // wrap: a b c d | a b c d | a b c d
-            return floor_mod(c, n);
-        }
-        default: {  // constant
-            return -1;
-        }
-    }
-}
 
 // Output coordinate of linear index i (the only divisions, once per thread).
 fn unravel(i: u32) -> vec4<u32> {
@@ -93,7 +58,7 @@ fn source(o: vec4<u32>) -> vec2<u32> {
     let n = vec4<i32>(p.src_len);
     var c = p.origin + p.step * vec4<i32>(o);
     if (any(c < vec4(0)) || any(c >= n)) {
-        c = vec4(fold(c.x, n.x), fold(c.y, n.y), fold(c.z, n.z), fold(c.w, n.w));
+        c = vec4(boundary_fold(c.x, n.x, MODE), boundary_fold(c.y, n.y, MODE), boundary_fold(c.z, n.z, MODE), boundary_fold(c.w, n.w, MODE));
     }
     return vec2(dot(vec4<u32>(max(c, vec4(0))), p.src_stride), u32(all(c >= vec4(0))));
 }
