@@ -6,14 +6,16 @@ import json, sys
 
 bench = json.load(open(sys.argv[1]))
 rows = bench["rows"]
-cufft = {}
+# Both suites list the same (shape, axes) cases in the same order; a shape can appear twice
+# (4096×4096 as a batch of lines and as a 2D transform), so cases are matched by position.
+cufft = []
 for line in open(sys.argv[2]):
     try:
         d = json.loads(line)
     except ValueError:
         continue
     if d.get("case") == "cufft":
-        cufft[tuple(d["shape"])] = d
+        cufft.append(d)
 
 def shape(r):
     return "×".join(map(str, r["shape"]))
@@ -27,17 +29,23 @@ for r in rows:
 print("\n### FFT against cuFFT (CuPy), same GPU, same run\n")
 print("| shape | lucent c2c ms | cuFFT c2c ms | ratio | lucent rfftn+irfftn ms | cuFFT ms | ratio | c2c GB/s (% copy) |")
 print("|---|---:|---:|---:|---:|---:|---:|---:|")
-by_shape = {}
-for r in rows:
-    if r["case"].startswith("fft"):
-        by_shape.setdefault(tuple(r["shape"]), {})[r["case"]] = r
-for s, cases in by_shape.items():
-    c, rt, ref = cases.get("fft_c2c"), cases.get("fft_real_round_trip"), cufft.get(s, {})
+fft_rows = [r for r in rows if r["case"].startswith("fft")]
+cases_in_order = []
+for r in fft_rows:
+    if r["case"] == "fft_c2c":
+        cases_in_order.append({})
+    cases_in_order[-1][r["case"]] = r
+for i, cases in enumerate(cases_in_order):
+    s = tuple(cases["fft_c2c"]["shape"])
+    ref = cufft[i] if i < len(cufft) else {}
+    assert not ref or tuple(ref["shape"]) == s, (s, ref)
+    c, rt = cases.get("fft_c2c"), cases.get("fft_real_round_trip")
     def ratio(ours, theirs):
         return f"{ours / theirs:.2f}" if ours and theirs else "–"
     cm = c["ms"] if c else None
     rm = rt["ms"] if rt else None
-    print(f"| {'×'.join(map(str, s))} | {cm or '–':.4} | {ref.get('c2c_ms', '–')} | {ratio(cm, ref.get('c2c_ms'))} | "
+    axes = ",".join(map(str, ref.get("axes", [])))
+    print(f"| {'×'.join(map(str, s))} (axes {axes}) | {cm or '–':.4} | {ref.get('c2c_ms', '–')} | {ratio(cm, ref.get('c2c_ms'))} | "
           f"{rm or '–':.4} | {ref.get('real_round_trip_ms', '–')} | {ratio(rm, ref.get('real_round_trip_ms'))} | "
           f"{c['gb_per_s']:.0f} ({c['percent_of_copy']:.0f}%) |" if c else f"| {'×'.join(map(str, s))} | – |")
 

@@ -191,6 +191,11 @@ fn full_accuracy_sweep() {
     let mut lengths: Vec<usize> = (1..=1024).collect();
     lengths.extend(primes.iter().copied().filter(|&p| p > 1024));
     lengths.extend((11..=20).map(|k| 1usize << k));
+    // LUCENT_SWEEP_FROM=N resumes a sweep cut short at length N (in the order above).
+    if let Some(from) = std::env::var("LUCENT_SWEEP_FROM").ok().and_then(|s| s.parse::<usize>().ok()) {
+        let at = lengths.iter().position(|&n| n == from).expect("LUCENT_SWEEP_FROM is a length of the sweep");
+        lengths.drain(..at);
+    }
     let mut worst = std::collections::BTreeMap::new();
     for &n in &lengths {
         for inverse in [false, true] {
