@@ -5,7 +5,7 @@
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
 use num_complex::Complex64;
 
-use super::{prepared_psf, validate, Boundary, Change, Geometry, Init, Progress, RlOptions};
+use super::{acceleration, prepared_psf, validate, Boundary, Change, Geometry, Init, Progress, RlOptions};
 use crate::error::Result;
 use crate::fft::{cpu as fft, Norm};
 use crate::kernels::rl_tv;
@@ -40,15 +40,31 @@ pub fn richardson_lucy_with(
     };
     let ratio = opts.ratio();
     let mut result = CpuResult { estimate: ArrayD::zeros(IxDyn(&[0])), iterations: 0, stopped_early: false, changes: Vec::new() };
+    // Biggs-Andrews: the previous estimate, the last two changes g and the step α.
+    let mut previous_estimate = estimate.clone();
+    let mut previous_g: Option<ArrayD<f64>> = None;
+    let mut alpha = 0.0;
     for done in 1..=iterations {
+        let previous = opts.stop.filter(|s| done % s.every == 0).map(|_| estimate.clone());
+        let predicted = opts.accelerate.then(|| {
+            let y = Zip::from(&estimate).and(&previous_estimate).map_collect(|&x, &p| (x + alpha * (x - p)).max(0.0));
+            previous_estimate = std::mem::replace(&mut estimate, y);
+            estimate.clone()
+        });
         let blurred = op.apply(&estimate, false);
         let r = Zip::from(&observed).and(&blurred).map_collect(|&o, &b| ratio.apply(o, b));
         let mut correction = op.apply(&r, true);
         if let Some(lambda) = opts.tv {
             correction *= &rl_tv::cpu(&estimate.view(), &g.image, g.psf.len(), lambda as f64);
         }
-        let previous = opts.stop.filter(|s| done % s.every == 0).map(|_| estimate.clone());
         estimate *= &correction;
+        if let Some(y) = predicted {
+            let g = &estimate - &y;
+            if let Some(gp) = &previous_g {
+                alpha = acceleration((&g * gp).sum(), (gp * gp).sum());
+            }
+            previous_g = Some(g);
+        }
         result.iterations = done;
         let change = previous.map(|p| relative_change(&estimate, &p));
         progress(Progress { done, total: iterations, relative_change: change });

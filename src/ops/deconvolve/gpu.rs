@@ -9,13 +9,14 @@ use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewD};
 
-use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult};
+use super::{acceleration, prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult};
 use crate::error::Result;
 use crate::fft::{FftPlan, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Compiled, Download, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::rl_ratio;
+use crate::kernels::unary::{self, UnaryOp};
 use crate::kernels::{copy_vec4, fill, rl_tv, rl_update};
 use crate::ops::layout::{self, Boundary as Edge};
 use crate::ops::reduce::{self, Reduction};
@@ -35,6 +36,23 @@ struct Monitor {
     measure: Compiled,
     squared_change: Download,
     squared_norm: Download,
+}
+
+/// Biggs-Andrews acceleration's arrays and recordings. A first version: α is computed on the host
+/// from two sums downloaded after each iteration, and the prediction for α > 0 is recorded
+/// afresh with α as a constant (one extra submission and wait per iteration).
+struct Accelerator {
+    /// xₖ₋₁, then (after the prediction) xₖ.
+    previous: GpuArray,
+    /// yₖ, the prediction the RL update started from.
+    predicted: GpuArray,
+    /// The prediction with α = 0 (y = x): copies x aside twice.
+    hold: Compiled,
+    /// g = x − y, its two sums with gₖ₋₁, then g kept as gₖ₋₁ (in an array only this recording
+    /// holds).
+    measure: Compiled,
+    g_dot_previous: Download,
+    previous_squared: Download,
 }
 
 /// A Richardson-Lucy run whose working set lives on the GPU: `new` validates, uploads, pads,
@@ -58,6 +76,7 @@ pub struct RichardsonLucy<'g> {
     resident: Resident,
     iteration: Compiled,
     monitor: Option<Monitor>,
+    accelerator: Option<Accelerator>,
     report: RlReport,
 }
 
@@ -82,11 +101,17 @@ impl<'g> RichardsonLucy<'g> {
         record_iteration(&mut rec, &forward, &inverse, &resident, &geometry, opts)?;
         let iteration = rec.compile()?;
         let monitor = opts.stop.is_some().then(|| monitor(gpu, &resident.estimate)).transpose()?;
+        let accelerator = opts.accelerate.then(|| accelerator(gpu, &resident.estimate)).transpose()?;
 
         let mut peak_bytes = iteration.peak_bytes();
         if let Some(m) = &monitor {
             // Its pool and the copy of the estimate; the estimate itself is counted already.
             peak_bytes += m.measure.peak_bytes() - resident.estimate.buffer.size();
+        }
+        if let Some(a) = &accelerator {
+            // The three resident arrays plus the measurement's temporaries (its pool holds them
+            // and the estimate, already counted); the prediction's temporaries are freed first.
+            peak_bytes += a.measure.peak_bytes() - resident.estimate.buffer.size();
         }
         let report = RlReport {
             device: format!("gpu: {}", gpu.summary().name),
@@ -97,7 +122,7 @@ impl<'g> RichardsonLucy<'g> {
             dispatches_per_iteration: iteration.dispatches(),
             ..Default::default()
         };
-        Ok(RichardsonLucy { gpu, geometry, iterations, opts: *opts, forward, inverse, resident, iteration, monitor, report })
+        Ok(RichardsonLucy { gpu, geometry, iterations, opts: *opts, forward, inverse, resident, iteration, monitor, accelerator, report })
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -109,7 +134,8 @@ impl<'g> RichardsonLucy<'g> {
         &self.report
     }
 
-    /// Records one more iteration on the resident arrays into `rec` (benchmarks record many).
+    /// Records one more iteration on the resident arrays into `rec` (benchmarks record many);
+    /// plain RL: without the acceleration, which needs the host between iterations.
     pub fn record_iteration(&self, rec: &mut Recording) -> Result<()> {
         record_iteration(rec, &self.forward, &self.inverse, &self.resident, &self.geometry, &self.opts)
     }
@@ -118,13 +144,24 @@ impl<'g> RichardsonLucy<'g> {
     pub fn run(mut self, mut progress: impl FnMut(Progress)) -> Result<RlResult> {
         let start = Instant::now();
         let mut gpu_ms = Vec::new();
+        let mut alpha = 0.0;
         for done in 1..=self.iterations {
             let check = self.opts.stop.filter(|s| done % s.every == 0);
             if let (Some(_), Some(m)) = (check, &self.monitor) {
                 m.snapshot.run(self.gpu)?;
             }
+            if let Some(a) = &self.accelerator {
+                predict(self.gpu, a, &self.resident.estimate, alpha)?;
+            }
             let run = self.iteration.run(self.gpu)?;
             gpu_ms.extend(run.report.gpu_ms);
+            if let Some(a) = &self.accelerator {
+                let r = a.measure.run(self.gpu)?;
+                // gₖ₋₁ does not exist before the second iteration (its buffer is unwritten).
+                if done >= 2 {
+                    alpha = acceleration(r.f32(a.g_dot_previous)?[[0]] as f64, r.f32(a.previous_squared)?[[0]] as f64);
+                }
+            }
             let change = match (check, &self.monitor) {
                 (Some(_), Some(m)) => Some(relative_change(self.gpu, m)?),
                 _ => None,
@@ -240,6 +277,47 @@ fn monitor(gpu: &Gpu, estimate: &GpuArray) -> Result<Monitor> {
     let (squared_change, squared_norm) = (rec.download(change), rec.download(norm));
     let measure = rec.compile()?;
     Ok(Monitor { snapshot, measure, squared_change, squared_norm })
+}
+
+fn accelerator(gpu: &Gpu, estimate: &GpuArray) -> Result<Accelerator> {
+    let empty = || GpuArray::empty(gpu, estimate.dims(), Dtype::F32);
+    let (previous, predicted, previous_g) = (empty()?, empty()?, empty()?);  // gₖ₋₁ = xₖ − yₖ₋₁
+    let mut rec = Recording::new(gpu);
+    let (e, p, y) = (rec.input(estimate), rec.input(&previous), rec.input(&predicted));
+    copy_vec4::record(&mut rec, e, p)?;
+    copy_vec4::record(&mut rec, e, y)?;
+    let hold = rec.compile()?;
+
+    let mut rec = Recording::new(gpu);
+    let (e, y, gp) = (rec.input(estimate), rec.input(&predicted), rec.input(&previous_g));
+    let g = binary::record(&mut rec, BinaryOp::Sub, e, y)?;
+    let cross = binary::record(&mut rec, BinaryOp::Mul, g, gp)?;
+    let square = binary::record(&mut rec, BinaryOp::Mul, gp, gp)?;
+    let cross = reduce::record(&mut rec, cross, Reduction::Sum, None)?;
+    let square = reduce::record(&mut rec, square, Reduction::Sum, None)?;
+    copy_vec4::record(&mut rec, g, gp)?;
+    let (g_dot_previous, previous_squared) = (rec.download(cross), rec.download(square));
+    let measure = rec.compile()?;
+    Ok(Accelerator { previous, predicted, hold, measure, g_dot_previous, previous_squared })
+}
+
+/// y = max(x + α (x − x_previous), 0) into the estimate, keeping x as the previous estimate and
+/// y as the prediction.
+fn predict(gpu: &Gpu, a: &Accelerator, estimate: &GpuArray, alpha: f64) -> Result<()> {
+    if alpha == 0.0 {
+        a.hold.run(gpu)?;
+        return Ok(());
+    }
+    let mut rec = Recording::new(gpu);
+    let (e, p, y) = (rec.input(estimate), rec.input(&a.previous), rec.input(&a.predicted));
+    let step = binary::record(&mut rec, BinaryOp::Sub, e, p)?;
+    let step = unary::record(&mut rec, UnaryOp::Scale(alpha as f32), step)?;
+    let moved = binary::record(&mut rec, BinaryOp::Add, e, step)?;
+    unary::record_into(&mut rec, UnaryOp::MaxScalar(0.0), moved, y)?;
+    copy_vec4::record(&mut rec, e, p)?;
+    copy_vec4::record(&mut rec, y, e)?;
+    rec.run()?;
+    Ok(())
 }
 
 /// ‖x − x_previous‖ / ‖x‖ from the monitor's two sums.

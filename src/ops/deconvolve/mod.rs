@@ -87,6 +87,10 @@ pub struct RlOptions {
     /// 1 − λ div(∇x/|∇x|) (zero-flux differences at the image's edges, per slice of a batch).
     /// 0 ≤ λ < 1/(2 × spatial axes) keeps that positive; 0.001 to 0.01 is typical.
     pub tv: Option<f32>,
+    /// Biggs-Andrews acceleration (Biggs & Andrews 1997, as DeconvolutionLab2): each update
+    /// starts from the prediction yₖ = max(xₖ + αₖ (xₖ − xₖ₋₁), 0) instead of xₖ; see
+    /// [`acceleration`].
+    pub accelerate: bool,
 }
 
 impl Default for RlOptions {
@@ -99,6 +103,7 @@ impl Default for RlOptions {
             filter_epsilon: None,
             stop: None,
             tv: None,
+            accelerate: false,
         }
     }
 }
@@ -266,6 +271,17 @@ fn check_options(opts: &RlOptions) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Biggs-Andrews' step αₖ₊₁ = Σ gₖ·gₖ₋₁ / Σ gₖ₋₁·gₖ₋₁ clamped to [0, 1], where gₖ = xₖ₊₁ − yₖ is
+/// the change the RL update made to the prediction; 0 when the denominator is (both paths call
+/// this with their two sums; the first two iterations use α = 0, there being no gₖ₋₁ yet).
+pub fn acceleration(g_dot_previous: f64, previous_squared: f64) -> f64 {
+    if previous_squared > 0.0 && g_dot_previous.is_finite() {
+        (g_dot_previous / previous_squared).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
 }
 
 /// The PSF in f64, divided by its sum when `normalize`.
