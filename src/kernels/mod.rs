@@ -17,6 +17,7 @@ pub mod gather;
 pub mod real_to_complex;
 pub mod reduce_columns;
 pub mod reduce_rows;
+pub mod rl_predict;
 pub mod rl_ratio;
 pub mod rl_tv;
 pub mod rl_update;

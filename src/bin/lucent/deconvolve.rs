@@ -59,7 +59,7 @@ pub struct Args {
     #[arg(long)]
     tv: Option<f32>,
     /// Biggs-Andrews acceleration: start each update from an extrapolation of the last two
-    /// estimates (fewer iterations for the same result; one extra host round trip each).
+    /// estimates (fewer iterations for the same result; three more arrays of the padded shape).
     #[arg(long)]
     accelerate: bool,
 }

@@ -1,7 +1,8 @@
 //! Richardson-Lucy on the GPU. The memory plan: three resident arrays of the padded shape (the
 //! observed image and the estimate, f32; the OTF, the half spectrum of the wrapped PSF, computed
 //! once) and the pooled temporaries of one iteration (the FFTs' scratch, the blurred estimate,
-//! the ratio, the correction). One iteration is recorded once and compiled; each run of it
+//! the ratio, the correction; with Biggs-Andrews acceleration three more resident arrays and two
+//! 1-element sums, see [`Accelerated`]). One iteration is recorded once and compiled; each run of it
 //! updates the estimate in place, so nothing crosses to the host inside the loop except, every
 //! `stop.every` iterations, two sums for the stopping rule.
 
@@ -9,15 +10,14 @@ use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewD};
 
-use super::{acceleration, prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult};
+use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult};
 use crate::error::Result;
 use crate::fft::{FftPlan, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
-use crate::graph::{Buf, Compiled, Download, Recording};
+use crate::graph::{Buf, Compiled, Download, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::rl_ratio;
-use crate::kernels::unary::{self, UnaryOp};
-use crate::kernels::{copy_vec4, fill, rl_tv, rl_update};
+use crate::kernels::{copy_vec4, fill, rl_predict, rl_tv, rl_update};
 use crate::ops::layout::{self, Boundary as Edge};
 use crate::ops::reduce::{self, Reduction};
 
@@ -27,6 +27,7 @@ struct Resident {
     estimate: GpuArray,
     /// rfftn of the wrapped PSF.
     otf: GpuArray,
+    accelerated: Option<Accelerated>,
 }
 
 /// The stopping rule's recordings: copy the estimate aside, then measure how far it moved (they
@@ -38,21 +39,19 @@ struct Monitor {
     squared_norm: Download,
 }
 
-/// Biggs-Andrews acceleration's arrays and recordings. A first version: α is computed on the host
-/// from two sums downloaded after each iteration, and the prediction for α > 0 is recorded
-/// afresh with α as a constant (one extra submission and wait per iteration).
-struct Accelerator {
-    /// xₖ₋₁, then (after the prediction) xₖ.
+/// Biggs-Andrews acceleration's resident arrays (all zero at the start, which makes α = 0 for
+/// the first two iterations: there is no gₖ₋₁ yet). The whole step stays on the device: the
+/// prediction kernel derives α from the two sums the previous iteration left.
+struct Accelerated {
+    /// xₖ₋₁ before the prediction, xₖ after it.
     previous: GpuArray,
-    /// yₖ, the prediction the RL update started from.
+    /// yₖ, the prediction the RL update starts from.
     predicted: GpuArray,
-    /// The prediction with α = 0 (y = x): copies x aside twice.
-    hold: Compiled,
-    /// g = x − y, its two sums with gₖ₋₁, then g kept as gₖ₋₁ (in an array only this recording
-    /// holds).
-    measure: Compiled,
-    g_dot_previous: Download,
-    previous_squared: Download,
+    /// gₖ₋₁ = xₖ − yₖ₋₁.
+    previous_g: GpuArray,
+    /// Σ gₖ·gₖ₋₁ and Σ gₖ₋₁·gₖ₋₁ (one element each).
+    cross: GpuArray,
+    square: GpuArray,
 }
 
 /// A Richardson-Lucy run whose working set lives on the GPU: `new` validates, uploads, pads,
@@ -76,7 +75,6 @@ pub struct RichardsonLucy<'g> {
     resident: Resident,
     iteration: Compiled,
     monitor: Option<Monitor>,
-    accelerator: Option<Accelerator>,
     report: RlReport,
 }
 
@@ -101,18 +99,13 @@ impl<'g> RichardsonLucy<'g> {
         record_iteration(&mut rec, &forward, &inverse, &resident, &geometry, opts)?;
         let iteration = rec.compile()?;
         let monitor = opts.stop.is_some().then(|| monitor(gpu, &resident.estimate)).transpose()?;
-        let accelerator = opts.accelerate.then(|| accelerator(gpu, &resident.estimate)).transpose()?;
 
         let mut peak_bytes = iteration.peak_bytes();
         if let Some(m) = &monitor {
             // Its pool and the copy of the estimate; the estimate itself is counted already.
             peak_bytes += m.measure.peak_bytes() - resident.estimate.buffer.size();
         }
-        if let Some(a) = &accelerator {
-            // The three resident arrays plus the measurement's temporaries (its pool holds them
-            // and the estimate, already counted); the prediction's temporaries are freed first.
-            peak_bytes += a.measure.peak_bytes() - resident.estimate.buffer.size();
-        }
+
         let report = RlReport {
             device: format!("gpu: {}", gpu.summary().name),
             geometry: Some(geometry.clone()),
@@ -122,7 +115,7 @@ impl<'g> RichardsonLucy<'g> {
             dispatches_per_iteration: iteration.dispatches(),
             ..Default::default()
         };
-        Ok(RichardsonLucy { gpu, geometry, iterations, opts: *opts, forward, inverse, resident, iteration, monitor, accelerator, report })
+        Ok(RichardsonLucy { gpu, geometry, iterations, opts: *opts, forward, inverse, resident, iteration, monitor, report })
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -134,8 +127,7 @@ impl<'g> RichardsonLucy<'g> {
         &self.report
     }
 
-    /// Records one more iteration on the resident arrays into `rec` (benchmarks record many);
-    /// plain RL: without the acceleration, which needs the host between iterations.
+    /// Records one more iteration on the resident arrays into `rec` (benchmarks record many).
     pub fn record_iteration(&self, rec: &mut Recording) -> Result<()> {
         record_iteration(rec, &self.forward, &self.inverse, &self.resident, &self.geometry, &self.opts)
     }
@@ -144,24 +136,13 @@ impl<'g> RichardsonLucy<'g> {
     pub fn run(mut self, mut progress: impl FnMut(Progress)) -> Result<RlResult> {
         let start = Instant::now();
         let mut gpu_ms = Vec::new();
-        let mut alpha = 0.0;
         for done in 1..=self.iterations {
             let check = self.opts.stop.filter(|s| done % s.every == 0);
             if let (Some(_), Some(m)) = (check, &self.monitor) {
                 m.snapshot.run(self.gpu)?;
             }
-            if let Some(a) = &self.accelerator {
-                predict(self.gpu, a, &self.resident.estimate, alpha)?;
-            }
             let run = self.iteration.run(self.gpu)?;
             gpu_ms.extend(run.report.gpu_ms);
-            if let Some(a) = &self.accelerator {
-                let r = a.measure.run(self.gpu)?;
-                // gₖ₋₁ does not exist before the second iteration (its buffer is unwritten).
-                if done >= 2 {
-                    alpha = acceleration(r.f32(a.g_dot_previous)?[[0]] as f64, r.f32(a.previous_squared)?[[0]] as f64);
-                }
-            }
             let change = match (check, &self.monitor) {
                 (Some(_), Some(m)) => Some(relative_change(self.gpu, m)?),
                 _ => None,
@@ -227,11 +208,26 @@ fn upload(
     let psf_buf = rec.upload_f32(&wrapped.view())?;
     let otf = forward.record(&mut rec, psf_buf)?;
     let outs = [observed, estimate, otf].map(|b| rec.output(b));
+    let accelerated = opts.accelerate.then(|| record_zeros(&mut rec, &geometry.padded)).transpose()?;
     let compiled = rec.compile()?;
     let peak = compiled.peak_bytes();
     let results = compiled.run(gpu)?;
     let [observed, estimate, otf] = outs.map(|o| results.array(o));
-    Ok((Resident { observed, estimate, otf }, peak))
+    let accelerated = accelerated.map(|[previous, predicted, previous_g, cross, square]| {
+        let [previous, predicted, previous_g, cross, square] = [previous, predicted, previous_g, cross, square].map(|o| results.array(o));
+        Accelerated { previous, predicted, previous_g, cross, square }
+    });
+    Ok((Resident { observed, estimate, otf, accelerated }, peak))
+}
+
+/// The acceleration's arrays, zero: xₖ₋₁, yₖ and gₖ₋₁ of the padded shape, then the two sums.
+fn record_zeros(rec: &mut Recording, padded: &[usize]) -> Result<[Output; 5]> {
+    let mut zeros = |dims: &[usize]| -> Result<Output> {
+        let t = rec.temp(dims, Dtype::F32)?;
+        fill::record(rec, t, 0.0);
+        Ok(rec.output(t))
+    };
+    Ok([zeros(padded)?, zeros(padded)?, zeros(padded)?, zeros(&[1])?, zeros(&[1])?])
 }
 
 /// estimate *= psf* ⊛ (observed / (psf ⊛ estimate + eps)) [× the TV factor], in place.
@@ -246,11 +242,16 @@ fn record_iteration(
     let e = rec.input(&res.estimate);
     let o = rec.input(&res.observed);
     let h = rec.input(&res.otf);
+    let predicted = res.accelerated.as_ref().map(|a| record_prediction(rec, a, e)).transpose()?;
     let tv = opts.tv.map(|lambda| rl_tv::record(rec, e, &geometry.image, geometry.psf.len(), lambda)).transpose()?;
     let blurred = convolve(rec, forward, inverse, e, h, BinaryOp::ComplexMul)?;
     let r = rl_ratio::record(rec, opts.ratio(), o, blurred)?;
     let correction = convolve(rec, forward, inverse, r, h, BinaryOp::ComplexMulConj)?;
-    rl_update::record(rec, e, correction, tv)
+    rl_update::record(rec, e, correction, tv)?;
+    match (&res.accelerated, predicted) {
+        (Some(a), Some(y)) => record_step_sums(rec, a, e, y),
+        _ => Ok(()),
+    }
 }
 
 /// irfftn(rfftn(x) · h), or with conj(h) (the adjoint) for `ComplexMulConj`.
@@ -279,45 +280,29 @@ fn monitor(gpu: &Gpu, estimate: &GpuArray) -> Result<Monitor> {
     Ok(Monitor { snapshot, measure, squared_change, squared_norm })
 }
 
-fn accelerator(gpu: &Gpu, estimate: &GpuArray) -> Result<Accelerator> {
-    let empty = || GpuArray::empty(gpu, estimate.dims(), Dtype::F32);
-    let (previous, predicted, previous_g) = (empty()?, empty()?, empty()?);  // gₖ₋₁ = xₖ − yₖ₋₁
-    let mut rec = Recording::new(gpu);
-    let (e, p, y) = (rec.input(estimate), rec.input(&previous), rec.input(&predicted));
-    copy_vec4::record(&mut rec, e, p)?;
-    copy_vec4::record(&mut rec, e, y)?;
-    let hold = rec.compile()?;
-
-    let mut rec = Recording::new(gpu);
-    let (e, y, gp) = (rec.input(estimate), rec.input(&predicted), rec.input(&previous_g));
-    let g = binary::record(&mut rec, BinaryOp::Sub, e, y)?;
-    let cross = binary::record(&mut rec, BinaryOp::Mul, g, gp)?;
-    let square = binary::record(&mut rec, BinaryOp::Mul, gp, gp)?;
-    let cross = reduce::record(&mut rec, cross, Reduction::Sum, None)?;
-    let square = reduce::record(&mut rec, square, Reduction::Sum, None)?;
-    copy_vec4::record(&mut rec, g, gp)?;
-    let (g_dot_previous, previous_squared) = (rec.download(cross), rec.download(square));
-    let measure = rec.compile()?;
-    Ok(Accelerator { previous, predicted, hold, measure, g_dot_previous, previous_squared })
+/// yₖ = max(xₖ + α (xₖ − xₖ₋₁), 0) becomes the estimate the RL update starts from; xₖ is kept
+/// as the previous estimate and yₖ as the prediction.
+fn record_prediction(rec: &mut Recording, a: &Accelerated, e: Buf) -> Result<Buf> {
+    let (p, y) = (rec.input(&a.previous), rec.input(&a.predicted));
+    let (cross, square) = (rec.input(&a.cross), rec.input(&a.square));
+    rl_predict::record_into(rec, e, p, cross, square, y)?;
+    copy_vec4::record(rec, e, p)?;
+    copy_vec4::record(rec, y, e)?;
+    Ok(y)
 }
 
-/// y = max(x + α (x − x_previous), 0) into the estimate, keeping x as the previous estimate and
-/// y as the prediction.
-fn predict(gpu: &Gpu, a: &Accelerator, estimate: &GpuArray, alpha: f64) -> Result<()> {
-    if alpha == 0.0 {
-        a.hold.run(gpu)?;
-        return Ok(());
-    }
-    let mut rec = Recording::new(gpu);
-    let (e, p, y) = (rec.input(estimate), rec.input(&a.previous), rec.input(&a.predicted));
-    let step = binary::record(&mut rec, BinaryOp::Sub, e, p)?;
-    let step = unary::record(&mut rec, UnaryOp::Scale(alpha as f32), step)?;
-    let moved = binary::record(&mut rec, BinaryOp::Add, e, step)?;
-    unary::record_into(&mut rec, UnaryOp::MaxScalar(0.0), moved, y)?;
-    copy_vec4::record(&mut rec, e, p)?;
-    copy_vec4::record(&mut rec, y, e)?;
-    rec.run()?;
-    Ok(())
+/// gₖ = xₖ₊₁ − yₖ; the sums Σ gₖ·gₖ₋₁ and Σ gₖ₋₁·gₖ₋₁ for the next prediction; gₖ kept.
+fn record_step_sums(rec: &mut Recording, a: &Accelerated, e: Buf, y: Buf) -> Result<()> {
+    let gp = rec.input(&a.previous_g);
+    let g = binary::record(rec, BinaryOp::Sub, e, y)?;
+    let cross = binary::record(rec, BinaryOp::Mul, g, gp)?;
+    let square = binary::record(rec, BinaryOp::Mul, gp, gp)?;
+    let cross = reduce::record(rec, cross, Reduction::Sum, None)?;
+    let square = reduce::record(rec, square, Reduction::Sum, None)?;
+    let (cross_out, square_out) = (rec.input(&a.cross), rec.input(&a.square));
+    copy_vec4::record(rec, cross, cross_out)?;
+    copy_vec4::record(rec, square, square_out)?;
+    copy_vec4::record(rec, g, gp)
 }
 
 /// ‖x − x_previous‖ / ‖x‖ from the monitor's two sums.

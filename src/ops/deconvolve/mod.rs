@@ -277,7 +277,7 @@ fn check_options(opts: &RlOptions) -> Result<()> {
 /// the change the RL update made to the prediction; 0 when the denominator is (both paths call
 /// this with their two sums; the first two iterations use α = 0, there being no gₖ₋₁ yet).
 pub fn acceleration(g_dot_previous: f64, previous_squared: f64) -> f64 {
-    if previous_squared > 0.0 && g_dot_previous.is_finite() {
+    if previous_squared > 0.0 {
         (g_dot_previous / previous_squared).clamp(0.0, 1.0)
     } else {
         0.0
