@@ -175,11 +175,21 @@ fn sm(k: &LineKernel, idx: &str) -> String {
     }
 }
 
+/// The generated kernel. Threads are mapped to (line c, thread t) so that the first stage reads
+/// its inputs straight from global memory coalesced: along the line for contiguous lines, across
+/// adjacent lines for strided ones. Stockham's last stage writes outputs j + q·n/r, the same
+/// pattern, so it stores straight to global memory too when the output runs the same way; only
+/// the stages between exchange through workgroup memory (one round trip fewer at each end).
 pub fn wgsl(k: &LineKernel) -> String {
     let p = &k.pass;
     let (n, t, batch) = (p.n, p.threads, p.batch);
     let wg = t * batch;
     let total = n * batch;
+    let stages = p.radices.len();
+    // The output runs the way the threads are mapped: the last stage stores directly.
+    // (A length-1 line has no stage: it is copied, in any direction.)
+    let direct_store = k.store_line_fast == k.load_line_fast || stages == 0;
+    let uses_shared = stages > 1 || !direct_store;
     let mut s = String::new();
     let w = &mut s;
     writeln!(w, "// FFT of length {n}, radices {:?}, {t} threads per line, {batch} lines per workgroup.", p.radices).unwrap();
@@ -188,47 +198,52 @@ pub fn wgsl(k: &LineKernel) -> String {
     writeln!(w, "@group(0) @binding(1) var<storage, read_write> dst: array<vec2<f32>>;").unwrap();
     writeln!(w, "@group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;").unwrap();
     writeln!(w, "@group(0) @binding(3) var<uniform> p: Params;").unwrap();
-    let words = if p.padded { total + total / 16 + 1 } else { total };
-    writeln!(w, "var<workgroup> buf: array<vec2<f32>, {words}>;").unwrap();
-    writeln!(w, "var<workgroup> line_in: array<u32, {batch}>;").unwrap();
-    writeln!(w, "var<workgroup> line_out: array<u32, {batch}>;").unwrap();
-    writeln!(w, "var<workgroup> line_m: array<u32, {batch}>;").unwrap();
+    if uses_shared {
+        let words = if p.padded { total + total / 16 + 1 } else { total };
+        writeln!(w, "var<workgroup> buf: array<vec2<f32>, {words}>;").unwrap();
+    }
+    if !direct_store {
+        writeln!(w, "var<workgroup> line_out: array<u32, {batch}>;").unwrap();
+        writeln!(w, "var<workgroup> line_m: array<u32, {batch}>;").unwrap();
+    }
     writeln!(w, "fn pad(i: u32) -> u32 {{ return i + (i >> 4u); }}").unwrap();
     writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
     writeln!(w, "fn base(l: u32, split: u32, hi: u32, lo: u32) -> u32 {{ let o = l / p.inner; let i = l - o * p.inner; return (o / split) * hi + (o % split) * lo + i; }}").unwrap();
+    writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
     let conj = |x: &str| if k.inverse { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
+    // What a store writes: conjugated back for the inverse, the four-step twiddle, the norm.
+    let stored = |v: &str, idx: &str, m: &str| {
+        let v = if k.twiddle_out { format!("twiddled({v}, {idx}, {m})") } else { v.to_string() };
+        format!("{} * p.scale", conj(&v))
+    };
     writeln!(w, "@compute @workgroup_size({wg})").unwrap();
     writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
     writeln!(w, "let first = (wid.x + nwg.x * (wid.y + nwg.y * wid.z)) * {batch}u;").unwrap();
     writeln!(w, "if (first >= p.lines) {{ return; }}").unwrap();
-    // Per-line addresses once per workgroup: the general index split divides by run-time values.
-    writeln!(w, "if (lid < {batch}u) {{").unwrap();
-    writeln!(w, "  let l = min(first + lid, p.lines - 1u);").unwrap();
-    writeln!(w, "  line_in[lid] = base(l, p.in_split, p.in_hi, p.in_lo);").unwrap();
-    writeln!(w, "  line_out[lid] = base(l, p.out_split, p.out_hi, p.out_lo);").unwrap();
-    if k.twiddle_out {
-        writeln!(w, "  line_m[lid] = (l % p.inner) / p.tw_div;").unwrap();
+    if k.load_line_fast {
+        writeln!(w, "let t = lid % {t}u; let c = lid / {t}u;").unwrap();
+    } else {
+        writeln!(w, "let c = lid % {batch}u; let t = lid / {batch}u;").unwrap();
     }
-    writeln!(w, "}}").unwrap();
-    writeln!(w, "workgroupBarrier();").unwrap();
-    // Load: every global read of the thread issued before any is stored, for memory parallelism.
-    let (c_load, j_load) = if k.load_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
-    let rounds = total.div_ceil(wg);
-    for r in 0..rounds {
-        let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
-        writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
-        writeln!(w, "{{ let e = e{r}; let c = {c_load}; let j = {j_load};").unwrap();
-        writeln!(w, "  if ({guard}first + c < p.lines) {{ v{r} = src[line_in[c] + j * p.in_elem]; }} }}").unwrap();
+    writeln!(w, "let line = c * {n}u; let valid = first + c < p.lines;").unwrap();
+    writeln!(w, "let l = min(first + c, p.lines - 1u);").unwrap();
+    writeln!(w, "let in_base = base(l, p.in_split, p.in_hi, p.in_lo);").unwrap();
+    if direct_store {
+        writeln!(w, "let out_base = base(l, p.out_split, p.out_hi, p.out_lo);").unwrap();
+        if k.twiddle_out {
+            writeln!(w, "let m = (l % p.inner) / p.tw_div;").unwrap();
+        }
+    } else {
+        // Another thread stores this line: keep its addresses where every thread can see them.
+        writeln!(w, "if (t == 0u) {{ line_out[c] = base(l, p.out_split, p.out_hi, p.out_lo); line_m[c] = (l % p.inner) / p.tw_div; }}").unwrap();
     }
-    for r in 0..rounds {
-        let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
-        writeln!(w, "{guard}{{ let e = e{r}; let c = {c_load}; let j = {j_load}; {} = {}; }}", sm(k, &format!("c * {n}u + j")), conj(&format!("v{r}"))).unwrap();
+    if stages == 0 {
+        writeln!(w, "if (valid) {{ dst[out_base] = {}; }}", stored(&conj("src[in_base]"), "0u", "m")).unwrap();
     }
-    writeln!(w, "workgroupBarrier();").unwrap();
-    writeln!(w, "let t = lid % {t}u; let line = (lid / {t}u) * {n}u;").unwrap();
-    // Stages.
     let mut ns = 1;
     for (si, &r) in p.radices.iter().enumerate() {
+        let (is_first, is_last) = (si == 0, si + 1 == stages);
+        let store_global = is_last && direct_store;
         let nb = n / r;
         let per = nb.div_ceil(t);
         writeln!(w, "{{ // stage {si}: radix {r}, {nb} butterflies after stages of {ns}").unwrap();
@@ -238,22 +253,39 @@ pub fn wgsl(k: &LineKernel) -> String {
             for q in 0..r {
                 writeln!(w, "var x{b}_{q} = vec2<f32>();").unwrap();
             }
-            if guard {
-                writeln!(w, "if (j{b} < {nb}u) {{").unwrap();
+            let cond = match (is_first, guard) {
+                (true, true) => format!("valid && j{b} < {nb}u"),
+                (true, false) => "valid".to_string(),
+                (false, true) => format!("j{b} < {nb}u"),
+                (false, false) => String::new(),
+            };
+            if !cond.is_empty() {
+                writeln!(w, "if ({cond}) {{").unwrap();
             }
             for q in 0..r {
-                writeln!(w, "x{b}_{q} = {};", sm(k, &format!("line + j{b} + {}u", q * nb))).unwrap();
+                let idx = format!("j{b} + {}u", q * nb);
+                let v = if is_first { conj(&format!("src[in_base + ({idx}) * p.in_elem]")) } else { sm(k, &format!("line + {idx}")) };
+                writeln!(w, "x{b}_{q} = {v};").unwrap();
             }
-            if guard {
+            if !cond.is_empty() {
                 writeln!(w, "}}").unwrap();
             }
         }
-        writeln!(w, "workgroupBarrier();").unwrap();
+        // Stages read and write the same workgroup memory: all reads before any write.
+        if !is_first && !store_global {
+            writeln!(w, "workgroupBarrier();").unwrap();
+        }
         let step = n / (ns * r);
         for b in 0..per {
             let guard = t * (b + 1) > nb;
-            if guard {
-                writeln!(w, "if (j{b} < {nb}u) {{").unwrap();
+            let cond = match (store_global, guard) {
+                (true, true) => format!("valid && j{b} < {nb}u"),
+                (true, false) => "valid".to_string(),
+                (false, true) => format!("j{b} < {nb}u"),
+                (false, false) => String::new(),
+            };
+            if !cond.is_empty() {
+                writeln!(w, "if ({cond}) {{").unwrap();
             }
             if ns > 1 {
                 writeln!(w, "let k{b} = j{b} % {ns}u;").unwrap();
@@ -267,33 +299,41 @@ pub fn wgsl(k: &LineKernel) -> String {
             let regs: Vec<String> = (0..r).map(|q| format!("x{b}_{q}")).collect();
             butterfly(w, &regs, &format!("b{b}_"));
             for q in 0..r {
-                writeln!(w, "{} = x{b}_{q};", sm(k, &format!("line + d{b} + {}u", q * ns))).unwrap();
+                let idx = format!("d{b} + {}u", q * ns);
+                if store_global {
+                    let v = stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
+                    writeln!(w, "dst[out_base + ({idx}) * p.out_elem] = {v};").unwrap();
+                } else {
+                    writeln!(w, "{} = x{b}_{q};", sm(k, &format!("line + {idx}"))).unwrap();
+                }
             }
-            if guard {
+            if !cond.is_empty() {
                 writeln!(w, "}}").unwrap();
             }
         }
-        writeln!(w, "workgroupBarrier();").unwrap();
+        if !store_global {
+            writeln!(w, "workgroupBarrier();").unwrap();
+        }
         writeln!(w, "}}").unwrap();
         ns *= r;
     }
-    // Store: all workgroup reads first, then the global writes.
-    let (c_store, k_store) = if k.store_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
-    for r in 0..rounds {
-        let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
-        writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {}; }}", sm(k, &format!("c * {n}u + k"))).unwrap();
-    }
-    for r in 0..rounds {
-        let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
-        writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
-        writeln!(w, "  if ({guard}first + c < p.lines) {{").unwrap();
-        writeln!(w, "    var v = v{r};").unwrap();
-        if k.twiddle_out {
-            writeln!(w, "    let q = k * line_m[c];").unwrap();
-            writeln!(w, "    v = cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s]));").unwrap();
+    if !direct_store {
+        // The output runs across the threads' lines: read back from workgroup memory in the
+        // order that keeps the global writes coalesced, all reads first.
+        let (c_store, k_store) = if k.store_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
+        let rounds = total.div_ceil(wg);
+        for r in 0..rounds {
+            let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
+            writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
+            writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {}; }}", sm(k, &format!("c * {n}u + k"))).unwrap();
         }
-        writeln!(w, "    dst[line_out[c] + k * p.out_elem] = {} * p.scale;", conj("v")).unwrap();
-        writeln!(w, "  }} }}").unwrap();
+        for r in 0..rounds {
+            let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
+            writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
+            writeln!(w, "  if ({guard}first + c < p.lines) {{").unwrap();
+            writeln!(w, "    dst[line_out[c] + k * p.out_elem] = {};", stored(&format!("v{r}"), "k", "line_m[c]")).unwrap();
+            writeln!(w, "  }} }}").unwrap();
+        }
     }
     writeln!(w, "}}").unwrap();
     s

@@ -72,6 +72,30 @@ impl Gpu {
         Gpu::with_adapter(selector.as_deref())
     }
 
+    /// Opens every adapter of the best device type present (all discrete GPUs of a host, say),
+    /// for work spread over several devices (the split convolution). `LUCENT_MAX_BUFFER_BYTES`
+    /// applies to each.
+    pub fn open_all() -> Result<Vec<Gpu>> {
+        let adapters = pollster::block_on(instance().enumerate_adapters(BACKENDS));
+        let best = adapters.iter().map(|a| rank(a.get_info().device_type)).min().ok_or_else(|| Error::NoAdapter(String::new()))?;
+        let chosen: Vec<String> = (0..adapters.len()).filter(|&i| rank(adapters[i].get_info().device_type) == best).map(|i| i.to_string()).collect();
+        Gpu::open_list(&chosen)
+    }
+
+    /// Opens one `Gpu` per selector (index or name substring, as [`with_adapter`](Self::with_adapter)).
+    pub fn open_list(selectors: &[impl AsRef<str>]) -> Result<Vec<Gpu>> {
+        if selectors.is_empty() {
+            return Err(Error::Invalid("no adapters selected".into()));
+        }
+        selectors.iter().map(|s| Gpu::with_adapter(Some(s.as_ref()))).collect()
+    }
+
+    /// Lowers the largest buffer lucent will create to `bytes` (never raises it): tests and
+    /// benchmarks force split paths in-process without `LUCENT_MAX_BUFFER_BYTES`.
+    pub fn lower_max_buffer_bytes(&mut self, bytes: u64) {
+        self.max_buffer_bytes = self.max_buffer_bytes.min(bytes);
+    }
+
     /// Opens the adapter chosen by `selector` (name substring, case-insensitive, or index).
     pub fn with_adapter(selector: Option<&str>) -> Result<Gpu> {
         let adapters = pollster::block_on(instance().enumerate_adapters(BACKENDS));

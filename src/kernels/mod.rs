@@ -9,6 +9,7 @@ pub mod binary;
 pub mod complex_to_real;
 pub mod complex_unary;
 pub mod copy_vec4;
+pub mod correlate_tiled;
 pub mod correlate_window;
 pub mod fft_axis_map;
 pub mod fft_lines;

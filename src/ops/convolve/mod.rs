@@ -17,6 +17,7 @@
 
 pub mod cpu;
 mod gpu;
+pub mod split;
 
 pub use gpu::KernelSpectrum;
 

@@ -5,7 +5,7 @@
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
 use num_complex::Complex64;
 
-use super::{acceleration, prepared_psf, validate, Boundary, Change, Geometry, Init, Progress, RlOptions};
+use super::{acceleration, prepared_psf, validate, Boundary, Change, Geometry, Init, Progress, RlOptions, WEIGHT_FLOOR};
 use crate::error::Result;
 use crate::fft::{cpu as fft, Norm};
 use crate::kernels::rl_tv;
@@ -32,12 +32,15 @@ pub fn richardson_lucy_with(
     mut progress: impl FnMut(Progress),
 ) -> Result<CpuResult> {
     let g = validate(image, psf, iterations, opts)?;
-    let op = Operator::new(&g, &prepared_psf(psf, opts.normalize_psf).view());
-    let observed = g.pad(&image.mapv(|v| v as f64).view());
+    let psf = prepared_psf(psf, opts.normalize_psf);
+    let op = Operator::new(&g, &psf.view());
+    let image = image.mapv(|v| v as f64);
+    let observed = g.pad(&image.view());
     let mut estimate = match opts.init {
-        Init::Observed => observed.clone(),
-        Init::Constant(c) => g.pad(&ArrayD::from_elem(image.shape(), c as f64).view()),
+        Init::Observed => g.first_estimate(&image.view()),
+        Init::Constant(c) => g.first_estimate(&ArrayD::from_elem(image.shape(), c as f64).view()),
     };
+    let inverse_weight = g.is_extended().then(|| inverse_weights(&g, &op, psf.sum()));
     let ratio = opts.ratio();
     let mut result = CpuResult { estimate: ArrayD::zeros(IxDyn(&[0])), iterations: 0, stopped_early: false, changes: Vec::new() };
     // Biggs-Andrews: the previous estimate, the last two changes g and the step α.
@@ -55,7 +58,10 @@ pub fn richardson_lucy_with(
         let r = Zip::from(&observed).and(&blurred).map_collect(|&o, &b| ratio.apply(o, b));
         let mut correction = op.apply(&r, true);
         if let Some(lambda) = opts.tv {
-            correction *= &rl_tv::cpu(&estimate.view(), &g.image, g.psf.len(), lambda as f64);
+            correction *= &rl_tv::cpu(&estimate.view(), &g.support, g.psf.len(), lambda as f64);
+        }
+        if let Some(w) = &inverse_weight {
+            correction *= w;
         }
         estimate *= &correction;
         if let Some(y) = predicted {
@@ -76,17 +82,26 @@ pub fn richardson_lucy_with(
             }
         }
     }
-    result.estimate = estimate.slice_each_axis(|ax| (0..g.image[ax.axis.index()]).into()).to_owned();
+    result.estimate = g.crop(&estimate);
     Ok(result)
+}
+
+/// Bertero-Boccacci's 1 / max(Hᵀ M, floor) on the padded shape, M the image's window (see
+/// [`super::WEIGHT_FLOOR`]).
+fn inverse_weights(g: &Geometry, op: &Operator, psf_sum: f64) -> ArrayD<f64> {
+    let mask = g.pad(&ArrayD::from_elem(g.image.as_slice(), 1.0).view());
+    let floor = WEIGHT_FLOOR * psf_sum;
+    op.apply(&mask, true).mapv(|w| 1.0 / w.max(floor))
 }
 
 /// `psf ⊛ x` (scipy.signal.convolve(x, psf, mode='same') for `Boundary::Zero`, circular for
 /// `Periodic`) in f64: the forward model of the deconvolution, used to simulate data. The PSF is
-/// used as given (not normalised); its axes are the last ones of `x`.
+/// used as given (not normalised); its axes are the last ones of `x`. `Extended` gives what
+/// `Zero` gives (`x` holds no object beyond itself).
 pub fn convolve(x: &ArrayViewD<f64>, psf: &ArrayViewD<f64>, boundary: Boundary) -> Result<ArrayD<f64>> {
     let g = Geometry::new(x.shape(), psf.shape(), boundary)?;
     let y = Operator::new(&g, psf).apply(&g.pad(x), false);
-    Ok(y.slice_each_axis(|ax| (0..g.image[ax.axis.index()]).into()).to_owned())
+    Ok(g.crop(&y))
 }
 
 /// Multiplication by the OTF (or its conjugate) on the padded shape.

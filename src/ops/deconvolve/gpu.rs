@@ -2,7 +2,8 @@
 //! observed image and the estimate, f32; the OTF, the half spectrum of the wrapped PSF, computed
 //! once) and the pooled temporaries of one iteration (the FFTs' scratch, the blurred estimate,
 //! the ratio, the correction; with Biggs-Andrews acceleration three more resident arrays and two
-//! 1-element sums, see [`Accelerated`]). One iteration is recorded once and compiled; each run of it
+//! 1-element sums, see [`Accelerated`]; with [`super::Boundary::Extended`] one more, the inverse
+//! weights). One iteration is recorded once and compiled; each run of it
 //! updates the estimate in place, so nothing crosses to the host inside the loop except, every
 //! `stop.every` iterations, two sums for the stopping rule.
 
@@ -10,13 +11,14 @@ use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewD};
 
-use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult};
+use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult, WEIGHT_FLOOR};
 use crate::error::Result;
 use crate::fft::{FftPlan, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Compiled, Download, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::rl_ratio;
+use crate::kernels::unary::{self, UnaryOp};
 use crate::kernels::{copy_vec4, fill, rl_predict, rl_tv, rl_update};
 use crate::ops::layout::{self, Boundary as Edge};
 use crate::ops::reduce::{self, Reduction};
@@ -27,6 +29,8 @@ struct Resident {
     estimate: GpuArray,
     /// rfftn of the wrapped PSF.
     otf: GpuArray,
+    /// Bertero-Boccacci's 1 / max(Hᵀ M, floor), with [`super::Boundary::Extended`].
+    inverse_weight: Option<GpuArray>,
     accelerated: Option<Accelerated>,
 }
 
@@ -93,7 +97,7 @@ impl<'g> RichardsonLucy<'g> {
         let forward = FftPlan::new(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward)?;
         let len = geometry.padded[*axes.last().unwrap()];
         let inverse = FftPlan::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward)?;
-        let (resident, setup_peak_bytes) = upload(gpu, &geometry, image, psf, opts, &forward)?;
+        let (resident, setup_peak_bytes) = upload(gpu, &geometry, image, psf, opts, &forward, &inverse)?;
 
         let mut rec = Recording::new(gpu);
         record_iteration(&mut rec, &forward, &inverse, &resident, &geometry, opts)?;
@@ -174,15 +178,15 @@ impl<'g> RichardsonLucy<'g> {
         }
         let mut rec = Recording::new(self.gpu);
         let eb = rec.input(e);
-        let start = vec![0; self.geometry.image.len()];
-        let cropped = layout::crop(&mut rec, eb, &start, &self.geometry.image)?;
+        let cropped = layout::crop(&mut rec, eb, &self.geometry.offset, &self.geometry.image)?;
         let d = rec.download(cropped);
         rec.run()?.f32(d)
     }
 }
 
-/// Pads the observed image and the first estimate to the working shape and computes the OTF,
-/// in one submission; returns the resident arrays and the peak memory of that step.
+/// Pads the observed image and the first estimate to the working shape and computes the OTF
+/// (and with [`super::Boundary::Extended`] the inverse weights), in one submission; returns the
+/// resident arrays and the peak memory of that step.
 fn upload(
     gpu: &Gpu,
     geometry: &Geometry,
@@ -190,11 +194,11 @@ fn upload(
     psf: &ArrayViewD<f32>,
     opts: &RlOptions,
     forward: &FftPlan,
+    inverse: &FftPlan,
 ) -> Result<(Resident, u64)> {
     let mut rec = Recording::new(gpu);
     let img = rec.upload_f32(image)?;
-    let pads: Vec<(usize, usize)> = geometry.image.iter().zip(&geometry.padded).map(|(&n, &l)| (0, l - n)).collect();
-    let observed = layout::pad(&mut rec, img, &pads, Edge::Constant(0.0))?;
+    let observed = place(&mut rec, geometry, img)?;
     let first = match opts.init {
         Init::Observed => img,
         Init::Constant(c) => {
@@ -203,11 +207,15 @@ fn upload(
             t
         }
     };
-    let estimate = layout::pad(&mut rec, first, &pads, Edge::Constant(0.0))?;
-    let wrapped = geometry.wrap_psf(&prepared_psf(psf, opts.normalize_psf).view()).mapv(|v| v as f32);
+    let estimate = first_estimate(&mut rec, geometry, first)?;
+    let psf = prepared_psf(psf, opts.normalize_psf);
+    let wrapped = geometry.wrap_psf(&psf.view()).mapv(|v| v as f32);
     let psf_buf = rec.upload_f32(&wrapped.view())?;
     let otf = forward.record(&mut rec, psf_buf)?;
     let outs = [observed, estimate, otf].map(|b| rec.output(b));
+    let floor = WEIGHT_FLOOR * psf.sum();
+    let weights = geometry.is_extended().then(|| inverse_weights(&mut rec, geometry, forward, inverse, otf, floor)).transpose()?;
+    let weights = weights.map(|w| rec.output(w));
     let accelerated = opts.accelerate.then(|| record_zeros(&mut rec, &geometry.padded)).transpose()?;
     let compiled = rec.compile()?;
     let peak = compiled.peak_bytes();
@@ -217,7 +225,39 @@ fn upload(
         let [previous, predicted, previous_g, cross, square] = [previous, predicted, previous_g, cross, square].map(|o| results.array(o));
         Accelerated { previous, predicted, previous_g, cross, square }
     });
-    Ok((Resident { observed, estimate, otf, accelerated }, peak))
+    let inverse_weight = weights.map(|w| results.array(w));
+    Ok((Resident { observed, estimate, otf, inverse_weight, accelerated }, peak))
+}
+
+/// The image at [`Geometry::offset`] in a zero array of the padded shape.
+fn place(rec: &mut Recording, g: &Geometry, x: Buf) -> Result<Buf> {
+    let pads: Vec<(usize, usize)> = (0..g.image.len()).map(|d| (g.offset[d], g.padded[d] - g.image[d] - g.offset[d])).collect();
+    layout::pad(rec, x, &pads, Edge::Constant(0.0))
+}
+
+/// As [`Geometry::first_estimate`]: `x` placed in the padded array, the rest of the support
+/// filled with its nearest element, zero beyond.
+fn first_estimate(rec: &mut Recording, g: &Geometry, x: Buf) -> Result<Buf> {
+    if !g.is_extended() {
+        return place(rec, g, x);
+    }
+    let nearest: Vec<(usize, usize)> = (0..g.image.len()).map(|d| (g.offset[d], g.support[d] - g.image[d] - g.offset[d])).collect();
+    let extended = layout::pad(rec, x, &nearest, Edge::Nearest)?;
+    let zeros: Vec<(usize, usize)> = (0..g.image.len()).map(|d| (0, g.padded[d] - g.support[d])).collect();
+    layout::pad(rec, extended, &zeros, Edge::Constant(0.0))
+}
+
+/// Bertero-Boccacci's 1 / max(Hᵀ M, floor): M (1 on the image's window) through the adjoint
+/// blur, clamped, inverted once here so that the update only multiplies.
+fn inverse_weights(rec: &mut Recording, g: &Geometry, forward: &FftPlan, inverse: &FftPlan, otf: Buf, floor: f64) -> Result<Buf> {
+    let ones = rec.temp(&g.image, Dtype::F32)?;
+    fill::record(rec, ones, 1.0);
+    let mask = place(rec, g, ones)?;
+    let w = convolve(rec, forward, inverse, mask, otf, BinaryOp::ComplexMulConj)?;
+    let clamped = unary::record(rec, UnaryOp::MaxScalar(floor as f32), w)?;
+    let numerator = rec.temp(&g.padded, Dtype::F32)?;
+    fill::record(rec, numerator, 1.0);
+    binary::record(rec, BinaryOp::Div, numerator, clamped)
 }
 
 /// The acceleration's arrays, zero: xₖ₋₁, yₖ and gₖ₋₁ of the padded shape, then the two sums.
@@ -230,7 +270,8 @@ fn record_zeros(rec: &mut Recording, padded: &[usize]) -> Result<[Output; 5]> {
     Ok([zeros(padded)?, zeros(padded)?, zeros(padded)?, zeros(&[1])?, zeros(&[1])?])
 }
 
-/// estimate *= psf* ⊛ (observed / (psf ⊛ estimate + eps)) [× the TV factor], in place.
+/// estimate *= psf* ⊛ (observed / (psf ⊛ estimate + eps)) [× the TV factor] [× the inverse
+/// weights], in place.
 fn record_iteration(
     rec: &mut Recording,
     forward: &FftPlan,
@@ -243,11 +284,12 @@ fn record_iteration(
     let o = rec.input(&res.observed);
     let h = rec.input(&res.otf);
     let predicted = res.accelerated.as_ref().map(|a| record_prediction(rec, a, e)).transpose()?;
-    let tv = opts.tv.map(|lambda| rl_tv::record(rec, e, &geometry.image, geometry.psf.len(), lambda)).transpose()?;
+    let tv = opts.tv.map(|lambda| rl_tv::record(rec, e, &geometry.support, geometry.psf.len(), lambda)).transpose()?;
     let blurred = convolve(rec, forward, inverse, e, h, BinaryOp::ComplexMul)?;
     let r = rl_ratio::record(rec, opts.ratio(), o, blurred)?;
     let correction = convolve(rec, forward, inverse, r, h, BinaryOp::ComplexMulConj)?;
-    rl_update::record(rec, e, correction, tv)?;
+    let w = res.inverse_weight.as_ref().map(|w| rec.input(w));
+    rl_update::record_weighted(rec, e, correction, tv, w)?;
     match (&res.accelerated, predicted) {
         (Some(a), Some(y)) => record_step_sums(rec, a, e, y),
         _ => Ok(()),

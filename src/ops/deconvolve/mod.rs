@@ -19,13 +19,21 @@
 //!   (that assumes images scaled to [0, 1]), and the PSF is normalised to sum 1 unless asked not
 //!   to, and the first estimate is the observed image unless a constant is asked for (skimage: 0.5).
 //! - A PSF with fewer axes than the image is applied to each slice along the leading (batch) axis.
+//! - [`Boundary::Extended`] is Bertero & Boccacci's (2005) method against boundary artefacts: the
+//!   object is reconstructed on the image extended by the PSF's reach on each side, the data
+//!   exist only on the image (mask M), and the update is
+//!   `x *= Hᵀ(M · image / (H x + eps)) / max(Hᵀ M, floor)`, the result cropped to the image
+//!   (see [`WEIGHT_FLOOR`]).
 //!
 //! Both paths work on the padded arrays of [`Geometry`]: the image and the estimate are stored
-//! at the corner of an array of fast FFT lengths, zero elsewhere, and the PSF is wrapped around
-//! the origin of one of the same shape, so that a circular convolution there equals the linear
-//! one on the image (for [`Boundary::Periodic`] the padded shape is the image's own).
+//! in an array of fast FFT lengths (at its corner, or with [`Boundary::Extended`] at
+//! [`Geometry::offset`] inside the estimate's larger [`Geometry::support`]), zero elsewhere, and
+//! the PSF is wrapped around the origin of one of the same shape, so that a circular convolution
+//! there equals the linear one on the image (for [`Boundary::Periodic`] the padded shape is the
+//! image's own).
 
 pub mod cpu;
+pub mod tiles;
 mod gpu;
 
 pub use gpu::RichardsonLucy;
@@ -50,7 +58,27 @@ pub enum Boundary {
     Zero,
     /// The image repeats: circular convolution over the image's own shape (any length).
     Periodic,
+    /// Bertero-Boccacci (A&A 437, 2005): the object extends past the image by the PSF's reach
+    /// (`m/2` before and `(m-1)/2` after each spatial axis), so light that came from outside the
+    /// field of view is explained by an object there instead of by artefacts at the border. The
+    /// update divides by the weights w = Hᵀ M (how much of each object element's light reaches
+    /// the image), clamped to at least [`WEIGHT_FLOOR`] × the PSF's sum; the estimate is cropped
+    /// to the image at the end. The first estimate outside the image repeats its nearest edge
+    /// element (a constant first estimate fills the whole extended domain).
+    Extended,
 }
+
+/// With [`Boundary::Extended`], the weights w = Hᵀ M are clamped to at least this fraction of
+/// the PSF's sum (w's maximum) before the update divides by them. Elements near the extended
+/// domain's outer edge send almost none of their light into the image (w → 0 at its corners, for
+/// a Gaussian PSF 1e-10 and below): the data cannot determine them, and dividing by their tiny,
+/// round-off-dominated w (f32 FFTs leave errors of ~1e-7 of w's maximum) would amplify noise.
+/// Where w is below the floor the update factor is about w / floor times the usual ratio, below
+/// 1, so those elements decay towards 0: in effect Bertero-Boccacci's "set to 0 where w is
+/// small", but continuous in w, so the f32 and f64 paths agree for elements near the threshold.
+/// Such elements carry less than 0.1% of their value into the data, so dropping them costs the
+/// image domain little.
+pub const WEIGHT_FLOOR: f64 = 1e-3;
 
 /// The first estimate.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize)]
@@ -127,6 +155,12 @@ pub struct Geometry {
     pub padded: Vec<usize>,
     /// Per spatial axis, the PSF element on the output element: `(m - 1) / 2`, as scipy's 'same'.
     pub centre: Vec<usize>,
+    /// Where the image's first element sits in the padded arrays, per axis: 0, or with
+    /// [`Boundary::Extended`] `m/2` along each spatial axis.
+    pub offset: Vec<usize>,
+    /// The estimate's domain, at the corner of the padded arrays: the image's shape, or with
+    /// [`Boundary::Extended`] `n + m - 1` along each spatial axis. The estimate is zero beyond it.
+    pub support: Vec<usize>,
 }
 
 impl Geometry {
@@ -147,13 +181,17 @@ impl Geometry {
                 )));
             }
         }
-        let mut padded = image.to_vec();
-        for d in 0..psf.len() {
+        let (mut padded, mut offset, mut support) = (image.to_vec(), vec![0; image.len()], image.to_vec());
+        for (d, &m) in psf.iter().enumerate() {
             let last = d + 1 == psf.len();
-            padded[batch + d] = padded_len(image[batch + d], psf[d], boundary, last);
+            padded[batch + d] = padded_len(image[batch + d], m, boundary, last);
+            if boundary == Boundary::Extended {
+                offset[batch + d] = m / 2;
+                support[batch + d] = image[batch + d] + m - 1;
+            }
         }
         let centre = psf.iter().map(|&m| (m - 1) / 2).collect();
-        Ok(Geometry { image: image.to_vec(), psf: psf.to_vec(), padded, centre })
+        Ok(Geometry { image: image.to_vec(), psf: psf.to_vec(), padded, centre, offset, support })
     }
 
     /// The axes the PSF acts along (the FFT axes).
@@ -170,11 +208,46 @@ impl Geometry {
         self.padded != self.image
     }
 
-    /// The image placed at the corner of a zero array of the padded shape.
+    pub fn is_extended(&self) -> bool {
+        self.support != self.image
+    }
+
+    /// The image placed at [`Geometry::offset`] in a zero array of the padded shape.
     pub fn pad<T: Clone + Zero>(&self, x: &ArrayViewD<T>) -> ArrayD<T> {
         let mut out = ArrayD::from_elem(IxDyn(&self.padded), T::zero());
-        out.slice_each_axis_mut(|ax| (0..self.image[ax.axis.index()]).into()).assign(x);
+        self.window_mut(&mut out).assign(x);
         out
+    }
+
+    /// The image's window of a padded array.
+    pub fn crop<T: Clone>(&self, x: &ArrayD<T>) -> ArrayD<T> {
+        x.slice_each_axis(|ax| {
+            let (start, n) = (self.offset[ax.axis.index()], self.image[ax.axis.index()]);
+            (start..start + n).into()
+        })
+        .to_owned()
+    }
+
+    fn window_mut<'a, T>(&self, x: &'a mut ArrayD<T>) -> ndarray::ArrayViewMutD<'a, T> {
+        x.slice_each_axis_mut(|ax| {
+            let (start, n) = (self.offset[ax.axis.index()], self.image[ax.axis.index()]);
+            (start..start + n).into()
+        })
+    }
+
+    /// The first estimate from an image-shaped one: placed as [`Geometry::pad`] places it, and
+    /// over the rest of the support the nearest image element (scipy's 'nearest' padding).
+    pub fn first_estimate(&self, x: &ArrayViewD<f64>) -> ArrayD<f64> {
+        ArrayD::from_shape_fn(IxDyn(&self.padded), |i| {
+            let mut at = vec![0; i.ndim()];
+            for d in 0..i.ndim() {
+                if i[d] >= self.support[d] {
+                    return 0.0;
+                }
+                at[d] = i[d].saturating_sub(self.offset[d]).min(self.image[d] - 1);
+            }
+            x[IxDyn(&at)]
+        })
     }
 
     /// The PSF (already normalised as wanted) wrapped around the origin of a zero array of the
@@ -202,13 +275,20 @@ impl Geometry {
 /// The length one axis of the working arrays has. Periodic: the image's own. Zero: at least
 /// n + m/2, the least with which the circular products equal the linear ones on the image (the
 /// blur reaches `m/2` elements past either edge of the estimate, the adjoint `(m-1)/2` into the
-/// ratio's zeros), rounded up to a 2^a 3^b 5^c 7^d length, even on the last axis (where the real
-/// FFT takes the fast half-length path).
+/// ratio's zeros). Extended: at least the support, n + m - 1 (the blur of the support onto the
+/// image stays inside it; the adjoint of the image onto the support wraps no tap). Both rounded
+/// up to a 2^a 3^b 5^c 7^d length, even on the last axis (where the real FFT takes the fast
+/// half-length path).
 pub fn padded_len(n: usize, m: usize, boundary: Boundary, last_axis: bool) -> usize {
-    match boundary {
-        Boundary::Periodic => n,
-        Boundary::Zero if last_axis => 2 * smooth_at_least((n + m / 2).div_ceil(2)),
-        Boundary::Zero => smooth_at_least(n + m / 2),
+    let least = match boundary {
+        Boundary::Periodic => return n,
+        Boundary::Zero => n + m / 2,
+        Boundary::Extended => n + m - 1,
+    };
+    if last_axis {
+        2 * smooth_at_least(least.div_ceil(2))
+    } else {
+        smooth_at_least(least)
     }
 }
 
