@@ -1,11 +1,16 @@
 //! `lucent convolve`: scipy.signal.convolve (or, with --correlate, scipy.signal.correlate) of an
 //! array file with a kernel file, by FFT or direct sums, on the GPU or, with `--device cpu` or no
-//! adapter, on the f64 CPU reference.
+//! adapter, on the f64 CPU reference. FFT convolutions whose working set does not fit the device
+//! are split along the slowest axis (ops::convolve::split), over several GPUs with `--adapters`.
 
 use std::path::PathBuf;
+use std::sync::OnceLock;
 use std::time::Instant;
 
+use indicatif::{ProgressBar, ProgressStyle};
+
 use lucent::io;
+use lucent::ops::convolve::split::{self, SplitOptions, SplitReport};
 use lucent::ops::convolve::{self, cpu, Geometry, Method, Mode};
 use lucent::{Error, Gpu, Recording};
 use ndarray::ArrayD;
@@ -17,7 +22,8 @@ use crate::Global;
 #[command(after_help = "Examples:
   lucent convolve image.npy psf.npy -o blurred.npy --mode same
   lucent convolve volume.tif kernel.npy -o out.tif --mode valid --method fft --json
-  lucent convolve image.png template.npy -o match.npy --correlate --mode same")]
+  lucent convolve image.png template.npy -o match.npy --correlate --mode same
+  lucent convolve big.npy psf.npy -o out.npy --mode same --adapters all --max-part-bytes 4000000000 --json")]
 pub struct Args {
     /// Input array: .npy (any real dtype), .tif/.tiff or .png.
     input: PathBuf,
@@ -36,6 +42,17 @@ pub struct Args {
     /// Correlate instead of convolving (the kernel not reversed).
     #[arg(long)]
     correlate: bool,
+    /// GPUs for FFT convolutions: `all` (every adapter of the best type) or indices/names `I,J`.
+    /// Parts of a split run are spread over them; a run that fits uses the first.
+    #[arg(long)]
+    adapters: Option<String>,
+    /// Device memory one part of an FFT convolution may hold, in bytes: a larger run is split
+    /// along the slowest axis. Buffers are also capped by LUCENT_MAX_BUFFER_BYTES.
+    #[arg(long)]
+    max_part_bytes: Option<u64>,
+    /// Force the number of parts of an FFT convolution (1: never split).
+    #[arg(long)]
+    parts: Option<usize>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -84,9 +101,15 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     io::Format::from_path(&args.output)?;
     let method = args.method.method().resolve(&geometry);
 
-    let gpu = global.gpu()?;
+    let gpus = open_gpus(global, args)?;
     let t = Instant::now();
-    let output = match &gpu {
+    let mut split_report = None;
+    let output = match gpus.first() {
+        Some(_) if method == Method::Fft => {
+            let (y, report) = on_gpus_split(global, &gpus, &image, &kernel, mode, args)?;
+            split_report = Some(report);
+            y
+        }
         Some(gpu) => on_gpu(gpu, &image, &kernel, mode, method, args.correlate)?,
         None => on_cpu(&image, &kernel, mode, method, args.correlate)?,
     };
@@ -96,7 +119,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     io::write_real(&args.output, &output.view())?;
     let write_ms = ms_since(t);
 
-    let device = gpu.as_ref().map_or("cpu".to_string(), |g| format!("gpu: {}", g.summary().name));
+    let device = match gpus.len() {
+        0 => "cpu".to_string(),
+        _ => format!("gpu: {}", gpus.iter().map(|g| g.summary().name.as_str()).collect::<Vec<_>>().join(", ")),
+    };
     let op = if args.correlate { "correlate" } else { "convolve" };
     if global.json {
         let report = json!({
@@ -114,6 +140,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             "fft_shape": geometry.padded,
             // compute: transforms, upload and download on the GPU; the reference on the CPU.
             "ms": { "read": read_ms, "compute": compute_ms, "write": write_ms, "total": ms_since(start) },
+            // FFT runs on the GPU: parts (1 when the whole run fitted), per-part times and adapters.
+            "split": split_report,
         });
         println!("{report}");
     } else if !global.quiet {
@@ -126,8 +154,59 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             output.shape(),
             args.output.display()
         );
+        if let Some(r) = split_report.as_ref().filter(|r| r.parts > 1) {
+            println!(
+                "split into {} parts along axis 0 ({} computed, {} rows each) on {}; peak {} bytes per part",
+                r.parts,
+                r.computed_parts,
+                r.part_len,
+                r.adapters.join(", "),
+                r.peak_bytes
+            );
+        }
     }
     Ok(())
+}
+
+/// The GPUs to use: `--adapters`, else the global choice (none: the CPU reference).
+fn open_gpus(global: &Global, args: &Args) -> Result<Vec<Gpu>, Error> {
+    match args.adapters.as_deref() {
+        None => Ok(global.gpu()?.into_iter().collect()),
+        Some(_) if global.device == crate::DeviceChoice::Cpu => Err(Error::Invalid("--adapters needs a GPU; drop --device cpu".into())),
+        Some("all") => Gpu::open_all(),
+        Some(list) => Gpu::open_list(&list.split(',').map(str::trim).collect::<Vec<_>>()),
+    }
+}
+
+/// The FFT path on host arrays: whole when it fits, else split along axis 0 over `gpus`, with a
+/// progress bar over the parts. A correlation is the convolution with the reversed kernel.
+fn on_gpus_split(
+    global: &Global,
+    gpus: &[Gpu],
+    image: &ArrayD<f32>,
+    kernel: &ArrayD<f32>,
+    mode: Mode,
+    args: &Args,
+) -> Result<(ArrayD<f32>, SplitReport), Error> {
+    let kernel = if args.correlate { cpu::reverse(kernel) } else { kernel.clone() };
+    let opts = SplitOptions { parts: args.parts, max_part_bytes: args.max_part_bytes, ..Default::default() };
+    // Shown only for split runs (more than one part to compute), and never with --quiet.
+    let bar: OnceLock<ProgressBar> = OnceLock::new();
+    let progress = |done: usize, total: usize| {
+        if total > 1 && !global.quiet {
+            let bar = bar.get_or_init(|| {
+                let bar = ProgressBar::new(total as u64);
+                bar.set_style(ProgressStyle::with_template("split convolution {bar:30} {pos}/{len} parts [{elapsed_precise}, {eta} left]").expect("a valid template"));
+                bar
+            });
+            bar.set_position(done as u64);
+        }
+    };
+    let result = split::convolve_split_with_progress(gpus, &image.view(), &kernel.view(), mode, &opts, &progress);
+    if let Some(bar) = bar.get() {
+        bar.finish_and_clear();
+    }
+    result
 }
 
 fn on_gpu(gpu: &Gpu, image: &ArrayD<f32>, kernel: &ArrayD<f32>, mode: Mode, method: Method, correlate: bool) -> Result<ArrayD<f32>, Error> {

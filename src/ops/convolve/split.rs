@@ -1,0 +1,596 @@
+//! scipy.signal.fftconvolve of host volumes whose FFT working set does not fit the device: the
+//! padded volume is split along its slowest axis into P parts by decimation in frequency (Karas
+//! and Svoboda, "Convolution of large 3D images on GPU and its decomposition", 2011), each part is
+//! convolved on its own on a GPU, and the parts are recombined exactly on the host.
+//!
+//! # The math
+//! Let N be the circular length along axis 0 (at least the length the output window needs, as
+//! [`Geometry`] computes it), N = P·M with M a fast FFT length, W_N = exp(-2πi/N), and r the
+//! other axes (padded to the geometry's lengths). Part p of an array x is the M-row slab
+//!
+//! ```text
+//! y_p[n1, r] = W_N^(n1·p) · Σ_{n2<P} x[n1 + M·n2, r] · W_P^(n2·p) = Σ_{n ≡ n1 (mod M)} W_N^(n·p) · x[n, r]
+//! ```
+//!
+//! whose M-point transform along axis 0 is X at the frequencies P·m + p. The product of two
+//! spectra only pairs equal frequencies, so each part convolves independently:
+//! z_p = IFFT(FFT(y_p) · FFT(k_p)), with k_p the kernel's part. The inverse DFT over all N
+//! frequencies then regroups as
+//!
+//! ```text
+//! z[n] = (1/P) · Σ_p W_N^(-n·p) · z_p[n mod M]
+//! ```
+//!
+//! and z is real. Part P - p is the conjugate mirror of part p (X[N - f] = conj X[f] for real x),
+//! and its term in the sum is the conjugate of part p's term, so only parts 0..=P/2 are computed
+//! and the others are counted by doubling the real part of their mirror's term. Twiddles are
+//! computed in f64 with the phase n·p reduced modulo N in integers.
+//!
+//! # Memory
+//! A part holds on the device only its own slab (no halo): the image's part (min(M, image rows)
+//! × the image's other axes, complex), the kernel's part, both zero-padded to M × the padded other
+//! axes and transformed (complex), their product and its inverse, and the output window of the
+//! part (M × the output's other axes, complex). The executor reuses buffers once they are dead;
+//! [`SplitReport::peak_bytes`] is the measured peak (`Compiled::peak_bytes`), about 3-4 × 8 · M ·
+//! Π(other padded axes) bytes. P is the smallest 7-smooth count whose part fits every buffer
+//! limit and the memory budget ([`SplitOptions`]). The host holds the input, the output and, in
+//! flight, about two parts per GPU.
+//!
+//! # What overlaps
+//! One thread folds the next parts' slabs (the twiddled sums above, parallel over rows), one
+//! worker thread per GPU pulls prepared parts from a bounded queue, uploads, runs and downloads
+//! them, and the calling thread adds each finished part into the output as it arrives. So host
+//! preparation of part p+1 and recombination of part p-1 overlap the GPU's work on part p, and
+//! several GPUs work at once. On one GPU the upload, the transforms and the download go through
+//! one wgpu queue in order: transfers and compute do not overlap each other on the device.
+
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+use num_complex::{Complex, Complex32, Complex64};
+use rustfft::FftNum;
+use serde::Serialize;
+
+use super::{check_finite, Geometry, Mode};
+use crate::error::{Error, Result};
+use crate::fft::plan::smooth_at_least;
+use crate::fft::{FftPlan, Norm, Transform};
+use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::graph::{Compiled, Download, Recording};
+use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::gather::{self, AxisMap};
+use crate::ops::layout::{self, Boundary};
+
+/// How to split. The defaults choose P automatically (1, the whole array in one run, when it fits).
+#[derive(Clone, Debug, Default)]
+pub struct SplitOptions {
+    /// Force P parts (1: the whole array in one run).
+    pub parts: Option<usize>,
+    /// Device memory one part (or the whole run) may hold, in bytes, on top of the per-buffer
+    /// limit of each device.
+    pub max_part_bytes: Option<u64>,
+    /// Fill every temporary with NaN before its first use (tests).
+    pub poison: bool,
+}
+
+/// Where the time went, per part and in total (serialised into `lucent convolve --json`).
+#[derive(Clone, Debug, Serialize)]
+pub struct SplitReport {
+    /// P (1: the whole array in one run).
+    pub parts: usize,
+    /// Parts computed on a GPU: 0..=P/2 (the others are their conjugate mirrors).
+    pub computed_parts: usize,
+    /// N, the circular length along axis 0.
+    pub padded_len: usize,
+    /// M = N / P, the rows of one part.
+    pub part_len: usize,
+    /// Shape of one part's transform (M and the padded other axes).
+    pub part_dims: Vec<usize>,
+    /// One entry per computed part, in the order they finished.
+    pub per_part: Vec<PartTiming>,
+    /// Host time folding slabs into parts (summed over parts; overlaps the GPU).
+    pub prepare_ms: f64,
+    /// Host time adding parts into the output (summed over parts; overlaps the GPU).
+    pub recombine_ms: f64,
+    pub total_ms: f64,
+    /// "index: name" of every adapter that ran a part.
+    pub adapters: Vec<String>,
+    /// The largest device memory one part held.
+    pub peak_bytes: u64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PartTiming {
+    pub part: usize,
+    /// "index: name" of the adapter that ran it.
+    pub adapter: String,
+    /// Host wall time of the upload, run and download.
+    pub ms: f64,
+    /// GPU time of the dispatches, when the adapter has timestamps.
+    pub gpu_ms: Option<f64>,
+    pub peak_bytes: u64,
+}
+
+/// The split of one geometry into P parts along axis 0.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SplitPlan {
+    pub geometry: Geometry,
+    /// P.
+    pub parts: usize,
+    /// N = P · M.
+    pub len: usize,
+    /// M, a fast FFT length.
+    pub part_len: usize,
+    /// [M, padded other axes].
+    pub part_dims: Vec<usize>,
+}
+
+impl SplitPlan {
+    /// P parts of `g` (1 ≤ P ≤ the circular length axis 0 needs).
+    pub fn new(g: &Geometry, parts: usize) -> Result<SplitPlan> {
+        let need = needed_len0(g);
+        if parts == 0 || parts > need {
+            return Err(Error::Invalid(format!("a split along axis 0 (length {need}) takes 1 to {need} parts, not {parts}")));
+        }
+        let part_len = smooth_at_least(need.div_ceil(parts));
+        let mut part_dims = g.padded.clone();
+        part_dims[0] = part_len;
+        Ok(SplitPlan { geometry: g.clone(), parts, len: parts * part_len, part_len, part_dims })
+    }
+
+    /// The parts computed: 0..=P/2.
+    pub fn computed_parts(&self) -> std::ops::RangeInclusive<usize> {
+        0..=self.parts / 2
+    }
+
+    /// How many times part p counts in the sum: once for the self-mirrored parts 0 and P/2,
+    /// twice for the others (their mirror P - p is not computed).
+    pub fn weight(&self, p: usize) -> f64 {
+        if p == 0 || 2 * p == self.parts { 1.0 } else { 2.0 }
+    }
+
+    /// Bytes of one complex array of the part's transform shape.
+    pub fn part_bytes(&self) -> u64 {
+        self.part_dims.iter().map(|&d| d as u64).product::<u64>() * 8
+    }
+
+    /// Shape of x's part before padding: min(M, rows) rows and x's other axes.
+    pub fn slab_dims(&self, x: &[usize]) -> Vec<usize> {
+        let mut d = x.to_vec();
+        d[0] = d[0].min(self.part_len);
+        d
+    }
+
+    /// Shape of a part's output: M rows and the output's other axes.
+    pub fn out_part_dims(&self) -> Vec<usize> {
+        let mut d = self.geometry.out.clone();
+        d[0] = self.part_len;
+        d
+    }
+}
+
+/// The most parts `g` splits into: one row of axis 0 each.
+pub fn max_parts(g: &Geometry) -> usize {
+    needed_len0(g)
+}
+
+/// The circular length axis 0 needs so that no wrap-around reaches the output window (what
+/// [`Geometry::new`] rounds up to a fast length).
+fn needed_len0(g: &Geometry) -> usize {
+    let (n, m, start, out) = (g.image[0], g.kernel[0], g.start[0], g.out[0]);
+    let full = n + m - 1;
+    (start + out).max(full - start).max(n).max(m)
+}
+
+/// exp(-2πi t / n) for an integer phase t reduced mod n first (as `fft::twiddle` does; exact
+/// quarter turns).
+fn unit_root(t: u128, n: u128) -> Complex64 {
+    let t = t % n;
+    if (4 * t) % n == 0 {
+        return [Complex64::new(1.0, 0.0), Complex64::new(0.0, -1.0), Complex64::new(-1.0, 0.0), Complex64::new(0.0, 1.0)][(4 * t / n) as usize];
+    }
+    let angle = -2.0 * std::f64::consts::PI * (t as f64) / (n as f64);
+    Complex64::new(angle.cos(), angle.sin())
+}
+
+fn to_t<T: FftNum>(c: Complex64) -> Complex<T> {
+    Complex::new(T::from_f64(c.re).unwrap(), T::from_f64(c.im).unwrap())
+}
+
+/// Runs `f(row index, row)` over the rows (of `row` elements) of `data` on all cores.
+fn par_rows<E: Send>(data: &mut [E], row: usize, f: impl Fn(usize, &mut [E]) + Sync) {
+    let rows = data.len() / row.max(1);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(rows).max(1);
+    let per = rows.div_ceil(threads).max(1);
+    std::thread::scope(|s| {
+        for (c, chunk) in data.chunks_mut(per * row).enumerate() {
+            let f = &f;
+            s.spawn(move || {
+                for (i, r) in chunk.chunks_mut(row).enumerate() {
+                    f(c * per + i, r);
+                }
+            });
+        }
+    });
+}
+
+/// Part p of `x` (standard layout, the image or the kernel): row n1 < min(M, rows) is
+/// Σ_{n ≡ n1 mod M} W_N^(n·p) · x[n]. Shape [`SplitPlan::slab_dims`].
+pub fn fold<T: FftNum>(x: &ArrayViewD<T>, plan: &SplitPlan, p: usize) -> ArrayD<Complex<T>> {
+    let x = x.as_standard_layout();
+    let src = x.as_slice().unwrap();
+    let dims = plan.slab_dims(x.shape());
+    let row: usize = dims[1..].iter().product();
+    let (rows_in, m) = (x.shape()[0], plan.part_len);
+    let mut y = vec![Complex::new(T::zero(), T::zero()); dims[0] * row];
+    par_rows(&mut y, row, |n1, out| {
+        for n in (n1..rows_in).step_by(m) {
+            let w = to_t::<T>(unit_root(n as u128 * p as u128, plan.len as u128));
+            for (o, &v) in out.iter_mut().zip(&src[n * row..(n + 1) * row]) {
+                *o = *o + w * v;
+            }
+        }
+    });
+    ArrayD::from_shape_vec(IxDyn(&dims), y).unwrap()
+}
+
+/// Adds part p's term to the output: out[o] += weight/P · Re(W_N^(-n·p) · z_p[n mod M]) with
+/// n = (start + o) mod N along axis 0. `z` has shape [`SplitPlan::out_part_dims`].
+pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, z: &ArrayViewD<Complex<T>>, plan: &SplitPlan, p: usize) {
+    let z = z.as_standard_layout();
+    let src = z.as_slice().unwrap();
+    let row: usize = plan.geometry.out[1..].iter().product();
+    let (start, n_len, m) = (plan.geometry.start[0], plan.len, plan.part_len);
+    let scale = plan.weight(p) / plan.parts as f64;
+    let dst = out.as_slice_mut().expect("the output is allocated in standard layout");
+    par_rows(dst, row, |o, dst| {
+        let n = (start + o) % n_len;
+        let c = to_t::<T>(unit_root(n as u128 * p as u128, n_len as u128).conj() * scale);
+        for (d, s) in dst.iter_mut().zip(&src[(n % m) * row..(n % m + 1) * row]) {
+            *d = *d + c.re * s.re - c.im * s.im;
+        }
+    });
+}
+
+/// The split algorithm on the CPU (rustfft), in any precision: the f64 check of the algebra.
+pub fn reference<T: FftNum>(a: &ArrayViewD<T>, k: &ArrayViewD<T>, mode: Mode, parts: usize) -> Result<ArrayD<T>> {
+    let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    let plan = SplitPlan::new(&g, parts)?;
+    let axes: Vec<usize> = (0..g.padded.len()).collect();
+    let spectrum = |x: ArrayD<Complex<T>>| {
+        let mut padded = ArrayD::from_elem(IxDyn(&plan.part_dims), Complex::new(T::zero(), T::zero()));
+        padded.slice_each_axis_mut(|ax| ndarray::Slice::from(0..x.shape()[ax.axis.0])).assign(&x);
+        crate::fft::cpu::c2c(&padded, &axes, false, Norm::Backward)
+    };
+    let mut out = ArrayD::from_elem(IxDyn(&g.out), T::zero());
+    for p in plan.computed_parts() {
+        let product = spectrum(fold(a, &plan, p)) * spectrum(fold(k, &plan, p));
+        let zf = crate::fft::cpu::c2c(&product, &axes, true, Norm::Backward);
+        let z = ArrayD::from_shape_fn(IxDyn(&plan.out_part_dims()), |o| {
+            let src: Vec<usize> = (0..axes.len()).map(|d| if d == 0 { o[0] } else { (g.start[d] + o[d]) % g.padded[d] }).collect();
+            zf[IxDyn(&src)]
+        });
+        recombine(&mut out, &z.view(), &plan, p);
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The GPU side
+
+/// One compiled part on one GPU: the image and kernel parts are written into two device arrays,
+/// padded, transformed, multiplied, transformed back and cropped to the output's other axes.
+/// Every part has the same shapes, so it is compiled once and run once per part.
+struct PartRunner {
+    compiled: Compiled,
+    image_in: GpuArray,
+    kernel_in: GpuArray,
+    z: Download,
+}
+
+impl PartRunner {
+    fn new(gpu: &Gpu, plan: &SplitPlan, poison: bool) -> Result<PartRunner> {
+        let g = &plan.geometry;
+        let image_in = GpuArray::empty(gpu, &plan.slab_dims(&g.image), Dtype::C32)?;
+        let kernel_in = GpuArray::empty(gpu, &plan.slab_dims(&g.kernel), Dtype::C32)?;
+        let axes: Vec<usize> = (0..plan.part_dims.len()).collect();
+        let forward = FftPlan::new(gpu, &plan.part_dims, &axes, Transform::Forward, Norm::Backward)?;
+        let inverse = FftPlan::new(gpu, &plan.part_dims, &axes, Transform::Inverse, Norm::Backward)?;
+        let mut rec = Recording::new(gpu);
+        if poison {
+            rec.set_poison(true);
+        }
+        let spectrum = |rec: &mut Recording, input: &GpuArray| -> Result<_> {
+            let x = rec.input(input);
+            let pads: Vec<(usize, usize)> = input.dims().iter().zip(&plan.part_dims).map(|(&n, &l)| (0, l - n)).collect();
+            let x = layout::pad(rec, x, &pads, Boundary::Constant(0.0))?;
+            forward.record(rec, x)
+        };
+        let xi = spectrum(&mut rec, &image_in)?;
+        let xk = spectrum(&mut rec, &kernel_in)?;
+        let product = binary::record(&mut rec, BinaryOp::ComplexMul, xi, xk)?;
+        let zf = inverse.record(&mut rec, product)?;
+        // All M rows; the output window (wrapped) along the other axes.
+        let maps: Vec<AxisMap> = plan
+            .out_part_dims()
+            .iter()
+            .enumerate()
+            .map(|(d, &len)| AxisMap { len, src_axis: d, origin: if d == 0 { 0 } else { g.start[d] as i64 }, step: 1 })
+            .collect();
+        let z = gather::record(&mut rec, zf, &maps, Boundary::Wrap)?;
+        let z = rec.download(z);
+        Ok(PartRunner { compiled: rec.compile()?, image_in, kernel_in, z })
+    }
+
+    fn peak_bytes(&self) -> u64 {
+        self.compiled.peak_bytes()
+    }
+
+    /// Runs one part: returns z_p (shape `out_part_dims`) and the GPU time.
+    fn run(&self, gpu: &Gpu, image: &ArrayD<Complex32>, kernel: &ArrayD<Complex32>) -> Result<(ArrayD<Complex32>, Option<f64>)> {
+        gpu.queue.write_buffer(&self.image_in.buffer, 0, bytemuck::cast_slice(image.as_slice().unwrap()));
+        gpu.queue.write_buffer(&self.kernel_in.buffer, 0, bytemuck::cast_slice(kernel.as_slice().unwrap()));
+        let results = self.compiled.run(gpu)?;
+        Ok((results.c32(self.z)?, results.report.gpu_ms))
+    }
+}
+
+/// Errors that mean "this size does not fit this device": try more parts.
+fn does_not_fit(e: &Error) -> bool {
+    matches!(e, Error::TooLarge { .. } | Error::OutOfMemory(_))
+}
+
+fn adapter_name(gpu: &Gpu) -> String {
+    format!("{}: {}", gpu.summary().index, gpu.summary().name)
+}
+
+/// scipy.signal.fftconvolve(a, k, mode) of finite f32 host arrays on `gpus`, split along axis 0
+/// when the whole run does not fit (see the module docs). With P = 1 it is [`super::convolve_host`].
+pub fn convolve_split(gpus: &[Gpu], a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, opts: &SplitOptions) -> Result<(ArrayD<f32>, SplitReport)> {
+    convolve_split_with_progress(gpus, a, k, mode, opts, &|_, _| {})
+}
+
+/// [`convolve_split`] calling `progress(parts done, parts to compute)` as each part is added in.
+pub fn convolve_split_with_progress(
+    gpus: &[Gpu],
+    a: &ArrayViewD<f32>,
+    k: &ArrayViewD<f32>,
+    mode: Mode,
+    opts: &SplitOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(ArrayD<f32>, SplitReport)> {
+    let start = Instant::now();
+    let first = gpus.first().ok_or_else(|| Error::Invalid("the split convolution needs at least one GPU".into()))?;
+    let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    check_finite(a, "convolution input")?;
+    check_finite(k, "convolution kernel")?;
+    let budget = opts.max_part_bytes.unwrap_or(u64::MAX);
+    let max_buffer = gpus.iter().map(|g| g.max_buffer_bytes()).min().unwrap();
+    let need = needed_len0(&g);
+    let candidates: Vec<usize> = match opts.parts {
+        Some(p) => vec![p],
+        // 1 (whole), then the 7-smooth counts, skipping those that do not shorten the part.
+        None => (1..=need).filter(|&p| smooth_at_least(p) == p).collect(),
+    };
+    let mut last_m = 0;
+    let mut smallest = None;
+    for &parts in &candidates {
+        let plan = SplitPlan::new(&g, parts)?;
+        if parts > 1 && plan.part_len == last_m {
+            continue;
+        }
+        last_m = plan.part_len;
+        if parts == 1 {
+            if let Some(whole) = whole(first, a, k, &g, budget, opts.poison)? {
+                progress(1, 1);
+                return Ok(whole.report(&plan, first, start));
+            }
+            continue;
+        }
+        // Two complex part-sized arrays (the two spectra multiplied) are the least a part holds.
+        smallest = Some((plan.clone(), 2 * plan.part_bytes()));
+        if plan.part_bytes() > max_buffer || 2 * plan.part_bytes() > budget {
+            continue;
+        }
+        match PartRunner::new(first, &plan, opts.poison) {
+            Ok(runner) if runner.peak_bytes() <= budget => {
+                return run_parts(gpus, a, k, &plan, runner, opts.poison, progress, start);
+            }
+            Ok(runner) => smallest = Some((plan.clone(), runner.peak_bytes())),
+            Err(e) if does_not_fit(&e) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let (what, bytes) = match smallest {
+        Some((plan, bytes)) => (format!("even one part of the split convolution of {:?} with {:?} ({} parts of {:?} complex)", g.image, g.kernel, plan.parts, plan.part_dims), bytes),
+        None => (format!("the convolution of {:?} with {:?} in one part", g.image, g.kernel), g.padded.iter().map(|&d| d as u64).product::<u64>() * 8),
+    };
+    Err(Error::TooLarge { what, bytes, limit: budget.min(max_buffer) })
+}
+
+/// The whole convolution in one run, when it fits (`None` when it does not).
+struct Whole {
+    out: ArrayD<f32>,
+    timing: PartTiming,
+}
+
+fn whole(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, budget: u64, poison: bool) -> Result<Option<Whole>> {
+    let t = Instant::now();
+    let attempt = || -> Result<Option<Whole>> {
+        let mut rec = Recording::new(gpu);
+        if poison {
+            rec.set_poison(true);
+        }
+        let (ab, kb) = (rec.upload_f32(a)?, rec.upload_f32(k)?);
+        let y = super::fftconvolve(&mut rec, ab, kb, g.mode)?;
+        let d = rec.download(y);
+        let compiled = rec.compile()?;
+        if compiled.peak_bytes() > budget {
+            return Ok(None);
+        }
+        let results = compiled.run(gpu)?;
+        let timing = PartTiming { part: 0, adapter: adapter_name(gpu), ms: 0.0, gpu_ms: results.report.gpu_ms, peak_bytes: compiled.peak_bytes() };
+        Ok(Some(Whole { out: results.f32(d)?, timing }))
+    };
+    match attempt() {
+        Ok(Some(mut w)) => {
+            w.timing.ms = ms_since(t);
+            Ok(Some(w))
+        }
+        Ok(None) => Ok(None),
+        Err(e) if does_not_fit(&e) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+impl Whole {
+    fn report(self, plan: &SplitPlan, gpu: &Gpu, start: Instant) -> (ArrayD<f32>, SplitReport) {
+        let report = SplitReport {
+            parts: 1,
+            computed_parts: 1,
+            padded_len: plan.geometry.padded[0],
+            part_len: plan.geometry.padded[0],
+            part_dims: plan.geometry.padded.clone(),
+            peak_bytes: self.timing.peak_bytes,
+            per_part: vec![self.timing],
+            prepare_ms: 0.0,
+            recombine_ms: 0.0,
+            total_ms: ms_since(start),
+            adapters: vec![adapter_name(gpu)],
+        };
+        (self.out, report)
+    }
+}
+
+/// A part folded on the host, waiting for a GPU.
+struct Prepared {
+    part: usize,
+    image: ArrayD<Complex32>,
+    kernel: ArrayD<Complex32>,
+    ms: f64,
+}
+
+/// A part back from a GPU.
+struct Finished {
+    part: usize,
+    z: ArrayD<Complex32>,
+    timing: PartTiming,
+    prepare_ms: f64,
+}
+
+/// The pipeline: a preparing thread → a bounded queue → one worker per GPU → the calling
+/// thread, which recombines. `first` is the part already compiled on `gpus[0]` while choosing P.
+#[allow(clippy::too_many_arguments)]
+fn run_parts(
+    gpus: &[Gpu],
+    a: &ArrayViewD<f32>,
+    k: &ArrayViewD<f32>,
+    plan: &SplitPlan,
+    first: PartRunner,
+    poison: bool,
+    progress: &(dyn Fn(usize, usize) + Sync),
+    start: Instant,
+) -> Result<(ArrayD<f32>, SplitReport)> {
+    let total = plan.computed_parts().count();
+    let mut out = ArrayD::<f32>::zeros(IxDyn(&plan.geometry.out));
+    let mut report = SplitReport {
+        parts: plan.parts,
+        computed_parts: total,
+        padded_len: plan.len,
+        part_len: plan.part_len,
+        part_dims: plan.part_dims.clone(),
+        per_part: Vec::new(),
+        prepare_ms: 0.0,
+        recombine_ms: 0.0,
+        total_ms: 0.0,
+        adapters: Vec::new(),
+        peak_bytes: 0,
+    };
+    let mut first = Some(first);
+    let mut failure = None;
+    std::thread::scope(|s| {
+        // At most one prepared part waiting per GPU bounds the host memory in flight.
+        let (prepared_tx, prepared_rx) = sync_channel::<Prepared>(gpus.len());
+        let (finished_tx, finished_rx) = sync_channel::<Result<Finished>>(gpus.len());
+        s.spawn(move || {
+            for p in plan.computed_parts() {
+                let t = Instant::now();
+                let (image, kernel) = (fold(a, plan, p), fold(k, plan, p));
+                if prepared_tx.send(Prepared { part: p, image, kernel, ms: ms_since(t) }).is_err() {
+                    break; // the workers stopped (an error)
+                }
+            }
+        });
+        // The queue is shared; it closes (and the preparer stops) once every worker has gone.
+        let queue = Arc::new(Mutex::new(prepared_rx));
+        for (i, gpu) in gpus.iter().enumerate() {
+            let runner = if i == 0 { first.take() } else { None };
+            let (queue, finished_tx) = (queue.clone(), finished_tx.clone());
+            s.spawn(move || worker(gpu, plan, runner, poison, &queue, &finished_tx));
+        }
+        drop((queue, finished_tx));
+        for finished in finished_rx.iter() {
+            let f = match finished {
+                Ok(f) => f,
+                Err(e) => {
+                    failure = Some(e);
+                    break; // dropping the receiver stops the workers
+                }
+            };
+            let t = Instant::now();
+            recombine(&mut out, &f.z.view(), plan, f.part);
+            report.recombine_ms += ms_since(t);
+            report.prepare_ms += f.prepare_ms;
+            report.peak_bytes = report.peak_bytes.max(f.timing.peak_bytes);
+            if !report.adapters.contains(&f.timing.adapter) {
+                report.adapters.push(f.timing.adapter.clone());
+            }
+            report.per_part.push(f.timing);
+            progress(report.per_part.len(), total);
+        }
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    report.total_ms = ms_since(start);
+    Ok((out, report))
+}
+
+/// One GPU's loop: pull a prepared part, run it, send it back, until the queue closes.
+fn worker(
+    gpu: &Gpu,
+    plan: &SplitPlan,
+    runner: Option<PartRunner>,
+    poison: bool,
+    queue: &Mutex<Receiver<Prepared>>,
+    finished: &std::sync::mpsc::SyncSender<Result<Finished>>,
+) {
+    let runner = match runner.map_or_else(|| PartRunner::new(gpu, plan, poison), Ok) {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = finished.send(Err(e));
+            return;
+        }
+    };
+    loop {
+        let next = queue.lock().unwrap().recv();
+        let Ok(job) = next else { return };
+        let t = Instant::now();
+        let result = runner.run(gpu, &job.image, &job.kernel).map(|(z, gpu_ms)| Finished {
+            part: job.part,
+            z,
+            timing: PartTiming { part: job.part, adapter: adapter_name(gpu), ms: ms_since(t), gpu_ms, peak_bytes: runner.peak_bytes() },
+            prepare_ms: job.ms,
+        });
+        let failed = result.is_err();
+        if finished.send(result).is_err() || failed {
+            return;
+        }
+    }
+}
+
+fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}

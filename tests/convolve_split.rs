@@ -1,0 +1,153 @@
+//! The split convolution (ops::convolve::split): split == whole == the f64 direct reference, for
+//! every mode, 1-4 axes, odd and prime shapes, kernels longer than a part along axis 0, P forced
+//! and P chosen from a lowered budget; and the bad inputs. Fresh random inputs, temporaries
+//! poisoned (NaN).
+//!
+//! Tolerances (relative L2 over the output):
+//! - The algebra in f64 (`split::reference`), 1e-12: f64 transforms and twiddles err by ~1e-16
+//!   times log N; any wrong twiddle, index or weight is an O(1) error.
+//! - The GPU split, 1e-6, as the whole FFT path (tests/convolve.rs): f32 transforms err by a few
+//!   f32 epsilons (6e-8) times log N, ~1e-7; the fold and the recombination add at most P f32
+//!   roundings of terms no larger than the result (each part is a decimated copy of it, of norm
+//!   ~√P times the result's, weighted by 1/P), ~2e-7 for P ≤ 4.
+
+mod common;
+use common::*;
+
+use lucent::ops::convolve::split::{self, SplitOptions};
+use lucent::ops::convolve::{self, cpu, Mode};
+use lucent::{Error, Gpu};
+use ndarray::{ArrayD, IxDyn};
+
+const TOL: f64 = 1e-6;
+const MODES: [Mode; 3] = [Mode::Full, Mode::Same, Mode::Valid];
+
+/// (image, kernel): 1-4 axes, primes and odd lengths, kernels longer than M = N/P along axis 0
+/// for P ≥ 3 (13 ⊛ 9: N ≥ 21), and a kernel larger than the image everywhere (valid mode).
+const CASES: &[(&[usize], &[usize])] = &[
+    (&[23], &[5]),
+    (&[13, 7], &[9, 3]),
+    (&[4, 3], &[7, 5]),
+    (&[11, 6, 5], &[3, 4, 2]),
+    (&[5, 3, 4, 6], &[4, 2, 3, 3]),
+];
+
+fn rand_array(dims: &[usize]) -> ArrayD<f32> {
+    ArrayD::from_shape_vec(IxDyn(dims), random(dims.iter().product())).unwrap()
+}
+
+fn to64(x: &ArrayD<f32>) -> ArrayD<f64> {
+    x.mapv(|v| v as f64)
+}
+
+fn rel_err64(got: &ArrayD<f64>, want: &ArrayD<f64>) -> f64 {
+    let num: f64 = got.iter().zip(want).map(|(g, w)| (g - w).powi(2)).sum();
+    let den: f64 = want.iter().map(|w| w * w).sum();
+    (num / den).sqrt()
+}
+
+fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
+    assert_eq!(got.shape(), want.shape(), "{what}: shape");
+    let err = rel_l2(got.as_slice().unwrap(), want.as_slice().unwrap());
+    assert!(err <= TOL, "{what}: relative L2 error {err:e} > {TOL:e}");
+}
+
+/// Valid mode needs one array at least as large as the other on every axis.
+fn valid_applies(a: &[usize], k: &[usize]) -> bool {
+    a.iter().zip(k).all(|(x, y)| x >= y) || a.iter().zip(k).all(|(x, y)| y >= x)
+}
+
+fn forced(parts: usize) -> SplitOptions {
+    SplitOptions { parts: Some(parts), poison: true, ..Default::default() }
+}
+
+#[test]
+fn algebra_in_f64_matches_direct_sums() {
+    for &(ad, kd) in CASES {
+        let (a, k) = (to64(&rand_array(ad)), to64(&rand_array(kd)));
+        for mode in MODES.into_iter().filter(|&m| m != Mode::Valid || valid_applies(ad, kd)) {
+            let want = cpu::signal_convolve(&a, &k, mode).unwrap();
+            let g = convolve::Geometry::new(ad, kd, mode).unwrap();
+            for parts in [1, 2, 3, 4, 5, 8].into_iter().filter(|&p| p <= split::max_parts(&g)) {
+                let got = split::reference(&a.view(), &k.view(), mode, parts).unwrap();
+                let err = rel_err64(&got, &want);
+                assert!(err < 1e-12, "{ad:?} ⊛ {kd:?} {mode:?} P={parts}: error {err:e}");
+            }
+        }
+    }
+}
+
+#[test]
+fn forced_splits_match_the_reference() {
+    for &(ad, kd) in CASES {
+        let (a, k) = (rand_array(ad), rand_array(kd));
+        for mode in MODES.into_iter().filter(|&m| m != Mode::Valid || valid_applies(ad, kd)) {
+            let want = cpu::signal_convolve(&to64(&a), &to64(&k), mode).unwrap();
+            for parts in [2, 3, 4] {
+                let (got, report) = split::convolve_split(std::slice::from_ref(gpu()), &a.view(), &k.view(), mode, &forced(parts)).unwrap();
+                let what = format!("{ad:?} ⊛ {kd:?} {mode:?} P={parts}");
+                check(&got, &want, &what);
+                assert_eq!((report.parts, report.computed_parts, report.per_part.len()), (parts, parts / 2 + 1, parts / 2 + 1), "{what}");
+                assert_eq!(report.padded_len, parts * report.part_len, "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn one_part_is_the_whole_path() {
+    let (a, k) = (rand_array(&[9, 14, 5]), rand_array(&[4, 3, 3]));
+    for mode in MODES {
+        let whole = convolve::convolve_host(gpu(), &a.view(), &k.view(), mode).unwrap();
+        for opts in [forced(1), SplitOptions::default()] {
+            let (got, report) = split::convolve_split(std::slice::from_ref(gpu()), &a.view(), &k.view(), mode, &opts).unwrap();
+            assert_eq!(report.parts, 1, "{mode:?}: everything fits, no split");
+            assert_eq!(got, whole, "{mode:?}: the whole path must give convolve_host's numbers");
+        }
+    }
+}
+
+#[test]
+fn parts_chosen_from_a_memory_budget() {
+    let (a, k) = (rand_array(&[60, 10, 9]), rand_array(&[7, 3, 4]));
+    let want = cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Same).unwrap();
+    let gpus = std::slice::from_ref(gpu());
+    let (_, whole) = split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &SplitOptions::default()).unwrap();
+    let budget = whole.peak_bytes / 4;
+    let opts = SplitOptions { max_part_bytes: Some(budget), poison: true, ..Default::default() };
+    let (got, report) = split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &opts).unwrap();
+    check(&got, &want, "budget of 1/4 of the whole run");
+    assert!(report.parts > 1 && report.peak_bytes <= budget, "P = {}, peak {} > budget {budget}", report.parts, report.peak_bytes);
+}
+
+#[test]
+fn parts_chosen_from_a_lowered_buffer_limit() {
+    let (a, k) = (rand_array(&[48, 16, 10]), rand_array(&[5, 5, 3]));
+    let mut small = Gpu::new().unwrap();
+    // Half the padded real volume: the whole run's spectrum does not fit, a part of it does.
+    let g = convolve::Geometry::new(a.shape(), k.shape(), Mode::Full).unwrap();
+    let limit = g.padded.iter().product::<usize>() as u64 * 2;
+    small.lower_max_buffer_bytes(limit);
+    let (got, report) = split::convolve_split(std::slice::from_ref(&small), &a.view(), &k.view(), Mode::Full, &SplitOptions { poison: true, ..Default::default() }).unwrap();
+    check(&got, &cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Full).unwrap(), "lowered buffer limit");
+    assert!(report.parts > 1, "the whole run should not fit {limit} bytes per buffer");
+    assert_eq!(report.adapters, vec![format!("{}: {}", small.summary().index, small.summary().name)]);
+}
+
+#[test]
+fn bad_input_is_an_error() {
+    let gpus = std::slice::from_ref(gpu());
+    let (a, mut k) = (rand_array(&[8, 8]), rand_array(&[3, 3]));
+    let no = SplitOptions::default();
+    k[[1, 1]] = f32::NAN;
+    assert!(matches!(split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &no), Err(Error::NonFinite(_))));
+    let k = rand_array(&[3, 3]);
+    let empty = ArrayD::<f32>::zeros(IxDyn(&[0, 8]));
+    assert!(matches!(split::convolve_split(gpus, &empty.view(), &k.view(), Mode::Same, &no), Err(Error::Empty(_))));
+    // 64 bytes cannot hold even one row of 8 × 8 complex samples.
+    let tiny = SplitOptions { max_part_bytes: Some(64), ..Default::default() };
+    let e = split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &tiny).unwrap_err();
+    assert!(matches!(e, Error::TooLarge { .. }) && e.to_string().contains("one part"), "{e}");
+    assert!(matches!(split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &forced(0)), Err(Error::Invalid(_))));
+    assert!(matches!(split::convolve_split(&[], &a.view(), &k.view(), Mode::Same, &no), Err(Error::Invalid(_))));
+}
