@@ -9,7 +9,7 @@ use crate::fft::{FftPlan, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::correlate_window;
+use crate::kernels::{correlate_tiled, correlate_window};
 use crate::kernels::gather::{self, AxisMap};
 use crate::ops::layout::{self, Boundary};
 
@@ -131,7 +131,8 @@ pub(super) fn direct(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, g: &
     window(rec, a, &weights, &g.out, &g.window_origin(), Boundary::Constant(0.0))
 }
 
-/// `y[o] = Σ_j weights[j] · x[origin + o + j]` over an output of shape `out_dims`.
+/// `y[o] = Σ_j weights[j] · x[origin + o + j]` over an output of shape `out_dims`: tiled through
+/// workgroup memory when that pays and the halo fits, else one thread per output.
 pub(super) fn window(
     rec: &mut Recording,
     x: Buf,
@@ -140,6 +141,11 @@ pub(super) fn window(
     origin: &[i64],
     boundary: Boundary,
 ) -> Result<Buf> {
+    if correlate_tiled::pays(weights.shape()) {
+        if let Some(tiling) = correlate_tiled::Tiling::for_gpu(rec.gpu(), out_dims, weights.shape()) {
+            return correlate_tiled::record_with(rec, x, weights, out_dims, origin, boundary, tiling);
+        }
+    }
     let w = rec.upload_f32(weights)?;
     correlate_window::record(rec, x, w, out_dims, origin, boundary)
 }
