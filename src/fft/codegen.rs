@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::sync::Mutex;
 
-use super::plan::LinePass;
+use super::plan::{line_stride, LinePass};
 use crate::kernels::{BindingInfo, BindingKind, KernelInfo};
 
 /// Everything that changes the generated source.
@@ -25,6 +25,15 @@ pub struct LineKernel {
     pub store_line_fast: bool,
     /// Four-step: multiply output k of line (o, i) by W_total^(k · (i / tw_div)).
     pub twiddle_out: bool,
+    /// Conjugate each element as it is read, before anything else (an inverse Bluestein).
+    pub conj_source: bool,
+    /// Bluestein's pre-multiply: element j is x_j · tw[mul_in + j] for j < len_in, else 0.
+    pub chirp_in: bool,
+    /// Multiply output k by tw[mul_out + k] and store only k < len_out (Bluestein's spectrum
+    /// product, or its post-multiply and crop).
+    pub chirp_out: bool,
+    /// Conjugate each element last, before the scale (an inverse Bluestein).
+    pub conj_result: bool,
 }
 
 /// The parameter struct, mirrored by `Params` in src/kernels/fft_lines.rs.
@@ -33,6 +42,7 @@ const PARAMS: &str = "struct Params {
     in_split: u32, in_hi: u32, in_lo: u32, in_elem: u32,
     out_split: u32, out_hi: u32, out_lo: u32, out_elem: u32,
     scale: f32, tw_line: u32, tw_lo: u32, tw_hi: u32, tw_s: u32, tw_div: u32,
+    mul_in: u32, len_in: u32, mul_out: u32, len_out: u32,
 }";
 
 const BINDINGS: &[BindingInfo] = &[
@@ -51,7 +61,9 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
         return info;
     }
     let source = wgsl(k);
-    let name = format!("fft_lines_{}", map.len());
+    // Unique, and readable in LUCENT_PROFILE reports: length, lines per workgroup, load/store direction.
+    let dir = |fast: bool| if fast { "line" } else { "cols" };
+    let name = format!("fft_lines_{}_n{}x{}_{}_{}", map.len(), k.pass.n, k.pass.batch, dir(k.load_line_fast), dir(k.store_line_fast));
     let threads = (k.pass.threads * k.pass.batch) as u32;
     let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
         name: Box::leak(name.into_boxed_str()),
@@ -60,7 +72,7 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
         entry: "main",
         workgroup_size: [threads, 1, 1],
         bindings: BINDINGS,
-        params_size: Some(64),
+        params_size: Some(80),
         overrides: &[],
     }));
     map.insert(k.clone(), info);
@@ -166,12 +178,12 @@ fn composite(out: &mut String, x: &[String], a: usize, b: usize, pre: &str) {
     }
 }
 
-/// Index into workgroup memory, padded by one element in 16 against bank conflicts.
-fn sm(k: &LineKernel, idx: &str) -> String {
+/// Element `idx` of this thread's line in workgroup memory (see `line_stride`).
+fn sm(k: &LineKernel, line: &str, idx: &str) -> String {
     if k.pass.padded {
-        format!("buf[pad({idx})]")
+        format!("buf[{line} + pad({idx})]")
     } else {
-        format!("buf[{idx}]")
+        format!("buf[{line} + {idx}]")
     }
 }
 
@@ -186,9 +198,14 @@ pub fn wgsl(k: &LineKernel) -> String {
     let wg = t * batch;
     let total = n * batch;
     let stages = p.radices.len();
+    let stride = line_stride(n, p.padded);
     // The output runs the way the threads are mapped: the last stage stores directly.
+    // Lines with few threads each (short ones) would make each load instruction touch many
+    // scattered segments: those load and store through workgroup memory in element order.
+    let short_lines = k.load_line_fast && t < 8 && stages > 0;
+    let direct_load = !short_lines;
     // (A length-1 line has no stage: it is copied, in any direction.)
-    let direct_store = k.store_line_fast == k.load_line_fast || stages == 0;
+    let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines) || stages == 0;
     let uses_shared = stages > 1 || !direct_store;
     let mut s = String::new();
     let w = &mut s;
@@ -199,8 +216,11 @@ pub fn wgsl(k: &LineKernel) -> String {
     writeln!(w, "@group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;").unwrap();
     writeln!(w, "@group(0) @binding(3) var<uniform> p: Params;").unwrap();
     if uses_shared {
-        let words = if p.padded { total + total / 16 + 1 } else { total };
+        let words = batch * line_stride(n, p.padded);
         writeln!(w, "var<workgroup> buf: array<vec2<f32>, {words}>;").unwrap();
+    }
+    if !direct_load {
+        writeln!(w, "var<workgroup> line_in: array<u32, {batch}>;").unwrap();
     }
     if !direct_store {
         writeln!(w, "var<workgroup> line_out: array<u32, {batch}>;").unwrap();
@@ -210,11 +230,22 @@ pub fn wgsl(k: &LineKernel) -> String {
     writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
     writeln!(w, "fn base(l: u32, split: u32, hi: u32, lo: u32) -> u32 {{ let o = l / p.inner; let i = l - o * p.inner; return (o / split) * hi + (o % split) * lo + i; }}").unwrap();
     writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
-    let conj = |x: &str| if k.inverse { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
+    let conj_if = |on: bool, x: &str| if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
+    let conj = |x: &str| conj_if(k.inverse, x);
+    // What a load reads: element j of a line at `at` (the caller guards j < len_in when chirped).
+    let loaded = |at: &str, j: &str| {
+        let x = conj_if(k.conj_source, &format!("src[{at} + ({j}) * p.in_elem]"));
+        let x = if k.chirp_in { format!("cmul({x}, tw[p.mul_in + {j}])") } else { x };
+        conj(&x)
+    };
+    let in_range = |j: &str| if k.chirp_in { format!(" && {j} < p.len_in") } else { String::new() };
+    let out_range = |kk: &str| if k.chirp_out { format!(" && {kk} < p.len_out") } else { String::new() };
     // What a store writes: conjugated back for the inverse, the four-step twiddle, the norm.
     let stored = |v: &str, idx: &str, m: &str| {
         let v = if k.twiddle_out { format!("twiddled({v}, {idx}, {m})") } else { v.to_string() };
-        format!("{} * p.scale", conj(&v))
+        let v = conj(&v);
+        let v = if k.chirp_out { format!("cmul({v}, tw[p.mul_out + {idx}])") } else { v };
+        format!("{} * p.scale", conj_if(k.conj_result, &v))
     };
     writeln!(w, "@compute @workgroup_size({wg})").unwrap();
     writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
@@ -225,7 +256,7 @@ pub fn wgsl(k: &LineKernel) -> String {
     } else {
         writeln!(w, "let c = lid % {batch}u; let t = lid / {batch}u;").unwrap();
     }
-    writeln!(w, "let line = c * {n}u; let valid = first + c < p.lines;").unwrap();
+    writeln!(w, "let line = c * {stride}u; let valid = first + c < p.lines;").unwrap();
     writeln!(w, "let l = min(first + c, p.lines - 1u);").unwrap();
     writeln!(w, "let in_base = base(l, p.in_split, p.in_hi, p.in_lo);").unwrap();
     if direct_store {
@@ -237,12 +268,33 @@ pub fn wgsl(k: &LineKernel) -> String {
         // Another thread stores this line: keep its addresses where every thread can see them.
         writeln!(w, "if (t == 0u) {{ line_out[c] = base(l, p.out_split, p.out_hi, p.out_lo); line_m[c] = (l % p.inner) / p.tw_div; }}").unwrap();
     }
+    let rounds = total.div_ceil(wg);
+    if !direct_load {
+        // Every global read issued before any is stored, for memory parallelism.
+        let (c_load, j_load) = if k.load_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
+        writeln!(w, "if (t == 0u) {{ line_in[c] = in_base; }}").unwrap();
+        writeln!(w, "workgroupBarrier();").unwrap();
+        writeln!(w, "{{").unwrap();
+        for r in 0..rounds {
+            let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
+            writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
+            writeln!(w, "{{ let e = e{r}; let c = {c_load}; let j = {j_load};").unwrap();
+            writeln!(w, "  if ({guard}first + c < p.lines{}) {{ v{r} = {}; }} }}", in_range("j"), loaded("line_in[c]", "j")).unwrap();
+        }
+        for r in 0..rounds {
+            let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
+            writeln!(w, "{guard}{{ let e = e{r}; let c = {c_load}; let j = {j_load}; {} = v{r}; }}", sm(k, &format!("c * {stride}u"), "j")).unwrap();
+        }
+        writeln!(w, "}}").unwrap();
+        writeln!(w, "workgroupBarrier();").unwrap();
+    }
     if stages == 0 {
-        writeln!(w, "if (valid) {{ dst[out_base] = {}; }}", stored(&conj("src[in_base]"), "0u", "m")).unwrap();
+        writeln!(w, "if (valid{}) {{ dst[out_base] = {}; }}", out_range("0u"), stored(&loaded("in_base", "0u"), "0u", "m")).unwrap();
     }
     let mut ns = 1;
     for (si, &r) in p.radices.iter().enumerate() {
         let (is_first, is_last) = (si == 0, si + 1 == stages);
+        let load_global = is_first && direct_load;
         let store_global = is_last && direct_store;
         let nb = n / r;
         let per = nb.div_ceil(t);
@@ -253,7 +305,7 @@ pub fn wgsl(k: &LineKernel) -> String {
             for q in 0..r {
                 writeln!(w, "var x{b}_{q} = vec2<f32>();").unwrap();
             }
-            let cond = match (is_first, guard) {
+            let cond = match (load_global, guard) {
                 (true, true) => format!("valid && j{b} < {nb}u"),
                 (true, false) => "valid".to_string(),
                 (false, true) => format!("j{b} < {nb}u"),
@@ -264,15 +316,20 @@ pub fn wgsl(k: &LineKernel) -> String {
             }
             for q in 0..r {
                 let idx = format!("j{b} + {}u", q * nb);
-                let v = if is_first { conj(&format!("src[in_base + ({idx}) * p.in_elem]")) } else { sm(k, &format!("line + {idx}")) };
-                writeln!(w, "x{b}_{q} = {v};").unwrap();
+                if load_global && k.chirp_in {
+                    writeln!(w, "if ({idx} < p.len_in) {{ x{b}_{q} = {}; }}", loaded("in_base", &idx)).unwrap();
+                } else if load_global {
+                    writeln!(w, "x{b}_{q} = {};", loaded("in_base", &idx)).unwrap();
+                } else {
+                    writeln!(w, "x{b}_{q} = {};", sm(k, "line", &idx)).unwrap();
+                }
             }
             if !cond.is_empty() {
                 writeln!(w, "}}").unwrap();
             }
         }
         // Stages read and write the same workgroup memory: all reads before any write.
-        if !is_first && !store_global {
+        if !load_global && !store_global {
             writeln!(w, "workgroupBarrier();").unwrap();
         }
         let step = n / (ns * r);
@@ -302,9 +359,14 @@ pub fn wgsl(k: &LineKernel) -> String {
                 let idx = format!("d{b} + {}u", q * ns);
                 if store_global {
                     let v = stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
-                    writeln!(w, "dst[out_base + ({idx}) * p.out_elem] = {v};").unwrap();
+                    let store = format!("dst[out_base + ({idx}) * p.out_elem] = {v};");
+                    if k.chirp_out {
+                        writeln!(w, "if ({idx} < p.len_out) {{ {store} }}").unwrap();
+                    } else {
+                        writeln!(w, "{store}").unwrap();
+                    }
                 } else {
-                    writeln!(w, "{} = x{b}_{q};", sm(k, &format!("line + {idx}"))).unwrap();
+                    writeln!(w, "{} = x{b}_{q};", sm(k, "line", &idx)).unwrap();
                 }
             }
             if !cond.is_empty() {
@@ -321,16 +383,15 @@ pub fn wgsl(k: &LineKernel) -> String {
         // The output runs across the threads' lines: read back from workgroup memory in the
         // order that keeps the global writes coalesced, all reads first.
         let (c_store, k_store) = if k.store_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
-        let rounds = total.div_ceil(wg);
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
             writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
-            writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {}; }}", sm(k, &format!("c * {n}u + k"))).unwrap();
+            writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {}; }}", sm(k, &format!("c * {stride}u"), "k")).unwrap();
         }
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
             writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
-            writeln!(w, "  if ({guard}first + c < p.lines) {{").unwrap();
+            writeln!(w, "  if ({guard}first + c < p.lines{}) {{", out_range("k")).unwrap();
             writeln!(w, "    dst[line_out[c] + k * p.out_elem] = {};", stored(&format!("v{r}"), "k", "line_m[c]")).unwrap();
             writeln!(w, "  }} }}").unwrap();
         }
@@ -358,13 +419,23 @@ mod tests {
             for n in 1..=6144 {
                 let Some(pass) = line_pass(n, limits) else { continue };
                 // The variants only toggle small pieces; check them all on a sample of lengths.
-                let flags: &[(bool, bool, bool, bool)] = if n % 97 == 1 {
-                    &[(false, true, true, false), (true, false, false, true), (true, true, false, true)]
+                let flags: &[(bool, bool, bool, bool, bool)] = if n % 97 == 1 {
+                    &[(false, true, true, false, false), (true, false, false, true, false), (true, true, false, true, false), (true, false, false, false, true)]
                 } else {
-                    &[(n % 2 == 0, true, true, false)]
+                    &[(n % 2 == 0, true, true, false, n % 3 == 0)]
                 };
-                for &(inverse, load_line_fast, store_line_fast, twiddle_out) in flags {
-                    let k = LineKernel { pass: pass.clone(), inverse, load_line_fast, store_line_fast, twiddle_out };
+                for &(inverse, load_line_fast, store_line_fast, twiddle_out, chirp) in flags {
+                    let k = LineKernel {
+                        pass: pass.clone(),
+                        inverse,
+                        load_line_fast,
+                        store_line_fast,
+                        twiddle_out,
+                        conj_source: chirp,
+                        chirp_in: chirp,
+                        chirp_out: chirp,
+                        conj_result: chirp,
+                    };
                     if let Err(e) = validate(&wgsl(&k)) {
                         panic!("n={n} {k:?}:\n{e}");
                     }

@@ -9,7 +9,7 @@ use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
 use crate::graph::{Buf, Recording};
 use crate::kernels::complex_to_real::{self, ComplexToReal};
 use crate::kernels::fft_axis_map::{self, AxisMap, Map};
-use crate::kernels::fft_lines::{self, Lines, Pass, StoreTwiddle};
+use crate::kernels::fft_lines::{self, Chirp, Lines, Pass, StoreTwiddle};
 use crate::kernels::real_to_complex;
 
 /// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
@@ -48,7 +48,7 @@ impl Builder<'_> {
     fn axis(&mut self, axis: usize, inverse: bool, scale: f64) -> Result<()> {
         let n = self.dims[axis];
         let (outer, inner) = self.outer_inner(axis);
-        let min_batch = if inner > 1 { strided_min_batch() } else { 1 };
+        let min_batch = strided_min_batch().min(inner);
         let plan = plan_axis(n, self.limits, min_batch)
             .ok_or_else(|| Error::Invalid(format!("axis length {n} is beyond what this device's FFT can plan")))?;
         let out = self.dims.clone();
@@ -69,6 +69,10 @@ impl Builder<'_> {
                     scale: scale as f32,
                     roots: self.tw.roots(p.n),
                     twiddle: None,
+                    conj_source: false,
+                    conj_result: false,
+                    chirp_in: None,
+                    chirp_out: None,
                 };
                 self.steps.push(Step::Lines { pass, out });
             }
@@ -92,6 +96,10 @@ impl Builder<'_> {
                     scale: 1.0,
                     roots: self.tw.roots(n1),
                     twiddle: Some(twiddle),
+                    conj_source: false,
+                    conj_result: false,
+                    chirp_in: None,
+                    chirp_out: None,
                 };
                 self.steps.push(Step::Lines { pass, out: out.clone() });
                 // Pass 2: length n2 along rows o·n1 + k1; writes k1 + n1·k2, the transpose, directly.
@@ -105,6 +113,10 @@ impl Builder<'_> {
                     scale: scale as f32,
                     roots: self.tw.roots(n2),
                     twiddle: None,
+                    conj_source: false,
+                    conj_result: false,
+                    chirp_in: None,
+                    chirp_out: None,
                 };
                 self.steps.push(Step::Lines { pass, out });
             }
@@ -113,6 +125,46 @@ impl Builder<'_> {
                 let chirp = self.tw.chirp(n);
                 let spectrum = self.tw.chirp_spectrum(n, m);
                 let wide = vec![outer, m, inner];
+                if let AxisPlan::Single(p) = padded.as_ref() {
+                    // Two passes: the pre-multiply and zero-padding fused into the forward
+                    // transform's load, the chirp spectrum into its store; the inverse
+                    // transform's store post-multiplies and crops.
+                    let chirp_in = |len: usize| Some(Chirp { table: chirp, len: len as u32 });
+                    let forward = Pass {
+                        plan: p.clone(),
+                        inverse: false,
+                        lines: outer * inner,
+                        inner,
+                        input: Lines::axis(n, inner),
+                        output: Lines::axis(m, inner),
+                        scale: 1.0,
+                        roots: self.tw.roots(m),
+                        twiddle: None,
+                        conj_source: inverse,
+                        conj_result: false,
+                        chirp_in: chirp_in(n),
+                        chirp_out: Some(Chirp { table: spectrum, len: m as u32 }),
+                    };
+                    self.steps.push(Step::Lines { pass: forward, out: wide });
+                    // Unscaled inverse: the spectrum table already holds the 1/m.
+                    let back = Pass {
+                        plan: p.clone(),
+                        inverse: true,
+                        lines: outer * inner,
+                        inner,
+                        input: Lines::axis(m, inner),
+                        output: Lines::axis(n, inner),
+                        scale: scale as f32,
+                        roots: self.tw.roots(m),
+                        twiddle: None,
+                        conj_source: false,
+                        conj_result: inverse,
+                        chirp_in: None,
+                        chirp_out: chirp_in(n),
+                    };
+                    self.steps.push(Step::Lines { pass: back, out });
+                    return Ok(());
+                }
                 let map = |kind, len_in, len_out, table, scale: f64, conj_in, conj_out| Map {
                     kind, outer, len_in, len_out, inner, table, scale: scale as f32, conj_in, conj_out,
                 };
@@ -142,10 +194,10 @@ impl Builder<'_> {
     }
 }
 
-/// Lines a single pass over a strided axis must hold per workgroup (else four-step);
-/// `LUCENT_FFT_STRIDED_BATCH` overrides it for tuning.
+/// Lines a single pass over a strided axis must hold per workgroup (else four-step): adjacent
+/// columns are what make its loads coalesce. `LUCENT_FFT_STRIDED_BATCH` overrides it for tuning.
 fn strided_min_batch() -> usize {
-    std::env::var("LUCENT_FFT_STRIDED_BATCH").ok().and_then(|s| s.parse().ok()).unwrap_or(1)
+    std::env::var("LUCENT_FFT_STRIDED_BATCH").ok().and_then(|s| s.parse().ok()).unwrap_or(4)
 }
 
 impl FftPlan {

@@ -80,13 +80,24 @@ pub fn line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
     }
     // As many lines per workgroup as memory allows, up to 256 threads in all; padded if it fits.
     let by_threads = (256 / threads).max(1);
-    let padded_bytes = |lines: usize| (lines * n + lines * n / 16 + 1) * 8;
+    let padded_bytes = |lines: usize| lines * line_stride(n, true) * 8;
     let by_padded = (1..=by_threads).take_while(|&b| padded_bytes(b) <= limits.workgroup_bytes).last();
     let (batch, padded) = match by_padded {
         Some(b) => (b, true),
         None => (1, false),
     };
     Some(LinePass { n, radices, threads, batch, padded })
+}
+
+/// Workgroup-memory elements from one line to the next. Padded: one element after every 16
+/// inside a line (stages step through a line by powers of two), and an odd stride between lines
+/// (threads working across lines then fall in different banks).
+pub fn line_stride(n: usize, padded: bool) -> usize {
+    if padded {
+        (n + n / 16) | 1
+    } else {
+        n
+    }
 }
 
 /// Smallest 2^a 3^b 5^c 7^d at or above `min`: a fast length for Bluestein's padded transform.
@@ -175,7 +186,7 @@ mod tests {
                 for &r in &p.radices {
                     assert!(p.threads * (REGISTERS / r) >= n / r, "n={n} r={r}");
                 }
-                let words = if p.padded { p.batch * n + p.batch * n / 16 + 1 } else { p.batch * n };
+                let words = p.batch * line_stride(n, p.padded);
                 assert!(words * 8 <= LAVAPIPE.workgroup_bytes, "n={n}");
             }
         }

@@ -27,6 +27,10 @@ pub struct Params {
     pub tw_hi: u32,
     pub tw_s: u32,
     pub tw_div: u32,
+    pub mul_in: u32,
+    pub len_in: u32,
+    pub mul_out: u32,
+    pub len_out: u32,
 }
 
 /// Where the lines of one pass sit: line l = o·inner + i starts at
@@ -56,6 +60,14 @@ pub struct StoreTwiddle {
     pub div: u32,
 }
 
+/// Bluestein's element-wise products fused into a pass: element j of each line times
+/// tw[table + j], only j < len (loads: zero beyond; stores: nothing beyond).
+#[derive(Clone, Copy, Debug)]
+pub struct Chirp {
+    pub table: u32,
+    pub len: u32,
+}
+
 #[derive(Clone, Debug)]
 pub struct Pass {
     pub plan: LinePass,
@@ -67,6 +79,11 @@ pub struct Pass {
     pub scale: f32,
     pub roots: u32,
     pub twiddle: Option<StoreTwiddle>,
+    /// Conjugate the input as read, and the result as stored (around a Bluestein transform).
+    pub conj_source: bool,
+    pub conj_result: bool,
+    pub chirp_in: Option<Chirp>,
+    pub chirp_out: Option<Chirp>,
 }
 
 pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) {
@@ -89,6 +106,10 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         tw_hi: tw.map_or(0, |t| t.hi),
         tw_s: tw.map_or(1, |t| t.s),
         tw_div: tw.map_or(1, |t| t.div),
+        mul_in: pass.chirp_in.map_or(0, |c| c.table),
+        len_in: pass.chirp_in.map_or(0, |c| c.len),
+        mul_out: pass.chirp_out.map_or(0, |c| c.table),
+        len_out: pass.chirp_out.map_or(0, |c| c.len),
     };
     let kernel = codegen::kernel(&LineKernel {
         pass: plan.clone(),
@@ -97,6 +118,10 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         load_line_fast: pass.input.elem == 1,
         store_line_fast: pass.output.elem == 1,
         twiddle_out: tw.is_some(),
+        conj_source: pass.conj_source,
+        chirp_in: pass.chirp_in.is_some(),
+        chirp_out: pass.chirp_out.is_some(),
+        conj_result: pass.conj_result,
     });
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table], groups);

@@ -6,7 +6,7 @@
 use lucent::fft::{FftPlan, Norm, Transform};
 use lucent::{Dtype, Error, Gpu};
 
-use super::{random_array, time_repeated, Args, Row};
+use super::{print_passes, random_array, time_repeated, Args, Row};
 use crate::Global;
 
 /// (shape, transformed axes): batched 1D lines, then numpy's default of the last up-to-3 axes
@@ -57,6 +57,10 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
                 plan.record(rec, xb).map(|_| ())
             })?;
             rows.push(row("fft_c2c", &dims, bytes, plan.dispatches(), ms, timer, roof_gbs));
+            print_passes(gpu, &format!("fft_c2c {shape}"), |rec| {
+                let xb = rec.input(&x);
+                plan.record(rec, xb).map(|_| ())
+            })?;
         }
         if wanted("fft_real_round_trip") {
             let fwd = FftPlan::new(gpu, &dims, &axes, Transform::RealForward, Norm::Backward)?;

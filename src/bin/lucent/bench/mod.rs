@@ -143,6 +143,28 @@ fn roof_gb_per_s(gpu: &Gpu, max_mib: u64) -> Result<f64, Error> {
     Ok(copy.bytes_per_elem * ((mib << 20) / 4) as f64 / (ms * 1e6))
 }
 
+/// With `LUCENT_BENCH_PASSES=1`: the GPU time of every dispatch of one repetition (median of 5
+/// runs), printed to stderr, to see which pass of a pipeline is slow.
+pub fn print_passes(gpu: &Gpu, what: &str, build: impl FnOnce(&mut Recording) -> Result<(), Error>) -> Result<(), Error> {
+    if std::env::var("LUCENT_BENCH_PASSES").map_or(true, |v| v != "1") || !gpu.has_timestamps() {
+        return Ok(());
+    }
+    // The executor reads LUCENT_PROFILE when it compiles; the bench is single-threaded.
+    std::env::set_var("LUCENT_PROFILE", "1");
+    let mut rec = Recording::new(gpu);
+    let built = build(&mut rec).and_then(|_| rec.compile());
+    std::env::remove_var("LUCENT_PROFILE");
+    let compiled = built?;
+    let mut runs = (0..6).map(|_| compiled.run(gpu).map(|r| r.report.nodes)).collect::<Result<Vec<_>, _>>()?;
+    runs.remove(0);
+    for (k, node) in runs[0].iter().enumerate() {
+        let mut ms: Vec<f64> = runs.iter().map(|r| r[k].ms).collect();
+        ms.sort_by(f64::total_cmp);
+        eprintln!("  pass {what} {k}: {:<44} {:.4} ms", node.label, ms[2]);
+    }
+    Ok(())
+}
+
 /// Median time of one repetition of `build` (recorded `reps` times into one recording).
 pub fn time_repeated(gpu: &Gpu, reps: u64, mut build: impl FnMut(&mut Recording) -> Result<(), Error>) -> Result<(f64, &'static str), Error> {
     let mut rec = Recording::new(gpu);
