@@ -99,7 +99,12 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     convolve::check_finite(&image.view(), &args.input.display().to_string())?;
     convolve::check_finite(&kernel.view(), &args.kernel.display().to_string())?;
     io::Format::from_path(&args.output)?;
-    let method = args.method.method().resolve(&geometry);
+    // Split options only apply to the FFT path: asking for them makes `auto` choose it.
+    let split_asked = args.adapters.is_some() || args.max_part_bytes.is_some() || args.parts.is_some();
+    let method = match args.method.method() {
+        Method::Auto if split_asked => Method::Fft,
+        m => m.resolve(&geometry),
+    };
 
     let gpus = open_gpus(global, args)?;
     let t = Instant::now();

@@ -91,6 +91,57 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             }
         }
     }
+    rows.extend(split_suite(gpu, args, global, roof)?);
+    Ok(rows)
+}
+
+/// "split": host-to-host 'same' convolutions of a 3D volume, in core (one run) and split along
+/// axis 0 with the part budget lowered to 1/4 of the in-core run's measured device memory, and,
+/// on a host with several GPUs of the best type, split over all of them. Wall times (median of
+/// 3 after a warm-up run) include the host's folding and recombination and every transfer; the
+/// throughput ratio split / in-core is the in-core time over the split time.
+fn split_suite(gpu: &Gpu, args: &Args, global: &Global, roof: f64) -> Result<Vec<Row>, Error> {
+    use lucent::ops::convolve::split::{convolve_split, SplitOptions};
+    let mut rows = Vec::new();
+    for (edge, kedge) in [(256usize, 31usize), (64, 15)] {
+        let tag = format!("convolve_split_{edge}_k{kedge}");
+        let dims = vec![edge; 3];
+        let bytes = (edge * edge * edge * 4) as u64;
+        if args.filter.as_deref().is_some_and(|f| !tag.contains(f) && f != "convolve") || bytes > args.max_mib << 20 {
+            continue;
+        }
+        let image = ArrayD::from_shape_fn(IxDyn(&dims), |i| ((i[0] * 7 + i[1] * 3 + i[2]) % 17) as f32 - 8.0);
+        let kernel = smooth_kernel(&[kedge; 3]);
+        let time = |gpus: &[Gpu], opts: &SplitOptions| -> Result<(f64, lucent::ops::convolve::split::SplitReport), Error> {
+            let mut runs = Vec::new();
+            for _ in 0..4 {
+                runs.push(convolve_split(gpus, &image.view(), &kernel.view(), Mode::Same, opts)?.1);
+            }
+            runs.remove(0); // warm-up: pipelines and first-touch buffers
+            runs.sort_by(|a, b| a.total_ms.total_cmp(&b.total_ms));
+            let median = runs.swap_remove(1);
+            Ok((median.total_ms, median))
+        };
+        let one = std::slice::from_ref(gpu);
+        let (incore_ms, incore) = time(one, &SplitOptions { parts: Some(1), ..Default::default() })?;
+        let budget = SplitOptions { max_part_bytes: Some(incore.peak_bytes / 4), ..Default::default() };
+        let (split_ms, split) = time(one, &budget)?;
+        rows.push(row(&format!("{tag}_incore"), &dims, bytes, incore_ms, "wall", roof));
+        rows.push(row(&format!("{tag}_P{}", split.parts), &dims, bytes, split_ms, "wall", roof));
+        let mut line = format!(
+            "{tag}: in core {incore_ms:.1} ms ({} bytes); P = {} ({} computed, peak {} bytes per part) {split_ms:.1} ms: split/in-core throughput {:.2} (prepare {:.1} ms, recombine {:.1} ms, summed over parts)",
+            incore.peak_bytes, split.parts, split.computed_parts, split.peak_bytes, incore_ms / split_ms, split.prepare_ms, split.recombine_ms
+        );
+        let all = Gpu::open_all().unwrap_or_default();
+        if all.len() > 1 {
+            let (all_ms, multi) = time(&all, &budget)?;
+            rows.push(row(&format!("{tag}_P{}_gpus{}", multi.parts, all.len()), &dims, bytes, all_ms, "wall", roof));
+            line += &format!("; on {} GPUs {all_ms:.1} ms (speedup {:.2} over one)", all.len(), split_ms / all_ms);
+        }
+        if !global.quiet && !global.json {
+            eprintln!("{line}");
+        }
+    }
     Ok(rows)
 }
 
