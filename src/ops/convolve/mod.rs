@@ -15,6 +15,7 @@
 //!
 //! [`cpu`] holds the f64 references, written with direct sums over explicitly padded arrays.
 
+pub mod bank;
 pub mod cpu;
 mod gpu;
 pub mod split;
