@@ -135,6 +135,22 @@ fn parts_chosen_from_a_lowered_buffer_limit() {
 }
 
 #[test]
+fn parts_spread_over_two_devices() {
+    // Two devices on the one test adapter stand in for two GPUs: each pulls parts from the queue.
+    let gpus = [Gpu::new().unwrap(), Gpu::new().unwrap()];
+    let (a, k) = (rand_array(&[30, 9, 8]), rand_array(&[6, 4, 3]));
+    let done = std::sync::Mutex::new(Vec::new());
+    let progress = |d: usize, t: usize| done.lock().unwrap().push((d, t));
+    let (got, report) = split::convolve_split_with_progress(&gpus, &a.view(), &k.view(), Mode::Same, &forced(6), &progress).unwrap();
+    check(&got, &cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Same).unwrap(), "two devices, P = 6");
+    assert_eq!(*done.lock().unwrap(), vec![(1, 4), (2, 4), (3, 4), (4, 4)]);
+    let mut parts: Vec<usize> = report.per_part.iter().map(|p| p.part).collect();
+    parts.sort();
+    assert_eq!(parts, vec![0, 1, 2, 3]);
+    assert!(report.per_part.iter().all(|p| p.worker < 2));
+}
+
+#[test]
 fn bad_input_is_an_error() {
     let gpus = std::slice::from_ref(gpu());
     let (a, mut k) = (rand_array(&[8, 8]), rand_array(&[3, 3]));

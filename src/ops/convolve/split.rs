@@ -104,6 +104,8 @@ pub struct SplitReport {
 #[derive(Clone, Debug, Serialize)]
 pub struct PartTiming {
     pub part: usize,
+    /// Index of the GPU in the list given (two devices may be the same adapter).
+    pub worker: usize,
     /// "index: name" of the adapter that ran it.
     pub adapter: String,
     /// Host wall time of the upload, run and download.
@@ -431,7 +433,7 @@ fn whole(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, budg
             return Ok(None);
         }
         let results = compiled.run(gpu)?;
-        let timing = PartTiming { part: 0, adapter: adapter_name(gpu), ms: 0.0, gpu_ms: results.report.gpu_ms, peak_bytes: compiled.peak_bytes() };
+        let timing = PartTiming { part: 0, worker: 0, adapter: adapter_name(gpu), ms: 0.0, gpu_ms: results.report.gpu_ms, peak_bytes: compiled.peak_bytes() };
         Ok(Some(Whole { out: results.f32(d)?, timing }))
     };
     match attempt() {
@@ -528,7 +530,7 @@ fn run_parts(
         for (i, gpu) in gpus.iter().enumerate() {
             let runner = if i == 0 { first.take() } else { None };
             let (queue, finished_tx) = (queue.clone(), finished_tx.clone());
-            s.spawn(move || worker(gpu, plan, runner, poison, &queue, &finished_tx));
+            s.spawn(move || worker(i, gpu, plan, runner, poison, &queue, &finished_tx));
         }
         drop((queue, finished_tx));
         for finished in finished_rx.iter() {
@@ -560,6 +562,7 @@ fn run_parts(
 
 /// One GPU's loop: pull a prepared part, run it, send it back, until the queue closes.
 fn worker(
+    index: usize,
     gpu: &Gpu,
     plan: &SplitPlan,
     runner: Option<PartRunner>,
@@ -581,7 +584,7 @@ fn worker(
         let result = runner.run(gpu, &job.image, &job.kernel).map(|(z, gpu_ms)| Finished {
             part: job.part,
             z,
-            timing: PartTiming { part: job.part, adapter: adapter_name(gpu), ms: ms_since(t), gpu_ms, peak_bytes: runner.peak_bytes() },
+            timing: PartTiming { part: job.part, worker: index, adapter: adapter_name(gpu), ms: ms_since(t), gpu_ms, peak_bytes: runner.peak_bytes() },
             prepare_ms: job.ms,
         });
         let failed = result.is_err();
