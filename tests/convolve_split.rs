@@ -114,7 +114,7 @@ fn parts_chosen_from_a_memory_budget() {
     let gpus = std::slice::from_ref(gpu());
     let (_, whole) = split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &SplitOptions::default()).unwrap();
     let budget = whole.peak_bytes / 4;
-    let opts = SplitOptions { max_part_bytes: Some(budget), poison: true, ..Default::default() };
+    let opts = SplitOptions { max_part_bytes: Some(budget), in_flight: Some(1), poison: true, ..Default::default() };
     let (got, report) = split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &opts).unwrap();
     check(&got, &want, "budget of 1/4 of the whole run");
     assert!(report.parts > 1 && report.peak_bytes <= budget, "P = {}, peak {} > budget {budget}", report.parts, report.peak_bytes);
@@ -136,12 +136,14 @@ fn parts_chosen_from_a_lowered_buffer_limit() {
 
 #[test]
 fn parts_spread_over_two_devices() {
-    // Two devices on the one test adapter stand in for two GPUs: each pulls parts from the queue.
+    // Two devices on the one test adapter stand in for two GPUs, with three parts in flight on
+    // each (more workers than parts): every worker pulls parts from the one queue.
     let gpus = [Gpu::new().unwrap(), Gpu::new().unwrap()];
     let (a, k) = (rand_array(&[30, 9, 8]), rand_array(&[6, 4, 3]));
     let done = std::sync::Mutex::new(Vec::new());
     let progress = |d: usize, t: usize| done.lock().unwrap().push((d, t));
-    let (got, report) = split::convolve_split_with_progress(&gpus, &a.view(), &k.view(), Mode::Same, &forced(6), &progress).unwrap();
+    let opts = SplitOptions { in_flight: Some(3), ..forced(6) };
+    let (got, report) = split::convolve_split_with_progress(&gpus, &a.view(), &k.view(), Mode::Same, &opts, &progress).unwrap();
     check(&got, &cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Same).unwrap(), "two devices, P = 6");
     assert_eq!(*done.lock().unwrap(), vec![(1, 4), (2, 4), (3, 4), (4, 4)]);
     let mut parts: Vec<usize> = report.per_part.iter().map(|p| p.part).collect();

@@ -53,6 +53,10 @@ pub struct Args {
     /// Force the number of parts of an FFT convolution (1: never split).
     #[arg(long)]
     parts: Option<usize>,
+    /// Parts each GPU holds at once in a split run (default 2: one computes while another is
+    /// uploaded or read back); each holds up to --max-part-bytes.
+    #[arg(long)]
+    in_flight: Option<usize>,
 }
 
 #[derive(Clone, Copy, clap::ValueEnum)]
@@ -100,7 +104,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     convolve::check_finite(&kernel.view(), &args.kernel.display().to_string())?;
     io::Format::from_path(&args.output)?;
     // Split options only apply to the FFT path: asking for them makes `auto` choose it.
-    let split_asked = args.adapters.is_some() || args.max_part_bytes.is_some() || args.parts.is_some();
+    let split_asked = args.adapters.is_some() || args.max_part_bytes.is_some() || args.parts.is_some() || args.in_flight.is_some();
     let method = match args.method.method() {
         Method::Auto if split_asked => Method::Fft,
         m => m.resolve(&geometry),
@@ -161,12 +165,13 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         );
         if let Some(r) = split_report.as_ref().filter(|r| r.parts > 1) {
             println!(
-                "split into {} parts along axis 0 ({} computed, {} rows each) on {}; peak {} bytes per part",
+                "split into {} parts along axis 0 ({} computed, {} rows each) on {}; peak {} bytes per part, {} in flight per GPU",
                 r.parts,
                 r.computed_parts,
                 r.part_len,
                 r.adapters.join(", "),
-                r.peak_bytes
+                r.peak_bytes,
+                r.in_flight
             );
         }
     }
@@ -194,7 +199,7 @@ fn on_gpus_split(
     args: &Args,
 ) -> Result<(ArrayD<f32>, SplitReport), Error> {
     let kernel = if args.correlate { cpu::reverse(kernel) } else { kernel.clone() };
-    let opts = SplitOptions { parts: args.parts, max_part_bytes: args.max_part_bytes, ..Default::default() };
+    let opts = SplitOptions { parts: args.parts, max_part_bytes: args.max_part_bytes, in_flight: args.in_flight, ..Default::default() };
     // Shown only for split runs (more than one part to compute), and never with --quiet.
     let bar: OnceLock<ProgressBar> = OnceLock::new();
     let progress = |done: usize, total: usize| {

@@ -33,16 +33,19 @@
 //! part (M × the output's other axes, complex). The executor reuses buffers once they are dead;
 //! [`SplitReport::peak_bytes`] is the measured peak (`Compiled::peak_bytes`), about 3-4 × 8 · M ·
 //! Π(other padded axes) bytes. P is the smallest 7-smooth count whose part fits every buffer
-//! limit and the memory budget ([`SplitOptions`]). The host holds the input, the output and, in
-//! flight, about two parts per GPU.
+//! limit and the memory budget per part ([`SplitOptions`]); a GPU holds `in_flight` parts at
+//! once. The host holds the input, the output and, in flight, about two parts per worker.
 //!
 //! # What overlaps
-//! One thread folds the next parts' slabs (the twiddled sums above, parallel over rows), one
-//! worker thread per GPU pulls prepared parts from a bounded queue, uploads, runs and downloads
-//! them, and the calling thread adds each finished part into the output as it arrives. So host
-//! preparation of part p+1 and recombination of part p-1 overlap the GPU's work on part p, and
-//! several GPUs work at once. On one GPU the upload, the transforms and the download go through
-//! one wgpu queue in order: transfers and compute do not overlap each other on the device.
+//! One thread folds the next parts' slabs (the twiddled sums above, parallel over rows); worker
+//! threads, [`SplitOptions::in_flight`] per GPU (2 by default), each with its own compiled part
+//! and buffers, pull prepared parts from one bounded queue, upload, run and download them; the
+//! calling thread adds each finished part into the output as it arrives. So the host's folding
+//! of the next parts and its recombination of earlier ones overlap the GPUs' work, several GPUs
+//! work at once, and on one GPU a second part is already submitted while the first is read
+//! back, so the device does not wait for the host between parts. On one GPU everything still
+//! goes through one wgpu queue in submission order: its uploads, transforms and downloads do
+//! not overlap each other on the device (wgpu exposes no separate copy queue).
 
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::{Arc, Mutex};
@@ -69,11 +72,19 @@ pub struct SplitOptions {
     /// Force P parts (1: the whole array in one run).
     pub parts: Option<usize>,
     /// Device memory one part (or the whole run) may hold, in bytes, on top of the per-buffer
-    /// limit of each device.
+    /// limit of each device. A GPU holds up to `in_flight` parts.
     pub max_part_bytes: Option<u64>,
+    /// Parts each GPU holds at once, each with its own buffers (default 2: while one part
+    /// computes, the other's upload and download and the host's handling of them proceed, so
+    /// the device queue never runs dry). A GPU holds up to this many times the part's peak; a
+    /// further part that does not fit is simply not started.
+    pub in_flight: Option<usize>,
     /// Fill every temporary with NaN before its first use (tests).
     pub poison: bool,
 }
+
+/// Parts in flight per GPU unless [`SplitOptions::in_flight`] says otherwise.
+pub const DEFAULT_IN_FLIGHT: usize = 2;
 
 /// Where the time went, per part and in total (serialised into `lucent convolve --json`).
 #[derive(Clone, Debug, Serialize)]
@@ -99,6 +110,8 @@ pub struct SplitReport {
     pub adapters: Vec<String>,
     /// The largest device memory one part held.
     pub peak_bytes: u64,
+    /// Parts each GPU was asked to hold at once (it holds up to this many times `peak_bytes`).
+    pub in_flight: usize,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -398,7 +411,7 @@ pub fn convolve_split_with_progress(
         }
         match PartRunner::new(first, &plan, opts.poison) {
             Ok(runner) if runner.peak_bytes() <= budget => {
-                return run_parts(gpus, a, k, &plan, runner, opts.poison, progress, start);
+                return run_parts(gpus, a, k, &plan, runner, opts, progress, start);
             }
             Ok(runner) => smallest = Some((plan.clone(), runner.peak_bytes())),
             Err(e) if does_not_fit(&e) => {}
@@ -461,6 +474,7 @@ impl Whole {
             recombine_ms: 0.0,
             total_ms: ms_since(start),
             adapters: vec![adapter_name(gpu)],
+            in_flight: 1,
         };
         (self.out, report)
     }
@@ -491,7 +505,7 @@ fn run_parts(
     k: &ArrayViewD<f32>,
     plan: &SplitPlan,
     first: PartRunner,
-    poison: bool,
+    opts: &SplitOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
     start: Instant,
 ) -> Result<(ArrayD<f32>, SplitReport)> {
@@ -509,13 +523,16 @@ fn run_parts(
         total_ms: 0.0,
         adapters: Vec::new(),
         peak_bytes: 0,
+        in_flight: opts.in_flight.unwrap_or(DEFAULT_IN_FLIGHT).max(1),
     };
+    let slots = report.in_flight;
     let mut first = Some(first);
     let mut failure = None;
     std::thread::scope(|s| {
-        // At most one prepared part waiting per GPU bounds the host memory in flight.
-        let (prepared_tx, prepared_rx) = sync_channel::<Prepared>(gpus.len());
-        let (finished_tx, finished_rx) = sync_channel::<Result<Finished>>(gpus.len());
+        // At most one prepared part waiting per worker bounds the host memory in flight.
+        let workers = gpus.len() * slots;
+        let (prepared_tx, prepared_rx) = sync_channel::<Prepared>(workers);
+        let (finished_tx, finished_rx) = sync_channel::<Result<Finished>>(workers);
         s.spawn(move || {
             for p in plan.computed_parts() {
                 let t = Instant::now();
@@ -528,9 +545,11 @@ fn run_parts(
         // The queue is shared; it closes (and the preparer stops) once every worker has gone.
         let queue = Arc::new(Mutex::new(prepared_rx));
         for (i, gpu) in gpus.iter().enumerate() {
-            let runner = if i == 0 { first.take() } else { None };
-            let (queue, finished_tx) = (queue.clone(), finished_tx.clone());
-            s.spawn(move || worker(i, gpu, plan, runner, poison, &queue, &finished_tx));
+            for slot in 0..slots {
+                let runner = if i == 0 && slot == 0 { first.take() } else { None };
+                let (queue, finished_tx) = (queue.clone(), finished_tx.clone());
+                s.spawn(move || worker(i, slot, gpu, plan, runner, opts.poison, &queue, &finished_tx));
+            }
         }
         drop((queue, finished_tx));
         for finished in finished_rx.iter() {
@@ -560,9 +579,13 @@ fn run_parts(
     Ok((out, report))
 }
 
-/// One GPU's loop: pull a prepared part, run it, send it back, until the queue closes.
+/// One worker's loop: pull a prepared part, run it, send it back, until the queue closes.
+/// Slot 0 of each GPU must build its part (an error otherwise); a further slot that does not fit
+/// in memory leaves the GPU with fewer parts in flight.
+#[allow(clippy::too_many_arguments)]
 fn worker(
     index: usize,
+    slot: usize,
     gpu: &Gpu,
     plan: &SplitPlan,
     runner: Option<PartRunner>,
@@ -572,6 +595,7 @@ fn worker(
 ) {
     let runner = match runner.map_or_else(|| PartRunner::new(gpu, plan, poison), Ok) {
         Ok(r) => r,
+        Err(e) if slot > 0 && does_not_fit(&e) => return,
         Err(e) => {
             let _ = finished.send(Err(e));
             return;

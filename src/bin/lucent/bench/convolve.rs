@@ -1,12 +1,14 @@
 //! The convolution suite of `lucent bench`: scipy.signal 'same' convolutions by FFT at the sizes
 //! of the convolution issue (256³ with 31³, 4096² with 63²), with the kernel's spectrum cached
 //! (the per-iteration cost in deconvolution) and with both arrays transformed, then direct sums
-//! against the FFT path on small kernels, the rows that calibrate `Method::Auto`
-//! (`convolve::DIRECT_TAPS_PER_FFT_ELEMENT`), and a separable Gaussian. Bandwidth is the
+//! against the FFT path on small kernels, the rows that calibrate `Method::Auto` (the cost
+//! model's constants in `ops::convolve`), and a separable Gaussian. Bandwidth is the
 //! minimum traffic, one read of the image and one write of the result, against the copy roof.
 
+use lucent::kernels::{correlate_tiled, correlate_window};
+use lucent::ops::convolve::bank::FilterBank;
 use lucent::ops::convolve::{self, Boundary, Geometry, KernelSpectrum, Method, Mode};
-use lucent::{Dtype, Error, Gpu};
+use lucent::{Dtype, Error, Gpu, GpuArray};
 use ndarray::{ArrayD, IxDyn};
 
 use super::{random_array, roof_gb_per_s, time_repeated, Args, Row};
@@ -124,25 +126,203 @@ fn split_suite(gpu: &Gpu, args: &Args, global: &Global, roof: f64) -> Result<Vec
         };
         let one = std::slice::from_ref(gpu);
         let (incore_ms, incore) = time(one, &SplitOptions { parts: Some(1), ..Default::default() })?;
-        let budget = SplitOptions { max_part_bytes: Some(incore.peak_bytes / 4), ..Default::default() };
+        // The GPU holds 1/4 of the in-core memory either way: one part of 1/4 at a time, or two
+        // parts of 1/8 in flight (upload and download of one overlap the other's transforms).
+        let one_part = SplitOptions { max_part_bytes: Some(incore.peak_bytes / 4), in_flight: Some(1), ..Default::default() };
+        let budget = SplitOptions { max_part_bytes: Some(incore.peak_bytes / 8), in_flight: Some(2), ..Default::default() };
+        let (serial_ms, serial) = time(one, &one_part)?;
         let (split_ms, split) = time(one, &budget)?;
         rows.push(row(&format!("{tag}_incore"), &dims, bytes, incore_ms, "wall", roof));
-        rows.push(row(&format!("{tag}_P{}", split.parts), &dims, bytes, split_ms, "wall", roof));
+        rows.push(row(&format!("{tag}_P{}_inflight1", serial.parts), &dims, bytes, serial_ms, "wall", roof));
+        rows.push(row(&format!("{tag}_P{}_inflight2", split.parts), &dims, bytes, split_ms, "wall", roof));
         let mut line = format!(
-            "{tag}: in core {incore_ms:.1} ms ({} bytes); P = {} ({} computed, peak {} bytes per part) {split_ms:.1} ms: split/in-core throughput {:.2} (prepare {:.1} ms, recombine {:.1} ms, summed over parts)",
-            incore.peak_bytes, split.parts, split.computed_parts, split.peak_bytes, incore_ms / split_ms, split.prepare_ms, split.recombine_ms
+            "{tag}: in core {incore_ms:.1} ms ({} bytes); P = {} one at a time {serial_ms:.1} ms (throughput {:.2} of in core); P = {} two in flight (peak {} bytes each) {split_ms:.1} ms (throughput {:.2}; prepare {:.1} ms, recombine {:.1} ms, summed over parts)",
+            incore.peak_bytes, serial.parts, incore_ms / serial_ms, split.parts, split.peak_bytes, incore_ms / split_ms, split.prepare_ms, split.recombine_ms
         );
         let all = Gpu::open_all().unwrap_or_default();
         if all.len() > 1 {
             let (all_ms, multi) = time(&all, &budget)?;
-            rows.push(row(&format!("{tag}_P{}_gpus{}", multi.parts, all.len()), &dims, bytes, all_ms, "wall", roof));
+            rows.push(row(&format!("{tag}_P{}_inflight2_gpus{}", multi.parts, all.len()), &dims, bytes, all_ms, "wall", roof));
             line += &format!("; on {} GPUs {all_ms:.1} ms (speedup {:.2} over one)", all.len(), split_ms / all_ms);
         }
         if !global.quiet && !global.json {
             eprintln!("{line}");
         }
     }
+    direct_tiled_vs_window(gpu, args, global, roof, &mut rows)?;
+    direct_4d(gpu, args, global, roof, &mut rows)?;
+    bank_vs_separate(gpu, args, global, roof, &mut rows)?;
     Ok(rows)
+}
+
+/// Times `run` (repeated in one recording) on `x` as a row named `case`, if the filter wants it.
+fn time_case(
+    gpu: &Gpu,
+    args: &Args,
+    x: &GpuArray,
+    case: &str,
+    roof: f64,
+    run: &mut dyn FnMut(&mut lucent::Recording, lucent::Buf) -> Result<(), Error>,
+) -> Result<Option<Row>, Error> {
+    if !args.filter.as_deref().is_none_or(|f| case.contains(f) || f == "convolve") {
+        return Ok(None);
+    }
+    let bytes = x.bytes();
+    let reps = ((1u64 << 31) / bytes).clamp(2, 20);
+    let (ms, timer) = time_repeated(gpu, reps, |rec| {
+        let xb = rec.input(x);
+        run(rec, xb)
+    })?;
+    Ok(Some(row(case, x.dims(), bytes, ms, timer, roof)))
+}
+
+/// Direct sums' throughput, 2·taps·outputs per second, with the cost model's estimate.
+fn report_direct(global: &Global, r: &Row, g: &Geometry, model_ms: f64) {
+    let flop = 2.0 * g.taps() as f64 * g.out.iter().product::<usize>() as f64;
+    if !global.quiet {
+        eprintln!("{:<34} {:>14} {:>10.4} ms {:>9.1} GFLOP/s   model {:.4} ms", r.case, shape_name(&r.shape), r.ms, flop / (r.ms * 1e6), model_ms);
+    }
+}
+
+/// The tiled direct kernel against the one-thread-per-output window kernel (scipy.signal
+/// 'same', zero outside), at the sizes of the direct-vs-FFT rows above: the rows that calibrate
+/// `DIRECT_TILED_PS_PER_TAP`, `DIRECT_WINDOW_PS_PER_TAP` and `correlate_tiled::MIN_PLANE_TAPS`.
+fn direct_tiled_vs_window(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<Row>) -> Result<(), Error> {
+    let cases: [(&[usize], &[usize]); 8] = [
+        (&[64, 64], &[3, 3]),
+        (&[64, 64], &[7, 7]),
+        (&[64, 64], &[15, 15]),
+        (&[64, 64], &[1, 15]),
+        (&[64, 64], &[31, 31]),
+        (&[16, 16, 16], &[3, 3, 3]),
+        (&[16, 16, 16], &[5, 5, 5]),
+        (&[16, 16, 16], &[7, 7, 7]),
+    ];
+    for (dims, kdims) in cases {
+        let n: usize = dims.iter().product();
+        if (n as u64 * 4) > (args.max_mib << 20) || (n as u64 * 4) > gpu.max_buffer_bytes() {
+            continue;
+        }
+        let x = random_array(gpu, n, Dtype::F32, 7)?.reinterpret(dims, Dtype::F32)?;
+        let kernel = smooth_kernel(kdims);
+        let g = Geometry::new(dims, kdims, Mode::Same)?;
+        let tag = format!("{}_k{}", shape_name(dims), shape_name(kdims));
+        let w = lucent::GpuArray::upload_f32(gpu, &kernel.view())?;
+        let origin = g.window_origin();
+        let model = |per_tap: f64| g.out.iter().product::<usize>() as f64 * (convolve::DIRECT_PS_PER_OUTPUT + g.taps() as f64 * per_tap) * 1e-9;
+        if let Some(tiling) = correlate_tiled::Tiling::for_gpu(gpu, &g.out, kdims) {
+            let case = format!("filter_direct_tiled_{tag}");
+            if let Some(r) = time_case(gpu, args, &x, &case, roof, &mut |rec, xb| {
+                correlate_tiled::record_with(rec, xb, &kernel.view(), &g.out, &origin, Boundary::Constant(0.0), tiling).map(|_| ())
+            })? {
+                report_direct(global, &r, &g, model(convolve::DIRECT_TILED_PS_PER_TAP));
+                rows.push(r);
+            }
+        }
+        let case = format!("filter_direct_window_{tag}");
+        if let Some(r) = time_case(gpu, args, &x, &case, roof, &mut |rec, xb| {
+            let wb = rec.input(&w);
+            correlate_window::record(rec, xb, wb, &g.out, &origin, Boundary::Constant(0.0)).map(|_| ())
+        })? {
+            report_direct(global, &r, &g, model(convolve::DIRECT_WINDOW_PS_PER_TAP));
+            rows.push(r);
+        }
+    }
+    Ok(())
+}
+
+/// The 4D denoising sizes: 20×64×64×64 (t, z, y, x) with 7⁴ and 11⁴ kernels, 'same': direct
+/// sums (tiled, then the window kernel) in GFLOP/s, the FFT path (kernel spectrum cached, and
+/// both arrays transformed) and the ratio; with the cost model's estimates for `Method::Auto`.
+fn direct_4d(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<Row>) -> Result<(), Error> {
+    let dims = [3usize, 8, 9, 20];
+    let n: usize = dims.iter().product();
+    if n as u64 * 4 > args.max_mib << 20 {
+        return Ok(());
+    }
+    let x = random_array(gpu, n, Dtype::F32, 9)?.reinterpret(&dims, Dtype::F32)?;
+    for edge in [7usize, 11] {
+        let kdims = [edge; 4];
+        let kernel = smooth_kernel(&kdims);
+        let g = Geometry::new(&dims, &kdims, Mode::Same)?;
+        let mut direct_ms = None;
+        let case = format!("convolve_direct4d_tiled_k{edge}");
+        if let Some(r) = time_case(gpu, args, &x, &case, roof, &mut |rec, xb| {
+            convolve::signal_convolve(rec, xb, &kernel.view(), Mode::Same, Method::Direct).map(|_| ())
+        })? {
+            report_direct(global, &r, &g, g.direct_cost_ns() * 1e-6);
+            direct_ms = Some(r.ms);
+            rows.push(r);
+        }
+        let w = lucent::GpuArray::upload_f32(gpu, &convolve_reversed(&kernel).view())?;
+        let case = format!("convolve_direct4d_window_k{edge}");
+        if let Some(r) = time_case(gpu, args, &x, &case, roof, &mut |rec, xb| {
+            let wb = rec.input(&w);
+            correlate_window::record(rec, xb, wb, &g.out, &g.window_origin(), Boundary::Constant(0.0)).map(|_| ())
+        })? {
+            report_direct(global, &r, &g, 0.0);
+            rows.push(r);
+        }
+        let spectrum = KernelSpectrum::new(gpu, &kernel.view(), &dims, Mode::Same)?;
+        let k = lucent::GpuArray::upload_f32(gpu, &kernel.view())?;
+        let cached = time_case(gpu, args, &x, &format!("convolve_direct4d_fft_cached_k{edge}"), roof, &mut |rec, xb| spectrum.record(rec, xb).map(|_| ()))?;
+        let uncached = time_case(gpu, args, &x, &format!("convolve_direct4d_fft_k{edge}"), roof, &mut |rec, xb| {
+            let kb = rec.input(&k);
+            convolve::fftconvolve(rec, xb, kb, Mode::Same).map(|_| ())
+        })?;
+        for r in [cached, uncached].into_iter().flatten() {
+            if !global.quiet {
+                let ratio = direct_ms.map_or(String::new(), |d| format!("direct/fft {:.2}", d / r.ms));
+                eprintln!("{:<34} {:>14} {:>10.4} ms   model {:.4} ms   {ratio}", r.case, shape_name(&dims), r.ms, g.fft_cost_ns() * 1e-6);
+            }
+            rows.push(r);
+        }
+    }
+    Ok(())
+}
+
+/// The kernel reversed along every axis (a convolution as the window kernel's correlation).
+fn convolve_reversed(kernel: &ArrayD<f32>) -> ArrayD<f32> {
+    let mut v = kernel.view();
+    for a in 0..v.ndim() {
+        v.invert_axis(ndarray::Axis(a));
+    }
+    v.as_standard_layout().into_owned()
+}
+
+/// A bank of 6 kernels of 15³ on a 128³ volume ('same'): one `FilterBank` (one complex forward
+/// transform, three inverse ones) against 6 fftconvolves with cached spectra and 6 uncached.
+fn bank_vs_separate(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<Row>) -> Result<(), Error> {
+    let dims = [16usize, 17, 18];
+    let kdims = [15usize; 3];
+    if dims.iter().product::<usize>() as u64 * 4 > args.max_mib << 20 {
+        return Ok(());
+    }
+    let x = random_array(gpu, dims.iter().product(), Dtype::F32, 11)?.reinterpret(&dims, Dtype::F32)?;
+    let kernels: Vec<ArrayD<f32>> = (0..6).map(|i| smooth_kernel(&kdims).mapv(|v| v * (1.0 + i as f32))).collect();
+    let views: Vec<_> = kernels.iter().map(|k| k.view()).collect();
+    let bank = FilterBank::new(gpu, &views, &dims, Mode::Same)?;
+    let spectra = kernels.iter().map(|k| KernelSpectrum::new(gpu, &k.view(), &dims, Mode::Same)).collect::<Result<Vec<_>, _>>()?;
+    let uploaded = kernels.iter().map(|k| lucent::GpuArray::upload_f32(gpu, &k.view())).collect::<Result<Vec<_>, _>>()?;
+    let timed = [
+        time_case(gpu, args, &x, "convolve_bank6_k15", roof, &mut |rec, xb| bank.record(rec, xb).map(|_| ()))?,
+        time_case(gpu, args, &x, "convolve_bank6_separate_cached_k15", roof, &mut |rec, xb| {
+            spectra.iter().try_for_each(|s| s.record(rec, xb).map(|_| ()))
+        })?,
+        time_case(gpu, args, &x, "convolve_bank6_separate_k15", roof, &mut |rec, xb| {
+            uploaded.iter().try_for_each(|k| {
+                let kb = rec.input(k);
+                convolve::fftconvolve(rec, xb, kb, Mode::Same).map(|_| ())
+            })
+        })?,
+    ];
+    for r in timed.into_iter().flatten() {
+        if !global.quiet {
+            eprintln!("{:<34} {:>14} {:>10.4} ms", r.case, shape_name(&dims), r.ms);
+        }
+        rows.push(r);
+    }
+    Ok(())
 }
 
 /// A separable bump (finite, positive, not trivially sparse).
