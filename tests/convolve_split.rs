@@ -78,6 +78,24 @@ fn algebra_in_f64_matches_direct_sums() {
 }
 
 #[test]
+fn plans_split_axis_0_into_fast_parts() {
+    // 256 ⊛ 31 'same' needs 271 circular samples along axis 0 (start 15 + 256 out).
+    let g = convolve::Geometry::new(&[256, 40, 30], &[31, 5, 5], Mode::Same).unwrap();
+    assert_eq!(split::max_parts(&g), 271);
+    for parts in 1..=20 {
+        let plan = split::SplitPlan::new(&g, parts).unwrap();
+        let m = plan.part_len;
+        assert_eq!(plan.len, parts * m);
+        assert_eq!(m, lucent::fft::plan::smooth_at_least(271usize.div_ceil(parts)), "P = {parts}: the shortest fast M with P·M ≥ 271");
+        assert_eq!(&plan.part_dims[1..], &g.padded[1..]);
+        assert_eq!(plan.computed_parts().count(), parts / 2 + 1);
+        let counted: f64 = plan.computed_parts().map(|p| plan.weight(p)).sum();
+        assert_eq!(counted, parts as f64, "every part counted once, mirrors included");
+    }
+    assert!(split::SplitPlan::new(&g, 0).is_err() && split::SplitPlan::new(&g, 272).is_err());
+}
+
+#[test]
 fn forced_splits_match_the_reference() {
     for &(ad, kd) in CASES {
         let (a, k) = (rand_array(ad), rand_array(kd));
