@@ -203,7 +203,7 @@ fn needed_len0(g: &Geometry) -> usize {
 /// quarter turns).
 fn unit_root(t: u128, n: u128) -> Complex64 {
     let t = t % n;
-    if (4 * t) % n == 0 {
+    if (4 * t).is_multiple_of(n) {
         return [Complex64::new(1.0, 0.0), Complex64::new(0.0, -1.0), Complex64::new(-1.0, 0.0), Complex64::new(0.0, 1.0)][(4 * t / n) as usize];
     }
     let angle = -2.0 * std::f64::consts::PI * (t as f64) / (n as f64);
@@ -574,6 +574,9 @@ fn run_parts(
     });
     if let Some(e) = failure {
         return Err(e);
+    }
+    if report.per_part.len() != total {
+        return Err(Error::DeviceLost(format!("the split convolution's workers stopped after {} of {total} parts", report.per_part.len())));
     }
     report.total_ms = ms_since(start);
     Ok((out, report))
