@@ -529,7 +529,10 @@ fn run_parts(
     let mut first = Some(first);
     let mut failure = None;
     std::thread::scope(|s| {
-        // At most one prepared part waiting per worker bounds the host memory in flight.
+        // No more workers than parts (each compiles its part and holds its buffers); at most one
+        // prepared part waiting per worker bounds the host memory in flight.
+        let gpus = &gpus[..gpus.len().min(total)];
+        let slots = slots.min(total.div_ceil(gpus.len()));
         let workers = gpus.len() * slots;
         let (prepared_tx, prepared_rx) = sync_channel::<Prepared>(workers);
         let (finished_tx, finished_rx) = sync_channel::<Result<Finished>>(workers);
