@@ -1,0 +1,506 @@
+//! Tiled Richardson-Lucy: the tile plan (cores partition the image, windows of one shape, blend
+//! weights summing to 1), a spatially variant PSF (each region as whole-image RL with its own PSF
+//! away from region borders; equal PSFs as whole-image RL), the default guard width within 1e-3 of
+//! whole-image RL on noisy beads, tiles chosen from a lowered buffer limit, GPU against the CPU
+//! twin (the same tiling with the f64 reference), progress, and bad input.
+//! Temporaries are poisoned (NaN) so an element no kernel writes fails the comparison.
+
+mod common;
+use common::*;
+
+use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions, TilePlan};
+use lucent::ops::deconvolve::{self, cpu, Boundary, RlOptions, StopRule};
+use lucent::{Error, Gpu};
+use ndarray::{ArrayD, Axis, IxDyn};
+use rand::Rng;
+
+fn poison() {
+    // Every recording starts its temporaries as NaN; every test sets the same value.
+    std::env::set_var("LUCENT_POISON", "1");
+}
+
+fn flat(x: &ArrayD<f32>) -> Vec<f32> {
+    x.iter().copied().collect()
+}
+
+fn flat64(x: &ArrayD<f64>) -> Vec<f64> {
+    x.iter().copied().collect()
+}
+
+/// A normalised Gaussian PSF of `sigma` per axis on `dims`, centred as scipy centres 'same'.
+fn gaussian(dims: &[usize], sigma: &[f64]) -> ArrayD<f32> {
+    let g = ArrayD::from_shape_fn(IxDyn(dims), |i| {
+        let r2: f64 = (0..dims.len()).map(|d| ((i[d] as f64 - ((dims[d] - 1) / 2) as f64) / sigma[d]).powi(2)).sum();
+        (-r2 / 2.0).exp()
+    });
+    let s = g.sum();
+    g.mapv(|v| (v / s) as f32)
+}
+
+/// The PSF extent for a Gaussian of `sigma` cut at 3 sigma: 2·ceil(3σ) + 1.
+fn extent(sigma: f64) -> usize {
+    2 * (3.0 * sigma).ceil() as usize + 1
+}
+
+/// A specimen: a faint uneven background, point-like beads and larger blobs, at random places.
+fn specimen(dims: &[usize], beads: usize, blobs: usize) -> ArrayD<f64> {
+    let mut rng = rand::rng();
+    let mut x = ArrayD::from_shape_fn(IxDyn(dims), |_| rng.random_range(4.0..6.0));
+    for _ in 0..beads {
+        let at: Vec<usize> = dims.iter().map(|&n| rng.random_range(0..n)).collect();
+        x[IxDyn(&at)] += rng.random_range(200.0..1000.0);
+    }
+    for _ in 0..blobs {
+        let c: Vec<f64> = dims.iter().map(|&n| rng.random_range(0.0..n as f64)).collect();
+        let (s, a) = (rng.random_range(2.0..6.0), rng.random_range(20.0..100.0));
+        x.indexed_iter_mut().for_each(|(i, v)| {
+            let r2: f64 = (0..dims.len()).map(|d| (i[d] as f64 - c[d]).powi(2)).sum();
+            *v += a * (-r2 / (2.0 * s * s)).exp();
+        });
+    }
+    x
+}
+
+/// Poisson counts of mean `lambda` (Knuth below 30, a rounded normal above).
+fn poisson(lambda: f64, rng: &mut impl Rng) -> f64 {
+    if lambda < 30.0 {
+        let (limit, mut k, mut p) = ((-lambda).exp(), 0.0, 1.0);
+        loop {
+            p *= rng.random::<f64>();
+            if p <= limit {
+                return k;
+            }
+            k += 1.0;
+        }
+    }
+    let (u, v): (f64, f64) = (rng.random::<f64>().max(1e-300), rng.random());
+    let normal = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
+    (lambda + lambda.sqrt() * normal).round().max(0.0)
+}
+
+/// The specimen blurred by `psf` with Poisson noise: what a microscope records.
+fn observed(truth: &ArrayD<f64>, psf: &ArrayD<f32>) -> ArrayD<f32> {
+    let p = psf.mapv(|v| v as f64);
+    let blurred = cpu::convolve(&truth.view(), &p.view(), Boundary::Zero).unwrap();
+    let mut rng = rand::rng();
+    blurred.mapv(|v| poisson(v.max(0.0), &mut rng) as f32)
+}
+
+/// Relative L2 and max |difference| / max |want|.
+fn errors(got: &[f64], want: &[f64]) -> (f64, f64) {
+    let num: f64 = got.iter().zip(want).map(|(g, w)| (g - w).powi(2)).sum();
+    let den: f64 = want.iter().map(|w| w * w).sum();
+    let max_diff = got.iter().zip(want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
+    let max = want.iter().map(|w| w.abs()).fold(0.0, f64::max);
+    ((num / den).sqrt(), max_diff / max)
+}
+
+fn errors32(got: &ArrayD<f32>, want: &ArrayD<f64>) -> (f64, f64) {
+    assert!(got.iter().all(|v| v.is_finite()), "non-finite values in the result");
+    errors(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &flat64(want))
+}
+
+/// GPU against the f64 reference after `iterations` (tests/deconvolve.rs derives it: four f32
+/// transforms per iteration within 2e-6 each, adding in quadrature).
+fn tolerance(iterations: usize) -> f64 {
+    2e-6 * (4.0 * iterations as f64).sqrt()
+}
+
+// ---------------------------------------------------------------------------------------------
+// The plan, without a device.
+
+/// Every image element is owned by exactly one core, windows share one shape and hold their
+/// core, blend and guard bands, and the blend weights sum to 1 everywhere.
+#[test]
+fn plan_partitions_the_image_and_weights_sum_to_one() {
+    let cases: &[(&[usize], &[usize], [usize; 2], &[usize], &[usize], &[usize])] = &[
+        (&[50, 47], &[5, 5], [2, 3], &[1, 2], &[6, 4], &[5, 4]),
+        (&[31, 64], &[7, 3], [1, 1], &[3, 5], &[9, 0], &[0, 3]),
+        (&[3, 40, 33], &[5, 4], [2, 2], &[2, 1], &[3, 100], &[4, 4]),
+        (&[9, 30, 29], &[3, 5, 5], [3, 2], &[2, 1, 2], &[2, 7, 7], &[3, 5, 5]),
+        (&[61], &[5], [1, 1], &[4], &[8], &[5]),
+    ];
+    for &(image, psf, grid, counts, guard, overlap) in cases {
+        let plan = TilePlan::new(image, psf, grid, counts, guard, overlap).unwrap();
+        let b = image.len() - psf.len();
+        let mut sum = ArrayD::<f64>::zeros(IxDyn(&image[b..]));
+        let mut owners = ArrayD::<u32>::zeros(IxDyn(&image[b..]));
+        let window = plan.window_shape();
+        for tile in plan.tiles() {
+            for d in 0..psf.len() {
+                let (n, w, c) = (image[b + d], &tile.window[d], &tile.core[d]);
+                assert_eq!(w.len(), window[b + d], "{image:?}: windows differ along axis {d}");
+                let reach = |inner: bool, o: usize| if inner { o + guard[d] } else { 0 };
+                let lo = c.start.saturating_sub(reach(c.start > 0, overlap[d] / 2));
+                let hi = (c.end + reach(c.end < n, overlap[d] - overlap[d] / 2)).min(n);
+                assert!(w.start <= lo && hi <= w.end, "{image:?} axis {d}: window {w:?} misses {lo}..{hi}");
+            }
+            let weights = plan.weights(&tile);
+            let mut target = sum.slice_each_axis_mut(|ax| tile.window[ax.axis.index()].clone().into());
+            target += &weights;
+            let mut owned = owners.slice_each_axis_mut(|ax| tile.core[ax.axis.index()].clone().into());
+            owned += 1;
+        }
+        assert!(owners.iter().all(|&o| o == 1), "{image:?}: cores do not partition the image");
+        let worst = sum.iter().map(|s| (s - 1.0).abs()).fold(0.0, f64::max);
+        assert!(worst < 1e-12, "{image:?}: weights sum to 1 ± {worst:e}");
+        assert_eq!(plan.len(), plan.tiles().len());
+    }
+}
+
+#[test]
+fn guard_width_is_never_more_than_exact() {
+    for m in [1, 2, 5, 13, 31] {
+        for k in [1, 2, 10, 100] {
+            assert!(tiles::guard_width(m, k) <= tiles::exact_guard(m, k), "m {m} iterations {k}");
+        }
+    }
+    assert_eq!(tiles::exact_guard(5, 3), 12);
+}
+
+// ---------------------------------------------------------------------------------------------
+// A spatially variant PSF.
+
+/// A grid of Gaussian PSFs of different widths, stacked as (GY, GX, ...psf).
+fn psf_grid(grid: [usize; 2], dims: &[usize]) -> ArrayD<f32> {
+    let mut rng = rand::rng();
+    let psfs: Vec<ArrayD<f32>> = (0..grid[0] * grid[1])
+        .map(|_| {
+            let sigma: Vec<f64> = dims.iter().map(|&m| rng.random_range(0.15..0.3) * m as f64).collect();
+            gaussian(dims, &sigma)
+        })
+        .collect();
+    let views: Vec<_> = psfs.iter().map(|p| p.view()).collect();
+    let stacked = ndarray::stack(Axis(0), &views).unwrap();
+    let shape: Vec<usize> = grid.iter().chain(dims).copied().collect();
+    stacked.into_shape_with_order(IxDyn(&shape)).unwrap()
+}
+
+/// With guard bands of `exact_guard`, the interior of each region (weight 1: the core less half
+/// a blend) is whole-image RL with that region's PSF, up to f32 round-off.
+fn check_regions(image: &[usize], pdims: &[usize], grid: [usize; 2], iterations: usize) {
+    poison();
+    let psfs = psf_grid(grid, pdims);
+    let x = specimen(image, 20, 4).mapv(|v| v as f32);
+    let grid_view = PsfGrid::new(psfs.view(), grid).unwrap();
+    let guard: Vec<usize> = pdims.iter().map(|&m| tiles::exact_guard(m, iterations)).collect();
+    let opts = RlOptions::default();
+    let tile_opts = TileOptions { guard: Some(guard), ..Default::default() };
+    let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
+    assert_eq!(got.report.tiles, grid[0] * grid[1]);
+    let plan = tiles::plan(&x.view(), &grid_view, iterations, &opts, &tile_opts, None).unwrap();
+    let b = image.len() - pdims.len();
+    for tile in plan.tiles() {
+        let want = cpu::richardson_lucy(&x.view(), &grid_view.psf(tile.region), iterations, &opts).unwrap().estimate;
+        let inner = |ax: ndarray::AxisDescription| -> ndarray::Slice {
+            let i = ax.axis.index();
+            if i < b {
+                return (..).into();
+            }
+            let (c, o, n) = (&tile.core[i - b], plan.overlap[i - b], image[i]);
+            let lo = if c.start > 0 { c.start + o - o / 2 } else { 0 };
+            let hi = if c.end < n { c.end - o / 2 } else { n };
+            (lo..hi).into()
+        };
+        let g = got.estimate.slice_each_axis(inner).to_owned();
+        let w = want.slice_each_axis(inner).to_owned();
+        let err = rel_l2(&flat(&g), &flat64(&w));
+        let tol = tolerance(iterations);
+        assert!(err <= tol, "{image:?} region {:?}: relative L2 {err:e} > {tol:e}", tile.region);
+    }
+}
+
+#[test]
+fn each_region_is_whole_image_rl_with_its_psf() {
+    check_regions(&[40, 37], &[5, 5], [2, 2], 3);
+    check_regions(&[31, 45], &[4, 7], [1, 3], 2);
+    check_regions(&[2, 30, 28], &[5, 4], [2, 1], 3); // a batch of 2D images
+    check_regions(&[6, 26, 24], &[3, 5, 5], [2, 2], 2); // 3D, the PSF varying laterally
+}
+
+/// All PSFs equal and exact guards: the blended result is whole-image RL everywhere.
+#[test]
+fn equal_psfs_give_whole_image_rl() {
+    poison();
+    for (image, pdims, grid) in [(&[44usize, 39][..], &[5usize, 6][..], [3, 2]), (&[5, 22, 27], &[3, 4, 5], [2, 2])] {
+        let iterations = 3;
+        let p = gaussian(pdims, &pdims.iter().map(|&m| 0.25 * m as f64).collect::<Vec<_>>());
+        let mut views = vec![p.view(); grid[0] * grid[1]];
+        let stacked = ndarray::stack(Axis(0), &views.drain(..).collect::<Vec<_>>()).unwrap();
+        let shape: Vec<usize> = grid.iter().chain(pdims).copied().collect();
+        let psfs = stacked.into_shape_with_order(IxDyn(&shape)).unwrap();
+        let x = specimen(image, 20, 3).mapv(|v| v as f32);
+        let guard = Some(pdims.iter().map(|&m| tiles::exact_guard(m, iterations)).collect());
+        let tile_opts = TileOptions { guard, ..Default::default() };
+        let opts = RlOptions::default();
+        let grid_view = PsfGrid::new(psfs.view(), grid).unwrap();
+        let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
+        let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
+        let err = rel_l2(&flat(&got.estimate), &flat64(&want));
+        assert!(err <= tolerance(iterations), "{image:?}: relative L2 {err:e}");
+    }
+}
+
+/// The GPU tiles against the CPU twin (the same plan, the f64 reference per tile), with the
+/// default (short) guard so the tiles' artificial edges matter, a PSF grid, and TV.
+#[test]
+fn gpu_tiles_match_the_cpu_twin() {
+    poison();
+    let cases: &[(&[usize], &[usize], [usize; 2], &[usize], Option<f32>)] = &[
+        (&[48, 45], &[5, 5], [2, 2], &[1, 2], None),
+        (&[33, 50], &[4, 5], [1, 2], &[2, 1], Some(0.002)),
+        (&[4, 24, 26], &[3, 5, 4], [2, 2], &[1, 1, 2], None),
+    ];
+    for &(image, pdims, grid, counts, tv) in cases {
+        let iterations = 4;
+        let psfs = psf_grid(grid, pdims);
+        let grid_view = PsfGrid::new(psfs.view(), grid).unwrap();
+        let x = specimen(image, 15, 3).mapv(|v| v as f32);
+        let opts = RlOptions { tv, ..Default::default() };
+        let tile_opts = TileOptions { tiles: Some(counts.to_vec()), ..Default::default() };
+        let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
+        let (want, report) = tiles::richardson_lucy_tiled_cpu(&x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
+        assert_eq!(got.report.tiles, report.tiles);
+        assert_eq!(got.report.tiles, grid[0] * grid[1] * counts.iter().product::<usize>());
+        let err = rel_l2(&flat(&got.estimate), &flat64(&want));
+        assert!(err <= tolerance(iterations), "{image:?}: relative L2 {err:e}");
+        assert_eq!(got.report.tile_ms.len(), got.report.tiles);
+    }
+}
+
+#[test]
+fn progress_covers_tiles_times_iterations() {
+    let p = gaussian(&[5, 5], &[1.2, 1.2]);
+    let x = specimen(&[30, 31], 5, 1).mapv(|v| v as f32);
+    let mut seen = Vec::new();
+    let tile_opts = TileOptions { tiles: Some(vec![2, 3]), ..Default::default() };
+    let r = tiles::richardson_lucy_tiled(gpu(), &x.view(), &PsfGrid::single(p.view()), 3, &RlOptions::default(), &tile_opts, |t| seen.push(t.overall()))
+        .unwrap();
+    assert_eq!(r.report.tiles, 6);
+    let want: Vec<(usize, usize)> = (1..=18).map(|i| (i, 18)).collect();
+    assert_eq!(seen, want);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The default guard width, and images larger than a buffer.
+
+/// Noisy beads and blobs, 3 × 3 tiles with the default guard: within 1e-3 of whole-image RL.
+#[test]
+fn default_guard_stays_within_1e_3() {
+    poison();
+    for (dims, sigma, iterations) in [(&[96usize, 90][..], 1.5, 12), (&[10, 64, 60], 1.0, 8)] {
+        let pd: Vec<usize> = dims.iter().map(|_| extent(sigma)).collect();
+        let p = gaussian(&pd, &vec![sigma; pd.len()]);
+        let x = observed(&specimen(dims, dims.iter().product::<usize>() / 200, 6), &p);
+        let opts = RlOptions::default();
+        let mut counts = vec![3; pd.len()];
+        counts[0] = if pd.len() == 3 { 1 } else { 3 }; // a thin stack stays whole along z
+        let tile_opts = TileOptions { tiles: Some(counts), ..Default::default() };
+        let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &tile_opts, |_| {}).unwrap();
+        let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
+        let (l2, max) = errors32(&got.estimate, &want);
+        assert!(l2 <= 1e-3 && max <= 1e-3, "{dims:?} σ {sigma}: relative L2 {l2:e}, max {max:e}");
+        let window = &got.report.window;
+        assert!(window.iter().zip(dims).any(|(w, n)| w < n), "{dims:?}: the windows {window:?} are the whole image");
+    }
+}
+
+/// A buffer limit the whole image does not fit: whole-image RL fails with `TooLarge`, the tiled
+/// run picks several tiles, matches its CPU twin and stays within 1e-3 of whole-image RL.
+#[test]
+fn tiles_fit_a_lowered_buffer_limit() {
+    poison();
+    gpu(); // the shared device first, with the full limit
+    let limit = 24 * 1024;
+    std::env::set_var("LUCENT_MAX_BUFFER_BYTES", limit.to_string());
+    let small = Gpu::new();
+    std::env::remove_var("LUCENT_MAX_BUFFER_BYTES");
+    let small = small.unwrap();
+    assert_eq!(small.max_buffer_bytes(), limit);
+
+    let (sigma, iterations) = (1.2, 6);
+    let p = gaussian(&[extent(sigma); 2], &[sigma; 2]);
+    let x = observed(&specimen(&[120, 110], 60, 8), &p);
+    let opts = RlOptions::default();
+    let whole = deconvolve::richardson_lucy(&small, &x.view(), &p.view(), iterations, &opts);
+    assert!(matches!(whole, Err(Error::TooLarge { .. })), "whole-image RL under a {limit}-byte limit: {:?}", whole.err());
+    assert!(!tiles::fits_whole(&small, x.shape(), p.shape(), &opts).unwrap());
+
+    let psfs = PsfGrid::single(p.view());
+    let got = tiles::richardson_lucy_tiled(&small, &x.view(), &psfs, iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
+    let r = &got.report;
+    assert!(r.tiles > 1, "{r:?}");
+    assert!(tiles::spectrum_bytes(&r.window, p.shape(), opts.boundary).unwrap() <= limit, "{r:?}");
+    let same = TileOptions { tiles: Some(r.tiles_per_region.clone()), ..Default::default() };
+    let (twin, _) = tiles::richardson_lucy_tiled_cpu(&x.view(), &psfs, iterations, &opts, &same, |_| {}).unwrap();
+    let err = rel_l2(&flat(&got.estimate), &flat64(&twin));
+    assert!(err <= tolerance(iterations), "against the CPU twin: {err:e}");
+    let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
+    let (l2, max) = errors32(&got.estimate, &want);
+    assert!(l2 <= 1e-3 && max <= 1e-3, "against whole-image RL: relative L2 {l2:e}, max {max:e}");
+
+    // A limit below what the smallest tile (no smaller than the PSF) needs.
+    let mut tiny = TileOptions::default();
+    tiny.memory_bytes = Some(1024);
+    let e = tiles::richardson_lucy_tiled(&small, &x.view(), &psfs, iterations, &opts, &tiny, |_| {}).err();
+    assert!(matches!(e, Some(Error::TooLarge { .. })), "{e:?}");
+}
+
+/// The working-set estimate the tiles are sized by bounds what RL really holds.
+#[test]
+fn working_set_estimate_bounds_the_peak() {
+    poison();
+    for (dims, pdims) in [(&[64usize, 60][..], &[7usize, 7][..]), (&[9, 40, 33], &[3, 5, 5]), (&[3, 50, 20], &[5, 5])] {
+        for opts in [RlOptions::default(), RlOptions { accelerate: true, tv: Some(0.002), ..Default::default() }] {
+            let x = specimen(dims, 5, 1).mapv(|v| v as f32);
+            let p = gaussian(pdims, &vec![1.0; pdims.len()]);
+            let r = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), 1, &opts).unwrap().report;
+            let estimate = tiles::working_set_bytes(dims, pdims, &opts).unwrap();
+            assert!(estimate >= r.peak_bytes && estimate >= r.setup_peak_bytes, "{dims:?}: {estimate} < {} or {}", r.peak_bytes, r.setup_peak_bytes);
+            assert!(estimate <= 2 * r.peak_bytes, "{dims:?}: {estimate} is far above {}", r.peak_bytes);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bad input.
+
+#[test]
+fn bad_input_is_an_error() {
+    let p = gaussian(&[5, 5], &[1.0, 1.0]);
+    let x = specimen(&[40, 40], 5, 1).mapv(|v| v as f32);
+    let grid = psf_grid([2, 2], &[5, 5]);
+    let opts = RlOptions::default();
+    let run = |psfs: &PsfGrid, opts: &RlOptions, t: &TileOptions| tiles::richardson_lucy_tiled(gpu(), &x.view(), psfs, 3, opts, t, |_| {}).err();
+    let shape = |e: &Error| matches!(e, Error::Shape(_));
+    let invalid = |e: &Error| matches!(e, Error::Invalid(_));
+
+    // The PSF array's grid axes must be the grid asked for.
+    let e = PsfGrid::new(grid.view(), [2, 3]).err().unwrap();
+    assert!(shape(&e), "{e}");
+    let e = PsfGrid::new(p.view(), [1, 1]).err().unwrap();
+    assert!(shape(&e), "a single PSF as a grid: {e}");
+    assert!(invalid(&PsfGrid::new(grid.view(), [0, 2]).err().unwrap()));
+
+    let psfs = PsfGrid::new(grid.view(), [2, 2]).unwrap();
+    let none = TileOptions::default();
+    // Tiles smaller than the PSF.
+    let e = run(&psfs, &opts, &TileOptions { tiles: Some(vec![5, 1]), ..Default::default() }).unwrap();
+    assert!(invalid(&e) && e.to_string().contains("smaller than the PSF"), "{e}");
+    // A global stopping rule; periodic with several tiles.
+    let e = run(&psfs, &RlOptions { stop: Some(StopRule { tolerance: 1e-3, every: 1 }), ..opts }, &none).unwrap();
+    assert!(invalid(&e), "{e}");
+    let e = run(&psfs, &RlOptions { boundary: Boundary::Periodic, ..opts }, &none).unwrap();
+    assert!(invalid(&e), "{e}");
+    // A bad PSF in a later region is found before any work.
+    let mut bad = grid.clone();
+    bad[[1, 1, 2, 2]] = f32::NAN;
+    let e = run(&PsfGrid::new(bad.view(), [2, 2]).unwrap(), &opts, &none).unwrap();
+    assert!(matches!(e, Error::NonFinite(_)) && e.to_string().contains("(1, 1)"), "{e}");
+    let mut zero = grid.clone();
+    zero.index_axis_mut(Axis(0), 0).index_axis_mut(Axis(0), 1).fill(0.0);
+    assert!(invalid(&run(&PsfGrid::new(zero.view(), [2, 2]).unwrap(), &opts, &none).unwrap()));
+    // Per-axis options of the wrong length; a grid on a 1D image.
+    let e = run(&psfs, &opts, &TileOptions { guard: Some(vec![3]), ..Default::default() }).unwrap();
+    assert!(shape(&e), "{e}");
+    let line = specimen(&[50], 3, 0).mapv(|v| v as f32);
+    let g1 = ArrayD::<f32>::ones(IxDyn(&[2, 2, 3]));
+    assert!(PsfGrid::new(g1.view(), [2, 2]).is_err());
+    let single = tiles::richardson_lucy_tiled(gpu(), &line.view(), &PsfGrid::single(p.index_axis(Axis(0), 2)), 2, &opts, &none, |_| {});
+    assert!(single.is_ok(), "a 1D image with one PSF: {:?}", single.err());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The CLI: --psf-grid, automatic tiling, the JSON report.
+
+fn lucent(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lucent"));
+    cmd.args(args).envs(env.iter().copied()).env("LUCENT_POISON", "1");
+    cmd.output().expect("the lucent binary runs")
+}
+
+fn run_ok(args: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
+    let out = lucent(&[args, &["--json", "--quiet"]].concat(), env);
+    assert!(out.status.success(), "lucent {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).expect("a JSON report")
+}
+
+#[test]
+fn cli_psf_grid_and_automatic_tiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (input, psf_file, output) = (path("x.npy"), path("psfs.npy"), path("y.npy"));
+    let x = specimen(&[36, 40], 10, 2).mapv(|v| v as f32);
+    let psfs = psf_grid([2, 2], &[5, 5]);
+    lucent::io::write_real(&input, &x.view()).unwrap();
+    lucent::io::write_real(&psf_file, &psfs.view()).unwrap();
+    let args = ["deconvolve", &input, "--psf", &psf_file, "-o", &output, "-n", "3", "--psf-grid", "2,2"];
+
+    // The GPU run against the library's CPU twin.
+    let report = run_ok(&args, &[]);
+    assert_eq!(report["tiles"]["tiles"], 4, "{report}");
+    assert_eq!(report["tiles"]["tile_ms"].as_array().unwrap().len(), 4, "{report}");
+    let grid = PsfGrid::new(psfs.view(), [2, 2]).unwrap();
+    let (want, _) = tiles::richardson_lucy_tiled_cpu(&x.view(), &grid, 3, &RlOptions::default(), &TileOptions::default(), |_| {}).unwrap();
+    let got = lucent::io::read_real(&output).unwrap();
+    assert!(rel_l2(&flat(&got), &flat64(&want)) <= tolerance(3));
+
+    // A grid that does not match the PSF file, and a malformed grid.
+    let out = lucent(&["deconvolve", &input, "--psf", &psf_file, "-o", &output, "--psf-grid", "2,3"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("PSF grid"), "{stderr}");
+    assert!(!lucent(&["deconvolve", &input, "--psf", &psf_file, "-o", &output, "--psf-grid", "2"], &[]).status.success());
+
+    // One PSF and a buffer limit the image does not fit: tiles without being asked.
+    let single = path("psf.npy");
+    lucent::io::write_real(&single, &psfs.index_axis(Axis(0), 0).index_axis(Axis(0), 0)).unwrap();
+    let report = run_ok(&["deconvolve", &input, "--psf", &single, "-o", &output, "-n", "2"], &[("LUCENT_MAX_BUFFER_BYTES", "4096")]);
+    let tiles = report["tiles"]["tiles"].as_u64().unwrap();
+    assert!(tiles > 1, "{report}");
+    assert!(report["tiles"]["guard"].is_array(), "{report}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The measurements behind `tiles::guard_width` (CPU, f64; minutes):
+// cargo test --release --test deconvolve_tiles guard_rule_measurements -- --ignored --nocapture
+
+/// The smallest guard keeping 2 × 2 tiles within 1e-3 (relative L2 and max/max) of whole-image
+/// RL, for Gaussian PSFs cut at 3σ, on noisy specimens of two kinds: bright beads (200-1000
+/// photons) and blobs over a background of 5, and blobs alone (20-100), where max/max is the
+/// stricter measure.
+#[test]
+#[ignore]
+fn guard_rule_measurements() {
+    println!("| specimen | σ | m | iterations | smallest guard | guard / (r·k^¼) | rule |");
+    println!("|---|---|---|---|---|---|---|");
+    // Per kind: beads and blobs per 10,000 elements.
+    for (kind, beads, blobs) in [("beads", 50, 1), ("blobs", 0, 25)] {
+        for sigma in [1.0, 2.0, 3.0] {
+            let m = extent(sigma);
+            let p = gaussian(&[m, m], &[sigma, sigma]);
+            for k in [5, 10, 20, 50, 100] {
+                let n = 128 + 2 * tiles::exact_guard(m, k).min(160);
+                let x = observed(&specimen(&[n, n], n * n * beads / 10_000, n * n * blobs / 10_000), &p);
+                let want = cpu::richardson_lucy(&x.view(), &p.view(), k, &RlOptions::default()).unwrap().estimate;
+                let within = |g: usize| {
+                    let t = TileOptions { tiles: Some(vec![2, 2]), guard: Some(vec![g, g]), ..Default::default() };
+                    let (got, _) = tiles::richardson_lucy_tiled_cpu(&x.view(), &PsfGrid::single(p.view()), k, &RlOptions::default(), &t, |_| {}).unwrap();
+                    let (l2, max) = errors(&flat64(&got), &flat64(&want));
+                    l2 <= 1e-3 && max <= 1e-3
+                };
+                // Bisection on g (the error falls with the guard). Beyond about n/4 the windows
+                // reach across the image and the measure means nothing.
+                let cap = (n / 2 - m) / 2;
+                let (mut lo, mut hi) = (0, tiles::exact_guard(m, k).min(cap));
+                while lo < hi {
+                    let mid = (lo + hi) / 2;
+                    if within(mid) { hi = mid } else { lo = mid + 1 }
+                }
+                let r = m as f64 / 2.0;
+                let note = if lo == cap { " (capped)" } else { "" };
+                let ratio = lo as f64 / (r * (k as f64).powf(0.25));
+                println!("| {kind} | {sigma} | {m} | {k} | {lo}{note} | {ratio:.2} | {} |", tiles::guard_width(m, k));
+            }
+        }
+    }
+}
