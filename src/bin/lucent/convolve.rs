@@ -113,13 +113,23 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let gpus = open_gpus(global, args)?;
     let t = Instant::now();
     let mut split_report = None;
+    let mut method = method;
     let output = match gpus.first() {
-        Some(_) if method == Method::Fft => {
+        Some(gpu) if method == Method::Direct => match on_gpu(gpu, &image, &kernel, mode, method, args.correlate) {
+            // Auto chose direct sums, but the arrays do not fit a buffer: the FFT path splits.
+            Err(Error::TooLarge { .. }) if args.method.method() == Method::Auto => {
+                method = Method::Fft;
+                let (y, report) = on_gpus_split(global, &gpus, &image, &kernel, mode, args)?;
+                split_report = Some(report);
+                y
+            }
+            other => other?,
+        },
+        Some(_) => {
             let (y, report) = on_gpus_split(global, &gpus, &image, &kernel, mode, args)?;
             split_report = Some(report);
             y
         }
-        Some(gpu) => on_gpu(gpu, &image, &kernel, mode, method, args.correlate)?,
         None => on_cpu(&image, &kernel, mode, method, args.correlate)?,
     };
     let compute_ms = ms_since(t);
