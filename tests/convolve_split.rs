@@ -187,3 +187,41 @@ fn bad_input_is_an_error() {
     assert!(matches!(split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &forced(0)), Err(Error::Invalid(_))));
     assert!(matches!(split::convolve_split(&[], &a.view(), &k.view(), Mode::Same, &no), Err(Error::Invalid(_))));
 }
+
+/// `lucent convolve` end to end: a part budget splits the run (correlation too), LUCENT_MAX_BUFFER_BYTES
+/// forces the split, and a budget no part fits is a one-line error.
+#[test]
+fn cli_splits_and_reports() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (a, k) = (rand_array(&[26, 7, 6]), rand_array(&[5, 3, 2]));
+    lucent::io::write_real(path("a.npy"), &a.view()).unwrap();
+    lucent::io::write_real(path("k.npy"), &k.view()).unwrap();
+    let run = |extra: &[&str], env: Option<(&str, &str)>| {
+        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lucent"));
+        cmd.arg("convolve").args([path("a.npy"), path("k.npy"), "-o".into(), path("y.npy")]);
+        cmd.args(extra).args(["--json", "--quiet"]);
+        if let Some((key, value)) = env {
+            cmd.env(key, value);
+        }
+        cmd.output().unwrap()
+    };
+    let (a64, k64) = (to64(&a), to64(&k));
+    let cases: [(&[&str], Option<(&str, &str)>, ArrayD<f64>); 3] = [
+        (&["--mode", "same", "--max-part-bytes", "20000"], None, cpu::signal_convolve(&a64, &k64, Mode::Same).unwrap()),
+        (&["--mode", "valid", "--correlate", "--parts", "3"], None, cpu::signal_correlate(&a64, &k64, Mode::Valid).unwrap()),
+        (&["--method", "fft"], Some(("LUCENT_MAX_BUFFER_BYTES", "4000")), cpu::signal_convolve(&a64, &k64, Mode::Full).unwrap()),
+    ];
+    for (extra, env, want) in cases {
+        let out = run(extra, env);
+        assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert!(report["split"]["parts"].as_u64().unwrap() > 1, "{extra:?}: {report}");
+        check(&lucent::io::read_real(path("y.npy")).unwrap(), &want, &format!("cli {extra:?}"));
+    }
+    let out = run(&["--max-part-bytes", "64"], None);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // (lavapipe may print its own warnings on stderr too.)
+    let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("lucent:")).collect();
+    assert!(!out.status.success() && ours.len() == 1 && ours[0].contains("one part"), "{stderr}");
+}

@@ -419,7 +419,10 @@ pub fn convolve_split_with_progress(
         }
     }
     let (what, bytes) = match smallest {
-        Some((plan, bytes)) => (format!("even one part of the split convolution of {:?} with {:?} ({} parts of {:?} complex)", g.image, g.kernel, plan.parts, plan.part_dims), bytes),
+        Some((plan, bytes)) => {
+            let budget = opts.max_part_bytes.map_or(String::new(), |b| format!("; memory budget {b} bytes per part"));
+            (format!("even one part of the split convolution of {:?} with {:?} ({} parts of {:?} complex{budget})", g.image, g.kernel, plan.parts, plan.part_dims), bytes)
+        }
         None => (format!("the convolution of {:?} with {:?} in one part", g.image, g.kernel), g.padded.iter().map(|&d| d as u64).product::<u64>() * 8),
     };
     Err(Error::TooLarge { what, bytes, limit: budget.min(max_buffer) })
