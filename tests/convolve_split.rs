@@ -113,6 +113,17 @@ fn forced_splits_match_the_reference() {
 }
 
 #[test]
+fn one_row_per_part() {
+    // P = N: parts of M = 1 row (length-1 transforms along axis 0).
+    let (a, k) = (rand_array(&[5, 6]), rand_array(&[2, 3]));
+    let g = convolve::Geometry::new(a.shape(), k.shape(), Mode::Full).unwrap();
+    let parts = split::max_parts(&g);
+    let (got, report) = split::convolve_split(std::slice::from_ref(gpu()), &a.view(), &k.view(), Mode::Full, &forced(parts)).unwrap();
+    assert_eq!((report.parts, report.part_len), (6, 1));
+    check(&got, &cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Full).unwrap(), "one row per part");
+}
+
+#[test]
 fn one_part_is_the_whole_path() {
     let (a, k) = (rand_array(&[9, 14, 5]), rand_array(&[4, 3, 3]));
     for mode in MODES {
