@@ -398,6 +398,11 @@ pub fn convolve_split_with_progress(
         }
         last_m = plan.part_len;
         if parts == 1 {
+            // The two half spectra multiplied are the least the whole run holds.
+            let spectra = 2 * g.spectrum_dims().iter().map(|&d| d as u64).product::<u64>() * 8;
+            if spectra > budget {
+                continue;
+            }
             if let Some(whole) = whole(first, a, k, &g, budget, opts.poison)? {
                 progress(1, 1);
                 return Ok(whole.report(&plan, first, start));
