@@ -14,7 +14,7 @@ mod common;
 use common::*;
 
 use lucent::kernels::correlate_tiled::{self, Tiling};
-use lucent::ops::convolve::{self, cpu, Boundary, Method, Mode};
+use lucent::ops::convolve::{self, cpu, Boundary, Geometry, Method, Mode};
 use lucent::{Buf, Error, Recording};
 use ndarray::{ArrayD, IxDyn};
 
@@ -180,4 +180,21 @@ fn bad_input_is_reported() {
     let got = run_gpu(&x, |rec, xb| convolve::correlate(rec, xb, &long_w.view(), Boundary::Wrap)).unwrap();
     let (x64, k64) = (to64(&x), to64(&long_w));
     check(&got, &cpu::correlate(&x64, &k64, Boundary::Wrap), &cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), Boundary::Wrap), "long kernel falls back");
+}
+
+/// The cost model of Method::Auto reproduces the H200 measurements it was fitted to (within
+/// 25%: BENCHMARKS.md) and decides the clear cases.
+#[test]
+fn cost_model_follows_the_measurements() {
+    let fft_ms = |image: &[usize], k: usize| Geometry::new(image, &vec![k; image.len()], Mode::Same).unwrap().fft_cost_ns() * 1e-6;
+    for (image, k, measured) in [(&[256usize, 256, 256][..], 31, 1.7656), (&[4096, 4096][..], 63, 1.6431), (&[1024, 1024][..], 15, 0.1483)] {
+        let model = fft_ms(image, k);
+        assert!((model / measured - 1.0).abs() < 0.25, "fft {image:?} k{k}: model {model} ms, measured {measured} ms");
+    }
+    let auto = |image: &[usize], k: usize| Method::Auto.resolve(&Geometry::new(image, &vec![k; image.len()], Mode::Same).unwrap());
+    assert_eq!(auto(&[4096, 4096], 3), Method::Direct);
+    assert_eq!(auto(&[4096, 4096], 15), Method::Direct);
+    assert_eq!(auto(&[256, 256, 256], 31), Method::Fft);
+    assert_eq!(auto(&[20, 64, 64, 64], 11), Method::Fft);
+    assert_eq!(auto(&[5], 3), Method::Direct);
 }

@@ -24,7 +24,7 @@ const TILE_STEP_VEC4S: u32 = 256;
 /// The tiled kernel pays when a loaded sample is reused by enough taps of the tiled plane and the
 /// contiguous axis has at least 3 taps (weights are processed four at a time along it, so a
 /// 1- or 2-tap axis would waste half or more of the FMAs). Not yet calibrated: `lucent bench
-/// --filter tiled` has the rows (tiled against the window kernel).
+/// --filter filter_direct` has the rows (tiled against the window kernel).
 pub const MIN_PLANE_TAPS: usize = 9;
 
 /// Mirrors `Params` in correlate_tiled.wgsl. Slots are numpy axis order padded on the left to 4D.
@@ -56,35 +56,34 @@ pub struct Tiling {
 impl Tiling {
     /// The tiling for an output of `out_dims` and weights of `k_dims` (one rank, 1-4 axes)
     /// within `memory_bytes` of workgroup memory, or `None` when not even one kernel row's halo
-    /// fits. Tiles are as wide as the output's contiguous axis needs (up to 2048 outputs) and as
-    /// tall as the rest of the 256 threads allow; the kernel's rows are loaded in chunks when the
-    /// halo rows do not all fit, and wider tiles are tried when one row of halo does not.
+    /// fits. Of the tile shapes (8·tx outputs wide, 256/tx rows, tx a power of two) that fit,
+    /// the one that wastes the fewest threads past the output's edges, then the one that loads
+    /// the fewest samples per output; kernel rows are loaded in chunks when their halo rows do
+    /// not all fit.
     pub fn plan(out_dims: &[usize], k_dims: &[usize], memory_bytes: u32) -> Option<Tiling> {
         let (out4, k4) = (Shape::new(out_dims).ok()?.dims4(), Shape::new(k_dims).ok()?.dims4());
         let budget = (memory_bytes / 16) as u64;
         let k_blocks = k4[3].div_ceil(4) as u64;
-        // Fewest threads along x that cover the row, then wider while the tile is taller than the output.
-        let mut tx = 1u32;
-        while tx < THREADS && (tx as usize * PER_THREAD) < out4[3] {
-            tx *= 2;
-        }
-        while tx < THREADS && (THREADS / tx) as usize > out4[2] {
-            tx *= 2;
-        }
-        loop {
-            // Memory: (rows + chunk - 1) × (2·tx + k_blocks) vec4s; wider tiles have fewer rows.
+        let mut best: Option<((u64, u64), Tiling)> = None;
+        for tx in (0..=8).map(|e| 1u32 << e) {
+            // Memory: (rows + chunk - 1) × (2·tx + k_blocks) vec4s.
             let rows = (THREADS / tx) as u64;
             let max_rows = budget / (2 * tx as u64 + k_blocks);
-            if max_rows >= rows {
-                let chunk = (max_rows - rows + 1).min(k4[2] as u64) as u32;
-                let t = Tiling::new(tx, chunk, k_dims);
-                return Some(Tiling { tile_vec4s: t.tile_vec4s.min(budget as u32), ..t });
+            if max_rows < rows {
+                continue;
             }
-            if tx == THREADS {
-                return None;
+            let chunk = (max_rows - rows + 1).min(k4[2] as u64);
+            let (width, height) = (PER_THREAD as u64 * tx as u64, rows);
+            let covered = (out4[3] as u64).div_ceil(width) * width * (out4[2] as u64).div_ceil(height) * height;
+            // Samples loaded per tile, in thousandths per output.
+            let loads = (height + k4[2] as u64 - 1) * (width + 4 * k_blocks) * 1000 / (width * height);
+            let score = (covered, loads);
+            if best.as_ref().is_none_or(|(b, _)| score < *b) {
+                let t = Tiling::new(tx, chunk as u32, k_dims);
+                best = Some((score, Tiling { tile_vec4s: t.tile_vec4s.min(budget as u32), ..t }));
             }
-            tx *= 2;
         }
+        best.map(|(_, t)| t)
     }
 
     /// `threads_x` threads along x (a power of two up to 256), `chunk_rows` kernel rows per load,

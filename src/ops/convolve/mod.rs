@@ -18,6 +18,7 @@
 pub mod bank;
 pub mod cpu;
 mod gpu;
+pub mod slabs;
 pub mod split;
 
 pub use gpu::KernelSpectrum;
@@ -110,13 +111,35 @@ impl std::str::FromStr for Method {
     }
 }
 
-/// Direct sums are estimated cheaper than the FFT path while `taps · outputs` stays below this
-/// many times the padded FFT size. Model (not yet calibrated; `lucent bench --filter convolve`
-/// has the rows to do so): per padded element the FFT path moves ~150 bytes (pad, real forward,
-/// product, real inverse, crop: ~130 + 16 per axis), ~50 ps at 3 TB/s; a direct tap costs an
-/// FMA and two cached loads, ~0.3 ps spread over an H100's lanes. 50 / 0.3 ≈ 170; 128 leans
-/// toward the FFT, whose cost does not grow with the kernel.
-pub const DIRECT_TAPS_PER_FFT_ELEMENT: f64 = 128.0;
+// The cost model of `Method::Auto` ([`Geometry::direct_cost_ns`] against
+// [`Geometry::fft_cost_ns`]), fitted to one H200 run of `lucent bench --filter convolve`
+// (BENCHMARKS.md, "Convolution and Richardson-Lucy"); `lucent bench --filter filter_direct` and
+// `--filter convolve_direct4d` print the measurements and the model's estimates side by side to refit.
+
+/// Direct sums, per output: reading the input and writing the result, the part that does not
+/// grow with the kernel. Fit to the window kernel on 4096² (k3: 0.2545 ms, k7: 0.7714 ms, so
+/// 16.8M·(a + 9b) and 16.8M·(a + 49b)): a ≈ 8 ps.
+pub const DIRECT_PS_PER_OUTPUT: f64 = 8.0;
+
+/// Direct sums, per tap and output, in the one-thread-per-output window kernel: b ≈ 0.77 ps on
+/// 4096² (k3/k7 above, k15 predicted 3.05 ms, measured 2.885), 1.0-1.4 ps on 256³ (k3-k7,
+/// strided taps): 1.0.
+pub const DIRECT_WINDOW_PS_PER_TAP: f64 = 1.0;
+
+/// Direct sums, per tap and output, in the tiled kernel (`correlate_tiled`). Not yet measured:
+/// an estimate of 20 TFLOP/s (a third of the H200's f32 FMA peak: each vec4 of workgroup memory
+/// feeds 32 FMAs, so workgroup-memory bandwidth and the weights' zero padding to whole vec4s cap
+/// it near half), i.e. 0.1 ps per tap.
+pub const DIRECT_TILED_PS_PER_TAP: f64 = 0.1;
+
+/// FFT path (uncached: the kernel is transformed too, as `signal_convolve` does), per padded
+/// element and log2 of the padded size. Fit: 256³ with 31³ (280³ padded) 1.77 ms, 4096² with
+/// 63² (4200²) 1.64 ms, 1024² with 15² (1050²) 0.148 ms, with the fixed cost below: 3.5 ps
+/// (predicted 1.92, 1.54 and 0.127 ms).
+pub const FFT_PS_PER_ELEMENT_LOG2: f64 = 3.5;
+
+/// FFT path, fixed cost (a few dozen dispatches, the kernel's transform): 50 µs.
+pub const FFT_FIXED_NS: f64 = 50_000.0;
 
 /// The shapes of one linear convolution (or correlation) of an image with a kernel.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -191,11 +214,23 @@ impl Geometry {
         self.start.iter().zip(&self.kernel).map(|(&s, &m)| s as i64 - (m as i64 - 1)).collect()
     }
 
-    /// Whether direct sums are estimated faster than the FFT path (see
-    /// [`DIRECT_TAPS_PER_FFT_ELEMENT`]).
+    /// Estimated time of the direct method: per output a fixed part and one per tap, the tap's
+    /// cost that of the kernel `gpu::window` picks (tiled when it pays).
+    pub fn direct_cost_ns(&self) -> f64 {
+        let per_tap = if crate::kernels::correlate_tiled::pays(&self.kernel) { DIRECT_TILED_PS_PER_TAP } else { DIRECT_WINDOW_PS_PER_TAP };
+        let outputs = self.out.iter().map(|&v| v as f64).product::<f64>();
+        outputs * (DIRECT_PS_PER_OUTPUT + self.taps() as f64 * per_tap) * 1e-3
+    }
+
+    /// Estimated time of the FFT method: n log2 n in the padded size plus a fixed cost.
+    pub fn fft_cost_ns(&self) -> f64 {
+        let n = self.padded.iter().map(|&v| v as f64).product::<f64>();
+        FFT_FIXED_NS + FFT_PS_PER_ELEMENT_LOG2 * n * n.log2().max(1.0) * 1e-3
+    }
+
+    /// Whether direct sums are estimated faster than the FFT path (the cost model above).
     pub fn prefers_direct(&self) -> bool {
-        let product = |d: &[usize]| d.iter().map(|&v| v as f64).product::<f64>();
-        self.taps() as f64 * product(&self.out) <= DIRECT_TAPS_PER_FFT_ELEMENT * product(&self.padded)
+        self.direct_cost_ns() <= self.fft_cost_ns()
     }
 }
 

@@ -189,14 +189,14 @@ fn report_direct(global: &Global, r: &Row, g: &Geometry, model_ms: f64) {
 /// `DIRECT_TILED_PS_PER_TAP`, `DIRECT_WINDOW_PS_PER_TAP` and `correlate_tiled::MIN_PLANE_TAPS`.
 fn direct_tiled_vs_window(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<Row>) -> Result<(), Error> {
     let cases: [(&[usize], &[usize]); 8] = [
-        (&[64, 64], &[3, 3]),
-        (&[64, 64], &[7, 7]),
-        (&[64, 64], &[15, 15]),
-        (&[64, 64], &[1, 15]),
-        (&[64, 64], &[31, 31]),
-        (&[16, 16, 16], &[3, 3, 3]),
-        (&[16, 16, 16], &[5, 5, 5]),
-        (&[16, 16, 16], &[7, 7, 7]),
+        (&[4096, 4096], &[3, 3]),
+        (&[4096, 4096], &[7, 7]),
+        (&[4096, 4096], &[15, 15]),
+        (&[4096, 4096], &[1, 15]),
+        (&[4096, 4096], &[31, 31]),
+        (&[256, 256, 256], &[3, 3, 3]),
+        (&[256, 256, 256], &[5, 5, 5]),
+        (&[256, 256, 256], &[7, 7, 7]),
     ];
     for (dims, kdims) in cases {
         let n: usize = dims.iter().product();
@@ -235,7 +235,7 @@ fn direct_tiled_vs_window(gpu: &Gpu, args: &Args, global: &Global, roof: f64, ro
 /// sums (tiled, then the window kernel) in GFLOP/s, the FFT path (kernel spectrum cached, and
 /// both arrays transformed) and the ratio; with the cost model's estimates for `Method::Auto`.
 fn direct_4d(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<Row>) -> Result<(), Error> {
-    let dims = [3usize, 8, 9, 20];
+    let dims = [20usize, 64, 64, 64];
     let n: usize = dims.iter().product();
     if n as u64 * 4 > args.max_mib << 20 {
         return Ok(());
@@ -293,7 +293,7 @@ fn convolve_reversed(kernel: &ArrayD<f32>) -> ArrayD<f32> {
 /// A bank of 6 kernels of 15³ on a 128³ volume ('same'): one `FilterBank` (one complex forward
 /// transform, three inverse ones) against 6 fftconvolves with cached spectra and 6 uncached.
 fn bank_vs_separate(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<Row>) -> Result<(), Error> {
-    let dims = [16usize, 17, 18];
+    let dims = [128usize, 128, 128];
     let kdims = [15usize; 3];
     if dims.iter().product::<usize>() as u64 * 4 > args.max_mib << 20 {
         return Ok(());
