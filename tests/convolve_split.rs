@@ -96,6 +96,18 @@ fn plans_split_axis_0_into_fast_parts() {
 }
 
 #[test]
+fn host_loops_cut_rows_between_threads() {
+    // Parts and outputs of 31,500 elements in rows of 3,500: the host loops cut them into 4
+    // ranges of 7,875, which begin and end inside rows.
+    let (a, k) = (to64(&rand_array(&[9, 70, 50])), to64(&rand_array(&[4, 5, 3])));
+    let want = cpu::signal_convolve(&a, &k, Mode::Same).unwrap();
+    for parts in [2, 3] {
+        let got = split::reference(&a.view(), &k.view(), Mode::Same, parts).unwrap();
+        assert!(rel_err64(&got, &want) < 1e-12, "P = {parts}: error {:e}", rel_err64(&got, &want));
+    }
+}
+
+#[test]
 fn forced_splits_match_the_reference() {
     for &(ad, kd) in CASES {
         let (a, k) = (rand_array(ad), rand_array(kd));

@@ -214,17 +214,27 @@ fn to_t<T: FftNum>(c: Complex64) -> Complex<T> {
     Complex::new(T::from_f64(c.re).unwrap(), T::from_f64(c.im).unwrap())
 }
 
-/// Runs `f(row index, row)` over the rows (of `row` elements) of `data` on all cores.
-fn par_rows<E: Send>(data: &mut [E], row: usize, f: impl Fn(usize, &mut [E]) + Sync) {
-    let rows = data.len() / row.max(1);
-    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).min(rows).max(1);
-    let per = rows.div_ceil(threads).max(1);
+/// Runs `f(row, column, segment)` over `data` seen as rows of `row` elements, on all cores: the
+/// data is cut into one contiguous range per thread (parts may have few rows but long ones), and
+/// each range into its pieces of rows; `segment` starts at `column` of row `row`.
+fn par_rows<E: Send>(data: &mut [E], row: usize, f: impl Fn(usize, usize, &mut [E]) + Sync) {
+    let row = row.max(1);
+    // At least 4 ranges (the same cuts on any machine), none under 4096 elements (not worth a
+    // thread).
+    let ranges = std::thread::available_parallelism().map_or(1, |n| n.get()).max(4);
+    let chunk = data.len().div_ceil(ranges).max(1 << 12);
     std::thread::scope(|s| {
-        for (c, chunk) in data.chunks_mut(per * row).enumerate() {
+        for (c, range) in data.chunks_mut(chunk).enumerate() {
             let f = &f;
             s.spawn(move || {
-                for (i, r) in chunk.chunks_mut(row).enumerate() {
-                    f(c * per + i, r);
+                let mut at = c * chunk;
+                let mut rest = range;
+                while !rest.is_empty() {
+                    let len = (row - at % row).min(rest.len());
+                    let (segment, tail) = rest.split_at_mut(len);
+                    f(at / row, at % row, segment);
+                    at += len;
+                    rest = tail;
                 }
             });
         }
@@ -240,10 +250,10 @@ pub fn fold<T: FftNum>(x: &ArrayViewD<T>, plan: &SplitPlan, p: usize) -> ArrayD<
     let row: usize = dims[1..].iter().product();
     let (rows_in, m) = (x.shape()[0], plan.part_len);
     let mut y = vec![Complex::new(T::zero(), T::zero()); dims[0] * row];
-    par_rows(&mut y, row, |n1, out| {
+    par_rows(&mut y, row, |n1, col, out| {
         for n in (n1..rows_in).step_by(m) {
             let w = to_t::<T>(unit_root(n as u128 * p as u128, plan.len as u128));
-            for (o, &v) in out.iter_mut().zip(&src[n * row..(n + 1) * row]) {
+            for (o, &v) in out.iter_mut().zip(&src[n * row + col..]) {
                 *o = *o + w * v;
             }
         }
@@ -260,10 +270,10 @@ pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, z: &ArrayViewD<Complex<T>>, pla
     let (start, n_len, m) = (plan.geometry.start[0], plan.len, plan.part_len);
     let scale = plan.weight(p) / plan.parts as f64;
     let dst = out.as_slice_mut().expect("the output is allocated in standard layout");
-    par_rows(dst, row, |o, dst| {
+    par_rows(dst, row, |o, col, dst| {
         let n = (start + o) % n_len;
         let c = to_t::<T>(unit_root(n as u128 * p as u128, n_len as u128).conj() * scale);
-        for (d, s) in dst.iter_mut().zip(&src[(n % m) * row..(n % m + 1) * row]) {
+        for (d, s) in dst.iter_mut().zip(&src[(n % m) * row + col..]) {
             *d = *d + c.re * s.re - c.im * s.im;
         }
     });
