@@ -5,7 +5,7 @@
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
 use num_complex::Complex64;
 
-use super::{acceleration, prepared_psf, validate, Boundary, Change, Geometry, Init, Progress, RlOptions, WEIGHT_FLOOR};
+use super::{acceleration, prepared_psf, validate, Boundary, Change, Geometry, Init, Progress, RlOptions};
 use crate::error::Result;
 use crate::fft::{cpu as fft, Norm};
 use crate::kernels::rl_tv;
@@ -40,7 +40,7 @@ pub fn richardson_lucy_with(
         Init::Observed => g.first_estimate(&image.view()),
         Init::Constant(c) => g.first_estimate(&ArrayD::from_elem(image.shape(), c as f64).view()),
     };
-    let inverse_weight = g.is_extended().then(|| inverse_weights(&g, &op, psf.sum()));
+    let inverse_weight = g.is_extended().then(|| g.inverse_weights(&psf.view()));
     let ratio = opts.ratio();
     let mut result = CpuResult { estimate: ArrayD::zeros(IxDyn(&[0])), iterations: 0, stopped_early: false, changes: Vec::new() };
     // Biggs-Andrews: the previous estimate, the last two changes g and the step α.
@@ -84,14 +84,6 @@ pub fn richardson_lucy_with(
     }
     result.estimate = g.crop(&estimate);
     Ok(result)
-}
-
-/// Bertero-Boccacci's 1 / max(Hᵀ M, floor) on the padded shape, M the image's window (see
-/// [`super::WEIGHT_FLOOR`]).
-fn inverse_weights(g: &Geometry, op: &Operator, psf_sum: f64) -> ArrayD<f64> {
-    let mask = g.pad(&ArrayD::from_elem(g.image.as_slice(), 1.0).view());
-    let floor = WEIGHT_FLOOR * psf_sum;
-    op.apply(&mask, true).mapv(|w| 1.0 / w.max(floor))
 }
 
 /// `psf ⊛ x` (scipy.signal.convolve(x, psf, mode='same') for `Boundary::Zero`, circular for

@@ -11,14 +11,13 @@ use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewD};
 
-use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult, WEIGHT_FLOOR};
+use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult};
 use crate::error::Result;
 use crate::fft::{FftPlan, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Compiled, Download, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::rl_ratio;
-use crate::kernels::unary::{self, UnaryOp};
 use crate::kernels::{copy_vec4, fill, rl_predict, rl_tv, rl_update};
 use crate::ops::layout::{self, Boundary as Edge};
 use crate::ops::reduce::{self, Reduction};
@@ -97,7 +96,7 @@ impl<'g> RichardsonLucy<'g> {
         let forward = FftPlan::new(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward)?;
         let len = geometry.padded[*axes.last().unwrap()];
         let inverse = FftPlan::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward)?;
-        let (resident, setup_peak_bytes) = upload(gpu, &geometry, image, psf, opts, &forward, &inverse)?;
+        let (resident, setup_peak_bytes) = upload(gpu, &geometry, image, psf, opts, &forward)?;
 
         let mut rec = Recording::new(gpu);
         record_iteration(&mut rec, &forward, &inverse, &resident, &geometry, opts)?;
@@ -185,8 +184,8 @@ impl<'g> RichardsonLucy<'g> {
 }
 
 /// Pads the observed image and the first estimate to the working shape and computes the OTF
-/// (and with [`super::Boundary::Extended`] the inverse weights), in one submission; returns the
-/// resident arrays and the peak memory of that step.
+/// (with [`super::Boundary::Extended`] also uploads the inverse weights), in one submission;
+/// returns the resident arrays and the peak memory of that step.
 fn upload(
     gpu: &Gpu,
     geometry: &Geometry,
@@ -194,7 +193,6 @@ fn upload(
     psf: &ArrayViewD<f32>,
     opts: &RlOptions,
     forward: &FftPlan,
-    inverse: &FftPlan,
 ) -> Result<(Resident, u64)> {
     let mut rec = Recording::new(gpu);
     let img = rec.upload_f32(image)?;
@@ -213,8 +211,11 @@ fn upload(
     let psf_buf = rec.upload_f32(&wrapped.view())?;
     let otf = forward.record(&mut rec, psf_buf)?;
     let outs = [observed, estimate, otf].map(|b| rec.output(b));
-    let floor = WEIGHT_FLOOR * psf.sum();
-    let weights = geometry.is_extended().then(|| inverse_weights(&mut rec, geometry, forward, inverse, otf, floor)).transpose()?;
+    // Exact box sums on the host (see Geometry::inverse_weights), not an f32 transform of M.
+    let weights = match geometry.is_extended() {
+        true => Some(rec.upload_f32(&geometry.inverse_weights(&psf.view()).mapv(|v| v as f32).view())?),
+        false => None,
+    };
     let weights = weights.map(|w| rec.output(w));
     let accelerated = opts.accelerate.then(|| record_zeros(&mut rec, &geometry.padded)).transpose()?;
     let compiled = rec.compile()?;
@@ -245,19 +246,6 @@ fn first_estimate(rec: &mut Recording, g: &Geometry, x: Buf) -> Result<Buf> {
     let extended = layout::pad(rec, x, &nearest, Edge::Nearest)?;
     let zeros: Vec<(usize, usize)> = (0..g.image.len()).map(|d| (0, g.padded[d] - g.support[d])).collect();
     layout::pad(rec, extended, &zeros, Edge::Constant(0.0))
-}
-
-/// Bertero-Boccacci's 1 / max(Hᵀ M, floor): M (1 on the image's window) through the adjoint
-/// blur, clamped, inverted once here so that the update only multiplies.
-fn inverse_weights(rec: &mut Recording, g: &Geometry, forward: &FftPlan, inverse: &FftPlan, otf: Buf, floor: f64) -> Result<Buf> {
-    let ones = rec.temp(&g.image, Dtype::F32)?;
-    fill::record(rec, ones, 1.0);
-    let mask = place(rec, g, ones)?;
-    let w = convolve(rec, forward, inverse, mask, otf, BinaryOp::ComplexMulConj)?;
-    let clamped = unary::record(rec, UnaryOp::MaxScalar(floor as f32), w)?;
-    let numerator = rec.temp(&g.padded, Dtype::F32)?;
-    fill::record(rec, numerator, 1.0);
-    binary::record(rec, BinaryOp::Div, numerator, clamped)
 }
 
 /// The acceleration's arrays, zero: xₖ₋₁, yₖ and gₖ₋₁ of the padded shape, then the two sums.

@@ -72,12 +72,11 @@ pub enum Boundary {
 /// the PSF's sum (w's maximum) before the update divides by them. Elements near the extended
 /// domain's outer edge send almost none of their light into the image (w → 0 at its corners, for
 /// a Gaussian PSF 1e-10 and below): the data cannot determine them, and dividing by their tiny,
-/// round-off-dominated w (f32 FFTs leave errors of ~1e-7 of w's maximum) would amplify noise.
-/// Where w is below the floor the update factor is about w / floor times the usual ratio, below
-/// 1, so those elements decay towards 0: in effect Bertero-Boccacci's "set to 0 where w is
-/// small", but continuous in w, so the f32 and f64 paths agree for elements near the threshold.
-/// Such elements carry less than 0.1% of their value into the data, so dropping them costs the
-/// image domain little.
+/// w would amplify noise (and their updates would move by large steps). Where w is below the
+/// floor the update factor is about w / floor times the usual ratio, below 1, so those elements
+/// decay towards 0: in effect Bertero-Boccacci's "set to 0 where w is small", but continuous in
+/// w (no element flips between two rules on a rounding). Such elements carry less than 0.1% of
+/// their value into the data, so dropping them costs the image domain little.
 pub const WEIGHT_FLOOR: f64 = 1e-3;
 
 /// The first estimate.
@@ -235,6 +234,34 @@ impl Geometry {
         })
     }
 
+    /// Bertero-Boccacci's 1 / max(w, floor) on the padded shape, w = Hᵀ M the weights of
+    /// [`Boundary::Extended`] (M: 1 on the image's window) and floor = [`WEIGHT_FLOOR`] × the
+    /// PSF's sum; 1/floor beyond the support, where w is 0 and the estimate too. M is a box, so
+    /// w at element j is the sum of the PSF taps t whose image element j - c + t lies inside
+    /// the image: a box of taps, summed exactly in f64 from the PSF's summed-area table (an f32
+    /// transform of M would leave errors of ~5e-7, relative errors of 5e-4 where w is near the
+    /// floor, which total-variation steps amplify).
+    pub fn inverse_weights(&self, psf: &ArrayViewD<f64>) -> ArrayD<f64> {
+        let batch = self.batch_axes();
+        let table = summed_area(psf);
+        let floor = WEIGHT_FLOOR * psf.sum();
+        // Per spatial axis and padded coordinate j: the taps [lo, hi) that land on the image.
+        let ranges: Vec<Vec<(usize, usize)>> = (0..self.psf.len())
+            .map(|d| {
+                let (n, m, c, s) = (self.image[batch + d] as isize, self.psf[d] as isize, self.centre[d] as isize, self.offset[batch + d] as isize);
+                (0..self.padded[batch + d] as isize).map(|j| ((s + c - j).clamp(0, m) as usize, (s + n + c - j).clamp(0, m) as usize)).collect()
+            })
+            .collect();
+        let spatial = ArrayD::from_shape_fn(IxDyn(&self.padded[batch..]), |j| {
+            let boxes: Vec<(usize, usize)> = (0..ranges.len()).map(|d| ranges[d][j[d]]).collect();
+            if boxes.iter().any(|&(lo, hi)| lo >= hi) || (0..ranges.len()).any(|d| j[d] >= self.support[batch + d]) {
+                return 1.0 / floor;
+            }
+            1.0 / box_sum(&table, &boxes).max(floor)
+        });
+        spatial.broadcast(IxDyn(&self.padded)).expect("the spatial axes are the last ones").to_owned()
+    }
+
     /// The first estimate from an image-shaped one: placed as [`Geometry::pad`] places it, and
     /// over the rest of the support the nearest image element (scipy's 'nearest' padding).
     pub fn first_estimate(&self, x: &ArrayViewD<f64>) -> ArrayD<f64> {
@@ -270,6 +297,27 @@ impl Geometry {
         }
         out
     }
+}
+
+/// `t[a] = Σ x[b]` over `b < a` along every axis, one longer than `x` on each.
+fn summed_area(x: &ArrayViewD<f64>) -> ArrayD<f64> {
+    let mut t = ArrayD::zeros(IxDyn(&x.shape().iter().map(|&m| m + 1).collect::<Vec<_>>()));
+    t.slice_each_axis_mut(|_| (1..).into()).assign(x);
+    for axis in 0..x.ndim() {
+        t.accumulate_axis_inplace(ndarray::Axis(axis), |&prev, cur| *cur += prev);
+    }
+    t
+}
+
+/// Σ x over the box `[lo, hi)` per axis from `x`'s summed-area table, by inclusion-exclusion.
+fn box_sum(table: &ArrayD<f64>, boxes: &[(usize, usize)]) -> f64 {
+    let mut sum = 0.0;
+    for corner in 0..1usize << boxes.len() {
+        let at: Vec<usize> = boxes.iter().enumerate().map(|(d, &(lo, hi))| if corner >> d & 1 == 1 { lo } else { hi }).collect();
+        let sign = if corner.count_ones() % 2 == 1 { -1.0 } else { 1.0 };
+        sum += sign * table[IxDyn(&at)];
+    }
+    sum
 }
 
 /// The length one axis of the working arrays has. Periodic: the image's own. Zero: at least
