@@ -251,10 +251,14 @@ pub fn fold<T: FftNum>(x: &ArrayViewD<T>, plan: &SplitPlan, p: usize) -> ArrayD<
     let (rows_in, m) = (x.shape()[0], plan.part_len);
     let mut y = vec![Complex::new(T::zero(), T::zero()); dims[0] * row];
     par_rows(&mut y, row, |n1, col, out| {
-        for n in (n1..rows_in).step_by(m) {
-            let w = to_t::<T>(unit_root(n as u128 * p as u128, plan.len as u128));
-            for (o, &v) in out.iter_mut().zip(&src[n * row + col..]) {
-                *o = *o + w * v;
+        // Blocks small enough to stay in cache while the P slabs are added into them.
+        for (b, block) in out.chunks_mut(2048).enumerate() {
+            let col = col + b * 2048;
+            for n in (n1..rows_in).step_by(m) {
+                let w = to_t::<T>(unit_root(n as u128 * p as u128, plan.len as u128));
+                for (o, &v) in block.iter_mut().zip(&src[n * row + col..]) {
+                    *o = *o + w * v;
+                }
             }
         }
     });
