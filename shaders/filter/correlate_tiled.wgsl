@@ -38,27 +38,29 @@ struct Params {
 
 var<workgroup> tile: array<vec4<f32>, TILE_VEC4S>;
 
-// One input sample at folded plane/row offset `row` (valid when `row_ok`) and column `cx`.
-fn sample(row: u32, row_ok: bool, cx: i32) -> f32 {
-    let c = boundary_fold(cx, p.in_dims.w, MODE);
-    return select(p.fill, x[row + u32(max(c, 0))], row_ok && c >= 0);
-}
-
 // Loads `rows` x `cols4` vec4s of the input plane starting at (in_y, in_x); `plane` is the
 // first row index of the folded slow coordinates (`plane_ok` false: constant mode, outside).
+// Threads spread over a row's vec4s first, so neighbours read neighbouring samples, and fold
+// their columns once for all rows.
 fn load_tile(lid: u32, rows: u32, cols4: u32, plane: u32, plane_ok: bool, in_y: i32, in_x: i32) {
-    // Threads spread over a row's vec4s first, so neighbours read neighbouring samples.
     let lanes = min(cols4, THREADS);
     let row_step = THREADS / lanes;
-    let c0 = lid % lanes;
-    for (var r = lid / lanes; r < rows; r += row_step) {
-        let cy = boundary_fold(in_y + i32(r), p.in_dims.z, MODE);
-        let row_ok = plane_ok && cy >= 0;
-        let row = (plane + u32(max(cy, 0))) * u32(p.in_dims.w);
-        for (var c = c0; c < cols4; c += lanes) {
-            let cx = in_x + i32(4u * c);
-            tile[r * cols4 + c] = vec4(sample(row, row_ok, cx), sample(row, row_ok, cx + 1),
-                                       sample(row, row_ok, cx + 2), sample(row, row_ok, cx + 3));
+    let r0 = lid / lanes;
+    if (r0 >= row_step) {
+        return;  // the few threads past whole rows of lanes (no barrier inside)
+    }
+    for (var c = lid % lanes; c < cols4; c += lanes) {
+        let cx = in_x + i32(4u * c);
+        let f = vec4(boundary_fold(cx, p.in_dims.w, MODE), boundary_fold(cx + 1, p.in_dims.w, MODE),
+                     boundary_fold(cx + 2, p.in_dims.w, MODE), boundary_fold(cx + 3, p.in_dims.w, MODE));
+        let col_ok = f >= vec4(0);
+        let col = vec4<u32>(max(f, vec4(0)));
+        for (var r = r0; r < rows; r += row_step) {
+            let cy = boundary_fold(in_y + i32(r), p.in_dims.z, MODE);
+            let ok = col_ok & vec4(plane_ok && cy >= 0);
+            let row = (plane + u32(max(cy, 0))) * u32(p.in_dims.w);
+            let v = vec4(x[row + col.x], x[row + col.y], x[row + col.z], x[row + col.w]);
+            tile[r * cols4 + c] = select(vec4(p.fill), v, ok);
         }
     }
 }
