@@ -4,6 +4,7 @@
 //! whole-image RL on noisy beads, tiles chosen from a lowered buffer limit, GPU against the CPU
 //! twin (the same tiling with the f64 reference), progress, and bad input.
 //! Temporaries are poisoned (NaN) so an element no kernel writes fails the comparison.
+#![allow(clippy::type_complexity)] // the tables of cases
 
 mod common;
 use common::*;
@@ -225,8 +226,8 @@ fn equal_psfs_give_whole_image_rl() {
     for (image, pdims, grid) in [(&[44usize, 39][..], &[5usize, 6][..], [3, 2]), (&[5, 22, 27], &[3, 4, 5], [2, 2])] {
         let iterations = 3;
         let p = gaussian(pdims, &pdims.iter().map(|&m| 0.25 * m as f64).collect::<Vec<_>>());
-        let mut views = vec![p.view(); grid[0] * grid[1]];
-        let stacked = ndarray::stack(Axis(0), &views.drain(..).collect::<Vec<_>>()).unwrap();
+        let views = vec![p.view(); grid[0] * grid[1]];
+        let stacked = ndarray::stack(Axis(0), &views).unwrap();
         let shape: Vec<usize> = grid.iter().chain(pdims).copied().collect();
         let psfs = stacked.into_shape_with_order(IxDyn(&shape)).unwrap();
         let x = specimen(image, 20, 3).mapv(|v| v as f32);
@@ -242,7 +243,8 @@ fn equal_psfs_give_whole_image_rl() {
 }
 
 /// The GPU tiles against the CPU twin (the same plan, the f64 reference per tile), with the
-/// default (short) guard so the tiles' artificial edges matter, a PSF grid, and TV.
+/// default (short) guard so the tiles' artificial edges matter, a PSF grid, TV, and the
+/// extended boundary.
 #[test]
 fn gpu_tiles_match_the_cpu_twin() {
     poison();
@@ -251,19 +253,21 @@ fn gpu_tiles_match_the_cpu_twin() {
         (&[33, 50], &[4, 5], [1, 2], &[2, 1], Some(0.002)),
         (&[4, 24, 26], &[3, 5, 4], [2, 2], &[1, 1, 2], None),
     ];
-    for &(image, pdims, grid, counts, tv) in cases {
+    let extended = (cases[0].0, cases[0].1, cases[0].2, cases[0].3, None);
+    for (i, &(image, pdims, grid, counts, tv)) in cases.iter().chain([&extended]).enumerate() {
+        let boundary = if i == cases.len() { Boundary::Extended } else { Boundary::Zero };
         let iterations = 4;
         let psfs = psf_grid(grid, pdims);
         let grid_view = PsfGrid::new(psfs.view(), grid).unwrap();
         let x = specimen(image, 15, 3).mapv(|v| v as f32);
-        let opts = RlOptions { tv, ..Default::default() };
+        let opts = RlOptions { tv, boundary, ..Default::default() };
         let tile_opts = TileOptions { tiles: Some(counts.to_vec()), ..Default::default() };
         let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
         let (want, report) = tiles::richardson_lucy_tiled_cpu(&x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
         assert_eq!(got.report.tiles, report.tiles);
         assert_eq!(got.report.tiles, grid[0] * grid[1] * counts.iter().product::<usize>());
         let err = rel_l2(&flat(&got.estimate), &flat64(&want));
-        assert!(err <= tolerance(iterations), "{image:?}: relative L2 {err:e}");
+        assert!(err <= tolerance(iterations), "{image:?} {boundary:?}: relative L2 {err:e}");
         assert_eq!(got.report.tile_ms.len(), got.report.tiles);
     }
 }
@@ -340,8 +344,7 @@ fn tiles_fit_a_lowered_buffer_limit() {
     assert!(l2 <= 1e-3 && max <= 1e-3, "against whole-image RL: relative L2 {l2:e}, max {max:e}");
 
     // A limit below what the smallest tile (no smaller than the PSF) needs.
-    let mut tiny = TileOptions::default();
-    tiny.memory_bytes = Some(1024);
+    let tiny = TileOptions { memory_bytes: Some(1024), ..Default::default() };
     let e = tiles::richardson_lucy_tiled(&small, &x.view(), &psfs, iterations, &opts, &tiny, |_| {}).err();
     assert!(matches!(e, Some(Error::TooLarge { .. })), "{e:?}");
 }
@@ -351,7 +354,8 @@ fn tiles_fit_a_lowered_buffer_limit() {
 fn working_set_estimate_bounds_the_peak() {
     poison();
     for (dims, pdims) in [(&[64usize, 60][..], &[7usize, 7][..]), (&[9, 40, 33], &[3, 5, 5]), (&[3, 50, 20], &[5, 5])] {
-        for opts in [RlOptions::default(), RlOptions { accelerate: true, tv: Some(0.002), ..Default::default() }] {
+        let extended = RlOptions { boundary: Boundary::Extended, accelerate: true, tv: Some(0.002), ..Default::default() };
+        for opts in [RlOptions::default(), RlOptions { accelerate: true, tv: Some(0.002), ..Default::default() }, extended] {
             let x = specimen(dims, 5, 1).mapv(|v| v as f32);
             let p = gaussian(pdims, &vec![1.0; pdims.len()]);
             let r = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), 1, &opts).unwrap().report;
@@ -458,6 +462,45 @@ fn cli_psf_grid_and_automatic_tiles() {
     let tiles = report["tiles"]["tiles"].as_u64().unwrap();
     assert!(tiles > 1, "{report}");
     assert!(report["tiles"]["guard"].is_array(), "{report}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Timing on a real GPU (prints; run by hand):
+// cargo test --release --test deconvolve_tiles tiled_timing -- --ignored --nocapture
+
+/// A 2048² image, 30 iterations, σ = 2: whole-image RL, then the same image in tiles forced by a
+/// buffer limit of 1/4 and 1/16 of the whole image's spectrum, and a 4 × 4 PSF grid; per-tile
+/// times and the error against whole-image RL.
+#[test]
+#[ignore]
+fn tiled_timing() {
+    let (n, sigma, iterations) = (2048, 2.0, 30);
+    let p = gaussian(&[extent(sigma); 2], &[sigma; 2]);
+    let x = observed(&specimen(&[n, n], n * n / 400, 40), &p);
+    let opts = RlOptions::default();
+    let t = std::time::Instant::now();
+    let whole = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), iterations, &opts).unwrap();
+    let whole_ms = t.elapsed().as_secs_f64() * 1e3;
+    println!("whole {n}²: {whole_ms:.1} ms ({:.3} ms per iteration, peak {} MiB)", whole.report.ms_per_iteration, whole.report.peak_bytes >> 20);
+    let want = whole.estimate.mapv(|v| v as f64);
+    let spectrum = tiles::spectrum_bytes(x.shape(), p.shape(), opts.boundary).unwrap();
+    for fraction in [4, 16] {
+        std::env::set_var("LUCENT_MAX_BUFFER_BYTES", (spectrum / fraction).to_string());
+        let small = Gpu::new().unwrap();
+        std::env::remove_var("LUCENT_MAX_BUFFER_BYTES");
+        let r = tiles::richardson_lucy_tiled(&small, &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
+        let (l2, max) = errors32(&r.estimate, &want);
+        let rep = &r.report;
+        println!(
+            "limit 1/{fraction}: {} tiles of {:?} (guard {:?}), {:.1} ms in all ({:.2}× whole), per tile {:?} ms; vs whole: L2 {l2:.1e}, max {max:.1e}",
+            rep.tiles, rep.window, rep.guard, rep.total_ms, rep.total_ms / whole_ms, rep.tile_ms.iter().map(|v| v.round()).collect::<Vec<_>>()
+        );
+    }
+    let grid: Vec<ArrayD<f32>> = (0..16).map(|i| gaussian(&[extent(sigma); 2], &[sigma * (0.8 + 0.03 * i as f64); 2])).collect();
+    let views: Vec<_> = grid.iter().map(|g| g.view()).collect();
+    let stacked = ndarray::stack(Axis(0), &views).unwrap().into_shape_with_order(IxDyn(&[4, 4, extent(sigma), extent(sigma)])).unwrap();
+    let r = tiles::richardson_lucy_tiled(gpu(), &x.view(), &PsfGrid::new(stacked.view(), [4, 4]).unwrap(), iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
+    println!("4×4 PSF grid: {} tiles of {:?}, {:.1} ms ({:.2}× whole)", r.report.tiles, r.report.window, r.report.total_ms, r.report.total_ms / whole_ms);
 }
 
 // ---------------------------------------------------------------------------------------------
