@@ -474,7 +474,9 @@ fn cli_psf_grid_and_automatic_tiles() {
 #[test]
 #[ignore]
 fn tiled_timing() {
-    let (n, sigma, iterations) = (2048, 2.0, 30);
+    // LUCENT_TILED_TIMING_N sets a smaller size for a try on lavapipe.
+    let n = std::env::var("LUCENT_TILED_TIMING_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2048);
+    let (sigma, iterations) = (2.0, 30);
     let p = gaussian(&[extent(sigma); 2], &[sigma; 2]);
     let x = observed(&specimen(&[n, n], n * n / 400, 40), &p);
     let opts = RlOptions::default();
@@ -488,7 +490,13 @@ fn tiled_timing() {
         std::env::set_var("LUCENT_MAX_BUFFER_BYTES", (spectrum / fraction).to_string());
         let small = Gpu::new().unwrap();
         std::env::remove_var("LUCENT_MAX_BUFFER_BYTES");
-        let r = tiles::richardson_lucy_tiled(&small, &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
+        let r = match tiles::richardson_lucy_tiled(&small, &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}) {
+            Ok(r) => r,
+            Err(e) => {
+                println!("limit 1/{fraction}: {e}");
+                continue;
+            }
+        };
         let (l2, max) = errors32(&r.estimate, &want);
         let rep = &r.report;
         println!(
