@@ -34,6 +34,12 @@ pub struct LineKernel {
     pub chirp_out: bool,
     /// Conjugate each element last, before the scale (an inverse Bluestein).
     pub conj_result: bool,
+    /// Real forward transform of 2n reals packed as n complex: the store untangles the spectrum
+    /// into n + 1 values per line (tables at mul_out: W_2n^k). Contiguous lines only.
+    pub real_post: bool,
+    /// Its inverse: the load packs n + 1 half-spectrum values into the n complex values whose
+    /// inverse transform holds the 2n reals in pairs (tables at mul_in). Contiguous lines only.
+    pub real_pre: bool,
 }
 
 /// The parameter struct, mirrored by `Params` in src/kernels/fft_lines.rs.
@@ -205,7 +211,9 @@ pub fn wgsl(k: &LineKernel) -> String {
     let short_lines = k.load_line_fast && t < 8 && stages > 0;
     let direct_load = !short_lines;
     // (A length-1 line has no stage: it is copied, in any direction.)
-    let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines) || stages == 0;
+    // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
+    let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines && !k.real_post) || stages == 0;
+    assert!(!(k.real_post && stages == 0), "real_post needs a line of at least 2");
     let uses_shared = stages > 1 || !direct_store;
     let mut s = String::new();
     let w = &mut s;
@@ -229,12 +237,24 @@ pub fn wgsl(k: &LineKernel) -> String {
     writeln!(w, "fn pad(i: u32) -> u32 {{ return i + (i >> 4u); }}").unwrap();
     writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
     writeln!(w, "fn base(l: u32, split: u32, hi: u32, lo: u32) -> u32 {{ let o = l / p.inner; let i = l - o * p.inner; return (o / split) * hi + (o % split) * lo + i; }}").unwrap();
+    if k.real_post {
+        let (zk, zc) = (sm(k, "line", &format!("k % {n}u")), sm(k, "line", &format!("({n}u - k) % {n}u")));
+        writeln!(w, "fn real_post(line: u32, k: u32) -> vec2<f32> {{ let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
+        writeln!(w, "  let e = 0.5 * (zk + zcc); let d = 0.5 * (zk - zcc); return e + cmul(tw[p.mul_out + k], vec2(d.y, -d.x)); }}").unwrap();
+    }
+    if k.real_pre {
+        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = src[at + k]; var xc = src[at + {n}u - k];").unwrap();
+        writeln!(w, "  if (k == 0u) {{ xk = vec2(xk.x, 0.0); xc = vec2(xc.x, 0.0); }}").unwrap();
+        writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
+        writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
+    }
     writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
     let conj_if = |on: bool, x: &str| if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
     let conj = |x: &str| conj_if(k.inverse, x);
     // What a load reads: element j of a line at `at` (the caller guards j < len_in when chirped).
     let loaded = |at: &str, j: &str| {
-        let x = conj_if(k.conj_source, &format!("src[{at} + ({j}) * p.in_elem]"));
+        let x = if k.real_pre { format!("real_pre({at}, {j})") } else { format!("src[{at} + ({j}) * p.in_elem]") };
+        let x = conj_if(k.conj_source, &x);
         let x = if k.chirp_in { format!("cmul({x}, tw[p.mul_in + {j}])") } else { x };
         conj(&x)
     };
@@ -382,11 +402,14 @@ pub fn wgsl(k: &LineKernel) -> String {
     if !direct_store {
         // The output runs across the threads' lines: read back from workgroup memory in the
         // order that keeps the global writes coalesced, all reads first.
-        let (c_store, k_store) = if k.store_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
+        let n_out = if k.real_post { n + 1 } else { n };
+        let (total, rounds) = (n_out * batch, (n_out * batch).div_ceil(wg));
+        let (c_store, k_store) = if k.store_line_fast { (format!("e / {n_out}u"), format!("e % {n_out}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
+            let read = if k.real_post { format!("real_post(c * {stride}u, k)") } else { sm(k, &format!("c * {stride}u"), "k") };
             writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
-            writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {}; }}", sm(k, &format!("c * {stride}u"), "k")).unwrap();
+            writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {read}; }}").unwrap();
         }
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
@@ -435,6 +458,8 @@ mod tests {
                         chirp_in: chirp,
                         chirp_out: chirp,
                         conj_result: chirp,
+                        real_post: n % 5 == 1 && n > 1 && !chirp && store_line_fast,
+                        real_pre: n % 7 == 1 && !chirp && load_line_fast,
                     };
                     if let Err(e) = validate(&wgsl(&k)) {
                         panic!("n={n} {k:?}:\n{e}");

@@ -73,6 +73,8 @@ impl Builder<'_> {
                     conj_result: false,
                     chirp_in: None,
                     chirp_out: None,
+                    real_post: None,
+                    real_pre: None,
                 };
                 self.steps.push(Step::Lines { pass, out });
             }
@@ -100,6 +102,8 @@ impl Builder<'_> {
                     conj_result: false,
                     chirp_in: None,
                     chirp_out: None,
+                    real_post: None,
+                    real_pre: None,
                 };
                 self.steps.push(Step::Lines { pass, out: out.clone() });
                 // Pass 2: length n2 along rows o·n1 + k1; writes k1 + n1·k2, the transpose, directly.
@@ -117,6 +121,8 @@ impl Builder<'_> {
                     conj_result: false,
                     chirp_in: None,
                     chirp_out: None,
+                    real_post: None,
+                    real_pre: None,
                 };
                 self.steps.push(Step::Lines { pass, out });
             }
@@ -144,6 +150,8 @@ impl Builder<'_> {
                         conj_result: false,
                         chirp_in: chirp_in(n),
                         chirp_out: Some(Chirp { table: spectrum, len: m as u32 }),
+                        real_post: None,
+                        real_pre: None,
                     };
                     self.steps.push(Step::Lines { pass: forward, out: wide });
                     // Unscaled inverse: the spectrum table already holds the 1/m.
@@ -161,6 +169,8 @@ impl Builder<'_> {
                         conj_result: inverse,
                         chirp_in: None,
                         chirp_out: chirp_in(n),
+                        real_post: None,
+                        real_pre: None,
                     };
                     self.steps.push(Step::Lines { pass: back, out });
                     return Ok(());
@@ -177,6 +187,42 @@ impl Builder<'_> {
             }
         }
         Ok(())
+    }
+
+    /// The real transform of `len` (even) reals along the contiguous last axis as one pass of
+    /// the half-length complex transform, the spectrum untangled in its store (forward: the
+    /// array is the packed pairs, it becomes len/2 + 1 values) or packed in its load (inverse:
+    /// len/2 + 1 values become len/2 packed pairs). False, recording nothing, when that length
+    /// needs more than one pass.
+    fn real_pass(&mut self, inverse: bool, len: usize, scale: f64) -> bool {
+        let last = self.dims.len() - 1;
+        let (half, outer) = (len / 2, self.outer_inner(last).0);
+        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1) else { return false };
+        if half < 2 {
+            return false;
+        }
+        let table = self.tw.roots(len);
+        let (n_in, n_out) = if inverse { (half + 1, half) } else { (half, half + 1) };
+        let pass = Pass {
+            plan: p.clone(),
+            inverse,
+            lines: outer,
+            inner: 1,
+            input: Lines::axis(n_in, 1),
+            output: Lines::axis(n_out, 1),
+            scale: scale as f32,
+            roots: self.tw.roots(half),
+            twiddle: None,
+            conj_source: false,
+            conj_result: false,
+            chirp_in: None,
+            chirp_out: None,
+            real_post: (!inverse).then_some(table),
+            real_pre: inverse.then_some(table),
+        };
+        self.dims[last] = n_out;
+        self.steps.push(Step::Lines { pass, out: self.dims.clone() });
+        true
     }
 
     /// Changes the length of `axis` to `len` with an element map (half/full spectrum).
@@ -227,9 +273,11 @@ impl FftPlan {
                 if n % 2 == 0 && contiguous {
                     // n reals are n/2 complex pairs: transform those, then untangle the spectrum.
                     b.view(last, n / 2, Dtype::C32);
-                    b.axis(last, false, 1.0)?;
-                    let roots = b.tw.roots(n);
-                    b.resize(last, AxisMap::RealPost, n / 2 + 1, roots, factor(n, false));
+                    if !b.real_pass(false, n, factor(n, false)) {
+                        b.axis(last, false, 1.0)?;
+                        let roots = b.tw.roots(n);
+                        b.resize(last, AxisMap::RealPost, n / 2 + 1, roots, factor(n, false));
+                    }
                 } else {
                     // Odd: the complex transform of the full line, keeping n/2 + 1 values.
                     b.steps.push(Step::RealToComplex);
@@ -253,9 +301,11 @@ impl FftPlan {
                 }
                 if len % 2 == 0 && last == dims.len() - 1 {
                     // The inverse of the even forward path; the half-length inverse carries 2/n.
-                    let roots = b.tw.roots(len);
-                    b.resize(last, AxisMap::RealPre, len / 2, roots, 1.0);
-                    b.axis(last, true, 2.0 * factor(len, true))?;
+                    if !b.real_pass(true, len, 2.0 * factor(len, true)) {
+                        let roots = b.tw.roots(len);
+                        b.resize(last, AxisMap::RealPre, len / 2, roots, 1.0);
+                        b.axis(last, true, 2.0 * factor(len, true))?;
+                    }
                     b.view(last, len, Dtype::F32);
                 } else {
                     b.resize(last, AxisMap::Hermitian, len, 0, 1.0);

@@ -84,6 +84,10 @@ pub struct Pass {
     pub conj_result: bool,
     pub chirp_in: Option<Chirp>,
     pub chirp_out: Option<Chirp>,
+    /// Real transforms of even length along the contiguous axis: the untangling of the half-length
+    /// complex transform fused into the store (forward) or the load (inverse); tables W_2n^k.
+    pub real_post: Option<u32>,
+    pub real_pre: Option<u32>,
 }
 
 pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) {
@@ -106,9 +110,9 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         tw_hi: tw.map_or(0, |t| t.hi),
         tw_s: tw.map_or(1, |t| t.s),
         tw_div: tw.map_or(1, |t| t.div),
-        mul_in: pass.chirp_in.map_or(0, |c| c.table),
+        mul_in: pass.chirp_in.map(|c| c.table).or(pass.real_pre).unwrap_or(0),
         len_in: pass.chirp_in.map_or(0, |c| c.len),
-        mul_out: pass.chirp_out.map_or(0, |c| c.table),
+        mul_out: pass.chirp_out.map(|c| c.table).or(pass.real_post).unwrap_or(0),
         len_out: pass.chirp_out.map_or(0, |c| c.len),
     };
     let kernel = codegen::kernel(&LineKernel {
@@ -122,6 +126,8 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         chirp_in: pass.chirp_in.is_some(),
         chirp_out: pass.chirp_out.is_some(),
         conj_result: pass.conj_result,
+        real_post: pass.real_post.is_some(),
+        real_pre: pass.real_pre.is_some(),
     });
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table], groups);
