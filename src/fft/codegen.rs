@@ -208,7 +208,7 @@ pub fn wgsl(k: &LineKernel) -> String {
     // The output runs the way the threads are mapped: the last stage stores directly.
     // Lines with few threads each (short ones) would make each load instruction touch many
     // scattered segments: those load and store through workgroup memory in element order.
-    let short_lines = k.load_line_fast && t < 8 && stages > 0;
+    let short_lines = k.load_line_fast && t < 4 && stages > 0;
     let direct_load = !short_lines;
     // (A length-1 line has no stage: it is copied, in any direction.)
     // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)

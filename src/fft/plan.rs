@@ -123,6 +123,25 @@ pub fn smooth_at_least(min: usize) -> usize {
     best
 }
 
+/// Bluestein's padded length: among the lengths with a plan from `min` to 1.3·min, the cheapest
+/// by length × stages, an odd radix r counting 1 + r/8 stages (its direct DFT costs ~r² products):
+/// 513 → 640 (16·8·5) rather than 525 (3·5·5·7) or 528 (16·3·11).
+pub fn bluestein_len(min: usize) -> usize {
+    let cost = |m: usize| {
+        let stage = |r: usize| if r % 2 == 1 { 1.0 + r as f64 / 8.0 } else { 1.0 };
+        m as f64 * factor(m).unwrap().into_iter().map(stage).sum::<f64>()
+    };
+    let mut best = smooth_at_least(min);
+    let mut m = best + 1;
+    while (m as f64) <= 1.3 * min as f64 {
+        if factor(m).is_some() && cost(m) < cost(best) {
+            best = m;
+        }
+        m += 1;
+    }
+    best
+}
+
 /// Plans one axis of length `n`. A single pass whose workgroup holds fewer than `min_batch`
 /// lines gives way to the four-step scheme (strided axes read `batch` adjacent columns at once,
 /// so too few lines waste most of each memory transaction).
@@ -134,7 +153,7 @@ pub fn plan_axis(n: usize, limits: DeviceLimits, min_batch: usize) -> Option<Axi
     if factor(n).is_some() {
         return four_step(n, limits).or(single.map(AxisPlan::Single));
     }
-    let m = smooth_at_least(2 * n - 1);
+    let m = bluestein_len(2 * n - 1);
     let inner = plan_axis(m, limits, min_batch)?;
     Some(AxisPlan::Bluestein { n, m, inner: Box::new(inner) })
 }
@@ -201,6 +220,11 @@ mod tests {
         }
         match plan_axis(4093, LAVAPIPE, 1) {
             Some(AxisPlan::Bluestein { m, .. }) => assert!(m >= 2 * 4093 - 1 && m <= 8192),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(bluestein_len(513), 640);
+        match plan_axis(257, LAVAPIPE, 1) {
+            Some(AxisPlan::Bluestein { m, .. }) => assert_eq!(m, 640),
             other => panic!("{other:?}"),
         }
         // A strided 4096 that would fit one line per workgroup goes four-step instead.
