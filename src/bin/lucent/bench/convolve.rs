@@ -20,6 +20,7 @@ fn cases() -> Vec<(Vec<usize>, usize, &'static [Method])> {
     const BOTH: &[Method] = &[Method::Direct, Method::Fft];
     vec![
         (vec![256, 256, 256], 31, FFT),
+        (vec![512, 512, 512], 31, FFT),
         (vec![4096, 4096], 63, FFT),
         (vec![4096, 4096], 3, BOTH),
         (vec![4096, 4096], 7, BOTH),

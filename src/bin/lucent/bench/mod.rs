@@ -176,7 +176,7 @@ pub fn time_repeated(gpu: &Gpu, reps: u64, mut build: impl FnMut(&mut Recording)
     let start = std::time::Instant::now();
     for k in 0.. {
         compiled.run(gpu)?;
-        if k >= 2 && start.elapsed().as_secs_f64() > 0.2 {
+        if k >= 2 && start.elapsed().as_secs_f64() > 0.5 {
             break;
         }
     }
