@@ -215,6 +215,8 @@ fn full_accuracy_sweep() {
             assert!(e.rel_l2 <= 1e-6, "n={n} inverse={inverse}: relative L2 {:e}", e.rel_l2);
             assert!(e.rel_max < max_bound(n, bluestein), "n={n} inverse={inverse}: max {:e}", e.rel_max);
         }
+        // How far a sweep cut short by a time limit got (resume with LUCENT_SWEEP_FROM).
+        println!("swept n={n}");
     }
     for (class, (l2, max, n)) in worst {
         println!("sweep {class}: worst relative L2 {l2:.3e} (n={n}), worst max|d|/max|ref| {max:.3e}");
