@@ -23,7 +23,7 @@ def shape(r):
 print("### Primitives (bandwidth against the vec4 copy kernel of the same run)\n")
 print("| case | MiB | ms | GB/s | % of copy |\n|---|---:|---:|---:|---:|")
 for r in rows:
-    if not r["case"].startswith(("fft", "conv", "rl")):
+    if not r["case"].startswith(("fft", "conv", "rl", "filter")):
         print(f"| {r['case']} | {r['mib']} | {r['ms']:.4f} | {r['gb_per_s']:.0f} | {r['percent_of_copy']:.1f}% |")
 
 print("\n### FFT against cuFFT (CuPy), same GPU, same run\n")
@@ -49,7 +49,7 @@ for i, cases in enumerate(cases_in_order):
           f"{rm or '–':.4} | {ref.get('real_round_trip_ms', '–')} | {ratio(rm, ref.get('real_round_trip_ms'))} | "
           f"{c['gb_per_s']:.0f} ({c['percent_of_copy']:.0f}%) |" if c else f"| {'×'.join(map(str, s))} | – |")
 
-others = [r for r in rows if r["case"].startswith(("conv", "rl"))]
+others = [r for r in rows if r["case"].startswith(("conv", "rl", "filter"))]
 if others:
     print("\n### Convolution and Richardson-Lucy\n")
     print("| case | shape | ms |\n|---|---|---:|")
