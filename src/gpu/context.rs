@@ -2,7 +2,10 @@
 
 use serde::Serialize;
 
+use std::sync::Arc;
+
 use super::pipelines::PipelineCache;
+use super::recycle::Recycler;
 use crate::error::{Error, Result};
 
 /// What a user needs to know about an adapter (`lucent info`).
@@ -33,11 +36,16 @@ pub struct Gpu {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     pub(crate) pipelines: PipelineCache,
+    pub(crate) recycler: Arc<Recycler>,
     summary: AdapterSummary,
     limits: wgpu::Limits,
     features: wgpu::Features,
     max_buffer_bytes: u64,
 }
+
+/// Usage of every storage buffer lucent creates.
+pub(crate) const STORAGE_USAGE: wgpu::BufferUsages =
+    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
 
 /// Native backends only: GL's compute support is too limited for our kernels.
 const BACKENDS: wgpu::Backends = wgpu::Backends::PRIMARY;
@@ -134,6 +142,7 @@ impl Gpu {
             device,
             queue,
             pipelines: PipelineCache::default(),
+            recycler: Arc::new(Recycler::new()),
             summary: AdapterSummary::new(index, &infos[index]),
             limits,
             features,
@@ -174,14 +183,15 @@ impl Gpu {
     pub(crate) fn create_buffer(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
         self.check_buffer_size(label, bytes)?;
         let size = bytes.max(16).div_ceil(16) * 16;
-        self.scoped(|| {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(label),
-                size,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })
+        self.buffer(label, size, STORAGE_USAGE)
+    }
+
+    /// A buffer of `size` bytes and `usage`: a recycled one (stale contents) or a new one.
+    pub(crate) fn buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> Result<wgpu::Buffer> {
+        if let Some(b) = self.recycler.take(size, usage) {
+            return Ok(b);
+        }
+        self.scoped(|| self.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false }))
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes and returns what they caught.

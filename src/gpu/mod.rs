@@ -3,8 +3,11 @@
 mod array;
 mod context;
 mod pipelines;
+mod recycle;
 
 pub use array::{Dtype, GpuArray, Shape};
 pub use context::{AdapterSummary, Gpu};
+pub(crate) use context::STORAGE_USAGE;
 pub(crate) use context::map_and_read;
 pub(crate) use pipelines::Pipeline;
+pub(crate) use recycle::Recycler;

@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::plan::{plan, Kind, ValueSpec};
 use super::{Buf, Dispatch, Download, Output, Recording, Source, Value};
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::gpu::{Dtype, Gpu, GpuArray, Recycler, STORAGE_USAGE};
 use crate::kernels::{self, BindingKind};
 
 /// Time of one node, from GPU timestamps (`LUCENT_PROFILE=1`).
@@ -86,6 +86,24 @@ pub struct Compiled {
     timestamps: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>, // queries, resolve, read
     profile: bool,
     peak_bytes: u64,
+    recycler: Arc<Recycler>,
+}
+
+const STAGING_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
+
+/// The buffers go back to the GPU's recycler for the next recording (those still shared with a
+/// `GpuArray` handed out by `Results::array` stay with it).
+impl Drop for Compiled {
+    fn drop(&mut self) {
+        for b in self.buffers.drain(..) {
+            if let Ok(b) = Arc::try_unwrap(b) {
+                self.recycler.give(STORAGE_USAGE, b);
+            }
+        }
+        if let Some((b, _)) = self.staging.take() {
+            self.recycler.give(STAGING_USAGE, b);
+        }
+    }
 }
 
 /// Folds a workgroup count into a grid whose dimensions stay within `max`.
@@ -186,14 +204,9 @@ impl Compiled {
                     total += rec.values[b.0].bytes().div_ceil(16) * 16;
                 }
                 peak_bytes += total;
-                let buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                    label: Some("lucent.download"),
-                    size: total,
-                    usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                    mapped_at_creation: false,
-                });
-                (buf, offs)
-            });
+                let buf = gpu.buffer("lucent.download", total, STAGING_USAGE)?;
+                Ok::<_, Error>((buf, offs))
+            }).transpose()?;
             let timestamps = gpu.has_timestamps().then(|| {
                 let count = if profile { 2 * steps.len().max(1) } else { 2 } as u32;
                 let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -227,6 +240,7 @@ impl Compiled {
                 timestamps,
                 profile,
                 peak_bytes,
+                recycler: gpu.recycler.clone(),
             })
         })?
     }
