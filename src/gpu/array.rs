@@ -160,5 +160,9 @@ impl GpuArray {
 }
 
 fn contiguous<T: Clone>(a: &ArrayViewD<T>) -> Vec<T> {
-    a.iter().cloned().collect()
+    // A plain copy when already row-major (element-wise iteration of a dynamic-rank view is slow).
+    match a.as_slice() {
+        Some(s) => s.to_vec(),
+        None => a.iter().cloned().collect(),
+    }
 }

@@ -9,7 +9,7 @@ use num_complex::Complex32;
 use serde::Serialize;
 
 use super::plan::{plan, Kind, ValueSpec};
-use super::{Buf, Dispatch, Download, Output, Recording, Source, Value};
+use super::{trace, Buf, Dispatch, Download, Output, Recording, Source, Value};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray, Recycler, STORAGE_USAGE};
 use crate::kernels::{self, BindingKind};
@@ -336,9 +336,11 @@ impl Compiled {
                     encoder.copy_buffer_to_buffer(self.buffer(*b), 0, staging, off, bytes);
                 }
             }
+            trace("upload+encode", start);
             gpu.queue.submit([encoder.finish()]);
             Ok(())
         })??;
+        let waited = Instant::now();
         let mut downloads = Vec::new();
         if let Some((staging, offs)) = &self.staging {
             let end = offs.last().unwrap() + self.values[self.downloads.last().unwrap().0].bytes();
@@ -350,6 +352,7 @@ impl Compiled {
         } else {
             gpu.wait()?;
         }
+        trace("wait+download", waited);
         let mut report = RunReport { dispatches: self.steps.len(), peak_bytes: self.peak_bytes, ..Default::default() };
         if let (Some((_, _, read)), false) = (&self.timestamps, self.steps.is_empty()) {
             let n = if self.profile { 2 * self.steps.len() } else { 2 };

@@ -6,3 +6,42 @@ pub mod deconvolve;
 pub mod layout;
 pub mod reduce;
 pub mod scan;
+
+use ndarray::{ArrayViewD, Dimension};
+
+/// The first element (in row-major order) for which `bad` holds, with its index. Scans the
+/// memory directly when the array is in standard layout: ndarray's indexed iteration over a
+/// dynamic-rank array builds an index per element and took ~20 ns each (0.3 s for 256³).
+pub(crate) fn first_where(x: &ArrayViewD<f32>, bad: impl Fn(f32) -> bool) -> Option<(Vec<usize>, f32)> {
+    let Some(data) = x.as_slice() else {
+        return x.indexed_iter().find(|&(_, &v)| bad(v)).map(|(idx, &v)| (idx.slice().to_vec(), v));
+    };
+    let at = data.iter().position(|&v| bad(v))?;
+    let mut index = vec![0; x.ndim()];
+    let mut rest = at;
+    for (d, &n) in x.shape().iter().enumerate().rev() {
+        index[d] = rest % n;
+        rest /= n;
+    }
+    Some((index, data[at]))
+}
+
+#[cfg(test)]
+mod tests {
+    use ndarray::{ArrayD, IxDyn};
+
+    #[test]
+    fn first_where_finds_the_same_element_in_any_layout() {
+        let mut x = ArrayD::from_shape_fn(IxDyn(&[3, 5, 7]), |i| (i[0] * 35 + i[1] * 7 + i[2]) as f32);
+        x[[2, 1, 4]] = f32::NAN;
+        x[[2, 3, 0]] = f32::INFINITY;
+        let found = super::first_where(&x.view(), |v| !v.is_finite()).unwrap();
+        assert_eq!(found.0, vec![2, 1, 4]);
+        // A transposed view walks the other path; its first non-finite element in its own
+        // row-major order is the infinity.
+        let t = x.view().reversed_axes();
+        let found = super::first_where(&t, |v| !v.is_finite()).unwrap();
+        assert_eq!((found.0, found.1), (vec![0, 3, 2], f32::INFINITY));
+        assert!(super::first_where(&x.view(), |v| v < 0.0).is_none());
+    }
+}

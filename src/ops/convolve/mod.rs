@@ -23,7 +23,7 @@ pub mod split;
 
 pub use gpu::KernelSpectrum;
 
-use ndarray::{ArrayD, ArrayViewD, Dimension, IxDyn};
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
@@ -236,8 +236,8 @@ impl Geometry {
 
 /// Errors with `Error::NonFinite` when `x` holds a NaN or an infinity.
 pub fn check_finite(x: &ArrayViewD<f32>, what: &str) -> Result<()> {
-    match x.indexed_iter().find(|(_, v)| !v.is_finite()) {
-        Some((at, v)) => Err(Error::NonFinite(format!("{what}: {v} at index {:?}", at.slice()))),
+    match crate::ops::first_where(x, |v| !v.is_finite()) {
+        Some((at, v)) => Err(Error::NonFinite(format!("{what}: {v} at index {at:?}"))),
         None => Ok(()),
     }
 }

@@ -463,13 +463,17 @@ fn whole(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, budg
         let (ab, kb) = (rec.upload_f32(a)?, rec.upload_f32(k)?);
         let y = super::fftconvolve(&mut rec, ab, kb, g.mode)?;
         let d = rec.download(y);
+        crate::graph::trace("whole: record", t);
         let compiled = rec.compile()?;
         if compiled.peak_bytes() > budget {
             return Ok(None);
         }
         let results = compiled.run(gpu)?;
         let timing = PartTiming { part: 0, worker: 0, adapter: adapter_name(gpu), ms: 0.0, gpu_ms: results.report.gpu_ms, peak_bytes: compiled.peak_bytes() };
-        Ok(Some(Whole { out: results.f32(d)?, timing }))
+        crate::graph::trace("whole: run", t);
+        let out = results.f32(d)?;
+        crate::graph::trace("whole: result", t);
+        Ok(Some(Whole { out, timing }))
     };
     match attempt() {
         Ok(Some(mut w)) => {

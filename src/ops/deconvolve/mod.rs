@@ -375,7 +375,7 @@ pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usiz
 
 /// The index and value of the first element for which `bad` holds.
 fn first(x: &ArrayViewD<f32>, bad: impl Fn(f32) -> bool) -> Option<(Vec<usize>, f32)> {
-    x.indexed_iter().find(|&(_, &v)| bad(v)).map(|(idx, &v)| (idx.slice().to_vec(), v))
+    crate::ops::first_where(x, bad)
 }
 
 fn check_options(opts: &RlOptions) -> Result<()> {
