@@ -159,7 +159,7 @@ impl GpuArray {
     }
 }
 
-fn contiguous<T: Clone>(a: &ArrayViewD<T>) -> Vec<T> {
+pub(crate) fn contiguous<T: Clone>(a: &ArrayViewD<T>) -> Vec<T> {
     // A plain copy when already row-major (element-wise iteration of a dynamic-rank view is slow).
     match a.as_slice() {
         Some(s) => s.to_vec(),

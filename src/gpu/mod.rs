@@ -6,6 +6,7 @@ mod pipelines;
 mod recycle;
 
 pub use array::{Dtype, GpuArray, Shape};
+pub(crate) use array::contiguous;
 pub use context::{AdapterSummary, Gpu};
 pub(crate) use context::STORAGE_USAGE;
 pub(crate) use context::map_and_read;

@@ -98,11 +98,11 @@ impl<'g> Recording<'g> {
     }
 
     pub fn upload_f32(&mut self, data: &ArrayViewD<f32>) -> Result<Buf> {
-        self.upload(data.shape(), Dtype::F32, bytemuck::cast_slice(&data.iter().copied().collect::<Vec<_>>()))
+        self.upload(data.shape(), Dtype::F32, bytemuck::cast_slice(&crate::gpu::contiguous(data)))
     }
 
     pub fn upload_c32(&mut self, data: &ArrayViewD<Complex32>) -> Result<Buf> {
-        self.upload(data.shape(), Dtype::C32, bytemuck::cast_slice(&data.iter().copied().collect::<Vec<_>>()))
+        self.upload(data.shape(), Dtype::C32, bytemuck::cast_slice(&crate::gpu::contiguous(data)))
     }
 
     fn upload(&mut self, dims: &[usize], dtype: Dtype, bytes: &[u8]) -> Result<Buf> {
