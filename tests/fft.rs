@@ -5,9 +5,9 @@
 mod common;
 use common::*;
 
-use lucent::fft::{self, cpu, plan, FftPlan, Norm, Transform};
+use lucent::fft::{self, cpu, plan, FftPlan, Fusion, Norm, Transform, Window};
 use lucent::{Error, Recording};
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, Dimension, IxDyn};
 use num_complex::{Complex32, Complex64};
 
 struct Errors {
@@ -160,6 +160,105 @@ fn plans_are_reusable_inside_one_recording() {
     let got = rec.run().unwrap().c32(d).unwrap();
     let e = errors(&flat_c(&got), &flat_c(&x));
     assert!(e.rel_l2 < 1e-6, "{:e}", e.rel_l2);
+}
+
+/// `x` zero-padded at the end of each axis to `dims`.
+fn zero_padded<T: Clone + Default>(x: &ArrayD<T>, dims: &[usize]) -> ArrayD<T> {
+    ArrayD::from_shape_fn(IxDyn(dims), |i| {
+        let i = i.slice();
+        if i.iter().zip(x.shape()).all(|(&j, &n)| j < n) { x[i].clone() } else { T::default() }
+    })
+}
+
+/// The cyclic window of `full`: element w is full[(origin + w) mod n] along each axis.
+fn windowed<T: Clone>(full: &ArrayD<T>, window: &[Window]) -> ArrayD<T> {
+    let dims: Vec<usize> = window.iter().map(|w| w.len).collect();
+    ArrayD::from_shape_fn(IxDyn(&dims), |i| {
+        let j: Vec<usize> = i.slice().iter().zip(window).zip(full.shape()).map(|((&w, win), &n)| (win.origin + w as i64).rem_euclid(n as i64) as usize).collect();
+        full[j.as_slice()].clone()
+    })
+}
+
+fn window(spec: &[(i64, usize)]) -> Vec<Window> {
+    spec.iter().map(|&(origin, len)| Window { origin, len }).collect()
+}
+
+/// Runs a fused plan on `x` (and the product's operand `y`) with poisoned temporaries.
+fn run_fused(plan: &FftPlan, upload: impl FnOnce(&mut Recording) -> lucent::Buf, y: Option<&ArrayD<Complex32>>) -> (lucent::Results, lucent::Download) {
+    let mut rec = Recording::new(gpu());
+    rec.set_poison(true);
+    let xb = upload(&mut rec);
+    let yb = y.map(|y| rec.upload_c32(&y.view()).unwrap());
+    let out = plan.record_with(&mut rec, xb, yb).unwrap();
+    let d = rec.download(out);
+    (rec.run().unwrap(), d)
+}
+
+/// Zero padding of the input, the product with a second array and a cyclic output window fused
+/// into the passes, against the same steps done one by one on the f64 reference: single passes,
+/// Bluestein (17, 19) and four-step (1200 strided) axes, windows that wrap around and windows
+/// that only rotate.
+#[test]
+fn fused_padding_window_and_product() {
+    let g = gpu();
+    let c64 = |v: &ArrayD<Complex32>| to64(v);
+    // Complex, both directions: (transform dims, input dims, axes, window).
+    let cases: &[(&[usize], &[usize], &[usize], &[(i64, usize)])] = &[
+        (&[9, 20, 12], &[5, 13, 12], &[0, 1], &[(-3, 7), (4, 20), (0, 12)]),
+        (&[17, 6, 19], &[11, 6, 4], &[0, 2], &[(15, 9), (0, 6), (-20, 19)]),
+        (&[1200, 4], &[1000, 4], &[0], &[(-5, 700), (1, 3)]),
+    ];
+    for &(dims, from, axes, win) in cases {
+        for (inverse, conj) in [(false, false), (true, true)] {
+            let what = format!("c2c {from:?} -> {dims:?} axes {axes:?} inverse {inverse}");
+            let n: usize = from.iter().product();
+            let x = ArrayD::from_shape_vec(IxDyn(from), random_complex(n)).unwrap();
+            let y = ArrayD::from_shape_vec(IxDyn(from), random_complex(n)).unwrap();
+            let fusion = Fusion { input: Some(from.to_vec()), window: Some(window(win)), product: Some(conj) };
+            let t = if inverse { Transform::Inverse } else { Transform::Forward };
+            let plan = FftPlan::fused(g, dims, axes, t, Norm::Backward, &fusion).unwrap();
+            let (r, d) = run_fused(&plan, |rec| rec.upload_c32(&x.view()).unwrap(), Some(&y));
+            let got = r.c32(d).unwrap();
+            let product = ndarray::Zip::from(&c64(&x)).and(&c64(&y)).map_collect(|&a, &b| if conj { a * b.conj() } else { a * b });
+            let want = windowed(&cpu::c2c(&zero_padded(&product, dims), axes, inverse, Norm::Backward), &window(win));
+            assert_eq!(got.shape(), want.shape(), "{what}");
+            let e = errors(&flat_c(&got), &flat_c64(&want));
+            assert!(e.rel_l2 <= 1e-6, "{what}: relative L2 {:e}", e.rel_l2);
+        }
+    }
+    // Real forward: odd and even input lengths padded along every axis, a window on the half spectrum.
+    for (dims, from, win) in [([6usize, 10, 16], [4usize, 7, 9], [(0i64, 6usize), (-2, 10), (1, 8)]), ([7, 12, 10], [7, 5, 10], [(0, 7), (3, 4), (0, 6)])] {
+        let n: usize = from.iter().product();
+        let x = ArrayD::from_shape_vec(IxDyn(&from), random(n)).unwrap();
+        let fusion = Fusion { input: Some(from.to_vec()), window: Some(window(&win)), product: None };
+        let plan = FftPlan::fused(g, &dims, &[0, 1, 2], Transform::RealForward, Norm::Backward, &fusion).unwrap();
+        let (r, d) = run_fused(&plan, |rec| rec.upload_f32(&x.view()).unwrap(), None);
+        let got = r.c32(d).unwrap();
+        let want = windowed(&cpu::r2c(&zero_padded(&x.mapv(|v| v as f64), &dims), &[0, 1, 2], Norm::Backward), &window(&win));
+        let e = errors(&flat_c(&got), &flat_c64(&want));
+        assert!(e.rel_l2 <= 1e-6, "r2c {from:?} -> {dims:?}: relative L2 {:e}", e.rel_l2);
+    }
+    // Real inverse of a product (conjugate, a correlation), windowed: what convolutions run.
+    for (half, len, win, conj) in [([9usize, 10, 7], 12usize, [(-4i64, 5usize), (2, 9), (-1, 11)], true), ([5, 13, 9], 17, [(0, 5), (0, 13), (3, 14)], false)] {
+        let n: usize = half.iter().product();
+        let x = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
+        let y = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
+        let fusion = Fusion { input: None, window: Some(window(&win)), product: Some(conj) };
+        let plan = FftPlan::fused(g, &half, &[0, 1, 2], Transform::RealInverse { len }, Norm::Backward, &fusion).unwrap();
+        let (r, d) = run_fused(&plan, |rec| rec.upload_c32(&x.view()).unwrap(), Some(&y));
+        let got = r.f32(d).unwrap();
+        let product = ndarray::Zip::from(&c64(&x)).and(&c64(&y)).map_collect(|&a, &b| if conj { a * b.conj() } else { a * b });
+        let want = windowed(&cpu::c2r(&product, &[0, 1, 2], len, Norm::Backward), &window(&win));
+        let e = errors(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want.iter().copied().collect::<Vec<_>>());
+        assert!(e.rel_l2 <= 1e-6, "c2r {half:?} len {len}: relative L2 {:e}", e.rel_l2);
+    }
+    // Bad fusions are errors.
+    let bad = |f: Fusion, t: Transform| FftPlan::fused(g, &[8, 8], &[1], t, Norm::Backward, &f).is_err();
+    assert!(bad(Fusion { input: Some(vec![4, 8]), ..Fusion::default() }, Transform::Forward), "padding an untransformed axis");
+    assert!(bad(Fusion { input: Some(vec![8, 9]), ..Fusion::default() }, Transform::Forward), "input larger than the transform");
+    assert!(bad(Fusion { product: Some(false), ..Fusion::default() }, Transform::RealForward), "real product");
+    assert!(bad(Fusion { window: Some(window(&[(0, 8), (0, 9)])), ..Fusion::default() }, Transform::Forward), "window too long");
+    assert!(bad(Fusion { window: Some(window(&[(0, 8)])), ..Fusion::default() }, Transform::Forward), "window rank");
 }
 
 #[test]

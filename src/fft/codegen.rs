@@ -40,6 +40,15 @@ pub struct LineKernel {
     /// Its inverse: the load packs n + 1 half-spectrum values into the n complex values whose
     /// inverse transform holds the 2n reals in pairs (tables at mul_in). Contiguous lines only.
     pub real_pre: bool,
+    /// Zero padding fused into the load: element j is read only for j < len_in, else 0.
+    pub pad_in: bool,
+    /// Each element read is multiplied by the element at the same index of `aux` (a spectrum
+    /// product fused into the load; `product_conj`: by its conjugate, a correlation).
+    pub product_in: bool,
+    pub product_conj: bool,
+    /// A cyclic window fused into the store: output k goes to (k + crop_shift) mod crop_mod,
+    /// stored only below crop_len.
+    pub crop_out: bool,
 }
 
 /// The parameter struct, mirrored by `Params` in src/kernels/fft_lines.rs.
@@ -49,6 +58,7 @@ const PARAMS: &str = "struct Params {
     out_split: u32, out_hi: u32, out_lo: u32, out_elem: u32,
     scale: f32, tw_line: u32, tw_lo: u32, tw_hi: u32, tw_s: u32, tw_div: u32,
     mul_in: u32, len_in: u32, mul_out: u32, len_out: u32,
+    crop_shift: u32, crop_len: u32, crop_mod: u32, unused: u32,
 }";
 
 const BINDINGS: &[BindingInfo] = &[
@@ -56,6 +66,15 @@ const BINDINGS: &[BindingInfo] = &[
     BindingInfo { kind: BindingKind::StorageReadWrite, name: "dst" },
     BindingInfo { kind: BindingKind::StorageRead, name: "tw" },
     BindingInfo { kind: BindingKind::Uniform, name: "p" },
+];
+
+/// With a fused product: the second operand last.
+const BINDINGS_AUX: &[BindingInfo] = &[
+    BindingInfo { kind: BindingKind::StorageRead, name: "src" },
+    BindingInfo { kind: BindingKind::StorageReadWrite, name: "dst" },
+    BindingInfo { kind: BindingKind::StorageRead, name: "tw" },
+    BindingInfo { kind: BindingKind::Uniform, name: "p" },
+    BindingInfo { kind: BindingKind::StorageRead, name: "aux" },
 ];
 
 /// The kernel for `k`, generated once per distinct source and kept for the life of the process.
@@ -77,8 +96,8 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
         source: Box::leak(source.into_boxed_str()),
         entry: "main",
         workgroup_size: [threads, 1, 1],
-        bindings: BINDINGS,
-        params_size: Some(80),
+        bindings: if k.product_in { BINDINGS_AUX } else { BINDINGS },
+        params_size: Some(96),
         overrides: &[],
     }));
     map.insert(k.clone(), info);
@@ -214,6 +233,7 @@ pub fn wgsl(k: &LineKernel) -> String {
     // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
     let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines && !k.real_post) || stages == 0;
     assert!(!(k.real_post && stages == 0), "real_post needs a line of at least 2");
+    assert!(!(k.real_pre && k.pad_in) && !(k.real_post && k.crop_out), "no padding of packed spectra, no window of untangled ones");
     let uses_shared = stages > 1 || !direct_store;
     let mut s = String::new();
     let w = &mut s;
@@ -223,6 +243,11 @@ pub fn wgsl(k: &LineKernel) -> String {
     writeln!(w, "@group(0) @binding(1) var<storage, read_write> dst: array<vec2<f32>>;").unwrap();
     writeln!(w, "@group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;").unwrap();
     writeln!(w, "@group(0) @binding(3) var<uniform> p: Params;").unwrap();
+    if k.product_in {
+        writeln!(w, "@group(0) @binding(4) var<storage, read> aux: array<vec2<f32>>;").unwrap();
+        let other = if k.product_conj { "vec2(o.x, -o.y)" } else { "o" };
+        writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; return cmul(v, {other}); }}").unwrap();
+    }
     if uses_shared {
         let words = batch * line_stride(n, p.padded);
         writeln!(w, "var<workgroup> buf: array<vec2<f32>, {words}>;").unwrap();
@@ -243,7 +268,8 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "  let e = 0.5 * (zk + zcc); let d = 0.5 * (zk - zcc); return e + cmul(tw[p.mul_out + k], vec2(d.y, -d.x)); }}").unwrap();
     }
     if k.real_pre {
-        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = src[at + k]; var xc = src[at + {n}u - k];").unwrap();
+        let read = |i: &str| if k.product_in { format!("product(src[{i}], {i})") } else { format!("src[{i}]") };
+        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = {}; var xc = {};", read("at + k"), read(&format!("at + {n}u - k"))).unwrap();
         writeln!(w, "  if (k == 0u) {{ xk = vec2(xk.x, 0.0); xc = vec2(xc.x, 0.0); }}").unwrap();
         writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
         writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
@@ -253,19 +279,47 @@ pub fn wgsl(k: &LineKernel) -> String {
     let conj = |x: &str| conj_if(k.inverse, x);
     // What a load reads: element j of a line at `at` (the caller guards j < len_in when chirped).
     let loaded = |at: &str, j: &str| {
-        let x = if k.real_pre { format!("real_pre({at}, {j})") } else { format!("src[{at} + ({j}) * p.in_elem]") };
+        let i = format!("{at} + ({j}) * p.in_elem");
+        let x = match (k.real_pre, k.product_in) {
+            (true, _) => format!("real_pre({at}, {j})"),
+            (false, true) => format!("product(src[{i}], {i})"),
+            (false, false) => format!("src[{i}]"),
+        };
         let x = conj_if(k.conj_source, &x);
         let x = if k.chirp_in { format!("cmul({x}, tw[p.mul_in + {j}])") } else { x };
         conj(&x)
     };
-    let in_range = |j: &str| if k.chirp_in { format!(" && {j} < p.len_in") } else { String::new() };
-    let out_range = |kk: &str| if k.chirp_out { format!(" && {kk} < p.len_out") } else { String::new() };
+    let guard_in = k.chirp_in || k.pad_in;
+    let in_range = |j: &str| if guard_in { format!(" && {j} < p.len_in") } else { String::new() };
     // What a store writes: conjugated back for the inverse, the four-step twiddle, the norm.
     let stored = |v: &str, idx: &str, m: &str| {
         let v = if k.twiddle_out { format!("twiddled({v}, {idx}, {m})") } else { v.to_string() };
         let v = conj(&v);
         let v = if k.chirp_out { format!("cmul({v}, tw[p.mul_out + {idx}])") } else { v };
         format!("{} * p.scale", conj_if(k.conj_result, &v))
+    };
+    // The store of output `kk` (a frequency index) of the line at `at`: only below len_out when
+    // chirped, at its windowed position when cropped.
+    let store = |at: &str, kk: &str, v: &str| {
+        let mut s = String::from("{ ");
+        let mut guards = Vec::new();
+        if k.chirp_out {
+            guards.push(format!("{kk} < p.len_out"));
+        }
+        let pos = if k.crop_out {
+            s += &format!("let pos = ({kk} + p.crop_shift) % p.crop_mod; ");
+            guards.push("pos < p.crop_len".to_string());
+            "pos".to_string()
+        } else {
+            kk.to_string()
+        };
+        let write = format!("dst[{at} + {pos} * p.out_elem] = {v};");
+        if guards.is_empty() {
+            s += &write;
+        } else {
+            s += &format!("if ({}) {{ {write} }}", guards.join(" && "));
+        }
+        s + " }"
     };
     writeln!(w, "@compute @workgroup_size({wg})").unwrap();
     writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
@@ -309,7 +363,7 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "workgroupBarrier();").unwrap();
     }
     if stages == 0 {
-        writeln!(w, "if (valid{}) {{ dst[out_base] = {}; }}", out_range("0u"), stored(&loaded("in_base", "0u"), "0u", "m")).unwrap();
+        writeln!(w, "if (valid) {}", store("out_base", "0u", &stored(&loaded("in_base", "0u"), "0u", "m"))).unwrap();
     }
     let mut ns = 1;
     for (si, &r) in p.radices.iter().enumerate() {
@@ -336,7 +390,7 @@ pub fn wgsl(k: &LineKernel) -> String {
             }
             for q in 0..r {
                 let idx = format!("j{b} + {}u", q * nb);
-                if load_global && k.chirp_in {
+                if load_global && guard_in {
                     writeln!(w, "if ({idx} < p.len_in) {{ x{b}_{q} = {}; }}", loaded("in_base", &idx)).unwrap();
                 } else if load_global {
                     writeln!(w, "x{b}_{q} = {};", loaded("in_base", &idx)).unwrap();
@@ -379,12 +433,7 @@ pub fn wgsl(k: &LineKernel) -> String {
                 let idx = format!("d{b} + {}u", q * ns);
                 if store_global {
                     let v = stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
-                    let store = format!("dst[out_base + ({idx}) * p.out_elem] = {v};");
-                    if k.chirp_out {
-                        writeln!(w, "if ({idx} < p.len_out) {{ {store} }}").unwrap();
-                    } else {
-                        writeln!(w, "{store}").unwrap();
-                    }
+                    writeln!(w, "{}", store("out_base", &format!("({idx})"), &v)).unwrap();
                 } else {
                     writeln!(w, "{} = x{b}_{q};", sm(k, "line", &idx)).unwrap();
                 }
@@ -414,9 +463,8 @@ pub fn wgsl(k: &LineKernel) -> String {
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
             writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
-            writeln!(w, "  if ({guard}first + c < p.lines{}) {{", out_range("k")).unwrap();
-            writeln!(w, "    dst[line_out[c] + k * p.out_elem] = {};", stored(&format!("v{r}"), "k", "line_m[c]")).unwrap();
-            writeln!(w, "  }} }}").unwrap();
+            writeln!(w, "  if ({guard}first + c < p.lines) {}", store("line_out[c]", "k", &stored(&format!("v{r}"), "k", "line_m[c]"))).unwrap();
+            writeln!(w, "}}").unwrap();
         }
     }
     writeln!(w, "}}").unwrap();
@@ -460,6 +508,10 @@ mod tests {
                         conj_result: chirp,
                         real_post: n % 5 == 1 && n > 1 && !chirp && store_line_fast,
                         real_pre: n % 7 == 1 && !chirp && load_line_fast,
+                        pad_in: !chirp && n % 7 != 1,
+                        product_in: n % 2 == 1 || n % 7 == 1,
+                        product_conj: n % 4 == 1,
+                        crop_out: n % 3 == 1 && !(n % 5 == 1 && n > 1 && !chirp && store_line_fast),
                     };
                     if let Err(e) = validate(&wgsl(&k)) {
                         panic!("n={n} {k:?}:\n{e}");

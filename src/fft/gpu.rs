@@ -9,8 +9,10 @@ use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
 use crate::graph::{Buf, Recording};
 use crate::kernels::complex_to_real::{self, ComplexToReal};
 use crate::kernels::fft_axis_map::{self, AxisMap, Map};
-use crate::kernels::fft_lines::{self, Chirp, Lines, Pass, StoreTwiddle};
-use crate::kernels::real_to_complex;
+use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::fft_lines::{self, Chirp, Crop, Lines, Pass, StoreTwiddle};
+use crate::kernels::{gather, real_to_complex};
+use crate::ops::layout::{self, Boundary};
 
 /// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
 #[derive(Clone, Debug)]
@@ -21,6 +23,33 @@ enum Step {
     RealPart,
     /// The same bytes with another shape and type (even-length reals as complex pairs).
     View { dims: Vec<usize>, dtype: Dtype },
+    /// Zeros appended along axes (padding no pass could fuse).
+    Pad { pads: Vec<(usize, usize)> },
+    /// The element-wise product with the second operand (one no pass could fuse).
+    Product { conj: bool },
+    /// The output window where no pass could crop it.
+    Window { maps: Vec<gather::AxisMap> },
+}
+
+/// A cyclic window along one axis: element w of the result is element (origin + w) mod n of the
+/// full transform of length n.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Window {
+    pub origin: i64,
+    pub len: usize,
+}
+
+/// Work fused into a plan's passes where they allow it (else done by extra dispatches, with the
+/// same result): what convolutions need around their transforms.
+#[derive(Clone, Debug, Default)]
+pub struct Fusion {
+    /// The input's shape when smaller than the transform: zeros appended along those axes.
+    pub input: Option<Vec<usize>>,
+    /// Only this window of the result, one per axis.
+    pub window: Option<Vec<Window>>,
+    /// The input multiplied element-wise by a second array of its shape before the transform
+    /// (`Some(true)`: by its conjugate), given to [`FftPlan::record_with`].
+    pub product: Option<bool>,
 }
 
 pub struct FftPlan {
@@ -29,6 +58,7 @@ pub struct FftPlan {
     steps: Vec<Step>,
     output: Vec<usize>,
     tables: GpuArray,
+    product: Option<bool>,
 }
 
 /// Builds the steps of complex transforms along one axis at a time.
@@ -46,39 +76,50 @@ impl Builder<'_> {
 
     /// Complex transform along `axis`, its result scaled by `scale`.
     fn axis(&mut self, axis: usize, inverse: bool, scale: f64) -> Result<()> {
-        let n = self.dims[axis];
+        self.axis_fused(axis, self.dims[axis], inverse, scale, None).map(|_| ())
+    }
+
+    /// Complex transform of length `n` along `axis`, whose current length may be shorter (zeros
+    /// appended), keeping only `window` of the result. True if a pass applied the window.
+    fn axis_fused(&mut self, axis: usize, n: usize, inverse: bool, scale: f64, window: Option<Window>) -> Result<bool> {
         let (outer, inner) = self.outer_inner(axis);
         let min_batch = strided_min_batch().min(inner);
         let plan = plan_axis(n, self.limits, min_batch)
             .ok_or_else(|| Error::Invalid(format!("axis length {n} is beyond what this device's FFT can plan")))?;
-        let out = self.dims.clone();
-        self.lines(&plan, outer, inner, inverse, scale, out)
+        // Single passes (and Bluestein around one) read and write whole lines: they pad and crop.
+        let fusable = match &plan {
+            AxisPlan::Single(_) => true,
+            AxisPlan::Bluestein { inner, .. } => matches!(**inner, AxisPlan::Single(_)),
+            AxisPlan::FourStep { .. } => false,
+        };
+        if !fusable && self.dims[axis] < n {
+            self.pad(axis, n);
+        }
+        let crop = window.filter(|_| fusable).map(|w| Crop { shift: (-w.origin).rem_euclid(n as i64) as u32, len: w.len as u32, modulus: n as u32 });
+        let mut out = self.dims.clone();
+        out[axis] = crop.map_or(n, |c| c.len as usize);
+        let len_in = self.dims[axis];
+        self.lines(&plan, outer, inner, inverse, scale, len_in, crop, out.clone())?;
+        self.dims = out;
+        Ok(crop.is_some())
     }
 
-    /// Steps transforming the middle axis of an (outer, n, inner) array into an array of shape `out`.
-    fn lines(&mut self, plan: &AxisPlan, outer: usize, inner: usize, inverse: bool, scale: f64, out: Vec<usize>) -> Result<()> {
+    /// Steps transforming the middle axis of an (outer, len_in, inner) array (zeros appended up
+    /// to the plan's length) into an array of shape `out`, cropped by `crop`. Only single passes
+    /// (and Bluestein around one) take len_in below the length or a crop.
+    #[allow(clippy::too_many_arguments)]
+    fn lines(&mut self, plan: &AxisPlan, outer: usize, inner: usize, inverse: bool, scale: f64, len_in: usize, crop: Option<Crop>, out: Vec<usize>) -> Result<()> {
+        let len_out = crop.map_or(plan.len(), |c| c.len as usize);
         match plan {
             AxisPlan::Single(p) => {
-                let pass = Pass {
-                    plan: p.clone(),
-                    inverse,
-                    lines: outer * inner,
-                    inner,
-                    input: Lines::axis(p.n, inner),
-                    output: Lines::axis(p.n, inner),
-                    scale: scale as f32,
-                    roots: self.tw.roots(p.n),
-                    twiddle: None,
-                    conj_source: false,
-                    conj_result: false,
-                    chirp_in: None,
-                    chirp_out: None,
-                    real_post: None,
-                    real_pre: None,
-                };
+                let roots = self.tw.roots(p.n);
+                let mut pass = Pass::plain(p.clone(), inverse, outer * inner, inner, Lines::axis(len_in, inner), Lines::axis(len_out, inner), scale, roots);
+                pass.pad_in = (len_in < p.n).then_some(len_in as u32);
+                pass.crop = crop;
                 self.steps.push(Step::Lines { pass, out });
             }
             AxisPlan::FourStep { n, first, second } => {
+                assert!(len_in == *n && crop.is_none(), "four-step passes neither pad nor crop");
                 let (n, n1, n2) = (*n, first.n, second.n);
                 // Pass 1: length n1 at stride n2·inner, then W_n^(k1·j2) with j2 = i / inner.
                 let s = (n as f64).sqrt().ceil() as usize;
@@ -88,42 +129,15 @@ impl Builder<'_> {
                     s: s as u32,
                     div: inner as u32,
                 };
-                let pass = Pass {
-                    plan: first.clone(),
-                    inverse,
-                    lines: outer * n2 * inner,
-                    inner: n2 * inner,
-                    input: Lines::axis(n1, n2 * inner),
-                    output: Lines::axis(n1, n2 * inner),
-                    scale: 1.0,
-                    roots: self.tw.roots(n1),
-                    twiddle: Some(twiddle),
-                    conj_source: false,
-                    conj_result: false,
-                    chirp_in: None,
-                    chirp_out: None,
-                    real_post: None,
-                    real_pre: None,
-                };
+                let roots = self.tw.roots(n1);
+                let strided = Lines::axis(n1, n2 * inner);
+                let mut pass = Pass::plain(first.clone(), inverse, outer * n2 * inner, n2 * inner, strided, strided, 1.0, roots);
+                pass.twiddle = Some(twiddle);
                 self.steps.push(Step::Lines { pass, out: out.clone() });
                 // Pass 2: length n2 along rows o·n1 + k1; writes k1 + n1·k2, the transpose, directly.
-                let pass = Pass {
-                    plan: second.clone(),
-                    inverse,
-                    lines: outer * n1 * inner,
-                    inner,
-                    input: Lines::axis(n2, inner),
-                    output: Lines { split: n1 as u32, hi: (n * inner) as u32, lo: inner as u32, elem: (n1 * inner) as u32 },
-                    scale: scale as f32,
-                    roots: self.tw.roots(n2),
-                    twiddle: None,
-                    conj_source: false,
-                    conj_result: false,
-                    chirp_in: None,
-                    chirp_out: None,
-                    real_post: None,
-                    real_pre: None,
-                };
+                let transposed = Lines { split: n1 as u32, hi: (n * inner) as u32, lo: inner as u32, elem: (n1 * inner) as u32 };
+                let roots = self.tw.roots(n2);
+                let pass = Pass::plain(second.clone(), inverse, outer * n1 * inner, inner, Lines::axis(n2, inner), transposed, scale, roots);
                 self.steps.push(Step::Lines { pass, out });
             }
             AxisPlan::Bluestein { n, m, inner: padded } => {
@@ -135,94 +149,58 @@ impl Builder<'_> {
                     // Two passes: the pre-multiply and zero-padding fused into the forward
                     // transform's load, the chirp spectrum into its store; the inverse
                     // transform's store post-multiplies and crops.
-                    let chirp_in = |len: usize| Some(Chirp { table: chirp, len: len as u32 });
-                    let forward = Pass {
-                        plan: p.clone(),
-                        inverse: false,
-                        lines: outer * inner,
-                        inner,
-                        input: Lines::axis(n, inner),
-                        output: Lines::axis(m, inner),
-                        scale: 1.0,
-                        roots: self.tw.roots(m),
-                        twiddle: None,
-                        conj_source: inverse,
-                        conj_result: false,
-                        chirp_in: chirp_in(n),
-                        chirp_out: Some(Chirp { table: spectrum, len: m as u32 }),
-                        real_post: None,
-                        real_pre: None,
-                    };
+                    let roots = self.tw.roots(m);
+                    let mut forward = Pass::plain(p.clone(), false, outer * inner, inner, Lines::axis(len_in, inner), Lines::axis(m, inner), 1.0, roots);
+                    forward.conj_source = inverse;
+                    forward.chirp_in = Some(Chirp { table: chirp, len: len_in as u32 });
+                    forward.chirp_out = Some(Chirp { table: spectrum, len: m as u32 });
                     self.steps.push(Step::Lines { pass: forward, out: wide });
                     // Unscaled inverse: the spectrum table already holds the 1/m.
-                    let back = Pass {
-                        plan: p.clone(),
-                        inverse: true,
-                        lines: outer * inner,
-                        inner,
-                        input: Lines::axis(m, inner),
-                        output: Lines::axis(n, inner),
-                        scale: scale as f32,
-                        roots: self.tw.roots(m),
-                        twiddle: None,
-                        conj_source: false,
-                        conj_result: inverse,
-                        chirp_in: None,
-                        chirp_out: chirp_in(n),
-                        real_post: None,
-                        real_pre: None,
-                    };
+                    let mut back = Pass::plain(p.clone(), true, outer * inner, inner, Lines::axis(m, inner), Lines::axis(len_out, inner), scale, roots);
+                    back.conj_result = inverse;
+                    back.chirp_out = Some(Chirp { table: chirp, len: n as u32 });
+                    back.crop = crop;
                     self.steps.push(Step::Lines { pass: back, out });
                     return Ok(());
                 }
+                assert!(len_in == n && crop.is_none(), "Bluestein over four-step passes neither pads nor crops");
                 let map = |kind, len_in, len_out, table, scale: f64, conj_in, conj_out| Map {
                     kind, outer, len_in, len_out, inner, table, scale: scale as f32, conj_in, conj_out,
                 };
                 self.steps.push(Step::Map { map: map(AxisMap::Chirp, n, m, chirp, 1.0, inverse, false), out: wide.clone() });
-                self.lines(padded, outer, inner, false, 1.0, wide.clone())?;
+                self.lines(padded, outer, inner, false, 1.0, m, None, wide.clone())?;
                 self.steps.push(Step::Map { map: map(AxisMap::Multiply, m, m, spectrum, 1.0, false, false), out: wide.clone() });
                 // Unscaled inverse: the spectrum table already holds the 1/m.
-                self.lines(padded, outer, inner, true, 1.0, wide)?;
+                self.lines(padded, outer, inner, true, 1.0, m, None, wide)?;
                 self.steps.push(Step::Map { map: map(AxisMap::Crop, m, n, chirp, scale, false, inverse), out });
             }
         }
         Ok(())
     }
 
+    /// Whether the real transform of `len` reals along the contiguous last axis takes one pass.
+    fn real_pass_fits(&self, len: usize) -> bool {
+        len % 2 == 0 && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1), Some(AxisPlan::Single(_)))
+    }
+
     /// The real transform of `len` (even) reals along the contiguous last axis as one pass of
     /// the half-length complex transform, the spectrum untangled in its store (forward: the
-    /// array is the packed pairs, it becomes len/2 + 1 values) or packed in its load (inverse:
-    /// len/2 + 1 values become len/2 packed pairs). False, recording nothing, when that length
-    /// needs more than one pass.
-    fn real_pass(&mut self, inverse: bool, len: usize, scale: f64) -> bool {
+    /// array is the packed pairs, `len_in` of them then zeros, and becomes len/2 + 1 values) or
+    /// packed in its load (inverse: len/2 + 1 values become len/2 packed pairs). Only where
+    /// `real_pass_fits`.
+    fn real_pass(&mut self, inverse: bool, len: usize, scale: f64, len_in: usize) {
         let last = self.dims.len() - 1;
         let (half, outer) = (len / 2, self.outer_inner(last).0);
-        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1) else { return false };
-        if half < 2 {
-            return false;
-        }
+        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1) else { unreachable!("checked by real_pass_fits") };
         let table = self.tw.roots(len);
-        let (n_in, n_out) = if inverse { (half + 1, half) } else { (half, half + 1) };
-        let pass = Pass {
-            plan: p.clone(),
-            inverse,
-            lines: outer,
-            inner: 1,
-            input: Lines::axis(n_in, 1),
-            output: Lines::axis(n_out, 1),
-            scale: scale as f32,
-            roots: self.tw.roots(half),
-            twiddle: None,
-            conj_source: false,
-            conj_result: false,
-            chirp_in: None,
-            chirp_out: None,
-            real_post: (!inverse).then_some(table),
-            real_pre: inverse.then_some(table),
-        };
+        let n_out = if inverse { half } else { half + 1 };
+        let roots = self.tw.roots(half);
+        let mut pass = Pass::plain(p, inverse, outer, 1, Lines::axis(len_in, 1), Lines::axis(n_out, 1), scale, roots);
+        pass.real_post = (!inverse).then_some(table);
+        pass.real_pre = inverse.then_some(table);
+        pass.pad_in = (!inverse && len_in < half).then_some(len_in as u32);
         self.dims[last] = n_out;
         self.steps.push(Step::Lines { pass, out: self.dims.clone() });
-        true
     }
 
     /// Changes the length of `axis` to `len` with an element map (half/full spectrum).
@@ -238,6 +216,14 @@ impl Builder<'_> {
         self.dims[axis] = len;
         self.steps.push(Step::View { dims: self.dims.clone(), dtype });
     }
+
+    /// Appends zeros along `axis` up to `len`.
+    fn pad(&mut self, axis: usize, len: usize) {
+        let mut pads = vec![(0, 0); self.dims.len()];
+        pads[axis].1 = len - self.dims[axis];
+        self.dims[axis] = len;
+        self.steps.push(Step::Pad { pads });
+    }
 }
 
 /// Lines a single pass over a strided axis must hold per workgroup (else four-step): adjacent
@@ -249,43 +235,78 @@ fn strided_min_batch() -> usize {
 impl FftPlan {
     /// Plans `transform` of an array of shape `dims` over `axes`.
     pub fn new(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm) -> Result<FftPlan> {
-        let input = Shape::new(dims)?;
+        FftPlan::fused(gpu, dims, axes, transform, norm, &Fusion::default())
+    }
+
+    /// Plans `transform` of shape `dims` (the transform's, for a real inverse its half-spectrum
+    /// input) over `axes`, with the zero padding, window and product of `fusion`.
+    pub fn fused(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, fusion: &Fusion) -> Result<FftPlan> {
+        Shape::new(dims)?;
         let axes = check_axes(axes, dims.len())?;
+        let from = fusion.input.clone().unwrap_or_else(|| dims.to_vec());
+        let input = Shape::new(&from)?;
+        if from.len() != dims.len() || from.iter().zip(dims).enumerate().any(|(a, (&f, &d))| f > d || (f < d && !axes.contains(&a))) {
+            return Err(Error::Shape(format!("an input of shape {from:?} cannot be zero-padded to {dims:?} along axes {axes:?}")));
+        }
+        if from != dims && matches!(transform, Transform::RealInverse { .. }) {
+            return Err(Error::Invalid("a real inverse transform takes its whole half spectrum: no padding".into()));
+        }
+        if fusion.window.as_ref().is_some_and(|w| w.len() != dims.len()) {
+            return Err(Error::Shape(format!("a window for each of the {} axes, not {:?}", dims.len(), fusion.window)));
+        }
+        if fusion.product.is_some() && transform == Transform::RealForward {
+            return Err(Error::Invalid("a fused product needs a complex input".into()));
+        }
         let limits = DeviceLimits {
             workgroup_bytes: gpu.workgroup_memory_bytes() as usize,
             max_threads: gpu.limits().max_compute_invocations_per_workgroup as usize,
         };
         let mut tw = Twiddles::default();
-        let mut b = Builder { limits, tw: &mut tw, dims: dims.to_vec(), steps: Vec::new() };
+        let mut b = Builder { limits, tw: &mut tw, dims: from, steps: Vec::new() };
         let last = *axes.last().unwrap();
         let factor = |n: usize, inverse: bool| norm.factor(n, inverse);
+        // The full result's shape, for the window.
+        let mut full = dims.to_vec();
+        let window = |a: usize| fusion.window.as_ref().map(|w| w[a]);
+        let mut cropped = vec![false; dims.len()];
         match transform {
             Transform::Forward | Transform::Inverse => {
                 let inverse = transform == Transform::Inverse;
                 for &a in axes.iter().rev() {
-                    b.axis(a, inverse, factor(b.dims[a], inverse))?;
+                    cropped[a] = b.axis_fused(a, dims[a], inverse, factor(dims[a], inverse), window(a))?;
                 }
             }
             Transform::RealForward => {
                 let n = dims[last];
                 // Pairs of adjacent reals are complex numbers only along the contiguous axis.
-                let contiguous = last == dims.len() - 1;
-                if n % 2 == 0 && contiguous {
-                    // n reals are n/2 complex pairs: transform those, then untangle the spectrum.
-                    b.view(last, n / 2, Dtype::C32);
-                    if !b.real_pass(false, n, factor(n, false)) {
+                if last == dims.len() - 1 && b.real_pass_fits(n) {
+                    // n reals are n/2 complex pairs: transform those and untangle the spectrum in
+                    // one pass; an odd input length gets one zero first to make whole pairs.
+                    if b.dims[last] % 2 == 1 {
+                        b.pad(last, b.dims[last] + 1);
+                    }
+                    let pairs = b.dims[last] / 2;
+                    b.view(last, pairs, Dtype::C32);
+                    b.real_pass(false, n, factor(n, false), pairs);
+                } else {
+                    if b.dims[last] < n {
+                        b.pad(last, n);
+                    }
+                    if n % 2 == 0 && last == dims.len() - 1 {
+                        b.view(last, n / 2, Dtype::C32);
                         b.axis(last, false, 1.0)?;
                         let roots = b.tw.roots(n);
                         b.resize(last, AxisMap::RealPost, n / 2 + 1, roots, factor(n, false));
+                    } else {
+                        // Odd: the complex transform of the full line, keeping n/2 + 1 values.
+                        b.steps.push(Step::RealToComplex);
+                        b.axis(last, false, factor(n, false))?;
+                        b.resize(last, AxisMap::Truncate, n / 2 + 1, 0, 1.0);
                     }
-                } else {
-                    // Odd: the complex transform of the full line, keeping n/2 + 1 values.
-                    b.steps.push(Step::RealToComplex);
-                    b.axis(last, false, factor(n, false))?;
-                    b.resize(last, AxisMap::Truncate, n / 2 + 1, 0, 1.0);
                 }
+                full[last] = n / 2 + 1;
                 for &a in axes.iter().rev().skip(1) {
-                    b.axis(a, false, factor(b.dims[a], false))?;
+                    cropped[a] = b.axis_fused(a, dims[a], false, factor(dims[a], false), window(a))?;
                 }
             }
             Transform::RealInverse { len } => {
@@ -297,21 +318,42 @@ impl FftPlan {
                     )));
                 }
                 for &a in axes.iter().rev().skip(1) {
-                    b.axis(a, true, factor(b.dims[a], true))?;
+                    cropped[a] = b.axis_fused(a, dims[a], true, factor(dims[a], true), window(a))?;
                 }
-                if len % 2 == 0 && last == dims.len() - 1 {
-                    // The inverse of the even forward path; the half-length inverse carries 2/n.
-                    if !b.real_pass(true, len, 2.0 * factor(len, true)) {
-                        let roots = b.tw.roots(len);
-                        b.resize(last, AxisMap::RealPre, len / 2, roots, 1.0);
-                        b.axis(last, true, 2.0 * factor(len, true))?;
-                    }
+                if last == dims.len() - 1 && b.real_pass_fits(len) {
+                    // The inverse of the even forward pass; the half-length inverse carries 2/n.
+                    b.real_pass(true, len, 2.0 * factor(len, true), len / 2 + 1);
+                    b.view(last, len, Dtype::F32);
+                } else if len % 2 == 0 && last == dims.len() - 1 {
+                    let roots = b.tw.roots(len);
+                    b.resize(last, AxisMap::RealPre, len / 2, roots, 1.0);
+                    b.axis(last, true, 2.0 * factor(len, true))?;
                     b.view(last, len, Dtype::F32);
                 } else {
                     b.resize(last, AxisMap::Hermitian, len, 0, 1.0);
                     b.axis(last, true, factor(len, true))?;
                     b.steps.push(Step::RealPart);
                 }
+                full[last] = len;
+            }
+        }
+        if let Some(w) = &fusion.window {
+            if w.iter().zip(&full).any(|(w, &n)| w.len == 0 || w.len > n) {
+                return Err(Error::Shape(format!("window {w:?} does not fit a result of shape {full:?}")));
+            }
+            // What no pass cropped: one gather, wrapping around.
+            if (0..dims.len()).any(|a| !cropped[a] && (w[a].len < full[a] || w[a].origin.rem_euclid(full[a] as i64) != 0)) {
+                let maps = (0..dims.len())
+                    .map(|a| gather::AxisMap { len: w[a].len, src_axis: a, origin: if cropped[a] { 0 } else { w[a].origin }, step: 1 })
+                    .collect();
+                b.dims = w.iter().map(|w| w.len).collect();
+                b.steps.push(Step::Window { maps });
+            }
+        }
+        if let Some(conj) = fusion.product {
+            match b.steps.first_mut() {
+                Some(Step::Lines { pass, .. }) => pass.product = Some(conj),
+                _ => b.steps.insert(0, Step::Product { conj }),
             }
         }
         let (steps, output) = (b.steps, b.dims);
@@ -321,7 +363,11 @@ impl FftPlan {
         }
         let table = ndarray::ArrayD::from_shape_vec(vec![tw.data.len()], tw.data).unwrap();
         let tables = GpuArray::upload_c32(gpu, &table.view())?;
-        Ok(FftPlan { input, transform, steps, output, tables })
+        Ok(FftPlan { input, transform, steps, output, tables, product: fusion.product })
+    }
+
+    pub fn input_dims(&self) -> &[usize] {
+        self.input.dims()
     }
 
     pub fn output_dims(&self) -> &[usize] {
@@ -335,18 +381,35 @@ impl FftPlan {
 
     /// Records the transform of `x` (complex, or real for `RealForward`) and returns the result.
     pub fn record(&self, rec: &mut Recording, x: Buf) -> Result<Buf> {
+        self.record_with(rec, x, None)
+    }
+
+    /// [`record`](Self::record) for a plan with a fused product: `other` is its second operand,
+    /// complex, of the input's shape.
+    pub fn record_with(&self, rec: &mut Recording, x: Buf, other: Option<Buf>) -> Result<Buf> {
         if rec.dims(x) != self.input.dims() {
             return Err(Error::Shape(format!("FFT planned for {:?}, given {:?}", self.input.dims(), rec.dims(x))));
         }
         let real_in = self.transform == Transform::RealForward;
         rec.expect_dtype(x, if real_in { Dtype::F32 } else { Dtype::C32 }, "FFT input")?;
+        match (self.product, other) {
+            (Some(_), Some(o)) => {
+                rec.expect_dtype(o, Dtype::C32, "FFT product operand")?;
+                if rec.dims(o) != self.input.dims() {
+                    return Err(Error::Shape(format!("FFT product operand of shape {:?}, the input's is {:?}", rec.dims(o), self.input.dims())));
+                }
+            }
+            (None, None) => {}
+            (Some(_), None) => return Err(Error::Invalid("this FFT plan multiplies its input by a second array: use record_with".into())),
+            (None, Some(_)) => return Err(Error::Invalid("this FFT plan has no fused product".into())),
+        }
         let table = rec.input(&self.tables);
         let mut cur = x;
         for step in &self.steps {
             match step {
                 Step::Lines { pass, out } => {
                     let next = rec.temp(out, Dtype::C32)?;
-                    fft_lines::record(rec, pass, cur, next, table);
+                    fft_lines::record(rec, pass, cur, next, table, pass.product.and(other));
                     cur = next;
                 }
                 Step::Map { map, out } => {
@@ -357,6 +420,12 @@ impl FftPlan {
                 Step::RealToComplex => cur = real_to_complex::record(rec, cur)?,
                 Step::RealPart => cur = complex_to_real::record(rec, ComplexToReal::Re, cur)?,
                 Step::View { dims, dtype } => cur = rec.reinterpret(cur, dims, *dtype)?,
+                Step::Pad { pads } => cur = layout::pad(rec, cur, pads, Boundary::Constant(0.0))?,
+                Step::Product { conj } => {
+                    let op = if *conj { BinaryOp::ComplexMulConj } else { BinaryOp::ComplexMul };
+                    cur = binary::record(rec, op, cur, other.expect("checked above"))?;
+                }
+                Step::Window { maps } => cur = gather::record(rec, cur, maps, Boundary::Wrap)?,
             }
         }
         Ok(cur)

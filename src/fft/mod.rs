@@ -12,7 +12,7 @@ mod gpu;
 pub mod plan;
 mod twiddle;
 
-pub use gpu::FftPlan;
+pub use gpu::{FftPlan, Fusion, Window};
 
 use ndarray::{ArrayD, ArrayViewD};
 use num_complex::Complex32;

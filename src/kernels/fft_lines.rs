@@ -31,6 +31,10 @@ pub struct Params {
     pub len_in: u32,
     pub mul_out: u32,
     pub len_out: u32,
+    pub crop_shift: u32,
+    pub crop_len: u32,
+    pub crop_mod: u32,
+    pub unused: u32,
 }
 
 /// Where the lines of one pass sit: line l = o·inner + i starts at
@@ -68,6 +72,15 @@ pub struct Chirp {
     pub len: u32,
 }
 
+/// A cyclic window of the output lines: output k is stored at (k + shift) mod modulus, and only
+/// if that is below len (a crop fused into the store).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Crop {
+    pub shift: u32,
+    pub len: u32,
+    pub modulus: u32,
+}
+
 #[derive(Clone, Debug)]
 pub struct Pass {
     pub plan: LinePass,
@@ -88,9 +101,45 @@ pub struct Pass {
     /// complex transform fused into the store (forward) or the load (inverse); tables W_2n^k.
     pub real_post: Option<u32>,
     pub real_pre: Option<u32>,
+    /// Input lines hold this many elements, zero beyond (padding fused into the load).
+    pub pad_in: Option<u32>,
+    /// Each element read is multiplied by the same element of a second array (`Some(true)`: by
+    /// its conjugate); `record` is then given that array.
+    pub product: Option<bool>,
+    pub crop: Option<Crop>,
 }
 
-pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) {
+impl Pass {
+    /// A plain pass over `lines` lines (no fusions), for the builders to adjust.
+    #[allow(clippy::too_many_arguments)]
+    pub fn plain(plan: LinePass, inverse: bool, lines: usize, inner: usize, input: Lines, output: Lines, scale: f64, roots: u32) -> Pass {
+        Pass {
+            plan,
+            inverse,
+            lines,
+            inner,
+            input,
+            output,
+            scale: scale as f32,
+            roots,
+            twiddle: None,
+            conj_source: false,
+            conj_result: false,
+            chirp_in: None,
+            chirp_out: None,
+            real_post: None,
+            real_pre: None,
+            pad_in: None,
+            product: None,
+            crop: None,
+        }
+    }
+}
+
+/// Records `pass` from `src` into `dst`; `aux` is the second operand of a fused product.
+pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, aux: Option<Buf>) {
+    assert_eq!(pass.product.is_some(), aux.is_some(), "a fused product needs its operand");
+    assert!(pass.chirp_in.is_none() || pass.pad_in.is_none(), "the chirp's length pads already");
     let plan = &pass.plan;
     let tw = pass.twiddle;
     let p = Params {
@@ -111,9 +160,13 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         tw_s: tw.map_or(1, |t| t.s),
         tw_div: tw.map_or(1, |t| t.div),
         mul_in: pass.chirp_in.map(|c| c.table).or(pass.real_pre).unwrap_or(0),
-        len_in: pass.chirp_in.map_or(0, |c| c.len),
+        len_in: pass.chirp_in.map(|c| c.len).or(pass.pad_in).unwrap_or(0),
         mul_out: pass.chirp_out.map(|c| c.table).or(pass.real_post).unwrap_or(0),
         len_out: pass.chirp_out.map_or(0, |c| c.len),
+        crop_shift: pass.crop.map_or(0, |c| c.shift),
+        crop_len: pass.crop.map_or(0, |c| c.len),
+        crop_mod: pass.crop.map_or(1, |c| c.modulus),
+        unused: 0,
     };
     let kernel = codegen::kernel(&LineKernel {
         pass: plan.clone(),
@@ -128,7 +181,14 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         conj_result: pass.conj_result,
         real_post: pass.real_post.is_some(),
         real_pre: pass.real_pre.is_some(),
+        pad_in: pass.pad_in.is_some(),
+        product_in: pass.product.is_some(),
+        product_conj: pass.product == Some(true),
+        crop_out: pass.crop.is_some(),
     });
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
-    rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table], groups);
+    match aux {
+        Some(aux) => rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table, aux], groups),
+        None => rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table], groups),
+    }
 }

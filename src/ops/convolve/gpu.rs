@@ -5,13 +5,11 @@ use ndarray::{ArrayD, ArrayViewD, Axis};
 
 use super::{check_finite, Geometry, Mode};
 use crate::error::{Error, Result};
-use crate::fft::{FftPlan, Norm, Transform};
+use crate::fft::{FftPlan, Fusion, Norm, Transform, Window};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
-use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::{correlate_tiled, correlate_window};
-use crate::kernels::gather::{self, AxisMap};
-use crate::ops::layout::{self, Boundary};
+use crate::ops::layout::Boundary;
 
 /// A kernel's spectrum on the device, made once for one image shape and mode: the real FFT of
 /// the kernel zero-padded to the geometry's fast lengths, with the transform plans for images of
@@ -22,7 +20,8 @@ use crate::ops::layout::{self, Boundary};
 pub struct KernelSpectrum {
     geometry: Geometry,
     forward: FftPlan,
-    inverse: FftPlan,
+    convolve: FftPlan,
+    correlate: FftPlan,
     spectrum: GpuArray,
 }
 
@@ -32,13 +31,15 @@ impl KernelSpectrum {
     pub fn new(gpu: &Gpu, kernel: &ArrayViewD<f32>, image_dims: &[usize], mode: Mode) -> Result<KernelSpectrum> {
         let geometry = Geometry::new(image_dims, kernel.shape(), mode)?;
         check_finite(kernel, "convolution kernel")?;
-        let (forward, inverse) = plans(gpu, &geometry)?;
+        let forward = forward_plan(gpu, &geometry, &geometry.image)?;
         let mut rec = Recording::new(gpu);
         let k = rec.upload_f32(kernel)?;
-        let spectrum = padded_spectrum(&mut rec, &forward, &geometry, k)?;
+        let spectrum = forward_plan(gpu, &geometry, &geometry.kernel)?.record(&mut rec, k)?;
         let out = rec.output(spectrum);
         let spectrum = rec.run()?.array(out);
-        Ok(KernelSpectrum { geometry, forward, inverse, spectrum })
+        let convolve = inverse_plan(gpu, &geometry, false)?;
+        let correlate = inverse_plan(gpu, &geometry, true)?;
+        Ok(KernelSpectrum { geometry, forward, convolve, correlate, spectrum })
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -57,15 +58,15 @@ impl KernelSpectrum {
 
     /// scipy.signal.fftconvolve(image, kernel, mode) of an f32 image of the planned shape.
     pub fn record(&self, rec: &mut Recording, image: Buf) -> Result<Buf> {
-        self.record_product(rec, image, false)
+        self.record_product(rec, image, &self.convolve)
     }
 
     /// scipy.signal.correlate(image, kernel, mode, method='fft').
     pub fn record_correlate(&self, rec: &mut Recording, image: Buf) -> Result<Buf> {
-        self.record_product(rec, image, true)
+        self.record_product(rec, image, &self.correlate)
     }
 
-    fn record_product(&self, rec: &mut Recording, image: Buf, correlate: bool) -> Result<Buf> {
+    fn record_product(&self, rec: &mut Recording, image: Buf, inverse: &FftPlan) -> Result<Buf> {
         rec.expect_dtype(image, Dtype::F32, "convolution image")?;
         if rec.dims(image) != self.geometry.image.as_slice() {
             return Err(Error::Shape(format!(
@@ -75,8 +76,8 @@ impl KernelSpectrum {
             )));
         }
         let kernel = rec.input(&self.spectrum);
-        let image = padded_spectrum(rec, &self.forward, &self.geometry, image)?;
-        back_to_space(rec, &self.inverse, &self.geometry, image, kernel, correlate)
+        let image = self.forward.record(rec, image)?;
+        inverse.record_with(rec, image, Some(kernel))
     }
 }
 
@@ -84,38 +85,33 @@ impl KernelSpectrum {
 pub(super) fn fft_pair(rec: &mut Recording, a: Buf, k: Buf, g: &Geometry, correlate: bool) -> Result<Buf> {
     rec.expect_dtype(a, Dtype::F32, "convolution input")?;
     rec.expect_dtype(k, Dtype::F32, "convolution kernel")?;
-    let (forward, inverse) = plans(rec.gpu(), g)?;
-    let a = padded_spectrum(rec, &forward, g, a)?;
-    let k = padded_spectrum(rec, &forward, g, k)?;
-    back_to_space(rec, &inverse, g, a, k, correlate)
+    let gpu = rec.gpu();
+    let a = forward_plan(gpu, g, &rec.dims(a).to_vec())?.record(rec, a)?;
+    let k = forward_plan(gpu, g, &rec.dims(k).to_vec())?.record(rec, k)?;
+    inverse_plan(gpu, g, correlate)?.record_with(rec, a, Some(k))
 }
 
-/// Real transforms over every axis of the padded shape, forward and back (the inverse carries 1/N).
-fn plans(gpu: &Gpu, g: &Geometry) -> Result<(FftPlan, FftPlan)> {
+/// The real transform over every axis of an array of shape `input` zero-padded (at the end of
+/// each axis, inside the transform's passes) to the padded shape.
+fn forward_plan(gpu: &Gpu, g: &Geometry, input: &[usize]) -> Result<FftPlan> {
     let axes: Vec<usize> = (0..g.padded.len()).collect();
-    let forward = FftPlan::new(gpu, &g.padded, &axes, Transform::RealForward, Norm::Backward)?;
-    let len = *g.padded.last().unwrap();
-    let inverse = FftPlan::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward)?;
-    Ok((forward, inverse))
+    let fusion = Fusion { input: Some(input.to_vec()), ..Fusion::default() };
+    FftPlan::fused(gpu, &g.padded, &axes, Transform::RealForward, Norm::Backward, &fusion)
 }
 
-/// The half spectrum of `x` zero-padded (at the end of each axis) to the padded shape.
-fn padded_spectrum(rec: &mut Recording, forward: &FftPlan, g: &Geometry, x: Buf) -> Result<Buf> {
-    let pads: Vec<(usize, usize)> = rec.dims(x).iter().zip(&g.padded).map(|(&n, &l)| (0, l - n)).collect();
-    let padded = if pads.iter().all(|&(_, after)| after == 0) { x } else { layout::pad(rec, x, &pads, Boundary::Constant(0.0))? };
-    forward.record(rec, padded)
-}
-
-/// Inverse transform of the (conjugate) product, cropped to the output window. The circular
-/// correlation holds lag l at index l mod L, and full index n of the correlation is lag
-/// n - (kernel - 1): its window starts at `window_origin`, wrapped around.
-fn back_to_space(rec: &mut Recording, inverse: &FftPlan, g: &Geometry, image: Buf, kernel: Buf, correlate: bool) -> Result<Buf> {
-    let op = if correlate { BinaryOp::ComplexMulConj } else { BinaryOp::ComplexMul };
-    let product = binary::record(rec, op, image, kernel)?;
-    let full = inverse.record(rec, product)?;
+/// The inverse transform (carrying 1/N) of a half spectrum times the kernel's (conjugate) one,
+/// keeping the output window. The circular correlation holds lag l at index l mod L, and full
+/// index n of the correlation is lag n - (kernel - 1): its window starts at `window_origin`,
+/// wrapped around.
+fn inverse_plan(gpu: &Gpu, g: &Geometry, correlate: bool) -> Result<FftPlan> {
+    let axes: Vec<usize> = (0..g.padded.len()).collect();
+    let mut half = g.padded.clone();
+    let len = *half.last().unwrap();
+    *half.last_mut().unwrap() = len / 2 + 1;
     let origin: Vec<i64> = if correlate { g.window_origin() } else { g.start.iter().map(|&s| s as i64).collect() };
-    let maps: Vec<AxisMap> = (0..g.out.len()).map(|d| AxisMap { len: g.out[d], src_axis: d, origin: origin[d], step: 1 }).collect();
-    gather::record(rec, full, &maps, Boundary::Wrap)
+    let window = origin.iter().zip(&g.out).map(|(&origin, &len)| Window { origin, len }).collect();
+    let fusion = Fusion { window: Some(window), product: Some(correlate), ..Fusion::default() };
+    FftPlan::fused(gpu, &half, &axes, Transform::RealInverse { len }, Norm::Backward, &fusion)
 }
 
 /// scipy.signal's direct method: the output window as a correlation of the zero-extended image
