@@ -107,9 +107,9 @@ pub struct SplitReport {
     pub part_dims: Vec<usize>,
     /// One entry per computed part, in the order they finished.
     pub per_part: Vec<PartTiming>,
-    /// Host time folding slabs into parts (summed over parts; overlaps the GPU).
+    /// Host time folding slabs into parts (summed over the groups folded; overlaps the GPU).
     pub prepare_ms: f64,
-    /// Host time adding parts into the output (summed over parts; overlaps the GPU).
+    /// Host time adding parts into the output (summed over the sweeps; overlaps the GPU).
     pub recombine_ms: f64,
     pub total_ms: f64,
     /// "index: name" of every adapter that ran a part.
@@ -474,10 +474,14 @@ impl PartRunner {
         self.compiled.peak_bytes()
     }
 
-    /// Runs one part: returns z_p (shape `out_part_dims`) and the GPU time.
-    fn run(&self, gpu: &Gpu, image: &ArrayD<Complex32>, kernel: &ArrayD<Complex32>) -> Result<(ArrayD<Complex32>, Option<f64>)> {
+    /// Copies one part's slabs out (wgpu stages them at once: the host buffers are free after).
+    fn upload(&self, gpu: &Gpu, image: &ArrayD<Complex32>, kernel: &ArrayD<Complex32>) {
         gpu.queue.write_buffer(&self.image_in.buffer, 0, bytemuck::cast_slice(image.as_slice().unwrap()));
         gpu.queue.write_buffer(&self.kernel_in.buffer, 0, bytemuck::cast_slice(kernel.as_slice().unwrap()));
+    }
+
+    /// Runs the part uploaded last: returns z_p (shape `out_part_dims`) and the GPU time.
+    fn run(&self, gpu: &Gpu) -> Result<(ArrayD<Complex32>, Option<f64>)> {
         let results = self.compiled.run(gpu)?;
         Ok((results.c32(self.z)?, results.report.gpu_ms))
     }
@@ -768,9 +772,9 @@ fn worker(
         let next = queue.lock().unwrap().recv();
         let Ok(job) = next else { return };
         let t = Instant::now();
-        let result = runner.run(gpu, &job.image, &job.kernel);
+        runner.upload(gpu, &job.image, &job.kernel);
         let _ = spent.send(job.image.into_raw_vec_and_offset().0); // the preparer may have finished
-        let result = result.map(|(z, gpu_ms)| Finished {
+        let result = runner.run(gpu).map(|(z, gpu_ms)| Finished {
             part: job.part,
             z,
             timing: PartTiming { part: job.part, worker: index, adapter: adapter_name(gpu), ms: ms_since(t), gpu_ms, peak_bytes: runner.peak_bytes() },
