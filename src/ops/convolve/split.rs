@@ -355,9 +355,11 @@ pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, zs: &[(usize, &ArrayD<Complex<T
     let w: Vec<Complex<T>> = (0..rows_out)
         .flat_map(|o| zs.iter().map(move |&(p, _)| to_t::<T>(unit_root(part_row(o) as u128 * p as u128, n_len as u128).conj() * (plan.weight(p) / plan.parts as f64))))
         .collect();
-    // Work units: (part row n1, a column range) with the output rows that read it; enough of
-    // them for every thread, none under 4096 columns.
-    let cuts = threads().max(4).div_ceil(m).min(row.div_ceil(1 << 12)).max(1);
+    // Work units: (part row n1, a column range) with the output rows that read it; about four
+    // per thread (so that dealing them round-robin balances the threads), none under 4096
+    // columns.
+    let threads = threads();
+    let cuts = (4 * threads.max(4)).div_ceil(m).min(row >> 12).max(1);
     let width = row.div_ceil(cuts).max(1);
     let mut units: Vec<Vec<(usize, &mut [T])>> = (0..m * cuts).map(|_| Vec::new()).collect();
     let dst = out.as_slice_mut().expect("the output is allocated in standard layout");
@@ -366,31 +368,33 @@ pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, zs: &[(usize, &ArrayD<Complex<T
             units[(part_row(o) % m) * cuts + c].push((o, piece));
         }
     }
-    let per_thread = units.len().div_ceil(threads());
-    let mut units = units.into_iter().enumerate();
-    std::thread::scope(|s| loop {
-        let batch: Vec<_> = units.by_ref().take(per_thread).collect();
-        if batch.is_empty() {
-            break;
-        }
-        let (src, w) = (&src, &w);
-        s.spawn(move || {
-            for (u, rows) in batch {
-                let (n1, col) = (u / cuts, (u % cuts) * width);
-                let Some(len) = rows.first().map(|(_, r)| r.len()) else { continue };
-                let mut rows = rows;
-                let mut terms = Vec::with_capacity(group);
-                for b in (0..len).step_by(BLOCK) {
-                    let at = n1 * row + col + b;
-                    let end = (b + BLOCK).min(len);
-                    for (o, dst) in rows.iter_mut() {
-                        terms.clear();
-                        terms.extend(src.iter().zip(&w[*o * group..(*o + 1) * group]).map(|(z, &c)| (c, &z[at..at + end - b])));
-                        add_real_products(&mut dst[b..end], &terms);
+    // No thread for under 4096 output elements.
+    let busy = threads.min(units.len()).min((rows_out * row).div_ceil(1 << 12)).max(1);
+    let mut dealt: Vec<Vec<_>> = (0..busy).map(|_| Vec::new()).collect();
+    for (u, rows) in units.into_iter().enumerate() {
+        dealt[u % busy].push((u, rows));
+    }
+    std::thread::scope(|s| {
+        for batch in dealt {
+            let (src, w) = (&src, &w);
+            s.spawn(move || {
+                for (u, rows) in batch {
+                    let (n1, col) = (u / cuts, (u % cuts) * width);
+                    let Some(len) = rows.first().map(|(_, r)| r.len()) else { continue };
+                    let mut rows = rows;
+                    let mut terms = Vec::with_capacity(group);
+                    for b in (0..len).step_by(BLOCK) {
+                        let at = n1 * row + col + b;
+                        let end = (b + BLOCK).min(len);
+                        for (o, dst) in rows.iter_mut() {
+                            terms.clear();
+                            terms.extend(src.iter().zip(&w[*o * group..(*o + 1) * group]).map(|(z, &c)| (c, &z[at..at + end - b])));
+                            add_real_products(&mut dst[b..end], &terms);
+                        }
                     }
                 }
-            }
-        });
+            });
+        }
     });
 }
 
