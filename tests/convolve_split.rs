@@ -105,6 +105,29 @@ fn host_loops_cut_rows_between_threads() {
         let got = split::reference(&a.view(), &k.view(), Mode::Same, parts).unwrap();
         assert!(rel_err64(&got, &want) < 1e-12, "P = {parts}: error {:e}", rel_err64(&got, &want));
     }
+    // Output rows of 9,000 and one part row (P = N): the recombination cuts each part row into
+    // column ranges (2 ranges of 4,500) for the threads.
+    let (a, k) = (to64(&rand_array(&[4, 90, 100])), to64(&rand_array(&[2, 3, 3])));
+    let want = cpu::signal_convolve(&a, &k, Mode::Same).unwrap();
+    let g = convolve::Geometry::new(a.shape(), k.shape(), Mode::Same).unwrap();
+    let parts = split::max_parts(&g);
+    let got = split::reference(&a.view(), &k.view(), Mode::Same, parts).unwrap();
+    assert!(rel_err64(&got, &want) < 1e-12, "P = {parts}: error {:e}", rel_err64(&got, &want));
+}
+
+#[test]
+fn fold_into_reused_buffers_overwrites_them() {
+    // The pipeline folds into the slabs of earlier parts: NaN-filled spares (and one of another
+    // length, which must be left alone) give exactly the parts folded into fresh buffers.
+    let a = rand_array(&[37, 11, 13]);
+    let g = convolve::Geometry::new(a.shape(), &[5, 3, 3], Mode::Full).unwrap();
+    let plan = split::SplitPlan::new(&g, 5).unwrap();
+    let len: usize = plan.slab_dims(a.shape()).iter().product();
+    let nan = num_complex::Complex32::new(f32::NAN, f32::NAN);
+    let mut spare = vec![vec![nan; len + 1], vec![nan; len], vec![nan; len]];
+    let got = split::fold_reusing(&a.view(), &plan, &[0, 1, 2], &mut spare);
+    assert_eq!(got, split::fold(&a.view(), &plan, &[0, 1, 2]));
+    assert_eq!(spare.len(), 0, "both spares of the right length used, the other dropped");
 }
 
 #[test]
@@ -247,4 +270,53 @@ fn cli_splits_and_reports() {
     // (lavapipe may print its own warnings on stderr too.)
     let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("lucent:")).collect();
     assert!(!out.status.success() && ours.len() == 1 && ours[0].contains("one part"), "{stderr}");
+}
+
+// cargo test --release --test convolve_split host_side_timing -- --ignored --nocapture
+/// Host time of the fold and the recombination of 256³ ⊛ 31³ 'same' (what bounds the pipeline
+/// on fast GPUs): not a test, a measurement (best of 3).
+#[test]
+#[ignore]
+fn host_side_timing() {
+    let (a, k) = (rand_array(&[256, 256, 256]), rand_array(&[31, 31, 31]));
+    let g = convolve::Geometry::new(a.shape(), k.shape(), Mode::Same).unwrap();
+    for parts in [8, 14] {
+        let plan = split::SplitPlan::new(&g, parts).unwrap();
+        let computed: Vec<usize> = plan.computed_parts().collect();
+        let zs: Vec<ArrayD<num_complex::Complex32>> = computed
+            .iter()
+            .map(|_| {
+                let re = rand_array(&plan.out_part_dims());
+                re.mapv(|v| num_complex::Complex32::new(v, 0.5 * v))
+            })
+            .collect();
+        let best = |f: &mut dyn FnMut()| (0..3).map(|_| {
+            let t = std::time::Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        }).fold(f64::INFINITY, f64::min);
+        let mut out = ArrayD::<f32>::zeros(IxDyn(&g.out));
+        // Groups of 1 (the old pipeline), 3 (one GPU, two parts in flight), 5 (two GPUs).
+        for group in [1, 3, 5] {
+            let fold_ms = best(&mut || {
+                for parts in computed.chunks(group) {
+                    std::hint::black_box(split::fold(&a.view(), &plan, parts));
+                }
+            });
+            // As the pipeline does: the slabs of the previous group reused.
+            let mut spare = Vec::new();
+            let reuse_ms = best(&mut || {
+                for parts in computed.chunks(group) {
+                    let slabs = split::fold_reusing(&a.view(), &plan, parts, &mut spare);
+                    spare.extend(slabs.into_iter().map(|y| y.into_raw_vec_and_offset().0));
+                }
+            });
+            let recombine_ms = best(&mut || {
+                for (parts, zs) in computed.chunks(group).zip(zs.chunks(group)) {
+                    split::recombine(&mut out, &parts.iter().copied().zip(zs).collect::<Vec<_>>(), &plan);
+                }
+            });
+            println!("256³ ⊛ 31³ same, P = {parts} ({} parts computed, M = {}), groups of {group}: fold {fold_ms:.1} ms (fresh buffers) {reuse_ms:.1} ms (reused), recombine {recombine_ms:.1} ms (all parts)", computed.len(), plan.part_len);
+        }
+    }
 }

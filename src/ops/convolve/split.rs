@@ -37,17 +37,23 @@
 //! once. The host holds the input, the output and, in flight, about two parts per worker.
 //!
 //! # What overlaps
-//! One thread folds the next parts' slabs (the twiddled sums above, parallel over rows); worker
-//! threads, [`SplitOptions::in_flight`] per GPU (2 by default), each with its own compiled part
-//! and buffers, pull prepared parts from one bounded queue, upload, run and download them; the
-//! calling thread adds each finished part into the output as it arrives. So the host's folding
+//! One thread folds the next parts' slabs (the twiddled sums above, parallel over rows), a group
+//! of workers + 1 parts per sweep over the input, into the buffers of parts already uploaded;
+//! worker threads, [`SplitOptions::in_flight`] per GPU (2 by default), each with its own
+//! compiled part and buffers, take prepared parts from the preparer one at a time, upload, run
+//! and download them; the calling thread adds the finished parts into the output, all those
+//! that have arrived in one sweep over it (the output is read and written once per sweep, each
+//! part's rows once: the host's cost per part is about its own size, not the output's). The
+//! twiddles and the real part of the recombination stay on the host: output rows n1 + M·q of
+//! every q read the same part row with different twiddles, so a real part taken on the device
+//! would be output-sized (out[0] rows, ~P/2 times the complex M-row part). So the host's folding
 //! of the next parts and its recombination of earlier ones overlap the GPUs' work, several GPUs
 //! work at once, and on one GPU a second part is already submitted while the first is read
 //! back, so the device does not wait for the host between parts. On one GPU everything still
 //! goes through one wgpu queue in submission order: its uploads, transforms and downloads do
 //! not overlap each other on the device (wgpu exposes no separate copy queue).
 
-use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::mpsc::{channel, sync_channel, Receiver, Sender, SyncSender};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -101,9 +107,9 @@ pub struct SplitReport {
     pub part_dims: Vec<usize>,
     /// One entry per computed part, in the order they finished.
     pub per_part: Vec<PartTiming>,
-    /// Host time folding slabs into parts (summed over parts; overlaps the GPU).
+    /// Host time folding slabs into parts (summed over the groups folded; overlaps the GPU).
     pub prepare_ms: f64,
-    /// Host time adding parts into the output (summed over parts; overlaps the GPU).
+    /// Host time adding parts into the output (summed over the sweeps; overlaps the GPU).
     pub recombine_ms: f64,
     pub total_ms: f64,
     /// "index: name" of every adapter that ran a part.
@@ -214,71 +220,180 @@ fn to_t<T: FftNum>(c: Complex64) -> Complex<T> {
     Complex::new(T::from_f64(c.re).unwrap(), T::from_f64(c.im).unwrap())
 }
 
-/// Runs `f(row, column, segment)` over `data` seen as rows of `row` elements, on all cores: the
-/// data is cut into one contiguous range per thread (parts may have few rows but long ones), and
-/// each range into its pieces of rows; `segment` starts at `column` of row `row`.
-fn par_rows<E: Send>(data: &mut [E], row: usize, f: impl Fn(usize, usize, &mut [E]) + Sync) {
+/// Columns a host loop handles at once: the rows that feed a block (a fold's input rows, a
+/// recombination's part rows) stay in cache while it is written.
+const BLOCK: usize = 1024;
+
+/// y[i] += Σ_j w_j · x_j[i] (complex weights, real rows) for the fold: four rows per pass over y,
+/// so y is loaded and stored once per four terms.
+fn add_weighted_rows<T: FftNum>(y: &mut [Complex<T>], terms: &[(Complex<T>, &[T])]) {
+    for chunk in terms.chunks(4) {
+        if let &[(w0, x0), (w1, x1), (w2, x2), (w3, x3)] = chunk {
+            for ((((y, &a), &b), &c), &d) in y.iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
+                *y = *y + w0 * a + w1 * b + w2 * c + w3 * d;
+            }
+        } else {
+            for &(w, x) in chunk {
+                for (y, &a) in y.iter_mut().zip(x) {
+                    *y = *y + w * a;
+                }
+            }
+        }
+    }
+}
+
+/// y[i] += Σ_j Re(c_j · z_j[i]) (complex weights, complex rows) for the recombination: four parts
+/// per pass over y.
+fn add_real_products<T: FftNum>(y: &mut [T], terms: &[(Complex<T>, &[Complex<T>])]) {
+    let re = |c: Complex<T>, z: Complex<T>| c.re * z.re - c.im * z.im;
+    for chunk in terms.chunks(4) {
+        if let &[(c0, z0), (c1, z1), (c2, z2), (c3, z3)] = chunk {
+            for ((((y, &a), &b), &c), &d) in y.iter_mut().zip(z0).zip(z1).zip(z2).zip(z3) {
+                *y = *y + re(c0, a) + re(c1, b) + re(c2, c) + re(c3, d);
+            }
+        } else {
+            for &(c, z) in chunk {
+                for (y, &a) in y.iter_mut().zip(z) {
+                    *y = *y + re(c, a);
+                }
+            }
+        }
+    }
+}
+
+/// Runs `f(row, column, segments)` over equally long `data` slices seen as rows of `row`
+/// elements, on all cores: the element range is cut into one contiguous range per thread (parts
+/// may have few rows but long ones), each range into its pieces of rows, and `segments` holds the
+/// same piece of every slice, starting at `column` of row `row`.
+fn par_rows<E: Send>(data: Vec<&mut [E]>, row: usize, f: impl Fn(usize, usize, &mut [&mut [E]]) + Sync) {
     let row = row.max(1);
+    let len = data.first().map_or(0, |d| d.len());
+    assert!(data.iter().all(|d| d.len() == len), "par_rows: slices of different lengths");
     // At least 4 ranges (the same cuts on any machine), none under 4096 elements (not worth a
     // thread).
-    let ranges = std::thread::available_parallelism().map_or(1, |n| n.get()).max(4);
-    let chunk = data.len().div_ceil(ranges).max(1 << 12);
+    let chunk = len.div_ceil(threads().max(4)).max(1 << 12);
+    let mut ranges: Vec<Vec<&mut [E]>> = (0..len.div_ceil(chunk)).map(|_| Vec::with_capacity(data.len())).collect();
+    for d in data {
+        for (range, piece) in ranges.iter_mut().zip(d.chunks_mut(chunk)) {
+            range.push(piece);
+        }
+    }
     std::thread::scope(|s| {
-        for (c, range) in data.chunks_mut(chunk).enumerate() {
+        for (c, mut pieces) in ranges.into_iter().enumerate() {
             let f = &f;
             s.spawn(move || {
-                let mut at = c * chunk;
-                let mut rest = range;
-                while !rest.is_empty() {
-                    let len = (row - at % row).min(rest.len());
-                    let (segment, tail) = rest.split_at_mut(len);
-                    f(at / row, at % row, segment);
+                let (first, end) = (c * chunk, c * chunk + pieces[0].len());
+                let mut at = first;
+                while at < end {
+                    let len = (row - at % row).min(end - at);
+                    let mut segments: Vec<&mut [E]> = pieces.iter_mut().map(|p| &mut p[at - first..at - first + len]).collect();
+                    f(at / row, at % row, &mut segments);
                     at += len;
-                    rest = tail;
                 }
             });
         }
     });
 }
 
-/// Part p of `x` (standard layout, the image or the kernel): row n1 < min(M, rows) is
-/// Σ_{n ≡ n1 mod M} W_N^(n·p) · x[n]. Shape [`SplitPlan::slab_dims`].
-pub fn fold<T: FftNum>(x: &ArrayViewD<T>, plan: &SplitPlan, p: usize) -> ArrayD<Complex<T>> {
+fn threads() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// The parts `parts` of `x` (standard layout, the image or the kernel) in one sweep over `x`:
+/// row n1 < min(M, rows) of part p is Σ_{n ≡ n1 mod M} W_N^(n·p) · x[n]. Each row of `x` is read
+/// once for the whole group. Shapes [`SplitPlan::slab_dims`].
+pub fn fold<T: FftNum>(x: &ArrayViewD<T>, plan: &SplitPlan, parts: &[usize]) -> Vec<ArrayD<Complex<T>>> {
+    fold_reusing(x, plan, parts, &mut Vec::new())
+}
+
+/// [`fold`] into `spare` buffers of earlier parts where there are some of the right length: a
+/// fresh buffer costs a page fault per 4 KiB on first write, which made up most of a fold.
+pub fn fold_reusing<T: FftNum>(x: &ArrayViewD<T>, plan: &SplitPlan, parts: &[usize], spare: &mut Vec<Vec<Complex<T>>>) -> Vec<ArrayD<Complex<T>>> {
     let x = x.as_standard_layout();
     let src = x.as_slice().unwrap();
     let dims = plan.slab_dims(x.shape());
     let row: usize = dims[1..].iter().product();
-    let (rows_in, m) = (x.shape()[0], plan.part_len);
-    let mut y = vec![Complex::new(T::zero(), T::zero()); dims[0] * row];
-    par_rows(&mut y, row, |n1, col, out| {
-        // Blocks small enough to stay in cache while the P slabs are added into them.
-        for (b, block) in out.chunks_mut(2048).enumerate() {
-            let col = col + b * 2048;
-            for n in (n1..rows_in).step_by(m) {
-                let w = to_t::<T>(unit_root(n as u128 * p as u128, plan.len as u128));
-                for (o, &v) in block.iter_mut().zip(&src[n * row + col..]) {
-                    *o = *o + w * v;
-                }
+    let (rows_in, m, group) = (x.shape()[0], plan.part_len, parts.len());
+    // W_N^(n·p) for every input row n and part p of the group, row-major.
+    let w: Vec<Complex<T>> = (0..rows_in).flat_map(|n| parts.iter().map(move |&p| to_t::<T>(unit_root(n as u128 * p as u128, plan.len as u128)))).collect();
+    let zero = Complex::new(T::zero(), T::zero());
+    let mut ys: Vec<Vec<Complex<T>>> = parts
+        .iter()
+        .map(|_| match spare.pop() {
+            Some(y) if y.len() == dims[0] * row => y,
+            _ => vec![zero; dims[0] * row],
+        })
+        .collect();
+    par_rows(ys.iter_mut().map(|y| y.as_mut_slice()).collect(), row, |n1, col, outs| {
+        let mut terms = Vec::new();
+        for b in (0..outs[0].len()).step_by(BLOCK) {
+            let end = (b + BLOCK).min(outs[0].len());
+            for (k, y) in outs.iter_mut().enumerate() {
+                y[b..end].fill(zero); // a reused buffer holds an earlier part
+                terms.clear();
+                terms.extend((n1..rows_in).step_by(m).map(|n| (w[n * group + k], &src[n * row + col + b..n * row + col + end])));
+                add_weighted_rows(&mut y[b..end], &terms);
             }
         }
     });
-    ArrayD::from_shape_vec(IxDyn(&dims), y).unwrap()
+    ys.into_iter().map(|y| ArrayD::from_shape_vec(IxDyn(&dims), y).unwrap()).collect()
 }
 
-/// Adds part p's term to the output: out[o] += weight/P · Re(W_N^(-n·p) · z_p[n mod M]) with
-/// n = (start + o) mod N along axis 0. `z` has shape [`SplitPlan::out_part_dims`].
-pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, z: &ArrayViewD<Complex<T>>, plan: &SplitPlan, p: usize) {
-    let z = z.as_standard_layout();
-    let src = z.as_slice().unwrap();
+/// Adds the terms of the finished parts `zs` ((p, z_p), z_p of shape
+/// [`SplitPlan::out_part_dims`], standard layout) to the output in one sweep over it:
+/// out[o] += Σ_p weight/P · Re(W_N^(-n·p) · z_p[n mod M]) with n = (start + o) mod N along axis 0.
+/// The sweep goes part row by part row: the output rows ≡ n1 (mod M) all read row n1 of every
+/// z_p, so each z_p is read from memory once and the output once per group.
+pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, zs: &[(usize, &ArrayD<Complex<T>>)], plan: &SplitPlan) {
     let row: usize = plan.geometry.out[1..].iter().product();
     let (start, n_len, m) = (plan.geometry.start[0], plan.len, plan.part_len);
-    let scale = plan.weight(p) / plan.parts as f64;
+    let group = zs.len();
+    let src: Vec<&[Complex<T>]> = zs.iter().map(|(_, z)| z.as_slice().expect("parts come back in standard layout")).collect();
+    let part_row = |o: usize| (start + o) % n_len;
+    // weight/P · W_N^(-n·p) for every output row and part, row-major.
+    let rows_out = plan.geometry.out[0];
+    let w: Vec<Complex<T>> = (0..rows_out)
+        .flat_map(|o| zs.iter().map(move |&(p, _)| to_t::<T>(unit_root(part_row(o) as u128 * p as u128, n_len as u128).conj() * (plan.weight(p) / plan.parts as f64))))
+        .collect();
+    // Work units: (part row n1, a column range) with the output rows that read it; about four
+    // per thread (so that dealing them round-robin balances the threads), none under 4096
+    // columns.
+    let threads = threads();
+    let cuts = (4 * threads.max(4)).div_ceil(m).min(row >> 12).max(1);
+    let width = row.div_ceil(cuts).max(1);
+    let mut units: Vec<Vec<(usize, &mut [T])>> = (0..m * cuts).map(|_| Vec::new()).collect();
     let dst = out.as_slice_mut().expect("the output is allocated in standard layout");
-    par_rows(dst, row, |o, col, dst| {
-        let n = (start + o) % n_len;
-        let c = to_t::<T>(unit_root(n as u128 * p as u128, n_len as u128).conj() * scale);
-        for (d, s) in dst.iter_mut().zip(&src[(n % m) * row + col..]) {
-            *d = *d + c.re * s.re - c.im * s.im;
+    for (o, out_row) in dst.chunks_mut(row.max(1)).enumerate() {
+        for (c, piece) in out_row.chunks_mut(width).enumerate() {
+            units[(part_row(o) % m) * cuts + c].push((o, piece));
+        }
+    }
+    // No thread for under 4096 output elements.
+    let busy = threads.min(units.len()).min((rows_out * row).div_ceil(1 << 12)).max(1);
+    let mut dealt: Vec<Vec<_>> = (0..busy).map(|_| Vec::new()).collect();
+    for (u, rows) in units.into_iter().enumerate() {
+        dealt[u % busy].push((u, rows));
+    }
+    std::thread::scope(|s| {
+        for batch in dealt {
+            let (src, w) = (&src, &w);
+            s.spawn(move || {
+                for (u, rows) in batch {
+                    let (n1, col) = (u / cuts, (u % cuts) * width);
+                    let Some(len) = rows.first().map(|(_, r)| r.len()) else { continue };
+                    let mut rows = rows;
+                    let mut terms = Vec::with_capacity(group);
+                    for b in (0..len).step_by(BLOCK) {
+                        let at = n1 * row + col + b;
+                        let end = (b + BLOCK).min(len);
+                        for (o, dst) in rows.iter_mut() {
+                            terms.clear();
+                            terms.extend(src.iter().zip(&w[*o * group..(*o + 1) * group]).map(|(z, &c)| (c, &z[at..at + end - b])));
+                            add_real_products(&mut dst[b..end], &terms);
+                        }
+                    }
+                }
+            });
         }
     });
 }
@@ -293,16 +408,22 @@ pub fn reference<T: FftNum>(a: &ArrayViewD<T>, k: &ArrayViewD<T>, mode: Mode, pa
         padded.slice_each_axis_mut(|ax| ndarray::Slice::from(0..x.shape()[ax.axis.0])).assign(&x);
         crate::fft::cpu::c2c(&padded, &axes, false, Norm::Backward)
     };
+    // All parts folded in one group and recombined in one sweep (the pipeline's groups are
+    // smaller; the loops are the same).
+    let parts: Vec<usize> = plan.computed_parts().collect();
+    let zs: Vec<ArrayD<Complex<T>>> = fold(a, &plan, &parts)
+        .into_iter()
+        .zip(fold(k, &plan, &parts))
+        .map(|(ya, yk)| {
+            let zf = crate::fft::cpu::c2c(&(spectrum(ya) * spectrum(yk)), &axes, true, Norm::Backward);
+            ArrayD::from_shape_fn(IxDyn(&plan.out_part_dims()), |o| {
+                let src: Vec<usize> = (0..axes.len()).map(|d| if d == 0 { o[0] } else { (g.start[d] + o[d]) % g.padded[d] }).collect();
+                zf[IxDyn(&src)]
+            })
+        })
+        .collect();
     let mut out = ArrayD::from_elem(IxDyn(&g.out), T::zero());
-    for p in plan.computed_parts() {
-        let product = spectrum(fold(a, &plan, p)) * spectrum(fold(k, &plan, p));
-        let zf = crate::fft::cpu::c2c(&product, &axes, true, Norm::Backward);
-        let z = ArrayD::from_shape_fn(IxDyn(&plan.out_part_dims()), |o| {
-            let src: Vec<usize> = (0..axes.len()).map(|d| if d == 0 { o[0] } else { (g.start[d] + o[d]) % g.padded[d] }).collect();
-            zf[IxDyn(&src)]
-        });
-        recombine(&mut out, &z.view(), &plan, p);
-    }
+    recombine(&mut out, &parts.iter().copied().zip(&zs).collect::<Vec<_>>(), &plan);
     Ok(out)
 }
 
@@ -357,10 +478,14 @@ impl PartRunner {
         self.compiled.peak_bytes()
     }
 
-    /// Runs one part: returns z_p (shape `out_part_dims`) and the GPU time.
-    fn run(&self, gpu: &Gpu, image: &ArrayD<Complex32>, kernel: &ArrayD<Complex32>) -> Result<(ArrayD<Complex32>, Option<f64>)> {
+    /// Copies one part's slabs out (wgpu stages them at once: the host buffers are free after).
+    fn upload(&self, gpu: &Gpu, image: &ArrayD<Complex32>, kernel: &ArrayD<Complex32>) {
         gpu.queue.write_buffer(&self.image_in.buffer, 0, bytemuck::cast_slice(image.as_slice().unwrap()));
         gpu.queue.write_buffer(&self.kernel_in.buffer, 0, bytemuck::cast_slice(kernel.as_slice().unwrap()));
+    }
+
+    /// Runs the part uploaded last: returns z_p (shape `out_part_dims`) and the GPU time.
+    fn run(&self, gpu: &Gpu) -> Result<(ArrayD<Complex32>, Option<f64>)> {
         let results = self.compiled.run(gpu)?;
         Ok((results.c32(self.z)?, results.report.gpu_ms))
     }
@@ -555,19 +680,29 @@ fn run_parts(
     let mut first = Some(first);
     let mut failure = None;
     std::thread::scope(|s| {
-        // No more workers than parts (each compiles its part and holds its buffers); at most one
-        // prepared part waiting per worker bounds the host memory in flight.
+        // No more workers than parts (each compiles its part and holds its buffers).
         let gpus = &gpus[..gpus.len().min(total)];
         let slots = slots.min(total.div_ceil(gpus.len()));
         let workers = gpus.len() * slots;
-        let (prepared_tx, prepared_rx) = sync_channel::<Prepared>(workers);
+        // The preparer folds groups of workers + 1 parts in one sweep over the input each and
+        // hands them over one by one (a rendezvous: the group is the queue), so the host holds
+        // at most 2 · workers + 1 parts, as with one part folded at a time and a queue per worker.
+        let (prepared_tx, prepared_rx) = sync_channel::<Prepared>(0);
         let (finished_tx, finished_rx) = sync_channel::<Result<Finished>>(workers);
+        // The workers hand the image slabs back once uploaded, for the next groups to reuse.
+        let (spent_tx, spent_rx) = channel::<Vec<Complex32>>();
         s.spawn(move || {
-            for p in plan.computed_parts() {
+            let parts: Vec<usize> = plan.computed_parts().collect();
+            let mut spare = Vec::new();
+            for group in parts.chunks(workers + 1) {
                 let t = Instant::now();
-                let (image, kernel) = (fold(a, plan, p), fold(k, plan, p));
-                if prepared_tx.send(Prepared { part: p, image, kernel, ms: ms_since(t) }).is_err() {
-                    break; // the workers stopped (an error)
+                spare.extend(spent_rx.try_iter());
+                let (images, kernels) = (fold_reusing(a, plan, group, &mut spare), fold(k, plan, group));
+                let ms = ms_since(t) / group.len() as f64;
+                for ((&part, image), kernel) in group.iter().zip(images).zip(kernels) {
+                    if prepared_tx.send(Prepared { part, image, kernel, ms }).is_err() {
+                        return; // the workers stopped (an error)
+                    }
                 }
             }
         });
@@ -576,29 +711,32 @@ fn run_parts(
         for (i, gpu) in gpus.iter().enumerate() {
             for slot in 0..slots {
                 let runner = if i == 0 && slot == 0 { first.take() } else { None };
-                let (queue, finished_tx) = (queue.clone(), finished_tx.clone());
-                s.spawn(move || worker(i, slot, gpu, plan, runner, opts.poison, &queue, &finished_tx));
+                let (queue, finished_tx, spent_tx) = (queue.clone(), finished_tx.clone(), spent_tx.clone());
+                s.spawn(move || worker(i, slot, gpu, plan, runner, opts.poison, &queue, &finished_tx, &spent_tx));
             }
         }
-        drop((queue, finished_tx));
-        for finished in finished_rx.iter() {
-            let f = match finished {
-                Ok(f) => f,
+        drop((queue, finished_tx, spent_tx));
+        while let Ok(next) = finished_rx.recv() {
+            // The parts that arrived meanwhile join the same sweep over the output.
+            let batch = match std::iter::once(next).chain(finished_rx.try_iter()).collect::<Result<Vec<Finished>>>() {
+                Ok(batch) => batch,
                 Err(e) => {
                     failure = Some(e);
                     break; // dropping the receiver stops the workers
                 }
             };
             let t = Instant::now();
-            recombine(&mut out, &f.z.view(), plan, f.part);
+            recombine(&mut out, &batch.iter().map(|f| (f.part, &f.z)).collect::<Vec<_>>(), plan);
             report.recombine_ms += ms_since(t);
-            report.prepare_ms += f.prepare_ms;
-            report.peak_bytes = report.peak_bytes.max(f.timing.peak_bytes);
-            if !report.adapters.contains(&f.timing.adapter) {
-                report.adapters.push(f.timing.adapter.clone());
+            for f in batch {
+                report.prepare_ms += f.prepare_ms;
+                report.peak_bytes = report.peak_bytes.max(f.timing.peak_bytes);
+                if !report.adapters.contains(&f.timing.adapter) {
+                    report.adapters.push(f.timing.adapter.clone());
+                }
+                report.per_part.push(f.timing);
+                progress(report.per_part.len(), total);
             }
-            report.per_part.push(f.timing);
-            progress(report.per_part.len(), total);
         }
     });
     if let Some(e) = failure {
@@ -623,7 +761,8 @@ fn worker(
     runner: Option<PartRunner>,
     poison: bool,
     queue: &Mutex<Receiver<Prepared>>,
-    finished: &std::sync::mpsc::SyncSender<Result<Finished>>,
+    finished: &SyncSender<Result<Finished>>,
+    spent: &Sender<Vec<Complex32>>,
 ) {
     let runner = match runner.map_or_else(|| PartRunner::new(gpu, plan, poison), Ok) {
         Ok(r) => r,
@@ -637,7 +776,9 @@ fn worker(
         let next = queue.lock().unwrap().recv();
         let Ok(job) = next else { return };
         let t = Instant::now();
-        let result = runner.run(gpu, &job.image, &job.kernel).map(|(z, gpu_ms)| Finished {
+        runner.upload(gpu, &job.image, &job.kernel);
+        let _ = spent.send(job.image.into_raw_vec_and_offset().0); // the preparer may have finished
+        let result = runner.run(gpu).map(|(z, gpu_ms)| Finished {
             part: job.part,
             z,
             timing: PartTiming { part: job.part, worker: index, adapter: adapter_name(gpu), ms: ms_since(t), gpu_ms, peak_bytes: runner.peak_bytes() },
