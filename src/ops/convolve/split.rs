@@ -65,12 +65,9 @@ use serde::Serialize;
 use super::{check_finite, Geometry, Mode};
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
-use crate::fft::{FftPlan, Norm, Transform};
+use crate::fft::{FftPlan, Fusion, Norm, Transform, Window};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Compiled, Download, Recording};
-use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::gather::{self, AxisMap};
-use crate::ops::layout::{self, Boundary};
 
 /// How to split. The defaults choose P automatically (1, the whole array in one run, when it fits).
 #[derive(Clone, Debug, Default)]
@@ -446,30 +443,29 @@ impl PartRunner {
         let image_in = GpuArray::empty(gpu, &plan.slab_dims(&g.image), Dtype::C32)?;
         let kernel_in = GpuArray::empty(gpu, &plan.slab_dims(&g.kernel), Dtype::C32)?;
         let axes: Vec<usize> = (0..plan.part_dims.len()).collect();
-        let forward = FftPlan::new(gpu, &plan.part_dims, &axes, Transform::Forward, Norm::Backward)?;
-        let inverse = FftPlan::new(gpu, &plan.part_dims, &axes, Transform::Inverse, Norm::Backward)?;
+        // Zero padding fused into the forward transforms' loads, the product into the inverse's
+        // load, and the window (all M rows; the output window, wrapped, along the other axes)
+        // into its stores.
+        let forward = |input: &GpuArray| {
+            let fusion = Fusion { input: Some(input.dims().to_vec()), ..Fusion::default() };
+            FftPlan::fused(gpu, &plan.part_dims, &axes, Transform::Forward, Norm::Backward, &fusion)
+        };
+        let window = plan
+            .out_part_dims()
+            .iter()
+            .enumerate()
+            .map(|(d, &len)| Window { origin: if d == 0 { 0 } else { g.start[d] as i64 }, len })
+            .collect();
+        let fusion = Fusion { window: Some(window), product: Some(false), ..Fusion::default() };
+        let inverse = FftPlan::fused(gpu, &plan.part_dims, &axes, Transform::Inverse, Norm::Backward, &fusion)?;
         let mut rec = Recording::new(gpu);
         if poison {
             rec.set_poison(true);
         }
-        let spectrum = |rec: &mut Recording, input: &GpuArray| -> Result<_> {
-            let x = rec.input(input);
-            let pads: Vec<(usize, usize)> = input.dims().iter().zip(&plan.part_dims).map(|(&n, &l)| (0, l - n)).collect();
-            let x = layout::pad(rec, x, &pads, Boundary::Constant(0.0))?;
-            forward.record(rec, x)
-        };
-        let xi = spectrum(&mut rec, &image_in)?;
-        let xk = spectrum(&mut rec, &kernel_in)?;
-        let product = binary::record(&mut rec, BinaryOp::ComplexMul, xi, xk)?;
-        let zf = inverse.record(&mut rec, product)?;
-        // All M rows; the output window (wrapped) along the other axes.
-        let maps: Vec<AxisMap> = plan
-            .out_part_dims()
-            .iter()
-            .enumerate()
-            .map(|(d, &len)| AxisMap { len, src_axis: d, origin: if d == 0 { 0 } else { g.start[d] as i64 }, step: 1 })
-            .collect();
-        let z = gather::record(&mut rec, zf, &maps, Boundary::Wrap)?;
+        let (xi, xk) = (rec.input(&image_in), rec.input(&kernel_in));
+        let xi = forward(&image_in)?.record(&mut rec, xi)?;
+        let xk = forward(&kernel_in)?.record(&mut rec, xk)?;
+        let z = inverse.record_with(&mut rec, xi, Some(xk))?;
         let z = rec.download(z);
         Ok(PartRunner { compiled: rec.compile()?, image_in, kernel_in, z })
     }
