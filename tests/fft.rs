@@ -113,6 +113,10 @@ fn smooth_prime_and_long_lengths() {
     }
     // A long strided axis: four-step with inner > 1.
     check_c2c(&[8192, 3], &[0], false, Norm::Backward);
+    // Lines too long for workgroup memory as complex numbers (lavapipe: 32 KiB), batched: one
+    // pass exchanging real and imaginary halves; real transforms of twice that length.
+    check_c2c(&[3, 8192], &[1], true, Norm::Backward);
+    check_real(&[2, 16384], &[1], Norm::Backward);
 }
 
 #[test]

@@ -212,6 +212,15 @@ fn sm(k: &LineKernel, line: &str, idx: &str) -> String {
     }
 }
 
+/// Element `idx` of the real or imaginary half of a split-exchange line (see `LinePass::split`).
+fn sm_half(k: &LineKernel, idx: &str) -> String {
+    if k.pass.padded {
+        format!("half[pad({idx})]")
+    } else {
+        format!("half[{idx}]")
+    }
+}
+
 /// The generated kernel. Threads are mapped to (line c, thread t) so that the first stage reads
 /// its inputs straight from global memory coalesced: along the line for contiguous lines, across
 /// adjacent lines for strided ones. Stockham's last stage writes outputs j + q·n/r, the same
@@ -235,6 +244,7 @@ pub fn wgsl(k: &LineKernel) -> String {
     assert!(!(k.real_post && stages == 0), "real_post needs a line of at least 2");
     assert!(!(k.real_pre && k.pad_in) && !(k.real_post && k.crop_out), "no padding of packed spectra, no window of untangled ones");
     let uses_shared = stages > 1 || !direct_store;
+    assert!(!p.split || (direct_load && direct_store && batch == 1 && p.radices.iter().all(|&r| (n / r) % t == 0)), "split exchange: one line, loaded and stored directly, stages even over the threads");
     let mut s = String::new();
     let w = &mut s;
     writeln!(w, "// FFT of length {n}, radices {:?}, {t} threads per line, {batch} lines per workgroup.", p.radices).unwrap();
@@ -248,7 +258,9 @@ pub fn wgsl(k: &LineKernel) -> String {
         let other = if k.product_conj { "vec2(o.x, -o.y)" } else { "o" };
         writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; return cmul(v, {other}); }}").unwrap();
     }
-    if uses_shared {
+    if p.split {
+        writeln!(w, "var<workgroup> half: array<f32, {stride}>;").unwrap();
+    } else if uses_shared {
         let words = batch * line_stride(n, p.padded);
         writeln!(w, "var<workgroup> buf: array<vec2<f32>, {words}>;").unwrap();
     }
@@ -372,6 +384,18 @@ pub fn wgsl(k: &LineKernel) -> String {
         let store_global = is_last && direct_store;
         let nb = n / r;
         let per = nb.div_ceil(t);
+        // Split exchange: the next stage's inputs, filled at the end of this one.
+        let next = (p.split && !is_last).then(|| {
+            let r = p.radices[si + 1];
+            (r, n / r, n / r / t)
+        });
+        if let Some((r, _, per)) = next {
+            for b in 0..per {
+                for q in 0..r {
+                    writeln!(w, "var s{}_{b}_{q}: vec2<f32>;", si + 1).unwrap();
+                }
+            }
+        }
         writeln!(w, "{{ // stage {si}: radix {r}, {nb} butterflies after stages of {ns}").unwrap();
         for b in 0..per {
             let guard = t * (b + 1) > nb;
@@ -394,6 +418,8 @@ pub fn wgsl(k: &LineKernel) -> String {
                     writeln!(w, "if ({idx} < p.len_in) {{ x{b}_{q} = {}; }}", loaded("in_base", &idx)).unwrap();
                 } else if load_global {
                     writeln!(w, "x{b}_{q} = {};", loaded("in_base", &idx)).unwrap();
+                } else if p.split {
+                    writeln!(w, "x{b}_{q} = s{si}_{b}_{q};").unwrap();
                 } else {
                     writeln!(w, "x{b}_{q} = {};", sm(k, "line", &idx)).unwrap();
                 }
@@ -403,7 +429,7 @@ pub fn wgsl(k: &LineKernel) -> String {
             }
         }
         // Stages read and write the same workgroup memory: all reads before any write.
-        if !load_global && !store_global {
+        if !load_global && !store_global && !p.split {
             writeln!(w, "workgroupBarrier();").unwrap();
         }
         let step = n / (ns * r);
@@ -434,6 +460,8 @@ pub fn wgsl(k: &LineKernel) -> String {
                 if store_global {
                     let v = stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
                     writeln!(w, "{}", store("out_base", &format!("({idx})"), &v)).unwrap();
+                } else if p.split {
+                    writeln!(w, "{} = x{b}_{q}.x;", sm_half(k, &idx)).unwrap();
                 } else {
                     writeln!(w, "{} = x{b}_{q};", sm(k, "line", &idx)).unwrap();
                 }
@@ -442,7 +470,27 @@ pub fn wgsl(k: &LineKernel) -> String {
                 writeln!(w, "}}").unwrap();
             }
         }
-        if !store_global {
+        if let Some((r2, nb2, per2)) = next {
+            // Real parts are in place: read the next stage's, then the same for the imaginary parts.
+            let read = |w: &mut String, part: &str| {
+                for b in 0..per2 {
+                    for q in 0..r2 {
+                        writeln!(w, "s{}_{b}_{q}.{part} = {};", si + 1, sm_half(k, &format!("t + {}u", b * t + q * nb2))).unwrap();
+                    }
+                }
+            };
+            writeln!(w, "workgroupBarrier();").unwrap();
+            read(w, "x");
+            writeln!(w, "workgroupBarrier();").unwrap();
+            for b in 0..per {
+                for q in 0..r {
+                    writeln!(w, "{} = x{b}_{q}.y;", sm_half(k, &format!("d{b} + {}u", q * ns))).unwrap();
+                }
+            }
+            writeln!(w, "workgroupBarrier();").unwrap();
+            read(w, "y");
+            writeln!(w, "workgroupBarrier();").unwrap();
+        } else if !store_global {
             writeln!(w, "workgroupBarrier();").unwrap();
         }
         writeln!(w, "}}").unwrap();
@@ -474,7 +522,7 @@ pub fn wgsl(k: &LineKernel) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fft::plan::{line_pass, DeviceLimits};
+    use crate::fft::plan::{line_pass, split_line_pass, DeviceLimits};
 
     fn validate(source: &str) -> Result<(), String> {
         let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
@@ -487,8 +535,8 @@ mod tests {
     #[test]
     fn every_planned_length_generates_valid_wgsl() {
         for limits in [DeviceLimits { workgroup_bytes: 32768, max_threads: 1024 }, DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 }] {
-            for n in 1..=6144 {
-                let Some(pass) = line_pass(n, limits) else { continue };
+            for n in 1..=12288 {
+                let Some(pass) = line_pass(n, limits).or_else(|| split_line_pass(n, limits)) else { continue };
                 // The variants only toggle small pieces; check them all on a sample of lengths.
                 let flags: &[(bool, bool, bool, bool, bool)] = if n % 97 == 1 {
                     &[(false, true, true, false, false), (true, false, false, true, false), (true, true, false, true, false), (true, false, false, false, true)]
@@ -496,6 +544,10 @@ mod tests {
                     &[(n % 2 == 0, true, true, false, n % 3 == 0)]
                 };
                 for &(inverse, load_line_fast, store_line_fast, twiddle_out, chirp) in flags {
+                    // Split-exchange passes load and store directly, along one direction.
+                    if pass.split && load_line_fast != store_line_fast {
+                        continue;
+                    }
                     let k = LineKernel {
                         pass: pass.clone(),
                         inverse,
@@ -506,12 +558,12 @@ mod tests {
                         chirp_in: chirp,
                         chirp_out: chirp,
                         conj_result: chirp,
-                        real_post: n % 5 == 1 && n > 1 && !chirp && store_line_fast,
-                        real_pre: n % 7 == 1 && !chirp && load_line_fast,
+                        real_post: n % 5 == 1 && n > 1 && !chirp && store_line_fast && !pass.split,
+                        real_pre: n % 7 == 1 && !chirp && load_line_fast && !pass.split,
                         pad_in: !chirp && n % 7 != 1,
                         product_in: n % 2 == 1 || n % 7 == 1,
                         product_conj: n % 4 == 1,
-                        crop_out: n % 3 == 1 && !(n % 5 == 1 && n > 1 && !chirp && store_line_fast),
+                        crop_out: n % 3 == 1 && !(n % 5 == 1 && n > 1 && !chirp && store_line_fast && !pass.split),
                     };
                     if let Err(e) = validate(&wgsl(&k)) {
                         panic!("n={n} {k:?}:\n{e}");

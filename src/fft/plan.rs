@@ -27,6 +27,10 @@ pub struct LinePass {
     pub batch: usize,
     /// Workgroup memory padded by one element in 16 (against bank conflicts), when it fits.
     pub padded: bool,
+    /// Lines too long for workgroup memory as complex numbers: each thread keeps its elements
+    /// in registers and stages exchange real parts, then imaginary parts, through half the
+    /// memory. One line per workgroup; loads and stores must both run along the line.
+    pub split: bool,
 }
 
 /// How one axis of length `n` is transformed.
@@ -86,7 +90,22 @@ pub fn line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
         Some(b) => (b, true),
         None => (1, false),
     };
-    Some(LinePass { n, radices, threads, batch, padded })
+    Some(LinePass { n, radices, threads, batch, padded, split: false })
+}
+
+/// The split-exchange pass for a length whose complex line does not fit workgroup memory but
+/// whose real parts do, with every stage's butterflies spread evenly over the threads.
+pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
+    let radices = factor(n)?;
+    if radices.len() > 8 || n * 8 <= limits.workgroup_bytes || n * 4 > limits.workgroup_bytes {
+        return None;
+    }
+    let threads = radices.iter().map(|&r| (n / r).div_ceil(REGISTERS / r)).max().unwrap_or(1);
+    if threads > limits.max_threads || radices.iter().any(|&r| (n / r) % threads != 0) {
+        return None;
+    }
+    let padded = line_stride(n, true) * 4 <= limits.workgroup_bytes;
+    Some(LinePass { n, radices, threads, batch: 1, padded, split: true })
 }
 
 /// Workgroup-memory elements from one line to the next. Padded: one element after every 16
@@ -146,7 +165,7 @@ pub fn bluestein_len(min: usize) -> usize {
 /// lines gives way to the four-step scheme (strided axes read `batch` adjacent columns at once,
 /// so too few lines waste most of each memory transaction).
 pub fn plan_axis(n: usize, limits: DeviceLimits, min_batch: usize) -> Option<AxisPlan> {
-    let single = line_pass(n, limits);
+    let single = line_pass(n, limits).or_else(|| split_line_pass(n, limits).filter(|_| split_enabled()));
     if let Some(p) = single.clone().filter(|p| p.batch >= min_batch) {
         return Some(AxisPlan::Single(p));
     }
@@ -156,6 +175,11 @@ pub fn plan_axis(n: usize, limits: DeviceLimits, min_batch: usize) -> Option<Axi
     let m = bluestein_len(2 * n - 1);
     let inner = plan_axis(m, limits, min_batch)?;
     Some(AxisPlan::Bluestein { n, m, inner: Box::new(inner) })
+}
+
+/// `LUCENT_FFT_SPLIT=0` turns split-exchange passes off (for A/B measurements).
+fn split_enabled() -> bool {
+    std::env::var("LUCENT_FFT_SPLIT").map_or(true, |v| v != "0")
 }
 
 /// Splits a smooth `n` into n1 · n2, both single passes, as close to √n as possible.
@@ -229,6 +253,9 @@ mod tests {
         }
         // A strided 4096 that would fit one line per workgroup goes four-step instead.
         assert!(matches!(plan_axis(4096, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
+        // 8192 contiguous: one split-exchange pass (real parts 32 KiB); strided, four-step.
+        assert!(matches!(plan_axis(8192, LAVAPIPE, 1), Some(AxisPlan::Single(LinePass { split: true, threads: 512, .. }))));
+        assert!(matches!(plan_axis(8192, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
         // 2^24 needs two passes of 4096.
         assert!(matches!(plan_axis(1 << 24, LAVAPIPE, 1), Some(AxisPlan::FourStep { .. })));
     }
