@@ -265,6 +265,29 @@ fn fused_padding_window_and_product() {
     assert!(bad(Fusion { window: Some(window(&[(0, 8)])), ..Fusion::default() }, Transform::Forward), "window rank");
 }
 
+/// In-place transforms: plans whose axes take one pass each overwrite their input (the result is
+/// the input's buffer); others (Bluestein, four-step) still give the right answer.
+#[test]
+fn in_place_where_the_layout_allows() {
+    for (dims, axes, inverse, all_in_place) in [(vec![12usize, 35, 9], vec![0usize, 1, 2], false, true), (vec![5, 16], vec![1], true, true), (vec![17, 6], vec![0, 1], false, false), (vec![8192, 3], vec![0], true, false)] {
+        let n: usize = dims.iter().product();
+        let x = ArrayD::from_shape_vec(IxDyn(&dims), random_complex(n)).unwrap();
+        let t = if inverse { Transform::Inverse } else { Transform::Forward };
+        let plan = FftPlan::new(gpu(), &dims, &axes, t, Norm::Backward).unwrap();
+        assert_eq!(plan.is_in_place(), all_in_place, "{dims:?}");
+        let mut rec = Recording::new(gpu());
+        rec.set_poison(true);
+        let xb = rec.upload_c32(&x.view()).unwrap();
+        let y = plan.record_in_place(&mut rec, xb).unwrap();
+        assert_eq!(y == xb, all_in_place, "{dims:?}");
+        let d = rec.download(y);
+        let got = rec.run().unwrap().c32(d).unwrap();
+        let want = cpu::c2c(&to64(&x), &axes, inverse, Norm::Backward);
+        let e = errors(&flat_c(&got), &flat_c64(&want));
+        assert!(e.rel_l2 <= 1e-6, "in place {dims:?} axes {axes:?}: relative L2 {:e}", e.rel_l2);
+    }
+}
+
 #[test]
 fn bad_input_is_an_error() {
     let g = gpu();

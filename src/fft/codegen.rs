@@ -49,6 +49,20 @@ pub struct LineKernel {
     /// A cyclic window fused into the store: output k goes to (k + crop_shift) mod crop_mod,
     /// stored only below crop_len.
     pub crop_out: bool,
+    /// Reads and writes `dst` (no `src`): each workgroup has read all of its lines before it
+    /// writes any, so the transform may overwrite its input.
+    pub in_place: bool,
+}
+
+impl LineKernel {
+    fn bindings(&self) -> &'static [BindingInfo] {
+        match (self.in_place, self.product_in) {
+            (false, false) => &BINDINGS[..4],
+            (false, true) => BINDINGS,
+            (true, false) => &BINDINGS[1..4],
+            (true, true) => &BINDINGS[1..],
+        }
+    }
 }
 
 /// The parameter struct, mirrored by `Params` in src/kernels/fft_lines.rs.
@@ -61,15 +75,9 @@ const PARAMS: &str = "struct Params {
     crop_shift: u32, crop_len: u32, crop_mod: u32, unused: u32,
 }";
 
+/// Every binding a line kernel may have, in order: in-place kernels drop `src`, kernels without
+/// a fused product drop `aux` (see `LineKernel::bindings`).
 const BINDINGS: &[BindingInfo] = &[
-    BindingInfo { kind: BindingKind::StorageRead, name: "src" },
-    BindingInfo { kind: BindingKind::StorageReadWrite, name: "dst" },
-    BindingInfo { kind: BindingKind::StorageRead, name: "tw" },
-    BindingInfo { kind: BindingKind::Uniform, name: "p" },
-];
-
-/// With a fused product: the second operand last.
-const BINDINGS_AUX: &[BindingInfo] = &[
     BindingInfo { kind: BindingKind::StorageRead, name: "src" },
     BindingInfo { kind: BindingKind::StorageReadWrite, name: "dst" },
     BindingInfo { kind: BindingKind::StorageRead, name: "tw" },
@@ -96,7 +104,7 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
         source: Box::leak(source.into_boxed_str()),
         entry: "main",
         workgroup_size: [threads, 1, 1],
-        bindings: if k.product_in { BINDINGS_AUX } else { BINDINGS },
+        bindings: k.bindings(),
         params_size: Some(96),
         overrides: &[],
     }));
@@ -249,12 +257,16 @@ pub fn wgsl(k: &LineKernel) -> String {
     let w = &mut s;
     writeln!(w, "// FFT of length {n}, radices {:?}, {t} threads per line, {batch} lines per workgroup.", p.radices).unwrap();
     writeln!(w, "{PARAMS}").unwrap();
-    writeln!(w, "@group(0) @binding(0) var<storage, read> src: array<vec2<f32>>;").unwrap();
-    writeln!(w, "@group(0) @binding(1) var<storage, read_write> dst: array<vec2<f32>>;").unwrap();
-    writeln!(w, "@group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;").unwrap();
-    writeln!(w, "@group(0) @binding(3) var<uniform> p: Params;").unwrap();
+    for (i, b) in k.bindings().iter().enumerate() {
+        let (space, ty) = match b.kind {
+            BindingKind::Uniform => ("uniform", "Params"),
+            BindingKind::StorageReadWrite => ("storage, read_write", "array<vec2<f32>>"),
+            _ => ("storage, read", "array<vec2<f32>>"),
+        };
+        writeln!(w, "@group(0) @binding({i}) var<{space}> {}: {ty};", b.name).unwrap();
+    }
+    let src = if k.in_place { "dst" } else { "src" };
     if k.product_in {
-        writeln!(w, "@group(0) @binding(4) var<storage, read> aux: array<vec2<f32>>;").unwrap();
         let other = if k.product_conj { "vec2(o.x, -o.y)" } else { "o" };
         writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; return cmul(v, {other}); }}").unwrap();
     }
@@ -280,7 +292,7 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "  let e = 0.5 * (zk + zcc); let d = 0.5 * (zk - zcc); return e + cmul(tw[p.mul_out + k], vec2(d.y, -d.x)); }}").unwrap();
     }
     if k.real_pre {
-        let read = |i: &str| if k.product_in { format!("product(src[{i}], {i})") } else { format!("src[{i}]") };
+        let read = |i: &str| if k.product_in { format!("product({src}[{i}], {i})") } else { format!("{src}[{i}]") };
         writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = {}; var xc = {};", read("at + k"), read(&format!("at + {n}u - k"))).unwrap();
         writeln!(w, "  if (k == 0u) {{ xk = vec2(xk.x, 0.0); xc = vec2(xc.x, 0.0); }}").unwrap();
         writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
@@ -294,8 +306,8 @@ pub fn wgsl(k: &LineKernel) -> String {
         let i = format!("{at} + ({j}) * p.in_elem");
         let x = match (k.real_pre, k.product_in) {
             (true, _) => format!("real_pre({at}, {j})"),
-            (false, true) => format!("product(src[{i}], {i})"),
-            (false, false) => format!("src[{i}]"),
+            (false, true) => format!("product({src}[{i}], {i})"),
+            (false, false) => format!("{src}[{i}]"),
         };
         let x = conj_if(k.conj_source, &x);
         let x = if k.chirp_in { format!("cmul({x}, tw[p.mul_in + {j}])") } else { x };
@@ -429,7 +441,8 @@ pub fn wgsl(k: &LineKernel) -> String {
             }
         }
         // Stages read and write the same workgroup memory: all reads before any write.
-        if !load_global && !store_global && !p.split {
+        // (In place, a single stage's loads must all precede its stores too.)
+        if (!load_global && !store_global && !p.split) || (k.in_place && load_global && store_global) {
             writeln!(w, "workgroupBarrier();").unwrap();
         }
         let step = n / (ns * r);
@@ -563,6 +576,7 @@ mod tests {
                         pad_in: !chirp && n % 7 != 1,
                         product_in: n % 2 == 1 || n % 7 == 1,
                         product_conj: n % 4 == 1,
+                        in_place: n % 2 == 0 && load_line_fast == store_line_fast,
                         crop_out: n % 3 == 1 && !(n % 5 == 1 && n > 1 && !chirp && store_line_fast && !pass.split),
                     };
                     if let Err(e) = validate(&wgsl(&k)) {

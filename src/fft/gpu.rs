@@ -388,6 +388,23 @@ impl FftPlan {
     /// [`record`](Self::record) for a plan with a fused product: `other` is its second operand,
     /// complex, of the input's shape.
     pub fn record_with(&self, rec: &mut Recording, x: Buf, other: Option<Buf>) -> Result<Buf> {
+        self.record_steps(rec, x, other, false)
+    }
+
+    /// [`record`](Self::record), overwriting `x` where the layout allows: every pass that reads
+    /// and writes whole lines in the same places transforms in place (all of a complex transform
+    /// whose axes take one pass each), so no second array of the input's size is needed. The
+    /// result is `x` itself when every step ran in place.
+    pub fn record_in_place(&self, rec: &mut Recording, x: Buf) -> Result<Buf> {
+        self.record_steps(rec, x, None, true)
+    }
+
+    /// Whether every step of the plan runs in place (`record_in_place` returns its input).
+    pub fn is_in_place(&self) -> bool {
+        self.steps.iter().all(|s| matches!(s, Step::Lines { pass, .. } if pass.in_place_ok() && pass.product.is_none()) || matches!(s, Step::View { .. }))
+    }
+
+    fn record_steps(&self, rec: &mut Recording, x: Buf, other: Option<Buf>, in_place: bool) -> Result<Buf> {
         if rec.dims(x) != self.input.dims() {
             return Err(Error::Shape(format!("FFT planned for {:?}, given {:?}", self.input.dims(), rec.dims(x))));
         }
@@ -409,7 +426,8 @@ impl FftPlan {
         for step in &self.steps {
             match step {
                 Step::Lines { pass, out } => {
-                    let next = rec.temp(out, Dtype::C32)?;
+                    let same = in_place && pass.in_place_ok() && pass.product.is_none() && rec.dims(cur) == out.as_slice() && rec.dtype(cur) == Dtype::C32;
+                    let next = if same { cur } else { rec.temp(out, Dtype::C32)? };
                     fft_lines::record(rec, pass, cur, next, table, pass.product.and(other));
                     cur = next;
                 }

@@ -110,6 +110,12 @@ pub struct Pass {
 }
 
 impl Pass {
+    /// Whether the pass may overwrite its input: lines read and written in the same places and
+    /// lengths, each workgroup reading all of its own lines before writing them.
+    pub fn in_place_ok(&self) -> bool {
+        self.input == self.output && self.real_post.is_none() && self.real_pre.is_none() && self.pad_in.is_none() && self.crop.is_none()
+    }
+
     /// A plain pass over `lines` lines (no fusions), for the builders to adjust.
     #[allow(clippy::too_many_arguments)]
     pub fn plain(plan: LinePass, inverse: bool, lines: usize, inner: usize, input: Lines, output: Lines, scale: f64, roots: u32) -> Pass {
@@ -136,7 +142,8 @@ impl Pass {
     }
 }
 
-/// Records `pass` from `src` into `dst`; `aux` is the second operand of a fused product.
+/// Records `pass` from `src` into `dst` (the same buffer: in place, where `in_place_ok`); `aux`
+/// is the second operand of a fused product.
 pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, aux: Option<Buf>) {
     assert_eq!(pass.product.is_some(), aux.is_some(), "a fused product needs its operand");
     assert!(pass.chirp_in.is_none() || pass.pad_in.is_none(), "the chirp's length pads already");
@@ -185,10 +192,11 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         product_in: pass.product.is_some(),
         product_conj: pass.product == Some(true),
         crop_out: pass.crop.is_some(),
+        in_place: src == dst,
     });
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
-    match aux {
-        Some(aux) => rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table, aux], groups),
-        None => rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table], groups),
-    }
+    let bufs = [src, dst, table];
+    let bufs = if src == dst { &bufs[1..] } else { &bufs[..] };
+    let bufs: Vec<Buf> = bufs.iter().copied().chain(aux).collect();
+    rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &bufs, groups);
 }
