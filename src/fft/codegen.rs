@@ -40,6 +40,13 @@ pub struct LineKernel {
     /// Its inverse: the load packs n + 1 half-spectrum values into the n complex values whose
     /// inverse transform holds the 2n reals in pairs (tables at mul_in). Contiguous lines only.
     pub real_pre: bool,
+    /// Rader's first pass (prime p, lines of N = p − 1): element q is loaded from position
+    /// u32(tw[mul_in + q].x) = g^−q; the store of output 0 also writes x_0 (the line's element 0)
+    /// at N and the raw output 0 at N + 1. Forward, no twiddle or real pieces.
+    pub rader_gather: bool,
+    /// Rader's second pass: element 0 is loaded plus element N (x_0); output q is stored at
+    /// position u32(tw[mul_out + q].y) = g^q, and x_0 + A[0] (elements N and N + 1) at position 0.
+    pub rader_scatter: bool,
 }
 
 /// The parameter struct, mirrored by `Params` in src/kernels/fft_lines.rs.
@@ -214,6 +221,9 @@ pub fn wgsl(k: &LineKernel) -> String {
     // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
     let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines && !k.real_post) || stages == 0;
     assert!(!(k.real_post && stages == 0), "real_post needs a line of at least 2");
+    let rader = k.rader_gather || k.rader_scatter;
+    assert!(!rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post), "Rader's passes combine with none of these");
+    assert!(!(k.rader_gather && (k.inverse || k.rader_scatter)), "Rader's first pass is a forward transform");
     let uses_shared = stages > 1 || !direct_store;
     let mut s = String::new();
     let w = &mut s;
@@ -248,12 +258,23 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
         writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
     }
+    if k.rader_scatter {
+        writeln!(w, "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = src[at + j * p.in_elem]; if (j == 0u) {{ v += src[at + {n}u * p.in_elem]; }} return v; }}").unwrap();
+    }
     writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
     let conj_if = |on: bool, x: &str| if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
     let conj = |x: &str| conj_if(k.inverse, x);
     // What a load reads: element j of a line at `at` (the caller guards j < len_in when chirped).
     let loaded = |at: &str, j: &str| {
-        let x = if k.real_pre { format!("real_pre({at}, {j})") } else { format!("src[{at} + ({j}) * p.in_elem]") };
+        let x = if k.real_pre {
+            format!("real_pre({at}, {j})")
+        } else if k.rader_gather {
+            format!("src[{at} + u32(tw[p.mul_in + {j}].x) * p.in_elem]")
+        } else if k.rader_scatter {
+            format!("rader_dc({at}, {j})")
+        } else {
+            format!("src[{at} + ({j}) * p.in_elem]")
+        };
         let x = conj_if(k.conj_source, &x);
         let x = if k.chirp_in { format!("cmul({x}, tw[p.mul_in + {j}])") } else { x };
         conj(&x)
@@ -266,6 +287,21 @@ pub fn wgsl(k: &LineKernel) -> String {
         let v = conj(&v);
         let v = if k.chirp_out { format!("cmul({v}, tw[p.mul_out + {idx}])") } else { v };
         format!("{} * p.scale", conj_if(k.conj_result, &v))
+    };
+    // The store of value `v` (raw: `raw`) as output `idx` of the line whose output starts at
+    // `out_at` and input at `in_at`; Rader's extra values with output 0 (`maybe_first`: idx can be 0).
+    let store_at = |out_at: &str, in_at: &str, idx: &str, raw: &str, v: &str, maybe_first: bool| {
+        let pos = if k.rader_scatter { format!("u32(tw[p.mul_out + {idx}].y)") } else { format!("({idx})") };
+        let mut st = format!("dst[{out_at} + {pos} * p.out_elem] = {v};");
+        if k.rader_gather && maybe_first {
+            let x0 = conj_if(k.conj_source, &format!("src[{in_at}]"));
+            write!(st, " if ({idx} == 0u) {{ dst[{out_at} + {n}u * p.out_elem] = {x0}; dst[{out_at} + {}u * p.out_elem] = {raw}; }}", n + 1).unwrap();
+        }
+        if k.rader_scatter && maybe_first {
+            let x0 = format!("(src[{in_at} + {n}u * p.in_elem] + src[{in_at} + {}u * p.in_elem])", n + 1);
+            write!(st, " if ({idx} == 0u) {{ dst[{out_at}] = {} * p.scale; }}", conj_if(k.conj_result, &x0)).unwrap();
+        }
+        st
     };
     writeln!(w, "@compute @workgroup_size({wg})").unwrap();
     writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
@@ -379,7 +415,7 @@ pub fn wgsl(k: &LineKernel) -> String {
                 let idx = format!("d{b} + {}u", q * ns);
                 if store_global {
                     let v = stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
-                    let store = format!("dst[out_base + ({idx}) * p.out_elem] = {v};");
+                    let store = store_at("out_base", "in_base", &idx, &format!("x{b}_{q}"), &v, q == 0);
                     if k.chirp_out {
                         writeln!(w, "if ({idx} < p.len_out) {{ {store} }}").unwrap();
                     } else {
@@ -415,7 +451,8 @@ pub fn wgsl(k: &LineKernel) -> String {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
             writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
             writeln!(w, "  if ({guard}first + c < p.lines{}) {{", out_range("k")).unwrap();
-            writeln!(w, "    dst[line_out[c] + k * p.out_elem] = {};", stored(&format!("v{r}"), "k", "line_m[c]")).unwrap();
+            let v = stored(&format!("v{r}"), "k", "line_m[c]");
+            writeln!(w, "    {}", store_at("line_out[c]", "base(first + c, p.in_split, p.in_hi, p.in_lo)", "k", &format!("v{r}"), &v, true)).unwrap();
             writeln!(w, "  }} }}").unwrap();
         }
     }
@@ -460,9 +497,39 @@ mod tests {
                         conj_result: chirp,
                         real_post: n % 5 == 1 && n > 1 && !chirp && store_line_fast,
                         real_pre: n % 7 == 1 && !chirp && load_line_fast,
+                        rader_gather: false,
+                        rader_scatter: false,
                     };
                     if let Err(e) = validate(&wgsl(&k)) {
                         panic!("n={n} {k:?}:\n{e}");
+                    }
+                }
+                // Rader's two passes (lines of p − 1), on a sample: contiguous and strided, with
+                // and without the conjugations of an inverse transform.
+                if n > 1 && (n % 97 == 1 || n == 16 || n == 256) {
+                    for (fast, conj) in [(true, false), (false, true)] {
+                        let plain = LineKernel {
+                            pass: pass.clone(),
+                            inverse: false,
+                            load_line_fast: fast,
+                            store_line_fast: fast,
+                            twiddle_out: false,
+                            conj_source: false,
+                            chirp_in: false,
+                            chirp_out: false,
+                            conj_result: false,
+                            real_post: false,
+                            real_pre: false,
+                            rader_gather: false,
+                            rader_scatter: false,
+                        };
+                        let gather = LineKernel { conj_source: conj, chirp_out: true, rader_gather: true, ..plain.clone() };
+                        let scatter = LineKernel { inverse: true, conj_result: conj, rader_scatter: true, ..plain };
+                        for k in [gather, scatter] {
+                            if let Err(e) = validate(&wgsl(&k)) {
+                                panic!("n={n} {k:?}:\n{e}");
+                            }
+                        }
                     }
                 }
             }

@@ -9,7 +9,7 @@ use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
 use crate::graph::{Buf, Recording};
 use crate::kernels::complex_to_real::{self, ComplexToReal};
 use crate::kernels::fft_axis_map::{self, AxisMap, Map};
-use crate::kernels::fft_lines::{self, Chirp, Lines, Pass, StoreTwiddle};
+use crate::kernels::fft_lines::{self, Chirp, Lines, Pass, Rader, StoreTwiddle};
 use crate::kernels::real_to_complex;
 
 /// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
@@ -29,6 +29,7 @@ pub struct FftPlan {
     steps: Vec<Step>,
     output: Vec<usize>,
     tables: GpuArray,
+    bluestein: bool,
 }
 
 /// Builds the steps of complex transforms along one axis at a time.
@@ -37,6 +38,8 @@ struct Builder<'a> {
     tw: &'a mut Twiddles,
     dims: Vec<usize>,
     steps: Vec<Step>,
+    /// Whether some axis went through Bluestein's algorithm.
+    bluestein: bool,
 }
 
 impl Builder<'_> {
@@ -75,6 +78,7 @@ impl Builder<'_> {
                     chirp_out: None,
                     real_post: None,
                     real_pre: None,
+                    rader: None,
                 };
                 self.steps.push(Step::Lines { pass, out });
             }
@@ -104,6 +108,7 @@ impl Builder<'_> {
                     chirp_out: None,
                     real_post: None,
                     real_pre: None,
+                    rader: None,
                 };
                 self.steps.push(Step::Lines { pass, out: out.clone() });
                 // Pass 2: length n2 along rows o·n1 + k1; writes k1 + n1·k2, the transpose, directly.
@@ -123,10 +128,61 @@ impl Builder<'_> {
                     chirp_out: None,
                     real_post: None,
                     real_pre: None,
+                    rader: None,
                 };
                 self.steps.push(Step::Lines { pass, out });
             }
+            AxisPlan::Rader { n, root, inner: p } => {
+                let (n, len) = (*n, p.n);
+                let indices = self.tw.rader_indices(n, *root);
+                let spectrum = self.tw.rader_spectrum(n, *root);
+                // Workspace lines of n + 1: the n − 1 spectrum products, then x_0 and A[0].
+                let wide = vec![outer, len + 2, inner];
+                // Forward transform of x[g^−q] times the kernel's spectrum (inverse transforms
+                // by conjugation on both ends, as Bluestein's).
+                let gather = Pass {
+                    plan: p.clone(),
+                    inverse: false,
+                    lines: outer * inner,
+                    inner,
+                    input: Lines::axis(n, inner),
+                    output: Lines::axis(len + 2, inner),
+                    scale: 1.0,
+                    roots: self.tw.roots(len),
+                    twiddle: None,
+                    conj_source: inverse,
+                    conj_result: false,
+                    chirp_in: None,
+                    chirp_out: Some(Chirp { table: spectrum, len: len as u32 }),
+                    real_post: None,
+                    real_pre: None,
+                    rader: Some(Rader::Gather { indices }),
+                };
+                self.steps.push(Step::Lines { pass: gather, out: wide });
+                // Unscaled inverse (the spectrum holds the 1/(n − 1)) with x_0 added to its DC
+                // input, which adds x_0 to every output: X[g^q] = x_0 + (convolution)_q.
+                let scatter = Pass {
+                    plan: p.clone(),
+                    inverse: true,
+                    lines: outer * inner,
+                    inner,
+                    input: Lines::axis(len + 2, inner),
+                    output: Lines::axis(n, inner),
+                    scale: scale as f32,
+                    roots: self.tw.roots(len),
+                    twiddle: None,
+                    conj_source: false,
+                    conj_result: inverse,
+                    chirp_in: None,
+                    chirp_out: None,
+                    real_post: None,
+                    real_pre: None,
+                    rader: Some(Rader::Scatter { indices }),
+                };
+                self.steps.push(Step::Lines { pass: scatter, out });
+            }
             AxisPlan::Bluestein { n, m, inner: padded } => {
+                self.bluestein = true;
                 let (n, m) = (*n, *m);
                 let chirp = self.tw.chirp(n);
                 let spectrum = self.tw.chirp_spectrum(n, m);
@@ -152,6 +208,7 @@ impl Builder<'_> {
                         chirp_out: Some(Chirp { table: spectrum, len: m as u32 }),
                         real_post: None,
                         real_pre: None,
+                        rader: None,
                     };
                     self.steps.push(Step::Lines { pass: forward, out: wide });
                     // Unscaled inverse: the spectrum table already holds the 1/m.
@@ -171,6 +228,7 @@ impl Builder<'_> {
                         chirp_out: chirp_in(n),
                         real_post: None,
                         real_pre: None,
+                        rader: None,
                     };
                     self.steps.push(Step::Lines { pass: back, out });
                     return Ok(());
@@ -219,6 +277,7 @@ impl Builder<'_> {
             chirp_out: None,
             real_post: (!inverse).then_some(table),
             real_pre: inverse.then_some(table),
+            rader: None,
         };
         self.dims[last] = n_out;
         self.steps.push(Step::Lines { pass, out: self.dims.clone() });
@@ -256,7 +315,7 @@ impl FftPlan {
             max_threads: gpu.limits().max_compute_invocations_per_workgroup as usize,
         };
         let mut tw = Twiddles::default();
-        let mut b = Builder { limits, tw: &mut tw, dims: dims.to_vec(), steps: Vec::new() };
+        let mut b = Builder { limits, tw: &mut tw, dims: dims.to_vec(), steps: Vec::new(), bluestein: false };
         let last = *axes.last().unwrap();
         let factor = |n: usize, inverse: bool| norm.factor(n, inverse);
         match transform {
@@ -314,14 +373,14 @@ impl FftPlan {
                 }
             }
         }
-        let (steps, output) = (b.steps, b.dims);
+        let (steps, output, bluestein) = (b.steps, b.dims, b.bluestein);
         Shape::new(&output)?;
         if tw.data.is_empty() {
             tw.data.push(num_complex::Complex32::new(0.0, 0.0));
         }
         let table = ndarray::ArrayD::from_shape_vec(vec![tw.data.len()], tw.data).unwrap();
         let tables = GpuArray::upload_c32(gpu, &table.view())?;
-        Ok(FftPlan { input, transform, steps, output, tables })
+        Ok(FftPlan { input, transform, steps, output, tables, bluestein })
     }
 
     pub fn output_dims(&self) -> &[usize] {
@@ -331,6 +390,13 @@ impl FftPlan {
     /// Dispatches the plan records, for reports.
     pub fn dispatches(&self) -> usize {
         self.steps.iter().filter(|s| !matches!(s, Step::View { .. })).count()
+    }
+
+    /// Whether an axis needs Bluestein's algorithm (composite lengths with a prime factor above
+    /// 13, primes that Rader's algorithm cannot take in one pass): its accuracy bound is twice
+    /// that of the others.
+    pub fn uses_bluestein(&self) -> bool {
+        self.bluestein
     }
 
     /// Records the transform of `x` (complex, or real for `RealForward`) and returns the result.

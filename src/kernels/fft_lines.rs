@@ -68,6 +68,18 @@ pub struct Chirp {
     pub len: u32,
 }
 
+/// One of the two passes of Rader's algorithm for a prime p (lines of p − 1; src/fft/gpu.rs),
+/// with Rader's index table at `indices` (see `Twiddles::rader_indices`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rader {
+    /// Loads element q from position g^−q; stores x_0 and the raw DC output after each line's
+    /// p − 1 outputs (the spectrum product itself is a `chirp_out`).
+    Gather { indices: u32 },
+    /// Adds x_0 (stored after the line) to element 0 as it loads; stores output q at position
+    /// g^q and x_0 + A[0] at position 0.
+    Scatter { indices: u32 },
+}
+
 #[derive(Clone, Debug)]
 pub struct Pass {
     pub plan: LinePass,
@@ -88,11 +100,18 @@ pub struct Pass {
     /// complex transform fused into the store (forward) or the load (inverse); tables W_2n^k.
     pub real_post: Option<u32>,
     pub real_pre: Option<u32>,
+    pub rader: Option<Rader>,
 }
 
 pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) {
     let plan = &pass.plan;
     let tw = pass.twiddle;
+    // Rader's index table: at mul_in for the gather (no chirp_in there), mul_out for the scatter.
+    let (gather, scatter) = match pass.rader {
+        Some(Rader::Gather { indices }) => (Some(indices), None),
+        Some(Rader::Scatter { indices }) => (None, Some(indices)),
+        None => (None, None),
+    };
     let p = Params {
         lines: pass.lines as u32,
         inner: pass.inner as u32,
@@ -110,9 +129,9 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         tw_hi: tw.map_or(0, |t| t.hi),
         tw_s: tw.map_or(1, |t| t.s),
         tw_div: tw.map_or(1, |t| t.div),
-        mul_in: pass.chirp_in.map(|c| c.table).or(pass.real_pre).unwrap_or(0),
+        mul_in: pass.chirp_in.map(|c| c.table).or(pass.real_pre).or(gather).unwrap_or(0),
         len_in: pass.chirp_in.map_or(0, |c| c.len),
-        mul_out: pass.chirp_out.map(|c| c.table).or(pass.real_post).unwrap_or(0),
+        mul_out: pass.chirp_out.map(|c| c.table).or(pass.real_post).or(scatter).unwrap_or(0),
         len_out: pass.chirp_out.map_or(0, |c| c.len),
     };
     let kernel = codegen::kernel(&LineKernel {
@@ -128,6 +147,8 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf) 
         conj_result: pass.conj_result,
         real_post: pass.real_post.is_some(),
         real_pre: pass.real_pre.is_some(),
+        rader_gather: gather.is_some(),
+        rader_scatter: scatter.is_some(),
     });
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[src, dst, table], groups);
