@@ -175,7 +175,7 @@ fn rader(n: usize, limits: DeviceLimits, min_batch: usize) -> Option<AxisPlan> {
 }
 
 fn is_prime(n: usize) -> bool {
-    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| n % d != 0)
+    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
 }
 
 /// The smallest generator of the multiplicative group mod the prime `p`: g^((p−1)/q) ≠ 1 for
@@ -186,9 +186,9 @@ pub fn primitive_root(p: usize) -> usize {
     let mut rest = order;
     let mut d = 2;
     while d * d <= rest {
-        if rest % d == 0 {
+        if rest.is_multiple_of(d) {
             factors.push(d);
-            while rest % d == 0 {
+            while rest.is_multiple_of(d) {
                 rest /= d;
             }
         }
