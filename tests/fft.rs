@@ -1,6 +1,7 @@
 //! FFT accuracy against an f64 reference (rustfft in f64 on the same f32 inputs), the gate of the
 //! FFT issue: relative L2 ≤ 1e-6 and max|Δ|/max|ref| < 2e-6 + 5e-7·log10(N), twice that for
-//! Bluestein lengths. Inputs uniform in ±0.5, fresh each run; temporaries poisoned.
+//! plans with a Bluestein axis (Rader's prime lengths meet the tight bound). Inputs uniform in
+//! ±0.5, fresh each run; temporaries poisoned.
 
 mod common;
 use common::*;
@@ -46,8 +47,8 @@ fn max_bound(n: usize, bluestein: bool) -> f64 {
     if bluestein { 2.0 * b } else { b }
 }
 
-fn uses_bluestein(dims: &[usize], axes: &[usize]) -> bool {
-    axes.iter().any(|&a| plan::factor(dims[a]).is_none())
+fn uses_bluestein(dims: &[usize], axes: &[usize], transform: Transform) -> bool {
+    FftPlan::new(gpu(), dims, axes, transform, Norm::Backward).unwrap().uses_bluestein()
 }
 
 fn check_c2c(dims: &[usize], axes: &[usize], inverse: bool, norm: Norm) {
@@ -57,7 +58,7 @@ fn check_c2c(dims: &[usize], axes: &[usize], inverse: bool, norm: Norm) {
     let want = cpu::c2c(&to64(&x), axes, inverse, norm);
     let e = errors(&flat_c(&got), &flat_c64(&want));
     let points: usize = axes.iter().map(|&a| dims[a]).product();
-    let bound = max_bound(points, uses_bluestein(dims, axes));
+    let bound = max_bound(points, uses_bluestein(dims, axes, if inverse { Transform::Inverse } else { Transform::Forward }));
     let what = format!("c2c {dims:?} axes {axes:?} inverse {inverse} {norm:?}");
     assert!(e.rel_l2 <= 1e-6, "{what}: relative L2 {:e}", e.rel_l2);
     assert!(e.rel_max < bound, "{what}: max error {:e} >= {bound:e}", e.rel_max);
@@ -67,16 +68,16 @@ fn check_real(dims: &[usize], axes: &[usize], norm: Norm) {
     let n: usize = dims.iter().product();
     let x = ArrayD::from_shape_vec(IxDyn(dims), random(n)).unwrap();
     let what = format!("real {dims:?} axes {axes:?} {norm:?}");
-    let bluestein = uses_bluestein(dims, axes);
     let points: usize = axes.iter().map(|&a| dims[a]).product();
     let spectrum = fft::rfftn(gpu(), &x.view(), axes, norm).unwrap();
     let want = cpu::r2c(&x.mapv(|v| v as f64), axes, norm);
     assert_eq!(spectrum.shape(), want.shape(), "{what}");
+    let last = *axes.iter().max().unwrap();
+    let len = dims[last];
+    let bluestein = uses_bluestein(dims, axes, Transform::RealForward) || uses_bluestein(spectrum.shape(), axes, Transform::RealInverse { len });
     let e = errors(&flat_c(&spectrum), &flat_c64(&want));
     assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(points, bluestein), "{what} forward: {:e} {:e}", e.rel_l2, e.rel_max);
     // Inverse of a fresh random half spectrum against the reference, then the round trip.
-    let last = *axes.iter().max().unwrap();
-    let len = dims[last];
     let h: Vec<Complex32> = random_complex(spectrum.len());
     let h = ArrayD::from_shape_vec(spectrum.raw_dim(), h).unwrap();
     let back = fft::irfftn(gpu(), &h.view(), axes, len, norm).unwrap();
@@ -117,6 +118,39 @@ fn smooth_prime_and_long_lengths() {
     // pass exchanging real and imaginary halves; real transforms of twice that length.
     check_c2c(&[3, 8192], &[1], true, Norm::Backward);
     check_real(&[2, 16384], &[1], Norm::Backward);
+}
+
+#[test]
+fn rader_and_bluestein_primes() {
+    // Rader (p − 1 one pass): contiguous and strided, both directions, every norm; then primes
+    // that stay Bluestein (p − 1 has a factor 23, 29, 41) on the same paths.
+    let rader = [17, 97, 257, 641, 769, 1153, 3329];
+    let bluestein = [47, 59, 83];
+    for (i, &n) in rader.iter().chain(&bluestein).enumerate() {
+        let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][i % 3];
+        let (b, c) = (uses_bluestein(&[2, n], &[1], Transform::Forward), uses_bluestein(&[n, 5], &[0], Transform::Forward));
+        assert_eq!(b, bluestein.contains(&n), "{n} contiguous");
+        // Strided, p − 1 must hold 4 lines per workgroup (on lavapipe 1152 and 3328 do not).
+        assert_eq!(c, bluestein.contains(&n) || plan_batch(n - 1) < 4, "{n} strided");
+        check_c2c(&[2, n], &[1], i % 2 == 1, norm);
+        check_c2c(&[n, 5], &[0], i % 2 == 0, norm);
+    }
+    // Multi-D, every axis Rader; odd real lengths go through the complex transform.
+    check_c2c(&[257, 17], &[0, 1], false, Norm::Backward);
+    check_c2c(&[17, 257, 3], &[0, 1], true, Norm::Ortho);
+    check_c2c(&[17, 257, 3], &[0, 1, 2], false, Norm::Forward);
+    check_real(&[4, 257], &[1], Norm::Backward);
+    check_real(&[17, 257], &[0, 1], Norm::Ortho);
+    check_real(&[97, 6], &[0], Norm::Forward);
+    check_real(&[2, 47], &[1], Norm::Backward);
+    // An even real length whose half is a Rader prime: 2 · 17 reals as 17 complex pairs.
+    check_real(&[3, 34], &[1], Norm::Backward);
+}
+
+/// Lines per workgroup of one pass of length n on this device.
+fn plan_batch(n: usize) -> usize {
+    let limits = plan::DeviceLimits { workgroup_bytes: gpu().workgroup_memory_bytes() as usize, max_threads: gpu().limits().max_compute_invocations_per_workgroup as usize };
+    plan::line_pass(n, limits).map_or(0, |p| p.batch)
 }
 
 #[test]
@@ -330,8 +364,8 @@ fn full_accuracy_sweep() {
             let got = fft::fftn(gpu(), &x.view(), &[1], inverse, Norm::Backward).unwrap();
             let want = cpu::c2c(&to64(&x), &[1], inverse, Norm::Backward);
             let e = errors(&flat_c(&got), &flat_c64(&want));
-            let bluestein = plan::factor(n).is_none();
-            let class = if bluestein { "bluestein" } else if n.is_power_of_two() { "pow2" } else { "smooth" };
+            let bluestein = uses_bluestein(&[1, n], &[1], Transform::Forward);
+            let class = if bluestein { "bluestein" } else if plan::factor(n).is_none() { "rader" } else if n.is_power_of_two() { "pow2" } else { "smooth" };
             let w = worst.entry(class).or_insert((0.0f64, 0.0f64, 0usize));
             if e.rel_l2 > w.0 { *w = (e.rel_l2, w.1, n); }
             w.1 = w.1.max(e.rel_max);

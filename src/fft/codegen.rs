@@ -52,6 +52,13 @@ pub struct LineKernel {
     /// Reads and writes `dst` (no `src`): each workgroup has read all of its lines before it
     /// writes any, so the transform may overwrite its input.
     pub in_place: bool,
+    /// Rader's first pass (prime p, lines of N = p − 1): element q is loaded from position
+    /// u32(tw[mul_in + q].x) = g^−q; the store of output 0 also writes x_0 (the line's element 0)
+    /// at N and the raw output 0 at N + 1. Forward, no twiddle or real pieces.
+    pub rader_gather: bool,
+    /// Rader's second pass: element 0 is loaded plus element N (x_0); output q is stored at
+    /// position u32(tw[mul_out + q].y) = g^q, and x_0 + A[0] (elements N and N + 1) at position 0.
+    pub rader_scatter: bool,
 }
 
 impl LineKernel {
@@ -250,7 +257,10 @@ pub fn wgsl(k: &LineKernel) -> String {
     // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
     let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines && !k.real_post) || stages == 0;
     assert!(!(k.real_post && stages == 0), "real_post needs a line of at least 2");
-    assert!(!(k.real_pre && k.pad_in) && !(k.real_post && k.crop_out), "no padding of packed spectra, no window of untangled ones");
+    assert!(!(k.real_pre && k.pad_in || k.real_post && k.crop_out), "no padding of packed spectra, no window of untangled ones");
+    let rader = k.rader_gather || k.rader_scatter;
+    assert!(!rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post && !k.pad_in && !k.crop_out && !k.in_place), "Rader's passes combine with none of these");
+    assert!(!(k.rader_gather && (k.inverse || k.rader_scatter)), "Rader's first pass is a forward transform");
     let uses_shared = stages > 1 || !direct_store;
     assert!(!p.split || (direct_load && direct_store && batch == 1 && p.radices.iter().all(|&r| (n / r) % t == 0)), "split exchange: one line, loaded and stored directly, stages even over the threads");
     let mut s = String::new();
@@ -298,16 +308,25 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
         writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
     }
+    if k.rader_scatter {
+        writeln!(w, "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = {src}[at + j * p.in_elem]; if (j == 0u) {{ v += {src}[at + {n}u * p.in_elem]; }} return v; }}").unwrap();
+    }
     writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
     let conj_if = |on: bool, x: &str| if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
     let conj = |x: &str| conj_if(k.inverse, x);
     // What a load reads: element j of a line at `at` (the caller guards j < len_in when chirped).
     let loaded = |at: &str, j: &str| {
         let i = format!("{at} + ({j}) * p.in_elem");
-        let x = match (k.real_pre, k.product_in) {
-            (true, _) => format!("real_pre({at}, {j})"),
-            (false, true) => format!("product({src}[{i}], {i})"),
-            (false, false) => format!("{src}[{i}]"),
+        let x = if k.real_pre {
+            format!("real_pre({at}, {j})")
+        } else if k.rader_gather {
+            format!("{src}[{at} + u32(tw[p.mul_in + {j}].x) * p.in_elem]")
+        } else if k.rader_scatter {
+            format!("rader_dc({at}, {j})")
+        } else if k.product_in {
+            format!("product({src}[{i}], {i})")
+        } else {
+            format!("{src}[{i}]")
         };
         let x = conj_if(k.conj_source, &x);
         let x = if k.chirp_in { format!("cmul({x}, tw[p.mul_in + {j}])") } else { x };
@@ -322,9 +341,10 @@ pub fn wgsl(k: &LineKernel) -> String {
         let v = if k.chirp_out { format!("cmul({v}, tw[p.mul_out + {idx}])") } else { v };
         format!("{} * p.scale", conj_if(k.conj_result, &v))
     };
-    // The store of output `kk` (a frequency index) of the line at `at`: only below len_out when
-    // chirped, at its windowed position when cropped.
-    let store = |at: &str, kk: &str, v: &str| {
+    // The store of value `v` (raw: `raw`) as output `kk` (a frequency index) of the line whose
+    // output starts at `at` and input at `in_at`: only below len_out when chirped, at its
+    // windowed position when cropped, with Rader's extra values at output 0 (`maybe_first`).
+    let store = |at: &str, in_at: &str, kk: &str, raw: &str, v: &str, maybe_first: bool| {
         let mut s = String::from("{ ");
         let mut guards = Vec::new();
         if k.chirp_out {
@@ -334,10 +354,20 @@ pub fn wgsl(k: &LineKernel) -> String {
             s += &format!("let pos = ({kk} + p.crop_shift) % p.crop_mod; ");
             guards.push("pos < p.crop_len".to_string());
             "pos".to_string()
+        } else if k.rader_scatter {
+            format!("u32(tw[p.mul_out + {kk}].y)")
         } else {
             kk.to_string()
         };
-        let write = format!("dst[{at} + {pos} * p.out_elem] = {v};");
+        let mut write = format!("dst[{at} + {pos} * p.out_elem] = {v};");
+        if k.rader_gather && maybe_first {
+            let x0 = conj_if(k.conj_source, &format!("{src}[{in_at}]"));
+            write!(write, " if ({kk} == 0u) {{ dst[{at} + {n}u * p.out_elem] = {x0}; dst[{at} + {}u * p.out_elem] = {raw}; }}", n + 1).unwrap();
+        }
+        if k.rader_scatter && maybe_first {
+            let x0 = format!("({src}[{in_at} + {n}u * p.in_elem] + {src}[{in_at} + {}u * p.in_elem])", n + 1);
+            write!(write, " if ({kk} == 0u) {{ dst[{at}] = {} * p.scale; }}", conj_if(k.conj_result, &x0)).unwrap();
+        }
         if guards.is_empty() {
             s += &write;
         } else {
@@ -387,7 +417,7 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "workgroupBarrier();").unwrap();
     }
     if stages == 0 {
-        writeln!(w, "if (valid) {}", store("out_base", "0u", &stored(&loaded("in_base", "0u"), "0u", "m"))).unwrap();
+        writeln!(w, "if (valid) {}", store("out_base", "in_base", "0u", "", &stored(&loaded("in_base", "0u"), "0u", "m"), false)).unwrap();
     }
     let mut ns = 1;
     for (si, &r) in p.radices.iter().enumerate() {
@@ -472,7 +502,7 @@ pub fn wgsl(k: &LineKernel) -> String {
                 let idx = format!("d{b} + {}u", q * ns);
                 if store_global {
                     let v = stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
-                    writeln!(w, "{}", store("out_base", &format!("({idx})"), &v)).unwrap();
+                    writeln!(w, "{}", store("out_base", "in_base", &format!("({idx})"), &format!("x{b}_{q}"), &v, q == 0)).unwrap();
                 } else if p.split {
                     writeln!(w, "{} = x{b}_{q}.x;", sm_half(k, &idx)).unwrap();
                 } else {
@@ -524,7 +554,8 @@ pub fn wgsl(k: &LineKernel) -> String {
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
             writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
-            writeln!(w, "  if ({guard}first + c < p.lines) {}", store("line_out[c]", "k", &stored(&format!("v{r}"), "k", "line_m[c]"))).unwrap();
+            let v = stored(&format!("v{r}"), "k", "line_m[c]");
+            writeln!(w, "  if ({guard}first + c < p.lines) {}", store("line_out[c]", "base(first + c, p.in_split, p.in_hi, p.in_lo)", "k", &format!("v{r}"), &v, true)).unwrap();
             writeln!(w, "}}").unwrap();
         }
     }
@@ -577,10 +608,45 @@ mod tests {
                         product_in: n % 2 == 1 || n % 7 == 1,
                         product_conj: n % 4 == 1,
                         in_place: n % 2 == 0 && load_line_fast == store_line_fast,
+                        rader_gather: false,
+                        rader_scatter: false,
                         crop_out: n % 3 == 1 && !(n % 5 == 1 && n > 1 && !chirp && store_line_fast && !pass.split),
                     };
                     if let Err(e) = validate(&wgsl(&k)) {
                         panic!("n={n} {k:?}:\n{e}");
+                    }
+                }
+                // Rader's two passes (lines of p − 1), on a sample: contiguous and strided, with
+                // and without the conjugations of an inverse transform.
+                if n > 1 && !pass.split && (n % 97 == 1 || n == 16 || n == 256) {
+                    for (fast, conj) in [(true, false), (false, true)] {
+                        let plain = LineKernel {
+                            pass: pass.clone(),
+                            inverse: false,
+                            load_line_fast: fast,
+                            store_line_fast: fast,
+                            twiddle_out: false,
+                            conj_source: false,
+                            chirp_in: false,
+                            chirp_out: false,
+                            conj_result: false,
+                            real_post: false,
+                            real_pre: false,
+                            pad_in: false,
+                            product_in: false,
+                            product_conj: false,
+                            crop_out: false,
+                            in_place: false,
+                            rader_gather: false,
+                            rader_scatter: false,
+                        };
+                        let gather = LineKernel { conj_source: conj, chirp_out: true, rader_gather: true, ..plain.clone() };
+                        let scatter = LineKernel { inverse: true, conj_result: conj, rader_scatter: true, ..plain };
+                        for k in [gather, scatter] {
+                            if let Err(e) = validate(&wgsl(&k)) {
+                                panic!("n={n} {k:?}:\n{e}");
+                            }
+                        }
                     }
                 }
             }

@@ -10,7 +10,7 @@ use crate::graph::{Buf, Recording};
 use crate::kernels::complex_to_real::{self, ComplexToReal};
 use crate::kernels::fft_axis_map::{self, AxisMap, Map};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::fft_lines::{self, Chirp, Crop, Lines, Pass, StoreTwiddle};
+use crate::kernels::fft_lines::{self, Chirp, Crop, Lines, Pass, Rader, StoreTwiddle};
 use crate::kernels::{gather, real_to_complex};
 use crate::ops::layout::{self, Boundary};
 
@@ -59,6 +59,7 @@ pub struct FftPlan {
     output: Vec<usize>,
     tables: GpuArray,
     product: Option<bool>,
+    bluestein: bool,
 }
 
 /// Builds the steps of complex transforms along one axis at a time.
@@ -67,6 +68,8 @@ struct Builder<'a> {
     tw: &'a mut Twiddles,
     dims: Vec<usize>,
     steps: Vec<Step>,
+    /// Whether some axis went through Bluestein's algorithm.
+    bluestein: bool,
 }
 
 impl Builder<'_> {
@@ -90,7 +93,7 @@ impl Builder<'_> {
         let fusable = match &plan {
             AxisPlan::Single(_) => true,
             AxisPlan::Bluestein { inner, .. } => matches!(**inner, AxisPlan::Single(_)),
-            AxisPlan::FourStep { .. } => false,
+            AxisPlan::FourStep { .. } | AxisPlan::Rader { .. } => false,
         };
         if !fusable && self.dims[axis] < n {
             self.pad(axis, n);
@@ -140,7 +143,30 @@ impl Builder<'_> {
                 let pass = Pass::plain(second.clone(), inverse, outer * n1 * inner, inner, Lines::axis(n2, inner), transposed, scale, roots);
                 self.steps.push(Step::Lines { pass, out });
             }
+            AxisPlan::Rader { n, root, inner: p } => {
+                assert!(len_in == *n && crop.is_none(), "Rader's passes neither pad nor crop");
+                let (n, len) = (*n, p.n);
+                let indices = self.tw.rader_indices(n, *root);
+                let spectrum = self.tw.rader_spectrum(n, *root);
+                let roots = self.tw.roots(len);
+                // Workspace lines of n + 1: the n − 1 spectrum products, then x_0 and A[0].
+                let wide = vec![outer, len + 2, inner];
+                // Forward transform of x[g^−q] times the kernel's spectrum (inverse transforms
+                // by conjugation on both ends, as Bluestein's).
+                let mut gather = Pass::plain(p.clone(), false, outer * inner, inner, Lines::axis(n, inner), Lines::axis(len + 2, inner), 1.0, roots);
+                gather.conj_source = inverse;
+                gather.chirp_out = Some(Chirp { table: spectrum, len: len as u32 });
+                gather.rader = Some(Rader::Gather { indices });
+                self.steps.push(Step::Lines { pass: gather, out: wide });
+                // Unscaled inverse (the spectrum holds the 1/(n − 1)) with x_0 added to its DC
+                // input, which adds x_0 to every output: X[g^q] = x_0 + (convolution)_q.
+                let mut scatter = Pass::plain(p.clone(), true, outer * inner, inner, Lines::axis(len + 2, inner), Lines::axis(n, inner), scale, roots);
+                scatter.conj_result = inverse;
+                scatter.rader = Some(Rader::Scatter { indices });
+                self.steps.push(Step::Lines { pass: scatter, out });
+            }
             AxisPlan::Bluestein { n, m, inner: padded } => {
+                self.bluestein = true;
                 let (n, m) = (*n, *m);
                 let chirp = self.tw.chirp(n);
                 let spectrum = self.tw.chirp_spectrum(n, m);
@@ -263,7 +289,7 @@ impl FftPlan {
             max_threads: gpu.limits().max_compute_invocations_per_workgroup as usize,
         };
         let mut tw = Twiddles::default();
-        let mut b = Builder { limits, tw: &mut tw, dims: from, steps: Vec::new() };
+        let mut b = Builder { limits, tw: &mut tw, dims: from, steps: Vec::new(), bluestein: false };
         let last = *axes.last().unwrap();
         let factor = |n: usize, inverse: bool| norm.factor(n, inverse);
         // The full result's shape, for the window.
@@ -357,14 +383,14 @@ impl FftPlan {
                 _ => b.steps.insert(0, Step::Product { conj }),
             }
         }
-        let (steps, output) = (b.steps, b.dims);
+        let (steps, output, bluestein) = (b.steps, b.dims, b.bluestein);
         Shape::new(&output)?;
         if tw.data.is_empty() {
             tw.data.push(num_complex::Complex32::new(0.0, 0.0));
         }
         let table = ndarray::ArrayD::from_shape_vec(vec![tw.data.len()], tw.data).unwrap();
         let tables = GpuArray::upload_c32(gpu, &table.view())?;
-        Ok(FftPlan { input, transform, steps, output, tables, product: fusion.product })
+        Ok(FftPlan { input, transform, steps, output, tables, product: fusion.product, bluestein })
     }
 
     pub fn input_dims(&self) -> &[usize] {
@@ -378,6 +404,13 @@ impl FftPlan {
     /// Dispatches the plan records, for reports.
     pub fn dispatches(&self) -> usize {
         self.steps.iter().filter(|s| !matches!(s, Step::View { .. })).count()
+    }
+
+    /// Whether an axis needs Bluestein's algorithm (composite lengths with a prime factor above
+    /// 13, primes that Rader's algorithm cannot take in one pass): its accuracy bound is twice
+    /// that of the others.
+    pub fn uses_bluestein(&self) -> bool {
+        self.bluestein
     }
 
     /// Records the transform of `x` (complex, or real for `RealForward`) and returns the result.

@@ -1,6 +1,6 @@
 //! FFT plans as plain data, decided without a GPU: how each axis length is factored into radix
 //! stages, whether a line fits one workgroup (one dispatch per axis) or needs the four-step
-//! scheme (two dispatches), and when a length needs Bluestein's algorithm.
+//! scheme (two dispatches), and when a prime length needs Rader's or Bluestein's algorithm.
 
 /// Radices with butterflies in src/fft/codegen.rs (16 as 4×4 in registers; 8, 4, 2 written out;
 /// 3, 5, 7, 11, 13 as direct DFTs with literal roots). Larger radices first: fewer stages, fewer
@@ -44,13 +44,16 @@ pub enum AxisPlan {
     /// Chirp-z: pre-multiply and zero-pad to the smooth length `m` ≥ 2n − 1, transform, multiply
     /// by the chirp's spectrum, transform back, post-multiply and crop.
     Bluestein { n: usize, m: usize, inner: Box<AxisPlan> },
+    /// Prime n: with g a primitive root mod n, X[g^m] − x_0 is the cyclic convolution of
+    /// x[g^−q] with W_n^(g^s), length n − 1 (`inner`, one pass), done in two passes of that length.
+    Rader { n: usize, root: usize, inner: LinePass },
 }
 
 impl AxisPlan {
     pub fn len(&self) -> usize {
         match self {
             AxisPlan::Single(p) => p.n,
-            AxisPlan::FourStep { n, .. } | AxisPlan::Bluestein { n, .. } => *n,
+            AxisPlan::FourStep { n, .. } | AxisPlan::Bluestein { n, .. } | AxisPlan::Rader { n, .. } => *n,
         }
     }
     pub fn is_empty(&self) -> bool {
@@ -172,6 +175,9 @@ pub fn plan_axis(n: usize, limits: DeviceLimits, min_batch: usize) -> Option<Axi
     if factor(n).is_some() {
         return four_step(n, limits).or(single.map(AxisPlan::Single));
     }
+    if let Some(rader) = rader(n, limits, min_batch) {
+        return Some(rader);
+    }
     let m = bluestein_len(2 * n - 1);
     let inner = plan_axis(m, limits, min_batch)?;
     Some(AxisPlan::Bluestein { n, m, inner: Box::new(inner) })
@@ -180,6 +186,55 @@ pub fn plan_axis(n: usize, limits: DeviceLimits, min_batch: usize) -> Option<Axi
 /// `LUCENT_FFT_SPLIT=0` turns split-exchange passes off (for A/B measurements).
 fn split_enabled() -> bool {
     std::env::var("LUCENT_FFT_SPLIT").map_or(true, |v| v != "0")
+}
+
+/// Rader's plan for a prime `n` whose n − 1 is one pass holding `min_batch` lines (two passes
+/// of n − 1 move far less than Bluestein's two of m ≥ 2n − 1); None otherwise.
+fn rader(n: usize, limits: DeviceLimits, min_batch: usize) -> Option<AxisPlan> {
+    if n < 3 || !is_prime(n) {
+        return None;
+    }
+    let inner = line_pass(n - 1, limits).filter(|p| p.batch >= min_batch)?;
+    Some(AxisPlan::Rader { n, root: primitive_root(n), inner })
+}
+
+fn is_prime(n: usize) -> bool {
+    n >= 2 && (2..).take_while(|d| d * d <= n).all(|d| !n.is_multiple_of(d))
+}
+
+/// The smallest generator of the multiplicative group mod the prime `p`: g^((p−1)/q) ≠ 1 for
+/// every prime factor q of p − 1.
+pub fn primitive_root(p: usize) -> usize {
+    let order = p - 1;
+    let mut factors = Vec::new();
+    let mut rest = order;
+    let mut d = 2;
+    while d * d <= rest {
+        if rest.is_multiple_of(d) {
+            factors.push(d);
+            while rest.is_multiple_of(d) {
+                rest /= d;
+            }
+        }
+        d += 1;
+    }
+    if rest > 1 {
+        factors.push(rest);
+    }
+    (1..p).find(|&g| factors.iter().all(|&q| pow_mod(g, order / q, p) != 1)).expect("a prime has a primitive root")
+}
+
+/// b^e mod m.
+pub fn pow_mod(b: usize, mut e: usize, m: usize) -> usize {
+    let (mut b, mut r, m) = (b as u128 % m as u128, 1u128 % m as u128, m as u128);
+    while e > 0 {
+        if e & 1 == 1 {
+            r = r * b % m;
+        }
+        b = b * b % m;
+        e >>= 1;
+    }
+    r as usize
 }
 
 /// Splits a smooth `n` into n1 · n2, both single passes, as close to √n as possible.
@@ -247,10 +302,6 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(bluestein_len(513), 640);
-        match plan_axis(257, LAVAPIPE, 1) {
-            Some(AxisPlan::Bluestein { m, .. }) => assert_eq!(m, 640),
-            other => panic!("{other:?}"),
-        }
         // A strided 4096 that would fit one line per workgroup goes four-step instead.
         assert!(matches!(plan_axis(4096, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
         // 8192 contiguous: one split-exchange pass (real parts 32 KiB); strided, four-step.
@@ -258,6 +309,58 @@ mod tests {
         assert!(matches!(plan_axis(8192, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
         // 2^24 needs two passes of 4096.
         assert!(matches!(plan_axis(1 << 24, LAVAPIPE, 1), Some(AxisPlan::FourStep { .. })));
+    }
+
+    #[test]
+    fn rader_where_p_minus_1_is_one_pass_else_bluestein() {
+        let pick = |n: usize, min_batch: usize| match plan_axis(n, LAVAPIPE, min_batch) {
+            Some(AxisPlan::Rader { n: pn, root, inner }) => {
+                assert_eq!((pn, inner.n, root), (n, n - 1, primitive_root(n)));
+                assert!(inner.batch >= min_batch);
+                "rader"
+            }
+            Some(AxisPlan::Bluestein { .. }) => "bluestein",
+            other => panic!("{n}: {other:?}"),
+        };
+        for n in [17, 19, 29, 31, 37, 41, 61, 97, 257, 641, 769, 1153, 3329] {
+            assert_eq!(pick(n, 1), "rader", "{n}");
+        }
+        // n − 1 with a prime factor above 13 (47 − 1 = 2·23, 59 − 1 = 2·29, 83 − 1 = 2·41,
+        // 4093 − 1 = 4·3·11·31), or too long for one workgroup (8191 − 1 = 2·3²·5·7·13),
+        // composite non-smooth lengths (17², 2·17), and primes whose n − 1 holds too few lines
+        // per workgroup for a strided axis.
+        for n in [47, 59, 83, 4093, 8191, 289, 34] {
+            assert_eq!(pick(n, 1), "bluestein", "{n}");
+        }
+        assert_eq!(line_pass(3328, LAVAPIPE).unwrap().batch, 1);
+        assert_eq!(pick(3329, 4), "bluestein");
+        assert_eq!(pick(257, 4), "rader");
+        // Small primes stay direct DFTs.
+        assert!(matches!(plan_axis(13, LAVAPIPE, 1), Some(AxisPlan::Single(_))));
+    }
+
+    #[test]
+    fn primitive_roots_generate_every_residue() {
+        assert_eq!(primitive_root(17), 3);
+        assert_eq!(primitive_root(257), 3);
+        assert_eq!(primitive_root(7), 3);
+        assert_eq!(primitive_root(3), 2);
+        assert_eq!(primitive_root(2), 1);
+        for p in (3..5000).filter(|&p| is_prime(p)) {
+            let g = primitive_root(p);
+            let mut seen = vec![false; p];
+            let mut x = 1;
+            for _ in 0..p - 1 {
+                assert!(!seen[x], "p={p} g={g}: order below p − 1");
+                seen[x] = true;
+                x = x * g % p;
+            }
+            // The smallest: every smaller candidate has a shorter order.
+            let order = |h: usize| (1..).scan(h, |x, e| Some((std::mem::replace(x, *x * h % p), e))).find(|&(x, _)| x == 1).unwrap().1;
+            assert!((2..g).all(|h| order(h) < p - 1), "p={p}");
+            assert_eq!(pow_mod(g, p - 1, p), 1);
+        }
+        assert!(is_prime(4093) && !is_prime(4095) && !is_prime(1) && !is_prime(289));
     }
 
     #[test]

@@ -13,6 +13,8 @@ enum Key {
     Powers { total: usize, step: usize, count: usize },
     Chirp(usize),
     ChirpSpectrum(usize, usize),
+    RaderIndices(usize),
+    RaderSpectrum(usize),
 }
 
 #[derive(Default)]
@@ -88,6 +90,34 @@ impl Twiddles {
     }
 }
 
+/// g^e mod p for e < p − 1, in order.
+fn rader_powers(p: usize, g: usize) -> impl Iterator<Item = usize> {
+    (0..p - 1).scan(1, move |x, _| Some(std::mem::replace(x, *x * g % p)))
+}
+
+impl Twiddles {
+    /// Rader's index tables for the prime p with primitive root g: entry q holds g^−q mod p
+    /// (where the first pass gathers input q) in .x and g^q mod p (where the second scatters
+    /// output q) in .y, as f32 (exact: p < 2^24).
+    pub fn rader_indices(&mut self, p: usize, g: usize) -> u32 {
+        self.add(Key::RaderIndices(p), || {
+            let up: Vec<usize> = rader_powers(p, g).collect();
+            // g^−q = g^(p−1−q).
+            (0..p - 1).map(|q| Complex32::new(up[(p - 1 - q) % (p - 1)] as f32, up[q] as f32)).collect()
+        })
+    }
+
+    /// FFT_(p−1) of W_p^(g^s), s < p − 1, divided by p − 1 (the inverse transform that follows
+    /// runs unscaled): the convolution kernel of Rader's algorithm.
+    pub fn rader_spectrum(&mut self, p: usize, g: usize) -> u32 {
+        self.add(Key::RaderSpectrum(p), || {
+            let mut b: Vec<Complex64> = rader_powers(p, g).map(|t| root(t as u64, p as u64)).collect();
+            FftPlanner::<f64>::new().plan_fft_forward(p - 1).process(&mut b);
+            b.iter().map(|&c| to32(c / (p - 1) as f64)).collect()
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -99,6 +129,25 @@ mod tests {
         assert_eq!(t.data[o + 2], Complex32::new(0.0, -1.0));
         assert_eq!(t.data[o + 4], Complex32::new(-1.0, 0.0));
         assert_eq!(t.roots(8) as usize, o, "tables are shared");
+    }
+
+    #[test]
+    fn rader_tables() {
+        let (p, g) = (17, 3);
+        let mut t = Twiddles::default();
+        let o = t.rader_indices(p, g) as usize;
+        for q in 0..p - 1 {
+            let (gather, scatter) = (t.data[o + q].re as usize, t.data[o + q].im as usize);
+            assert_eq!(scatter, crate::fft::plan::pow_mod(g, q, p));
+            assert_eq!(gather * scatter % p, 1, "g^-q · g^q = 1");
+        }
+        // Gauss sums: the kernel's spectrum is −1 at DC and has modulus √p elsewhere.
+        let o = t.rader_spectrum(p, g) as usize;
+        let l = (p - 1) as f32;
+        assert!((t.data[o] * l - Complex32::new(-1.0, 0.0)).norm() < 1e-6);
+        for k in 1..p - 1 {
+            assert!(((t.data[o + k] * l).norm() - (p as f32).sqrt()).abs() < 1e-5);
+        }
     }
 
     #[test]

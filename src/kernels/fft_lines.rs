@@ -81,6 +81,18 @@ pub struct Crop {
     pub modulus: u32,
 }
 
+/// One of the two passes of Rader's algorithm for a prime p (lines of p − 1; src/fft/gpu.rs),
+/// with Rader's index table at `indices` (see `Twiddles::rader_indices`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rader {
+    /// Loads element q from position g^−q; stores x_0 and the raw DC output after each line's
+    /// p − 1 outputs (the spectrum product itself is a `chirp_out`).
+    Gather { indices: u32 },
+    /// Adds x_0 (stored after the line) to element 0 as it loads; stores output q at position
+    /// g^q and x_0 + A[0] at position 0.
+    Scatter { indices: u32 },
+}
+
 #[derive(Clone, Debug)]
 pub struct Pass {
     pub plan: LinePass,
@@ -107,6 +119,7 @@ pub struct Pass {
     /// its conjugate); `record` is then given that array.
     pub product: Option<bool>,
     pub crop: Option<Crop>,
+    pub rader: Option<Rader>,
 }
 
 impl Pass {
@@ -138,6 +151,7 @@ impl Pass {
             pad_in: None,
             product: None,
             crop: None,
+            rader: None,
         }
     }
 }
@@ -149,6 +163,12 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
     assert!(pass.chirp_in.is_none() || pass.pad_in.is_none(), "the chirp's length pads already");
     let plan = &pass.plan;
     let tw = pass.twiddle;
+    // Rader's index table: at mul_in for the gather (no chirp_in there), mul_out for the scatter.
+    let (gather, scatter) = match pass.rader {
+        Some(Rader::Gather { indices }) => (Some(indices), None),
+        Some(Rader::Scatter { indices }) => (None, Some(indices)),
+        None => (None, None),
+    };
     let p = Params {
         lines: pass.lines as u32,
         inner: pass.inner as u32,
@@ -166,9 +186,9 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         tw_hi: tw.map_or(0, |t| t.hi),
         tw_s: tw.map_or(1, |t| t.s),
         tw_div: tw.map_or(1, |t| t.div),
-        mul_in: pass.chirp_in.map(|c| c.table).or(pass.real_pre).unwrap_or(0),
+        mul_in: pass.chirp_in.map(|c| c.table).or(pass.real_pre).or(gather).unwrap_or(0),
         len_in: pass.chirp_in.map(|c| c.len).or(pass.pad_in).unwrap_or(0),
-        mul_out: pass.chirp_out.map(|c| c.table).or(pass.real_post).unwrap_or(0),
+        mul_out: pass.chirp_out.map(|c| c.table).or(pass.real_post).or(scatter).unwrap_or(0),
         len_out: pass.chirp_out.map_or(0, |c| c.len),
         crop_shift: pass.crop.map_or(0, |c| c.shift),
         crop_len: pass.crop.map_or(0, |c| c.len),
@@ -193,6 +213,8 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         product_conj: pass.product == Some(true),
         crop_out: pass.crop.is_some(),
         in_place: src == dst,
+        rader_gather: gather.is_some(),
+        rader_scatter: scatter.is_some(),
     });
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     let bufs = [src, dst, table];
