@@ -13,6 +13,7 @@ use std::fmt::Write as _;
 use std::sync::Mutex;
 
 use super::plan::{line_stride, LinePass};
+use super::twiddle::stage_offsets;
 use crate::kernels::{BindingInfo, BindingKind, KernelInfo};
 
 /// Everything that changes the generated source.
@@ -419,6 +420,7 @@ pub fn wgsl(k: &LineKernel) -> String {
     if stages == 0 {
         writeln!(w, "if (valid) {}", store("out_base", "in_base", "0u", "", &stored(&loaded("in_base", "0u"), "0u", "m"), false)).unwrap();
     }
+    let offsets = stage_offsets(&p.radices);
     let mut ns = 1;
     for (si, &r) in p.radices.iter().enumerate() {
         let (is_first, is_last) = (si == 0, si + 1 == stages);
@@ -475,7 +477,6 @@ pub fn wgsl(k: &LineKernel) -> String {
         if (!load_global && !store_global && !p.split) || (k.in_place && load_global && store_global) {
             writeln!(w, "workgroupBarrier();").unwrap();
         }
-        let step = n / (ns * r);
         for b in 0..per {
             let guard = t * (b + 1) > nb;
             let cond = match (store_global, guard) {
@@ -490,7 +491,7 @@ pub fn wgsl(k: &LineKernel) -> String {
             if ns > 1 {
                 writeln!(w, "let k{b} = j{b} % {ns}u;").unwrap();
                 for q in 1..r {
-                    writeln!(w, "x{b}_{q} = cmul(x{b}_{q}, tw[p.tw_line + k{b} * {}u]);", q * step).unwrap();
+                    writeln!(w, "x{b}_{q} = cmul(x{b}_{q}, tw[p.tw_line + {}u + k{b}]);", offsets[si] + (q - 1) * ns).unwrap();
                 }
                 writeln!(w, "let d{b} = (j{b} / {ns}u) * {}u + k{b};", ns * r).unwrap();
             } else {

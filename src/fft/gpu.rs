@@ -115,7 +115,7 @@ impl Builder<'_> {
         let len_out = crop.map_or(plan.len(), |c| c.len as usize);
         match plan {
             AxisPlan::Single(p) => {
-                let roots = self.tw.roots(p.n);
+                let roots = self.tw.stage_roots(p);
                 let mut pass = Pass::plain(p.clone(), inverse, outer * inner, inner, Lines::axis(len_in, inner), Lines::axis(len_out, inner), scale, roots);
                 pass.pad_in = (len_in < p.n).then_some(len_in as u32);
                 pass.crop = crop;
@@ -132,14 +132,14 @@ impl Builder<'_> {
                     s: s as u32,
                     div: inner as u32,
                 };
-                let roots = self.tw.roots(n1);
+                let roots = self.tw.stage_roots(first);
                 let strided = Lines::axis(n1, n2 * inner);
                 let mut pass = Pass::plain(first.clone(), inverse, outer * n2 * inner, n2 * inner, strided, strided, 1.0, roots);
                 pass.twiddle = Some(twiddle);
                 self.steps.push(Step::Lines { pass, out: out.clone() });
                 // Pass 2: length n2 along rows o·n1 + k1; writes k1 + n1·k2, the transpose, directly.
                 let transposed = Lines { split: n1 as u32, hi: (n * inner) as u32, lo: inner as u32, elem: (n1 * inner) as u32 };
-                let roots = self.tw.roots(n2);
+                let roots = self.tw.stage_roots(second);
                 let pass = Pass::plain(second.clone(), inverse, outer * n1 * inner, inner, Lines::axis(n2, inner), transposed, scale, roots);
                 self.steps.push(Step::Lines { pass, out });
             }
@@ -148,7 +148,7 @@ impl Builder<'_> {
                 let (n, len) = (*n, p.n);
                 let indices = self.tw.rader_indices(n, *root);
                 let spectrum = self.tw.rader_spectrum(n, *root);
-                let roots = self.tw.roots(len);
+                let roots = self.tw.stage_roots(p);
                 // Workspace lines of n + 1: the n − 1 spectrum products, then x_0 and A[0].
                 let wide = vec![outer, len + 2, inner];
                 // Forward transform of x[g^−q] times the kernel's spectrum (inverse transforms
@@ -175,7 +175,7 @@ impl Builder<'_> {
                     // Two passes: the pre-multiply and zero-padding fused into the forward
                     // transform's load, the chirp spectrum into its store; the inverse
                     // transform's store post-multiplies and crops.
-                    let roots = self.tw.roots(m);
+                    let roots = self.tw.stage_roots(p);
                     let mut forward = Pass::plain(p.clone(), false, outer * inner, inner, Lines::axis(len_in, inner), Lines::axis(m, inner), 1.0, roots);
                     forward.conj_source = inverse;
                     forward.chirp_in = Some(Chirp { table: chirp, len: len_in as u32 });
@@ -221,7 +221,7 @@ impl Builder<'_> {
         let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1) else { unreachable!("checked by real_pass_fits") };
         let table = self.tw.roots(len);
         let n_out = if inverse { half } else { half + 1 };
-        let roots = self.tw.roots(half);
+        let roots = self.tw.stage_roots(&p);
         let mut pass = Pass::plain(p, inverse, outer, 1, Lines::axis(len_in, 1), Lines::axis(n_out, 1), scale, roots);
         pass.real_post = (!inverse).then_some(table);
         pass.real_pre = inverse.then_some(table);

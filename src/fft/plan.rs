@@ -6,8 +6,26 @@
 /// 3, 5, 7, 11, 13 as direct DFTs with literal roots). Larger radices first: fewer stages, fewer
 /// round trips through workgroup memory.
 const RADICES: [usize; 9] = [16, 8, 4, 2, 3, 5, 7, 11, 13];
-/// Registers per thread for one stage: a thread does 16 / R butterflies of radix R.
+/// Elements per thread for one stage: a thread does 16 / R butterflies of radix R.
+/// `LUCENT_FFT_REGISTERS` (16, 32 or 64) overrides it for tuning sweeps.
 const REGISTERS: usize = 16;
+/// Threads per workgroup that short lines are batched up to (`LUCENT_FFT_THREADS` overrides).
+const WORKGROUP_THREADS: usize = 256;
+
+/// A tuning knob: `default`, or the environment's value if it is one of `allowed`.
+fn knob(name: &str, default: usize, allowed: &[usize]) -> usize {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| allowed.contains(v)).unwrap_or(default)
+}
+
+fn registers() -> usize {
+    static R: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *R.get_or_init(|| knob("LUCENT_FFT_REGISTERS", REGISTERS, &[16, 32, 64]))
+}
+
+fn workgroup_threads() -> usize {
+    static T: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *T.get_or_init(|| knob("LUCENT_FFT_THREADS", WORKGROUP_THREADS, &[64, 128, 256, 512, 1024]))
+}
 
 /// What the device allows one workgroup.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,12 +99,12 @@ pub fn line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
     if radices.len() > 8 || n * 8 > limits.workgroup_bytes {
         return None;
     }
-    let threads = radices.iter().map(|&r| (n / r).div_ceil(REGISTERS / r)).max().unwrap_or(1).max(1);
+    let threads = radices.iter().map(|&r| (n / r).div_ceil(registers() / r)).max().unwrap_or(1).max(1);
     if threads > limits.max_threads {
         return None;
     }
-    // As many lines per workgroup as memory allows, up to 256 threads in all; padded if it fits.
-    let by_threads = (256 / threads).max(1);
+    // As many lines per workgroup as memory allows, up to workgroup_threads() in all; padded if it fits.
+    let by_threads = (workgroup_threads() / threads).max(1);
     let padded_bytes = |lines: usize| lines * line_stride(n, true) * 8;
     let by_padded = (1..=by_threads).take_while(|&b| padded_bytes(b) <= limits.workgroup_bytes).last();
     let (batch, padded) = match by_padded {
@@ -103,7 +121,7 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
     if radices.len() > 8 || n * 8 <= limits.workgroup_bytes || n * 4 > limits.workgroup_bytes {
         return None;
     }
-    let threads = radices.iter().map(|&r| (n / r).div_ceil(REGISTERS / r)).max().unwrap_or(1);
+    let threads = radices.iter().map(|&r| (n / r).div_ceil(registers() / r)).max().unwrap_or(1);
     if threads > limits.max_threads || radices.iter().any(|&r| (n / r) % threads != 0) {
         return None;
     }
@@ -282,7 +300,7 @@ mod tests {
         for n in 1..=4096 {
             if let Some(p) = line_pass(n, LAVAPIPE) {
                 for &r in &p.radices {
-                    assert!(p.threads * (REGISTERS / r) >= n / r, "n={n} r={r}");
+                    assert!(p.threads * (registers() / r) >= n / r, "n={n} r={r}");
                 }
                 let words = p.batch * line_stride(n, p.padded);
                 assert!(words * 8 <= LAVAPIPE.workgroup_bytes, "n={n}");

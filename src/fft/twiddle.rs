@@ -7,9 +7,12 @@ use std::collections::HashMap;
 use num_complex::{Complex32, Complex64};
 use rustfft::FftPlanner;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+use super::plan::LinePass;
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 enum Key {
     Roots(usize),
+    StageRoots(usize, Vec<usize>),
     Powers { total: usize, step: usize, count: usize },
     Chirp(usize),
     ChirpSpectrum(usize, usize),
@@ -40,6 +43,22 @@ fn chirp(j: u64, n: u64) -> Complex64 {
     root(t, 2 * n)
 }
 
+/// Where each stage's twiddles start in `Twiddles::stage_roots` (stage 0 has none).
+pub fn stage_offsets(radices: &[usize]) -> Vec<usize> {
+    let (mut at, mut ns) = (0, 1);
+    radices
+        .iter()
+        .map(|&r| {
+            let start = at;
+            if ns > 1 {
+                at += (r - 1) * ns;
+            }
+            ns *= r;
+            start
+        })
+        .collect()
+}
+
 fn to32(c: Complex64) -> Complex32 {
     Complex32::new(c.re as f32, c.im as f32)
 }
@@ -58,6 +77,28 @@ impl Twiddles {
     /// W_n^t for t < n.
     pub fn roots(&mut self, n: usize) -> u32 {
         self.add(Key::Roots(n), || (0..n as u64).map(|t| to32(root(t, n as u64))).collect())
+    }
+
+    /// The radix stages' twiddles of a line pass, stage after stage (those after the first):
+    /// for the stage of radix r after stages of ns points, W_n^(k·q·n/(ns·r)) at (q − 1)·ns + k
+    /// (q = 1..r, k < ns), so the threads of a stage (consecutive k) read consecutive entries.
+    /// `stage_offsets` gives where each stage starts.
+    pub fn stage_roots(&mut self, pass: &LinePass) -> u32 {
+        let n = pass.n;
+        self.add(Key::StageRoots(n, pass.radices.clone()), || {
+            let mut data = Vec::new();
+            let mut ns = 1;
+            for &r in &pass.radices {
+                if ns > 1 {
+                    let step = n / (ns * r);
+                    for q in 1..r {
+                        data.extend((0..ns).map(|k| to32(root((k * q * step) as u64, n as u64))));
+                    }
+                }
+                ns *= r;
+            }
+            data
+        })
     }
 
     /// W_total^(a·step) for a < count (the two-level tables of the four-step twiddle).
