@@ -87,7 +87,7 @@ impl Builder<'_> {
     fn axis_fused(&mut self, axis: usize, n: usize, inverse: bool, scale: f64, window: Option<Window>) -> Result<bool> {
         let (outer, inner) = self.outer_inner(axis);
         let min_batch = strided_min_batch().min(inner);
-        let plan = plan_axis(n, self.limits, min_batch)
+        let plan = plan_axis(n, self.limits, min_batch, inner > 1)
             .ok_or_else(|| Error::Invalid(format!("axis length {n} is beyond what this device's FFT can plan")))?;
         // Single passes (and Bluestein around one) read and write whole lines: they pad and crop.
         let fusable = match &plan {
@@ -207,7 +207,7 @@ impl Builder<'_> {
     /// Whether the real transform of `len` reals along the contiguous last axis takes one pass.
     fn real_pass_fits(&self, len: usize) -> bool {
         // (The untangling reads pairs k, n - k from workgroup memory: not split-exchange passes.)
-        len % 2 == 0 && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1), Some(AxisPlan::Single(p)) if !p.split)
+        len % 2 == 0 && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1, false), Some(AxisPlan::Single(p)) if !p.split)
     }
 
     /// The real transform of `len` (even) reals along the contiguous last axis as one pass of
@@ -218,7 +218,7 @@ impl Builder<'_> {
     fn real_pass(&mut self, inverse: bool, len: usize, scale: f64, len_in: usize) {
         let last = self.dims.len() - 1;
         let (half, outer) = (len / 2, self.outer_inner(last).0);
-        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1) else { unreachable!("checked by real_pass_fits") };
+        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1, false) else { unreachable!("checked by real_pass_fits") };
         let table = self.tw.roots(len);
         let n_out = if inverse { half } else { half + 1 };
         let roots = self.tw.stage_roots(&p);
