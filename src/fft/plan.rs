@@ -7,15 +7,17 @@
 /// round trips through workgroup memory.
 const RADICES: [usize; 9] = [16, 8, 4, 2, 3, 5, 7, 11, 13];
 /// Elements per thread for one stage: a thread does 16 / R butterflies of radix R.
-/// `LUCENT_FFT_REGISTERS` (16, 32 or 64) overrides it for tuning sweeps.
+/// `LUCENT_FFT_REGISTERS=8` (radices up to 8 only) is a tuning knob: on an H100 it was
+/// faster for 512-point lines, slower for 4096 and 8192. (32 made NVIDIA's shader compiler
+/// take minutes.)
 const REGISTERS: usize = 16;
 /// Threads per workgroup that short lines are batched up to (`LUCENT_FFT_THREADS` overrides):
 /// on an H100, contiguous passes ran at 86-95% of the copy roof with 64, 68-75% with 256
 /// (smaller workgroups: finer occupancy, barriers that wait for fewer warps).
 const WORKGROUP_THREADS: usize = 64;
-/// Adjacent columns a strided pass reads at least, where memory allows (`LUCENT_FFT_COLUMNS` overrides) (8 complex = 64 bytes:
-/// whole 32-byte sectors). On an H100, 8 beat 4 (512³: 1.12 against 1.25 ms) and 16 or 32
-/// (1024×16384: 0.118 against 0.132 and 0.141 ms).
+/// Adjacent columns a strided pass reads, where memory allows (`LUCENT_FFT_COLUMNS` overrides):
+/// 8 complex numbers are 64 bytes, whole 32-byte sectors. On an H100, 8 beat 4 (512³: 1.12
+/// against 1.25 ms) and 16 or 32 (1024×16384: 0.118 against 0.132 and 0.141 ms).
 const STRIDED_LINES: usize = 8;
 
 /// A tuning knob: `default`, or the environment's value if it is one of `allowed`.
@@ -25,7 +27,7 @@ fn knob(name: &str, default: usize, allowed: &[usize]) -> usize {
 
 fn registers() -> usize {
     static R: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *R.get_or_init(|| knob("LUCENT_FFT_REGISTERS", REGISTERS, &[16, 32, 64]))
+    *R.get_or_init(|| knob("LUCENT_FFT_REGISTERS", REGISTERS, &[8, 16]))
 }
 
 fn workgroup_threads() -> usize {
@@ -94,7 +96,7 @@ impl AxisPlan {
 pub fn factor(n: usize) -> Option<Vec<usize>> {
     let mut rest = n;
     let mut out = Vec::new();
-    for &r in &RADICES {
+    for &r in RADICES.iter().filter(|&&r| r <= registers()) {
         while rest % r == 0 && rest > 1 {
             // Prefer 8s, but never leave a lone 2 when a 4 would do (fewer stages).
             out.push(r);
