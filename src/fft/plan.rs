@@ -119,7 +119,8 @@ pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePa
     }
     // As many lines per workgroup as memory allows, up to workgroup_threads() in all; strided
     // passes strided_lines() columns (at least a warp of threads); padded if it fits.
-    let wanted = if strided { strided_lines().max(32 / threads) } else { (workgroup_threads() / threads).max(1) };
+    // (At least 256 elements even so: lines of one element ran at half speed in 64.)
+    let wanted = if strided { strided_lines().max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
     let padded_bytes = |lines: usize| lines * line_stride(n, true) * 8;
     let by_padded = (1..=wanted).take_while(|&b| padded_bytes(b) <= limits.workgroup_bytes).last();
     let (batch, padded) = match by_padded {
