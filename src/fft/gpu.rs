@@ -7,11 +7,10 @@ use super::{check_axes, Norm, Transform};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
 use crate::graph::{Buf, Recording};
-use crate::kernels::complex_to_real::{self, ComplexToReal};
-use crate::kernels::fft_axis_map::{self, AxisMap, Map};
+use crate::kernels::fft_axis_map::{self, AxisMap, Map, Pairs};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::fft_lines::{self, Chirp, Crop, Lines, Pass, Rader, StoreTwiddle};
-use crate::kernels::{gather, real_to_complex};
+use crate::kernels::gather;
 use crate::ops::layout::{self, Boundary};
 
 /// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
@@ -19,16 +18,15 @@ use crate::ops::layout::{self, Boundary};
 enum Step {
     Lines { pass: Pass, out: Vec<usize> },
     Map { map: Map, out: Vec<usize> },
-    RealToComplex,
-    RealPart,
     /// The same bytes with another shape and type (even-length reals as complex pairs).
     View { dims: Vec<usize>, dtype: Dtype },
     /// Zeros appended along axes (padding no pass could fuse).
     Pad { pads: Vec<(usize, usize)> },
     /// The element-wise product with the second operand (one no pass could fuse).
     Product { conj: bool },
-    /// The output window where no pass could crop it.
-    Window { maps: Vec<gather::AxisMap> },
+    /// A gather: the output window where no pass could crop it, or the permutation that packs
+    /// real lines two to a complex one.
+    Gather { maps: Vec<gather::AxisMap> },
 }
 
 /// A cyclic window along one axis: element w of the result is element (origin + w) mod n of the
@@ -191,7 +189,7 @@ impl Builder<'_> {
                 }
                 assert!(len_in == n && crop.is_none(), "Bluestein over four-step passes neither pads nor crops");
                 let map = |kind, len_in, len_out, table, scale: f64, conj_in, conj_out| Map {
-                    kind, outer, len_in, len_out, inner, table, scale: scale as f32, conj_in, conj_out,
+                    kind, outer, len_in, len_out, inner, table, scale: scale as f32, conj_in, conj_out, pairs: None,
                 };
                 self.steps.push(Step::Map { map: map(AxisMap::Chirp, n, m, chirp, 1.0, inverse, false), out: wide.clone() });
                 self.lines(padded, outer, inner, false, 1.0, m, None, wide.clone())?;
@@ -235,13 +233,107 @@ impl Builder<'_> {
         let (outer, inner) = self.outer_inner(axis);
         let len_in = self.dims[axis];
         self.dims[axis] = len;
-        let map = Map { kind, outer, len_in, len_out: len, inner, table, scale: scale as f32, conj_in: false, conj_out: false };
+        let map = Map { kind, outer, len_in, len_out: len, inner, table, scale: scale as f32, conj_in: false, conj_out: false, pairs: None };
         self.steps.push(Step::Map { map, out: self.dims.clone() });
     }
 
     fn view(&mut self, axis: usize, len: usize, dtype: Dtype) {
         self.dims[axis] = len;
         self.steps.push(Step::View { dims: self.dims.clone(), dtype });
+    }
+
+    /// The same bytes as an array of shape `dims` and type `dtype`.
+    fn reshape(&mut self, dims: Vec<usize>, dtype: Dtype) {
+        self.dims = dims;
+        self.steps.push(Step::View { dims: self.dims.clone(), dtype });
+    }
+
+    /// The axes in the order `order` (a gather).
+    fn permute(&mut self, order: &[usize]) {
+        let maps = order.iter().map(|&a| gather::AxisMap::identity(a, self.dims[a])).collect();
+        self.dims = order.iter().map(|&a| self.dims[a]).collect();
+        self.steps.push(Step::Gather { maps });
+    }
+
+    /// The leading `dims` of every axis (a gather).
+    fn crop(&mut self, dims: Vec<usize>) {
+        let maps = dims.iter().enumerate().map(|(a, &len)| gather::AxisMap::identity(a, len)).collect();
+        self.dims = dims;
+        self.steps.push(Step::Gather { maps });
+    }
+
+    fn map(&mut self, map: Map) {
+        self.dims = map.output().to_vec();
+        self.steps.push(Step::Map { map, out: self.dims.clone() });
+    }
+
+    /// The real transform of length `n` along `axis` as the complex transform of its lines
+    /// packed two to one, z = x_a + i·x_b (half the work of transforming each line as complex;
+    /// any length, any plan). Forward: the current reals (`dims[axis]` ≤ n, zeros beyond) become
+    /// n/2 + 1 values, X_a and X_b untangled from Z; inverse: n/2 + 1 values become n reals,
+    /// Re z and Im z of the inverse transform of Z = X_a + i·X_b (full Hermitian spectra).
+    /// Adjacent columns pair up where there is an even number of them (the reals are then the
+    /// packed lines as they lie), else adjacent rows; a single row of an odd number of columns
+    /// pairs its columns, the last with zeros. An odd row count: the last row pairs with zeros.
+    fn real_pairs(&mut self, axis: usize, n: usize, inverse: bool, scale: f64) -> Result<()> {
+        let (outer, inner) = self.outer_inner(axis);
+        let half = n / 2 + 1;
+        let mut result = self.dims.clone();
+        result[axis] = if inverse { n } else { half };
+        let pairs = if inner % 2 == 0 || (outer == 1 && inner > 1) { Pairs::Columns } else { Pairs::Rows };
+        let map = |kind, len_in, len_out| Map { kind, outer, len_in, len_out, inner, table: 0, scale: 1.0, conj_in: false, conj_out: false, pairs: Some(pairs) };
+        if inverse {
+            self.map(map(AxisMap::HermitianPairs, half, n));
+            self.axis(1, true, scale)?;
+            self.unpack(pairs, outer, inner);
+            self.reshape(result, Dtype::F32);
+        } else {
+            self.pack(pairs, outer, inner);
+            self.axis_fused(1, n, false, scale, None)?;
+            self.map(map(AxisMap::RealPairs, n, half));
+            self.reshape(result, Dtype::C32);
+        }
+        Ok(())
+    }
+
+    /// The current reals, viewed as (outer, len, inner), as complex lines holding two each.
+    fn pack(&mut self, pairs: Pairs, outer: usize, inner: usize) {
+        let len = self.dims.iter().product::<usize>() / (outer * inner);
+        self.reshape(vec![outer, len, inner], Dtype::F32);
+        match pairs {
+            Pairs::Columns => {
+                if inner % 2 == 1 {
+                    self.pad(2, inner + 1);
+                }
+                self.reshape(vec![outer, len, inner.div_ceil(2)], Dtype::C32);
+            }
+            Pairs::Rows => {
+                let rows = outer.div_ceil(2);
+                if outer % 2 == 1 {
+                    self.pad(0, 2 * rows);
+                }
+                // Rows 2m and 2m + 1 interleaved: (rows, 2, len·inner) to (rows, len·inner, 2).
+                self.reshape(vec![rows, 2, len * inner], Dtype::F32);
+                self.permute(&[0, 2, 1]);
+                self.reshape(vec![rows, len, inner], Dtype::C32);
+            }
+        }
+    }
+
+    /// The inverse of `pack`: the current packed complex lines as reals (outer, len, inner).
+    fn unpack(&mut self, pairs: Pairs, outer: usize, inner: usize) {
+        let [rows, len, columns] = self.dims[..] else { unreachable!("packed lines are (outer, len, inner)") };
+        match pairs {
+            Pairs::Columns => self.reshape(vec![outer, len, 2 * columns], Dtype::F32),
+            Pairs::Rows => {
+                self.reshape(vec![rows, len * inner, 2], Dtype::F32);
+                self.permute(&[0, 2, 1]);
+                self.reshape(vec![2 * rows, len, inner], Dtype::F32);
+            }
+        }
+        if self.dims != [outer, len, inner] {
+            self.crop(vec![outer, len, inner]);
+        }
     }
 
     /// Appends zeros along `axis` up to `len`.
@@ -315,21 +407,18 @@ impl FftPlan {
                     let pairs = b.dims[last] / 2;
                     b.view(last, pairs, Dtype::C32);
                     b.real_pass(false, n, factor(n, false), pairs);
-                } else {
+                } else if n % 2 == 0 && last == dims.len() - 1 {
+                    // The same as separate steps.
                     if b.dims[last] < n {
                         b.pad(last, n);
                     }
-                    if n % 2 == 0 && last == dims.len() - 1 {
-                        b.view(last, n / 2, Dtype::C32);
-                        b.axis(last, false, 1.0)?;
-                        let roots = b.tw.roots(n);
-                        b.resize(last, AxisMap::RealPost, n / 2 + 1, roots, factor(n, false));
-                    } else {
-                        // Odd: the complex transform of the full line, keeping n/2 + 1 values.
-                        b.steps.push(Step::RealToComplex);
-                        b.axis(last, false, factor(n, false))?;
-                        b.resize(last, AxisMap::Truncate, n / 2 + 1, 0, 1.0);
-                    }
+                    b.view(last, n / 2, Dtype::C32);
+                    b.axis(last, false, 1.0)?;
+                    let roots = b.tw.roots(n);
+                    b.resize(last, AxisMap::RealPost, n / 2 + 1, roots, factor(n, false));
+                } else {
+                    // Odd lengths, strided axes: whole lines, two to a complex transform.
+                    b.real_pairs(last, n, false, factor(n, false))?;
                 }
                 full[last] = n / 2 + 1;
                 for &a in axes.iter().rev().skip(1) {
@@ -357,9 +446,7 @@ impl FftPlan {
                     b.axis(last, true, 2.0 * factor(len, true))?;
                     b.view(last, len, Dtype::F32);
                 } else {
-                    b.resize(last, AxisMap::Hermitian, len, 0, 1.0);
-                    b.axis(last, true, factor(len, true))?;
-                    b.steps.push(Step::RealPart);
+                    b.real_pairs(last, len, true, factor(len, true))?;
                 }
                 full[last] = len;
             }
@@ -374,7 +461,7 @@ impl FftPlan {
                     .map(|a| gather::AxisMap { len: w[a].len, src_axis: a, origin: if cropped[a] { 0 } else { w[a].origin }, step: 1 })
                     .collect();
                 b.dims = w.iter().map(|w| w.len).collect();
-                b.steps.push(Step::Window { maps });
+                b.steps.push(Step::Gather { maps });
             }
         }
         if let Some(conj) = fusion.product {
@@ -469,15 +556,13 @@ impl FftPlan {
                     fft_axis_map::record(rec, map, cur, next, table);
                     cur = next;
                 }
-                Step::RealToComplex => cur = real_to_complex::record(rec, cur)?,
-                Step::RealPart => cur = complex_to_real::record(rec, ComplexToReal::Re, cur)?,
                 Step::View { dims, dtype } => cur = rec.reinterpret(cur, dims, *dtype)?,
                 Step::Pad { pads } => cur = layout::pad(rec, cur, pads, Boundary::Constant(0.0))?,
                 Step::Product { conj } => {
                     let op = if *conj { BinaryOp::ComplexMulConj } else { BinaryOp::ComplexMul };
                     cur = binary::record(rec, op, cur, other.expect("checked above"))?;
                 }
-                Step::Window { maps } => cur = gather::record(rec, cur, maps, Boundary::Wrap)?,
+                Step::Gather { maps } => cur = gather::record(rec, cur, maps, Boundary::Wrap)?,
             }
         }
         Ok(cur)
