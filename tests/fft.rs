@@ -181,8 +181,8 @@ fn real_transforms() {
 }
 
 /// Real transforms other than the even-length contiguous ones run two lines per complex
-/// transform: odd lengths (single passes, Rader 101, four-step 6561, Bluestein 4099 over a
-/// four-step length) with 1, 2 and 7 lines, real axes that are not the last (pairs of columns,
+/// transform: odd lengths (single passes, Rader 101, four-step 6561, Bluestein 2053 over a
+/// four-step length, split-exchange 5625) with 1, 2 and 7 lines, real axes that are not the last (pairs of columns,
 /// even or odd in number, or of strided rows), and zero-padded inputs.
 #[test]
 fn real_lines_packed_in_pairs() {
@@ -193,9 +193,12 @@ fn real_lines_packed_in_pairs() {
         }
     }
     check_real(&[3, 6561], &[1], Norm::Backward);
-    check_real(&[2, 4099], &[1], Norm::Ortho);
-    let cases: [(&[usize], &[usize]); 9] = [
+    check_real(&[3, 2053], &[1], Norm::Ortho);
+    // Lines too long for workgroup memory as complex (lavapipe: 4096): split-exchange passes.
+    check_real(&[3, 5625], &[1], Norm::Forward);
+    let cases: [(&[usize], &[usize]); 10] = [
         (&[15, 6], &[0]),
+        (&[27, 2], &[0]),
         (&[9, 5], &[0]),
         (&[10, 3], &[0]),
         (&[4, 27, 5], &[0, 1]),
@@ -207,6 +210,29 @@ fn real_lines_packed_in_pairs() {
     ];
     for (i, (dims, axes)) in cases.into_iter().enumerate() {
         check_real(dims, axes, norms[i % 3]);
+    }
+    // One dispatch each way where a line fits one pass (odd rows, even columns), the packing
+    // fused into Rader's passes.
+    for (dims, axis, dispatches) in [(vec![7usize, 375], 1usize, 1usize), (vec![15, 6], 0, 1), (vec![3, 101], 1, 3)] {
+        let forward = FftPlan::new(gpu(), &dims, &[axis], Transform::RealForward, Norm::Backward).unwrap();
+        let inverse = FftPlan::new(gpu(), forward.output_dims(), &[axis], Transform::RealInverse { len: dims[axis] }, Norm::Backward).unwrap();
+        assert_eq!((forward.dispatches(), inverse.dispatches()), (dispatches, dispatches), "{dims:?} axis {axis}");
+    }
+    // A real inverse of a product (conjugate: a correlation) fused into the packing load, rows
+    // and columns.
+    for (half, axis, len, conj) in [([6usize, 8], 1usize, 15usize, false), ([8, 6], 0, 15, true)] {
+        let n = half.iter().product();
+        let x = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
+        let y = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
+        let fusion = Fusion { input: None, window: None, product: Some(conj) };
+        let plan = FftPlan::fused(gpu(), &half, &[axis], Transform::RealInverse { len }, Norm::Backward, &fusion).unwrap();
+        assert_eq!(plan.dispatches(), 1, "{half:?} axis {axis}");
+        let (r, d) = run_fused(&plan, |rec| rec.upload_c32(&x.view()).unwrap(), Some(&y));
+        let got = r.f32(d).unwrap();
+        let product = ndarray::Zip::from(&to64(&x)).and(&to64(&y)).map_collect(|&a, &b| if conj { a * b.conj() } else { a * b });
+        let want = cpu::c2r(&product, &[axis], len, Norm::Backward);
+        let e = errors(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want.iter().copied().collect::<Vec<_>>());
+        assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(len, false), "c2r product {half:?} axis {axis}: {:e} {:e}", e.rel_l2, e.rel_max);
     }
     // Zero padding of the input along the real axis (fused or a step) and the others.
     for (dims, from, axes) in [(&[5usize, 8, 15][..], &[3usize, 8, 10][..], &[0usize, 1, 2][..]), (&[9, 6, 4], &[9, 4, 4], &[0, 1]), (&[3, 101], &[3, 60], &[1]), (&[27, 5], &[20, 5], &[0]), (&[15, 6], &[11, 6], &[0])] {

@@ -1,7 +1,7 @@
 //! `FftPlan`: the GPU recipe of a transform as a list of steps (line passes and axis maps), with
 //! its tables in one device buffer. `record` replays the steps into a recording.
 
-use super::plan::{plan_axis, AxisPlan, DeviceLimits};
+use super::plan::{plan_axis, AxisPlan, DeviceLimits, LinePass};
 use super::twiddle::Twiddles;
 use super::{check_axes, Norm, Transform};
 use crate::error::{Error, Result};
@@ -9,7 +9,7 @@ use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
 use crate::graph::{Buf, Recording};
 use crate::kernels::fft_axis_map::{self, AxisMap, Map, Pairs};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::fft_lines::{self, Chirp, Crop, Lines, Pass, Rader, StoreTwiddle};
+use crate::kernels::fft_lines::{self, Chirp, Crop, LinePair, Lines, PairsIn, PairsOut, Pass, Rader, StoreTwiddle};
 use crate::kernels::gather;
 use crate::ops::layout::{self, Boundary};
 
@@ -277,23 +277,130 @@ impl Builder<'_> {
     /// pairs its columns, the last with zeros. An odd row count: the last row pairs with zeros.
     fn real_pairs(&mut self, axis: usize, n: usize, inverse: bool, scale: f64) -> Result<()> {
         let (outer, inner) = self.outer_inner(axis);
-        let half = n / 2 + 1;
+        let (len_in, half) = (self.dims[axis], n / 2 + 1);
         let mut result = self.dims.clone();
         result[axis] = if inverse { n } else { half };
         let pairs = if inner % 2 == 0 || (outer == 1 && inner > 1) { Pairs::Columns } else { Pairs::Rows };
         let map = |kind, len_in, len_out| Map { kind, outer, len_in, len_out, inner, table: 0, scale: 1.0, conj_in: false, conj_out: false, pairs: Some(pairs) };
-        if inverse {
+        if let Some(plan) = self.pairs_pass_plan(pairs, n, inner) {
+            self.pairs_pass(plan, pairs, outer, inner, len_in, inverse, scale);
+        } else if inverse {
             self.map(map(AxisMap::HermitianPairs, half, n));
             self.axis(1, true, scale)?;
-            self.unpack(pairs, outer, inner);
-            self.reshape(result, Dtype::F32);
+            if !(pairs == Pairs::Rows && self.unpack_in_store(n * inner, outer)) {
+                self.unpack(pairs, outer, inner);
+            }
         } else {
+            // Rows are packed in the load of the first pass where it reads whole lines, else by
+            // gathers before it.
+            let at = self.steps.len();
             self.pack(pairs, outer, inner);
+            let packing: Vec<Step> = if pairs == Pairs::Rows { self.steps.drain(at..).collect() } else { Vec::new() };
             self.axis_fused(1, n, false, scale, None)?;
+            if !packing.is_empty() && !self.pack_in_load(at, len_in * inner, outer) {
+                self.steps.splice(at..at, packing);
+            }
             self.map(map(AxisMap::RealPairs, n, half));
-            self.reshape(result, Dtype::C32);
         }
+        self.reshape(result, if inverse { Dtype::F32 } else { Dtype::C32 });
         Ok(())
+    }
+
+    /// The single pass for packed pairs of lines of `n`, where one holds a line in workgroup
+    /// memory (the untangling reads pairs k, n − k there). Not for an odd column count (a
+    /// column of zeros is padded by a gather).
+    fn pairs_pass_plan(&self, pairs: Pairs, n: usize, inner: usize) -> Option<LinePass> {
+        if pairs == Pairs::Columns && inner % 2 == 1 {
+            return None;
+        }
+        let (_, columns) = pairs.packed(1, inner);
+        match plan_axis(n, self.limits, strided_min_batch().min(columns)) {
+            Some(AxisPlan::Single(p)) if !p.split && !p.radices.is_empty() => Some(p),
+            _ => None,
+        }
+    }
+
+    /// `real_pairs` as one pass (`pairs_pass_plan`) over the (outer, ·, inner) lines: forward,
+    /// the reals (len_in ≤ n of them, zeros beyond) packed in its load and the spectra untangled
+    /// in its store; inverse, the Hermitian spectra packed in its load and the reals unpacked in
+    /// its store (columns: the packed lines are the reals as they lie).
+    #[allow(clippy::too_many_arguments)]
+    fn pairs_pass(&mut self, plan: LinePass, pairs: Pairs, outer: usize, inner: usize, len_in: usize, inverse: bool, scale: f64) {
+        let (n, half) = (plan.n, plan.n / 2 + 1);
+        let (rows, columns) = pairs.packed(outer, inner);
+        let u = |x: usize| x as u32;
+        // Line l of the pass is packed row l / inner (rows), or packed column l % columns of row
+        // l / columns (columns: the pass's inner is 1, the split walks the columns).
+        let (lines, pass_inner) = match pairs {
+            Pairs::Rows => (rows * inner, inner),
+            Pairs::Columns => (outer * columns, 1),
+        };
+        // Lines of `len` on the real side (line a; b by the pair) and on the packed side.
+        let real_side = |len: usize| match pairs {
+            Pairs::Rows => (Lines { split: 1, hi: u(2 * len * inner), lo: 0, elem: u(inner) }, LinePair { offset: u(len * inner), end: u(outer * len * inner) }),
+            Pairs::Columns => (Lines { split: u(columns), hi: u(len * inner), lo: 2, elem: u(inner) }, LinePair { offset: 1, end: u(outer * len * inner) }),
+        };
+        let packed = |len: usize| match pairs {
+            Pairs::Rows => Lines::axis(len, inner),
+            Pairs::Columns => Lines { split: u(columns), hi: u(len * columns), lo: 1, elem: u(columns) },
+        };
+        let roots = self.tw.stage_roots(&plan);
+        if inverse {
+            let (input, pair) = real_side(half);
+            let (output, pairs_out, dims) = match pairs {
+                Pairs::Rows => {
+                    let (lines, pair) = real_side(n);
+                    (lines, Some(PairsOut::Real(pair)), vec![outer, n, inner])
+                }
+                Pairs::Columns => (packed(n), None, vec![outer, n, columns]),
+            };
+            let mut pass = Pass::plain(plan, true, lines, pass_inner, input, output, scale, roots);
+            pass.pairs_in = Some(PairsIn::Hermitian(pair));
+            pass.pairs_out = pairs_out;
+            self.dims = dims;
+            self.steps.push(Step::Lines { pass, out: self.dims.clone() });
+            if pairs == Pairs::Columns {
+                self.reshape(vec![outer, n, inner], Dtype::F32);
+            }
+        } else {
+            let (input, pairs_in) = match pairs {
+                Pairs::Rows => {
+                    let (lines, pair) = real_side(len_in);
+                    (lines, Some(PairsIn::Real(pair)))
+                }
+                Pairs::Columns => {
+                    self.reshape(vec![outer, len_in, columns], Dtype::C32);
+                    (packed(len_in), None)
+                }
+            };
+            let (output, pair) = real_side(half);
+            let mut pass = Pass::plain(plan, false, lines, pass_inner, input, output, scale, roots);
+            pass.pad_in = (len_in < n).then_some(u(len_in));
+            pass.pairs_in = pairs_in;
+            pass.pairs_out = Some(PairsOut::Untangled(pair));
+            self.dims = vec![outer, half, inner];
+            self.steps.push(Step::Lines { pass, out: self.dims.clone() });
+        }
+    }
+
+    /// Packs rows 2m and 2m + 1 of the `outer` real rows (of `row` elements) into the load of
+    /// the pass at step `at`, if that step is a pass reading rows of the packed lines (row m).
+    fn pack_in_load(&mut self, at: usize, row: usize, outer: usize) -> bool {
+        let Some(Step::Lines { pass, .. }) = self.steps.get_mut(at) else { return false };
+        let Some(pair) = pair_rows(&mut pass.input, row, outer) else { return false };
+        pass.pairs_in = Some(PairsIn::Real(pair));
+        true
+    }
+
+    /// Unpacks packed row m (of `row` elements) into real rows 2m and 2m + 1 of `outer` in the
+    /// store of the last pass, if the last step is a pass writing rows of the packed lines.
+    fn unpack_in_store(&mut self, row: usize, outer: usize) -> bool {
+        let Some(Step::Lines { pass, out }) = self.steps.last_mut() else { return false };
+        let Some(pair) = pair_rows(&mut pass.output, row, outer) else { return false };
+        pass.pairs_out = Some(PairsOut::Real(pair));
+        out[0] = outer;
+        self.dims = out.clone();
+        true
     }
 
     /// The current reals, viewed as (outer, len, inner), as complex lines holding two each.
@@ -343,6 +450,17 @@ impl Builder<'_> {
         self.dims[axis] = len;
         self.steps.push(Step::Pad { pads });
     }
+}
+
+/// `lines` over the rows (of `row` elements) of packed lines, turned into lines over rows 2m of
+/// the `outer` real ones with rows 2m + 1 one row further (the pair): None unless packed row m
+/// is the lines' row o / split.
+fn pair_rows(lines: &mut Lines, row: usize, outer: usize) -> Option<LinePair> {
+    if lines.hi as usize != row {
+        return None;
+    }
+    lines.hi *= 2;
+    Some(LinePair { offset: row as u32, end: (outer * row) as u32 })
 }
 
 /// Lines a single pass over a strided axis must hold per workgroup (else four-step): adjacent
@@ -407,7 +525,7 @@ impl FftPlan {
                     let pairs = b.dims[last] / 2;
                     b.view(last, pairs, Dtype::C32);
                     b.real_pass(false, n, factor(n, false), pairs);
-                } else if n % 2 == 0 && last == dims.len() - 1 {
+                } else if n.is_multiple_of(2) && last == dims.len() - 1 {
                     // The same as separate steps.
                     if b.dims[last] < n {
                         b.pad(last, n);
@@ -547,7 +665,8 @@ impl FftPlan {
             match step {
                 Step::Lines { pass, out } => {
                     let same = in_place && pass.in_place_ok() && pass.product.is_none() && rec.dims(cur) == out.as_slice() && rec.dtype(cur) == Dtype::C32;
-                    let next = if same { cur } else { rec.temp(out, Dtype::C32)? };
+                    let dtype = if pass.real_out() { Dtype::F32 } else { Dtype::C32 };
+                    let next = if same { cur } else { rec.temp(out, dtype)? };
                     fft_lines::record(rec, pass, cur, next, table, pass.product.and(other));
                     cur = next;
                 }
