@@ -135,7 +135,7 @@ fn rader_and_bluestein_primes() {
         check_c2c(&[2, n], &[1], i % 2 == 1, norm);
         check_c2c(&[n, 5], &[0], i % 2 == 0, norm);
     }
-    // Multi-D, every axis Rader; odd real lengths go through the complex transform.
+    // Multi-D, every axis Rader; odd real lengths two lines to a complex transform.
     check_c2c(&[257, 17], &[0, 1], false, Norm::Backward);
     check_c2c(&[17, 257, 3], &[0, 1], true, Norm::Ortho);
     check_c2c(&[17, 257, 3], &[0, 1, 2], false, Norm::Forward);
@@ -178,6 +178,76 @@ fn real_transforms() {
     check_real(&[5, 6, 7], &[1], Norm::Backward);
     check_real(&[2, 3, 4, 5], &[1, 2, 3], Norm::Backward);
     check_real(&[31, 17], &[0], Norm::Backward);
+}
+
+/// Real transforms other than the even-length contiguous ones run two lines per complex
+/// transform: odd lengths (single passes, Rader 101, four-step 6561, Bluestein 2053 over a
+/// four-step length, split-exchange 5625) with 1, 2 and 7 lines, real axes that are not the last (pairs of columns,
+/// even or odd in number, or of strided rows), and zero-padded inputs.
+#[test]
+fn real_lines_packed_in_pairs() {
+    let norms = [Norm::Backward, Norm::Ortho, Norm::Forward];
+    for (i, n) in [1, 3, 5, 9, 15, 27, 101, 243, 375, 1001].into_iter().enumerate() {
+        for (j, lines) in [1, 2, 7].into_iter().enumerate() {
+            check_real(&[lines, n], &[1], norms[(i + j) % 3]);
+        }
+    }
+    check_real(&[3, 6561], &[1], Norm::Backward);
+    check_real(&[3, 2053], &[1], Norm::Ortho);
+    // Lines too long for workgroup memory as complex (lavapipe: 4096): split-exchange passes.
+    check_real(&[3, 5625], &[1], Norm::Forward);
+    let cases: [(&[usize], &[usize]); 10] = [
+        (&[15, 6], &[0]),
+        (&[27, 2], &[0]),
+        (&[9, 5], &[0]),
+        (&[10, 3], &[0]),
+        (&[4, 27, 5], &[0, 1]),
+        (&[3, 9, 5], &[1]),
+        (&[8, 6, 3], &[0, 1]),
+        (&[9, 4, 15], &[0, 2]),
+        (&[15, 4, 9], &[0]),
+        (&[7, 6, 5, 3], &[0, 2]),
+    ];
+    for (i, (dims, axes)) in cases.into_iter().enumerate() {
+        check_real(dims, axes, norms[i % 3]);
+    }
+    // One dispatch each way where a line fits one pass (odd rows, even columns), the packing
+    // fused into Rader's passes.
+    for (dims, axis, dispatches) in [(vec![7usize, 375], 1usize, 1usize), (vec![15, 6], 0, 1), (vec![3, 101], 1, 3)] {
+        let forward = FftPlan::new(gpu(), &dims, &[axis], Transform::RealForward, Norm::Backward).unwrap();
+        let inverse = FftPlan::new(gpu(), forward.output_dims(), &[axis], Transform::RealInverse { len: dims[axis] }, Norm::Backward).unwrap();
+        assert_eq!((forward.dispatches(), inverse.dispatches()), (dispatches, dispatches), "{dims:?} axis {axis}");
+    }
+    // A real inverse of a product (conjugate: a correlation) fused into the packing load, rows
+    // and columns.
+    for (half, axis, len, conj) in [([6usize, 8], 1usize, 15usize, false), ([8, 6], 0, 15, true)] {
+        let n = half.iter().product();
+        let x = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
+        let y = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
+        let fusion = Fusion { input: None, window: None, product: Some(conj) };
+        let plan = FftPlan::fused(gpu(), &half, &[axis], Transform::RealInverse { len }, Norm::Backward, &fusion).unwrap();
+        assert_eq!(plan.dispatches(), 1, "{half:?} axis {axis}");
+        let (r, d) = run_fused(&plan, |rec| rec.upload_c32(&x.view()).unwrap(), Some(&y));
+        let got = r.f32(d).unwrap();
+        let product = ndarray::Zip::from(&to64(&x)).and(&to64(&y)).map_collect(|&a, &b| if conj { a * b.conj() } else { a * b });
+        let want = cpu::c2r(&product, &[axis], len, Norm::Backward);
+        let e = errors(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want.iter().copied().collect::<Vec<_>>());
+        assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(len, false), "c2r product {half:?} axis {axis}: {:e} {:e}", e.rel_l2, e.rel_max);
+    }
+    // Zero padding of the input along the real axis (fused or a step) and the others.
+    for (dims, from, axes) in [(&[5usize, 8, 15][..], &[3usize, 8, 10][..], &[0usize, 1, 2][..]), (&[9, 6, 4], &[9, 4, 4], &[0, 1]), (&[3, 101], &[3, 60], &[1]), (&[27, 5], &[20, 5], &[0]), (&[15, 6], &[11, 6], &[0])] {
+        let n: usize = from.iter().product();
+        let x = ArrayD::from_shape_vec(IxDyn(from), random(n)).unwrap();
+        let fusion = Fusion { input: Some(from.to_vec()), window: None, product: None };
+        let plan = FftPlan::fused(gpu(), dims, axes, Transform::RealForward, Norm::Backward, &fusion).unwrap();
+        let (r, d) = run_fused(&plan, |rec| rec.upload_f32(&x.view()).unwrap(), None);
+        let got = r.c32(d).unwrap();
+        let want = cpu::r2c(&zero_padded(&x.mapv(|v| v as f64), dims), axes, Norm::Backward);
+        assert_eq!(got.shape(), want.shape(), "r2c {from:?} -> {dims:?}");
+        let points: usize = axes.iter().map(|&a| dims[a]).product();
+        let e = errors(&flat_c(&got), &flat_c64(&want));
+        assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(points, plan.uses_bluestein()), "r2c {from:?} -> {dims:?}: {:e} {:e}", e.rel_l2, e.rel_max);
+    }
 }
 
 #[test]

@@ -60,6 +60,17 @@ pub struct LineKernel {
     /// Rader's second pass: element 0 is loaded plus element N (x_0); output q is stored at
     /// position u32(tw[mul_out + q].y) = g^q, and x_0 + A[0] (elements N and N + 1) at position 0.
     pub rader_scatter: bool,
+    /// Lines holding two lines a, b of a real transform each (b `in_pair` elements after a,
+    /// nothing at or past `in_pair_end`, see `fft_lines::LinePair`). `pack_real`: the source is
+    /// real, element j is x_a[j] + i·x_b[j]. `hermitian_pairs`: the source holds half spectra
+    /// (N/2 + 1 values), element j is A_j + i·B_j of their full Hermitian spectra.
+    pub pack_real: bool,
+    pub hermitian_pairs: bool,
+    /// The same on the store side (`out_pair`, `out_pair_end`). `unpack_real`: the destination is
+    /// real, Re to line a and Im to line b. `untangle_pairs`: outputs k ≤ N/2 of the spectra
+    /// X_a = (Z_k + conj Z_(N−k))/2 and X_b = (Z_k − conj Z_(N−k))/2i, read from workgroup memory.
+    pub unpack_real: bool,
+    pub untangle_pairs: bool,
 }
 
 impl LineKernel {
@@ -80,7 +91,8 @@ const PARAMS: &str = "struct Params {
     out_split: u32, out_hi: u32, out_lo: u32, out_elem: u32,
     scale: f32, tw_line: u32, tw_lo: u32, tw_hi: u32, tw_s: u32, tw_div: u32,
     mul_in: u32, len_in: u32, mul_out: u32, len_out: u32,
-    crop_shift: u32, crop_len: u32, crop_mod: u32, unused: u32,
+    crop_shift: u32, crop_len: u32, crop_mod: u32,
+    in_pair: u32, in_pair_end: u32, out_pair: u32, out_pair_end: u32, unused: u32,
 }";
 
 /// Every binding a line kernel may have, in order: in-place kernels drop `src`, kernels without
@@ -113,7 +125,7 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
         entry: "main",
         workgroup_size: [threads, 1, 1],
         bindings: k.bindings(),
-        params_size: Some(96),
+        params_size: Some(112),
         overrides: &[],
     }));
     map.insert(k.clone(), info);
@@ -256,8 +268,14 @@ pub fn wgsl(k: &LineKernel) -> String {
     let direct_load = !short_lines;
     // (A length-1 line has no stage: it is copied, in any direction.)
     // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
-    let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines && !k.real_post) || stages == 0;
-    assert!(!(k.real_post && stages == 0), "real_post needs a line of at least 2");
+    let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines && !k.real_post && !k.untangle_pairs) || stages == 0;
+    assert!(!((k.real_post || k.untangle_pairs) && stages == 0), "untangling needs a line of at least 2");
+    assert!(!(k.pack_real && k.hermitian_pairs || k.unpack_real && k.untangle_pairs), "one kind of pair per side");
+    let pairs = k.pack_real || k.hermitian_pairs || k.unpack_real || k.untangle_pairs;
+    assert!(!pairs || !(k.in_place || k.real_pre || k.real_post), "pairs of real lines: out of place");
+    assert!(!((k.untangle_pairs || k.hermitian_pairs) && p.split), "untangled pairs: whole lines in workgroup memory");
+    assert!(!(k.pack_real && k.product_in) && !(k.untangle_pairs && (k.inverse || k.crop_out || k.chirp_out || k.twiddle_out)), "untangled spectra come from plain forward passes");
+    assert!(!(k.hermitian_pairs && (k.pad_in || k.chirp_in || k.rader_gather)), "Hermitian pairs load whole lines");
     assert!(!(k.real_pre && k.pad_in || k.real_post && k.crop_out), "no padding of packed spectra, no window of untangled ones");
     let rader = k.rader_gather || k.rader_scatter;
     assert!(!rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post && !k.pad_in && !k.crop_out && !k.in_place), "Rader's passes combine with none of these");
@@ -269,10 +287,12 @@ pub fn wgsl(k: &LineKernel) -> String {
     writeln!(w, "// FFT of length {n}, radices {:?}, {t} threads per line, {batch} lines per workgroup.", p.radices).unwrap();
     writeln!(w, "{PARAMS}").unwrap();
     for (i, b) in k.bindings().iter().enumerate() {
+        let real = (b.name == "src" && k.pack_real) || (b.name == "dst" && k.unpack_real);
+        let array = if real { "array<f32>" } else { "array<vec2<f32>>" };
         let (space, ty) = match b.kind {
             BindingKind::Uniform => ("uniform", "Params"),
-            BindingKind::StorageReadWrite => ("storage, read_write", "array<vec2<f32>>"),
-            _ => ("storage, read", "array<vec2<f32>>"),
+            BindingKind::StorageReadWrite => ("storage, read_write", array),
+            _ => ("storage, read", array),
         };
         writeln!(w, "@group(0) @binding({i}) var<{space}> {}: {ty};", b.name).unwrap();
     }
@@ -297,20 +317,47 @@ pub fn wgsl(k: &LineKernel) -> String {
     writeln!(w, "fn pad(i: u32) -> u32 {{ return i + (i >> 4u); }}").unwrap();
     writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
     writeln!(w, "fn base(l: u32, split: u32, hi: u32, lo: u32) -> u32 {{ let o = l / p.inner; let i = l - o * p.inner; return (o / split) * hi + (o % split) * lo + i; }}").unwrap();
+    // Every read of the source and write of the destination: element i (of line a, with line b's
+    // beside it for real pairs).
+    if k.pack_real {
+        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ let b = i + p.in_pair; return vec2({src}[i], select(0.0, {src}[min(b, p.in_pair_end - 1u)], b < p.in_pair_end)); }}").unwrap();
+    } else if k.product_in {
+        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return product({src}[i], i); }}").unwrap();
+    } else {
+        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return {src}[i]; }}").unwrap();
+    }
+    if k.unpack_real {
+        writeln!(w, "fn wr(i: u32, v: vec2<f32>) {{ dst[i] = v.x; let b = i + p.out_pair; if (b < p.out_pair_end) {{ dst[b] = v.y; }} }}").unwrap();
+    } else {
+        writeln!(w, "fn wr(i: u32, v: vec2<f32>) {{ dst[i] = v; }}").unwrap();
+    }
+    let half_len = n / 2 + 1;
+    if k.hermitian_pairs {
+        // Element j of the full spectrum whose half starts at `at`; line b's beside it.
+        writeln!(w, "fn hermitian(at: u32, j: u32) -> vec2<f32> {{ let mirror = j >= {half_len}u; let kk = select(j, {n}u - j, mirror); var x = rd(at + kk * p.in_elem);").unwrap();
+        writeln!(w, "  if (kk == 0u || 2u * kk == {n}u) {{ x.y = 0.0; }} return select(x, vec2(x.x, -x.y), mirror); }}").unwrap();
+        writeln!(w, "fn hermitian_pairs(at: u32, j: u32) -> vec2<f32> {{ var z = hermitian(at, j);").unwrap();
+        writeln!(w, "  if (at + p.in_pair < p.in_pair_end) {{ let b = hermitian(at + p.in_pair, j); z += vec2(-b.y, b.x); }} return z; }}").unwrap();
+    }
+    if k.untangle_pairs {
+        // Output k < 2(N/2 + 1): X_a[k], then X_b[k − N/2 − 1].
+        let (zk, zc) = (sm(k, "line", &format!("kk % {n}u")), sm(k, "line", &format!("({n}u - kk) % {n}u")));
+        writeln!(w, "fn untangle(line: u32, k: u32) -> vec2<f32> {{ let b = k >= {half_len}u; let kk = select(k, k - {half_len}u, b); let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
+        writeln!(w, "  if (b) {{ let d = 0.5 * (zk - zcc); return vec2(d.y, -d.x); }} return 0.5 * (zk + zcc); }}").unwrap();
+    }
     if k.real_post {
         let (zk, zc) = (sm(k, "line", &format!("k % {n}u")), sm(k, "line", &format!("({n}u - k) % {n}u")));
         writeln!(w, "fn real_post(line: u32, k: u32) -> vec2<f32> {{ let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
         writeln!(w, "  let e = 0.5 * (zk + zcc); let d = 0.5 * (zk - zcc); return e + cmul(tw[p.mul_out + k], vec2(d.y, -d.x)); }}").unwrap();
     }
     if k.real_pre {
-        let read = |i: &str| if k.product_in { format!("product({src}[{i}], {i})") } else { format!("{src}[{i}]") };
-        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = {}; var xc = {};", read("at + k"), read(&format!("at + {n}u - k"))).unwrap();
+        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = rd(at + k); var xc = rd(at + {n}u - k);").unwrap();
         writeln!(w, "  if (k == 0u) {{ xk = vec2(xk.x, 0.0); xc = vec2(xc.x, 0.0); }}").unwrap();
         writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
         writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
     }
     if k.rader_scatter {
-        writeln!(w, "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = {src}[at + j * p.in_elem]; if (j == 0u) {{ v += {src}[at + {n}u * p.in_elem]; }} return v; }}").unwrap();
+        writeln!(w, "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = rd(at + j * p.in_elem); if (j == 0u) {{ v += rd(at + {n}u * p.in_elem); }} return v; }}").unwrap();
     }
     writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
     let conj_if = |on: bool, x: &str| if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
@@ -320,14 +367,14 @@ pub fn wgsl(k: &LineKernel) -> String {
         let i = format!("{at} + ({j}) * p.in_elem");
         let x = if k.real_pre {
             format!("real_pre({at}, {j})")
+        } else if k.hermitian_pairs {
+            format!("hermitian_pairs({at}, {j})")
         } else if k.rader_gather {
-            format!("{src}[{at} + u32(tw[p.mul_in + {j}].x) * p.in_elem]")
+            format!("rd({at} + u32(tw[p.mul_in + {j}].x) * p.in_elem)")
         } else if k.rader_scatter {
             format!("rader_dc({at}, {j})")
-        } else if k.product_in {
-            format!("product({src}[{i}], {i})")
         } else {
-            format!("{src}[{i}]")
+            format!("rd({i})")
         };
         let x = conj_if(k.conj_source, &x);
         let x = if k.chirp_in { format!("cmul({x}, tw[p.mul_in + {j}])") } else { x };
@@ -360,14 +407,14 @@ pub fn wgsl(k: &LineKernel) -> String {
         } else {
             kk.to_string()
         };
-        let mut write = format!("dst[{at} + {pos} * p.out_elem] = {v};");
+        let mut write = format!("wr({at} + {pos} * p.out_elem, {v});");
         if k.rader_gather && maybe_first {
-            let x0 = conj_if(k.conj_source, &format!("{src}[{in_at}]"));
-            write!(write, " if ({kk} == 0u) {{ dst[{at} + {n}u * p.out_elem] = {x0}; dst[{at} + {}u * p.out_elem] = {raw}; }}", n + 1).unwrap();
+            let x0 = conj_if(k.conj_source, &format!("rd({in_at})"));
+            write!(write, " if ({kk} == 0u) {{ wr({at} + {n}u * p.out_elem, {x0}); wr({at} + {}u * p.out_elem, {raw}); }}", n + 1).unwrap();
         }
         if k.rader_scatter && maybe_first {
-            let x0 = format!("({src}[{in_at} + {n}u * p.in_elem] + {src}[{in_at} + {}u * p.in_elem])", n + 1);
-            write!(write, " if ({kk} == 0u) {{ dst[{at}] = {} * p.scale; }}", conj_if(k.conj_result, &x0)).unwrap();
+            let x0 = format!("(rd({in_at} + {n}u * p.in_elem) + rd({in_at} + {}u * p.in_elem))", n + 1);
+            write!(write, " if ({kk} == 0u) {{ wr({at}, {} * p.scale); }}", conj_if(k.conj_result, &x0)).unwrap();
         }
         if guards.is_empty() {
             s += &write;
@@ -543,12 +590,24 @@ pub fn wgsl(k: &LineKernel) -> String {
     if !direct_store {
         // The output runs across the threads' lines: read back from workgroup memory in the
         // order that keeps the global writes coalesced, all reads first.
-        let n_out = if k.real_post { n + 1 } else { n };
+        let n_out = if k.real_post {
+            n + 1
+        } else if k.untangle_pairs {
+            2 * half_len
+        } else {
+            n
+        };
         let (total, rounds) = (n_out * batch, (n_out * batch).div_ceil(wg));
         let (c_store, k_store) = if k.store_line_fast { (format!("e / {n_out}u"), format!("e % {n_out}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
-            let read = if k.real_post { format!("real_post(c * {stride}u, k)") } else { sm(k, &format!("c * {stride}u"), "k") };
+            let read = if k.real_post {
+                format!("real_post(c * {stride}u, k)")
+            } else if k.untangle_pairs {
+                format!("untangle(c * {stride}u, k)")
+            } else {
+                sm(k, &format!("c * {stride}u"), "k")
+            };
             writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
             writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {read}; }}").unwrap();
         }
@@ -556,7 +615,14 @@ pub fn wgsl(k: &LineKernel) -> String {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
             writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
             let v = stored(&format!("v{r}"), "k", "line_m[c]");
-            writeln!(w, "  if ({guard}first + c < p.lines) {}", store("line_out[c]", "base(first + c, p.in_split, p.in_hi, p.in_lo)", "k", &format!("v{r}"), &v, true)).unwrap();
+            let in_at = "base(first + c, p.in_split, p.in_hi, p.in_lo)";
+            if k.untangle_pairs {
+                // Line b's values go `out_pair` further, if it exists.
+                writeln!(w, "  let b = k >= {half_len}u; let at = line_out[c] + select(0u, p.out_pair, b);").unwrap();
+                writeln!(w, "  if ({guard}first + c < p.lines && (!b || at < p.out_pair_end)) {}", store("at", in_at, &format!("(k % {half_len}u)"), &format!("v{r}"), &v, true)).unwrap();
+            } else {
+                writeln!(w, "  if ({guard}first + c < p.lines) {}", store("line_out[c]", in_at, "k", &format!("v{r}"), &v, true)).unwrap();
+            }
             writeln!(w, "}}").unwrap();
         }
     }
@@ -567,7 +633,7 @@ pub fn wgsl(k: &LineKernel) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fft::plan::{line_pass, split_line_pass, DeviceLimits};
+    use crate::fft::plan::{line_pass, split_line_pass, DeviceLimits, LinePass};
 
     fn validate(source: &str) -> Result<(), String> {
         let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
@@ -612,6 +678,10 @@ mod tests {
                         rader_gather: false,
                         rader_scatter: false,
                         crop_out: n % 3 == 1 && !(n % 5 == 1 && n > 1 && !chirp && store_line_fast && !pass.split),
+                        pack_real: false,
+                        hermitian_pairs: false,
+                        unpack_real: false,
+                        untangle_pairs: false,
                     };
                     if let Err(e) = validate(&wgsl(&k)) {
                         panic!("n={n} {k:?}:\n{e}");
@@ -621,26 +691,7 @@ mod tests {
                 // and without the conjugations of an inverse transform.
                 if n > 1 && !pass.split && (n % 97 == 1 || n == 16 || n == 256) {
                     for (fast, conj) in [(true, false), (false, true)] {
-                        let plain = LineKernel {
-                            pass: pass.clone(),
-                            inverse: false,
-                            load_line_fast: fast,
-                            store_line_fast: fast,
-                            twiddle_out: false,
-                            conj_source: false,
-                            chirp_in: false,
-                            chirp_out: false,
-                            conj_result: false,
-                            real_post: false,
-                            real_pre: false,
-                            pad_in: false,
-                            product_in: false,
-                            product_conj: false,
-                            crop_out: false,
-                            in_place: false,
-                            rader_gather: false,
-                            rader_scatter: false,
-                        };
+                        let plain = plain(&pass, fast);
                         let gather = LineKernel { conj_source: conj, chirp_out: true, rader_gather: true, ..plain.clone() };
                         let scatter = LineKernel { inverse: true, conj_result: conj, rader_scatter: true, ..plain };
                         for k in [gather, scatter] {
@@ -650,7 +701,72 @@ mod tests {
                         }
                     }
                 }
+                // Pairs of real lines, on a sample: a real source or destination in any pass
+                // (Rader's, Bluestein's, four-step's, split-exchange), and the single passes that
+                // pack Hermitian spectra or untangle, along or across lines.
+                if limits.workgroup_bytes == 32768 && [2, 15, 100, 375, 4802].contains(&n) {
+                    for fast in [true, false] {
+                        if pass.split && !fast {
+                            continue;
+                        }
+                        let plain = plain(&pass, fast);
+                        // The other direction on one side (split-exchange passes run along lines only).
+                        let across = fast == pass.split;
+                        let real_in = LineKernel { pack_real: true, ..plain.clone() };
+                        let real_out = LineKernel { inverse: true, unpack_real: true, ..plain.clone() };
+                        let mut kernels = vec![
+                            LineKernel { pad_in: true, ..real_in.clone() },
+                            LineKernel { chirp_in: true, chirp_out: true, ..real_in.clone() },
+                            LineKernel { twiddle_out: true, store_line_fast: across, ..real_in.clone() },
+                            LineKernel { conj_result: true, chirp_out: true, ..real_out.clone() },
+                            LineKernel { load_line_fast: across, ..real_out.clone() },
+                        ];
+                        if !pass.split {
+                            kernels.extend([
+                                LineKernel { chirp_out: true, rader_gather: true, ..real_in.clone() },
+                                LineKernel { conj_result: true, rader_scatter: true, ..real_out.clone() },
+                                LineKernel { untangle_pairs: true, pad_in: true, ..real_in },
+                                LineKernel { untangle_pairs: true, store_line_fast: !fast, ..plain.clone() },
+                                LineKernel { hermitian_pairs: true, product_in: true, ..real_out },
+                                LineKernel { inverse: true, hermitian_pairs: true, store_line_fast: !fast, ..plain },
+                            ]);
+                        }
+                        for k in kernels {
+                            if let Err(e) = validate(&wgsl(&k)) {
+                                panic!("n={n} {k:?}:\n{e}");
+                            }
+                        }
+                    }
+                }
             }
+        }
+    }
+
+    /// A kernel for `pass` with no fusions, along (`fast`) or across lines.
+    fn plain(pass: &LinePass, fast: bool) -> LineKernel {
+        LineKernel {
+            pass: pass.clone(),
+            inverse: false,
+            load_line_fast: fast,
+            store_line_fast: fast,
+            twiddle_out: false,
+            conj_source: false,
+            chirp_in: false,
+            chirp_out: false,
+            conj_result: false,
+            real_post: false,
+            real_pre: false,
+            pad_in: false,
+            product_in: false,
+            product_conj: false,
+            crop_out: false,
+            in_place: false,
+            rader_gather: false,
+            rader_scatter: false,
+            pack_real: false,
+            hermitian_pairs: false,
+            unpack_real: false,
+            untangle_pairs: false,
         }
     }
 }

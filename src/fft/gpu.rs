@@ -1,17 +1,16 @@
 //! `FftPlan`: the GPU recipe of a transform as a list of steps (line passes and axis maps), with
 //! its tables in one device buffer. `record` replays the steps into a recording.
 
-use super::plan::{plan_axis, AxisPlan, DeviceLimits};
+use super::plan::{plan_axis, AxisPlan, DeviceLimits, LinePass};
 use super::twiddle::Twiddles;
 use super::{check_axes, Norm, Transform};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
 use crate::graph::{Buf, Recording};
-use crate::kernels::complex_to_real::{self, ComplexToReal};
-use crate::kernels::fft_axis_map::{self, AxisMap, Map};
+use crate::kernels::fft_axis_map::{self, AxisMap, Map, Pairs};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::fft_lines::{self, Chirp, Crop, Lines, Pass, Rader, StoreTwiddle};
-use crate::kernels::{gather, real_to_complex};
+use crate::kernels::fft_lines::{self, Chirp, Crop, LinePair, Lines, PairsIn, PairsOut, Pass, Rader, StoreTwiddle};
+use crate::kernels::gather;
 use crate::ops::layout::{self, Boundary};
 
 /// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
@@ -19,16 +18,15 @@ use crate::ops::layout::{self, Boundary};
 enum Step {
     Lines { pass: Pass, out: Vec<usize> },
     Map { map: Map, out: Vec<usize> },
-    RealToComplex,
-    RealPart,
     /// The same bytes with another shape and type (even-length reals as complex pairs).
     View { dims: Vec<usize>, dtype: Dtype },
     /// Zeros appended along axes (padding no pass could fuse).
     Pad { pads: Vec<(usize, usize)> },
     /// The element-wise product with the second operand (one no pass could fuse).
     Product { conj: bool },
-    /// The output window where no pass could crop it.
-    Window { maps: Vec<gather::AxisMap> },
+    /// A gather: the output window where no pass could crop it, or the permutation that packs
+    /// real lines two to a complex one.
+    Gather { maps: Vec<gather::AxisMap> },
 }
 
 /// A cyclic window along one axis: element w of the result is element (origin + w) mod n of the
@@ -191,7 +189,7 @@ impl Builder<'_> {
                 }
                 assert!(len_in == n && crop.is_none(), "Bluestein over four-step passes neither pads nor crops");
                 let map = |kind, len_in, len_out, table, scale: f64, conj_in, conj_out| Map {
-                    kind, outer, len_in, len_out, inner, table, scale: scale as f32, conj_in, conj_out,
+                    kind, outer, len_in, len_out, inner, table, scale: scale as f32, conj_in, conj_out, pairs: None,
                 };
                 self.steps.push(Step::Map { map: map(AxisMap::Chirp, n, m, chirp, 1.0, inverse, false), out: wide.clone() });
                 self.lines(padded, outer, inner, false, 1.0, m, None, wide.clone())?;
@@ -235,13 +233,214 @@ impl Builder<'_> {
         let (outer, inner) = self.outer_inner(axis);
         let len_in = self.dims[axis];
         self.dims[axis] = len;
-        let map = Map { kind, outer, len_in, len_out: len, inner, table, scale: scale as f32, conj_in: false, conj_out: false };
+        let map = Map { kind, outer, len_in, len_out: len, inner, table, scale: scale as f32, conj_in: false, conj_out: false, pairs: None };
         self.steps.push(Step::Map { map, out: self.dims.clone() });
     }
 
     fn view(&mut self, axis: usize, len: usize, dtype: Dtype) {
         self.dims[axis] = len;
         self.steps.push(Step::View { dims: self.dims.clone(), dtype });
+    }
+
+    /// The same bytes as an array of shape `dims` and type `dtype`.
+    fn reshape(&mut self, dims: Vec<usize>, dtype: Dtype) {
+        self.dims = dims;
+        self.steps.push(Step::View { dims: self.dims.clone(), dtype });
+    }
+
+    /// The axes in the order `order` (a gather).
+    fn permute(&mut self, order: &[usize]) {
+        let maps = order.iter().map(|&a| gather::AxisMap::identity(a, self.dims[a])).collect();
+        self.dims = order.iter().map(|&a| self.dims[a]).collect();
+        self.steps.push(Step::Gather { maps });
+    }
+
+    /// The leading `dims` of every axis (a gather).
+    fn crop(&mut self, dims: Vec<usize>) {
+        let maps = dims.iter().enumerate().map(|(a, &len)| gather::AxisMap::identity(a, len)).collect();
+        self.dims = dims;
+        self.steps.push(Step::Gather { maps });
+    }
+
+    fn map(&mut self, map: Map) {
+        self.dims = map.output().to_vec();
+        self.steps.push(Step::Map { map, out: self.dims.clone() });
+    }
+
+    /// The real transform of length `n` along `axis` as the complex transform of its lines
+    /// packed two to one, z = x_a + i·x_b (half the work of transforming each line as complex;
+    /// any length, any plan). Forward: the current reals (`dims[axis]` ≤ n, zeros beyond) become
+    /// n/2 + 1 values, X_a and X_b untangled from Z; inverse: n/2 + 1 values become n reals,
+    /// Re z and Im z of the inverse transform of Z = X_a + i·X_b (full Hermitian spectra).
+    /// Adjacent columns pair up where there is an even number of them (the reals are then the
+    /// packed lines as they lie), else adjacent rows; a single row of an odd number of columns
+    /// pairs its columns, the last with zeros. An odd row count: the last row pairs with zeros.
+    fn real_pairs(&mut self, axis: usize, n: usize, inverse: bool, scale: f64) -> Result<()> {
+        let (outer, inner) = self.outer_inner(axis);
+        let (len_in, half) = (self.dims[axis], n / 2 + 1);
+        let mut result = self.dims.clone();
+        result[axis] = if inverse { n } else { half };
+        let pairs = if inner % 2 == 0 || (outer == 1 && inner > 1) { Pairs::Columns } else { Pairs::Rows };
+        let map = |kind, len_in, len_out| Map { kind, outer, len_in, len_out, inner, table: 0, scale: 1.0, conj_in: false, conj_out: false, pairs: Some(pairs) };
+        if let Some(plan) = self.pairs_pass_plan(pairs, n, inner) {
+            self.pairs_pass(plan, pairs, outer, inner, len_in, inverse, scale);
+        } else if inverse {
+            self.map(map(AxisMap::HermitianPairs, half, n));
+            self.axis(1, true, scale)?;
+            if !(pairs == Pairs::Rows && self.unpack_in_store(n * inner, outer)) {
+                self.unpack(pairs, outer, inner);
+            }
+        } else {
+            // Rows are packed in the load of the first pass where it reads whole lines, else by
+            // gathers before it.
+            let at = self.steps.len();
+            self.pack(pairs, outer, inner);
+            let packing: Vec<Step> = if pairs == Pairs::Rows { self.steps.drain(at..).collect() } else { Vec::new() };
+            self.axis_fused(1, n, false, scale, None)?;
+            if !packing.is_empty() && !self.pack_in_load(at, len_in * inner, outer) {
+                self.steps.splice(at..at, packing);
+            }
+            self.map(map(AxisMap::RealPairs, n, half));
+        }
+        self.reshape(result, if inverse { Dtype::F32 } else { Dtype::C32 });
+        Ok(())
+    }
+
+    /// The single pass for packed pairs of lines of `n`, where one holds a line in workgroup
+    /// memory (the untangling reads pairs k, n − k there). Not for an odd column count (a
+    /// column of zeros is padded by a gather).
+    fn pairs_pass_plan(&self, pairs: Pairs, n: usize, inner: usize) -> Option<LinePass> {
+        if pairs == Pairs::Columns && inner % 2 == 1 {
+            return None;
+        }
+        let (_, columns) = pairs.packed(1, inner);
+        match plan_axis(n, self.limits, strided_min_batch().min(columns), columns > 1) {
+            Some(AxisPlan::Single(p)) if !p.split && !p.radices.is_empty() => Some(p),
+            _ => None,
+        }
+    }
+
+    /// `real_pairs` as one pass (`pairs_pass_plan`) over the (outer, ·, inner) lines: forward,
+    /// the reals (len_in ≤ n of them, zeros beyond) packed in its load and the spectra untangled
+    /// in its store; inverse, the Hermitian spectra packed in its load and the reals unpacked in
+    /// its store (columns: the packed lines are the reals as they lie).
+    #[allow(clippy::too_many_arguments)]
+    fn pairs_pass(&mut self, plan: LinePass, pairs: Pairs, outer: usize, inner: usize, len_in: usize, inverse: bool, scale: f64) {
+        let (n, half) = (plan.n, plan.n / 2 + 1);
+        let (rows, columns) = pairs.packed(outer, inner);
+        let u = |x: usize| x as u32;
+        // Line l of the pass is packed row l / inner (rows), or packed column l % columns of row
+        // l / columns (columns: the pass's inner is 1, the split walks the columns).
+        let (lines, pass_inner) = match pairs {
+            Pairs::Rows => (rows * inner, inner),
+            Pairs::Columns => (outer * columns, 1),
+        };
+        // Lines of `len` on the real side (line a; b by the pair) and on the packed side.
+        let real_side = |len: usize| match pairs {
+            Pairs::Rows => (Lines { split: 1, hi: u(2 * len * inner), lo: 0, elem: u(inner) }, LinePair { offset: u(len * inner), end: u(outer * len * inner) }),
+            Pairs::Columns => (Lines { split: u(columns), hi: u(len * inner), lo: 2, elem: u(inner) }, LinePair { offset: 1, end: u(outer * len * inner) }),
+        };
+        let packed = |len: usize| match pairs {
+            Pairs::Rows => Lines::axis(len, inner),
+            Pairs::Columns => Lines { split: u(columns), hi: u(len * columns), lo: 1, elem: u(columns) },
+        };
+        let roots = self.tw.stage_roots(&plan);
+        if inverse {
+            let (input, pair) = real_side(half);
+            let (output, pairs_out, dims) = match pairs {
+                Pairs::Rows => {
+                    let (lines, pair) = real_side(n);
+                    (lines, Some(PairsOut::Real(pair)), vec![outer, n, inner])
+                }
+                Pairs::Columns => (packed(n), None, vec![outer, n, columns]),
+            };
+            let mut pass = Pass::plain(plan, true, lines, pass_inner, input, output, scale, roots);
+            pass.pairs_in = Some(PairsIn::Hermitian(pair));
+            pass.pairs_out = pairs_out;
+            self.dims = dims;
+            self.steps.push(Step::Lines { pass, out: self.dims.clone() });
+            if pairs == Pairs::Columns {
+                self.reshape(vec![outer, n, inner], Dtype::F32);
+            }
+        } else {
+            let (input, pairs_in) = match pairs {
+                Pairs::Rows => {
+                    let (lines, pair) = real_side(len_in);
+                    (lines, Some(PairsIn::Real(pair)))
+                }
+                Pairs::Columns => {
+                    self.reshape(vec![outer, len_in, columns], Dtype::C32);
+                    (packed(len_in), None)
+                }
+            };
+            let (output, pair) = real_side(half);
+            let mut pass = Pass::plain(plan, false, lines, pass_inner, input, output, scale, roots);
+            pass.pad_in = (len_in < n).then_some(u(len_in));
+            pass.pairs_in = pairs_in;
+            pass.pairs_out = Some(PairsOut::Untangled(pair));
+            self.dims = vec![outer, half, inner];
+            self.steps.push(Step::Lines { pass, out: self.dims.clone() });
+        }
+    }
+
+    /// Packs rows 2m and 2m + 1 of the `outer` real rows (of `row` elements) into the load of
+    /// the pass at step `at`, if that step is a pass reading rows of the packed lines (row m).
+    fn pack_in_load(&mut self, at: usize, row: usize, outer: usize) -> bool {
+        let Some(Step::Lines { pass, .. }) = self.steps.get_mut(at) else { return false };
+        let Some(pair) = pair_rows(&mut pass.input, row, outer) else { return false };
+        pass.pairs_in = Some(PairsIn::Real(pair));
+        true
+    }
+
+    /// Unpacks packed row m (of `row` elements) into real rows 2m and 2m + 1 of `outer` in the
+    /// store of the last pass, if the last step is a pass writing rows of the packed lines.
+    fn unpack_in_store(&mut self, row: usize, outer: usize) -> bool {
+        let Some(Step::Lines { pass, out }) = self.steps.last_mut() else { return false };
+        let Some(pair) = pair_rows(&mut pass.output, row, outer) else { return false };
+        pass.pairs_out = Some(PairsOut::Real(pair));
+        out[0] = outer;
+        self.dims = out.clone();
+        true
+    }
+
+    /// The current reals, viewed as (outer, len, inner), as complex lines holding two each.
+    fn pack(&mut self, pairs: Pairs, outer: usize, inner: usize) {
+        let len = self.dims.iter().product::<usize>() / (outer * inner);
+        self.reshape(vec![outer, len, inner], Dtype::F32);
+        match pairs {
+            Pairs::Columns => {
+                if inner % 2 == 1 {
+                    self.pad(2, inner + 1);
+                }
+                self.reshape(vec![outer, len, inner.div_ceil(2)], Dtype::C32);
+            }
+            Pairs::Rows => {
+                let rows = outer.div_ceil(2);
+                if outer % 2 == 1 {
+                    self.pad(0, 2 * rows);
+                }
+                // Rows 2m and 2m + 1 interleaved: (rows, 2, len·inner) to (rows, len·inner, 2).
+                self.reshape(vec![rows, 2, len * inner], Dtype::F32);
+                self.permute(&[0, 2, 1]);
+                self.reshape(vec![rows, len, inner], Dtype::C32);
+            }
+        }
+    }
+
+    /// The inverse of `pack`: the current packed complex lines as reals (outer, len, inner).
+    fn unpack(&mut self, pairs: Pairs, outer: usize, inner: usize) {
+        let [rows, len, columns] = self.dims[..] else { unreachable!("packed lines are (outer, len, inner)") };
+        match pairs {
+            Pairs::Columns => self.reshape(vec![outer, len, 2 * columns], Dtype::F32),
+            Pairs::Rows => {
+                self.reshape(vec![rows, len * inner, 2], Dtype::F32);
+                self.permute(&[0, 2, 1]);
+                self.reshape(vec![2 * rows, len, inner], Dtype::F32);
+            }
+        }
+        if self.dims != [outer, len, inner] {
+            self.crop(vec![outer, len, inner]);
+        }
     }
 
     /// Appends zeros along `axis` up to `len`.
@@ -251,6 +450,17 @@ impl Builder<'_> {
         self.dims[axis] = len;
         self.steps.push(Step::Pad { pads });
     }
+}
+
+/// `lines` over the rows (of `row` elements) of packed lines, turned into lines over rows 2m of
+/// the `outer` real ones with rows 2m + 1 one row further (the pair): None unless packed row m
+/// is the lines' row o / split.
+fn pair_rows(lines: &mut Lines, row: usize, outer: usize) -> Option<LinePair> {
+    if lines.hi as usize != row {
+        return None;
+    }
+    lines.hi *= 2;
+    Some(LinePair { offset: row as u32, end: (outer * row) as u32 })
 }
 
 /// Lines a single pass over a strided axis must hold per workgroup (else four-step): adjacent
@@ -315,21 +525,18 @@ impl FftPlan {
                     let pairs = b.dims[last] / 2;
                     b.view(last, pairs, Dtype::C32);
                     b.real_pass(false, n, factor(n, false), pairs);
-                } else {
+                } else if n.is_multiple_of(2) && last == dims.len() - 1 {
+                    // The same as separate steps.
                     if b.dims[last] < n {
                         b.pad(last, n);
                     }
-                    if n % 2 == 0 && last == dims.len() - 1 {
-                        b.view(last, n / 2, Dtype::C32);
-                        b.axis(last, false, 1.0)?;
-                        let roots = b.tw.roots(n);
-                        b.resize(last, AxisMap::RealPost, n / 2 + 1, roots, factor(n, false));
-                    } else {
-                        // Odd: the complex transform of the full line, keeping n/2 + 1 values.
-                        b.steps.push(Step::RealToComplex);
-                        b.axis(last, false, factor(n, false))?;
-                        b.resize(last, AxisMap::Truncate, n / 2 + 1, 0, 1.0);
-                    }
+                    b.view(last, n / 2, Dtype::C32);
+                    b.axis(last, false, 1.0)?;
+                    let roots = b.tw.roots(n);
+                    b.resize(last, AxisMap::RealPost, n / 2 + 1, roots, factor(n, false));
+                } else {
+                    // Odd lengths, strided axes: whole lines, two to a complex transform.
+                    b.real_pairs(last, n, false, factor(n, false))?;
                 }
                 full[last] = n / 2 + 1;
                 for &a in axes.iter().rev().skip(1) {
@@ -357,9 +564,7 @@ impl FftPlan {
                     b.axis(last, true, 2.0 * factor(len, true))?;
                     b.view(last, len, Dtype::F32);
                 } else {
-                    b.resize(last, AxisMap::Hermitian, len, 0, 1.0);
-                    b.axis(last, true, factor(len, true))?;
-                    b.steps.push(Step::RealPart);
+                    b.real_pairs(last, len, true, factor(len, true))?;
                 }
                 full[last] = len;
             }
@@ -374,7 +579,7 @@ impl FftPlan {
                     .map(|a| gather::AxisMap { len: w[a].len, src_axis: a, origin: if cropped[a] { 0 } else { w[a].origin }, step: 1 })
                     .collect();
                 b.dims = w.iter().map(|w| w.len).collect();
-                b.steps.push(Step::Window { maps });
+                b.steps.push(Step::Gather { maps });
             }
         }
         if let Some(conj) = fusion.product {
@@ -460,7 +665,8 @@ impl FftPlan {
             match step {
                 Step::Lines { pass, out } => {
                     let same = in_place && pass.in_place_ok() && pass.product.is_none() && rec.dims(cur) == out.as_slice() && rec.dtype(cur) == Dtype::C32;
-                    let next = if same { cur } else { rec.temp(out, Dtype::C32)? };
+                    let dtype = if pass.real_out() { Dtype::F32 } else { Dtype::C32 };
+                    let next = if same { cur } else { rec.temp(out, dtype)? };
                     fft_lines::record(rec, pass, cur, next, table, pass.product.and(other));
                     cur = next;
                 }
@@ -469,15 +675,13 @@ impl FftPlan {
                     fft_axis_map::record(rec, map, cur, next, table);
                     cur = next;
                 }
-                Step::RealToComplex => cur = real_to_complex::record(rec, cur)?,
-                Step::RealPart => cur = complex_to_real::record(rec, ComplexToReal::Re, cur)?,
                 Step::View { dims, dtype } => cur = rec.reinterpret(cur, dims, *dtype)?,
                 Step::Pad { pads } => cur = layout::pad(rec, cur, pads, Boundary::Constant(0.0))?,
                 Step::Product { conj } => {
                     let op = if *conj { BinaryOp::ComplexMulConj } else { BinaryOp::ComplexMul };
                     cur = binary::record(rec, op, cur, other.expect("checked above"))?;
                 }
-                Step::Window { maps } => cur = gather::record(rec, cur, maps, Boundary::Wrap)?,
+                Step::Gather { maps } => cur = gather::record(rec, cur, maps, Boundary::Wrap)?,
             }
         }
         Ok(cur)

@@ -34,6 +34,10 @@ pub struct Params {
     pub crop_shift: u32,
     pub crop_len: u32,
     pub crop_mod: u32,
+    pub in_pair: u32,
+    pub in_pair_end: u32,
+    pub out_pair: u32,
+    pub out_pair_end: u32,
     pub unused: u32,
 }
 
@@ -93,6 +97,35 @@ pub enum Rader {
     Scatter { indices: u32 },
 }
 
+/// Two lines a, b of a real transform held by one line of a pass (src/fft/gpu.rs,
+/// `real_pairs`): b starts `offset` elements after a, laid out alike. Elements at or beyond `end`
+/// belong to no line (b past an odd count of lines): zero when loaded, not stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LinePair {
+    pub offset: u32,
+    pub end: u32,
+}
+
+/// What a pass loads from line pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairsIn {
+    /// A real source: element j is x_a[j] + i·x_b[j].
+    Real(LinePair),
+    /// Half spectra of n/2 + 1 values: element j is A_j + i·B_j, A and B their full Hermitian
+    /// spectra (imaginary parts of A_0 and, n even, A_(n/2) ignored, as numpy's irfft does).
+    Hermitian(LinePair),
+}
+
+/// What a pass stores to line pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairsOut {
+    /// A real destination: Re z to line a, Im z to line b.
+    Real(LinePair),
+    /// The spectra of a and b untangled from Z: X_a[k] = (Z_k + conj Z_(n−k))/2 and
+    /// X_b[k] = (Z_k − conj Z_(n−k))/2i, k ≤ n/2.
+    Untangled(LinePair),
+}
+
 #[derive(Clone, Debug)]
 pub struct Pass {
     pub plan: LinePass,
@@ -120,13 +153,20 @@ pub struct Pass {
     pub product: Option<bool>,
     pub crop: Option<Crop>,
     pub rader: Option<Rader>,
+    pub pairs_in: Option<PairsIn>,
+    pub pairs_out: Option<PairsOut>,
 }
 
 impl Pass {
     /// Whether the pass may overwrite its input: lines read and written in the same places and
     /// lengths, each workgroup reading all of its own lines before writing them.
     pub fn in_place_ok(&self) -> bool {
-        self.input == self.output && self.real_post.is_none() && self.real_pre.is_none() && self.pad_in.is_none() && self.crop.is_none()
+        self.input == self.output && self.real_post.is_none() && self.real_pre.is_none() && self.pad_in.is_none() && self.crop.is_none() && self.pairs_in.is_none() && self.pairs_out.is_none()
+    }
+
+    /// Whether the pass writes reals (pairs of real lines).
+    pub fn real_out(&self) -> bool {
+        matches!(self.pairs_out, Some(PairsOut::Real(_)))
     }
 
     /// A plain pass over `lines` lines (no fusions), for the builders to adjust.
@@ -152,6 +192,8 @@ impl Pass {
             product: None,
             crop: None,
             rader: None,
+            pairs_in: None,
+            pairs_out: None,
         }
     }
 }
@@ -169,6 +211,8 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         Some(Rader::Scatter { indices }) => (None, Some(indices)),
         None => (None, None),
     };
+    let pair_in = pass.pairs_in.map(|(PairsIn::Real(l) | PairsIn::Hermitian(l))| l);
+    let pair_out = pass.pairs_out.map(|(PairsOut::Real(l) | PairsOut::Untangled(l))| l);
     let p = Params {
         lines: pass.lines as u32,
         inner: pass.inner as u32,
@@ -193,6 +237,10 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         crop_shift: pass.crop.map_or(0, |c| c.shift),
         crop_len: pass.crop.map_or(0, |c| c.len),
         crop_mod: pass.crop.map_or(1, |c| c.modulus),
+        in_pair: pair_in.map_or(0, |l| l.offset),
+        in_pair_end: pair_in.map_or(0, |l| l.end),
+        out_pair: pair_out.map_or(0, |l| l.offset),
+        out_pair_end: pair_out.map_or(0, |l| l.end),
         unused: 0,
     };
     let kernel = codegen::kernel(&LineKernel {
@@ -215,6 +263,10 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         in_place: src == dst,
         rader_gather: gather.is_some(),
         rader_scatter: scatter.is_some(),
+        pack_real: matches!(pass.pairs_in, Some(PairsIn::Real(_))),
+        hermitian_pairs: matches!(pass.pairs_in, Some(PairsIn::Hermitian(_))),
+        unpack_real: pass.real_out(),
+        untangle_pairs: matches!(pass.pairs_out, Some(PairsOut::Untangled(_))),
     });
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     let bufs = [src, dst, table];
