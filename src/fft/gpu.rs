@@ -84,8 +84,7 @@ impl Builder<'_> {
     /// appended), keeping only `window` of the result. True if a pass applied the window.
     fn axis_fused(&mut self, axis: usize, n: usize, inverse: bool, scale: f64, window: Option<Window>) -> Result<bool> {
         let (outer, inner) = self.outer_inner(axis);
-        let min_batch = strided_min_batch().min(inner);
-        let plan = plan_axis(n, self.limits, min_batch, inner > 1)
+        let plan = plan_axis(n, self.limits, inner)
             .ok_or_else(|| Error::Invalid(format!("axis length {n} is beyond what this device's FFT can plan")))?;
         // Single passes (and Bluestein around one) read and write whole lines: they pad and crop.
         let fusable = match &plan {
@@ -205,7 +204,7 @@ impl Builder<'_> {
     /// Whether the real transform of `len` reals along the contiguous last axis takes one pass.
     fn real_pass_fits(&self, len: usize) -> bool {
         // (The untangling reads pairs k, n - k from workgroup memory: not split-exchange passes.)
-        len % 2 == 0 && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1, false), Some(AxisPlan::Single(p)) if !p.split)
+        len % 2 == 0 && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1), Some(AxisPlan::Single(p)) if !p.split)
     }
 
     /// The real transform of `len` (even) reals along the contiguous last axis as one pass of
@@ -216,7 +215,7 @@ impl Builder<'_> {
     fn real_pass(&mut self, inverse: bool, len: usize, scale: f64, len_in: usize) {
         let last = self.dims.len() - 1;
         let (half, outer) = (len / 2, self.outer_inner(last).0);
-        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1, false) else { unreachable!("checked by real_pass_fits") };
+        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1) else { unreachable!("checked by real_pass_fits") };
         let table = self.tw.roots(len);
         let n_out = if inverse { half } else { half + 1 };
         let roots = self.tw.stage_roots(&p);
@@ -237,9 +236,11 @@ impl Builder<'_> {
         self.steps.push(Step::Map { map, out: self.dims.clone() });
     }
 
+    /// The same bytes with `len` elements of `dtype` along `axis`.
     fn view(&mut self, axis: usize, len: usize, dtype: Dtype) {
-        self.dims[axis] = len;
-        self.steps.push(Step::View { dims: self.dims.clone(), dtype });
+        let mut dims = self.dims.clone();
+        dims[axis] = len;
+        self.reshape(dims, dtype);
     }
 
     /// The same bytes as an array of shape `dims` and type `dtype`.
@@ -314,7 +315,7 @@ impl Builder<'_> {
             return None;
         }
         let (_, columns) = pairs.packed(1, inner);
-        match plan_axis(n, self.limits, strided_min_batch().min(columns), columns > 1) {
+        match plan_axis(n, self.limits, columns) {
             Some(AxisPlan::Single(p)) if !p.split && !p.radices.is_empty() => Some(p),
             _ => None,
         }
@@ -461,12 +462,6 @@ fn pair_rows(lines: &mut Lines, row: usize, outer: usize) -> Option<LinePair> {
     }
     lines.hi *= 2;
     Some(LinePair { offset: row as u32, end: (outer * row) as u32 })
-}
-
-/// Lines a single pass over a strided axis must hold per workgroup (else four-step): adjacent
-/// columns are what make its loads coalesce. `LUCENT_FFT_STRIDED_BATCH` overrides it for tuning.
-fn strided_min_batch() -> usize {
-    std::env::var("LUCENT_FFT_STRIDED_BATCH").ok().and_then(|s| s.parse().ok()).unwrap_or(4)
 }
 
 impl FftPlan {

@@ -2,6 +2,8 @@
 //! stages, whether a line fits one workgroup (one dispatch per axis) or needs the four-step
 //! scheme (two dispatches), and when a prime length needs Rader's or Bluestein's algorithm.
 
+use std::sync::OnceLock;
+
 /// Radices with butterflies in src/fft/codegen.rs (16 as 4×4 in registers; 8, 4, 2 written out;
 /// 3, 5, 7, 11, 13 as direct DFTs with literal roots). Larger radices first: fewer stages, fewer
 /// round trips through workgroup memory.
@@ -20,24 +22,37 @@ const WORKGROUP_THREADS: usize = 64;
 /// against 1.25 ms) and 16 or 32 (1024×16384: 0.118 against 0.132 and 0.141 ms).
 const STRIDED_LINES: usize = 8;
 
-/// A tuning knob: `default`, or the environment's value if it is one of `allowed`.
-fn knob(name: &str, default: usize, allowed: &[usize]) -> usize {
-    std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| allowed.contains(v)).unwrap_or(default)
+/// A tuning knob, read once: `default`, or the environment's value if it is one of `allowed`.
+fn knob(cell: &'static OnceLock<usize>, name: &str, default: usize, allowed: &[usize]) -> usize {
+    *cell.get_or_init(|| std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| allowed.contains(v)).unwrap_or(default))
 }
 
 fn registers() -> usize {
-    static R: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *R.get_or_init(|| knob("LUCENT_FFT_REGISTERS", REGISTERS, &[8, 16]))
+    static R: OnceLock<usize> = OnceLock::new();
+    knob(&R, "LUCENT_FFT_REGISTERS", REGISTERS, &[8, 16])
 }
 
 fn workgroup_threads() -> usize {
-    static T: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *T.get_or_init(|| knob("LUCENT_FFT_THREADS", WORKGROUP_THREADS, &[32, 64, 128, 256, 512, 1024]))
+    static T: OnceLock<usize> = OnceLock::new();
+    knob(&T, "LUCENT_FFT_THREADS", WORKGROUP_THREADS, &[32, 64, 128, 256, 512, 1024])
 }
 
 fn strided_lines() -> usize {
-    static C: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
-    *C.get_or_init(|| knob("LUCENT_FFT_COLUMNS", STRIDED_LINES, &[1, 2, 4, 8, 16, 32]))
+    static C: OnceLock<usize> = OnceLock::new();
+    knob(&C, "LUCENT_FFT_COLUMNS", STRIDED_LINES, &[1, 2, 4, 8, 16, 32])
+}
+
+/// Lines a single pass over a strided axis must hold per workgroup, else the four-step scheme:
+/// adjacent columns are what make its loads coalesce (`LUCENT_FFT_STRIDED_BATCH` overrides).
+fn strided_min_batch() -> usize {
+    static B: OnceLock<usize> = OnceLock::new();
+    knob(&B, "LUCENT_FFT_STRIDED_BATCH", 4, &[1, 2, 4, 8, 16])
+}
+
+/// `LUCENT_FFT_SPLIT=0` turns split-exchange passes off (for A/B measurements).
+fn split_enabled() -> bool {
+    static S: OnceLock<usize> = OnceLock::new();
+    knob(&S, "LUCENT_FFT_SPLIT", 1, &[0, 1]) == 1
 }
 
 /// What the device allows one workgroup.
@@ -199,10 +214,12 @@ pub fn bluestein_len(min: usize) -> usize {
     best
 }
 
-/// Plans one axis of length `n`. A single pass whose workgroup holds fewer than `min_batch`
-/// lines gives way to the four-step scheme (strided axes read `batch` adjacent columns at once,
-/// so too few lines waste most of each memory transaction).
-pub fn plan_axis(n: usize, limits: DeviceLimits, min_batch: usize, strided: bool) -> Option<AxisPlan> {
+/// Plans one axis of length `n` whose lines lie `columns` apart (1: contiguous). On a strided
+/// axis, a single pass whose workgroup holds fewer than `strided_min_batch()` lines (or all
+/// `columns`) gives way to the four-step scheme: strided passes read `batch` adjacent columns at
+/// once, so too few lines waste most of each memory transaction.
+pub fn plan_axis(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan> {
+    let (min_batch, strided) = (strided_min_batch().min(columns), columns > 1);
     let single = line_pass(n, limits, strided).or_else(|| split_line_pass(n, limits).filter(|_| split_enabled()));
     if let Some(p) = single.clone().filter(|p| p.batch >= min_batch) {
         return Some(AxisPlan::Single(p));
@@ -214,13 +231,8 @@ pub fn plan_axis(n: usize, limits: DeviceLimits, min_batch: usize, strided: bool
         return Some(rader);
     }
     let m = bluestein_len(2 * n - 1);
-    let inner = plan_axis(m, limits, min_batch, strided)?;
+    let inner = plan_axis(m, limits, columns)?;
     Some(AxisPlan::Bluestein { n, m, inner: Box::new(inner) })
-}
-
-/// `LUCENT_FFT_SPLIT=0` turns split-exchange passes off (for A/B measurements).
-fn split_enabled() -> bool {
-    std::env::var("LUCENT_FFT_SPLIT").map_or(true, |v| v != "0")
 }
 
 /// Rader's plan for a prime `n` whose n − 1 is one pass holding `min_batch` lines (two passes
@@ -328,28 +340,29 @@ mod tests {
 
     #[test]
     fn long_and_prime_axes() {
-        assert!(matches!(plan_axis(4096, LAVAPIPE, 1, 1 > 1), Some(AxisPlan::Single(_))));
-        match plan_axis(1 << 20, LAVAPIPE, 1, 1 > 1) {
+        assert!(matches!(plan_axis(4096, LAVAPIPE, 1), Some(AxisPlan::Single(_))));
+        match plan_axis(1 << 20, LAVAPIPE, 1) {
             Some(AxisPlan::FourStep { first, second, .. }) => assert_eq!(first.n * second.n, 1 << 20),
             other => panic!("{other:?}"),
         }
-        match plan_axis(4093, LAVAPIPE, 1, 1 > 1) {
+        match plan_axis(4093, LAVAPIPE, 1) {
             Some(AxisPlan::Bluestein { m, .. }) => assert!(m >= 2 * 4093 - 1 && m <= 8192),
             other => panic!("{other:?}"),
         }
         assert_eq!(bluestein_len(513), 640);
         // A strided 4096 that would fit one line per workgroup goes four-step instead.
-        assert!(matches!(plan_axis(4096, LAVAPIPE, 4, 4 > 1), Some(AxisPlan::FourStep { .. })));
+        assert!(matches!(plan_axis(4096, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
         // 8192 contiguous: one split-exchange pass (real parts 32 KiB); strided, four-step.
-        assert!(matches!(plan_axis(8192, LAVAPIPE, 1, 1 > 1), Some(AxisPlan::Single(LinePass { split: true, threads: 512, .. }))));
-        assert!(matches!(plan_axis(8192, LAVAPIPE, 4, 4 > 1), Some(AxisPlan::FourStep { .. })));
+        assert!(matches!(plan_axis(8192, LAVAPIPE, 1), Some(AxisPlan::Single(LinePass { split: true, threads: 512, .. }))));
+        assert!(matches!(plan_axis(8192, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
         // 2^24 needs two passes of 4096.
-        assert!(matches!(plan_axis(1 << 24, LAVAPIPE, 1, 1 > 1), Some(AxisPlan::FourStep { .. })));
+        assert!(matches!(plan_axis(1 << 24, LAVAPIPE, 1), Some(AxisPlan::FourStep { .. })));
     }
 
     #[test]
     fn rader_where_p_minus_1_is_one_pass_else_bluestein() {
-        let pick = |n: usize, min_batch: usize| match plan_axis(n, LAVAPIPE, min_batch, min_batch > 1) {
+        // Up to 4 columns, a strided axis needs a batch of all of them.
+        let pick = |n: usize, min_batch: usize| match plan_axis(n, LAVAPIPE, min_batch) {
             Some(AxisPlan::Rader { n: pn, root, inner }) => {
                 assert_eq!((pn, inner.n, root), (n, n - 1, primitive_root(n)));
                 assert!(inner.batch >= min_batch);
@@ -372,7 +385,7 @@ mod tests {
         assert_eq!(pick(3329, 4), "bluestein");
         assert_eq!(pick(257, 4), "rader");
         // Small primes stay direct DFTs.
-        assert!(matches!(plan_axis(13, LAVAPIPE, 1, 1 > 1), Some(AxisPlan::Single(_))));
+        assert!(matches!(plan_axis(13, LAVAPIPE, 1), Some(AxisPlan::Single(_))));
     }
 
     #[test]

@@ -221,41 +221,37 @@ fn to_t<T: FftNum>(c: Complex64) -> Complex<T> {
 /// recombination's part rows) stay in cache while it is written.
 const BLOCK: usize = 1024;
 
-/// y[i] += Σ_j w_j · x_j[i] (complex weights, real rows) for the fold: four rows per pass over y,
-/// so y is loaded and stored once per four terms.
-fn add_weighted_rows<T: FftNum>(y: &mut [Complex<T>], terms: &[(Complex<T>, &[T])]) {
+/// y[i] += Σ_j term(w_j, x_j[i]), four rows per pass over y, so y is loaded and stored once
+/// per four terms.
+fn add_terms<Y, W, X>(y: &mut [Y], terms: &[(W, &[X])], term: impl Fn(W, X) -> Y)
+where
+    Y: Copy + std::ops::Add<Output = Y>,
+    W: Copy,
+    X: Copy,
+{
     for chunk in terms.chunks(4) {
         if let &[(w0, x0), (w1, x1), (w2, x2), (w3, x3)] = chunk {
             for ((((y, &a), &b), &c), &d) in y.iter_mut().zip(x0).zip(x1).zip(x2).zip(x3) {
-                *y = *y + w0 * a + w1 * b + w2 * c + w3 * d;
+                *y = *y + term(w0, a) + term(w1, b) + term(w2, c) + term(w3, d);
             }
         } else {
             for &(w, x) in chunk {
                 for (y, &a) in y.iter_mut().zip(x) {
-                    *y = *y + w * a;
+                    *y = *y + term(w, a);
                 }
             }
         }
     }
 }
 
-/// y[i] += Σ_j Re(c_j · z_j[i]) (complex weights, complex rows) for the recombination: four parts
-/// per pass over y.
+/// y[i] += Σ_j w_j · x_j[i] (complex weights, real rows): the fold.
+fn add_weighted_rows<T: FftNum>(y: &mut [Complex<T>], terms: &[(Complex<T>, &[T])]) {
+    add_terms(y, terms, |w, a| w * a);
+}
+
+/// y[i] += Σ_j Re(c_j · z_j[i]) (complex weights, complex rows): the recombination.
 fn add_real_products<T: FftNum>(y: &mut [T], terms: &[(Complex<T>, &[Complex<T>])]) {
-    let re = |c: Complex<T>, z: Complex<T>| c.re * z.re - c.im * z.im;
-    for chunk in terms.chunks(4) {
-        if let &[(c0, z0), (c1, z1), (c2, z2), (c3, z3)] = chunk {
-            for ((((y, &a), &b), &c), &d) in y.iter_mut().zip(z0).zip(z1).zip(z2).zip(z3) {
-                *y = *y + re(c0, a) + re(c1, b) + re(c2, c) + re(c3, d);
-            }
-        } else {
-            for &(c, z) in chunk {
-                for (y, &a) in y.iter_mut().zip(z) {
-                    *y = *y + re(c, a);
-                }
-            }
-        }
-    }
+    add_terms(y, terms, |c, z| c.re * z.re - c.im * z.im);
 }
 
 /// Runs `f(row, column, segments)` over equally long `data` slices seen as rows of `row`
