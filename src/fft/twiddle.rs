@@ -43,20 +43,14 @@ fn chirp(j: u64, n: u64) -> Complex64 {
     root(t, 2 * n)
 }
 
+/// Each radix stage as (r, ns): its radix and the points of the stages before it.
+fn stages(radices: &[usize]) -> impl Iterator<Item = (usize, usize)> + '_ {
+    radices.iter().scan(1, |ns, &r| Some((r, std::mem::replace(ns, *ns * r))))
+}
+
 /// Where each stage's twiddles start in `Twiddles::stage_roots` (stage 0 has none).
 pub fn stage_offsets(radices: &[usize]) -> Vec<usize> {
-    let (mut at, mut ns) = (0, 1);
-    radices
-        .iter()
-        .map(|&r| {
-            let start = at;
-            if ns > 1 {
-                at += (r - 1) * ns;
-            }
-            ns *= r;
-            start
-        })
-        .collect()
+    stages(radices).scan(0, |at, (r, ns)| Some(std::mem::replace(at, *at + if ns > 1 { (r - 1) * ns } else { 0 }))).collect()
 }
 
 fn to32(c: Complex64) -> Complex32 {
@@ -87,15 +81,11 @@ impl Twiddles {
         let n = pass.n;
         self.add(Key::StageRoots(n, pass.radices.clone()), || {
             let mut data = Vec::new();
-            let mut ns = 1;
-            for &r in &pass.radices {
-                if ns > 1 {
-                    let step = n / (ns * r);
-                    for q in 1..r {
-                        data.extend((0..ns).map(|k| to32(root((k * q * step) as u64, n as u64))));
-                    }
+            for (r, ns) in stages(&pass.radices).filter(|&(_, ns)| ns > 1) {
+                let step = n / (ns * r);
+                for q in 1..r {
+                    data.extend((0..ns).map(|k| to32(root((k * q * step) as u64, n as u64))));
                 }
-                ns *= r;
             }
             data
         })
