@@ -116,6 +116,10 @@ fn bad_input_fails_in_one_line() {
     let garbage = dir.path().join("garbage.npy");
     std::fs::write(&garbage, b"not an array").unwrap();
     let (tif, missing_dir) = (dir.path().join("y.tif"), dir.path().join("no/y.npy"));
+    let nan = dir.path().join("nan.npy");
+    let mut x = ArrayD::from_shape_vec(IxDyn(&[4, 4]), random(16)).unwrap();
+    x[[1, 2]] = f32::NAN;
+    io::write_real(&nan, &x.view()).unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["fft", s(&input), "-o", s(&output)], "holds real data"),
         (&["fft", s(&garbage), "-o", s(&output), "--real"], "not an .npy file"),
@@ -123,6 +127,7 @@ fn bad_input_fails_in_one_line() {
         (&["fft", s(&input), "-o", s(&output), "--real", "--len", "5"], "--len applies only"),
         (&["fft", s(&input), "-o", s(&tif), "--real"], "only be written to .npy"),
         (&["fft", s(&input), "-o", s(&missing_dir), "--real"], "does not exist"),
+        (&["fft", s(&nan), "-o", s(&output), "--real"], "NaN at index [1, 2]"),
     ];
     for &(args, words) in cases {
         let out = lucent(&[args, &["--device", "cpu"]].concat());

@@ -409,6 +409,15 @@ fn bad_input_is_an_error() {
     assert!(matches!(plan.record(&mut rec, wrong_shape), Err(Error::Shape(_))));
     assert!(matches!(plan.record(&mut rec, wrong_type), Err(Error::Dtype(_))));
     assert!("sideways".parse::<Norm>().is_err());
+    // NaN and infinities are refused by the host-array functions, naming the element.
+    let mut c = ArrayD::from_shape_vec(IxDyn(&[3, 7]), random_complex(21)).unwrap();
+    c[[2, 5]].im = f32::NAN;
+    let nan = |r: Result<String, Error>| matches!(r, Err(Error::NonFinite(m)) if m.contains("[2, 5]"));
+    assert!(nan(fft::fftn(g, &c.view(), &[0, 1], false, Norm::Backward).map(|_| String::new())));
+    assert!(nan(fft::irfftn(g, &c.view(), &[1], 12, Norm::Backward).map(|_| String::new())));
+    let mut r = ArrayD::from_elem(IxDyn(&[3, 7]), 0.25f32);
+    r[[2, 5]] = f32::INFINITY;
+    assert!(nan(fft::rfftn(g, &r.view(), &[1], Norm::Backward).map(|_| String::new())));
 }
 
 /// The full accuracy sweep of the FFT issue (run on a real GPU: `cargo test --release --test fft

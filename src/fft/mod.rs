@@ -19,6 +19,7 @@ use num_complex::Complex32;
 
 use crate::error::{Error, Result};
 use crate::graph::Recording;
+use crate::ops::check_finite;
 use crate::Gpu;
 
 /// Which way and between which types.
@@ -84,6 +85,7 @@ pub fn check_axes(axes: &[usize], ndim: usize) -> Result<Vec<usize>> {
 
 /// Complex transform of a host array on the GPU (a convenience over `FftPlan`).
 pub fn fftn(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: &[usize], inverse: bool, norm: Norm) -> Result<ArrayD<Complex32>> {
+    check_finite(x, "the FFT's input")?;
     let t = if inverse { Transform::Inverse } else { Transform::Forward };
     let plan = FftPlan::new(gpu, x.shape(), axes, t, norm)?;
     let mut rec = Recording::new(gpu);
@@ -95,6 +97,7 @@ pub fn fftn(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: &[usize], inverse: bool,
 
 /// numpy.fft.rfftn on the GPU.
 pub fn rfftn(gpu: &Gpu, x: &ArrayViewD<f32>, axes: &[usize], norm: Norm) -> Result<ArrayD<Complex32>> {
+    check_finite(x, "the FFT's input")?;
     let plan = FftPlan::new(gpu, x.shape(), axes, Transform::RealForward, norm)?;
     let mut rec = Recording::new(gpu);
     let xb = rec.upload_f32(x)?;
@@ -105,6 +108,7 @@ pub fn rfftn(gpu: &Gpu, x: &ArrayViewD<f32>, axes: &[usize], norm: Norm) -> Resu
 
 /// numpy.fft.irfftn on the GPU, with output length `len` along the last transformed axis.
 pub fn irfftn(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: &[usize], len: usize, norm: Norm) -> Result<ArrayD<f32>> {
+    check_finite(x, "the FFT's input")?;
     let plan = FftPlan::new(gpu, x.shape(), axes, Transform::RealInverse { len }, norm)?;
     let mut rec = Recording::new(gpu);
     let xb = rec.upload_c32(x)?;

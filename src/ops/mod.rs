@@ -8,11 +8,39 @@ pub mod reduce;
 pub mod scan;
 
 use ndarray::{ArrayViewD, Dimension};
+use num_complex::Complex32;
+
+use crate::error::{Error, Result};
+
+/// Element types whose values can be NaN or infinite.
+pub trait Finite: Copy + std::fmt::Display {
+    fn is_finite(self) -> bool;
+}
+
+impl Finite for f32 {
+    fn is_finite(self) -> bool {
+        f32::is_finite(self)
+    }
+}
+
+impl Finite for Complex32 {
+    fn is_finite(self) -> bool {
+        Complex32::is_finite(self)
+    }
+}
+
+/// Errors with `Error::NonFinite` when `x` holds a NaN or an infinity.
+pub fn check_finite<T: Finite>(x: &ArrayViewD<T>, what: &str) -> Result<()> {
+    match first_where(x, |v| !v.is_finite()) {
+        Some((at, v)) => Err(Error::NonFinite(format!("{what}: {v} at index {at:?}"))),
+        None => Ok(()),
+    }
+}
 
 /// The first element (in row-major order) for which `bad` holds, with its index. Scans the
 /// memory directly when the array is in standard layout: ndarray's indexed iteration over a
 /// dynamic-rank array builds an index per element and took ~20 ns each (0.3 s for 256³).
-pub(crate) fn first_where(x: &ArrayViewD<f32>, bad: impl Fn(f32) -> bool) -> Option<(Vec<usize>, f32)> {
+pub(crate) fn first_where<T: Copy>(x: &ArrayViewD<T>, bad: impl Fn(T) -> bool) -> Option<(Vec<usize>, T)> {
     let Some(data) = x.as_slice() else {
         return x.indexed_iter().find(|&(_, &v)| bad(v)).map(|(idx, &v)| (idx.slice().to_vec(), v));
     };

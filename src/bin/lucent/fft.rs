@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use lucent::fft::{self, Norm};
 use lucent::io::{self, Loaded};
+use lucent::ops::check_finite;
 use lucent::{Error, Gpu, Shape};
 use ndarray::ArrayD;
 use num_complex::Complex32;
@@ -92,12 +93,23 @@ impl Job {
         })
     }
 
-    fn on_cpu(&self, axes: &[usize], norm: Norm) -> Loaded {
-        match self {
-            Job::Complex { x, inverse } => Loaded::Complex(fft::cpu::c2c(x, axes, *inverse, norm)),
-            Job::RealForward { x } => Loaded::Complex(fft::cpu::r2c(x, axes, norm)),
-            Job::RealInverse { x, len } => Loaded::Real(fft::cpu::c2r(x, axes, *len, norm)),
-        }
+    /// (The GPU functions check for NaN and infinities themselves.)
+    fn on_cpu(&self, axes: &[usize], norm: Norm) -> Result<Loaded, Error> {
+        let what = "the FFT's input";
+        Ok(match self {
+            Job::Complex { x, inverse } => {
+                check_finite(&x.view(), what)?;
+                Loaded::Complex(fft::cpu::c2c(x, axes, *inverse, norm))
+            }
+            Job::RealForward { x } => {
+                check_finite(&x.view(), what)?;
+                Loaded::Complex(fft::cpu::r2c(x, axes, norm))
+            }
+            Job::RealInverse { x, len } => {
+                check_finite(&x.view(), what)?;
+                Loaded::Real(fft::cpu::c2r(x, axes, *len, norm))
+            }
+        })
     }
 }
 
@@ -116,7 +128,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let t = Instant::now();
     let output = match &gpu {
         Some(gpu) => job.on_gpu(gpu, &axes, norm)?,
-        None => job.on_cpu(&axes, norm),
+        None => job.on_cpu(&axes, norm)?,
     };
     let compute_ms = ms_since(t);
 

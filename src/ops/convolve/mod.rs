@@ -234,13 +234,7 @@ impl Geometry {
     }
 }
 
-/// Errors with `Error::NonFinite` when `x` holds a NaN or an infinity.
-pub fn check_finite(x: &ArrayViewD<f32>, what: &str) -> Result<()> {
-    match crate::ops::first_where(x, |v| !v.is_finite()) {
-        Some((at, v)) => Err(Error::NonFinite(format!("{what}: {v} at index {at:?}"))),
-        None => Ok(()),
-    }
-}
+pub use crate::ops::check_finite;
 
 // ---------------------------------------------------------------------------------------------
 // scipy.signal: linear convolution and correlation

@@ -46,6 +46,7 @@ use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
 use crate::gpu::Shape;
 use crate::kernels::rl_ratio::Ratio;
+use crate::ops::check_finite;
 use crate::Gpu;
 
 /// What the convolution assumes outside the image.
@@ -348,13 +349,9 @@ pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usiz
         return Err(Error::Invalid("Richardson-Lucy needs at least 1 iteration, got 0".into()));
     }
     let geometry = Geometry::new(image.shape(), psf.shape(), opts.boundary)?;
-    if let Some((idx, v)) = first(image, |v| !v.is_finite()) {
-        return Err(Error::NonFinite(format!("the image: {v} at index {idx:?}")));
-    }
-    if let Some((idx, v)) = first(psf, |v| !v.is_finite()) {
-        return Err(Error::NonFinite(format!("the PSF: {v} at index {idx:?}")));
-    }
-    if let Some((idx, v)) = first(psf, |v| v < 0.0) {
+    check_finite(image, "the image")?;
+    check_finite(psf, "the PSF")?;
+    if let Some((idx, v)) = crate::ops::first_where(psf, |v| v < 0.0) {
         return Err(Error::Invalid(format!("the PSF must be non-negative; it holds {v} at index {idx:?}")));
     }
     if psf.iter().map(|&v| v as f64).sum::<f64>() <= 0.0 {
@@ -371,11 +368,6 @@ pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usiz
         }
     }
     Ok(geometry)
-}
-
-/// The index and value of the first element for which `bad` holds.
-fn first(x: &ArrayViewD<f32>, bad: impl Fn(f32) -> bool) -> Option<(Vec<usize>, f32)> {
-    crate::ops::first_where(x, bad)
 }
 
 fn check_options(opts: &RlOptions) -> Result<()> {
