@@ -74,6 +74,19 @@ pub struct LineKernel {
 }
 
 impl LineKernel {
+    /// Line groups each workgroup transforms: the plan's, where the first stage loads straight
+    /// from memory into registers (not short lines). In place too: a group's lines are written
+    /// only by the workgroup that reads them, after it has.
+    pub fn loops(&self) -> usize {
+        let p = &self.pass;
+        let direct_load = !(self.load_line_fast && p.threads < 4);
+        if direct_load && !p.radices.is_empty() {
+            p.loops
+        } else {
+            1
+        }
+    }
+
     fn bindings(&self) -> &'static [BindingInfo] {
         match (self.in_place, self.product_in) {
             (false, false) => &BINDINGS[..4],
@@ -281,6 +294,7 @@ pub fn wgsl(k: &LineKernel) -> String {
     assert!(!rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post && !k.pad_in && !k.crop_out && !k.in_place), "Rader's passes combine with none of these");
     assert!(!(k.rader_gather && (k.inverse || k.rader_scatter)), "Rader's first pass is a forward transform");
     let uses_shared = stages > 1 || !direct_store;
+    let looped = k.loops() > 1;
     assert!(!p.split || (direct_load && direct_store && batch == 1 && p.radices.iter().all(|&r| (n / r) % t == 0)), "split exchange: one line, loaded and stored directly, stages even over the threads");
     let mut s = String::new();
     let w = &mut s;
@@ -425,16 +439,53 @@ pub fn wgsl(k: &LineKernel) -> String {
     };
     writeln!(w, "@compute @workgroup_size({wg})").unwrap();
     writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
-    writeln!(w, "let first = (wid.x + nwg.x * (wid.y + nwg.y * wid.z)) * {batch}u;").unwrap();
-    writeln!(w, "if (first >= p.lines) {{ return; }}").unwrap();
+    writeln!(w, "let group0 = wid.x + nwg.x * (wid.y + nwg.y * wid.z);").unwrap();
+    writeln!(w, "if (group0 * {batch}u >= p.lines) {{ return; }}").unwrap();
     if k.load_line_fast {
         writeln!(w, "let t = lid % {t}u; let c = lid / {t}u;").unwrap();
     } else {
         writeln!(w, "let c = lid % {batch}u; let t = lid / {batch}u;").unwrap();
     }
-    writeln!(w, "let line = c * {stride}u; let valid = first + c < p.lines;").unwrap();
-    writeln!(w, "let l = min(first + c, p.lines - 1u);").unwrap();
-    writeln!(w, "let in_base = base(l, p.in_split, p.in_hi, p.in_lo);").unwrap();
+    writeln!(w, "let line = c * {stride}u;").unwrap();
+    // This thread's line of the group starting at line `first`, and where it is read.
+    let group_line = "let valid = first + c < p.lines; let l = min(first + c, p.lines - 1u); let in_base = base(l, p.in_split, p.in_hi, p.in_lo);";
+    // The first stage's global loads into registers `{reg}{b}_{q}`, declared before.
+    let (r0, nb0) = (p.radices.first().copied().unwrap_or(1), n / p.radices.first().copied().unwrap_or(1));
+    let per0 = nb0.div_ceil(t);
+    let first_loads = |w: &mut String, reg: &str| {
+        for b in 0..per0 {
+            let guard = if t * (b + 1) > nb0 { format!(" && j < {nb0}u") } else { String::new() };
+            writeln!(w, "{{ let j = t + {}u; if (valid{guard}) {{", b * t).unwrap();
+            for q in 0..r0 {
+                let idx = format!("j + {}u", q * nb0);
+                let x = loaded("in_base", &idx);
+                if guard_in {
+                    writeln!(w, "if ({idx} < p.len_in) {{ {reg}{b}_{q} = {x}; }}").unwrap();
+                } else {
+                    writeln!(w, "{reg}{b}_{q} = {x};").unwrap();
+                }
+            }
+            writeln!(w, "}} }}").unwrap();
+        }
+    };
+    if looped {
+        // Groups group0, group0 + groups, ...: registers y hold the next group's first inputs.
+        writeln!(w, "let groups = nwg.x * nwg.y * nwg.z;").unwrap();
+        for b in 0..per0 {
+            for q in 0..r0 {
+                writeln!(w, "var y{b}_{q} = vec2<f32>();").unwrap();
+            }
+        }
+        writeln!(w, "{{ let first = group0 * {batch}u; {group_line}").unwrap();
+        first_loads(w, "y");
+        writeln!(w, "}}").unwrap();
+        writeln!(w, "var group = group0;").unwrap();
+        writeln!(w, "loop {{").unwrap();
+        writeln!(w, "let first = group * {batch}u; if (first >= p.lines) {{ break; }}").unwrap();
+    } else {
+        writeln!(w, "let first = group0 * {batch}u;").unwrap();
+    }
+    writeln!(w, "{group_line}").unwrap();
     if direct_store {
         writeln!(w, "let out_base = base(l, p.out_split, p.out_hi, p.out_lo);").unwrap();
         if k.twiddle_out {
@@ -491,33 +542,40 @@ pub fn wgsl(k: &LineKernel) -> String {
         for b in 0..per {
             let guard = t * (b + 1) > nb;
             writeln!(w, "let j{b} = t + {}u;", b * t).unwrap();
+            if load_global && looped {
+                // Loaded during the previous group (or before the loop).
+                for q in 0..r {
+                    writeln!(w, "var x{b}_{q} = y{b}_{q};").unwrap();
+                }
+                continue;
+            }
             for q in 0..r {
                 writeln!(w, "var x{b}_{q} = vec2<f32>();").unwrap();
             }
-            let cond = match (load_global, guard) {
-                (true, true) => format!("valid && j{b} < {nb}u"),
-                (true, false) => "valid".to_string(),
-                (false, true) => format!("j{b} < {nb}u"),
-                (false, false) => String::new(),
-            };
-            if !cond.is_empty() {
-                writeln!(w, "if ({cond}) {{").unwrap();
+            if load_global {
+                continue;
+            }
+            if guard {
+                writeln!(w, "if (j{b} < {nb}u) {{").unwrap();
             }
             for q in 0..r {
-                let idx = format!("j{b} + {}u", q * nb);
-                if load_global && guard_in {
-                    writeln!(w, "if ({idx} < p.len_in) {{ x{b}_{q} = {}; }}", loaded("in_base", &idx)).unwrap();
-                } else if load_global {
-                    writeln!(w, "x{b}_{q} = {};", loaded("in_base", &idx)).unwrap();
-                } else if p.split {
+                if p.split {
                     writeln!(w, "x{b}_{q} = s{si}_{b}_{q};").unwrap();
                 } else {
-                    writeln!(w, "x{b}_{q} = {};", sm(k, "line", &idx)).unwrap();
+                    writeln!(w, "x{b}_{q} = {};", sm(k, "line", &format!("j{b} + {}u", q * nb))).unwrap();
                 }
             }
-            if !cond.is_empty() {
+            if guard {
                 writeln!(w, "}}").unwrap();
             }
+        }
+        if load_global && looped {
+            // The next group's loads, issued before this group's butterflies.
+            writeln!(w, "{{ let first = (group + groups) * {batch}u; {group_line}").unwrap();
+            first_loads(w, "y");
+            writeln!(w, "}}").unwrap();
+        } else if load_global {
+            first_loads(w, "x");
         }
         // Stages read and write the same workgroup memory: all reads before any write.
         // (In place, a single stage's loads must all precede its stores too.)
@@ -626,6 +684,10 @@ pub fn wgsl(k: &LineKernel) -> String {
             writeln!(w, "}}").unwrap();
         }
     }
+    if looped {
+        // The next group's first stage writes workgroup memory this one's last stage reads.
+        writeln!(w, "workgroupBarrier(); group += groups; }}").unwrap();
+    }
     writeln!(w, "}}").unwrap();
     s
 }
@@ -683,9 +745,7 @@ mod tests {
                         unpack_real: false,
                         untangle_pairs: false,
                     };
-                    if let Err(e) = validate(&wgsl(&k)) {
-                        panic!("n={n} {k:?}:\n{e}");
-                    }
+                    check(n, &k);
                 }
                 // Rader's two passes (lines of p − 1), on a sample: contiguous and strided, with
                 // and without the conjugations of an inverse transform.
@@ -695,9 +755,7 @@ mod tests {
                         let gather = LineKernel { conj_source: conj, chirp_out: true, rader_gather: true, ..plain.clone() };
                         let scatter = LineKernel { inverse: true, conj_result: conj, rader_scatter: true, ..plain };
                         for k in [gather, scatter] {
-                            if let Err(e) = validate(&wgsl(&k)) {
-                                panic!("n={n} {k:?}:\n{e}");
-                            }
+                            check(n, &k);
                         }
                     }
                 }
@@ -732,12 +790,22 @@ mod tests {
                             ]);
                         }
                         for k in kernels {
-                            if let Err(e) = validate(&wgsl(&k)) {
-                                panic!("n={n} {k:?}:\n{e}");
-                            }
+                            check(n, &k);
                         }
                     }
                 }
+            }
+        }
+    }
+
+    /// Validates `k`'s source, and on a sample of lengths (every 5th and the special cases'),
+    /// its source for workgroups that loop over line groups.
+    fn check(n: usize, k: &LineKernel) {
+        let looping = LineKernel { pass: LinePass { loops: 4, ..k.pass.clone() }, ..k.clone() };
+        let sampled = n % 5 == 0 || n % 97 == 1 || [2, 15, 16, 100, 256, 375, 4802].contains(&n);
+        for k in [k, &looping].into_iter().take(if sampled { 2 } else { 1 }) {
+            if let Err(e) = validate(&wgsl(k)) {
+                panic!("n={n} {k:?}:\n{e}");
             }
         }
     }

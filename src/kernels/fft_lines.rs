@@ -4,7 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::fft::codegen::{self, LineKernel};
-use crate::fft::plan::LinePass;
+use crate::fft::plan::{min_workgroups, LinePass};
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in the generated WGSL (src/fft/codegen.rs).
@@ -243,8 +243,12 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         out_pair_end: pair_out.map_or(0, |l| l.end),
         unused: 0,
     };
-    let kernel = codegen::kernel(&LineKernel {
-        pass: plan.clone(),
+    let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
+    // Few line groups fill the GPU one per workgroup (the loop's registers would cost occupancy).
+    let min_groups = min_workgroups() as u64;
+    let loops = if groups >= 2 * min_groups { plan.loops } else { 1 };
+    let line_kernel = LineKernel {
+        pass: LinePass { loops, ..plan.clone() },
         inverse: pass.inverse,
         // Contiguous lines load along the line; strided ones across lines, so loads coalesce.
         load_line_fast: pass.input.elem == 1,
@@ -267,10 +271,12 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         hermitian_pairs: matches!(pass.pairs_in, Some(PairsIn::Hermitian(_))),
         unpack_real: pass.real_out(),
         untangle_pairs: matches!(pass.pairs_out, Some(PairsOut::Untangled(_))),
-    });
-    let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
+    };
+    let kernel = codegen::kernel(&line_kernel);
+    // Looping workgroups take groups in turn; at least min_groups of them, to fill any GPU.
+    let workgroups = groups.div_ceil(line_kernel.loops() as u64).max(groups.min(min_groups));
     let bufs = [src, dst, table];
     let bufs = if src == dst { &bufs[1..] } else { &bufs[..] };
     let bufs: Vec<Buf> = bufs.iter().copied().chain(aux).collect();
-    rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &bufs, groups);
+    rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &bufs, workgroups);
 }

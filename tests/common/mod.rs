@@ -1,6 +1,8 @@
 //! Shared test helpers: one GPU per test binary, fresh random inputs, error metrics.
 #![allow(dead_code)]
 
+pub mod fft_check;
+
 use std::sync::OnceLock;
 
 use lucent::Gpu;
