@@ -1,6 +1,6 @@
 //! FFT passes whose workgroups loop over several line groups, loading the next group's first
 //! stage while they transform the current one. They loop only with many groups (large arrays);
-//! this binary sets `LUCENT_FFT_MIN_WORKGROUPS=1` so that every looping pass does at every size,
+//! this binary sets `LUCENT_FFT_MIN_THREADS=1` so that every looping pass does at every size,
 //! then checks each kind of pass against the f64 reference (as tests/fft.rs): contiguous and
 //! strided lines, in place or not, Rader, Bluestein, four-step and split-exchange axes, real
 //! transforms two lines to a complex one, and a convolution (padding, spectrum product and crop
@@ -17,7 +17,7 @@ use ndarray::{ArrayD, IxDyn};
 #[test]
 fn looping_workgroups_every_kind_of_pass() {
     // Before the first plan (the knobs are read once); this binary's only test.
-    std::env::set_var("LUCENT_FFT_MIN_WORKGROUPS", "1");
+    std::env::set_var("LUCENT_FFT_MIN_THREADS", "1");
     std::env::set_var("LUCENT_FFT_LOOP", "4");
     // Contiguous lines of 4096 (256 threads), strided columns of 512 and 375, 3D all axes.
     check_c2c(&[9, 4096], &[1], false, Norm::Backward);

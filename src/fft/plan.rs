@@ -22,17 +22,18 @@ const WORKGROUP_THREADS: usize = 64;
 /// against 1.25 ms) and 16 or 32 (1024×16384: 0.118 against 0.132 and 0.141 ms).
 const STRIDED_LINES: usize = 8;
 
-/// Line groups each workgroup of at least LOOP_THREADS threads transforms in turn, loading the
-/// next group's inputs while it transforms the current one (`LUCENT_FFT_LOOP` overrides). Large
-/// workgroups are few per multiprocessor and each waits for its loads, then computes: on an H100
-/// 4 groups took 512³'s strided passes from 1.12 to 0.87 ms and 4096-point lines from 0.138 to
-/// 0.122; workgroups of 32-64 threads, many per multiprocessor already, ran 1-10% slower.
+/// Line groups a workgroup of at least LOOP_THREADS threads transforms in turn, loading the next
+/// group's first stage while it transforms the current one: one group per 32 threads, up to
+/// LOOPS (`LUCENT_FFT_LOOP` caps it, `LUCENT_FFT_LOOP_THREADS` sets the threshold). A workgroup
+/// otherwise waits for its loads, then computes; large ones are few per multiprocessor, so the
+/// memory idles. H100: 4 groups took 512³'s strided passes from 1.12 to 0.87 ms, 4096-point
+/// lines from 0.138 to 0.122. (BENCHMARKS.md run 5.)
 const LOOPS: usize = 4;
-const LOOP_THREADS: usize = 128;
-/// Workgroups a looping pass dispatches at least, where it has that many line groups: a few
-/// per multiprocessor of the largest GPUs (`LUCENT_FFT_MIN_WORKGROUPS` overrides; tests use 1
-/// so that small transforms loop).
-const MIN_WORKGROUPS: usize = 2048;
+const LOOP_THREADS: usize = 64;
+/// Threads a looping pass dispatches at least, else it does not loop: two full waves of the
+/// largest GPUs (132 multiprocessors of 2048 threads). `LUCENT_FFT_MIN_THREADS` overrides;
+/// tests/fft_loops.rs sets 1 so that small transforms loop.
+const MIN_THREADS: usize = 1 << 19;
 
 /// A tuning knob, read once: `default`, or the environment's value if it is one of `allowed`.
 fn knob(cell: &'static OnceLock<usize>, name: &str, default: usize, allowed: &[usize]) -> usize {
@@ -66,9 +67,14 @@ fn loops() -> usize {
     knob(&L, "LUCENT_FFT_LOOP", LOOPS, &[1, 2, 4, 8, 16])
 }
 
-pub fn min_workgroups() -> usize {
+fn loop_threads() -> usize {
+    static T: OnceLock<usize> = OnceLock::new();
+    knob(&T, "LUCENT_FFT_LOOP_THREADS", LOOP_THREADS, &[1, 32, 64, 128, 256, 512, 1024])
+}
+
+pub fn min_threads() -> usize {
     static M: OnceLock<usize> = OnceLock::new();
-    knob(&M, "LUCENT_FFT_MIN_WORKGROUPS", MIN_WORKGROUPS, &[1, 256, 1024, 2048, 4096, 8192])
+    knob(&M, "LUCENT_FFT_MIN_THREADS", MIN_THREADS, &[1, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21])
 }
 
 /// `LUCENT_FFT_SPLIT=0` turns split-exchange passes off (for A/B measurements).
@@ -169,7 +175,7 @@ pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePa
         Some(b) => (b, true),
         None => (1, false),
     };
-    let loops = if threads * batch >= LOOP_THREADS { loops() } else { 1 };
+    let loops = if threads * batch >= loop_threads() { (threads * batch / 32).clamp(1, loops()) } else { 1 };
     Some(LinePass { n, radices, threads, batch, padded, split: false, loops })
 }
 
@@ -185,7 +191,8 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
         return None;
     }
     let padded = line_stride(n, true) * 4 <= limits.workgroup_bytes;
-    Some(LinePass { n, radices, threads, batch: 1, padded, split: true, loops: loops() })
+    let loops = if threads >= loop_threads() { (threads / 32).clamp(1, loops()) } else { 1 };
+    Some(LinePass { n, radices, threads, batch: 1, padded, split: true, loops })
 }
 
 /// Workgroup-memory elements from one line to the next. Padded: one element after every 16

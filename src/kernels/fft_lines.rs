@@ -4,7 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use crate::fft::codegen::{self, LineKernel};
-use crate::fft::plan::{min_workgroups, LinePass};
+use crate::fft::plan::{min_threads, LinePass};
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in the generated WGSL (src/fft/codegen.rs).
@@ -245,7 +245,7 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
     };
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     // Few line groups fill the GPU one per workgroup (the loop's registers would cost occupancy).
-    let min_groups = min_workgroups() as u64;
+    let min_groups = (min_threads() / (plan.threads * plan.batch)).max(1) as u64;
     let loops = if groups >= 2 * min_groups { plan.loops } else { 1 };
     let line_kernel = LineKernel {
         pass: LinePass { loops, ..plan.clone() },
