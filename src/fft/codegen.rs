@@ -449,7 +449,8 @@ pub fn wgsl(k: &LineKernel) -> String {
     writeln!(w, "let line = c * {stride}u;").unwrap();
     // This thread's line of the group starting at line `first`, and where it is read.
     let group_line = "let valid = first + c < p.lines; let l = min(first + c, p.lines - 1u); let in_base = base(l, p.in_split, p.in_hi, p.in_lo);";
-    // The first stage's global loads into registers `{reg}{b}_{q}`, declared before.
+    // The first stage's global loads into registers `{reg}{b}_{q}`, declared before. (Looping,
+    // lanes of lines past p.lines keep the previous group's values: nothing of theirs is stored.)
     let (r0, nb0) = (p.radices.first().copied().unwrap_or(1), n / p.radices.first().copied().unwrap_or(1));
     let per0 = nb0.div_ceil(t);
     let first_loads = |w: &mut String, reg: &str| {
@@ -460,7 +461,8 @@ pub fn wgsl(k: &LineKernel) -> String {
                 let idx = format!("j + {}u", q * nb0);
                 let x = loaded("in_base", &idx);
                 if guard_in {
-                    writeln!(w, "if ({idx} < p.len_in) {{ {reg}{b}_{q} = {x}; }}").unwrap();
+                    // Zero past len_in: registers y hold the previous group's values.
+                    writeln!(w, "if ({idx} < p.len_in) {{ {reg}{b}_{q} = {x}; }} else {{ {reg}{b}_{q} = vec2<f32>(); }}").unwrap();
                 } else {
                     writeln!(w, "{reg}{b}_{q} = {x};").unwrap();
                 }
