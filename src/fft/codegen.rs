@@ -78,13 +78,18 @@ impl LineKernel {
     /// from memory into registers (not short lines). In place too: a group's lines are written
     /// only by the workgroup that reads them, after it has.
     pub fn loops(&self) -> usize {
-        let p = &self.pass;
-        let direct_load = !(self.load_line_fast && p.threads < 4);
-        if direct_load && !p.radices.is_empty() {
-            p.loops
+        if self.direct_load() && !self.pass.radices.is_empty() {
+            self.pass.loops
         } else {
             1
         }
+    }
+
+    /// Whether the first stage reads global memory straight into registers. Lines with few
+    /// threads each (short ones) would make each load instruction touch many scattered
+    /// segments: those load and store through workgroup memory in element order.
+    fn direct_load(&self) -> bool {
+        !(self.load_line_fast && self.pass.threads < 4 && !self.pass.radices.is_empty())
     }
 
     fn bindings(&self) -> &'static [BindingInfo] {
@@ -275,10 +280,8 @@ pub fn wgsl(k: &LineKernel) -> String {
     let stages = p.radices.len();
     let stride = line_stride(n, p.padded);
     // The output runs the way the threads are mapped: the last stage stores directly.
-    // Lines with few threads each (short ones) would make each load instruction touch many
-    // scattered segments: those load and store through workgroup memory in element order.
-    let short_lines = k.load_line_fast && t < 4 && stages > 0;
-    let direct_load = !short_lines;
+    let direct_load = k.direct_load();
+    let short_lines = !direct_load;
     // (A length-1 line has no stage: it is copied, in any direction.)
     // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
     let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines && !k.real_post && !k.untangle_pairs) || stages == 0;

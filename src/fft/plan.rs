@@ -62,14 +62,13 @@ fn strided_min_batch() -> usize {
     knob(&B, "LUCENT_FFT_STRIDED_BATCH", 4, &[1, 2, 4, 8, 16])
 }
 
-fn loops() -> usize {
+/// Line groups a workgroup of `threads` threads transforms in turn (see LOOPS).
+fn loops(threads: usize) -> usize {
     static L: OnceLock<usize> = OnceLock::new();
-    knob(&L, "LUCENT_FFT_LOOP", LOOPS, &[1, 2, 4, 8, 16])
-}
-
-fn loop_threads() -> usize {
     static T: OnceLock<usize> = OnceLock::new();
-    knob(&T, "LUCENT_FFT_LOOP_THREADS", LOOP_THREADS, &[1, 32, 64, 128, 256, 512, 1024])
+    let cap = knob(&L, "LUCENT_FFT_LOOP", LOOPS, &[1, 2, 4, 8, 16]);
+    let min = knob(&T, "LUCENT_FFT_LOOP_THREADS", LOOP_THREADS, &[1, 32, 64, 128, 256, 512, 1024]);
+    if threads >= min { (threads / 32).clamp(1, cap) } else { 1 }
 }
 
 pub fn min_threads() -> usize {
@@ -175,8 +174,7 @@ pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePa
         Some(b) => (b, true),
         None => (1, false),
     };
-    let loops = if threads * batch >= loop_threads() { (threads * batch / 32).clamp(1, loops()) } else { 1 };
-    Some(LinePass { n, radices, threads, batch, padded, split: false, loops })
+    Some(LinePass { n, radices, threads, batch, padded, split: false, loops: loops(threads * batch) })
 }
 
 /// The split-exchange pass for a length whose complex line does not fit workgroup memory but
@@ -191,8 +189,7 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
         return None;
     }
     let padded = line_stride(n, true) * 4 <= limits.workgroup_bytes;
-    let loops = if threads >= loop_threads() { (threads / 32).clamp(1, loops()) } else { 1 };
-    Some(LinePass { n, radices, threads, batch: 1, padded, split: true, loops })
+    Some(LinePass { n, radices, threads, batch: 1, padded, split: true, loops: loops(threads) })
 }
 
 /// Workgroup-memory elements from one line to the next. Padded: one element after every 16
