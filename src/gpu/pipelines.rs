@@ -82,6 +82,13 @@ impl Gpu {
         if let Some(m) = self.pipelines.modules.lock().unwrap().get(kernel.name) {
             return Ok(m.clone());
         }
+        if let Some(dir) = std::env::var_os("LUCENT_DUMP_SHADERS") {
+            // For inspection (examples/pipeline_stats.rs reads these); a failure only warns.
+            let path = std::path::Path::new(&dir).join(format!("{}.wgsl", kernel.name));
+            if let Err(e) = std::fs::write(&path, kernel.source) {
+                eprintln!("warning: LUCENT_DUMP_SHADERS: cannot write {}: {e}", path.display());
+            }
+        }
         let module = Arc::new(self.scoped(|| {
             self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
                 label: Some(kernel.path),
