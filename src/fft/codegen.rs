@@ -473,6 +473,12 @@ pub fn wgsl(k: &LineKernel) -> String {
             writeln!(w, "}} }}").unwrap();
         }
     };
+    // Registers y := the first stage's inputs of the group starting at line `first`.
+    let load_group = |w: &mut String, first: &str| {
+        writeln!(w, "{{ let first = {first}; {group_line}").unwrap();
+        first_loads(w, "y");
+        writeln!(w, "}}").unwrap();
+    };
     if looped {
         // Groups group0, group0 + groups, ...: registers y hold the next group's first inputs.
         writeln!(w, "let groups = nwg.x * nwg.y * nwg.z;").unwrap();
@@ -481,9 +487,7 @@ pub fn wgsl(k: &LineKernel) -> String {
                 writeln!(w, "var y{b}_{q} = vec2<f32>();").unwrap();
             }
         }
-        writeln!(w, "{{ let first = group0 * {batch}u; {group_line}").unwrap();
-        first_loads(w, "y");
-        writeln!(w, "}}").unwrap();
+        load_group(w, &format!("group0 * {batch}u"));
         writeln!(w, "var group = group0;").unwrap();
         writeln!(w, "loop {{").unwrap();
         writeln!(w, "let first = group * {batch}u; if (first >= p.lines) {{ break; }}").unwrap();
@@ -576,9 +580,7 @@ pub fn wgsl(k: &LineKernel) -> String {
         }
         if load_global && looped {
             // The next group's loads, issued before this group's butterflies.
-            writeln!(w, "{{ let first = (group + groups) * {batch}u; {group_line}").unwrap();
-            first_loads(w, "y");
-            writeln!(w, "}}").unwrap();
+            load_group(w, &format!("(group + groups) * {batch}u"));
         } else if load_global {
             first_loads(w, "x");
         }
