@@ -8,11 +8,6 @@ use std::sync::OnceLock;
 /// 3, 5, 7, 11, 13 as direct DFTs with literal roots). Larger radices first: fewer stages, fewer
 /// round trips through workgroup memory.
 const RADICES: [usize; 9] = [16, 8, 4, 2, 3, 5, 7, 11, 13];
-/// Elements per thread for one stage: a thread does 16 / R butterflies of radix R.
-/// `LUCENT_FFT_REGISTERS=8` (radices up to 8 only) is a tuning knob: on an H100 it was
-/// faster for 512-point lines, slower for 4096 and 8192. (32 made NVIDIA's shader compiler
-/// take minutes.)
-const REGISTERS: usize = 16;
 /// Threads per workgroup that short lines are batched up to (`LUCENT_FFT_THREADS` overrides):
 /// on an H100, contiguous passes ran at 86-95% of the copy roof with 64, 68-75% with 256
 /// (smaller workgroups: finer occupancy, barriers that wait for fewer warps).
@@ -40,9 +35,24 @@ fn knob(cell: &'static OnceLock<usize>, name: &str, default: usize, allowed: &[u
     *cell.get_or_init(|| std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| allowed.contains(v)).unwrap_or(default))
 }
 
-fn registers() -> usize {
+/// Elements a thread holds for one stage (it does `elements / r` butterflies of radix r): 8,
+/// or 16 where radices up to 16 take fewer stages (n = 16, 128, 256, 1024, 2048, 4096, 8192; and
+/// factors 11 and 13, whose butterflies need more than 8). `LUCENT_FFT_REGISTERS=8|16` forces
+/// one. On an H100, kernels of 8 took 45-75 registers per thread against 55-160 for 16, so more
+/// threads fit each multiprocessor: at equal stages 8 was faster (512³ 2.56 → 2.47 ms,
+/// 243×375×100 0.28 → 0.23, 512² 0.0122 → 0.0093); a stage more cost more than that (1024²
+/// 0.0072 → 0.0082, 128³ 0.0411 → 0.0436; 4096 and 8192, whose workgroups of 8 grow to 512-1024
+/// threads, fit once per multiprocessor). (32 made NVIDIA's shader compiler take minutes.)
+fn elements_per_thread(n: usize) -> usize {
     static R: OnceLock<usize> = OnceLock::new();
-    knob(&R, "LUCENT_FFT_REGISTERS", REGISTERS, &[8, 16])
+    let forced = knob(&R, "LUCENT_FFT_REGISTERS", 0, &[8, 16]);
+    if forced > 0 {
+        return forced;
+    }
+    match (radices_up_to(n, 8), radices_up_to(n, 16)) {
+        (Some(small), Some(large)) if small.len() <= large.len() => 8,
+        _ => 16,
+    }
 }
 
 fn workgroup_threads() -> usize {
@@ -140,9 +150,13 @@ impl AxisPlan {
 
 /// Factors `n` into supported radices, largest first; None if a prime factor above 13 remains.
 pub fn factor(n: usize) -> Option<Vec<usize>> {
+    radices_up_to(n, elements_per_thread(n))
+}
+
+fn radices_up_to(n: usize, largest: usize) -> Option<Vec<usize>> {
     let mut rest = n;
     let mut out = Vec::new();
-    for &r in RADICES.iter().filter(|&&r| r <= registers()) {
+    for &r in RADICES.iter().filter(|&&r| r <= largest) {
         while rest % r == 0 && rest > 1 {
             // Prefer 8s, but never leave a lone 2 when a 4 would do (fewer stages).
             out.push(r);
@@ -152,6 +166,11 @@ pub fn factor(n: usize) -> Option<Vec<usize>> {
     (rest == 1).then_some(out)
 }
 
+/// Threads one line needs when each holds `elements` per stage: the busiest stage's butterflies.
+fn threads_per_line(n: usize, radices: &[usize], elements: usize) -> usize {
+    radices.iter().map(|&r| (n / r).div_ceil(elements / r)).max().unwrap_or(1).max(1)
+}
+
 /// The line pass for length `n` if one workgroup can hold at least one line. `strided`: the
 /// lines are columns (a strided axis, or a transposing store), read a power of two at a time.
 pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePass> {
@@ -159,7 +178,7 @@ pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePa
     if radices.len() > 8 || n * 8 > limits.workgroup_bytes {
         return None;
     }
-    let threads = radices.iter().map(|&r| (n / r).div_ceil(registers() / r)).max().unwrap_or(1).max(1);
+    let threads = threads_per_line(n, &radices, elements_per_thread(n));
     if threads > limits.max_threads {
         return None;
     }
@@ -184,7 +203,7 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
     if radices.len() > 8 || n * 8 <= limits.workgroup_bytes || n * 4 > limits.workgroup_bytes {
         return None;
     }
-    let threads = radices.iter().map(|&r| (n / r).div_ceil(registers() / r)).max().unwrap_or(1);
+    let threads = threads_per_line(n, &radices, elements_per_thread(n));
     if threads > limits.max_threads || radices.iter().any(|&r| (n / r) % threads != 0) {
         return None;
     }
@@ -361,7 +380,7 @@ mod tests {
         for n in 1..=4096 {
             if let Some(p) = line_pass(n, LAVAPIPE, false) {
                 for &r in &p.radices {
-                    assert!(p.threads * (registers() / r) >= n / r, "n={n} r={r}");
+                    assert!(p.threads * (elements_per_thread(n) / r) >= n / r, "n={n} r={r}");
                 }
                 let words = p.batch * line_stride(n, p.padded);
                 assert!(words * 8 <= LAVAPIPE.workgroup_bytes, "n={n}");

@@ -85,7 +85,7 @@ impl Gpu {
         if let Some(dir) = std::env::var_os("LUCENT_DUMP_SHADERS") {
             // For inspection (examples/pipeline_stats.rs reads these); a failure only warns.
             let path = std::path::Path::new(&dir).join(format!("{}.wgsl", kernel.name));
-            if let Err(e) = std::fs::write(&path, kernel.source) {
+            if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, kernel.source)) {
                 eprintln!("warning: LUCENT_DUMP_SHADERS: cannot write {}: {e}", path.display());
             }
         }
