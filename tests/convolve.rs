@@ -117,7 +117,7 @@ fn gaussian_weights_match_scipy() {
     // scipy.ndimage._filters._gaussian_kernel1d(1.5, 0, 6), first half.
     let want = [
         8.922106863539231e-05, 1.028196578138909e-03, 7.597402196596929e-03, 3.599434807370883e-02, 1.093411749545305e-01,
-        2.129675285478540e-01, 2.659642571610709e-01,
+        2.129_675_285_478_54e-1, 2.659642571610709e-01,
     ];
     let w = convolve::gaussian_kernel1d(1.5, convolve::GAUSSIAN_TRUNCATE);
     assert_eq!(w.len(), 13);

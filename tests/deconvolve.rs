@@ -408,11 +408,11 @@ fn padded_shapes_are_fast_and_large_enough() {
                 let l = deconvolve::padded_len(n, m, Boundary::Zero, last);
                 let mut r = l;
                 for f in [2, 3, 5, 7] {
-                    while r % f == 0 {
+                    while r.is_multiple_of(f) {
                         r /= f;
                     }
                 }
-                assert!(l >= n + m / 2 && r == 1 && (!last || l % 2 == 0), "n {n} m {m} last {last}: {l}");
+                assert!(l >= n + m / 2 && r == 1 && (!last || l.is_multiple_of(2)), "n {n} m {m} last {last}: {l}");
             }
             assert_eq!(deconvolve::padded_len(n, m, Boundary::Periodic, true), n);
         }
@@ -670,18 +670,18 @@ fn extended_with_tv_acceleration_and_stopping_rule() {
 fn extended_geometry() {
     let g = Geometry::new(&[3, 20, 33], &[5, 4], Boundary::Extended).unwrap();
     assert_eq!((g.offset.clone(), g.support.clone()), (vec![0, 2, 2], vec![3, 24, 36]));
-    assert!(g.padded[1] >= 24 && g.padded[2] >= 36 && g.padded[2] % 2 == 0, "{:?}", g.padded);
+    assert!(g.padded[1] >= 24 && g.padded[2] >= 36 && g.padded[2].is_multiple_of(2), "{:?}", g.padded);
     for n in 1..120usize {
         for m in [1, 2, 5, 8, 31].into_iter().filter(|&m| m <= n) {
             for last in [false, true] {
                 let l = deconvolve::padded_len(n, m, Boundary::Extended, last);
                 let mut r = l;
                 for f in [2, 3, 5, 7] {
-                    while r % f == 0 {
+                    while r.is_multiple_of(f) {
                         r /= f;
                     }
                 }
-                assert!(l >= n + m - 1 && r == 1 && (!last || l % 2 == 0), "n {n} m {m} last {last}: {l}");
+                assert!(l >= n + m - 1 && r == 1 && (!last || l.is_multiple_of(2)), "n {n} m {m} last {last}: {l}");
             }
         }
     }

@@ -161,7 +161,7 @@ fn times_root(x: &str, q: usize, r: usize) -> String {
     if q == 0 {
         return x.to_string();
     }
-    if 4 * q % r == 0 {
+    if (4 * q).is_multiple_of(r) {
         return match 4 * q / r {
             1 => format!("vec2({x}.y, -{x}.x)"),  // -i
             2 => format!("(-{x})"),
@@ -192,15 +192,15 @@ fn butterfly(out: &mut String, x: &[String], pre: &str) {
             let odd: Vec<String> = [1, 3, 5, 7].iter().map(|&i| x[i].clone()).collect();
             butterfly(out, &even, &format!("{pre}e"));
             butterfly(out, &odd, &format!("{pre}o"));
-            for k in 1..4 {
-                writeln!(out, "{} = {};", odd[k], times_root(&odd[k], k, 8)).unwrap();
+            for (k, o) in odd.iter().enumerate().skip(1) {
+                writeln!(out, "{o} = {};", times_root(o, k, 8)).unwrap();
             }
-            for k in 0..4 {
-                writeln!(out, "let {pre}s{k} = {};", even[k]).unwrap();
+            for (k, e) in even.iter().enumerate() {
+                writeln!(out, "let {pre}s{k} = {e};").unwrap();
             }
             // Outputs k and k+4 live in registers x[2k'] ... keep natural order: X_k -> x[k].
-            for k in 0..4 {
-                writeln!(out, "let {pre}d{k} = {};", odd[k]).unwrap();
+            for (k, o) in odd.iter().enumerate() {
+                writeln!(out, "let {pre}d{k} = {o};").unwrap();
             }
             for k in 0..4 {
                 writeln!(out, "{} = {pre}s{k} + {pre}d{k}; {} = {pre}s{k} - {pre}d{k};", x[k], x[k + 4]).unwrap();
@@ -809,7 +809,7 @@ mod tests {
     /// its source for workgroups that loop over line groups.
     fn check(n: usize, k: &LineKernel) {
         let looping = LineKernel { pass: LinePass { loops: 4, ..k.pass.clone() }, ..k.clone() };
-        let sampled = n % 5 == 0 || n % 97 == 1 || [2, 15, 16, 100, 256, 375, 4802].contains(&n);
+        let sampled = n.is_multiple_of(5) || n % 97 == 1 || [2, 15, 16, 100, 256, 375, 4802].contains(&n);
         for k in [k, &looping].into_iter().take(if sampled { 2 } else { 1 }) {
             if let Err(e) = validate(&wgsl(k)) {
                 panic!("n={n} {k:?}:\n{e}");

@@ -204,7 +204,7 @@ impl Builder<'_> {
     /// Whether the real transform of `len` reals along the contiguous last axis takes one pass.
     fn real_pass_fits(&self, len: usize) -> bool {
         // (The untangling reads pairs k, n - k from workgroup memory: not split-exchange passes.)
-        len % 2 == 0 && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1), Some(AxisPlan::Single(p)) if !p.split)
+        len.is_multiple_of(2) && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1), Some(AxisPlan::Single(p)) if !p.split)
     }
 
     /// The real transform of `len` (even) reals along the contiguous last axis as one pass of

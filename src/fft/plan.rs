@@ -157,7 +157,7 @@ fn radices_up_to(n: usize, largest: usize) -> Option<Vec<usize>> {
     let mut rest = n;
     let mut out = Vec::new();
     for &r in RADICES.iter().filter(|&&r| r <= largest) {
-        while rest % r == 0 && rest > 1 {
+        while rest.is_multiple_of(r) && rest > 1 {
             // Prefer 8s, but never leave a lone 2 when a 4 would do (fewer stages).
             out.push(r);
             rest /= r;
@@ -204,7 +204,7 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
         return None;
     }
     let threads = threads_per_line(n, &radices, elements_per_thread(n));
-    if threads > limits.max_threads || radices.iter().any(|&r| (n / r) % threads != 0) {
+    if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
     let padded = line_stride(n, true) * 4 <= limits.workgroup_bytes;
@@ -339,7 +339,7 @@ fn four_step(n: usize, limits: DeviceLimits) -> Option<AxisPlan> {
     let mut best: Option<(usize, usize)> = None;
     let mut d = 1;
     while d * d <= n {
-        if n % d == 0 {
+        if n.is_multiple_of(d) {
             for (n1, n2) in [(d, n / d), (n / d, d)] {
                 if line_pass(n1, limits, true).is_some() && line_pass(n2, limits, true).is_some() {
                     let balance = n1.max(n2);
@@ -396,7 +396,7 @@ mod tests {
             other => panic!("{other:?}"),
         }
         match plan_axis(4093, LAVAPIPE, 1) {
-            Some(AxisPlan::Bluestein { m, .. }) => assert!(m >= 2 * 4093 - 1 && m <= 8192),
+            Some(AxisPlan::Bluestein { m, .. }) => assert!((2 * 4093 - 1..=8192).contains(&m)),
             other => panic!("{other:?}"),
         }
         assert_eq!(bluestein_len(513), 640);

@@ -29,7 +29,7 @@ pub struct Twiddles {
 /// exp(-2πi t / n) for an exact integer phase t (reduced mod n first).
 fn root(t: u64, n: u64) -> Complex64 {
     let t = t % n;
-    if (4 * t) % n == 0 {
+    if (4 * t).is_multiple_of(n) {
         // Quarter turns exactly: cos and sin of multiples of π/2 are not exact in floating point.
         return [Complex64::new(1.0, 0.0), Complex64::new(0.0, -1.0), Complex64::new(-1.0, 0.0), Complex64::new(0.0, 1.0)][(4 * t / n) as usize];
     }

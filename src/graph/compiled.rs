@@ -393,7 +393,7 @@ mod tests {
     fn grids_fold_within_limits() {
         for &count in &[1u64, 65_535, 65_536, 1 << 24, 65_535 * 65_535 + 7, 1 << 33] {
             let g = fold_grid(count, 65_535);
-            assert!(g.iter().all(|&d| d >= 1 && d <= 65_535), "{count}: {g:?}");
+            assert!(g.iter().all(|&d| (1..=65_535).contains(&d)), "{count}: {g:?}");
             let total = g.iter().map(|&d| d as u64).product::<u64>();
             assert!(total >= count && total - count < g[1] as u64 * g[2] as u64, "{count}: {g:?}");
         }

@@ -118,6 +118,12 @@ impl<'g> Recording<'g> {
         Ok(self.push(shape, dtype, Source::Temp))
     }
 
+    /// A new temporary of `like`'s shape with element type `dtype`.
+    pub fn temp_like(&mut self, like: Buf, dtype: Dtype) -> Result<Buf> {
+        let dims = self.dims(like).to_vec();
+        self.temp(&dims, dtype)
+    }
+
     /// The same bytes seen with another shape or element type (e.g. a real array of even length
     /// as complex pairs). The view and the original share one buffer and one lifetime.
     pub fn reinterpret(&mut self, b: Buf, dims: &[usize], dtype: Dtype) -> Result<Buf> {

@@ -83,7 +83,7 @@ pub fn record_into(rec: &mut Recording, op: BinaryOp, x: Buf, y: Buf, z: Buf) ->
 
 /// Records `x (op) y` into a new temporary.
 pub fn record(rec: &mut Recording, op: BinaryOp, x: Buf, y: Buf) -> Result<Buf> {
-    let z = rec.temp(&rec.dims(x).to_vec(), rec.dtype(x))?;
+    let z = rec.temp_like(x, rec.dtype(x))?;
     record_into(rec, op, x, y, z)?;
     Ok(z)
 }

@@ -38,7 +38,7 @@ impl ComplexToReal {
 /// Records `f(x)` for complex `x` into a new real array of the same shape.
 pub fn record(rec: &mut Recording, op: ComplexToReal, x: Buf) -> Result<Buf> {
     rec.expect_dtype(x, Dtype::C32, "complex-to-real input")?;
-    let y = rec.temp(&rec.dims(x).to_vec(), Dtype::F32)?;
+    let y = rec.temp_like(x, Dtype::F32)?;
     let count = rec.shape(x).len().div_ceil(2) as u32;
     let p = Params { count, pad: 0 };
     rec.dispatch(&COMPLEX_TO_REAL, &[("OP", op as u32 as f64)], bytemuck::bytes_of(&p), &[x, y], groups(count as u64, 256));

@@ -45,7 +45,7 @@ impl ComplexUnary {
 
 pub fn record(rec: &mut Recording, op: ComplexUnary, x: Buf) -> Result<Buf> {
     rec.expect_dtype(x, Dtype::C32, "complex op input")?;
-    let y = rec.temp(&rec.dims(x).to_vec(), Dtype::C32)?;
+    let y = rec.temp_like(x, Dtype::C32)?;
     let (code, a, b) = op.encode();
     let count = rec.shape(x).len().div_ceil(2) as u32;
     let p = Params { count, pad: 0, a, b };

@@ -142,7 +142,7 @@ pub fn record_with(
         )));
     }
     check_ranges(&in_dims, &k_dims, out_dims, origin)?;
-    if tiling.tile_vec4s * 16 > rec.gpu().workgroup_memory_bytes() || tiling.threads_x == 0 || THREADS % tiling.threads_x != 0 {
+    if tiling.tile_vec4s * 16 > rec.gpu().workgroup_memory_bytes() || tiling.threads_x == 0 || !THREADS.is_multiple_of(tiling.threads_x) {
         return Err(Error::Invalid(format!("tiling {tiling:?} does not fit this adapter")));
     }
     let (in4, k4, out4) = (Shape::new(&in_dims)?.dims4(), Shape::new(&k_dims)?.dims4(), Shape::new(out_dims)?.dims4());

@@ -18,7 +18,7 @@ pub struct Params {
 
 pub fn record(rec: &mut Recording, x: Buf) -> Result<Buf> {
     rec.expect_dtype(x, Dtype::F32, "real-to-complex input")?;
-    let y = rec.temp(&rec.dims(x).to_vec(), Dtype::C32)?;
+    let y = rec.temp_like(x, Dtype::C32)?;
     let count = rec.shape(x).len().div_ceil(2) as u32;
     let p = Params { count, pad: 0 };
     rec.dispatch(&REAL_TO_COMPLEX, &[], bytemuck::bytes_of(&p), &[x, y], groups(count as u64, 256));

@@ -135,7 +135,7 @@ fn short_rows(units: u64) -> Option<Pass> {
 /// The first pass over rows of `len` f32 elements.
 pub fn data_pass(rows: u64, len: u64) -> Pass {
     // vec4s a row touches: a row that starts inside a vec4 touches up to one more.
-    let aligned = rows == 1 || len % 4 == 0;
+    let aligned = rows == 1 || len.is_multiple_of(4);
     let nvec = if aligned { len.div_ceil(4) } else { (len + 3).div_ceil(4) };
     short_rows(nvec).unwrap_or_else(|| {
         let per_trip = WG * LOADS;

@@ -43,7 +43,7 @@ pub fn record(rec: &mut Recording, ratio: Ratio, o: Buf, b: Buf) -> Result<Buf> 
     rec.expect_dtype(o, Dtype::F32, "ratio numerator")?;
     rec.expect_dtype(b, Dtype::F32, "ratio denominator")?;
     rec.expect_same_shape(o, b, "ratio")?;
-    let r = rec.temp(&rec.dims(o).to_vec(), Dtype::F32)?;
+    let r = rec.temp_like(o, Dtype::F32)?;
     let count = vec4s(rec.shape(o).len(), 4);
     let p = Params { count, pad: 0, eps: ratio.eps, filter_eps: ratio.filter_eps.unwrap_or(0.0) };
     let filter = ratio.filter_eps.is_some() as u32 as f64;

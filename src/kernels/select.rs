@@ -20,7 +20,7 @@ pub fn record(rec: &mut Recording, cond: Buf, x: Buf, y: Buf) -> Result<Buf> {
         rec.expect_dtype(b, Dtype::F32, what)?;
         rec.expect_same_shape(cond, b, what)?;
     }
-    let z = rec.temp(&rec.dims(x).to_vec(), Dtype::F32)?;
+    let z = rec.temp_like(x, Dtype::F32)?;
     let count = vec4s(rec.shape(x).len(), 4);
     let p = Params { count, pad: 0 };
     rec.dispatch(&SELECT, &[], bytemuck::bytes_of(&p), &[cond, x, y, z], groups(count as u64, 256));

@@ -80,7 +80,7 @@ pub fn record_into(rec: &mut Recording, op: UnaryOp, x: Buf, y: Buf) -> Result<(
 
 /// Records `op(x)` into a new temporary.
 pub fn record(rec: &mut Recording, op: UnaryOp, x: Buf) -> Result<Buf> {
-    let y = rec.temp(&rec.dims(x).to_vec(), Dtype::F32)?;
+    let y = rec.temp_like(x, Dtype::F32)?;
     record_into(rec, op, x, y)?;
     Ok(y)
 }

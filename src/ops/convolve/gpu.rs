@@ -86,8 +86,9 @@ pub(super) fn fft_pair(rec: &mut Recording, a: Buf, k: Buf, g: &Geometry, correl
     rec.expect_dtype(a, Dtype::F32, "convolution input")?;
     rec.expect_dtype(k, Dtype::F32, "convolution kernel")?;
     let gpu = rec.gpu();
-    let a = forward_plan(gpu, g, &rec.dims(a).to_vec())?.record(rec, a)?;
-    let k = forward_plan(gpu, g, &rec.dims(k).to_vec())?.record(rec, k)?;
+    let (a_dims, k_dims) = (rec.dims(a).to_vec(), rec.dims(k).to_vec());
+    let a = forward_plan(gpu, g, &a_dims)?.record(rec, a)?;
+    let k = forward_plan(gpu, g, &k_dims)?.record(rec, k)?;
     inverse_plan(gpu, g, correlate)?.record_with(rec, a, Some(k))
 }
 

@@ -446,7 +446,7 @@ fn per_axis<T: Copy>(values: &[T], ndim: usize, what: &str) -> Result<Vec<T>> {
 
 /// A copy of `x` (a filter that leaves every axis alone still returns a new array).
 fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {
-    let y = rec.temp(&rec.dims(x).to_vec(), rec.dtype(x))?;
+    let y = rec.temp_like(x, rec.dtype(x))?;
     copy_vec4::record(rec, x, y)?;
     Ok(y)
 }
