@@ -258,6 +258,30 @@ fn sm(k: &LineKernel, line: &str, idx: &str) -> String {
     }
 }
 
+/// Element `base + offset` of this thread's line, with `base`'s padded index computed once by the
+/// kernel (`p{base}`) and the offset's folded into a constant: pad(base + offset) = pad(base) +
+/// offset + offset / 16 unless base mod 16 + offset mod 16 reaches 16, which an offset that is a
+/// multiple of 16 rules out and `aligned` asserts. (Constant offsets become immediates of the
+/// shared-memory instructions: about 5% fewer instructions in NVIDIA's binaries.)
+fn sm_at(k: &LineKernel, line: &str, base: &str, offset: usize, aligned: bool) -> String {
+    match folded(k, base, offset, aligned) {
+        Some(i) => format!("buf[{line} + {i}]"),
+        None => sm(k, line, &format!("{base} + {offset}u")),
+    }
+}
+
+/// As `sm_at`, in the real or imaginary half of a split-exchange line.
+fn sm_half_at(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> String {
+    match folded(k, base, offset, aligned) {
+        Some(i) => format!("half[{i}]"),
+        None => sm_half(k, &format!("{base} + {offset}u")),
+    }
+}
+
+fn folded(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> Option<String> {
+    (k.pass.padded && (offset.is_multiple_of(16) || aligned)).then(|| format!("p{base} + {}u", offset + offset / 16))
+}
+
 /// Element `idx` of the real or imaginary half of a split-exchange line (see `LinePass::split`).
 fn sm_half(k: &LineKernel, idx: &str) -> String {
     if k.pass.padded {
@@ -450,6 +474,9 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "let c = lid % {batch}u; let t = lid / {batch}u;").unwrap();
     }
     writeln!(w, "let line = c * {stride}u;").unwrap();
+    if p.padded {
+        writeln!(w, "let pt = pad(t);").unwrap();
+    }
     // This thread's line of the group starting at line `first`, and where it is read.
     let group_line = "let valid = first + c < p.lines; let l = min(first + c, p.lines - 1u); let in_base = base(l, p.in_split, p.in_hi, p.in_lo);";
     // The first stage's global loads into registers `{reg}{b}_{q}`, declared before. (Looping,
@@ -571,7 +598,8 @@ pub fn wgsl(k: &LineKernel) -> String {
                 if p.split {
                     writeln!(w, "x{b}_{q} = s{si}_{b}_{q};").unwrap();
                 } else {
-                    writeln!(w, "x{b}_{q} = {};", sm(k, "line", &format!("j{b} + {}u", q * nb))).unwrap();
+                    // j{b} = t + b·t
+                    writeln!(w, "x{b}_{q} = {};", sm_at(k, "line", "t", b * t + q * nb, false)).unwrap();
                 }
             }
             if guard {
@@ -589,6 +617,9 @@ pub fn wgsl(k: &LineKernel) -> String {
         if (!load_global && !store_global && !p.split) || (k.in_place && load_global && store_global) {
             writeln!(w, "workgroupBarrier();").unwrap();
         }
+        // Outputs d{b} + q·ns, d{b} mod 16 + (q·ns) mod 16 < 16 (see sm_at): d{b} = r·j{b} with
+        // r | 16, or d{b} mod 16 = k{b} < ns with ns | 16 and 16 | ns·r.
+        let aligned = if ns == 1 { 16 % r == 0 } else { 16 % ns == 0 && (ns * r) % 16 == 0 };
         for b in 0..per {
             let guard = t * (b + 1) > nb;
             let cond = match (store_global, guard) {
@@ -609,6 +640,9 @@ pub fn wgsl(k: &LineKernel) -> String {
             } else {
                 writeln!(w, "let d{b} = j{b} * {r}u;").unwrap();
             }
+            if p.padded && !store_global {
+                writeln!(w, "let pd{b} = pad(d{b});").unwrap();
+            }
             let regs: Vec<String> = (0..r).map(|q| format!("x{b}_{q}")).collect();
             butterfly(w, &regs, &format!("b{b}_"));
             for q in 0..r {
@@ -617,9 +651,9 @@ pub fn wgsl(k: &LineKernel) -> String {
                     let v = stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
                     writeln!(w, "{}", store("out_base", "in_base", &format!("({idx})"), &format!("x{b}_{q}"), &v, q == 0)).unwrap();
                 } else if p.split {
-                    writeln!(w, "{} = x{b}_{q}.x;", sm_half(k, &idx)).unwrap();
+                    writeln!(w, "{} = x{b}_{q}.x;", sm_half_at(k, &format!("d{b}"), q * ns, aligned)).unwrap();
                 } else {
-                    writeln!(w, "{} = x{b}_{q};", sm(k, "line", &idx)).unwrap();
+                    writeln!(w, "{} = x{b}_{q};", sm_at(k, "line", &format!("d{b}"), q * ns, aligned)).unwrap();
                 }
             }
             if !cond.is_empty() {
@@ -631,7 +665,7 @@ pub fn wgsl(k: &LineKernel) -> String {
             let read = |w: &mut String, part: &str| {
                 for b in 0..per2 {
                     for q in 0..r2 {
-                        writeln!(w, "s{}_{b}_{q}.{part} = {};", si + 1, sm_half(k, &format!("t + {}u", b * t + q * nb2))).unwrap();
+                        writeln!(w, "s{}_{b}_{q}.{part} = {};", si + 1, sm_half_at(k, "t", b * t + q * nb2, false)).unwrap();
                     }
                 }
             };
@@ -640,7 +674,7 @@ pub fn wgsl(k: &LineKernel) -> String {
             writeln!(w, "workgroupBarrier();").unwrap();
             for b in 0..per {
                 for q in 0..r {
-                    writeln!(w, "{} = x{b}_{q}.y;", sm_half(k, &format!("d{b} + {}u", q * ns))).unwrap();
+                    writeln!(w, "{} = x{b}_{q}.y;", sm_half_at(k, &format!("d{b}"), q * ns, aligned)).unwrap();
                 }
             }
             writeln!(w, "workgroupBarrier();").unwrap();
