@@ -491,31 +491,25 @@ fn accelerated_gpu_matches_reference() {
 /// iterations after it add (the ratio, the update, the buffers passed on) is checked over
 /// several iterations without TV.
 fn check_tv(dims: &[usize], pdims: &[usize], opts: RlOptions) {
-    let iterations = 1;
-    poison();
-    let (x, p) = (image(dims), psf(pdims));
-    let got = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), iterations, &opts).unwrap();
-    let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap();
-    let plain = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &RlOptions { tv: None, ..opts }).unwrap();
-    let err = rel_l2(&flat(&got.estimate), &flat64(&want.estimate));
-    let tol = tolerance(iterations);
-    assert!(err <= tol, "{dims:?} psf {pdims:?} {opts:?}: relative L2 {err:e} > {tol:e}");
-    let moved = rel_l2_64(&flat64(&want.estimate), &flat64(&plain.estimate));
-    assert!(moved > 100.0 * tol, "{dims:?}: RL-TV and RL differ by only {moved:e}");
+    check_option(dims, pdims, 1, opts, RlOptions { tv: None, ..opts }, tolerance(1));
 }
 
 fn check_accelerated(dims: &[usize], pdims: &[usize], iterations: usize, opts: RlOptions) {
+    check_option(dims, pdims, iterations, opts, RlOptions { accelerate: false, ..opts }, ACCELERATED_SLACK * tolerance(iterations));
+}
+
+/// RL with `opts` on the GPU against the reference within `tol`; the reference `without` the
+/// option under test must differ by far more, or the test checks plain RL again.
+fn check_option(dims: &[usize], pdims: &[usize], iterations: usize, opts: RlOptions, without: RlOptions, tol: f64) {
     poison();
     let (x, p) = (image(dims), psf(pdims));
     let got = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), iterations, &opts).unwrap();
     let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap();
-    let plain = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &RlOptions { accelerate: false, ..opts }).unwrap();
+    let plain = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &without).unwrap();
     let err = rel_l2(&flat(&got.estimate), &flat64(&want.estimate));
-    let tol = ACCELERATED_SLACK * tolerance(iterations);
     assert!(err <= tol, "{dims:?} psf {pdims:?} {opts:?}: relative L2 {err:e} > {tol:e}");
-    // The acceleration must have changed something, or the test checks plain RL again.
     let moved = rel_l2_64(&flat64(&want.estimate), &flat64(&plain.estimate));
-    assert!(moved > 100.0 * tol, "{dims:?}: accelerated and plain differ by only {moved:e}");
+    assert!(moved > 100.0 * tol, "{dims:?} {opts:?}: with and without the option differ by only {moved:e}");
 }
 
 /// The prediction y = (1 + α) x − α x_previous weighs two estimates with weights up to 2 and 1,
