@@ -278,6 +278,13 @@ fn sm_half_at(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> Strin
     }
 }
 
+/// Whether a radix-r stage after stages of ns writes outputs d + q·ns with d mod 16 + (q·ns) mod
+/// 16 < 16 (see `sm_at`): d = r·j with r dividing 16, or d mod 16 = j mod ns with ns dividing 16
+/// and 16 dividing ns·r.
+fn outputs_aligned(r: usize, ns: usize) -> bool {
+    if ns == 1 { 16 % r == 0 } else { 16 % ns == 0 && (ns * r) % 16 == 0 }
+}
+
 fn folded(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> Option<String> {
     (k.pass.padded && (offset.is_multiple_of(16) || aligned)).then(|| format!("p{base} + {}u", offset + offset / 16))
 }
@@ -617,9 +624,7 @@ pub fn wgsl(k: &LineKernel) -> String {
         if (!load_global && !store_global && !p.split) || (k.in_place && load_global && store_global) {
             writeln!(w, "workgroupBarrier();").unwrap();
         }
-        // Outputs d{b} + q·ns, d{b} mod 16 + (q·ns) mod 16 < 16 (see sm_at): d{b} = r·j{b} with
-        // r | 16, or d{b} mod 16 = k{b} < ns with ns | 16 and 16 | ns·r.
-        let aligned = if ns == 1 { 16 % r == 0 } else { 16 % ns == 0 && (ns * r) % 16 == 0 };
+        let aligned = outputs_aligned(r, ns);
         for b in 0..per {
             let guard = t * (b + 1) > nb;
             let cond = match (store_global, guard) {
@@ -744,6 +749,26 @@ mod tests {
             .validate(&module)
             .map(|_| ())
             .map_err(|e| e.emit_to_string(source))
+    }
+
+    #[test]
+    fn folded_padded_indices_are_exact() {
+        let pad = |i: usize| i + (i >> 4);
+        for r in [2, 3, 4, 5, 7, 8, 11, 13, 16] {
+            for ns in [1, 2, 3, 4, 8, 12, 16, 32, 48, 64, 256] {
+                let aligned = outputs_aligned(r, ns);
+                for j in 0..4 * ns * r {
+                    // The output base of butterfly j, as the generated kernel computes it.
+                    let d = if ns == 1 { j * r } else { (j / ns) * ns * r + j % ns };
+                    for q in 0..r {
+                        let offset = q * ns;
+                        if aligned || offset.is_multiple_of(16) {
+                            assert_eq!(pad(d + offset), pad(d) + offset + offset / 16, "r={r} ns={ns} j={j} q={q}");
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]
