@@ -282,7 +282,7 @@ fn sm_half_at(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> Strin
 /// 16 < 16 (see `sm_at`): d = r·j with r dividing 16, or d mod 16 = j mod ns with ns dividing 16
 /// and 16 dividing ns·r.
 fn outputs_aligned(r: usize, ns: usize) -> bool {
-    if ns == 1 { 16 % r == 0 } else { 16 % ns == 0 && (ns * r) % 16 == 0 }
+    if ns == 1 { 16 % r == 0 } else { 16 % ns == 0 && (ns * r).is_multiple_of(16) }
 }
 
 fn folded(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> Option<String> {
