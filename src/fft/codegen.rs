@@ -312,10 +312,9 @@ pub fn wgsl(k: &LineKernel) -> String {
     let stride = line_stride(n, p.padded);
     // The output runs the way the threads are mapped: the last stage stores directly.
     let direct_load = k.direct_load();
-    let short_lines = !direct_load;
     // (A length-1 line has no stage: it is copied, in any direction.)
     // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
-    let direct_store = (k.store_line_fast == k.load_line_fast && !short_lines && !k.real_post && !k.untangle_pairs) || stages == 0;
+    let direct_store = (k.store_line_fast == k.load_line_fast && direct_load && !k.real_post && !k.untangle_pairs) || stages == 0;
     assert!(!((k.real_post || k.untangle_pairs) && stages == 0), "untangling needs a line of at least 2");
     assert!(!(k.pack_real && k.hermitian_pairs || k.unpack_real && k.untangle_pairs), "one kind of pair per side");
     let pairs = k.pack_real || k.hermitian_pairs || k.unpack_real || k.untangle_pairs;
@@ -488,8 +487,8 @@ pub fn wgsl(k: &LineKernel) -> String {
     let group_line = "let valid = first + c < p.lines; let l = min(first + c, p.lines - 1u); let in_base = base(l, p.in_split, p.in_hi, p.in_lo);";
     // The first stage's global loads into registers `{reg}{b}_{q}`, declared before. (Looping,
     // lanes of lines past p.lines keep the previous group's values: nothing of theirs is stored.)
-    let (r0, nb0) = (p.radices.first().copied().unwrap_or(1), n / p.radices.first().copied().unwrap_or(1));
-    let per0 = nb0.div_ceil(t);
+    let r0 = p.radices.first().copied().unwrap_or(1);
+    let (nb0, per0) = (n / r0, (n / r0).div_ceil(t));
     let first_loads = |w: &mut String, reg: &str| {
         for b in 0..per0 {
             let guard = if t * (b + 1) > nb0 { format!(" && j < {nb0}u") } else { String::new() };

@@ -35,7 +35,8 @@ fn knob(cell: &'static OnceLock<usize>, name: &str, default: usize, allowed: &[u
     *cell.get_or_init(|| std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| allowed.contains(v)).unwrap_or(default))
 }
 
-/// Elements a thread holds for one stage (it does `elements / r` butterflies of radix r): 8,
+/// The radices of `n` (None if a prime factor above 13 remains) and the elements a thread holds
+/// for one stage (it does `elements / r` butterflies of radix r): 8,
 /// or 16 where radices up to 16 take fewer stages (n = 16, 128, 256, 1024, 2048, 4096, 8192; and
 /// factors 11 and 13, whose butterflies need more than 8). `LUCENT_FFT_REGISTERS=8|16` forces
 /// one. On an H100, kernels of 8 took 45-75 registers per thread against 55-160 for 16, so more
@@ -43,15 +44,15 @@ fn knob(cell: &'static OnceLock<usize>, name: &str, default: usize, allowed: &[u
 /// 243×375×100 0.28 → 0.23, 512² 0.0122 → 0.0093); a stage more cost more than that (1024²
 /// 0.0072 → 0.0082, 128³ 0.0411 → 0.0436; 4096 and 8192, whose workgroups of 8 grow to 512-1024
 /// threads, fit once per multiprocessor). (32 made NVIDIA's shader compiler take minutes.)
-fn elements_per_thread(n: usize) -> usize {
+fn radix_plan(n: usize) -> Option<(Vec<usize>, usize)> {
     static R: OnceLock<usize> = OnceLock::new();
     let forced = knob(&R, "LUCENT_FFT_REGISTERS", 0, &[8, 16]);
     if forced > 0 {
-        return forced;
+        return radices_up_to(n, forced).map(|r| (r, forced));
     }
-    match (radices_up_to(n, 8), radices_up_to(n, 16)) {
-        (Some(small), Some(large)) if small.len() <= large.len() => 8,
-        _ => 16,
+    match (radices_up_to(n, 8), radices_up_to(n, 16)?) {
+        (Some(small), large) if small.len() <= large.len() => Some((small, 8)),
+        (_, large) => Some((large, 16)),
     }
 }
 
@@ -150,7 +151,7 @@ impl AxisPlan {
 
 /// Factors `n` into supported radices, largest first; None if a prime factor above 13 remains.
 pub fn factor(n: usize) -> Option<Vec<usize>> {
-    radices_up_to(n, elements_per_thread(n))
+    radix_plan(n).map(|(radices, _)| radices)
 }
 
 fn radices_up_to(n: usize, largest: usize) -> Option<Vec<usize>> {
@@ -158,7 +159,6 @@ fn radices_up_to(n: usize, largest: usize) -> Option<Vec<usize>> {
     let mut out = Vec::new();
     for &r in RADICES.iter().filter(|&&r| r <= largest) {
         while rest.is_multiple_of(r) && rest > 1 {
-            // Prefer 8s, but never leave a lone 2 when a 4 would do (fewer stages).
             out.push(r);
             rest /= r;
         }
@@ -174,11 +174,11 @@ fn threads_per_line(n: usize, radices: &[usize], elements: usize) -> usize {
 /// The line pass for length `n` if one workgroup can hold at least one line. `strided`: the
 /// lines are columns (a strided axis, or a transposing store), read a power of two at a time.
 pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePass> {
-    let radices = factor(n)?;
+    let (radices, elements) = radix_plan(n)?;
     if radices.len() > 8 || n * 8 > limits.workgroup_bytes {
         return None;
     }
-    let threads = threads_per_line(n, &radices, elements_per_thread(n));
+    let threads = threads_per_line(n, &radices, elements);
     if threads > limits.max_threads {
         return None;
     }
@@ -199,11 +199,11 @@ pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePa
 /// The split-exchange pass for a length whose complex line does not fit workgroup memory but
 /// whose real parts do, with every stage's butterflies spread evenly over the threads.
 pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
-    let radices = factor(n)?;
+    let (radices, elements) = radix_plan(n)?;
     if radices.len() > 8 || n * 8 <= limits.workgroup_bytes || n * 4 > limits.workgroup_bytes {
         return None;
     }
-    let threads = threads_per_line(n, &radices, elements_per_thread(n));
+    let threads = threads_per_line(n, &radices, elements);
     if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
@@ -379,8 +379,9 @@ mod tests {
     fn every_radix_stage_fits_the_registers() {
         for n in 1..=4096 {
             if let Some(p) = line_pass(n, LAVAPIPE, false) {
+                let elements = radix_plan(n).unwrap().1;
                 for &r in &p.radices {
-                    assert!(p.threads * (elements_per_thread(n) / r) >= n / r, "n={n} r={r}");
+                    assert!(p.threads * (elements / r) >= n / r, "n={n} r={r}");
                 }
                 let words = p.batch * line_stride(n, p.padded);
                 assert!(words * 8 <= LAVAPIPE.workgroup_bytes, "n={n}");
