@@ -40,9 +40,35 @@ fn shapes() -> Vec<(Vec<usize>, Vec<usize>)> {
     s
 }
 
-pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<Vec<Row>, Error> {
+/// (shape, one axis): each axis of the large shapes transformed alone, timed like the copy roof
+/// (repeated back to back in one recording), so a single-dispatch axis is compared with the roof
+/// on equal terms. (Per-pass timestamps, LUCENT_BENCH_PASSES=1, time each dispatch in its own
+/// compute pass: that adds its ramp and drain, about 10 µs on an H100.)
+fn single_axes() -> Vec<(Vec<usize>, usize)> {
+    let mut s = Vec::new();
+    for dims in [vec![256usize, 256, 256], vec![512, 512, 512], vec![243, 375, 100]] {
+        for axis in (0..3).rev() {
+            s.push((dims.clone(), axis));
+        }
+    }
+    // 4096-point lines (as in the suite's batched rows); 8192-point lines exchange through
+    // workgroup memory in halves; 8192-point columns are two four-step passes, as are
+    // 16384-point lines.
+    s.extend([(vec![4096, 4096], 1), (vec![8192, 8192], 1), (vec![8192, 8192], 0), (vec![1024, 16384], 1)]);
+    s
+}
+
+pub fn suite(gpu: &Gpu, args: &Args, shape: Option<Vec<usize>>, roof_gbs: f64, global: &Global) -> Result<Vec<Row>, Error> {
+    let (shapes, single_axes) = match shape {
+        Some(dims) => {
+            let axes = args.fft_axes.clone().unwrap_or_else(|| (dims.len().saturating_sub(3)..dims.len()).collect());
+            let single = axes.iter().rev().map(|&a| (dims.clone(), a)).collect();
+            (vec![(dims.clone(), axes)], single)
+        }
+        None => (shapes(), single_axes()),
+    };
     let mut rows = Vec::new();
-    for (dims, axes) in shapes() {
+    for (dims, axes) in shapes {
         let n: usize = dims.iter().product();
         let bytes = n as u64 * 8;
         if bytes > args.max_mib << 20 || bytes > gpu.max_buffer_bytes() {
@@ -81,6 +107,27 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
             for r in rows.iter().rev().take(2).rev() {
                 eprintln!("{:<22} {:>16} {:>10.4} ms {:>8.1} GB/s {:>6.1}% of copy", r.case, shape, r.ms, r.gb_per_s, r.percent_of_copy);
             }
+        }
+    }
+    if args.filter.as_deref().is_none_or(|f| "fft_axis".contains(f)) {
+        for (dims, axis) in single_axes {
+            let n: usize = dims.iter().product();
+            let bytes = n as u64 * 8;
+            if bytes > args.max_mib << 20 || bytes > gpu.max_buffer_bytes() {
+                continue;
+            }
+            let plan = FftPlan::new(gpu, &dims, &[axis], Transform::Forward, Norm::Backward)?;
+            let x = random_array(gpu, n, Dtype::C32, 5)?.reinterpret(&dims, Dtype::C32)?;
+            let reps = ((1u64 << 31) / bytes).clamp(2, 50);
+            let (ms, timer) = time_repeated(gpu, reps, |rec| {
+                let xb = rec.input(&x);
+                plan.record(rec, xb).map(|_| ())
+            })?;
+            let r = row(&format!("fft_axis{axis}"), &dims, bytes, plan.dispatches(), ms, timer, roof_gbs);
+            if !global.quiet && !global.json {
+                eprintln!("{:<22} {:>16} {:>10.4} ms {:>8.1} GB/s {:>6.1}% of copy ({} passes)", r.case, format!("{dims:?}"), r.ms, r.gb_per_s, r.percent_of_copy, plan.dispatches());
+            }
+            rows.push(r);
         }
     }
     Ok(rows)

@@ -27,6 +27,19 @@ pub struct Args {
     /// Smallest array size in MiB.
     #[arg(long, default_value_t = 1)]
     min_mib: u64,
+    /// The FFT suite on this shape instead of its own (e.g. 243x375x100): the transform over
+    /// `--fft-axes`, then each axis alone.
+    #[arg(long)]
+    fft_shape: Option<String>,
+    /// Axes of `--fft-shape`'s transform (default: the last three, as numpy's fftn).
+    #[arg(long, value_delimiter = ',', requires = "fft_shape")]
+    fft_axes: Option<Vec<usize>>,
+}
+
+/// `--fft-shape`'s dimensions: 1 to 4 positive sizes joined by 'x'.
+fn parse_shape(s: &str) -> Result<Vec<usize>, Error> {
+    let dims: Option<Vec<usize>> = s.split('x').map(|d| d.trim().parse::<usize>().ok().filter(|&d| d > 0)).collect();
+    dims.filter(|d| d.len() <= 4).ok_or_else(|| Error::Invalid(format!("--fft-shape {s}: 1 to 4 positive sizes joined by 'x' (e.g. 243x375x100)")))
 }
 
 /// One benchmark: a name, the bytes it must move per element of input (reads + writes), and how
@@ -70,9 +83,11 @@ pub struct Row {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    // `--fft-shape` runs the FFT suite alone, on that shape.
+    let fft_shape = args.fft_shape.as_deref().map(parse_shape).transpose()?;
     let gpu = global.require_gpu()?;
     let all = cases();
-    let selected: Vec<&Case> = all.iter().filter(|c| args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
+    let selected: Vec<&Case> = all.iter().filter(|c| fft_shape.is_none() && args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
     let copy = &all[0];
     warm_up(&gpu)?;
     let mut rows = Vec::new();
@@ -95,14 +110,17 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         }
         mib *= 4;
     }
-    if args.filter.as_deref().is_none_or(|f| "fft".contains(f) || f.starts_with("fft")) {
+    // The suites the filter names (a prefix of a suite's name, or a case of it); with
+    // `--fft-shape`, the FFT suite alone.
+    let suite = |name: &str| args.filter.as_deref().is_none_or(|f| name.contains(f) || f.starts_with(name));
+    if suite("fft") || fft_shape.is_some() {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
-        rows.extend(fft::suite(&gpu, args, roof, global)?);
+        rows.extend(fft::suite(&gpu, args, fft_shape.clone(), roof, global)?);
     }
-    if args.filter.as_deref().is_none_or(|f| "convolve".contains(f) || f.starts_with("convolve") || f.starts_with("filter")) {
+    if fft_shape.is_none() && (suite("convolve") || suite("filter")) {
         rows.extend(convolve::suite(&gpu, args, global)?);
     }
-    if args.filter.as_deref().is_none_or(|f| "rl".contains(f) || f.starts_with("rl")) {
+    if fft_shape.is_none() && suite("rl") {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(rl::suite(&gpu, args, roof, global)?);
     }
