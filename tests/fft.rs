@@ -26,6 +26,12 @@ fn smooth_prime_and_long_lengths() {
     for n in [49, 121, 169, 243, 343, 625, 1000, 1024, 2048, 3 * 1024, 4096] {
         check_c2c(&[2, n], &[1], false, Norm::Backward);
     }
+    // The composite radices 9 and 15 (81 = 9·9, 225 = 15·15, 270 = 15·9·2, 1215 = 15·9·9),
+    // along lines and down columns, both directions.
+    for n in [81, 135, 225, 270, 324, 1215] {
+        check_c2c(&[3, n], &[1], false, Norm::Backward);
+        check_c2c(&[n, 5], &[0], true, Norm::Backward);
+    }
     for n in [67, 127, 257, 509, 1021, 4093] {
         check_c2c(&[2, n], &[1], n % 2 == 0, Norm::Backward);
         check_c2c(&[n, 3], &[0], true, Norm::Ortho);
@@ -91,7 +97,7 @@ fn multi_dimensional_all_axis_subsets() {
 #[test]
 fn real_transforms() {
     check_real(&[1], &[0], Norm::Backward);
-    for n in [2, 7, 16, 33, 100, 257, 4096, 8190] {
+    for n in [2, 7, 16, 33, 100, 257, 450, 4096, 8190] {
         check_real(&[3, n], &[1], Norm::Backward);
     }
     check_real(&[9, 10], &[0, 1], Norm::Ortho);

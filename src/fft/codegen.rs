@@ -207,6 +207,8 @@ fn butterfly(out: &mut String, x: &[String], pre: &str) {
             }
         }
         16 => composite(out, x, 4, 4, pre),
+        15 => composite(out, x, 3, 5, pre),
+        9 => composite(out, x, 3, 3, pre),
         _ => {
             // Direct DFT with literal roots (3, 5, 7, 11, 13).
             for (q, _) in x.iter().enumerate() {

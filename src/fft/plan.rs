@@ -4,10 +4,12 @@
 
 use std::sync::OnceLock;
 
-/// Radices with butterflies in src/fft/codegen.rs (16 as 4×4 in registers; 8, 4, 2 written out;
-/// 3, 5, 7, 11, 13 as direct DFTs with literal roots). Larger radices first: fewer stages, fewer
-/// round trips through workgroup memory.
-const RADICES: [usize; 9] = [16, 8, 4, 2, 3, 5, 7, 11, 13];
+/// Radices with butterflies in src/fft/codegen.rs (16, 15 and 9 as 4×4, 3×5 and 3×3 in
+/// registers; 8, 4, 2 written out; 3, 5, 7, 11, 13 as direct DFTs with literal roots), in stage
+/// order. Larger radices first: fewer stages, fewer round trips through workgroup memory.
+const RADICES: [usize; 11] = [16, 15, 9, 8, 4, 2, 3, 5, 7, 11, 13];
+/// The odd composites, used only where they save two stages (see `radix_plan`).
+const ODD_COMPOSITES: [usize; 2] = [15, 9];
 /// Threads per workgroup that short lines are batched up to (`LUCENT_FFT_THREADS` overrides):
 /// on an H100, contiguous passes ran at 86-95% of the copy roof with 64, 68-75% with 256
 /// (smaller workgroups: finer occupancy, barriers that wait for fewer warps).
@@ -44,15 +46,25 @@ fn knob(cell: &'static OnceLock<usize>, name: &str, default: usize, allowed: &[u
 /// 243×375×100 0.28 → 0.23, 512² 0.0122 → 0.0093); a stage more cost more than that (1024²
 /// 0.0072 → 0.0082, 128³ 0.0411 → 0.0436; 4096 and 8192, whose workgroups of 8 grow to 512-1024
 /// threads, fit once per multiprocessor). (32 made NVIDIA's shader compiler take minutes.)
+///
+/// The odd composites 15 and 9 (16 elements) only where they take two stages fewer: H200, each
+/// axis of n×s×n alone (BENCHMARKS.md run 7), 243-point lines 0.147 → 0.097 ms, 81-point 0.109 →
+/// 0.081, 225-point 0.134 → 0.119, 135-point 0.113 → 0.109; where they saved one stage they
+/// were slower (375 = 15·5·5 lines 0.127 → 0.144, 360 = 15·8·3 0.118 → 0.135), as were columns of
+/// 243 beside 243 others (0.142 → 0.162; those of 243×375×100 gained, 0.086 → 0.079).
 fn radix_plan(n: usize) -> Option<(Vec<usize>, usize)> {
     static R: OnceLock<usize> = OnceLock::new();
     let forced = knob(&R, "LUCENT_FFT_REGISTERS", 0, &[8, 16]);
     if forced > 0 {
-        return radices_up_to(n, forced).map(|r| (r, forced));
+        return radices_up_to(n, forced, false).map(|r| (r, forced));
     }
-    match (radices_up_to(n, 8), radices_up_to(n, 16)?) {
-        (Some(small), large) if small.len() <= large.len() => Some((small, 8)),
-        (_, large) => Some((large, 16)),
+    let plain = match (radices_up_to(n, 8, false), radices_up_to(n, 16, false)?) {
+        (Some(small), large) if small.len() <= large.len() => (small, 8),
+        (_, large) => (large, 16),
+    };
+    match radices_up_to(n, 16, true) {
+        Some(composite) if composite.len() + 2 <= plain.0.len() => Some((composite, 16)),
+        _ => Some(plain),
     }
 }
 
@@ -154,10 +166,11 @@ pub fn factor(n: usize) -> Option<Vec<usize>> {
     radix_plan(n).map(|(radices, _)| radices)
 }
 
-fn radices_up_to(n: usize, largest: usize) -> Option<Vec<usize>> {
+/// Greedy in RADICES order: the fewest stages (15s take a 3 and a 5 each, then 9s pair the 3s).
+fn radices_up_to(n: usize, largest: usize, composites: bool) -> Option<Vec<usize>> {
     let mut rest = n;
     let mut out = Vec::new();
-    for &r in RADICES.iter().filter(|&&r| r <= largest) {
+    for &r in RADICES.iter().filter(|&&r| r <= largest && (composites || !ODD_COMPOSITES.contains(&r))) {
         while rest.is_multiple_of(r) && rest > 1 {
             out.push(r);
             rest /= r;
@@ -246,11 +259,20 @@ pub fn smooth_at_least(min: usize) -> usize {
 }
 
 /// Bluestein's padded length: among the lengths with a plan from `min` to 1.3·min, the cheapest
-/// by length × stages, an odd radix r counting 1 + r/8 stages (its direct DFT costs ~r² products):
-/// 513 → 640 (16·8·5) rather than 525 (3·5·5·7) or 528 (16·3·11).
+/// by length × stages, a stage counting p/8 more than 1 for each odd prime factor p of its radix
+/// (a direct DFT of p costs ~p² products): 513 → 640 (16·8·5) rather than 525 (3·5·5·7) or 528
+/// (16·3·11).
 pub fn bluestein_len(min: usize) -> usize {
     let cost = |m: usize| {
-        let stage = |r: usize| if r % 2 == 1 { 1.0 + r as f64 / 8.0 } else { 1.0 };
+        let stage = |mut r: usize| {
+            let mut c = 1.0;
+            for p in [3, 5, 7, 11, 13] {
+                while r.is_multiple_of(p) {
+                    (c, r) = (c + p as f64 / 8.0, r / p);
+                }
+            }
+            c
+        };
         m as f64 * factor(m).unwrap().into_iter().map(stage).sum::<f64>()
     };
     let mut best = smooth_at_least(min);
@@ -371,6 +393,11 @@ mod tests {
         }
         assert_eq!(factor(4096), Some(vec![16, 16, 16]));
         assert_eq!(factor(1000), Some(vec![8, 5, 5, 5]));
+        // Odd composites where they save two stages, not one.
+        assert_eq!(factor(243), Some(vec![9, 9, 3]));
+        assert_eq!(factor(225), Some(vec![15, 15]));
+        assert_eq!(factor(375), Some(vec![3, 5, 5, 5]));
+        assert_eq!(factor(27), Some(vec![3, 3, 3]));
         assert_eq!(factor(17), None);
         assert_eq!(factor(1), Some(vec![]));
     }
