@@ -51,7 +51,7 @@ fn knob(cell: &'static OnceLock<usize>, name: &str, default: usize, allowed: &[u
 /// axis of n×s×n alone (BENCHMARKS.md run 7), 243-point lines 0.147 → 0.097 ms, 81-point 0.109 →
 /// 0.081, 225-point 0.134 → 0.119, 135-point 0.113 → 0.109; where they saved one stage they
 /// were slower (375 = 15·5·5 lines 0.127 → 0.144, 360 = 15·8·3 0.118 → 0.135), as were columns of
-/// 243 beside 243 others (0.142 → 0.162; those of 243×375×100 gained, 0.086 → 0.079).
+/// 243 beside 243 others (0.142 → 0.162; those of 243×375×100 gained, 0.081 → 0.073).
 fn radix_plan(n: usize) -> Option<(Vec<usize>, usize)> {
     static R: OnceLock<usize> = OnceLock::new();
     let forced = knob(&R, "LUCENT_FFT_REGISTERS", 0, &[8, 16]);

@@ -4,7 +4,7 @@
 //! cuFFT's times for the same shapes come from bench/cufft_reference.py in the same device run.
 
 use lucent::fft::{FftPlan, Norm, Transform};
-use lucent::{Dtype, Error, Gpu};
+use lucent::{Dtype, Error, Gpu, GpuArray};
 
 use super::{print_passes, random_array, time_repeated, Args, Row};
 use crate::Global;
@@ -78,12 +78,7 @@ pub fn suite(gpu: &Gpu, args: &Args, shape: Option<Vec<usize>>, roof_gbs: f64, g
         let wanted = |case: &str| args.filter.as_deref().is_none_or(|f| case.contains(f) || f == "fft");
         let reps = ((1u64 << 31) / bytes).clamp(2, 50);
         if wanted("fft_c2c") {
-            let plan = FftPlan::new(gpu, &dims, &axes, Transform::Forward, Norm::Backward)?;
-            let x = random_array(gpu, n, Dtype::C32, 3)?.reinterpret(&dims, Dtype::C32)?;
-            let (ms, timer) = time_repeated(gpu, reps, |rec| {
-                let xb = rec.input(&x);
-                plan.record(rec, xb).map(|_| ())
-            })?;
+            let (plan, x, ms, timer) = time_c2c(gpu, &dims, &axes, 3)?;
             rows.push(row("fft_c2c", &dims, bytes, plan.dispatches(), ms, timer, roof_gbs));
             print_passes(gpu, &format!("fft_c2c {shape}"), |rec| {
                 let xb = rec.input(&x);
@@ -116,13 +111,7 @@ pub fn suite(gpu: &Gpu, args: &Args, shape: Option<Vec<usize>>, roof_gbs: f64, g
             if bytes > args.max_mib << 20 || bytes > gpu.max_buffer_bytes() {
                 continue;
             }
-            let plan = FftPlan::new(gpu, &dims, &[axis], Transform::Forward, Norm::Backward)?;
-            let x = random_array(gpu, n, Dtype::C32, 5)?.reinterpret(&dims, Dtype::C32)?;
-            let reps = ((1u64 << 31) / bytes).clamp(2, 50);
-            let (ms, timer) = time_repeated(gpu, reps, |rec| {
-                let xb = rec.input(&x);
-                plan.record(rec, xb).map(|_| ())
-            })?;
+            let (plan, _, ms, timer) = time_c2c(gpu, &dims, &[axis], 5)?;
             let r = row(&format!("fft_axis{axis}"), &dims, bytes, plan.dispatches(), ms, timer, roof_gbs);
             if !global.quiet && !global.json {
                 eprintln!("{:<22} {:>16} {:>10.4} ms {:>8.1} GB/s {:>6.1}% of copy ({} passes)", r.case, format!("{dims:?}"), r.ms, r.gb_per_s, r.percent_of_copy, plan.dispatches());
@@ -131,6 +120,20 @@ pub fn suite(gpu: &Gpu, args: &Args, shape: Option<Vec<usize>>, roof_gbs: f64, g
         }
     }
     Ok(rows)
+}
+
+/// A forward complex transform over `axes` of random `dims`: the plan, its input, and its time
+/// per transform repeated in one recording (as the copy roof is timed).
+fn time_c2c(gpu: &Gpu, dims: &[usize], axes: &[usize], seed: u64) -> Result<(FftPlan, GpuArray, f64, &'static str), Error> {
+    let n: usize = dims.iter().product();
+    let plan = FftPlan::new(gpu, dims, axes, Transform::Forward, Norm::Backward)?;
+    let x = random_array(gpu, n, Dtype::C32, seed)?.reinterpret(dims, Dtype::C32)?;
+    let reps = ((1u64 << 31) / (n as u64 * 8)).clamp(2, 50);
+    let (ms, timer) = time_repeated(gpu, reps, |rec| {
+        let xb = rec.input(&x);
+        plan.record(rec, xb).map(|_| ())
+    })?;
+    Ok((plan, x, ms, timer))
 }
 
 /// `passes` full reads and writes of `bytes` each, in `ms`.
