@@ -128,10 +128,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         println!("{}", serde_json::json!({ "device": gpu.summary(), "rows": rows }));
     } else {
         println!("device: {} ({})", gpu.summary().name, gpu.summary().backend);
-        println!("{:<16} {:>18} {:>8} {:>12} {:>10} {:>9}", "case", "shape", "MiB", "ms", "GB/s", "% copy");
+        println!("{:<22} {:>18} {:>8} {:>12} {:>10} {:>9}", "case", "shape", "MiB", "ms", "GB/s", "% copy");
         for r in &rows {
             let shape = r.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
-            println!("{:<16} {:>18} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, shape, r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
+            println!("{:<22} {:>18} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, shape, r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
         }
     }
     Ok(())
