@@ -128,6 +128,8 @@ fn bad_input_fails_in_one_line() {
         (&["fft", s(&input), "-o", s(&tif), "--real"], "only be written to .npy"),
         (&["fft", s(&input), "-o", s(&missing_dir), "--real"], "does not exist"),
         (&["fft", s(&nan), "-o", s(&output), "--real"], "NaN at index [1, 2]"),
+        (&["bench", "--fft-shape", "64x0"], "--fft-shape 64x0: 1 to 4 positive sizes"),
+        (&["bench", "--fft-shape", "2x2x2x2x2"], "1 to 4 positive sizes"),
     ];
     for &(args, words) in cases {
         let out = lucent(&[args, &["--device", "cpu"]].concat());
