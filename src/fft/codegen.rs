@@ -210,13 +210,25 @@ fn butterfly(out: &mut String, x: &[String], pre: &str) {
         15 => composite(out, x, 3, 5, pre),
         9 => composite(out, x, 3, 3, pre),
         _ => {
-            // Direct DFT with literal roots (3, 5, 7, 11, 13).
-            for (q, _) in x.iter().enumerate() {
-                let terms: Vec<String> = x.iter().enumerate().map(|(j, xi)| times_root(xi, q * j, r)).collect();
-                writeln!(out, "let {pre}y{q} = {};", terms.join(" + ")).unwrap();
+            // Odd primes (3, 5, 7, 11, 13): x_j and x_{r−j} meet the same cosine and sine, so
+            // with s_j = x_j + x_{r−j}, d_j = x_j − x_{r−j}, a_k = x_0 + Σ cos(2πjk/r)·s_j and
+            // b_k = Σ sin(2πjk/r)·d_j, y_k = a_k − i·b_k and y_{r−k} = a_k + i·b_k: real-scalar
+            // products, half the work of a direct DFT's complex ones.
+            assert!(r % 2 == 1, "radix {r} has no butterfly");
+            let m = r / 2;
+            for j in 1..=m {
+                writeln!(out, "let {pre}s{j} = {0} + {1}; let {pre}d{j} = {0} - {1};", x[j], x[r - j]).unwrap();
             }
-            for (q, xi) in x.iter().enumerate() {
-                writeln!(out, "{xi} = {pre}y{q};").unwrap();
+            let angle = |j: usize, k: usize| 2.0 * std::f64::consts::PI * ((j * k) % r) as f64 / r as f64;
+            for k in 1..=m {
+                let a: Vec<String> = (1..=m).map(|j| format!("{pre}s{j} * {}", lit(angle(j, k).cos()))).collect();
+                let b: Vec<String> = (1..=m).map(|j| format!("{pre}d{j} * {}", lit(angle(j, k).sin()))).collect();
+                writeln!(out, "let {pre}a{k} = {} + {}; let {pre}b{k} = {};", x[0], a.join(" + "), b.join(" + ")).unwrap();
+            }
+            let sums: Vec<String> = (1..=m).map(|j| format!("{pre}s{j}")).collect();
+            writeln!(out, "{0} = {0} + {1};", x[0], sums.join(" + ")).unwrap();
+            for k in 1..=m {
+                writeln!(out, "{} = {pre}a{k} + vec2({pre}b{k}.y, -{pre}b{k}.x); {} = {pre}a{k} + vec2(-{pre}b{k}.y, {pre}b{k}.x);", x[k], x[r - k]).unwrap();
             }
         }
     }
