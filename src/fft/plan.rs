@@ -5,8 +5,8 @@
 use std::sync::OnceLock;
 
 /// Radices with butterflies in src/fft/codegen.rs (16, 15 and 9 as 4×4, 3×5 and 3×3 in
-/// registers; 8, 4, 2 written out; 3, 5, 7, 11, 13 as direct DFTs with literal roots), in stage
-/// order. Larger radices first: fewer stages, fewer round trips through workgroup memory.
+/// registers; 8, 4, 2 written out; 3, 5, 7, 11, 13 with literal roots, in symmetric pairs), in
+/// stage order. Larger radices first: fewer stages, fewer round trips through workgroup memory.
 const RADICES: [usize; 11] = [16, 15, 9, 8, 4, 2, 3, 5, 7, 11, 13];
 /// The odd composites, used only where they save two stages (see `radix_plan`).
 const ODD_COMPOSITES: [usize; 2] = [15, 9];
@@ -260,7 +260,7 @@ pub fn smooth_at_least(min: usize) -> usize {
 
 /// Bluestein's padded length: among the lengths with a plan from `min` to 1.3·min, the cheapest
 /// by length × stages, a stage counting p/8 more than 1 for each odd prime factor p of its radix
-/// (a direct DFT of p costs ~p² products): 513 → 640 (16·8·5) rather than 525 (3·5·5·7) or 528
+/// (a butterfly of p costs ~p²/2 products): 513 → 640 (16·8·5) rather than 525 (3·5·5·7) or 528
 /// (16·3·11).
 pub fn bluestein_len(min: usize) -> usize {
     let cost = |m: usize| {
@@ -462,7 +462,7 @@ mod tests {
         assert_eq!(line_pass(3328, LAVAPIPE, false).unwrap().batch, 1);
         assert_eq!(pick(3329, 4), "bluestein");
         assert_eq!(pick(257, 4), "rader");
-        // Small primes stay direct DFTs.
+        // Small primes stay single butterflies (no Rader).
         assert!(matches!(plan_axis(13, LAVAPIPE, 1), Some(AxisPlan::Single(_))));
     }
 

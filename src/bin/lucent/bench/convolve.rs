@@ -11,7 +11,7 @@ use lucent::ops::convolve::{self, Boundary, Geometry, KernelSpectrum, Method, Mo
 use lucent::{Dtype, Error, Gpu, GpuArray};
 use ndarray::{ArrayD, IxDyn};
 
-use super::{random_array, roof_gb_per_s, time_repeated, Args, Row};
+use super::{random_array, roof_gb_per_s, shape_name, time_repeated, Args, Row};
 use crate::Global;
 
 /// (image, kernel edge, methods): FFT at the sizes, then direct-vs-FFT pairs.
@@ -331,10 +331,6 @@ fn smooth_kernel(dims: &[usize]) -> ArrayD<f32> {
     ArrayD::from_shape_fn(IxDyn(dims), |i| {
         (0..dims.len()).map(|d| 1.0 + (i[d] as f32 * 0.7).sin().abs()).product::<f32>()
     })
-}
-
-fn shape_name(dims: &[usize]) -> String {
-    dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
 }
 
 /// One read of the image and one write of the result, in `ms`.

@@ -6,7 +6,7 @@
 use lucent::fft::{FftPlan, Norm, Transform};
 use lucent::{Dtype, Error, Gpu, GpuArray};
 
-use super::{print_passes, random_array, time_repeated, Args, Row};
+use super::{print_passes, random_array, shape_name, time_repeated, Args, Row};
 use crate::Global;
 
 /// (shape, transformed axes): batched 1D lines, then numpy's default of the last up-to-3 axes
@@ -69,14 +69,10 @@ pub fn suite(gpu: &Gpu, args: &Args, shape: Option<Vec<usize>>, roof_gbs: f64, g
     };
     let mut rows = Vec::new();
     for (dims, axes) in shapes {
+        let Some(bytes) = complex_bytes(gpu, args, &dims) else { continue };
         let n: usize = dims.iter().product();
-        let bytes = n as u64 * 8;
-        if bytes > args.max_mib << 20 || bytes > gpu.max_buffer_bytes() {
-            continue;
-        }
-        let shape = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+        let shape = shape_name(&dims);
         let wanted = |case: &str| args.filter.as_deref().is_none_or(|f| case.contains(f) || f == "fft");
-        let reps = ((1u64 << 31) / bytes).clamp(2, 50);
         if wanted("fft_c2c") {
             let (plan, x, ms, timer) = time_c2c(gpu, &dims, &axes, 3)?;
             rows.push(row("fft_c2c", &dims, bytes, plan.dispatches(), ms, timer, roof_gbs));
@@ -90,7 +86,7 @@ pub fn suite(gpu: &Gpu, args: &Args, shape: Option<Vec<usize>>, roof_gbs: f64, g
             let last = *axes.last().unwrap();
             let inv = FftPlan::new(gpu, fwd.output_dims(), &axes, Transform::RealInverse { len: dims[last] }, Norm::Backward)?;
             let x = random_array(gpu, n, Dtype::F32, 4)?.reinterpret(&dims, Dtype::F32)?;
-            let (ms, timer) = time_repeated(gpu, reps, |rec| {
+            let (ms, timer) = time_repeated(gpu, reps(bytes), |rec| {
                 let xb = rec.input(&x);
                 let s = fwd.record(rec, xb)?;
                 inv.record(rec, s).map(|_| ())
@@ -106,15 +102,11 @@ pub fn suite(gpu: &Gpu, args: &Args, shape: Option<Vec<usize>>, roof_gbs: f64, g
     }
     if args.filter.as_deref().is_none_or(|f| "fft_axis".contains(f)) {
         for (dims, axis) in single_axes {
-            let n: usize = dims.iter().product();
-            let bytes = n as u64 * 8;
-            if bytes > args.max_mib << 20 || bytes > gpu.max_buffer_bytes() {
-                continue;
-            }
+            let Some(bytes) = complex_bytes(gpu, args, &dims) else { continue };
             let (plan, _, ms, timer) = time_c2c(gpu, &dims, &[axis], 5)?;
             let r = row(&format!("fft_axis{axis}"), &dims, bytes, plan.dispatches(), ms, timer, roof_gbs);
             if !global.quiet && !global.json {
-                eprintln!("{:<22} {:>16} {:>10.4} ms {:>8.1} GB/s {:>6.1}% of copy ({} passes)", r.case, format!("{dims:?}"), r.ms, r.gb_per_s, r.percent_of_copy, plan.dispatches());
+                eprintln!("{:<22} {:>16} {:>10.4} ms {:>8.1} GB/s {:>6.1}% of copy ({} passes)", r.case, shape_name(&dims), r.ms, r.gb_per_s, r.percent_of_copy, plan.dispatches());
             }
             rows.push(r);
         }
@@ -128,12 +120,22 @@ fn time_c2c(gpu: &Gpu, dims: &[usize], axes: &[usize], seed: u64) -> Result<(Fft
     let n: usize = dims.iter().product();
     let plan = FftPlan::new(gpu, dims, axes, Transform::Forward, Norm::Backward)?;
     let x = random_array(gpu, n, Dtype::C32, seed)?.reinterpret(dims, Dtype::C32)?;
-    let reps = ((1u64 << 31) / (n as u64 * 8)).clamp(2, 50);
-    let (ms, timer) = time_repeated(gpu, reps, |rec| {
+    let (ms, timer) = time_repeated(gpu, reps(n as u64 * 8), |rec| {
         let xb = rec.input(&x);
         plan.record(rec, xb).map(|_| ())
     })?;
     Ok((plan, x, ms, timer))
+}
+
+/// Bytes of a complex array of `dims`, if the run's size cap and the device allow it.
+fn complex_bytes(gpu: &Gpu, args: &Args, dims: &[usize]) -> Option<u64> {
+    let bytes = dims.iter().product::<usize>() as u64 * 8;
+    (bytes <= args.max_mib << 20 && bytes <= gpu.max_buffer_bytes()).then_some(bytes)
+}
+
+/// Repetitions per recording: about 2 GiB of arrays transformed.
+fn reps(bytes: u64) -> u64 {
+    ((1u64 << 31) / bytes).clamp(2, 50)
 }
 
 /// `passes` full reads and writes of `bytes` each, in `ms`.

@@ -36,6 +36,11 @@ pub struct Args {
     fft_axes: Option<Vec<usize>>,
 }
 
+/// "243x375x100".
+fn shape_name(dims: &[usize]) -> String {
+    dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x")
+}
+
 /// `--fft-shape`'s dimensions: 1 to 4 positive sizes joined by 'x'.
 fn parse_shape(s: &str) -> Result<Vec<usize>, Error> {
     let dims: Option<Vec<usize>> = s.split('x').map(|d| d.trim().parse::<usize>().ok().filter(|&d| d > 0)).collect();
@@ -130,8 +135,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         println!("device: {} ({})", gpu.summary().name, gpu.summary().backend);
         println!("{:<22} {:>18} {:>8} {:>12} {:>10} {:>9}", "case", "shape", "MiB", "ms", "GB/s", "% copy");
         for r in &rows {
-            let shape = r.shape.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
-            println!("{:<22} {:>18} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, shape, r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
+            println!("{:<22} {:>18} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, shape_name(&r.shape), r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
         }
     }
     Ok(())
