@@ -11,4 +11,4 @@ date -u | tee $R/date.txt
 for t in fft_loops fft; do timeout 100 .device/t/$t --skip cli_ > $R/test_$t.txt 2>&1; echo "test $t rc=$? $(date -u +%T)"; grep -E "test result|FAILED" $R/test_$t.txt | tail -4; done; save
 LUCENT_BENCH_PASSES=1 timeout 150 .device/lucent bench --json --filter fft > $R/fft.json 2> $R/fft.err; echo "fft rc=$? $(date -u +%T)"; save
 timeout 60 python3 .device/cufft_bench.py > $R/cufft.json 2>&1; echo "cufft rc=$? $(date -u +%T)"; save
-if [ -n "$SWEEP" ]; then timeout 200 .device/t/fft --ignored --nocapture full_accuracy_sweep > $R/sweep.txt 2>&1; echo "sweep rc=$? $(date -u +%T)"; tail -3 $R/sweep.txt; save; fi
+if [ -n "$SWEEP" ]; then timeout 420 .device/t/fft --ignored --nocapture full_accuracy_sweep > $R/sweep.txt 2>&1; echo "sweep rc=$? $(date -u +%T)"; tail -3 $R/sweep.txt; save; fi

@@ -119,6 +119,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     // `--fft-shape`, the FFT suite alone.
     let suite = |name: &str| args.filter.as_deref().is_none_or(|f| name.contains(f) || f.starts_with(name));
     if suite("fft") || fft_shape.is_some() {
+        // LUCENT_BENCH_GAP_MIB: an idle buffer allocated first moves every later one (to tell
+        // address-dependent timings from the kernels' own).
+        let gap_mib: usize = std::env::var("LUCENT_BENCH_GAP_MIB").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+        let _gap = (gap_mib > 0).then(|| GpuArray::empty(&gpu, &[gap_mib << 18], Dtype::F32)).transpose()?;
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(fft::suite(&gpu, args, fft_shape.clone(), roof, global)?);
     }
