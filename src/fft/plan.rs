@@ -16,8 +16,15 @@ const ODD_COMPOSITES: [usize; 2] = [15, 9];
 const WORKGROUP_THREADS: usize = 64;
 /// Adjacent columns a strided pass reads, where memory allows (`LUCENT_FFT_COLUMNS` overrides):
 /// 8 complex numbers are 64 bytes, whole 32-byte sectors. On an H100, 8 beat 4 (512³: 1.12
-/// against 1.25 ms) and 16 or 32 (1024×16384: 0.118 against 0.132 and 0.141 ms).
+/// against 1.25 ms) and 16 or 32 (1024×16384: 0.118 against 0.132 and 0.141 ms). Rows whose
+/// starts are not on a sector (columns apart not a multiple of 4) read one sector more per group
+/// of columns: there 16, unless that makes workgroups above 512 threads. H100 (BENCHMARKS.md
+/// run 8): 100×375×243 c2c 0.246 → 0.224 ms (axis 0, 91125 apart, a third faster; the H200
+/// too), 81×1001×81 axis 0 19% faster; 200×200×125's 200-point columns (40 threads a line) lost
+/// 20% with 16, hence the limit.
 const STRIDED_LINES: usize = 8;
+const STRIDED_LINES_UNALIGNED: usize = 16;
+const STRIDED_UNALIGNED_MAX_THREADS: usize = 512;
 
 /// Line groups a workgroup of at least LOOP_THREADS threads transforms in turn, loading the next
 /// group's first stage while it transforms the current one: one group per 32 threads, up to
@@ -73,9 +80,15 @@ fn workgroup_threads() -> usize {
     knob(&T, "LUCENT_FFT_THREADS", WORKGROUP_THREADS, &[32, 64, 128, 256, 512, 1024])
 }
 
-fn strided_lines() -> usize {
+/// Columns a strided pass over lines `columns` apart, `threads` a line, reads at once (see
+/// STRIDED_LINES).
+fn strided_lines(columns: usize, threads: usize) -> usize {
     static C: OnceLock<usize> = OnceLock::new();
-    knob(&C, "LUCENT_FFT_COLUMNS", STRIDED_LINES, &[1, 2, 4, 8, 16, 32])
+    match knob(&C, "LUCENT_FFT_COLUMNS", 0, &[1, 2, 4, 8, 16, 32]) {
+        0 if !columns.is_multiple_of(4) && threads * STRIDED_LINES_UNALIGNED <= STRIDED_UNALIGNED_MAX_THREADS => STRIDED_LINES_UNALIGNED,
+        0 => STRIDED_LINES,
+        forced => forced,
+    }
 }
 
 /// Lines a single pass over a strided axis must hold per workgroup, else the four-step scheme:
@@ -184,9 +197,11 @@ fn threads_per_line(n: usize, radices: &[usize], elements: usize) -> usize {
     radices.iter().map(|&r| (n / r).div_ceil(elements / r)).max().unwrap_or(1).max(1)
 }
 
-/// The line pass for length `n` if one workgroup can hold at least one line. `strided`: the
-/// lines are columns (a strided axis, or a transposing store), read a power of two at a time.
-pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePass> {
+/// The line pass for length `n` if one workgroup can hold at least one line, for lines
+/// `columns` apart: 1, contiguous; else they are columns (a strided axis, or a transposing
+/// store), read a power of two at a time.
+pub fn line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option<LinePass> {
+    let strided = columns > 1;
     let (radices, elements) = radix_plan(n)?;
     if radices.len() > 8 || n * 8 > limits.workgroup_bytes {
         return None;
@@ -198,7 +213,7 @@ pub fn line_pass(n: usize, limits: DeviceLimits, strided: bool) -> Option<LinePa
     // As many lines per workgroup as memory allows, up to workgroup_threads() in all; strided
     // passes strided_lines() columns (at least a warp of threads); padded if it fits.
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
-    let wanted = if strided { strided_lines().max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
+    let wanted = if strided { strided_lines(columns, threads).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
     let padded_bytes = |lines: usize| lines * line_stride(n, true) * 8;
     let by_padded = (1..=wanted).take_while(|&b| padded_bytes(b) <= limits.workgroup_bytes).last();
     let (batch, padded) = match by_padded {
@@ -291,15 +306,15 @@ pub fn bluestein_len(min: usize) -> usize {
 /// `columns`) gives way to the four-step scheme: strided passes read `batch` adjacent columns at
 /// once, so too few lines waste most of each memory transaction.
 pub fn plan_axis(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan> {
-    let (min_batch, strided) = (strided_min_batch().min(columns), columns > 1);
-    let single = line_pass(n, limits, strided).or_else(|| split_line_pass(n, limits).filter(|_| split_enabled()));
+    let min_batch = strided_min_batch().min(columns);
+    let single = line_pass(n, limits, columns).or_else(|| split_line_pass(n, limits).filter(|_| split_enabled()));
     if let Some(p) = single.clone().filter(|p| p.batch >= min_batch) {
         return Some(AxisPlan::Single(p));
     }
     if factor(n).is_some() {
-        return four_step(n, limits).or(single.map(AxisPlan::Single));
+        return four_step(n, limits, columns).or(single.map(AxisPlan::Single));
     }
-    if let Some(rader) = rader(n, limits, min_batch, strided) {
+    if let Some(rader) = rader(n, limits, min_batch, columns) {
         return Some(rader);
     }
     let m = bluestein_len(2 * n - 1);
@@ -309,11 +324,11 @@ pub fn plan_axis(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisP
 
 /// Rader's plan for a prime `n` whose n − 1 is one pass holding `min_batch` lines (two passes
 /// of n − 1 move far less than Bluestein's two of m ≥ 2n − 1); None otherwise.
-fn rader(n: usize, limits: DeviceLimits, min_batch: usize, strided: bool) -> Option<AxisPlan> {
+fn rader(n: usize, limits: DeviceLimits, min_batch: usize, columns: usize) -> Option<AxisPlan> {
     if n < 3 || !is_prime(n) {
         return None;
     }
-    let inner = line_pass(n - 1, limits, strided).filter(|p| p.batch >= min_batch)?;
+    let inner = line_pass(n - 1, limits, columns).filter(|p| p.batch >= min_batch)?;
     Some(AxisPlan::Rader { n, root: primitive_root(n), inner })
 }
 
@@ -356,14 +371,17 @@ pub fn pow_mod(b: usize, mut e: usize, m: usize) -> usize {
     r as usize
 }
 
-/// Splits a smooth `n` into n1 · n2, both single passes, as close to √n as possible.
-fn four_step(n: usize, limits: DeviceLimits) -> Option<AxisPlan> {
+/// Splits a smooth `n` (lines `columns` apart) into n1 · n2, both single passes, as close to √n
+/// as possible.
+fn four_step(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan> {
+    // Both passes are strided: the first reads columns n2 apart, the second writes them.
+    let apart = |n2: usize| (n2 * columns).max(2);
     let mut best: Option<(usize, usize)> = None;
     let mut d = 1;
     while d * d <= n {
         if n.is_multiple_of(d) {
             for (n1, n2) in [(d, n / d), (n / d, d)] {
-                if line_pass(n1, limits, true).is_some() && line_pass(n2, limits, true).is_some() {
+                if line_pass(n1, limits, apart(n2)).is_some() && line_pass(n2, limits, apart(n2)).is_some() {
                     let balance = n1.max(n2);
                     if best.is_none_or(|(b1, b2)| balance < b1.max(b2)) {
                         best = Some((n1, n2));
@@ -374,8 +392,7 @@ fn four_step(n: usize, limits: DeviceLimits) -> Option<AxisPlan> {
         d += 1;
     }
     let (n1, n2) = best?;
-    // Both passes are strided: the first reads columns n2 apart, the second writes them.
-    Some(AxisPlan::FourStep { n, first: line_pass(n1, limits, true)?, second: line_pass(n2, limits, true)? })
+    Some(AxisPlan::FourStep { n, first: line_pass(n1, limits, apart(n2))?, second: line_pass(n2, limits, apart(n2))? })
 }
 
 #[cfg(test)]
@@ -405,7 +422,7 @@ mod tests {
     #[test]
     fn every_radix_stage_fits_the_registers() {
         for n in 1..=4096 {
-            if let Some(p) = line_pass(n, LAVAPIPE, false) {
+            if let Some(p) = line_pass(n, LAVAPIPE, 1) {
                 let elements = radix_plan(n).unwrap().1;
                 for &r in &p.radices {
                     assert!(p.threads * (elements / r) >= n / r, "n={n} r={r}");
@@ -414,6 +431,16 @@ mod tests {
                 assert!(words * 8 <= LAVAPIPE.workgroup_bytes, "n={n}");
             }
         }
+    }
+
+    #[test]
+    fn columns_off_the_sectors_are_read_sixteen_at_a_time() {
+        let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
+        let batch = |n: usize, columns: usize| line_pass(n, nvidia, columns).unwrap().batch;
+        // 91125 columns apart (rows start 8 bytes off a 32-byte sector): 16; 37500 or 4: 8.
+        assert_eq!((batch(100, 91125), batch(100, 37500), batch(100, 4)), (16, 8, 8));
+        // Not where workgroups would pass 512 threads (200: 40 threads a line).
+        assert_eq!((batch(243, 81), batch(200, 125)), (16, 8));
     }
 
     #[test]
@@ -459,7 +486,7 @@ mod tests {
         for n in [47, 59, 83, 4093, 8191, 289, 34] {
             assert_eq!(pick(n, 1), "bluestein", "{n}");
         }
-        assert_eq!(line_pass(3328, LAVAPIPE, false).unwrap().batch, 1);
+        assert_eq!(line_pass(3328, LAVAPIPE, 1).unwrap().batch, 1);
         assert_eq!(pick(3329, 4), "bluestein");
         assert_eq!(pick(257, 4), "rader");
         // Small primes stay single butterflies (no Rader).

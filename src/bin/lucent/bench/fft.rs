@@ -58,14 +58,14 @@ fn single_axes() -> Vec<(Vec<usize>, usize)> {
     s
 }
 
-pub fn suite(gpu: &Gpu, args: &Args, shape: Option<Vec<usize>>, roof_gbs: f64, global: &Global) -> Result<Vec<Row>, Error> {
-    let (shapes, single_axes) = match shape {
-        Some(dims) => {
-            let axes = args.fft_axes.clone().unwrap_or_else(|| (dims.len().saturating_sub(3)..dims.len()).collect());
-            let single = axes.iter().rev().map(|&a| (dims.clone(), a)).collect();
-            (vec![(dims.clone(), axes)], single)
-        }
-        None => (shapes(), single_axes()),
+pub fn suite(gpu: &Gpu, args: &Args, own_shapes: &[Vec<usize>], roof_gbs: f64, global: &Global) -> Result<Vec<Row>, Error> {
+    let (shapes, single_axes) = if own_shapes.is_empty() {
+        (shapes(), single_axes())
+    } else {
+        let axes_of = |dims: &Vec<usize>| args.fft_axes.clone().unwrap_or_else(|| (dims.len().saturating_sub(3)..dims.len()).collect::<Vec<_>>());
+        let whole = own_shapes.iter().map(|d| (d.clone(), axes_of(d))).collect();
+        let single = own_shapes.iter().flat_map(|d| axes_of(d).into_iter().rev().map(move |a| (d.clone(), a))).collect();
+        (whole, single)
     };
     let mut rows = Vec::new();
     for (dims, axes) in shapes {

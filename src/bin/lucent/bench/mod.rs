@@ -27,11 +27,11 @@ pub struct Args {
     /// Smallest array size in MiB.
     #[arg(long, default_value_t = 1)]
     min_mib: u64,
-    /// The FFT suite on this shape instead of its own (e.g. 243x375x100): the transform over
-    /// `--fft-axes`, then each axis alone.
-    #[arg(long)]
-    fft_shape: Option<String>,
-    /// Axes of `--fft-shape`'s transform (default: the last three, as numpy's fftn).
+    /// The FFT suite on these shapes instead of its own (e.g. 243x375x100,509x509): the
+    /// transform over `--fft-axes`, then each axis alone.
+    #[arg(long, value_delimiter = ',')]
+    fft_shape: Vec<String>,
+    /// Axes of each `--fft-shape`'s transform (default: the last three, as numpy's fftn).
     #[arg(long, value_delimiter = ',', requires = "fft_shape")]
     fft_axes: Option<Vec<usize>>,
 }
@@ -89,10 +89,10 @@ pub struct Row {
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     // `--fft-shape` runs the FFT suite alone, on that shape.
-    let fft_shape = args.fft_shape.as_deref().map(parse_shape).transpose()?;
+    let fft_shapes = args.fft_shape.iter().map(|s| parse_shape(s)).collect::<Result<Vec<_>, _>>()?;
     let gpu = global.require_gpu()?;
     let all = cases();
-    let selected: Vec<&Case> = all.iter().filter(|c| fft_shape.is_none() && args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
+    let selected: Vec<&Case> = all.iter().filter(|c| fft_shapes.is_empty() && args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
     let copy = &all[0];
     warm_up(&gpu)?;
     let mut rows = Vec::new();
@@ -118,18 +118,18 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     // The suites the filter names (a prefix of a suite's name, or a case of it); with
     // `--fft-shape`, the FFT suite alone.
     let suite = |name: &str| args.filter.as_deref().is_none_or(|f| name.contains(f) || f.starts_with(name));
-    if suite("fft") || fft_shape.is_some() {
+    if suite("fft") || !fft_shapes.is_empty() {
         // LUCENT_BENCH_GAP_MIB: an idle buffer allocated first moves every later one (to tell
         // address-dependent timings from the kernels' own).
         let gap_mib: usize = std::env::var("LUCENT_BENCH_GAP_MIB").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
         let _gap = (gap_mib > 0).then(|| GpuArray::empty(&gpu, &[gap_mib << 18], Dtype::F32)).transpose()?;
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
-        rows.extend(fft::suite(&gpu, args, fft_shape.clone(), roof, global)?);
+        rows.extend(fft::suite(&gpu, args, &fft_shapes, roof, global)?);
     }
-    if fft_shape.is_none() && (suite("convolve") || suite("filter")) {
+    if fft_shapes.is_empty() && (suite("convolve") || suite("filter")) {
         rows.extend(convolve::suite(&gpu, args, global)?);
     }
-    if fft_shape.is_none() && suite("rl") {
+    if fft_shapes.is_empty() && suite("rl") {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(rl::suite(&gpu, args, roof, global)?);
     }
