@@ -374,7 +374,8 @@ pub fn pow_mod(b: usize, mut e: usize, m: usize) -> usize {
 /// Splits a smooth `n` (lines `columns` apart) into n1 · n2, both single passes, as close to √n
 /// as possible.
 fn four_step(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan> {
-    // Both passes are strided: the first reads columns n2 apart, the second writes them.
+    // Both passes are strided (even for n2 = 1): the first reads columns n2 apart, the second
+    // writes them.
     let apart = |n2: usize| (n2 * columns).max(2);
     let mut best: Option<(usize, usize)> = None;
     let mut d = 1;
