@@ -112,6 +112,13 @@ pub fn min_threads() -> usize {
     knob(&M, "LUCENT_FFT_MIN_THREADS", MIN_THREADS, &[1, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21])
 }
 
+/// `LUCENT_FFT_PAD=0` turns workgroup-memory padding off (for A/B measurements: odd lengths,
+/// whose stages step by odd strides, may not need it, and without it more columns fit).
+fn padding_enabled() -> bool {
+    static P: OnceLock<usize> = OnceLock::new();
+    knob(&P, "LUCENT_FFT_PAD", 1, &[0, 1]) == 1
+}
+
 /// `LUCENT_FFT_SPLIT=0` turns split-exchange passes off (for A/B measurements).
 fn split_enabled() -> bool {
     static S: OnceLock<usize> = OnceLock::new();
@@ -214,12 +221,11 @@ pub fn line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option<LineP
     // passes strided_lines() columns (at least a warp of threads); padded if it fits.
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
     let wanted = if strided { strided_lines(columns, threads).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
-    let padded_bytes = |lines: usize| lines * line_stride(n, true) * 8;
-    let by_padded = (1..=wanted).take_while(|&b| padded_bytes(b) <= limits.workgroup_bytes).last();
-    let (batch, padded) = match by_padded {
-        Some(b) if strided => (1 << b.ilog2(), true),
-        Some(b) => (b, true),
-        None => (1, false),
+    let most = |padded: bool| (1..=wanted).take_while(|&b| b * line_stride(n, padded) * 8 <= limits.workgroup_bytes).last();
+    let whole = |b: usize| if strided { 1 << b.ilog2() } else { b };
+    let (batch, padded) = match most(true).filter(|_| padding_enabled()) {
+        Some(b) => (whole(b), true),
+        None => (most(false).map_or(1, whole), false),
     };
     Some(LinePass { n, radices, threads, batch, padded, split: false, loops: loops(threads * batch) })
 }
