@@ -130,6 +130,7 @@ fn bad_input_fails_in_one_line() {
         (&["fft", s(&nan), "-o", s(&output), "--real"], "NaN at index [1, 2]"),
         (&["bench", "--fft-shape", "64x0"], "--fft-shape 64x0: 1 to 4 positive sizes"),
         (&["bench", "--fft-shape", "2x2x2x2x2"], "1 to 4 positive sizes"),
+        (&["bench", "--fft-shape", "30x20,7", "--fft-axes", "1"], "--fft-axes for 7: axis 1 out of range"),
     ];
     for &(args, words) in cases {
         let out = lucent(&[args, &["--device", "cpu"]].concat());

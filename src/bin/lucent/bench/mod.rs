@@ -90,6 +90,14 @@ pub struct Row {
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     // `--fft-shape` runs the FFT suite alone, on that shape.
     let fft_shapes = args.fft_shape.iter().map(|s| parse_shape(s)).collect::<Result<Vec<_>, _>>()?;
+    if let Some(axes) = &args.fft_axes {
+        for dims in &fft_shapes {
+            lucent::fft::check_axes(axes, dims.len()).map_err(|e| match e {
+                Error::Invalid(why) => Error::Invalid(format!("--fft-axes for {}: {why}", shape_name(dims))),
+                other => other,
+            })?;
+        }
+    }
     let gpu = global.require_gpu()?;
     let all = cases();
     let selected: Vec<&Case> = all.iter().filter(|c| fft_shapes.is_empty() && args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
