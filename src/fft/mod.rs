@@ -6,6 +6,7 @@
 //! dispatches to a [`Recording`], so algorithms fuse transforms with their own kernels in one
 //! submission. [`cpu`] holds the reference with the same semantics.
 
+mod butterfly;
 pub(crate) mod codegen;
 pub mod cpu;
 mod gpu;
