@@ -217,98 +217,13 @@ pub fn wgsl(k: &LineKernel) -> String {
     // (A length-1 line has no stage: it is copied, in any direction.)
     // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
     let direct_store = (k.store_line_fast == k.load_line_fast && direct_load && !k.real_post && !k.untangle_pairs) || stages == 0;
-    assert!(!((k.real_post || k.untangle_pairs) && stages == 0), "untangling needs a line of at least 2");
-    assert!(!(k.pack_real && k.hermitian_pairs || k.unpack_real && k.untangle_pairs), "one kind of pair per side");
-    let pairs = k.pack_real || k.hermitian_pairs || k.unpack_real || k.untangle_pairs;
-    assert!(!pairs || !(k.in_place || k.real_pre || k.real_post), "pairs of real lines: out of place");
-    assert!(!((k.untangle_pairs || k.hermitian_pairs) && p.split), "untangled pairs: whole lines in workgroup memory");
-    assert!(!(k.pack_real && k.product_in) && !(k.untangle_pairs && (k.inverse || k.crop_out || k.chirp_out || k.twiddle_out)), "untangled spectra come from plain forward passes");
-    assert!(!(k.hermitian_pairs && (k.pad_in || k.chirp_in || k.rader_gather)), "Hermitian pairs load whole lines");
-    assert!(!(k.real_pre && k.pad_in || k.real_post && k.crop_out), "no padding of packed spectra, no window of untangled ones");
-    let rader = k.rader_gather || k.rader_scatter;
-    assert!(!rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post && !k.pad_in && !k.crop_out && !k.in_place), "Rader's passes combine with none of these");
-    assert!(!(k.rader_gather && (k.inverse || k.rader_scatter)), "Rader's first pass is a forward transform");
+    check_flags(k, direct_load, direct_store);
     let uses_shared = stages > 1 || !direct_store;
     let looped = k.loops() > 1;
-    assert!(!p.split || (direct_load && direct_store && batch == 1 && p.radices.iter().all(|&r| (n / r) % t == 0)), "split exchange: one line, loaded and stored directly, stages even over the threads");
     let mut s = String::new();
     let w = &mut s;
-    writeln!(w, "// FFT of length {n}, radices {:?}, {t} threads per line, {batch} lines per workgroup.", p.radices).unwrap();
-    writeln!(w, "{PARAMS}").unwrap();
-    for (i, b) in k.bindings().iter().enumerate() {
-        let real = (b.name == "src" && k.pack_real) || (b.name == "dst" && k.unpack_real);
-        let array = if real { "array<f32>" } else { "array<vec2<f32>>" };
-        let (space, ty) = match b.kind {
-            BindingKind::Uniform => ("uniform", "Params"),
-            BindingKind::StorageReadWrite => ("storage, read_write", array),
-            _ => ("storage, read", array),
-        };
-        writeln!(w, "@group(0) @binding({i}) var<{space}> {}: {ty};", b.name).unwrap();
-    }
-    let src = if k.in_place { "dst" } else { "src" };
-    if k.product_in {
-        let other = if k.product_conj { "vec2(o.x, -o.y)" } else { "o" };
-        writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; return cmul(v, {other}); }}").unwrap();
-    }
-    if p.split {
-        writeln!(w, "var<workgroup> half: array<f32, {stride}>;").unwrap();
-    } else if uses_shared {
-        let words = batch * line_stride(n, p.padded);
-        writeln!(w, "var<workgroup> buf: array<vec2<f32>, {words}>;").unwrap();
-    }
-    if !direct_load {
-        writeln!(w, "var<workgroup> line_in: array<u32, {batch}>;").unwrap();
-    }
-    if !direct_store {
-        writeln!(w, "var<workgroup> line_out: array<u32, {batch}>;").unwrap();
-        writeln!(w, "var<workgroup> line_m: array<u32, {batch}>;").unwrap();
-    }
-    writeln!(w, "fn pad(i: u32) -> u32 {{ return i + (i >> 4u); }}").unwrap();
-    writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
-    writeln!(w, "fn base(l: u32, split: u32, hi: u32, lo: u32) -> u32 {{ let o = l / p.inner; let i = l - o * p.inner; return (o / split) * hi + (o % split) * lo + i; }}").unwrap();
-    // Every read of the source and write of the destination: element i (of line a, with line b's
-    // beside it for real pairs).
-    if k.pack_real {
-        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ let b = i + p.in_pair; return vec2({src}[i], select(0.0, {src}[min(b, p.in_pair_end - 1u)], b < p.in_pair_end)); }}").unwrap();
-    } else if k.product_in {
-        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return product({src}[i], i); }}").unwrap();
-    } else {
-        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return {src}[i]; }}").unwrap();
-    }
-    if k.unpack_real {
-        writeln!(w, "fn wr(i: u32, v: vec2<f32>) {{ dst[i] = v.x; let b = i + p.out_pair; if (b < p.out_pair_end) {{ dst[b] = v.y; }} }}").unwrap();
-    } else {
-        writeln!(w, "fn wr(i: u32, v: vec2<f32>) {{ dst[i] = v; }}").unwrap();
-    }
+    declarations(w, k, direct_load, direct_store, uses_shared);
     let half_len = n / 2 + 1;
-    if k.hermitian_pairs {
-        // Element j of the full spectrum whose half starts at `at`; line b's beside it.
-        writeln!(w, "fn hermitian(at: u32, j: u32) -> vec2<f32> {{ let mirror = j >= {half_len}u; let kk = select(j, {n}u - j, mirror); var x = rd(at + kk * p.in_elem);").unwrap();
-        writeln!(w, "  if (kk == 0u || 2u * kk == {n}u) {{ x.y = 0.0; }} return select(x, vec2(x.x, -x.y), mirror); }}").unwrap();
-        writeln!(w, "fn hermitian_pairs(at: u32, j: u32) -> vec2<f32> {{ var z = hermitian(at, j);").unwrap();
-        writeln!(w, "  if (at + p.in_pair < p.in_pair_end) {{ let b = hermitian(at + p.in_pair, j); z += vec2(-b.y, b.x); }} return z; }}").unwrap();
-    }
-    if k.untangle_pairs {
-        // Output k < 2(N/2 + 1): X_a[k], then X_b[k − N/2 − 1].
-        let (zk, zc) = (sm(k, "line", &format!("kk % {n}u")), sm(k, "line", &format!("({n}u - kk) % {n}u")));
-        writeln!(w, "fn untangle(line: u32, k: u32) -> vec2<f32> {{ let b = k >= {half_len}u; let kk = select(k, k - {half_len}u, b); let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
-        writeln!(w, "  if (b) {{ let d = 0.5 * (zk - zcc); return vec2(d.y, -d.x); }} return 0.5 * (zk + zcc); }}").unwrap();
-    }
-    if k.real_post {
-        let (zk, zc) = (sm(k, "line", &format!("k % {n}u")), sm(k, "line", &format!("({n}u - k) % {n}u")));
-        writeln!(w, "fn real_post(line: u32, k: u32) -> vec2<f32> {{ let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
-        writeln!(w, "  let e = 0.5 * (zk + zcc); let d = 0.5 * (zk - zcc); return e + cmul(tw[p.mul_out + k], vec2(d.y, -d.x)); }}").unwrap();
-    }
-    if k.real_pre {
-        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = rd(at + k); var xc = rd(at + {n}u - k);").unwrap();
-        writeln!(w, "  if (k == 0u) {{ xk = vec2(xk.x, 0.0); xc = vec2(xc.x, 0.0); }}").unwrap();
-        writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
-        writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
-    }
-    if k.rader_scatter {
-        writeln!(w, "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = rd(at + j * p.in_elem); if (j == 0u) {{ v += rd(at + {n}u * p.in_elem); }} return v; }}").unwrap();
-    }
-    writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
     let conj_if = |on: bool, x: &str| if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
     let conj = |x: &str| conj_if(k.inverse, x);
     // What a load reads: element j of a line at `at` (the caller guards j < len_in when chirped).
@@ -637,6 +552,108 @@ pub fn wgsl(k: &LineKernel) -> String {
     }
     writeln!(w, "}}").unwrap();
     s
+}
+
+/// The flag combinations `wgsl` supports (each assert says why the others are not).
+fn check_flags(k: &LineKernel, direct_load: bool, direct_store: bool) {
+    let p = &k.pass;
+    let (n, t, batch, stages) = (p.n, p.threads, p.batch, p.radices.len());
+    assert!(!((k.real_post || k.untangle_pairs) && stages == 0), "untangling needs a line of at least 2");
+    assert!(!(k.pack_real && k.hermitian_pairs || k.unpack_real && k.untangle_pairs), "one kind of pair per side");
+    let pairs = k.pack_real || k.hermitian_pairs || k.unpack_real || k.untangle_pairs;
+    assert!(!pairs || !(k.in_place || k.real_pre || k.real_post), "pairs of real lines: out of place");
+    assert!(!((k.untangle_pairs || k.hermitian_pairs) && p.split), "untangled pairs: whole lines in workgroup memory");
+    assert!(!(k.pack_real && k.product_in) && !(k.untangle_pairs && (k.inverse || k.crop_out || k.chirp_out || k.twiddle_out)), "untangled spectra come from plain forward passes");
+    assert!(!(k.hermitian_pairs && (k.pad_in || k.chirp_in || k.rader_gather)), "Hermitian pairs load whole lines");
+    assert!(!(k.real_pre && k.pad_in || k.real_post && k.crop_out), "no padding of packed spectra, no window of untangled ones");
+    let rader = k.rader_gather || k.rader_scatter;
+    assert!(!rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post && !k.pad_in && !k.crop_out && !k.in_place), "Rader's passes combine with none of these");
+    assert!(!(k.rader_gather && (k.inverse || k.rader_scatter)), "Rader's first pass is a forward transform");
+    assert!(!p.split || (direct_load && direct_store && batch == 1 && p.radices.iter().all(|&r| (n / r) % t == 0)), "split exchange: one line, loaded and stored directly, stages even over the threads");
+}
+
+/// The kernel's bindings, workgroup memory and helper functions (reads, writes, the real and
+/// Rader pieces, the four-step twiddle).
+fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store: bool, uses_shared: bool) {
+    let p = &k.pass;
+    let (n, t, batch) = (p.n, p.threads, p.batch);
+    let stride = line_stride(n, p.padded);
+    let half_len = n / 2 + 1;
+    writeln!(w, "// FFT of length {n}, radices {:?}, {t} threads per line, {batch} lines per workgroup.", p.radices).unwrap();
+    writeln!(w, "{PARAMS}").unwrap();
+    for (i, b) in k.bindings().iter().enumerate() {
+        let real = (b.name == "src" && k.pack_real) || (b.name == "dst" && k.unpack_real);
+        let array = if real { "array<f32>" } else { "array<vec2<f32>>" };
+        let (space, ty) = match b.kind {
+            BindingKind::Uniform => ("uniform", "Params"),
+            BindingKind::StorageReadWrite => ("storage, read_write", array),
+            _ => ("storage, read", array),
+        };
+        writeln!(w, "@group(0) @binding({i}) var<{space}> {}: {ty};", b.name).unwrap();
+    }
+    let src = if k.in_place { "dst" } else { "src" };
+    if k.product_in {
+        let other = if k.product_conj { "vec2(o.x, -o.y)" } else { "o" };
+        writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; return cmul(v, {other}); }}").unwrap();
+    }
+    if p.split {
+        writeln!(w, "var<workgroup> half: array<f32, {stride}>;").unwrap();
+    } else if uses_shared {
+        let words = batch * line_stride(n, p.padded);
+        writeln!(w, "var<workgroup> buf: array<vec2<f32>, {words}>;").unwrap();
+    }
+    if !direct_load {
+        writeln!(w, "var<workgroup> line_in: array<u32, {batch}>;").unwrap();
+    }
+    if !direct_store {
+        writeln!(w, "var<workgroup> line_out: array<u32, {batch}>;").unwrap();
+        writeln!(w, "var<workgroup> line_m: array<u32, {batch}>;").unwrap();
+    }
+    writeln!(w, "fn pad(i: u32) -> u32 {{ return i + (i >> 4u); }}").unwrap();
+    writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
+    writeln!(w, "fn base(l: u32, split: u32, hi: u32, lo: u32) -> u32 {{ let o = l / p.inner; let i = l - o * p.inner; return (o / split) * hi + (o % split) * lo + i; }}").unwrap();
+    // Every read of the source and write of the destination: element i (of line a, with line b's
+    // beside it for real pairs).
+    if k.pack_real {
+        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ let b = i + p.in_pair; return vec2({src}[i], select(0.0, {src}[min(b, p.in_pair_end - 1u)], b < p.in_pair_end)); }}").unwrap();
+    } else if k.product_in {
+        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return product({src}[i], i); }}").unwrap();
+    } else {
+        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return {src}[i]; }}").unwrap();
+    }
+    if k.unpack_real {
+        writeln!(w, "fn wr(i: u32, v: vec2<f32>) {{ dst[i] = v.x; let b = i + p.out_pair; if (b < p.out_pair_end) {{ dst[b] = v.y; }} }}").unwrap();
+    } else {
+        writeln!(w, "fn wr(i: u32, v: vec2<f32>) {{ dst[i] = v; }}").unwrap();
+    }
+    if k.hermitian_pairs {
+        // Element j of the full spectrum whose half starts at `at`; line b's beside it.
+        writeln!(w, "fn hermitian(at: u32, j: u32) -> vec2<f32> {{ let mirror = j >= {half_len}u; let kk = select(j, {n}u - j, mirror); var x = rd(at + kk * p.in_elem);").unwrap();
+        writeln!(w, "  if (kk == 0u || 2u * kk == {n}u) {{ x.y = 0.0; }} return select(x, vec2(x.x, -x.y), mirror); }}").unwrap();
+        writeln!(w, "fn hermitian_pairs(at: u32, j: u32) -> vec2<f32> {{ var z = hermitian(at, j);").unwrap();
+        writeln!(w, "  if (at + p.in_pair < p.in_pair_end) {{ let b = hermitian(at + p.in_pair, j); z += vec2(-b.y, b.x); }} return z; }}").unwrap();
+    }
+    if k.untangle_pairs {
+        // Output k < 2(N/2 + 1): X_a[k], then X_b[k − N/2 − 1].
+        let (zk, zc) = (sm(k, "line", &format!("kk % {n}u")), sm(k, "line", &format!("({n}u - kk) % {n}u")));
+        writeln!(w, "fn untangle(line: u32, k: u32) -> vec2<f32> {{ let b = k >= {half_len}u; let kk = select(k, k - {half_len}u, b); let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
+        writeln!(w, "  if (b) {{ let d = 0.5 * (zk - zcc); return vec2(d.y, -d.x); }} return 0.5 * (zk + zcc); }}").unwrap();
+    }
+    if k.real_post {
+        let (zk, zc) = (sm(k, "line", &format!("k % {n}u")), sm(k, "line", &format!("({n}u - k) % {n}u")));
+        writeln!(w, "fn real_post(line: u32, k: u32) -> vec2<f32> {{ let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
+        writeln!(w, "  let e = 0.5 * (zk + zcc); let d = 0.5 * (zk - zcc); return e + cmul(tw[p.mul_out + k], vec2(d.y, -d.x)); }}").unwrap();
+    }
+    if k.real_pre {
+        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = rd(at + k); var xc = rd(at + {n}u - k);").unwrap();
+        writeln!(w, "  if (k == 0u) {{ xk = vec2(xk.x, 0.0); xc = vec2(xc.x, 0.0); }}").unwrap();
+        writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
+        writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
+    }
+    if k.rader_scatter {
+        writeln!(w, "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = rd(at + j * p.in_elem); if (j == 0u) {{ v += rd(at + {n}u * p.in_elem); }} return v; }}").unwrap();
+    }
+    writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
 }
 
 #[cfg(test)]
