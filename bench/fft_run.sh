@@ -1,5 +1,5 @@
 #!/bin/bash
-# Final FFT figures of one GPU (session 7, BENCHMARKS.md run 7): FFT test binaries, the FFT suite (per-pass times on stderr,
+# Final FFT figures of one GPU (BENCHMARKS.md runs 7 and 8): FFT test binaries, the FFT suite (per-pass times on stderr,
 # fft_axis rows), cuFFT on the same shapes; with SWEEP=1 the full accuracy sweep after.
 # Carries: .device/lucent, .device/t/{fft,fft_loops} (cargo test --release --no-run), .device/cufft_bench.py.
 for f in .gl/*.deb; do dpkg -x $f / 2>/dev/null; done; ldconfig

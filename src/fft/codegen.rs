@@ -599,8 +599,7 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
     if p.split {
         writeln!(w, "var<workgroup> half: array<f32, {stride}>;").unwrap();
     } else if uses_shared {
-        let words = batch * line_stride(n, p.padded);
-        writeln!(w, "var<workgroup> buf: array<vec2<f32>, {words}>;").unwrap();
+        writeln!(w, "var<workgroup> buf: array<vec2<f32>, {}>;", batch * stride).unwrap();
     }
     if !direct_load {
         writeln!(w, "var<workgroup> line_in: array<u32, {batch}>;").unwrap();

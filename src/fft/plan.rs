@@ -4,7 +4,7 @@
 
 use std::sync::OnceLock;
 
-/// Radices with butterflies in src/fft/codegen.rs (16, 15 and 9 as 4×4, 3×5 and 3×3 in
+/// Radices with butterflies in src/fft/butterfly.rs (16, 15 and 9 as 4×4, 3×5 and 3×3 in
 /// registers; 8, 4, 2 written out; 3, 5, 7, 11, 13 with literal roots, in symmetric pairs), in
 /// stage order. Larger radices first: fewer stages, fewer round trips through workgroup memory.
 const RADICES: [usize; 11] = [16, 15, 9, 8, 4, 2, 3, 5, 7, 11, 13];
@@ -287,7 +287,7 @@ pub fn bluestein_len(min: usize) -> usize {
     let cost = |m: usize| {
         let stage = |mut r: usize| {
             let mut c = 1.0;
-            for p in [3, 5, 7, 11, 13] {
+            for &p in RADICES.iter().filter(|&&p| p % 2 == 1 && !ODD_COMPOSITES.contains(&p)) {
                 while r.is_multiple_of(p) {
                     (c, r) = (c + p as f64 / 8.0, r / p);
                 }

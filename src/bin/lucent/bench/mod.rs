@@ -88,7 +88,7 @@ pub struct Row {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
-    // `--fft-shape` runs the FFT suite alone, on that shape.
+    // `--fft-shape` runs the FFT suite alone, on those shapes.
     let fft_shapes = args.fft_shape.iter().map(|s| parse_shape(s)).collect::<Result<Vec<_>, _>>()?;
     if let Some(axes) = &args.fft_axes {
         for dims in &fft_shapes {
