@@ -13,7 +13,7 @@ use std::fmt::Write as _;
 use std::sync::Mutex;
 
 use super::butterfly::butterfly;
-use super::plan::{line_stride, LinePass};
+use super::plan::LinePass;
 use super::twiddle::stage_offsets;
 use crate::kernels::{BindingInfo, BindingKind, KernelInfo};
 
@@ -151,7 +151,7 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
     info
 }
 
-/// Element `idx` of this thread's line in workgroup memory (see `line_stride`).
+/// Element `idx` of this thread's line in workgroup memory (see `LinePass::stride`).
 fn sm(k: &LineKernel, line: &str, idx: &str) -> String {
     if k.pass.padded {
         format!("buf[{line} + pad({idx})]")
@@ -211,7 +211,7 @@ pub fn wgsl(k: &LineKernel) -> String {
     let wg = t * batch;
     let total = n * batch;
     let stages = p.radices.len();
-    let stride = line_stride(n, p.padded);
+    let stride = p.stride;
     // The output runs the way the threads are mapped: the last stage stores directly.
     let direct_load = k.direct_load();
     // (A length-1 line has no stage: it is copied, in any direction.)
@@ -577,7 +577,7 @@ fn check_flags(k: &LineKernel, direct_load: bool, direct_store: bool) {
 fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store: bool, uses_shared: bool) {
     let p = &k.pass;
     let (n, t, batch) = (p.n, p.threads, p.batch);
-    let stride = line_stride(n, p.padded);
+    let stride = p.stride;
     let half_len = n / 2 + 1;
     writeln!(w, "// FFT of length {n}, radices {:?}, {t} threads per line, {batch} lines per workgroup.", p.radices).unwrap();
     writeln!(w, "{PARAMS}").unwrap();

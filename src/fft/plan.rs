@@ -112,11 +112,27 @@ pub fn min_threads() -> usize {
     knob(&M, "LUCENT_FFT_MIN_THREADS", MIN_THREADS, &[1, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21])
 }
 
-/// `LUCENT_FFT_PAD=0` turns workgroup-memory padding off (for A/B measurements: odd lengths,
-/// whose stages step by odd strides, may not need it, and without it more columns fit).
-fn padding_enabled() -> bool {
+/// Whether lines of length `n` are padded inside workgroup memory (one element after every 16),
+/// where memory allows: only lines of even length that a warp's lanes run `along`. Their
+/// stages write elements r apart along the line, so power-of-two strides would put lanes on
+/// the same banks. Odd lengths step by odd strides, which need no padding; lanes of a
+/// strided pass run across lines, which the line stride keeps apart (`line_stride`). Padding
+/// there only cost index arithmetic and memory: H100 (BENCHMARKS.md run 9), columns of 375 and
+/// 243 points 1.16× faster without it, 729-point ones 1.40× (8 columns fit instead of 4);
+/// power-of-two columns unchanged. `LUCENT_FFT_PAD=0|1` forces it off or on (where it fits).
+fn padded_inside(n: usize, along: bool) -> bool {
     static P: OnceLock<usize> = OnceLock::new();
-    knob(&P, "LUCENT_FFT_PAD", 1, &[0, 1]) == 1
+    match knob(&P, "LUCENT_FFT_PAD", 2, &[0, 1]) {
+        2 => along && n.is_multiple_of(2),
+        forced => forced == 1,
+    }
+}
+
+/// `LUCENT_FFT_BANKS=0`: line strides merely odd, as before run 9 (for A/B measurements; see
+/// `line_stride`).
+fn bank_strides() -> bool {
+    static B: OnceLock<usize> = OnceLock::new();
+    knob(&B, "LUCENT_FFT_BANKS", 1, &[0, 1]) == 1
 }
 
 /// `LUCENT_FFT_SPLIT=0` turns split-exchange passes off (for A/B measurements).
@@ -143,6 +159,8 @@ pub struct LinePass {
     pub batch: usize,
     /// Workgroup memory padded by one element in 16 (against bank conflicts), when it fits.
     pub padded: bool,
+    /// Workgroup-memory elements from one line of the workgroup to the next (`line_stride`).
+    pub stride: usize,
     /// Lines too long for workgroup memory as complex numbers: each thread keeps its elements
     /// in registers and stages exchange real parts, then imaginary parts, through half the
     /// memory. One line per workgroup; loads and stores must both run along the line.
@@ -206,8 +224,15 @@ fn threads_per_line(n: usize, radices: &[usize], elements: usize) -> usize {
 
 /// The line pass for length `n` if one workgroup can hold at least one line, for lines
 /// `columns` apart: 1, contiguous; else they are columns (a strided axis, or a transposing
-/// store), read a power of two at a time.
+/// store), read a power of two at a time. A warp's lanes run along the lines where they are
+/// contiguous, else across them (as the kernel loads them).
 pub fn line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option<LinePass> {
+    lanes_line_pass(n, limits, columns, columns == 1)
+}
+
+/// `line_pass` for lanes that run `along` the lines or across them, whatever `columns` is (the
+/// four-step's second pass loads contiguous lines and stores them as columns).
+fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool) -> Option<LinePass> {
     let strided = columns > 1;
     let (radices, elements) = radix_plan(n)?;
     if radices.len() > 8 || n * 8 > limits.workgroup_bytes {
@@ -221,13 +246,13 @@ pub fn line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option<LineP
     // passes strided_lines() columns (at least a warp of threads); padded if it fits.
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
     let wanted = if strided { strided_lines(columns, threads).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
-    let most = |padded: bool| (1..=wanted).take_while(|&b| b * line_stride(n, padded) * 8 <= limits.workgroup_bytes).last();
-    let whole = |b: usize| if strided { 1 << b.ilog2() } else { b };
-    let (batch, padded) = match most(true).filter(|_| padding_enabled()) {
-        Some(b) => (whole(b), true),
-        None => (most(false).map_or(1, whole), false),
+    let stride = |b: usize, padded: bool| line_stride(n, padded, b, if along { Lanes::Elements(threads) } else { Lanes::Lines(b) });
+    let most = |padded: bool| (1..=wanted).filter(|&b| !strided || b.is_power_of_two()).take_while(|&b| b * stride(b, padded) * 8 <= limits.workgroup_bytes).last();
+    let (batch, padded) = match most(true).filter(|_| padded_inside(n, along)) {
+        Some(b) => (b, true),
+        None => (most(false).unwrap_or(1), false),
     };
-    Some(LinePass { n, radices, threads, batch, padded, split: false, loops: loops(threads * batch) })
+    Some(LinePass { n, radices, threads, batch, padded, stride: stride(batch, padded), split: false, loops: loops(threads * batch) })
 }
 
 /// The split-exchange pass for a length whose complex line does not fit workgroup memory but
@@ -241,19 +266,43 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
     if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
-    let padded = line_stride(n, true) * 4 <= limits.workgroup_bytes;
-    Some(LinePass { n, radices, threads, batch: 1, padded, split: true, loops: loops(threads) })
+    let padded = ((n + n / 16) | 1) * 4 <= limits.workgroup_bytes;
+    let stride = if padded { (n + n / 16) | 1 } else { n };
+    Some(LinePass { n, radices, threads, batch: 1, padded, stride, split: true, loops: loops(threads) })
 }
 
-/// Workgroup-memory elements from one line to the next. Padded: one element after every 16
-/// inside a line (stages step through a line by powers of two), and an odd stride between lines
-/// (threads working across lines then fall in different banks).
-pub fn line_stride(n: usize, padded: bool) -> usize {
-    if padded {
-        (n + n / 16) | 1
-    } else {
-        n
+/// How a warp's lanes map onto a workgroup's lines: consecutive lanes take consecutive elements
+/// of one line, `threads` a line (contiguous passes), or the same element of consecutive lines,
+/// `batch` of them (strided passes).
+#[derive(Clone, Copy, Debug)]
+enum Lanes {
+    Elements(usize),
+    Lines(usize),
+}
+
+/// Workgroup-memory elements from one line to the next: the line (padded: one element after
+/// every 16), rounded up so that the 16 lanes of a half-warp, one 8-byte access each (a pair of
+/// the 32 banks), reach 16 distinct bank pairs where they read consecutive elements of their
+/// lines. Lanes f + F·g (f < F) at line·stride + element: F lines side by side (strided passes)
+/// need stride = (16/F)·odd, lines of F < 16 threads stride = F·odd, otherwise any odd stride.
+/// (A merely odd stride put lines c and c + stride⁻¹ mod 16 of an 8-line batch on the same
+/// banks: a 2-way conflict on every access; H100, run 9: strided passes up to 1.11× faster.)
+fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes) -> usize {
+    let base = if padded { n + n / 16 } else { n };
+    if !bank_strides() {
+        return if padded { base | 1 } else { base };
     }
+    if batch == 1 {
+        return base;
+    }
+    let spacing = match lanes {
+        Lanes::Lines(b) if b < 16 => 16 / b,
+        Lanes::Elements(t) if t < 16 && 16 % t == 0 => t,
+        _ => 1,
+    };
+    // The smallest multiple of `spacing` at or above base whose quotient is odd.
+    let q = base.div_ceil(spacing);
+    spacing * (q | 1)
 }
 
 /// Smallest 2^a 3^b 5^c 7^d at or above `min`: a fast length for Bluestein's padded transform.
@@ -399,7 +448,8 @@ fn four_step(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan>
         d += 1;
     }
     let (n1, n2) = best?;
-    Some(AxisPlan::FourStep { n, first: line_pass(n1, limits, apart(n2))?, second: line_pass(n2, limits, apart(n2))? })
+    let second = lanes_line_pass(n2, limits, apart(n2), columns == 1)?;
+    Some(AxisPlan::FourStep { n, first: line_pass(n1, limits, apart(n2))?, second })
 }
 
 #[cfg(test)]
@@ -434,7 +484,7 @@ mod tests {
                 for &r in &p.radices {
                     assert!(p.threads * (elements / r) >= n / r, "n={n} r={r}");
                 }
-                let words = p.batch * line_stride(n, p.padded);
+                let words = p.batch * p.stride;
                 assert!(words * 8 <= LAVAPIPE.workgroup_bytes, "n={n}");
             }
         }
@@ -448,6 +498,28 @@ mod tests {
         assert_eq!((batch(100, 91125), batch(100, 37500), batch(100, 4)), (16, 8, 8));
         // Not where workgroups would pass 512 threads (200: 40 threads a line).
         assert_eq!((batch(243, 81), batch(200, 125)), (16, 8));
+    }
+
+    #[test]
+    fn half_warps_read_distinct_banks() {
+        // The 16 lanes of a half-warp reading consecutive elements of their lines (8 bytes each,
+        // 16 bank pairs): lanes run along lines of threads dividing 16, or across 2-16 lines.
+        let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
+        for n in 2..=2048 {
+            for columns in [1, 8, 100, 91125] {
+                let Some(p) = line_pass(n, nvidia, columns) else { continue };
+                let along = columns == 1;
+                if p.batch == 1 || (along && !16usize.is_multiple_of(p.threads)) {
+                    continue;
+                }
+                let lane = |l: usize| if along { (l / p.threads, l % p.threads) } else { (l % p.batch, l / p.batch) };
+                let mut banks: Vec<usize> = (0..16).map(lane).filter(|&(line, _)| line < p.batch).map(|(line, e)| (line * p.stride + e) % 16).collect();
+                let lanes = banks.len();
+                banks.sort_unstable();
+                banks.dedup();
+                assert_eq!(banks.len(), lanes, "n={n} columns={columns} {p:?}");
+            }
+        }
     }
 
     #[test]
