@@ -117,9 +117,10 @@ pub fn min_threads() -> usize {
 /// stages write elements r apart along the line, so power-of-two strides would put lanes on
 /// the same banks. Odd lengths step by odd strides, which need no padding; lanes of a
 /// strided pass run across lines, which the line stride keeps apart (`line_stride`). Padding
-/// there only cost index arithmetic and memory: H100 (BENCHMARKS.md run 9), columns of 375 and
-/// 243 points 1.16× faster without it, 729-point ones 1.40× (8 columns fit instead of 4);
-/// power-of-two columns unchanged. `LUCENT_FFT_PAD=0|1` forces it off or on (where it fits).
+/// there only cost index arithmetic and memory: H100 (BENCHMARKS.md run 9), with bank strides
+/// (`line_stride`) 375- and 243-point columns 1.05-1.16× faster without it, 729-point ones 1.42×
+/// (8 columns fit instead of 4), 243-point lines 1.05×; power-of-two columns unchanged. (375-point
+/// columns 243 apart were 1.19× slower: not understood.) `LUCENT_FFT_PAD=0|1` forces it off or on.
 fn padded_inside(n: usize, along: bool) -> bool {
     static P: OnceLock<usize> = OnceLock::new();
     match knob(&P, "LUCENT_FFT_PAD", 2, &[0, 1]) {
@@ -286,7 +287,8 @@ enum Lanes {
 /// lines. Lanes f + F·g (f < F) at line·stride + element: F lines side by side (strided passes)
 /// need stride = (16/F)·odd, lines of F < 16 threads stride = F·odd, otherwise any odd stride.
 /// (A merely odd stride put lines c and c + stride⁻¹ mod 16 of an 8-line batch on the same
-/// banks: a 2-way conflict on every access; H100, run 9: strided passes up to 1.11× faster.)
+/// banks: a 2-way conflict on every access. H100, BENCHMARKS.md run 9: strided passes up to
+/// 1.12× faster, 625-point columns 1.10×, 375-point 1.08×.)
 fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes) -> usize {
     let base = if padded { n + n / 16 } else { n };
     if !bank_strides() {
