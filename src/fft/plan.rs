@@ -118,7 +118,7 @@ pub fn min_threads() -> usize {
 /// the same banks. Odd lengths step by odd strides, which need no padding; lanes of a
 /// strided pass run across lines, which the line stride keeps apart (`line_stride`). Padding
 /// there only cost index arithmetic and memory: H100 (BENCHMARKS.md run 9), with bank strides
-/// (`line_stride`) 375- and 243-point columns 1.05-1.16× faster without it, 729-point ones 1.42×
+/// (`line_stride`) 375- and 243-point columns 1.03-1.18× faster without it, 729-point ones 1.42×
 /// (8 columns fit instead of 4), 243-point lines 1.05×; power-of-two columns unchanged. (375-point
 /// columns 243 apart were 1.19× slower: not understood.) `LUCENT_FFT_PAD=0|1` forces it off or on.
 fn padded_inside(n: usize, along: bool) -> bool {
@@ -288,7 +288,7 @@ enum Lanes {
 /// need stride = (16/F)·odd, lines of F < 16 threads stride = F·odd, otherwise any odd stride.
 /// (A merely odd stride put lines c and c + stride⁻¹ mod 16 of an 8-line batch on the same
 /// banks: a 2-way conflict on every access. H100, BENCHMARKS.md run 9: strided passes up to
-/// 1.12× faster, 625-point columns 1.10×, 375-point 1.08×.)
+/// 1.10× faster (625-point columns), 375-point ones 1.08×, 1024-point 1.08×.)
 fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes) -> usize {
     let base = if padded { n + n / 16 } else { n };
     if !bank_strides() {
