@@ -40,6 +40,16 @@ fn smooth_prime_and_long_lengths() {
         check_c2c(&[n], &[0], false, Norm::Backward);
         check_c2c(&[n], &[0], true, Norm::Forward);
     }
+    // Columns whose real parts fit more to a workgroup than their complex lines: stages exchange
+    // real, then imaginary halves (lavapipe, 32 KiB: 625 and 729 points; 48 KiB: 1024, 2048).
+    let split: Vec<usize> = [625, 729, 1024, 2048].into_iter().filter(|&n| matches!(plan::plan_axis(n, limits(), 7), Some(plan::AxisPlan::Single(p)) if p.split && p.batch > 1)).collect();
+    assert!(split.len() >= 2, "{split:?}");
+    for (i, &n) in split.iter().enumerate() {
+        check_c2c(&[n, 7], &[0], i % 2 == 0, Norm::Backward);
+        check_c2c(&[n, 12], &[0], i % 2 == 1, Norm::Ortho);
+    }
+    check_c2c(&[3, split[0], 9], &[0, 1, 2], false, Norm::Backward);
+    check_c2c(&[2, split[1], 5], &[1, 2], true, Norm::Forward);
     // A long strided axis: four-step with inner > 1.
     check_c2c(&[8192, 3], &[0], false, Norm::Backward);
     // Lines too long for workgroup memory as complex numbers (lavapipe: 32 KiB), batched: one
@@ -75,10 +85,14 @@ fn rader_and_bluestein_primes() {
     check_real(&[3, 34], &[1], Norm::Backward);
 }
 
+/// This device's limits, as plans see them.
+fn limits() -> plan::DeviceLimits {
+    plan::DeviceLimits { workgroup_bytes: gpu().workgroup_memory_bytes() as usize, max_threads: gpu().limits().max_compute_invocations_per_workgroup as usize }
+}
+
 /// Lines per workgroup of one strided pass of length n over lines 5 apart on this device.
 fn plan_batch(n: usize) -> usize {
-    let limits = plan::DeviceLimits { workgroup_bytes: gpu().workgroup_memory_bytes() as usize, max_threads: gpu().limits().max_compute_invocations_per_workgroup as usize };
-    plan::line_pass(n, limits, 5).map_or(0, |p| p.batch)
+    plan::line_pass(n, limits(), 5).map_or(0, |p| p.batch)
 }
 
 #[test]

@@ -24,11 +24,12 @@ fn looping_workgroups_every_kind_of_pass() {
     check_c2c(&[512, 21], &[0], true, Norm::Ortho);
     check_c2c(&[13, 375, 9], &[0, 1, 2], false, Norm::Forward);
     check_c2c(&[40, 243, 11], &[1], true, Norm::Backward);
-    // Rader (256 = 257 − 1) and Bluestein (83), strided; four-step columns; split exchange.
+    // Rader (256 = 257 − 1) and Bluestein (83), strided; four-step columns; split exchange (lines; columns, lavapipe: 729).
     check_c2c(&[257, 19], &[0], false, Norm::Backward);
     check_c2c(&[83, 40], &[0], true, Norm::Backward);
     check_c2c(&[8192, 5], &[0], false, Norm::Backward);
     check_c2c(&[3, 8192], &[1], true, Norm::Backward);
+    check_c2c(&[729, 20], &[0], true, Norm::Backward);
     // In place: strided and contiguous axes.
     check_in_place(&[512, 21], &[0], false, true);
     check_in_place(&[6, 4096], &[1], true, true);

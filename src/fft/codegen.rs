@@ -175,7 +175,7 @@ fn sm_at(k: &LineKernel, line: &str, base: &str, offset: usize, aligned: bool) -
 /// As `sm_at`, in the real or imaginary half of a split-exchange line.
 fn sm_half_at(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> String {
     match folded(k, base, offset, aligned) {
-        Some(i) => format!("half[{i}]"),
+        Some(i) => format!("half[line + {i}]"),
         None => sm_half(k, &format!("{base} + {offset}u")),
     }
 }
@@ -191,12 +191,13 @@ fn folded(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> Option<St
     (k.pass.padded && (offset.is_multiple_of(16) || aligned)).then(|| format!("p{base} + {}u", offset + offset / 16))
 }
 
-/// Element `idx` of the real or imaginary half of a split-exchange line (see `LinePass::split`).
+/// Element `idx` of the real or imaginary half of this thread's split-exchange line (see
+/// `LinePass::split`).
 fn sm_half(k: &LineKernel, idx: &str) -> String {
     if k.pass.padded {
-        format!("half[pad({idx})]")
+        format!("half[line + pad({idx})]")
     } else {
-        format!("half[{idx}]")
+        format!("half[line + {idx}]")
     }
 }
 
@@ -557,7 +558,7 @@ pub fn wgsl(k: &LineKernel) -> String {
 /// The flag combinations `wgsl` supports (each assert says why the others are not).
 fn check_flags(k: &LineKernel, direct_load: bool, direct_store: bool) {
     let p = &k.pass;
-    let (n, t, batch, stages) = (p.n, p.threads, p.batch, p.radices.len());
+    let (n, t, stages) = (p.n, p.threads, p.radices.len());
     assert!(!((k.real_post || k.untangle_pairs) && stages == 0), "untangling needs a line of at least 2");
     assert!(!(k.pack_real && k.hermitian_pairs || k.unpack_real && k.untangle_pairs), "one kind of pair per side");
     let pairs = k.pack_real || k.hermitian_pairs || k.unpack_real || k.untangle_pairs;
@@ -569,7 +570,7 @@ fn check_flags(k: &LineKernel, direct_load: bool, direct_store: bool) {
     let rader = k.rader_gather || k.rader_scatter;
     assert!(!rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post && !k.pad_in && !k.crop_out && !k.in_place), "Rader's passes combine with none of these");
     assert!(!(k.rader_gather && (k.inverse || k.rader_scatter)), "Rader's first pass is a forward transform");
-    assert!(!p.split || (direct_load && direct_store && batch == 1 && p.radices.iter().all(|&r| (n / r) % t == 0)), "split exchange: one line, loaded and stored directly, stages even over the threads");
+    assert!(!p.split || (direct_load && direct_store && p.radices.iter().all(|&r| (n / r) % t == 0)), "split exchange: loaded and stored directly, stages even over the threads");
 }
 
 /// The kernel's bindings, workgroup memory and helper functions (reads, writes, the real and
@@ -597,7 +598,7 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
         writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; return cmul(v, {other}); }}").unwrap();
     }
     if p.split {
-        writeln!(w, "var<workgroup> half: array<f32, {stride}>;").unwrap();
+        writeln!(w, "var<workgroup> half: array<f32, {}>;", batch * stride).unwrap();
     } else if uses_shared {
         writeln!(w, "var<workgroup> buf: array<vec2<f32>, {}>;", batch * stride).unwrap();
     }
@@ -692,7 +693,14 @@ mod tests {
     fn every_planned_length_generates_valid_wgsl() {
         for limits in [DeviceLimits { workgroup_bytes: 32768, max_threads: 1024 }, DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 }] {
             for n in 1..=12288 {
-                let Some(pass) = line_pass(n, limits, if n % 2 == 1 { 1 + n % 8 } else { 1 }).or_else(|| split_line_pass(n, limits)) else { continue };
+                // Split-exchange columns, where there are any, on a sample of lengths.
+                if let Some(columns) = split_line_pass(n, limits, 100).filter(|p| p.batch > 1 && (n % 5 == 0 || n % 97 == 1)) {
+                    for (inverse, twiddle_out, chirp) in [(false, false, false), (true, true, n % 2 == 0)] {
+                        let k = LineKernel { inverse, twiddle_out, conj_source: chirp, chirp_in: chirp, chirp_out: chirp, pad_in: !chirp, product_in: true, crop_out: !chirp, ..plain(&columns, false) };
+                        check(n, &k);
+                    }
+                }
+                let Some(pass) = line_pass(n, limits, if n % 2 == 1 { 1 + n % 8 } else { 1 }).or_else(|| split_line_pass(n, limits, 1)) else { continue };
                 // The variants only toggle small pieces; check them all on a sample of lengths.
                 let flags: &[(bool, bool, bool, bool, bool)] = if n % 97 == 1 {
                     &[(false, true, true, false, false), (true, false, false, true, false), (true, true, false, true, false), (true, false, false, false, true)]

@@ -244,32 +244,45 @@ fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool) 
         return None;
     }
     // As many lines per workgroup as memory allows, up to workgroup_threads() in all; strided
-    // passes strided_lines() columns (at least a warp of threads); padded if it fits.
+    // passes strided_lines() columns (at least a warp of threads).
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
     let wanted = if strided { strided_lines(columns, threads).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
-    let stride = |b: usize, padded: bool| line_stride(n, padded, b, if along { Lanes::Elements(threads) } else { Lanes::Lines(b) });
-    let most = |padded: bool| (1..=wanted).filter(|&b| !strided || b.is_power_of_two()).take_while(|&b| b * stride(b, padded) * 8 <= limits.workgroup_bytes).last();
+    let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, along, 8, limits);
+    Some(LinePass { n, radices, threads, batch, padded, stride, split: false, loops: loops(threads * batch) })
+}
+
+/// The most lines of `n` elements of `word` bytes (8: complex; 4: a split exchange's real or
+/// imaginary parts) that fit one workgroup's memory and thread limit at `threads` a line, up to
+/// `wanted` (powers of two where `strided`), padded where `padded_inside` asks and it fits; with
+/// the stride between them.
+fn fit_lines(n: usize, threads: usize, wanted: usize, strided: bool, along: bool, word: usize, limits: DeviceLimits) -> (usize, bool, usize) {
+    let stride = |b: usize, padded: bool| line_stride(n, padded, b, if along { Lanes::Elements(threads) } else { Lanes::Lines(b) }, 128 / word);
+    let fits = |b: usize, padded: bool| b * threads <= limits.max_threads && b * stride(b, padded) * word <= limits.workgroup_bytes;
+    let most = |padded: bool| (1..=wanted).filter(|&b| !strided || b.is_power_of_two()).take_while(|&b| fits(b, padded)).last();
     let (batch, padded) = match most(true).filter(|_| padded_inside(n, along)) {
         Some(b) => (b, true),
         None => (most(false).unwrap_or(1), false),
     };
-    Some(LinePass { n, radices, threads, batch, padded, stride: stride(batch, padded), split: false, loops: loops(threads * batch) })
+    (batch, padded, stride(batch, padded))
 }
 
-/// The split-exchange pass for a length whose complex line does not fit workgroup memory but
-/// whose real parts do, with every stage's butterflies spread evenly over the threads.
-pub fn split_line_pass(n: usize, limits: DeviceLimits) -> Option<LinePass> {
+/// The split-exchange pass for lines `columns` apart whose real parts fit workgroup memory, with
+/// every stage's butterflies spread evenly over the threads: one contiguous line whose complex
+/// numbers do not fit, or columns (as many as `line_pass` would read, where memory allows: twice
+/// as many as whole complex lines; `plan_axis` chooses).
+pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option<LinePass> {
+    let strided = columns > 1;
     let (radices, elements) = radix_plan(n)?;
-    if radices.len() > 8 || n * 8 <= limits.workgroup_bytes || n * 4 > limits.workgroup_bytes {
+    if radices.len() > 8 || n * 4 > limits.workgroup_bytes || (!strided && n * 8 <= limits.workgroup_bytes) {
         return None;
     }
     let threads = threads_per_line(n, &radices, elements);
     if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
-    let padded = ((n + n / 16) | 1) * 4 <= limits.workgroup_bytes;
-    let stride = if padded { (n + n / 16) | 1 } else { n };
-    Some(LinePass { n, radices, threads, batch: 1, padded, stride, split: true, loops: loops(threads) })
+    let wanted = if strided { strided_lines(columns, threads).max(32 / threads) } else { 1 };
+    let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, !strided, 4, limits);
+    Some(LinePass { n, radices, threads, batch, padded, stride, split: true, loops: loops(threads * batch) })
 }
 
 /// How a warp's lanes map onto a workgroup's lines: consecutive lanes take consecutive elements
@@ -282,14 +295,15 @@ enum Lanes {
 }
 
 /// Workgroup-memory elements from one line to the next: the line (padded: one element after
-/// every 16), rounded up so that the 16 lanes of a half-warp, one 8-byte access each (a pair of
-/// the 32 banks), reach 16 distinct bank pairs where they read consecutive elements of their
-/// lines. Lanes f + F·g (f < F) at line·stride + element: F lines side by side (strided passes)
-/// need stride = (16/F)·odd, lines of F < 16 threads stride = F·odd, otherwise any odd stride.
+/// every 16), rounded up so that the lanes of one bank cycle reach distinct banks where they
+/// read consecutive elements of their lines: `slots` of them, 16 lanes of a half-warp for 8-byte
+/// elements (a pair of the 32 banks each), 32 for 4-byte ones. Lanes f + F·g (f < F) at
+/// line·stride + element: F lines side by side (strided passes) need stride = (slots/F)·odd,
+/// lines of F < slots threads stride = F·odd, otherwise any odd stride.
 /// (A merely odd stride put lines c and c + stride⁻¹ mod 16 of an 8-line batch on the same
 /// banks: a 2-way conflict on every access. H100, BENCHMARKS.md run 9: strided passes up to
 /// 1.10× faster (625-point columns), 375-point ones 1.08×, 1024-point 1.08×.)
-fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes) -> usize {
+fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes, slots: usize) -> usize {
     let base = if padded { n + n / 16 } else { n };
     if !bank_strides() {
         return if padded { base | 1 } else { base };
@@ -298,8 +312,8 @@ fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes) -> usize {
         return base;
     }
     let spacing = match lanes {
-        Lanes::Lines(b) if b < 16 => 16 / b,
-        Lanes::Elements(t) if t < 16 && 16 % t == 0 => t,
+        Lanes::Lines(b) if b < slots => slots / b,
+        Lanes::Elements(t) if t < slots && slots.is_multiple_of(t) => t,
         _ => 1,
     };
     // The smallest multiple of `spacing` at or above base whose quotient is odd.
@@ -364,7 +378,10 @@ pub fn bluestein_len(min: usize) -> usize {
 /// once, so too few lines waste most of each memory transaction.
 pub fn plan_axis(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan> {
     let min_batch = strided_min_batch().min(columns);
-    let single = line_pass(n, limits, columns).or_else(|| split_line_pass(n, limits).filter(|_| split_enabled()));
+    let complex = line_pass(n, limits, columns);
+    // A split exchange where it holds more lines than whole complex numbers would (or any).
+    let split = split_line_pass(n, limits, columns).filter(|s| split_enabled() && complex.as_ref().is_none_or(|c| s.batch > c.batch));
+    let single = split.or(complex);
     if let Some(p) = single.clone().filter(|p| p.batch >= min_batch) {
         return Some(AxisPlan::Single(p));
     }
@@ -503,24 +520,48 @@ mod tests {
     }
 
     #[test]
-    fn half_warps_read_distinct_banks() {
-        // The 16 lanes of a half-warp reading consecutive elements of their lines (8 bytes each,
-        // 16 bank pairs): lanes run along lines of threads dividing 16, or across 2-16 lines.
+    fn lanes_of_a_bank_cycle_read_distinct_banks() {
+        // The lanes of one bank cycle reading consecutive elements of their lines: 16 lanes of
+        // a half-warp on complex numbers (8 bytes, 16 bank pairs), 32 on a split exchange's real
+        // or imaginary parts (4 bytes, 32 banks); lanes run along lines of threads dividing
+        // that, or across lines.
         let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
-        for n in 2..=2048 {
+        for n in 2..=4096 {
             for columns in [1, 8, 100, 91125] {
-                let Some(p) = line_pass(n, nvidia, columns) else { continue };
-                let along = columns == 1;
-                if p.batch == 1 || (along && !16usize.is_multiple_of(p.threads)) {
-                    continue;
+                let passes = [line_pass(n, nvidia, columns), split_line_pass(n, nvidia, columns)];
+                for (p, slots) in passes.into_iter().zip([16usize, 32]).filter_map(|(p, s)| p.map(|p| (p, s))) {
+                    let along = columns == 1;
+                    if p.batch == 1 || (along && !slots.is_multiple_of(p.threads)) {
+                        continue;
+                    }
+                    let lane = |l: usize| if along { (l / p.threads, l % p.threads) } else { (l % p.batch, l / p.batch) };
+                    let mut banks: Vec<usize> = (0..slots).map(lane).filter(|&(line, _)| line < p.batch).map(|(line, e)| (line * p.stride + e) % slots).collect();
+                    let lanes = banks.len();
+                    banks.sort_unstable();
+                    banks.dedup();
+                    assert_eq!(banks.len(), lanes, "n={n} columns={columns} {p:?}");
                 }
-                let lane = |l: usize| if along { (l / p.threads, l % p.threads) } else { (l % p.batch, l / p.batch) };
-                let mut banks: Vec<usize> = (0..16).map(lane).filter(|&(line, _)| line < p.batch).map(|(line, e)| (line * p.stride + e) % 16).collect();
-                let lanes = banks.len();
-                banks.sort_unstable();
-                banks.dedup();
-                assert_eq!(banks.len(), lanes, "n={n} columns={columns} {p:?}");
             }
+        }
+    }
+
+    #[test]
+    fn long_columns_exchange_real_and_imaginary_halves() {
+        // Columns whose complex lines fit 4 to a workgroup (48 KiB) take 8 as split exchanges;
+        // those that already fit 8, or whose stages are uneven over the threads, do not.
+        let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
+        for (n, columns) in [(1024, 16384), (729, 12352), (1024, 1000)] {
+            assert_eq!(line_pass(n, nvidia, columns).unwrap().batch, if n == 729 { 8 } else { 4 });
+            match plan_axis(n, nvidia, columns) {
+                Some(AxisPlan::Single(p)) => assert_eq!((p.split, p.batch), (n != 729, 8), "{n}"),
+                other => panic!("{other:?}"),
+            }
+        }
+        assert!(matches!(plan_axis(512, nvidia, 512), Some(AxisPlan::Single(LinePass { split: false, batch: 8, .. }))));
+        assert!(split_line_pass(1000, nvidia, 9008).is_none());
+        // Lavapipe (32 KiB): 625 and 729-point columns.
+        for n in [625, 729] {
+            assert!(matches!(plan_axis(n, LAVAPIPE, 7), Some(AxisPlan::Single(LinePass { split: true, batch: 8, .. }))), "{n}");
         }
     }
 
