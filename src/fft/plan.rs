@@ -21,9 +21,13 @@ const WORKGROUP_THREADS: usize = 64;
 /// of columns: there 16, unless that makes workgroups above 512 threads. H100 (BENCHMARKS.md
 /// run 8): 100×375×243 c2c 0.246 → 0.224 ms (axis 0, 91125 apart, a third faster; the H200
 /// too), 81×1001×81 axis 0 19% faster; 200×200×125's 200-point columns (40 threads a line) lost
-/// 20% with 16, hence the limit.
+/// 20% with 16, hence the limit. Passes of 8 elements a thread (fewer registers) read 16 too,
+/// within 1024 threads: H100 (BENCHMARKS.md run 9), 64-point columns 1.08-1.17× faster, 27, 100
+/// and 121-point 1.05-1.07×, 512³'s columns (16 as split exchanges) 1.04-1.07×, the four-step's
+/// 64-point passes of 4096² 1.06-1.09×; passes of 16 elements lost (243-point 0.80-0.83×,
+/// 128-point 0.91-0.95×, 256-point 0.97-1.01×).
 const STRIDED_LINES: usize = 8;
-const STRIDED_LINES_UNALIGNED: usize = 16;
+const STRIDED_LINES_WIDE: usize = 16;
 const STRIDED_UNALIGNED_MAX_THREADS: usize = 512;
 
 /// Line groups a workgroup of at least LOOP_THREADS threads transforms in turn, loading the next
@@ -33,6 +37,9 @@ const STRIDED_UNALIGNED_MAX_THREADS: usize = 512;
 /// memory idles. H100: 4 groups took 512³'s strided passes from 1.12 to 0.87 ms, 4096-point
 /// lines from 0.138 to 0.122. (BENCHMARKS.md run 5.)
 const LOOPS: usize = 4;
+/// Split-exchange passes (512-1024 threads, registers for two stages) loop over 2 groups: H100
+/// (BENCHMARKS.md run 9), 8192-point lines 1.07× faster than with 4, 1024-point columns 1.01-1.03×.
+const SPLIT_LOOPS: usize = 2;
 const LOOP_THREADS: usize = 64;
 /// Threads a looping pass dispatches at least, else it does not loop: two full waves of the
 /// largest GPUs (132 multiprocessors of 2048 threads). `LUCENT_FFT_MIN_THREADS` overrides;
@@ -80,12 +87,14 @@ fn workgroup_threads() -> usize {
     knob(&T, "LUCENT_FFT_THREADS", WORKGROUP_THREADS, &[32, 64, 128, 256, 512, 1024])
 }
 
-/// Columns a strided pass over lines `columns` apart, `threads` a line, reads at once (see
-/// STRIDED_LINES).
-fn strided_lines(columns: usize, threads: usize) -> usize {
+/// Columns a strided pass over lines `columns` apart, `threads` a line of `elements` a thread,
+/// reads at once (see STRIDED_LINES).
+fn strided_lines(columns: usize, threads: usize, elements: usize, max_threads: usize) -> usize {
     static C: OnceLock<usize> = OnceLock::new();
+    let wide = threads * STRIDED_LINES_WIDE;
     match knob(&C, "LUCENT_FFT_COLUMNS", 0, &[1, 2, 4, 8, 16, 32]) {
-        0 if !columns.is_multiple_of(4) && threads * STRIDED_LINES_UNALIGNED <= STRIDED_UNALIGNED_MAX_THREADS => STRIDED_LINES_UNALIGNED,
+        0 if !columns.is_multiple_of(4) && wide <= STRIDED_UNALIGNED_MAX_THREADS => STRIDED_LINES_WIDE,
+        0 if elements == 8 && wide <= max_threads => STRIDED_LINES_WIDE,
         0 => STRIDED_LINES,
         forced => forced,
     }
@@ -98,11 +107,16 @@ fn strided_min_batch() -> usize {
     knob(&B, "LUCENT_FFT_STRIDED_BATCH", 4, &[1, 2, 4, 8, 16])
 }
 
-/// Line groups a workgroup of `threads` threads transforms in turn (see LOOPS).
-fn loops(threads: usize) -> usize {
+/// Line groups a workgroup of `threads` threads transforms in turn (see LOOPS); at most
+/// SPLIT_LOOPS for `split` exchanges.
+fn loops(threads: usize, split: bool) -> usize {
     static L: OnceLock<usize> = OnceLock::new();
     static T: OnceLock<usize> = OnceLock::new();
-    let cap = knob(&L, "LUCENT_FFT_LOOP", LOOPS, &[1, 2, 4, 8, 16]);
+    let cap = match knob(&L, "LUCENT_FFT_LOOP", 0, &[1, 2, 4, 8, 16]) {
+        0 if split => SPLIT_LOOPS,
+        0 => LOOPS,
+        forced => forced,
+    };
     let min = knob(&T, "LUCENT_FFT_LOOP_THREADS", LOOP_THREADS, &[1, 32, 64, 128, 256, 512, 1024]);
     if threads >= min { (threads / 32).clamp(1, cap) } else { 1 }
 }
@@ -246,9 +260,9 @@ fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool) 
     // As many lines per workgroup as memory allows, up to workgroup_threads() in all; strided
     // passes strided_lines() columns (at least a warp of threads).
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
-    let wanted = if strided { strided_lines(columns, threads).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
+    let wanted = if strided { strided_lines(columns, threads, elements, limits.max_threads).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, along, 8, limits);
-    Some(LinePass { n, radices, threads, batch, padded, stride, split: false, loops: loops(threads * batch) })
+    Some(LinePass { n, radices, threads, batch, padded, stride, split: false, loops: loops(threads * batch, false) })
 }
 
 /// The most lines of `n` elements of `word` bytes (8: complex; 4: a split exchange's real or
@@ -282,9 +296,9 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option
     if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
-    let wanted = if strided { strided_lines(columns, threads).max(32 / threads) } else { 1 };
+    let wanted = if strided { strided_lines(columns, threads, elements, limits.max_threads).max(32 / threads) } else { 1 };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, !strided, 4, limits);
-    Some(LinePass { n, radices, threads, batch, padded, stride, split: true, loops: loops(threads * batch) })
+    Some(LinePass { n, radices, threads, batch, padded, stride, split: true, loops: loops(threads * batch, true) })
 }
 
 /// How a warp's lanes map onto a workgroup's lines: consecutive lanes take consecutive elements
@@ -512,13 +526,14 @@ mod tests {
     }
 
     #[test]
-    fn columns_off_the_sectors_are_read_sixteen_at_a_time() {
+    fn columns_per_strided_pass() {
         let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
         let batch = |n: usize, columns: usize| line_pass(n, nvidia, columns).unwrap().batch;
-        // 91125 columns apart (rows start 8 bytes off a 32-byte sector): 16; 37500 or 4: 8.
-        assert_eq!((batch(100, 91125), batch(100, 37500), batch(100, 4)), (16, 8, 8));
-        // Not where workgroups would pass 512 threads (200: 40 threads a line).
-        assert_eq!((batch(243, 81), batch(200, 125)), (16, 8));
+        // 16 elements a thread: 16 columns where rows start off a 32-byte sector (81 or 91125
+        // apart), within 512 threads (243: 27 threads a line; 128: 8), else 8.
+        assert_eq!((batch(243, 81), batch(243, 100), batch(128, 91125), batch(128, 65536)), (16, 8, 16, 8));
+        // 8 elements a thread: 16 within 1024 threads (100: 20 a line; 200: 40), else 8 (375: 75).
+        assert_eq!((batch(100, 91125), batch(100, 37500), batch(200, 125), batch(375, 91125)), (16, 16, 16, 8));
     }
 
     #[test]
@@ -559,7 +574,8 @@ mod tests {
                 other => panic!("{other:?}"),
             }
         }
-        assert!(matches!(plan_axis(512, nvidia, 512), Some(AxisPlan::Single(LinePass { split: false, batch: 8, .. }))));
+        // 512 points fit 8 complex columns, 16 as split exchanges (8 elements a thread: 16 wanted).
+        assert!(matches!(plan_axis(512, nvidia, 512), Some(AxisPlan::Single(LinePass { split: true, batch: 16, .. }))));
         assert!(split_line_pass(1000, nvidia, 9008).is_none());
         // Lavapipe (32 KiB): 625 and 729-point columns.
         for n in [625, 729] {
