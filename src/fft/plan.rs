@@ -21,14 +21,16 @@ const WORKGROUP_THREADS: usize = 64;
 /// of columns: there 16, unless that makes workgroups above 512 threads. H100 (BENCHMARKS.md
 /// run 8): 100×375×243 c2c 0.246 → 0.224 ms (axis 0, 91125 apart, a third faster; the H200
 /// too), 81×1001×81 axis 0 19% faster; 200×200×125's 200-point columns (40 threads a line) lost
-/// 20% with 16, hence the limit. Passes of 8 elements a thread (fewer registers) read 16 too,
-/// within 1024 threads: H100 (BENCHMARKS.md run 9), 64-point columns 1.08-1.17× faster, 27, 100
-/// and 121-point 1.05-1.07×, 512³'s columns (16 as split exchanges) 1.04-1.07×, the four-step's
-/// 64-point passes of 4096² 1.06-1.09×; passes of 16 elements lost (243-point 0.80-0.83×,
-/// 128-point 0.91-0.95×, 256-point 0.97-1.01×).
+/// 20% with 16, hence the limit. Passes of 8 elements a thread (fewer registers) read 16 too
+/// where that makes workgroups of at most 320 threads, or split exchanges of at most 1024. H100
+/// (BENCHMARKS.md run 9): 16 columns of 27, 64 and 100 points (80-320 threads) 1.03-1.12× faster,
+/// the four-step's 64-point passes of 4096² and 8192² 1.05-1.06×, 512³'s columns as split
+/// exchanges 1.05-1.10×; of 192, 200 and 320 points (512-1024 threads) 4-19% slower, 343 (784)
+/// 1% slower; passes of 16 elements a thread lost too (243-point 0.80-0.83×, 128-point 0.91-0.95×).
 const STRIDED_LINES: usize = 8;
 const STRIDED_LINES_WIDE: usize = 16;
 const STRIDED_UNALIGNED_MAX_THREADS: usize = 512;
+const STRIDED_WIDE_MAX_THREADS: usize = 320;
 
 /// Line groups a workgroup of at least LOOP_THREADS threads transforms in turn, loading the next
 /// group's first stage while it transforms the current one: one group per 32 threads, up to
@@ -88,13 +90,14 @@ fn workgroup_threads() -> usize {
 }
 
 /// Columns a strided pass over lines `columns` apart, `threads` a line of `elements` a thread,
-/// reads at once (see STRIDED_LINES).
-fn strided_lines(columns: usize, threads: usize, elements: usize, max_threads: usize) -> usize {
+/// reads at once, as whole complex numbers or `split` exchanges (see STRIDED_LINES).
+fn strided_lines(columns: usize, threads: usize, elements: usize, split: bool) -> usize {
     static C: OnceLock<usize> = OnceLock::new();
     let wide = threads * STRIDED_LINES_WIDE;
+    let wide_max = if split { 1024 } else { STRIDED_WIDE_MAX_THREADS };
     match knob(&C, "LUCENT_FFT_COLUMNS", 0, &[1, 2, 4, 8, 16, 32]) {
         0 if !columns.is_multiple_of(4) && wide <= STRIDED_UNALIGNED_MAX_THREADS => STRIDED_LINES_WIDE,
-        0 if elements == 8 && wide <= max_threads => STRIDED_LINES_WIDE,
+        0 if elements == 8 && wide <= wide_max => STRIDED_LINES_WIDE,
         0 => STRIDED_LINES,
         forced => forced,
     }
@@ -260,7 +263,7 @@ fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool) 
     // As many lines per workgroup as memory allows, up to workgroup_threads() in all; strided
     // passes strided_lines() columns (at least a warp of threads).
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
-    let wanted = if strided { strided_lines(columns, threads, elements, limits.max_threads).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
+    let wanted = if strided { strided_lines(columns, threads, elements, false).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, along, 8, limits);
     Some(LinePass { n, radices, threads, batch, padded, stride, split: false, loops: loops(threads * batch, false) })
 }
@@ -296,7 +299,7 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option
     if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
-    let wanted = if strided { strided_lines(columns, threads, elements, limits.max_threads).max(32 / threads) } else { 1 };
+    let wanted = if strided { strided_lines(columns, threads, elements, true).max(32 / threads) } else { 1 };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, !strided, 4, limits);
     Some(LinePass { n, radices, threads, batch, padded, stride, split: true, loops: loops(threads * batch, true) })
 }
@@ -532,8 +535,8 @@ mod tests {
         // 16 elements a thread: 16 columns where rows start off a 32-byte sector (81 or 91125
         // apart), within 512 threads (243: 27 threads a line; 128: 8), else 8.
         assert_eq!((batch(243, 81), batch(243, 100), batch(128, 91125), batch(128, 65536)), (16, 8, 16, 8));
-        // 8 elements a thread: 16 within 1024 threads (100: 20 a line; 200: 40), else 8 (375: 75).
-        assert_eq!((batch(100, 91125), batch(100, 37500), batch(200, 125), batch(375, 91125)), (16, 16, 16, 8));
+        // 8 elements a thread: 16 within 320 threads (100: 20 a line), else 8 (192: 32; 200: 40).
+        assert_eq!((batch(100, 91125), batch(100, 37500), batch(192, 256), batch(200, 125)), (16, 16, 8, 8));
     }
 
     #[test]
