@@ -42,7 +42,7 @@ fn smooth_prime_and_long_lengths() {
     }
     // Columns whose real parts fit more to a workgroup than their complex lines: stages exchange
     // real, then imaginary halves (lavapipe, 32 KiB: 625 and 729 points; 48 KiB: 1024, 2048).
-    let split: Vec<usize> = [625, 729, 1024, 2048].into_iter().filter(|&n| matches!(plan::plan_axis(n, limits(), 7), Some(plan::AxisPlan::Single(p)) if p.split && p.batch > 1)).collect();
+    let split: Vec<usize> = [625, 729, 1024, 2048].into_iter().filter(|&n| matches!(plan::plan_axis(n, limits(), 7, false), Some(plan::AxisPlan::Single(p)) if p.split && p.batch > 1)).collect();
     assert!(split.len() >= 2, "{split:?}");
     for (i, &n) in split.iter().enumerate() {
         check_c2c(&[n, 7], &[0], i % 2 == 0, Norm::Backward);
@@ -92,7 +92,7 @@ fn limits() -> plan::DeviceLimits {
 
 /// Lines per workgroup of one strided pass of length n over lines 5 apart on this device.
 fn plan_batch(n: usize) -> usize {
-    plan::line_pass(n, limits(), 5).map_or(0, |p| p.batch)
+    plan::line_pass(n, limits(), 5, false).map_or(0, |p| p.batch)
 }
 
 #[test]

@@ -10,7 +10,7 @@ mod common;
 use common::fft_check::*;
 use common::*;
 
-use lucent::fft::Norm;
+use lucent::fft::{plan, Norm};
 use lucent::ops::convolve::{self, cpu, Mode};
 use ndarray::{ArrayD, IxDyn};
 
@@ -30,6 +30,15 @@ fn looping_workgroups_every_kind_of_pass() {
     check_c2c(&[8192, 5], &[0], false, Norm::Backward);
     check_c2c(&[3, 8192], &[1], true, Norm::Backward);
     check_c2c(&[729, 20], &[0], true, Norm::Backward);
+    // With MIN_THREADS=1 every transform is wide: columns of 8 elements a thread read 16 at
+    // once (64 points: 8 threads a line; 100: 20).
+    let limits = plan::DeviceLimits { workgroup_bytes: gpu().workgroup_memory_bytes() as usize, max_threads: gpu().limits().max_compute_invocations_per_workgroup as usize };
+    for (n, columns) in [(64, 40), (100, 24)] {
+        assert!(plan::wide_columns(n * columns));
+        assert!(matches!(plan::plan_axis(n, limits, columns, true), Some(plan::AxisPlan::Single(p)) if p.batch == 16), "{n}");
+        check_c2c(&[n, columns], &[0], n == 64, Norm::Backward);
+        check_c2c(&[3, n, columns], &[1, 2], n == 100, Norm::Ortho);
+    }
     // In place: strided and contiguous axes.
     check_in_place(&[512, 21], &[0], false, true);
     check_in_place(&[6, 4096], &[1], true, true);

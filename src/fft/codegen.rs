@@ -694,13 +694,13 @@ mod tests {
         for limits in [DeviceLimits { workgroup_bytes: 32768, max_threads: 1024 }, DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 }] {
             for n in 1..=12288 {
                 // Split-exchange columns, where there are any, on a sample of lengths.
-                if let Some(columns) = split_line_pass(n, limits, 100).filter(|p| p.batch > 1 && (n % 5 == 0 || n % 97 == 1)) {
+                if let Some(columns) = split_line_pass(n, limits, 100, true).filter(|p| p.batch > 1 && (n % 5 == 0 || n % 97 == 1)) {
                     for (inverse, twiddle_out, chirp) in [(false, false, false), (true, true, n % 2 == 0)] {
                         let k = LineKernel { inverse, twiddle_out, conj_source: chirp, chirp_in: chirp, chirp_out: chirp, pad_in: !chirp, product_in: true, crop_out: !chirp, ..plain(&columns, false) };
                         check(n, &k);
                     }
                 }
-                let Some(pass) = line_pass(n, limits, if n % 2 == 1 { 1 + n % 8 } else { 1 }).or_else(|| split_line_pass(n, limits, 1)) else { continue };
+                let Some(pass) = line_pass(n, limits, if n % 2 == 1 { 1 + n % 8 } else { 1 }, true).or_else(|| split_line_pass(n, limits, 1, true)) else { continue };
                 // The variants only toggle small pieces; check them all on a sample of lengths.
                 let flags: &[(bool, bool, bool, bool, bool)] = if n % 97 == 1 {
                     &[(false, true, true, false, false), (true, false, false, true, false), (true, true, false, true, false), (true, false, false, false, true)]

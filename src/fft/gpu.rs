@@ -1,7 +1,7 @@
 //! `FftPlan`: the GPU recipe of a transform as a list of steps (line passes and axis maps), with
 //! its tables in one device buffer. `record` replays the steps into a recording.
 
-use super::plan::{plan_axis, AxisPlan, DeviceLimits, LinePass};
+use super::plan::{plan_axis, wide_columns, AxisPlan, DeviceLimits, LinePass};
 use super::twiddle::Twiddles;
 use super::{check_axes, Norm, Transform};
 use crate::error::{Error, Result};
@@ -71,6 +71,11 @@ struct Builder<'a> {
 }
 
 impl Builder<'_> {
+    /// Whether this transform is large enough for wide strided passes (`wide_columns`).
+    fn wide(&self) -> bool {
+        wide_columns(self.dims.iter().product())
+    }
+
     fn outer_inner(&self, axis: usize) -> (usize, usize) {
         (self.dims[..axis].iter().product(), self.dims[axis + 1..].iter().product())
     }
@@ -84,7 +89,7 @@ impl Builder<'_> {
     /// appended), keeping only `window` of the result. True if a pass applied the window.
     fn axis_fused(&mut self, axis: usize, n: usize, inverse: bool, scale: f64, window: Option<Window>) -> Result<bool> {
         let (outer, inner) = self.outer_inner(axis);
-        let plan = plan_axis(n, self.limits, inner)
+        let plan = plan_axis(n, self.limits, inner, self.wide())
             .ok_or_else(|| Error::Invalid(format!("axis length {n} is beyond what this device's FFT can plan")))?;
         // Single passes (and Bluestein around one) read and write whole lines: they pad and crop.
         let fusable = match &plan {
@@ -204,7 +209,7 @@ impl Builder<'_> {
     /// Whether the real transform of `len` reals along the contiguous last axis takes one pass.
     fn real_pass_fits(&self, len: usize) -> bool {
         // (The untangling reads pairs k, n - k from workgroup memory: not split-exchange passes.)
-        len.is_multiple_of(2) && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1), Some(AxisPlan::Single(p)) if !p.split)
+        len.is_multiple_of(2) && len >= 4 && matches!(plan_axis(len / 2, self.limits, 1, self.wide()), Some(AxisPlan::Single(p)) if !p.split)
     }
 
     /// The real transform of `len` (even) reals along the contiguous last axis as one pass of
@@ -215,7 +220,7 @@ impl Builder<'_> {
     fn real_pass(&mut self, inverse: bool, len: usize, scale: f64, len_in: usize) {
         let last = self.dims.len() - 1;
         let (half, outer) = (len / 2, self.outer_inner(last).0);
-        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1) else { unreachable!("checked by real_pass_fits") };
+        let Some(AxisPlan::Single(p)) = plan_axis(half, self.limits, 1, self.wide()) else { unreachable!("checked by real_pass_fits") };
         let table = self.tw.roots(len);
         let n_out = if inverse { half } else { half + 1 };
         let roots = self.tw.stage_roots(&p);
@@ -315,7 +320,7 @@ impl Builder<'_> {
             return None;
         }
         let (_, columns) = pairs.packed(1, inner);
-        match plan_axis(n, self.limits, columns) {
+        match plan_axis(n, self.limits, columns, self.wide()) {
             Some(AxisPlan::Single(p)) if !p.split && !p.radices.is_empty() => Some(p),
             _ => None,
         }

@@ -22,7 +22,8 @@ const WORKGROUP_THREADS: usize = 64;
 /// run 8): 100×375×243 c2c 0.246 → 0.224 ms (axis 0, 91125 apart, a third faster; the H200
 /// too), 81×1001×81 axis 0 19% faster; 200×200×125's 200-point columns (40 threads a line) lost
 /// 20% with 16, hence the limit. Passes of 8 elements a thread (fewer registers) read 16 too
-/// where that makes workgroups of at most 320 threads, or split exchanges of at most 1024. H100
+/// where that makes workgroups of at most 320 threads, or split exchanges of at most 1024 where
+/// 16 whole complex lines would not fit (512 points and more: the pass holds half). H100
 /// (BENCHMARKS.md run 9): 16 columns of 27, 64 and 100 points (80-320 threads) 1.03-1.12× faster,
 /// the four-step's 64-point passes of 4096² and 8192² 1.05-1.06×, 512³'s columns as split
 /// exchanges 1.05-1.10×; of 192, 200 and 320 points (512-1024 threads) 4-19% slower, 343 (784)
@@ -90,14 +91,16 @@ fn workgroup_threads() -> usize {
 }
 
 /// Columns a strided pass over lines `columns` apart, `threads` a line of `elements` a thread,
-/// reads at once, as whole complex numbers or `split` exchanges (see STRIDED_LINES).
-fn strided_lines(columns: usize, threads: usize, elements: usize, split: bool) -> usize {
+/// reads at once; `halves` for a split exchange of lines 16 of which do not fit as complex
+/// numbers; 16 for 8 elements a thread only in `wide` transforms (see STRIDED_LINES,
+/// `wide_columns`).
+fn strided_lines(columns: usize, threads: usize, elements: usize, halves: bool, wide: bool) -> usize {
     static C: OnceLock<usize> = OnceLock::new();
-    let wide = threads * STRIDED_LINES_WIDE;
-    let wide_max = if split { 1024 } else { STRIDED_WIDE_MAX_THREADS };
+    let wide_threads = threads * STRIDED_LINES_WIDE;
+    let wide_max = if halves { 1024 } else { STRIDED_WIDE_MAX_THREADS };
     match knob(&C, "LUCENT_FFT_COLUMNS", 0, &[1, 2, 4, 8, 16, 32]) {
-        0 if !columns.is_multiple_of(4) && wide <= STRIDED_UNALIGNED_MAX_THREADS => STRIDED_LINES_WIDE,
-        0 if elements == 8 && wide <= wide_max => STRIDED_LINES_WIDE,
+        0 if !columns.is_multiple_of(4) && wide_threads <= STRIDED_UNALIGNED_MAX_THREADS => STRIDED_LINES_WIDE,
+        0 if wide && elements == 8 && wide_threads <= wide_max => STRIDED_LINES_WIDE,
         0 => STRIDED_LINES,
         forced => forced,
     }
@@ -122,6 +125,14 @@ fn loops(threads: usize, split: bool) -> usize {
     };
     let min = knob(&T, "LUCENT_FFT_LOOP_THREADS", LOOP_THREADS, &[1, 32, 64, 128, 256, 512, 1024]);
     if threads >= min { (threads / 32).clamp(1, cap) } else { 1 }
+}
+
+/// Whether a transform of `elements` complex numbers is large enough for 16-column passes of
+/// 8 elements a thread (see STRIDED_LINES): at least 8 × min_threads(), so that halving the
+/// workgroups still fills the GPU twice over. Below that 8 columns: H100 (BENCHMARKS.md run 9),
+/// 512² c2c took 0.0114 ms with 16 (32 workgroups of 1024 threads), 0.0092 with 8.
+pub fn wide_columns(elements: usize) -> bool {
+    elements >= 8 * min_threads()
 }
 
 pub fn min_threads() -> usize {
@@ -244,13 +255,13 @@ fn threads_per_line(n: usize, radices: &[usize], elements: usize) -> usize {
 /// `columns` apart: 1, contiguous; else they are columns (a strided axis, or a transposing
 /// store), read a power of two at a time. A warp's lanes run along the lines where they are
 /// contiguous, else across them (as the kernel loads them).
-pub fn line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option<LinePass> {
-    lanes_line_pass(n, limits, columns, columns == 1)
+pub fn line_pass(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Option<LinePass> {
+    lanes_line_pass(n, limits, columns, columns == 1, wide)
 }
 
 /// `line_pass` for lanes that run `along` the lines or across them, whatever `columns` is (the
 /// four-step's second pass loads contiguous lines and stores them as columns).
-fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool) -> Option<LinePass> {
+fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool, wide: bool) -> Option<LinePass> {
     let strided = columns > 1;
     let (radices, elements) = radix_plan(n)?;
     if radices.len() > 8 || n * 8 > limits.workgroup_bytes {
@@ -263,7 +274,7 @@ fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool) 
     // As many lines per workgroup as memory allows, up to workgroup_threads() in all; strided
     // passes strided_lines() columns (at least a warp of threads).
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
-    let wanted = if strided { strided_lines(columns, threads, elements, false).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
+    let wanted = if strided { strided_lines(columns, threads, elements, false, wide).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, along, 8, limits);
     Some(LinePass { n, radices, threads, batch, padded, stride, split: false, loops: loops(threads * batch, false) })
 }
@@ -289,7 +300,7 @@ fn fit_lines(n: usize, threads: usize, wanted: usize, strided: bool, along: bool
 /// as many as whole complex lines; `plan_axis` takes it where it holds more). H100 (BENCHMARKS.md
 /// run 9): 1024-point columns 8 at a time instead of 4, 1.45× faster 16384 apart, 1.13× 1024
 /// apart; 2048-point columns one pass of 4 instead of the four-step's two, 1.15-1.26×.
-pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option<LinePass> {
+pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Option<LinePass> {
     let strided = columns > 1;
     let (radices, elements) = radix_plan(n)?;
     if radices.len() > 8 || n * 4 > limits.workgroup_bytes || (!strided && n * 8 <= limits.workgroup_bytes) {
@@ -299,7 +310,7 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize) -> Option
     if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
-    let wanted = if strided { strided_lines(columns, threads, elements, true).max(32 / threads) } else { 1 };
+    let wanted = if strided { strided_lines(columns, threads, elements, n * STRIDED_LINES_WIDE * 8 > limits.workgroup_bytes, wide).max(32 / threads) } else { 1 };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, !strided, 4, limits);
     Some(LinePass { n, radices, threads, batch, padded, stride, split: true, loops: loops(threads * batch, true) })
 }
@@ -395,33 +406,33 @@ pub fn bluestein_len(min: usize) -> usize {
 /// axis, a single pass whose workgroup holds fewer than `strided_min_batch()` lines (or all
 /// `columns`) gives way to the four-step scheme: strided passes read `batch` adjacent columns at
 /// once, so too few lines waste most of each memory transaction.
-pub fn plan_axis(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan> {
+pub fn plan_axis(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Option<AxisPlan> {
     let min_batch = strided_min_batch().min(columns);
-    let complex = line_pass(n, limits, columns);
+    let complex = line_pass(n, limits, columns, wide);
     // A split exchange where it holds more lines than whole complex numbers would (or any).
-    let split = split_line_pass(n, limits, columns).filter(|s| split_enabled() && complex.as_ref().is_none_or(|c| s.batch > c.batch));
+    let split = split_line_pass(n, limits, columns, wide).filter(|s| split_enabled() && complex.as_ref().is_none_or(|c| s.batch > c.batch));
     let single = split.or(complex);
     if let Some(p) = single.clone().filter(|p| p.batch >= min_batch) {
         return Some(AxisPlan::Single(p));
     }
     if factor(n).is_some() {
-        return four_step(n, limits, columns).or(single.map(AxisPlan::Single));
+        return four_step(n, limits, columns, wide).or(single.map(AxisPlan::Single));
     }
-    if let Some(rader) = rader(n, limits, min_batch, columns) {
+    if let Some(rader) = rader(n, limits, min_batch, columns, wide) {
         return Some(rader);
     }
     let m = bluestein_len(2 * n - 1);
-    let inner = plan_axis(m, limits, columns)?;
+    let inner = plan_axis(m, limits, columns, wide)?;
     Some(AxisPlan::Bluestein { n, m, inner: Box::new(inner) })
 }
 
 /// Rader's plan for a prime `n` whose n − 1 is one pass holding `min_batch` lines (two passes
 /// of n − 1 move far less than Bluestein's two of m ≥ 2n − 1); None otherwise.
-fn rader(n: usize, limits: DeviceLimits, min_batch: usize, columns: usize) -> Option<AxisPlan> {
+fn rader(n: usize, limits: DeviceLimits, min_batch: usize, columns: usize, wide: bool) -> Option<AxisPlan> {
     if n < 3 || !is_prime(n) {
         return None;
     }
-    let inner = line_pass(n - 1, limits, columns).filter(|p| p.batch >= min_batch)?;
+    let inner = line_pass(n - 1, limits, columns, wide).filter(|p| p.batch >= min_batch)?;
     Some(AxisPlan::Rader { n, root: primitive_root(n), inner })
 }
 
@@ -466,7 +477,7 @@ pub fn pow_mod(b: usize, mut e: usize, m: usize) -> usize {
 
 /// Splits a smooth `n` (lines `columns` apart) into n1 · n2, both single passes, as close to √n
 /// as possible.
-fn four_step(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan> {
+fn four_step(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Option<AxisPlan> {
     // Both passes are strided (even for n2 = 1): the first reads columns n2 apart, the second
     // writes them.
     let apart = |n2: usize| (n2 * columns).max(2);
@@ -475,7 +486,7 @@ fn four_step(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan>
     while d * d <= n {
         if n.is_multiple_of(d) {
             for (n1, n2) in [(d, n / d), (n / d, d)] {
-                if line_pass(n1, limits, apart(n2)).is_some() && line_pass(n2, limits, apart(n2)).is_some() {
+                if line_pass(n1, limits, apart(n2), wide).is_some() && line_pass(n2, limits, apart(n2), wide).is_some() {
                     let balance = n1.max(n2);
                     if best.is_none_or(|(b1, b2)| balance < b1.max(b2)) {
                         best = Some((n1, n2));
@@ -486,8 +497,8 @@ fn four_step(n: usize, limits: DeviceLimits, columns: usize) -> Option<AxisPlan>
         d += 1;
     }
     let (n1, n2) = best?;
-    let second = lanes_line_pass(n2, limits, apart(n2), columns == 1)?;
-    Some(AxisPlan::FourStep { n, first: line_pass(n1, limits, apart(n2))?, second })
+    let second = lanes_line_pass(n2, limits, apart(n2), columns == 1, wide)?;
+    Some(AxisPlan::FourStep { n, first: line_pass(n1, limits, apart(n2), wide)?, second })
 }
 
 #[cfg(test)]
@@ -517,7 +528,7 @@ mod tests {
     #[test]
     fn every_radix_stage_fits_the_registers() {
         for n in 1..=4096 {
-            if let Some(p) = line_pass(n, LAVAPIPE, 1) {
+            if let Some(p) = line_pass(n, LAVAPIPE, 1, true) {
                 let elements = radix_plan(n).unwrap().1;
                 for &r in &p.radices {
                     assert!(p.threads * (elements / r) >= n / r, "n={n} r={r}");
@@ -531,7 +542,7 @@ mod tests {
     #[test]
     fn columns_per_strided_pass() {
         let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
-        let batch = |n: usize, columns: usize| line_pass(n, nvidia, columns).unwrap().batch;
+        let batch = |n: usize, columns: usize| line_pass(n, nvidia, columns, true).unwrap().batch;
         // 16 elements a thread: 16 columns where rows start off a 32-byte sector (81 or 91125
         // apart), within 512 threads (243: 27 threads a line; 128: 8), else 8.
         assert_eq!((batch(243, 81), batch(243, 100), batch(128, 91125), batch(128, 65536)), (16, 8, 16, 8));
@@ -548,7 +559,7 @@ mod tests {
         let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
         for n in 2..=4096 {
             for columns in [1, 8, 100, 91125] {
-                let passes = [line_pass(n, nvidia, columns), split_line_pass(n, nvidia, columns)];
+                let passes = [line_pass(n, nvidia, columns, true), split_line_pass(n, nvidia, columns, true)];
                 for (p, slots) in passes.into_iter().zip([16usize, 32]).filter_map(|(p, s)| p.map(|p| (p, s))) {
                     let along = columns == 1;
                     if p.batch == 1 || (along && !slots.is_multiple_of(p.threads)) {
@@ -571,46 +582,46 @@ mod tests {
         // those that already fit 8, or whose stages are uneven over the threads, do not.
         let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
         for (n, columns) in [(1024, 16384), (729, 12352), (1024, 1000)] {
-            assert_eq!(line_pass(n, nvidia, columns).unwrap().batch, if n == 729 { 8 } else { 4 });
-            match plan_axis(n, nvidia, columns) {
+            assert_eq!(line_pass(n, nvidia, columns, true).unwrap().batch, if n == 729 { 8 } else { 4 });
+            match plan_axis(n, nvidia, columns, true) {
                 Some(AxisPlan::Single(p)) => assert_eq!((p.split, p.batch), (n != 729, 8), "{n}"),
                 other => panic!("{other:?}"),
             }
         }
         // 512 points fit 8 complex columns, 16 as split exchanges (8 elements a thread: 16 wanted).
-        assert!(matches!(plan_axis(512, nvidia, 512), Some(AxisPlan::Single(LinePass { split: true, batch: 16, .. }))));
-        assert!(split_line_pass(1000, nvidia, 9008).is_none());
+        assert!(matches!(plan_axis(512, nvidia, 512, true), Some(AxisPlan::Single(LinePass { split: true, batch: 16, .. }))));
+        assert!(split_line_pass(1000, nvidia, 9008, true).is_none());
         // Lavapipe (32 KiB): 625 and 729-point columns.
         for n in [625, 729] {
-            assert!(matches!(plan_axis(n, LAVAPIPE, 7), Some(AxisPlan::Single(LinePass { split: true, batch: 8, .. }))), "{n}");
+            assert!(matches!(plan_axis(n, LAVAPIPE, 7, true), Some(AxisPlan::Single(LinePass { split: true, batch: 8, .. }))), "{n}");
         }
     }
 
     #[test]
     fn long_and_prime_axes() {
-        assert!(matches!(plan_axis(4096, LAVAPIPE, 1), Some(AxisPlan::Single(_))));
-        match plan_axis(1 << 20, LAVAPIPE, 1) {
+        assert!(matches!(plan_axis(4096, LAVAPIPE, 1, true), Some(AxisPlan::Single(_))));
+        match plan_axis(1 << 20, LAVAPIPE, 1, true) {
             Some(AxisPlan::FourStep { first, second, .. }) => assert_eq!(first.n * second.n, 1 << 20),
             other => panic!("{other:?}"),
         }
-        match plan_axis(4093, LAVAPIPE, 1) {
+        match plan_axis(4093, LAVAPIPE, 1, true) {
             Some(AxisPlan::Bluestein { m, .. }) => assert!((2 * 4093 - 1..=8192).contains(&m)),
             other => panic!("{other:?}"),
         }
         assert_eq!(bluestein_len(513), 640);
         // A strided 4096 that would fit one line per workgroup goes four-step instead.
-        assert!(matches!(plan_axis(4096, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
+        assert!(matches!(plan_axis(4096, LAVAPIPE, 4, true), Some(AxisPlan::FourStep { .. })));
         // 8192 contiguous: one split-exchange pass (real parts 32 KiB); strided, four-step.
-        assert!(matches!(plan_axis(8192, LAVAPIPE, 1), Some(AxisPlan::Single(LinePass { split: true, threads: 512, .. }))));
-        assert!(matches!(plan_axis(8192, LAVAPIPE, 4), Some(AxisPlan::FourStep { .. })));
+        assert!(matches!(plan_axis(8192, LAVAPIPE, 1, true), Some(AxisPlan::Single(LinePass { split: true, threads: 512, .. }))));
+        assert!(matches!(plan_axis(8192, LAVAPIPE, 4, true), Some(AxisPlan::FourStep { .. })));
         // 2^24 needs two passes of 4096.
-        assert!(matches!(plan_axis(1 << 24, LAVAPIPE, 1), Some(AxisPlan::FourStep { .. })));
+        assert!(matches!(plan_axis(1 << 24, LAVAPIPE, 1, true), Some(AxisPlan::FourStep { .. })));
     }
 
     #[test]
     fn rader_where_p_minus_1_is_one_pass_else_bluestein() {
         // Up to 4 columns, a strided axis needs a batch of all of them.
-        let pick = |n: usize, min_batch: usize| match plan_axis(n, LAVAPIPE, min_batch) {
+        let pick = |n: usize, min_batch: usize| match plan_axis(n, LAVAPIPE, min_batch, true) {
             Some(AxisPlan::Rader { n: pn, root, inner }) => {
                 assert_eq!((pn, inner.n, root), (n, n - 1, primitive_root(n)));
                 assert!(inner.batch >= min_batch);
@@ -629,11 +640,11 @@ mod tests {
         for n in [47, 59, 83, 4093, 8191, 289, 34] {
             assert_eq!(pick(n, 1), "bluestein", "{n}");
         }
-        assert_eq!(line_pass(3328, LAVAPIPE, 1).unwrap().batch, 1);
+        assert_eq!(line_pass(3328, LAVAPIPE, 1, true).unwrap().batch, 1);
         assert_eq!(pick(3329, 4), "bluestein");
         assert_eq!(pick(257, 4), "rader");
         // Small primes stay single butterflies (no Rader).
-        assert!(matches!(plan_axis(13, LAVAPIPE, 1), Some(AxisPlan::Single(_))));
+        assert!(matches!(plan_axis(13, LAVAPIPE, 1, true), Some(AxisPlan::Single(_))));
     }
 
     #[test]
