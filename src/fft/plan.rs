@@ -190,9 +190,10 @@ pub struct LinePass {
     pub padded: bool,
     /// Workgroup-memory elements from one line of the workgroup to the next (`line_stride`).
     pub stride: usize,
-    /// Lines too long for workgroup memory as complex numbers: each thread keeps its elements
-    /// in registers and stages exchange real parts, then imaginary parts, through half the
-    /// memory. One line per workgroup; loads and stores must both run along the line.
+    /// Split exchange: each thread keeps its elements in registers and stages exchange real
+    /// parts, then imaginary parts, through half the memory (`split_line_pass`): contiguous
+    /// lines too long for workgroup memory as complex numbers, one a workgroup, or columns,
+    /// more of them than would fit as complex numbers. Loaded and stored in one direction.
     pub split: bool,
     /// Line groups (of `batch` lines) per workgroup, one after the other: the first stage's
     /// inputs of the next group are loaded while the current one is transformed, so memory
@@ -590,6 +591,9 @@ mod tests {
         }
         // 512 points fit 8 complex columns, 16 as split exchanges (8 elements a thread: 16 wanted).
         assert!(matches!(plan_axis(512, nvidia, 512, true), Some(AxisPlan::Single(LinePass { split: true, batch: 16, .. }))));
+        // Not in transforms too small to be wide (`wide_columns`): 8 complex.
+        assert!(matches!(plan_axis(512, nvidia, 512, false), Some(AxisPlan::Single(LinePass { split: false, batch: 8, .. }))));
+        assert!(!wide_columns(512 * 512) && wide_columns(16 * 512 * 512));
         assert!(split_line_pass(1000, nvidia, 9008, true).is_none());
         // Lavapipe (32 KiB): 625 and 729-point columns.
         for n in [625, 729] {
