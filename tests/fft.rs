@@ -245,9 +245,9 @@ fn run_fused(plan: &FftPlan, upload: impl FnOnce(&mut Recording) -> lucent::Buf,
 }
 
 /// Zero padding of the input, the product with a second array and a cyclic output window fused
-/// into the passes, against the same steps done one by one on the f64 reference: single passes,
-/// Bluestein (17, 19) and four-step (1200 strided) axes, windows that wrap around and windows
-/// that only rotate.
+/// into the passes, against the same steps done one by one on the f64 reference: single passes
+/// (split-exchange columns among them), Bluestein (17, 19) and four-step (1200 strided) axes,
+/// windows that wrap around and windows that only rotate.
 #[test]
 fn fused_padding_window_and_product() {
     let g = gpu();
@@ -257,6 +257,9 @@ fn fused_padding_window_and_product() {
         (&[9, 20, 12], &[5, 13, 12], &[0, 1], &[(-3, 7), (4, 20), (0, 12)]),
         (&[17, 6, 19], &[11, 6, 4], &[0, 2], &[(15, 9), (0, 6), (-20, 19)]),
         (&[1200, 4], &[1000, 4], &[0], &[(-5, 700), (1, 3)]),
+        // Columns exchanging real and imaginary halves (lavapipe: 625; 48 KiB: 1024).
+        (&[625, 6], &[600, 6], &[0], &[(-7, 500), (2, 4)]),
+        (&[1024, 6], &[1000, 6], &[0], &[(9, 1000), (0, 6)]),
     ];
     for &(dims, from, axes, win) in cases {
         for (inverse, conj) in [(false, false), (true, true)] {
