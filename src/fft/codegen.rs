@@ -207,29 +207,74 @@ fn sm_half(k: &LineKernel, idx: &str) -> String {
 /// pattern, so it stores straight to global memory too when the output runs the same way; only
 /// the stages between exchange through workgroup memory (one round trip fewer at each end).
 pub fn wgsl(k: &LineKernel) -> String {
-    let p = &k.pass;
-    let (n, t, batch) = (p.n, p.threads, p.batch);
-    let wg = t * batch;
-    let total = n * batch;
-    let stages = p.radices.len();
-    let stride = p.stride;
-    // The output runs the way the threads are mapped: the last stage stores directly.
-    let direct_load = k.direct_load();
-    // (A length-1 line has no stage: it is copied, in any direction.)
-    // (The real post-processing pairs outputs k and n - k: those are read from workgroup memory.)
-    let direct_store = (k.store_line_fast == k.load_line_fast && direct_load && !k.real_post && !k.untangle_pairs) || stages == 0;
-    check_flags(k, direct_load, direct_store);
-    let uses_shared = stages > 1 || !direct_store;
-    let looped = k.loops() > 1;
+    let g = Gen::new(k);
     let mut s = String::new();
     let w = &mut s;
-    declarations(w, k, direct_load, direct_store, uses_shared);
-    let half_len = n / 2 + 1;
-    let conj_if = |on: bool, x: &str| if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() };
-    let conj = |x: &str| conj_if(k.inverse, x);
-    // What a load reads: element j of a line at `at` (the caller guards j < len_in when chirped).
-    let loaded = |at: &str, j: &str| {
-        let i = format!("{at} + ({j}) * p.in_elem");
+    declarations(w, k, g.direct_load, g.direct_store, g.stages > 1 || !g.direct_store);
+    g.prologue(w);
+    if !g.direct_load {
+        g.load_through_shared(w);
+    }
+    if g.stages == 0 {
+        writeln!(w, "if (valid) {}", g.store("out_base", "in_base", "0u", "", &g.stored(&g.loaded("in_base", "0u"), "0u", "m"), false)).unwrap();
+    }
+    let offsets = stage_offsets(&k.pass.radices);
+    let mut ns = 1;
+    for (si, &r) in k.pass.radices.iter().enumerate() {
+        g.stage(w, si, ns, &offsets);
+        ns *= r;
+    }
+    if !g.direct_store {
+        g.store_through_shared(w);
+    }
+    if g.looped {
+        // The next group's first stage writes workgroup memory this one's last stage reads.
+        writeln!(w, "workgroupBarrier(); group += groups; }}").unwrap();
+    }
+    writeln!(w, "}}").unwrap();
+    s
+}
+
+/// `x` conjugated if `on`.
+fn conj_if(on: bool, x: &str) -> String {
+    if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() }
+}
+
+/// This thread's line of the group starting at line `first`, and where it is read.
+const GROUP_LINE: &str = "let valid = first + c < p.lines; let l = min(first + c, p.lines - 1u); let in_base = base(l, p.in_split, p.in_hi, p.in_lo);";
+
+/// The pieces of one kernel's source, and what they share.
+struct Gen<'a> {
+    k: &'a LineKernel,
+    stages: usize,
+    /// The first stage reads global memory straight into registers (`LineKernel::direct_load`).
+    direct_load: bool,
+    /// The last stage writes global memory straight from registers: the output runs the way the
+    /// threads are mapped. (A length-1 line has no stage: it is copied, in any direction. The
+    /// real post-processing pairs outputs k and n − k: those are read from workgroup memory.)
+    direct_store: bool,
+    /// Workgroups transform several line groups in turn (`LineKernel::loops`).
+    looped: bool,
+    /// Loads are guarded by len_in (chirped or zero-padded input).
+    guard_in: bool,
+}
+
+impl<'a> Gen<'a> {
+    fn new(k: &'a LineKernel) -> Self {
+        let stages = k.pass.radices.len();
+        let direct_load = k.direct_load();
+        let direct_store = (k.store_line_fast == k.load_line_fast && direct_load && !k.real_post && !k.untangle_pairs) || stages == 0;
+        check_flags(k, direct_load, direct_store);
+        Gen { k, stages, direct_load, direct_store, looped: k.loops() > 1, guard_in: k.chirp_in || k.pad_in }
+    }
+
+    fn conj(&self, x: &str) -> String {
+        conj_if(self.k.inverse, x)
+    }
+
+    /// What a load reads: element j of a line at `at` (the caller guards j < len_in when chirped).
+    fn loaded(&self, at: &str, j: &str) -> String {
+        let k = self.k;
         let x = if k.real_pre {
             format!("real_pre({at}, {j})")
         } else if k.hermitian_pairs {
@@ -239,25 +284,32 @@ pub fn wgsl(k: &LineKernel) -> String {
         } else if k.rader_scatter {
             format!("rader_dc({at}, {j})")
         } else {
-            format!("rd({i})")
+            format!("rd({at} + ({j}) * p.in_elem)")
         };
         let x = conj_if(k.conj_source, &x);
         let x = if k.chirp_in { format!("cmul({x}, tw[p.mul_in + {j}])") } else { x };
-        conj(&x)
-    };
-    let guard_in = k.chirp_in || k.pad_in;
-    let in_range = |j: &str| if guard_in { format!(" && {j} < p.len_in") } else { String::new() };
-    // What a store writes: conjugated back for the inverse, the four-step twiddle, the norm.
-    let stored = |v: &str, idx: &str, m: &str| {
+        self.conj(&x)
+    }
+
+    fn in_range(&self, j: &str) -> String {
+        if self.guard_in { format!(" && {j} < p.len_in") } else { String::new() }
+    }
+
+    /// What a store writes: conjugated back for the inverse, the four-step twiddle, the norm.
+    fn stored(&self, v: &str, idx: &str, m: &str) -> String {
+        let k = self.k;
         let v = if k.twiddle_out { format!("twiddled({v}, {idx}, {m})") } else { v.to_string() };
-        let v = conj(&v);
+        let v = self.conj(&v);
         let v = if k.chirp_out { format!("cmul({v}, tw[p.mul_out + {idx}])") } else { v };
         format!("{} * p.scale", conj_if(k.conj_result, &v))
-    };
-    // The store of value `v` (raw: `raw`) as output `kk` (a frequency index) of the line whose
-    // output starts at `at` and input at `in_at`: only below len_out when chirped, at its
-    // windowed position when cropped, with Rader's extra values at output 0 (`maybe_first`).
-    let store = |at: &str, in_at: &str, kk: &str, raw: &str, v: &str, maybe_first: bool| {
+    }
+
+    /// The store of value `v` (raw: `raw`) as output `kk` (a frequency index) of the line whose
+    /// output starts at `at` and input at `in_at`: only below len_out when chirped, at its
+    /// windowed position when cropped, with Rader's extra values at output 0 (`maybe_first`).
+    fn store(&self, at: &str, in_at: &str, kk: &str, raw: &str, v: &str, maybe_first: bool) -> String {
+        let k = self.k;
+        let n = k.pass.n;
         let mut s = String::from("{ ");
         let mut guards = Vec::new();
         if k.chirp_out {
@@ -287,34 +339,27 @@ pub fn wgsl(k: &LineKernel) -> String {
             s += &format!("if ({}) {{ {write} }}", guards.join(" && "));
         }
         s + " }"
-    };
-    writeln!(w, "@compute @workgroup_size({wg})").unwrap();
-    writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
-    writeln!(w, "let group0 = wid.x + nwg.x * (wid.y + nwg.y * wid.z);").unwrap();
-    writeln!(w, "if (group0 * {batch}u >= p.lines) {{ return; }}").unwrap();
-    if k.load_line_fast {
-        writeln!(w, "let t = lid % {t}u; let c = lid / {t}u;").unwrap();
-    } else {
-        writeln!(w, "let c = lid % {batch}u; let t = lid / {batch}u;").unwrap();
     }
-    writeln!(w, "let line = c * {stride}u;").unwrap();
-    if p.padded {
-        writeln!(w, "let pt = pad(t);").unwrap();
+
+    /// The first stage's radix, and its butterflies per line and per thread.
+    fn first_stage(&self) -> (usize, usize, usize) {
+        let p = &self.k.pass;
+        let r0 = p.radices.first().copied().unwrap_or(1);
+        (r0, p.n / r0, (p.n / r0).div_ceil(p.threads))
     }
-    // This thread's line of the group starting at line `first`, and where it is read.
-    let group_line = "let valid = first + c < p.lines; let l = min(first + c, p.lines - 1u); let in_base = base(l, p.in_split, p.in_hi, p.in_lo);";
-    // The first stage's global loads into registers `{reg}{b}_{q}`, declared before. (Looping,
-    // lanes of lines past p.lines keep the previous group's values: nothing of theirs is stored.)
-    let r0 = p.radices.first().copied().unwrap_or(1);
-    let (nb0, per0) = (n / r0, (n / r0).div_ceil(t));
-    let first_loads = |w: &mut String, reg: &str| {
+
+    /// The first stage's global loads into registers `{reg}{b}_{q}`, declared before. (Looping,
+    /// lanes of lines past p.lines keep the previous group's values: nothing of theirs is stored.)
+    fn first_loads(&self, w: &mut String, reg: &str) {
+        let t = self.k.pass.threads;
+        let (r0, nb0, per0) = self.first_stage();
         for b in 0..per0 {
             let guard = if t * (b + 1) > nb0 { format!(" && j < {nb0}u") } else { String::new() };
             writeln!(w, "{{ let j = t + {}u; if (valid{guard}) {{", b * t).unwrap();
             for q in 0..r0 {
                 let idx = format!("j + {}u", q * nb0);
-                let x = loaded("in_base", &idx);
-                if guard_in {
+                let x = self.loaded("in_base", &idx);
+                if self.guard_in {
                     // Zero past len_in: registers y hold the previous group's values.
                     writeln!(w, "if ({idx} < p.len_in) {{ {reg}{b}_{q} = {x}; }} else {{ {reg}{b}_{q} = vec2<f32>(); }}").unwrap();
                 } else {
@@ -323,41 +368,68 @@ pub fn wgsl(k: &LineKernel) -> String {
             }
             writeln!(w, "}} }}").unwrap();
         }
-    };
-    // Registers y := the first stage's inputs of the group starting at line `first`.
-    let load_group = |w: &mut String, first: &str| {
-        writeln!(w, "{{ let first = {first}; {group_line}").unwrap();
-        first_loads(w, "y");
+    }
+
+    /// Registers y := the first stage's inputs of the group starting at line `first`.
+    fn load_group(&self, w: &mut String, first: &str) {
+        writeln!(w, "{{ let first = {first}; {GROUP_LINE}").unwrap();
+        self.first_loads(w, "y");
         writeln!(w, "}}").unwrap();
-    };
-    if looped {
-        // Groups group0, group0 + groups, ...: registers y hold the next group's first inputs.
-        writeln!(w, "let groups = nwg.x * nwg.y * nwg.z;").unwrap();
-        for b in 0..per0 {
-            for q in 0..r0 {
-                writeln!(w, "var y{b}_{q} = vec2<f32>();").unwrap();
+    }
+
+    /// The entry point up to this thread's line: its workgroup's group of lines (the loop over
+    /// groups, looping), its position in the group, where its line is read and written.
+    fn prologue(&self, w: &mut String) {
+        let (k, p) = (self.k, &self.k.pass);
+        let (t, batch) = (p.threads, p.batch);
+        writeln!(w, "@compute @workgroup_size({})", t * batch).unwrap();
+        writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
+        writeln!(w, "let group0 = wid.x + nwg.x * (wid.y + nwg.y * wid.z);").unwrap();
+        writeln!(w, "if (group0 * {batch}u >= p.lines) {{ return; }}").unwrap();
+        if k.load_line_fast {
+            writeln!(w, "let t = lid % {t}u; let c = lid / {t}u;").unwrap();
+        } else {
+            writeln!(w, "let c = lid % {batch}u; let t = lid / {batch}u;").unwrap();
+        }
+        writeln!(w, "let line = c * {}u;", p.stride).unwrap();
+        if p.padded {
+            writeln!(w, "let pt = pad(t);").unwrap();
+        }
+        if self.looped {
+            // Groups group0, group0 + groups, ...: registers y hold the next group's first inputs.
+            let (r0, _, per0) = self.first_stage();
+            writeln!(w, "let groups = nwg.x * nwg.y * nwg.z;").unwrap();
+            for b in 0..per0 {
+                for q in 0..r0 {
+                    writeln!(w, "var y{b}_{q} = vec2<f32>();").unwrap();
+                }
             }
+            self.load_group(w, &format!("group0 * {batch}u"));
+            writeln!(w, "var group = group0;").unwrap();
+            writeln!(w, "loop {{").unwrap();
+            writeln!(w, "let first = group * {batch}u; if (first >= p.lines) {{ break; }}").unwrap();
+        } else {
+            writeln!(w, "let first = group0 * {batch}u;").unwrap();
         }
-        load_group(w, &format!("group0 * {batch}u"));
-        writeln!(w, "var group = group0;").unwrap();
-        writeln!(w, "loop {{").unwrap();
-        writeln!(w, "let first = group * {batch}u; if (first >= p.lines) {{ break; }}").unwrap();
-    } else {
-        writeln!(w, "let first = group0 * {batch}u;").unwrap();
-    }
-    writeln!(w, "{group_line}").unwrap();
-    if direct_store {
-        writeln!(w, "let out_base = base(l, p.out_split, p.out_hi, p.out_lo);").unwrap();
-        if k.twiddle_out {
-            writeln!(w, "let m = (l % p.inner) / p.tw_div;").unwrap();
+        writeln!(w, "{GROUP_LINE}").unwrap();
+        if self.direct_store {
+            writeln!(w, "let out_base = base(l, p.out_split, p.out_hi, p.out_lo);").unwrap();
+            if k.twiddle_out {
+                writeln!(w, "let m = (l % p.inner) / p.tw_div;").unwrap();
+            }
+        } else {
+            // Another thread stores this line: keep its addresses where every thread can see them.
+            writeln!(w, "if (t == 0u) {{ line_out[c] = base(l, p.out_split, p.out_hi, p.out_lo); line_m[c] = (l % p.inner) / p.tw_div; }}").unwrap();
         }
-    } else {
-        // Another thread stores this line: keep its addresses where every thread can see them.
-        writeln!(w, "if (t == 0u) {{ line_out[c] = base(l, p.out_split, p.out_hi, p.out_lo); line_m[c] = (l % p.inner) / p.tw_div; }}").unwrap();
     }
-    let rounds = total.div_ceil(wg);
-    if !direct_load {
-        // Every global read issued before any is stored, for memory parallelism.
+
+    /// Global loads in element order into workgroup memory (lines of few threads each); every
+    /// read issued before any is stored, for memory parallelism.
+    fn load_through_shared(&self, w: &mut String) {
+        let (k, p) = (self.k, &self.k.pass);
+        let (n, batch, stride) = (p.n, p.batch, p.stride);
+        let (wg, total) = (p.threads * batch, n * batch);
+        let rounds = total.div_ceil(wg);
         let (c_load, j_load) = if k.load_line_fast { (format!("e / {n}u"), format!("e % {n}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
         writeln!(w, "if (t == 0u) {{ line_in[c] = in_base; }}").unwrap();
         writeln!(w, "workgroupBarrier();").unwrap();
@@ -366,7 +438,7 @@ pub fn wgsl(k: &LineKernel) -> String {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
             writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
             writeln!(w, "{{ let e = e{r}; let c = {c_load}; let j = {j_load};").unwrap();
-            writeln!(w, "  if ({guard}first + c < p.lines{}) {{ v{r} = {}; }} }}", in_range("j"), loaded("line_in[c]", "j")).unwrap();
+            writeln!(w, "  if ({guard}first + c < p.lines{}) {{ v{r} = {}; }} }}", self.in_range("j"), self.loaded("line_in[c]", "j")).unwrap();
         }
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
@@ -375,12 +447,15 @@ pub fn wgsl(k: &LineKernel) -> String {
         writeln!(w, "}}").unwrap();
         writeln!(w, "workgroupBarrier();").unwrap();
     }
-    if stages == 0 {
-        writeln!(w, "if (valid) {}", store("out_base", "in_base", "0u", "", &stored(&loaded("in_base", "0u"), "0u", "m"), false)).unwrap();
-    }
-    let offsets = stage_offsets(&p.radices);
-    let mut ns = 1;
-    for (si, &r) in p.radices.iter().enumerate() {
+
+    /// Radix stage `si` after stages of `ns`: its inputs from global memory (the first, direct),
+    /// from workgroup memory or from the split exchange's registers; its butterflies; its outputs
+    /// to global memory (the last, direct) or to workgroup memory.
+    fn stage(&self, w: &mut String, si: usize, ns: usize, offsets: &[usize]) {
+        let (k, p) = (self.k, &self.k.pass);
+        let (n, t, batch, stages) = (p.n, p.threads, p.batch, self.stages);
+        let (direct_load, direct_store, looped) = (self.direct_load, self.direct_store, self.looped);
+        let r = p.radices[si];
         let (is_first, is_last) = (si == 0, si + 1 == stages);
         let load_global = is_first && direct_load;
         let store_global = is_last && direct_store;
@@ -432,9 +507,9 @@ pub fn wgsl(k: &LineKernel) -> String {
         }
         if load_global && looped {
             // The next group's loads, issued before this group's butterflies.
-            load_group(w, &format!("(group + groups) * {batch}u"));
+            self.load_group(w, &format!("(group + groups) * {batch}u"));
         } else if load_global {
-            first_loads(w, "x");
+            self.first_loads(w, "x");
         }
         // Stages read and write the same workgroup memory: all reads before any write.
         // (In place, a single stage's loads must all precede its stores too.)
@@ -470,8 +545,8 @@ pub fn wgsl(k: &LineKernel) -> String {
             for q in 0..r {
                 let idx = format!("d{b} + {}u", q * ns);
                 if store_global {
-                    let v = stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
-                    writeln!(w, "{}", store("out_base", "in_base", &format!("({idx})"), &format!("x{b}_{q}"), &v, q == 0)).unwrap();
+                    let v = self.stored(&format!("x{b}_{q}"), &format!("({idx})"), "m");
+                    writeln!(w, "{}", self.store("out_base", "in_base", &format!("({idx})"), &format!("x{b}_{q}"), &v, q == 0)).unwrap();
                 } else if p.split {
                     writeln!(w, "{} = x{b}_{q}.x;", sm_half_at(k, &format!("d{b}"), q * ns, aligned)).unwrap();
                 } else {
@@ -506,11 +581,16 @@ pub fn wgsl(k: &LineKernel) -> String {
             writeln!(w, "workgroupBarrier();").unwrap();
         }
         writeln!(w, "}}").unwrap();
-        ns *= r;
     }
-    if !direct_store {
-        // The output runs across the threads' lines: read back from workgroup memory in the
-        // order that keeps the global writes coalesced, all reads first.
+
+    /// The outputs read back from workgroup memory in the order that keeps the global writes
+    /// coalesced, all reads first (the output runs across the threads' lines, or pairs outputs
+    /// k and n − k).
+    fn store_through_shared(&self, w: &mut String) {
+        let (k, p) = (self.k, &self.k.pass);
+        let (n, batch, stride) = (p.n, p.batch, p.stride);
+        let wg = p.threads * batch;
+        let half_len = n / 2 + 1;
         let n_out = if k.real_post {
             n + 1
         } else if k.untangle_pairs {
@@ -535,24 +615,18 @@ pub fn wgsl(k: &LineKernel) -> String {
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
             writeln!(w, "{{ let e = e{r}; let c = {c_store}; let k = {k_store};").unwrap();
-            let v = stored(&format!("v{r}"), "k", "line_m[c]");
+            let v = self.stored(&format!("v{r}"), "k", "line_m[c]");
             let in_at = "base(first + c, p.in_split, p.in_hi, p.in_lo)";
             if k.untangle_pairs {
                 // Line b's values go `out_pair` further, if it exists.
                 writeln!(w, "  let b = k >= {half_len}u; let at = line_out[c] + select(0u, p.out_pair, b);").unwrap();
-                writeln!(w, "  if ({guard}first + c < p.lines && (!b || at < p.out_pair_end)) {}", store("at", in_at, &format!("(k % {half_len}u)"), &format!("v{r}"), &v, true)).unwrap();
+                writeln!(w, "  if ({guard}first + c < p.lines && (!b || at < p.out_pair_end)) {}", self.store("at", in_at, &format!("(k % {half_len}u)"), &format!("v{r}"), &v, true)).unwrap();
             } else {
-                writeln!(w, "  if ({guard}first + c < p.lines) {}", store("line_out[c]", in_at, "k", &format!("v{r}"), &v, true)).unwrap();
+                writeln!(w, "  if ({guard}first + c < p.lines) {}", self.store("line_out[c]", in_at, "k", &format!("v{r}"), &v, true)).unwrap();
             }
             writeln!(w, "}}").unwrap();
         }
     }
-    if looped {
-        // The next group's first stage writes workgroup memory this one's last stage reads.
-        writeln!(w, "workgroupBarrier(); group += groups; }}").unwrap();
-    }
-    writeln!(w, "}}").unwrap();
-    s
 }
 
 /// The flag combinations `wgsl` supports (each assert says why the others are not).
