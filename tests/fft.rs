@@ -42,7 +42,7 @@ fn smooth_prime_and_long_lengths() {
     }
     // Columns whose real parts fit more to a workgroup than their complex lines: stages exchange
     // real, then imaginary halves (lavapipe, 32 KiB: 625 and 729 points; 48 KiB: 1024, 2048).
-    let split: Vec<usize> = [625, 729, 1024, 2048].into_iter().filter(|&n| matches!(plan::plan_axis(n, limits(), 7, false), Some(plan::AxisPlan::Single(p)) if p.split && p.batch > 1)).collect();
+    let split: Vec<usize> = [625, 729, 1024, 2048].into_iter().filter(|&n| matches!(plan::plan_axis(n, plan::DeviceLimits::of(gpu()), 7, false), Some(plan::AxisPlan::Single(p)) if p.split && p.batch > 1)).collect();
     assert!(split.len() >= 2, "{split:?}");
     for (i, &n) in split.iter().enumerate() {
         check_c2c(&[n, 7], &[0], i % 2 == 0, Norm::Backward);
@@ -85,14 +85,9 @@ fn rader_and_bluestein_primes() {
     check_real(&[3, 34], &[1], Norm::Backward);
 }
 
-/// This device's limits, as plans see them.
-fn limits() -> plan::DeviceLimits {
-    plan::DeviceLimits { workgroup_bytes: gpu().workgroup_memory_bytes() as usize, max_threads: gpu().limits().max_compute_invocations_per_workgroup as usize }
-}
-
 /// Lines per workgroup of one strided pass of length n over lines 5 apart on this device.
 fn plan_batch(n: usize) -> usize {
-    plan::line_pass(n, limits(), 5, false).map_or(0, |p| p.batch)
+    plan::line_pass(n, plan::DeviceLimits::of(gpu()), 5, false).map_or(0, |p| p.batch)
 }
 
 #[test]

@@ -32,7 +32,7 @@ fn looping_workgroups_every_kind_of_pass() {
     check_c2c(&[729, 20], &[0], true, Norm::Backward);
     // With MIN_THREADS=1 every transform is wide: columns of 8 elements a thread read 16 at
     // once (64 points: 8 threads a line; 100: 20).
-    let limits = plan::DeviceLimits { workgroup_bytes: gpu().workgroup_memory_bytes() as usize, max_threads: gpu().limits().max_compute_invocations_per_workgroup as usize };
+    let limits = plan::DeviceLimits::of(gpu());
     for (n, columns) in [(64, 40), (100, 24)] {
         assert!(plan::wide_columns(n * columns));
         assert!(matches!(plan::plan_axis(n, limits, columns, true), Some(plan::AxisPlan::Single(p)) if p.batch == 16), "{n}");

@@ -70,6 +70,13 @@ struct Builder<'a> {
     bluestein: bool,
 }
 
+impl DeviceLimits {
+    /// What `gpu` allows one workgroup (plans stay GPU-free; this is where they meet one).
+    pub fn of(gpu: &Gpu) -> Self {
+        DeviceLimits { workgroup_bytes: gpu.workgroup_memory_bytes() as usize, max_threads: gpu.limits().max_compute_invocations_per_workgroup as usize }
+    }
+}
+
 impl Builder<'_> {
     /// Whether this transform is large enough for wide strided passes (`wide_columns`).
     fn wide(&self) -> bool {
@@ -494,10 +501,7 @@ impl FftPlan {
         if fusion.product.is_some() && transform == Transform::RealForward {
             return Err(Error::Invalid("a fused product needs a complex input".into()));
         }
-        let limits = DeviceLimits {
-            workgroup_bytes: gpu.workgroup_memory_bytes() as usize,
-            max_threads: gpu.limits().max_compute_invocations_per_workgroup as usize,
-        };
+        let limits = DeviceLimits::of(gpu);
         let mut tw = Twiddles::default();
         let mut b = Builder { limits, tw: &mut tw, dims: from, steps: Vec::new(), bluestein: false };
         let last = *axes.last().unwrap();

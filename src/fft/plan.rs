@@ -507,6 +507,7 @@ mod tests {
     use super::*;
 
     const LAVAPIPE: DeviceLimits = DeviceLimits { workgroup_bytes: 32768, max_threads: 1024 };
+    const NVIDIA: DeviceLimits = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
 
     #[test]
     fn factors_multiply_back() {
@@ -542,8 +543,7 @@ mod tests {
 
     #[test]
     fn columns_per_strided_pass() {
-        let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
-        let batch = |n: usize, columns: usize| line_pass(n, nvidia, columns, true).unwrap().batch;
+        let batch = |n: usize, columns: usize| line_pass(n, NVIDIA, columns, true).unwrap().batch;
         // 16 elements a thread: 16 columns where rows start off a 32-byte sector (81 or 91125
         // apart), within 512 threads (243: 27 threads a line; 128: 8), else 8.
         assert_eq!((batch(243, 81), batch(243, 100), batch(128, 91125), batch(128, 65536)), (16, 8, 16, 8));
@@ -557,10 +557,9 @@ mod tests {
         // a half-warp on complex numbers (8 bytes, 16 bank pairs), 32 on a split exchange's real
         // or imaginary parts (4 bytes, 32 banks); lanes run along lines of threads dividing
         // that, or across lines.
-        let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
         for n in 2..=4096 {
             for columns in [1, 8, 100, 91125] {
-                let passes = [line_pass(n, nvidia, columns, true), split_line_pass(n, nvidia, columns, true)];
+                let passes = [line_pass(n, NVIDIA, columns, true), split_line_pass(n, NVIDIA, columns, true)];
                 for (p, slots) in passes.into_iter().zip([16usize, 32]).filter_map(|(p, s)| p.map(|p| (p, s))) {
                     let along = columns == 1;
                     if p.batch == 1 || (along && !slots.is_multiple_of(p.threads)) {
@@ -581,20 +580,19 @@ mod tests {
     fn long_columns_exchange_real_and_imaginary_halves() {
         // Columns whose complex lines fit 4 to a workgroup (48 KiB) take 8 as split exchanges;
         // those that already fit 8, or whose stages are uneven over the threads, do not.
-        let nvidia = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
         for (n, columns) in [(1024, 16384), (729, 12352), (1024, 1000)] {
-            assert_eq!(line_pass(n, nvidia, columns, true).unwrap().batch, if n == 729 { 8 } else { 4 });
-            match plan_axis(n, nvidia, columns, true) {
+            assert_eq!(line_pass(n, NVIDIA, columns, true).unwrap().batch, if n == 729 { 8 } else { 4 });
+            match plan_axis(n, NVIDIA, columns, true) {
                 Some(AxisPlan::Single(p)) => assert_eq!((p.split, p.batch), (n != 729, 8), "{n}"),
                 other => panic!("{other:?}"),
             }
         }
         // 512 points fit 8 complex columns, 16 as split exchanges (8 elements a thread: 16 wanted).
-        assert!(matches!(plan_axis(512, nvidia, 512, true), Some(AxisPlan::Single(LinePass { split: true, batch: 16, .. }))));
+        assert!(matches!(plan_axis(512, NVIDIA, 512, true), Some(AxisPlan::Single(LinePass { split: true, batch: 16, .. }))));
         // Not in transforms too small to be wide (`wide_columns`): 8 complex.
-        assert!(matches!(plan_axis(512, nvidia, 512, false), Some(AxisPlan::Single(LinePass { split: false, batch: 8, .. }))));
+        assert!(matches!(plan_axis(512, NVIDIA, 512, false), Some(AxisPlan::Single(LinePass { split: false, batch: 8, .. }))));
         assert!(!wide_columns(512 * 512) && wide_columns(16 * 512 * 512));
-        assert!(split_line_pass(1000, nvidia, 9008, true).is_none());
+        assert!(split_line_pass(1000, NVIDIA, 9008, true).is_none());
         // Lavapipe (32 KiB): 625 and 729-point columns.
         for n in [625, 729] {
             assert!(matches!(plan_axis(n, LAVAPIPE, 7, true), Some(AxisPlan::Single(LinePass { split: true, batch: 8, .. }))), "{n}");
