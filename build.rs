@@ -1,7 +1,7 @@
 //! Reads every kernel under `shaders/`, resolves `#import common/<name>` lines against the snippets
 //! in `shaders/common/`, validates the result with naga and embeds, per kernel, its source, entry
 //! point, workgroup size, bindings, parameter-struct size and override constants
-//! (`$OUT_DIR/kernels.rs`, included by `src/kernels/registry.rs`).
+//! (`$OUT_DIR/kernels.rs`, included by `src/gpu/registry.rs`).
 //! A WGSL error fails the build with the kernel's file and line.
 
 use std::collections::BTreeMap;

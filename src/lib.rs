@@ -22,6 +22,7 @@
 //! # Ok::<(), lucent::Error>(())
 //! ```
 
+pub mod check;
 pub mod error;
 pub mod gpu;
 pub mod graph;
@@ -29,6 +30,9 @@ pub mod io;
 pub mod fft;
 pub mod kernels;
 pub mod ops;
+
+#[cfg(test)]
+mod layers;
 
 pub use error::{Error, Result};
 pub use gpu::{Dtype, Gpu, GpuArray, Shape};

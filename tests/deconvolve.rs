@@ -9,7 +9,7 @@ use common::*;
 
 use lucent::kernels::rl_ratio::{self, Ratio};
 use lucent::kernels::{rl_predict, rl_tv, rl_update};
-use lucent::ops::deconvolve::{self, cpu, Boundary, Geometry, Init, RichardsonLucy, RlOptions, StopRule};
+use lucent::ops::deconvolve::{self, cpu, RlBoundary, Geometry, Init, RichardsonLucy, RlOptions, StopRule};
 use lucent::{Error, Recording};
 use ndarray::{ArrayD, Dimension, IxDyn};
 use rand::Rng;
@@ -114,12 +114,12 @@ fn reference_matches_direct_convolution() {
         (&[5, 3, 4], &[2, 3, 4]),
     ];
     for &(dims, pdims) in cases {
-        for boundary in [Boundary::Zero, Boundary::Periodic] {
+        for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
             let (x, p) = (image(dims), psf(pdims));
             let opts = RlOptions { boundary, ..Default::default() };
             let got = cpu::richardson_lucy(&x.view(), &p.view(), 3, &opts).unwrap();
             assert_eq!(got.iterations, 3);
-            let want = rl_direct(&to64(&x), &to64(&p), 3, boundary == Boundary::Periodic);
+            let want = rl_direct(&to64(&x), &to64(&p), 3, boundary == RlBoundary::Periodic);
             let err = rel_l2_64(&flat64(&got.estimate), &flat64(&want));
             assert!(err < 1e-12, "{dims:?} psf {pdims:?} {boundary:?}: relative L2 {err:e}");
         }
@@ -130,11 +130,11 @@ fn reference_matches_direct_convolution() {
 fn forward_model_is_scipy_same_convolution() {
     // cpu::convolve is the model the demo simulates with: scipy's 'same' (zero) or circular.
     for (dims, pdims) in [(&[9usize, 8][..], &[4usize, 3][..]), (&[6, 7, 5], &[3, 4, 2])] {
-        for boundary in [Boundary::Zero, Boundary::Periodic] {
+        for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
             let (x, p) = (to64(&image(dims)), to64(&psf(pdims)));
             let got = cpu::convolve(&x.view(), &p.view(), boundary).unwrap();
             let centre: Vec<usize> = pdims.iter().map(|&m| (m - 1) / 2).collect();
-            let want = conv_direct(&x, &p, &centre, boundary == Boundary::Periodic);
+            let want = conv_direct(&x, &p, &centre, boundary == RlBoundary::Periodic);
             let err = rel_l2_64(&flat64(&got), &flat64(&want));
             assert!(err < 1e-13, "{dims:?} {boundary:?}: {err:e}");
         }
@@ -182,7 +182,7 @@ fn gpu_matches_reference_2d() {
         (&[12, 16], &[1, 1]),   // a delta PSF: nothing changes
     ];
     for &(dims, pdims) in cases {
-        for boundary in [Boundary::Zero, Boundary::Periodic] {
+        for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
             check_gpu(dims, pdims, 5, RlOptions { boundary, ..Default::default() });
         }
     }
@@ -192,7 +192,7 @@ fn gpu_matches_reference_2d() {
 fn gpu_matches_reference_3d() {
     let cases: &[(&[usize], &[usize])] = &[(&[9, 17, 23], &[3, 5, 4]), (&[16, 15, 11], &[5, 6, 5]), (&[7, 13, 11], &[7, 3, 3])];
     for &(dims, pdims) in cases {
-        for boundary in [Boundary::Zero, Boundary::Periodic] {
+        for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
             check_gpu(dims, pdims, 4, RlOptions { boundary, ..Default::default() });
         }
     }
@@ -201,9 +201,9 @@ fn gpu_matches_reference_3d() {
 #[test]
 fn gpu_matches_reference_1d_and_batches() {
     check_gpu(&[101], &[8], 5, RlOptions::default());
-    check_gpu(&[97], &[5], 5, RlOptions { boundary: Boundary::Periodic, ..Default::default() });
+    check_gpu(&[97], &[5], 5, RlOptions { boundary: RlBoundary::Periodic, ..Default::default() });
     // A stack of 2D images with one 2D PSF, and a batch of 1D lines.
-    for boundary in [Boundary::Zero, Boundary::Periodic] {
+    for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
         check_gpu(&[3, 21, 18], &[5, 4], 4, RlOptions { boundary, ..Default::default() });
         check_gpu(&[4, 33], &[6], 4, RlOptions { boundary, ..Default::default() });
     }
@@ -287,7 +287,7 @@ fn total_variation_matches_reference() {
     // λ = 0.1, 40% of the 2D limit (10x typical values), so the TV factor matters; one
     // iteration (see check_tv).
     for (dims, pdims, lambda) in [(&[29usize, 34][..], &[5usize, 4][..], 0.1f32), (&[9, 14, 13], &[3, 5, 5], 0.1), (&[3, 16, 15], &[5, 5], 0.1)] {
-        for boundary in [Boundary::Zero, Boundary::Periodic] {
+        for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
             check_tv(dims, pdims, RlOptions { boundary, tv: Some(lambda), ..Default::default() });
         }
     }
@@ -329,7 +329,7 @@ fn gaussian(dims: &[usize], sigma: &[f64]) -> ArrayD<f32> {
 /// Blurs a single bright voxel on a faint background and checks that the restored image puts
 /// most of the energy back into that voxel (the blurred image holds 3-7% there; after 60
 /// iterations the estimate holds 62-69% in these cases, the rest in a shrinking halo).
-fn point_source(dims: &[usize], pdims: &[usize], sigma: &[f64], at: &[usize], boundary: Boundary) {
+fn point_source(dims: &[usize], pdims: &[usize], sigma: &[f64], at: &[usize], boundary: RlBoundary) {
     poison();
     let p = gaussian(pdims, sigma);
     let mut truth = ArrayD::from_elem(IxDyn(dims), 1e-3f64);
@@ -348,9 +348,9 @@ fn point_source(dims: &[usize], pdims: &[usize], sigma: &[f64], at: &[usize], bo
 
 #[test]
 fn point_sources_are_recovered() {
-    point_source(&[31, 28], &[11, 11], &[1.5, 1.5], &[15, 9], Boundary::Zero);
-    point_source(&[31, 28], &[11, 10], &[1.5, 1.5], &[2, 26], Boundary::Periodic); // near the edge, wrapped
-    point_source(&[13, 24, 21], &[7, 9, 9], &[1.5, 1.2, 1.2], &[6, 10, 11], Boundary::Zero);
+    point_source(&[31, 28], &[11, 11], &[1.5, 1.5], &[15, 9], RlBoundary::Zero);
+    point_source(&[31, 28], &[11, 10], &[1.5, 1.5], &[2, 26], RlBoundary::Periodic); // near the edge, wrapped
+    point_source(&[13, 24, 21], &[7, 9, 9], &[1.5, 1.2, 1.2], &[6, 10, 11], RlBoundary::Zero);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -397,13 +397,13 @@ fn bad_input_is_an_error() {
 
 #[test]
 fn padded_shapes_are_fast_and_large_enough() {
-    let g = Geometry::new(&[64, 512, 512], &[31, 31, 31], Boundary::Zero).unwrap();
+    let g = Geometry::new(&[64, 512, 512], &[31, 31, 31], RlBoundary::Zero).unwrap();
     assert_eq!(g.padded, vec![80, 540, 540]);
     assert_eq!(g.centre, vec![15, 15, 15]);
     for n in 1..200usize {
         for m in [1, 2, 5, 8, 31].into_iter().filter(|&m| m <= n) {
             for last in [false, true] {
-                let l = deconvolve::padded_len(n, m, Boundary::Zero, last);
+                let l = deconvolve::padded_len(n, m, RlBoundary::Zero, last);
                 let mut r = l;
                 for f in [2, 3, 5, 7] {
                     while r.is_multiple_of(f) {
@@ -412,11 +412,11 @@ fn padded_shapes_are_fast_and_large_enough() {
                 }
                 assert!(l >= n + m / 2 && r == 1 && (!last || l.is_multiple_of(2)), "n {n} m {m} last {last}: {l}");
             }
-            assert_eq!(deconvolve::padded_len(n, m, Boundary::Periodic, true), n);
+            assert_eq!(deconvolve::padded_len(n, m, RlBoundary::Periodic, true), n);
         }
     }
     // The PSF's centre element lands on the origin; its neighbours wrap around.
-    let g = Geometry::new(&[6, 7], &[3, 4], Boundary::Periodic).unwrap();
+    let g = Geometry::new(&[6, 7], &[3, 4], RlBoundary::Periodic).unwrap();
     let p = ArrayD::from_shape_fn(IxDyn(&[3, 4]), |i| (10 * i[0] + i[1]) as f64);
     let w = g.wrap_psf(&p.view());
     assert_eq!((w[[0, 0]], w[[5, 6]], w[[1, 2]], w[[0, 1]]), (11.0, 0.0, 23.0, 12.0));
@@ -475,7 +475,7 @@ fn accelerated_gpu_matches_reference() {
     let cases: &[(&[usize], &[usize])] =
         &[(&[37, 53], &[5, 4]), (&[31, 29], &[9, 9]), (&[9, 17, 23], &[3, 5, 4]), (&[7, 13, 11], &[7, 3, 3]), (&[3, 16, 15], &[5, 5])];
     for &(dims, pdims) in cases {
-        for boundary in [Boundary::Zero, Boundary::Periodic] {
+        for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
             check_accelerated(dims, pdims, 7, RlOptions { boundary, accelerate: true, ..Default::default() });
         }
     }
@@ -559,7 +559,7 @@ fn beads_error(dims: &[usize], pdims: &[usize], sigma: &[f64], beads: &[&[usize]
         truth[IxDyn(at)] = 20.0 + 10.0 * i as f64;
     }
     let p64 = to64(&p) / to64(&p).sum();
-    let observed = cpu::convolve(&truth.view(), &p64.view(), Boundary::Zero).unwrap().mapv(|v| v as f32);
+    let observed = cpu::convolve(&truth.view(), &p64.view(), RlBoundary::Zero).unwrap().mapv(|v| v as f32);
     let opts = RlOptions { accelerate, ..Default::default() };
     let result = deconvolve::richardson_lucy(gpu(), &observed.view(), &p.view(), iterations, &opts).unwrap();
     rel_l2(&flat(&result.estimate), &flat64(&truth))
@@ -584,7 +584,7 @@ fn acceleration_converges_faster_on_beads() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Bertero-Boccacci: Boundary::Extended.
+// Bertero-Boccacci: RlBoundary::Extended.
 
 /// Bertero & Boccacci's RL written out with explicit sums on the support (n + m - 1 per axis,
 /// the image at offset m/2), from the observed image extended by its nearest element, PSF
@@ -624,7 +624,7 @@ fn extended_reference_matches_direct_sums() {
         &[(&[7, 9], &[3, 3]), (&[7, 9], &[4, 2]), (&[5, 8], &[5, 1]), (&[11], &[4]), (&[13], &[7]), (&[4, 5, 6], &[3, 2, 3]), (&[5, 3, 4], &[2, 3, 4])];
     for &(dims, pdims) in cases {
         let (x, p) = (image(dims), psf(pdims));
-        let opts = RlOptions { boundary: Boundary::Extended, ..Default::default() };
+        let opts = RlOptions { boundary: RlBoundary::Extended, ..Default::default() };
         let got = cpu::richardson_lucy(&x.view(), &p.view(), 3, &opts).unwrap();
         let want = rl_extended_direct(&to64(&x), &to64(&p), 3);
         let err = rel_l2_64(&flat64(&got.estimate), &flat64(&want));
@@ -635,14 +635,14 @@ fn extended_reference_matches_direct_sums() {
     let (x, p) = (image(&[9, 8]), gaussian(&[5, 5], &[0.8, 0.8]));
     let corner = p[[0, 0]] as f64 / p.iter().map(|&v| v as f64).sum::<f64>();
     assert!(corner < deconvolve::WEIGHT_FLOOR, "corner tap {corner}");
-    let got = cpu::richardson_lucy(&x.view(), &p.view(), 4, &RlOptions { boundary: Boundary::Extended, ..Default::default() }).unwrap();
+    let got = cpu::richardson_lucy(&x.view(), &p.view(), 4, &RlOptions { boundary: RlBoundary::Extended, ..Default::default() }).unwrap();
     let err = rel_l2_64(&flat64(&got.estimate), &flat64(&rl_extended_direct(&to64(&x), &to64(&p), 4)));
     assert!(err < 1e-12, "narrow Gaussian: relative L2 {err:e}");
 }
 
 #[test]
 fn extended_gpu_matches_reference() {
-    let extended = RlOptions { boundary: Boundary::Extended, ..Default::default() };
+    let extended = RlOptions { boundary: RlBoundary::Extended, ..Default::default() };
     // Primes, odd and even PSF axes, a PSF as long as the image, a single row, a delta PSF.
     let cases_2d: &[(&[usize], &[usize])] = &[(&[37, 53], &[5, 4]), (&[64, 29], &[9, 9]), (&[17, 19], &[17, 2]), (&[1, 31], &[1, 7]), (&[12, 16], &[1, 1])];
     for &(dims, pdims) in cases_2d {
@@ -661,7 +661,7 @@ fn extended_gpu_matches_reference() {
 fn extended_with_tv_acceleration_and_stopping_rule() {
     // TV in one iteration (see check_tv); λ = 0.1 changes the result (the factor ranges over
     // 1/(1 ± 0.4)).
-    let extended = RlOptions { boundary: Boundary::Extended, ..Default::default() };
+    let extended = RlOptions { boundary: RlBoundary::Extended, ..Default::default() };
     for (dims, pdims) in [(&[29usize, 34][..], &[5usize, 4][..]), (&[9, 14, 13], &[3, 5, 5])] {
         check_tv(dims, pdims, RlOptions { tv: Some(0.1), ..extended });
     }
@@ -680,13 +680,13 @@ fn extended_with_tv_acceleration_and_stopping_rule() {
 
 #[test]
 fn extended_geometry() {
-    let g = Geometry::new(&[3, 20, 33], &[5, 4], Boundary::Extended).unwrap();
+    let g = Geometry::new(&[3, 20, 33], &[5, 4], RlBoundary::Extended).unwrap();
     assert_eq!((g.offset.clone(), g.support.clone()), (vec![0, 2, 2], vec![3, 24, 36]));
     assert!(g.padded[1] >= 24 && g.padded[2] >= 36 && g.padded[2].is_multiple_of(2), "{:?}", g.padded);
     for n in 1..120usize {
         for m in [1, 2, 5, 8, 31].into_iter().filter(|&m| m <= n) {
             for last in [false, true] {
-                let l = deconvolve::padded_len(n, m, Boundary::Extended, last);
+                let l = deconvolve::padded_len(n, m, RlBoundary::Extended, last);
                 let mut r = l;
                 for f in [2, 3, 5, 7] {
                     while r.is_multiple_of(f) {
@@ -698,7 +698,7 @@ fn extended_geometry() {
         }
     }
     // The first estimate repeats the nearest image element over the support, zero beyond.
-    let g = Geometry::new(&[3, 3], &[3, 2], Boundary::Extended).unwrap();
+    let g = Geometry::new(&[3, 3], &[3, 2], RlBoundary::Extended).unwrap();
     let x = ArrayD::from_shape_fn(IxDyn(&[3, 3]), |i| (10 * i[0] + i[1]) as f64 + 1.0);
     let e = g.first_estimate(&x.view());
     assert_eq!((g.offset.clone(), g.support.clone()), (vec![1, 1], vec![5, 4]));
@@ -749,7 +749,7 @@ fn cut_out_scene(field: &[usize], p: &ArrayD<f32>, margin: usize) -> (ArrayD<f64
         0.05 + blobs.iter().map(|&(by, bx)| 8.0 * (-((y - by).powi(2) + (x - bx).powi(2)) / (2.0 * 1.2 * 1.2)).exp()).sum::<f64>()
     });
     let psf64 = to64(p) / to64(p).sum();
-    let blurred = cpu::convolve(&scene.view(), &psf64.view(), Boundary::Zero).unwrap();
+    let blurred = cpu::convolve(&scene.view(), &psf64.view(), RlBoundary::Zero).unwrap();
     let window = |a: &ArrayD<f64>| a.slice_each_axis(|ax| (margin..margin + field[ax.axis.index()]).into()).to_owned();
     (window(&scene), window(&blurred).mapv(|v| v as f32))
 }
@@ -785,7 +785,7 @@ fn extended_boundary_reduces_border_errors() {
         let result = deconvolve::richardson_lucy(gpu(), &observed.view(), &p.view(), 40, &opts).unwrap();
         border_error(&result.estimate, &truth, 13)
     };
-    let (zero, periodic, extended) = (error(Boundary::Zero), error(Boundary::Periodic), error(Boundary::Extended));
+    let (zero, periodic, extended) = (error(RlBoundary::Zero), error(RlBoundary::Periodic), error(RlBoundary::Extended));
     assert!(extended < EXTENDED_MARGIN * zero.min(periodic), "border error: extended {extended}, zero {zero}, periodic {periodic}");
 }
 

@@ -10,7 +10,7 @@ mod common;
 use common::*;
 
 use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions, TilePlan};
-use lucent::ops::deconvolve::{self, cpu, Boundary, RlOptions, StopRule};
+use lucent::ops::deconvolve::{self, cpu, RlBoundary, RlOptions, StopRule};
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, Axis, IxDyn};
 use rand::Rng;
@@ -82,7 +82,7 @@ fn poisson(lambda: f64, rng: &mut impl Rng) -> f64 {
 /// The specimen blurred by `psf` with Poisson noise: what a microscope records.
 fn observed(truth: &ArrayD<f64>, psf: &ArrayD<f32>) -> ArrayD<f32> {
     let p = psf.mapv(|v| v as f64);
-    let blurred = cpu::convolve(&truth.view(), &p.view(), Boundary::Zero).unwrap();
+    let blurred = cpu::convolve(&truth.view(), &p.view(), RlBoundary::Zero).unwrap();
     let mut rng = rand::rng();
     blurred.mapv(|v| poisson(v.max(0.0), &mut rng) as f32)
 }
@@ -255,7 +255,7 @@ fn gpu_tiles_match_the_cpu_twin() {
     ];
     let extended = (cases[0].0, cases[0].1, cases[0].2, cases[0].3, None);
     for (i, &(image, pdims, grid, counts, tv)) in cases.iter().chain([&extended]).enumerate() {
-        let boundary = if i == cases.len() { Boundary::Extended } else { Boundary::Zero };
+        let boundary = if i == cases.len() { RlBoundary::Extended } else { RlBoundary::Zero };
         let iterations = 4;
         let psfs = psf_grid(grid, pdims);
         let grid_view = PsfGrid::new(psfs.view(), grid).unwrap();
@@ -354,7 +354,7 @@ fn tiles_fit_a_lowered_buffer_limit() {
 fn working_set_estimate_bounds_the_peak() {
     poison();
     for (dims, pdims) in [(&[64usize, 60][..], &[7usize, 7][..]), (&[9, 40, 33], &[3, 5, 5]), (&[3, 50, 20], &[5, 5])] {
-        let extended = RlOptions { boundary: Boundary::Extended, accelerate: true, tv: Some(0.002), ..Default::default() };
+        let extended = RlOptions { boundary: RlBoundary::Extended, accelerate: true, tv: Some(0.002), ..Default::default() };
         for opts in [RlOptions::default(), RlOptions { accelerate: true, tv: Some(0.002), ..Default::default() }, extended] {
             let x = specimen(dims, 5, 1).mapv(|v| v as f32);
             let p = gaussian(pdims, &vec![1.0; pdims.len()]);
@@ -394,7 +394,7 @@ fn bad_input_is_an_error() {
     // A global stopping rule; periodic with several tiles.
     let e = run(&psfs, &RlOptions { stop: Some(StopRule { tolerance: 1e-3, every: 1 }), ..opts }, &none).unwrap();
     assert!(invalid(&e), "{e}");
-    let e = run(&psfs, &RlOptions { boundary: Boundary::Periodic, ..opts }, &none).unwrap();
+    let e = run(&psfs, &RlOptions { boundary: RlBoundary::Periodic, ..opts }, &none).unwrap();
     assert!(invalid(&e), "{e}");
     // A bad PSF in a later region is found before any work.
     let mut bad = grid.clone();

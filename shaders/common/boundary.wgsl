@@ -1,4 +1,4 @@
-// Boundary modes of scipy.ndimage, the WGSL twin of `Boundary::fold` (src/ops/layout/mod.rs):
+// Boundary modes of scipy.ndimage, the WGSL twin of `Boundary::fold` (src/kernels/boundary.rs):
 // mode 0 constant, 1 nearest, 2 reflect, 3 mirror, 4 wrap (`Boundary::code()`). Pass the mode
 // as an `override` constant so the switch folds away.
 

@@ -15,7 +15,7 @@ use std::sync::Mutex;
 use super::butterfly::butterfly;
 use super::plan::LinePass;
 use super::twiddle::stage_offsets;
-use crate::kernels::{BindingInfo, BindingKind, KernelInfo};
+use crate::gpu::{BindingInfo, BindingKind, KernelInfo};
 
 /// Everything that changes the generated source.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -62,7 +62,7 @@ pub struct LineKernel {
     /// position u32(tw[mul_out + q].y) = g^q, and x_0 + A[0] (elements N and N + 1) at position 0.
     pub rader_scatter: bool,
     /// Lines holding two lines a, b of a real transform each (b `in_pair` elements after a,
-    /// nothing at or past `in_pair_end`, see `fft_lines::LinePair`). `pack_real`: the source is
+    /// nothing at or past `in_pair_end`, see `lines::LinePair`). `pack_real`: the source is
     /// real, element j is x_a[j] + i·x_b[j]. `hermitian_pairs`: the source holds half spectra
     /// (N/2 + 1 values), element j is A_j + i·B_j of their full Hermitian spectra.
     pub pack_real: bool,
@@ -103,7 +103,7 @@ impl LineKernel {
     }
 }
 
-/// The parameter struct, mirrored by `Params` in src/kernels/fft_lines.rs.
+/// The parameter struct, mirrored by `Params` in src/fft/lines.rs.
 const PARAMS: &str = "struct Params {
     lines: u32, inner: u32,
     in_split: u32, in_hi: u32, in_lo: u32, in_elem: u32,
@@ -133,9 +133,11 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
         return info;
     }
     let source = wgsl(k);
-    // Unique, and readable in LUCENT_PROFILE reports: length, lines per workgroup, load/store direction.
+    // Readable in LUCENT_PROFILE reports (length, lines per workgroup, load/store direction) and
+    // the same in every process: a hash of the source tells kernels apart (pipelines and dumped
+    // shaders are keyed by name).
     let dir = |fast: bool| if fast { "line" } else { "cols" };
-    let name = format!("fft_lines_{}_n{}x{}_{}_{}", map.len(), k.pass.n, k.pass.batch, dir(k.load_line_fast), dir(k.store_line_fast));
+    let name = format!("fft_lines_n{}x{}_{}_{}_{:016x}", k.pass.n, k.pass.batch, dir(k.load_line_fast), dir(k.store_line_fast), fnv1a(&source));
     let threads = (k.pass.threads * k.pass.batch) as u32;
     let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
         name: Box::leak(name.into_boxed_str()),
@@ -149,6 +151,11 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
     }));
     map.insert(k.clone(), info);
     info
+}
+
+/// The 64-bit FNV-1a hash: stable across processes and builds, unlike `std`'s hashers.
+fn fnv1a(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Element `idx` of this thread's line in workgroup memory (see `LinePass::stride`).

@@ -9,9 +9,9 @@ use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
 use crate::graph::{Buf, Recording};
 use crate::kernels::fft_axis_map::{self, AxisMap, Map, Pairs};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::fft_lines::{self, Chirp, Crop, LinePair, Lines, PairsIn, PairsOut, Pass, Rader, StoreTwiddle};
+use super::lines::{self, Chirp, Crop, LinePair, Lines, PairsIn, PairsOut, Pass, Rader, StoreTwiddle};
 use crate::kernels::gather;
-use crate::ops::layout::{self, Boundary};
+use crate::kernels::boundary::Boundary;
 
 /// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
 #[derive(Clone, Debug)]
@@ -671,7 +671,7 @@ impl FftPlan {
                     let same = in_place && pass.in_place_ok() && pass.product.is_none() && rec.dims(cur) == out.as_slice() && rec.dtype(cur) == Dtype::C32;
                     let dtype = if pass.real_out() { Dtype::F32 } else { Dtype::C32 };
                     let next = if same { cur } else { rec.temp(out, dtype)? };
-                    fft_lines::record(rec, pass, cur, next, table, pass.product.and(other));
+                    lines::record(rec, pass, cur, next, table, pass.product.and(other));
                     cur = next;
                 }
                 Step::Map { map, out } => {
@@ -680,7 +680,7 @@ impl FftPlan {
                     cur = next;
                 }
                 Step::View { dims, dtype } => cur = rec.reinterpret(cur, dims, *dtype)?,
-                Step::Pad { pads } => cur = layout::pad(rec, cur, pads, Boundary::Constant(0.0))?,
+                Step::Pad { pads } => cur = gather::pad(rec, cur, pads, Boundary::Constant(0.0))?,
                 Step::Product { conj } => {
                     let op = if *conj { BinaryOp::ComplexMulConj } else { BinaryOp::ComplexMul };
                     cur = binary::record(rec, op, cur, other.expect("checked above"))?;

@@ -10,6 +10,7 @@ mod butterfly;
 pub(crate) mod codegen;
 pub mod cpu;
 mod gpu;
+pub mod lines;
 pub mod plan;
 mod twiddle;
 
@@ -20,7 +21,7 @@ use num_complex::Complex32;
 
 use crate::error::{Error, Result};
 use crate::graph::Recording;
-use crate::ops::check_finite;
+use crate::check::check_finite;
 use crate::Gpu;
 
 /// Which way and between which types.

@@ -1,9 +1,11 @@
-//! The GPU context, device arrays and the pipeline cache.
+//! The GPU context, device arrays, the kernel registry (what build.rs reflected out of every
+//! WGSL kernel) and the pipeline cache.
 
 mod array;
 mod context;
 mod pipelines;
 mod recycle;
+pub mod registry;
 
 pub use array::{Dtype, GpuArray, Shape};
 pub(crate) use array::contiguous;
@@ -12,3 +14,4 @@ pub(crate) use context::STORAGE_USAGE;
 pub(crate) use context::map_and_read;
 pub(crate) use pipelines::Pipeline;
 pub(crate) use recycle::Recycler;
+pub use registry::{BindingInfo, BindingKind, KernelInfo};

@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
+use super::registry::{BindingKind, KernelInfo};
 use super::Gpu;
 use crate::error::Result;
-use crate::kernels::{BindingKind, KernelInfo};
 
 pub(crate) struct Pipeline {
     pub pipeline: wgpu::ComputePipeline,

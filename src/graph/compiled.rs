@@ -12,7 +12,7 @@ use super::plan::{plan, Kind, ValueSpec};
 use super::{trace, Buf, Dispatch, Download, Output, Recording, Source, Value};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray, Recycler, STORAGE_USAGE};
-use crate::kernels::{self, BindingKind};
+use crate::gpu::registry::{BindingKind, FILL};
 
 /// Time of one node, from GPU timestamps (`LUCENT_PROFILE=1`).
 #[derive(Clone, Debug, Serialize)]
@@ -122,6 +122,20 @@ pub(crate) fn fold_grid(count: u64, max: u32) -> [u32; 3] {
 
 const PARAM_ALIGN: u64 = 256;
 
+/// The executor's NaN fill of a temporary before its first use: `shaders/util/fill.wgsl`, whose
+/// `Params` are (count, bits) (`kernels::fill` records the same kernel for algorithms).
+fn poison_fill(x: Buf, words: u64) -> Dispatch {
+    let params: [u32; 2] = [words as u32, f32::NAN.to_bits()];
+    Dispatch {
+        kernel: &FILL,
+        constants: Vec::new(),
+        params: bytemuck::bytes_of(&params).to_vec(),
+        bufs: vec![x],
+        workgroups: FILL.groups(words),
+        label: "fill(poison)".into(),
+    }
+}
+
 impl Compiled {
     pub(crate) fn new(mut rec: Recording) -> Result<Compiled> {
         let gpu = rec.gpu;
@@ -144,7 +158,7 @@ impl Compiled {
             for (i, node) in std::mem::take(&mut rec.nodes).into_iter().enumerate() {
                 while let Some(&&(at, v)) = acquired.peek() {
                     if at != i { break; }
-                    nodes.push(kernels::fill::dispatch_node(Buf(v), rec.values[v].bytes() / 4, f32::NAN));
+                    nodes.push(poison_fill(Buf(v), rec.values[v].bytes() / 4));
                     acquired.next();
                 }
                 nodes.push(node);

@@ -13,8 +13,7 @@ use ndarray::ArrayViewD;
 use num_complex::Complex32;
 
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
-use crate::kernels::KernelInfo;
+use crate::gpu::{Dtype, Gpu, GpuArray, KernelInfo, Shape};
 
 /// A buffer proxy inside one recording.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use num_complex::Complex32;
 
-use super::{groups, vec4s, BINARY};
+use super::{vec4s, BINARY};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -77,7 +77,7 @@ pub fn record_into(rec: &mut Recording, op: BinaryOp, x: Buf, y: Buf, z: Buf) ->
     }
     let count = vec4s(rec.shape(x).len(), dtype.bytes());
     let p = Params { count, pad: 0 };
-    rec.dispatch(&BINARY, &[("OP", op.code() as f64)], bytemuck::bytes_of(&p), &[x, y, z], groups(count as u64, 256));
+    rec.dispatch(&BINARY, &[("OP", op.code() as f64)], bytemuck::bytes_of(&p), &[x, y, z], BINARY.groups(count as u64));
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use num_complex::Complex32;
 
-use super::{groups, COMPLEX_TO_REAL};
+use super::{COMPLEX_TO_REAL};
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -41,7 +41,7 @@ pub fn record(rec: &mut Recording, op: ComplexToReal, x: Buf) -> Result<Buf> {
     let y = rec.temp_like(x, Dtype::F32)?;
     let count = rec.shape(x).len().div_ceil(2) as u32;
     let p = Params { count, pad: 0 };
-    rec.dispatch(&COMPLEX_TO_REAL, &[("OP", op as u32 as f64)], bytemuck::bytes_of(&p), &[x, y], groups(count as u64, 256));
+    rec.dispatch(&COMPLEX_TO_REAL, &[("OP", op as u32 as f64)], bytemuck::bytes_of(&p), &[x, y], COMPLEX_TO_REAL.groups(count as u64));
     Ok(y)
 }
 

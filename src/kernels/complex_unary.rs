@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use num_complex::Complex32;
 
-use super::{groups, COMPLEX_UNARY};
+use super::{COMPLEX_UNARY};
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -49,7 +49,7 @@ pub fn record(rec: &mut Recording, op: ComplexUnary, x: Buf) -> Result<Buf> {
     let (code, a, b) = op.encode();
     let count = rec.shape(x).len().div_ceil(2) as u32;
     let p = Params { count, pad: 0, a, b };
-    rec.dispatch(&COMPLEX_UNARY, &[("OP", code as f64)], bytemuck::bytes_of(&p), &[x, y], groups(count as u64, 256));
+    rec.dispatch(&COMPLEX_UNARY, &[("OP", code as f64)], bytemuck::bytes_of(&p), &[x, y], COMPLEX_UNARY.groups(count as u64));
     Ok(y)
 }
 

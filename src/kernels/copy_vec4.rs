@@ -4,7 +4,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, vec4s, COPY_VEC4};
+use super::{vec4s, COPY_VEC4};
 use crate::error::Result;
 use crate::graph::{Buf, Recording};
 
@@ -22,6 +22,6 @@ pub fn record(rec: &mut Recording, src: Buf, dst: Buf) -> Result<()> {
     rec.expect_dtype(dst, rec.dtype(src), "copy")?;
     let count = vec4s(rec.shape(src).len(), rec.dtype(src).bytes());
     let p = Params { count, pad: 0 };
-    rec.dispatch(&COPY_VEC4, &[], bytemuck::bytes_of(&p), &[src, dst], groups(count as u64, 256));
+    rec.dispatch(&COPY_VEC4, &[], bytemuck::bytes_of(&p), &[src, dst], COPY_VEC4.groups(count as u64));
     Ok(())
 }

@@ -12,7 +12,7 @@ use super::{correlate_window, CORRELATE_TILED};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, Shape};
 use crate::graph::{Buf, Recording};
-use crate::ops::layout::Boundary;
+use super::boundary::Boundary;
 
 /// Threads per workgroup and outputs per thread along the contiguous axis, as in the WGSL.
 const THREADS: u32 = 256;

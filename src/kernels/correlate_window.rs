@@ -5,14 +5,13 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, CORRELATE_WINDOW};
+use super::{CORRELATE_WINDOW};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Shape};
 use crate::graph::{Buf, Recording};
-use crate::ops::layout::Boundary;
+use super::boundary::Boundary;
 
 /// Threads per workgroup, as in correlate_window.wgsl.
-const GROUP: u32 = 256;
 
 /// Mirrors `Params` in correlate_window.wgsl. Slots are numpy axis order padded on the left to 4D.
 #[repr(C)]
@@ -74,7 +73,7 @@ pub fn record_into(rec: &mut Recording, x: Buf, w: Buf, y: Buf, origin: &[i64], 
         pad1: 0,
     };
     let constants = [("MODE", boundary.code() as f64)];
-    rec.dispatch(&CORRELATE_WINDOW, &constants, bytemuck::bytes_of(&p), &[x, w, y], groups(count as u64, GROUP));
+    rec.dispatch(&CORRELATE_WINDOW, &constants, bytemuck::bytes_of(&p), &[x, w, y], CORRELATE_WINDOW.groups(count as u64));
     Ok(())
 }
 

@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, FFT_AXIS_MAP};
+use super::{FFT_AXIS_MAP};
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in fft_axis_map.wgsl.
@@ -118,5 +118,5 @@ pub fn record(rec: &mut Recording, m: &Map, src: Buf, dst: Buf, table: Buf) {
         Some(Pairs::Columns) => 2,
     };
     let constants = [("MODE", m.kind as u32 as f64), ("CONJ_IN", m.conj_in as u32 as f64), ("CONJ_OUT", m.conj_out as u32 as f64), ("PAIRS", code as f64)];
-    rec.dispatch(&FFT_AXIS_MAP, &constants, bytemuck::bytes_of(&p), &[src, dst, table], groups(count, 256));
+    rec.dispatch(&FFT_AXIS_MAP, &constants, bytemuck::bytes_of(&p), &[src, dst, table], FFT_AXIS_MAP.groups(count));
 }

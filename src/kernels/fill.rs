@@ -2,10 +2,10 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, FILL};
-use crate::graph::{Buf, Dispatch, Recording};
+use super::FILL;
+use crate::graph::{Buf, Recording};
 
-/// Mirrors `Params` in fill.wgsl.
+/// Mirrors `Params` in fill.wgsl (the executor's poison fill in graph/compiled.rs packs the same).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub struct Params {
@@ -17,20 +17,7 @@ pub struct Params {
 pub fn record(rec: &mut Recording, x: Buf, value: f32) {
     let words = rec.shape(x).len() as u64 * rec.dtype(x).words() as u64;
     let p = Params { count: words as u32, bits: value.to_bits() };
-    rec.dispatch(&FILL, &[], bytemuck::bytes_of(&p), &[x], groups(words, 256));
-}
-
-/// The executor's own poison fill, inserted before a temporary's first use.
-pub(crate) fn dispatch_node(x: Buf, words: u64, value: f32) -> Dispatch {
-    let p = Params { count: words as u32, bits: value.to_bits() };
-    Dispatch {
-        kernel: &FILL,
-        constants: Vec::new(),
-        params: bytemuck::bytes_of(&p).to_vec(),
-        bufs: vec![x],
-        workgroups: groups(words, 256),
-        label: "fill(poison)".into(),
-    }
+    rec.dispatch(&FILL, &[], bytemuck::bytes_of(&p), &[x], FILL.groups(words));
 }
 
 pub fn cpu(x: &mut [f32], value: f32) {

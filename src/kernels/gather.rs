@@ -5,14 +5,14 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, GATHER};
+use super::{GATHER};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
-use crate::ops::layout::Boundary;
+use super::boundary::Boundary;
 
 /// Threads per workgroup and outputs per thread, as in gather.wgsl.
-const GROUP: u32 = 256;
+
 const PER_THREAD: u32 = 8;
 
 /// Mirrors `Params` in gather.wgsl. Slots are numpy axis order padded on the left to 4D.
@@ -94,11 +94,26 @@ pub fn record_into(rec: &mut Recording, x: Buf, y: Buf, axes: &[AxisMap], bounda
         p.origin[lead + d] = a.origin as i32;
         p.step[lead + d] = a.step as i32;
     }
-    p.group_step = digits(GROUP as usize, &p.out_dims);
+    p.group_step = digits(GATHER.threads_per_workgroup() as usize, &p.out_dims);
     let constants = [("ELEM_WORDS", dtype.words() as f64), ("MODE", boundary.code() as f64)];
-    let workgroups = groups(p.count as u64, GROUP * PER_THREAD);
+    let workgroups = GATHER.groups(p.count.div_ceil(PER_THREAD) as u64);
     rec.dispatch(&GATHER, &constants, bytemuck::bytes_of(&p), &[x, y], workgroups);
     Ok(())
+}
+
+/// numpy.pad(x, pads) with scipy's `boundary`: `pads` holds (before, after) per axis of x (the
+/// caller checks the count).
+pub fn pad(rec: &mut Recording, x: Buf, pads: &[(usize, usize)], boundary: Boundary) -> Result<Buf> {
+    let dims = rec.dims(x).to_vec();
+    let mut maps = Vec::with_capacity(dims.len());
+    for (d, (&n, &(before, after))) in dims.iter().zip(pads).enumerate() {
+        let len = n.checked_add(before).and_then(|l| l.checked_add(after));
+        let (Some(len), Ok(before)) = (len, i64::try_from(before)) else {
+            return Err(Error::Invalid(format!("pad widths {pads:?} overflow along axis {d}")));
+        };
+        maps.push(AxisMap { len, src_axis: d, origin: -before, step: 1 });
+    }
+    record(rec, x, &maps, boundary)
 }
 
 /// The axis maps must name every input axis once, and every coordinate the kernel forms must fit
@@ -139,7 +154,7 @@ fn fill_words(boundary: Boundary, dtype: Dtype) -> Result<(u32, u32)> {
 /// The kernel indexes 32-bit words with u32 (with room for one workgroup's stride past the end).
 fn check_words(elems: usize, dtype: Dtype, what: &str) -> Result<()> {
     let bytes = elems as u64 * dtype.bytes();
-    let limit = (u32::MAX - GROUP * PER_THREAD) as u64 * 4;
+    let limit = (u32::MAX - GATHER.threads_per_workgroup() * PER_THREAD) as u64 * 4;
     if bytes > limit {
         return Err(Error::TooLarge { what: what.into(), bytes, limit });
     }

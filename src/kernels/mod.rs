@@ -2,17 +2,16 @@
 //! mirrored from WGSL, a `record` that adds the dispatch to a `Recording`, and the CPU twin with
 //! the same semantics (the reference for tests and the CPU fallback).
 
-mod registry;
-pub use registry::*;
+pub use crate::gpu::registry::*;
 
 pub mod binary;
+pub mod boundary;
 pub mod complex_to_real;
 pub mod complex_unary;
 pub mod copy_vec4;
 pub mod correlate_tiled;
 pub mod correlate_window;
 pub mod fft_axis_map;
-pub mod fft_lines;
 pub mod fill;
 pub mod gather;
 pub mod real_to_complex;
@@ -26,11 +25,6 @@ pub mod scan_columns;
 pub mod scan_rows;
 pub mod select;
 pub mod unary;
-
-/// Workgroups needed for `items` threads at `per_group` threads each.
-pub(crate) fn groups(items: u64, per_group: u32) -> u64 {
-    items.div_ceil(per_group as u64).max(1)
-}
 
 /// Count of 16-byte vectors covering `len` elements of `bytes_per_elem` bytes (buffers are
 /// padded to 16 bytes, so the tail vector is always in bounds).

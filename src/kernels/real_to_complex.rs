@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use num_complex::Complex32;
 
-use super::{groups, REAL_TO_COMPLEX};
+use super::{REAL_TO_COMPLEX};
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -21,7 +21,7 @@ pub fn record(rec: &mut Recording, x: Buf) -> Result<Buf> {
     let y = rec.temp_like(x, Dtype::C32)?;
     let count = rec.shape(x).len().div_ceil(2) as u32;
     let p = Params { count, pad: 0 };
-    rec.dispatch(&REAL_TO_COMPLEX, &[], bytemuck::bytes_of(&p), &[x, y], groups(count as u64, 256));
+    rec.dispatch(&REAL_TO_COMPLEX, &[], bytemuck::bytes_of(&p), &[x, y], REAL_TO_COMPLEX.groups(count as u64));
     Ok(y)
 }
 

@@ -6,7 +6,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::reduce_rows::{check_geometry, ReduceOp};
-use super::{groups, REDUCE_COLUMNS};
+use super::{REDUCE_COLUMNS};
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -71,7 +71,7 @@ pub fn record_into(rec: &mut Recording, op: ReduceOp, x: Buf, y: Buf, outer: usi
             pad: 0,
         };
         let constants = [("OP", op.code() as f64), ("FIRST", first as u32 as f64)];
-        rec.dispatch(&REDUCE_COLUMNS, &constants, bytemuck::bytes_of(&p), &[input, output], groups(threads, 256));
+        rec.dispatch(&REDUCE_COLUMNS, &constants, bytemuck::bytes_of(&p), &[input, output], REDUCE_COLUMNS.groups(threads));
         if finish {
             return Ok(());
         }

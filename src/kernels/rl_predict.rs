@@ -1,15 +1,14 @@
 //! `shaders/deconvolve/rl_predict.wgsl`: Biggs-Andrews' prediction for accelerated
 //! Richardson-Lucy, y = max(x + α (x − previous), 0), with α computed on the device from the
 //! two 1-element sums the previous iteration left there (see
-//! [`crate::ops::deconvolve::acceleration`]).
+//! [`acceleration`]).
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, vec4s, RL_PREDICT};
+use super::{vec4s, RL_PREDICT};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
-use crate::ops::deconvolve::acceleration;
 
 /// Mirrors `Params` in rl_predict.wgsl.
 #[repr(C)]
@@ -37,7 +36,7 @@ pub fn record_into(rec: &mut Recording, x: Buf, previous: Buf, cross: Buf, squar
     }
     let count = vec4s(rec.shape(x).len(), 4);
     let p = Params { count, pad: 0 };
-    rec.dispatch(&RL_PREDICT, &[], bytemuck::bytes_of(&p), &[x, previous, cross, square, y], groups(count as u64, 256));
+    rec.dispatch(&RL_PREDICT, &[], bytemuck::bytes_of(&p), &[x, previous, cross, square, y], RL_PREDICT.groups(count as u64));
     Ok(())
 }
 
@@ -45,4 +44,15 @@ pub fn record_into(rec: &mut Recording, x: Buf, previous: Buf, cross: Buf, squar
 pub fn cpu(x: &[f64], previous: &[f64], cross: f64, square: f64) -> Vec<f64> {
     let alpha = acceleration(cross, square);
     x.iter().zip(previous).map(|(&x, &p)| (x + alpha * (x - p)).max(0.0)).collect()
+}
+
+/// Biggs-Andrews' step αₖ₊₁ = Σ gₖ·gₖ₋₁ / Σ gₖ₋₁·gₖ₋₁ clamped to [0, 1], where gₖ = xₖ₊₁ − yₖ is
+/// the change the RL update made to the prediction; 0 when the denominator is (both paths call
+/// this with their two sums; the first two iterations use α = 0, there being no gₖ₋₁ yet).
+pub fn acceleration(g_dot_previous: f64, previous_squared: f64) -> f64 {
+    if previous_squared > 0.0 {
+        (g_dot_previous / previous_squared).clamp(0.0, 1.0)
+    } else {
+        0.0
+    }
 }

@@ -2,7 +2,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, vec4s, RL_RATIO};
+use super::{vec4s, RL_RATIO};
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -47,7 +47,7 @@ pub fn record(rec: &mut Recording, ratio: Ratio, o: Buf, b: Buf) -> Result<Buf> 
     let count = vec4s(rec.shape(o).len(), 4);
     let p = Params { count, pad: 0, eps: ratio.eps, filter_eps: ratio.filter_eps.unwrap_or(0.0) };
     let filter = ratio.filter_eps.is_some() as u32 as f64;
-    rec.dispatch(&RL_RATIO, &[("FILTER", filter)], bytemuck::bytes_of(&p), &[o, b, r], groups(count as u64, 256));
+    rec.dispatch(&RL_RATIO, &[("FILTER", filter)], bytemuck::bytes_of(&p), &[o, b, r], RL_RATIO.groups(count as u64));
     Ok(r)
 }
 

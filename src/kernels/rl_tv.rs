@@ -4,7 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
-use super::{groups, RL_TV};
+use super::{RL_TV};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -33,7 +33,7 @@ pub fn record(rec: &mut Recording, x: Buf, image: &[usize], spatial: usize, lamb
     let t = rec.temp(&dims, Dtype::F32)?;
     let count = dims.iter().product::<usize>() as u32;
     let p = Params { dims: pad4(&dims), extent: pad4(image), spatial: spatial as u32, count, lambda, pad: 0 };
-    rec.dispatch(&RL_TV, &[], bytemuck::bytes_of(&p), &[x, t], groups(count as u64, 256));
+    rec.dispatch(&RL_TV, &[], bytemuck::bytes_of(&p), &[x, t], RL_TV.groups(count as u64));
     Ok(t)
 }
 

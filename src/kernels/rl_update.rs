@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, vec4s, RL_UPDATE};
+use super::{vec4s, RL_UPDATE};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -21,7 +21,7 @@ pub fn record(rec: &mut Recording, e: Buf, c: Buf, t: Option<Buf>) -> Result<()>
     record_weighted(rec, e, c, t, None)
 }
 
-/// Records `e *= c [* t] [* w]`, `w` the inverse weights of [`crate::ops::deconvolve::Boundary::Extended`];
+/// Records `e *= c [* t] [* w]`, `w` the inverse weights of [`crate::ops::deconvolve::RlBoundary::Extended`];
 /// all f32 of one shape, `e` another buffer than the others.
 pub fn record_weighted(rec: &mut Recording, e: Buf, c: Buf, t: Option<Buf>, w: Option<Buf>) -> Result<()> {
     for (b, what) in [(e, "update estimate"), (c, "update correction"), (t.unwrap_or(c), "update TV factor"), (w.unwrap_or(c), "update weights")] {
@@ -36,7 +36,7 @@ pub fn record_weighted(rec: &mut Recording, e: Buf, c: Buf, t: Option<Buf>, w: O
     // `c` stands in for the bindings of factors that are off (not read).
     let bufs = [e, c, t.unwrap_or(c), w.unwrap_or(c)];
     let overrides = [("TV", t.is_some() as u32 as f64), ("WEIGHTED", w.is_some() as u32 as f64)];
-    rec.dispatch(&RL_UPDATE, &overrides, bytemuck::bytes_of(&p), &bufs, groups(count as u64, 256));
+    rec.dispatch(&RL_UPDATE, &overrides, bytemuck::bytes_of(&p), &bufs, RL_UPDATE.groups(count as u64));
     Ok(())
 }
 

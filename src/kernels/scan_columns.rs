@@ -5,11 +5,11 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, SCAN_COLUMNS};
+use super::{SCAN_COLUMNS};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
-use crate::ops::scan::cpu::scan_f64;
+use super::scan_rows::scan_f64;
 
 /// Threads (columns times chunks) worth splitting columns for: enough to fill a large GPU.
 const TARGET_THREADS: usize = 1 << 16;
@@ -98,7 +98,7 @@ pub fn record(rec: &mut Recording, x: Buf, len: usize, inner: usize, exclusive: 
 
 fn dispatch(rec: &mut Recording, phase: Phase, exclusive: bool, p: &Params, x: Buf, offsets: Buf, out: Buf) {
     let constants = [("PHASE", phase as u32 as f64), ("EXCLUSIVE", exclusive as u32 as f64)];
-    rec.dispatch(&SCAN_COLUMNS, &constants, bytemuck::bytes_of(p), &[x, offsets, out], groups(p.threads as u64, 256));
+    rec.dispatch(&SCAN_COLUMNS, &constants, bytemuck::bytes_of(p), &[x, offsets, out], SCAN_COLUMNS.groups(p.threads as u64));
 }
 
 /// The CPU twin: the exact sums (f64) rounded to f32 (Kahan gets within about one rounding).

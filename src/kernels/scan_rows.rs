@@ -9,7 +9,6 @@ use super::SCAN_ROWS;
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
-use crate::ops::scan::cpu::scan_f64;
 
 /// Elements per workgroup tile (THREADS * ITEMS); mirrors BLOCK in scan_rows.wgsl.
 pub const BLOCK: usize = 1024;
@@ -92,6 +91,29 @@ fn dispatch(rec: &mut Recording, phase: Phase, exclusive: bool, p: &Params, x: B
 pub fn cpu(x: &[f32], len: usize, exclusive: bool) -> Vec<f32> {
     let x: Vec<f64> = x.iter().map(|&v| v as f64).collect();
     scan_f64(&x, len, 1, exclusive).into_iter().map(|v| v as f32).collect()
+}
+
+/// The CPU twin of both scan kernels: prefix sums of `x` viewed as (outer, len, inner) along the middle axis. Exclusive sums start
+/// at 0 and leave out the element itself.
+pub fn scan_f64(x: &[f64], len: usize, inner: usize, exclusive: bool) -> Vec<f64> {
+    let mut y = vec![0.0; x.len()];
+    for block in 0..x.len() / (len * inner) {
+        let base = block * len * inner;
+        for i in 0..inner {
+            let mut run = 0.0;
+            for l in 0..len {
+                let at = base + l * inner + i;
+                if exclusive {
+                    y[at] = run;
+                    run += x[at];
+                } else {
+                    run += x[at];
+                    y[at] = run;
+                }
+            }
+        }
+    }
+    y
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, vec4s, SELECT};
+use super::{vec4s, SELECT};
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -23,7 +23,7 @@ pub fn record(rec: &mut Recording, cond: Buf, x: Buf, y: Buf) -> Result<Buf> {
     let z = rec.temp_like(x, Dtype::F32)?;
     let count = vec4s(rec.shape(x).len(), 4);
     let p = Params { count, pad: 0 };
-    rec.dispatch(&SELECT, &[], bytemuck::bytes_of(&p), &[cond, x, y, z], groups(count as u64, 256));
+    rec.dispatch(&SELECT, &[], bytemuck::bytes_of(&p), &[cond, x, y, z], SELECT.groups(count as u64));
     Ok(z)
 }
 

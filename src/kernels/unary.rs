@@ -2,7 +2,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{groups, vec4s, UNARY};
+use super::{vec4s, UNARY};
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -74,7 +74,7 @@ pub fn record_into(rec: &mut Recording, op: UnaryOp, x: Buf, y: Buf) -> Result<(
     let (code, a, b) = op.encode();
     let count = vec4s(rec.shape(x).len(), 4);
     let p = Params { count, pad: 0, a, b };
-    rec.dispatch(&UNARY, &[("OP", code as f64)], bytemuck::bytes_of(&p), &[x, y], groups(count as u64, 256));
+    rec.dispatch(&UNARY, &[("OP", code as f64)], bytemuck::bytes_of(&p), &[x, y], UNARY.groups(count as u64));
     Ok(())
 }
 

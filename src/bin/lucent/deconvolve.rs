@@ -9,7 +9,7 @@ use std::time::Instant;
 use indicatif::{ProgressBar, ProgressStyle};
 use lucent::io;
 use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions, TileProgress};
-use lucent::ops::deconvolve::{self, cpu, Boundary, Init, RichardsonLucy, RlOptions, RlReport, RlResult, StopRule};
+use lucent::ops::deconvolve::{self, cpu, RlBoundary, Init, RichardsonLucy, RlOptions, RlReport, RlResult, StopRule};
 use lucent::{Error, Gpu};
 use ndarray::ArrayViewD;
 use serde_json::json;
@@ -105,9 +105,9 @@ impl Args {
     fn options(&self) -> RlOptions {
         RlOptions {
             boundary: match self.boundary {
-                BoundaryArg::Zero => Boundary::Zero,
-                BoundaryArg::Periodic => Boundary::Periodic,
-                BoundaryArg::Extended => Boundary::Extended,
+                BoundaryArg::Zero => RlBoundary::Zero,
+                BoundaryArg::Periodic => RlBoundary::Periodic,
+                BoundaryArg::Extended => RlBoundary::Extended,
             },
             init: self.init,
             normalize_psf: !self.no_normalize_psf,

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lucent::io;
-use lucent::ops::deconvolve::{cpu, Boundary, RlOptions};
+use lucent::ops::deconvolve::{cpu, RlBoundary, RlOptions};
 use lucent::Error;
 use ndarray::{s, Array2, ArrayD, Axis, IxDyn};
 use serde_json::json;
@@ -42,7 +42,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut rng = Rng::new(args.seed);
     let truth = specimen(&mut rng);
     let psf = gaussian_psf();
-    let blurred = cpu::convolve(&truth.view(), &psf.view(), Boundary::Zero)?;
+    let blurred = cpu::convolve(&truth.view(), &psf.view(), RlBoundary::Zero)?;
     let observed = blurred.mapv(|v| rng.poisson(v.max(0.0)) as f32);
     let simulate_ms = ms_since(start);
 

@@ -6,7 +6,7 @@ use std::time::Instant;
 
 use lucent::fft::{self, Norm};
 use lucent::io::{self, Loaded};
-use lucent::ops::check_finite;
+use lucent::check::check_finite;
 use lucent::{Error, Gpu, Shape};
 use ndarray::ArrayD;
 use num_complex::Complex32;

@@ -234,7 +234,7 @@ impl Geometry {
     }
 }
 
-pub use crate::ops::check_finite;
+pub use crate::check::check_finite;
 
 // ---------------------------------------------------------------------------------------------
 // scipy.signal: linear convolution and correlation

@@ -5,7 +5,7 @@
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
 use num_complex::Complex64;
 
-use super::{acceleration, prepared_psf, validate, Boundary, Change, Geometry, Init, Progress, RlOptions};
+use super::{acceleration, prepared_psf, validate, RlBoundary, Change, Geometry, Init, Progress, RlOptions};
 use crate::error::Result;
 use crate::fft::{cpu as fft, Norm};
 use crate::kernels::rl_tv;
@@ -86,11 +86,11 @@ pub fn richardson_lucy_with(
     Ok(result)
 }
 
-/// `psf ⊛ x` (scipy.signal.convolve(x, psf, mode='same') for `Boundary::Zero`, circular for
+/// `psf ⊛ x` (scipy.signal.convolve(x, psf, mode='same') for `RlBoundary::Zero`, circular for
 /// `Periodic`) in f64: the forward model of the deconvolution, used to simulate data. The PSF is
 /// used as given (not normalised); its axes are the last ones of `x`. `Extended` gives what
 /// `Zero` gives (`x` holds no object beyond itself).
-pub fn convolve(x: &ArrayViewD<f64>, psf: &ArrayViewD<f64>, boundary: Boundary) -> Result<ArrayD<f64>> {
+pub fn convolve(x: &ArrayViewD<f64>, psf: &ArrayViewD<f64>, boundary: RlBoundary) -> Result<ArrayD<f64>> {
     let g = Geometry::new(x.shape(), psf.shape(), boundary)?;
     let y = Operator::new(&g, psf).apply(&g.pad(x), false);
     Ok(g.crop(&y))

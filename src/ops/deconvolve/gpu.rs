@@ -2,7 +2,7 @@
 //! observed image and the estimate, f32; the OTF, the half spectrum of the wrapped PSF, computed
 //! once) and the pooled temporaries of one iteration (the FFTs' scratch, the blurred estimate,
 //! the ratio, the correction; with Biggs-Andrews acceleration three more resident arrays and two
-//! 1-element sums, see [`Accelerated`]; with [`super::Boundary::Extended`] one more, the inverse
+//! 1-element sums, see [`Accelerated`]; with [`super::RlBoundary::Extended`] one more, the inverse
 //! weights). One iteration is recorded once and compiled; each run of it
 //! updates the estimate in place, so nothing crosses to the host inside the loop except, every
 //! `stop.every` iterations, two sums for the stopping rule.
@@ -28,7 +28,7 @@ struct Resident {
     estimate: GpuArray,
     /// rfftn of the wrapped PSF.
     otf: GpuArray,
-    /// Bertero-Boccacci's 1 / max(Hᵀ M, floor), with [`super::Boundary::Extended`].
+    /// Bertero-Boccacci's 1 / max(Hᵀ M, floor), with [`super::RlBoundary::Extended`].
     inverse_weight: Option<GpuArray>,
     accelerated: Option<Accelerated>,
 }
@@ -184,7 +184,7 @@ impl<'g> RichardsonLucy<'g> {
 }
 
 /// Pads the observed image and the first estimate to the working shape and computes the OTF
-/// (with [`super::Boundary::Extended`] also uploads the inverse weights), in one submission;
+/// (with [`super::RlBoundary::Extended`] also uploads the inverse weights), in one submission;
 /// returns the resident arrays and the peak memory of that step.
 fn upload(
     gpu: &Gpu,

@@ -7,8 +7,8 @@
 //!
 //! Conventions, all shared by the GPU path ([`RichardsonLucy`]) and the f64 reference ([`cpu`]):
 //! - `psf ⊛ x` is scipy.signal.convolve(x, psf, mode='same'): PSF element `(m - 1) / 2` (integer
-//!   division) of each axis sits on the output element. With [`Boundary::Zero`] (the default) the
-//!   estimate is zero outside the image, as in scipy; with [`Boundary::Periodic`] the convolution
+//!   division) of each axis sits on the output element. With [`RlBoundary::Zero`] (the default) the
+//!   estimate is zero outside the image, as in scipy; with [`RlBoundary::Periodic`] the convolution
 //!   is circular over the image's own size.
 //! - `mirror(psf) ⊛` is applied as the exact adjoint of `psf ⊛` (the conjugate of the OTF). For
 //!   odd PSF sizes that is scikit-image's mirrored convolution; for an even size scikit-image's
@@ -19,22 +19,24 @@
 //!   (that assumes images scaled to [0, 1]), and the PSF is normalised to sum 1 unless asked not
 //!   to, and the first estimate is the observed image unless a constant is asked for (skimage: 0.5).
 //! - A PSF with fewer axes than the image is applied to each slice along the leading (batch) axis.
-//! - [`Boundary::Extended`] is Bertero & Boccacci's (2005) method against boundary artefacts: the
+//! - [`RlBoundary::Extended`] is Bertero & Boccacci's (2005) method against boundary artefacts: the
 //!   object is reconstructed on the image extended by the PSF's reach on each side, the data
 //!   exist only on the image (mask M), and the update is
 //!   `x *= Hᵀ(M · image / (H x + eps)) / max(Hᵀ M, floor)`, the result cropped to the image
 //!   (see [`WEIGHT_FLOOR`]).
 //!
 //! Both paths work on the padded arrays of [`Geometry`]: the image and the estimate are stored
-//! in an array of fast FFT lengths (at its corner, or with [`Boundary::Extended`] at
+//! in an array of fast FFT lengths (at its corner, or with [`RlBoundary::Extended`] at
 //! [`Geometry::offset`] inside the estimate's larger [`Geometry::support`]), zero elsewhere, and
 //! the PSF is wrapped around the origin of one of the same shape, so that a circular convolution
-//! there equals the linear one on the image (for [`Boundary::Periodic`] the padded shape is the
+//! there equals the linear one on the image (for [`RlBoundary::Periodic`] the padded shape is the
 //! image's own).
 
 pub mod cpu;
 pub mod tiles;
 mod gpu;
+
+pub use crate::kernels::rl_predict::acceleration;
 
 pub use gpu::RichardsonLucy;
 
@@ -46,13 +48,13 @@ use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
 use crate::gpu::Shape;
 use crate::kernels::rl_ratio::Ratio;
-use crate::ops::check_finite;
+use crate::check::check_finite;
 use crate::Gpu;
 
 /// What the convolution assumes outside the image.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Boundary {
+pub enum RlBoundary {
     /// Zero outside the image: linear convolution (scipy's 'same'), computed on arrays padded by
     /// half the PSF to fast FFT lengths.
     #[default]
@@ -69,7 +71,7 @@ pub enum Boundary {
     Extended,
 }
 
-/// With [`Boundary::Extended`], the weights w = Hᵀ M are clamped to at least this fraction of
+/// With [`RlBoundary::Extended`], the weights w = Hᵀ M are clamped to at least this fraction of
 /// the PSF's sum (w's maximum) before the update divides by them. Elements near the extended
 /// domain's outer edge send almost none of their light into the image (w → 0 at its corners, for
 /// a Gaussian PSF 1e-10 and below): the data cannot determine them, and dividing by their tiny,
@@ -101,7 +103,7 @@ pub struct StopRule {
 
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct RlOptions {
-    pub boundary: Boundary,
+    pub boundary: RlBoundary,
     pub init: Init,
     /// Divide the PSF by its sum (in f64) before use.
     pub normalize_psf: bool,
@@ -124,7 +126,7 @@ pub struct RlOptions {
 impl Default for RlOptions {
     fn default() -> Self {
         RlOptions {
-            boundary: Boundary::Zero,
+            boundary: RlBoundary::Zero,
             init: Init::Observed,
             normalize_psf: true,
             eps: 1e-12,
@@ -156,15 +158,15 @@ pub struct Geometry {
     /// Per spatial axis, the PSF element on the output element: `(m - 1) / 2`, as scipy's 'same'.
     pub centre: Vec<usize>,
     /// Where the image's first element sits in the padded arrays, per axis: 0, or with
-    /// [`Boundary::Extended`] `m/2` along each spatial axis.
+    /// [`RlBoundary::Extended`] `m/2` along each spatial axis.
     pub offset: Vec<usize>,
     /// The estimate's domain, at the corner of the padded arrays: the image's shape, or with
-    /// [`Boundary::Extended`] `n + m - 1` along each spatial axis. The estimate is zero beyond it.
+    /// [`RlBoundary::Extended`] `n + m - 1` along each spatial axis. The estimate is zero beyond it.
     pub support: Vec<usize>,
 }
 
 impl Geometry {
-    pub fn new(image: &[usize], psf: &[usize], boundary: Boundary) -> Result<Geometry> {
+    pub fn new(image: &[usize], psf: &[usize], boundary: RlBoundary) -> Result<Geometry> {
         Shape::new(image)?;
         Shape::new(psf)?;
         if psf.len() > 3 || !(image.len() == psf.len() || image.len() == psf.len() + 1) {
@@ -185,7 +187,7 @@ impl Geometry {
         for (d, &m) in psf.iter().enumerate() {
             let last = d + 1 == psf.len();
             padded[batch + d] = padded_len(image[batch + d], m, boundary, last);
-            if boundary == Boundary::Extended {
+            if boundary == RlBoundary::Extended {
                 offset[batch + d] = m / 2;
                 support[batch + d] = image[batch + d] + m - 1;
             }
@@ -236,7 +238,7 @@ impl Geometry {
     }
 
     /// Bertero-Boccacci's 1 / max(w, floor) on the padded shape, w = Hᵀ M the weights of
-    /// [`Boundary::Extended`] (M: 1 on the image's window) and floor = [`WEIGHT_FLOOR`] × the
+    /// [`RlBoundary::Extended`] (M: 1 on the image's window) and floor = [`WEIGHT_FLOOR`] × the
     /// PSF's sum; 1/floor beyond the support, where w is 0 and the estimate too. M is a box, so
     /// w at element j is the sum of the PSF taps t whose image element j - c + t lies inside
     /// the image: a box of taps, summed exactly in f64 from the PSF's summed-area table (an f32
@@ -328,11 +330,11 @@ fn box_sum(table: &ArrayD<f64>, boxes: &[(usize, usize)]) -> f64 {
 /// image stays inside it; the adjoint of the image onto the support wraps no tap). Both rounded
 /// up to a 2^a 3^b 5^c 7^d length, even on the last axis (where the real FFT takes the fast
 /// half-length path).
-pub fn padded_len(n: usize, m: usize, boundary: Boundary, last_axis: bool) -> usize {
+pub fn padded_len(n: usize, m: usize, boundary: RlBoundary, last_axis: bool) -> usize {
     let least = match boundary {
-        Boundary::Periodic => return n,
-        Boundary::Zero => n + m / 2,
-        Boundary::Extended => n + m - 1,
+        RlBoundary::Periodic => return n,
+        RlBoundary::Zero => n + m / 2,
+        RlBoundary::Extended => n + m - 1,
     };
     if last_axis {
         2 * smooth_at_least(least.div_ceil(2))
@@ -351,7 +353,7 @@ pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usiz
     let geometry = Geometry::new(image.shape(), psf.shape(), opts.boundary)?;
     check_finite(image, "the image")?;
     check_finite(psf, "the PSF")?;
-    if let Some((idx, v)) = crate::ops::first_where(psf, |v| v < 0.0) {
+    if let Some((idx, v)) = crate::check::first_where(psf, |v| v < 0.0) {
         return Err(Error::Invalid(format!("the PSF must be non-negative; it holds {v} at index {idx:?}")));
     }
     if psf.iter().map(|&v| v as f64).sum::<f64>() <= 0.0 {
@@ -391,17 +393,6 @@ fn check_options(opts: &RlOptions) -> Result<()> {
         }
     }
     Ok(())
-}
-
-/// Biggs-Andrews' step αₖ₊₁ = Σ gₖ·gₖ₋₁ / Σ gₖ₋₁·gₖ₋₁ clamped to [0, 1], where gₖ = xₖ₊₁ − yₖ is
-/// the change the RL update made to the prediction; 0 when the denominator is (both paths call
-/// this with their two sums; the first two iterations use α = 0, there being no gₖ₋₁ yet).
-pub fn acceleration(g_dot_previous: f64, previous_squared: f64) -> f64 {
-    if previous_squared > 0.0 {
-        (g_dot_previous / previous_squared).clamp(0.0, 1.0)
-    } else {
-        0.0
-    }
 }
 
 /// The PSF in f64, divided by its sum when `normalize`.

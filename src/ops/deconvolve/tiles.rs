@@ -69,7 +69,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice, Zip};
 use rustfft::num_traits::Float;
 use serde::Serialize;
 
-use super::{cpu, validate, Boundary, Geometry, RichardsonLucy, RlOptions};
+use super::{cpu, validate, RlBoundary, Geometry, RichardsonLucy, RlOptions};
 use crate::error::{Error, Result};
 use crate::Gpu;
 
@@ -170,7 +170,7 @@ impl TilePlan {
     /// `tiles_per_region` tiles. Errors: `Shape` when the PSF does not fit the image or a grid
     /// needs two spatial axes it lacks; `Invalid` for tiles smaller than the PSF or the blend.
     pub fn new(image: &[usize], psf: &[usize], grid: [usize; 2], tiles_per_region: &[usize], guard: &[usize], overlap: &[usize]) -> Result<TilePlan> {
-        Geometry::new(image, psf, Boundary::Zero)?;
+        Geometry::new(image, psf, RlBoundary::Zero)?;
         let spatial = psf.len();
         if grid != [1, 1] && spatial < 2 {
             return Err(Error::Shape(format!("a PSF grid spans two spatial axes; a PSF of shape {psf:?} has {spatial}")));
@@ -348,14 +348,14 @@ const GUARD_RADII: f64 = 1.0;
 /// iteration's pooled temporaries are each about one); see the test that checks it bounds the
 /// reported peak.
 pub fn working_set_bytes(dims: &[usize], psf: &[usize], opts: &RlOptions) -> Result<u64> {
-    let extra = if opts.accelerate { 3 } else { 0 } + u64::from(opts.tv.is_some()) + u64::from(opts.boundary == Boundary::Extended);
+    let extra = if opts.accelerate { 3 } else { 0 } + u64::from(opts.tv.is_some()) + u64::from(opts.boundary == RlBoundary::Extended);
     Ok((WORKING_SPECTRA + extra) * spectrum_bytes(dims, psf, opts.boundary)?)
 }
 
 const WORKING_SPECTRA: u64 = 8;
 
 /// The largest buffer of an RL run: the half spectrum of the padded array.
-pub fn spectrum_bytes(dims: &[usize], psf: &[usize], boundary: Boundary) -> Result<u64> {
+pub fn spectrum_bytes(dims: &[usize], psf: &[usize], boundary: RlBoundary) -> Result<u64> {
     let padded = Geometry::new(dims, psf, boundary)?.padded;
     let (last, rest) = padded.split_last().unwrap();
     Ok(rest.iter().map(|&v| v as u64).product::<u64>() * (*last as u64 / 2 + 1) * 8)
@@ -501,7 +501,7 @@ pub fn plan(
         Some(t) => TilePlan::new(image.shape(), m, psfs.grid, t, &guard, &overlap)?,
         None => fitted_plan(image.shape(), m, psfs.grid, &guard, &overlap, opts, max_buffer_bytes, tiles.memory_bytes)?,
     };
-    if opts.boundary == Boundary::Periodic && plan.len() > 1 {
+    if opts.boundary == RlBoundary::Periodic && plan.len() > 1 {
         return Err(Error::Invalid(format!(
             "the periodic boundary needs the whole image in one tile; this run needs {} tiles (use the zero boundary)",
             plan.len()

@@ -2,7 +2,8 @@
 //! flip, roll, fftshift and ifftshift, with numpy's and scipy.ndimage's semantics. Each is one
 //! dispatch of the general gather kernel ([`crate::kernels::gather`]): an op only says, per output
 //! axis, which input axis it walks, from which coordinate, in which direction, and how to treat
-//! coordinates outside the input ([`Boundary`], shared with the spatial filters).
+//! coordinates outside the input ([`Boundary`], shared with the spatial filters; it lives in
+//! `kernels::boundary`, the CPU twin of `shaders/common/boundary.wgsl`).
 //!
 //! `cpu` holds references written independently of the kernel's index math (ndarray slicing,
 //! concatenation and step-by-step boundary walks), which the tests compare against.
@@ -13,64 +14,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Buf, Recording};
 use crate::kernels::gather::{self, AxisMap};
 
-/// What lies outside an array, named and defined as in scipy.ndimage (numpy.pad's name in
-/// brackets). For input `a b c d`:
-///
-/// | mode           | left      | input     | right     |
-/// |----------------|-----------|-----------|-----------|
-/// | `Constant(k)`  | `k k k`   | `a b c d` | `k k k`   |
-/// | `Nearest` (edge) | `a a a` | `a b c d` | `d d d`   |
-/// | `Reflect` (symmetric) | `c b a` | `a b c d` | `d c b` |
-/// | `Mirror` (reflect) | `d c b` | `a b c d` | `c b a`   |
-/// | `Wrap` (wrap)  | `b c d`   | `a b c d` | `a b c`   |
-///
-/// Any distance outside is defined: reflect and mirror repeat periodically (periods 2n and
-/// 2n - 2), as scipy.ndimage does and as numpy.pad does for pads wider than the array. A mirror of
-/// a length-1 axis repeats its one element. For complex arrays `Constant(k)` means k + 0i; for u32
-/// arrays k must be a whole number in range.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Boundary {
-    Constant(f32),
-    Nearest,
-    Reflect,
-    Mirror,
-    Wrap,
-}
-
-impl Boundary {
-    /// The `MODE` override of the kernels that apply a boundary (gather.wgsl's `fold`).
-    pub fn code(self) -> u32 {
-        match self {
-            Boundary::Constant(_) => 0,
-            Boundary::Nearest => 1,
-            Boundary::Reflect => 2,
-            Boundary::Mirror => 3,
-            Boundary::Wrap => 4,
-        }
-    }
-
-    /// Folds coordinate `c` into `0..n` (n > 0); `None` where constant mode supplies the value.
-    /// The CPU twin of gather.wgsl's `fold`.
-    pub fn fold(self, c: i64, n: i64) -> Option<i64> {
-        if (0..n).contains(&c) {
-            return Some(c);
-        }
-        match self {
-            Boundary::Constant(_) => None,
-            Boundary::Nearest => Some(c.clamp(0, n - 1)),
-            Boundary::Reflect => {
-                let m = c.rem_euclid(2 * n);
-                Some(if m >= n { 2 * n - 1 - m } else { m })
-            }
-            Boundary::Mirror if n == 1 => Some(0),
-            Boundary::Mirror => {
-                let m = c.rem_euclid(2 * n - 2);
-                Some(if m >= n { 2 * n - 2 - m } else { m })
-            }
-            Boundary::Wrap => Some(c.rem_euclid(n)),
-        }
-    }
-}
+pub use crate::kernels::boundary::Boundary;
 
 /// numpy.transpose(x, axes): output axis d is input axis `axes[d]`.
 pub fn permute(rec: &mut Recording, x: Buf, axes: &[usize]) -> Result<Buf> {
@@ -94,15 +38,7 @@ pub fn transpose(rec: &mut Recording, x: Buf) -> Result<Buf> {
 pub fn pad(rec: &mut Recording, x: Buf, pads: &[(usize, usize)], boundary: Boundary) -> Result<Buf> {
     let dims = rec.dims(x).to_vec();
     expect_per_axis(&dims, pads.len(), "pad widths")?;
-    let mut maps = Vec::with_capacity(dims.len());
-    for (d, &(before, after)) in pads.iter().enumerate() {
-        let len = dims[d].checked_add(before).and_then(|l| l.checked_add(after));
-        let (Some(len), Ok(before)) = (len, i64::try_from(before)) else {
-            return Err(Error::Invalid(format!("pad widths {pads:?} overflow along axis {d}")));
-        };
-        maps.push(AxisMap { len, src_axis: d, origin: -before, step: 1 });
-    }
-    gather::record(rec, x, &maps, boundary)
+    gather::pad(rec, x, pads, boundary)
 }
 
 /// The window `start[d] .. start[d] + size[d]` along every axis; it must lie inside the array.

@@ -6,29 +6,7 @@ use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use super::{check_sat_dims, scan_geometry};
 use crate::error::Result;
 use crate::gpu::Shape;
-
-/// Prefix sums of `x` viewed as (outer, len, inner) along the middle axis. Exclusive sums start
-/// at 0 and leave out the element itself.
-pub fn scan_f64(x: &[f64], len: usize, inner: usize, exclusive: bool) -> Vec<f64> {
-    let mut y = vec![0.0; x.len()];
-    for block in 0..x.len() / (len * inner) {
-        let base = block * len * inner;
-        for i in 0..inner {
-            let mut run = 0.0;
-            for l in 0..len {
-                let at = base + l * inner + i;
-                if exclusive {
-                    y[at] = run;
-                    run += x[at];
-                } else {
-                    run += x[at];
-                    y[at] = run;
-                }
-            }
-        }
-    }
-    y
-}
+pub use crate::kernels::scan_rows::scan_f64;
 
 /// `cumsum` along `axis` (exclusive: shifted by one, starting at 0).
 pub fn cumsum(x: &ArrayViewD<f32>, axis: usize, exclusive: bool) -> Result<ArrayD<f64>> {

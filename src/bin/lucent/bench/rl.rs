@@ -10,7 +10,7 @@
 //! write one (3·4·L bytes each): 4·L·(8·axes + 12) bytes, plus 4·L for the extended case's
 //! weights.
 
-use lucent::ops::deconvolve::{Boundary, RichardsonLucy, RlOptions};
+use lucent::ops::deconvolve::{RlBoundary, RichardsonLucy, RlOptions};
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, IxDyn};
 
@@ -34,9 +34,9 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
             continue;
         }
         let image = positive_image(&dims);
-        for (case, boundary) in [("rl_periodic", Boundary::Periodic), ("rl_zero", Boundary::Zero), ("rl_extended", Boundary::Extended)] {
+        for (case, boundary) in [("rl_periodic", RlBoundary::Periodic), ("rl_zero", RlBoundary::Zero), ("rl_extended", RlBoundary::Extended)] {
             // The extended domain at the paper's 3D size only (it costs about what rl_zero does).
-            if !wanted(case) || (boundary == Boundary::Extended && dims != [16, 512, 512]) {
+            if !wanted(case) || (boundary == RlBoundary::Extended && dims != [16, 512, 512]) {
                 continue;
             }
             let psf_dims: Vec<usize> = dims.iter().map(|&d| d.min(PSF_EDGE)).collect();
@@ -50,7 +50,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
             let reps = ((1u64 << 31) / bytes).clamp(2, 50);
             let (ms, timer) = time_repeated(gpu, reps, |rec| rl.record_iteration(rec))?;
             let padded: usize = rl.geometry().padded.iter().product();
-            let weights = if boundary == Boundary::Extended { 1 } else { 0 };
+            let weights = if boundary == RlBoundary::Extended { 1 } else { 0 };
             let moved = 4.0 * padded as f64 * (8 * dims.len() + 12 + weights) as f64;
             let gbs = moved / (ms * 1e6);
             let peak_mib = rl.report().peak_bytes as f64 / (1 << 20) as f64;

@@ -3,8 +3,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use crate::fft::codegen::{self, LineKernel};
-use crate::fft::plan::{min_threads, LinePass};
+use super::codegen::{self, LineKernel};
+use super::plan::{min_threads, LinePass};
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in the generated WGSL (src/fft/codegen.rs).

@@ -33,6 +33,10 @@ impl KernelInfo {
     pub fn threads_per_workgroup(&self) -> u32 {
         self.workgroup_size.iter().product()
     }
+    /// Workgroups that give every one of `threads` threads its own invocation (at least one).
+    pub fn groups(&self, threads: u64) -> u64 {
+        threads.div_ceil(self.threads_per_workgroup() as u64).max(1)
+    }
     /// Buffers the caller supplies: every binding but the uniform parameters.
     pub fn buffer_count(&self) -> usize {
         self.bindings.iter().filter(|b| b.kind != BindingKind::Uniform).count()

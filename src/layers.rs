@@ -1,0 +1,110 @@
+//! The import rule, checked on the sources: each layer imports only from layers below it
+//! (`error`/`check`/`io` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
+//! `signal`, `ndimage`, `restoration` ← the `lucent` binary). docs/ARCHITECTURE.md explains them.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Top-level modules by layer, lowest first.
+const LAYERS: &[&[&str]] = &[
+    &["error", "check", "io"],
+    &["gpu"],
+    &["graph"],
+    &["kernels"],
+    &["fft"],
+    &["ops"],
+    &["signal", "ndimage", "restoration"],
+];
+
+fn layer_of(module: &str) -> Option<usize> {
+    LAYERS.iter().position(|l| l.contains(&module))
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The top-level modules a line names through `crate::` (`crate::a::b`, `crate::{a, b::c}`),
+/// with names the crate root re-exports (`crate::Gpu`) resolved through `roots`.
+fn crate_paths(line: &str, roots: &HashMap<String, String>) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("crate::") {
+        rest = &rest[at + "crate::".len()..];
+        let names: Vec<&str> = match rest.strip_prefix('{') {
+            Some(group) => group[..group.find('}').unwrap_or(group.len())].split(',').collect(),
+            None => vec![rest],
+        };
+        for name in names {
+            let name = name.trim();
+            let end = name.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(name.len());
+            let name = &name[..end];
+            if let Some(module) = roots.get(name) {
+                found.push(module.clone());
+            } else if !name.is_empty() {
+                found.push(name.to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn modules_import_only_from_layers_below() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    // `pub use gpu::{Dtype, Gpu, ...};` in lib.rs: which module each root name comes from.
+    let mut roots = HashMap::new();
+    for line in std::fs::read_to_string(src.join("lib.rs")).unwrap().lines() {
+        if let Some(rest) = line.strip_prefix("pub use ") {
+            let (module, names) = rest.split_once("::").unwrap();
+            for name in names.trim_matches(|c| "{};".contains(c)).split(',') {
+                roots.insert(name.trim().to_string(), module.to_string());
+            }
+        }
+    }
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for file in &files {
+        let rel = file.strip_prefix(&src).unwrap();
+        let top = rel.components().next().unwrap().as_os_str().to_string_lossy();
+        let top = top.trim_end_matches(".rs");
+        if top == "bin" || top == "lib" || top == "layers" {
+            continue;
+        }
+        let Some(own) = layer_of(top) else {
+            wrong.push(format!("src/{}: module `{top}` is in no layer (add it to LAYERS)", rel.display()));
+            continue;
+        };
+        checked += 1;
+        for (n, line) in std::fs::read_to_string(file).unwrap().lines().enumerate() {
+            if line.trim_start().starts_with("//") {
+                continue;
+            }
+            for module in crate_paths(line, &roots) {
+                match layer_of(&module) {
+                    Some(l) if l <= own => {}
+                    Some(_) => wrong.push(format!("src/{}:{}: `{top}` imports `{module}`, a layer above it", rel.display(), n + 1)),
+                    None => wrong.push(format!("src/{}:{}: `crate::{module}` is in no layer", rel.display(), n + 1)),
+                }
+            }
+        }
+    }
+    assert!(checked > 50, "found only {checked} source files under {}", src.display());
+    assert!(wrong.is_empty(), "imports against the layers:\n{}", wrong.join("\n"));
+}
+
+#[test]
+fn the_check_sees_grouped_and_root_imports() {
+    let roots = HashMap::from([("Gpu".to_string(), "gpu".to_string())]);
+    assert_eq!(crate_paths("use crate::{error::Result, ops::layout, Gpu};", &roots), ["error", "ops", "gpu"]);
+    assert_eq!(crate_paths("let x = crate::fft::plan::smooth(crate::Gpu::new());", &roots), ["fft", "gpu"]);
+}
