@@ -29,7 +29,10 @@ pub mod graph;
 pub mod io;
 pub mod fft;
 pub mod kernels;
+pub mod ndimage;
 pub mod ops;
+pub mod restoration;
+pub mod signal;
 
 #[cfg(test)]
 mod layers;

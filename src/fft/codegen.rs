@@ -137,7 +137,7 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
     // the same in every process: a hash of the source tells kernels apart (pipelines and dumped
     // shaders are keyed by name).
     let dir = |fast: bool| if fast { "line" } else { "cols" };
-    let name = format!("fft_lines_n{}x{}_{}_{}_{:016x}", k.pass.n, k.pass.batch, dir(k.load_line_fast), dir(k.store_line_fast), fnv1a(&source));
+    let name = format!("fft_lines_n{}x{}_{}_{}_{:016x}", k.pass.n, k.pass.batch, dir(k.load_line_fast), dir(k.store_line_fast), crate::gpu::content_hash(source.as_bytes()));
     let threads = (k.pass.threads * k.pass.batch) as u32;
     let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
         name: Box::leak(name.into_boxed_str()),
@@ -151,11 +151,6 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
     }));
     map.insert(k.clone(), info);
     info
-}
-
-/// The 64-bit FNV-1a hash: stable across processes and builds, unlike `std`'s hashers.
-fn fnv1a(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3))
 }
 
 /// Element `idx` of this thread's line in workgroup memory (see `LinePass::stride`).

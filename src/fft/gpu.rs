@@ -1,6 +1,8 @@
 //! `FftPlan`: the GPU recipe of a transform as a list of steps (line passes and axis maps), with
 //! its tables in one device buffer. `record` replays the steps into a recording.
 
+use std::sync::Arc;
+
 use super::plan::{plan_axis, wide_columns, AxisPlan, DeviceLimits, LinePass};
 use super::twiddle::Twiddles;
 use super::{check_axes, Norm, Transform};
@@ -480,6 +482,22 @@ impl FftPlan {
     /// Plans `transform` of an array of shape `dims` over `axes`.
     pub fn new(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm) -> Result<FftPlan> {
         FftPlan::fused(gpu, dims, axes, transform, norm, &Fusion::default())
+    }
+
+    /// Device memory of the plan's tables.
+    pub fn table_bytes(&self) -> u64 {
+        self.tables.bytes()
+    }
+
+    /// The plan `new` makes, kept on `gpu` for later calls with the same arguments (the
+    /// one-call functions plan through here).
+    pub fn cached(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm) -> Result<Arc<FftPlan>> {
+        let key = format!("{dims:?} {axes:?} {transform:?} {norm:?}");
+        gpu.cached(&key, || {
+            let plan = FftPlan::new(gpu, dims, axes, transform, norm)?;
+            let bytes = plan.table_bytes();
+            Ok((plan, bytes))
+        })
     }
 
     /// Plans `transform` of shape `dims` (the transform's, for a real inverse its half-spectrum

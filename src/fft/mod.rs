@@ -16,13 +16,13 @@ mod twiddle;
 
 pub use gpu::{FftPlan, Fusion, Window};
 
-use ndarray::{ArrayD, ArrayViewD};
+use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension};
 use num_complex::Complex32;
 
 use crate::error::{Error, Result};
 use crate::graph::Recording;
 use crate::check::check_finite;
-use crate::Gpu;
+use crate::gpu::{with_dim, Gpu};
 
 /// Which way and between which types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -85,11 +85,61 @@ pub fn check_axes(axes: &[usize], ndim: usize) -> Result<Vec<usize>> {
     Ok(sorted)
 }
 
-/// Complex transform of a host array on the GPU (a convenience over `FftPlan`).
-pub fn fftn(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: &[usize], inverse: bool, norm: Norm) -> Result<ArrayD<Complex32>> {
+// One-call transforms of host arrays, numpy.fft's functions: `axes` None transforms every axis;
+// plans are cached on the `Gpu`, so later calls on the same shapes only upload, run and download.
+
+/// numpy.fft.fftn(x, axes=axes, norm=norm) on the GPU.
+pub fn fftn<S: Data<Elem = Complex32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, axes: Option<&[usize]>, norm: Norm) -> Result<Array<Complex32, D>> {
+    with_dim(complex(gpu, &x.view().into_dyn(), axes, Transform::Forward, norm)?)
+}
+
+/// numpy.fft.ifftn(x, axes=axes, norm=norm) on the GPU.
+pub fn ifftn<S: Data<Elem = Complex32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, axes: Option<&[usize]>, norm: Norm) -> Result<Array<Complex32, D>> {
+    with_dim(complex(gpu, &x.view().into_dyn(), axes, Transform::Inverse, norm)?)
+}
+
+/// numpy.fft.rfftn(x, axes=axes, norm=norm) on the GPU: the last transformed axis keeps n/2 + 1.
+pub fn rfftn<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, axes: Option<&[usize]>, norm: Norm) -> Result<Array<Complex32, D>> {
+    let x = x.view().into_dyn();
+    check_finite(&x, "the FFT's input")?;
+    let axes = all_axes(axes, x.ndim());
+    let plan = FftPlan::cached(gpu, x.shape(), &axes, Transform::RealForward, norm)?;
+    let mut rec = Recording::new(gpu);
+    let xb = rec.upload_f32(&x)?;
+    let y = plan.record(&mut rec, xb)?;
+    let d = rec.download(y);
+    with_dim(rec.run()?.c32(d)?)
+}
+
+/// numpy.fft.irfftn(x, axes=axes, norm=norm) on the GPU, the last transformed axis of length
+/// `len` (None: 2(m - 1) for m input values, numpy's default).
+pub fn irfftn<S: Data<Elem = Complex32>, D: Dimension>(
+    gpu: &Gpu,
+    x: &ArrayBase<S, D>,
+    axes: Option<&[usize]>,
+    len: Option<usize>,
+    norm: Norm,
+) -> Result<Array<f32, D>> {
+    let x = x.view().into_dyn();
+    check_finite(&x, "the FFT's input")?;
+    let axes = all_axes(axes, x.ndim());
+    let last = *check_axes(&axes, x.ndim())?.last().unwrap();
+    let len = match len {
+        Some(n) => n,
+        None if x.shape()[last] >= 2 => 2 * (x.shape()[last] - 1),
+        None => return Err(Error::Invalid(format!("irfftn: {} value along axis {last} gives no default output length", x.shape()[last]))),
+    };
+    let plan = FftPlan::cached(gpu, x.shape(), &axes, Transform::RealInverse { len }, norm)?;
+    let mut rec = Recording::new(gpu);
+    let xb = rec.upload_c32(&x)?;
+    let y = plan.record(&mut rec, xb)?;
+    let d = rec.download(y);
+    with_dim(rec.run()?.f32(d)?)
+}
+
+fn complex(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<ArrayD<Complex32>> {
     check_finite(x, "the FFT's input")?;
-    let t = if inverse { Transform::Inverse } else { Transform::Forward };
-    let plan = FftPlan::new(gpu, x.shape(), axes, t, norm)?;
+    let plan = FftPlan::cached(gpu, x.shape(), &all_axes(axes, x.ndim()), t, norm)?;
     let mut rec = Recording::new(gpu);
     let xb = rec.upload_c32(x)?;
     let y = plan.record(&mut rec, xb)?;
@@ -97,24 +147,6 @@ pub fn fftn(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: &[usize], inverse: bool,
     rec.run()?.c32(d)
 }
 
-/// numpy.fft.rfftn on the GPU.
-pub fn rfftn(gpu: &Gpu, x: &ArrayViewD<f32>, axes: &[usize], norm: Norm) -> Result<ArrayD<Complex32>> {
-    check_finite(x, "the FFT's input")?;
-    let plan = FftPlan::new(gpu, x.shape(), axes, Transform::RealForward, norm)?;
-    let mut rec = Recording::new(gpu);
-    let xb = rec.upload_f32(x)?;
-    let y = plan.record(&mut rec, xb)?;
-    let d = rec.download(y);
-    rec.run()?.c32(d)
-}
-
-/// numpy.fft.irfftn on the GPU, with output length `len` along the last transformed axis.
-pub fn irfftn(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: &[usize], len: usize, norm: Norm) -> Result<ArrayD<f32>> {
-    check_finite(x, "the FFT's input")?;
-    let plan = FftPlan::new(gpu, x.shape(), axes, Transform::RealInverse { len }, norm)?;
-    let mut rec = Recording::new(gpu);
-    let xb = rec.upload_c32(x)?;
-    let y = plan.record(&mut rec, xb)?;
-    let d = rec.download(y);
-    rec.run()?.f32(d)
+fn all_axes(axes: Option<&[usize]>, ndim: usize) -> Vec<usize> {
+    axes.map_or_else(|| (0..ndim).collect(), <[usize]>::to_vec)
 }

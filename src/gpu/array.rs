@@ -1,5 +1,6 @@
 //! `GpuArray`: a device buffer with a 1-4D row-major shape (numpy axis order) and an element type.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
@@ -86,11 +87,11 @@ impl GpuArray {
     }
 
     pub fn upload_f32(gpu: &Gpu, data: &ArrayViewD<f32>) -> Result<GpuArray> {
-        Self::upload(gpu, data.shape(), Dtype::F32, bytemuck::cast_slice(&contiguous(data)))
+        Self::upload(gpu, data.shape(), Dtype::F32, &row_major_bytes(data))
     }
 
     pub fn upload_c32(gpu: &Gpu, data: &ArrayViewD<Complex32>) -> Result<GpuArray> {
-        Self::upload(gpu, data.shape(), Dtype::C32, bytemuck::cast_slice(&contiguous(data)))
+        Self::upload(gpu, data.shape(), Dtype::C32, &row_major_bytes(data))
     }
 
     fn upload(gpu: &Gpu, dims: &[usize], dtype: Dtype, bytes: &[u8]) -> Result<GpuArray> {
@@ -159,10 +160,16 @@ impl GpuArray {
     }
 }
 
-pub(crate) fn contiguous<T: Clone>(a: &ArrayViewD<T>) -> Vec<T> {
-    // A plain copy when already row-major (element-wise iteration of a dynamic-rank view is slow).
+/// The bytes of `a` in row-major order: borrowed when it already is row-major.
+pub(crate) fn row_major_bytes<'a, T: bytemuck::Pod>(a: &'a ArrayViewD<T>) -> Cow<'a, [u8]> {
     match a.as_slice() {
-        Some(s) => s.to_vec(),
-        None => a.iter().cloned().collect(),
+        Some(s) => Cow::Borrowed(bytemuck::cast_slice(s)),
+        None => Cow::Owned(bytemuck::cast_slice(&a.iter().copied().collect::<Vec<T>>()).to_vec()),
     }
+}
+
+/// `a` with the dimension type `D` the caller started from (one-call functions compute on
+/// dynamic-rank arrays and give back what they were given: the rank never changes).
+pub(crate) fn with_dim<T, D: ndarray::Dimension>(a: ArrayD<T>) -> Result<ndarray::Array<T, D>> {
+    a.into_dimensionality::<D>().map_err(|e| Error::Shape(format!("result of unexpected rank: {e}")))
 }

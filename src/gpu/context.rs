@@ -4,6 +4,7 @@ use serde::Serialize;
 
 use std::sync::Arc;
 
+use super::cache::Cache;
 use super::pipelines::PipelineCache;
 use super::recycle::Recycler;
 use crate::error::{Error, Result};
@@ -36,6 +37,7 @@ pub struct Gpu {
     pub(crate) device: wgpu::Device,
     pub(crate) queue: wgpu::Queue,
     pub(crate) pipelines: PipelineCache,
+    pub(crate) cache: Cache,
     pub(crate) recycler: Arc<Recycler>,
     summary: AdapterSummary,
     limits: wgpu::Limits,
@@ -142,6 +144,7 @@ impl Gpu {
             device,
             queue,
             pipelines: PipelineCache::default(),
+            cache: Cache::default(),
             recycler: Arc::new(Recycler::new()),
             summary: AdapterSummary::new(index, &infos[index]),
             limits,

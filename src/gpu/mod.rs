@@ -2,13 +2,15 @@
 //! WGSL kernel) and the pipeline cache.
 
 mod array;
+mod cache;
 mod context;
 mod pipelines;
 mod recycle;
 pub mod registry;
 
 pub use array::{Dtype, GpuArray, Shape};
-pub(crate) use array::contiguous;
+pub use cache::content_hash;
+pub(crate) use array::{row_major_bytes, with_dim};
 pub use context::{AdapterSummary, Gpu};
 pub(crate) use context::STORAGE_USAGE;
 pub(crate) use context::map_and_read;

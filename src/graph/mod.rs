@@ -97,17 +97,18 @@ impl<'g> Recording<'g> {
     }
 
     pub fn upload_f32(&mut self, data: &ArrayViewD<f32>) -> Result<Buf> {
-        self.upload(data.shape(), Dtype::F32, bytemuck::cast_slice(&crate::gpu::contiguous(data)))
+        self.upload(data.shape(), Dtype::F32, || crate::gpu::row_major_bytes(data).into_owned())
     }
 
     pub fn upload_c32(&mut self, data: &ArrayViewD<Complex32>) -> Result<Buf> {
-        self.upload(data.shape(), Dtype::C32, bytemuck::cast_slice(&crate::gpu::contiguous(data)))
+        self.upload(data.shape(), Dtype::C32, || crate::gpu::row_major_bytes(data).into_owned())
     }
 
-    fn upload(&mut self, dims: &[usize], dtype: Dtype, bytes: &[u8]) -> Result<Buf> {
+    /// Checks the size before `bytes` copies the data (once).
+    fn upload(&mut self, dims: &[usize], dtype: Dtype, bytes: impl FnOnce() -> Vec<u8>) -> Result<Buf> {
         let shape = Shape::new(dims)?;
-        self.gpu.check_buffer_size("upload", bytes.len() as u64)?;
-        Ok(self.push(shape, dtype, Source::Upload(bytes.to_vec())))
+        self.gpu.check_buffer_size("upload", shape.len() as u64 * dtype.bytes())?;
+        Ok(self.push(shape, dtype, Source::Upload(bytes())))
     }
 
     /// A temporary of the given shape; its buffer is shared with others whose lifetimes do not overlap.

@@ -87,9 +87,9 @@ impl Job {
 
     fn on_gpu(&self, gpu: &Gpu, axes: &[usize], norm: Norm) -> Result<Loaded, Error> {
         Ok(match self {
-            Job::Complex { x, inverse } => Loaded::Complex(fft::fftn(gpu, &x.view(), axes, *inverse, norm)?),
-            Job::RealForward { x } => Loaded::Complex(fft::rfftn(gpu, &x.view(), axes, norm)?),
-            Job::RealInverse { x, len } => Loaded::Real(fft::irfftn(gpu, &x.view(), axes, *len, norm)?),
+            Job::Complex { x, inverse } => Loaded::Complex(if *inverse { fft::ifftn(gpu, x, Some(axes), norm)? } else { fft::fftn(gpu, x, Some(axes), norm)? }),
+            Job::RealForward { x } => Loaded::Complex(fft::rfftn(gpu, x, Some(axes), norm)?),
+            Job::RealInverse { x, len } => Loaded::Real(fft::irfftn(gpu, x, Some(axes), Some(*len), norm)?),
         })
     }
 

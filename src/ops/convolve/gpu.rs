@@ -1,12 +1,14 @@
 //! Recording the convolutions: the FFT path (pad, real forward transform, product, real inverse,
 //! crop) and the direct path (one `correlate_window` dispatch).
 
+use std::sync::Arc;
+
 use ndarray::{ArrayD, ArrayViewD, Axis};
 
 use super::{check_finite, Geometry, Mode};
 use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Fusion, Norm, Transform, Window};
-use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::gpu::{content_hash, Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::{correlate_tiled, correlate_window};
 use crate::ops::layout::Boundary;
@@ -40,6 +42,23 @@ impl KernelSpectrum {
         let convolve = inverse_plan(gpu, &geometry, false)?;
         let correlate = inverse_plan(gpu, &geometry, true)?;
         Ok(KernelSpectrum { geometry, forward, convolve, correlate, spectrum })
+    }
+
+    /// The spectrum `new` makes, kept on `gpu` for later calls with the same kernel (compared
+    /// element by element), image shape and mode.
+    pub fn cached(gpu: &Gpu, kernel: &ArrayViewD<f32>, image_dims: &[usize], mode: Mode) -> Result<Arc<KernelSpectrum>> {
+        let values = crate::gpu::row_major_bytes(kernel);
+        let key = format!("{:?} {image_dims:?} {mode:?} {:016x}", kernel.shape(), content_hash(&values));
+        let kept = gpu.cached(&key, || {
+            let spectrum = KernelSpectrum::new(gpu, kernel, image_dims, mode)?;
+            let bytes = spectrum.spectrum.bytes() + spectrum.forward.table_bytes() + spectrum.convolve.table_bytes() + spectrum.correlate.table_bytes();
+            Ok(((values.to_vec(), Arc::new(spectrum)), bytes))
+        })?;
+        if kept.0 == *values {
+            return Ok(kept.1.clone());
+        }
+        // Another kernel with the same hash: made fresh, not cached.
+        Ok(Arc::new(KernelSpectrum::new(gpu, kernel, image_dims, mode)?))
     }
 
     pub fn geometry(&self) -> &Geometry {

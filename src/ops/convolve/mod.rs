@@ -18,12 +18,14 @@
 pub mod bank;
 pub mod cpu;
 mod gpu;
+pub mod host;
 pub mod slabs;
 pub mod split;
 
 pub use gpu::KernelSpectrum;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
+use serde::Serialize;
 
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
@@ -37,7 +39,8 @@ use crate::Gpu;
 pub use crate::ops::layout::Boundary;
 
 /// scipy.signal's output modes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Every overlap: shape image + kernel - 1.
     #[default]
@@ -73,7 +76,8 @@ impl std::str::FromStr for Mode {
 
 /// How [`signal_convolve`] computes: by FFT, by direct sums, or (`Auto`) whichever
 /// [`Geometry::prefers_direct`] estimates to be faster. Both give the same result up to rounding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
 pub enum Method {
     #[default]
     Auto,
@@ -335,29 +339,46 @@ pub fn convolve1d(rec: &mut Recording, x: Buf, weights: &[f32], axis: usize, bou
 /// with [`gaussian_kernel1d`]; `sigma` has one value for every axis or one per axis, axes with
 /// sigma ≤ 1e-15 are left alone (as scipy does).
 pub fn gaussian_filter(rec: &mut Recording, x: Buf, sigma: &[f32], boundary: Boundary) -> Result<Buf> {
-    let sigma = per_axis(sigma, rec.dims(x).len(), "sigma")?;
+    let passes = gaussian_passes(sigma, rec.dims(x).len())?;
+    separable(rec, x, &passes, boundary)
+}
+
+/// The one-axis passes of [`gaussian_filter`]: (axis, weights) for every axis whose sigma is
+/// above 1e-15.
+pub fn gaussian_passes(sigma: &[f32], ndim: usize) -> Result<Vec<(usize, Vec<f32>)>> {
+    let sigma = per_axis(sigma, ndim, "sigma")?;
     if let Some(s) = sigma.iter().find(|s| !s.is_finite() || **s < 0.0) {
         return Err(Error::Invalid(format!("gaussian_filter: sigma must be finite and non-negative, got {s}")));
     }
-    let mut cur = None;
-    for (axis, &s) in sigma.iter().enumerate().filter(|(_, &s)| s as f64 > 1e-15) {
-        let weights: Vec<f32> = gaussian_kernel1d(s as f64, GAUSSIAN_TRUNCATE).iter().map(|&w| w as f32).collect();
-        cur = Some(correlate1d(rec, cur.unwrap_or(x), &weights, axis, boundary)?);
-    }
-    cur.map_or_else(|| copy(rec, x), Ok)
+    Ok(sigma
+        .iter()
+        .enumerate()
+        .filter(|(_, &s)| s as f64 > 1e-15)
+        .map(|(axis, &s)| (axis, gaussian_kernel1d(s as f64, GAUSSIAN_TRUNCATE).iter().map(|&w| w as f32).collect()))
+        .collect())
 }
 
 /// scipy.ndimage.uniform_filter(x, size, mode, cval): the mean over `size` samples per axis
 /// (centred as correlate1d centres), one pass per axis; size 1 leaves an axis alone.
 pub fn uniform_filter(rec: &mut Recording, x: Buf, size: &[usize], boundary: Boundary) -> Result<Buf> {
-    let size = per_axis(size, rec.dims(x).len(), "size")?;
+    let passes = uniform_passes(size, rec.dims(x).len())?;
+    separable(rec, x, &passes, boundary)
+}
+
+/// The one-axis passes of [`uniform_filter`].
+pub fn uniform_passes(size: &[usize], ndim: usize) -> Result<Vec<(usize, Vec<f32>)>> {
+    let size = per_axis(size, ndim, "size")?;
     if size.contains(&0) {
         return Err(Error::Invalid(format!("uniform_filter: sizes must be at least 1, got {size:?}")));
     }
+    Ok(size.iter().enumerate().filter(|(_, &n)| n > 1).map(|(axis, &n)| (axis, vec![1.0 / n as f32; n])).collect())
+}
+
+/// One correlate1d per pass, in order (a copy of x when there is none).
+pub fn separable(rec: &mut Recording, x: Buf, passes: &[(usize, Vec<f32>)], boundary: Boundary) -> Result<Buf> {
     let mut cur = None;
-    for (axis, &n) in size.iter().enumerate().filter(|(_, &n)| n > 1) {
-        let weights = vec![1.0 / n as f32; n];
-        cur = Some(correlate1d(rec, cur.unwrap_or(x), &weights, axis, boundary)?);
+    for (axis, weights) in passes {
+        cur = Some(correlate1d(rec, cur.unwrap_or(x), weights, *axis, boundary)?);
     }
     cur.map_or_else(|| copy(rec, x), Ok)
 }
@@ -423,7 +444,7 @@ fn check_filter_kernel(rec: &Recording, x: Buf, kernel: &ArrayViewD<f32>) -> Res
 }
 
 /// `weights` as a kernel of x's rank lying along `axis`.
-fn along_axis(dims: &[usize], weights: &[f32], axis: usize) -> Result<ArrayD<f32>> {
+pub fn along_axis(dims: &[usize], weights: &[f32], axis: usize) -> Result<ArrayD<f32>> {
     if axis >= dims.len() {
         return Err(Error::Invalid(format!("axis {axis} is out of range for an array of shape {dims:?}")));
     }

@@ -27,6 +27,31 @@ pub fn convolve_host(gpu: &Gpu, x: &ArrayViewD<f32>, kernel: &ArrayViewD<f32>, b
     filter(gpu, x, &gpu::reverse(kernel).view(), &origin, boundary)
 }
 
+/// A separable filter ([`super::gaussian_passes`], [`super::uniform_passes`]) of a host array:
+/// all passes in one submission when the array fits a buffer, else pass by pass, each in slabs.
+pub fn separable_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[(usize, Vec<f32>)], boundary: Boundary) -> Result<ArrayD<f32>> {
+    Shape::new(x.shape())?;
+    check_finite(x, "filter input")?;
+    let whole = || -> Result<ArrayD<f32>> {
+        let mut rec = Recording::new(gpu);
+        let xb = rec.upload_f32(x)?;
+        let y = super::separable(&mut rec, xb, passes, boundary)?;
+        let d = rec.download(y);
+        rec.run()?.f32(d)
+    };
+    match whole() {
+        Err(Error::TooLarge { .. }) => {
+            let mut cur = x.to_owned();
+            for (axis, weights) in passes {
+                let kernel = super::along_axis(x.shape(), weights, *axis)?;
+                cur = correlate_host(gpu, &cur.view(), &kernel.view(), boundary)?;
+            }
+            Ok(cur)
+        }
+        other => other,
+    }
+}
+
 /// Output rows per slab along axis 0 so that a slab's input (rows + halo) and output each fit
 /// `max_bytes`; `Error::TooLarge` when not even one row does.
 pub fn slab_rows(dims: &[usize], kernel_rows: usize, max_bytes: u64) -> Result<usize> {

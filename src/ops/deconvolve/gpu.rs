@@ -7,6 +7,7 @@
 //! updates the estimate in place, so nothing crosses to the host inside the loop except, every
 //! `stop.every` iterations, two sums for the stopping rule.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewD};
@@ -73,8 +74,8 @@ pub struct RichardsonLucy<'g> {
     geometry: Geometry,
     iterations: usize,
     opts: RlOptions,
-    forward: FftPlan,
-    inverse: FftPlan,
+    forward: Arc<FftPlan>,
+    inverse: Arc<FftPlan>,
     resident: Resident,
     iteration: Compiled,
     monitor: Option<Monitor>,
@@ -93,9 +94,9 @@ impl<'g> RichardsonLucy<'g> {
         let start = Instant::now();
         let geometry = validate(image, psf, iterations, opts)?;
         let axes = geometry.spatial_axes();
-        let forward = FftPlan::new(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward)?;
+        let forward = FftPlan::cached(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward)?;
         let len = geometry.padded[*axes.last().unwrap()];
-        let inverse = FftPlan::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward)?;
+        let inverse = FftPlan::cached(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward)?;
         let (resident, setup_peak_bytes) = upload(gpu, &geometry, image, psf, opts, &forward)?;
 
         let mut rec = Recording::new(gpu);

@@ -39,6 +39,7 @@ mod gpu;
 pub use crate::kernels::rl_predict::acceleration;
 
 pub use gpu::RichardsonLucy;
+use tiles::{PsfGrid, TileOptions, TiledReport};
 
 use ndarray::{ArrayD, ArrayViewD, Dimension, IxDyn};
 use rustfft::num_traits::Zero;
@@ -454,8 +455,9 @@ pub struct RlResult {
     pub report: RlReport,
 }
 
-/// Richardson-Lucy on the GPU: `iterations` updates (fewer if `opts.stop` ends it), the whole
-/// iteration resident on the device. See [`RichardsonLucy`] for progress reporting.
+/// Richardson-Lucy on the GPU, whole: `iterations` updates (fewer if `opts.stop` ends it), the
+/// whole iteration resident on the device (`Error::TooLarge` when it does not fit; [`restore`]
+/// tiles then). See [`RichardsonLucy`] for progress reporting.
 pub fn richardson_lucy(
     gpu: &Gpu,
     image: &ArrayViewD<f32>,
@@ -464,4 +466,36 @@ pub fn richardson_lucy(
     opts: &RlOptions,
 ) -> Result<RlResult> {
     RichardsonLucy::new(gpu, image, psf, iterations, opts)?.run(|_| {})
+}
+
+/// How [`restore`] ran, with what it measured.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "path", rename_all = "lowercase")]
+pub enum RlRun {
+    /// The whole image resident on the GPU.
+    Whole(RlReport),
+    /// Tiles with guard bands (a PSF grid, or an image beyond the device's buffers).
+    Tiled(TiledReport),
+}
+
+/// Richardson-Lucy of a host image on `gpu`, deciding how: the whole image resident on the
+/// device when it fits and there is one PSF, else tiles (each region of a PSF grid deconvolved
+/// with its own PSF, tiles sized to the device). `progress` sees iterations done over all tiles.
+pub fn restore(
+    gpu: &Gpu,
+    image: &ArrayViewD<f32>,
+    psfs: &PsfGrid,
+    iterations: usize,
+    opts: &RlOptions,
+    mut progress: impl FnMut(Progress),
+) -> Result<(ArrayD<f32>, RlRun)> {
+    if psfs.grid() == [1, 1] && tiles::fits_whole(gpu, image.shape(), psfs.psf_shape(), opts)? {
+        let r = RichardsonLucy::new(gpu, image, &psfs.psf([0, 0]), iterations, opts)?.run(progress)?;
+        return Ok((r.estimate, RlRun::Whole(r.report)));
+    }
+    let r = tiles::richardson_lucy_tiled(gpu, image, psfs, iterations, opts, &TileOptions::default(), |p| {
+        let (done, total) = p.overall();
+        progress(Progress { done, total, relative_change: None })
+    })?;
+    Ok((r.estimate, RlRun::Tiled(r.report)))
 }

@@ -1,0 +1,74 @@
+//! scipy.ndimage's filters on the GPU, on host arrays of 1-4 axes: [`correlate`], [`convolve`],
+//! [`correlate1d`], [`convolve1d`], [`gaussian_filter`] (truncate = 4) and [`uniform_filter`],
+//! the output shaped like the input, values beyond the edges from a [`Boundary`] (scipy's
+//! `mode` and `cval`: `Boundary::Constant(cval)`, `Reflect`, `Nearest`, `Mirror`, `Wrap`).
+//!
+//! Arrays beyond one device buffer are filtered in slabs along axis 0 with halos, with the same
+//! result. The `record_*` forms add the same work to a [`crate::Recording`].
+//!
+//! ```no_run
+//! use lucent::ndimage::{gaussian_filter, Boundary};
+//! let gpu = lucent::Gpu::new()?;
+//! let volume = ndarray::Array3::<f32>::zeros((64, 256, 256));
+//! let smooth = gaussian_filter(&gpu, &volume, &[1.0, 2.0, 2.0], Boundary::Reflect)?;
+//! # Ok::<(), lucent::Error>(())
+//! ```
+
+use ndarray::{Array, ArrayBase, Data, Dimension};
+
+use crate::error::Result;
+use crate::gpu::{with_dim, Gpu};
+use crate::ops::convolve::{along_axis, gaussian_passes, slabs, uniform_passes};
+
+pub use crate::kernels::boundary::Boundary;
+pub use crate::ops::convolve::{
+    convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,
+    gaussian_filter as record_gaussian_filter, gaussian_kernel1d, normalized_convolution as record_normalized_convolution,
+    uniform_filter as record_uniform_filter, GAUSSIAN_TRUNCATE,
+};
+
+/// scipy.ndimage.correlate(input, weights, mode, cval): weights of the input's rank.
+pub fn correlate<S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<f32, D>>
+where
+    S1: Data<Elem = f32>,
+    S2: Data<Elem = f32>,
+    D: Dimension,
+{
+    with_dim(slabs::correlate_host(gpu, &input.view().into_dyn(), &weights.view().into_dyn(), mode)?)
+}
+
+/// scipy.ndimage.convolve(input, weights, mode, cval).
+pub fn convolve<S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<f32, D>>
+where
+    S1: Data<Elem = f32>,
+    S2: Data<Elem = f32>,
+    D: Dimension,
+{
+    with_dim(slabs::convolve_host(gpu, &input.view().into_dyn(), &weights.view().into_dyn(), mode)?)
+}
+
+/// scipy.ndimage.correlate1d(input, weights, axis, mode, cval).
+pub fn correlate1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, weights: &[f32], axis: usize, mode: Boundary) -> Result<Array<f32, D>> {
+    let kernel = along_axis(input.shape(), weights, axis)?;
+    with_dim(slabs::correlate_host(gpu, &input.view().into_dyn(), &kernel.view(), mode)?)
+}
+
+/// scipy.ndimage.convolve1d(input, weights, axis, mode, cval).
+pub fn convolve1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, weights: &[f32], axis: usize, mode: Boundary) -> Result<Array<f32, D>> {
+    let kernel = along_axis(input.shape(), weights, axis)?;
+    with_dim(slabs::convolve_host(gpu, &input.view().into_dyn(), &kernel.view(), mode)?)
+}
+
+/// scipy.ndimage.gaussian_filter(input, sigma, mode=mode, cval=cval, truncate=4.0): `sigma` one
+/// value for every axis or one per axis; axes with sigma ≤ 1e-15 are left alone.
+pub fn gaussian_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sigma: &[f32], mode: Boundary) -> Result<Array<f32, D>> {
+    let passes = gaussian_passes(sigma, input.ndim())?;
+    with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
+}
+
+/// scipy.ndimage.uniform_filter(input, size, mode=mode, cval=cval): `size` one value for every
+/// axis or one per axis.
+pub fn uniform_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, size: &[usize], mode: Boundary) -> Result<Array<f32, D>> {
+    let passes = uniform_passes(size, input.ndim())?;
+    with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
+}

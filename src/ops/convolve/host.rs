@@ -1,0 +1,84 @@
+//! scipy.signal's convolution of host arrays, deciding how to run: direct sums or FFT
+//! ([`Method::Auto`] by the cost model), the whole FFT convolution with the kernel's cached
+//! spectrum when it fits one device, else split along axis 0 over the given GPUs.
+
+use ndarray::{ArrayD, ArrayViewD};
+use serde::Serialize;
+
+use super::split::{self, SplitOptions, SplitReport};
+use super::{check_finite, cpu, gpu, Geometry, KernelSpectrum, Method, Mode};
+use crate::error::{Error, Result};
+use crate::graph::Recording;
+use crate::Gpu;
+
+/// How [`convolve`] ran.
+#[derive(Clone, Debug, Serialize)]
+pub struct HostRun {
+    /// Fft or Direct: what `Method::Auto` chose.
+    pub method: Method,
+    /// The FFT path's parts and timings when it had to split (None: whole, or direct).
+    pub split: Option<SplitReport>,
+}
+
+/// scipy.signal.convolve (or, with `correlate`, correlate)(a, k, mode, method) on `gpus`: the
+/// first GPU unless a split run spreads parts over all. Split options only apply to the FFT
+/// path; asking for parts or a memory budget makes `Auto` choose it.
+pub fn convolve(
+    gpus: &[Gpu],
+    a: &ArrayViewD<f32>,
+    k: &ArrayViewD<f32>,
+    mode: Mode,
+    method: Method,
+    correlate: bool,
+    opts: &SplitOptions,
+    progress: &(dyn Fn(usize, usize) + Sync),
+) -> Result<(ArrayD<f32>, HostRun)> {
+    let first = gpus.first().ok_or_else(|| Error::Invalid("no GPU to convolve on".into()))?;
+    let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    check_finite(a, "convolution input")?;
+    check_finite(k, "convolution kernel")?;
+    let split_asked = opts.parts.is_some() || opts.max_part_bytes.is_some() || opts.in_flight.is_some() || gpus.len() > 1;
+    let chosen = match method {
+        Method::Auto if split_asked => Method::Fft,
+        m => m.resolve(&g),
+    };
+    if chosen == Method::Direct {
+        match direct(first, a, k, &g, correlate) {
+            // The cost model chose direct sums, but the arrays do not fit: the FFT path splits.
+            Err(Error::TooLarge { .. }) if method == Method::Auto => {}
+            other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None })),
+        }
+    }
+    if !split_asked {
+        match whole_fft(first, a, k, mode, correlate) {
+            Err(e) if does_not_fit(&e) => {}
+            other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None })),
+        }
+    }
+    // The split path convolves; a correlation is the convolution with the reversed kernel.
+    let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
+    let (y, report) = split::convolve_split_with_progress(gpus, a, &kernel.view(), mode, opts, progress)?;
+    Ok((y, HostRun { method: Method::Fft, split: Some(report) }))
+}
+
+fn direct(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<ArrayD<f32>> {
+    let mut rec = Recording::new(gpu);
+    let x = rec.upload_f32(a)?;
+    let y = gpu::direct(&mut rec, x, k, g, correlate)?;
+    let d = rec.download(y);
+    rec.run()?.f32(d)
+}
+
+fn whole_fft(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, correlate: bool) -> Result<ArrayD<f32>> {
+    let spectrum = KernelSpectrum::cached(gpu, k, a.shape(), mode)?;
+    let mut rec = Recording::new(gpu);
+    let x = rec.upload_f32(a)?;
+    let y = if correlate { spectrum.record_correlate(&mut rec, x)? } else { spectrum.record(&mut rec, x)? };
+    let d = rec.download(y);
+    rec.run()?.f32(d)
+}
+
+/// Errors that mean "this size does not fit this device".
+fn does_not_fit(e: &Error) -> bool {
+    matches!(e, Error::TooLarge { .. } | Error::OutOfMemory(_))
+}

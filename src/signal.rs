@@ -1,0 +1,67 @@
+//! scipy.signal on the GPU: [`fftconvolve`], [`convolve`] and [`correlate`] of host arrays of
+//! 1-4 axes, modes full, same and valid as scipy defines them.
+//!
+//! Each call decides how to run: direct sums or FFT ([`Method::Auto`] by a cost model), the
+//! whole FFT convolution on the device when it fits, else split along axis 0 into independent
+//! parts ([`crate::ops::convolve::split`]). Kernel spectra and plans are cached on the `Gpu`, so
+//! convolving many images with one kernel transforms the kernel once. The `record_*` forms add
+//! the same work to a [`crate::Recording`] of device arrays, for pipelines.
+//!
+//! ```no_run
+//! use ndarray::Array2;
+//! let gpu = lucent::Gpu::new()?;
+//! let image = Array2::<f32>::ones((480, 640));
+//! let kernel = Array2::<f32>::from_elem((9, 9), 1.0 / 81.0);
+//! let blurred = lucent::signal::fftconvolve(&gpu, &image, &kernel, lucent::signal::Mode::Same)?;
+//! assert_eq!(blurred.dim(), (480, 640));
+//! # Ok::<(), lucent::Error>(())
+//! ```
+
+use std::slice;
+
+use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension};
+
+use crate::error::Result;
+use crate::gpu::{with_dim, Gpu};
+use crate::ops::convolve::host;
+use crate::ops::convolve::split::SplitOptions;
+
+pub use crate::ops::convolve::{
+    fftconvolve as record_fftconvolve, fftcorrelate as record_fftcorrelate, signal_convolve as record_convolve,
+    signal_correlate as record_correlate, Method, Mode,
+};
+
+/// scipy.signal.fftconvolve(in1, in2, mode).
+pub fn fftconvolve<S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode) -> Result<Array<f32, D>>
+where
+    S1: Data<Elem = f32>,
+    S2: Data<Elem = f32>,
+    D: Dimension,
+{
+    with_dim(run(gpu, &in1.view().into_dyn(), &in2.view().into_dyn(), mode, Method::Fft, false)?)
+}
+
+/// scipy.signal.convolve(in1, in2, mode, method).
+pub fn convolve<S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode, method: Method) -> Result<Array<f32, D>>
+where
+    S1: Data<Elem = f32>,
+    S2: Data<Elem = f32>,
+    D: Dimension,
+{
+    with_dim(run(gpu, &in1.view().into_dyn(), &in2.view().into_dyn(), mode, method, false)?)
+}
+
+/// scipy.signal.correlate(in1, in2, mode, method).
+pub fn correlate<S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode, method: Method) -> Result<Array<f32, D>>
+where
+    S1: Data<Elem = f32>,
+    S2: Data<Elem = f32>,
+    D: Dimension,
+{
+    with_dim(run(gpu, &in1.view().into_dyn(), &in2.view().into_dyn(), mode, method, true)?)
+}
+
+fn run(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, method: Method, correlate: bool) -> Result<ArrayD<f32>> {
+    let (y, _) = host::convolve(slice::from_ref(gpu), a, k, mode, method, correlate, &SplitOptions::default(), &|_, _| {})?;
+    Ok(y)
+}
