@@ -6,7 +6,7 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 
 #[derive(Debug, Error)]
 pub enum Error {
-    #[error("no GPU adapter found{0}; install a Vulkan driver (on Debian/Ubuntu: apt-get install mesa-vulkan-drivers for the lavapipe software GPU) or use --device cpu")]
+    #[error("no GPU adapter found{0}; install a Vulkan driver (on Debian/Ubuntu: apt-get install mesa-vulkan-drivers for the lavapipe software GPU)")]
     NoAdapter(String),
     #[error("could not open the GPU device: {0}")]
     Device(String),

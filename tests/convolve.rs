@@ -439,10 +439,10 @@ fn cli_convolve_and_filter() {
 
     // GPU, FFT; then the CPU reference, direct (exact in f64, then rounded to f32).
     let report = cli_ok(&["convolve", &path("a.npy"), &path("k.npy"), "-o", &path("y.npy"), "--mode", "same", "--method", "fft"]);
-    assert_eq!((report["method"].as_str(), report["mode"].as_str()), (Some("fft"), Some("same")));
+    assert_eq!((report["details"]["method"].as_str(), report["options"]["mode"].as_str()), (Some("fft"), Some("same")));
     check(&read("y.npy"), &cpu::signal_convolve(&a64, &k64, Mode::Same).unwrap(), TOL, "cli convolve");
     let args = ["--device", "cpu", "convolve", &path("a.npy"), &path("k.npy"), "-o", &path("z.npy"), "--mode", "valid", "--method", "direct", "--correlate"];
-    assert_eq!(cli_ok(&args)["device"].as_str(), Some("cpu"));
+    assert_eq!(cli_ok(&args)["device"]["kind"].as_str(), Some("cpu"));
     check(&read("z.npy"), &cpu::signal_correlate(&a64, &k64, Mode::Valid).unwrap(), TOL, "cli correlate on the CPU");
 
     // Filters: a Gaussian on the GPU, a kernel convolution with a constant boundary on the CPU.

@@ -262,7 +262,7 @@ fn cli_splits_and_reports() {
         let out = run(extra, env);
         assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert!(report["split"]["parts"].as_u64().unwrap() > 1, "{extra:?}: {report}");
+        assert!(report["details"]["split"]["parts"].as_u64().unwrap() > 1, "{extra:?}: {report}");
         check(&lucent::io::read_real(path("y.npy")).unwrap(), &want, &format!("cli {extra:?}"));
     }
     let out = run(&["--max-part-bytes", "64"], None);

@@ -442,8 +442,8 @@ fn cli_psf_grid_and_automatic_tiles() {
 
     // The GPU run against the library's CPU twin.
     let report = run_ok(&args, &[]);
-    assert_eq!(report["tiles"]["tiles"], 4, "{report}");
-    assert_eq!(report["tiles"]["tile_ms"].as_array().unwrap().len(), 4, "{report}");
+    assert_eq!(report["details"]["tiles"], 4, "{report}");
+    assert_eq!(report["details"]["tile_ms"].as_array().unwrap().len(), 4, "{report}");
     let grid = PsfGrid::new(psfs.view(), [2, 2]).unwrap();
     let (want, _) = tiles::richardson_lucy_tiled_cpu(&x.view(), &grid, 3, &RlOptions::default(), &TileOptions::default(), |_| {}).unwrap();
     let got = lucent::io::read_real(&output).unwrap();
@@ -459,9 +459,9 @@ fn cli_psf_grid_and_automatic_tiles() {
     let single = path("psf.npy");
     lucent::io::write_real(&single, &psfs.index_axis(Axis(0), 0).index_axis(Axis(0), 0)).unwrap();
     let report = run_ok(&["deconvolve", &input, "--psf", &single, "-o", &output, "-n", "2"], &[("LUCENT_MAX_BUFFER_BYTES", "4096")]);
-    let tiles = report["tiles"]["tiles"].as_u64().unwrap();
+    let tiles = report["details"]["tiles"].as_u64().unwrap();
     assert!(tiles > 1, "{report}");
-    assert!(report["tiles"]["guard"].is_array(), "{report}");
+    assert!(report["details"]["guard"].is_array(), "{report}");
 }
 
 // ---------------------------------------------------------------------------------------------

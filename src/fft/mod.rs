@@ -38,7 +38,8 @@ pub enum Transform {
 }
 
 /// numpy's `norm`: which direction carries the 1/n.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
 pub enum Norm {
     #[default]
     Backward,

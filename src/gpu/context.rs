@@ -5,7 +5,8 @@ use serde::Serialize;
 use std::sync::Arc;
 
 use super::cache::Cache;
-use super::pipelines::PipelineCache;
+use super::options::GpuOptions;
+use super::pipelines::{PipelineCache, PipelineStats};
 use super::recycle::Recycler;
 use crate::error::{Error, Result};
 
@@ -43,6 +44,8 @@ pub struct Gpu {
     limits: wgpu::Limits,
     features: wgpu::Features,
     max_buffer_bytes: u64,
+    options: GpuOptions,
+    open_ms: f64,
 }
 
 /// Usage of every storage buffer lucent creates.
@@ -76,10 +79,9 @@ impl Gpu {
         adapters.iter().enumerate().map(|(i, a)| AdapterSummary::new(i, &a.get_info())).collect()
     }
 
-    /// Opens the adapter named by `LUCENT_ADAPTER` (name substring or index), else the best one.
+    /// Opens the adapter the environment names ([`GpuOptions::from_env`]), else the best one.
     pub fn new() -> Result<Gpu> {
-        let selector = std::env::var("LUCENT_ADAPTER").ok().filter(|s| !s.is_empty());
-        Gpu::with_adapter(selector.as_deref())
+        Gpu::open(&GpuOptions::from_env())
     }
 
     /// Opens every adapter of the best device type present (all discrete GPUs of a host, say),
@@ -97,7 +99,8 @@ impl Gpu {
         if selectors.is_empty() {
             return Err(Error::Invalid("no adapters selected".into()));
         }
-        selectors.iter().map(|s| Gpu::with_adapter(Some(s.as_ref()))).collect()
+        let options = GpuOptions::from_env();
+        selectors.iter().map(|s| Gpu::open(&GpuOptions { adapter: Some(s.as_ref().to_string()), ..options.clone() })).collect()
     }
 
     /// Lowers the largest buffer lucent will create to `bytes` (never raises it): tests and
@@ -106,8 +109,16 @@ impl Gpu {
         self.max_buffer_bytes = self.max_buffer_bytes.min(bytes);
     }
 
-    /// Opens the adapter chosen by `selector` (name substring, case-insensitive, or index).
+    /// Opens the adapter chosen by `selector` (name substring, case-insensitive, or index), the
+    /// other options from the environment.
     pub fn with_adapter(selector: Option<&str>) -> Result<Gpu> {
+        Gpu::open(&GpuOptions { adapter: selector.map(str::to_string), ..GpuOptions::from_env() })
+    }
+
+    /// Opens a device as `options` say.
+    pub fn open(options: &GpuOptions) -> Result<Gpu> {
+        let start = std::time::Instant::now();
+        let selector = options.adapter.as_deref();
         let adapters = pollster::block_on(instance().enumerate_adapters(BACKENDS));
         if adapters.is_empty() {
             return Err(Error::NoAdapter(String::new()));
@@ -126,35 +137,55 @@ impl Gpu {
         };
         let adapter = &adapters[index];
         let limits = adapter.limits();
-        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP;
+        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::PIPELINE_CACHE;
         let features = adapter.features() & wanted;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("lucent.device"),
             required_features: features,
             required_limits: limits.clone(),
-            memory_hints: memory_hints(),
+            memory_hints: wgpu::MemoryHints::Manual {
+                suballocated_device_memory_block_size: (options.memblock_mib << 20)..(options.memblock_mib << 20),
+            },
             ..Default::default()
         }))
         .map_err(|e| Error::Device(e.to_string()))?;
         let mut max_buffer_bytes = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
-        if let Some(cap) = std::env::var("LUCENT_MAX_BUFFER_BYTES").ok().and_then(|s| s.parse::<u64>().ok()) {
+        if let Some(cap) = options.max_buffer_bytes {
             max_buffer_bytes = max_buffer_bytes.min(cap);
         }
         Ok(Gpu {
+            pipelines: PipelineCache::new(&device, &infos[index], options.cache_dir.as_deref()),
             device,
             queue,
-            pipelines: PipelineCache::default(),
             cache: Cache::default(),
-            recycler: Arc::new(Recycler::new()),
+            recycler: Arc::new(Recycler::new(options.recycle_bytes)),
             summary: AdapterSummary::new(index, &infos[index]),
             limits,
             features,
             max_buffer_bytes,
+            options: options.clone(),
+            open_ms: start.elapsed().as_secs_f64() * 1e3,
         })
     }
 
     pub fn summary(&self) -> &AdapterSummary {
         &self.summary
+    }
+    pub fn options(&self) -> &GpuOptions {
+        &self.options
+    }
+    /// Milliseconds `open` took: instance, adapter and device.
+    pub fn open_ms(&self) -> f64 {
+        self.open_ms
+    }
+    /// Pipelines compiled so far and the time they took.
+    pub fn pipeline_stats(&self) -> PipelineStats {
+        self.pipelines.stats()
+    }
+    /// Writes the compiled pipelines to the disk cache now (also done when the `Gpu` is dropped);
+    /// Ok(false) when there is no disk cache or nothing new.
+    pub fn save_pipeline_cache(&self) -> Result<bool> {
+        self.pipelines.save()
     }
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
@@ -252,11 +283,9 @@ pub(crate) fn map_and_read(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64) -> Res
     Ok(data)
 }
 
-/// Device memory is sub-allocated from blocks of `LUCENT_MEMBLOCK_MIB` (default 4, the least
-/// wgpu allows); larger buffers get memory of their own. Arrays sub-allocated from wgpu's default
-/// 128-256 MiB blocks ran strided FFT passes up to a third slower depending on where in a block
-/// they landed (H100, 243×375×100 axis 0: 0.098 ms vs 0.074 ms; BENCHMARKS.md run 8).
-fn memory_hints() -> wgpu::MemoryHints {
-    let mib = std::env::var("LUCENT_MEMBLOCK_MIB").ok().and_then(|s| s.parse::<u64>().ok()).unwrap_or(4);
-    wgpu::MemoryHints::Manual { suballocated_device_memory_block_size: (mib << 20)..(mib << 20) }
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        // A cache that cannot be written only costs the next process its compile time.
+        let _ = self.pipelines.save();
+    }
 }

@@ -4,6 +4,7 @@
 mod array;
 mod cache;
 mod context;
+mod options;
 mod pipelines;
 mod recycle;
 pub mod registry;
@@ -12,6 +13,8 @@ pub use array::{Dtype, GpuArray, Shape};
 pub use cache::content_hash;
 pub(crate) use array::{row_major_bytes, with_dim};
 pub use context::{AdapterSummary, Gpu};
+pub use options::GpuOptions;
+pub use pipelines::PipelineStats;
 pub(crate) use context::STORAGE_USAGE;
 pub(crate) use context::map_and_read;
 pub(crate) use pipelines::Pipeline;

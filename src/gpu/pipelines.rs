@@ -1,8 +1,13 @@
 //! Compiled pipelines, cached per (kernel, override constants), with bind group layouts built from
-//! the bindings build.rs reflected out of each kernel.
+//! the bindings build.rs reflected out of each kernel; where the backend has a pipeline cache
+//! (Vulkan), the driver's compiled code is also kept on disk for the next process.
 
 use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Instant;
 
 use super::registry::{BindingKind, KernelInfo};
 use super::Gpu;
@@ -19,6 +24,73 @@ type Key = (&'static str, Vec<(&'static str, u64)>);
 pub(crate) struct PipelineCache {
     pipelines: Mutex<HashMap<Key, Arc<Pipeline>>>,
     modules: Mutex<HashMap<&'static str, Arc<wgpu::ShaderModule>>>,
+    disk: Option<DiskCache>,
+    compiled: AtomicU64,
+    compile_ns: AtomicU64,
+}
+
+/// The driver's pipeline cache, loaded from and saved to one file per adapter model and driver.
+struct DiskCache {
+    cache: wgpu::PipelineCache,
+    path: PathBuf,
+    /// Pipelines were compiled since it was loaded or saved.
+    dirty: AtomicBool,
+}
+
+/// Pipelines compiled by one `Gpu` so far and the time spent on them (shader translation and the
+/// driver's compiler; what the disk cache saves on the next run).
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct PipelineStats {
+    pub compiled: u64,
+    pub compile_ms: f64,
+    /// Whether compiled pipelines are kept on disk (the backend has a pipeline cache and a
+    /// cache directory is set).
+    pub disk_cache: bool,
+}
+
+impl PipelineCache {
+    /// With a disk cache in `dir` when the device has the feature and wgpu names a key for the
+    /// adapter. A missing, stale or foreign file only means compiling afresh.
+    pub(crate) fn new(device: &wgpu::Device, info: &wgpu::AdapterInfo, dir: Option<&Path>) -> PipelineCache {
+        let disk = (|| {
+            if !device.features().contains(wgpu::Features::PIPELINE_CACHE) {
+                return None;
+            }
+            let path = dir?.join(format!("{}.bin", wgpu::util::pipeline_cache_key(info)?));
+            let data = std::fs::read(&path).ok();
+            // SAFETY: the data is what `get_data` returned for an adapter of this key (the file
+            // is named by it and written atomically); wgpu and the driver check its header
+            // (vendor, device, driver version) and fall back to an empty cache otherwise.
+            let cache = unsafe {
+                device.create_pipeline_cache(&wgpu::PipelineCacheDescriptor { label: Some("lucent.pipelines"), data: data.as_deref(), fallback: true })
+            };
+            Some(DiskCache { cache, path, dirty: AtomicBool::new(false) })
+        })();
+        PipelineCache { disk, ..Default::default() }
+    }
+
+    pub(crate) fn stats(&self) -> PipelineStats {
+        PipelineStats {
+            compiled: self.compiled.load(Ordering::Relaxed),
+            compile_ms: self.compile_ns.load(Ordering::Relaxed) as f64 / 1e6,
+            disk_cache: self.disk.is_some(),
+        }
+    }
+
+    /// Writes the disk cache if pipelines were compiled since it was read; Ok(false) when there
+    /// was nothing to write.
+    pub(crate) fn save(&self) -> Result<bool> {
+        let Some(disk) = &self.disk else { return Ok(false) };
+        if !disk.dirty.swap(false, Ordering::Relaxed) {
+            return Ok(false);
+        }
+        let Some(data) = disk.cache.get_data() else { return Ok(false) };
+        if let Some(dir) = disk.path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| crate::io::file_error(dir, format!("cannot create the cache directory: {e}")))?;
+        }
+        crate::io::write_atomic(&disk.path, |f| f.write_all(&data).map_err(|e| crate::io::file_error(&disk.path, e.to_string())))?;
+        Ok(true)
+    }
 }
 
 impl Gpu {
@@ -28,6 +100,7 @@ impl Gpu {
         if let Some(p) = self.pipelines.pipelines.lock().unwrap().get(&key) {
             return Ok(p.clone());
         }
+        let start = Instant::now();
         let module = self.module(kernel)?;
         let entries: Vec<_> = kernel
             .bindings
@@ -69,10 +142,16 @@ impl Gpu {
                     // Kernels initialise the workgroup memory they read.
                     zero_initialize_workgroup_memory: false,
                 },
-                cache: None,
+                cache: self.pipelines.disk.as_ref().map(|d| &d.cache),
             });
             Pipeline { pipeline, layout }
         })?;
+        let cache = &self.pipelines;
+        cache.compiled.fetch_add(1, Ordering::Relaxed);
+        cache.compile_ns.fetch_add(start.elapsed().as_nanos() as u64, Ordering::Relaxed);
+        if let Some(d) = &cache.disk {
+            d.dirty.store(true, Ordering::Relaxed);
+        }
         let pipeline = Arc::new(pipeline);
         self.pipelines.pipelines.lock().unwrap().insert(key, pipeline.clone());
         Ok(pipeline)
@@ -82,10 +161,10 @@ impl Gpu {
         if let Some(m) = self.pipelines.modules.lock().unwrap().get(kernel.name) {
             return Ok(m.clone());
         }
-        if let Some(dir) = std::env::var_os("LUCENT_DUMP_SHADERS") {
+        if let Some(dir) = &self.options().dump_shaders {
             // For inspection (examples/pipeline_stats.rs reads these); a failure only warns.
-            let path = std::path::Path::new(&dir).join(format!("{}.wgsl", kernel.name));
-            if let Err(e) = std::fs::create_dir_all(&dir).and_then(|()| std::fs::write(&path, kernel.source)) {
+            let path = dir.join(format!("{}.wgsl", kernel.name));
+            if let Err(e) = std::fs::create_dir_all(dir).and_then(|()| std::fs::write(&path, kernel.source)) {
                 eprintln!("warning: LUCENT_DUMP_SHADERS: cannot write {}: {e}", path.display());
             }
         }

@@ -6,9 +6,6 @@
 
 use std::sync::Mutex;
 
-/// Bytes kept unless `LUCENT_RECYCLE_BYTES` says otherwise (0 turns recycling off).
-const DEFAULT_CAP: u64 = 4 << 30;
-
 pub(crate) struct Recycler {
     cap: u64,
     kept: Mutex<Kept>,
@@ -21,8 +18,7 @@ struct Kept {
 }
 
 impl Recycler {
-    pub(crate) fn new() -> Recycler {
-        let cap = std::env::var("LUCENT_RECYCLE_BYTES").ok().and_then(|s| s.parse().ok()).unwrap_or(DEFAULT_CAP);
+    pub(crate) fn new(cap: u64) -> Recycler {
         Recycler { cap, kept: Mutex::new(Kept::default()) }
     }
 

@@ -14,7 +14,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray, Recycler, STORAGE_USAGE};
 use crate::gpu::registry::{BindingKind, FILL};
 
-/// Time of one node, from GPU timestamps (`LUCENT_PROFILE=1`).
+/// Time of one node, from GPU timestamps (the `Gpu`'s `profile` option).
 #[derive(Clone, Debug, Serialize)]
 pub struct NodeTime {
     pub label: String,
@@ -139,7 +139,7 @@ fn poison_fill(x: Buf, words: u64) -> Dispatch {
 impl Compiled {
     pub(crate) fn new(mut rec: Recording) -> Result<Compiled> {
         let gpu = rec.gpu;
-        let profile = std::env::var("LUCENT_PROFILE").is_ok_and(|v| v == "1") && gpu.has_timestamps();
+        let profile = gpu.options().profile && gpu.has_timestamps();
         // Plan slots; in poison mode a NaN fill precedes each temporary's first use.
         let specs: Vec<_> = rec.values.iter().map(|v| ValueSpec {
             bytes: v.bytes().div_ceil(16) * 16,

@@ -72,7 +72,7 @@ pub struct Recording<'g> {
 
 impl<'g> Recording<'g> {
     pub fn new(gpu: &'g Gpu) -> Self {
-        let poison = std::env::var("LUCENT_POISON").is_ok_and(|v| v == "1");
+        let poison = gpu.options().poison;
         Recording { gpu, values: Vec::new(), nodes: Vec::new(), downloads: Vec::new(), outputs: Vec::new(), poison }
     }
 
@@ -81,7 +81,7 @@ impl<'g> Recording<'g> {
     }
 
     /// Fill every temporary with NaN when it is handed out, so a kernel that leaves an element
-    /// unwritten shows up in the result (tests; also `LUCENT_POISON=1`).
+    /// unwritten shows up in the result (default: the `Gpu`'s `poison` option).
     pub fn set_poison(&mut self, poison: bool) {
         self.poison = poison;
     }

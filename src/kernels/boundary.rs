@@ -1,6 +1,8 @@
 //! scipy.ndimage's boundary modes: the CPU twin of `shaders/common/boundary.wgsl`'s `fold`, and
 //! the `MODE` override code of every kernel that imports it (gather, the spatial filters).
 
+use crate::error::{Error, Result};
+
 /// What lies outside an array, named and defined as in scipy.ndimage (numpy.pad's name in
 /// brackets). For input `a b c d`:
 ///
@@ -26,6 +28,45 @@ pub enum Boundary {
 }
 
 impl Boundary {
+    /// scipy.ndimage's names of the modes, as [`Boundary::from_name`] takes them.
+    pub const NAMES: [&'static str; 5] = ["reflect", "constant", "nearest", "mirror", "wrap"];
+
+    /// The mode scipy.ndimage calls `name`, with `cval` for "constant" (and only there: a
+    /// non-zero `cval` with another mode is an error, as it would be ignored).
+    pub fn from_name(name: &str, cval: f32) -> Result<Boundary> {
+        let b = match name {
+            "constant" => return Ok(Boundary::Constant(cval)),
+            "reflect" => Boundary::Reflect,
+            "nearest" => Boundary::Nearest,
+            "mirror" => Boundary::Mirror,
+            "wrap" => Boundary::Wrap,
+            other => return Err(Error::Invalid(format!("unknown boundary mode `{other}` (one of {})", Boundary::NAMES.join(", ")))),
+        };
+        match cval {
+            0.0 => Ok(b),
+            _ => Err(Error::Invalid(format!("cval {cval} applies only to the constant mode, not {name}"))),
+        }
+    }
+
+    /// scipy.ndimage's name of the mode.
+    pub fn name(self) -> &'static str {
+        match self {
+            Boundary::Constant(_) => "constant",
+            Boundary::Nearest => "nearest",
+            Boundary::Reflect => "reflect",
+            Boundary::Mirror => "mirror",
+            Boundary::Wrap => "wrap",
+        }
+    }
+
+    /// The value outside for `Constant`, else 0 (scipy's `cval`).
+    pub fn cval(self) -> f32 {
+        match self {
+            Boundary::Constant(c) => c,
+            _ => 0.0,
+        }
+    }
+
     /// The `MODE` override of the kernels that apply a boundary (gather.wgsl's `fold`).
     pub fn code(self) -> u32 {
         match self {

@@ -1,21 +1,24 @@
-//! `lucent convolve`: scipy.signal.convolve (or, with --correlate, scipy.signal.correlate) of an
-//! array file with a kernel file, by FFT or direct sums, on the GPU or, with `--device cpu` or no
-//! adapter, on the f64 CPU reference. FFT convolutions whose working set does not fit the device
-//! are split along the slowest axis (ops::convolve::split), over several GPUs with `--adapters`.
+//! `lucent convolve`: scipy.signal.convolve (or, with --correlate, scipy.signal.correlate) of
+//! array files with a kernel file, by FFT or direct sums, on the GPU or, with `--device cpu` or
+//! no adapter, on the f64 CPU reference. The library decides how (ops::convolve::host): direct
+//! or FFT, whole or split along the slowest axis, over several GPUs with `--adapters`. The
+//! kernel's spectrum is made once for all inputs of one shape.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
 use lucent::io;
-use lucent::ops::convolve::split::{self, SplitOptions, SplitReport};
-use lucent::ops::convolve::{self, cpu, Geometry, Method, Mode};
-use lucent::{Error, Gpu, Recording};
+use lucent::ops::convolve::host;
+use lucent::ops::convolve::split::SplitOptions;
+use lucent::ops::convolve::{cpu, Geometry, Method, Mode};
+use lucent::{Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;
 
+use crate::batch::{self, ms_since, Batch, Device, Report};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -23,22 +26,23 @@ use crate::Global;
   lucent convolve image.npy psf.npy -o blurred.npy --mode same
   lucent convolve volume.tif kernel.npy -o out.tif --mode valid --method fft --json
   lucent convolve image.png template.npy -o match.npy --correlate --mode same
-  lucent convolve big.npy psf.npy -o out.npy --mode same --adapters all --max-part-bytes 4000000000 --json")]
+  lucent convolve big.npy psf.npy -o out.npy --mode same --adapters all --max-part-bytes 4000000000 --json
+  lucent convolve t0.tif t1.tif t2.tif psf.tif -o blurred/ --mode same")]
 pub struct Args {
-    /// Input array: .npy (any real dtype), .tif/.tiff or .png.
-    input: PathBuf,
-    /// Kernel array with as many axes as the input.
-    kernel: PathBuf,
-    /// Output: float32 .npy or .tif, or a .png preview (2D).
+    /// Input arrays (.npy of any real dtype, .tif/.tiff or .png), then the kernel, with as many
+    /// axes as each input: INPUT... KERNEL.
+    #[arg(required = true, num_args = 2.., value_name = "INPUT... KERNEL")]
+    paths: Vec<PathBuf>,
+    /// Output: float32 .npy or .tif, or a .png preview (2D). With several inputs, a directory.
     #[arg(short, long)]
     output: PathBuf,
     /// scipy.signal's mode: full (input + kernel - 1), same (the input's shape, centred) or
     /// valid (complete overlaps only).
-    #[arg(long, value_enum, default_value_t = ModeArg::Full)]
-    mode: ModeArg,
+    #[arg(long, value_enum, default_value_t = Mode::Full)]
+    mode: Mode,
     /// fft, direct sums, or auto: direct while taps × outputs is small against the FFT's size.
-    #[arg(long, value_enum, default_value_t = MethodArg::Auto)]
-    method: MethodArg,
+    #[arg(long, value_enum, default_value_t = Method::Auto)]
+    method: Method,
     /// Correlate instead of convolving (the kernel not reversed).
     #[arg(long)]
     correlate: bool,
@@ -59,133 +63,75 @@ pub struct Args {
     in_flight: Option<usize>,
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum ModeArg {
-    Full,
-    Same,
-    Valid,
-}
-
-impl ModeArg {
-    fn mode(self) -> Mode {
-        match self {
-            ModeArg::Full => Mode::Full,
-            ModeArg::Same => Mode::Same,
-            ModeArg::Valid => Mode::Valid,
-        }
-    }
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum MethodArg {
-    Auto,
-    Fft,
-    Direct,
-}
-
-impl MethodArg {
-    fn method(self) -> Method {
-        match self {
-            MethodArg::Auto => Method::Auto,
-            MethodArg::Fft => Method::Fft,
-            MethodArg::Direct => Method::Direct,
-        }
-    }
-}
-
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
-    let start = Instant::now();
-    let image = io::read_real(&args.input)?;
-    let kernel = io::read_real(&args.kernel)?;
-    let read_ms = ms_since(start);
-    let mode = args.mode.mode();
-    let geometry = Geometry::new(image.shape(), kernel.shape(), mode)?;
-    convolve::check_finite(&image.view(), &args.input.display().to_string())?;
-    convolve::check_finite(&kernel.view(), &args.kernel.display().to_string())?;
-    io::Format::from_path(&args.output)?;
-    // Split options only apply to the FFT path: asking for them makes `auto` choose it.
-    let split_asked = args.adapters.is_some() || args.max_part_bytes.is_some() || args.parts.is_some() || args.in_flight.is_some();
-    let method = match args.method.method() {
-        Method::Auto if split_asked => Method::Fft,
-        m => m.resolve(&geometry),
-    };
+    let (kernel_path, inputs) = args.paths.split_last().expect("clap asks for two paths");
+    let kernel = io::read_real(kernel_path)?;
+    lucent::check::check_finite(&kernel.view(), &kernel_path.display().to_string())?;
+    let opts = SplitOptions { parts: args.parts, max_part_bytes: args.max_part_bytes, in_flight: args.in_flight, ..Default::default() };
+    let options = json!({
+        "kernel": kernel_path.display().to_string(),
+        "mode": args.mode,
+        "method": args.method,
+        "correlate": args.correlate,
+        "parts": args.parts,
+        "max_part_bytes": args.max_part_bytes,
+        "in_flight": args.in_flight,
+    });
+    let batch = Batch { command: "convolve", global, options };
+    let open = || Ok(Device { gpus: open_gpus(global, args)? });
+    batch.run(inputs, &args.output, batch::real_ext, open, |input, output, device| one(global, args, &kernel, &opts, input, output, device))
+}
 
-    let gpus = open_gpus(global, args)?;
+fn one(global: &Global, args: &Args, kernel: &ArrayD<f32>, opts: &SplitOptions, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
     let t = Instant::now();
-    let mut split_report = None;
-    let mut method = method;
-    let output = match gpus.first() {
-        Some(gpu) if method == Method::Direct => match on_gpu(gpu, &image, &kernel, mode, method, args.correlate) {
-            // Auto chose direct sums, but the arrays do not fit a buffer: the FFT path splits.
-            Err(Error::TooLarge { .. }) if args.method.method() == Method::Auto => {
-                method = Method::Fft;
-                let (y, report) = on_gpus_split(global, &gpus, &image, &kernel, mode, args)?;
-                split_report = Some(report);
-                y
-            }
-            other => other?,
-        },
-        Some(_) => {
-            let (y, report) = on_gpus_split(global, &gpus, &image, &kernel, mode, args)?;
-            split_report = Some(report);
-            y
+    let image = io::read_real(input)?;
+    let read_ms = ms_since(t);
+    let geometry = Geometry::new(image.shape(), kernel.shape(), args.mode)?;
+    lucent::check::check_finite(&image.view(), &input.display().to_string())?;
+    batch::check_format(output, image.ndim(), false)?;
+
+    let t = Instant::now();
+    let (y, method, split) = match device.gpus.is_empty() {
+        false => {
+            let bar = PartsBar::new(global);
+            let progress = |done: usize, total: usize| bar.show(done, total);
+            let (y, run) = host::convolve(&device.gpus, &image.view(), &kernel.view(), args.mode, args.method, args.correlate, opts, &progress)?;
+            (y, run.method, run.split)
         }
-        None => on_cpu(&image, &kernel, mode, method, args.correlate)?,
+        true => {
+            let method = args.method.resolve(&geometry);
+            (on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None)
+        }
     };
     let compute_ms = ms_since(t);
 
     let t = Instant::now();
-    io::write_real(&args.output, &output.view())?;
+    io::write_real(output, &y.view())?;
     let write_ms = ms_since(t);
 
-    let device = match gpus.len() {
-        0 => "cpu".to_string(),
-        _ => format!("gpu: {}", gpus.iter().map(|g| g.summary().name.as_str()).collect::<Vec<_>>().join(", ")),
-    };
     let op = if args.correlate { "correlate" } else { "convolve" };
-    if global.json {
-        let report = json!({
-            "command": "convolve",
-            "operation": op,
-            "device": device,
-            "mode": mode.name(),
-            "method": method.name(),
-            "input": args.input.display().to_string(),
-            "kernel": args.kernel.display().to_string(),
-            "output": args.output.display().to_string(),
-            "shape_in": image.shape(),
-            "shape_kernel": kernel.shape(),
-            "shape_out": output.shape(),
-            "fft_shape": geometry.padded,
-            // compute: transforms, upload and download on the GPU; the reference on the CPU.
-            "ms": { "read": read_ms, "compute": compute_ms, "write": write_ms, "total": ms_since(start) },
-            // FFT runs on the GPU: parts (1 when the whole run fitted), per-part times and adapters.
-            "split": split_report,
-        });
-        println!("{report}");
-    } else if !global.quiet {
-        println!(
-            "{op} {:?} with {:?} ({}, {}) -> {:?} on {device}: {compute_ms:.2} ms; wrote {}",
-            image.shape(),
-            kernel.shape(),
-            mode.name(),
-            method.name(),
-            output.shape(),
-            args.output.display()
+    let mut summary = format!("{op} {:?} with {:?} ({}, {}) -> {:?}", image.shape(), kernel.shape(), args.mode.name(), method.name(), y.shape());
+    if let Some(r) = split.as_ref().filter(|r| r.parts > 1) {
+        summary += &format!(
+            "; split into {} parts along axis 0 ({} computed, {} rows each) on {}, peak {} bytes per part, {} in flight per GPU",
+            r.parts,
+            r.computed_parts,
+            r.part_len,
+            r.adapters.join(", "),
+            r.peak_bytes,
+            r.in_flight
         );
-        if let Some(r) = split_report.as_ref().filter(|r| r.parts > 1) {
-            println!(
-                "split into {} parts along axis 0 ({} computed, {} rows each) on {}; peak {} bytes per part, {} in flight per GPU",
-                r.parts,
-                r.computed_parts,
-                r.part_len,
-                r.adapters.join(", "),
-                r.peak_bytes,
-                r.in_flight
-            );
-        }
     }
-    Ok(())
+    Ok(Report {
+        shape_in: image.shape().to_vec(),
+        shape_out: y.shape().to_vec(),
+        read_ms,
+        compute_ms,
+        write_ms,
+        // method: what auto chose; split: the parts of a split FFT run (None: whole or direct).
+        details: json!({ "method": method, "fft_shape": geometry.padded, "shape_kernel": kernel.shape(), "split": split }),
+        summary,
+    })
 }
 
 /// The GPUs to use: `--adapters`, else the global choice (none: the CPU reference).
@@ -198,47 +144,35 @@ fn open_gpus(global: &Global, args: &Args) -> Result<Vec<Gpu>, Error> {
     }
 }
 
-/// The FFT path on host arrays: whole when it fits, else split along axis 0 over `gpus`, with a
-/// progress bar over the parts. A correlation is the convolution with the reversed kernel.
-fn on_gpus_split(
-    global: &Global,
-    gpus: &[Gpu],
-    image: &ArrayD<f32>,
-    kernel: &ArrayD<f32>,
-    mode: Mode,
-    args: &Args,
-) -> Result<(ArrayD<f32>, SplitReport), Error> {
-    let kernel = if args.correlate { cpu::reverse(kernel) } else { kernel.clone() };
-    let opts = SplitOptions { parts: args.parts, max_part_bytes: args.max_part_bytes, in_flight: args.in_flight, ..Default::default() };
-    // Shown only for split runs (more than one part to compute), and never with --quiet.
-    let bar: OnceLock<ProgressBar> = OnceLock::new();
-    let progress = |done: usize, total: usize| {
-        if total > 1 && !global.quiet {
-            let bar = bar.get_or_init(|| {
+/// A bar over the parts of a split run (more than one part), never with --quiet.
+struct PartsBar<'a> {
+    global: &'a Global,
+    bar: OnceLock<ProgressBar>,
+}
+
+impl<'a> PartsBar<'a> {
+    fn new(global: &'a Global) -> Self {
+        PartsBar { global, bar: OnceLock::new() }
+    }
+
+    fn show(&self, done: usize, total: usize) {
+        if total > 1 && !self.global.quiet {
+            let bar = self.bar.get_or_init(|| {
                 let bar = ProgressBar::new(total as u64);
                 bar.set_style(ProgressStyle::with_template("split convolution {bar:30} {pos}/{len} parts [{elapsed_precise}, {eta} left]").expect("a valid template"));
                 bar
             });
             bar.set_position(done as u64);
         }
-    };
-    let result = split::convolve_split_with_progress(gpus, &image.view(), &kernel.view(), mode, &opts, &progress);
-    if let Some(bar) = bar.get() {
-        bar.finish_and_clear();
     }
-    result
 }
 
-fn on_gpu(gpu: &Gpu, image: &ArrayD<f32>, kernel: &ArrayD<f32>, mode: Mode, method: Method, correlate: bool) -> Result<ArrayD<f32>, Error> {
-    let mut rec = Recording::new(gpu);
-    let x = rec.upload_f32(&image.view())?;
-    let y = if correlate {
-        convolve::signal_correlate(&mut rec, x, &kernel.view(), mode, method)?
-    } else {
-        convolve::signal_convolve(&mut rec, x, &kernel.view(), mode, method)?
-    };
-    let d = rec.download(y);
-    rec.run()?.f32(d)
+impl Drop for PartsBar<'_> {
+    fn drop(&mut self) {
+        if let Some(bar) = self.bar.get() {
+            bar.finish_and_clear();
+        }
+    }
 }
 
 /// The CPU reference in f64: direct sums, or the same FFT path on rustfft.
@@ -250,8 +184,4 @@ fn on_cpu(image: &ArrayD<f32>, kernel: &ArrayD<f32>, mode: Mode, method: Method,
         (_, correlate) => cpu::fft_signal(&a, &k, mode, correlate)?,
     };
     Ok(y.mapv(|v| v as f32))
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

@@ -1,19 +1,20 @@
-//! `lucent deconvolve`: Richardson-Lucy deconvolution of an image file with a PSF file, on the
-//! GPU (the whole iteration resident) or, with `--device cpu` or no adapter, on the f64 CPU
-//! reference. A progress bar on stderr; `--json` prints the report (device, stage times, peak
-//! device memory) on stdout.
+//! `lucent deconvolve`: Richardson-Lucy deconvolution of image files with a PSF file, on the
+//! GPU (the library decides: the whole iteration resident, or tiles with guard bands) or, with
+//! `--device cpu` or no adapter, on the f64 CPU reference. A progress bar on stderr; `--json`
+//! prints the report (device, stage times, peak device memory) on stdout.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use lucent::io;
-use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions, TileProgress};
-use lucent::ops::deconvolve::{self, cpu, RlBoundary, Init, RichardsonLucy, RlOptions, RlReport, RlResult, StopRule};
+use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions};
+use lucent::ops::deconvolve::{self, cpu, Init, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlResult, RlRun, StopRule};
 use lucent::{Error, Gpu};
-use ndarray::ArrayViewD;
+use ndarray::{ArrayD, ArrayViewD};
 use serde_json::json;
 
+use crate::batch::{self, ms_since, Batch, Device, Report};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -24,18 +25,21 @@ use crate::Global;
   lucent deconvolve noisy.tif --psf psf.tif -o restored.tif --tv 0.002 -n 50
   lucent deconvolve stack.tif --psf psfs.npy --psf-grid 3,4 -o restored.tif
   lucent deconvolve field.tif --psf psf.tif -o restored.tif --boundary extended
+  lucent deconvolve t*.tif --psf psf.tif -o restored/ -n 30
 
 A PSF with one axis fewer than the image deconvolves each slice along the first axis.
 An image whose working set exceeds the GPU's buffer limit is deconvolved in tiles with guard
 bands (see --json for the tiles, guard widths and per-tile times).")]
 pub struct Args {
-    /// The observed image: .npy, .tif/.tiff (multi-page = 3D) or .png.
-    input: PathBuf,
+    /// The observed images: .npy, .tif/.tiff (multi-page = 3D) or .png.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
     /// The point spread function, no larger than the image along any axis (its element
     /// (m-1)/2 on each axis is the centre, as scipy's 'same' convolution).
     #[arg(long)]
     psf: PathBuf,
-    /// The restored image: float32 .npy or .tif, or an 8-bit .png preview of a 2D image.
+    /// The restored image: float32 .npy or .tif, or an 8-bit .png preview of a 2D image. With
+    /// several inputs, a directory.
     #[arg(short, long)]
     output: PathBuf,
     /// Richardson-Lucy iterations (at most; see --stop-tolerance).
@@ -47,8 +51,8 @@ pub struct Args {
     /// zero: linear convolution, nothing outside the image; periodic: circular convolution;
     /// extended: Bertero-Boccacci, the object reconstructed past the image's edges by the PSF's
     /// reach (fewer artefacts where bright structure crosses the border).
-    #[arg(long, value_enum, default_value_t = BoundaryArg::Zero)]
-    boundary: BoundaryArg,
+    #[arg(long, value_enum, default_value_t = RlBoundary::Zero)]
+    boundary: RlBoundary,
     /// Use the PSF as given instead of dividing it by its sum.
     #[arg(long)]
     no_normalize_psf: bool,
@@ -84,13 +88,6 @@ fn parse_grid(s: &str) -> Result<[usize; 2], String> {
     }
 }
 
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum BoundaryArg {
-    Zero,
-    Periodic,
-    Extended,
-}
-
 fn parse_init(s: &str) -> Result<Init, String> {
     if s == "observed" {
         return Ok(Init::Observed);
@@ -104,11 +101,7 @@ fn parse_init(s: &str) -> Result<Init, String> {
 impl Args {
     fn options(&self) -> RlOptions {
         RlOptions {
-            boundary: match self.boundary {
-                BoundaryArg::Zero => RlBoundary::Zero,
-                BoundaryArg::Periodic => RlBoundary::Periodic,
-                BoundaryArg::Extended => RlBoundary::Extended,
-            },
+            boundary: self.boundary,
             init: self.init,
             normalize_psf: !self.no_normalize_psf,
             filter_epsilon: self.filter_epsilon,
@@ -121,117 +114,87 @@ impl Args {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
-    let start = Instant::now();
-    let image = io::read_real(&args.input)?;
     let psf = io::read_real(&args.psf)?;
-    let read_ms = ms_since(start);
-    let opts = args.options();
-    // Everything that can be wrong is reported before the device is opened.
-    let grid = args.psf_grid.map(|g| PsfGrid::new(psf.view(), g)).transpose()?;
-    match &grid {
-        Some(g) => {
-            tiles::plan(&image.view(), g, args.iterations, &opts, &TileOptions::default(), None)?;
-        }
-        None => {
-            deconvolve::validate(&image.view(), &psf.view(), args.iterations, &opts)?;
-        }
-    }
-    check_output(&args.output, image.ndim())?;
-
-    let gpu = global.gpu()?;
-    let too_large = match (&gpu, &grid) {
-        (Some(g), None) => !tiles::fits_whole(g, image.shape(), psf.shape(), &opts)?,
-        _ => false,
+    let psfs = match args.psf_grid {
+        Some(g) => PsfGrid::new(psf.view(), g)?,
+        None => PsfGrid::single(psf.view()),
     };
-    if grid.is_some() || too_large {
-        let psfs = grid.unwrap_or_else(|| PsfGrid::single(psf.view()));
-        return run_tiled(global, args, gpu.as_ref(), &image.view(), &psfs, &opts, (start, read_ms));
-    }
-    let result = restore(global, gpu.as_ref(), &image.view(), &psf.view(), args.iterations, &opts)?;
-    let t = Instant::now();
-    io::write_real(&args.output, &result.estimate.view())?;
-    let write_ms = ms_since(t);
-
-    let r = &result.report;
-    if global.json {
-        let report = json!({
-            "command": "deconvolve",
-            "input": args.input.display().to_string(),
-            "psf": args.psf.display().to_string(),
-            "output": args.output.display().to_string(),
-            "options": opts,
-            "report": report_json(r, args.iterations),
-            "ms": { "read": read_ms, "write": write_ms, "total": ms_since(start) },
-        });
-        println!("{report}");
-    } else if !global.quiet {
-        println!("{}; wrote {}", summary(r), args.output.display());
-    }
-    Ok(())
+    let opts = args.options();
+    let mut options = serde_json::to_value(opts).expect("options serialise");
+    let more = json!({ "psf": args.psf.display().to_string(), "psf_grid": args.psf_grid, "iterations": args.iterations });
+    options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
+    let batch = Batch { command: "deconvolve", global, options };
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input, output, device| {
+        one(global, args, &psfs, &opts, input, output, device)
+    })
 }
 
-/// Tiled deconvolution (a PSF grid, or an image too large for one GPU buffer), written and
-/// reported like `run`; the progress bar counts iterations over all tiles.
-fn run_tiled(
-    global: &Global,
-    args: &Args,
-    gpu: Option<&Gpu>,
-    image: &ArrayViewD<f32>,
-    psfs: &PsfGrid,
-    opts: &RlOptions,
-    (start, read_ms): (Instant, f64),
-) -> Result<(), Error> {
-    let bar = progress_bar(global, 0);
-    bar.set_style(
-        ProgressStyle::with_template("Richardson-Lucy {bar:30} {pos}/{len} iterations over all tiles {msg} [{elapsed_precise}, {eta} left]")
-            .expect("a valid template"),
-    );
-    let show = |p: TileProgress| {
-        let (done, total) = p.overall();
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        bar.set_message(format!("tile {}/{}", p.tile + 1, p.tiles));
+fn one(global: &Global, args: &Args, psfs: &PsfGrid, opts: &RlOptions, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
+    let t = Instant::now();
+    let image = io::read_real(input)?;
+    let read_ms = ms_since(t);
+    batch::check_format(output, image.ndim(), false)?;
+
+    let t = Instant::now();
+    let bar = progress_bar(global, args.iterations);
+    let show = |p: deconvolve::Progress| {
+        bar.set_length(p.total as u64);
+        bar.set_position(p.done as u64);
+        if let Some(c) = p.relative_change {
+            bar.set_message(format!("change {c:.2e}"));
+        }
     };
-    let none = TileOptions::default();
-    let (estimate, report) = match gpu {
-        Some(gpu) => {
-            let r = tiles::richardson_lucy_tiled(gpu, image, psfs, args.iterations, opts, &none, show)?;
-            (r.estimate, r.report)
-        }
-        None => {
-            let (e, r) = tiles::richardson_lucy_tiled_cpu(image, psfs, args.iterations, opts, &none, show)?;
-            (e.mapv(|v| v as f32), r)
-        }
+    let (estimate, run) = match device.gpu() {
+        Some(gpu) => deconvolve::restore(gpu, &image.view(), psfs, args.iterations, opts, show)?,
+        None => on_cpu_any(&image.view(), psfs, args.iterations, opts, show)?,
     };
     bar.finish_and_clear();
+    let compute_ms = ms_since(t);
+
     let t = Instant::now();
-    io::write_real(&args.output, &estimate.view())?;
+    io::write_real(output, &estimate.view())?;
     let write_ms = ms_since(t);
-    if global.json {
-        let report = json!({
-            "command": "deconvolve",
-            "input": args.input.display().to_string(),
-            "psf": args.psf.display().to_string(),
-            "output": args.output.display().to_string(),
-            "options": opts,
-            "iterations": args.iterations,
-            "tiles": report,
-            "ms": { "read": read_ms, "write": write_ms, "total": ms_since(start) },
-        });
-        println!("{report}");
-    } else if !global.quiet {
-        println!(
-            "Richardson-Lucy {:?} in {} tiles (guard bands {:?}): {} iterations each on {} in {:.1} ms; wrote {}",
+    let summary = match &run {
+        RlRun::Whole(r) => summary(r),
+        RlRun::Tiled(r) => format!(
+            "Richardson-Lucy {:?} in {} tiles (guard bands {:?}): {} iterations each in {:.1} ms",
             image.shape(),
-            report.tiles,
-            report.guard,
+            r.tiles,
+            r.guard,
             args.iterations,
-            report.device,
-            report.total_ms,
-            args.output.display()
-        );
+            r.total_ms
+        ),
+    };
+    Ok(Report {
+        shape_in: image.shape().to_vec(),
+        shape_out: estimate.shape().to_vec(),
+        read_ms,
+        compute_ms,
+        write_ms,
+        // path: whole or tiled, with what that path measured.
+        details: serde_json::to_value(&run).expect("reports serialise"),
+        summary,
+    })
+}
+
+/// The CPU reference, whole for one PSF, in tiles for a PSF grid.
+fn on_cpu_any(
+    image: &ArrayViewD<f32>,
+    psfs: &PsfGrid,
+    iterations: usize,
+    opts: &RlOptions,
+    mut progress: impl FnMut(deconvolve::Progress),
+) -> Result<(ArrayD<f32>, RlRun), Error> {
+    if psfs.grid() == [1, 1] {
+        let r = on_cpu(image, &psfs.psf([0, 0]), iterations, opts, progress)?;
+        return Ok((r.estimate, RlRun::Whole(r.report)));
     }
-    Ok(())
+    let show = |p: tiles::TileProgress| {
+        let (done, total) = p.overall();
+        progress(deconvolve::Progress { done, total, relative_change: None })
+    };
+    let (e, r) = tiles::richardson_lucy_tiled_cpu(image, psfs, iterations, opts, &TileOptions::default(), show)?;
+    Ok((e.mapv(|v| v as f32), RlRun::Tiled(r)))
 }
 
 /// Deconvolves on `gpu`, or on the CPU reference when there is none, with a progress bar.
@@ -294,26 +257,6 @@ fn progress_bar(global: &Global, iterations: usize) -> ProgressBar {
     bar
 }
 
-/// The report as JSON, times in ms.
-pub fn report_json(r: &RlReport, asked: usize) -> serde_json::Value {
-    json!({
-        "device": r.device,
-        "geometry": r.geometry,
-        "iterations": { "asked": asked, "done": r.iterations, "stopped_early": r.stopped_early },
-        "changes": r.changes,
-        "ms": {
-            "setup": r.setup_ms,
-            "iterate": r.iterate_ms,
-            "per_iteration": r.ms_per_iteration,
-            "gpu_per_iteration": r.gpu_ms_per_iteration,
-            "download": r.download_ms,
-        },
-        "peak_bytes": r.peak_bytes,
-        "setup_peak_bytes": r.setup_peak_bytes,
-        "dispatches_per_iteration": r.dispatches_per_iteration,
-    })
-}
-
 /// One line: iterations, device, times and memory.
 pub fn summary(r: &RlReport) -> String {
     let shape = r.geometry.as_ref().map_or(String::new(), |g| format!(" {:?} (padded {:?})", g.image, g.padded));
@@ -333,20 +276,4 @@ pub fn summary(r: &RlReport) -> String {
         s += &format!(", {:.1} MiB of device memory", r.peak_bytes as f64 / (1 << 20) as f64);
     }
     s
-}
-
-/// Fails before any work when the output could not be written.
-fn check_output(path: &Path, ndim: usize) -> Result<(), Error> {
-    let wrong = |message: String| Error::File { path: path.display().to_string(), message };
-    if io::Format::from_path(path)? == io::Format::Png && ndim != 2 {
-        return Err(wrong(format!("a PNG holds a 2D image; this result has {ndim} axes (write .npy or .tif)")));
-    }
-    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => Err(wrong(format!("the directory {} does not exist", dir.display()))),
-        _ => Ok(()),
-    }
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

@@ -13,7 +13,8 @@ use lucent::Error;
 use ndarray::{s, Array2, ArrayD, Axis, IxDyn};
 use serde_json::json;
 
-use crate::deconvolve::{report_json, restore, summary};
+use crate::batch::ms_since;
+use crate::deconvolve::{restore, summary};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -69,7 +70,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         "psf": { "shape": PSF_SHAPE, "sigma_zyx": PSF_SIGMA, "model": "Gaussian" },
         "photons": observed.iter().map(|&v| v as f64).sum::<f64>(),
         "relative_l2_error_vs_truth": { "observed": error_observed, "restored": error_restored },
-        "deconvolution": report_json(&result.report, args.iterations),
+        "deconvolution": result.report,
         "ms": { "simulate": simulate_ms, "write": write_ms, "total": ms_since(start) },
         "files": files,
     });
@@ -273,9 +274,6 @@ fn file_error(path: &Path, message: String) -> Error {
     Error::File { path: path.display().to_string(), message }
 }
 
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
-}
 
 #[cfg(test)]
 mod tests {

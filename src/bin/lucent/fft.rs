@@ -4,6 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
+use crate::batch::{self, ms_since, Batch, Device, Report};
+
 use lucent::fft::{self, Norm};
 use lucent::io::{self, Loaded};
 use lucent::check::check_finite;
@@ -18,12 +20,15 @@ use crate::Global;
 #[command(after_help = "Examples:
   lucent fft volume.npy -o spectrum.npy                        complex64 in, fftn over all axes
   lucent fft image.npy -o half.npy --real --axes 0,1 --norm ortho
-  lucent fft half.npy -o image.npy --real --inverse --len 255 --json")]
+  lucent fft half.npy -o image.npy --real --inverse --len 255 --json
+  lucent fft a.npy b.npy c.npy -o spectra/ --real              one .npy per input in spectra/")]
 pub struct Args {
-    /// Input .npy: complex64/complex128 for complex transforms and --real --inverse, any real
-    /// dtype for --real (TIFF and PNG are accepted too).
-    input: PathBuf,
-    /// Output: complex64 .npy; float32 (.npy, .tif, .png) for --real --inverse.
+    /// Input .npy files: complex64/complex128 for complex transforms and --real --inverse, any
+    /// real dtype for --real (TIFF and PNG are accepted too).
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output: complex64 .npy; float32 (.npy, .tif, .png) for --real --inverse. With several
+    /// inputs, a directory.
     #[arg(short, long)]
     output: PathBuf,
     /// Inverse transform (ifftn; irfftn with --real).
@@ -36,36 +41,12 @@ pub struct Args {
     #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
     axes: Option<Vec<isize>>,
     /// numpy's norm: which direction carries the 1/n.
-    #[arg(long, value_enum, default_value_t = NormArg::Backward)]
-    norm: NormArg,
+    #[arg(long, value_enum, default_value_t = Norm::Backward)]
+    norm: Norm,
     /// With --real --inverse: the output length along the last transformed axis (default
     /// 2*(m-1) for m input values, like numpy).
     #[arg(long)]
     len: Option<usize>,
-}
-
-#[derive(Clone, Copy, clap::ValueEnum)]
-enum NormArg {
-    Backward,
-    Ortho,
-    Forward,
-}
-
-impl NormArg {
-    fn norm(self) -> Norm {
-        match self {
-            NormArg::Backward => Norm::Backward,
-            NormArg::Ortho => Norm::Ortho,
-            NormArg::Forward => Norm::Forward,
-        }
-    }
-    fn name(self) -> &'static str {
-        match self {
-            NormArg::Backward => "backward",
-            NormArg::Ortho => "ortho",
-            NormArg::Forward => "forward",
-        }
-    }
 }
 
 /// One transform with its input, checked before any device work.
@@ -113,60 +94,60 @@ impl Job {
     }
 }
 
+impl Args {
+    fn transform(&self) -> &'static str {
+        match (self.real, self.inverse) {
+            (false, false) => "fftn",
+            (false, true) => "ifftn",
+            (true, false) => "rfftn",
+            (true, true) => "irfftn",
+        }
+    }
+}
+
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
-    let start = Instant::now();
-    let input = io::read(&args.input)?;
-    let read_ms = ms_since(start);
-    let shape_in = input.shape().to_vec();
+    if args.len.is_some() && !(args.real && args.inverse) {
+        return Err(Error::Invalid("--len applies only to --real --inverse".into()));
+    }
+    let options = json!({ "transform": args.transform(), "axes": args.axes, "norm": args.norm, "len": args.len });
+    let batch = Batch { command: "fft", global, options };
+    let ext = |input: &Path| if args.real && args.inverse { batch::real_ext(input) } else { "npy" };
+    batch.run(&args.inputs, &args.output, ext, || global.device(), |input, output, device| one(args, input, output, device))
+}
+
+fn one(args: &Args, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
+    let t = Instant::now();
+    let loaded = io::read(input)?;
+    let read_ms = ms_since(t);
+    let shape_in = loaded.shape().to_vec();
     Shape::new(&shape_in)?;
     let axes = resolve_axes(args.axes.as_deref(), shape_in.len())?;
-    let job = make_job(args, input, &axes)?;
-    check_output(&args.output, matches!(job, Job::RealInverse { .. }))?;
-    let norm = args.norm.norm();
+    let job = make_job(args, input, loaded, &axes)?;
+    batch::check_format(output, shape_in.len(), !matches!(job, Job::RealInverse { .. }))?;
 
-    let gpu = global.gpu()?;
     let t = Instant::now();
-    let output = match &gpu {
-        Some(gpu) => job.on_gpu(gpu, &axes, norm)?,
-        None => job.on_cpu(&axes, norm)?,
+    let result = match device.gpu() {
+        Some(gpu) => job.on_gpu(gpu, &axes, args.norm)?,
+        None => job.on_cpu(&axes, args.norm)?,
     };
     let compute_ms = ms_since(t);
 
     let t = Instant::now();
-    match &output {
-        Loaded::Real(y) => io::write_real(&args.output, &y.view())?,
-        Loaded::Complex(y) => io::write_complex(&args.output, &y.view())?,
+    match &result {
+        Loaded::Real(y) => io::write_real(output, &y.view())?,
+        Loaded::Complex(y) => io::write_complex(output, &y.view())?,
     }
     let write_ms = ms_since(t);
-
-    let device = gpu.as_ref().map_or("cpu".to_string(), |g| format!("gpu: {}", g.summary().name));
-    if global.json {
-        let report = json!({
-            "command": "fft",
-            "transform": job.name(),
-            "device": device,
-            "axes": axes,
-            "norm": args.norm.name(),
-            "input": args.input.display().to_string(),
-            "output": args.output.display().to_string(),
-            "shape_in": shape_in,
-            "shape_out": output.shape(),
-            "dtype_out": if matches!(output, Loaded::Real(_)) { "float32" } else { "complex64" },
-            // compute: plan, upload, transform and download on the GPU; the transform on the CPU.
-            "ms": { "read": read_ms, "compute": compute_ms, "write": write_ms, "total": ms_since(start) },
-        });
-        println!("{report}");
-    } else if !global.quiet {
-        println!(
-            "{} {:?} -> {:?} over axes {:?} on {device}: {compute_ms:.2} ms; wrote {}",
-            job.name(),
-            shape_in,
-            output.shape(),
-            axes,
-            args.output.display()
-        );
-    }
-    Ok(())
+    let dtype = if matches!(result, Loaded::Real(_)) { "float32" } else { "complex64" };
+    Ok(Report {
+        summary: format!("{} {:?} -> {:?} over axes {:?}", job.name(), shape_in, result.shape(), axes),
+        shape_out: result.shape().to_vec(),
+        shape_in,
+        read_ms,
+        compute_ms,
+        write_ms,
+        details: json!({ "axes": axes, "dtype_out": dtype }),
+    })
 }
 
 /// numpy's axes: default all, negative from the end; then distinct and in range, sorted.
@@ -185,33 +166,18 @@ fn resolve_axes(axes: Option<&[isize]>, ndim: usize) -> Result<Vec<usize>, Error
 }
 
 /// Pairs the flags with what the file held; wrong kinds are reported against the input path.
-fn make_job(args: &Args, input: Loaded, axes: &[usize]) -> Result<Job, Error> {
-    let wrong = |message: &str| Error::File { path: args.input.display().to_string(), message: message.to_string() };
-    if args.len.is_some() && !(args.real && args.inverse) {
-        return Err(Error::Invalid("--len applies only to --real --inverse".into()));
-    }
+fn make_job(args: &Args, path: &Path, input: Loaded, axes: &[usize]) -> Result<Job, Error> {
+    let wrong = |message: &str| Error::File { path: path.display().to_string(), message: message.to_string() };
     match (input, args.real, args.inverse) {
         (Loaded::Complex(x), false, inverse) => Ok(Job::Complex { x, inverse }),
         (Loaded::Real(_), false, _) => Err(wrong("holds real data; a complex transform needs complex64/complex128 input (use --real for rfftn)")),
         (Loaded::Real(x), true, false) => Ok(Job::RealForward { x }),
         (Loaded::Complex(_), true, false) => Err(wrong("holds complex data; --real (rfftn) needs real input")),
         (Loaded::Complex(x), true, true) => {
-            let len = real_inverse_len(&args.input, x.shape(), axes, args.len)?;
+            let len = real_inverse_len(path, x.shape(), axes, args.len)?;
             Ok(Job::RealInverse { x, len })
         }
         (Loaded::Real(_), true, true) => Err(wrong("holds real data; --real --inverse (irfftn) needs a complex half spectrum")),
-    }
-}
-
-/// Fails before any work when the output could not be written: a complex result needs .npy.
-fn check_output(path: &Path, real: bool) -> Result<(), Error> {
-    let wrong = |message: String| Error::File { path: path.display().to_string(), message };
-    if !real && io::Format::from_path(path)? != io::Format::Npy {
-        return Err(wrong("a complex result can only be written to .npy".into()));
-    }
-    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => Err(wrong(format!("the directory {} does not exist", dir.display()))),
-        _ => Ok(()),
     }
 }
 
@@ -234,8 +200,4 @@ fn real_inverse_len(path: &Path, dims: &[usize], axes: &[usize], len: Option<usi
         )));
     }
     Ok(len)
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

@@ -1,16 +1,19 @@
-//! `lucent filter`: scipy.ndimage spatial filters of an array file (gaussian_filter,
+//! `lucent filter`: scipy.ndimage spatial filters of array files (gaussian_filter,
 //! uniform_filter, correlate or convolve with a kernel file) with scipy's boundary modes, on the
-//! GPU or, with `--device cpu` or no adapter, on the f64 CPU reference.
+//! GPU (lucent::ndimage, in slabs when an array exceeds a buffer) or, with `--device cpu` or no
+//! adapter, on the f64 CPU reference. Parameters are checked by the library's own checks.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use lucent::io;
-use lucent::ops::convolve::{self, cpu, Boundary};
-use lucent::{Buf, Error, Gpu, Recording};
+use clap::builder::PossibleValuesParser;
+use lucent::ndimage::{self, Boundary};
+use lucent::ops::convolve::{check_filter_weights, cpu, gaussian_passes, uniform_passes};
+use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;
 
+use crate::batch::{self, ms_since, Batch, Device, Report};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -19,12 +22,14 @@ use crate::Global;
     after_help = "Examples:
   lucent filter volume.tif -o smooth.tif --gaussian 2.0
   lucent filter image.npy -o mean.npy --uniform 5,3 --boundary nearest
-  lucent filter image.npy -o edges.npy --kernel sobel.npy --boundary constant --cval 0 --json"
+  lucent filter image.npy -o edges.npy --kernel sobel.npy --boundary constant --cval 0 --json
+  lucent filter t*.tif -o smooth/ --gaussian 1.5,2,2"
 )]
 pub struct Args {
-    /// Input array: .npy (any real dtype), .tif/.tiff or .png.
-    input: PathBuf,
-    /// Output: float32 .npy or .tif, or a .png preview (2D).
+    /// Input arrays: .npy (any real dtype), .tif/.tiff or .png.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output: float32 .npy or .tif, or a .png preview (2D). With several inputs, a directory.
     #[arg(short, long)]
     output: PathBuf,
     /// Gaussian filter (truncated at 4 sigma): one standard deviation for every axis, or one
@@ -41,20 +46,11 @@ pub struct Args {
     #[arg(long, requires = "kernel")]
     convolve: bool,
     /// Values beyond the edges, as scipy.ndimage names them.
-    #[arg(long, value_enum, default_value_t = BoundaryArg::Reflect)]
-    boundary: BoundaryArg,
+    #[arg(long, default_value = "reflect", value_parser = PossibleValuesParser::new(Boundary::NAMES))]
+    boundary: String,
     /// The value outside the array for --boundary constant.
     #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
     cval: f32,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
-enum BoundaryArg {
-    Reflect,
-    Constant,
-    Nearest,
-    Mirror,
-    Wrap,
 }
 
 /// The chosen filter, its parameters checked against the input.
@@ -74,24 +70,16 @@ impl Filter {
         }
     }
 
-    fn record(&self, rec: &mut Recording, x: Buf, b: Boundary) -> Result<Buf, Error> {
+    fn on_gpu(&self, gpu: &Gpu, x: &ArrayD<f32>, b: Boundary) -> Result<ArrayD<f32>, Error> {
         match self {
-            Filter::Gaussian(sigma) => convolve::gaussian_filter(rec, x, sigma, b),
-            Filter::Uniform(size) => convolve::uniform_filter(rec, x, size, b),
-            Filter::Kernel { kernel, convolve: false } => convolve::correlate(rec, x, &kernel.view(), b),
-            Filter::Kernel { kernel, convolve: true } => convolve::convolve(rec, x, &kernel.view(), b),
+            Filter::Gaussian(sigma) => ndimage::gaussian_filter(gpu, x, sigma, b),
+            Filter::Uniform(size) => ndimage::uniform_filter(gpu, x, size, b),
+            Filter::Kernel { kernel, convolve: false } => ndimage::correlate(gpu, x, kernel, b),
+            Filter::Kernel { kernel, convolve: true } => ndimage::convolve(gpu, x, kernel, b),
         }
     }
 
-    fn on_gpu(&self, gpu: &Gpu, x: &ArrayD<f32>, b: Boundary) -> Result<ArrayD<f32>, Error> {
-        let mut rec = Recording::new(gpu);
-        let xb = rec.upload_f32(&x.view())?;
-        let y = self.record(&mut rec, xb, b)?;
-        let d = rec.download(y);
-        rec.run()?.f32(d)
-    }
-
-    /// The f64 reference (parameters already validated by a dry recording's checks below).
+    /// The f64 reference (parameters validated by `check`).
     fn on_cpu(&self, x: &ArrayD<f32>, b: Boundary) -> ArrayD<f32> {
         let x = x.mapv(|v| v as f64);
         let per_axis = |v: &[f64]| if v.len() == 1 { vec![v[0]; x.ndim()] } else { v.to_vec() };
@@ -109,93 +97,64 @@ impl Filter {
         y.mapv(|v| v as f32)
     }
 
-    /// The checks the GPU path makes, without a device: counts per axis, ranges, finite kernel.
-    fn check(&self, ndim: usize) -> Result<(), Error> {
-        let count = |n: usize, what: &str| {
-            if n == 1 || n == ndim {
-                Ok(())
-            } else {
-                Err(Error::Invalid(format!("--{what}: {n} values for a {ndim}-D input (give 1 or {ndim})")))
-            }
-        };
+    /// The library's checks of the parameters against an input of shape `dims`, without a
+    /// device (the CPU path has none of its own).
+    fn check(&self, dims: &[usize]) -> Result<(), Error> {
         match self {
-            Filter::Gaussian(sigma) => {
-                count(sigma.len(), "gaussian")?;
-                if let Some(s) = sigma.iter().find(|s| !s.is_finite() || **s < 0.0) {
-                    return Err(Error::Invalid(format!("--gaussian: sigma must be finite and non-negative, got {s}")));
-                }
-            }
-            Filter::Uniform(size) => {
-                count(size.len(), "uniform")?;
-                if size.contains(&0) {
-                    return Err(Error::Invalid("--uniform: sizes must be at least 1".into()));
-                }
-            }
-            Filter::Kernel { kernel, .. } => {
-                lucent::Shape::new(kernel.shape())?;
-                if kernel.ndim() != ndim {
-                    return Err(Error::Shape(format!("the kernel {:?} must have the input's {ndim} axes", kernel.shape())));
-                }
-                convolve::check_finite(&kernel.view(), "the kernel")?;
-            }
+            Filter::Gaussian(sigma) => gaussian_passes(sigma, dims.len()).map(|_| ()),
+            Filter::Uniform(size) => uniform_passes(size, dims.len()).map(|_| ()),
+            Filter::Kernel { kernel, .. } => check_filter_weights(dims, &kernel.view()),
         }
-        Ok(())
+    }
+
+    fn options(&self) -> serde_json::Value {
+        match self {
+            Filter::Gaussian(sigma) => json!({ "sigma": sigma }),
+            Filter::Uniform(size) => json!({ "size": size }),
+            Filter::Kernel { kernel, .. } => json!({ "shape_kernel": kernel.shape() }),
+        }
     }
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
-    let start = Instant::now();
-    let image = io::read_real(&args.input)?;
     let filter = match (&args.gaussian, &args.uniform, &args.kernel) {
         (Some(s), _, _) => Filter::Gaussian(s.clone()),
         (_, Some(n), _) => Filter::Uniform(n.clone()),
         (_, _, Some(path)) => Filter::Kernel { kernel: io::read_real(path)?, convolve: args.convolve },
         _ => return Err(Error::Invalid("give one of --gaussian, --uniform or --kernel".into())),
     };
-    let read_ms = ms_since(start);
-    lucent::Shape::new(image.shape())?;
-    filter.check(image.ndim())?;
-    io::Format::from_path(&args.output)?;
-    let boundary = match args.boundary {
-        BoundaryArg::Constant => Boundary::Constant(args.cval),
-        _ if args.cval != 0.0 => return Err(Error::Invalid("--cval applies only to --boundary constant".into())),
-        BoundaryArg::Reflect => Boundary::Reflect,
-        BoundaryArg::Nearest => Boundary::Nearest,
-        BoundaryArg::Mirror => Boundary::Mirror,
-        BoundaryArg::Wrap => Boundary::Wrap,
-    };
+    let boundary = Boundary::from_name(&args.boundary, args.cval)?;
+    let mut options = json!({ "filter": filter.name(), "boundary": boundary.name(), "cval": boundary.cval(), "kernel": args.kernel });
+    options.as_object_mut().unwrap().extend(filter.options().as_object().unwrap().clone());
+    let batch = Batch { command: "filter", global, options };
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input, output, device| one(&filter, boundary, input, output, device))
+}
 
-    let gpu = global.gpu()?;
+fn one(filter: &Filter, boundary: Boundary, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
     let t = Instant::now();
-    let output = match &gpu {
+    let image = io::read_real(input)?;
+    let read_ms = ms_since(t);
+    lucent::Shape::new(image.shape())?;
+    filter.check(image.shape())?;
+    batch::check_format(output, image.ndim(), false)?;
+
+    let t = Instant::now();
+    let y = match device.gpu() {
         Some(gpu) => filter.on_gpu(gpu, &image, boundary)?,
         None => filter.on_cpu(&image, boundary),
     };
     let compute_ms = ms_since(t);
 
     let t = Instant::now();
-    io::write_real(&args.output, &output.view())?;
+    io::write_real(output, &y.view())?;
     let write_ms = ms_since(t);
-
-    let device = gpu.as_ref().map_or("cpu".to_string(), |g| format!("gpu: {}", g.summary().name));
-    if global.json {
-        let report = json!({
-            "command": "filter",
-            "filter": filter.name(),
-            "device": device,
-            "boundary": format!("{boundary:?}"),
-            "input": args.input.display().to_string(),
-            "output": args.output.display().to_string(),
-            "shape": image.shape(),
-            "ms": { "read": read_ms, "compute": compute_ms, "write": write_ms, "total": ms_since(start) },
-        });
-        println!("{report}");
-    } else if !global.quiet {
-        println!("{} filter {:?} ({boundary:?}) on {device}: {compute_ms:.2} ms; wrote {}", filter.name(), image.shape(), args.output.display());
-    }
-    Ok(())
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
+    Ok(Report {
+        shape_in: image.shape().to_vec(),
+        shape_out: y.shape().to_vec(),
+        read_ms,
+        compute_ms,
+        write_ms,
+        details: json!({}),
+        summary: format!("{} filter {:?} ({})", filter.name(), image.shape(), boundary.name()),
+    })
 }

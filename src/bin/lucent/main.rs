@@ -1,5 +1,6 @@
 //! `lucent`: the command-line tool over the library. One file per subcommand.
 
+mod batch;
 mod bench;
 mod convolve;
 mod deconvolve;
@@ -9,6 +10,7 @@ mod filter;
 mod info;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use lucent::gpu::GpuOptions;
 use lucent::{Error, Gpu};
 
 #[derive(Parser)]
@@ -78,13 +80,18 @@ pub struct Global {
 }
 
 impl Global {
+    /// The GPU options: the environment's, the adapter from `--adapter` if given.
+    pub fn options(&self) -> GpuOptions {
+        let env = GpuOptions::from_env();
+        GpuOptions { adapter: self.adapter.clone().or(env.adapter.clone()), ..env }
+    }
+
     /// Opens the GPU as asked; `None` means compute on the CPU.
     pub fn gpu(&self) -> Result<Option<Gpu>, Error> {
         if self.device == DeviceChoice::Cpu {
             return Ok(None);
         }
-        let selector = self.adapter.clone().or_else(|| std::env::var("LUCENT_ADAPTER").ok().filter(|s| !s.is_empty()));
-        match Gpu::with_adapter(selector.as_deref()) {
+        match Gpu::open(&self.options()) {
             Ok(gpu) => Ok(Some(gpu)),
             Err(e) if self.device == DeviceChoice::Auto => {
                 self.warn(&format!("{e}; falling back to the CPU reference"));
@@ -99,8 +106,12 @@ impl Global {
         if self.device == DeviceChoice::Cpu {
             return Err(Error::Invalid("this command needs a GPU; drop --device cpu".into()));
         }
-        let selector = self.adapter.clone().or_else(|| std::env::var("LUCENT_ADAPTER").ok().filter(|s| !s.is_empty()));
-        Gpu::with_adapter(selector.as_deref())
+        Gpu::open(&self.options())
+    }
+
+    /// The device of a file command: the GPU, or the CPU reference.
+    pub fn device(&self) -> Result<batch::Device, Error> {
+        Ok(batch::Device { gpus: self.gpu()?.into_iter().collect() })
     }
 
     pub fn warn(&self, msg: &str) {
@@ -111,6 +122,7 @@ impl Global {
 }
 
 fn main() {
+    private_runtime_dir();
     let cli = Cli::parse();
     let global = Global { device: cli.device, adapter: cli.adapter, json: cli.json, quiet: cli.quiet };
     let result = match cli.command {
@@ -124,6 +136,33 @@ fn main() {
     };
     if let Err(e) = result {
         eprintln!("lucent: error: {e}");
+        if matches!(e, Error::NoAdapter(_)) {
+            eprintln!("lucent: hint: --device cpu computes on the CPU reference instead");
+        }
         std::process::exit(1);
+    }
+}
+
+/// Mesa's drivers print "XDG_RUNTIME_DIR is invalid or not set" when there is none: give them
+/// a private one, so a user sees only lucent's own output.
+fn private_runtime_dir() {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::{DirBuilderExt, MetadataExt};
+        if std::env::var_os("XDG_RUNTIME_DIR").is_some_and(|d| std::path::Path::new(&d).is_dir()) {
+            return;
+        }
+        let uid = std::fs::metadata("/proc/self").map(|m| m.uid()).unwrap_or(0);
+        let dir = std::env::temp_dir().join(format!("lucent-xdg-{uid}"));
+        let made = std::fs::DirBuilder::new().mode(0o700).create(&dir).or_else(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => Ok(()),
+            _ => Err(e),
+        });
+        // Only a directory of ours, private: never one another user made.
+        let ours = std::fs::symlink_metadata(&dir).is_ok_and(|m| m.is_dir() && m.uid() == uid && m.mode() & 0o077 == 0);
+        if made.is_ok() && ours {
+            // Before any thread starts: nothing else reads the environment concurrently.
+            std::env::set_var("XDG_RUNTIME_DIR", &dir);
+        }
     }
 }

@@ -39,7 +39,7 @@ use crate::Gpu;
 pub use crate::ops::layout::Boundary;
 
 /// scipy.signal's output modes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Every overlap: shape image + kernel - 1.
@@ -76,7 +76,7 @@ impl std::str::FromStr for Mode {
 
 /// How [`signal_convolve`] computes: by FFT, by direct sums, or (`Auto`) whichever
 /// [`Geometry::prefers_direct`] estimates to be faster. Both give the same result up to rounding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     #[default]
@@ -436,9 +436,14 @@ pub fn normalized_convolution(
 /// A filter kernel: x's rank, not empty, finite.
 fn check_filter_kernel(rec: &Recording, x: Buf, kernel: &ArrayViewD<f32>) -> Result<()> {
     rec.expect_dtype(x, Dtype::F32, "filter input")?;
+    check_filter_weights(rec.dims(x), kernel)
+}
+
+/// The checks of [`correlate`] and [`convolve`] on their weights, for an input of shape `dims`.
+pub fn check_filter_weights(dims: &[usize], kernel: &ArrayViewD<f32>) -> Result<()> {
     Shape::new(kernel.shape())?;
-    if kernel.ndim() != rec.dims(x).len() {
-        return Err(Error::Shape(format!("filter kernel {:?} must have the rank of the input {:?}", kernel.shape(), rec.dims(x))));
+    if kernel.ndim() != dims.len() {
+        return Err(Error::Shape(format!("filter kernel {:?} must have the rank of the input {dims:?}", kernel.shape())));
     }
     check_finite(kernel, "filter kernel")
 }

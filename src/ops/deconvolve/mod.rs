@@ -53,7 +53,7 @@ use crate::check::check_finite;
 use crate::Gpu;
 
 /// What the convolution assumes outside the image.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum RlBoundary {
     /// Zero outside the image: linear convolution (scipy's 'same'), computed on arrays padded by

@@ -142,7 +142,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         rows.extend(rl::suite(&gpu, args, roof, global)?);
     }
     if global.json {
-        println!("{}", serde_json::json!({ "device": gpu.summary(), "rows": rows }));
+        println!("{}", serde_json::json!({ "command": "bench", "device": { "kind": "gpu", "adapters": [gpu.summary()] }, "rows": rows }));
     } else {
         println!("device: {} ({})", gpu.summary().name, gpu.summary().backend);
         println!("{:<22} {:>18} {:>8} {:>12} {:>10} {:>9}", "case", "shape", "MiB", "ms", "GB/s", "% copy");

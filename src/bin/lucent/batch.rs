@@ -1,0 +1,218 @@
+//! What every file command shares: one or many inputs (`-o OUTDIR/` for many), one output check,
+//! one timing helper, and one report shape, printed as a line of text or of JSON per input.
+//!
+//! The JSON report (README "The --json report"): `command`, `device` {kind, adapters},
+//! `input`, `output`, `shape_in`, `shape_out`, `options` (plain values), `ms` {open, pipelines,
+//! read, compute, write, total}, and `details` (what only this command has). A failed input
+//! prints `{command, input, error}` instead; the exit code is 1 if any input failed.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use lucent::{io, Error, Gpu};
+use serde_json::{json, Value};
+
+use crate::Global;
+
+pub fn ms_since(t: Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
+}
+
+/// Where a command computes: the GPUs it opened (the first unless work is spread), or the CPU
+/// reference.
+pub struct Device {
+    pub gpus: Vec<Gpu>,
+}
+
+impl Device {
+    pub fn gpu(&self) -> Option<&Gpu> {
+        self.gpus.first()
+    }
+
+    pub fn json(&self) -> Value {
+        match self.gpus.is_empty() {
+            true => json!({ "kind": "cpu", "adapters": [] }),
+            false => json!({ "kind": "gpu", "adapters": self.gpus.iter().map(|g| g.summary()).collect::<Vec<_>>() }),
+        }
+    }
+
+    pub fn name(&self) -> String {
+        match self.gpus.is_empty() {
+            true => "cpu".into(),
+            false => format!("gpu: {}", self.gpus.iter().map(|g| g.summary().name.as_str()).collect::<Vec<_>>().join(", ")),
+        }
+    }
+
+    fn pipelines(&self) -> (u64, f64) {
+        self.gpus.iter().map(|g| g.pipeline_stats()).fold((0, 0.0), |(n, ms), s| (n + s.compiled, ms + s.compile_ms))
+    }
+}
+
+/// What one input gave: filled in by the command, timed and printed here.
+pub struct Report {
+    pub shape_in: Vec<usize>,
+    pub shape_out: Vec<usize>,
+    pub read_ms: f64,
+    pub compute_ms: f64,
+    pub write_ms: f64,
+    /// Command-specific details (JSON `details`).
+    pub details: Value,
+    /// The human-readable line, without the output path.
+    pub summary: String,
+}
+
+/// One file command over its inputs.
+pub struct Batch<'a> {
+    pub command: &'static str,
+    pub global: &'a Global,
+    /// The options as plain JSON values, the same for every input.
+    pub options: Value,
+}
+
+impl Batch<'_> {
+    /// Runs `one(input, output, device)` for each input. One input writes to `output`; several
+    /// write into the directory `output` (created if it ends with `/` or exists), each named
+    /// after its input with extension `ext(input)`. Each input's result is written before the
+    /// next is read; a failed input is reported and skipped.
+    pub fn run(
+        &self,
+        inputs: &[PathBuf],
+        output: &Path,
+        ext: impl Fn(&Path) -> &'static str,
+        open: impl FnOnce() -> Result<Device, Error>,
+        mut one: impl FnMut(&Path, &Path, &Device) -> Result<Report, Error>,
+    ) -> Result<(), Error> {
+        let outputs = outputs(inputs, output, ext)?;
+        let start = Instant::now();
+        let device = open()?;
+        let mut open_ms = ms_since(start);
+        let bar = self.progress(inputs.len());
+        let mut failed = 0;
+        for (input, out) in inputs.iter().zip(&outputs) {
+            let t = Instant::now();
+            let (_, pipeline_ms) = device.pipelines();
+            match one(input, out, &device) {
+                Ok(r) => {
+                    let ms = json!({
+                        "open": open_ms,
+                        "pipelines": device.pipelines().1 - pipeline_ms,
+                        "read": r.read_ms,
+                        "compute": r.compute_ms,
+                        "write": r.write_ms,
+                        "total": ms_since(t) + open_ms,
+                    });
+                    self.print(&bar, input, out, &device, &r, ms);
+                }
+                Err(e) if inputs.len() == 1 => return Err(e),
+                Err(e) => {
+                    failed += 1;
+                    bar.suspend(|| eprintln!("lucent: error: {}: {e}", input.display()));
+                    if self.global.json {
+                        println!("{}", json!({ "command": self.command, "input": input.display().to_string(), "error": e.to_string() }));
+                    }
+                }
+            }
+            open_ms = 0.0;
+            bar.inc(1);
+        }
+        bar.finish_and_clear();
+        match failed {
+            0 => Ok(()),
+            n => Err(Error::Invalid(format!("{n} of {} inputs failed (see above); no output was written for them", inputs.len()))),
+        }
+    }
+
+    fn print(&self, bar: &ProgressBar, input: &Path, output: &Path, device: &Device, r: &Report, ms: Value) {
+        if self.global.json {
+            let report = json!({
+                "command": self.command,
+                "device": device.json(),
+                "input": input.display().to_string(),
+                "output": output.display().to_string(),
+                "shape_in": r.shape_in,
+                "shape_out": r.shape_out,
+                "options": self.options,
+                "ms": ms,
+                "details": r.details,
+            });
+            bar.suspend(|| println!("{report}"));
+        } else if !self.global.quiet {
+            bar.suspend(|| println!("{} on {}: {:.2} ms; wrote {}", r.summary, device.name(), r.compute_ms, output.display()));
+        }
+    }
+
+    /// A bar over the inputs when there are several (on stderr, only when it is a terminal).
+    fn progress(&self, files: usize) -> ProgressBar {
+        if files < 2 || self.global.quiet {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::new(files as u64);
+        bar.set_style(ProgressStyle::with_template("{prefix} {bar:30} {pos}/{len} files [{elapsed_precise}, {eta} left]").expect("a valid template"));
+        bar.set_prefix(self.command);
+        bar
+    }
+}
+
+/// The output path of each input (see [`Batch::run`]), checked before any work.
+fn outputs(inputs: &[PathBuf], output: &Path, ext: impl Fn(&Path) -> &'static str) -> Result<Vec<PathBuf>, Error> {
+    let as_dir = output.is_dir() || output.as_os_str().to_string_lossy().ends_with(['/', std::path::MAIN_SEPARATOR]);
+    if inputs.len() == 1 && !as_dir {
+        check_output_dir(output)?;
+        return Ok(vec![output.to_path_buf()]);
+    }
+    if !as_dir {
+        return Err(Error::Invalid(format!(
+            "{} inputs need an output directory: -o {}/ (it is created if missing)",
+            inputs.len(),
+            output.display()
+        )));
+    }
+    std::fs::create_dir_all(output).map_err(|e| file_error(output, format!("cannot create the output directory: {e}")))?;
+    let mut seen = HashSet::new();
+    inputs
+        .iter()
+        .map(|input| {
+            let stem = input.file_stem().ok_or_else(|| file_error(input, "has no file name".into()))?;
+            let out = output.join(stem).with_extension(ext(input));
+            match seen.insert(out.clone()) {
+                true => Ok(out),
+                false => Err(file_error(input, format!("another input also writes {}", out.display()))),
+            }
+        })
+        .collect()
+}
+
+/// Fails before any work when `path` could not be written: an unknown extension or a missing
+/// directory.
+fn check_output_dir(path: &Path) -> Result<(), Error> {
+    io::Format::from_path(path)?;
+    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        Some(dir) if !dir.is_dir() => Err(file_error(path, format!("the directory {} does not exist", dir.display()))),
+        _ => Ok(()),
+    }
+}
+
+/// Fails when a result of `ndim` axes (complex if `complex`) cannot go to `path`'s format.
+pub fn check_format(path: &Path, ndim: usize, complex: bool) -> Result<(), Error> {
+    match io::Format::from_path(path)? {
+        io::Format::Npy => Ok(()),
+        _ if complex => Err(file_error(path, "a complex result can only be written to .npy".into())),
+        io::Format::Png if ndim != 2 => Err(file_error(path, format!("a PNG holds a 2D image; this result has {ndim} axes (write .npy or .tif)"))),
+        _ => Ok(()),
+    }
+}
+
+/// The float32 format of an input's result in an output directory: its own, a PNG's as TIFF
+/// (a PNG output is an 8-bit preview).
+pub fn real_ext(input: &Path) -> &'static str {
+    match io::Format::from_path(input) {
+        Ok(io::Format::Npy) => "npy",
+        _ => "tif",
+    }
+}
+
+fn file_error(path: &Path, message: String) -> Error {
+    Error::File { path: path.display().to_string(), message }
+}

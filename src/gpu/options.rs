@@ -1,0 +1,88 @@
+//! How a `Gpu` is opened and behaves, as one value: read from the environment once
+//! ([`GpuOptions::from_env`], at the edge: `Gpu::new`, the CLI), or built by an app or a test.
+
+use std::path::PathBuf;
+
+/// Options of a [`super::Gpu`]. `Default` is what an unset environment gives.
+#[derive(Clone, Debug)]
+pub struct GpuOptions {
+    /// Adapter: a name substring (case-insensitive) or an index from `Gpu::list_adapters`;
+    /// None: the best (discrete, integrated, virtual, CPU). `LUCENT_ADAPTER`.
+    pub adapter: Option<String>,
+    /// Lowers the largest buffer lucent creates (forces tiled and split paths).
+    /// `LUCENT_MAX_BUFFER_BYTES`.
+    pub max_buffer_bytes: Option<u64>,
+    /// Device memory is sub-allocated from blocks of this many MiB (4, the least wgpu allows):
+    /// arrays in wgpu's default 128-256 MiB blocks ran strided FFT passes up to a third slower
+    /// depending on where they landed (BENCHMARKS.md run 8). `LUCENT_MEMBLOCK_MIB`.
+    pub memblock_mib: u64,
+    /// Bytes of freed device buffers kept for reuse (0: none). `LUCENT_RECYCLE_BYTES`.
+    pub recycle_bytes: u64,
+    /// Where compiled pipelines are kept between processes, where the backend offers a
+    /// pipeline cache (Vulkan); None: not kept. Safe to delete: the driver checks what it
+    /// loads and recompiles what does not match. `LUCENT_CACHE_DIR` (empty: off), else the
+    /// user's cache directory.
+    pub cache_dir: Option<PathBuf>,
+    /// Fill every temporary with NaN when it is handed out, so a kernel that leaves an element
+    /// unwritten shows up in the result (tests). `LUCENT_POISON=1`.
+    pub poison: bool,
+    /// Time every dispatch with GPU timestamps, where the adapter has them. `LUCENT_PROFILE=1`.
+    pub profile: bool,
+    /// Write each kernel's WGSL to this directory when it is first compiled (inspection).
+    /// `LUCENT_DUMP_SHADERS`.
+    pub dump_shaders: Option<PathBuf>,
+}
+
+impl Default for GpuOptions {
+    fn default() -> Self {
+        GpuOptions {
+            adapter: None,
+            max_buffer_bytes: None,
+            memblock_mib: 4,
+            recycle_bytes: 4 << 30,
+            cache_dir: user_cache_dir(),
+            poison: false,
+            profile: false,
+            dump_shaders: None,
+        }
+    }
+}
+
+impl GpuOptions {
+    /// The defaults, overridden by the `LUCENT_*` variables named on each field (values that do
+    /// not parse are ignored).
+    pub fn from_env() -> GpuOptions {
+        let var = |name: &str| std::env::var(name).ok();
+        let number = |name: &str| var(name).and_then(|v| v.trim().parse::<u64>().ok());
+        let flag = |name: &str| var(name).is_some_and(|v| v == "1");
+        let d = GpuOptions::default();
+        GpuOptions {
+            adapter: var("LUCENT_ADAPTER").filter(|s| !s.is_empty()),
+            max_buffer_bytes: number("LUCENT_MAX_BUFFER_BYTES"),
+            memblock_mib: number("LUCENT_MEMBLOCK_MIB").filter(|&m| m > 0).unwrap_or(d.memblock_mib),
+            recycle_bytes: number("LUCENT_RECYCLE_BYTES").unwrap_or(d.recycle_bytes),
+            cache_dir: match std::env::var_os("LUCENT_CACHE_DIR") {
+                Some(dir) if dir.is_empty() => None,
+                Some(dir) => Some(PathBuf::from(dir)),
+                None => d.cache_dir,
+            },
+            poison: flag("LUCENT_POISON"),
+            profile: flag("LUCENT_PROFILE"),
+            dump_shaders: std::env::var_os("LUCENT_DUMP_SHADERS").filter(|d| !d.is_empty()).map(PathBuf::from),
+        }
+    }
+}
+
+/// The platform's per-user cache directory, `lucent` inside it: `$XDG_CACHE_HOME` or
+/// `~/.cache` on Linux and BSDs, `~/Library/Caches` on macOS, `%LOCALAPPDATA%` on Windows.
+fn user_cache_dir() -> Option<PathBuf> {
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let base = if cfg!(windows) {
+        env("LOCALAPPDATA")
+    } else if cfg!(target_os = "macos") {
+        env("HOME").map(|h| h.join("Library/Caches"))
+    } else {
+        env("XDG_CACHE_HOME").or_else(|| env("HOME").map(|h| h.join(".cache")))
+    };
+    base.map(|b| b.join("lucent"))
+}
