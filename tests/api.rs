@@ -170,3 +170,23 @@ fn the_context_caches_plans_and_spectra_across_calls() {
     restoration::richardson_lucy(&g, &a.mapv(|v| v + 2.0), &k.mapv(f32::abs), 2, &RlOptions::default()).unwrap();
     assert_eq!(g.cached_values(), rl);
 }
+
+/// The async path gives what the blocking one gives, on any executor (here pollster's).
+#[test]
+fn recordings_run_asynchronously() {
+    use lucent::kernels::binary::{self, BinaryOp};
+    use lucent::Recording;
+    let g = poisoned();
+    let a = ArrayD::from_shape_vec(ndarray::IxDyn(&[37, 11]), random(407)).unwrap();
+    let b = ArrayD::from_shape_vec(ndarray::IxDyn(&[37, 11]), random(407)).unwrap();
+    let mut rec = Recording::new(g);
+    let (x, y) = (rec.upload_f32(&a.view()).unwrap(), rec.upload_f32(&b.view()).unwrap());
+    let z = binary::record(&mut rec, BinaryOp::Mul, x, y).unwrap();
+    let d = rec.download(z);
+    let compiled = rec.compile().unwrap();
+    for _ in 0..2 {
+        let got = pollster::block_on(compiled.run_async(g)).unwrap().f32(d).unwrap();
+        let want: Vec<f64> = a.iter().zip(&b).map(|(&p, &q)| p as f64 * q as f64).collect();
+        assert!(rel_l2(got.as_slice().unwrap(), &want) < 1e-7);
+    }
+}

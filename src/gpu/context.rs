@@ -241,6 +241,18 @@ impl Gpu {
         }
     }
 
+    /// Completes when all work submitted so far is done, without blocking the caller: a helper
+    /// thread drives the device until the queue reports it.
+    pub(crate) async fn finished(&self) -> Result<()> {
+        let (tx, rx) = futures::channel::oneshot::channel();
+        self.queue.on_submitted_work_done(move || {
+            let _ = tx.send(());
+        });
+        let device = self.device.clone();
+        std::thread::spawn(move || device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| Error::DeviceLost(e.to_string())));
+        rx.await.map_err(|_| Error::DeviceLost("the device was lost before the work finished".into()))
+    }
+
     /// Blocks until all submitted work is done.
     pub(crate) fn wait(&self) -> Result<()> {
         self.device

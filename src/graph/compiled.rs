@@ -313,6 +313,20 @@ impl Compiled {
 
     /// Uploads host data, runs every dispatch, and downloads what was asked for.
     pub fn run(&self, gpu: &Gpu) -> Result<Results> {
+        let start = self.submit(gpu)?;
+        self.collect(gpu, start)
+    }
+
+    /// `run` without blocking the caller's thread while the GPU works: the returned future
+    /// completes once the device has finished (a helper thread waits on it), on any executor.
+    pub async fn run_async(&self, gpu: &Gpu) -> Result<Results> {
+        let start = self.submit(gpu)?;
+        gpu.finished().await?;
+        self.collect(gpu, start)
+    }
+
+    /// Uploads, encodes and submits everything; returns when the work was handed to the queue.
+    fn submit(&self, gpu: &Gpu) -> Result<Instant> {
         let start = Instant::now();
         gpu.scoped(|| -> Result<()> {
             for (i, v) in self.values.iter().enumerate() {
@@ -354,6 +368,11 @@ impl Compiled {
             gpu.queue.submit([encoder.finish()]);
             Ok(())
         })??;
+        Ok(start)
+    }
+
+    /// Waits for the submitted work and reads back the downloads and timestamps.
+    fn collect(&self, gpu: &Gpu, start: Instant) -> Result<Results> {
         let waited = Instant::now();
         let mut downloads = Vec::new();
         if let Some((staging, offs)) = &self.staging {

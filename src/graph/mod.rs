@@ -228,6 +228,13 @@ impl<'g> Recording<'g> {
         let gpu = self.gpu;
         self.compile()?.run(gpu)
     }
+
+    /// Compiles and runs once without blocking the caller's thread on the GPU
+    /// ([`Compiled::run_async`]).
+    pub async fn run_async(self) -> Result<Results> {
+        let gpu = self.gpu;
+        self.compile()?.run_async(gpu).await
+    }
 }
 
 /// With `LUCENT_TRACE=1`, prints how long a host-side phase took (compile, upload, wait,
