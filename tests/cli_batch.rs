@@ -5,23 +5,18 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use common::{random, random_positive, rel_l2};
+use common::{arr, lucent_cli, rand_array, random_positive, rel_l2};
 use lucent::io;
 use lucent::ndimage::Boundary;
 use lucent::ops::convolve::{cpu, Mode};
 use lucent::ops::deconvolve::{cpu as rl_cpu, RlOptions};
-use ndarray::{ArrayD, IxDyn};
 
 fn lucent(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lucent")).args(args).output().expect("the lucent binary runs")
+    lucent_cli(args, &[])
 }
 
 fn json_lines(out: &Output) -> Vec<serde_json::Value> {
     String::from_utf8_lossy(&out.stdout).lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
-}
-
-fn array(dims: &[usize], values: Vec<f32>) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), values).unwrap()
 }
 
 fn s(p: &Path) -> &str {
@@ -70,7 +65,7 @@ fn assert_report_shape(r: &serde_json::Value, command: &str) {
 #[test]
 fn filter_goes_on_past_a_bad_file() {
     let dir = Dir::new("filter");
-    let (a, b) = (array(&[13, 17], random(221)), array(&[6, 9, 5], random(270)));
+    let (a, b) = (rand_array(&[13, 17]), rand_array(&[6, 9, 5]));
     io::write_real(dir.path("a.npy"), &a.view()).unwrap();
     io::write_real(dir.path("b.npy"), &b.view()).unwrap();
     std::fs::write(dir.path("bad.npy"), b"not an npy file").unwrap();
@@ -98,9 +93,9 @@ fn filter_goes_on_past_a_bad_file() {
 #[test]
 fn convolve_many_inputs_with_one_kernel() {
     let dir = Dir::new("convolve");
-    let k = array(&[4, 3], random(12));
+    let k = rand_array(&[4, 3]);
     io::write_real(dir.path("k.npy"), &k.view()).unwrap();
-    let xs: Vec<_> = (0..3).map(|_| array(&[21, 16], random(336))).collect();
+    let xs: Vec<_> = (0..3).map(|_| rand_array(&[21, 16])).collect();
     for (i, x) in xs.iter().enumerate() {
         io::write_real(dir.path(&format!("x{i}.npy")), &x.view()).unwrap();
     }
@@ -129,8 +124,8 @@ fn convolve_many_inputs_with_one_kernel() {
 #[test]
 fn deconvolve_and_fft_report_alike() {
     let dir = Dir::new("rl");
-    let image = array(&[19, 23], random_positive(437));
-    let psf = array(&[5, 5], random_positive(25));
+    let image = arr(&[19, 23], random_positive(437));
+    let psf = arr(&[5, 5], random_positive(25));
     io::write_real(dir.path("image.npy"), &image.view()).unwrap();
     io::write_real(dir.path("psf.npy"), &psf.view()).unwrap();
     let run = lucent(&["deconvolve", s(&dir.path("image.npy")), "--psf", s(&dir.path("psf.npy")), "-o", s(&dir.path("out/")), "-n", "4", "--json", "--quiet"]);

@@ -8,34 +8,17 @@
 mod common;
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-use common::{random, random_complex, rel_l2, rel_l2_c};
+use common::{lucent_cli, lucent_json, random, random_complex, rel_l2, rel_l2_c, to64};
 use lucent::fft::{cpu, Norm};
 use lucent::io;
 use ndarray::{ArrayD, IxDyn};
-use num_complex::{Complex32, Complex64};
+use num_complex::Complex32;
 
 const TOLERANCE: f64 = 1e-6;
 
-fn lucent(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lucent")).args(args).output().expect("the lucent binary runs")
-}
-
-/// Runs the binary and expects success; returns its JSON report.
-fn run_ok(args: &[&str]) -> serde_json::Value {
-    let out = lucent(&[args, &["--json", "--quiet"]].concat());
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "lucent {args:?} failed: {stderr}");
-    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("report is not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
-}
-
 fn random_complex_array(dims: &[usize]) -> ArrayD<Complex32> {
     ArrayD::from_shape_vec(IxDyn(dims), random_complex(dims.iter().product())).unwrap()
-}
-
-fn to64(x: &ArrayD<Complex32>) -> ArrayD<Complex64> {
-    x.mapv(|c| Complex64::new(c.re as f64, c.im as f64))
 }
 
 fn s(p: &Path) -> &str {
@@ -64,7 +47,7 @@ fn complex_transforms_match_the_reference() {
     for ComplexCase { dims, args: extra, axes, inverse, norm, device } in cases {
         let x = random_complex_array(dims);
         io::write_complex(&input, &x.view()).unwrap();
-        let report = run_ok(&[&["fft", s(&input), "-o", s(&output), "--device", device], extra].concat());
+        let report = lucent_json(&[&["fft", s(&input), "-o", s(&output), "--device", device], extra].concat(), &[]);
         let y = io::read_complex(&output).unwrap();
         let want = cpu::c2c(&to64(&x), axes, inverse, norm);
         assert_eq!(y.shape(), want.shape());
@@ -85,7 +68,7 @@ fn real_transforms_match_the_reference() {
         let dims = [2, 9, 7];
         let x = ArrayD::from_shape_vec(IxDyn(&dims), random(dims.iter().product())).unwrap();
         io::write_real(&input, &x.view()).unwrap();
-        let report = run_ok(&["fft", s(&input), "-o", s(&output), "--real", "--axes", "1,2", "--device", device]);
+        let report = lucent_json(&["fft", s(&input), "-o", s(&output), "--real", "--axes", "1,2", "--device", device], &[]);
         let y = io::read_complex(&output).unwrap();
         let want = cpu::r2c(&x.mapv(|v| v as f64), &[1, 2], Norm::Backward);
         assert_eq!(y.shape(), &[2, 9, 4]);
@@ -98,7 +81,7 @@ fn real_transforms_match_the_reference() {
         let h = spectrum.mapv(|c| Complex32::new(c.re as f32, c.im as f32));
         io::write_complex(&input, &h.view()).unwrap();
         for (len_args, len) in [(&["--len", "9"][..], 9), (&[][..], 8)] {
-            run_ok(&[&["fft", s(&input), "-o", s(&output), "--real", "--inverse", "--device", device], len_args].concat());
+            lucent_json(&[&["fft", s(&input), "-o", s(&output), "--real", "--inverse", "--device", device], len_args].concat(), &[]);
             let y = io::read_real(&output).unwrap();
             let want = cpu::c2r(&to64(&h), &[0, 1], len, Norm::Backward);
             assert_eq!(y.shape(), &[6, len]);
@@ -133,7 +116,7 @@ fn bad_input_fails_in_one_line() {
         (&["bench", "--fft-shape", "30x20,7", "--fft-axes", "1"], "--fft-axes for 7: axis 1 out of range"),
     ];
     for &(args, words) in cases {
-        let out = lucent(&[args, &["--device", "cpu"]].concat());
+        let out = lucent_cli(&[args, &["--device", "cpu"]].concat(), &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "one line expected: {stderr}");

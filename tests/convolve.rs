@@ -20,14 +20,6 @@ use ndarray::{ArrayD, IxDyn};
 
 const TOL: f64 = 1e-6;
 
-fn rand_array(dims: &[usize]) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), random(dims.iter().product())).unwrap()
-}
-
-fn to64(x: &ArrayD<f32>) -> ArrayD<f64> {
-    x.mapv(|v| v as f64)
-}
-
 /// Direct sums in f32 are accurate relative to the sums of absolute terms, Σ|w|·|x| (not to
 /// the result, which may cancel: one output of a length-1 axis is x·Σw). The error over that:
 /// at most T·u (u = 6e-8) for T taps, typically far less; ≤ 2e-6 worst case for the 36-tap
@@ -37,11 +29,6 @@ fn check_direct(got: &ArrayD<f32>, want: &ArrayD<f64>, magnitude: &ArrayD<f64>, 
     let err: f64 = got.iter().zip(want).map(|(&g, &w)| (g as f64 - w).powi(2)).sum::<f64>().sqrt();
     let scale: f64 = magnitude.iter().map(|m| m * m).sum::<f64>().sqrt();
     assert!(got.iter().all(|v| v.is_finite()) && err <= 1e-6 * scale, "{what}: error {:e} relative to Σ|w||x|", err / scale);
-}
-
-/// The boundary's magnitude twin: |cval| for constant mode.
-fn abs_boundary(b: Boundary) -> Boundary {
-    if let Boundary::Constant(v) = b { Boundary::Constant(v.abs()) } else { b }
 }
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, tol: f64, what: &str) {
@@ -416,17 +403,6 @@ fn bad_input_is_reported() {
 // ---------------------------------------------------------------------------------------------
 // Command line
 
-fn lucent_cli(args: &[&str]) -> std::process::Output {
-    std::process::Command::new(env!("CARGO_BIN_EXE_lucent")).args(args).output().expect("the lucent binary runs")
-}
-
-/// Runs the binary with --json and expects success; returns its report.
-fn cli_ok(args: &[&str]) -> serde_json::Value {
-    let out = lucent_cli(&[args, &["--json", "--quiet"]].concat());
-    assert!(out.status.success(), "lucent {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("the report is JSON")
-}
-
 #[test]
 fn cli_convolve_and_filter() {
     let dir = tempfile::tempdir().unwrap();
@@ -438,18 +414,18 @@ fn cli_convolve_and_filter() {
     let read = |name: &str| lucent::io::read_real(path(name)).unwrap();
 
     // GPU, FFT; then the CPU reference, direct (exact in f64, then rounded to f32).
-    let report = cli_ok(&["convolve", &path("a.npy"), &path("k.npy"), "-o", &path("y.npy"), "--mode", "same", "--method", "fft"]);
+    let report = lucent_json(&["convolve", &path("a.npy"), &path("k.npy"), "-o", &path("y.npy"), "--mode", "same", "--method", "fft"], &[]);
     assert_eq!((report["details"]["method"].as_str(), report["options"]["mode"].as_str()), (Some("fft"), Some("same")));
     check(&read("y.npy"), &cpu::signal_convolve(&a64, &k64, Mode::Same).unwrap(), TOL, "cli convolve");
     let args = ["--device", "cpu", "convolve", &path("a.npy"), &path("k.npy"), "-o", &path("z.npy"), "--mode", "valid", "--method", "direct", "--correlate"];
-    assert_eq!(cli_ok(&args)["device"]["kind"].as_str(), Some("cpu"));
+    assert_eq!(lucent_json(&args, &[])["device"]["kind"].as_str(), Some("cpu"));
     check(&read("z.npy"), &cpu::signal_correlate(&a64, &k64, Mode::Valid).unwrap(), TOL, "cli correlate on the CPU");
 
     // Filters: a Gaussian on the GPU, a kernel convolution with a constant boundary on the CPU.
-    cli_ok(&["filter", &path("a.npy"), "-o", &path("g.npy"), "--gaussian", "1.5,0.8", "--boundary", "nearest"]);
+    lucent_json(&["filter", &path("a.npy"), "-o", &path("g.npy"), "--gaussian", "1.5,0.8", "--boundary", "nearest"], &[]);
     check(&read("g.npy"), &cpu::gaussian_filter(&a64, &[1.5f32 as f64, 0.8f32 as f64], Boundary::Nearest), TOL, "cli gaussian");
     let args = ["--device", "cpu", "filter", &path("a.npy"), "-o", &path("c.npy"), "--kernel", &path("k.npy"), "--convolve", "--boundary", "constant", "--cval", "-0.25"];
-    cli_ok(&args);
+    lucent_json(&args, &[]);
     check(&read("c.npy"), &cpu::convolve(&a64, &k64, Boundary::Constant(-0.25)), TOL, "cli convolve filter");
 
     // Bad input: one line on stderr, non-zero exit, no output file.
@@ -461,7 +437,7 @@ fn cli_convolve_and_filter() {
         vec!["filter", &path("a.npy"), "-o", &path("bad.npy"), "--uniform", "3,3,3"],
         vec!["filter", &path("a.npy"), "-o", &path("bad.npy"), "--gaussian", "1", "--cval", "2"],
     ] {
-        let out = lucent_cli(&args);
+        let out = lucent_cli(&args, &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && stderr.trim().lines().count() == 1 && stderr.starts_with("lucent: error:"), "{args:?}: {stderr}");
         assert!(!dir.path().join("bad.npy").exists());

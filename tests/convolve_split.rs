@@ -32,14 +32,6 @@ const CASES: &[(&[usize], &[usize])] = &[
     (&[5, 3, 4, 6], &[4, 2, 3, 3]),
 ];
 
-fn rand_array(dims: &[usize]) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), random(dims.iter().product())).unwrap()
-}
-
-fn to64(x: &ArrayD<f32>) -> ArrayD<f64> {
-    x.mapv(|v| v as f64)
-}
-
 fn rel_err64(got: &ArrayD<f64>, want: &ArrayD<f64>) -> f64 {
     let num: f64 = got.iter().zip(want).map(|(g, w)| (g - w).powi(2)).sum();
     let den: f64 = want.iter().map(|w| w * w).sum();
@@ -244,13 +236,9 @@ fn cli_splits_and_reports() {
     lucent::io::write_real(path("a.npy"), &a.view()).unwrap();
     lucent::io::write_real(path("k.npy"), &k.view()).unwrap();
     let run = |extra: &[&str], env: Option<(&str, &str)>| {
-        let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lucent"));
-        cmd.arg("convolve").args([path("a.npy"), path("k.npy"), "-o".into(), path("y.npy")]);
-        cmd.args(extra).args(["--json", "--quiet"]);
-        if let Some((key, value)) = env {
-            cmd.env(key, value);
-        }
-        cmd.output().unwrap()
+        let (a, k, y) = (path("a.npy"), path("k.npy"), path("y.npy"));
+        let args = [&["convolve", a.as_str(), k.as_str(), "-o", y.as_str()], extra, &["--json", "--quiet"]].concat();
+        lucent_cli(&args, env.as_slice())
     };
     let (a64, k64) = (to64(&a), to64(&k));
     let cases: [(&[&str], Option<(&str, &str)>, ArrayD<f64>); 3] = [
@@ -270,53 +258,4 @@ fn cli_splits_and_reports() {
     // (lavapipe may print its own warnings on stderr too.)
     let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("lucent:")).collect();
     assert!(!out.status.success() && ours.len() == 1 && ours[0].contains("one part"), "{stderr}");
-}
-
-// cargo test --release --test convolve_split host_side_timing -- --ignored --nocapture
-/// Host time of the fold and the recombination of 256³ ⊛ 31³ 'same' (what bounds the pipeline
-/// on fast GPUs): not a test, a measurement (best of 3).
-#[test]
-#[ignore]
-fn host_side_timing() {
-    let (a, k) = (rand_array(&[256, 256, 256]), rand_array(&[31, 31, 31]));
-    let g = convolve::Geometry::new(a.shape(), k.shape(), Mode::Same).unwrap();
-    for parts in [8, 14] {
-        let plan = split::SplitPlan::new(&g, parts).unwrap();
-        let computed: Vec<usize> = plan.computed_parts().collect();
-        let zs: Vec<ArrayD<num_complex::Complex32>> = computed
-            .iter()
-            .map(|_| {
-                let re = rand_array(&plan.out_part_dims());
-                re.mapv(|v| num_complex::Complex32::new(v, 0.5 * v))
-            })
-            .collect();
-        let best = |f: &mut dyn FnMut()| (0..3).map(|_| {
-            let t = std::time::Instant::now();
-            f();
-            t.elapsed().as_secs_f64() * 1e3
-        }).fold(f64::INFINITY, f64::min);
-        let mut out = ArrayD::<f32>::zeros(IxDyn(&g.out));
-        // Groups of 1 (the old pipeline), 3 (one GPU, two parts in flight), 5 (two GPUs).
-        for group in [1, 3, 5] {
-            let fold_ms = best(&mut || {
-                for parts in computed.chunks(group) {
-                    std::hint::black_box(split::fold(&a.view(), &plan, parts));
-                }
-            });
-            // As the pipeline does: the slabs of the previous group reused.
-            let mut spare = Vec::new();
-            let reuse_ms = best(&mut || {
-                for parts in computed.chunks(group) {
-                    let slabs = split::fold_reusing(&a.view(), &plan, parts, &mut spare);
-                    spare.extend(slabs.into_iter().map(|y| y.into_raw_vec_and_offset().0));
-                }
-            });
-            let recombine_ms = best(&mut || {
-                for (parts, zs) in computed.chunks(group).zip(zs.chunks(group)) {
-                    split::recombine(&mut out, &parts.iter().copied().zip(zs).collect::<Vec<_>>(), &plan);
-                }
-            });
-            println!("256³ ⊛ 31³ same, P = {parts} ({} parts computed, M = {}), groups of {group}: fold {fold_ms:.1} ms (fresh buffers) {reuse_ms:.1} ms (reused), recombine {recombine_ms:.1} ms (all parts)", computed.len(), plan.part_len);
-        }
-    }
 }

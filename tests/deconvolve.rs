@@ -20,10 +20,6 @@ fn poison() {
     std::env::set_var("LUCENT_POISON", "1");
 }
 
-fn arr(dims: &[usize], v: Vec<f32>) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), v).unwrap()
-}
-
 /// A positive image: uniform in [0.1, 1.1), fresh each call.
 fn image(dims: &[usize]) -> ArrayD<f32> {
     arr(dims, random_positive(dims.iter().product()))
@@ -37,10 +33,6 @@ fn psf(dims: &[usize]) -> ArrayD<f32> {
         let r2: f64 = (0..dims.len()).map(|d| (idx[d] as f64 - (dims[d] - 1) as f64 / 2.0).powi(2)).sum();
         ((-r2 / (2.0 * sigma * sigma)).exp() * rng.random_range(0.5..1.5) * 3.0) as f32
     })
-}
-
-fn to64(x: &ArrayD<f32>) -> ArrayD<f64> {
-    x.mapv(|v| v as f64)
 }
 
 fn flat(x: &ArrayD<f32>) -> Vec<f32> {

@@ -7,6 +7,7 @@
 #![allow(clippy::type_complexity)] // the tables of cases
 
 mod common;
+use common::specimens::*;
 use common::*;
 
 use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions, TilePlan};
@@ -18,87 +19,6 @@ use rand::Rng;
 fn poison() {
     // Every recording starts its temporaries as NaN; every test sets the same value.
     std::env::set_var("LUCENT_POISON", "1");
-}
-
-fn flat(x: &ArrayD<f32>) -> Vec<f32> {
-    x.iter().copied().collect()
-}
-
-fn flat64(x: &ArrayD<f64>) -> Vec<f64> {
-    x.iter().copied().collect()
-}
-
-/// A normalised Gaussian PSF of `sigma` per axis on `dims`, centred as scipy centres 'same'.
-fn gaussian(dims: &[usize], sigma: &[f64]) -> ArrayD<f32> {
-    let g = ArrayD::from_shape_fn(IxDyn(dims), |i| {
-        let r2: f64 = (0..dims.len()).map(|d| ((i[d] as f64 - ((dims[d] - 1) / 2) as f64) / sigma[d]).powi(2)).sum();
-        (-r2 / 2.0).exp()
-    });
-    let s = g.sum();
-    g.mapv(|v| (v / s) as f32)
-}
-
-/// The PSF extent for a Gaussian of `sigma` cut at 3 sigma: 2·ceil(3σ) + 1.
-fn extent(sigma: f64) -> usize {
-    2 * (3.0 * sigma).ceil() as usize + 1
-}
-
-/// A specimen: a faint uneven background, point-like beads and larger blobs, at random places.
-fn specimen(dims: &[usize], beads: usize, blobs: usize) -> ArrayD<f64> {
-    let mut rng = rand::rng();
-    let mut x = ArrayD::from_shape_fn(IxDyn(dims), |_| rng.random_range(4.0..6.0));
-    for _ in 0..beads {
-        let at: Vec<usize> = dims.iter().map(|&n| rng.random_range(0..n)).collect();
-        x[IxDyn(&at)] += rng.random_range(200.0..1000.0);
-    }
-    for _ in 0..blobs {
-        let c: Vec<f64> = dims.iter().map(|&n| rng.random_range(0.0..n as f64)).collect();
-        let (s, a) = (rng.random_range(2.0..6.0), rng.random_range(20.0..100.0));
-        x.indexed_iter_mut().for_each(|(i, v)| {
-            let r2: f64 = (0..dims.len()).map(|d| (i[d] as f64 - c[d]).powi(2)).sum();
-            *v += a * (-r2 / (2.0 * s * s)).exp();
-        });
-    }
-    x
-}
-
-/// Poisson counts of mean `lambda` (Knuth below 30, a rounded normal above).
-fn poisson(lambda: f64, rng: &mut impl Rng) -> f64 {
-    if lambda < 30.0 {
-        let (limit, mut k, mut p) = ((-lambda).exp(), 0.0, 1.0);
-        loop {
-            p *= rng.random::<f64>();
-            if p <= limit {
-                return k;
-            }
-            k += 1.0;
-        }
-    }
-    let (u, v): (f64, f64) = (rng.random::<f64>().max(1e-300), rng.random());
-    let normal = (-2.0 * u.ln()).sqrt() * (std::f64::consts::TAU * v).cos();
-    (lambda + lambda.sqrt() * normal).round().max(0.0)
-}
-
-/// The specimen blurred by `psf` with Poisson noise: what a microscope records.
-fn observed(truth: &ArrayD<f64>, psf: &ArrayD<f32>) -> ArrayD<f32> {
-    let p = psf.mapv(|v| v as f64);
-    let blurred = cpu::convolve(&truth.view(), &p.view(), RlBoundary::Zero).unwrap();
-    let mut rng = rand::rng();
-    blurred.mapv(|v| poisson(v.max(0.0), &mut rng) as f32)
-}
-
-/// Relative L2 and max |difference| / max |want|.
-fn errors(got: &[f64], want: &[f64]) -> (f64, f64) {
-    let num: f64 = got.iter().zip(want).map(|(g, w)| (g - w).powi(2)).sum();
-    let den: f64 = want.iter().map(|w| w * w).sum();
-    let max_diff = got.iter().zip(want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
-    let max = want.iter().map(|w| w.abs()).fold(0.0, f64::max);
-    ((num / den).sqrt(), max_diff / max)
-}
-
-fn errors32(got: &ArrayD<f32>, want: &ArrayD<f64>) -> (f64, f64) {
-    assert!(got.iter().all(|v| v.is_finite()), "non-finite values in the result");
-    errors(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &flat64(want))
 }
 
 /// GPU against the f64 reference after `iterations` (tests/deconvolve.rs derives it: four f32
@@ -417,16 +337,13 @@ fn bad_input_is_an_error() {
 // ---------------------------------------------------------------------------------------------
 // The CLI: --psf-grid, automatic tiling, the JSON report.
 
+/// The binary with poisoned temporaries (LUCENT_POISON=1) and `env`.
 fn lucent(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
-    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_lucent"));
-    cmd.args(args).envs(env.iter().copied()).env("LUCENT_POISON", "1");
-    cmd.output().expect("the lucent binary runs")
+    lucent_cli(args, &[env, &[("LUCENT_POISON", "1")]].concat())
 }
 
 fn run_ok(args: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
-    let out = lucent(&[args, &["--json", "--quiet"]].concat(), env);
-    assert!(out.status.success(), "lucent {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
-    serde_json::from_slice(&out.stdout).expect("a JSON report")
+    lucent_json(args, &[env, &[("LUCENT_POISON", "1")]].concat())
 }
 
 #[test]
@@ -462,96 +379,4 @@ fn cli_psf_grid_and_automatic_tiles() {
     let tiles = report["details"]["tiles"].as_u64().unwrap();
     assert!(tiles > 1, "{report}");
     assert!(report["details"]["guard"].is_array(), "{report}");
-}
-
-// ---------------------------------------------------------------------------------------------
-// Timing on a real GPU (prints; run by hand):
-// cargo test --release --test deconvolve_tiles tiled_timing -- --ignored --nocapture
-
-/// A 2048² image, 30 iterations, σ = 2: whole-image RL, then the same image in tiles forced by a
-/// buffer limit of 1/4 and 1/16 of the whole image's spectrum, and a 4 × 4 PSF grid; per-tile
-/// times and the error against whole-image RL.
-#[test]
-#[ignore]
-fn tiled_timing() {
-    // LUCENT_TILED_TIMING_N sets a smaller size for a try on lavapipe.
-    let n = std::env::var("LUCENT_TILED_TIMING_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2048);
-    let (sigma, iterations) = (2.0, 30);
-    let p = gaussian(&[extent(sigma); 2], &[sigma; 2]);
-    let x = observed(&specimen(&[n, n], n * n / 400, 40), &p);
-    let opts = RlOptions::default();
-    let t = std::time::Instant::now();
-    let whole = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), iterations, &opts).unwrap();
-    let whole_ms = t.elapsed().as_secs_f64() * 1e3;
-    println!("whole {n}²: {whole_ms:.1} ms ({:.3} ms per iteration, peak {} MiB)", whole.report.ms_per_iteration, whole.report.peak_bytes >> 20);
-    let want = whole.estimate.mapv(|v| v as f64);
-    let spectrum = tiles::spectrum_bytes(x.shape(), p.shape(), opts.boundary).unwrap();
-    for fraction in [4, 16] {
-        std::env::set_var("LUCENT_MAX_BUFFER_BYTES", (spectrum / fraction).to_string());
-        let small = Gpu::new().unwrap();
-        std::env::remove_var("LUCENT_MAX_BUFFER_BYTES");
-        let r = match tiles::richardson_lucy_tiled(&small, &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}) {
-            Ok(r) => r,
-            Err(e) => {
-                println!("limit 1/{fraction}: {e}");
-                continue;
-            }
-        };
-        let (l2, max) = errors32(&r.estimate, &want);
-        let rep = &r.report;
-        println!(
-            "limit 1/{fraction}: {} tiles of {:?} (guard {:?}), {:.1} ms in all ({:.2}× whole), per tile {:?} ms; vs whole: L2 {l2:.1e}, max {max:.1e}",
-            rep.tiles, rep.window, rep.guard, rep.total_ms, rep.total_ms / whole_ms, rep.tile_ms.iter().map(|v| v.round()).collect::<Vec<_>>()
-        );
-    }
-    let grid: Vec<ArrayD<f32>> = (0..16).map(|i| gaussian(&[extent(sigma); 2], &[sigma * (0.8 + 0.03 * i as f64); 2])).collect();
-    let views: Vec<_> = grid.iter().map(|g| g.view()).collect();
-    let stacked = ndarray::stack(Axis(0), &views).unwrap().into_shape_with_order(IxDyn(&[4, 4, extent(sigma), extent(sigma)])).unwrap();
-    let r = tiles::richardson_lucy_tiled(gpu(), &x.view(), &PsfGrid::new(stacked.view(), [4, 4]).unwrap(), iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
-    println!("4×4 PSF grid: {} tiles of {:?}, {:.1} ms ({:.2}× whole)", r.report.tiles, r.report.window, r.report.total_ms, r.report.total_ms / whole_ms);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The measurements behind `tiles::guard_width` (CPU, f64; minutes):
-// cargo test --release --test deconvolve_tiles guard_rule_measurements -- --ignored --nocapture
-
-/// The smallest guard keeping 2 × 2 tiles within 1e-3 (relative L2 and max/max) of whole-image
-/// RL, for Gaussian PSFs cut at 3σ, on noisy specimens of two kinds: bright beads (200-1000
-/// photons) and blobs over a background of 5, and blobs alone (20-100), where max/max is the
-/// stricter measure.
-#[test]
-#[ignore]
-fn guard_rule_measurements() {
-    println!("| specimen | σ | m | iterations | smallest guard | guard / (r·k^¼) | rule |");
-    println!("|---|---|---|---|---|---|---|");
-    // Per kind: beads and blobs per 10,000 elements.
-    for (kind, beads, blobs) in [("beads", 50, 1), ("blobs", 0, 25)] {
-        for sigma in [1.0, 2.0, 3.0] {
-            let m = extent(sigma);
-            let p = gaussian(&[m, m], &[sigma, sigma]);
-            for k in [5, 10, 20, 50, 100] {
-                let n = 128 + 2 * tiles::exact_guard(m, k).min(160);
-                let x = observed(&specimen(&[n, n], n * n * beads / 10_000, n * n * blobs / 10_000), &p);
-                let want = cpu::richardson_lucy(&x.view(), &p.view(), k, &RlOptions::default()).unwrap().estimate;
-                let within = |g: usize| {
-                    let t = TileOptions { tiles: Some(vec![2, 2]), guard: Some(vec![g, g]), ..Default::default() };
-                    let (got, _) = tiles::richardson_lucy_tiled_cpu(&x.view(), &PsfGrid::single(p.view()), k, &RlOptions::default(), &t, |_| {}).unwrap();
-                    let (l2, max) = errors(&flat64(&got), &flat64(&want));
-                    l2 <= 1e-3 && max <= 1e-3
-                };
-                // Bisection on g (the error falls with the guard). Beyond about n/4 the windows
-                // reach across the image and the measure means nothing.
-                let cap = (n / 2 - m) / 2;
-                let (mut lo, mut hi) = (0, tiles::exact_guard(m, k).min(cap));
-                while lo < hi {
-                    let mid = (lo + hi) / 2;
-                    if within(mid) { hi = mid } else { lo = mid + 1 }
-                }
-                let r = m as f64 / 2.0;
-                let note = if lo == cap { " (capped)" } else { "" };
-                let ratio = lo as f64 / (r * (k as f64).powf(0.25));
-                println!("| {kind} | {sigma} | {m} | {k} | {lo}{note} | {ratio:.2} | {} |", tiles::guard_width(m, k));
-            }
-        }
-    }
 }

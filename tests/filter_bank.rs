@@ -19,14 +19,6 @@ use ndarray::{ArrayD, IxDyn};
 
 const TOL: f64 = 1e-6;
 
-fn rand_array(dims: &[usize]) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), random(dims.iter().product())).unwrap()
-}
-
-fn to64(x: &ArrayD<f32>) -> ArrayD<f64> {
-    x.mapv(|v| v as f64)
-}
-
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}: shape");
     let (g, w): (Vec<f32>, Vec<f64>) = (got.iter().copied().collect(), want.iter().copied().collect());

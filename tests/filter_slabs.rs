@@ -32,14 +32,6 @@ fn small_gpu() -> &'static Gpu {
     })
 }
 
-fn rand_array(dims: &[usize]) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), random(dims.iter().product())).unwrap()
-}
-
-fn abs_boundary(b: Boundary) -> Boundary {
-    if let Boundary::Constant(v) = b { Boundary::Constant(v.abs()) } else { b }
-}
-
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, magnitude: &ArrayD<f64>, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}: shape");
     assert!(got.iter().all(|v| v.is_finite()), "{what}: non-finite output");

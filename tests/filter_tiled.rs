@@ -14,26 +14,16 @@ mod common;
 use common::*;
 
 use lucent::kernels::correlate_tiled::{self, Tiling};
-use lucent::ops::convolve::{self, cpu, Boundary, Geometry, Method, Mode};
-use lucent::{Buf, Error, Recording};
+use std::sync::Once;
+
+use lucent::ops::convolve::{self, cpu, Boundary, Method, Mode};
+use lucent::{Buf, Error, Gpu, Recording};
 use ndarray::{ArrayD, IxDyn};
 
 const TOL: f64 = 1e-6;
 
 const BOUNDARIES: [Boundary; 6] =
     [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
-
-fn rand_array(dims: &[usize]) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), random(dims.iter().product())).unwrap()
-}
-
-fn to64(x: &ArrayD<f32>) -> ArrayD<f64> {
-    x.mapv(|v| v as f64)
-}
-
-fn abs_boundary(b: Boundary) -> Boundary {
-    if let Boundary::Constant(v) = b { Boundary::Constant(v.abs()) } else { b }
-}
 
 /// Error relative to Σ|w||x| (see the module's comment).
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, magnitude: &ArrayD<f64>, what: &str) {
@@ -45,12 +35,40 @@ fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, magnitude: &ArrayD<f64>, what: &
 }
 
 fn run_gpu(x: &ArrayD<f32>, f: impl FnOnce(&mut Recording, Buf) -> Result<Buf, Error>) -> Result<ArrayD<f32>, Error> {
-    let mut rec = Recording::new(gpu());
+    run_gpu_kernels(x, f).map(|(y, _)| y)
+}
+
+/// The GPU of this binary, with every run profiled (LUCENT_PROFILE=1, set once before the first
+/// recording) so that `RunReport::nodes` names each dispatch's kernel.
+fn profiled_gpu() -> &'static Gpu {
+    static PROFILE: Once = Once::new();
+    PROFILE.call_once(|| std::env::set_var("LUCENT_PROFILE", "1"));
+    let g = gpu();
+    assert!(g.has_timestamps(), "these tests read the dispatched kernels from the profile, which needs timestamp queries");
+    g
+}
+
+/// Records `f` on an uploaded (poisoned-temporaries) recording; its result and the names of the
+/// kernels the run dispatched.
+fn run_gpu_kernels(x: &ArrayD<f32>, f: impl FnOnce(&mut Recording, Buf) -> Result<Buf, Error>) -> Result<(ArrayD<f32>, Vec<String>), Error> {
+    let mut rec = Recording::new(profiled_gpu());
     rec.set_poison(true);
     let xb = rec.upload_f32(&x.view())?;
     let y = f(&mut rec, xb)?;
     let d = rec.download(y);
-    rec.run()?.f32(d)
+    let results = rec.run()?;
+    let kernels: Vec<String> = results.report.nodes.iter().map(|n| n.label.clone()).collect();
+    assert!(!kernels.is_empty(), "no profile: LUCENT_PROFILE=1 was not seen");
+    Ok((results.f32(d)?, kernels))
+}
+
+/// Which direct-correlation kernel a run dispatched: `Some(true)` tiled, `Some(false)` window,
+/// `None` neither (the FFT path).
+fn tiled(kernels: &[String]) -> Option<bool> {
+    let tiled = kernels.iter().any(|k| k == "correlate_tiled");
+    let window = kernels.iter().any(|k| k == "correlate_window");
+    assert!(!(tiled && window), "both correlation kernels dispatched: {kernels:?}");
+    (tiled || window).then_some(tiled)
 }
 
 /// ndimage.correlate through the tiled kernel itself (origin -m/2, output shaped like x).
@@ -134,23 +152,28 @@ fn plans_fit_the_budget() {
 }
 
 /// ops::convolve's ndimage filters and scipy.signal's direct method route through the tiled
-/// kernel when it pays; the results are the references'.
+/// kernel when it pays (and never the window kernel); the results are the references'.
 #[test]
 fn ops_use_the_tiled_path() {
     let (x, k) = (rand_array(&[4, 19, 40]), rand_array(&[3, 5, 4]));
     let (x64, k64) = (to64(&x), to64(&k));
     let (xa, ka) = (x64.mapv(f64::abs), k64.mapv(f64::abs));
+    let tiled_run = |what: &str, f: &dyn Fn(&mut Recording, Buf) -> Result<Buf, Error>| {
+        let (got, kernels) = run_gpu_kernels(&x, f).unwrap();
+        assert_eq!(tiled(&kernels), Some(true), "{what}: dispatched {kernels:?}, not the tiled kernel");
+        got
+    };
     for b in [Boundary::Reflect, Boundary::Constant(0.2)] {
-        let got = run_gpu(&x, |rec, xb| convolve::correlate(rec, xb, &k.view(), b)).unwrap();
+        let got = tiled_run(&format!("correlate {b:?}"), &|rec, xb| convolve::correlate(rec, xb, &k.view(), b));
         check(&got, &cpu::correlate(&x64, &k64, b), &cpu::correlate(&xa, &ka, abs_boundary(b)), &format!("correlate {b:?}"));
-        let got = run_gpu(&x, |rec, xb| convolve::convolve(rec, xb, &k.view(), b)).unwrap();
+        let got = tiled_run(&format!("convolve {b:?}"), &|rec, xb| convolve::convolve(rec, xb, &k.view(), b));
         check(&got, &cpu::convolve(&x64, &k64, b), &cpu::convolve(&xa, &ka, abs_boundary(b)), &format!("convolve {b:?}"));
     }
     for mode in [Mode::Full, Mode::Same, Mode::Valid] {
-        let got = run_gpu(&x, |rec, xb| convolve::signal_convolve(rec, xb, &k.view(), mode, Method::Direct)).unwrap();
+        let got = tiled_run(&format!("signal_convolve {mode:?}"), &|rec, xb| convolve::signal_convolve(rec, xb, &k.view(), mode, Method::Direct));
         let want = cpu::signal_convolve(&x64, &k64, mode).unwrap();
         check(&got, &want, &cpu::signal_convolve(&xa, &ka, mode).unwrap(), &format!("signal_convolve {mode:?}"));
-        let got = run_gpu(&x, |rec, xb| convolve::signal_correlate(rec, xb, &k.view(), mode, Method::Direct)).unwrap();
+        let got = tiled_run(&format!("signal_correlate {mode:?}"), &|rec, xb| convolve::signal_correlate(rec, xb, &k.view(), mode, Method::Direct));
         let want = cpu::signal_correlate(&x64, &k64, mode).unwrap();
         check(&got, &want, &cpu::signal_correlate(&xa, &ka, mode).unwrap(), &format!("signal_correlate {mode:?}"));
     }
@@ -182,19 +205,43 @@ fn bad_input_is_reported() {
     check(&got, &cpu::correlate(&x64, &k64, Boundary::Wrap), &cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), Boundary::Wrap), "long kernel falls back");
 }
 
-/// The cost model of Method::Auto reproduces the H200 measurements it was fitted to (within
-/// 25%: BENCHMARKS.md) and decides the clear cases.
+/// The ops choose the tiled kernel exactly where `correlate_tiled` says it pays: at least 3 taps
+/// along the contiguous axis and at least `MIN_PLANE_TAPS` in the plane of the last two axes,
+/// with a halo that fits workgroup memory; the window kernel everywhere else. Checked against the
+/// kernel each run dispatched, for kernels on both sides of each threshold, 1-4D.
 #[test]
-fn cost_model_follows_the_measurements() {
-    let fft_ms = |image: &[usize], k: usize| Geometry::new(image, &vec![k; image.len()], Mode::Same).unwrap().fft_cost_ns() * 1e-6;
-    for (image, k, measured) in [(&[256usize, 256, 256][..], 31, 1.7656), (&[4096, 4096][..], 63, 1.6431), (&[1024, 1024][..], 15, 0.1483)] {
-        let model = fft_ms(image, k);
-        assert!((model / measured - 1.0).abs() < 0.25, "fft {image:?} k{k}: model {model} ms, measured {measured} ms");
+fn tiled_exactly_where_it_pays() {
+    let kernels: &[&[usize]] = &[
+        &[2], &[3], &[8], &[9], &[13],
+        &[1, 2], &[1, 8], &[1, 9], &[1, 15], &[15, 1], &[9, 2], &[2, 4], &[2, 5], &[3, 3], &[3, 2], &[4, 3],
+        &[5, 1, 1], &[3, 1, 9], &[2, 3, 3], &[2, 2, 4],
+        &[2, 1, 3, 3], &[1, 2, 1, 9],
+        // A halo wider than workgroup memory: the window kernel whatever the taps.
+        &[1, 9000],
+    ];
+    let (mut seen_tiled, mut seen_window) = (false, false);
+    for &kd in kernels {
+        let xd: Vec<usize> = match kd.len() {
+            1 => vec![300],
+            2 => vec![6, 40],
+            3 => vec![3, 5, 12],
+            _ => vec![2, 3, 4, 10],
+        };
+        let (x, k) = (rand_array(&xd), rand_array(kd));
+        let x_taps = kd[kd.len() - 1];
+        let plane = x_taps * if kd.len() > 1 { kd[kd.len() - 2] } else { 1 };
+        let claimed = x_taps >= 3 && plane >= correlate_tiled::MIN_PLANE_TAPS;
+        assert_eq!(correlate_tiled::pays(kd), claimed, "pays({kd:?})");
+        let fits = Tiling::for_gpu(profiled_gpu(), &xd, kd).is_some();
+        for b in [Boundary::Nearest, Boundary::Constant(0.3)] {
+            let (got, dispatched) = run_gpu_kernels(&x, |rec, xb| convolve::correlate(rec, xb, &k.view(), b)).unwrap();
+            assert_eq!(tiled(&dispatched), Some(claimed && fits), "{xd:?} ⋆ {kd:?} {b:?}: dispatched {dispatched:?}");
+            let (x64, k64) = (to64(&x), to64(&k));
+            let magnitude = cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), abs_boundary(b));
+            check(&got, &cpu::correlate(&x64, &k64, b), &magnitude, &format!("{xd:?} ⋆ {kd:?} {b:?}"));
+        }
+        seen_tiled |= claimed && fits;
+        seen_window |= !(claimed && fits);
     }
-    let auto = |image: &[usize], k: usize| Method::Auto.resolve(&Geometry::new(image, &vec![k; image.len()], Mode::Same).unwrap());
-    assert_eq!(auto(&[4096, 4096], 3), Method::Direct);
-    assert_eq!(auto(&[4096, 4096], 15), Method::Direct);
-    assert_eq!(auto(&[256, 256, 256], 31), Method::Fft);
-    assert_eq!(auto(&[20, 64, 64, 64], 11), Method::Fft);
-    assert_eq!(auto(&[5], 3), Method::Direct);
+    assert!(seen_tiled && seen_window, "the cases must reach both kernels");
 }

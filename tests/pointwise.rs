@@ -13,9 +13,6 @@ use lucent::{Dtype, Error, Recording};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::{Complex32, Complex64};
 
-fn arr(dims: &[usize], v: Vec<f32>) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), v).unwrap()
-}
 fn carr(dims: &[usize], v: Vec<Complex32>) -> ArrayD<Complex32> {
     ArrayD::from_shape_vec(IxDyn(dims), v).unwrap()
 }

@@ -29,10 +29,6 @@ const LONG_SHAPES: &[&[usize]] = &[&[3_000_000], &[3, 1_000_003], &[1_000_003, 3
 /// sizes) and several passes.
 const PLANTED_SHAPES: &[&[usize]] = &[&[300_007], &[3, 100_003], &[100_003, 3]];
 
-fn arr(dims: &[usize], v: Vec<f32>) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), v).unwrap()
-}
-
 /// None (the whole array), then every axis.
 fn axes(ndim: usize) -> Vec<Option<usize>> {
     std::iter::once(None).chain((0..ndim).map(Some)).collect()

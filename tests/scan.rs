@@ -28,10 +28,6 @@ const SCAN_TOL: f64 = 1e-6;
 const SAT_TOL: f64 = 2e-6;
 const KAHAN_TOL: f64 = 1.5e-7;
 
-fn arr(dims: &[usize], v: Vec<f32>) -> ArrayD<f32> {
-    ArrayD::from_shape_vec(IxDyn(dims), v).unwrap()
-}
-
 /// Small integers: every partial sum is exact in f32 (below 2^24), so the GPU must match exactly.
 fn random_integers(n: usize) -> Vec<f32> {
     let mut rng = rand::rng();

@@ -34,10 +34,6 @@ pub fn flat_c(a: &ArrayD<Complex32>) -> Vec<f64> {
 pub fn flat_c64(a: &ArrayD<Complex64>) -> Vec<f64> {
     a.iter().flat_map(|c| [c.re, c.im]).collect()
 }
-pub fn to64(a: &ArrayD<Complex32>) -> ArrayD<Complex64> {
-    a.mapv(|c| Complex64::new(c.re as f64, c.im as f64))
-}
-
 /// The gate's bound on max|Δ|/max|ref| for a transform of `n` points in all.
 pub fn max_bound(n: usize, bluestein: bool) -> f64 {
     let b = 2e-6 + 5e-7 * (n.max(1) as f64).log10();

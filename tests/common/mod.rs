@@ -2,11 +2,15 @@
 #![allow(dead_code)]
 
 pub mod fft_check;
+pub mod specimens;
 
+use std::process::{Command, Output};
 use std::sync::OnceLock;
 
+use lucent::kernels::boundary::Boundary;
 use lucent::Gpu;
-use num_complex::Complex32;
+use ndarray::{ArrayD, IxDyn};
+use num_complex::{Complex32, Complex64};
 use rand::Rng;
 
 /// The test GPU. Never skips: with no adapter the tests fail and say how to get one.
@@ -53,3 +57,55 @@ pub fn rel_l2_c(got: &[Complex32], want: &[num_complex::Complex64]) -> f64 {
 
 /// Shapes every kernel is tried on: a single element, primes, odd, non-square, 4D.
 pub const SHAPES: &[&[usize]] = &[&[1], &[7], &[1021], &[3, 5], &[17, 31], &[2, 3, 5, 7], &[5, 1, 13, 4], &[64, 129]];
+
+/// An array of `dims` holding `v` (row-major).
+pub fn arr(dims: &[usize], v: Vec<f32>) -> ArrayD<f32> {
+    ArrayD::from_shape_vec(IxDyn(dims), v).unwrap()
+}
+
+/// Uniform in [-0.5, 0.5), fresh every call.
+pub fn rand_array(dims: &[usize]) -> ArrayD<f32> {
+    arr(dims, random(dims.iter().product()))
+}
+
+/// f32 → f64 and Complex32 → Complex64, exactly.
+pub trait Widen: Copy {
+    type Wide;
+    fn widen(self) -> Self::Wide;
+}
+
+impl Widen for f32 {
+    type Wide = f64;
+    fn widen(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Widen for Complex32 {
+    type Wide = Complex64;
+    fn widen(self) -> Complex64 {
+        Complex64::new(self.re as f64, self.im as f64)
+    }
+}
+
+/// The array in double precision, for the f64 references.
+pub fn to64<T: Widen>(x: &ArrayD<T>) -> ArrayD<T::Wide> {
+    x.mapv(T::widen)
+}
+
+/// The boundary with |cval|: the magnitude Σ|w||x| of a direct sum pads |x| with |cval|.
+pub fn abs_boundary(b: Boundary) -> Boundary {
+    if let Boundary::Constant(v) = b { Boundary::Constant(v.abs()) } else { b }
+}
+
+/// Runs the `lucent` binary with `args` and extra environment variables.
+pub fn lucent_cli(args: &[&str], env: &[(&str, &str)]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_lucent")).args(args).envs(env.iter().copied()).output().expect("the lucent binary runs")
+}
+
+/// Runs the binary with `--json --quiet` and expects success; returns its JSON report.
+pub fn lucent_json(args: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
+    let out = lucent_cli(&[args, &["--json", "--quiet"]].concat(), env);
+    assert!(out.status.success(), "lucent {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("the report is not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
+}

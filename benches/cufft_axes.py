@@ -1,5 +1,5 @@
 """cuFFT on single axes, to set beside `lucent bench --filter fft_axis --fft-axes 0`:
-python3 bench/cufft_axes.py SHAPE... (e.g. 375x243x100 729x12352). Each shape's axis 0 (its
+python3 benches/cufft_axes.py SHAPE... (e.g. 375x243x100 729x12352). Each shape's axis 0 (its
 columns, lines S = prod(shape[1:]) apart) is transformed alone, c2c forward, out of place, by
 one cuFFT plan over the strided layout (cufftPlanMany: istride = ostride = S, idist = odist = 1,
 batch S; no transposition: CuPy's own fft of a leading axis transposes around a contiguous

@@ -1,4 +1,4 @@
-"""Side-by-side table of a bench/fft_ab.sh run: python3 bench/fft_ab_table.py DIR (r.tgz unpacked).
+"""Side-by-side table of a benches/fft_ab.sh run: python3 benches/fft_ab_table.py DIR (r.tgz unpacked).
 Each row: case, shape, then each variant's ms (% of its copy roof) and the first's time over
 its own (above 1: faster than the first)."""
 import glob, json, os, sys

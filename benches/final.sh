@@ -8,8 +8,8 @@ date -u > $OUT/date.txt
 .device/lucent bench --json --quiet > $OUT/bench.json 2> $OUT/bench.err; echo "bench rc=$?"
 python3 .device/cufft_bench.py > $OUT/cufft.json 2>&1; echo "cufft rc=$?"
 python3 .device/rl_reference.py > $OUT/rl_ref.json 2>&1; echo "rl ref rc=$?"
-# .device/fft_test is the test binary of tests/fft.rs (cargo test --release --test fft --no-run)
-timeout 200 .device/fft_test --ignored --nocapture full_accuracy_sweep > $OUT/sweep.txt 2>&1; echo "sweep rc=$?"
+# .device/timings is the bench binary of benches/timings.rs (cargo bench --bench timings --no-run)
+timeout 200 .device/timings fft_sweep > $OUT/sweep.txt 2>&1; echo "sweep rc=$?"
 tail -15 $OUT/sweep.txt
 python3 - <<'PY'
 import json, os

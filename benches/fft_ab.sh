@@ -1,10 +1,10 @@
 #!/bin/bash
 # A/B of FFT builds or knobs on given shapes (by default each axis alone: fft_axis rows), one
 # device call, one process per variant running every shape (one copy roof, ~1 s a shape).
-# Usage: SHAPES="243x375x100 81x2557x81" [FILTER=fft] [AXES=0,1] bench/fft_ab.sh VARIANT...
+# Usage: SHAPES="243x375x100 81x2557x81" [FILTER=fft] [AXES=0,1] benches/fft_ab.sh VARIANT...
 # A variant is BIN=path and/or NAME=VALUE settings joined by commas (X=0: the default build).
 # Results: $OUT/r.tgz holding N.json, N.err and N.name (N: the variant's position);
-# bench/fft_ab_table.py DIR prints them side by side.
+# benches/fft_ab_table.py DIR prints them side by side.
 for f in .gl/*.deb; do dpkg -x $f / 2>/dev/null; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 R=/tmp/r; mkdir -p $R
