@@ -25,6 +25,7 @@ use lucent::fft::{self, cpu as fft_cpu, plan, Norm, Transform};
 use lucent::ops::convolve::{self, split, Mode};
 use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions};
 use lucent::ops::deconvolve::{self, cpu as rl_cpu, RlOptions};
+use lucent::gpu::GpuOptions;
 use lucent::Gpu;
 use ndarray::{ArrayD, Axis, IxDyn};
 
@@ -141,9 +142,7 @@ fn rl_tiles() {
     let want = whole.estimate.mapv(|v| v as f64);
     let spectrum = tiles::spectrum_bytes(x.shape(), p.shape(), opts.boundary).unwrap();
     for fraction in [4, 16] {
-        std::env::set_var("LUCENT_MAX_BUFFER_BYTES", (spectrum / fraction).to_string());
-        let small = Gpu::new().unwrap();
-        std::env::remove_var("LUCENT_MAX_BUFFER_BYTES");
+        let small = Gpu::open(&GpuOptions { max_buffer_bytes: Some(spectrum / fraction), ..GpuOptions::from_env() }).unwrap();
         let r = match tiles::richardson_lucy_tiled(&small, &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}) {
             Ok(r) => r,
             Err(e) => {

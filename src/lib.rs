@@ -3,9 +3,24 @@
 //! A portable GPU compute engine on wgpu (Vulkan, Metal, DX12; lavapipe in CI) whose every kernel
 //! is hand-written WGSL, for scientific imaging.
 //!
-//! Work is recorded, then run: a [`Recording`] collects uploads, kernel dispatches over buffer
-//! proxies and downloads; running it plans buffer reuse, encodes everything into one compute pass
-//! and submits once.
+//! The namespaces follow numpy and scipy: [`fft`], [`signal`], [`ndimage`], [`restoration`]. Each
+//! function takes ndarray arrays of any dimension type, returns owned arrays of the same type,
+//! decides itself how to run (whole, tiled or split) and reuses what it made before on the same
+//! [`Gpu`] (plans, kernel spectra, pipelines):
+//!
+//! ```no_run
+//! use lucent::restoration::{richardson_lucy, RlOptions};
+//!
+//! let gpu = lucent::Gpu::new()?;
+//! let image = ndarray::Array3::<f32>::from_elem((32, 256, 256), 1.0);
+//! let psf = ndarray::Array3::<f32>::from_elem((7, 9, 9), 1.0);
+//! let restored = richardson_lucy(&gpu, &image, &psf, 30, &RlOptions::default())?;
+//! # Ok::<(), lucent::Error>(())
+//! ```
+//!
+//! Underneath, work is recorded, then run: a [`Recording`] collects uploads, kernel dispatches
+//! over buffer proxies and downloads; running it plans buffer reuse, encodes everything into one
+//! compute pass and submits once ([`Recording::run_async`] awaits it without blocking).
 //!
 //! ```no_run
 //! use lucent::{Gpu, Recording, kernels::binary::{self, BinaryOp}};
@@ -21,6 +36,8 @@
 //! assert_eq!(results.f32(out)?[[2, 4]], 2.0);
 //! # Ok::<(), lucent::Error>(())
 //! ```
+//!
+//! The layers and the life of one call: docs/ARCHITECTURE.md.
 
 pub mod check;
 pub mod error;
@@ -36,6 +53,11 @@ pub mod signal;
 
 #[cfg(test)]
 mod layers;
+
+// The README's Rust examples compile as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeExamples;
 
 pub use error::{Error, Result};
 pub use gpu::{Dtype, Gpu, GpuArray, Shape};

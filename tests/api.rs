@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{gpu, random, random_complex, random_positive, rel_l2, rel_l2_c};
+use common::{poisoned_gpu, random, random_complex, random_positive, rel_l2, rel_l2_c};
 use lucent::fft::{self, cpu as fft_cpu, Norm};
 use lucent::ndimage::{self, Boundary};
 use lucent::ops::convolve::cpu as conv_cpu;
@@ -30,15 +30,9 @@ fn flat(x: &ArrayD<f64>) -> Vec<f64> {
     x.iter().copied().collect()
 }
 
-/// Poisoned outputs: an element a kernel fails to write reads NaN and fails the comparison.
-fn poisoned() -> &'static Gpu {
-    std::env::set_var("LUCENT_POISON", "1");
-    gpu()
-}
-
 #[test]
 fn fft_one_calls_keep_the_dimension_type() {
-    let g = poisoned();
+    let g = poisoned_gpu();
     let x = Array3::from_shape_vec((5, 7, 11), random_complex(385)).unwrap();
     let y: Array3<_> = fft::fftn(g, &x, None, Norm::Ortho).unwrap();
     let want = fft_cpu::c2c(&x.mapv(|c| Complex64::new(c.re as f64, c.im as f64)).into_dyn(), &[0, 1, 2], false, Norm::Ortho);
@@ -63,7 +57,7 @@ fn fft_one_calls_keep_the_dimension_type() {
 
 #[test]
 fn signal_one_calls_match_scipy_semantics() {
-    let g = poisoned();
+    let g = poisoned_gpu();
     let a = array2(37, 53);
     let k = array2(5, 8);
     for mode in [Mode::Full, Mode::Same, Mode::Valid] {
@@ -90,7 +84,7 @@ fn signal_one_calls_match_scipy_semantics() {
 
 #[test]
 fn ndimage_one_calls_match_scipy_semantics() {
-    let g = poisoned();
+    let g = poisoned_gpu();
     let v = array3((7, 12, 9));
     let sigma = [0.8f32, 1.5, 0.0];
     let got: Array3<f32> = ndimage::gaussian_filter(g, &v, &sigma, Boundary::Reflect).unwrap();
@@ -120,7 +114,7 @@ fn ndimage_one_calls_match_scipy_semantics() {
 
 #[test]
 fn richardson_lucy_in_one_call() {
-    let g = poisoned();
+    let g = poisoned_gpu();
     let image = Array3::from_shape_vec((6, 17, 14), random_positive(6 * 17 * 14)).unwrap();
     let psf = Array3::from_shape_vec((3, 5, 4), random_positive(60)).unwrap();
     let opts = RlOptions::default();
@@ -176,7 +170,7 @@ fn the_context_caches_plans_and_spectra_across_calls() {
 fn recordings_run_asynchronously() {
     use lucent::kernels::binary::{self, BinaryOp};
     use lucent::Recording;
-    let g = poisoned();
+    let g = poisoned_gpu();
     let a = ArrayD::from_shape_vec(ndarray::IxDyn(&[37, 11]), random(407)).unwrap();
     let b = ArrayD::from_shape_vec(ndarray::IxDyn(&[37, 11]), random(407)).unwrap();
     let mut rec = Recording::new(g);

@@ -14,10 +14,9 @@ use lucent::{Error, Recording};
 use ndarray::{ArrayD, Dimension, IxDyn};
 use rand::Rng;
 
-fn poison() {
-    // Every recording (the setup, the iteration, the crop) starts its temporaries as NaN; every
-    // test sets the same value.
-    std::env::set_var("LUCENT_POISON", "1");
+/// Every recording (the setup, the iteration, the crop) starts its temporaries as NaN.
+fn gpu() -> &'static lucent::Gpu {
+    poisoned_gpu()
 }
 
 /// A positive image: uniform in [0.1, 1.1), fresh each call.
@@ -152,7 +151,6 @@ fn tolerance(iterations: usize) -> f64 {
 }
 
 fn check_gpu(dims: &[usize], pdims: &[usize], iterations: usize, opts: RlOptions) {
-    poison();
     let (x, p) = (image(dims), psf(pdims));
     let got = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), iterations, &opts).unwrap();
     let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap();
@@ -221,7 +219,6 @@ fn gpu_options_match_reference() {
     check_gpu(&[23, 30], &[5, 5], 5, RlOptions { normalize_psf: false, ..base });
     // Zero rows in the image exercise the o = 0 rule; a filter threshold inside the blurred
     // range zeroes part of the ratio.
-    poison();
     let mut x = image(&[20, 24]);
     x.slice_mut(ndarray::s![..4, ..]).fill(0.0);
     let p = psf(&[3, 3]);
@@ -236,7 +233,6 @@ fn gpu_options_match_reference() {
 
 #[test]
 fn stopping_rule_stops_where_the_reference_does() {
-    poison();
     let (x, p) = (image(&[31, 40]), psf(&[5, 5]));
     // A tolerance between two measured changes of the reference, far from both, so f32 and f64
     // stop at the same check.
@@ -287,7 +283,6 @@ fn total_variation_matches_reference() {
 
 #[test]
 fn tv_kernel_matches_its_twin() {
-    poison();
     // A padded array with the image in its corner (extent < shape) and without; 1-3 spatial
     // axes, a batch axis in front.
     let cases: &[(&[usize], &[usize], usize)] = &[(&[1, 40], &[1, 33], 1), (&[12, 17], &[12, 17], 2), (&[6, 10, 9], &[5, 7, 9], 3), (&[3, 8, 11], &[3, 6, 11], 2)];
@@ -322,7 +317,6 @@ fn gaussian(dims: &[usize], sigma: &[f64]) -> ArrayD<f32> {
 /// most of the energy back into that voxel (the blurred image holds 3-7% there; after 60
 /// iterations the estimate holds 62-69% in these cases, the rest in a shrinking halo).
 fn point_source(dims: &[usize], pdims: &[usize], sigma: &[f64], at: &[usize], boundary: RlBoundary) {
-    poison();
     let p = gaussian(pdims, sigma);
     let mut truth = ArrayD::from_elem(IxDyn(dims), 1e-3f64);
     truth[IxDyn(at)] = 100.0;
@@ -493,7 +487,6 @@ fn check_accelerated(dims: &[usize], pdims: &[usize], iterations: usize, opts: R
 /// RL with `opts` on the GPU against the reference within `tol`; the reference `without` the
 /// option under test must differ by far more, or the test checks plain RL again.
 fn check_option(dims: &[usize], pdims: &[usize], iterations: usize, opts: RlOptions, without: RlOptions, tol: f64) {
-    poison();
     let (x, p) = (image(dims), psf(pdims));
     let got = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), iterations, &opts).unwrap();
     let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap();
@@ -522,7 +515,6 @@ fn acceleration_is_plain_rl_for_two_iterations() {
 
 #[test]
 fn prediction_kernel_matches_its_twin() {
-    poison();
     // α = cross / square inside (0, 1), clamped to 1, clamped to 0, and 0 for a zero square.
     for (cross, square) in [(0.3f32, 0.8f32), (2.0, 0.5), (-1.0, 0.5), (1.0, 0.0)] {
         let dims = [7, 13];
@@ -561,7 +553,6 @@ fn beads_error(dims: &[usize], pdims: &[usize], sigma: &[f64], beads: &[&[usize]
 fn acceleration_converges_faster_on_beads() {
     // Measured (relative L2 to the truth): 2D plain 20 0.755, accelerated 20 0.522, plain 40
     // 0.639; 3D 0.757, 0.523, 0.625.
-    poison();
     let cases: &[(&[usize], &[usize], &[f64], &[&[usize]])] = &[
         (&[33, 30], &[11, 11], &[1.6, 1.6], &[&[8, 9], &[20, 21], &[25, 6]]),
         (&[11, 22, 19], &[5, 9, 9], &[1.0, 1.4, 1.4], &[&[5, 6, 5], &[4, 14, 12]]),
@@ -701,7 +692,6 @@ fn extended_geometry() {
 
 #[test]
 fn weighted_update_kernel_matches_its_twin() {
-    poison();
     for dims in SHAPES {
         let n: usize = dims.iter().product();
         let (e, c, t, w) = (random(n), random(n), random(n), random(n));
@@ -769,7 +759,6 @@ fn extended_boundary_reduces_border_errors() {
     // random scenes: Zero 0.89 to 1.07, Periodic 0.83 to 1.02, Extended 0.16 to 0.30; the ratio
     // Extended / min(Zero, Periodic) 0.17 to 0.31. Asserted: below 0.45 (an Extended that
     // did nothing different from Zero would give about 1).
-    poison();
     let p = gaussian(&[13, 13], &[2.0, 2.0]);
     let (truth, observed) = cut_out_scene(&[40, 47], &p, 13);
     let error = |boundary| {

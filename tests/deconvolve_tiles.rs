@@ -12,13 +12,14 @@ use common::*;
 
 use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions, TilePlan};
 use lucent::ops::deconvolve::{self, cpu, RlBoundary, RlOptions, StopRule};
+use lucent::gpu::GpuOptions;
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, Axis, IxDyn};
 use rand::Rng;
 
-fn poison() {
-    // Every recording starts its temporaries as NaN; every test sets the same value.
-    std::env::set_var("LUCENT_POISON", "1");
+/// Every recording (the setup, the iteration, the crop) starts its temporaries as NaN.
+fn gpu() -> &'static Gpu {
+    poisoned_gpu()
 }
 
 /// GPU against the f64 reference after `iterations` (tests/deconvolve.rs derives it: four f32
@@ -100,7 +101,6 @@ fn psf_grid(grid: [usize; 2], dims: &[usize]) -> ArrayD<f32> {
 /// With guard bands of `exact_guard`, the interior of each region (weight 1: the core less half
 /// a blend) is whole-image RL with that region's PSF, up to f32 round-off.
 fn check_regions(image: &[usize], pdims: &[usize], grid: [usize; 2], iterations: usize) {
-    poison();
     let psfs = psf_grid(grid, pdims);
     let x = specimen(image, 20, 4).mapv(|v| v as f32);
     let grid_view = PsfGrid::new(psfs.view(), grid).unwrap();
@@ -142,7 +142,6 @@ fn each_region_is_whole_image_rl_with_its_psf() {
 /// All PSFs equal and exact guards: the blended result is whole-image RL everywhere.
 #[test]
 fn equal_psfs_give_whole_image_rl() {
-    poison();
     for (image, pdims, grid) in [(&[44usize, 39][..], &[5usize, 6][..], [3, 2]), (&[5, 22, 27], &[3, 4, 5], [2, 2])] {
         let iterations = 3;
         let p = gaussian(pdims, &pdims.iter().map(|&m| 0.25 * m as f64).collect::<Vec<_>>());
@@ -167,7 +166,6 @@ fn equal_psfs_give_whole_image_rl() {
 /// extended boundary.
 #[test]
 fn gpu_tiles_match_the_cpu_twin() {
-    poison();
     let cases: &[(&[usize], &[usize], [usize; 2], &[usize], Option<f32>)] = &[
         (&[48, 45], &[5, 5], [2, 2], &[1, 2], None),
         (&[33, 50], &[4, 5], [1, 2], &[2, 1], Some(0.002)),
@@ -211,7 +209,6 @@ fn progress_covers_tiles_times_iterations() {
 /// Noisy beads and blobs, 3 × 3 tiles with the default guard: within 1e-3 of whole-image RL.
 #[test]
 fn default_guard_stays_within_1e_3() {
-    poison();
     for (dims, sigma, iterations) in [(&[96usize, 90][..], 1.5, 12), (&[10, 64, 60], 1.0, 8)] {
         let pd: Vec<usize> = dims.iter().map(|_| extent(sigma)).collect();
         let p = gaussian(&pd, &vec![sigma; pd.len()]);
@@ -233,13 +230,8 @@ fn default_guard_stays_within_1e_3() {
 /// run picks several tiles, matches its CPU twin and stays within 1e-3 of whole-image RL.
 #[test]
 fn tiles_fit_a_lowered_buffer_limit() {
-    poison();
-    gpu(); // the shared device first, with the full limit
     let limit = 24 * 1024;
-    std::env::set_var("LUCENT_MAX_BUFFER_BYTES", limit.to_string());
-    let small = Gpu::new();
-    std::env::remove_var("LUCENT_MAX_BUFFER_BYTES");
-    let small = small.unwrap();
+    let small = open(GpuOptions { max_buffer_bytes: Some(limit), poison: true, ..GpuOptions::from_env() });
     assert_eq!(small.max_buffer_bytes(), limit);
 
     let (sigma, iterations) = (1.2, 6);
@@ -272,7 +264,6 @@ fn tiles_fit_a_lowered_buffer_limit() {
 /// The working-set estimate the tiles are sized by bounds what RL really holds.
 #[test]
 fn working_set_estimate_bounds_the_peak() {
-    poison();
     for (dims, pdims) in [(&[64usize, 60][..], &[7usize, 7][..]), (&[9, 40, 33], &[3, 5, 5]), (&[3, 50, 20], &[5, 5])] {
         let extended = RlOptions { boundary: RlBoundary::Extended, accelerate: true, tv: Some(0.002), ..Default::default() };
         for opts in [RlOptions::default(), RlOptions { accelerate: true, tv: Some(0.002), ..Default::default() }, extended] {

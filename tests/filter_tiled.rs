@@ -14,7 +14,6 @@ mod common;
 use common::*;
 
 use lucent::kernels::correlate_tiled::{self, Tiling};
-use std::sync::Once;
 
 use lucent::ops::convolve::{self, cpu, Boundary, Method, Mode};
 use lucent::{Buf, Error, Gpu, Recording};
@@ -38,12 +37,10 @@ fn run_gpu(x: &ArrayD<f32>, f: impl FnOnce(&mut Recording, Buf) -> Result<Buf, E
     run_gpu_kernels(x, f).map(|(y, _)| y)
 }
 
-/// The GPU of this binary, with every run profiled (LUCENT_PROFILE=1, set once before the first
-/// recording) so that `RunReport::nodes` names each dispatch's kernel.
-fn profiled_gpu() -> &'static Gpu {
-    static PROFILE: Once = Once::new();
-    PROFILE.call_once(|| std::env::set_var("LUCENT_PROFILE", "1"));
-    let g = gpu();
+/// The GPU of this binary with every run profiled, so that `RunReport::nodes` names each
+/// dispatch's kernel.
+fn profiled() -> &'static Gpu {
+    let g = profiled_gpu();
     assert!(g.has_timestamps(), "these tests read the dispatched kernels from the profile, which needs timestamp queries");
     g
 }
@@ -51,14 +48,14 @@ fn profiled_gpu() -> &'static Gpu {
 /// Records `f` on an uploaded (poisoned-temporaries) recording; its result and the names of the
 /// kernels the run dispatched.
 fn run_gpu_kernels(x: &ArrayD<f32>, f: impl FnOnce(&mut Recording, Buf) -> Result<Buf, Error>) -> Result<(ArrayD<f32>, Vec<String>), Error> {
-    let mut rec = Recording::new(profiled_gpu());
+    let mut rec = Recording::new(profiled());
     rec.set_poison(true);
     let xb = rec.upload_f32(&x.view())?;
     let y = f(&mut rec, xb)?;
     let d = rec.download(y);
     let results = rec.run()?;
     let kernels: Vec<String> = results.report.nodes.iter().map(|n| n.label.clone()).collect();
-    assert!(!kernels.is_empty(), "no profile: LUCENT_PROFILE=1 was not seen");
+    assert!(!kernels.is_empty(), "no profile: the GPU was not opened with profiling");
     Ok((results.f32(d)?, kernels))
 }
 
@@ -232,7 +229,7 @@ fn tiled_exactly_where_it_pays() {
         let plane = x_taps * if kd.len() > 1 { kd[kd.len() - 2] } else { 1 };
         let claimed = x_taps >= 3 && plane >= correlate_tiled::MIN_PLANE_TAPS;
         assert_eq!(correlate_tiled::pays(kd), claimed, "pays({kd:?})");
-        let fits = Tiling::for_gpu(profiled_gpu(), &xd, kd).is_some();
+        let fits = Tiling::for_gpu(profiled(), &xd, kd).is_some();
         for b in [Boundary::Nearest, Boundary::Constant(0.3)] {
             let (got, dispatched) = run_gpu_kernels(&x, |rec, xb| convolve::correlate(rec, xb, &k.view(), b)).unwrap();
             assert_eq!(tiled(&dispatched), Some(claimed && fits), "{xd:?} ⋆ {kd:?} {b:?}: dispatched {dispatched:?}");

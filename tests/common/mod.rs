@@ -8,6 +8,7 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use lucent::kernels::boundary::Boundary;
+use lucent::gpu::GpuOptions;
 use lucent::Gpu;
 use ndarray::{ArrayD, IxDyn};
 use num_complex::{Complex32, Complex64};
@@ -16,9 +17,25 @@ use rand::Rng;
 /// The test GPU. Never skips: with no adapter the tests fail and say how to get one.
 pub fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| {
-        Gpu::new().unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}. Run scripts/test, which installs lavapipe."))
-    })
+    GPU.get_or_init(|| open(GpuOptions::from_env()))
+}
+
+/// The test GPU with every temporary filled with NaN when handed out, so an element a kernel
+/// leaves unwritten fails the comparison.
+pub fn poisoned_gpu() -> &'static Gpu {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    GPU.get_or_init(|| open(GpuOptions { poison: true, ..GpuOptions::from_env() }))
+}
+
+/// The test GPU with every dispatch timed, so `RunReport::nodes` names each dispatch's kernel.
+pub fn profiled_gpu() -> &'static Gpu {
+    static GPU: OnceLock<Gpu> = OnceLock::new();
+    GPU.get_or_init(|| open(GpuOptions { profile: true, ..GpuOptions::from_env() }))
+}
+
+/// Opens a GPU as `options` say, or fails saying how to get one.
+pub fn open(options: GpuOptions) -> Gpu {
+    Gpu::open(&options).unwrap_or_else(|e| panic!("GPU tests need an adapter: {e}. Run scripts/test, which installs lavapipe."))
 }
 
 /// Uniform in [-0.5, 0.5), fresh every call.
