@@ -50,13 +50,38 @@ impl Device {
     }
 }
 
-/// What one input gave: filled in by the command, timed and printed here.
-pub struct Report {
-    pub shape_in: Vec<usize>,
-    pub shape_out: Vec<usize>,
+/// Milliseconds of one input's stages, each added up by running it through here.
+#[derive(Default)]
+pub struct Stages {
     pub read_ms: f64,
     pub compute_ms: f64,
     pub write_ms: f64,
+}
+
+impl Stages {
+    pub fn read<T>(&mut self, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+        timed(&mut self.read_ms, f)
+    }
+    pub fn compute<T>(&mut self, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+        timed(&mut self.compute_ms, f)
+    }
+    pub fn write<T>(&mut self, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+        timed(&mut self.write_ms, f)
+    }
+}
+
+fn timed<T>(total: &mut f64, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
+    let t = Instant::now();
+    let result = f();
+    *total += ms_since(t);
+    result
+}
+
+/// What one input gave: filled in by the command, printed here.
+pub struct Report {
+    pub stages: Stages,
+    pub shape_in: Vec<usize>,
+    pub shape_out: Vec<usize>,
     /// Command-specific details (JSON `details`).
     pub details: Value,
     /// The human-readable line, without the output path.
@@ -98,9 +123,9 @@ impl Batch<'_> {
                     let ms = json!({
                         "open": open_ms,
                         "pipelines": device.pipelines().1 - pipeline_ms,
-                        "read": r.read_ms,
-                        "compute": r.compute_ms,
-                        "write": r.write_ms,
+                        "read": r.stages.read_ms,
+                        "compute": r.stages.compute_ms,
+                        "write": r.stages.write_ms,
                         "total": ms_since(t) + open_ms,
                     });
                     self.print(&bar, input, out, &device, &r, ms);
@@ -139,7 +164,7 @@ impl Batch<'_> {
             });
             bar.suspend(|| println!("{report}"));
         } else if !self.global.quiet {
-            bar.suspend(|| println!("{} on {}: {:.2} ms; wrote {}", r.summary, device.name(), r.compute_ms, output.display()));
+            bar.suspend(|| println!("{} on {}: {:.2} ms; wrote {}", r.summary, device.name(), r.stages.compute_ms, output.display()));
         }
     }
 

@@ -6,7 +6,6 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
-use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -18,7 +17,7 @@ use lucent::{Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;
 
-use crate::batch::{self, ms_since, Batch, Device, Report};
+use crate::batch::{self, Batch, Device, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -83,31 +82,25 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
 }
 
 fn one(global: &Global, args: &Args, kernel: &ArrayD<f32>, opts: &SplitOptions, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
-    let t = Instant::now();
-    let image = io::read_real(input)?;
-    let read_ms = ms_since(t);
+    let mut stages = Stages::default();
+    let image = stages.read(|| io::read_real(input))?;
     let geometry = Geometry::new(image.shape(), kernel.shape(), args.mode)?;
     lucent::check::check_finite(&image.view(), &input.display().to_string())?;
     batch::check_format(output, image.ndim(), false)?;
 
-    let t = Instant::now();
-    let (y, method, split) = match device.gpus.is_empty() {
+    let (y, method, split) = stages.compute(|| match device.gpus.is_empty() {
         false => {
             let bar = PartsBar::new(global);
             let progress = |done: usize, total: usize| bar.show(done, total);
             let (y, run) = host::convolve(&device.gpus, &image.view(), &kernel.view(), args.mode, args.method, args.correlate, opts, &progress)?;
-            (y, run.method, run.split)
+            Ok((y, run.method, run.split))
         }
         true => {
             let method = args.method.resolve(&geometry);
-            (on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None)
+            Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None))
         }
-    };
-    let compute_ms = ms_since(t);
-
-    let t = Instant::now();
-    io::write_real(output, &y.view())?;
-    let write_ms = ms_since(t);
+    })?;
+    stages.write(|| io::write_real(output, &y.view()))?;
 
     let op = if args.correlate { "correlate" } else { "convolve" };
     let mut summary = format!("{op} {:?} with {:?} ({}, {}) -> {:?}", image.shape(), kernel.shape(), args.mode.name(), method.name(), y.shape());
@@ -123,11 +116,9 @@ fn one(global: &Global, args: &Args, kernel: &ArrayD<f32>, opts: &SplitOptions, 
         );
     }
     Ok(Report {
+        stages,
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
-        read_ms,
-        compute_ms,
-        write_ms,
         // method: what auto chose; split: the parts of a split FFT run (None: whole or direct).
         details: json!({ "method": method, "fft_shape": geometry.padded, "shape_kernel": kernel.shape(), "split": split }),
         summary,

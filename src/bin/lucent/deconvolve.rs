@@ -14,7 +14,7 @@ use lucent::{Error, Gpu};
 use ndarray::{ArrayD, ArrayViewD};
 use serde_json::json;
 
-use crate::batch::{self, ms_since, Batch, Device, Report};
+use crate::batch::{self, ms_since, Batch, Device, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -130,12 +130,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
 }
 
 fn one(global: &Global, args: &Args, psfs: &PsfGrid, opts: &RlOptions, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
-    let t = Instant::now();
-    let image = io::read_real(input)?;
-    let read_ms = ms_since(t);
+    let mut stages = Stages::default();
+    let image = stages.read(|| io::read_real(input))?;
     batch::check_format(output, image.ndim(), false)?;
 
-    let t = Instant::now();
     let bar = progress_bar(global, args.iterations);
     let show = |p: deconvolve::Progress| {
         bar.set_length(p.total as u64);
@@ -144,16 +142,12 @@ fn one(global: &Global, args: &Args, psfs: &PsfGrid, opts: &RlOptions, input: &P
             bar.set_message(format!("change {c:.2e}"));
         }
     };
-    let (estimate, run) = match device.gpu() {
-        Some(gpu) => deconvolve::restore(gpu, &image.view(), psfs, args.iterations, opts, show)?,
-        None => on_cpu_any(&image.view(), psfs, args.iterations, opts, show)?,
-    };
+    let (estimate, run) = stages.compute(|| match device.gpu() {
+        Some(gpu) => deconvolve::restore(gpu, &image.view(), psfs, args.iterations, opts, show),
+        None => on_cpu_any(&image.view(), psfs, args.iterations, opts, show),
+    })?;
     bar.finish_and_clear();
-    let compute_ms = ms_since(t);
-
-    let t = Instant::now();
-    io::write_real(output, &estimate.view())?;
-    let write_ms = ms_since(t);
+    stages.write(|| io::write_real(output, &estimate.view()))?;
     let summary = match &run {
         RlRun::Whole(r) => summary(r),
         RlRun::Tiled(r) => format!(
@@ -166,11 +160,9 @@ fn one(global: &Global, args: &Args, psfs: &PsfGrid, opts: &RlOptions, input: &P
         ),
     };
     Ok(Report {
+        stages,
         shape_in: image.shape().to_vec(),
         shape_out: estimate.shape().to_vec(),
-        read_ms,
-        compute_ms,
-        write_ms,
         // path: whole or tiled, with what that path measured.
         details: serde_json::to_value(&run).expect("reports serialise"),
         summary,

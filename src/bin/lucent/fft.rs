@@ -2,9 +2,8 @@
 //! the GPU or, with `--device cpu` or no adapter, on the CPU reference in f32.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
-use crate::batch::{self, ms_since, Batch, Device, Report};
+use crate::batch::{self, Batch, Device, Report, Stages};
 
 use lucent::fft::{self, Norm};
 use lucent::io::{self, Loaded};
@@ -116,36 +115,28 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
 }
 
 fn one(args: &Args, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
-    let t = Instant::now();
-    let loaded = io::read(input)?;
-    let read_ms = ms_since(t);
+    let mut stages = Stages::default();
+    let loaded = stages.read(|| io::read(input))?;
     let shape_in = loaded.shape().to_vec();
     Shape::new(&shape_in)?;
     let axes = resolve_axes(args.axes.as_deref(), shape_in.len())?;
     let job = make_job(args, input, loaded, &axes)?;
     batch::check_format(output, shape_in.len(), !matches!(job, Job::RealInverse { .. }))?;
 
-    let t = Instant::now();
-    let result = match device.gpu() {
-        Some(gpu) => job.on_gpu(gpu, &axes, args.norm)?,
-        None => job.on_cpu(&axes, args.norm)?,
-    };
-    let compute_ms = ms_since(t);
-
-    let t = Instant::now();
-    match &result {
-        Loaded::Real(y) => io::write_real(output, &y.view())?,
-        Loaded::Complex(y) => io::write_complex(output, &y.view())?,
-    }
-    let write_ms = ms_since(t);
+    let result = stages.compute(|| match device.gpu() {
+        Some(gpu) => job.on_gpu(gpu, &axes, args.norm),
+        None => job.on_cpu(&axes, args.norm),
+    })?;
+    stages.write(|| match &result {
+        Loaded::Real(y) => io::write_real(output, &y.view()),
+        Loaded::Complex(y) => io::write_complex(output, &y.view()),
+    })?;
     let dtype = if matches!(result, Loaded::Real(_)) { "float32" } else { "complex64" };
     Ok(Report {
         summary: format!("{} {:?} -> {:?} over axes {:?}", job.name(), shape_in, result.shape(), axes),
         shape_out: result.shape().to_vec(),
         shape_in,
-        read_ms,
-        compute_ms,
-        write_ms,
+        stages,
         details: json!({ "axes": axes, "dtype_out": dtype }),
     })
 }

@@ -4,7 +4,6 @@
 //! adapter, on the f64 CPU reference. Parameters are checked by the library's own checks.
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use clap::builder::PossibleValuesParser;
 use lucent::ndimage::{self, Boundary};
@@ -13,7 +12,7 @@ use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;
 
-use crate::batch::{self, ms_since, Batch, Device, Report};
+use crate::batch::{self, Batch, Device, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -131,29 +130,21 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
 }
 
 fn one(filter: &Filter, boundary: Boundary, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
-    let t = Instant::now();
-    let image = io::read_real(input)?;
-    let read_ms = ms_since(t);
+    let mut stages = Stages::default();
+    let image = stages.read(|| io::read_real(input))?;
     lucent::Shape::new(image.shape())?;
     filter.check(image.shape())?;
     batch::check_format(output, image.ndim(), false)?;
 
-    let t = Instant::now();
-    let y = match device.gpu() {
-        Some(gpu) => filter.on_gpu(gpu, &image, boundary)?,
-        None => filter.on_cpu(&image, boundary),
-    };
-    let compute_ms = ms_since(t);
-
-    let t = Instant::now();
-    io::write_real(output, &y.view())?;
-    let write_ms = ms_since(t);
+    let y = stages.compute(|| match device.gpu() {
+        Some(gpu) => filter.on_gpu(gpu, &image, boundary),
+        None => Ok(filter.on_cpu(&image, boundary)),
+    })?;
+    stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Report {
+        stages,
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
-        read_ms,
-        compute_ms,
-        write_ms,
         details: json!({}),
         summary: format!("{} filter {:?} ({})", filter.name(), image.shape(), boundary.name()),
     })
