@@ -97,7 +97,7 @@ pub enum Rader {
     Scatter { indices: u32 },
 }
 
-/// Two lines a, b of a real transform held by one line of a pass (src/fft/gpu.rs,
+/// Two lines a, b of a real transform held by one line of a pass (src/fft/real_pair.rs,
 /// `real_pairs`): b starts `offset` elements after a, laid out alike. Elements at or beyond `end`
 /// belong to no line (b past an odd count of lines): zero when loaded, not stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
