@@ -183,9 +183,9 @@ pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, zs: &[(usize, &ArrayD<Complex<T
             units[(part_row(o) % m) * cuts + c].push((o, piece));
         }
     }
-    // No task for under 4096 output elements: at most `tasks` runs of consecutive units.
-    let tasks = threads.min(units.len()).min((rows_out * row).div_ceil(1 << 12)).max(1);
-    let min_units = units.len().div_ceil(tasks).max(1);
+    // Rayon splits no further than 4096 output elements a task (not worth a thread below).
+    let per_unit = (rows_out * row).div_ceil(units.len()).max(1);
+    let min_units = (1usize << 12).div_ceil(per_unit);
     units.into_par_iter().enumerate().with_min_len(min_units).for_each(|(u, mut rows)| {
         let (n1, col) = (u / cuts, (u % cuts) * width);
         let Some(len) = rows.first().map(|(_, r)| r.len()) else { return };
