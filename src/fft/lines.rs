@@ -97,7 +97,7 @@ pub enum Rader {
     Scatter { indices: u32 },
 }
 
-/// Two lines a, b of a real transform held by one line of a pass (src/fft/gpu.rs,
+/// Two lines a, b of a real transform held by one line of a pass (src/fft/real_pair.rs,
 /// `real_pairs`): b starts `offset` elements after a, laid out alike. Elements at or beyond `end`
 /// belong to no line (b past an odd count of lines): zero when loaded, not stored.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +198,63 @@ impl Pass {
     }
 }
 
+impl LineKernel {
+    /// The kernel that runs `pass`: its plan with `loops` line groups per workgroup, and a flag
+    /// for each fusion the pass carries (in place: `dst` is also the source). The one place a
+    /// pass's fusions become the flags that shape the generated source; the pattern names every
+    /// field of `Pass`, so a new one does not compile until it is mapped or ignored here.
+    pub fn for_pass(pass: &Pass, loops: usize, in_place: bool) -> LineKernel {
+        let Pass {
+            plan,
+            inverse,
+            lines: _,
+            inner: _,
+            input,
+            output,
+            scale: _,
+            roots: _,
+            twiddle,
+            conj_source,
+            conj_result,
+            chirp_in,
+            chirp_out,
+            real_post,
+            real_pre,
+            pad_in,
+            product,
+            crop,
+            rader,
+            pairs_in,
+            pairs_out,
+        } = pass;
+        LineKernel {
+            pass: LinePass { loops, ..plan.clone() },
+            inverse: *inverse,
+            // Contiguous lines load along the line; strided ones across lines, so loads coalesce.
+            load_line_fast: input.elem == 1,
+            store_line_fast: output.elem == 1,
+            twiddle_out: twiddle.is_some(),
+            conj_source: *conj_source,
+            chirp_in: chirp_in.is_some(),
+            chirp_out: chirp_out.is_some(),
+            conj_result: *conj_result,
+            real_post: real_post.is_some(),
+            real_pre: real_pre.is_some(),
+            pad_in: pad_in.is_some(),
+            product_in: product.is_some(),
+            product_conj: *product == Some(true),
+            crop_out: crop.is_some(),
+            in_place,
+            rader_gather: matches!(rader, Some(Rader::Gather { .. })),
+            rader_scatter: matches!(rader, Some(Rader::Scatter { .. })),
+            pack_real: matches!(pairs_in, Some(PairsIn::Real(_))),
+            hermitian_pairs: matches!(pairs_in, Some(PairsIn::Hermitian(_))),
+            unpack_real: matches!(pairs_out, Some(PairsOut::Real(_))),
+            untangle_pairs: matches!(pairs_out, Some(PairsOut::Untangled(_))),
+        }
+    }
+}
+
 /// Records `pass` from `src` into `dst` (the same buffer: in place, where `in_place_ok`); `aux`
 /// is the second operand of a fused product.
 pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, aux: Option<Buf>) {
@@ -247,31 +304,7 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
     // Few line groups fill the GPU one per workgroup (the loop's registers would cost occupancy).
     let min_groups = (min_threads() / (plan.threads * plan.batch)).max(1) as u64;
     let loops = if groups >= 2 * min_groups { plan.loops } else { 1 };
-    let line_kernel = LineKernel {
-        pass: LinePass { loops, ..plan.clone() },
-        inverse: pass.inverse,
-        // Contiguous lines load along the line; strided ones across lines, so loads coalesce.
-        load_line_fast: pass.input.elem == 1,
-        store_line_fast: pass.output.elem == 1,
-        twiddle_out: tw.is_some(),
-        conj_source: pass.conj_source,
-        chirp_in: pass.chirp_in.is_some(),
-        chirp_out: pass.chirp_out.is_some(),
-        conj_result: pass.conj_result,
-        real_post: pass.real_post.is_some(),
-        real_pre: pass.real_pre.is_some(),
-        pad_in: pass.pad_in.is_some(),
-        product_in: pass.product.is_some(),
-        product_conj: pass.product == Some(true),
-        crop_out: pass.crop.is_some(),
-        in_place: src == dst,
-        rader_gather: gather.is_some(),
-        rader_scatter: scatter.is_some(),
-        pack_real: matches!(pass.pairs_in, Some(PairsIn::Real(_))),
-        hermitian_pairs: matches!(pass.pairs_in, Some(PairsIn::Hermitian(_))),
-        unpack_real: pass.real_out(),
-        untangle_pairs: matches!(pass.pairs_out, Some(PairsOut::Untangled(_))),
-    };
+    let line_kernel = LineKernel::for_pass(pass, loops, src == dst);
     let kernel = codegen::kernel(&line_kernel);
     // Looping workgroups take groups in turn; at least min_groups of them, to fill any GPU.
     let workgroups = groups.div_ceil(line_kernel.loops() as u64).max(groups.min(min_groups));

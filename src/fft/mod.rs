@@ -12,6 +12,7 @@ pub mod cpu;
 mod gpu;
 pub mod lines;
 pub mod plan;
+mod real_pair;
 mod twiddle;
 
 pub use gpu::{FftPlan, Fusion, Window};
