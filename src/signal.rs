@@ -62,6 +62,7 @@ where
 }
 
 fn run(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, method: Method, correlate: bool) -> Result<ArrayD<f32>> {
-    let (y, _) = host::convolve(slice::from_ref(gpu), a, k, mode, method, correlate, &SplitOptions::default(), &|_, _| {})?;
+    let op = host::Signal { mode, method, correlate };
+    let (y, _) = host::convolve(slice::from_ref(gpu), a, k, op, &SplitOptions::default(), &|_, _| {})?;
     Ok(y)
 }

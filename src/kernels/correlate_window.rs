@@ -11,8 +11,6 @@ use crate::gpu::{Dtype, Shape};
 use crate::graph::{Buf, Recording};
 use super::boundary::Boundary;
 
-/// Threads per workgroup, as in correlate_window.wgsl.
-
 /// Mirrors `Params` in correlate_window.wgsl. Slots are numpy axis order padded on the left to 4D.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]

@@ -11,8 +11,7 @@ use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 use super::boundary::Boundary;
 
-/// Threads per workgroup and outputs per thread, as in gather.wgsl.
-
+/// Outputs per thread, as in gather.wgsl.
 const PER_THREAD: u32 = 8;
 
 /// Mirrors `Params` in gather.wgsl. Slots are numpy axis order padded on the left to 4D.

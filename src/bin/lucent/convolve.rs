@@ -91,8 +91,9 @@ fn one(global: &Global, args: &Args, kernel: &ArrayD<f32>, opts: &SplitOptions, 
     let (y, method, split) = stages.compute(|| match device.gpus.is_empty() {
         false => {
             let bar = PartsBar::new(global);
+            let op = host::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
             let progress = |done: usize, total: usize| bar.show(done, total);
-            let (y, run) = host::convolve(&device.gpus, &image.view(), &kernel.view(), args.mode, args.method, args.correlate, opts, &progress)?;
+            let (y, run) = host::convolve(&device.gpus, &image.view(), &kernel.view(), op, opts, &progress)?;
             Ok((y, run.method, run.split))
         }
         true => {

@@ -20,19 +20,26 @@ pub struct HostRun {
     pub split: Option<SplitReport>,
 }
 
-/// scipy.signal.convolve (or, with `correlate`, correlate)(a, k, mode, method) on `gpus`: the
-/// first GPU unless a split run spreads parts over all. Split options only apply to the FFT
-/// path; asking for parts or a memory budget makes `Auto` choose it.
+/// What to compute: scipy.signal.convolve(a, k, mode, method), or correlate.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Signal {
+    pub mode: Mode,
+    pub method: Method,
+    pub correlate: bool,
+}
+
+/// `op` of `a` with `k` on `gpus`: the first GPU unless a split run spreads parts over all.
+/// Split options only apply to the FFT path; asking for parts or a memory budget makes `Auto`
+/// choose it. `progress(done, total)` counts the parts of a split run.
 pub fn convolve(
     gpus: &[Gpu],
     a: &ArrayViewD<f32>,
     k: &ArrayViewD<f32>,
-    mode: Mode,
-    method: Method,
-    correlate: bool,
+    op: Signal,
     opts: &SplitOptions,
     progress: &(dyn Fn(usize, usize) + Sync),
 ) -> Result<(ArrayD<f32>, HostRun)> {
+    let Signal { mode, method, correlate } = op;
     let first = gpus.first().ok_or_else(|| Error::Invalid("no GPU to convolve on".into()))?;
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
     check_finite(a, "convolution input")?;

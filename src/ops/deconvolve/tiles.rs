@@ -24,7 +24,7 @@
 //! guard decays fast because a real PSF's tails are small. [`guard_width`] is a rule with a
 //! margin of two over the smallest guards that kept the result within 1e-3 (relative L2, and
 //! max |difference| over max) of the whole-image result on beads and blobs blurred by Gaussian
-//! PSFs with Poisson noise (measured by `guard_rule_measurements` in tests/deconvolve_tiles.rs;
+//! PSFs with Poisson noise (measured by `rl_guard_rule` in benches/timings.rs;
 //! plain RL with the zero boundary, no TV or acceleration):
 //!
 //! | σ | m | iterations | smallest guard, beads | blobs | g / (r·k^¼), worst | rule |
