@@ -110,7 +110,7 @@ pub fn rfftn<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, 
     let xb = rec.upload_f32(&x)?;
     let y = plan.record(&mut rec, xb)?;
     let d = rec.download(y);
-    with_dim(rec.run()?.c32(d)?)
+    with_dim(rec.run()?.into_c32(d)?)
 }
 
 /// numpy.fft.irfftn(x, axes=axes, norm=norm) on the GPU, the last transformed axis of length
@@ -136,7 +136,7 @@ pub fn irfftn<S: Data<Elem = Complex32>, D: Dimension>(
     let xb = rec.upload_c32(&x)?;
     let y = plan.record(&mut rec, xb)?;
     let d = rec.download(y);
-    with_dim(rec.run()?.f32(d)?)
+    with_dim(rec.run()?.into_f32(d)?)
 }
 
 fn complex(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<ArrayD<Complex32>> {
@@ -146,7 +146,7 @@ fn complex(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: Option<&[usize]>, t: Tran
     let xb = rec.upload_c32(x)?;
     let y = plan.record(&mut rec, xb)?;
     let d = rec.download(y);
-    rec.run()?.c32(d)
+    rec.run()?.into_c32(d)
 }
 
 fn all_axes(axes: Option<&[usize]>, ndim: usize) -> Vec<usize> {

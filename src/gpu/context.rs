@@ -120,6 +120,7 @@ impl Gpu {
         let start = std::time::Instant::now();
         let selector = options.adapter.as_deref();
         let adapters = pollster::block_on(instance().enumerate_adapters(BACKENDS));
+        super::trace("open: instance and adapters", start);
         if adapters.is_empty() {
             return Err(Error::NoAdapter(String::new()));
         }
@@ -149,12 +150,15 @@ impl Gpu {
             ..Default::default()
         }))
         .map_err(|e| Error::Device(e.to_string()))?;
+        super::trace("open: device", start);
         let mut max_buffer_bytes = limits.max_buffer_size.min(limits.max_storage_buffer_binding_size);
         if let Some(cap) = options.max_buffer_bytes {
             max_buffer_bytes = max_buffer_bytes.min(cap);
         }
+        let pipelines = PipelineCache::new(&device, &infos[index], options.cache_dir.as_deref());
+        super::trace("open: pipeline cache", start);
         Ok(Gpu {
-            pipelines: PipelineCache::new(&device, &infos[index], options.cache_dir.as_deref()),
+            pipelines,
             device,
             queue,
             cache: Cache::default(),
@@ -281,6 +285,11 @@ impl Gpu {
 
 /// Maps a MAP_READ buffer, waits, and returns its first `bytes` bytes.
 pub(crate) fn map_and_read(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
+    map_and_then(gpu, staging, bytes, <[u8]>::to_vec)
+}
+
+/// Maps a MAP_READ buffer, waits, and hands its first `bytes` bytes to `read`.
+pub(crate) fn map_and_then<T>(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
     let slice = staging.slice(..);
     let (tx, rx) = std::sync::mpsc::channel();
     slice.map_async(wgpu::MapMode::Read, move |r| {
@@ -290,7 +299,7 @@ pub(crate) fn map_and_read(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64) -> Res
     rx.recv()
         .map_err(|e| Error::DeviceLost(e.to_string()))?
         .map_err(|e| Error::DeviceLost(e.to_string()))?;
-    let data = slice.get_mapped_range().map_err(|e| Error::DeviceLost(e.to_string()))?[..bytes as usize].to_vec();
+    let data = read(&slice.get_mapped_range().map_err(|e| Error::DeviceLost(e.to_string()))?[..bytes as usize]);
     staging.unmap();
     Ok(data)
 }

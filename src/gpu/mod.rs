@@ -16,7 +16,16 @@ pub use context::{AdapterSummary, Gpu};
 pub use options::GpuOptions;
 pub use pipelines::PipelineStats;
 pub(crate) use context::STORAGE_USAGE;
-pub(crate) use context::map_and_read;
+pub(crate) use context::{map_and_read, map_and_then};
 pub(crate) use pipelines::Pipeline;
 pub(crate) use recycle::Recycler;
 pub use registry::{BindingInfo, BindingKind, KernelInfo};
+
+/// With `LUCENT_TRACE=1`, prints how long a host-side phase took (compile, upload, wait,
+/// download) to stderr: where the time of one-shot runs goes.
+pub(crate) fn trace(what: &str, since: std::time::Instant) {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    if *ON.get_or_init(|| std::env::var("LUCENT_TRACE").is_ok_and(|v| v == "1")) {
+        eprintln!("lucent.trace {what} {:.2} ms", since.elapsed().as_secs_f64() * 1e3);
+    }
+}

@@ -36,33 +36,51 @@ pub struct RunReport {
 }
 
 pub struct Results {
-    downloads: Vec<(Vec<u8>, Vec<usize>, Dtype)>,
+    /// Each download's elements as 4-byte words (every dtype is made of them), its shape, dtype.
+    downloads: Vec<(Vec<u32>, Vec<usize>, Dtype)>,
     outputs: Vec<GpuArray>,
     pub report: RunReport,
 }
 
 impl Results {
     pub fn f32(&self, d: Download) -> Result<ArrayD<f32>> {
-        let (bytes, dims, dtype) = &self.downloads[d.0];
-        if *dtype != Dtype::F32 {
-            return Err(Error::Dtype(format!("download holds {dtype:?}, asked for F32")));
-        }
-        Ok(ArrayD::from_shape_vec(IxDyn(dims), bytemuck::cast_slice(bytes).to_vec()).unwrap())
+        self.typed(d, Dtype::F32, |w| bytemuck::cast_slice(w).to_vec())
     }
     pub fn c32(&self, d: Download) -> Result<ArrayD<Complex32>> {
-        let (bytes, dims, dtype) = &self.downloads[d.0];
-        if *dtype != Dtype::C32 {
-            return Err(Error::Dtype(format!("download holds {dtype:?}, asked for C32")));
-        }
-        Ok(ArrayD::from_shape_vec(IxDyn(dims), bytemuck::cast_slice(bytes).to_vec()).unwrap())
+        self.typed(d, Dtype::C32, |w| bytemuck::cast_slice(w).to_vec())
     }
     pub fn u32(&self, d: Download) -> Result<ArrayD<u32>> {
-        let (bytes, dims, dtype) = &self.downloads[d.0];
-        if *dtype != Dtype::U32 {
-            return Err(Error::Dtype(format!("download holds {dtype:?}, asked for U32")));
-        }
-        Ok(ArrayD::from_shape_vec(IxDyn(dims), bytemuck::cast_slice(bytes).to_vec()).unwrap())
+        self.typed(d, Dtype::U32, |w| w.to_vec())
     }
+
+    /// `f32` without a copy, for the last use of the results.
+    pub fn into_f32(mut self, d: Download) -> Result<ArrayD<f32>> {
+        self.check(d, Dtype::F32)?;
+        let (words, dims, _) = self.downloads.swap_remove(d.0);
+        Ok(ArrayD::from_shape_vec(IxDyn(&dims), bytemuck::allocation::cast_vec(words)).unwrap())
+    }
+
+    /// `c32` without a copy where the allocation allows, for the last use of the results.
+    pub fn into_c32(mut self, d: Download) -> Result<ArrayD<Complex32>> {
+        self.check(d, Dtype::C32)?;
+        let (words, dims, _) = self.downloads.swap_remove(d.0);
+        let values = bytemuck::allocation::try_cast_vec(words).unwrap_or_else(|(_, w)| bytemuck::cast_slice(&w).to_vec());
+        Ok(ArrayD::from_shape_vec(IxDyn(&dims), values).unwrap())
+    }
+
+    fn check(&self, d: Download, want: Dtype) -> Result<()> {
+        match self.downloads[d.0].2 {
+            dtype if dtype == want => Ok(()),
+            dtype => Err(Error::Dtype(format!("download holds {dtype:?}, asked for {want:?}"))),
+        }
+    }
+
+    fn typed<T>(&self, d: Download, want: Dtype, values: impl FnOnce(&[u32]) -> Vec<T>) -> Result<ArrayD<T>> {
+        self.check(d, want)?;
+        let (words, dims, _) = &self.downloads[d.0];
+        Ok(ArrayD::from_shape_vec(IxDyn(dims), values(words)).unwrap())
+    }
+
     pub fn array(&self, o: Output) -> GpuArray {
         self.outputs[o.0].clone()
     }
@@ -167,9 +185,11 @@ impl Compiled {
         }
 
         gpu.scoped(|| -> Result<Compiled> {
+            let t = Instant::now();
             let buffers = p.slots.iter().enumerate()
                 .map(|(i, &bytes)| gpu.create_buffer(&format!("lucent.slot{i}"), bytes).map(Arc::new))
                 .collect::<Result<Vec<_>>>()?;
+            trace("compile: buffers", t);
             let buffer_of = |b: Buf| -> (&wgpu::Buffer, u64) {
                 let v = &rec.values[b.0];
                 let size = v.bytes().div_ceil(16) * 16;
@@ -196,10 +216,12 @@ impl Compiled {
             gpu.queue.write_buffer(&params, 0, &blob);
 
             let max_dim = gpu.limits().max_compute_workgroups_per_dimension;
+            let t = Instant::now();
             let mut steps = Vec::with_capacity(rec.nodes.len());
             for (n, &offset) in rec.nodes.iter().zip(&offsets) {
                 steps.push(Self::step(gpu, n, &params, offset, &buffer_of, max_dim)?);
             }
+            trace("compile: pipelines and bind groups", t);
             let mut peak_bytes = p.total_bytes() + blob.len() as u64;
             let mut externals: Vec<*const wgpu::Buffer> = Vec::new();
             for v in &rec.values {
@@ -218,7 +240,9 @@ impl Compiled {
                     total += rec.values[b.0].bytes().div_ceil(16) * 16;
                 }
                 peak_bytes += total;
+                let t = Instant::now();
                 let buf = gpu.buffer("lucent.download", total, STAGING_USAGE)?;
+                trace("compile: staging", t);
                 Ok::<_, Error>((buf, offs))
             }).transpose()?;
             let timestamps = gpu.has_timestamps().then(|| {
@@ -377,11 +401,13 @@ impl Compiled {
         let mut downloads = Vec::new();
         if let Some((staging, offs)) = &self.staging {
             let end = offs.last().unwrap() + self.values[self.downloads.last().unwrap().0].bytes();
-            let all = crate::gpu::map_and_read(gpu, staging, end)?;
-            for (b, &off) in self.downloads.iter().zip(offs) {
-                let v = &self.values[b.0];
-                downloads.push((all[off as usize..(off + v.bytes()) as usize].to_vec(), v.shape.dims().to_vec(), v.dtype));
-            }
+            // One copy, from the mapped staging buffer straight into each download's words.
+            downloads = crate::gpu::map_and_then(gpu, staging, end, |mapped| {
+                self.downloads.iter().zip(offs).map(|(b, &off)| {
+                    let v = &self.values[b.0];
+                    (bytemuck::pod_collect_to_vec(&mapped[off as usize..(off + v.bytes()) as usize]), v.shape.dims().to_vec(), v.dtype)
+                }).collect()
+            })?;
         } else {
             gpu.wait()?;
         }

@@ -78,14 +78,21 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     });
     let batch = Batch { command: "convolve", global, options };
     let open = || Ok(Device { gpus: open_gpus(global, args)? });
-    batch.run(inputs, &args.output, batch::real_ext, open, |input, output, device| one(global, args, &kernel, &opts, input, output, device))
+    batch.run(inputs, &args.output, batch::real_ext, open, |input| io::read_real(input), |image, input, output, device, stages| {
+        one(global, args, (&kernel, &opts), (image, input), output, device, stages)
+    })
 }
 
-fn one(global: &Global, args: &Args, kernel: &ArrayD<f32>, opts: &SplitOptions, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
-    let mut stages = Stages::default();
-    let image = stages.read(|| io::read_real(input))?;
+fn one(
+    global: &Global,
+    args: &Args,
+    (kernel, opts): (&ArrayD<f32>, &SplitOptions),
+    (image, input): (ArrayD<f32>, &Path),
+    output: &Path,
+    device: &Device,
+    stages: &mut Stages,
+) -> Result<Report, Error> {
     let geometry = Geometry::new(image.shape(), kernel.shape(), args.mode)?;
-    lucent::check::check_finite(&image.view(), &input.display().to_string())?;
     batch::check_format(output, image.ndim(), false)?;
 
     let (y, method, split) = stages.compute(|| match device.gpus.is_empty() {
@@ -97,6 +104,8 @@ fn one(global: &Global, args: &Args, kernel: &ArrayD<f32>, opts: &SplitOptions, 
             Ok((y, run.method, run.split))
         }
         true => {
+            // (The library's path checks for NaN and infinities itself.)
+            lucent::check::check_finite(&image.view(), &input.display().to_string())?;
             let method = args.method.resolve(&geometry);
             Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None))
         }
@@ -117,7 +126,6 @@ fn one(global: &Global, args: &Args, kernel: &ArrayD<f32>, opts: &SplitOptions, 
         );
     }
     Ok(Report {
-        stages,
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
         // method: what auto chose; split: the parts of a split FFT run (None: whole or direct).

@@ -124,14 +124,20 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let more = json!({ "psf": args.psf.display().to_string(), "psf_grid": args.psf_grid, "iterations": args.iterations });
     options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
     let batch = Batch { command: "deconvolve", global, options };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input, output, device| {
-        one(global, args, &psfs, &opts, input, output, device)
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
+        one(global, args, (&psfs, &opts), image, output, device, stages)
     })
 }
 
-fn one(global: &Global, args: &Args, psfs: &PsfGrid, opts: &RlOptions, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
-    let mut stages = Stages::default();
-    let image = stages.read(|| io::read_real(input))?;
+fn one(
+    global: &Global,
+    args: &Args,
+    (psfs, opts): (&PsfGrid, &RlOptions),
+    image: ArrayD<f32>,
+    output: &Path,
+    device: &Device,
+    stages: &mut Stages,
+) -> Result<Report, Error> {
     batch::check_format(output, image.ndim(), false)?;
 
     let bar = progress_bar(global, args.iterations);
@@ -160,7 +166,6 @@ fn one(global: &Global, args: &Args, psfs: &PsfGrid, opts: &RlOptions, input: &P
         ),
     };
     Ok(Report {
-        stages,
         shape_in: image.shape().to_vec(),
         shape_out: estimate.shape().to_vec(),
         // path: whole or tiled, with what that path measured.

@@ -111,12 +111,12 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let options = json!({ "transform": args.transform(), "axes": args.axes, "norm": args.norm, "len": args.len });
     let batch = Batch { command: "fft", global, options };
     let ext = |input: &Path| if args.real && args.inverse { batch::real_ext(input) } else { "npy" };
-    batch.run(&args.inputs, &args.output, ext, || global.device(), |input, output, device| one(args, input, output, device))
+    batch.run(&args.inputs, &args.output, ext, || global.device(), |input| io::read(input), |loaded, input, output, device, stages| {
+        one(args, loaded, input, output, device, stages)
+    })
 }
 
-fn one(args: &Args, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
-    let mut stages = Stages::default();
-    let loaded = stages.read(|| io::read(input))?;
+fn one(args: &Args, loaded: Loaded, input: &Path, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
     let shape_in = loaded.shape().to_vec();
     Shape::new(&shape_in)?;
     let axes = resolve_axes(args.axes.as_deref(), shape_in.len())?;
@@ -136,7 +136,6 @@ fn one(args: &Args, input: &Path, output: &Path, device: &Device) -> Result<Repo
         summary: format!("{} {:?} -> {:?} over axes {:?}", job.name(), shape_in, result.shape(), axes),
         shape_out: result.shape().to_vec(),
         shape_in,
-        stages,
         details: json!({ "axes": axes, "dtype_out": dtype }),
     })
 }

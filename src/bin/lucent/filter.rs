@@ -126,12 +126,12 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut options = json!({ "filter": filter.name(), "boundary": boundary.name(), "cval": boundary.cval(), "kernel": args.kernel });
     options.as_object_mut().unwrap().extend(filter.options().as_object().unwrap().clone());
     let batch = Batch { command: "filter", global, options };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input, output, device| one(&filter, boundary, input, output, device))
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
+        one(&filter, boundary, image, output, device, stages)
+    })
 }
 
-fn one(filter: &Filter, boundary: Boundary, input: &Path, output: &Path, device: &Device) -> Result<Report, Error> {
-    let mut stages = Stages::default();
-    let image = stages.read(|| io::read_real(input))?;
+fn one(filter: &Filter, boundary: Boundary, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
     lucent::Shape::new(image.shape())?;
     filter.check(image.shape())?;
     batch::check_format(output, image.ndim(), false)?;
@@ -142,7 +142,6 @@ fn one(filter: &Filter, boundary: Boundary, input: &Path, output: &Path, device:
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Report {
-        stages,
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
         details: json!({}),

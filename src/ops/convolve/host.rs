@@ -73,16 +73,18 @@ fn direct(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, cor
     let x = rec.upload_f32(a)?;
     let y = gpu::direct(&mut rec, x, k, g, correlate)?;
     let d = rec.download(y);
-    rec.run()?.f32(d)
+    rec.run()?.into_f32(d)
 }
 
 fn whole_fft(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, correlate: bool) -> Result<ArrayD<f32>> {
+    let t = std::time::Instant::now();
     let spectrum = KernelSpectrum::cached(gpu, k, a.shape(), mode)?;
+    crate::graph::trace("kernel spectrum", t);
     let mut rec = Recording::new(gpu);
     let x = rec.upload_f32(a)?;
     let y = if correlate { spectrum.record_correlate(&mut rec, x)? } else { spectrum.record(&mut rec, x)? };
     let d = rec.download(y);
-    rec.run()?.f32(d)
+    rec.run()?.into_f32(d)
 }
 
 /// Errors that mean "this size does not fit this device".

@@ -298,7 +298,7 @@ fn host_pair(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, co
     let (ab, kb) = (rec.upload_f32(a)?, rec.upload_f32(k)?);
     let y = gpu::fft_pair(&mut rec, ab, kb, &g, correlate)?;
     let d = rec.download(y);
-    rec.run()?.f32(d)
+    rec.run()?.into_f32(d)
 }
 
 // ---------------------------------------------------------------------------------------------

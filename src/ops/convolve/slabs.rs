@@ -37,7 +37,7 @@ pub fn separable_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[(usize, Vec<f32>
         let xb = rec.upload_f32(x)?;
         let y = super::separable(&mut rec, xb, passes, boundary)?;
         let d = rec.download(y);
-        rec.run()?.f32(d)
+        rec.run()?.into_f32(d)
     };
     match whole() {
         Err(Error::TooLarge { .. }) => {
@@ -91,7 +91,7 @@ fn filter(gpu: &Gpu, x: &ArrayViewD<f32>, weights: &ArrayViewD<f32>, origin: &[i
         let xb = rec.upload_f32(&input.view())?;
         let yb = gpu::window(&mut rec, xb, weights, &out_dims, &slab_origin, boundary)?;
         let d = rec.download(yb);
-        let slab = rec.run()?.f32(d)?;
+        let slab = rec.run()?.into_f32(d)?;
         y.slice_axis_mut(Axis(0), Slice::from(start..end)).assign(&slab);
     }
     Ok(y)

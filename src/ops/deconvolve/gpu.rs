@@ -180,7 +180,7 @@ impl<'g> RichardsonLucy<'g> {
         let eb = rec.input(e);
         let cropped = layout::crop(&mut rec, eb, &self.geometry.offset, &self.geometry.image)?;
         let d = rec.download(cropped);
-        rec.run()?.f32(d)
+        rec.run()?.into_f32(d)
     }
 }
 
