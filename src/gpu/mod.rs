@@ -8,6 +8,7 @@ mod options;
 mod pipelines;
 mod recycle;
 pub mod registry;
+mod tuning;
 
 pub use array::{Dtype, GpuArray, Shape};
 pub use cache::content_hash;
@@ -20,3 +21,4 @@ pub(crate) use context::map_and_read;
 pub(crate) use pipelines::Pipeline;
 pub(crate) use recycle::Recycler;
 pub use registry::{BindingInfo, BindingKind, KernelInfo};
+pub use tuning::Tuning;
