@@ -4,8 +4,8 @@
 
 use crate::gpu::Tuning;
 
-// The constants below are the planner's measured defaults; a GPU's `Tuning` (in `DeviceLimits`,
-// from its options: `LUCENT_FFT_*`) overrides them one by one.
+// The constants below that name a `LUCENT_FFT_*` variable are the planner's measured defaults; a
+// GPU's `Tuning` (in `DeviceLimits`, from its options) overrides them one by one.
 
 /// Radices with butterflies in src/fft/butterfly.rs (16, 15 and 9 as 4×4, 3×5 and 3×3 in
 /// registers; 8, 4, 2 written out; 3, 5, 7, 11, 13 with literal roots, in symmetric pairs), in
@@ -14,23 +14,15 @@ const RADICES: [usize; 11] = [16, 15, 9, 8, 4, 2, 3, 5, 7, 11, 13];
 /// The odd composites, used only where they save two stages (see `radix_plan`).
 const ODD_COMPOSITES: [usize; 2] = [15, 9];
 /// Threads per workgroup that short lines are batched up to (`LUCENT_FFT_THREADS` overrides):
-/// on an H100, contiguous passes ran at 86-95% of the copy roof with 64, 68-75% with 256
-/// (smaller workgroups: finer occupancy, barriers that wait for fewer warps).
+/// smaller workgroups occupy the GPU more finely and their barriers wait for fewer warps
+/// (measured: BENCHMARKS.md run 4).
 const WORKGROUP_THREADS: usize = 64;
 /// Adjacent columns a strided pass reads, where memory allows (`LUCENT_FFT_COLUMNS` overrides):
-/// 8 complex numbers are 64 bytes, whole 32-byte sectors. On an H100, 8 beat 4 (512³: 1.12
-/// against 1.25 ms) and 16 or 32 (1024×16384: 0.118 against 0.132 and 0.141 ms). Rows whose
-/// starts are not on a sector (columns apart not a multiple of 4) read one sector more per group
-/// of columns: there 16, unless that makes workgroups above 512 threads. H100 (BENCHMARKS.md
-/// run 8): 100×375×243 c2c 0.246 → 0.224 ms (axis 0, 91125 apart, a third faster; the H200
-/// too), 81×1001×81 axis 0 19% faster; 200×200×125's 200-point columns (40 threads a line) lost
-/// 20% with 16, hence the limit. Passes of 8 elements a thread (fewer registers) read 16 too
-/// where that makes workgroups of at most 320 threads, or split exchanges of at most 1024 where
-/// 16 whole complex lines would not fit (512 points and more: the pass holds half). H100
-/// (BENCHMARKS.md run 9): 16 columns of 27, 64 and 100 points (80-320 threads) 1.03-1.12× faster,
-/// the four-step's 64-point passes of 4096² and 8192² 1.05-1.06×, 512³'s columns as split
-/// exchanges 1.05-1.10×; of 192, 200 and 320 points (512-1024 threads) 4-19% slower, 343 (784)
-/// 1% slower; passes of 16 elements a thread lost too (243-point 0.80-0.83×, 128-point 0.91-0.95×).
+/// 8 complex numbers are 64 bytes, whole 32-byte sectors. 16 where rows do not start on a sector
+/// (columns apart not a multiple of 4: one sector more per group) in workgroups of at most 512
+/// threads, and in passes of 8 elements a thread of at most 320 threads (split exchanges: 1024,
+/// where 16 complex lines would not fit); larger workgroups lost (measured: BENCHMARKS.md runs 8
+/// and 9).
 const STRIDED_LINES: usize = 8;
 const STRIDED_LINES_WIDE: usize = 16;
 const STRIDED_UNALIGNED_MAX_THREADS: usize = 512;
@@ -43,11 +35,10 @@ const STRIDED_MIN_BATCH: usize = 4;
 /// group's first stage while it transforms the current one: one group per 32 threads, up to
 /// LOOPS (`LUCENT_FFT_LOOP` caps it, `LUCENT_FFT_LOOP_THREADS` sets the threshold). A workgroup
 /// otherwise waits for its loads, then computes; large ones are few per multiprocessor, so the
-/// memory idles. H100: 4 groups took 512³'s strided passes from 1.12 to 0.87 ms, 4096-point
-/// lines from 0.138 to 0.122. (BENCHMARKS.md run 5.)
+/// memory idles (measured: BENCHMARKS.md run 5).
 const LOOPS: usize = 4;
-/// Split-exchange passes (512-1024 threads, registers for two stages) loop over 2 groups: H100
-/// (BENCHMARKS.md run 9), 8192-point lines 1.07× faster than with 4, 1024-point columns 1.01-1.03×.
+/// Split-exchange passes (512-1024 threads, registers for two stages) loop over 2 groups, which
+/// beat 4 (measured: BENCHMARKS.md run 9).
 const SPLIT_LOOPS: usize = 2;
 const LOOP_THREADS: usize = 64;
 /// Threads a looping pass dispatches at least, else it does not loop: two full waves of the
@@ -59,17 +50,12 @@ const MIN_THREADS: usize = 1 << 19;
 /// for one stage (it does `elements / r` butterflies of radix r): 8,
 /// or 16 where radices up to 16 take fewer stages (n = 16, 128, 256, 1024, 2048, 4096, 8192; and
 /// factors 11 and 13, whose butterflies need more than 8). `LUCENT_FFT_REGISTERS=8|16` forces
-/// one. On an H100, kernels of 8 took 45-75 registers per thread against 55-160 for 16, so more
-/// threads fit each multiprocessor: at equal stages 8 was faster (512³ 2.56 → 2.47 ms,
-/// 243×375×100 0.28 → 0.23, 512² 0.0122 → 0.0093); a stage more cost more than that (1024²
-/// 0.0072 → 0.0082, 128³ 0.0411 → 0.0436; 4096 and 8192, whose workgroups of 8 grow to 512-1024
-/// threads, fit once per multiprocessor). (32 made NVIDIA's shader compiler take minutes.)
+/// one. Kernels of 8 take fewer registers, so more threads fit each multiprocessor, but a stage
+/// more cost more than that (measured: BENCHMARKS.md run 6). (32 made NVIDIA's shader compiler
+/// take minutes.)
 ///
-/// The odd composites 15 and 9 (16 elements) only where they take two stages fewer: H200, each
-/// axis of n×s×n alone (BENCHMARKS.md run 7), 243-point lines 0.147 → 0.097 ms, 81-point 0.109 →
-/// 0.081, 225-point 0.134 → 0.119, 135-point 0.113 → 0.109; where they saved one stage they
-/// were slower (375 = 15·5·5 lines 0.127 → 0.144, 360 = 15·8·3 0.118 → 0.135), as were columns of
-/// 243 beside 243 others (0.142 → 0.162; those of 243×375×100 gained, 0.081 → 0.073).
+/// The odd composites 15 and 9 (16 elements) only where they take two stages fewer: where they
+/// saved one they were slower (measured: BENCHMARKS.md run 7).
 fn radix_plan(n: usize, tuning: Tuning) -> Option<(Vec<usize>, usize)> {
     if let Some(forced) = tuning.registers {
         return radices_up_to(n, forced, false).map(|r| (r, forced));
@@ -117,8 +103,8 @@ fn loops(threads: usize, split: bool, tuning: Tuning) -> usize {
 
 /// Whether a transform of `elements` complex numbers is large enough for 16-column passes of
 /// 8 elements a thread (see STRIDED_LINES): at least 8 × `min_threads`, so that halving the
-/// workgroups still fills the GPU twice over. Below that 8 columns: H100 (BENCHMARKS.md run 9),
-/// 512² c2c took 0.0114 ms with 16 (32 workgroups of 1024 threads), 0.0092 with 8.
+/// workgroups still fills the GPU twice over; below that 8 were faster (measured: BENCHMARKS.md
+/// run 9).
 pub fn wide_columns(elements: usize, tuning: Tuning) -> bool {
     elements >= 8 * min_threads(tuning)
 }
@@ -132,11 +118,9 @@ pub fn min_threads(tuning: Tuning) -> usize {
 /// where memory allows: only lines of even length that a warp's lanes run `along`. Their
 /// stages write elements r apart along the line, so power-of-two strides would put lanes on
 /// the same banks. Odd lengths step by odd strides, which need no padding; lanes of a
-/// strided pass run across lines, which the line stride keeps apart (`line_stride`). Padding
-/// there only cost index arithmetic and memory: H100 (BENCHMARKS.md run 9), with bank strides
-/// (`line_stride`) 375- and 243-point columns 1.03-1.18× faster without it, 729-point ones 1.42×
-/// (8 columns fit instead of 4), 243-point lines 1.05×; power-of-two columns unchanged. (375-point
-/// columns 243 apart were 1.19× slower: not understood.) `LUCENT_FFT_PAD=0|1` forces it off or on.
+/// strided pass run across lines, which the line stride keeps apart (`line_stride`); padding
+/// there only cost index arithmetic and memory (measured: BENCHMARKS.md run 9).
+/// `LUCENT_FFT_PAD=0|1` forces it off or on.
 fn padded_inside(n: usize, along: bool, tuning: Tuning) -> bool {
     tuning.pad.unwrap_or(along && n.is_multiple_of(2))
 }
@@ -282,9 +266,8 @@ fn fit_lines(n: usize, threads: usize, wanted: usize, strided: bool, along: bool
 /// The split-exchange pass for lines `columns` apart whose real parts fit workgroup memory, with
 /// every stage's butterflies spread evenly over the threads: one contiguous line whose complex
 /// numbers do not fit, or columns (as many as `line_pass` would read, where memory allows: twice
-/// as many as whole complex lines; `plan_axis` takes it where it holds more). H100 (BENCHMARKS.md
-/// run 9): 1024-point columns 8 at a time instead of 4, 1.45× faster 16384 apart, 1.13× 1024
-/// apart; 2048-point columns one pass of 4 instead of the four-step's two, 1.15-1.26×.
+/// as many as whole complex lines; `plan_axis` takes it where it holds more), which beat fewer
+/// columns a pass and the four-step's two passes (measured: BENCHMARKS.md run 9).
 pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Option<LinePass> {
     let strided = columns > 1;
     let (radices, elements) = radix_plan(n, limits.tuning)?;
@@ -316,8 +299,7 @@ enum Lanes {
 /// line·stride + element: F lines side by side (strided passes) need stride = (slots/F)·odd,
 /// lines of F < slots threads stride = F·odd, otherwise any odd stride.
 /// (A merely odd stride put lines c and c + stride⁻¹ mod 16 of an 8-line batch on the same
-/// banks: a 2-way conflict on every access. H100, BENCHMARKS.md run 9: strided passes up to
-/// 1.10× faster (625-point columns), 375-point ones 1.08×, 1024-point 1.08×.)
+/// banks: a 2-way conflict on every access; measured: BENCHMARKS.md run 9.)
 fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes, slots: usize, tuning: Tuning) -> usize {
     let base = if padded { n + n / 16 } else { n };
     if !bank_strides(tuning) {
