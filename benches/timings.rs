@@ -63,8 +63,8 @@ fn fft_sweep() {
             let got = if inverse { fft::ifftn(gpu(), &x, Some(&[1]), Norm::Backward) } else { fft::fftn(gpu(), &x, Some(&[1]), Norm::Backward) }.unwrap();
             let want = fft_cpu::c2c(&to64(&x), &[1], inverse, Norm::Backward);
             let e = errors(&flat_c(&got), &flat_c64(&want));
-            let bluestein = uses_bluestein(&[1, n], &[1], Transform::Forward);
-            let class = if bluestein { "bluestein" } else if plan::factor(n).is_none() { "rader" } else if n.is_power_of_two() { "pow2" } else { "smooth" };
+            let bluestein = uses_bluestein(gpu(), &[1, n], &[1], Transform::Forward);
+            let class = if bluestein { "bluestein" } else if plan::factor(n, gpu().options().tuning).is_none() { "rader" } else if n.is_power_of_two() { "pow2" } else { "smooth" };
             let w = worst.entry(class).or_insert((0.0f64, 0.0f64, 0usize));
             if e.rel_l2 > w.0 { *w = (e.rel_l2, w.1, n); }
             w.1 = w.1.max(e.rel_max);

@@ -15,8 +15,8 @@ use num_complex::Complex32;
 #[test]
 fn small_lengths_both_directions() {
     for n in 1..=40 {
-        check_c2c(&[3, n], &[1], false, Norm::Backward);
-        check_c2c(&[n, 2], &[0], true, Norm::Backward);
+        check_c2c(gpu(), &[3, n], &[1], false, Norm::Backward);
+        check_c2c(gpu(), &[n, 2], &[0], true, Norm::Backward);
     }
 }
 
@@ -24,38 +24,38 @@ fn small_lengths_both_directions() {
 fn smooth_prime_and_long_lengths() {
     // Every radix, the largest single-dispatch lines, Bluestein primes and four-step lengths.
     for n in [49, 121, 169, 243, 343, 625, 1000, 1024, 2048, 3 * 1024, 4096] {
-        check_c2c(&[2, n], &[1], false, Norm::Backward);
+        check_c2c(gpu(), &[2, n], &[1], false, Norm::Backward);
     }
     // The composite radices 9 and 15 (81 = 9·9, 225 = 15·15, 270 = 15·9·2, 1215 = 15·9·9),
     // along lines and down columns, both directions.
     for n in [81, 135, 225, 270, 324, 1215] {
-        check_c2c(&[3, n], &[1], false, Norm::Backward);
-        check_c2c(&[n, 5], &[0], true, Norm::Backward);
+        check_c2c(gpu(), &[3, n], &[1], false, Norm::Backward);
+        check_c2c(gpu(), &[n, 5], &[0], true, Norm::Backward);
     }
     for n in [67, 127, 257, 509, 1021, 4093] {
-        check_c2c(&[2, n], &[1], n % 2 == 0, Norm::Backward);
-        check_c2c(&[n, 3], &[0], true, Norm::Ortho);
+        check_c2c(gpu(), &[2, n], &[1], n % 2 == 0, Norm::Backward);
+        check_c2c(gpu(), &[n, 3], &[0], true, Norm::Ortho);
     }
     for n in [8192, 1 << 16, 3 * 5 * 7 * 11 * 13 * 4, 1 << 20] {
-        check_c2c(&[n], &[0], false, Norm::Backward);
-        check_c2c(&[n], &[0], true, Norm::Forward);
+        check_c2c(gpu(), &[n], &[0], false, Norm::Backward);
+        check_c2c(gpu(), &[n], &[0], true, Norm::Forward);
     }
     // Columns whose real parts fit more to a workgroup than their complex lines: stages exchange
     // real, then imaginary halves (lavapipe, 32 KiB: 625 and 729 points; 48 KiB: 1024, 2048).
     let split: Vec<usize> = [625, 729, 1024, 2048].into_iter().filter(|&n| matches!(plan::plan_axis(n, plan::DeviceLimits::of(gpu()), 7, false), Some(plan::AxisPlan::Single(p)) if p.split && p.batch > 1)).collect();
     assert!(split.len() >= 2, "{split:?}");
     for (i, &n) in split.iter().enumerate() {
-        check_c2c(&[n, 7], &[0], i % 2 == 0, Norm::Backward);
-        check_c2c(&[n, 12], &[0], i % 2 == 1, Norm::Ortho);
+        check_c2c(gpu(), &[n, 7], &[0], i % 2 == 0, Norm::Backward);
+        check_c2c(gpu(), &[n, 12], &[0], i % 2 == 1, Norm::Ortho);
     }
-    check_c2c(&[3, split[0], 9], &[0, 1, 2], false, Norm::Backward);
-    check_c2c(&[2, split[1], 5], &[1, 2], true, Norm::Forward);
+    check_c2c(gpu(), &[3, split[0], 9], &[0, 1, 2], false, Norm::Backward);
+    check_c2c(gpu(), &[2, split[1], 5], &[1, 2], true, Norm::Forward);
     // A long strided axis: four-step with inner > 1.
-    check_c2c(&[8192, 3], &[0], false, Norm::Backward);
+    check_c2c(gpu(), &[8192, 3], &[0], false, Norm::Backward);
     // Lines too long for workgroup memory as complex numbers (lavapipe: 32 KiB), batched: one
     // pass exchanging real and imaginary halves; real transforms of twice that length.
-    check_c2c(&[3, 8192], &[1], true, Norm::Backward);
-    check_real(&[2, 16384], &[1], Norm::Backward);
+    check_c2c(gpu(), &[3, 8192], &[1], true, Norm::Backward);
+    check_real(gpu(), &[2, 16384], &[1], Norm::Backward);
 }
 
 #[test]
@@ -66,23 +66,23 @@ fn rader_and_bluestein_primes() {
     let bluestein = [47, 59, 83];
     for (i, &n) in rader.iter().chain(&bluestein).enumerate() {
         let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][i % 3];
-        let (b, c) = (uses_bluestein(&[2, n], &[1], Transform::Forward), uses_bluestein(&[n, 5], &[0], Transform::Forward));
+        let (b, c) = (uses_bluestein(gpu(), &[2, n], &[1], Transform::Forward), uses_bluestein(gpu(), &[n, 5], &[0], Transform::Forward));
         assert_eq!(b, bluestein.contains(&n), "{n} contiguous");
         // Strided, p − 1 must hold 4 lines per workgroup (on lavapipe 1152 and 3328 do not).
         assert_eq!(c, bluestein.contains(&n) || plan_batch(n - 1) < 4, "{n} strided");
-        check_c2c(&[2, n], &[1], i % 2 == 1, norm);
-        check_c2c(&[n, 5], &[0], i % 2 == 0, norm);
+        check_c2c(gpu(), &[2, n], &[1], i % 2 == 1, norm);
+        check_c2c(gpu(), &[n, 5], &[0], i % 2 == 0, norm);
     }
     // Multi-D, every axis Rader; odd real lengths two lines to a complex transform.
-    check_c2c(&[257, 17], &[0, 1], false, Norm::Backward);
-    check_c2c(&[17, 257, 3], &[0, 1], true, Norm::Ortho);
-    check_c2c(&[17, 257, 3], &[0, 1, 2], false, Norm::Forward);
-    check_real(&[4, 257], &[1], Norm::Backward);
-    check_real(&[17, 257], &[0, 1], Norm::Ortho);
-    check_real(&[97, 6], &[0], Norm::Forward);
-    check_real(&[2, 47], &[1], Norm::Backward);
+    check_c2c(gpu(), &[257, 17], &[0, 1], false, Norm::Backward);
+    check_c2c(gpu(), &[17, 257, 3], &[0, 1], true, Norm::Ortho);
+    check_c2c(gpu(), &[17, 257, 3], &[0, 1, 2], false, Norm::Forward);
+    check_real(gpu(), &[4, 257], &[1], Norm::Backward);
+    check_real(gpu(), &[17, 257], &[0, 1], Norm::Ortho);
+    check_real(gpu(), &[97, 6], &[0], Norm::Forward);
+    check_real(gpu(), &[2, 47], &[1], Norm::Backward);
     // An even real length whose half is a Rader prime: 2 · 17 reals as 17 complex pairs.
-    check_real(&[3, 34], &[1], Norm::Backward);
+    check_real(gpu(), &[3, 34], &[1], Norm::Backward);
 }
 
 /// Lines per workgroup of one strided pass of length n over lines 5 apart on this device.
@@ -98,23 +98,23 @@ fn multi_dimensional_all_axis_subsets() {
         for mask in 1..(1u32 << nd) {
             let axes: Vec<usize> = (0..nd).filter(|a| mask & (1 << a) != 0).collect();
             let norm = [Norm::Backward, Norm::Ortho, Norm::Forward][mask as usize % 3];
-            check_c2c(dims, &axes, mask % 2 == 0, norm);
+            check_c2c(gpu(), dims, &axes, mask % 2 == 0, norm);
         }
     }
 }
 
 #[test]
 fn real_transforms() {
-    check_real(&[1], &[0], Norm::Backward);
+    check_real(gpu(), &[1], &[0], Norm::Backward);
     for n in [2, 7, 16, 33, 100, 257, 450, 4096, 8190] {
-        check_real(&[3, n], &[1], Norm::Backward);
+        check_real(gpu(), &[3, n], &[1], Norm::Backward);
     }
-    check_real(&[9, 10], &[0, 1], Norm::Ortho);
-    check_real(&[5, 6, 7], &[0, 1, 2], Norm::Backward);
-    check_real(&[5, 6, 7], &[0, 2], Norm::Forward);
-    check_real(&[5, 6, 7], &[1], Norm::Backward);
-    check_real(&[2, 3, 4, 5], &[1, 2, 3], Norm::Backward);
-    check_real(&[31, 17], &[0], Norm::Backward);
+    check_real(gpu(), &[9, 10], &[0, 1], Norm::Ortho);
+    check_real(gpu(), &[5, 6, 7], &[0, 1, 2], Norm::Backward);
+    check_real(gpu(), &[5, 6, 7], &[0, 2], Norm::Forward);
+    check_real(gpu(), &[5, 6, 7], &[1], Norm::Backward);
+    check_real(gpu(), &[2, 3, 4, 5], &[1, 2, 3], Norm::Backward);
+    check_real(gpu(), &[31, 17], &[0], Norm::Backward);
 }
 
 /// Real transforms other than the even-length contiguous ones run two lines per complex
@@ -126,13 +126,13 @@ fn real_lines_packed_in_pairs() {
     let norms = [Norm::Backward, Norm::Ortho, Norm::Forward];
     for (i, n) in [1, 3, 5, 9, 15, 27, 101, 243, 375, 1001].into_iter().enumerate() {
         for (j, lines) in [1, 2, 7].into_iter().enumerate() {
-            check_real(&[lines, n], &[1], norms[(i + j) % 3]);
+            check_real(gpu(), &[lines, n], &[1], norms[(i + j) % 3]);
         }
     }
-    check_real(&[3, 6561], &[1], Norm::Backward);
-    check_real(&[3, 2053], &[1], Norm::Ortho);
+    check_real(gpu(), &[3, 6561], &[1], Norm::Backward);
+    check_real(gpu(), &[3, 2053], &[1], Norm::Ortho);
     // Lines too long for workgroup memory as complex (lavapipe: 4096): split-exchange passes.
-    check_real(&[3, 5625], &[1], Norm::Forward);
+    check_real(gpu(), &[3, 5625], &[1], Norm::Forward);
     let cases: [(&[usize], &[usize]); 10] = [
         (&[15, 6], &[0]),
         (&[27, 2], &[0]),
@@ -146,7 +146,7 @@ fn real_lines_packed_in_pairs() {
         (&[7, 6, 5, 3], &[0, 2]),
     ];
     for (i, (dims, axes)) in cases.into_iter().enumerate() {
-        check_real(dims, axes, norms[i % 3]);
+        check_real(gpu(), dims, axes, norms[i % 3]);
     }
     // One dispatch each way where a line fits one pass (odd rows, even columns), the packing
     // fused into Rader's passes.
@@ -314,7 +314,7 @@ fn fused_padding_window_and_product() {
 #[test]
 fn in_place_where_the_layout_allows() {
     for (dims, axes, inverse, all_in_place) in [(vec![12usize, 35, 9], vec![0usize, 1, 2], false, true), (vec![5, 16], vec![1], true, true), (vec![17, 6], vec![0, 1], false, false), (vec![8192, 3], vec![0], true, false)] {
-        check_in_place(&dims, &axes, inverse, all_in_place);
+        check_in_place(gpu(), &dims, &axes, inverse, all_in_place);
     }
 }
 

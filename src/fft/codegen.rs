@@ -736,6 +736,7 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
 mod tests {
     use super::*;
     use crate::fft::plan::{line_pass, split_line_pass, DeviceLimits, LinePass};
+    use crate::gpu::Tuning;
 
     fn validate(source: &str) -> Result<(), String> {
         let module = naga::front::wgsl::parse_str(source).map_err(|e| e.emit_to_string(source))?;
@@ -767,7 +768,7 @@ mod tests {
 
     #[test]
     fn every_planned_length_generates_valid_wgsl() {
-        for limits in [DeviceLimits { workgroup_bytes: 32768, max_threads: 1024 }, DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 }] {
+        for limits in [DeviceLimits { workgroup_bytes: 32768, max_threads: 1024, tuning: Tuning::default() }, DeviceLimits { workgroup_bytes: 49152, max_threads: 1024, tuning: Tuning::default() }] {
             for n in 1..=12288 {
                 // Split-exchange columns, where there are any, on a sample of lengths.
                 if let Some(columns) = split_line_pass(n, limits, 100, true).filter(|p| p.batch > 1 && (n % 5 == 0 || n % 97 == 1)) {

@@ -75,14 +75,18 @@ pub(super) struct Builder<'a> {
 impl DeviceLimits {
     /// What `gpu` allows one workgroup (plans stay GPU-free; this is where they meet one).
     pub fn of(gpu: &Gpu) -> Self {
-        DeviceLimits { workgroup_bytes: gpu.workgroup_memory_bytes() as usize, max_threads: gpu.limits().max_compute_invocations_per_workgroup as usize }
+        DeviceLimits {
+            workgroup_bytes: gpu.workgroup_memory_bytes() as usize,
+            max_threads: gpu.limits().max_compute_invocations_per_workgroup as usize,
+            tuning: gpu.options().tuning,
+        }
     }
 }
 
 impl Builder<'_> {
     /// Whether this transform is large enough for wide strided passes (`wide_columns`).
     pub(super) fn wide(&self) -> bool {
-        wide_columns(self.dims.iter().product())
+        wide_columns(self.dims.iter().product(), self.limits.tuning)
     }
 
     pub(super) fn outer_inner(&self, axis: usize) -> (usize, usize) {

@@ -302,7 +302,7 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
     };
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     // Few line groups fill the GPU one per workgroup (the loop's registers would cost occupancy).
-    let min_groups = (min_threads() / (plan.threads * plan.batch)).max(1) as u64;
+    let min_groups = (min_threads(rec.gpu().options().tuning) / (plan.threads * plan.batch)).max(1) as u64;
     let loops = if groups >= 2 * min_groups { plan.loops } else { 1 };
     let line_kernel = LineKernel::for_pass(pass, loops, src == dst);
     let kernel = codegen::kernel(&line_kernel);

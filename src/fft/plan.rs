@@ -2,7 +2,10 @@
 //! stages, whether a line fits one workgroup (one dispatch per axis) or needs the four-step
 //! scheme (two dispatches), and when a prime length needs Rader's or Bluestein's algorithm.
 
-use std::sync::OnceLock;
+use crate::gpu::Tuning;
+
+// The constants below that name a `LUCENT_FFT_*` variable are the planner's measured defaults; a
+// GPU's `Tuning` (in `DeviceLimits`, from its options) overrides them one by one.
 
 /// Radices with butterflies in src/fft/butterfly.rs (16, 15 and 9 as 4×4, 3×5 and 3×3 in
 /// registers; 8, 4, 2 written out; 3, 5, 7, 11, 13 with literal roots, in symmetric pairs), in
@@ -11,68 +14,50 @@ const RADICES: [usize; 11] = [16, 15, 9, 8, 4, 2, 3, 5, 7, 11, 13];
 /// The odd composites, used only where they save two stages (see `radix_plan`).
 const ODD_COMPOSITES: [usize; 2] = [15, 9];
 /// Threads per workgroup that short lines are batched up to (`LUCENT_FFT_THREADS` overrides):
-/// on an H100, contiguous passes ran at 86-95% of the copy roof with 64, 68-75% with 256
-/// (smaller workgroups: finer occupancy, barriers that wait for fewer warps).
+/// smaller workgroups occupy the GPU more finely and their barriers wait for fewer warps
+/// (measured: BENCHMARKS.md run 4).
 const WORKGROUP_THREADS: usize = 64;
 /// Adjacent columns a strided pass reads, where memory allows (`LUCENT_FFT_COLUMNS` overrides):
-/// 8 complex numbers are 64 bytes, whole 32-byte sectors. On an H100, 8 beat 4 (512³: 1.12
-/// against 1.25 ms) and 16 or 32 (1024×16384: 0.118 against 0.132 and 0.141 ms). Rows whose
-/// starts are not on a sector (columns apart not a multiple of 4) read one sector more per group
-/// of columns: there 16, unless that makes workgroups above 512 threads. H100 (BENCHMARKS.md
-/// run 8): 100×375×243 c2c 0.246 → 0.224 ms (axis 0, 91125 apart, a third faster; the H200
-/// too), 81×1001×81 axis 0 19% faster; 200×200×125's 200-point columns (40 threads a line) lost
-/// 20% with 16, hence the limit. Passes of 8 elements a thread (fewer registers) read 16 too
-/// where that makes workgroups of at most 320 threads, or split exchanges of at most 1024 where
-/// 16 whole complex lines would not fit (512 points and more: the pass holds half). H100
-/// (BENCHMARKS.md run 9): 16 columns of 27, 64 and 100 points (80-320 threads) 1.03-1.12× faster,
-/// the four-step's 64-point passes of 4096² and 8192² 1.05-1.06×, 512³'s columns as split
-/// exchanges 1.05-1.10×; of 192, 200 and 320 points (512-1024 threads) 4-19% slower, 343 (784)
-/// 1% slower; passes of 16 elements a thread lost too (243-point 0.80-0.83×, 128-point 0.91-0.95×).
+/// 8 complex numbers are 64 bytes, whole 32-byte sectors. 16 where rows do not start on a sector
+/// (columns apart not a multiple of 4: one sector more per group) in workgroups of at most 512
+/// threads, and in passes of 8 elements a thread of at most 320 threads (split exchanges: 1024,
+/// where 16 complex lines would not fit); larger workgroups lost (measured: BENCHMARKS.md runs 8
+/// and 9).
 const STRIDED_LINES: usize = 8;
 const STRIDED_LINES_WIDE: usize = 16;
 const STRIDED_UNALIGNED_MAX_THREADS: usize = 512;
 const STRIDED_WIDE_MAX_THREADS: usize = 320;
+/// Lines a single pass over a strided axis must hold per workgroup, else the four-step scheme:
+/// adjacent columns are what make its loads coalesce (`LUCENT_FFT_STRIDED_BATCH` overrides).
+const STRIDED_MIN_BATCH: usize = 4;
 
 /// Line groups a workgroup of at least LOOP_THREADS threads transforms in turn, loading the next
 /// group's first stage while it transforms the current one: one group per 32 threads, up to
 /// LOOPS (`LUCENT_FFT_LOOP` caps it, `LUCENT_FFT_LOOP_THREADS` sets the threshold). A workgroup
 /// otherwise waits for its loads, then computes; large ones are few per multiprocessor, so the
-/// memory idles. H100: 4 groups took 512³'s strided passes from 1.12 to 0.87 ms, 4096-point
-/// lines from 0.138 to 0.122. (BENCHMARKS.md run 5.)
+/// memory idles (measured: BENCHMARKS.md run 5).
 const LOOPS: usize = 4;
-/// Split-exchange passes (512-1024 threads, registers for two stages) loop over 2 groups: H100
-/// (BENCHMARKS.md run 9), 8192-point lines 1.07× faster than with 4, 1024-point columns 1.01-1.03×.
+/// Split-exchange passes (512-1024 threads, registers for two stages) loop over 2 groups, which
+/// beat 4 (measured: BENCHMARKS.md run 9).
 const SPLIT_LOOPS: usize = 2;
 const LOOP_THREADS: usize = 64;
 /// Threads a looping pass dispatches at least, else it does not loop: two full waves of the
 /// largest GPUs (132 multiprocessors of 2048 threads). `LUCENT_FFT_MIN_THREADS` overrides;
-/// tests/fft_loops.rs sets 1 so that small transforms loop.
+/// tests/fft_loops.rs tunes its GPU to 1 so that small transforms loop.
 const MIN_THREADS: usize = 1 << 19;
-
-/// A tuning knob, read once: `default`, or the environment's value if it is one of `allowed`.
-fn knob(cell: &'static OnceLock<usize>, name: &str, default: usize, allowed: &[usize]) -> usize {
-    *cell.get_or_init(|| std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| allowed.contains(v)).unwrap_or(default))
-}
 
 /// The radices of `n` (None if a prime factor above 13 remains) and the elements a thread holds
 /// for one stage (it does `elements / r` butterflies of radix r): 8,
 /// or 16 where radices up to 16 take fewer stages (n = 16, 128, 256, 1024, 2048, 4096, 8192; and
 /// factors 11 and 13, whose butterflies need more than 8). `LUCENT_FFT_REGISTERS=8|16` forces
-/// one. On an H100, kernels of 8 took 45-75 registers per thread against 55-160 for 16, so more
-/// threads fit each multiprocessor: at equal stages 8 was faster (512³ 2.56 → 2.47 ms,
-/// 243×375×100 0.28 → 0.23, 512² 0.0122 → 0.0093); a stage more cost more than that (1024²
-/// 0.0072 → 0.0082, 128³ 0.0411 → 0.0436; 4096 and 8192, whose workgroups of 8 grow to 512-1024
-/// threads, fit once per multiprocessor). (32 made NVIDIA's shader compiler take minutes.)
+/// one. Kernels of 8 take fewer registers, so more threads fit each multiprocessor, but a stage
+/// more cost more than that (measured: BENCHMARKS.md run 6). (32 made NVIDIA's shader compiler
+/// take minutes.)
 ///
-/// The odd composites 15 and 9 (16 elements) only where they take two stages fewer: H200, each
-/// axis of n×s×n alone (BENCHMARKS.md run 7), 243-point lines 0.147 → 0.097 ms, 81-point 0.109 →
-/// 0.081, 225-point 0.134 → 0.119, 135-point 0.113 → 0.109; where they saved one stage they
-/// were slower (375 = 15·5·5 lines 0.127 → 0.144, 360 = 15·8·3 0.118 → 0.135), as were columns of
-/// 243 beside 243 others (0.142 → 0.162; those of 243×375×100 gained, 0.081 → 0.073).
-fn radix_plan(n: usize) -> Option<(Vec<usize>, usize)> {
-    static R: OnceLock<usize> = OnceLock::new();
-    let forced = knob(&R, "LUCENT_FFT_REGISTERS", 0, &[8, 16]);
-    if forced > 0 {
+/// The odd composites 15 and 9 (16 elements) only where they take two stages fewer: where they
+/// saved one they were slower (measured: BENCHMARKS.md run 7).
+fn radix_plan(n: usize, tuning: Tuning) -> Option<(Vec<usize>, usize)> {
+    if let Some(forced) = tuning.registers {
         return radices_up_to(n, forced, false).map(|r| (r, forced));
     }
     let plain = match (radices_up_to(n, 8, false), radices_up_to(n, 16, false)?) {
@@ -85,96 +70,78 @@ fn radix_plan(n: usize) -> Option<(Vec<usize>, usize)> {
     }
 }
 
-fn workgroup_threads() -> usize {
-    static T: OnceLock<usize> = OnceLock::new();
-    knob(&T, "LUCENT_FFT_THREADS", WORKGROUP_THREADS, &[32, 64, 128, 256, 512, 1024])
+fn workgroup_threads(tuning: Tuning) -> usize {
+    tuning.threads.unwrap_or(WORKGROUP_THREADS)
 }
 
 /// Columns a strided pass over lines `columns` apart, `threads` a line of `elements` a thread,
 /// reads at once; `halves` for a split exchange of lines 16 of which do not fit as complex
 /// numbers; 16 for 8 elements a thread only in `wide` transforms (see STRIDED_LINES,
 /// `wide_columns`).
-fn strided_lines(columns: usize, threads: usize, elements: usize, halves: bool, wide: bool) -> usize {
-    static C: OnceLock<usize> = OnceLock::new();
+fn strided_lines(columns: usize, threads: usize, elements: usize, halves: bool, wide: bool, tuning: Tuning) -> usize {
     let wide_threads = threads * STRIDED_LINES_WIDE;
     let wide_max = if halves { 1024 } else { STRIDED_WIDE_MAX_THREADS };
-    match knob(&C, "LUCENT_FFT_COLUMNS", 0, &[1, 2, 4, 8, 16, 32]) {
-        0 if !columns.is_multiple_of(4) && wide_threads <= STRIDED_UNALIGNED_MAX_THREADS => STRIDED_LINES_WIDE,
-        0 if wide && elements == 8 && wide_threads <= wide_max => STRIDED_LINES_WIDE,
-        0 => STRIDED_LINES,
-        forced => forced,
+    match tuning.columns {
+        Some(forced) => forced,
+        None if !columns.is_multiple_of(4) && wide_threads <= STRIDED_UNALIGNED_MAX_THREADS => STRIDED_LINES_WIDE,
+        None if wide && elements == 8 && wide_threads <= wide_max => STRIDED_LINES_WIDE,
+        None => STRIDED_LINES,
     }
 }
 
-/// Lines a single pass over a strided axis must hold per workgroup, else the four-step scheme:
-/// adjacent columns are what make its loads coalesce (`LUCENT_FFT_STRIDED_BATCH` overrides).
-fn strided_min_batch() -> usize {
-    static B: OnceLock<usize> = OnceLock::new();
-    knob(&B, "LUCENT_FFT_STRIDED_BATCH", 4, &[1, 2, 4, 8, 16])
+fn strided_min_batch(tuning: Tuning) -> usize {
+    tuning.strided_batch.unwrap_or(STRIDED_MIN_BATCH)
 }
 
 /// Line groups a workgroup of `threads` threads transforms in turn (see LOOPS); at most
 /// SPLIT_LOOPS for `split` exchanges.
-fn loops(threads: usize, split: bool) -> usize {
-    static L: OnceLock<usize> = OnceLock::new();
-    static T: OnceLock<usize> = OnceLock::new();
-    let cap = match knob(&L, "LUCENT_FFT_LOOP", 0, &[1, 2, 4, 8, 16]) {
-        0 if split => SPLIT_LOOPS,
-        0 => LOOPS,
-        forced => forced,
-    };
-    let min = knob(&T, "LUCENT_FFT_LOOP_THREADS", LOOP_THREADS, &[1, 32, 64, 128, 256, 512, 1024]);
+fn loops(threads: usize, split: bool, tuning: Tuning) -> usize {
+    let cap = tuning.loops.unwrap_or(if split { SPLIT_LOOPS } else { LOOPS });
+    let min = tuning.loop_threads.unwrap_or(LOOP_THREADS);
     if threads >= min { (threads / 32).clamp(1, cap) } else { 1 }
 }
 
 /// Whether a transform of `elements` complex numbers is large enough for 16-column passes of
-/// 8 elements a thread (see STRIDED_LINES): at least 8 × min_threads(), so that halving the
-/// workgroups still fills the GPU twice over. Below that 8 columns: H100 (BENCHMARKS.md run 9),
-/// 512² c2c took 0.0114 ms with 16 (32 workgroups of 1024 threads), 0.0092 with 8.
-pub fn wide_columns(elements: usize) -> bool {
-    elements >= 8 * min_threads()
+/// 8 elements a thread (see STRIDED_LINES): at least 8 × `min_threads`, so that halving the
+/// workgroups still fills the GPU twice over; below that 8 were faster (measured: BENCHMARKS.md
+/// run 9).
+pub fn wide_columns(elements: usize, tuning: Tuning) -> bool {
+    elements >= 8 * min_threads(tuning)
 }
 
-pub fn min_threads() -> usize {
-    static M: OnceLock<usize> = OnceLock::new();
-    knob(&M, "LUCENT_FFT_MIN_THREADS", MIN_THREADS, &[1, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21])
+/// Threads a looping pass dispatches at least (see MIN_THREADS).
+pub fn min_threads(tuning: Tuning) -> usize {
+    tuning.min_threads.unwrap_or(MIN_THREADS)
 }
 
 /// Whether lines of length `n` are padded inside workgroup memory (one element after every 16),
 /// where memory allows: only lines of even length that a warp's lanes run `along`. Their
 /// stages write elements r apart along the line, so power-of-two strides would put lanes on
 /// the same banks. Odd lengths step by odd strides, which need no padding; lanes of a
-/// strided pass run across lines, which the line stride keeps apart (`line_stride`). Padding
-/// there only cost index arithmetic and memory: H100 (BENCHMARKS.md run 9), with bank strides
-/// (`line_stride`) 375- and 243-point columns 1.03-1.18× faster without it, 729-point ones 1.42×
-/// (8 columns fit instead of 4), 243-point lines 1.05×; power-of-two columns unchanged. (375-point
-/// columns 243 apart were 1.19× slower: not understood.) `LUCENT_FFT_PAD=0|1` forces it off or on.
-fn padded_inside(n: usize, along: bool) -> bool {
-    static P: OnceLock<usize> = OnceLock::new();
-    match knob(&P, "LUCENT_FFT_PAD", 2, &[0, 1]) {
-        2 => along && n.is_multiple_of(2),
-        forced => forced == 1,
-    }
+/// strided pass run across lines, which the line stride keeps apart (`line_stride`); padding
+/// there only cost index arithmetic and memory (measured: BENCHMARKS.md run 9).
+/// `LUCENT_FFT_PAD=0|1` forces it off or on.
+fn padded_inside(n: usize, along: bool, tuning: Tuning) -> bool {
+    tuning.pad.unwrap_or(along && n.is_multiple_of(2))
 }
 
 /// `LUCENT_FFT_BANKS=0`: line strides merely odd, as before run 9 (for A/B measurements; see
 /// `line_stride`).
-fn bank_strides() -> bool {
-    static B: OnceLock<usize> = OnceLock::new();
-    knob(&B, "LUCENT_FFT_BANKS", 1, &[0, 1]) == 1
+fn bank_strides(tuning: Tuning) -> bool {
+    tuning.banks.unwrap_or(true)
 }
 
 /// `LUCENT_FFT_SPLIT=0` turns split-exchange passes off (for A/B measurements).
-fn split_enabled() -> bool {
-    static S: OnceLock<usize> = OnceLock::new();
-    knob(&S, "LUCENT_FFT_SPLIT", 1, &[0, 1]) == 1
+fn split_enabled(tuning: Tuning) -> bool {
+    tuning.split.unwrap_or(true)
 }
 
-/// What the device allows one workgroup.
+/// What the device allows one workgroup, and the GPU's overrides of the defaults above.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DeviceLimits {
     pub workgroup_bytes: usize,
     pub max_threads: usize,
+    pub tuning: Tuning,
 }
 
 /// One dispatch that transforms lines of length `n` inside workgroup memory.
@@ -229,9 +196,10 @@ impl AxisPlan {
     }
 }
 
-/// Factors `n` into supported radices, largest first; None if a prime factor above 13 remains.
-pub fn factor(n: usize) -> Option<Vec<usize>> {
-    radix_plan(n).map(|(radices, _)| radices)
+/// Factors `n` into supported radices, largest first; None if a prime factor above 13 remains
+/// (or above 8, where `tuning` forces 8 registers).
+pub fn factor(n: usize, tuning: Tuning) -> Option<Vec<usize>> {
+    radix_plan(n, tuning).map(|(radices, _)| radices)
 }
 
 /// Greedy in RADICES order: the fewest stages (15s take a 3 and a 5 each, then 9s pair the 3s).
@@ -264,7 +232,7 @@ pub fn line_pass(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> 
 /// four-step's second pass loads contiguous lines and stores them as columns).
 fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool, wide: bool) -> Option<LinePass> {
     let strided = columns > 1;
-    let (radices, elements) = radix_plan(n)?;
+    let (radices, elements) = radix_plan(n, limits.tuning)?;
     if radices.len() > 8 || n * 8 > limits.workgroup_bytes {
         return None;
     }
@@ -275,9 +243,9 @@ fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool, 
     // As many lines per workgroup as memory allows, up to workgroup_threads() in all; strided
     // passes strided_lines() columns (at least a warp of threads).
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
-    let wanted = if strided { strided_lines(columns, threads, elements, false, wide).max(32 / threads) } else { (workgroup_threads() / threads).max(256 / n.max(1)).max(1) };
+    let wanted = if strided { strided_lines(columns, threads, elements, false, wide, limits.tuning).max(32 / threads) } else { (workgroup_threads(limits.tuning) / threads).max(256 / n.max(1)).max(1) };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, along, 8, limits);
-    Some(LinePass { n, radices, threads, batch, padded, stride, split: false, loops: loops(threads * batch, false) })
+    Some(LinePass { n, radices, threads, batch, padded, stride, split: false, loops: loops(threads * batch, false, limits.tuning) })
 }
 
 /// The most lines of `n` elements of `word` bytes (8: complex; 4: a split exchange's real or
@@ -285,10 +253,10 @@ fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool, 
 /// `wanted` (powers of two where `strided`), padded where `padded_inside` asks and it fits; with
 /// the stride between them.
 fn fit_lines(n: usize, threads: usize, wanted: usize, strided: bool, along: bool, word: usize, limits: DeviceLimits) -> (usize, bool, usize) {
-    let stride = |b: usize, padded: bool| line_stride(n, padded, b, if along { Lanes::Elements(threads) } else { Lanes::Lines(b) }, 128 / word);
+    let stride = |b: usize, padded: bool| line_stride(n, padded, b, if along { Lanes::Elements(threads) } else { Lanes::Lines(b) }, 128 / word, limits.tuning);
     let fits = |b: usize, padded: bool| b * threads <= limits.max_threads && b * stride(b, padded) * word <= limits.workgroup_bytes;
     let most = |padded: bool| (1..=wanted).filter(|&b| !strided || b.is_power_of_two()).take_while(|&b| fits(b, padded)).last();
-    let (batch, padded) = match most(true).filter(|_| padded_inside(n, along)) {
+    let (batch, padded) = match most(true).filter(|_| padded_inside(n, along, limits.tuning)) {
         Some(b) => (b, true),
         None => (most(false).unwrap_or(1), false),
     };
@@ -298,12 +266,11 @@ fn fit_lines(n: usize, threads: usize, wanted: usize, strided: bool, along: bool
 /// The split-exchange pass for lines `columns` apart whose real parts fit workgroup memory, with
 /// every stage's butterflies spread evenly over the threads: one contiguous line whose complex
 /// numbers do not fit, or columns (as many as `line_pass` would read, where memory allows: twice
-/// as many as whole complex lines; `plan_axis` takes it where it holds more). H100 (BENCHMARKS.md
-/// run 9): 1024-point columns 8 at a time instead of 4, 1.45× faster 16384 apart, 1.13× 1024
-/// apart; 2048-point columns one pass of 4 instead of the four-step's two, 1.15-1.26×.
+/// as many as whole complex lines; `plan_axis` takes it where it holds more), which beat fewer
+/// columns a pass and the four-step's two passes (measured: BENCHMARKS.md run 9).
 pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Option<LinePass> {
     let strided = columns > 1;
-    let (radices, elements) = radix_plan(n)?;
+    let (radices, elements) = radix_plan(n, limits.tuning)?;
     if radices.len() > 8 || n * 4 > limits.workgroup_bytes || (!strided && n * 8 <= limits.workgroup_bytes) {
         return None;
     }
@@ -311,9 +278,9 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize, wide: boo
     if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
-    let wanted = if strided { strided_lines(columns, threads, elements, n * STRIDED_LINES_WIDE * 8 > limits.workgroup_bytes, wide).max(32 / threads) } else { 1 };
+    let wanted = if strided { strided_lines(columns, threads, elements, n * STRIDED_LINES_WIDE * 8 > limits.workgroup_bytes, wide, limits.tuning).max(32 / threads) } else { 1 };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, !strided, 4, limits);
-    Some(LinePass { n, radices, threads, batch, padded, stride, split: true, loops: loops(threads * batch, true) })
+    Some(LinePass { n, radices, threads, batch, padded, stride, split: true, loops: loops(threads * batch, true, limits.tuning) })
 }
 
 /// How a warp's lanes map onto a workgroup's lines: consecutive lanes take consecutive elements
@@ -332,11 +299,10 @@ enum Lanes {
 /// line·stride + element: F lines side by side (strided passes) need stride = (slots/F)·odd,
 /// lines of F < slots threads stride = F·odd, otherwise any odd stride.
 /// (A merely odd stride put lines c and c + stride⁻¹ mod 16 of an 8-line batch on the same
-/// banks: a 2-way conflict on every access. H100, BENCHMARKS.md run 9: strided passes up to
-/// 1.10× faster (625-point columns), 375-point ones 1.08×, 1024-point 1.08×.)
-fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes, slots: usize) -> usize {
+/// banks: a 2-way conflict on every access; measured: BENCHMARKS.md run 9.)
+fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes, slots: usize, tuning: Tuning) -> usize {
     let base = if padded { n + n / 16 } else { n };
-    if !bank_strides() {
+    if !bank_strides(tuning) {
         return if padded { base | 1 } else { base };
     }
     if batch == 1 {
@@ -379,7 +345,7 @@ pub fn smooth_at_least(min: usize) -> usize {
 /// by length × stages, a stage counting p/8 more than 1 for each odd prime factor p of its radix
 /// (a butterfly of p costs ~p²/2 products): 513 → 640 (16·8·5) rather than 525 (3·5·5·7) or 528
 /// (16·3·11).
-pub fn bluestein_len(min: usize) -> usize {
+pub fn bluestein_len(min: usize, tuning: Tuning) -> usize {
     let cost = |m: usize| {
         let stage = |mut r: usize| {
             let mut c = 1.0;
@@ -390,12 +356,12 @@ pub fn bluestein_len(min: usize) -> usize {
             }
             c
         };
-        m as f64 * factor(m).unwrap().into_iter().map(stage).sum::<f64>()
+        m as f64 * factor(m, tuning).unwrap().into_iter().map(stage).sum::<f64>()
     };
     let mut best = smooth_at_least(min);
     let mut m = best + 1;
     while (m as f64) <= 1.3 * min as f64 {
-        if factor(m).is_some() && cost(m) < cost(best) {
+        if factor(m, tuning).is_some() && cost(m) < cost(best) {
             best = m;
         }
         m += 1;
@@ -404,25 +370,25 @@ pub fn bluestein_len(min: usize) -> usize {
 }
 
 /// Plans one axis of length `n` whose lines lie `columns` apart (1: contiguous). On a strided
-/// axis, a single pass whose workgroup holds fewer than `strided_min_batch()` lines (or all
+/// axis, a single pass whose workgroup holds fewer than `strided_min_batch` lines (or all
 /// `columns`) gives way to the four-step scheme: strided passes read `batch` adjacent columns at
 /// once, so too few lines waste most of each memory transaction.
 pub fn plan_axis(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Option<AxisPlan> {
-    let min_batch = strided_min_batch().min(columns);
+    let min_batch = strided_min_batch(limits.tuning).min(columns);
     let complex = line_pass(n, limits, columns, wide);
     // A split exchange where it holds more lines than whole complex numbers would (or any).
-    let split = split_line_pass(n, limits, columns, wide).filter(|s| split_enabled() && complex.as_ref().is_none_or(|c| s.batch > c.batch));
+    let split = split_line_pass(n, limits, columns, wide).filter(|s| split_enabled(limits.tuning) && complex.as_ref().is_none_or(|c| s.batch > c.batch));
     let single = split.or(complex);
     if let Some(p) = single.clone().filter(|p| p.batch >= min_batch) {
         return Some(AxisPlan::Single(p));
     }
-    if factor(n).is_some() {
+    if factor(n, limits.tuning).is_some() {
         return four_step(n, limits, columns, wide).or(single.map(AxisPlan::Single));
     }
     if let Some(rader) = rader(n, limits, min_batch, columns, wide) {
         return Some(rader);
     }
-    let m = bluestein_len(2 * n - 1);
+    let m = bluestein_len(2 * n - 1, limits.tuning);
     let inner = plan_axis(m, limits, columns, wide)?;
     Some(AxisPlan::Bluestein { n, m, inner: Box::new(inner) })
 }
@@ -506,32 +472,32 @@ fn four_step(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Opti
 mod tests {
     use super::*;
 
-    const LAVAPIPE: DeviceLimits = DeviceLimits { workgroup_bytes: 32768, max_threads: 1024 };
-    const NVIDIA: DeviceLimits = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024 };
+    const LAVAPIPE: DeviceLimits = DeviceLimits { workgroup_bytes: 32768, max_threads: 1024, tuning: Tuning::NONE };
+    const NVIDIA: DeviceLimits = DeviceLimits { workgroup_bytes: 49152, max_threads: 1024, tuning: Tuning::NONE };
 
     #[test]
     fn factors_multiply_back() {
         for n in 1..5000 {
-            if let Some(f) = factor(n) {
+            if let Some(f) = factor(n, Tuning::default()) {
                 assert_eq!(f.iter().product::<usize>(), n);
             }
         }
-        assert_eq!(factor(4096), Some(vec![16, 16, 16]));
-        assert_eq!(factor(1000), Some(vec![8, 5, 5, 5]));
+        assert_eq!(factor(4096, Tuning::default()), Some(vec![16, 16, 16]));
+        assert_eq!(factor(1000, Tuning::default()), Some(vec![8, 5, 5, 5]));
         // Odd composites where they save two stages, not one.
-        assert_eq!(factor(243), Some(vec![9, 9, 3]));
-        assert_eq!(factor(225), Some(vec![15, 15]));
-        assert_eq!(factor(375), Some(vec![3, 5, 5, 5]));
-        assert_eq!(factor(27), Some(vec![3, 3, 3]));
-        assert_eq!(factor(17), None);
-        assert_eq!(factor(1), Some(vec![]));
+        assert_eq!(factor(243, Tuning::default()), Some(vec![9, 9, 3]));
+        assert_eq!(factor(225, Tuning::default()), Some(vec![15, 15]));
+        assert_eq!(factor(375, Tuning::default()), Some(vec![3, 5, 5, 5]));
+        assert_eq!(factor(27, Tuning::default()), Some(vec![3, 3, 3]));
+        assert_eq!(factor(17, Tuning::default()), None);
+        assert_eq!(factor(1, Tuning::default()), Some(vec![]));
     }
 
     #[test]
     fn every_radix_stage_fits_the_registers() {
         for n in 1..=4096 {
             if let Some(p) = line_pass(n, LAVAPIPE, 1, true) {
-                let elements = radix_plan(n).unwrap().1;
+                let elements = radix_plan(n, Tuning::default()).unwrap().1;
                 for &r in &p.radices {
                     assert!(p.threads * (elements / r) >= n / r, "n={n} r={r}");
                 }
@@ -591,7 +557,7 @@ mod tests {
         assert!(matches!(plan_axis(512, NVIDIA, 512, true), Some(AxisPlan::Single(LinePass { split: true, batch: 16, .. }))));
         // Not in transforms too small to be wide (`wide_columns`): 8 complex.
         assert!(matches!(plan_axis(512, NVIDIA, 512, false), Some(AxisPlan::Single(LinePass { split: false, batch: 8, .. }))));
-        assert!(!wide_columns(512 * 512) && wide_columns(16 * 512 * 512));
+        assert!(!wide_columns(512 * 512, Tuning::default()) && wide_columns(16 * 512 * 512, Tuning::default()));
         assert!(split_line_pass(1000, NVIDIA, 9008, true).is_none());
         // Lavapipe (32 KiB): 625 and 729-point columns.
         for n in [625, 729] {
@@ -610,7 +576,7 @@ mod tests {
             Some(AxisPlan::Bluestein { m, .. }) => assert!((2 * 4093 - 1..=8192).contains(&m)),
             other => panic!("{other:?}"),
         }
-        assert_eq!(bluestein_len(513), 640);
+        assert_eq!(bluestein_len(513, Tuning::default()), 640);
         // A strided 4096 that would fit one line per workgroup goes four-step instead.
         assert!(matches!(plan_axis(4096, LAVAPIPE, 4, true), Some(AxisPlan::FourStep { .. })));
         // 8192 contiguous: one split-exchange pass (real parts 32 KiB); strided, four-step.
@@ -680,7 +646,7 @@ mod tests {
         assert_eq!(smooth_at_least(8185), 8192);
         for min in 1..3000 {
             let s = smooth_at_least(min);
-            assert!(s >= min && factor(s).is_some());
+            assert!(s >= min && factor(s, Tuning::default()).is_some());
             assert!((min..s).all(|x| {
                 let mut y = x;
                 for p in [2, 3, 5, 7] {

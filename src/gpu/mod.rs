@@ -8,6 +8,7 @@ mod options;
 mod pipelines;
 mod recycle;
 pub mod registry;
+mod tuning;
 
 pub use array::{Dtype, GpuArray, Shape};
 pub use cache::content_hash;
@@ -20,6 +21,7 @@ pub(crate) use context::{map_and_read, map_and_then};
 pub(crate) use pipelines::Pipeline;
 pub(crate) use recycle::Recycler;
 pub use registry::{BindingInfo, BindingKind, KernelInfo};
+pub use tuning::Tuning;
 
 /// With `LUCENT_TRACE=1`, prints how long a host-side phase took (compile, upload, wait,
 /// download) to stderr: where the time of one-shot runs goes.

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use super::Tuning;
+
 /// Options of a [`super::Gpu`]. `Default` is what an unset environment gives.
 #[derive(Clone, Debug)]
 pub struct GpuOptions {
@@ -31,6 +33,8 @@ pub struct GpuOptions {
     /// Write each kernel's WGSL to this directory when it is first compiled (inspection).
     /// `LUCENT_DUMP_SHADERS`.
     pub dump_shaders: Option<PathBuf>,
+    /// Overrides of the FFT planner's defaults (A/B measurements, tests). `LUCENT_FFT_*`.
+    pub tuning: Tuning,
 }
 
 impl Default for GpuOptions {
@@ -44,6 +48,7 @@ impl Default for GpuOptions {
             poison: false,
             profile: false,
             dump_shaders: None,
+            tuning: Tuning::default(),
         }
     }
 }
@@ -69,6 +74,7 @@ impl GpuOptions {
             poison: flag("LUCENT_POISON"),
             profile: flag("LUCENT_PROFILE"),
             dump_shaders: std::env::var_os("LUCENT_DUMP_SHADERS").filter(|d| !d.is_empty()).map(PathBuf::from),
+            tuning: Tuning::from_env(),
         }
     }
 }

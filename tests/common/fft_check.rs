@@ -1,10 +1,11 @@
 //! FFT checks against an f64 reference (rustfft in f64 on the same f32 inputs), shared by the
 //! FFT test binaries: relative L2 ≤ 1e-6 and max|Δ|/max|ref| < 2e-6 + 5e-7·log10(N), twice that
-//! for plans with a Bluestein axis.
+//! for plans with a Bluestein axis. Each check runs on the GPU it is given (tests/fft_loops.rs
+//! gives one with its own tuning).
 
 use super::*;
 use lucent::fft::{self, cpu, FftPlan, Norm, Transform};
-use lucent::Recording;
+use lucent::{Gpu, Recording};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::{Complex32, Complex64};
 
@@ -40,58 +41,58 @@ pub fn max_bound(n: usize, bluestein: bool) -> f64 {
     if bluestein { 2.0 * b } else { b }
 }
 
-pub fn uses_bluestein(dims: &[usize], axes: &[usize], transform: Transform) -> bool {
-    FftPlan::new(gpu(), dims, axes, transform, Norm::Backward).unwrap().uses_bluestein()
+pub fn uses_bluestein(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform) -> bool {
+    FftPlan::new(gpu, dims, axes, transform, Norm::Backward).unwrap().uses_bluestein()
 }
 
-pub fn check_c2c(dims: &[usize], axes: &[usize], inverse: bool, norm: Norm) {
+pub fn check_c2c(gpu: &Gpu, dims: &[usize], axes: &[usize], inverse: bool, norm: Norm) {
     let n: usize = dims.iter().product();
     let x = ArrayD::from_shape_vec(IxDyn(dims), random_complex(n)).unwrap();
-    let got = if inverse { fft::ifftn(gpu(), &x, Some(axes), norm) } else { fft::fftn(gpu(), &x, Some(axes), norm) }.unwrap();
+    let got = if inverse { fft::ifftn(gpu, &x, Some(axes), norm) } else { fft::fftn(gpu, &x, Some(axes), norm) }.unwrap();
     let want = cpu::c2c(&to64(&x), axes, inverse, norm);
     let e = errors(&flat_c(&got), &flat_c64(&want));
     let points: usize = axes.iter().map(|&a| dims[a]).product();
-    let bound = max_bound(points, uses_bluestein(dims, axes, if inverse { Transform::Inverse } else { Transform::Forward }));
+    let bound = max_bound(points, uses_bluestein(gpu, dims, axes, if inverse { Transform::Inverse } else { Transform::Forward }));
     let what = format!("c2c {dims:?} axes {axes:?} inverse {inverse} {norm:?}");
     assert!(e.rel_l2 <= 1e-6, "{what}: relative L2 {:e}", e.rel_l2);
     assert!(e.rel_max < bound, "{what}: max error {:e} >= {bound:e}", e.rel_max);
 }
 
-pub fn check_real(dims: &[usize], axes: &[usize], norm: Norm) {
+pub fn check_real(gpu: &Gpu, dims: &[usize], axes: &[usize], norm: Norm) {
     let n: usize = dims.iter().product();
     let x = ArrayD::from_shape_vec(IxDyn(dims), random(n)).unwrap();
     let what = format!("real {dims:?} axes {axes:?} {norm:?}");
     let points: usize = axes.iter().map(|&a| dims[a]).product();
-    let spectrum = fft::rfftn(gpu(), &x, Some(axes), norm).unwrap();
+    let spectrum = fft::rfftn(gpu, &x, Some(axes), norm).unwrap();
     let want = cpu::r2c(&x.mapv(|v| v as f64), axes, norm);
     assert_eq!(spectrum.shape(), want.shape(), "{what}");
     let last = *axes.iter().max().unwrap();
     let len = dims[last];
-    let bluestein = uses_bluestein(dims, axes, Transform::RealForward) || uses_bluestein(spectrum.shape(), axes, Transform::RealInverse { len });
+    let bluestein = uses_bluestein(gpu, dims, axes, Transform::RealForward) || uses_bluestein(gpu, spectrum.shape(), axes, Transform::RealInverse { len });
     let e = errors(&flat_c(&spectrum), &flat_c64(&want));
     assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(points, bluestein), "{what} forward: {:e} {:e}", e.rel_l2, e.rel_max);
     // Inverse of a fresh random half spectrum against the reference, then the round trip.
     let h: Vec<Complex32> = random_complex(spectrum.len());
     let h = ArrayD::from_shape_vec(spectrum.raw_dim(), h).unwrap();
-    let back = fft::irfftn(gpu(), &h, Some(axes), Some(len), norm).unwrap();
+    let back = fft::irfftn(gpu, &h, Some(axes), Some(len), norm).unwrap();
     let want = cpu::c2r(&to64(&h), axes, len, norm);
     assert_eq!(back.shape(), dims, "{what}");
     let e = errors(&back.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want.iter().copied().collect::<Vec<_>>());
     assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(points, bluestein), "{what} inverse: {:e} {:e}", e.rel_l2, e.rel_max);
-    let round = fft::irfftn(gpu(), &spectrum, Some(axes), Some(len), norm).unwrap();
+    let round = fft::irfftn(gpu, &spectrum, Some(axes), Some(len), norm).unwrap();
     let e = errors(&round.iter().map(|&v| v as f64).collect::<Vec<_>>(), &x.iter().map(|&v| v as f64).collect::<Vec<_>>());
     assert!(e.rel_l2 <= 1e-6, "{what} round trip: {:e}", e.rel_l2);
 }
 
 /// A c2c transform recorded in place: it runs in place (returns its input) exactly when every
 /// step of the plan can (`all_in_place`), and is right either way.
-pub fn check_in_place(dims: &[usize], axes: &[usize], inverse: bool, all_in_place: bool) {
+pub fn check_in_place(gpu: &Gpu, dims: &[usize], axes: &[usize], inverse: bool, all_in_place: bool) {
     let n: usize = dims.iter().product();
     let x = ArrayD::from_shape_vec(IxDyn(dims), random_complex(n)).unwrap();
     let t = if inverse { Transform::Inverse } else { Transform::Forward };
-    let plan = FftPlan::new(gpu(), dims, axes, t, Norm::Backward).unwrap();
+    let plan = FftPlan::new(gpu, dims, axes, t, Norm::Backward).unwrap();
     assert_eq!(plan.is_in_place(), all_in_place, "{dims:?}");
-    let mut rec = Recording::new(gpu());
+    let mut rec = Recording::new(gpu);
     rec.set_poison(true);
     let xb = rec.upload_c32(&x.view()).unwrap();
     let y = plan.record_in_place(&mut rec, xb).unwrap();

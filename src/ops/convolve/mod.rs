@@ -121,13 +121,11 @@ impl std::str::FromStr for Method {
 // `--filter convolve_direct4d` print the measurements and the model's estimates side by side to refit.
 
 /// Direct sums, per output: reading the input and writing the result, the part that does not
-/// grow with the kernel. Fit to the window kernel on 4096² (k3: 0.2545 ms, k7: 0.7714 ms, so
-/// 16.8M·(a + 9b) and 16.8M·(a + 49b)): a ≈ 8 ps.
+/// grow with the kernel, fit to the window kernel on 4096² (measured: BENCHMARKS.md run 1).
 pub const DIRECT_PS_PER_OUTPUT: f64 = 8.0;
 
-/// Direct sums, per tap and output, in the one-thread-per-output window kernel: b ≈ 0.77 ps on
-/// 4096² (k3/k7 above, k15 predicted 3.05 ms, measured 2.885), 1.0-1.4 ps on 256³ (k3-k7,
-/// strided taps): 1.0.
+/// Direct sums, per tap and output, in the one-thread-per-output window kernel, fit on 4096²
+/// and 256³ (measured: BENCHMARKS.md run 1).
 pub const DIRECT_WINDOW_PS_PER_TAP: f64 = 1.0;
 
 /// Direct sums, per tap and output, in the tiled kernel (`correlate_tiled`). Not yet measured:
@@ -137,9 +135,8 @@ pub const DIRECT_WINDOW_PS_PER_TAP: f64 = 1.0;
 pub const DIRECT_TILED_PS_PER_TAP: f64 = 0.1;
 
 /// FFT path (uncached: the kernel is transformed too, as `signal_convolve` does), per padded
-/// element and log2 of the padded size. Fit: 256³ with 31³ (280³ padded) 1.77 ms, 4096² with
-/// 63² (4200²) 1.64 ms, 1024² with 15² (1050²) 0.148 ms, with the fixed cost below: 3.5 ps
-/// (predicted 1.92, 1.54 and 0.127 ms).
+/// element and log2 of the padded size, fit with the fixed cost below (measured: BENCHMARKS.md
+/// run 1).
 pub const FFT_PS_PER_ELEMENT_LOG2: f64 = 3.5;
 
 /// FFT path, fixed cost (a few dozen dispatches, the kernel's transform): 50 µs.
