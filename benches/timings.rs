@@ -142,7 +142,7 @@ fn rl_tiles() {
     let want = whole.estimate.mapv(|v| v as f64);
     let spectrum = tiles::spectrum_bytes(x.shape(), p.shape(), opts.boundary).unwrap();
     for fraction in [4, 16] {
-        let small = Gpu::open(&GpuOptions { max_buffer_bytes: Some(spectrum / fraction), ..GpuOptions::from_env() }).unwrap();
+        let small = Gpu::open(&GpuOptions { max_buffer_bytes: Some(spectrum / fraction), ..GpuOptions::from_env().expect("valid LUCENT_* variables") }).unwrap();
         let r = match tiles::richardson_lucy_tiled(&small, &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}) {
             Ok(r) => r,
             Err(e) => {

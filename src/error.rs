@@ -8,6 +8,8 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     #[error("no GPU adapter found{0}; install a Vulkan driver (on Debian/Ubuntu: apt-get install mesa-vulkan-drivers for the lavapipe software GPU)")]
     NoAdapter(String),
+    #[error("no GPU adapter matches {0}")]
+    AdapterNotFound(String),
     #[error("could not open the GPU device: {0}")]
     Device(String),
     #[error("{what} needs {bytes} bytes, beyond the device's buffer limit of {limit} bytes")]

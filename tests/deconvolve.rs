@@ -772,3 +772,23 @@ fn extended_boundary_reduces_border_errors() {
 
 const EXTENDED_MARGIN: f64 = 0.45;
 
+
+/// Negative observed data is refused, naming the minimum and the option; with `clip_negative`
+/// both paths deconvolve the clipped image (and agree with the reference on it).
+#[test]
+fn negative_data_is_refused_or_clipped() {
+    let mut x = image(&[19, 22]);
+    x[[3, 4]] = -0.25;
+    x[[11, 20]] = -0.5;
+    let p = psf(&[5, 5]);
+    let o = RlOptions::default();
+    let named = |e: &Error| matches!(e, Error::Invalid(m) if m.contains("non-negative") && m.contains("minimum -0.5") && m.contains("clip"));
+    expect_err(&x, &p, 3, o, named, "negative image");
+    let clip = RlOptions { clip_negative: true, ..o };
+    let got = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), 4, &clip).unwrap().estimate;
+    let clipped = x.mapv(|v| v.max(0.0));
+    let want = cpu::richardson_lucy(&clipped.view(), &p.view(), 4, &o).unwrap().estimate;
+    assert!(rel_l2(got.as_slice().unwrap(), want.as_slice().unwrap()) < 1e-5);
+    let cpu_clip = cpu::richardson_lucy(&x.view(), &p.view(), 4, &clip).unwrap().estimate;
+    assert_eq!(cpu_clip, want, "the reference clips the same way");
+}

@@ -231,7 +231,7 @@ fn default_guard_stays_within_1e_3() {
 #[test]
 fn tiles_fit_a_lowered_buffer_limit() {
     let limit = 24 * 1024;
-    let small = open(GpuOptions { max_buffer_bytes: Some(limit), poison: true, ..GpuOptions::from_env() });
+    let small = open(GpuOptions { max_buffer_bytes: Some(limit), poison: true, ..GpuOptions::from_env().expect("valid LUCENT_* variables") });
     assert_eq!(small.max_buffer_bytes(), limit);
 
     let (sigma, iterations) = (1.2, 6);

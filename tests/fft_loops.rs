@@ -18,7 +18,7 @@ use ndarray::{ArrayD, IxDyn};
 #[test]
 fn looping_workgroups_every_kind_of_pass() {
     let tuning = Tuning { min_threads: Some(1), loops: Some(4), ..Default::default() };
-    let gpu = &open(GpuOptions { tuning, ..GpuOptions::from_env() });
+    let gpu = &open(GpuOptions { tuning, ..GpuOptions::from_env().expect("valid LUCENT_* variables") });
     // Contiguous lines of 4096 (256 threads), strided columns of 512 and 375, 3D all axes.
     check_c2c(gpu, &[9, 4096], &[1], false, Norm::Backward);
     check_c2c(gpu, &[512, 21], &[0], true, Norm::Ortho);

@@ -81,7 +81,7 @@ impl Gpu {
 
     /// Opens the adapter the environment names ([`GpuOptions::from_env`]), else the best one.
     pub fn new() -> Result<Gpu> {
-        Gpu::open(&GpuOptions::from_env())
+        Gpu::open(&GpuOptions::from_env()?)
     }
 
     /// Opens every adapter of the best device type present (all discrete GPUs of a host, say),
@@ -99,7 +99,7 @@ impl Gpu {
         if selectors.is_empty() {
             return Err(Error::Invalid("no adapters selected".into()));
         }
-        let options = GpuOptions::from_env();
+        let options = GpuOptions::from_env()?;
         selectors.iter().map(|s| Gpu::open(&GpuOptions { adapter: Some(s.as_ref().to_string()), ..options.clone() })).collect()
     }
 
@@ -112,7 +112,7 @@ impl Gpu {
     /// Opens the adapter chosen by `selector` (name substring, case-insensitive, or index), the
     /// other options from the environment.
     pub fn with_adapter(selector: Option<&str>) -> Result<Gpu> {
-        Gpu::open(&GpuOptions { adapter: selector.map(str::to_string), ..GpuOptions::from_env() })
+        Gpu::open(&GpuOptions { adapter: selector.map(str::to_string), ..GpuOptions::from_env()? })
     }
 
     /// Opens a device as `options` say.
@@ -131,7 +131,7 @@ impl Gpu {
                 let by_name = || infos.iter().position(|i| i.name.to_lowercase().contains(&s.to_lowercase()));
                 by_index.or_else(by_name).ok_or_else(|| {
                     let names: Vec<_> = infos.iter().map(|i| i.name.as_str()).collect();
-                    Error::NoAdapter(format!(" matching `{s}` (available: {})", names.join(", ")))
+                    Error::AdapterNotFound(format!("`{s}` (available: {})", names.join(", ")))
                 })?
             }
             None => (0..adapters.len()).min_by_key(|&i| rank(infos[i].device_type)).unwrap(),

@@ -3,6 +3,8 @@
 
 use std::path::PathBuf;
 
+use crate::error::{Error, Result};
+
 use super::Tuning;
 
 /// Options of a [`super::Gpu`]. `Default` is what an unset environment gives.
@@ -54,28 +56,42 @@ impl Default for GpuOptions {
 }
 
 impl GpuOptions {
-    /// The defaults, overridden by the `LUCENT_*` variables named on each field (values that do
-    /// not parse are ignored).
-    pub fn from_env() -> GpuOptions {
-        let var = |name: &str| std::env::var(name).ok();
-        let number = |name: &str| var(name).and_then(|v| v.trim().parse::<u64>().ok());
-        let flag = |name: &str| var(name).is_some_and(|v| v == "1");
+    /// The defaults, overridden by the `LUCENT_*` variables named on each field (unset or empty:
+    /// the default). A value that does not parse is an error naming the variable.
+    pub fn from_env() -> Result<GpuOptions> {
+        let var = |name: &str| std::env::var(name).ok().filter(|v| !v.trim().is_empty());
+        let number = |name: &str, least: u64| -> Result<Option<u64>> {
+            match var(name) {
+                None => Ok(None),
+                Some(v) => match v.trim().parse::<u64>() {
+                    Ok(n) if n >= least => Ok(Some(n)),
+                    _ => Err(Error::Invalid(format!("{name}={v}: expected a whole number of at least {least}"))),
+                },
+            }
+        };
+        let flag = |name: &str| -> Result<bool> {
+            match var(name).as_deref().map(str::trim) {
+                None | Some("0") => Ok(false),
+                Some("1") => Ok(true),
+                Some(v) => Err(Error::Invalid(format!("{name}={v}: expected 0 or 1"))),
+            }
+        };
         let d = GpuOptions::default();
-        GpuOptions {
-            adapter: var("LUCENT_ADAPTER").filter(|s| !s.is_empty()),
-            max_buffer_bytes: number("LUCENT_MAX_BUFFER_BYTES"),
-            memblock_mib: number("LUCENT_MEMBLOCK_MIB").filter(|&m| m > 0).unwrap_or(d.memblock_mib),
-            recycle_bytes: number("LUCENT_RECYCLE_BYTES").unwrap_or(d.recycle_bytes),
+        Ok(GpuOptions {
+            adapter: var("LUCENT_ADAPTER"),
+            max_buffer_bytes: number("LUCENT_MAX_BUFFER_BYTES", 16)?,
+            memblock_mib: number("LUCENT_MEMBLOCK_MIB", 1)?.unwrap_or(d.memblock_mib),
+            recycle_bytes: number("LUCENT_RECYCLE_BYTES", 0)?.unwrap_or(d.recycle_bytes),
             cache_dir: match std::env::var_os("LUCENT_CACHE_DIR") {
                 Some(dir) if dir.is_empty() => None,
                 Some(dir) => Some(PathBuf::from(dir)),
                 None => d.cache_dir,
             },
-            poison: flag("LUCENT_POISON"),
-            profile: flag("LUCENT_PROFILE"),
+            poison: flag("LUCENT_POISON")?,
+            profile: flag("LUCENT_PROFILE")?,
             dump_shaders: std::env::var_os("LUCENT_DUMP_SHADERS").filter(|d| !d.is_empty()).map(PathBuf::from),
-            tuning: Tuning::from_env(),
-        }
+            tuning: Tuning::from_env()?,
+        })
     }
 }
 

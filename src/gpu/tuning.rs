@@ -3,7 +3,9 @@
 //! None everywhere (`Default`) is the planner's own choice (the constants in src/fft/plan.rs).
 
 /// FFT tuning overrides, for A/B measurements and tests. Each takes the values its `LUCENT_FFT_*`
-/// variable allows ([`Tuning::from_env`]); other values are not checked.
+/// variable allows ([`Tuning::from_env`] refuses others; values set in code are not checked).
+use crate::error::{Error, Result};
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Tuning {
     /// Elements a thread holds per stage: 8 or 16. `LUCENT_FFT_REGISTERS`.
@@ -48,23 +50,31 @@ impl Tuning {
         split: None,
     };
 
-    /// The overrides the `LUCENT_FFT_*` variables name; values outside each one's allowed set are
-    /// ignored.
-    pub fn from_env() -> Tuning {
-        let knob = |name: &str, allowed: &[usize]| std::env::var(name).ok().and_then(|v| v.parse().ok()).filter(|v| allowed.contains(v));
-        let flag = |name: &str| knob(name, &[0, 1]).map(|v| v == 1);
-        Tuning {
-            registers: knob("LUCENT_FFT_REGISTERS", &[8, 16]),
-            threads: knob("LUCENT_FFT_THREADS", &[32, 64, 128, 256, 512, 1024]),
-            columns: knob("LUCENT_FFT_COLUMNS", &[1, 2, 4, 8, 16, 32]),
-            strided_batch: knob("LUCENT_FFT_STRIDED_BATCH", &[1, 2, 4, 8, 16]),
-            loops: knob("LUCENT_FFT_LOOP", &[1, 2, 4, 8, 16]),
-            loop_threads: knob("LUCENT_FFT_LOOP_THREADS", &[1, 32, 64, 128, 256, 512, 1024]),
-            min_threads: knob("LUCENT_FFT_MIN_THREADS", &[1, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21]),
-            pad: flag("LUCENT_FFT_PAD"),
-            banks: flag("LUCENT_FFT_BANKS"),
-            split: flag("LUCENT_FFT_SPLIT"),
-        }
+    /// The overrides the `LUCENT_FFT_*` variables name (unset or empty: none); a value outside a
+    /// variable's allowed set is an error that names them.
+    pub fn from_env() -> Result<Tuning> {
+        let knob = |name: &str, allowed: &[usize]| -> Result<Option<usize>> {
+            match std::env::var(name).ok().filter(|v| !v.trim().is_empty()) {
+                None => Ok(None),
+                Some(v) => match v.trim().parse::<usize>() {
+                    Ok(n) if allowed.contains(&n) => Ok(Some(n)),
+                    _ => Err(Error::Invalid(format!("{name}={v}: expected one of {allowed:?}"))),
+                },
+            }
+        };
+        let flag = |name: &str| knob(name, &[0, 1]).map(|v| v.map(|v| v == 1));
+        Ok(Tuning {
+            registers: knob("LUCENT_FFT_REGISTERS", &[8, 16])?,
+            threads: knob("LUCENT_FFT_THREADS", &[32, 64, 128, 256, 512, 1024])?,
+            columns: knob("LUCENT_FFT_COLUMNS", &[1, 2, 4, 8, 16, 32])?,
+            strided_batch: knob("LUCENT_FFT_STRIDED_BATCH", &[1, 2, 4, 8, 16])?,
+            loops: knob("LUCENT_FFT_LOOP", &[1, 2, 4, 8, 16])?,
+            loop_threads: knob("LUCENT_FFT_LOOP_THREADS", &[1, 32, 64, 128, 256, 512, 1024])?,
+            min_threads: knob("LUCENT_FFT_MIN_THREADS", &[1, 1 << 17, 1 << 18, 1 << 19, 1 << 20, 1 << 21])?,
+            pad: flag("LUCENT_FFT_PAD")?,
+            banks: flag("LUCENT_FFT_BANKS")?,
+            split: flag("LUCENT_FFT_SPLIT")?,
+        })
     }
 }
 

@@ -17,20 +17,20 @@ use rand::Rng;
 /// The test GPU. Never skips: with no adapter the tests fail and say how to get one.
 pub fn gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| open(GpuOptions::from_env()))
+    GPU.get_or_init(|| open(GpuOptions::from_env().expect("valid LUCENT_* variables")))
 }
 
 /// The test GPU with every temporary filled with NaN when handed out, so an element a kernel
 /// leaves unwritten fails the comparison.
 pub fn poisoned_gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| open(GpuOptions { poison: true, ..GpuOptions::from_env() }))
+    GPU.get_or_init(|| open(GpuOptions { poison: true, ..GpuOptions::from_env().expect("valid LUCENT_* variables") }))
 }
 
 /// The test GPU with every dispatch timed, so `RunReport::nodes` names each dispatch's kernel.
 pub fn profiled_gpu() -> &'static Gpu {
     static GPU: OnceLock<Gpu> = OnceLock::new();
-    GPU.get_or_init(|| open(GpuOptions { profile: true, ..GpuOptions::from_env() }))
+    GPU.get_or_init(|| open(GpuOptions { profile: true, ..GpuOptions::from_env().expect("valid LUCENT_* variables") }))
 }
 
 /// Opens a GPU as `options` say, or fails saying how to get one.

@@ -69,6 +69,10 @@ pub struct Args {
     /// below 1/(2 × spatial axes).
     #[arg(long)]
     tv: Option<f32>,
+    /// Clip negative values of the image to 0 (Richardson-Lucy needs non-negative data; without
+    /// this an image with negative values is refused).
+    #[arg(long)]
+    clip_negative: bool,
     /// Biggs-Andrews acceleration: start each update from an extrapolation of the last two
     /// estimates (fewer iterations for the same result; three more arrays of the padded shape).
     #[arg(long)]
@@ -108,6 +112,7 @@ impl Args {
             stop: self.stop_tolerance.map(|tolerance| StopRule { tolerance, every: self.check_every }),
             tv: self.tv,
             accelerate: self.accelerate,
+            clip_negative: self.clip_negative,
             ..Default::default()
         }
     }

@@ -175,13 +175,17 @@ fn make_job(args: &Args, path: &Path, input: Loaded, axes: &[usize]) -> Result<J
 fn real_inverse_len(path: &Path, dims: &[usize], axes: &[usize], len: Option<usize>) -> Result<usize, Error> {
     let last = *axes.last().unwrap();
     let m = dims[last];
-    let len = len.unwrap_or(2 * (m - 1));
-    if len == 0 {
-        return Err(Error::Invalid(format!(
-            "the output length along axis {last} would be 0 ({} has {m} value there); pass --len",
-            path.display()
-        )));
-    }
+    let len = match len {
+        Some(0) => return Err(Error::Invalid("--len must be at least 1".into())),
+        Some(n) => n,
+        None if m < 2 => {
+            return Err(Error::Invalid(format!(
+                "the output length along axis {last} would be 0 ({} has {m} value there); give it with --len",
+                path.display()
+            )))
+        }
+        None => 2 * (m - 1),
+    };
     if len / 2 + 1 != m {
         return Err(Error::Invalid(format!(
             "--len {len} needs {} values along axis {last}, {} has {m}",

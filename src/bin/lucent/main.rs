@@ -81,9 +81,9 @@ pub struct Global {
 
 impl Global {
     /// The GPU options: the environment's, the adapter from `--adapter` if given.
-    pub fn options(&self) -> GpuOptions {
-        let env = GpuOptions::from_env();
-        GpuOptions { adapter: self.adapter.clone().or(env.adapter.clone()), ..env }
+    pub fn options(&self) -> Result<GpuOptions, Error> {
+        let env = GpuOptions::from_env()?;
+        Ok(GpuOptions { adapter: self.adapter.clone().or(env.adapter.clone()), ..env })
     }
 
     /// Opens the GPU as asked; `None` means compute on the CPU.
@@ -91,9 +91,11 @@ impl Global {
         if self.device == DeviceChoice::Cpu {
             return Ok(None);
         }
-        match Gpu::open(&self.options()) {
+        match Gpu::open(&self.options()?) {
             Ok(gpu) => Ok(Some(gpu)),
-            Err(e) if self.device == DeviceChoice::Auto => {
+            // No adapter at all, or one that fails to open: the CPU reference. An adapter asked
+            // for by name that does not exist is the user's error, not a reason to fall back.
+            Err(e @ (Error::NoAdapter(_) | Error::Device(_))) if self.device == DeviceChoice::Auto => {
                 self.warn(&format!("{e}; falling back to the CPU reference"));
                 Ok(None)
             }
@@ -106,7 +108,7 @@ impl Global {
         if self.device == DeviceChoice::Cpu {
             return Err(Error::Invalid("this command needs a GPU; drop --device cpu".into()));
         }
-        Gpu::open(&self.options())
+        Gpu::open(&self.options()?)
     }
 
     /// The device of a file command: the GPU, or the CPU reference.

@@ -34,7 +34,7 @@ pub fn richardson_lucy_with(
     let g = validate(image, psf, iterations, opts)?;
     let psf = prepared_psf(psf, opts.normalize_psf);
     let op = Operator::new(&g, &psf.view());
-    let image = image.mapv(|v| v as f64);
+    let image = super::observed(image, opts).mapv(|v| v as f64);
     let observed = g.pad(&image.view());
     let mut estimate = match opts.init {
         Init::Observed => g.first_estimate(&image.view()),

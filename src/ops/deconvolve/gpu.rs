@@ -97,7 +97,8 @@ impl<'g> RichardsonLucy<'g> {
         let forward = FftPlan::cached(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward)?;
         let len = geometry.padded[*axes.last().unwrap()];
         let inverse = FftPlan::cached(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward)?;
-        let (resident, setup_peak_bytes) = upload(gpu, &geometry, image, psf, opts, &forward)?;
+        let image = super::observed(image, opts);
+        let (resident, setup_peak_bytes) = upload(gpu, &geometry, &image.view(), psf, opts, &forward)?;
 
         let mut rec = Recording::new(gpu);
         record_iteration(&mut rec, &forward, &inverse, &resident, &geometry, opts)?;

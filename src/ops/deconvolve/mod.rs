@@ -122,6 +122,9 @@ pub struct RlOptions {
     /// starts from the prediction yₖ = max(xₖ + αₖ (xₖ − xₖ₋₁), 0) instead of xₖ; see
     /// [`acceleration`].
     pub accelerate: bool,
+    /// Clip negative observed values to 0 (camera offsets, background subtraction). Otherwise an
+    /// image with negative values is refused: Richardson-Lucy assumes non-negative data.
+    pub clip_negative: bool,
 }
 
 impl Default for RlOptions {
@@ -135,6 +138,7 @@ impl Default for RlOptions {
             stop: None,
             tv: None,
             accelerate: false,
+            clip_negative: false,
         }
     }
 }
@@ -348,12 +352,19 @@ pub fn padded_len(n: usize, m: usize, boundary: RlBoundary, last_axis: bool) -> 
 /// iterations, a PSF larger than the image, negative or all-zero PSFs and bad options; `Shape`
 /// when the PSF's axes do not fit the image's; `NonFinite` for NaN or infinity in either array.
 pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usize, opts: &RlOptions) -> Result<Geometry> {
-    if iterations == 0 {
-        return Err(Error::Invalid("Richardson-Lucy needs at least 1 iteration, got 0".into()));
-    }
+    check_iterations(iterations)?;
     let geometry = Geometry::new(image.shape(), psf.shape(), opts.boundary)?;
     check_finite(image, "the image")?;
     check_finite(psf, "the PSF")?;
+    if !opts.clip_negative {
+        if let Some((idx, v)) = crate::check::first_where(image, |v| v < 0.0) {
+            let min = image.iter().copied().fold(f32::INFINITY, f32::min);
+            return Err(Error::Invalid(format!(
+                "Richardson-Lucy needs non-negative data; the image holds {v} at index {idx:?} (minimum {min}). \
+                 Subtract the offset first, or clip negative values to 0 (RlOptions::clip_negative, --clip-negative)"
+            )));
+        }
+    }
     if let Some((idx, v)) = crate::check::first_where(psf, |v| v < 0.0) {
         return Err(Error::Invalid(format!("the PSF must be non-negative; it holds {v} at index {idx:?}")));
     }
@@ -371,6 +382,28 @@ pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usiz
         }
     }
     Ok(geometry)
+}
+
+/// Most iterations a run may ask for: far beyond any use (hundreds are typical), short of a
+/// request that would run for days.
+pub const MAX_ITERATIONS: usize = 100_000;
+
+/// 1 to [`MAX_ITERATIONS`] iterations.
+pub fn check_iterations(iterations: usize) -> Result<()> {
+    match iterations {
+        0 => Err(Error::Invalid("Richardson-Lucy needs at least 1 iteration, got 0".into())),
+        n if n > MAX_ITERATIONS => Err(Error::Invalid(format!("{n} iterations is beyond the maximum of {MAX_ITERATIONS}"))),
+        _ => Ok(()),
+    }
+}
+
+/// The observed image as the iteration takes it: negative values clipped to 0 where the options
+/// ask for it ([`validate`] refuses them otherwise).
+pub(crate) fn observed<'a>(image: &ArrayViewD<'a, f32>, opts: &RlOptions) -> ndarray::CowArray<'a, f32, ndarray::IxDyn> {
+    match opts.clip_negative && image.iter().any(|&v| v < 0.0) {
+        true => image.mapv(|v| v.max(0.0)).into(),
+        false => image.clone().into(),
+    }
 }
 
 fn check_options(opts: &RlOptions) -> Result<()> {

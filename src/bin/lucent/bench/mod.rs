@@ -98,6 +98,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             })?;
         }
     }
+    if args.max_mib < args.min_mib.max(1) {
+        return Err(Error::Invalid(format!("--max-mib {} is below --min-mib {} (at least 1): no size to measure", args.max_mib, args.min_mib.max(1))));
+    }
     let gpu = global.require_gpu()?;
     let all = cases();
     let selected: Vec<&Case> = all.iter().filter(|c| fft_shapes.is_empty() && args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
@@ -140,6 +143,13 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if fft_shapes.is_empty() && suite("rl") {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(rl::suite(&gpu, args, roof, global)?);
+    }
+    if rows.is_empty() {
+        return Err(Error::Invalid(format!(
+            "no case ran: none matches --filter, or none fits this device's buffers ({} bytes each){}",
+            gpu.max_buffer_bytes(),
+            if fft_shapes.is_empty() { "" } else { " (every --fft-shape is too large)" }
+        )));
     }
     if global.json {
         println!("{}", serde_json::json!({ "command": "bench", "device": { "kind": "gpu", "adapters": [gpu.summary()] }, "rows": rows }));

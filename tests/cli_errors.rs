@@ -1,0 +1,41 @@
+//! The CLI refuses what it cannot do with one clear line and exit code 1, before any work and
+//! without leaving files behind (issue 17's smaller defects).
+
+mod common;
+
+use common::{lucent_cli, rand_array};
+
+fn refused(args: &[&str], env: &[(&str, &str)], says: &str) {
+    let out = lucent_cli(args, env);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+    assert!(stderr.contains(says), "{args:?}: expected `{says}` in: {stderr}");
+}
+
+#[test]
+fn bad_settings_and_options_are_errors() {
+    refused(&["info"], &[("LUCENT_MAX_BUFFER_BYTES", "abc")], "LUCENT_MAX_BUFFER_BYTES=abc");
+    refused(&["info"], &[("LUCENT_FFT_THREADS", "100")], "LUCENT_FFT_THREADS=100");
+    refused(&["info"], &[("LUCENT_POISON", "yes")], "LUCENT_POISON=yes");
+    // An adapter named but absent is an error, not a silent fall-back to the CPU.
+    refused(&["info", "--adapter", "99"], &[], "no GPU adapter matches `99`");
+    refused(&["bench", "--max-mib", "0"], &[], "--max-mib 0 is below --min-mib 1");
+    let dir = std::env::temp_dir().join(format!("lucent-cli-errors-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    for n in ["0", "1000000000000"] {
+        refused(&["demo", "--out", dir.to_str().unwrap(), "-n", n], &[], "iteration");
+        assert!(!dir.exists(), "demo -n {n} left a folder");
+    }
+}
+
+#[test]
+fn len_zero_is_named() {
+    let dir = std::env::temp_dir().join(format!("lucent-cli-len-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let x = rand_array(&[4, 6]).mapv(|v| num_complex::Complex32::new(v, -v));
+    let input = dir.join("h.npy");
+    lucent::io::write_complex(&input, &x.view()).unwrap();
+    let output = dir.join("y.npy");
+    refused(&["fft", input.to_str().unwrap(), "-o", output.to_str().unwrap(), "--real", "--inverse", "--len", "0"], &[], "--len must be at least 1");
+    let _ = std::fs::remove_dir_all(&dir);
+}
