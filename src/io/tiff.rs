@@ -22,7 +22,9 @@ pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
     let (file, len) = super::open(path)?;
     // The strips are checked against the file's size, which a device or a pipe does not have.
     let len = len.ok_or_else(|| err("is not a regular file; lucent reads TIFF from files only".into()))?;
-    let mut decoder = Decoder::new(BufReader::new(file)).map_err(|e| err(format!("not a readable TIFF: {e}")))?;
+    let mut reader = BufReader::new(file);
+    check_first_directory(&mut reader, len, budget).map_err(err)?;
+    let mut decoder = Decoder::new(reader).map_err(|e| err(format!("not a readable TIFF: {e}")))?;
     // One page, or one strip, may be as large as the budget (the crate's defaults are 256 and
     // 128 MiB); tag values keep the crate's 1 MiB cap.
     let cap = usize::try_from(budget).unwrap_or(usize::MAX);
@@ -66,6 +68,51 @@ pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
     let (h, w) = size.unwrap();
     let dims = if pages == 1 { vec![h as usize, w as usize] } else { vec![pages, h as usize, w as usize] };
     ArrayD::from_shape_vec(IxDyn(&dims), values).map_err(|_| err("corrupt: a page holds the wrong number of samples".into()))
+}
+
+/// `Decoder::new` reads the first directory before limits can be set, sizing each tag's buffer
+/// by its count (up to 256 MiB): refuse first the counts that the file or the budget cannot hold.
+/// Anything else that is wrong is left to the decoder to report.
+fn check_first_directory(r: &mut (impl Read + Seek), len: u64, budget: u64) -> std::result::Result<(), String> {
+    let mut head = [0u8; 16];
+    let got = r.read(&mut head).map_err(|e| format!("cannot read: {e}"))?;
+    let le = match &head[..2] {
+        b"II" => true,
+        b"MM" => false,
+        _ => return rewind(r),
+    };
+    let num = |b: &[u8]| b.iter().enumerate().fold(0u64, |n, (i, &v)| n | (v as u64) << (8 * if le { i } else { b.len() - 1 - i }));
+    let big = num(&head[2..4]) == 43;
+    let ifd = if big { num(&head[8..16]) } else { num(&head[4..8]) };
+    let entry_len = if big { 20 } else { 12 };
+    let mut buf = [0u8; 20];
+    if got < 16 || r.seek(std::io::SeekFrom::Start(ifd)).is_err() || r.read_exact(&mut buf[..if big { 8 } else { 2 }]).is_err() {
+        return rewind(r);
+    }
+    let entries = if big { num(&buf[..8]) } else { num(&buf[..2]) };
+    let value_size = std::mem::size_of::<::tiff::decoder::ifd::Value>() as u64;
+    for _ in 0..entries.min(len / entry_len) {
+        if r.read_exact(&mut buf[..entry_len as usize]).is_err() {
+            break;
+        }
+        let (tag, kind) = (num(&buf[..2]), num(&buf[2..4]));
+        let count = if big { num(&buf[4..12]) } else { num(&buf[4..8]) };
+        let size = match kind {
+            3 | 8 => 2,
+            4 | 9 | 11 | 13 => 4,
+            5 | 10 | 12 | 16 | 17 | 18 => 8,
+            _ => 1,
+        };
+        let fits = |unit: u64, limit: u64| count.checked_mul(unit).is_some_and(|b| b <= limit);
+        if !fits(size, len) || !fits(value_size, budget) {
+            return Err(format!("corrupt: tag {tag} claims {count} values, more than the file of {len} bytes holds"));
+        }
+    }
+    rewind(r)
+}
+
+fn rewind(r: &mut impl Seek) -> std::result::Result<(), String> {
+    r.rewind().map_err(|e| format!("cannot read: {e}"))
 }
 
 /// Checks that the page's strips (or tiles) lie within the file of `len` bytes and, when
