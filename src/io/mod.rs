@@ -103,17 +103,21 @@ pub(crate) fn check_budget(what: &str, bytes: Option<u64>, budget: u64) -> std::
     match bytes {
         Some(b) if b <= budget => Ok(()),
         Some(b) => Err(format!(
-            "{what} needs {b} bytes ({}) of host memory, beyond the limit of {budget} bytes ({}); \
-             set LUCENT_HOST_BUDGET_BYTES to change the limit",
-            gib(b),
-            gib(budget)
+            "{what} needs {} of host memory, beyond the limit of {}; set LUCENT_HOST_BUDGET_BYTES to change the limit",
+            human(b),
+            human(budget)
         )),
         None => Err(format!("{what} overflows: its size in bytes is beyond 64 bits")),
     }
 }
 
-fn gib(bytes: u64) -> String {
-    format!("{:.1} GiB", bytes as f64 / (1u64 << 30) as f64)
+/// "N bytes", with the size in MiB or GiB beside it where that reads more easily.
+fn human(bytes: u64) -> String {
+    match bytes {
+        0..0x10_0000 => format!("{bytes} bytes"),
+        0x10_0000..0x4000_0000 => format!("{bytes} bytes ({:.1} MiB)", bytes as f64 / (1u64 << 20) as f64),
+        _ => format!("{bytes} bytes ({:.1} GiB)", bytes as f64 / (1u64 << 30) as f64),
+    }
 }
 
 /// Opens a file to read, with its length when it is a regular file (None for devices, pipes).
