@@ -127,7 +127,7 @@ pub(crate) fn open(path: &Path) -> Result<(std::fs::File, Option<u64>)> {
     if meta.is_dir() {
         return Err(file_error(path, "is a directory, not a file".into()));
     }
-    Ok((file, meta.is_file().then(|| meta.len())))
+    Ok((file, meta.is_file().then_some(meta.len())))
 }
 
 /// Reads any supported file, within the host memory budget ([`host_budget_bytes`]).
