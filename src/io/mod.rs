@@ -10,6 +10,10 @@
 //! Every output is written atomically ([`write_atomic`]): a failed write leaves no partial file.
 //! Every failure is an [`Error::File`] naming the path and the problem.
 //!
+//! Reading is bounded: each reader checks its header first, computes sizes with checked
+//! arithmetic, compares the promised bytes with the file's size and with the host memory budget
+//! ([`host_budget_bytes`]) and only then allocates and reads; nothing reads a whole file blindly.
+//!
 //! ```no_run
 //! let image = lucent::io::read_real("stack.tif")?;      // (pages, height, width)
 //! lucent::io::write_real("stack.npy", &image.view())?;  // float32 .npy
@@ -74,13 +78,75 @@ impl Format {
     }
 }
 
-/// Reads any supported file.
+/// The host memory a reader may use for one file, in bytes: `LUCENT_HOST_BUDGET_BYTES` if set,
+/// else three quarters of physical memory (from /proc/meminfo on Linux, 16 GiB elsewhere).
+pub fn host_budget_bytes() -> Result<u64> {
+    if let Ok(v) = std::env::var("LUCENT_HOST_BUDGET_BYTES") {
+        return v.trim().parse::<u64>().ok().filter(|&b| b > 0).ok_or_else(|| {
+            Error::Invalid(format!("LUCENT_HOST_BUDGET_BYTES=`{v}` is not a positive number of bytes"))
+        });
+    }
+    Ok(physical_memory().map_or(16 << 30, |m| m / 4 * 3))
+}
+
+/// MemTotal of /proc/meminfo in bytes, where there is one.
+fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.trim_start_matches("MemTotal:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Fails unless `bytes` of host memory fit in `budget`; `what` says what they are for. The
+/// message has no path: the readers add it.
+pub(crate) fn check_budget(what: &str, bytes: Option<u64>, budget: u64) -> std::result::Result<(), String> {
+    match bytes {
+        Some(b) if b <= budget => Ok(()),
+        Some(b) => Err(format!(
+            "{what} needs {} of host memory, beyond the limit of {}; set LUCENT_HOST_BUDGET_BYTES to change the limit",
+            human(b),
+            human(budget)
+        )),
+        None => Err(format!("{what} overflows: its size in bytes is beyond 64 bits")),
+    }
+}
+
+/// "N bytes", with the size in MiB or GiB beside it where that reads more easily.
+fn human(bytes: u64) -> String {
+    match bytes {
+        0..0x10_0000 => format!("{bytes} bytes"),
+        0x10_0000..0x4000_0000 => format!("{bytes} bytes ({:.1} MiB)", bytes as f64 / (1u64 << 20) as f64),
+        _ => format!("{bytes} bytes ({:.1} GiB)", bytes as f64 / (1u64 << 30) as f64),
+    }
+}
+
+/// Opens a file to read, with its length when it is a regular file (None for devices, pipes).
+pub(crate) fn open(path: &Path) -> Result<(std::fs::File, Option<u64>)> {
+    let file = std::fs::File::open(path).map_err(|e| file_error(path, format!("cannot read: {e}")))?;
+    let meta = file.metadata().map_err(|e| file_error(path, format!("cannot read: {e}")))?;
+    if meta.is_dir() {
+        return Err(file_error(path, "is a directory, not a file".into()));
+    }
+    Ok((file, meta.is_file().then_some(meta.len())))
+}
+
+/// Reads any supported file, within the host memory budget ([`host_budget_bytes`]).
 pub fn read(path: impl AsRef<Path>) -> Result<Loaded> {
+    read_with_budget(path, host_budget_bytes()?)
+}
+
+/// Reads any supported file using at most about `budget` bytes of host memory: a file whose
+/// header promises more is refused before anything is allocated.
+pub fn read_with_budget(path: impl AsRef<Path>, budget: u64) -> Result<Loaded> {
     let path = path.as_ref();
+    // A directory has no extension to go by; say what it is.
+    if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
+        return Err(file_error(path, "is a directory, not a file".into()));
+    }
     match Format::from_path(path)? {
-        Format::Npy => npy::read(path),
-        Format::Tiff => tiff::read(path).map(Loaded::Real),
-        Format::Png => png::read(path).map(Loaded::Real),
+        Format::Npy => npy::read(path, budget),
+        Format::Tiff => tiff::read(path, budget).map(Loaded::Real),
+        Format::Png => png::read(path, budget).map(Loaded::Real),
     }
 }
 

@@ -7,7 +7,7 @@
 //! order (Fortran data is returned in standard C layout). Written: little-endian float32 and
 //! complex64 in C order, version 1.0 (2.0 when the header needs more than 65,535 bytes).
 
-use std::io::Write;
+use std::io::{Read, Write};
 use std::path::Path;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
@@ -18,18 +18,77 @@ use crate::error::Result;
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
-/// Reads a `.npy` file.
-pub fn read(path: &Path) -> Result<Loaded> {
-    let bytes = std::fs::read(path).map_err(|e| file_error(path, format!("cannot read: {e}")))?;
-    decode(&bytes).map_err(|message| file_error(path, message))
+/// Longest header read: numpy writes a few hundred bytes (and refuses over 10,000 by default).
+const MAX_HEADER: usize = 1 << 20;
+
+/// Reads a `.npy` file using at most about `budget` bytes: the header first, then exactly the
+/// bytes it promises, after checking them against the file's size and the budget.
+pub fn read(path: &Path, budget: u64) -> Result<Loaded> {
+    let (file, len) = super::open(path)?;
+    decode_from(std::io::BufReader::new(file), len, budget).map_err(|message| file_error(path, message))
 }
 
 /// Parses the bytes of a `.npy` file; the error is a message without the path.
 pub fn decode(bytes: &[u8]) -> std::result::Result<Loaded, String> {
-    let (header, data) = split_header(bytes)?;
-    let header = Header::parse(header)?;
-    let count = header.shape.iter().try_fold(1usize, |n, &d| n.checked_mul(d)).ok_or("shape overflows")?;
-    let expected = count.checked_mul(header.dtype.size).ok_or("shape overflows")?;
+    decode_from(bytes, Some(bytes.len() as u64), u64::MAX)
+}
+
+/// Parses a `.npy` stream of `len` bytes (None: unknown, as for a device or a pipe).
+fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64) -> std::result::Result<Loaded, String> {
+    let io = |e: std::io::Error| format!("cannot read: {e}");
+    let mut prefix = read_up_to(&mut r, 10).map_err(io)?;
+    if prefix.len() < MAGIC.len() || &prefix[..MAGIC.len()] != MAGIC {
+        return Err("not an .npy file (no \\x93NUMPY magic)".into());
+    }
+    let (major, minor) = match prefix.get(6..8) {
+        Some(v) => (v[0], v[1]),
+        None => return Err("truncated in the header".into()),
+    };
+    let header_len = match major {
+        1 => prefix.get(8..10).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize),
+        2 | 3 => {
+            prefix.extend(read_up_to(&mut r, 2).map_err(io)?);
+            prefix.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+        }
+        _ => return Err(format!("unsupported .npy version {major}.{minor} (lucent reads 1.0, 2.0 and 3.0)")),
+    };
+    let header_len = header_len.ok_or("truncated in the header")?;
+    let start = prefix.len() as u64;
+    if len.is_some_and(|n| n.saturating_sub(start) < header_len as u64) {
+        return Err("truncated in the header".into());
+    }
+    if header_len > MAX_HEADER {
+        return Err(format!("corrupt header: {header_len} bytes long (lucent reads headers up to {MAX_HEADER} bytes)"));
+    }
+    let text = read_up_to(&mut r, header_len).map_err(io)?;
+    if text.len() < header_len {
+        return Err("truncated in the header".into());
+    }
+    // Version 1 and 2 headers are latin-1, version 3 UTF-8; valid dtype headers are ASCII.
+    let text = std::str::from_utf8(&text).map_err(|_| "corrupt header: not text")?;
+    let header = Header::parse(text)?;
+
+    let count = header.shape.iter().try_fold(1u64, |n, &d| n.checked_mul(d as u64)).ok_or("shape overflows")?;
+    let expected = count.checked_mul(header.dtype.size as u64).ok_or("shape overflows")?;
+    if let Some(n) = len {
+        let held = n.saturating_sub(start + header_len as u64);
+        if held < expected {
+            return Err(format!(
+                "truncated: the header promises {expected} bytes of {} data for shape {:?}, the file holds {held}",
+                header.dtype.descr, header.shape
+            ));
+        }
+        if held > expected {
+            return Err(format!("corrupt: {} unexpected bytes after the data", held - expected));
+        }
+    }
+    // The raw bytes and the converted elements live together for a moment.
+    let out = if header.dtype.kind == Kind::Complex { 8 } else { 4 };
+    let need = count.checked_mul(out).and_then(|o| o.checked_add(expected));
+    super::check_budget(&format!("an array of shape {:?}", header.shape), need, budget)?;
+    let expected = usize::try_from(expected).map_err(|_| "shape overflows")?;
+
+    let data = read_up_to(&mut r, expected).map_err(io)?;
     if data.len() < expected {
         return Err(format!(
             "truncated: the header promises {expected} bytes of {} data for shape {:?}, the file holds {}",
@@ -38,15 +97,23 @@ pub fn decode(bytes: &[u8]) -> std::result::Result<Loaded, String> {
             data.len()
         ));
     }
-    if data.len() > expected {
-        return Err(format!("corrupt: {} unexpected bytes after the data", data.len() - expected));
+    // A stream of unknown length (a device, a pipe) must end here too.
+    if len.is_none() && !read_up_to(&mut r, 1).map_err(io)?.is_empty() {
+        return Err("corrupt: unexpected bytes after the data".into());
     }
-    let data = header.dtype.to_little_endian(data);
+    let data = header.dtype.to_little_endian(&data);
     let loaded = match header.dtype.kind {
         Kind::Complex => Loaded::Complex(arrange(&header, to_complex(&header.dtype, &data))?),
         _ => Loaded::Real(arrange(&header, to_real(&header.dtype, &data))?),
     };
     Ok(loaded)
+}
+
+/// Up to `n` bytes, fewer only at the end of the stream; never allocates more than `n`.
+fn read_up_to(r: &mut impl Read, n: usize) -> std::io::Result<Vec<u8>> {
+    let mut v = Vec::with_capacity(n);
+    r.take(n as u64).read_to_end(&mut v)?;
+    Ok(v)
 }
 
 /// Writes a float32 `.npy` (little-endian, C order), atomically.
@@ -95,27 +162,6 @@ pub fn header_bytes(descr: &str, shape: &[usize]) -> Vec<u8> {
     }
     out.extend_from_slice(dict.as_bytes());
     out
-}
-
-/// Splits the file into the header text and the data after it.
-fn split_header(bytes: &[u8]) -> std::result::Result<(&str, &[u8]), String> {
-    if bytes.len() < MAGIC.len() || &bytes[..MAGIC.len()] != MAGIC {
-        return Err("not an .npy file (no \\x93NUMPY magic)".into());
-    }
-    let (major, minor) = match bytes.get(6..8) {
-        Some(v) => (v[0], v[1]),
-        None => return Err("truncated in the header".into()),
-    };
-    let (len, start): (Option<usize>, usize) = match major {
-        1 => (bytes.get(8..10).map(|b| u16::from_le_bytes([b[0], b[1]]) as usize), 10),
-        2 | 3 => (bytes.get(8..12).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize), 12),
-        _ => return Err(format!("unsupported .npy version {major}.{minor} (lucent reads 1.0, 2.0 and 3.0)")),
-    };
-    let len = len.ok_or("truncated in the header")?;
-    let end = start.checked_add(len).filter(|&e| e <= bytes.len()).ok_or("truncated in the header")?;
-    // Version 1 and 2 headers are latin-1, version 3 UTF-8; valid dtype headers are ASCII.
-    let text = std::str::from_utf8(&bytes[start..end]).map_err(|_| "corrupt header: not text")?;
-    Ok((text, &bytes[end..]))
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,7 +274,7 @@ struct Header {
 impl Header {
     fn parse(text: &str) -> std::result::Result<Header, String> {
         let corrupt = |what: &str| format!("corrupt header ({what}): {}", text.trim_end());
-        let mut p = Literal { s: text.as_bytes(), i: 0 };
+        let mut p = Literal { s: text.as_bytes(), i: 0, depth: 0 };
         let Value::Dict(entries) = p.value().map_err(|e| corrupt(&e))? else {
             return Err(corrupt("not a dict"));
         };
@@ -274,6 +320,8 @@ enum Value {
 struct Literal<'a> {
     s: &'a [u8],
     i: usize,
+    /// Open brackets around the current value: bounded, so a hostile header cannot overflow the stack.
+    depth: usize,
 }
 
 impl Literal<'_> {
@@ -298,6 +346,17 @@ impl Literal<'_> {
     }
 
     fn value(&mut self) -> std::result::Result<Value, String> {
+        let open = matches!(self.peek(), Some(b'{' | b'(' | b'['));
+        if open && self.depth >= 32 {
+            return Err(format!("brackets nested too deeply at byte {}", self.i));
+        }
+        self.depth += open as usize;
+        let value = self.bracketed_or_scalar();
+        self.depth -= open as usize;
+        value
+    }
+
+    fn bracketed_or_scalar(&mut self) -> std::result::Result<Value, String> {
         match self.peek().ok_or("unexpected end")? {
             b'{' => self.dict(),
             b'(' => self.sequence(b')').map(Value::Tuple),

@@ -3,11 +3,11 @@
 //! mix would change measured intensities. Written: 2D previews, linearly scaled so the finite
 //! min..max maps to 0..255 (8-bit) or 0..65535 (16-bit).
 
-use std::fs::File;
-use std::io::BufReader;
+use std::io::{BufReader, Read, Seek, SeekFrom};
 use std::path::Path;
 
-use image::{DynamicImage, ImageBuffer, ImageFormat, ImageReader, Luma};
+use image::codecs::png::PngDecoder;
+use image::{DynamicImage, ImageBuffer, ImageFormat, Limits, Luma};
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use super::{atomic::write_atomic, file_error};
@@ -29,12 +29,45 @@ impl Depth {
     }
 }
 
-/// Reads an 8 or 16-bit grayscale PNG.
-pub fn read(path: &Path) -> Result<ArrayD<f32>> {
+/// Reads an 8 or 16-bit grayscale PNG using at most about `budget` bytes: its header (the IHDR
+/// chunk) is checked against the file's size and the budget before anything is decoded.
+pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
     let err = |message: String| file_error(path, message);
-    let file = File::open(path).map_err(|e| err(format!("cannot read: {e}")))?;
-    let image = ImageReader::with_format(BufReader::new(file), ImageFormat::Png)
-        .decode()
+    let (file, len) = super::open(path)?;
+    let len = len.ok_or_else(|| err("is not a regular file; lucent reads PNG from files only".into()))?;
+    let mut r = BufReader::new(file);
+    // The signature, then the IHDR chunk: length, "IHDR", width, height, bit depth, colour type.
+    let mut head = [0u8; 26];
+    let valid = r.read_exact(&mut head).is_ok() && head[..8] == *b"\x89PNG\r\n\x1a\n" && head[12..16] == *b"IHDR";
+    if !valid {
+        return Err(err("not a readable PNG: no PNG signature and image header".into()));
+    }
+    let word = |i: usize| u32::from_be_bytes([head[i], head[i + 1], head[i + 2], head[i + 3]]) as u64;
+    let (w, h, depth) = (word(16), word(20), head[24]);
+    let colour = match head[25] {
+        0 => None,
+        2 => Some("RGB"),
+        3 => Some("indexed (palette)"),
+        4 => Some("grayscale with alpha"),
+        6 => Some("RGBA"),
+        n => return Err(err(format!("not a readable PNG: invalid colour type {n}"))),
+    };
+    if let Some(colour) = colour {
+        return Err(err(format!("is {colour}; lucent reads grayscale PNG only (convert it to 8 or 16-bit gray first)")));
+    }
+    let pixels = w * h; // both below 2^32: no overflow
+    let raw = pixels.checked_mul(if depth == 16 { 2 } else { 1 });
+    // Deflate expands at most 1032:1, so a short file cannot hold a huge image.
+    if raw.is_none_or(|r| r / 1100 > len) {
+        return Err(err(format!("corrupt: a {h}x{w} image cannot be stored in a file of {len} bytes")));
+    }
+    let need = raw.and_then(|r| r.checked_add(pixels.checked_mul(4)?));
+    super::check_budget(&format!("a {h}x{w} {depth}-bit image"), need, budget).map_err(err)?;
+    r.seek(SeekFrom::Start(0)).map_err(|e| err(format!("cannot read: {e}")))?;
+    let mut limits = Limits::default();
+    limits.max_alloc = Some(budget);
+    let image = PngDecoder::with_limits(r, limits)
+        .and_then(DynamicImage::from_decoder)
         .map_err(|e| err(format!("not a readable PNG: {e}")))?;
     let dims = IxDyn(&[image.height() as usize, image.width() as usize]);
     let values: Vec<f32> = match image {
