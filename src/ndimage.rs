@@ -62,13 +62,13 @@ pub fn convolve1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBas
 /// scipy.ndimage.gaussian_filter(input, sigma, mode=mode, cval=cval, truncate=4.0): `sigma` one
 /// value for every axis or one per axis; axes with sigma ≤ 1e-15 are left alone.
 pub fn gaussian_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sigma: &[f32], mode: Boundary) -> Result<Array<f32, D>> {
-    let passes = gaussian_passes(sigma, input.ndim())?;
+    let passes = gaussian_passes(sigma, input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
 }
 
 /// scipy.ndimage.uniform_filter(input, size, mode=mode, cval=cval): `size` one value for every
 /// axis or one per axis.
 pub fn uniform_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, size: &[usize], mode: Boundary) -> Result<Array<f32, D>> {
-    let passes = uniform_passes(size, input.ndim())?;
+    let passes = uniform_passes(size, input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
 }
