@@ -4,7 +4,10 @@
 //! `mode` and `cval`: `Boundary::Constant(cval)`, `Reflect`, `Nearest`, `Mirror`, `Wrap`).
 //!
 //! Arrays beyond one device buffer are filtered in slabs along axis 0 with halos, with the same
-//! result. The `record_*` forms add the same work to a [`crate::Recording`].
+//! result. A Gaussian or uniform kernel longer than its axis is folded onto the axis on the host
+//! (same result, work bounded by the array: `ops::convolve::gaussian_weights`); a Gaussian of
+//! more than `MAX_GAUSSIAN_TAPS` taps is an error. Non-finite input (reported with the index of
+//! the first bad element) and a non-finite `cval` are errors. The `record_*` forms add the same work to a [`crate::Recording`].
 //!
 //! ```no_run
 //! use lucent::ndimage::{gaussian_filter, Boundary};
