@@ -4,7 +4,10 @@
 //! `mode` and `cval`: `Boundary::Constant(cval)`, `Reflect`, `Nearest`, `Mirror`, `Wrap`).
 //!
 //! Arrays beyond one device buffer are filtered in slabs along axis 0 with halos, with the same
-//! result. The `record_*` forms add the same work to a [`crate::Recording`].
+//! result. A Gaussian or uniform kernel longer than its axis is folded onto the axis on the host
+//! (same result, work bounded by the array: `ops::convolve::gaussian_weights`); a Gaussian of
+//! more than `MAX_GAUSSIAN_TAPS` taps is an error. Non-finite input (reported with the index of
+//! the first bad element) and a non-finite `cval` are errors. The `record_*` forms add the same work to a [`crate::Recording`].
 //!
 //! ```no_run
 //! use lucent::ndimage::{gaussian_filter, Boundary};
@@ -62,13 +65,13 @@ pub fn convolve1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBas
 /// scipy.ndimage.gaussian_filter(input, sigma, mode=mode, cval=cval, truncate=4.0): `sigma` one
 /// value for every axis or one per axis; axes with sigma ≤ 1e-15 are left alone.
 pub fn gaussian_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sigma: &[f32], mode: Boundary) -> Result<Array<f32, D>> {
-    let passes = gaussian_passes(sigma, input.ndim())?;
+    let passes = gaussian_passes(sigma, input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
 }
 
 /// scipy.ndimage.uniform_filter(input, size, mode=mode, cval=cval): `size` one value for every
 /// axis or one per axis.
 pub fn uniform_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, size: &[usize], mode: Boundary) -> Result<Array<f32, D>> {
-    let passes = uniform_passes(size, input.ndim())?;
+    let passes = uniform_passes(size, input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
 }

@@ -32,8 +32,12 @@ impl Boundary {
     pub const NAMES: [&'static str; 5] = ["reflect", "constant", "nearest", "mirror", "wrap"];
 
     /// The mode scipy.ndimage calls `name`, with `cval` for "constant" (and only there: a
-    /// non-zero `cval` with another mode is an error, as it would be ignored).
+    /// non-zero `cval` with another mode is an error, as it would be ignored). A NaN or infinite
+    /// `cval` is an error.
     pub fn from_name(name: &str, cval: f32) -> Result<Boundary> {
+        if !cval.is_finite() {
+            return Err(Error::Invalid(format!("cval must be finite, got {cval}")));
+        }
         let b = match name {
             "constant" => return Ok(Boundary::Constant(cval)),
             "reflect" => Boundary::Reflect,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::PossibleValuesParser;
 use lucent::ndimage::{self, Boundary};
-use lucent::ops::convolve::{check_filter_weights, cpu, gaussian_passes, uniform_passes};
+use lucent::ops::convolve::{check_filter_weights, check_finite, cpu, gaussian_passes, uniform_passes};
 use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;
@@ -78,30 +78,27 @@ impl Filter {
         }
     }
 
-    /// The f64 reference (parameters validated by `check`).
-    fn on_cpu(&self, x: &ArrayD<f32>, b: Boundary) -> ArrayD<f32> {
-        let x = x.mapv(|v| v as f64);
-        let per_axis = |v: &[f64]| if v.len() == 1 { vec![v[0]; x.ndim()] } else { v.to_vec() };
+    /// The f64 reference (parameters validated by `check`): the separable filters with the
+    /// library's folded passes, as the GPU applies them.
+    fn on_cpu(&self, x: &ArrayD<f32>, b: Boundary) -> Result<ArrayD<f32>, Error> {
+        let x64 = x.mapv(|v| v as f64);
         let y = match self {
-            Filter::Gaussian(sigma) => cpu::gaussian_filter(&x, &per_axis(&sigma.iter().map(|&s| s as f64).collect::<Vec<_>>()), b),
-            Filter::Uniform(size) => {
-                let size: Vec<usize> = if size.len() == 1 { vec![size[0]; x.ndim()] } else { size.clone() };
-                cpu::uniform_filter(&x, &size, b)
-            }
+            Filter::Gaussian(sigma) => cpu::separable(&x64, &gaussian_passes(sigma, x.shape(), b)?, b),
+            Filter::Uniform(size) => cpu::separable(&x64, &uniform_passes(size, x.shape(), b)?, b),
             Filter::Kernel { kernel, convolve } => {
                 let k = kernel.mapv(|v| v as f64);
-                if *convolve { cpu::convolve(&x, &k, b) } else { cpu::correlate(&x, &k, b) }
+                if *convolve { cpu::convolve(&x64, &k, b) } else { cpu::correlate(&x64, &k, b) }
             }
         };
-        y.mapv(|v| v as f32)
+        Ok(y.mapv(|v| v as f32))
     }
 
     /// The library's checks of the parameters against an input of shape `dims`, without a
     /// device (the CPU path has none of its own).
-    fn check(&self, dims: &[usize]) -> Result<(), Error> {
+    fn check(&self, dims: &[usize], b: Boundary) -> Result<(), Error> {
         match self {
-            Filter::Gaussian(sigma) => gaussian_passes(sigma, dims.len()).map(|_| ()),
-            Filter::Uniform(size) => uniform_passes(size, dims.len()).map(|_| ()),
+            Filter::Gaussian(sigma) => gaussian_passes(sigma, dims, b).map(|_| ()),
+            Filter::Uniform(size) => uniform_passes(size, dims, b).map(|_| ()),
             Filter::Kernel { kernel, .. } => check_filter_weights(dims, &kernel.view()),
         }
     }
@@ -133,12 +130,13 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
 
 fn one(filter: &Filter, boundary: Boundary, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
     lucent::Shape::new(image.shape())?;
-    filter.check(image.shape())?;
+    check_finite(&image.view(), "filter input")?;
+    filter.check(image.shape(), boundary)?;
     batch::check_format(output, image.ndim(), false)?;
 
     let y = stages.compute(|| match device.gpu() {
         Some(gpu) => filter.on_gpu(gpu, &image, boundary),
-        None => Ok(filter.on_cpu(&image, boundary)),
+        None => filter.on_cpu(&image, boundary),
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Report {

@@ -85,7 +85,9 @@ pub fn convolve1d(x: &ArrayD<f64>, weights: &[f64], axis: usize, boundary: Bound
     convolve(x, &along_axis(x.ndim(), weights, axis), boundary)
 }
 
-/// scipy.ndimage.gaussian_filter(x, sigma, mode, cval, truncate=4): `sigma` per axis.
+/// scipy.ndimage.gaussian_filter(x, sigma, mode, cval, truncate=4): `sigma` per axis. The
+/// kernel as scipy makes it, unfolded (its memory and time grow with sigma): a reference for
+/// the folded passes that [`separable`] applies.
 pub fn gaussian_filter(x: &ArrayD<f64>, sigma: &[f64], boundary: Boundary) -> ArrayD<f64> {
     let mut y = x.clone();
     for (axis, &s) in sigma.iter().enumerate().filter(|(_, &s)| s > 1e-15) {
@@ -94,11 +96,22 @@ pub fn gaussian_filter(x: &ArrayD<f64>, sigma: &[f64], boundary: Boundary) -> Ar
     y
 }
 
-/// scipy.ndimage.uniform_filter(x, size, mode, cval): `size` per axis.
+/// scipy.ndimage.uniform_filter(x, size, mode, cval): `size` per axis (unfolded, as
+/// [`gaussian_filter`]).
 pub fn uniform_filter(x: &ArrayD<f64>, size: &[usize], boundary: Boundary) -> ArrayD<f64> {
     let mut y = x.clone();
     for (axis, &n) in size.iter().enumerate().filter(|(_, &n)| n > 1) {
         y = correlate1d(&y, &vec![1.0 / n as f64; n], axis, boundary);
+    }
+    y
+}
+
+/// The passes of `super::gaussian_passes` or `super::uniform_passes` (folded onto the axes), one
+/// correlate1d each: the f64 twin of the GPU's separable filters.
+pub fn separable(x: &ArrayD<f64>, passes: &[(usize, Vec<f64>)], boundary: Boundary) -> ArrayD<f64> {
+    let mut y = x.clone();
+    for (axis, weights) in passes {
+        y = correlate1d(&y, weights, *axis, boundary);
     }
     y
 }

@@ -306,6 +306,7 @@ fn host_pair(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, co
 /// outside values from `boundary`. The kernel has x's rank and finite values.
 pub fn correlate(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary: Boundary) -> Result<Buf> {
     check_filter_kernel(rec, x, kernel)?;
+    check_boundary(boundary)?;
     let origin: Vec<i64> = kernel.shape().iter().map(|&m| -((m / 2) as i64)).collect();
     let dims = rec.dims(x).to_vec();
     gpu::window(rec, x, kernel, &dims, &origin, boundary)
@@ -315,6 +316,7 @@ pub fn correlate(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary
 /// (a correlation with the reversed kernel, which scipy shifts by one on even axes).
 pub fn convolve(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary: Boundary) -> Result<Buf> {
     check_filter_kernel(rec, x, kernel)?;
+    check_boundary(boundary)?;
     let origin: Vec<i64> = kernel.shape().iter().map(|&m| -(((m - 1) / 2) as i64)).collect();
     let dims = rec.dims(x).to_vec();
     gpu::window(rec, x, &gpu::reverse(kernel).view(), &dims, &origin, boundary)
@@ -333,51 +335,142 @@ pub fn convolve1d(rec: &mut Recording, x: Buf, weights: &[f32], axis: usize, bou
 }
 
 /// scipy.ndimage.gaussian_filter(x, sigma, mode, cval, truncate=4.0): one correlate1d per axis
-/// with [`gaussian_kernel1d`]; `sigma` has one value for every axis or one per axis, axes with
-/// sigma ≤ 1e-15 are left alone (as scipy does).
+/// with [`gaussian_kernel1d`] (folded onto the axis when longer: [`gaussian_weights`]); `sigma`
+/// has one value for every axis or one per axis, axes with sigma ≤ 1e-15 are left alone (as
+/// scipy does).
 pub fn gaussian_filter(rec: &mut Recording, x: Buf, sigma: &[f32], boundary: Boundary) -> Result<Buf> {
-    let passes = gaussian_passes(sigma, rec.dims(x).len())?;
+    let passes = gaussian_passes(sigma, rec.dims(x), boundary)?;
     separable(rec, x, &passes, boundary)
 }
 
-/// The one-axis passes of [`gaussian_filter`]: (axis, weights) for every axis whose sigma is
-/// above 1e-15.
-pub fn gaussian_passes(sigma: &[f32], ndim: usize) -> Result<Vec<(usize, Vec<f32>)>> {
-    let sigma = per_axis(sigma, ndim, "sigma")?;
+/// The one-axis passes of [`gaussian_filter`] on an array of shape `dims`: (axis, weights) for
+/// every axis whose sigma is above 1e-15, the weights folded by [`gaussian_weights`].
+pub fn gaussian_passes(sigma: &[f32], dims: &[usize], boundary: Boundary) -> Result<Vec<(usize, Vec<f64>)>> {
+    let sigma = per_axis(sigma, dims.len(), "sigma")?;
     if let Some(s) = sigma.iter().find(|s| !s.is_finite() || **s < 0.0) {
         return Err(Error::Invalid(format!("gaussian_filter: sigma must be finite and non-negative, got {s}")));
     }
-    Ok(sigma
+    check_boundary(boundary)?;
+    sigma
         .iter()
         .enumerate()
         .filter(|(_, &s)| s as f64 > 1e-15)
-        .map(|(axis, &s)| (axis, gaussian_kernel1d(s as f64, GAUSSIAN_TRUNCATE).iter().map(|&w| w as f32).collect()))
-        .collect())
+        .map(|(axis, &s)| Ok((axis, gaussian_weights(s as f64, dims[axis], boundary)?)))
+        .collect()
 }
 
 /// scipy.ndimage.uniform_filter(x, size, mode, cval): the mean over `size` samples per axis
 /// (centred as correlate1d centres), one pass per axis; size 1 leaves an axis alone.
 pub fn uniform_filter(rec: &mut Recording, x: Buf, size: &[usize], boundary: Boundary) -> Result<Buf> {
-    let passes = uniform_passes(size, rec.dims(x).len())?;
+    let passes = uniform_passes(size, rec.dims(x), boundary)?;
     separable(rec, x, &passes, boundary)
 }
 
-/// The one-axis passes of [`uniform_filter`].
-pub fn uniform_passes(size: &[usize], ndim: usize) -> Result<Vec<(usize, Vec<f32>)>> {
-    let size = per_axis(size, ndim, "size")?;
+/// The one-axis passes of [`uniform_filter`] on an array of shape `dims`, folded by
+/// [`uniform_weights`].
+pub fn uniform_passes(size: &[usize], dims: &[usize], boundary: Boundary) -> Result<Vec<(usize, Vec<f64>)>> {
+    let size = per_axis(size, dims.len(), "size")?;
     if size.contains(&0) {
         return Err(Error::Invalid(format!("uniform_filter: sizes must be at least 1, got {size:?}")));
     }
-    Ok(size.iter().enumerate().filter(|(_, &n)| n > 1).map(|(axis, &n)| (axis, vec![1.0 / n as f32; n])).collect())
+    check_boundary(boundary)?;
+    Ok(size.iter().enumerate().filter(|(_, &n)| n > 1).map(|(axis, &m)| (axis, uniform_weights(m, dims[axis], boundary))).collect())
 }
 
 /// One correlate1d per pass, in order (a copy of x when there is none).
-pub fn separable(rec: &mut Recording, x: Buf, passes: &[(usize, Vec<f32>)], boundary: Boundary) -> Result<Buf> {
+pub fn separable(rec: &mut Recording, x: Buf, passes: &[(usize, Vec<f64>)], boundary: Boundary) -> Result<Buf> {
     let mut cur = None;
     for (axis, weights) in passes {
-        cur = Some(correlate1d(rec, cur.unwrap_or(x), weights, *axis, boundary)?);
+        let weights: Vec<f32> = weights.iter().map(|&w| w as f32).collect();
+        cur = Some(correlate1d(rec, cur.unwrap_or(x), &weights, *axis, boundary)?);
     }
     cur.map_or_else(|| copy(rec, x), Ok)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Kernels longer than the axis, folded onto it
+//
+// A correlate1d tap at offset q (tap j of m: q = j - m/2) reads the input at i + q, i in 0..n.
+// Beyond the edges the boundary repeats the input (reflect: period 2n, mirror: 2n - 2, wrap: n)
+// or holds it (nearest: x[0] for every q ≤ -n, x[n-1] for every q ≥ n; constant: cval there),
+// so every tap's weight can be added to a tap of a kernel of at most 2n + 1 taps that reads the
+// same value for every output: the same result, with work and memory bounded by the axis, not
+// by sigma or size. The folded kernel is centred as correlate1d centres it (tap t: offset
+// t - len/2).
+
+/// The most Gaussian taps summed on the host (sigma up to about 8.4e6): each one is evaluated.
+pub const MAX_GAUSSIAN_TAPS: u64 = 1 << 26;
+
+/// Length of the kernel a longer one folds to along an axis of `n` samples.
+pub fn folded_len(n: usize, boundary: Boundary) -> usize {
+    match boundary {
+        Boundary::Reflect => 2 * n,
+        Boundary::Mirror => (2 * n).saturating_sub(2).max(1),
+        Boundary::Wrap => n,
+        Boundary::Constant(_) | Boundary::Nearest => 2 * n + 1,
+    }
+}
+
+/// The tap of the folded kernel (length [`folded_len`]) that reads what offset `q` reads.
+fn fold_slot(q: i128, n: usize, boundary: Boundary) -> usize {
+    let len = folded_len(n, boundary) as i128;
+    match boundary {
+        // Offsets ≤ -n (≥ n) all read cval or x[0] (x[n-1]): the end taps, offsets ∓n.
+        Boundary::Constant(_) | Boundary::Nearest => (q.clamp(-(n as i128), n as i128) + n as i128) as usize,
+        _ => (q + len / 2).rem_euclid(len) as usize,
+    }
+}
+
+/// scipy's Gaussian weights ([`gaussian_kernel1d`], truncate = 4) for an axis of `n` samples,
+/// folded onto at most [`folded_len`] taps when the kernel is longer (summed in f64 without
+/// making the long kernel). A kernel beyond [`MAX_GAUSSIAN_TAPS`] is an error.
+pub fn gaussian_weights(sigma: f64, n: usize, boundary: Boundary) -> Result<Vec<f64>> {
+    let radius = (GAUSSIAN_TRUNCATE * sigma + 0.5).floor();
+    // In f64 first: the radius of a huge sigma overflows any integer.
+    if !(2.0 * radius + 1.0 <= MAX_GAUSSIAN_TAPS as f64) {
+        return Err(Error::Invalid(format!(
+            "gaussian_filter: sigma {sigma} needs a kernel of {:.3e} taps, more than the limit of {MAX_GAUSSIAN_TAPS} (sigma up to about {:.2e})",
+            2.0 * radius + 1.0,
+            MAX_GAUSSIAN_TAPS as f64 / (2.0 * GAUSSIAN_TRUNCATE)
+        )));
+    }
+    let radius = radius as i64;
+    let len = folded_len(n, boundary);
+    if 2 * radius as u64 + 1 <= len as u64 {
+        return Ok(gaussian_kernel1d(sigma, GAUSSIAN_TRUNCATE));
+    }
+    let mut w = vec![0.0; len];
+    let mut sum = 0.0;
+    for x in -radius..=radius {
+        let phi = (-0.5 / (sigma * sigma) * (x * x) as f64).exp();
+        w[fold_slot(x as i128, n, boundary)] += phi;
+        sum += phi;
+    }
+    Ok(w.iter().map(|v| v / sum).collect())
+}
+
+/// The uniform filter's weights (`size` taps of 1/size) for an axis of `n` samples, folded onto
+/// at most [`folded_len`] taps when longer: each folded tap counts the offsets it takes, in
+/// closed form (any size, up to usize::MAX).
+pub fn uniform_weights(size: usize, n: usize, boundary: Boundary) -> Vec<f64> {
+    let len = folded_len(n, boundary);
+    if size <= len {
+        return vec![1.0 / size as f64; size];
+    }
+    let (m, l, n) = (size as i128, len as i128, n as i128);
+    let (lo, hi) = (-(m / 2), m - 1 - m / 2);
+    let counts: Vec<i128> = match boundary {
+        // m > 2n + 1: lo < -n and hi ≥ n, so the end taps take the offsets beyond ±n.
+        Boundary::Constant(_) | Boundary::Nearest => (0..l).map(|t| if t == 0 { -n - lo + 1 } else if t == l - 1 { hi - n + 1 } else { 1 }).collect(),
+        // Offsets q ≡ t - l/2 (mod l) in lo..=hi.
+        _ => (0..l)
+            .map(|t| {
+                let c = t - l / 2;
+                (hi - c).div_euclid(l) - (lo - 1 - c).div_euclid(l)
+            })
+            .collect(),
+    };
+    counts.iter().map(|&c| c as f64 / size as f64).collect()
 }
 
 /// scipy.ndimage's default truncation of the Gaussian, in standard deviations.
@@ -429,6 +522,15 @@ pub fn normalized_convolution(
 
 // ---------------------------------------------------------------------------------------------
 // Helpers
+
+/// A finite `cval`: a NaN or infinity outside would reach every output its kernel touches
+/// (scipy's results differ by mode; lucent refuses it, as it refuses non-finite input).
+pub fn check_boundary(boundary: Boundary) -> Result<()> {
+    match boundary {
+        Boundary::Constant(c) if !c.is_finite() => Err(Error::NonFinite(format!("filter cval: {c} (must be finite)"))),
+        _ => Ok(()),
+    }
+}
 
 /// A filter kernel: x's rank, not empty, finite.
 fn check_filter_kernel(rec: &Recording, x: Buf, kernel: &ArrayViewD<f32>) -> Result<()> {

@@ -7,7 +7,7 @@
 
 use ndarray::{ArrayD, ArrayViewD, Axis, Slice};
 
-use super::{check_finite, gpu};
+use super::{check_boundary, check_finite, gpu};
 use crate::error::{Error, Result};
 use crate::gpu::Shape;
 use crate::graph::Recording;
@@ -29,9 +29,10 @@ pub fn convolve_host(gpu: &Gpu, x: &ArrayViewD<f32>, kernel: &ArrayViewD<f32>, b
 
 /// A separable filter ([`super::gaussian_passes`], [`super::uniform_passes`]) of a host array:
 /// all passes in one submission when the array fits a buffer, else pass by pass, each in slabs.
-pub fn separable_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[(usize, Vec<f32>)], boundary: Boundary) -> Result<ArrayD<f32>> {
+pub fn separable_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[(usize, Vec<f64>)], boundary: Boundary) -> Result<ArrayD<f32>> {
     Shape::new(x.shape())?;
     check_finite(x, "filter input")?;
+    check_boundary(boundary)?;
     let whole = || -> Result<ArrayD<f32>> {
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_f32(x)?;
@@ -43,7 +44,8 @@ pub fn separable_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[(usize, Vec<f32>
         Err(Error::TooLarge { .. }) => {
             let mut cur = x.to_owned();
             for (axis, weights) in passes {
-                let kernel = super::along_axis(x.shape(), weights, *axis)?;
+                let weights: Vec<f32> = weights.iter().map(|&w| w as f32).collect();
+                let kernel = super::along_axis(x.shape(), &weights, *axis)?;
                 cur = correlate_host(gpu, &cur.view(), &kernel.view(), boundary)?;
             }
             Ok(cur)
@@ -76,6 +78,7 @@ fn filter(gpu: &Gpu, x: &ArrayViewD<f32>, weights: &ArrayViewD<f32>, origin: &[i
     }
     check_finite(x, "filter input")?;
     check_finite(weights, "filter kernel")?;
+    check_boundary(boundary)?;
     let k0 = weights.shape()[0];
     let rows = slab_rows(&dims, k0, gpu.max_buffer_bytes())?;
     let mut y = ArrayD::zeros(x.raw_dim());
