@@ -125,7 +125,17 @@ impl Global {
 
 fn main() {
     private_runtime_dir();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // One line, exit 1, like every other refusal (clap's own is several lines, exit 2).
+            let message = e.to_string();
+            let what: Vec<&str> = message.lines().map(str::trim).take_while(|l| !l.is_empty() && !l.starts_with("Usage:")).collect();
+            eprintln!("lucent: error: {} (see lucent --help)", what.join(" ").trim_start_matches("error: "));
+            std::process::exit(1);
+        }
+    };
     let global = Global { device: cli.device, adapter: cli.adapter, json: cli.json, quiet: cli.quiet };
     let result = match cli.command {
         Command::Info => info::run(&global),

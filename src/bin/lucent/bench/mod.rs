@@ -109,11 +109,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut rows = Vec::new();
     let mut mib = args.min_mib.max(1);
     while mib <= args.max_mib {
-        let bytes = mib << 20;
-        // Each array must fit one buffer.
-        if bytes > gpu.max_buffer_bytes() {
+        // Each array must fit one buffer (checked: --max-mib may be anything).
+        let Some(bytes) = mib.checked_mul(1 << 20).filter(|&b| b <= gpu.max_buffer_bytes()) else {
             break;
-        }
+        };
         let roof = measure(&gpu, copy, bytes)?;
         for case in &selected {
             let (ms, timer) = if case.name == copy.name { roof } else { measure(&gpu, case, bytes)? };
@@ -124,7 +123,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
                 eprintln!("{:<16} {:>6} MiB {:>10.4} ms {:>9.1} GB/s {:>6.1}% of copy", case.name, mib, ms, gbs, 100.0 * gbs / roof_gbs);
             }
         }
-        mib *= 4;
+        mib = mib.saturating_mul(4);
     }
     // The suites the filter names (a prefix of a suite's name, or a case of it); with
     // `--fft-shape`, the FFT suite alone.
@@ -178,7 +177,7 @@ fn warm_up(gpu: &Gpu) -> Result<(), Error> {
 /// The copy kernel's bandwidth on the largest size that fits (at most 256 MiB), the roof the FFT
 /// passes are compared with.
 fn roof_gb_per_s(gpu: &Gpu, max_mib: u64) -> Result<f64, Error> {
-    let mut mib = 256.min(max_mib);
+    let mut mib = 256.min(max_mib).max(1);
     while (mib << 20) * 2 > gpu.max_buffer_bytes() && mib > 1 {
         mib /= 2;
     }
