@@ -39,3 +39,22 @@ fn len_zero_is_named() {
     refused(&["fft", input.to_str().unwrap(), "-o", output.to_str().unwrap(), "--real", "--inverse", "--len", "0"], &[], "--len must be at least 1");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A result beyond the host budget is refused before it is allocated, on the GPU path and the
+/// CPU reference alike (full mode of a row with a column: 20000² floats).
+#[test]
+fn results_beyond_host_memory_are_refused() {
+    let dir = std::env::temp_dir().join(format!("lucent-cli-budget-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (row, col) = (dir.join("row.npy"), dir.join("col.npy"));
+    lucent::io::write_real(&row, &rand_array(&[1, 20000]).view()).unwrap();
+    lucent::io::write_real(&col, &rand_array(&[20000, 1]).view()).unwrap();
+    let out = dir.join("y.npy");
+    let budget = [("LUCENT_HOST_BUDGET_BYTES", "100000000")];
+    for device in ["auto", "cpu"] {
+        let args = ["--device", device, "convolve", row.to_str().unwrap(), col.to_str().unwrap(), "-o", out.to_str().unwrap(), "--mode", "full"];
+        refused(&args, &budget, "beyond the limit of 100000000 bytes");
+        assert!(!out.exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

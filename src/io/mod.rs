@@ -89,6 +89,14 @@ pub fn host_budget_bytes() -> Result<u64> {
     Ok(physical_memory().map_or(16 << 30, |m| m / 4 * 3))
 }
 
+/// Fails unless an array of `dims` with elements of `elem_bytes` bytes fits the host budget: for
+/// results a computation is about to allocate (an input's size is checked by its reader).
+pub fn check_host_array(what: &str, dims: &[usize], elem_bytes: u64) -> Result<()> {
+    let budget = host_budget_bytes()?;
+    let bytes = dims.iter().try_fold(elem_bytes, |b, &d| b.checked_mul(d as u64));
+    check_budget(&format!("{what} (shape {dims:?})"), bytes, budget).map_err(Error::Invalid)
+}
+
 /// MemTotal of /proc/meminfo in bytes, where there is one.
 fn physical_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

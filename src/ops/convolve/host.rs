@@ -42,6 +42,7 @@ pub fn convolve(
     let Signal { mode, method, correlate } = op;
     let first = gpus.first().ok_or_else(|| Error::Invalid("no GPU to convolve on".into()))?;
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    crate::io::check_host_array("the convolution's result", &g.out, 4)?;
     check_finite(a, "convolution input")?;
     check_finite(k, "convolution kernel")?;
     let split_asked = opts.parts.is_some() || opts.max_part_bytes.is_some() || opts.in_flight.is_some() || gpus.len() > 1;
