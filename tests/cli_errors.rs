@@ -58,3 +58,21 @@ fn results_beyond_host_memory_are_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The CPU references check their working arrays against the host budget too.
+#[test]
+fn references_beyond_host_memory_are_refused() {
+    let dir = std::env::temp_dir().join(format!("lucent-cli-refs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (x, k) = (dir.join("x.npy"), dir.join("k.npy"));
+    lucent::io::write_real(&x, &rand_array(&[32, 32]).mapv(|v| v + 1.0).view()).unwrap();
+    lucent::io::write_real(&k, &rand_array(&[3, 3]).mapv(f32::abs).view()).unwrap();
+    let out = dir.join("y.npy");
+    let (x, k, o) = (x.to_str().unwrap(), k.to_str().unwrap(), out.to_str().unwrap());
+    // 10000 bytes: the 4 KiB input is read, the references' f64 arrays do not fit.
+    let budget = [("LUCENT_HOST_BUDGET_BYTES", "10000")];
+    refused(&["--device", "cpu", "filter", x, "-o", o, "--gaussian", "1"], &budget, "beyond the limit of 10000 bytes");
+    refused(&["--device", "cpu", "deconvolve", x, "--psf", k, "-o", o, "-n", "2"], &budget, "beyond the limit of 10000 bytes");
+    assert!(!out.exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

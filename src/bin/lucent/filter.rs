@@ -136,7 +136,11 @@ fn one(filter: &Filter, boundary: Boundary, image: ArrayD<f32>, output: &Path, d
 
     let y = stages.compute(|| match device.gpu() {
         Some(gpu) => filter.on_gpu(gpu, &image, boundary),
-        None => filter.on_cpu(&image, boundary),
+        None => {
+            // The reference holds the input and the result in f64.
+            lucent::io::check_host_array("the reference's arrays", image.shape(), 16)?;
+            filter.on_cpu(&image, boundary)
+        }
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Report {
