@@ -78,9 +78,16 @@ impl Filter {
         }
     }
 
-    /// The f64 reference (parameters validated by `check`): the separable filters with the
-    /// library's folded passes, as the GPU applies them.
+    /// The f64 reference, with the library's checks (the GPU path's one-calls make them
+    /// themselves): the separable filters with the library's folded passes, as the GPU applies
+    /// them.
     fn on_cpu(&self, x: &ArrayD<f32>, b: Boundary) -> Result<ArrayD<f32>, Error> {
+        check_finite(&x.view(), "filter input")?;
+        if let Filter::Kernel { kernel, .. } = self {
+            check_filter_weights(x.shape(), &kernel.view())?;
+        }
+        // The reference holds the input and the result in f64.
+        lucent::io::check_host_array("the reference's arrays", x.shape(), 16)?;
         let x64 = x.mapv(|v| v as f64);
         let y = match self {
             Filter::Gaussian(sigma) => cpu::separable(&x64, &gaussian_passes(sigma, x.shape(), b)?, b),
@@ -91,16 +98,6 @@ impl Filter {
             }
         };
         Ok(y.mapv(|v| v as f32))
-    }
-
-    /// The library's checks of the parameters against an input of shape `dims`, without a
-    /// device (the CPU path has none of its own).
-    fn check(&self, dims: &[usize], b: Boundary) -> Result<(), Error> {
-        match self {
-            Filter::Gaussian(sigma) => gaussian_passes(sigma, dims, b).map(|_| ()),
-            Filter::Uniform(size) => uniform_passes(size, dims, b).map(|_| ()),
-            Filter::Kernel { kernel, .. } => check_filter_weights(dims, &kernel.view()),
-        }
     }
 
     fn options(&self) -> serde_json::Value {
@@ -130,17 +127,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
 
 fn one(filter: &Filter, boundary: Boundary, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
     lucent::Shape::new(image.shape())?;
-    check_finite(&image.view(), "filter input")?;
-    filter.check(image.shape(), boundary)?;
     batch::check_format(output, image.ndim(), false)?;
-
     let y = stages.compute(|| match device.gpu() {
         Some(gpu) => filter.on_gpu(gpu, &image, boundary),
-        None => {
-            // The reference holds the input and the result in f64.
-            lucent::io::check_host_array("the reference's arrays", image.shape(), 16)?;
-            filter.on_cpu(&image, boundary)
-        }
+        None => filter.on_cpu(&image, boundary),
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Report {
