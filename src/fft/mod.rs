@@ -7,6 +7,7 @@
 //! submission. [`cpu`] holds the reference with the same semantics.
 
 mod butterfly;
+mod chunked;
 pub(crate) mod codegen;
 pub mod cpu;
 mod gpu;
@@ -15,6 +16,7 @@ pub mod plan;
 mod real_pair;
 mod twiddle;
 
+pub use chunked::ChunkedFft;
 pub use gpu::{FftPlan, Fusion, Window};
 
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension};

@@ -55,9 +55,16 @@ impl Results {
 
     /// `f32` without a copy, for the last use of the results.
     pub fn into_f32(mut self, d: Download) -> Result<ArrayD<f32>> {
+        self.take_f32(d)
+    }
+
+    /// `f32` without a copy; the download is left empty (each is taken once).
+    pub fn take_f32(&mut self, d: Download) -> Result<ArrayD<f32>> {
         self.check(d, Dtype::F32)?;
-        let (words, dims, _) = self.downloads.swap_remove(d.0);
-        Ok(ArrayD::from_shape_vec(IxDyn(&dims), bytemuck::allocation::cast_vec(words)).unwrap())
+        let (words, dims, _) = &mut self.downloads[d.0];
+        let words = std::mem::take(words);
+        ArrayD::from_shape_vec(IxDyn(dims), bytemuck::allocation::cast_vec(words))
+            .map_err(|_| Error::Invalid("this download was taken already".into()))
     }
 
     /// `c32` without a copy where the allocation allows, for the last use of the results.

@@ -4,9 +4,11 @@
 //! one uniform buffer; `run` encodes the whole recording into one compute pass and submits once.
 //! A compiled recording can be run again (iterations) without re-planning.
 
+mod chunks;
 mod compiled;
 mod plan;
 
+pub use chunks::{row_ranges, rows_per_buffer, Chunked, ChunkedDownload};
 pub use compiled::{Compiled, NodeTime, RunReport, Results};
 
 use ndarray::ArrayViewD;

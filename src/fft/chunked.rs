@@ -1,0 +1,322 @@
+//! Transforms of arrays held in several buffers ([`Chunked`], K equal chunks of M rows along
+//! axis 0), on the device. The axes inside a chunk are transformed chunk by chunk with ordinary
+//! plans; axis 0, which crosses chunks, by one step of decimation in frequency: with n = jM + m
+//! (chunk j, row m) and the frequency k = k1 + K k2,
+//!
+//! ```text
+//! X[k1 + K k2] = Σ_m W_M^(m k2) · W_N^(m k1) · Σ_j x[jM + m] W_K^(j k1)
+//! ```
+//!
+//! so a K-point DFT across the chunks at each (m, ...) with the twiddle W_N^(m k1) (one generated
+//! kernel binding all K chunks, in place), then an M-point transform along axis 0 inside each
+//! chunk, leaves frequency k1 + K k2 at row k2 of chunk k1. The spectrum is in that decimated
+//! order along axis 0: element-wise products of spectra of the same plan (convolution,
+//! deconvolution) need no reordering, and the inverse undoes it (the M-point inverse inside each
+//! chunk, the conjugate twiddles, the K-point inverse across chunks).
+
+use std::collections::HashMap;
+use std::fmt::Write;
+use std::ops::Range;
+use std::sync::{Arc, Mutex};
+
+use bytemuck::{Pod, Zeroable};
+use ndarray::ArrayD;
+use num_complex::Complex32;
+
+use super::{check_axes, FftPlan, Norm, Transform};
+use crate::error::{Error, Result};
+use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
+use crate::graph::{Buf, Chunked, Recording};
+use crate::kernels::copy_vec4;
+
+/// A transform of a chunked array over `axes`.
+pub struct ChunkedFft {
+    transform: Transform,
+    /// Per chunk, the plan over the axes inside it (none for a complex transform along axis 0
+    /// alone).
+    inner: Vec<Option<Arc<FftPlan>>>,
+    /// Axis 0 across chunks, when it is transformed and there are several chunks.
+    across: Option<Across>,
+    input: Vec<usize>,
+    output: Vec<usize>,
+}
+
+struct Across {
+    /// The M-point transform along axis 0 of one (complex) chunk.
+    along: Arc<FftPlan>,
+    cross: Cross,
+    scale: f32,
+}
+
+impl ChunkedFft {
+    /// Plans `transform` of an array of shape `dims` (for a real inverse, its half spectrum)
+    /// chunked along axis 0 as `rows`; where axis 0 is transformed the chunks must be equal.
+    pub fn new(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>]) -> Result<ChunkedFft> {
+        let axes = check_axes(axes, dims.len())?;
+        if rows.is_empty() || rows.iter().map(|r| r.len()).sum::<usize>() != dims[0] || rows.windows(2).any(|w| w[0].end != w[1].start) {
+            return Err(Error::Shape(format!("chunk rows {rows:?} do not cover axis 0 of {dims:?}")));
+        }
+        let k = rows.len();
+        let crosses = k > 1 && axes[0] == 0;
+        let inner_axes: Vec<usize> = if crosses { axes[1..].to_vec() } else { axes.clone() };
+        let real = matches!(transform, Transform::RealForward | Transform::RealInverse { .. });
+        if crosses && (inner_axes.is_empty() && real) {
+            return Err(Error::Invalid(format!("a real transform along axis 0 alone cannot cross chunks (shape {dims:?})")));
+        }
+        let m = rows[0].len();
+        if crosses && rows.iter().any(|r| r.len() != m) {
+            return Err(Error::Shape(format!("a transform along axis 0 needs equal chunks, got rows {rows:?}")));
+        }
+        let chunk = |r: &Range<usize>| {
+            let mut d = dims.to_vec();
+            d[0] = r.len();
+            d
+        };
+        let mut plans: HashMap<usize, Arc<FftPlan>> = HashMap::new();
+        let mut inner = Vec::with_capacity(k);
+        for r in rows {
+            if inner_axes.is_empty() {
+                inner.push(None);
+                continue;
+            }
+            let plan = match plans.get(&r.len()) {
+                Some(p) => p.clone(),
+                None => {
+                    let p = FftPlan::cached(gpu, &chunk(r), &inner_axes, transform, norm)?;
+                    plans.insert(r.len(), p.clone());
+                    p
+                }
+            };
+            inner.push(Some(plan));
+        }
+        // The complex shape axis 0 is transformed in: the inner plan's output going forward, the
+        // input coming back.
+        let inverse = matches!(transform, Transform::Inverse | Transform::RealInverse { .. });
+        let complex_chunk = match (&inner[0], inverse) {
+            (Some(p), false) => p.output_dims().to_vec(),
+            _ => chunk(&rows[0]),
+        };
+        let across = match crosses {
+            true => {
+                let direction = if inverse { Transform::Inverse } else { Transform::Forward };
+                let along = FftPlan::cached(gpu, &complex_chunk, &[0], direction, norm)?;
+                let cross = Cross::new(gpu, k, m, inverse)?;
+                Some(Across { along, cross, scale: norm.factor(k, inverse) as f32 })
+            }
+            false => None,
+        };
+        let mut output = match (&inner[0], inverse) {
+            (Some(p), _) => p.output_dims().to_vec(),
+            (None, _) => complex_chunk,
+        };
+        output[0] = dims[0];
+        Ok(ChunkedFft { transform, inner, across, input: dims.to_vec(), output })
+    }
+
+    pub fn input_dims(&self) -> &[usize] {
+        &self.input
+    }
+
+    /// The result's shape (the whole array's).
+    pub fn output_dims(&self) -> &[usize] {
+        &self.output
+    }
+
+    /// Whether axis 0 crosses chunks (the spectrum is then in decimated order along it).
+    pub fn crosses_chunks(&self) -> bool {
+        self.across.is_some()
+    }
+
+    /// Records the transform of `x` (left unchanged) and returns the result, chunked alike.
+    pub fn record(&self, rec: &mut Recording, x: &Chunked) -> Result<Chunked> {
+        if x.dims != self.input || x.len() != self.inner.len() {
+            return Err(Error::Shape(format!("chunked FFT planned for {:?} in {} chunks, given {:?} in {}", self.input, self.inner.len(), x.dims, x.len())));
+        }
+        let inverse = matches!(self.transform, Transform::Inverse | Transform::RealInverse { .. });
+        let Some(across) = &self.across else {
+            return self.record_inner(rec, x);
+        };
+        if !inverse {
+            let y = match self.inner[0] {
+                Some(_) => self.record_inner(rec, x)?,
+                None => copy(rec, x)?,
+            };
+            across.cross.record(rec, &y.parts, across.scale)?;
+            y.map(rec, |rec, p| across.along.record_in_place(rec, p))
+        } else {
+            let y = x.map(rec, |rec, p| across.along.record(rec, p))?;
+            across.cross.record(rec, &y.parts, across.scale)?;
+            match self.inner[0] {
+                Some(_) => self.record_inner(rec, &y),
+                None => Ok(y),
+            }
+        }
+    }
+
+    fn record_inner(&self, rec: &mut Recording, x: &Chunked) -> Result<Chunked> {
+        let parts = x
+            .parts
+            .iter()
+            .zip(&self.inner)
+            .map(|(&p, plan)| plan.as_ref().expect("inner axes").record(rec, p))
+            .collect::<Result<Vec<_>>>()?;
+        Chunked::from_parts(rec, parts)
+    }
+}
+
+fn copy(rec: &mut Recording, x: &Chunked) -> Result<Chunked> {
+    x.map(rec, |rec, p| {
+        let t = rec.temp_like(p, rec.dtype(p))?;
+        copy_vec4::record(rec, p, t)?;
+        Ok(t)
+    })
+}
+
+/// The K-point DFT across chunks with the twiddles W_N^(m k1), N = K M (see the module's text).
+struct Cross {
+    kernel: &'static KernelInfo,
+    /// W_N^t for t in [0, N), computed in f64.
+    table: GpuArray,
+}
+
+/// Mirrors `Params` in the generated kernel.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct Params {
+    count: u32,
+    row: u32,
+    scale: f32,
+    pad: u32,
+}
+
+impl Cross {
+    fn new(gpu: &Gpu, k: usize, m: usize, inverse: bool) -> Result<Cross> {
+        let per_stage = gpu.limits().max_storage_buffers_per_shader_stage as usize;
+        if k + 1 > per_stage {
+            return Err(Error::TooLarge {
+                what: format!("a transform across {k} chunks (the adapter binds {per_stage} storage buffers per kernel)"),
+                bytes: k as u64,
+                limit: per_stage.saturating_sub(1) as u64,
+            });
+        }
+        let n = k * m;
+        let table: Vec<Complex32> = (0..n).map(|t| root(t, n)).collect();
+        let table = GpuArray::upload_c32(gpu, &ArrayD::from_shape_vec(vec![n], table).unwrap().view())?;
+        Ok(Cross { kernel: cross_kernel(k, inverse), table })
+    }
+
+    fn record(&self, rec: &mut Recording, parts: &[Buf], scale: f32) -> Result<()> {
+        let first = parts[0];
+        for &p in parts {
+            rec.expect_dtype(p, Dtype::C32, "chunked FFT")?;
+            rec.expect_same_shape(first, p, "chunks of a transform along axis 0")?;
+        }
+        let dims = rec.dims(first);
+        let count = dims.iter().product::<usize>() as u32;
+        let row = dims[1..].iter().product::<usize>() as u32;
+        let p = Params { count, row, scale, pad: 0 };
+        let mut bufs = parts.to_vec();
+        bufs.push(rec.input(&self.table));
+        rec.dispatch(self.kernel, &[], bytemuck::bytes_of(&p), &bufs, self.kernel.groups(count as u64));
+        Ok(())
+    }
+}
+
+/// exp(-2πi t/n) in f64, rounded once.
+fn root(t: usize, n: usize) -> Complex32 {
+    let a = -2.0 * std::f64::consts::PI * (t % n) as f64 / n as f64;
+    Complex32::new(a.cos() as f32, a.sin() as f32)
+}
+
+/// The cross-chunk kernel for `k` chunks, generated once per (k, direction).
+fn cross_kernel(k: usize, inverse: bool) -> &'static KernelInfo {
+    static CACHE: Mutex<Option<HashMap<(usize, bool), &'static KernelInfo>>> = Mutex::new(None);
+    let mut cache = CACHE.lock().unwrap();
+    let map = cache.get_or_insert_with(HashMap::new);
+    if let Some(info) = map.get(&(k, inverse)) {
+        return info;
+    }
+    let mut bindings: Vec<BindingInfo> = (0..k).map(|_| BindingInfo { kind: BindingKind::StorageReadWrite, name: "chunk" }).collect();
+    bindings.push(BindingInfo { kind: BindingKind::StorageRead, name: "tw" });
+    bindings.push(BindingInfo { kind: BindingKind::Uniform, name: "p" });
+    let name = format!("fft_across_{k}_chunks_{}", if inverse { "inverse" } else { "forward" });
+    let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
+        name: Box::leak(name.into_boxed_str()),
+        path: "generated by src/fft/chunked.rs",
+        source: Box::leak(cross_wgsl(k, inverse).into_boxed_str()),
+        entry: "main",
+        workgroup_size: [256, 1, 1],
+        bindings: Box::leak(bindings.into_boxed_slice()),
+        params_size: Some(16),
+        overrides: &[],
+    }));
+    map.insert((k, inverse), info);
+    info
+}
+
+/// Forward: y_k1 = W_N^(m k1) Σ_j x_j W_K^(j k1). Inverse: x_j = scale Σ_k1 conj(W_N^(m k1)) y_k1
+/// W_K^(-j k1). Element i of every chunk at once; m = i / row.
+fn cross_wgsl(k: usize, inverse: bool) -> String {
+    let mut s = String::new();
+    let w = &mut s;
+    writeln!(w, "// Generated by src/fft/chunked.rs: a {k}-point DFT across {k} chunks, {}.", if inverse { "inverse" } else { "forward" }).unwrap();
+    writeln!(w, "struct Params {{ count: u32, row: u32, scale: f32, pad: u32 }}").unwrap();
+    for c in 0..k {
+        writeln!(w, "@group(0) @binding({c}) var<storage, read_write> c{c}: array<vec2<f32>>;").unwrap();
+    }
+    writeln!(w, "@group(0) @binding({k}) var<storage, read> tw: array<vec2<f32>>;").unwrap();
+    writeln!(w, "@group(0) @binding({}) var<uniform> p: Params;", k + 1).unwrap();
+    writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
+    writeln!(w, "fn conj(a: vec2<f32>) -> vec2<f32> {{ return vec2(a.x, -a.y); }}").unwrap();
+    writeln!(w, "@compute @workgroup_size(256)").unwrap();
+    writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
+    writeln!(w, "    let i = (wid.x + nwg.x * (wid.y + nwg.y * wid.z)) * 256u + lid;").unwrap();
+    writeln!(w, "    if (i >= p.count) {{ return; }}").unwrap();
+    writeln!(w, "    let m = i / p.row;").unwrap();
+    for c in 0..k {
+        match inverse {
+            false => writeln!(w, "    let x{c} = c{c}[i];").unwrap(),
+            true if c == 0 => writeln!(w, "    let x0 = c0[i];").unwrap(),
+            true => writeln!(w, "    let x{c} = cmul(c{c}[i], conj(tw[m * {c}u]));").unwrap(),
+        }
+    }
+    let sign = if inverse { -1.0 } else { 1.0 };
+    for out in 0..k {
+        let mut terms = Vec::new();
+        for j in 0..k {
+            let t = (j * out) % k;
+            if t == 0 {
+                terms.push(format!("x{j}"));
+            } else {
+                let a = -2.0 * std::f64::consts::PI * sign * t as f64 / k as f64;
+                terms.push(format!("cmul(x{j}, vec2<f32>({:?}, {:?}))", a.cos() as f32, a.sin() as f32));
+            }
+        }
+        let sum = terms.join(" + ");
+        match inverse {
+            false if out == 0 => writeln!(w, "    c0[i] = p.scale * ({sum});").unwrap(),
+            false => writeln!(w, "    c{out}[i] = p.scale * cmul({sum}, tw[m * {out}u]);").unwrap(),
+            true => writeln!(w, "    c{out}[i] = p.scale * ({sum});").unwrap(),
+        }
+    }
+    writeln!(w, "}}").unwrap();
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_kernels_validate() {
+        for k in 2..=12 {
+            for inverse in [false, true] {
+                let src = cross_wgsl(k, inverse);
+                let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(&src)));
+                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+            }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+//! Transforms of arrays held in several buffers (`ChunkedFft`) against rustfft in f64: chunk
+//! counts 2 to 5, prime chunk lengths, odd real lengths, batch axes with a shorter last chunk.
+//! Spectra across chunks come in decimated order (chunk k1, row k2 = frequency k1 + K k2).
+//! Temporaries poisoned.
+
+mod common;
+use common::*;
+
+use lucent::fft::{cpu, ChunkedFft, Norm, Transform};
+use lucent::gpu::GpuOptions;
+use lucent::graph::{row_ranges, Chunked};
+use lucent::{Gpu, Recording};
+use ndarray::{ArrayD, Axis, IxDyn};
+use num_complex::{Complex32, Complex64};
+
+fn chunky_gpu() -> &'static Gpu {
+    static GPU: std::sync::OnceLock<Gpu> = std::sync::OnceLock::new();
+    GPU.get_or_init(|| open(GpuOptions { poison: true, ..GpuOptions::from_env().unwrap() }))
+}
+
+/// The f64 spectrum's rows along axis 0 in the decimated order of `k` chunks.
+fn decimated(x: &ArrayD<Complex64>, k: usize) -> ArrayD<Complex64> {
+    let n = x.shape()[0];
+    let m = n / k;
+    let order: Vec<usize> = (0..k).flat_map(|k1| (0..m).map(move |k2| k1 + k * k2)).collect();
+    x.select(Axis(0), &order)
+}
+
+fn max_err(got: &[Complex32], want: &ArrayD<Complex64>) -> f64 {
+    let scale = want.iter().map(|v| v.norm()).fold(0.0, f64::max);
+    got.iter().zip(want.iter()).map(|(g, w)| (Complex64::new(g.re as f64, g.im as f64) - w).norm()).fold(0.0, f64::max) / scale
+}
+
+/// Runs `plan` on `x` split into `rows` and returns the chunks' results joined along axis 0.
+fn run_c32(gpu: &Gpu, plan: &ChunkedFft, x: Chunks, rows: &[std::ops::Range<usize>]) -> ArrayD<Complex32> {
+    let mut rec = Recording::new(gpu);
+    let xs = match x {
+        Chunks::Real(x) => Chunked::upload_f32(&mut rec, &x.view(), rows).unwrap(),
+        Chunks::Complex(x) => {
+            let parts = rows.iter().map(|r| rec.upload_c32(&x.slice_axis(Axis(0), r.clone().into())).unwrap()).collect();
+            Chunked::from_parts(&rec, parts).unwrap()
+        }
+    };
+    let y = plan.record(&mut rec, &xs).unwrap();
+    let downloads: Vec<_> = y.parts.iter().map(|&p| rec.download(p)).collect();
+    let r = rec.run().unwrap();
+    let parts: Vec<ArrayD<Complex32>> = downloads.into_iter().map(|d| r.c32(d).unwrap()).collect();
+    let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
+    ndarray::concatenate(Axis(0), &views).unwrap()
+}
+
+enum Chunks {
+    Real(ArrayD<f32>),
+    Complex(ArrayD<Complex32>),
+}
+
+fn random_c(dims: &[usize]) -> ArrayD<Complex32> {
+    ArrayD::from_shape_vec(IxDyn(dims), random_complex(dims.iter().product())).unwrap()
+}
+
+#[test]
+fn real_forward_across_chunks_matches_rfftn_in_decimated_order() {
+    let gpu = chunky_gpu();
+    for (k, m, dims) in [(2, 7, vec![6, 11]), (3, 5, vec![4, 9]), (5, 3, vec![7, 8]), (4, 13, vec![3])] {
+        let mut full = vec![k * m];
+        full.extend(&dims);
+        let axes: Vec<usize> = (0..full.len()).collect();
+        let rows = row_ranges(k * m, m);
+        let x = rand_array(&full);
+        let plan = ChunkedFft::new(gpu, &full, &axes, Transform::RealForward, Norm::Backward, &rows).unwrap();
+        assert!(plan.crosses_chunks());
+        let got = run_c32(gpu, &plan, Chunks::Real(x.clone()), &rows);
+        let want = decimated(&cpu::r2c(&to64(&x), &axes, Norm::Backward), k);
+        assert_eq!(got.shape(), want.shape());
+        let err = max_err(got.as_slice().unwrap(), &want);
+        assert!(err < 3e-6, "{full:?} in {k} chunks: max error {err:e}");
+    }
+}
+
+#[test]
+fn real_round_trip_across_chunks_is_identity() {
+    let gpu = chunky_gpu();
+    for (k, m, dims) in [(3, 7, vec![5, 13]), (2, 11, vec![10])] {
+        let mut full = vec![k * m];
+        full.extend(&dims);
+        let axes: Vec<usize> = (0..full.len()).collect();
+        let rows = row_ranges(k * m, m);
+        let x = rand_array(&full);
+        let fwd = ChunkedFft::new(gpu, &full, &axes, Transform::RealForward, Norm::Backward, &rows).unwrap();
+        let len = *full.last().unwrap();
+        let inv = ChunkedFft::new(gpu, fwd.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, &rows).unwrap();
+        let mut rec = Recording::new(gpu);
+        let xs = Chunked::upload_f32(&mut rec, &x.view(), &rows).unwrap();
+        let s = fwd.record(&mut rec, &xs).unwrap();
+        let y = inv.record(&mut rec, &s).unwrap();
+        assert_eq!(y.dims, full);
+        let d = y.download(&mut rec);
+        let mut r = rec.run().unwrap();
+        let got = d.into_f32(&mut r).unwrap();
+        let err = got.iter().zip(x.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        assert!(err < 2e-6, "{full:?}: round trip error {err:e}");
+    }
+}
+
+#[test]
+fn complex_transforms_across_chunks_both_directions() {
+    let gpu = chunky_gpu();
+    for (k, m, rest, axes) in [(3, 7, vec![6], vec![0, 1]), (2, 5, vec![9], vec![0]), (5, 2, vec![3, 4], vec![0, 2])] {
+        let mut full = vec![k * m];
+        full.extend(&rest);
+        let rows = row_ranges(k * m, m);
+        let x = random_c(&full);
+        let x64 = x.mapv(|v| Complex64::new(v.re as f64, v.im as f64));
+        let fwd = ChunkedFft::new(gpu, &full, &axes, Transform::Forward, Norm::Ortho, &rows).unwrap();
+        let got = run_c32(gpu, &fwd, Chunks::Complex(x.clone()), &rows);
+        let want = decimated(&cpu::c2c(&x64, &axes, false, Norm::Ortho), k);
+        let err = max_err(got.as_slice().unwrap(), &want);
+        assert!(err < 3e-6, "forward {full:?} axes {axes:?}: {err:e}");
+        // The inverse of a decimated spectrum is the plain inverse of the spectrum.
+        let inv = ChunkedFft::new(gpu, &full, &axes, Transform::Inverse, Norm::Ortho, &rows).unwrap();
+        let spectrum = decimated(&cpu::c2c(&x64, &axes, false, Norm::Ortho), k).mapv(|v| Complex32::new(v.re as f32, v.im as f32));
+        let back = run_c32(gpu, &inv, Chunks::Complex(spectrum), &rows);
+        let err = max_err(back.as_slice().unwrap(), &x64);
+        assert!(err < 3e-6, "inverse {full:?} axes {axes:?}: {err:e}");
+    }
+}
+
+#[test]
+fn batch_axis_chunks_may_be_unequal() {
+    let gpu = chunky_gpu();
+    let full = [13, 6, 9];
+    let rows = row_ranges(13, 5);
+    assert_eq!(rows.len(), 3);
+    let x = rand_array(&full);
+    let plan = ChunkedFft::new(gpu, &full, &[1, 2], Transform::RealForward, Norm::Backward, &rows).unwrap();
+    assert!(!plan.crosses_chunks());
+    let got = run_c32(gpu, &plan, Chunks::Real(x.clone()), &rows);
+    let want = cpu::r2c(&to64(&x), &[1, 2], Norm::Backward);
+    let err = max_err(got.as_slice().unwrap(), &want);
+    assert!(err < 3e-6, "batch: {err:e}");
+}
+
+#[test]
+fn unequal_chunks_cannot_cross_axis_0() {
+    let gpu = chunky_gpu();
+    let rows = row_ranges(13, 5);
+    assert!(ChunkedFft::new(gpu, &[13, 6], &[0, 1], Transform::RealForward, Norm::Backward, &rows).is_err());
+    assert!(ChunkedFft::new(gpu, &[12, 6], &[0], Transform::RealForward, Norm::Backward, &row_ranges(12, 4)).is_err());
+}
