@@ -226,12 +226,18 @@ fn default_guard_stays_within_1e_3() {
     }
 }
 
-/// A buffer limit the whole image does not fit: whole-image RL fails with `TooLarge`, the tiled
+/// A device the whole image does not fit: whole-image RL fails with `TooLarge`, the tiled
 /// run picks several tiles, matches its CPU twin and stays within 1e-3 of whole-image RL.
 #[test]
 fn tiles_fit_a_lowered_buffer_limit() {
     let limit = 24 * 1024;
-    let small = open(GpuOptions { max_buffer_bytes: Some(limit), poison: true, ..GpuOptions::from_env().expect("valid LUCENT_* variables") });
+    // Device memory for a few windows: the whole image fits neither one buffer nor the device.
+    let small = open(GpuOptions {
+        max_buffer_bytes: Some(limit),
+        device_memory_bytes: Some(8 * limit),
+        poison: true,
+        ..GpuOptions::from_env().expect("valid LUCENT_* variables")
+    });
     assert_eq!(small.max_buffer_bytes(), limit);
 
     let (sigma, iterations) = (1.2, 6);
@@ -363,10 +369,10 @@ fn cli_psf_grid_and_automatic_tiles() {
     assert!(!out.status.success() && stderr.contains("PSF grid"), "{stderr}");
     assert!(!lucent(&["deconvolve", &input, "--psf", &psf_file, "-o", &output, "--psf-grid", "2"], &[]).status.success());
 
-    // One PSF and a buffer limit the image does not fit: tiles without being asked.
+    // One PSF and a device the image does not fit: tiles without being asked.
     let single = path("psf.npy");
     lucent::io::write_real(&single, &psfs.index_axis(Axis(0), 0).index_axis(Axis(0), 0)).unwrap();
-    let report = run_ok(&["deconvolve", &input, "--psf", &single, "-o", &output, "-n", "2"], &[("LUCENT_MAX_BUFFER_BYTES", "4096")]);
+    let report = run_ok(&["deconvolve", &input, "--psf", &single, "-o", &output, "-n", "2"], &[("LUCENT_MAX_BUFFER_BYTES", "4096"), ("LUCENT_DEVICE_MEMORY_BYTES", "32768")]);
     let tiles = report["details"]["tiles"].as_u64().unwrap();
     assert!(tiles > 1, "{report}");
     assert!(report["details"]["guard"].is_array(), "{report}");

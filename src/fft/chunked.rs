@@ -39,6 +39,7 @@ pub struct ChunkedFft {
     across: Option<Across>,
     input: Vec<usize>,
     output: Vec<usize>,
+    output_rows: Vec<Range<usize>>,
 }
 
 struct Across {
@@ -109,8 +110,12 @@ impl ChunkedFft {
             (Some(p), _) => p.output_dims().to_vec(),
             (None, _) => complex_chunk,
         };
-        output[0] = dims[0];
-        Ok(ChunkedFft { transform, inner, across, input: dims.to_vec(), output })
+        if k > 1 {
+            // Axis 0 keeps its length: with several chunks it is never the real axis.
+            output[0] = dims[0];
+        }
+        let output_rows = if k > 1 { rows.to_vec() } else { vec![0..output[0]] };
+        Ok(ChunkedFft { transform, inner, across, input: dims.to_vec(), output, output_rows })
     }
 
     pub fn input_dims(&self) -> &[usize] {
@@ -120,6 +125,11 @@ impl ChunkedFft {
     /// The result's shape (the whole array's).
     pub fn output_dims(&self) -> &[usize] {
         &self.output
+    }
+
+    /// The result's chunks along axis 0 (the input's, unless one chunk's real axis is axis 0).
+    pub fn output_rows(&self) -> &[Range<usize>] {
+        &self.output_rows
     }
 
     /// Whether axis 0 crosses chunks (the spectrum is then in decimated order along it).

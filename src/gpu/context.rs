@@ -204,6 +204,15 @@ impl Gpu {
     pub fn max_buffer_bytes(&self) -> u64 {
         self.max_buffer_bytes
     }
+    /// Device memory the in-core paths may plan to use ([`GpuOptions::device_memory_bytes`]).
+    pub fn memory_budget_bytes(&self) -> u64 {
+        match self.options.device_memory_bytes {
+            Some(b) => b,
+            None if self.summary.device_type == "Cpu" => crate::io::host_budget_bytes().unwrap_or(16 << 30),
+            None => u64::MAX,
+        }
+    }
+
     /// Workgroup memory available to one workgroup, in bytes.
     pub fn workgroup_memory_bytes(&self) -> u32 {
         self.limits.max_compute_workgroup_storage_size

@@ -16,6 +16,11 @@ pub struct GpuOptions {
     /// Lowers the largest buffer lucent creates (forces tiled and split paths).
     /// `LUCENT_MAX_BUFFER_BYTES`.
     pub max_buffer_bytes: Option<u64>,
+    /// Device memory the in-core paths may plan to use; beyond it they go to tiles or the split
+    /// (tests lower it to reach those paths). None: for a CPU adapter the host budget, for
+    /// others no limit is assumed and an allocation that fails sends the work to tiles.
+    /// `LUCENT_DEVICE_MEMORY_BYTES`.
+    pub device_memory_bytes: Option<u64>,
     /// Device memory is sub-allocated from blocks of this many MiB (4, the least wgpu allows):
     /// arrays in wgpu's default 128-256 MiB blocks ran strided FFT passes up to a third slower
     /// depending on where they landed (BENCHMARKS.md run 8). `LUCENT_MEMBLOCK_MIB`.
@@ -44,6 +49,7 @@ impl Default for GpuOptions {
         GpuOptions {
             adapter: None,
             max_buffer_bytes: None,
+            device_memory_bytes: None,
             memblock_mib: 4,
             recycle_bytes: 4 << 30,
             cache_dir: user_cache_dir(),
@@ -80,6 +86,7 @@ impl GpuOptions {
         Ok(GpuOptions {
             adapter: var("LUCENT_ADAPTER"),
             max_buffer_bytes: number("LUCENT_MAX_BUFFER_BYTES", 16)?,
+            device_memory_bytes: number("LUCENT_DEVICE_MEMORY_BYTES", 16)?,
             memblock_mib: number("LUCENT_MEMBLOCK_MIB", 1)?.unwrap_or(d.memblock_mib),
             recycle_bytes: number("LUCENT_RECYCLE_BYTES", 0)?.unwrap_or(d.recycle_bytes),
             cache_dir: match std::env::var_os("LUCENT_CACHE_DIR") {

@@ -18,22 +18,54 @@ pub struct Params {
     pub spatial: u32,
     pub count: u32,
     pub lambda: f32,
-    pub pad: u32,
+    pub axis: u32,
+    pub first: u32,
+    pub prev_rows: u32,
+    pub pad: [u32; 2],
 }
 
 /// Records `t = factor(x)` into a new temporary: `image` is the extent of the image inside `x`
 /// (x's shape or smaller along each axis), `spatial` the number of trailing axes
 /// differentiated (1 to 3, at most x's axes).
 pub fn record(rec: &mut Recording, x: Buf, image: &[usize], spatial: usize, lambda: f32) -> Result<Buf> {
+    record_chunk(rec, Neighbours { x, prev: x, next: x, first: 0 }, image, spatial, lambda)
+}
+
+/// One chunk of an array split along axis 0, with the chunks beside it (the chunk itself where
+/// there is none) and its first row in the whole array.
+#[derive(Clone, Copy, Debug)]
+pub struct Neighbours {
+    pub x: Buf,
+    pub prev: Buf,
+    pub next: Buf,
+    pub first: usize,
+}
+
+/// [`record`] for one chunk: `image` is the image's extent in the whole array.
+pub fn record_chunk(rec: &mut Recording, n: Neighbours, image: &[usize], spatial: usize, lambda: f32) -> Result<Buf> {
+    let x = n.x;
     rec.expect_dtype(x, Dtype::F32, "TV estimate")?;
     let dims = rec.dims(x).to_vec();
-    if image.len() != dims.len() || image.iter().zip(&dims).any(|(&n, &l)| n == 0 || n > l) || !(1..=3.min(dims.len())).contains(&spatial) {
+    // A chunk knows the whole array's extent along axis 0 only when it is the whole array.
+    let chunk = n.first > 0 || n.prev != x || n.next != x;
+    let too_long = |(d, (&n, &l)): (usize, (&usize, &usize))| n == 0 || (n > l && !(chunk && d == 0));
+    if image.len() != dims.len() || image.iter().zip(&dims).enumerate().any(too_long) || !(1..=3.min(dims.len())).contains(&spatial) {
         return Err(Error::Invalid(format!("TV: image extent {image:?} and {spatial} spatial axes do not fit an array of shape {dims:?}")));
+    }
+    for (b, what) in [(n.prev, "TV chunk before"), (n.next, "TV chunk after")] {
+        rec.expect_dtype(b, Dtype::F32, what)?;
+        if rec.dims(b)[1..] != dims[1..] {
+            return Err(Error::Shape(format!("{what}: {:?} does not stack with {dims:?}", rec.dims(b))));
+        }
     }
     let t = rec.temp(&dims, Dtype::F32)?;
     let count = dims.iter().product::<usize>() as u32;
-    let p = Params { dims: pad4(&dims), extent: pad4(image), spatial: spatial as u32, count, lambda, pad: 0 };
-    rec.dispatch(&RL_TV, &[], bytemuck::bytes_of(&p), &[x, t], RL_TV.groups(count as u64));
+    let mut extent = pad4(image);
+    let axis = 4 - dims.len();
+    extent[axis] = image[0].saturating_sub(n.first) as u32;
+    let prev_rows = rec.dims(n.prev)[0] as u32;
+    let p = Params { dims: pad4(&dims), extent, spatial: spatial as u32, count, lambda, axis: axis as u32, first: n.first as u32, prev_rows, pad: [0; 2] };
+    rec.dispatch(&RL_TV, &[], bytemuck::bytes_of(&p), &[x, n.prev, n.next, t], RL_TV.groups(count as u64));
     Ok(t)
 }
 

@@ -6,31 +6,39 @@
 //! weights). One iteration is recorded once and compiled; each run of it
 //! updates the estimate in place, so nothing crosses to the host inside the loop except, every
 //! `stop.every` iterations, two sums for the stopping rule.
+//!
+//! Arrays larger than one buffer binding are held in chunks along axis 0 ([`Chunked`]): every
+//! step runs chunk by chunk and the transforms cross chunks on the device ([`ChunkedFft`]), so a
+//! volume that fits the GPU's memory but not one binding is deconvolved whole, in core. One chunk
+//! is the ordinary case.
 
-use std::sync::Arc;
+use std::ops::Range;
 use std::time::Instant;
 
-use ndarray::{ArrayD, ArrayViewD};
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
-use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlOptions, RlReport, RlResult};
-use crate::error::Result;
-use crate::fft::{FftPlan, Norm, Transform};
+use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlBoundary, RlOptions, RlReport, RlResult};
+use crate::error::{Error, Result};
+use crate::fft::plan::smooth_at_least;
+use crate::fft::{ChunkedFft, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
-use crate::graph::{Buf, Compiled, Download, Output, Recording};
+use crate::graph::{row_ranges, Buf, Chunked, Compiled, Download, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::rl_ratio;
-use crate::kernels::{copy_vec4, fill, rl_predict, rl_tv, rl_update};
+use crate::kernels::rl_tv::{self, Neighbours};
+use crate::kernels::{copy_vec4, fill, rl_predict, rl_update};
 use crate::ops::layout::{self, Boundary as Edge};
 use crate::ops::reduce::{self, Reduction};
 
-/// The arrays that stay on the device for the whole run, all of the padded shape.
+/// The arrays that stay on the device for the whole run, all of the padded shape, each as its
+/// chunks along axis 0.
 struct Resident {
-    observed: GpuArray,
-    estimate: GpuArray,
-    /// rfftn of the wrapped PSF.
-    otf: GpuArray,
+    observed: Vec<GpuArray>,
+    estimate: Vec<GpuArray>,
+    /// rfftn of the wrapped PSF (in the chunked transform's order).
+    otf: Vec<GpuArray>,
     /// Bertero-Boccacci's 1 / max(Hᵀ M, floor), with [`super::RlBoundary::Extended`].
-    inverse_weight: Option<GpuArray>,
+    inverse_weight: Option<Vec<GpuArray>>,
     accelerated: Option<Accelerated>,
 }
 
@@ -48,14 +56,21 @@ struct Monitor {
 /// prediction kernel derives α from the two sums the previous iteration left.
 struct Accelerated {
     /// xₖ₋₁ before the prediction, xₖ after it.
-    previous: GpuArray,
+    previous: Vec<GpuArray>,
     /// yₖ, the prediction the RL update starts from.
-    predicted: GpuArray,
+    predicted: Vec<GpuArray>,
     /// gₖ₋₁ = xₖ − yₖ₋₁.
-    previous_g: GpuArray,
+    previous_g: Vec<GpuArray>,
     /// Σ gₖ·gₖ₋₁ and Σ gₖ₋₁·gₖ₋₁ (one element each).
     cross: GpuArray,
     square: GpuArray,
+}
+
+/// The transforms of one iteration and the chunks they work on.
+struct Plans {
+    forward: ChunkedFft,
+    inverse: ChunkedFft,
+    rows: Vec<Range<usize>>,
 }
 
 /// A Richardson-Lucy run whose working set lives on the GPU: `new` validates, uploads, pads,
@@ -74,8 +89,7 @@ pub struct RichardsonLucy<'g> {
     geometry: Geometry,
     iterations: usize,
     opts: RlOptions,
-    forward: Arc<FftPlan>,
-    inverse: Arc<FftPlan>,
+    plans: Plans,
     resident: Resident,
     iteration: Compiled,
     monitor: Option<Monitor>,
@@ -83,7 +97,8 @@ pub struct RichardsonLucy<'g> {
 }
 
 impl<'g> RichardsonLucy<'g> {
-    /// Validates (see [`super::validate`]) and prepares `iterations` iterations.
+    /// Validates (see [`super::validate`]) and prepares `iterations` iterations: whole, or with
+    /// the arrays in as few chunks along axis 0 as the device's buffers allow.
     pub fn new(
         gpu: &'g Gpu,
         image: &ArrayViewD<f32>,
@@ -93,34 +108,59 @@ impl<'g> RichardsonLucy<'g> {
     ) -> Result<RichardsonLucy<'g>> {
         let start = Instant::now();
         let geometry = validate(image, psf, iterations, opts)?;
-        let axes = geometry.spatial_axes();
-        let forward = FftPlan::cached(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward)?;
-        let len = geometry.padded[*axes.last().unwrap()];
-        let inverse = FftPlan::cached(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward)?;
         let image = super::observed(image, opts);
-        let (resident, setup_peak_bytes) = upload(gpu, &geometry, &image.view(), psf, opts, &forward)?;
+        let psf = prepared_psf(psf, opts.normalize_psf);
+        let mut chunks = least_chunks(gpu, &geometry);
+        loop {
+            match RichardsonLucy::in_chunks(gpu, &geometry, chunks, &image.view(), &psf.view(), iterations, opts) {
+                Err(Error::TooLarge { .. }) if chunks < MAX_CHUNKS.min(max_bound_chunks(gpu)) => chunks += 1,
+                Ok(mut rl) => {
+                    rl.report.setup_ms = ms_since(start);
+                    return Ok(rl);
+                }
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    fn in_chunks(
+        gpu: &'g Gpu,
+        whole: &Geometry,
+        chunks: usize,
+        image: &ArrayViewD<f32>,
+        psf: &ArrayViewD<f64>,
+        iterations: usize,
+        opts: &RlOptions,
+    ) -> Result<RichardsonLucy<'g>> {
+        let (geometry, rows) = chunked_geometry(whole, opts.boundary, chunks)?;
+        check_memory(gpu, &geometry, opts)?;
+        let axes = geometry.spatial_axes();
+        let forward = ChunkedFft::new(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward, &rows)?;
+        let len = geometry.padded[*axes.last().unwrap()];
+        let inverse = ChunkedFft::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows())?;
+        let plans = Plans { forward, inverse, rows };
+        let (resident, setup_peak_bytes) = upload(gpu, &geometry, &plans, image, psf, opts)?;
 
         let mut rec = Recording::new(gpu);
-        record_iteration(&mut rec, &forward, &inverse, &resident, &geometry, opts)?;
+        record_iteration(&mut rec, &plans, &resident, &geometry, opts)?;
         let iteration = rec.compile()?;
         let monitor = opts.stop.is_some().then(|| monitor(gpu, &resident.estimate)).transpose()?;
 
         let mut peak_bytes = iteration.peak_bytes();
         if let Some(m) = &monitor {
             // Its pool and the copy of the estimate; the estimate itself is counted already.
-            peak_bytes += m.measure.peak_bytes() - resident.estimate.buffer.size();
+            peak_bytes += m.measure.peak_bytes() - resident.estimate.iter().map(|e| e.buffer.size()).sum::<u64>();
         }
-
         let report = RlReport {
             device: format!("gpu: {}", gpu.summary().name),
             geometry: Some(geometry.clone()),
-            setup_ms: ms_since(start),
+            chunks: plans.rows.len(),
             peak_bytes,
             setup_peak_bytes,
             dispatches_per_iteration: iteration.dispatches(),
             ..Default::default()
         };
-        Ok(RichardsonLucy { gpu, geometry, iterations, opts: *opts, forward, inverse, resident, iteration, monitor, report })
+        Ok(RichardsonLucy { gpu, geometry, iterations, opts: *opts, plans, resident, iteration, monitor, report })
     }
 
     pub fn geometry(&self) -> &Geometry {
@@ -134,7 +174,7 @@ impl<'g> RichardsonLucy<'g> {
 
     /// Records one more iteration on the resident arrays into `rec` (benchmarks record many).
     pub fn record_iteration(&self, rec: &mut Recording) -> Result<()> {
-        record_iteration(rec, &self.forward, &self.inverse, &self.resident, &self.geometry, &self.opts)
+        record_iteration(rec, &self.plans, &self.resident, &self.geometry, &self.opts)
     }
 
     /// Runs the iterations, calling `progress` after each, then copies the estimate back.
@@ -173,140 +213,340 @@ impl<'g> RichardsonLucy<'g> {
 
     /// The current estimate, cropped to the image.
     pub fn estimate(&self) -> Result<ArrayD<f32>> {
-        let e = &self.resident.estimate;
-        if !self.geometry.is_padded() {
-            return e.download_f32(self.gpu);
-        }
+        let g = &self.geometry;
         let mut rec = Recording::new(self.gpu);
-        let eb = rec.input(e);
-        let cropped = layout::crop(&mut rec, eb, &self.geometry.offset, &self.geometry.image)?;
-        let d = rec.download(cropped);
-        rec.run()?.into_f32(d)
+        let mut parts = Vec::new();
+        for (chunk, r) in self.resident.estimate.iter().zip(&self.plans.rows) {
+            let e = rec.input(chunk);
+            // The image's rows in this chunk.
+            let (lo, hi) = (r.start.max(g.offset[0]), r.end.min(g.offset[0] + g.image[0]));
+            if lo >= hi {
+                continue;
+            }
+            let mut start = g.offset.clone();
+            let mut size = g.image.clone();
+            (start[0], size[0]) = (lo - r.start, hi - lo);
+            parts.push(if start.iter().all(|&s| s == 0) && size == rec.dims(e) { e } else { layout::crop(&mut rec, e, &start, &size)? });
+        }
+        let d = Chunked::from_parts(&rec, parts)?.download(&mut rec);
+        let mut results = rec.run()?;
+        d.into_f32(&mut results)
     }
+}
+
+/// Fails with `TooLarge` when the run would need more device memory than the budget
+/// ([`Gpu::memory_budget_bytes`]): the resident arrays and the iteration's largest temporaries
+/// (a spectrum and its product, the blurred estimate, the ratio and the correction), counted
+/// before anything is allocated.
+fn check_memory(gpu: &Gpu, g: &Geometry, opts: &RlOptions) -> Result<()> {
+    let real = g.padded.iter().map(|&d| d as u64).product::<u64>() * 4;
+    let last = *g.padded.last().unwrap() as u64;
+    let complex = real / 4 / last * (last / 2 + 1) * 8;
+    let resident = 2 + 3 * opts.accelerate as u64 + g.is_extended() as u64 + opts.tv.is_some() as u64;
+    let needed = real * (resident + 3) + complex * 3;
+    let budget = gpu.memory_budget_bytes();
+    if needed > budget {
+        return Err(Error::TooLarge {
+            what: format!("Richardson-Lucy of {:?} in core (padded {:?}; device memory budget, LUCENT_DEVICE_MEMORY_BYTES)", g.image, g.padded),
+            bytes: needed,
+            limit: budget,
+        });
+    }
+    Ok(())
+}
+
+/// Chunk counts tried before giving up: far beyond what a GPU's memory holds at the binding
+/// limit.
+const MAX_CHUNKS: usize = 256;
+
+/// At most as many chunks as one kernel binds storage buffers (the transform across chunks binds
+/// them all, and its twiddle table).
+fn max_bound_chunks(gpu: &Gpu) -> usize {
+    (gpu.limits().max_storage_buffers_per_shader_stage as usize).saturating_sub(1).max(1)
+}
+
+/// The fewest chunks whose padded arrays (real, and the half spectrum) fit one buffer each.
+fn least_chunks(gpu: &Gpu, g: &Geometry) -> usize {
+    let rest: u64 = g.padded[1..].iter().map(|&d| d as u64).product();
+    let last = *g.padded.last().unwrap() as u64;
+    let row = (rest * 4).max(rest / last.max(1) * (last / 2 + 1) * 8);
+    let total = row.saturating_mul(g.padded[0] as u64);
+    total.div_ceil(gpu.max_buffer_bytes().max(1)).max(1) as usize
+}
+
+/// The geometry with the padded arrays in `chunks` chunks along axis 0, and their rows. A batch
+/// axis is split as it is (the last chunk may be shorter); a transformed axis 0 needs equal
+/// chunks, so its padded length becomes `chunks` × a fast length (for a periodic boundary,
+/// whose length is the image's, `chunks` must divide it).
+fn chunked_geometry(g: &Geometry, boundary: RlBoundary, chunks: usize) -> Result<(Geometry, Vec<Range<usize>>)> {
+    let n = g.padded[0];
+    if chunks == 1 {
+        return Ok((g.clone(), vec![0..n]));
+    }
+    if g.batch_axes() == 1 {
+        return Ok((g.clone(), row_ranges(n, n.div_ceil(chunks))));
+    }
+    let (image, m) = (g.image[0], g.psf[0]);
+    let rows = match boundary {
+        RlBoundary::Periodic if image % chunks == 0 => image / chunks,
+        RlBoundary::Periodic => {
+            return Err(Error::TooLarge { what: format!("a periodic image of {image} rows in {chunks} equal chunks"), bytes: image as u64, limit: 0 });
+        }
+        RlBoundary::Zero => smooth_at_least((image + m / 2).div_ceil(chunks)),
+        RlBoundary::Extended => smooth_at_least((image + m - 1).div_ceil(chunks)),
+    };
+    let mut chunked = g.clone();
+    chunked.padded[0] = rows * chunks;
+    Ok((chunked, row_ranges(rows * chunks, rows)))
 }
 
 /// Pads the observed image and the first estimate to the working shape and computes the OTF
-/// (with [`super::RlBoundary::Extended`] also uploads the inverse weights), in one submission;
-/// returns the resident arrays and the peak memory of that step.
-fn upload(
-    gpu: &Gpu,
-    geometry: &Geometry,
-    image: &ArrayViewD<f32>,
-    psf: &ArrayViewD<f32>,
-    opts: &RlOptions,
-    forward: &FftPlan,
-) -> Result<(Resident, u64)> {
+/// (with [`super::RlBoundary::Extended`] also uploads the inverse weights), chunk by chunk, in
+/// one submission; returns the resident arrays and the peak memory of that step.
+fn upload(gpu: &Gpu, g: &Geometry, plans: &Plans, image: &ArrayViewD<f32>, psf: &ArrayViewD<f64>, opts: &RlOptions) -> Result<(Resident, u64)> {
     let mut rec = Recording::new(gpu);
-    let img = rec.upload_f32(image)?;
-    let observed = place(&mut rec, geometry, img)?;
-    let first = match opts.init {
-        Init::Observed => img,
-        Init::Constant(c) => {
-            let t = rec.temp(&geometry.image, Dtype::F32)?;
-            fill::record(&mut rec, t, c);
-            t
+    let (mut observed, mut estimate, mut wrapped, mut weights) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    for r in &plans.rows {
+        let (o, e) = observed_and_first(&mut rec, g, r, image, opts)?;
+        observed.push(rec.output(o));
+        estimate.push(rec.output(e));
+        wrapped.push(wrapped_psf(&mut rec, g, r, psf)?);
+        if g.is_extended() {
+            // Exact box sums on the host (see Geometry::inverse_weights), not an f32 transform of M.
+            let w = rec.upload_f32(&g.inverse_weights_rows(psf, r.clone()).mapv(|v| v as f32).view())?;
+            weights.push(rec.output(w));
         }
-    };
-    let estimate = first_estimate(&mut rec, geometry, first)?;
-    let psf = prepared_psf(psf, opts.normalize_psf);
-    let wrapped = geometry.wrap_psf(&psf.view()).mapv(|v| v as f32);
-    let psf_buf = rec.upload_f32(&wrapped.view())?;
-    let otf = forward.record(&mut rec, psf_buf)?;
-    let outs = [observed, estimate, otf].map(|b| rec.output(b));
-    // Exact box sums on the host (see Geometry::inverse_weights), not an f32 transform of M.
-    let weights = match geometry.is_extended() {
-        true => Some(rec.upload_f32(&geometry.inverse_weights(&psf.view()).mapv(|v| v as f32).view())?),
-        false => None,
-    };
-    let weights = weights.map(|w| rec.output(w));
-    let accelerated = opts.accelerate.then(|| record_zeros(&mut rec, &geometry.padded)).transpose()?;
+    }
+    let wrapped = Chunked::from_parts(&rec, wrapped)?;
+    let otf = plans.forward.record(&mut rec, &wrapped)?;
+    let otf: Vec<Output> = otf.parts.iter().map(|&p| rec.output(p)).collect();
+    let accelerated = opts.accelerate.then(|| record_zeros(&mut rec, &g.padded, &plans.rows)).transpose()?;
     let compiled = rec.compile()?;
     let peak = compiled.peak_bytes();
     let results = compiled.run(gpu)?;
-    let [observed, estimate, otf] = outs.map(|o| results.array(o));
-    let accelerated = accelerated.map(|[previous, predicted, previous_g, cross, square]| {
-        let [previous, predicted, previous_g, cross, square] = [previous, predicted, previous_g, cross, square].map(|o| results.array(o));
-        Accelerated { previous, predicted, previous_g, cross, square }
+    let arrays = |outs: &[Output]| outs.iter().map(|&o| results.array(o)).collect::<Vec<_>>();
+    let accelerated = accelerated.map(|z| Accelerated {
+        previous: arrays(&z.previous),
+        predicted: arrays(&z.predicted),
+        previous_g: arrays(&z.previous_g),
+        cross: results.array(z.cross),
+        square: results.array(z.square),
     });
-    let inverse_weight = weights.map(|w| results.array(w));
-    Ok((Resident { observed, estimate, otf, inverse_weight, accelerated }, peak))
+    let inverse_weight = g.is_extended().then(|| arrays(&weights));
+    let resident = Resident { observed: arrays(&observed), estimate: arrays(&estimate), otf: arrays(&otf), inverse_weight, accelerated };
+    Ok((resident, peak))
 }
 
-/// The image at [`Geometry::offset`] in a zero array of the padded shape.
-fn place(rec: &mut Recording, g: &Geometry, x: Buf) -> Result<Buf> {
-    let pads: Vec<(usize, usize)> = (0..g.image.len()).map(|d| (g.offset[d], g.padded[d] - g.image[d] - g.offset[d])).collect();
-    layout::pad(rec, x, &pads, Edge::Constant(0.0))
+/// Where the rows `a..e` of a padded array come from along axis 0, when the image's rows sit at
+/// `offset..offset + n`: the image's rows `src` and how many rows come before and after them.
+/// With `clamp`, rows outside the image repeat its nearest row (at least one row is read);
+/// without, they are zeros (`None` when the chunk holds none of the image).
+fn rows_from_image(a: usize, e: usize, offset: usize, n: usize, clamp: bool) -> Option<(Range<usize>, usize, usize)> {
+    let (lo, hi) = (a as isize - offset as isize, e as isize - offset as isize);
+    let (n, rows) = (n as isize, (e - a) as isize);
+    let (src, before, after) = if hi <= 0 {
+        (0..1, rows - 1, 0)
+    } else if lo >= n {
+        (n - 1..n, 0, rows - 1)
+    } else {
+        (lo.max(0)..hi.min(n), (-lo).max(0), (hi - n).max(0))
+    };
+    let inside = hi > 0 && lo < n;
+    (inside || clamp).then(|| (src.start as usize..src.end as usize, before as usize, after as usize))
 }
 
-/// As [`Geometry::first_estimate`]: `x` placed in the padded array, the rest of the support
-/// filled with its nearest element, zero beyond.
-fn first_estimate(rec: &mut Recording, g: &Geometry, x: Buf) -> Result<Buf> {
+/// The chunk `r` of the observed image placed in the padded array (zeros around it) and of the
+/// first estimate (as [`Geometry::first_estimate`]).
+fn observed_and_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &ArrayViewD<f32>, opts: &RlOptions) -> Result<(Buf, Buf)> {
+    let nd = g.image.len();
+    let mut dims = g.padded.clone();
+    dims[0] = r.len();
+    let zeros = |rec: &mut Recording| -> Result<Buf> {
+        let t = rec.temp(&dims, Dtype::F32)?;
+        fill::record(rec, t, 0.0);
+        Ok(t)
+    };
+    let source = |rec: &mut Recording, rows: Range<usize>| -> Result<Buf> {
+        match opts.init {
+            Init::Constant(c) => {
+                let mut d = g.image.clone();
+                d[0] = rows.len();
+                let t = rec.temp(&d, Dtype::F32)?;
+                fill::record(rec, t, c);
+                Ok(t)
+            }
+            Init::Observed => rec.upload_f32(&image.slice_axis(Axis(0), rows.into())),
+        }
+    };
+    let around = |before: usize, after: usize, reach: &[usize]| -> Vec<(usize, usize)> {
+        (0..nd).map(|d| if d == 0 { (before, after) } else { (g.offset[d], reach[d] - g.image[d] - g.offset[d]) }).collect()
+    };
+    let observed = match rows_from_image(r.start, r.end, g.offset[0], g.image[0], false) {
+        None => zeros(rec)?,
+        Some((src, before, after)) => {
+            let x = rec.upload_f32(&image.slice_axis(Axis(0), src.clone().into()))?;
+            let placed = layout::pad(rec, x, &around(before, after, &g.padded), Edge::Constant(0.0))?;
+            if !g.is_extended() && opts.init == Init::Observed {
+                return Ok((placed, copy(rec, placed)?));
+            }
+            placed
+        }
+    };
     if !g.is_extended() {
-        return place(rec, g, x);
+        let first = match rows_from_image(r.start, r.end, g.offset[0], g.image[0], false) {
+            None => zeros(rec)?,
+            Some((src, before, after)) => {
+                let x = source(rec, src)?;
+                layout::pad(rec, x, &around(before, after, &g.padded), Edge::Constant(0.0))?
+            }
+        };
+        return Ok((observed, first));
     }
-    let nearest: Vec<(usize, usize)> = (0..g.image.len()).map(|d| (g.offset[d], g.support[d] - g.image[d] - g.offset[d])).collect();
-    let extended = layout::pad(rec, x, &nearest, Edge::Nearest)?;
-    let zeros: Vec<(usize, usize)> = (0..g.image.len()).map(|d| (0, g.padded[d] - g.support[d])).collect();
-    layout::pad(rec, extended, &zeros, Edge::Constant(0.0))
+    // Extended: the support's rows repeat the nearest image element, zeros beyond it.
+    let end = r.end.min(g.support[0]);
+    if r.start >= end {
+        return Ok((observed, zeros(rec)?));
+    }
+    let (src, before, after) = rows_from_image(r.start, end, g.offset[0], g.image[0], true).expect("clamped rows");
+    let x = source(rec, src)?;
+    let nearest = layout::pad(rec, x, &around(before, after, &g.support), Edge::Nearest)?;
+    let pads: Vec<(usize, usize)> = (0..nd).map(|d| if d == 0 { (0, r.end - end) } else { (0, g.padded[d] - g.support[d]) }).collect();
+    Ok((observed, layout::pad(rec, nearest, &pads, Edge::Constant(0.0))?))
+}
+
+fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {
+    let t = rec.temp_like(x, Dtype::F32)?;
+    copy_vec4::record(rec, x, t)?;
+    Ok(t)
+}
+
+/// Rows `r` of the PSF wrapped around the origin of the padded array ([`Geometry::wrap_psf`]):
+/// axis 0 wrapped on the host (a few of the PSF's rows, or its copies along a batch axis), the
+/// other axes zero-padded and rolled on the device.
+fn wrapped_psf(rec: &mut Recording, g: &Geometry, r: &Range<usize>, psf: &ArrayViewD<f64>) -> Result<Buf> {
+    let batch = g.batch_axes();
+    let mut dims = vec![r.len()];
+    dims.extend_from_slice(&psf.shape()[1 - batch..]);
+    let rows = ArrayD::from_shape_fn(IxDyn(&dims), |i| {
+        let mut at: Vec<usize> = (0..dims.len()).map(|d| i[d]).collect();
+        if batch == 1 {
+            at.remove(0);
+            return psf[IxDyn(&at)] as f32;
+        }
+        let wrapped = (r.start + i[0] + g.centre[0]) % g.padded[0];
+        if wrapped >= g.psf[0] {
+            return 0.0;
+        }
+        at[0] = wrapped;
+        psf[IxDyn(&at)] as f32
+    });
+    let x = rec.upload_f32(&rows.view())?;
+    if g.padded.len() == 1 {
+        return Ok(x);
+    }
+    let pads: Vec<(usize, usize)> = (0..g.padded.len()).map(|d| if d == 0 { (0, 0) } else { (0, g.padded[d] - dims[d]) }).collect();
+    let padded = layout::pad(rec, x, &pads, Edge::Constant(0.0))?;
+    let axes: Vec<usize> = (1..g.padded.len()).collect();
+    let shifts: Vec<isize> = axes.iter().map(|&d| -(g.centre[d - batch] as isize)).collect();
+    layout::roll(rec, padded, &shifts, &axes)
 }
 
 /// The acceleration's arrays, zero: xₖ₋₁, yₖ and gₖ₋₁ of the padded shape, then the two sums.
-fn record_zeros(rec: &mut Recording, padded: &[usize]) -> Result<[Output; 5]> {
+struct Zeros {
+    previous: Vec<Output>,
+    predicted: Vec<Output>,
+    previous_g: Vec<Output>,
+    cross: Output,
+    square: Output,
+}
+
+fn record_zeros(rec: &mut Recording, padded: &[usize], rows: &[Range<usize>]) -> Result<Zeros> {
     let mut zeros = |dims: &[usize]| -> Result<Output> {
         let t = rec.temp(dims, Dtype::F32)?;
         fill::record(rec, t, 0.0);
         Ok(rec.output(t))
     };
-    Ok([zeros(padded)?, zeros(padded)?, zeros(padded)?, zeros(&[1])?, zeros(&[1])?])
+    let mut chunks = || -> Result<Vec<Output>> {
+        rows.iter()
+            .map(|r| {
+                let mut d = padded.to_vec();
+                d[0] = r.len();
+                zeros(&d)
+            })
+            .collect()
+    };
+    let (previous, predicted, previous_g) = (chunks()?, chunks()?, chunks()?);
+    Ok(Zeros { previous, predicted, previous_g, cross: zeros(&[1])?, square: zeros(&[1])? })
 }
 
 /// estimate *= psf* ⊛ (observed / (psf ⊛ estimate + eps)) [× the TV factor] [× the inverse
-/// weights], in place.
-fn record_iteration(
-    rec: &mut Recording,
-    forward: &FftPlan,
-    inverse: &FftPlan,
-    res: &Resident,
-    geometry: &Geometry,
-    opts: &RlOptions,
-) -> Result<()> {
-    let e = rec.input(&res.estimate);
-    let o = rec.input(&res.observed);
-    let h = rec.input(&res.otf);
-    let predicted = res.accelerated.as_ref().map(|a| record_prediction(rec, a, e)).transpose()?;
-    let tv = opts.tv.map(|lambda| rl_tv::record(rec, e, &geometry.support, geometry.psf.len(), lambda)).transpose()?;
-    let blurred = convolve(rec, forward, inverse, e, h, BinaryOp::ComplexMul)?;
-    let r = rl_ratio::record(rec, opts.ratio(), o, blurred)?;
-    let correction = convolve(rec, forward, inverse, r, h, BinaryOp::ComplexMulConj)?;
-    let w = res.inverse_weight.as_ref().map(|w| rec.input(w));
-    rl_update::record_weighted(rec, e, correction, tv, w)?;
+/// weights], in place, chunk by chunk.
+fn record_iteration(rec: &mut Recording, plans: &Plans, res: &Resident, g: &Geometry, opts: &RlOptions) -> Result<()> {
+    let e = Chunked::inputs(rec, &res.estimate)?;
+    let o = Chunked::inputs(rec, &res.observed)?;
+    let h = Chunked::inputs(rec, &res.otf)?;
+    let predicted = res.accelerated.as_ref().map(|a| record_prediction(rec, a, &e)).transpose()?;
+    let tv = opts.tv.map(|lambda| record_tv(rec, &e, &plans.rows, g, lambda)).transpose()?;
+    let blurred = convolve(rec, plans, &e, &h, BinaryOp::ComplexMul)?;
+    let r = o.zip(rec, &blurred, |rec, o, b| rl_ratio::record(rec, opts.ratio(), o, b))?;
+    let correction = convolve(rec, plans, &r, &h, BinaryOp::ComplexMulConj)?;
+    let w = res.inverse_weight.as_ref().map(|w| Chunked::inputs(rec, w)).transpose()?;
+    for c in 0..e.len() {
+        let t = tv.as_ref().map(|t| t.parts[c]);
+        let w = w.as_ref().map(|w| w.parts[c]);
+        rl_update::record_weighted(rec, e.parts[c], correction.parts[c], t, w)?;
+    }
     match (&res.accelerated, predicted) {
-        (Some(a), Some(y)) => record_step_sums(rec, a, e, y),
+        (Some(a), Some(y)) => record_step_sums(rec, a, &e, &y),
         _ => Ok(()),
     }
 }
 
-/// irfftn(rfftn(x) · h), or with conj(h) (the adjoint) for `ComplexMulConj`.
-fn convolve(rec: &mut Recording, forward: &FftPlan, inverse: &FftPlan, x: Buf, h: Buf, op: BinaryOp) -> Result<Buf> {
-    let spectrum = forward.record(rec, x)?;
-    let product = binary::record(rec, op, spectrum, h)?;
-    inverse.record(rec, product)
+/// The TV factor chunk by chunk, each chunk reading its neighbours' edge rows.
+fn record_tv(rec: &mut Recording, e: &Chunked, rows: &[Range<usize>], g: &Geometry, lambda: f32) -> Result<Chunked> {
+    let k = e.len();
+    let parts = (0..k)
+        .map(|c| {
+            let n = Neighbours { x: e.parts[c], prev: e.parts[c.saturating_sub(1)], next: e.parts[(c + 1).min(k - 1)], first: rows[c].start };
+            rl_tv::record_chunk(rec, n, &g.support, g.psf.len(), lambda)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    Chunked::from_parts(rec, parts)
 }
 
-fn monitor(gpu: &Gpu, estimate: &GpuArray) -> Result<Monitor> {
-    let previous = GpuArray::empty(gpu, estimate.dims(), Dtype::F32)?;
+/// irfftn(rfftn(x) · h), or with conj(h) (the adjoint) for `ComplexMulConj`.
+fn convolve(rec: &mut Recording, plans: &Plans, x: &Chunked, h: &Chunked, op: BinaryOp) -> Result<Chunked> {
+    let spectrum = plans.forward.record(rec, x)?;
+    let product = spectrum.zip(rec, h, |rec, s, h| binary::record(rec, op, s, h))?;
+    plans.inverse.record(rec, &product)
+}
+
+/// Σ x over all chunks, one element.
+fn sum(rec: &mut Recording, x: &Chunked) -> Result<Buf> {
+    let mut total = reduce::record(rec, x.parts[0], Reduction::Sum, None)?;
+    for &p in &x.parts[1..] {
+        let part = reduce::record(rec, p, Reduction::Sum, None)?;
+        total = binary::record(rec, BinaryOp::Add, total, part)?;
+    }
+    Ok(total)
+}
+
+fn monitor(gpu: &Gpu, estimate: &[GpuArray]) -> Result<Monitor> {
+    let previous = estimate.iter().map(|e| GpuArray::empty(gpu, e.dims(), Dtype::F32)).collect::<Result<Vec<_>>>()?;
     let mut rec = Recording::new(gpu);
-    let (e, p) = (rec.input(estimate), rec.input(&previous));
-    copy_vec4::record(&mut rec, e, p)?;
+    let (e, p) = (Chunked::inputs(&mut rec, estimate)?, Chunked::inputs(&mut rec, &previous)?);
+    e.each_pair(&mut rec, &p, |rec, e, p| copy_vec4::record(rec, e, p))?;
     let snapshot = rec.compile()?;
 
     let mut rec = Recording::new(gpu);
-    let (e, p) = (rec.input(estimate), rec.input(&previous));
-    let d = binary::record(&mut rec, BinaryOp::Sub, e, p)?;
-    let d2 = binary::record(&mut rec, BinaryOp::Mul, d, d)?;
-    let e2 = binary::record(&mut rec, BinaryOp::Mul, e, e)?;
-    let change = reduce::record(&mut rec, d2, Reduction::Sum, None)?;
-    let norm = reduce::record(&mut rec, e2, Reduction::Sum, None)?;
+    let (e, p) = (Chunked::inputs(&mut rec, estimate)?, Chunked::inputs(&mut rec, &previous)?);
+    let d2 = e.zip(&mut rec, &p, |rec, e, p| {
+        let d = binary::record(rec, BinaryOp::Sub, e, p)?;
+        binary::record(rec, BinaryOp::Mul, d, d)
+    })?;
+    let e2 = e.map(&mut rec, |rec, e| binary::record(rec, BinaryOp::Mul, e, e))?;
+    let change = sum(&mut rec, &d2)?;
+    let norm = sum(&mut rec, &e2)?;
     let (squared_change, squared_norm) = (rec.download(change), rec.download(norm));
     let measure = rec.compile()?;
     Ok(Monitor { snapshot, measure, squared_change, squared_norm })
@@ -314,27 +554,29 @@ fn monitor(gpu: &Gpu, estimate: &GpuArray) -> Result<Monitor> {
 
 /// yₖ = max(xₖ + α (xₖ − xₖ₋₁), 0) becomes the estimate the RL update starts from; xₖ is kept
 /// as the previous estimate and yₖ as the prediction.
-fn record_prediction(rec: &mut Recording, a: &Accelerated, e: Buf) -> Result<Buf> {
-    let (p, y) = (rec.input(&a.previous), rec.input(&a.predicted));
+fn record_prediction(rec: &mut Recording, a: &Accelerated, e: &Chunked) -> Result<Chunked> {
+    let (p, y) = (Chunked::inputs(rec, &a.previous)?, Chunked::inputs(rec, &a.predicted)?);
     let (cross, square) = (rec.input(&a.cross), rec.input(&a.square));
-    rl_predict::record_into(rec, e, p, cross, square, y)?;
-    copy_vec4::record(rec, e, p)?;
-    copy_vec4::record(rec, y, e)?;
+    for c in 0..e.len() {
+        rl_predict::record_into(rec, e.parts[c], p.parts[c], cross, square, y.parts[c])?;
+        copy_vec4::record(rec, e.parts[c], p.parts[c])?;
+        copy_vec4::record(rec, y.parts[c], e.parts[c])?;
+    }
     Ok(y)
 }
 
 /// gₖ = xₖ₊₁ − yₖ; the sums Σ gₖ·gₖ₋₁ and Σ gₖ₋₁·gₖ₋₁ for the next prediction; gₖ kept.
-fn record_step_sums(rec: &mut Recording, a: &Accelerated, e: Buf, y: Buf) -> Result<()> {
-    let gp = rec.input(&a.previous_g);
-    let g = binary::record(rec, BinaryOp::Sub, e, y)?;
-    let cross = binary::record(rec, BinaryOp::Mul, g, gp)?;
-    let square = binary::record(rec, BinaryOp::Mul, gp, gp)?;
-    let cross = reduce::record(rec, cross, Reduction::Sum, None)?;
-    let square = reduce::record(rec, square, Reduction::Sum, None)?;
+fn record_step_sums(rec: &mut Recording, a: &Accelerated, e: &Chunked, y: &Chunked) -> Result<()> {
+    let gp = Chunked::inputs(rec, &a.previous_g)?;
+    let g = e.zip(rec, y, |rec, e, y| binary::record(rec, BinaryOp::Sub, e, y))?;
+    let cross = g.zip(rec, &gp, |rec, g, gp| binary::record(rec, BinaryOp::Mul, g, gp))?;
+    let square = gp.map(rec, |rec, gp| binary::record(rec, BinaryOp::Mul, gp, gp))?;
+    let cross = sum(rec, &cross)?;
+    let square = sum(rec, &square)?;
     let (cross_out, square_out) = (rec.input(&a.cross), rec.input(&a.square));
     copy_vec4::record(rec, cross, cross_out)?;
     copy_vec4::record(rec, square, square_out)?;
-    copy_vec4::record(rec, g, gp)
+    g.each_pair(rec, &gp, |rec, g, gp| copy_vec4::record(rec, g, gp))
 }
 
 /// ‖x − x_previous‖ / ‖x‖ from the monitor's two sums.

@@ -250,6 +250,11 @@ impl Geometry {
     /// transform of M would leave errors of ~5e-7, relative errors of 5e-4 where w is near the
     /// floor, which total-variation steps amplify).
     pub fn inverse_weights(&self, psf: &ArrayViewD<f64>) -> ArrayD<f64> {
+        self.inverse_weights_rows(psf, 0..self.padded[0])
+    }
+
+    /// The rows `rows` (along axis 0) of [`Geometry::inverse_weights`].
+    pub fn inverse_weights_rows(&self, psf: &ArrayViewD<f64>, rows: std::ops::Range<usize>) -> ArrayD<f64> {
         let batch = self.batch_axes();
         let table = summed_area(psf);
         let floor = WEIGHT_FLOOR * psf.sum();
@@ -260,14 +265,25 @@ impl Geometry {
                 (0..self.padded[batch + d] as isize).map(|j| ((s + c - j).clamp(0, m) as usize, (s + n + c - j).clamp(0, m) as usize)).collect()
             })
             .collect();
-        let spatial = ArrayD::from_shape_fn(IxDyn(&self.padded[batch..]), |j| {
+        let mut spatial_dims = self.padded[batch..].to_vec();
+        // Without a batch axis, axis 0 is the first spatial one: only `rows` of it.
+        let first = if batch == 0 {
+            spatial_dims[0] = rows.len();
+            rows.start
+        } else {
+            0
+        };
+        let spatial = ArrayD::from_shape_fn(IxDyn(&spatial_dims), |mut j| {
+            j[0] += first;
             let boxes: Vec<(usize, usize)> = (0..ranges.len()).map(|d| ranges[d][j[d]]).collect();
             if boxes.iter().any(|&(lo, hi)| lo >= hi) || (0..ranges.len()).any(|d| j[d] >= self.support[batch + d]) {
                 return 1.0 / floor;
             }
             1.0 / box_sum(&table, &boxes).max(floor)
         });
-        spatial.broadcast(IxDyn(&self.padded)).expect("the spatial axes are the last ones").to_owned()
+        let mut dims = self.padded.clone();
+        dims[0] = rows.len();
+        spatial.broadcast(IxDyn(&dims)).expect("the spatial axes are the last ones").to_owned()
     }
 
     /// The first estimate from an image-shaped one: placed as [`Geometry::pad`] places it, and
@@ -481,6 +497,8 @@ pub struct RlReport {
     pub setup_peak_bytes: u64,
     /// Kernel dispatches per iteration.
     pub dispatches_per_iteration: usize,
+    /// Chunks along axis 0 the arrays are held in (1: each array is one buffer).
+    pub chunks: usize,
 }
 
 pub struct RlResult {
@@ -512,7 +530,8 @@ pub enum RlRun {
 }
 
 /// Richardson-Lucy of a host image on `gpu`, deciding how: the whole image resident on the
-/// device when it fits and there is one PSF, else tiles (each region of a PSF grid deconvolved
+/// device (in chunks where it exceeds one buffer) when it fits the device's memory and there is
+/// one PSF, else tiles (each region of a PSF grid deconvolved
 /// with its own PSF, tiles sized to the device). `progress` sees iterations done over all tiles.
 pub fn restore(
     gpu: &Gpu,
@@ -522,9 +541,15 @@ pub fn restore(
     opts: &RlOptions,
     mut progress: impl FnMut(Progress),
 ) -> Result<(ArrayD<f32>, RlRun)> {
-    if psfs.grid() == [1, 1] && tiles::fits_whole(gpu, image.shape(), psfs.psf_shape(), opts)? {
-        let r = RichardsonLucy::new(gpu, image, &psfs.psf([0, 0]), iterations, opts)?.run(progress)?;
-        return Ok((r.estimate, RlRun::Whole(r.report)));
+    if psfs.grid() == [1, 1] {
+        match RichardsonLucy::new(gpu, image, &psfs.psf([0, 0]), iterations, opts) {
+            Ok(rl) => {
+                let r = rl.run(&mut progress)?;
+                return Ok((r.estimate, RlRun::Whole(r.report)));
+            }
+            Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {}
+            Err(e) => return Err(e),
+        }
     }
     let r = tiles::richardson_lucy_tiled(gpu, image, psfs, iterations, opts, &TileOptions::default(), |p| {
         let (done, total) = p.overall();
