@@ -96,7 +96,7 @@ impl GpuArray {
 
     fn upload(gpu: &Gpu, dims: &[usize], dtype: Dtype, bytes: &[u8]) -> Result<GpuArray> {
         let array = Self::empty(gpu, dims, dtype)?;
-        gpu.queue.write_buffer(&array.buffer, 0, bytes);
+        gpu.scoped(|| super::write_buffer(gpu, &array.buffer, bytes))?;
         Ok(array)
     }
 

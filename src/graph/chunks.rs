@@ -4,7 +4,8 @@
 
 use std::ops::Range;
 
-use ndarray::{concatenate, ArrayD, ArrayViewD, Axis};
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
+use rayon::prelude::*;
 
 use super::{Buf, Download, Recording, Results};
 use crate::error::{Error, Result};
@@ -151,10 +152,24 @@ impl ChunkedDownload {
     }
 }
 
+/// The parts stacked along axis 0, copied by all cores.
 fn join(mut parts: Vec<ArrayD<f32>>) -> Result<ArrayD<f32>> {
     if parts.len() == 1 {
         return Ok(parts.pop().unwrap());
     }
-    let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
-    concatenate(Axis(0), &views).map_err(|e| Error::Shape(e.to_string()))
+    let mut dims = parts[0].shape().to_vec();
+    dims[0] = parts.iter().map(|p| p.shape()[0]).sum();
+    if parts.iter().any(|p| p.shape()[1..] != dims[1..] || !p.is_standard_layout()) {
+        return Err(Error::Shape(format!("chunks of shapes {:?} do not stack", parts.iter().map(|p| p.shape().to_vec()).collect::<Vec<_>>())));
+    }
+    let mut out = vec![0f32; dims.iter().product()];
+    let mut rest: &mut [f32] = &mut out;
+    let mut pieces = Vec::new();
+    for p in &parts {
+        let (dst, tail) = rest.split_at_mut(p.len());
+        pieces.push((dst, p.as_slice().expect("standard layout")));
+        rest = tail;
+    }
+    pieces.into_par_iter().for_each(|(d, s)| d.par_chunks_mut(1 << 22).zip(s.par_chunks(1 << 22)).for_each(|(d, s)| d.copy_from_slice(s)));
+    Ok(ArrayD::from_shape_vec(IxDyn(&dims), out).expect("sizes checked"))
 }

@@ -107,11 +107,18 @@ pub struct Compiled {
     slot_of: Vec<Option<usize>>,
     downloads: Vec<Buf>,
     outputs: Vec<Buf>,
-    staging: Option<(wgpu::Buffer, Vec<u64>)>, // buffer, offset of each download
+    /// The downloads' staging buffers, packed in order up to the largest buffer size.
+    staging: Vec<Staging>,
     timestamps: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>, // queries, resolve, read
     profile: bool,
     peak_bytes: u64,
     recycler: Arc<Recycler>,
+}
+
+/// One staging buffer: which downloads it holds, at which offsets.
+struct Staging {
+    buffer: wgpu::Buffer,
+    parts: Vec<(usize, u64)>,
 }
 
 const STAGING_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
@@ -125,8 +132,8 @@ impl Drop for Compiled {
                 self.recycler.give(STORAGE_USAGE, b);
             }
         }
-        if let Some((b, _)) = self.staging.take() {
-            self.recycler.give(STAGING_USAGE, b);
+        for s in self.staging.drain(..) {
+            self.recycler.give(STAGING_USAGE, s.buffer);
         }
     }
 }
@@ -239,19 +246,28 @@ impl Compiled {
                     }
                 }
             }
-            let staging = (!rec.downloads.is_empty()).then(|| {
-                let mut offs = Vec::new();
-                let mut total = 0u64;
-                for b in &rec.downloads {
-                    offs.push(total);
-                    total += rec.values[b.0].bytes().div_ceil(16) * 16;
+            // Packed into as few buffers as the size limit allows (arrays in chunks may add up
+            // to more than one buffer holds).
+            let mut packs: Vec<(u64, Vec<(usize, u64)>)> = Vec::new();
+            for (i, b) in rec.downloads.iter().enumerate() {
+                let size = rec.values[b.0].bytes().div_ceil(16) * 16;
+                match packs.last_mut() {
+                    Some((total, parts)) if *total + size <= gpu.max_buffer_bytes() => {
+                        parts.push((i, *total));
+                        *total += size;
+                    }
+                    _ => packs.push((size, vec![(i, 0)])),
                 }
-                peak_bytes += total;
-                let t = Instant::now();
-                let buf = gpu.buffer("lucent.download", total, STAGING_USAGE)?;
-                trace("compile: staging", t);
-                Ok::<_, Error>((buf, offs))
-            }).transpose()?;
+            }
+            let t = Instant::now();
+            let staging = packs
+                .into_iter()
+                .map(|(total, parts)| {
+                    peak_bytes += total;
+                    Ok(Staging { buffer: gpu.buffer("lucent.download", total, STAGING_USAGE)?, parts })
+                })
+                .collect::<Result<Vec<_>>>()?;
+            trace("compile: staging", t);
             let timestamps = gpu.has_timestamps().then(|| {
                 let count = if profile { 2 * steps.len().max(1) } else { 2 } as u32;
                 let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
@@ -362,7 +378,7 @@ impl Compiled {
         gpu.scoped(|| -> Result<()> {
             for (i, v) in self.values.iter().enumerate() {
                 if let Source::Upload(data) = &v.source {
-                    gpu.queue.write_buffer(self.buffer(Buf(i)), 0, data);
+                    crate::gpu::write_buffer(gpu, self.buffer(Buf(i)), data);
                 }
             }
             let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("lucent.run") });
@@ -389,10 +405,11 @@ impl Compiled {
                     encoder.copy_buffer_to_buffer(resolve, 0, read, 0, n as u64 * 8);
                 }
             }
-            if let Some((staging, offs)) = &self.staging {
-                for (b, &off) in self.downloads.iter().zip(offs) {
+            for staging in &self.staging {
+                for &(i, off) in &staging.parts {
+                    let b = self.downloads[i];
                     let bytes = self.values[b.0].bytes().div_ceil(4) * 4;
-                    encoder.copy_buffer_to_buffer(self.buffer(*b), 0, staging, off, bytes);
+                    encoder.copy_buffer_to_buffer(self.buffer(b), 0, &staging.buffer, off, bytes);
                 }
             }
             trace("upload+encode", start);
@@ -405,17 +422,19 @@ impl Compiled {
     /// Waits for the submitted work and reads back the downloads and timestamps.
     fn collect(&self, gpu: &Gpu, start: Instant) -> Result<Results> {
         let waited = Instant::now();
-        let mut downloads = Vec::new();
-        if let Some((staging, offs)) = &self.staging {
-            let end = offs.last().unwrap() + self.values[self.downloads.last().unwrap().0].bytes();
+        let mut downloads = vec![(Vec::new(), Vec::new(), Dtype::F32); self.downloads.len()];
+        for staging in &self.staging {
+            let &(last, off) = staging.parts.last().unwrap();
+            let end = off + self.values[self.downloads[last].0].bytes();
             // One copy, from the mapped staging buffer straight into each download's words.
-            downloads = crate::gpu::map_and_then(gpu, staging, end, |mapped| {
-                self.downloads.iter().zip(offs).map(|(b, &off)| {
-                    let v = &self.values[b.0];
-                    (bytemuck::pod_collect_to_vec(&mapped[off as usize..(off + v.bytes()) as usize]), v.shape.dims().to_vec(), v.dtype)
-                }).collect()
+            crate::gpu::map_and_then(gpu, &staging.buffer, end, |mapped| {
+                for &(i, off) in &staging.parts {
+                    let v = &self.values[self.downloads[i].0];
+                    downloads[i] = (crate::gpu::words_from(&mapped[off as usize..(off + v.bytes()) as usize]), v.shape.dims().to_vec(), v.dtype);
+                }
             })?;
-        } else {
+        }
+        if self.staging.is_empty() {
             gpu.wait()?;
         }
         trace("wait+download", waited);

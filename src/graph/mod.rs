@@ -106,6 +106,13 @@ impl<'g> Recording<'g> {
         self.upload(data.shape(), Dtype::C32, || crate::gpu::row_major_bytes(data).into_owned())
     }
 
+    /// Uploads `data` now, without keeping a copy for later runs: for large data a recording
+    /// runs once (the caller's array is written straight into the device's staging memory).
+    pub fn upload_once_f32(&mut self, data: &ArrayViewD<f32>) -> Result<Buf> {
+        let array = GpuArray::upload_f32(self.gpu, data)?;
+        Ok(self.input(&array))
+    }
+
     /// Checks the size before `bytes` copies the data (once).
     fn upload(&mut self, dims: &[usize], dtype: Dtype, bytes: impl FnOnce() -> Vec<u8>) -> Result<Buf> {
         let shape = Shape::new(dims)?;

@@ -27,6 +27,7 @@ use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::rl_ratio;
 use crate::kernels::rl_tv::{self, Neighbours};
 use crate::kernels::{copy_vec4, fill, rl_predict, rl_update};
+use crate::ops::layout::chunks::rows_from;
 use crate::ops::layout::{self, Boundary as Edge};
 use crate::ops::reduce::{self, Reduction};
 
@@ -108,6 +109,7 @@ impl<'g> RichardsonLucy<'g> {
     ) -> Result<RichardsonLucy<'g>> {
         let start = Instant::now();
         let geometry = validate(image, psf, iterations, opts)?;
+        crate::gpu::trace("rl: validated", start);
         let image = super::observed(image, opts);
         let psf = prepared_psf(psf, opts.normalize_psf);
         let mut chunks = least_chunks(gpu, &geometry);
@@ -132,6 +134,7 @@ impl<'g> RichardsonLucy<'g> {
         iterations: usize,
         opts: &RlOptions,
     ) -> Result<RichardsonLucy<'g>> {
+        let start = Instant::now();
         let (geometry, rows) = chunked_geometry(whole, opts.boundary, chunks)?;
         check_memory(gpu, &geometry, opts)?;
         let axes = geometry.spatial_axes();
@@ -139,11 +142,14 @@ impl<'g> RichardsonLucy<'g> {
         let len = geometry.padded[*axes.last().unwrap()];
         let inverse = ChunkedFft::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows())?;
         let plans = Plans { forward, inverse, rows };
+        crate::gpu::trace("rl: plans", start);
         let (resident, setup_peak_bytes) = upload(gpu, &geometry, &plans, image, psf, opts)?;
+        crate::gpu::trace("rl: upload, padding, OTF", start);
 
         let mut rec = Recording::new(gpu);
         record_iteration(&mut rec, &plans, &resident, &geometry, opts)?;
         let iteration = rec.compile()?;
+        crate::gpu::trace("rl: iteration compiled", start);
         let monitor = opts.stop.is_some().then(|| monitor(gpu, &resident.estimate)).transpose()?;
 
         let mut peak_bytes = iteration.peak_bytes();
@@ -215,22 +221,15 @@ impl<'g> RichardsonLucy<'g> {
     pub fn estimate(&self) -> Result<ArrayD<f32>> {
         let g = &self.geometry;
         let mut rec = Recording::new(self.gpu);
-        let mut parts = Vec::new();
-        for (chunk, r) in self.resident.estimate.iter().zip(&self.plans.rows) {
-            let e = rec.input(chunk);
-            // The image's rows in this chunk.
-            let (lo, hi) = (r.start.max(g.offset[0]), r.end.min(g.offset[0] + g.image[0]));
-            if lo >= hi {
-                continue;
-            }
-            let mut start = g.offset.clone();
-            let mut size = g.image.clone();
-            (start[0], size[0]) = (lo - r.start, hi - lo);
-            parts.push(if start.iter().all(|&s| s == 0) && size == rec.dims(e) { e } else { layout::crop(&mut rec, e, &start, &size)? });
-        }
-        let d = Chunked::from_parts(&rec, parts)?.download(&mut rec);
+        let e = Chunked::inputs(&mut rec, &self.resident.estimate)?;
+        let cropped = layout::chunks::crop(&mut rec, &e, &g.offset, &g.image)?;
+        let start = Instant::now();
+        let d = cropped.download(&mut rec);
         let mut results = rec.run()?;
-        d.into_f32(&mut results)
+        crate::gpu::trace("rl: estimate cropped and downloaded", start);
+        let joined = d.into_f32(&mut results);
+        crate::gpu::trace("rl: estimate joined", start);
+        joined
     }
 }
 
@@ -337,81 +336,64 @@ fn upload(gpu: &Gpu, g: &Geometry, plans: &Plans, image: &ArrayViewD<f32>, psf: 
     Ok((resident, peak))
 }
 
-/// Where the rows `a..e` of a padded array come from along axis 0, when the image's rows sit at
-/// `offset..offset + n`: the image's rows `src` and how many rows come before and after them.
-/// With `clamp`, rows outside the image repeat its nearest row (at least one row is read);
-/// without, they are zeros (`None` when the chunk holds none of the image).
-fn rows_from_image(a: usize, e: usize, offset: usize, n: usize, clamp: bool) -> Option<(Range<usize>, usize, usize)> {
-    let (lo, hi) = (a as isize - offset as isize, e as isize - offset as isize);
-    let (n, rows) = (n as isize, (e - a) as isize);
-    let (src, before, after) = if hi <= 0 {
-        (0..1, rows - 1, 0)
-    } else if lo >= n {
-        (n - 1..n, 0, rows - 1)
-    } else {
-        (lo.max(0)..hi.min(n), (-lo).max(0), (hi - n).max(0))
-    };
-    let inside = hi > 0 && lo < n;
-    (inside || clamp).then(|| (src.start as usize..src.end as usize, before as usize, after as usize))
-}
-
 /// The chunk `r` of the observed image placed in the padded array (zeros around it) and of the
 /// first estimate (as [`Geometry::first_estimate`]).
 fn observed_and_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &ArrayViewD<f32>, opts: &RlOptions) -> Result<(Buf, Buf)> {
-    let nd = g.image.len();
-    let mut dims = g.padded.clone();
-    dims[0] = r.len();
-    let zeros = |rec: &mut Recording| -> Result<Buf> {
-        let t = rec.temp(&dims, Dtype::F32)?;
-        fill::record(rec, t, 0.0);
-        Ok(t)
+    let observed = layout::chunks::place_rows(rec, image, &g.padded, &g.offset, r)?;
+    let first = match (opts.init, g.is_extended()) {
+        (Init::Observed, false) => copy(rec, observed)?,
+        (Init::Constant(c), false) => constant_rows(rec, g, r, c)?,
+        (_, true) => extended_first(rec, g, r, image, opts)?,
     };
-    let source = |rec: &mut Recording, rows: Range<usize>| -> Result<Buf> {
-        match opts.init {
-            Init::Constant(c) => {
-                let mut d = g.image.clone();
-                d[0] = rows.len();
-                let t = rec.temp(&d, Dtype::F32)?;
-                fill::record(rec, t, c);
-                Ok(t)
-            }
-            Init::Observed => rec.upload_f32(&image.slice_axis(Axis(0), rows.into())),
-        }
-    };
-    let around = |before: usize, after: usize, reach: &[usize]| -> Vec<(usize, usize)> {
-        (0..nd).map(|d| if d == 0 { (before, after) } else { (g.offset[d], reach[d] - g.image[d] - g.offset[d]) }).collect()
-    };
-    let observed = match rows_from_image(r.start, r.end, g.offset[0], g.image[0], false) {
-        None => zeros(rec)?,
+    Ok((observed, first))
+}
+
+/// Chunk `r` of the constant `c` on the image's window, zeros around it (filled on the device).
+fn constant_rows(rec: &mut Recording, g: &Geometry, r: &Range<usize>, c: f32) -> Result<Buf> {
+    let (value, rows, pads) = match rows_from(r.start, r.end, g.offset[0], g.image[0], false) {
+        None => (0.0, r.len(), vec![(0, 0); g.image.len()]),
         Some((src, before, after)) => {
-            let x = rec.upload_f32(&image.slice_axis(Axis(0), src.clone().into()))?;
-            let placed = layout::pad(rec, x, &around(before, after, &g.padded), Edge::Constant(0.0))?;
-            if !g.is_extended() && opts.init == Init::Observed {
-                return Ok((placed, copy(rec, placed)?));
-            }
-            placed
+            let pads = (0..g.image.len()).map(|d| if d == 0 { (before, after) } else { (g.offset[d], g.padded[d] - g.image[d] - g.offset[d]) }).collect();
+            (c, src.len(), pads)
         }
     };
-    if !g.is_extended() {
-        let first = match rows_from_image(r.start, r.end, g.offset[0], g.image[0], false) {
-            None => zeros(rec)?,
-            Some((src, before, after)) => {
-                let x = source(rec, src)?;
-                layout::pad(rec, x, &around(before, after, &g.padded), Edge::Constant(0.0))?
-            }
-        };
-        return Ok((observed, first));
+    let mut dims: Vec<usize> = (0..g.image.len()).map(|d| g.padded[d] - pads[d].0 - pads[d].1).collect();
+    dims[0] = rows;
+    let t = rec.temp(&dims, Dtype::F32)?;
+    fill::record(rec, t, value);
+    if pads.iter().all(|&p| p == (0, 0)) {
+        return Ok(t);
     }
-    // Extended: the support's rows repeat the nearest image element, zeros beyond it.
+    layout::pad(rec, t, &pads, Edge::Constant(0.0))
+}
+
+/// With [`RlBoundary::Extended`]: the support's rows of the first estimate repeat the nearest
+/// image element, zeros beyond it.
+fn extended_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &ArrayViewD<f32>, opts: &RlOptions) -> Result<Buf> {
+    let nd = g.image.len();
     let end = r.end.min(g.support[0]);
     if r.start >= end {
-        return Ok((observed, zeros(rec)?));
+        let mut dims = g.padded.clone();
+        dims[0] = r.len();
+        let t = rec.temp(&dims, Dtype::F32)?;
+        fill::record(rec, t, 0.0);
+        return Ok(t);
     }
-    let (src, before, after) = rows_from_image(r.start, end, g.offset[0], g.image[0], true).expect("clamped rows");
-    let x = source(rec, src)?;
-    let nearest = layout::pad(rec, x, &around(before, after, &g.support), Edge::Nearest)?;
-    let pads: Vec<(usize, usize)> = (0..nd).map(|d| if d == 0 { (0, r.end - end) } else { (0, g.padded[d] - g.support[d]) }).collect();
-    Ok((observed, layout::pad(rec, nearest, &pads, Edge::Constant(0.0))?))
+    let (src, before, after) = rows_from(r.start, end, g.offset[0], g.image[0], true).expect("clamped rows");
+    let x = match opts.init {
+        Init::Constant(c) => {
+            let mut d = g.image.clone();
+            d[0] = src.len();
+            let t = rec.temp(&d, Dtype::F32)?;
+            fill::record(rec, t, c);
+            t
+        }
+        Init::Observed => rec.upload_once_f32(&image.slice_axis(Axis(0), src.into()))?,
+    };
+    let nearest: Vec<(usize, usize)> = (0..nd).map(|d| if d == 0 { (before, after) } else { (g.offset[d], g.support[d] - g.image[d] - g.offset[d]) }).collect();
+    let x = layout::pad(rec, x, &nearest, Edge::Nearest)?;
+    let zeros: Vec<(usize, usize)> = (0..nd).map(|d| if d == 0 { (0, r.end - end) } else { (0, g.padded[d] - g.support[d]) }).collect();
+    layout::pad(rec, x, &zeros, Edge::Constant(0.0))
 }
 
 fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {

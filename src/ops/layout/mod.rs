@@ -8,6 +8,7 @@
 //! `cpu` holds references written independently of the kernel's index math (ndarray slicing,
 //! concatenation and step-by-step boundary walks), which the tests compare against.
 
+pub mod chunks;
 pub mod cpu;
 
 use crate::error::{Error, Result};

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Issue 18 on the GPU machine: Richardson-Lucy of a 1024³ f32 volume (4 GiB, beyond one
+# binding) with a 31³ Gaussian PSF, 20 iterations from 0.5, lucent file to file (--json: read,
+# compute = host to host, write; chunks; GPU ms per iteration) against cuCIM in core, same GPU,
+# same call; and lucent's RL iteration at 256³ (the 64× baseline). Run from the repository
+# root with the release binary at .device/after/lucent and the wheels in .whl.
+# Usage: benches/big_volume.sh [edge=1024] [iterations=20]
+set -uo pipefail
+EDGE=${1:-1024}; N=${2:-20}
+R=$PWD; X=$R/.device/after/lucent
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
+nvidia-smi -L; date -u
+D=/tmp/bv; mkdir -p $D; cd $D
+[ -f vol.npy ] && [ "$(python3 -c 'import numpy as np; print(np.load("vol.npy", mmap_mode="r").shape[0])')" = "$EDGE" ] || python3 - $EDGE <<'PY'
+import sys, numpy as np
+n = int(sys.argv[1])
+rng = np.random.default_rng(1)
+v = np.empty((n, n, n), np.float32)
+for z in range(0, n, 64):
+    v[z:z + 64] = rng.random((min(64, n - z), n, n), dtype=np.float32) + 0.1
+np.save('vol.npy', v)
+i = np.indices((31, 31, 31)) - 15
+g = np.exp(-0.5 * (i ** 2).sum(0) / 3.0 ** 2).astype(np.float32)
+np.save('psf.npy', g / g.sum())
+PY
+ls -la $D
+for run in $(seq 1 ${RUNS:-2}); do
+  t=$(date +%s%N)
+  $X deconvolve vol.npy --psf psf.npy -o r.npy -n $N --init 0.5 --json > rl$run.json 2> rl$run.err
+  echo "== lucent deconvolve ${EDGE}³ run $run: rc=$? wall $(( ($(date +%s%N) - t) / 1000000 )) ms"
+  cat rl$run.json | python3 -c "import json,sys; d=json.load(sys.stdin); x=d['details']; print(json.dumps(dict(ms=d['ms'], chunks=x.get('chunks'), path=x.get('path'), setup_ms=x.get('setup_ms'), iterate_ms=x.get('iterate_ms'), gpu_ms_per_iteration=x.get('gpu_ms_per_iteration'), download_ms=x.get('download_ms'), peak_gib=x.get('peak_bytes',0)/2**30, padded=(x.get('geometry') or {}).get('padded'))))" || tail -5 rl$run.err
+  grep VmHWM /proc/self/status > /dev/null
+done
+LUCENT_TRACE=1 /usr/bin/time -v $X deconvolve vol.npy --psf psf.npy -o r2.npy -n 2 --init 0.5 --quiet 2> time.txt; grep -E "Maximum resident|Elapsed|lucent.trace (rl|write_buffer|wait|compile:)" time.txt
+[ "${PEER:-1}" = 1 ] || exit 0
+PYTHONUNBUFFERED=1 python3 $R/benches/big_volume_cucim.py vol.npy psf.npy $N r.npy
+cd $R
+$X bench --filter rl_zero --json 2>/dev/null | grep -E '256, ?256, ?256|"shape":\[256,256,256\]' | head -3
+cp $D/*.json $OUT/ 2>/dev/null; true
