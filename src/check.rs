@@ -39,8 +39,11 @@ pub(crate) fn first_where<T: Copy + Send + Sync>(x: &ArrayViewD<T>, bad: impl Fn
     let Some(data) = x.as_slice() else {
         return x.indexed_iter().find(|&(_, &v)| bad(v)).map(|(idx, &v)| (idx.slice().to_vec(), v));
     };
-    // Gigabyte volumes: scanned by all cores, the first bad element still the one reported.
-    let at = data.par_iter().position_first(|&v| bad(v))?;
+    // Gigabyte volumes: scanned by all cores in blocks (rayon's position_first over single
+    // elements ran 50x slower than one core), the first bad element still the one reported.
+    const BLOCK: usize = 1 << 16;
+    let block = data.par_chunks(BLOCK).position_first(|c| c.iter().any(|&v| bad(v)))?;
+    let at = block * BLOCK + data[block * BLOCK..].iter().position(|&v| bad(v))?;
     let mut index = vec![0; x.ndim()];
     let mut rest = at;
     for (d, &n) in x.shape().iter().enumerate().rev() {
@@ -67,5 +70,10 @@ mod tests {
         let found = super::first_where(&t, |v| !v.is_finite()).unwrap();
         assert_eq!((found.0, found.1), (vec![0, 3, 2], f32::INFINITY));
         assert!(super::first_where(&x.view(), |v| v < 0.0).is_none());
+        // Past the first blocks of the parallel scan: the first of two bad elements.
+        let mut y = ArrayD::from_elem(IxDyn(&[5, 1 << 16]), 1.0f32);
+        y[[3, 777]] = -2.0;
+        y[[4, 5]] = -1.0;
+        assert_eq!(super::first_where(&y.view(), |v| v < 0.0), Some((vec![3, 777], -2.0)));
     }
 }

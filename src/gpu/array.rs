@@ -106,6 +106,19 @@ impl GpuArray {
         Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), bytemuck::cast_slice(&bytes).to_vec()).unwrap())
     }
 
+    /// f32 arrays, one after another, as one host array of shape `dims` (chunks of an array
+    /// along axis 0, joined), copied through a small reused staging buffer.
+    pub fn download_joined_f32(gpu: &Gpu, arrays: &[GpuArray], dims: &[usize]) -> Result<ArrayD<f32>> {
+        let len: usize = dims.iter().product();
+        if arrays.iter().map(|a| a.len()).sum::<usize>() != len || arrays.iter().any(|a| a.dtype != Dtype::F32) {
+            return Err(Error::Shape(format!("f32 arrays of {} elements do not make shape {dims:?}", arrays.iter().map(|a| a.len()).sum::<usize>())));
+        }
+        let mut out = vec![0f32; len];
+        let sources: Vec<(&wgpu::Buffer, u64)> = arrays.iter().map(|a| (a.buffer.as_ref(), a.bytes())).collect();
+        gpu.read_buffers_into(&sources, bytemuck::cast_slice_mut(&mut out))?;
+        Ok(ArrayD::from_shape_vec(IxDyn(dims), out).expect("sizes checked"))
+    }
+
     pub fn download_c32(&self, gpu: &Gpu) -> Result<ArrayD<Complex32>> {
         self.expect_dtype(Dtype::C32)?;
         let bytes = gpu.read_buffer(&self.buffer, self.bytes())?;

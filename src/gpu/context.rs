@@ -292,18 +292,74 @@ impl Gpu {
     }
 }
 
+impl Gpu {
+    /// Copies the first `bytes` of each buffer, one after another, into `out`, through one
+    /// reused staging buffer of [`STREAM_PIECE`] bytes (a staging buffer the size of a 4 GiB
+    /// volume took a second to allocate), each piece copied out by all cores.
+    pub(crate) fn read_buffers_into(&self, sources: &[(&wgpu::Buffer, u64)], out: &mut [u8]) -> Result<()> {
+        use rayon::prelude::*;
+        let total: u64 = sources.iter().map(|s| s.1).sum();
+        if total != out.len() as u64 {
+            return Err(Error::Shape(format!("{total} bytes to read into {} bytes", out.len())));
+        }
+        const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
+        let piece = STREAM_PIECE.min(total.div_ceil(4) * 4).max(4);
+        let staging = self.buffer("lucent.stream", piece, USAGE)?;
+        let mut at = 0usize;
+        for &(buffer, bytes) in sources {
+            let mut offset = 0u64;
+            while offset < bytes {
+                let len = (bytes - offset).min(piece);
+                let mut encoder = self.device.create_command_encoder(&Default::default());
+                encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, len.div_ceil(4) * 4);
+                self.queue.submit([encoder.finish()]);
+                let dst = &mut out[at..at + len as usize];
+                map_and_then(self, &staging, len, |src| {
+                    dst.par_chunks_mut(COPY_PIECE).zip(src.par_chunks(COPY_PIECE)).for_each(|(d, s)| d.copy_from_slice(s))
+                })?;
+                (offset, at) = (offset + len, at + len as usize);
+            }
+        }
+        self.recycler.give(USAGE, staging);
+        Ok(())
+    }
+}
+
+/// The staging piece of [`Gpu::read_buffers_into`].
+const STREAM_PIECE: u64 = 128 << 20;
+
 /// Pieces host copies to and from the device are split into, one per rayon task: a single
 /// thread copying into fresh staging memory ran at ~0.5 GB/s (page faults included).
 const COPY_PIECE: usize = 16 << 20;
 
-/// `queue.write_buffer(buffer, 0, bytes)`: one place for uploads, to measure and tune.
+/// `queue.write_buffer(buffer, 0, bytes)`, the copy into wgpu's staging memory made by all
+/// cores for large data (one core moved ~4 GB/s).
 pub(crate) fn write_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: &[u8]) {
+    use rayon::prelude::*;
+    let size = match std::num::NonZeroU64::new(bytes.len() as u64) {
+        Some(size) if bytes.len() > COPY_PIECE => size,
+        _ => return gpu.queue.write_buffer(buffer, 0, bytes),
+    };
     let t = std::time::Instant::now();
-    gpu.queue.write_buffer(buffer, 0, bytes);
-    if bytes.len() > COPY_PIECE {
-        super::trace(&format!("write_buffer {} MiB", bytes.len() >> 20), t);
+    // None: a validation error, which the caller's error scope reports.
+    let Some(mut view) = gpu.queue.write_buffer_with(buffer, 0, size) else { return };
+    let mut rest = view.slice(..);
+    let mut pieces = Vec::new();
+    for src in bytes.chunks(COPY_PIECE) {
+        let (dst, tail) = rest.split_at(src.len());
+        pieces.push((Piece(dst), src));
+        rest = tail;
     }
+    pieces.into_par_iter().for_each(|(mut dst, src)| dst.0.copy_from_slice(src));
+    super::trace(&format!("write_buffer {} MiB", bytes.len() >> 20), t);
 }
+
+/// A piece of wgpu's write-only staging memory, copied into by another thread.
+struct Piece<'a>(wgpu::WriteOnly<'a, [u8]>);
+
+// SAFETY: a `WriteOnly<[u8]>` is exclusive access to its bytes, like `&mut [u8]`, which is Send;
+// wgpu implements Send for `WriteOnly<T>` with an implicitly sized T only, so not for slices.
+unsafe impl Send for Piece<'_> {}
 
 /// `bytes` as 4-byte words, copied by all cores for large data (reads of mapped memory).
 pub(crate) fn words_from(bytes: &[u8]) -> Vec<u32> {

@@ -220,16 +220,17 @@ impl<'g> RichardsonLucy<'g> {
     /// The current estimate, cropped to the image.
     pub fn estimate(&self) -> Result<ArrayD<f32>> {
         let g = &self.geometry;
+        let start = Instant::now();
         let mut rec = Recording::new(self.gpu);
         let e = Chunked::inputs(&mut rec, &self.resident.estimate)?;
         let cropped = layout::chunks::crop(&mut rec, &e, &g.offset, &g.image)?;
-        let start = Instant::now();
-        let d = cropped.download(&mut rec);
-        let mut results = rec.run()?;
-        crate::gpu::trace("rl: estimate cropped and downloaded", start);
-        let joined = d.into_f32(&mut results);
-        crate::gpu::trace("rl: estimate joined", start);
-        joined
+        let outputs: Vec<Output> = cropped.parts.iter().map(|&p| rec.output(p)).collect();
+        let results = rec.run()?;
+        let parts: Vec<GpuArray> = outputs.iter().map(|&o| results.array(o)).collect();
+        crate::gpu::trace("rl: estimate cropped", start);
+        let estimate = GpuArray::download_joined_f32(self.gpu, &parts, &g.image);
+        crate::gpu::trace("rl: estimate downloaded", start);
+        estimate
     }
 }
 
