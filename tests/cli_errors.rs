@@ -76,3 +76,44 @@ fn references_beyond_host_memory_are_refused() {
     assert!(!out.exists());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The split convolution and the tiled Richardson-Lucy check the host buffers their plans
+/// allocate (folded parts, finished parts, tile windows, the blended result) against the host
+/// budget before allocating them: 15000 bytes hold the inputs as read (a 40 × 40 image, a 16 × 16
+/// kernel) and the 'same' result, not the parts or the tiles.
+#[test]
+fn split_and_tiles_beyond_host_memory_are_refused() {
+    let dir = std::env::temp_dir().join(format!("lucent-cli-split-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (x, k, psfs) = (dir.join("x.npy"), dir.join("k.npy"), dir.join("psfs.npy"));
+    lucent::io::write_real(&x, &rand_array(&[40, 40]).mapv(|v| v + 1.0).view()).unwrap();
+    lucent::io::write_real(&k, &rand_array(&[16, 16]).view()).unwrap();
+    lucent::io::write_real(&psfs, &rand_array(&[2, 2, 5, 5]).mapv(|v| v + 1.0).view()).unwrap();
+    let out = dir.join("y.npy");
+    let (x, k, psfs, o) = (x.to_str().unwrap(), k.to_str().unwrap(), psfs.to_str().unwrap(), out.to_str().unwrap());
+    let budget = [("LUCENT_HOST_BUDGET_BYTES", "15000")];
+    let says_all = |args: &[&str], what: &str| {
+        let run = lucent_cli(args, &budget);
+        let stderr = String::from_utf8_lossy(&run.stderr);
+        assert_eq!(run.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim().lines().count(), 1, "{args:?}: {stderr}");
+        for s in [what, "needs", "beyond the limit of 15000 bytes", "LUCENT_HOST_BUDGET_BYTES"] {
+            assert!(stderr.contains(s), "{args:?}: expected `{s}` in: {stderr}");
+        }
+        assert!(!out.exists());
+    };
+    says_all(&["--device", "gpu", "convolve", x, k, "-o", o, "--mode", "same", "--parts", "2"], "the split convolution of [40, 40] with [16, 16] (2 parts");
+    for device in ["gpu", "cpu"] {
+        says_all(&["--device", device, "deconvolve", x, "--psf", psfs, "--psf-grid", "2,2", "-o", o, "-n", "2"], "tiled Richardson-Lucy of [40, 40] in 4 tiles");
+    }
+    // A budget that holds them runs both.
+    for args in [
+        vec!["--device", "gpu", "convolve", x, k, "-o", o, "--mode", "same", "--parts", "2"],
+        vec!["--device", "gpu", "deconvolve", x, "--psf", psfs, "--psf-grid", "2,2", "-o", o, "-n", "2"],
+    ] {
+        let run = lucent_cli(&args, &[("LUCENT_HOST_BUDGET_BYTES", "1000000")]);
+        assert!(run.status.success(), "{args:?}: {}", String::from_utf8_lossy(&run.stderr));
+        std::fs::remove_file(&out).unwrap();
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -9,11 +9,16 @@
 // 12-value register window over its tile row four taps at a time (one vec4 load from workgroup
 // memory and one vec4 of weights feed 32 FMAs). Weights are zero-padded by the host to whole
 // vec4s per kernel row, so non-finite inputs may spread up to 3 samples beyond a window.
+//
+// Long windows (COMPENSATED, set by the host above a tap count, as in correlate_window.wgsl) are
+// summed in blocks of 16 taps (four vec4s of weights, and at each kernel row's end) that are
+// added with Neumaier's compensation; the plain f32 sum of T taps errs by up to ~T·u.
 #import common/grid
 #import common/boundary
 
 override MODE: u32 = 0u;           // Boundary::code()
 override TILE_VEC4S: u32 = 1024u;  // workgroup memory in vec4s, sized by the host to the plan
+override COMPENSATED: bool = false;
 
 const THREADS: u32 = 256u;
 const PER_THREAD: u32 = 8u;  // outputs per thread along the contiguous axis
@@ -65,6 +70,17 @@ fn load_tile(lid: u32, rows: u32, cols4: u32, plane: u32, plane_ok: bool, in_y: 
     }
 }
 
+// Adds the block *acc to the sum *sum with Neumaier's compensation (the lost bits into *err),
+// per lane, and clears the block.
+fn flush(sum: ptr<function, vec4<f32>>, err: ptr<function, vec4<f32>>, acc: ptr<function, vec4<f32>>) {
+    let s = *sum;
+    let v = *acc;
+    let t = s + v;
+    *err += select((v - t) + s, (s - t) + v, abs(s) >= abs(v));
+    *sum = t;
+    *acc = vec4(0.0);
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -89,6 +105,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
 
     var acc0 = vec4(0.0);  // outputs x0 + 8 tx + 0..3
     var acc1 = vec4(0.0);  // outputs x0 + 8 tx + 4..7
+    var sum0 = vec4(0.0);  // COMPENSATED: the blocks' sums and their lost bits
+    var sum1 = vec4(0.0);
+    var err0 = vec4(0.0);
+    var err1 = vec4(0.0);
     for (var j0 = 0u; j0 < k.x; j0++) {
         let c0 = boundary_fold(p.origin.x + i32(o0 + j0), p.in_dims.x, MODE);
         for (var j1 = 0u; j1 < k.y; j1++) {
@@ -120,10 +140,23 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                         acc1 = fma(vec4(w4.w), vec4(b.w, c.xyz), acc1);
                         a = b;
                         b = c;
+                        if (COMPENSATED && blk % 4u == 3u) {
+                            flush(&sum0, &err0, &acc0);
+                            flush(&sum1, &err1, &acc1);
+                        }
+                    }
+                    if (COMPENSATED) {
+                        flush(&sum0, &err0, &acc0);
+                        flush(&sum1, &err1, &acc1);
                     }
                 }
             }
         }
+    }
+
+    if (COMPENSATED) {
+        acc0 = sum0 + err0;
+        acc1 = sum1 + err1;
     }
 
     let oy = y0 + ty;

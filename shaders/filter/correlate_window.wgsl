@@ -4,10 +4,28 @@
 // reads `fill`. One thread per output; a window wholly inside x takes a path without folds.
 // ndimage.correlate/convolve and scipy.signal's direct modes are all choices of `origin` and the
 // output shape (src/ops/convolve). Host side: src/kernels/correlate_window.rs.
+//
+// Long windows (COMPENSATED, set by the host above a tap count) are summed in blocks of BLOCK
+// taps (plain fma), the block sums added with Neumaier's compensation: a plain f32 sum of T taps
+// errs by up to ~T·u (in constant mode one product is added T times and rounds the same way
+// each time: 6.5e-5 at T = 30000), the blocked compensated one by ~BLOCK·u at worst. Blocks
+// count taps, not kernel rows, so a kernel along a slow axis (rows of one tap) is blocked too.
+// SPIR-V has no fast-math, so the compensation is kept as written; with COMPENSATED false the
+// block test folds away and the sums are the plain ones.
 #import common/grid
 #import common/boundary
 
 override MODE: u32 = 0u;  // Boundary::code()
+override COMPENSATED: bool = false;
+
+const BLOCK: u32 = 16u;  // taps summed plainly between compensated additions
+
+// Neumaier's addition of v to the sum s.x, the low-order bits it loses gathered in s.y.
+fn add_compensated(s: vec2<f32>, v: f32) -> vec2<f32> {
+    let t = s.x + v;
+    let lost = select((v - t) + s.x, (s.x - t) + v, abs(s.x) >= abs(v));
+    return vec2(t, s.y + lost);
+}
 
 // Mirrored in src/kernels/correlate_window.rs. Slots are numpy axis order padded on the left to 4D.
 struct Params {
@@ -41,6 +59,7 @@ fn inside_sum(base: vec4<i32>) -> f32 {
     let k = p.k_dims;
     let s = p.in_stride;
     var acc = 0.0;
+    var sum = vec2(0.0);  // COMPENSATED: the blocks' sum and its lost bits
     var t = 0u;
     var ia = dot(base, s);
     for (var a = 0; a < k.x; a++) {
@@ -51,12 +70,20 @@ fn inside_sum(base: vec4<i32>) -> f32 {
                 for (var d = 0; d < k.w; d++) {
                     acc = fma(w[t], x[ic + d], acc);
                     t++;
+                    if (COMPENSATED && t % BLOCK == 0u) {
+                        sum = add_compensated(sum, acc);
+                        acc = 0.0;
+                    }
                 }
                 ic += s.z;
             }
             ib += s.y;
         }
         ia += s.x;
+    }
+    if (COMPENSATED) {
+        let total = add_compensated(sum, acc);
+        return total.x + total.y;
     }
     return acc;
 }
@@ -68,6 +95,7 @@ fn boundary_sum(base: vec4<i32>) -> f32 {
     let n = p.in_dims;
     let s = p.in_stride;
     var acc = 0.0;
+    var sum = vec2(0.0);  // COMPENSATED: the blocks' sum and its lost bits
     var t = 0u;
     for (var a = 0; a < k.x; a++) {
         let ca = boundary_fold(base.x + a, n.x, MODE);
@@ -84,9 +112,17 @@ fn boundary_sum(base: vec4<i32>) -> f32 {
                     let v = select(p.fill, x[row + max(cd, 0)], ok);
                     acc = fma(w[t], v, acc);
                     t++;
+                    if (COMPENSATED && t % BLOCK == 0u) {
+                        sum = add_compensated(sum, acc);
+                        acc = 0.0;
+                    }
                 }
             }
         }
+    }
+    if (COMPENSATED) {
+        let total = add_compensated(sum, acc);
+        return total.x + total.y;
     }
     return acc;
 }

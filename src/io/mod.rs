@@ -97,6 +97,12 @@ pub fn check_host_array(what: &str, dims: &[usize], elem_bytes: u64) -> Result<(
     check_budget(&format!("{what} (shape {dims:?})"), bytes, budget).map_err(Error::Invalid)
 }
 
+/// Fails unless `bytes` (None: the computation of the size overflowed) of host memory fit the
+/// host budget: for a computation's working set, summed with checked arithmetic by its plan.
+pub fn check_host_bytes(what: &str, bytes: Option<u64>) -> Result<()> {
+    check_budget(what, bytes, host_budget_bytes()?).map_err(Error::Invalid)
+}
+
 /// MemTotal of /proc/meminfo in bytes, where there is one.
 fn physical_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

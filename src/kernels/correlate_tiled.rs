@@ -176,7 +176,8 @@ pub fn record_with(
     if needed > tiling.tile_vec4s {
         return Err(Error::Invalid(format!("tiling {tiling:?} is too small for {needed} vec4s of tile")));
     }
-    let constants = [("MODE", boundary.code() as f64), ("TILE_VEC4S", tiling.tile_vec4s as f64)];
+    let compensated = k_dims.iter().product::<usize>() >= correlate_window::COMPENSATED_TAPS;
+    let constants = [("MODE", boundary.code() as f64), ("TILE_VEC4S", tiling.tile_vec4s as f64), ("COMPENSATED", f64::from(u8::from(compensated)))];
     rec.dispatch(&CORRELATE_TILED, &constants, bytemuck::bytes_of(&p), &[x, w, y], groups);
     Ok(y)
 }

@@ -569,6 +569,16 @@ fn fitted_plan(
     }
 }
 
+/// Host bytes [`run_tiles`] holds at once with results of `elem` bytes (`None`: the count
+/// overflows): the blended output, and for the tile at hand its window copied out (f32), its
+/// estimate and its blend weights (f64). The solver's own arrays are its to check (the f64
+/// reference checks its working arrays; the GPU's live on the device).
+fn host_bytes(plan: &TilePlan, elem: u64) -> Option<u64> {
+    let elems = |d: &[usize]| d.iter().try_fold(1u64, |n, &v| n.checked_mul(v as u64));
+    let window = elems(&plan.window_shape())?;
+    elems(&plan.image)?.checked_mul(elem)?.checked_add(window.checked_mul(elem.checked_add(4 + 8)?)?)
+}
+
 /// Deconvolves every tile with `solve` (tile index, window, PSF) and blends the results.
 fn run_tiles<T: Float>(
     plan: &TilePlan,
@@ -576,6 +586,10 @@ fn run_tiles<T: Float>(
     psfs: &PsfGrid,
     mut solve: impl FnMut(usize, &ArrayViewD<f32>, &ArrayViewD<f32>) -> Result<ArrayD<T>>,
 ) -> Result<ArrayD<T>> {
+    crate::io::check_host_bytes(
+        &format!("tiled Richardson-Lucy of {:?} in {} tiles of {:?}", plan.image, plan.len(), plan.window_shape()),
+        host_bytes(plan, std::mem::size_of::<T>() as u64),
+    )?;
     let mut out = ArrayD::from_elem(image.raw_dim(), T::zero());
     let b = plan.batch_axes();
     for (k, tile) in plan.tiles().iter().enumerate() {

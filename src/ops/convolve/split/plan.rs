@@ -8,7 +8,8 @@
 //! [`super::SplitReport::peak_bytes`] is the measured peak (`Compiled::peak_bytes`), about 3-4 ×
 //! 8 · M · Π(other padded axes) bytes. P is the smallest 7-smooth count whose part fits every
 //! buffer limit and the memory budget per part ([`super::SplitOptions`]); a GPU holds `in_flight`
-//! parts at once. The host holds the input, the output and, in flight, about two parts per worker.
+//! parts at once. The host holds the input, the output and, in flight, about two parts per worker
+//! ([`SplitPlan::host_bytes`], checked against the host budget before a run allocates).
 
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
@@ -62,6 +63,34 @@ impl SplitPlan {
         let mut d = x.to_vec();
         d[0] = d[0].min(self.part_len);
         d
+    }
+
+    /// Host bytes a run of this plan allocates at its peak with `workers` parts in flight
+    /// (besides the input, which the caller holds), `None` when the count overflows: the f32
+    /// output; the folded image and kernel parts (complex), a group of workers + 1 being folded
+    /// while each worker still holds one to upload; 2 · workers finished parts (complex, the
+    /// output's other axes) queued or being added in; the fold's twiddle tables of a group.
+    pub fn host_bytes(&self, workers: usize) -> Option<u64> {
+        let g = &self.geometry;
+        let elems = |d: &[usize]| d.iter().try_fold(1u64, |n, &v| n.checked_mul(v as u64));
+        let w = workers as u64;
+        let folded = elems(&self.slab_dims(&g.image))?.checked_add(elems(&self.slab_dims(&g.kernel))?)?.checked_mul(8)?;
+        let finished = elems(&self.out_part_dims())?.checked_mul(8)?;
+        let twiddles = (g.image[0] as u64).checked_add(g.kernel[0] as u64)?.checked_add(g.out[0] as u64)?.checked_mul(8)?;
+        elems(&g.out)?
+            .checked_mul(4)?
+            .checked_add(folded.checked_mul(w.checked_mul(2)?.checked_add(1)?)?)?
+            .checked_add(finished.checked_mul(w.checked_mul(2)?)?)?
+            .checked_add(twiddles.checked_mul(w.checked_add(1)?)?)
+    }
+
+    /// Fails unless [`SplitPlan::host_bytes`] fits the host budget (`LUCENT_HOST_BUDGET_BYTES`).
+    pub fn check_host(&self, workers: usize) -> Result<()> {
+        let g = &self.geometry;
+        crate::io::check_host_bytes(
+            &format!("the split convolution of {:?} with {:?} ({} parts of {:?}, {workers} in flight)", g.image, g.kernel, self.parts, self.part_dims),
+            self.host_bytes(workers),
+        )
     }
 
     /// Shape of a part's output: M rows and the output's other axes.

@@ -49,7 +49,12 @@ pub(super) fn convolve(
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
     check_finite(a, "convolution input")?;
     check_finite(k, "convolution kernel")?;
+    crate::io::check_host_array("the convolution's result", &g.out, 4)?;
     let budget = opts.max_part_bytes.unwrap_or(u64::MAX);
+    let in_flight = opts.in_flight.unwrap_or(DEFAULT_IN_FLIGHT).max(1);
+    // A plan beyond the host budget is skipped (more parts hold less); if none fits, the last
+    // refusal is the error.
+    let mut host_refusal = None;
     let max_buffer = gpus.iter().map(|g| g.max_buffer_bytes()).min().unwrap();
     let mut smallest = None;
     for plan in candidates(&g, opts.parts)? {
@@ -65,6 +70,10 @@ pub(super) fn convolve(
             }
             continue;
         }
+        if let Err(e) = plan.check_host(workers(gpus.len(), plan.computed_parts().count(), in_flight)) {
+            host_refusal = Some(e);
+            continue;
+        }
         // Two complex part-sized arrays (the two spectra multiplied) are the least a part holds.
         smallest = Some((plan.clone(), 2 * plan.part_bytes()));
         if plan.part_bytes() > max_buffer || 2 * plan.part_bytes() > budget {
@@ -78,6 +87,9 @@ pub(super) fn convolve(
             Err(e) if does_not_fit(&e) => {}
             Err(e) => return Err(e),
         }
+    }
+    if let Some(e) = host_refusal {
+        return Err(e);
     }
     let (what, bytes) = match smallest {
         Some((plan, bytes)) => {
@@ -147,6 +159,13 @@ impl PartRunner {
         let results = self.compiled.run(gpu)?;
         Ok((results.c32(self.z)?, results.report.gpu_ms))
     }
+}
+
+/// Worker threads of a run: `in_flight` per GPU, no more GPUs than parts to compute and no more
+/// slots per GPU than its share of them (each worker compiles its part and holds its buffers).
+fn workers(gpus: usize, parts: usize, in_flight: usize) -> usize {
+    let gpus = gpus.min(parts).max(1);
+    gpus * in_flight.min(parts.div_ceil(gpus))
 }
 
 /// Errors that mean "this size does not fit this device": try more parts.
@@ -269,7 +288,7 @@ fn run_parts(
         // No more workers than parts (each compiles its part and holds its buffers).
         let gpus = &gpus[..gpus.len().min(total)];
         let slots = slots.min(total.div_ceil(gpus.len()));
-        let workers = gpus.len() * slots;
+        let workers = workers(gpus.len(), total, report.in_flight);
         // The preparer folds groups of workers + 1 parts in one sweep over the input each and
         // hands them over one by one (a rendezvous: the group is the queue), so the host holds
         // at most 2 · workers + 1 parts, as with one part folded at a time and a queue per worker.
