@@ -1,6 +1,7 @@
 //! scipy.signal's convolution of host arrays, deciding how to run: direct sums or FFT
 //! ([`Method::Auto`] by the cost model), the whole FFT convolution with the kernel's cached
-//! spectrum when it fits one device, else split along axis 0 over the given GPUs.
+//! spectrum when it fits one buffer, in chunks along axis 0 when it fits the device, else split
+//! along axis 0 over the given GPUs.
 
 use ndarray::{ArrayD, ArrayViewD};
 use serde::Serialize;
@@ -18,6 +19,8 @@ pub struct HostRun {
     pub method: Method,
     /// The FFT path's parts and timings when it had to split (None: whole, or direct).
     pub split: Option<SplitReport>,
+    /// Chunks along axis 0 the arrays were held in on the device (1: each array one buffer).
+    pub chunks: usize,
 }
 
 /// What to compute: scipy.signal.convolve(a, k, mode, method), or correlate.
@@ -54,19 +57,24 @@ pub fn convolve(
         match direct(first, a, k, &g, correlate) {
             // The cost model chose direct sums, but the arrays do not fit: the FFT path splits.
             Err(Error::TooLarge { .. }) if method == Method::Auto => {}
-            other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None })),
+            other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None, chunks: 1 })),
         }
     }
     if !split_asked {
         match whole_fft(first, a, k, mode, correlate) {
             Err(e) if does_not_fit(&e) => {}
-            other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None })),
+            other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None, chunks: 1 })),
+        }
+        // Beyond one buffer but within the device: in core, in chunks.
+        match super::chunked::convolve(first, a, k, mode, correlate) {
+            Err(e) if does_not_fit(&e) => {}
+            other => return other.map(|(y, chunks)| (y, HostRun { method: Method::Fft, split: None, chunks })),
         }
     }
     // The split path convolves; a correlation is the convolution with the reversed kernel.
     let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
     let (y, report) = split::convolve_split_with_progress(gpus, a, &kernel.view(), mode, opts, progress)?;
-    Ok((y, HostRun { method: Method::Fft, split: Some(report) }))
+    Ok((y, HostRun { method: Method::Fft, split: Some(report), chunks: 1 }))
 }
 
 fn direct(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<ArrayD<f32>> {

@@ -16,6 +16,7 @@
 //! [`cpu`] holds the f64 references, written with direct sums over explicitly padded arrays.
 
 pub mod bank;
+pub mod chunked;
 pub mod cpu;
 mod gpu;
 pub mod host;
@@ -158,6 +159,13 @@ pub struct Geometry {
     pub padded: Vec<usize>,
 }
 
+/// Output index j (full index start + j) receives the alias full[start + j ± L]; none exists
+/// when L > start + out - 1 and L > full - 1 - start. Both arrays must also fit (a kernel
+/// larger than the image in 'same' mode may not).
+fn least_len(n: usize, m: usize, start: usize, out: usize) -> usize {
+    (start + out).max(n + m - 1 - start).max(n).max(m)
+}
+
 impl Geometry {
     /// Checks the shapes (1-4 axes each, none empty, one rank; scipy's rule for valid).
     pub fn new(image: &[usize], kernel: &[usize], mode: Mode) -> Result<Geometry> {
@@ -182,10 +190,7 @@ impl Geometry {
                 Mode::Same => ((m - 1) / 2, n),
                 Mode::Valid => (n.min(m) - 1, n.max(m) - n.min(m) + 1),
             };
-            // Output index j (full index start + j) receives the alias full[start + j ± L]; none
-            // exists when L > start + out - 1 and L > full - 1 - start. Both arrays must also
-            // fit (a kernel larger than the image in 'same' mode may not).
-            let need = (start + out).max(full - start).max(n).max(m);
+            let need = least_len(n, m, start, out);
             g.start.push(start);
             g.out.push(out);
             // Even on the last axis, where the real FFT of an even length takes the half-length
@@ -193,6 +198,11 @@ impl Geometry {
             g.padded.push(if d == last { 2 * smooth_at_least(need.div_ceil(2)) } else { smooth_at_least(need) });
         }
         Ok(g)
+    }
+
+    /// The shortest circular length along axis `d` with no alias on the output window.
+    pub fn least_len(&self, d: usize) -> usize {
+        least_len(self.image[d], self.kernel[d], self.start[d], self.out[d])
     }
 
     /// Kernel elements.

@@ -115,7 +115,10 @@ impl<'g> RichardsonLucy<'g> {
         let mut chunks = least_chunks(gpu, &geometry);
         loop {
             match RichardsonLucy::in_chunks(gpu, &geometry, chunks, &image.view(), &psf.view(), iterations, opts) {
-                Err(Error::TooLarge { .. }) if chunks < MAX_CHUNKS.min(max_bound_chunks(gpu)) => chunks += 1,
+                Err(e @ Error::TooLarge { .. }) if chunks < MAX_CHUNKS.min(max_bound_chunks(gpu)) => {
+                    crate::gpu::trace(&format!("rl: {chunks} chunks do not fit ({e})"), start);
+                    chunks += 1
+                }
                 Ok(mut rl) => {
                     rl.report.setup_ms = ms_since(start);
                     return Ok(rl);

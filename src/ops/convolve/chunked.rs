@@ -1,0 +1,81 @@
+//! The FFT convolution of host arrays whose padded arrays exceed one buffer but fit the device:
+//! every array in chunks along axis 0, the transforms across chunks on the device
+//! ([`ChunkedFft`]), the result the whole-array computation's (no parts folded on the host).
+
+use ndarray::{ArrayD, ArrayViewD};
+
+use super::{cpu, Geometry, Mode};
+use crate::error::{Error, Result};
+use crate::fft::plan::smooth_at_least;
+use crate::fft::{ChunkedFft, Norm, Transform};
+use crate::gpu::{Gpu, GpuArray};
+use crate::graph::{row_ranges, Output, Recording};
+use crate::kernels::binary::{self, BinaryOp};
+use crate::ops::layout::chunks;
+
+/// scipy.signal.fftconvolve(a, k, mode) (or the correlation) with the arrays in the fewest
+/// chunks the device's buffers allow; returns the result and the chunk count. `TooLarge` when
+/// the arrays do not fit the device's memory (or a 1D array, whose only axis is the real one).
+pub fn convolve(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, correlate: bool) -> Result<(ArrayD<f32>, usize)> {
+    let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    if g.padded.len() == 1 {
+        return Err(Error::TooLarge { what: format!("a 1D convolution of {:?} in chunks", g.image), bytes: 0, limit: 0 });
+    }
+    let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
+    let most = (gpu.limits().max_storage_buffers_per_shader_stage as usize).saturating_sub(1).clamp(1, 256);
+    let mut parts = least_chunks(gpu, &g.padded);
+    loop {
+        match in_chunks(gpu, a, &kernel.view(), &g, parts) {
+            Err(Error::TooLarge { .. }) if parts < most => parts += 1,
+            other => return other.map(|y| (y, parts)),
+        }
+    }
+}
+
+/// The fewest chunks whose real and half-spectrum arrays fit one buffer each.
+fn least_chunks(gpu: &Gpu, padded: &[usize]) -> usize {
+    let rest: u64 = padded[1..].iter().map(|&d| d as u64).product();
+    let last = *padded.last().unwrap() as u64;
+    let row = (rest * 4).max(rest / last * (last / 2 + 1) * 8);
+    row.saturating_mul(padded[0] as u64).div_ceil(gpu.max_buffer_bytes().max(1)).max(2) as usize
+}
+
+fn in_chunks(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, parts: usize) -> Result<ArrayD<f32>> {
+    let rows_per = smooth_at_least(g.least_len(0).div_ceil(parts));
+    let mut padded = g.padded.clone();
+    padded[0] = rows_per * parts;
+    check_memory(gpu, &padded, g)?;
+    let rows = row_ranges(padded[0], rows_per);
+    let axes: Vec<usize> = (0..padded.len()).collect();
+    let forward = ChunkedFft::new(gpu, &padded, &axes, Transform::RealForward, Norm::Backward, &rows)?;
+    let len = *padded.last().unwrap();
+    let inverse = ChunkedFft::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows())?;
+
+    let mut rec = Recording::new(gpu);
+    let origin = vec![0; padded.len()];
+    let x = chunks::place(&mut rec, a, &padded, &origin, &rows)?;
+    let h = chunks::place(&mut rec, k, &padded, &origin, &rows)?;
+    let (sx, sh) = (forward.record(&mut rec, &x)?, forward.record(&mut rec, &h)?);
+    let product = sx.zip(&mut rec, &sh, |rec, x, h| binary::record(rec, BinaryOp::ComplexMul, x, h))?;
+    let y = inverse.record(&mut rec, &product)?;
+    let window = chunks::crop(&mut rec, &y, &g.start, &g.out)?;
+    let outputs: Vec<Output> = window.parts.iter().map(|&p| rec.output(p)).collect();
+    let results = rec.run()?;
+    let arrays: Vec<GpuArray> = outputs.iter().map(|&o| results.array(o)).collect();
+    GpuArray::download_joined_f32(gpu, &arrays, &g.out)
+}
+
+/// `TooLarge` beyond the device memory budget: the two padded inputs, their spectra, the
+/// product's inverse and the window, counted before anything is allocated.
+fn check_memory(gpu: &Gpu, padded: &[usize], g: &Geometry) -> Result<()> {
+    let real = padded.iter().map(|&d| d as u64).product::<u64>() * 4;
+    let last = *padded.last().unwrap() as u64;
+    let complex = real / 4 / last * (last / 2 + 1) * 8;
+    let needed = 3 * real + 3 * complex;
+    let budget = gpu.memory_budget_bytes();
+    if needed > budget {
+        let what = format!("the convolution of {:?} with {:?} in core (padded {padded:?}; device memory budget, LUCENT_DEVICE_MEMORY_BYTES)", g.image, g.kernel);
+        return Err(Error::TooLarge { what, bytes: needed, limit: budget });
+    }
+    Ok(())
+}
