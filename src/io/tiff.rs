@@ -77,7 +77,12 @@ fn read_page<R: Read + Seek>(decoder: &mut Decoder<R>, bits: u64, samples: usize
     let float = decoder.find_tag_unsigned_vec::<u16>(Tag::SampleFormat)?.and_then(|v| v.first().copied()) == Some(3);
     if float && bits == 32 {
         let start = values.len();
-        values.resize(start + samples, 0.0);
+        if start == 0 {
+            // Fresh zeroed memory costs no writes, where `resize` writes every zero first.
+            *values = bytemuck::zeroed_vec(samples);
+        } else {
+            values.resize(start + samples, 0.0);
+        }
         return decoder.read_image_bytes(bytemuck::cast_slice_mut(&mut values[start..]));
     }
     values.extend(to_f32(decoder.read_image()?));
