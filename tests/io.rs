@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use common::{random, random_complex};
 use lucent::io::{self, npy, png, Loaded};
 use lucent::Error;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, IxDyn, ShapeBuilder};
 use rand::Rng;
 
 /// Odd and awkward shapes, 1-4D (and 0-D and empty for .npy, which can hold them).
@@ -288,6 +288,28 @@ fn tiff_round_trips_float32_pages() {
     assert_eq!(io::read_real(&path).unwrap(), a.into_shape_with_order(IxDyn(&[4, 6])).unwrap());
 }
 
+/// Float32 pages of 37x53 (decoded straight into the stack), written from standard and strided
+/// arrays, and an LZW-compressed float32 stack written by the tiff crate (the same path).
+#[test]
+fn tiff_float32_stacks_round_trip_at_37x53() {
+    use tiff::encoder::{colortype::Gray32Float, Compression, TiffEncoder};
+    let dir = tmp();
+    let path = dir.path().join("f.tif");
+    let a = random_array(&[3, 37, 53]);
+    io::write_real(&path, &a.view()).unwrap();
+    assert_eq!(io::read_real(&path).unwrap(), a);
+    let strided = a.slice(ndarray::s![..;-1, ..;2, 1..]).into_dyn();
+    io::write_real(&path, &strided).unwrap();
+    assert_eq!(io::read_real(&path).unwrap(), strided);
+
+    let mut enc = TiffEncoder::new(std::io::BufWriter::new(std::fs::File::create(&path).unwrap())).unwrap().with_compression(Compression::Lzw);
+    for page in a.outer_iter() {
+        enc.write_image::<Gray32Float>(53, 37, page.as_slice().unwrap()).unwrap();
+    }
+    drop(enc);
+    assert_eq!(io::read_real(&path).unwrap(), a);
+}
+
 /// Writes integer pages with the tiff crate directly, as a microscope would.
 fn write_tiff_pages<C>(path: &Path, pages: &[Vec<C::Inner>], w: u32, h: u32)
 where
@@ -457,4 +479,48 @@ fn failed_writes_leave_no_file() {
     let _ = io::write_atomic(&fresh, |_| Err(Error::Invalid("simulated failure".into())));
     assert!(!fresh.exists());
     assert_eq!(entries(dir.path()), vec![path]);
+}
+
+/// Issue 18's read and write paths through files at a size of many elements (37x53x3): float32
+/// and complex64 read in place, float64, int16 and big-endian float32 converted, Fortran order
+/// rearranged, and writes from standard and strided arrays.
+#[test]
+fn npy_every_fast_path_round_trips_through_files() {
+    let shape = [37, 53, 3];
+    let n = shape.iter().product();
+    let dir = tmp();
+    for (code, order, fortran) in [("f4", "<", false), ("f8", "<", false), ("i2", "<", false), ("f4", ">", false), ("f4", "<", true), ("i2", ">", true)] {
+        let samples = dtype_samples(code, n);
+        let le: Vec<u8> = samples.iter().flat_map(|(b, _)| b.clone()).collect();
+        let data = if order == ">" { swap(&le, samples[0].0.len()) } else { le };
+        let values: Vec<f32> = samples.iter().map(|s| s.1).collect();
+        // The file's order: Fortran stores the first axis fastest.
+        let want = if fortran {
+            ArrayD::from_shape_vec(IxDyn(&shape).f(), values).unwrap().as_standard_layout().into_owned()
+        } else {
+            ArrayD::from_shape_vec(IxDyn(&shape), values).unwrap()
+        };
+        let path = dir.path().join(format!("{order}{code}{fortran}.npy"));
+        std::fs::write(&path, npy_file(1, &dict(&format!("{order}{code}"), fortran, &shape), &data)).unwrap();
+        assert_eq!(io::read_real(&path).unwrap(), want, "{order}{code}, fortran {fortran}");
+    }
+    // complex64 written and read back, and read from a file written by hand.
+    let c = ArrayD::from_shape_vec(IxDyn(&shape), random_complex(n)).unwrap();
+    let path = dir.path().join("c.npy");
+    io::write_complex(&path, &c.view()).unwrap();
+    assert_eq!(io::read_complex(&path).unwrap(), c);
+    let c8: Vec<u8> = c.iter().flat_map(|v| [v.re.to_le_bytes(), v.im.to_le_bytes()]).flatten().collect();
+    std::fs::write(&path, npy_file(1, &dict("<c8", false, &shape), &c8)).unwrap();
+    assert_eq!(io::read_complex(&path).unwrap(), c);
+    // Writes from a strided view (copied in pieces) in logical C order, real and complex.
+    let a = random_array(&shape);
+    let path = dir.path().join("w.npy");
+    io::write_real(&path, &a.view()).unwrap();
+    assert_eq!(io::read_real(&path).unwrap(), a);
+    let strided = a.slice(ndarray::s![.., ..;2, ..]).permuted_axes([2, 0, 1]).into_dyn();
+    io::write_real(&path, &strided).unwrap();
+    assert_eq!(io::read_real(&path).unwrap(), strided);
+    let strided = c.slice(ndarray::s![..;3, .., 1..]).reversed_axes().into_dyn();
+    io::write_complex(&path, &strided).unwrap();
+    assert_eq!(io::read_complex(&path).unwrap(), strided);
 }

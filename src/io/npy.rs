@@ -6,12 +6,19 @@
 //! Read: bool, int8-64, uint8-64, float32/64 and complex64/128, either byte order, C or Fortran
 //! order (Fortran data is returned in standard C layout). Written: little-endian float32 and
 //! complex64 in C order, version 1.0 (2.0 when the header needs more than 65,535 bytes).
+//!
+//! Speed (issue 18): little-endian float32 and complex64 are read straight into the final array
+//! and written straight from it; other dtypes are converted in bounded pieces, so a read holds
+//! the result plus at most one piece of raw bytes (Fortran order adds one transposed copy).
 
-use std::io::{Read, Write};
+use std::borrow::Cow;
+use std::io::{ErrorKind, Read, Write};
 use std::path::Path;
 
+use bytemuck::Pod;
 use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
 use num_complex::Complex32;
+use rayon::prelude::*;
 
 use super::{atomic::write_atomic, file_error, Loaded};
 use crate::error::Result;
@@ -21,20 +28,28 @@ const MAGIC: &[u8] = b"\x93NUMPY";
 /// Longest header read: numpy writes a few hundred bytes (and refuses over 10,000 by default).
 const MAX_HEADER: usize = 1 << 20;
 
+/// Raw bytes converted per piece (dtypes other than little-endian f32/c64): bounds the memory a
+/// read needs beyond its result, and is large enough that the per-piece cost vanishes.
+const PIECE: usize = 16 << 20;
+
+/// Bytes per read or write call on the direct paths: large calls run at memory speed.
+const CALL: usize = 64 << 20;
+
 /// Reads a `.npy` file using at most about `budget` bytes: the header first, then exactly the
 /// bytes it promises, after checking them against the file's size and the budget.
 pub fn read(path: &Path, budget: u64) -> Result<Loaded> {
     let (file, len) = super::open(path)?;
-    decode_from(std::io::BufReader::new(file), len, budget).map_err(|message| file_error(path, message))
+    decode_from(std::io::BufReader::new(file), len, budget, PIECE).map_err(|message| file_error(path, message))
 }
 
 /// Parses the bytes of a `.npy` file; the error is a message without the path.
 pub fn decode(bytes: &[u8]) -> std::result::Result<Loaded, String> {
-    decode_from(bytes, Some(bytes.len() as u64), u64::MAX)
+    decode_from(bytes, Some(bytes.len() as u64), u64::MAX, PIECE)
 }
 
-/// Parses a `.npy` stream of `len` bytes (None: unknown, as for a device or a pipe).
-fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64) -> std::result::Result<Loaded, String> {
+/// Parses a `.npy` stream of `len` bytes (None: unknown, as for a device or a pipe), converting
+/// `piece` raw bytes at a time where the dtype needs conversion.
+fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64, piece: usize) -> std::result::Result<Loaded, String> {
     let io = |e: std::io::Error| format!("cannot read: {e}");
     let mut prefix = read_up_to(&mut r, 10).map_err(io)?;
     if prefix.len() < MAGIC.len() || &prefix[..MAGIC.len()] != MAGIC {
@@ -82,31 +97,90 @@ fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64) -> std::result::
             return Err(format!("corrupt: {} unexpected bytes after the data", held - expected));
         }
     }
-    // The raw bytes and the converted elements live together for a moment.
+    // The budget counts the raw bytes and the converted elements together, a bound on what the
+    // read holds (the result and at most one piece of raw bytes).
     let out = if header.dtype.kind == Kind::Complex { 8 } else { 4 };
     let need = count.checked_mul(out).and_then(|o| o.checked_add(expected));
     super::check_budget(&format!("an array of shape {:?}", header.shape), need, budget)?;
     let expected = usize::try_from(expected).map_err(|_| "shape overflows")?;
+    let count = usize::try_from(count).map_err(|_| "shape overflows")?;
 
-    let data = read_up_to(&mut r, expected).map_err(io)?;
-    if data.len() < expected {
-        return Err(format!(
-            "truncated: the header promises {expected} bytes of {} data for shape {:?}, the file holds {}",
-            header.dtype.descr,
-            header.shape,
-            data.len()
-        ));
-    }
+    let truncated = |held: usize| {
+        format!(
+            "truncated: the header promises {expected} bytes of {} data for shape {:?}, the file holds {held}",
+            header.dtype.descr, header.shape
+        )
+    };
+    let loaded = match header.dtype.kind {
+        Kind::Complex => {
+            let mut values = bytemuck::zeroed_vec::<Complex32>(count);
+            let held = read_scalars(&mut r, &header.dtype, bytemuck::cast_slice_mut(&mut values), piece).map_err(io)?;
+            if held < expected {
+                return Err(truncated(held));
+            }
+            Loaded::Complex(arrange(&header, values)?)
+        }
+        _ => {
+            let mut values = bytemuck::zeroed_vec::<f32>(count);
+            let held = read_scalars(&mut r, &header.dtype, &mut values, piece).map_err(io)?;
+            if held < expected {
+                return Err(truncated(held));
+            }
+            Loaded::Real(arrange(&header, values)?)
+        }
+    };
     // A stream of unknown length (a device, a pipe) must end here too.
     if len.is_none() && !read_up_to(&mut r, 1).map_err(io)?.is_empty() {
         return Err("corrupt: unexpected bytes after the data".into());
     }
-    let data = header.dtype.to_little_endian(&data);
-    let loaded = match header.dtype.kind {
-        Kind::Complex => Loaded::Complex(arrange(&header, to_complex(&header.dtype, &data))?),
-        _ => Loaded::Real(arrange(&header, to_real(&header.dtype, &data))?),
-    };
     Ok(loaded)
+}
+
+/// Reads one f32 per scalar of `dtype` (two per complex element) into `out`; returns the bytes
+/// read, fewer than promised only where the stream ended early.
+fn read_scalars(r: &mut impl Read, dtype: &Dtype, out: &mut [f32], piece: usize) -> std::io::Result<usize> {
+    let (kind, size) = dtype.scalar();
+    if kind == Kind::Float && size == 4 && !dtype.big_endian && cfg!(target_endian = "little") {
+        // Already the engine's layout: straight into the result, no second copy.
+        let bytes: &mut [u8] = bytemuck::cast_slice_mut(out);
+        let mut held = 0;
+        for call in bytes.chunks_mut(CALL) {
+            let got = fill(r, call)?;
+            held += got;
+            if got < call.len() {
+                break;
+            }
+        }
+        return Ok(held);
+    }
+    // Converted a piece at a time: never the whole file's raw bytes in memory.
+    let per_piece = (piece / size).max(1);
+    let mut raw = vec![0u8; per_piece.min(out.len()) * size];
+    let mut held = 0;
+    for dst in out.chunks_mut(per_piece) {
+        let src = &mut raw[..dst.len() * size];
+        let got = fill(r, src)?;
+        held += got;
+        if got < src.len() {
+            break;
+        }
+        convert(kind, size, dtype.big_endian, src, dst);
+    }
+    Ok(held)
+}
+
+/// Reads until `buf` is full or the stream ends; returns the bytes read.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> std::io::Result<usize> {
+    let mut done = 0;
+    while done < buf.len() {
+        match r.read(&mut buf[done..]) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
 }
 
 /// Up to `n` bytes, fewer only at the end of the stream; never allocates more than `n`.
@@ -118,27 +192,45 @@ fn read_up_to(r: &mut impl Read, n: usize) -> std::io::Result<Vec<u8>> {
 
 /// Writes a float32 `.npy` (little-endian, C order), atomically.
 pub fn write_f32(path: &Path, x: &ArrayViewD<f32>) -> Result<()> {
-    write_atomic(path, |w| {
-        let io = |e: std::io::Error| file_error(path, format!("write failed: {e}"));
-        w.write_all(&header_bytes("<f4", x.shape())).map_err(io)?;
-        for v in x.iter() {
-            w.write_all(&v.to_le_bytes()).map_err(io)?;
-        }
-        Ok(())
-    })
+    write_npy(path, "<f4", x)
 }
 
 /// Writes a complex64 `.npy` (little-endian, C order), atomically.
 pub fn write_c32(path: &Path, x: &ArrayViewD<Complex32>) -> Result<()> {
+    write_npy(path, "<c8", x)
+}
+
+/// The header, then the elements' bytes: straight from the array's memory when it is in standard
+/// layout, else copied in C order a piece at a time. `T` is made of f32 scalars.
+fn write_npy<T: Pod>(path: &Path, descr: &str, x: &ArrayViewD<T>) -> Result<()> {
     write_atomic(path, |w| {
         let io = |e: std::io::Error| file_error(path, format!("write failed: {e}"));
-        w.write_all(&header_bytes("<c8", x.shape())).map_err(io)?;
-        for v in x.iter() {
-            w.write_all(&v.re.to_le_bytes()).map_err(io)?;
-            w.write_all(&v.im.to_le_bytes()).map_err(io)?;
+        w.write_all(&header_bytes(descr, x.shape())).map_err(io)?;
+        if let Some(all) = x.as_slice() {
+            // BufWriter passes writes larger than its buffer straight to the file.
+            return all.chunks(CALL / size_of::<T>()).try_for_each(|c| w.write_all(&little_endian(c))).map_err(io);
         }
-        Ok(())
+        let mut piece = Vec::with_capacity((PIECE / size_of::<T>()).min(x.len()));
+        for &v in x.iter() {
+            piece.push(v);
+            if piece.len() == piece.capacity() {
+                w.write_all(&little_endian(&piece)).map_err(io)?;
+                piece.clear();
+            }
+        }
+        w.write_all(&little_endian(&piece)).map_err(io)
     })
+}
+
+/// The bytes of f32 scalars in little-endian order (a copy only on big-endian machines).
+fn little_endian<T: Pod>(values: &[T]) -> Cow<'_, [u8]> {
+    let bytes: &[u8] = bytemuck::cast_slice(values);
+    if cfg!(target_endian = "little") {
+        return bytes.into();
+    }
+    let mut swapped = bytes.to_vec();
+    swapped.chunks_exact_mut(4).for_each(<[u8]>::reverse);
+    swapped.into()
 }
 
 /// The magic, version, length and padded dict of a C-order array (numpy aligns data to 64 bytes).
@@ -211,47 +303,50 @@ impl Dtype {
         Ok(Dtype { descr: descr.to_string(), kind, size, big_endian })
     }
 
-    /// The data with every scalar (each part of a complex) in little-endian order.
-    fn to_little_endian<'a>(&self, data: &'a [u8]) -> std::borrow::Cow<'a, [u8]> {
-        let part = if self.kind == Kind::Complex { self.size / 2 } else { self.size };
-        if !self.big_endian || part == 1 {
-            return data.into();
+    /// The kind and size of each scalar: a complex element is two floats.
+    fn scalar(&self) -> (Kind, usize) {
+        match self.kind {
+            Kind::Complex => (Kind::Float, self.size / 2),
+            kind => (kind, self.size),
         }
-        let mut swapped = data.to_vec();
-        swapped.chunks_exact_mut(part).for_each(<[u8]>::reverse);
-        swapped.into()
     }
 }
 
-/// Decodes little-endian N-byte scalars.
-fn each<const N: usize, T>(data: &[u8], f: impl Fn([u8; N]) -> T) -> Vec<T> {
-    data.chunks_exact(N).map(|c| f(c.try_into().unwrap())).collect()
-}
-
-/// Real elements as f32 (nearest value; see the module docs of `io`).
-fn to_real(dtype: &Dtype, data: &[u8]) -> Vec<f32> {
-    match (dtype.kind, dtype.size) {
-        (Kind::Bool, _) => data.iter().map(|&b| (b != 0) as u8 as f32).collect(),
-        (Kind::Uint, 1) => data.iter().map(|&b| b as f32).collect(),
-        (Kind::Int, 1) => data.iter().map(|&b| b as i8 as f32).collect(),
-        (Kind::Uint, 2) => each(data, |b| u16::from_le_bytes(b) as f32),
-        (Kind::Int, 2) => each(data, |b| i16::from_le_bytes(b) as f32),
-        (Kind::Uint, 4) => each(data, |b| u32::from_le_bytes(b) as f32),
-        (Kind::Int, 4) => each(data, |b| i32::from_le_bytes(b) as f32),
-        (Kind::Uint, 8) => each(data, |b| u64::from_le_bytes(b) as f32),
-        (Kind::Int, 8) => each(data, |b| i64::from_le_bytes(b) as f32),
-        (Kind::Float, 4) => each(data, f32::from_le_bytes),
-        (Kind::Float, 8) => each(data, |b| f64::from_le_bytes(b) as f32),
+/// Converts raw scalars of `kind` and `size` bytes (big-endian or little) to f32, nearest value
+/// (see the module docs of `io`), in parallel: the conversion must keep up with the reads.
+fn convert(kind: Kind, size: usize, big_endian: bool, raw: &[u8], out: &mut [f32]) {
+    match (kind, size) {
+        (Kind::Bool, _) => each(raw, out, |b: [u8; 1]| (b[0] != 0) as u8 as f32),
+        (Kind::Uint, 1) => each(raw, out, |b: [u8; 1]| b[0] as f32),
+        (Kind::Int, 1) => each(raw, out, |b: [u8; 1]| b[0] as i8 as f32),
+        (Kind::Uint, 2) => each(raw, out, |b| u16::from_le_bytes(order(b, big_endian)) as f32),
+        (Kind::Int, 2) => each(raw, out, |b| i16::from_le_bytes(order(b, big_endian)) as f32),
+        (Kind::Uint, 4) => each(raw, out, |b| u32::from_le_bytes(order(b, big_endian)) as f32),
+        (Kind::Int, 4) => each(raw, out, |b| i32::from_le_bytes(order(b, big_endian)) as f32),
+        (Kind::Uint, 8) => each(raw, out, |b| u64::from_le_bytes(order(b, big_endian)) as f32),
+        (Kind::Int, 8) => each(raw, out, |b| i64::from_le_bytes(order(b, big_endian)) as f32),
+        (Kind::Float, 4) => each(raw, out, |b| f32::from_le_bytes(order(b, big_endian))),
+        (Kind::Float, 8) => each(raw, out, |b| f64::from_le_bytes(order(b, big_endian)) as f32),
         _ => unreachable!("Dtype::parse admits only the sizes above"),
     }
 }
 
-fn to_complex(dtype: &Dtype, data: &[u8]) -> Vec<Complex32> {
-    let parts: Vec<f32> = match dtype.size {
-        8 => each(data, f32::from_le_bytes),
-        _ => each(data, |b| f64::from_le_bytes(b) as f32),
-    };
-    parts.chunks_exact(2).map(|p| Complex32::new(p[0], p[1])).collect()
+/// A scalar's bytes in little-endian order.
+fn order<const N: usize>(mut b: [u8; N], big_endian: bool) -> [u8; N] {
+    if big_endian {
+        b.reverse();
+    }
+    b
+}
+
+/// `out[i] = f(the i-th N-byte scalar of raw)`, in blocks on rayon's pool.
+fn each<const N: usize>(raw: &[u8], out: &mut [f32], f: impl Fn([u8; N]) -> f32 + Sync) {
+    const BLOCK: usize = 1 << 16;
+    out.par_chunks_mut(BLOCK).zip(raw.par_chunks(BLOCK * N)).for_each(|(o, r)| {
+        for (o, c) in o.iter_mut().zip(r.chunks_exact(N)) {
+            *o = f(c.try_into().unwrap());
+        }
+    });
 }
 
 /// Shapes the elements, in standard (C) layout whatever the file's order.
@@ -429,6 +524,70 @@ impl Literal<'_> {
             b"False" => Ok(Value::Bool(false)),
             b"None" => Ok(Value::None),
             _ => Err(format!("unexpected text at byte {start}")),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `.npy` of `descr` holding `data`, C order.
+    fn file(descr: &str, shape: &[usize], data: &[u8]) -> Vec<u8> {
+        let mut out = header_bytes(descr, shape);
+        out.extend_from_slice(data);
+        out
+    }
+
+    fn real(loaded: Loaded) -> Vec<f32> {
+        match loaded {
+            Loaded::Real(a) => a.iter().copied().collect(),
+            other => panic!("not real: {other:?}"),
+        }
+    }
+
+    /// Pieces smaller than one element, than the data, and not a multiple of the element size:
+    /// every conversion lands in its place, and the direct path reads in full.
+    #[test]
+    fn conversion_in_pieces_matches_the_whole() {
+        let want: Vec<f32> = (0..1001).map(|i| (i as f32 - 500.0) * 0.25).collect();
+        let f8: Vec<u8> = want.iter().flat_map(|&v| (v as f64).to_le_bytes()).collect();
+        let be4: Vec<u8> = want.iter().flat_map(|&v| v.to_be_bytes()).collect();
+        let le4: Vec<u8> = want.iter().flat_map(|&v| v.to_le_bytes()).collect();
+        let i2: Vec<u8> = want.iter().flat_map(|&v| ((v * 4.0) as i16).to_le_bytes()).collect();
+        let want_i2: Vec<f32> = want.iter().map(|&v| v * 4.0).collect();
+        for piece in [1, 7, 64, 1 << 20] {
+            for (descr, data, want) in [("<f8", &f8, &want), (">f4", &be4, &want), ("<f4", &le4, &want), ("<i2", &i2, &want_i2)] {
+                let bytes = file(descr, &[7, 11, 13], data);
+                let got = real(decode_from(&bytes[..], Some(bytes.len() as u64), u64::MAX, piece).unwrap());
+                assert_eq!(&got, want, "{descr}, pieces of {piece} bytes");
+            }
+        }
+    }
+
+    #[test]
+    fn complex_in_pieces_matches_the_whole() {
+        let want: Vec<Complex32> = (0..301).map(|i| Complex32::new(i as f32, -(i as f32) / 3.0)).collect();
+        let be8: Vec<u8> = want.iter().flat_map(|c| [c.re.to_be_bytes(), c.im.to_be_bytes()]).flatten().collect();
+        let c16: Vec<u8> = want.iter().flat_map(|c| [(c.re as f64).to_le_bytes(), (c.im as f64).to_le_bytes()]).flatten().collect();
+        for piece in [1, 24, 1 << 20] {
+            for (descr, data) in [(">c8", &be8), ("<c16", &c16)] {
+                let bytes = file(descr, &[301], data);
+                match decode_from(&bytes[..], Some(bytes.len() as u64), u64::MAX, piece).unwrap() {
+                    Loaded::Complex(a) => assert_eq!(a.iter().copied().collect::<Vec<_>>(), want, "{descr}, pieces of {piece}"),
+                    other => panic!("not complex: {other:?}"),
+                }
+            }
+        }
+    }
+
+    /// A stream of unknown length that ends early says how many bytes it held, on both paths.
+    #[test]
+    fn a_short_stream_is_truncated_on_both_paths() {
+        for (descr, size) in [("<f4", 4), ("<f8", 8)] {
+            let bytes = file(descr, &[100], &vec![0u8; 100 * size - 3]);
+            let err = decode_from(&bytes[..], None, u64::MAX, 16).unwrap_err();
+            assert!(err.contains(&format!("the file holds {}", 100 * size - 3)), "{descr}: {err}");
         }
     }
 }

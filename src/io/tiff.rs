@@ -3,6 +3,7 @@
 //! Samples may be 8/16/32/64-bit integers (signed or not) or 16/32/64-bit floats, uncompressed,
 //! LZW or Deflate. Written: float32, uncompressed, one page per slice (BigTIFF beyond 4 GB).
 
+use std::borrow::Cow;
 use std::io::{BufReader, Read, Seek, Write};
 use std::path::Path;
 
@@ -57,8 +58,7 @@ pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
         let need = (values.len() as u64).checked_add(samples).and_then(|n| n.checked_mul(4)).and_then(|n| n.checked_add(raw?));
         let what = format!("page {pages} ({h}x{w}, {bits}-bit samples)");
         super::check_budget(&what, need, budget).map_err(err)?;
-        let page = decoder.read_image().map_err(|e| err(format!("page {pages}: {e}")))?;
-        values.extend(to_f32(page));
+        read_page(&mut decoder, bits, samples as usize, &mut values).map_err(|e| err(format!("page {pages}: {e}")))?;
         pages += 1;
         if !decoder.more_images() {
             break;
@@ -68,6 +68,25 @@ pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
     let (h, w) = size.unwrap();
     let dims = if pages == 1 { vec![h as usize, w as usize] } else { vec![pages, h as usize, w as usize] };
     ArrayD::from_shape_vec(IxDyn(&dims), values).map_err(|_| err("corrupt: a page holds the wrong number of samples".into()))
+}
+
+/// Appends the current page's samples to `values` as f32. Float32 samples are decoded straight
+/// into `values` (no page buffer, no copy); other types are decoded, then converted.
+fn read_page<R: Read + Seek>(decoder: &mut Decoder<R>, bits: u64, samples: usize, values: &mut Vec<f32>) -> ::tiff::TiffResult<()> {
+    // The decoder takes the first SampleFormat value (3: IEEE float) for every sample.
+    let float = decoder.find_tag_unsigned_vec::<u16>(Tag::SampleFormat)?.and_then(|v| v.first().copied()) == Some(3);
+    if float && bits == 32 {
+        let start = values.len();
+        if start == 0 {
+            // Fresh zeroed memory costs no writes, where `resize` writes every zero first.
+            *values = bytemuck::zeroed_vec(samples);
+        } else {
+            values.resize(start + samples, 0.0);
+        }
+        return decoder.read_image_bytes(bytemuck::cast_slice_mut(&mut values[start..]));
+    }
+    values.extend(to_f32(decoder.read_image()?));
+    Ok(())
 }
 
 /// `Decoder::new` reads the first directory before limits can be set, sizing each tag's buffer
@@ -172,7 +191,8 @@ fn write_pages<W: Write + Seek, K: TiffKind>(
     h: u32,
 ) -> ::tiff::TiffResult<()> {
     for page in stack.outer_iter() {
-        let data: Vec<f32> = page.iter().copied().collect();
+        // A page in standard layout is written from the array's memory; a strided one is copied.
+        let data = page.as_slice().map_or_else(|| Cow::Owned(page.iter().copied().collect()), Cow::Borrowed);
         encoder.write_image::<Gray32Float>(w, h, &data)?;
     }
     Ok(())

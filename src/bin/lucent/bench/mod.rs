@@ -5,6 +5,7 @@
 
 mod convolve;
 mod fft;
+mod io;
 mod rl;
 
 use lucent::kernels::binary::{self, BinaryOp};
@@ -101,6 +102,12 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.max_mib < args.min_mib.max(1) {
         return Err(Error::Invalid(format!("--max-mib {} is below --min-mib {} (at least 1): no size to measure", args.max_mib, args.min_mib.max(1))));
     }
+    // The file I/O suite needs no GPU: `--filter io...` runs it alone.
+    if fft_shapes.is_empty() && args.filter.as_deref().is_some_and(|f| f.starts_with("io")) {
+        let rows = io::suite(args, global)?;
+        print_rows(global, serde_json::json!({ "kind": "host" }), "host", &rows);
+        return Ok(());
+    }
     let gpu = global.require_gpu()?;
     let all = cases();
     let selected: Vec<&Case> = all.iter().filter(|c| fft_shapes.is_empty() && args.filter.as_deref().is_none_or(|f| c.name.contains(f))).collect();
@@ -143,6 +150,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(rl::suite(&gpu, args, roof, global)?);
     }
+    if fft_shapes.is_empty() && suite("io") {
+        rows.extend(io::suite(args, global)?);
+    }
     if rows.is_empty() {
         return Err(Error::Invalid(format!(
             "no case ran: none matches --filter, or none fits this device's buffers ({} bytes each){}",
@@ -150,16 +160,23 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             if fft_shapes.is_empty() { "" } else { " (every --fft-shape is too large)" }
         )));
     }
+    let summary = gpu.summary();
+    let device = format!("{} ({})", summary.name, summary.backend);
+    print_rows(global, serde_json::json!({ "kind": "gpu", "adapters": [summary] }), &device, &rows);
+    Ok(())
+}
+
+/// The table on stdout, or one JSON report with `--json`.
+fn print_rows(global: &Global, device_json: serde_json::Value, device: &str, rows: &[Row]) {
     if global.json {
-        println!("{}", serde_json::json!({ "command": "bench", "device": { "kind": "gpu", "adapters": [gpu.summary()] }, "rows": rows }));
+        println!("{}", serde_json::json!({ "command": "bench", "device": device_json, "rows": rows }));
     } else {
-        println!("device: {} ({})", gpu.summary().name, gpu.summary().backend);
+        println!("device: {device}");
         println!("{:<22} {:>18} {:>8} {:>12} {:>10} {:>9}", "case", "shape", "MiB", "ms", "GB/s", "% copy");
-        for r in &rows {
-            println!("{:<22} {:>18} {:>8} {:>12.4} {:>10.1} {:>8.1}%", r.case, shape_name(&r.shape), r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
+        for r in rows {
+            println!("{:<22} {:>18} {:>8} {:>12.4} {:>10.2} {:>8.1}%", r.case, shape_name(&r.shape), r.mib, r.ms, r.gb_per_s, r.percent_of_copy);
         }
     }
-    Ok(())
 }
 
 /// About a second of copies before anything is timed: GPUs raise their clocks, and drivers map
