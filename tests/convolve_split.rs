@@ -235,25 +235,33 @@ fn cli_splits_and_reports() {
     let (a, k) = (rand_array(&[26, 7, 6]), rand_array(&[5, 3, 2]));
     lucent::io::write_real(path("a.npy"), &a.view()).unwrap();
     lucent::io::write_real(path("k.npy"), &k.view()).unwrap();
-    let run = |extra: &[&str], env: Option<(&str, &str)>| {
+    let run = |extra: &[&str], env: &[(&str, &str)]| {
         let (a, k, y) = (path("a.npy"), path("k.npy"), path("y.npy"));
         let args = [&["convolve", a.as_str(), k.as_str(), "-o", y.as_str()], extra, &["--json", "--quiet"]].concat();
-        lucent_cli(&args, env.as_slice())
+        lucent_cli(&args, env)
     };
     let (a64, k64) = (to64(&a), to64(&k));
-    let cases: [(&[&str], Option<(&str, &str)>, ArrayD<f64>); 3] = [
-        (&["--mode", "same", "--max-part-bytes", "20000"], None, cpu::signal_convolve(&a64, &k64, Mode::Same).unwrap()),
-        (&["--mode", "valid", "--correlate", "--parts", "3"], None, cpu::signal_correlate(&a64, &k64, Mode::Valid).unwrap()),
-        (&["--method", "fft"], Some(("LUCENT_MAX_BUFFER_BYTES", "4000")), cpu::signal_convolve(&a64, &k64, Mode::Full).unwrap()),
+    // A buffer limit alone keeps the arrays on the device in chunks; with a device memory budget
+    // below them too, the convolution splits.
+    let small_buffers = [("LUCENT_MAX_BUFFER_BYTES", "4000")];
+    let small_device = [("LUCENT_MAX_BUFFER_BYTES", "4000"), ("LUCENT_DEVICE_MEMORY_BYTES", "16000")];
+    let cases: [(&[&str], &[(&str, &str)], &str, ArrayD<f64>); 4] = [
+        (&["--mode", "same", "--max-part-bytes", "20000"], &[], "split", cpu::signal_convolve(&a64, &k64, Mode::Same).unwrap()),
+        (&["--mode", "valid", "--correlate", "--parts", "3"], &[], "split", cpu::signal_correlate(&a64, &k64, Mode::Valid).unwrap()),
+        (&["--method", "fft"], &small_device, "split", cpu::signal_convolve(&a64, &k64, Mode::Full).unwrap()),
+        (&["--method", "fft"], &small_buffers, "chunks", cpu::signal_convolve(&a64, &k64, Mode::Full).unwrap()),
     ];
-    for (extra, env, want) in cases {
+    for (extra, env, path_taken, want) in cases {
         let out = run(extra, env);
         assert!(out.status.success(), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
         let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-        assert!(report["details"]["split"]["parts"].as_u64().unwrap() > 1, "{extra:?}: {report}");
-        check(&lucent::io::read_real(path("y.npy")).unwrap(), &want, &format!("cli {extra:?}"));
+        match path_taken {
+            "split" => assert!(report["details"]["split"]["parts"].as_u64().unwrap() > 1, "{extra:?}: {report}"),
+            _ => assert!(report["details"]["chunks"].as_u64().unwrap() > 1 && report["details"]["split"].is_null(), "{extra:?}: {report}"),
+        }
+        check(&lucent::io::read_real(path("y.npy")).unwrap(), &want, &format!("cli {extra:?} {env:?}"));
     }
-    let out = run(&["--max-part-bytes", "64"], None);
+    let out = run(&["--max-part-bytes", "64"], &[]);
     let stderr = String::from_utf8_lossy(&out.stderr);
     // (lavapipe may print its own warnings on stderr too.)
     let ours: Vec<&str> = stderr.lines().filter(|l| l.starts_with("lucent:")).collect();

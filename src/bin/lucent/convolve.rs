@@ -95,13 +95,13 @@ fn one(
     let geometry = Geometry::new(image.shape(), kernel.shape(), args.mode)?;
     batch::check_format(output, image.ndim(), false)?;
 
-    let (y, method, split) = stages.compute(|| match device.gpus.is_empty() {
+    let (y, method, split, chunks) = stages.compute(|| match device.gpus.is_empty() {
         false => {
             let bar = PartsBar::new(global);
             let op = host::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
             let progress = |done: usize, total: usize| bar.show(done, total);
             let (y, run) = host::convolve(&device.gpus, &image.view(), &kernel.view(), op, opts, &progress)?;
-            Ok((y, run.method, run.split))
+            Ok((y, run.method, run.split, run.chunks))
         }
         true => {
             // (The library's path makes these checks itself.) The reference works in f64 on the
@@ -109,13 +109,16 @@ fn one(
             lucent::check::check_finite(&image.view(), &input.display().to_string())?;
             lucent::io::check_host_array("the reference's padded arrays", &geometry.padded, 16)?;
             let method = args.method.resolve(&geometry);
-            Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None))
+            Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None, 1))
         }
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
 
     let op = if args.correlate { "correlate" } else { "convolve" };
     let mut summary = format!("{op} {:?} with {:?} ({}, {}) -> {:?}", image.shape(), kernel.shape(), args.mode.name(), method.name(), y.shape());
+    if chunks > 1 {
+        summary += &format!("; in core in {chunks} chunks along axis 0");
+    }
     if let Some(r) = split.as_ref().filter(|r| r.parts > 1) {
         summary += &format!(
             "; split into {} parts along axis 0 ({} computed, {} rows each) on {}, peak {} bytes per part, {} in flight per GPU",
@@ -130,8 +133,9 @@ fn one(
     Ok(Report {
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
-        // method: what auto chose; split: the parts of a split FFT run (None: whole or direct).
-        details: json!({ "method": method, "fft_shape": geometry.padded, "shape_kernel": kernel.shape(), "split": split }),
+        // method: what auto chose; chunks: buffers per array on the device (1: whole); split: the
+        // parts of a split FFT run (None: in core, or direct).
+        details: json!({ "method": method, "fft_shape": geometry.padded, "shape_kernel": kernel.shape(), "chunks": chunks, "split": split }),
         summary,
     })
 }
