@@ -113,6 +113,7 @@ impl<'g> RichardsonLucy<'g> {
         let image = super::observed(image, opts);
         let psf = prepared_psf(psf, opts.normalize_psf);
         let mut chunks = least_chunks(gpu, &geometry);
+        crate::gpu::trace("rl: prepared", start);
         loop {
             match RichardsonLucy::in_chunks(gpu, &geometry, chunks, &image.view(), &psf.view(), iterations, opts) {
                 Err(e @ Error::TooLarge { .. }) if chunks < MAX_CHUNKS.min(max_bound_chunks(gpu)) => {
