@@ -29,6 +29,21 @@ use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
 use crate::graph::{Buf, Chunked, Recording};
 use crate::kernels::copy_vec4;
 
+/// The fewest chunks along axis 0 in which a real array of shape `padded` and its half spectrum
+/// (along the last axis) fit one buffer of `gpu` each.
+pub fn least_chunks(gpu: &Gpu, padded: &[usize]) -> usize {
+    let rest: u64 = padded[1..].iter().map(|&d| d as u64).product();
+    let last = *padded.last().unwrap() as u64;
+    let row = (rest * 4).max(rest / last.max(1) * (last / 2 + 1) * 8);
+    row.saturating_mul(padded[0] as u64).div_ceil(gpu.max_buffer_bytes().max(1)).max(1) as usize
+}
+
+/// The most chunks a transform across them may bind (every chunk and the twiddle table in one
+/// kernel), and at most 256: far beyond what a GPU's memory holds at the binding limit.
+pub fn most_chunks(gpu: &Gpu) -> usize {
+    (gpu.limits().max_storage_buffers_per_shader_stage as usize).saturating_sub(1).clamp(1, 256)
+}
+
 /// A transform of a chunked array over `axes`.
 pub struct ChunkedFft {
     transform: Transform,

@@ -16,7 +16,7 @@ pub mod plan;
 mod real_pair;
 mod twiddle;
 
-pub use chunked::ChunkedFft;
+pub use chunked::{least_chunks, most_chunks, ChunkedFft};
 pub use gpu::{FftPlan, Fusion, Window};
 
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension};

@@ -7,7 +7,7 @@ use ndarray::{ArrayD, ArrayViewD};
 use super::{cpu, Geometry, Mode};
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
-use crate::fft::{ChunkedFft, Norm, Transform};
+use crate::fft::{least_chunks, most_chunks, ChunkedFft, Norm, Transform};
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::{row_ranges, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
@@ -22,22 +22,14 @@ pub fn convolve(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode,
         return Err(Error::TooLarge { what: format!("a 1D convolution of {:?} in chunks", g.image), bytes: 0, limit: 0 });
     }
     let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
-    let most = (gpu.limits().max_storage_buffers_per_shader_stage as usize).saturating_sub(1).clamp(1, 256);
-    let mut parts = least_chunks(gpu, &g.padded);
+    // (One chunk is the whole path, tried before this one.)
+    let mut parts = least_chunks(gpu, &g.padded).max(2);
     loop {
         match in_chunks(gpu, a, &kernel.view(), &g, parts) {
-            Err(Error::TooLarge { .. }) if parts < most => parts += 1,
+            Err(Error::TooLarge { .. }) if parts < most_chunks(gpu) => parts += 1,
             other => return other.map(|y| (y, parts)),
         }
     }
-}
-
-/// The fewest chunks whose real and half-spectrum arrays fit one buffer each.
-fn least_chunks(gpu: &Gpu, padded: &[usize]) -> usize {
-    let rest: u64 = padded[1..].iter().map(|&d| d as u64).product();
-    let last = *padded.last().unwrap() as u64;
-    let row = (rest * 4).max(rest / last * (last / 2 + 1) * 8);
-    row.saturating_mul(padded[0] as u64).div_ceil(gpu.max_buffer_bytes().max(1)).max(2) as usize
 }
 
 fn in_chunks(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, parts: usize) -> Result<ArrayD<f32>> {

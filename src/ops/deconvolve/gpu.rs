@@ -20,7 +20,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlBoundary, RlOptions, RlReport, RlResult};
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
-use crate::fft::{ChunkedFft, Norm, Transform};
+use crate::fft::{least_chunks, most_chunks, ChunkedFft, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{row_ranges, Buf, Chunked, Compiled, Download, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
@@ -112,11 +112,11 @@ impl<'g> RichardsonLucy<'g> {
         crate::gpu::trace("rl: validated", start);
         let image = super::observed(image, opts);
         let psf = prepared_psf(psf, opts.normalize_psf);
-        let mut chunks = least_chunks(gpu, &geometry);
+        let mut chunks = least_chunks(gpu, &geometry.padded);
         crate::gpu::trace("rl: prepared", start);
         loop {
             match RichardsonLucy::in_chunks(gpu, &geometry, chunks, &image.view(), &psf.view(), iterations, opts) {
-                Err(e @ Error::TooLarge { .. }) if chunks < MAX_CHUNKS.min(max_bound_chunks(gpu)) => {
+                Err(e @ Error::TooLarge { .. }) if chunks < most_chunks(gpu) => {
                     crate::gpu::trace(&format!("rl: {chunks} chunks do not fit ({e})"), start);
                     chunks += 1
                 }
@@ -257,25 +257,6 @@ fn check_memory(gpu: &Gpu, g: &Geometry, opts: &RlOptions) -> Result<()> {
         });
     }
     Ok(())
-}
-
-/// Chunk counts tried before giving up: far beyond what a GPU's memory holds at the binding
-/// limit.
-const MAX_CHUNKS: usize = 256;
-
-/// At most as many chunks as one kernel binds storage buffers (the transform across chunks binds
-/// them all, and its twiddle table).
-fn max_bound_chunks(gpu: &Gpu) -> usize {
-    (gpu.limits().max_storage_buffers_per_shader_stage as usize).saturating_sub(1).max(1)
-}
-
-/// The fewest chunks whose padded arrays (real, and the half spectrum) fit one buffer each.
-fn least_chunks(gpu: &Gpu, g: &Geometry) -> usize {
-    let rest: u64 = g.padded[1..].iter().map(|&d| d as u64).product();
-    let last = *g.padded.last().unwrap() as u64;
-    let row = (rest * 4).max(rest / last.max(1) * (last / 2 + 1) * 8);
-    let total = row.saturating_mul(g.padded[0] as u64);
-    total.div_ceil(gpu.max_buffer_bytes().max(1)).max(1) as usize
 }
 
 /// The geometry with the padded arrays in `chunks` chunks along axis 0, and their rows. A batch
