@@ -34,7 +34,25 @@ for run in $(seq 1 ${RUNS:-2}); do
   grep VmHWM /proc/self/status > /dev/null
 done
 LUCENT_TRACE=1 /usr/bin/time -v $X deconvolve vol.npy --psf psf.npy -o r2.npy -n 2 --init 0.5 --quiet 2> time.txt; grep -E "Maximum resident|Elapsed|lucent.trace (rl|write_buffer|wait|compile:)" time.txt
+for run in $(seq 1 ${RUNS:-2}); do
+  $X convolve vol.npy psf.npy -o c.npy --mode same --json > cv$run.json 2> cv$run.err
+  echo "== lucent convolve same ${EDGE}³ ⊛ 31³ run $run: rc=$?"
+  python3 -c "import json,sys; d=json.load(open('cv$run.json')); print(json.dumps(dict(ms=d['ms'], details=d.get('details'))))" || tail -3 cv$run.err
+done
+$X bench --filter io --json 2>/dev/null | python3 -c "import json,sys; [print(json.dumps(r)) for r in json.load(sys.stdin)['rows']]"
 [ "${PEER:-1}" = 1 ] || exit 0
+PYTHONUNBUFFERED=1 python3 - <<'PY'
+import json, time, numpy as np, cupy as cp
+from cupyx.scipy.signal import fftconvolve
+v, k = np.load('vol.npy'), np.load('psf.npy')
+fftconvolve(cp.asarray(v[:64, :64, :64]), cp.asarray(k), mode='same'); cp.cuda.Device().synchronize()
+t0 = time.perf_counter(); g, h = cp.asarray(v), cp.asarray(k); cp.cuda.Device().synchronize(); t1 = time.perf_counter()
+r = fftconvolve(g, h, mode='same'); cp.cuda.Device().synchronize(); t2 = time.perf_counter()
+out = cp.asnumpy(r); t3 = time.perf_counter()
+ours = np.load('c.npy')
+print(json.dumps(dict(case="peer convolve same", peer="cupyx.scipy.signal.fftconvolve", upload_s=round(t1 - t0, 3), gpu_s=round(t2 - t1, 3), download_s=round(t3 - t2, 3), host_to_host_s=round(t3 - t0, 3), max_rel_diff_vs_lucent=float(np.max(np.abs(ours - out)) / np.max(np.abs(out))))), flush=True)
+del g, h, r; cp.get_default_memory_pool().free_all_blocks()
+PY
 PYTHONUNBUFFERED=1 python3 $R/benches/big_volume_cucim.py vol.npy psf.npy $N r.npy
 cd $R
 $X bench --filter rl_zero --json 2>/dev/null | grep -E '256, ?256, ?256|"shape":\[256,256,256\]' | head -3
