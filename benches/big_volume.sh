@@ -4,22 +4,22 @@
 # compute = host to host, write; chunks; GPU ms per iteration) against cuCIM in core, same GPU,
 # same call; and lucent's RL iteration at 256³ (the 64× baseline). Run from the repository
 # root with the release binary at .device/after/lucent and the wheels in .whl.
-# Usage: benches/big_volume.sh [edge=1024] [iterations=20]
+# Usage: benches/big_volume.sh [edge=1024] [iterations=20]; SHAPE=Z,Y,X for another shape.
 set -uo pipefail
-EDGE=${1:-1024}; N=${2:-20}
+EDGE=${1:-1024}; N=${2:-20}; SHAPE=${SHAPE:-$EDGE,$EDGE,$EDGE}
 R=$PWD; X=$R/.device/after/lucent
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site
 nvidia-smi -L; date -u
 D=/tmp/bv; mkdir -p $D; cd $D
-[ -f vol.npy ] && [ "$(python3 -c 'import numpy as np; print(np.load("vol.npy", mmap_mode="r").shape[0])')" = "$EDGE" ] || python3 - $EDGE <<'PY'
+[ -f vol.npy ] && [ "$(python3 -c 'import numpy as np; print(",".join(map(str, np.load("vol.npy", mmap_mode="r").shape)))')" = "$SHAPE" ] || python3 - $SHAPE <<'PY'
 import sys, numpy as np
-n = int(sys.argv[1])
+shape = tuple(int(d) for d in sys.argv[1].split(','))
 rng = np.random.default_rng(1)
-v = np.empty((n, n, n), np.float32)
-for z in range(0, n, 64):
-    v[z:z + 64] = rng.random((min(64, n - z), n, n), dtype=np.float32) + 0.1
+v = np.empty(shape, np.float32)
+for z in range(0, shape[0], 64):
+    v[z:z + 64] = rng.random((min(64, shape[0] - z),) + shape[1:], dtype=np.float32) + 0.1
 np.save('vol.npy', v)
 i = np.indices((31, 31, 31)) - 15
 g = np.exp(-0.5 * (i ** 2).sum(0) / 3.0 ** 2).astype(np.float32)
@@ -29,14 +29,15 @@ ls -la $D
 for run in $(seq 1 ${RUNS:-2}); do
   t=$(date +%s%N)
   $X deconvolve vol.npy --psf psf.npy -o r.npy -n $N --init 0.5 --json > rl$run.json 2> rl$run.err
-  echo "== lucent deconvolve ${EDGE}³ run $run: rc=$? wall $(( ($(date +%s%N) - t) / 1000000 )) ms"
-  cat rl$run.json | python3 -c "import json,sys; d=json.load(sys.stdin); x=d['details']; print(json.dumps(dict(ms=d['ms'], chunks=x.get('chunks'), path=x.get('path'), setup_ms=x.get('setup_ms'), iterate_ms=x.get('iterate_ms'), gpu_ms_per_iteration=x.get('gpu_ms_per_iteration'), download_ms=x.get('download_ms'), peak_gib=x.get('peak_bytes',0)/2**30, padded=(x.get('geometry') or {}).get('padded'))))" || tail -5 rl$run.err
+  echo "== lucent deconvolve $SHAPE run $run: rc=$? wall $(( ($(date +%s%N) - t) / 1000000 )) ms"
+  cat rl$run.json | python3 -c "import json,sys; d=json.load(sys.stdin); x=d['details']; print(json.dumps(dict(ms=d['ms'], host_peak_gb=(d.get('host_peak_bytes') or 0)/1e9, chunks=x.get('chunks'), path=x.get('path'), setup_ms=x.get('setup_ms'), iterate_ms=x.get('iterate_ms'), gpu_ms_per_iteration=x.get('gpu_ms_per_iteration'), download_ms=x.get('download_ms'), peak_gib=x.get('peak_bytes',0)/2**30, padded=(x.get('geometry') or {}).get('padded'))))" || tail -5 rl$run.err
   grep VmHWM /proc/self/status > /dev/null
 done
-LUCENT_TRACE=1 /usr/bin/time -v $X deconvolve vol.npy --psf psf.npy -o r2.npy -n 2 --init 0.5 --quiet 2> time.txt; grep -E "Maximum resident|Elapsed|lucent.trace (rl|write_buffer|wait|compile:)" time.txt
+[ "${TRACE:-1}" = 1 ] && LUCENT_TRACE=1 /usr/bin/time -v $X deconvolve vol.npy --psf psf.npy -o r2.npy -n 2 --init 0.5 --quiet 2> time.txt; grep -E "Maximum resident|Elapsed|lucent.trace (rl|write_buffer|wait|compile:)" time.txt
+[ "${PEER:-1}" = 1 ] || rm -f r.npy r2.npy  # room on the disk for the next output
 for run in $(seq 1 ${RUNS:-2}); do
   $X convolve vol.npy psf.npy -o c.npy --mode same --json > cv$run.json 2> cv$run.err
-  echo "== lucent convolve same ${EDGE}³ ⊛ 31³ run $run: rc=$?"
+  echo "== lucent convolve same $SHAPE ⊛ 31³ run $run: rc=$?"
   python3 -c "import json,sys; d=json.load(open('cv$run.json')); print(json.dumps(dict(ms=d['ms'], details=d.get('details'))))" || tail -3 cv$run.err
 done
 $X bench --filter io --json 2>/dev/null | python3 -c "import json,sys; [print(json.dumps(r)) for r in json.load(sys.stdin)['rows']]"

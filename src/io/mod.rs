@@ -103,6 +103,15 @@ pub fn check_host_bytes(what: &str, bytes: Option<u64>) -> Result<()> {
     check_budget(what, bytes, host_budget_bytes()?).map_err(Error::Invalid)
 }
 
+/// The most host memory this process has held so far (VmHWM of /proc/self/status), in bytes,
+/// where the platform says.
+pub fn host_peak_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
 /// MemTotal of /proc/meminfo in bytes, where there is one.
 fn physical_memory() -> Option<u64> {
     let info = std::fs::read_to_string("/proc/meminfo").ok()?;

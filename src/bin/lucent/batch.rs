@@ -190,6 +190,8 @@ impl Batch<'_> {
                 "shape_out": r.shape_out,
                 "options": self.options,
                 "ms": ms,
+                // The process's peak so far (over every input before this one too).
+                "host_peak_bytes": lucent::io::host_peak_bytes(),
                 "details": r.details,
             });
             bar.suspend(|| println!("{report}"));
