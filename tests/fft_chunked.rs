@@ -147,3 +147,32 @@ fn unequal_chunks_cannot_cross_axis_0() {
     assert!(ChunkedFft::new(gpu, &[13, 6], &[0, 1], Transform::RealForward, Norm::Backward, &rows).is_err());
     assert!(ChunkedFft::new(gpu, &[12, 6], &[0], Transform::RealForward, Norm::Backward, &row_ranges(12, 4)).is_err());
 }
+
+/// numpy.fft's one-calls on arrays beyond one buffer: in numpy's order, through chunks.
+#[test]
+fn one_calls_beyond_a_buffer_match_numpy_order() {
+    let capped = open(GpuOptions { poison: true, max_buffer_bytes: Some(8 << 10), ..GpuOptions::from_env().unwrap() });
+    let x = rand_array(&[30, 12, 14]);
+    let x64 = to64(&x);
+    for axes in [vec![0, 1, 2], vec![1, 2], vec![0, 2]] {
+        let got = lucent::fft::rfftn(&capped, &x, Some(&axes), Norm::Backward).unwrap();
+        let want = cpu::r2c(&x64, &axes, Norm::Backward);
+        let err = max_err(got.as_slice().unwrap(), &want);
+        assert!(err < 3e-6, "rfftn axes {axes:?}: {err:e}");
+        let len = x.shape()[*axes.last().unwrap()];
+        let back = lucent::fft::irfftn(&capped, &got, Some(&axes), Some(len), Norm::Backward).unwrap();
+        let err = back.iter().zip(x.iter()).map(|(a, b)| (a - b).abs()).fold(0.0f32, f32::max);
+        assert!(err < 2e-6, "irfftn axes {axes:?}: {err:e}");
+    }
+    let z = random_c(&[21, 10, 6]);
+    let z64 = z.mapv(|v| Complex64::new(v.re as f64, v.im as f64));
+    let got = lucent::fft::fftn(&capped, &z, None, Norm::Ortho).unwrap();
+    let err = max_err(got.as_slice().unwrap(), &cpu::c2c(&z64, &[0, 1, 2], false, Norm::Ortho));
+    assert!(err < 3e-6, "fftn: {err:e}");
+    let got = lucent::fft::ifftn(&capped, &z, Some(&[0, 1]), Norm::Backward).unwrap();
+    let err = max_err(got.as_slice().unwrap(), &cpu::c2c(&z64, &[0, 1], true, Norm::Backward));
+    assert!(err < 3e-6, "ifftn: {err:e}");
+    // A prime length along a transformed axis 0 has no equal chunks: a clear error.
+    let p = rand_array(&[127, 8, 8]);
+    assert!(matches!(lucent::fft::rfftn(&capped, &p, None, Norm::Backward), Err(lucent::Error::TooLarge { .. })));
+}

@@ -26,7 +26,7 @@ use num_complex::Complex32;
 use super::{check_axes, FftPlan, Norm, Transform};
 use crate::error::{Error, Result};
 use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
-use crate::graph::{Buf, Chunked, Recording};
+use crate::graph::{row_ranges, Buf, Chunked, Recording};
 use crate::kernels::copy_vec4;
 
 /// The fewest chunks along axis 0 in which a real array of shape `padded` and its half spectrum
@@ -344,4 +344,77 @@ mod tests {
             }
         }
     }
+}
+
+/// One-call transforms of host arrays too large for one buffer, in numpy's order on both sides:
+/// the array in chunks along axis 0 (a transformed axis 0 needs a chunk count that divides its
+/// length), the decimated spectrum's rows put in place on the host as they come back (and an
+/// inverse's input rows taken in decimated order as they go).
+pub(super) fn host_transform<O: Clone + rustfft::num_traits::Zero>(
+    gpu: &Gpu,
+    dims: &[usize],
+    axes: &[usize],
+    transform: Transform,
+    norm: Norm,
+    upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
+    fetch: &dyn Fn(&crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
+) -> Result<ArrayD<O>> {
+    let axes = check_axes(axes, dims.len())?;
+    let n = dims[0];
+    let mut last = None;
+    for k in least_chunks(gpu, dims).max(2)..=most_chunks(gpu).min(n) {
+        if axes[0] == 0 && n % k != 0 {
+            continue;
+        }
+        match host_in_chunks(gpu, dims, &axes, transform, norm, &row_ranges(n, n.div_ceil(k)), upload, fetch) {
+            Err(e @ Error::TooLarge { .. }) => last = Some(e),
+            other => return other,
+        }
+    }
+    Err(last.unwrap_or_else(|| Error::TooLarge {
+        what: format!("a transform of shape {dims:?} along axes {axes:?} in equal chunks along axis 0 ({n} rows)"),
+        bytes: dims.iter().map(|&d| d as u64).product::<u64>() * 8,
+        limit: gpu.max_buffer_bytes(),
+    }))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
+    gpu: &Gpu,
+    dims: &[usize],
+    axes: &[usize],
+    transform: Transform,
+    norm: Norm,
+    rows: &[Range<usize>],
+    upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
+    fetch: &dyn Fn(&crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
+) -> Result<ArrayD<O>> {
+    let plan = ChunkedFft::new(gpu, dims, axes, transform, norm, rows)?;
+    let inverse = matches!(transform, Transform::Inverse | Transform::RealInverse { .. });
+    let k = rows.len();
+    // Chunk c's rows of the array in numpy order: consecutive, or every k-th from c where the
+    // spectrum side is decimated.
+    let order = |c: usize, r: &Range<usize>, n: usize| -> Vec<usize> {
+        if plan.crosses_chunks() { (c..n).step_by(k).collect() } else { r.clone().collect() }
+    };
+    let mut rec = Recording::new(gpu);
+    let parts = rows
+        .iter()
+        .enumerate()
+        .map(|(c, r)| upload(&mut rec, &if inverse { order(c, r, dims[0]) } else { r.clone().collect() }))
+        .collect::<Result<Vec<_>>>()?;
+    let x = Chunked::from_parts(&rec, parts)?;
+    let y = plan.record(&mut rec, &x)?;
+    let downloads: Vec<_> = y.parts.iter().map(|&p| rec.download(p)).collect();
+    let results = rec.run()?;
+    let mut out = ArrayD::<O>::zeros(ndarray::IxDyn(plan.output_dims()));
+    let n_out = plan.output_dims()[0];
+    for ((c, r), d) in plan.output_rows().iter().enumerate().zip(downloads) {
+        let part = fetch(&results, d)?;
+        let targets = if inverse { r.clone().collect() } else { order(c, r, n_out) };
+        for (i, row) in targets.into_iter().enumerate() {
+            out.index_axis_mut(ndarray::Axis(0), row).assign(&part.index_axis(ndarray::Axis(0), i));
+        }
+    }
+    Ok(out)
 }

@@ -19,7 +19,7 @@ mod twiddle;
 pub use chunked::{least_chunks, most_chunks, ChunkedFft};
 pub use gpu::{FftPlan, Fusion, Window};
 
-use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension};
+use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Axis, Data, Dimension};
 use num_complex::Complex32;
 
 use crate::error::{Error, Result};
@@ -107,12 +107,16 @@ pub fn rfftn<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, 
     let x = x.view().into_dyn();
     check_finite(&x, "the FFT's input")?;
     let axes = all_axes(axes, x.ndim());
-    let plan = FftPlan::cached(gpu, x.shape(), &axes, Transform::RealForward, norm)?;
-    let mut rec = Recording::new(gpu);
-    let xb = rec.upload_f32(&x)?;
-    let y = plan.record(&mut rec, xb)?;
-    let d = rec.download(y);
-    with_dim(rec.run()?.into_c32(d)?)
+    let whole = || {
+        let plan = FftPlan::cached(gpu, x.shape(), &axes, Transform::RealForward, norm)?;
+        let mut rec = Recording::new(gpu);
+        let xb = rec.upload_f32(&x)?;
+        let y = plan.record(&mut rec, xb)?;
+        let d = rec.download(y);
+        rec.run()?.into_c32(d)
+    };
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_f32(&x.select(Axis(0), rows).view());
+    with_dim(or_in_chunks(whole(), || chunked::host_transform(gpu, x.shape(), &axes, Transform::RealForward, norm, &upload, &|r, d| r.c32(d)))?)
 }
 
 /// numpy.fft.irfftn(x, axes=axes, norm=norm) on the GPU, the last transformed axis of length
@@ -133,22 +137,40 @@ pub fn irfftn<S: Data<Elem = Complex32>, D: Dimension>(
         None if x.shape()[last] >= 2 => 2 * (x.shape()[last] - 1),
         None => return Err(Error::Invalid(format!("irfftn: {} value along axis {last} gives no default output length", x.shape()[last]))),
     };
-    let plan = FftPlan::cached(gpu, x.shape(), &axes, Transform::RealInverse { len }, norm)?;
-    let mut rec = Recording::new(gpu);
-    let xb = rec.upload_c32(&x)?;
-    let y = plan.record(&mut rec, xb)?;
-    let d = rec.download(y);
-    with_dim(rec.run()?.into_f32(d)?)
+    let t = Transform::RealInverse { len };
+    let whole = || {
+        let plan = FftPlan::cached(gpu, x.shape(), &axes, t, norm)?;
+        let mut rec = Recording::new(gpu);
+        let xb = rec.upload_c32(&x)?;
+        let y = plan.record(&mut rec, xb)?;
+        let d = rec.download(y);
+        rec.run()?.into_f32(d)
+    };
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_c32(&x.select(Axis(0), rows).view());
+    with_dim(or_in_chunks(whole(), || chunked::host_transform(gpu, x.shape(), &axes, t, norm, &upload, &|r, d| r.f32(d)))?)
 }
 
 fn complex(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<ArrayD<Complex32>> {
     check_finite(x, "the FFT's input")?;
-    let plan = FftPlan::cached(gpu, x.shape(), &all_axes(axes, x.ndim()), t, norm)?;
-    let mut rec = Recording::new(gpu);
-    let xb = rec.upload_c32(x)?;
-    let y = plan.record(&mut rec, xb)?;
-    let d = rec.download(y);
-    rec.run()?.into_c32(d)
+    let axes = all_axes(axes, x.ndim());
+    let whole = || {
+        let plan = FftPlan::cached(gpu, x.shape(), &axes, t, norm)?;
+        let mut rec = Recording::new(gpu);
+        let xb = rec.upload_c32(x)?;
+        let y = plan.record(&mut rec, xb)?;
+        let d = rec.download(y);
+        rec.run()?.into_c32(d)
+    };
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_c32(&x.select(Axis(0), rows).view());
+    or_in_chunks(whole(), || chunked::host_transform(gpu, x.shape(), &axes, t, norm, &upload, &|r, d| r.c32(d)))
+}
+
+/// The whole-array result, or where the array exceeds one buffer, the chunked one.
+fn or_in_chunks<T>(whole: Result<T>, chunks: impl FnOnce() -> Result<T>) -> Result<T> {
+    match whole {
+        Err(Error::TooLarge { .. }) => chunks(),
+        other => other,
+    }
 }
 
 fn all_axes(axes: Option<&[usize]>, ndim: usize) -> Vec<usize> {

@@ -113,6 +113,12 @@ impl<'g> Recording<'g> {
         Ok(self.input(&array))
     }
 
+    /// [`Recording::upload_once_f32`] for complex data.
+    pub fn upload_once_c32(&mut self, data: &ArrayViewD<Complex32>) -> Result<Buf> {
+        let array = GpuArray::upload_c32(self.gpu, data)?;
+        Ok(self.input(&array))
+    }
+
     /// Checks the size before `bytes` copies the data (once).
     fn upload(&mut self, dims: &[usize], dtype: Dtype, bytes: impl FnOnce() -> Vec<u8>) -> Result<Buf> {
         let shape = Shape::new(dims)?;
