@@ -146,6 +146,48 @@ fn unequal_chunks_cannot_cross_axis_0() {
     let rows = row_ranges(13, 5);
     assert!(ChunkedFft::new(gpu, &[13, 6], &[0, 1], Transform::RealForward, Norm::Backward, &rows).is_err());
     assert!(ChunkedFft::new(gpu, &[12, 6], &[0], Transform::RealForward, Norm::Backward, &row_ranges(12, 4)).is_err());
+    // A fused product is for inverses, and its plan is recorded with the second operand only.
+    let rows = row_ranges(12, 4);
+    assert!(ChunkedFft::inverse_of_product(gpu, &[12, 6], &[0, 1], Transform::Forward, Norm::Backward, &rows, false).is_err());
+    let plan = ChunkedFft::inverse_of_product(gpu, &[12, 6], &[0, 1], Transform::Inverse, Norm::Backward, &rows, true).unwrap();
+    let mut rec = Recording::new(gpu);
+    let parts = rows.iter().map(|r| rec.temp(&[r.len(), 6], lucent::gpu::Dtype::C32).unwrap()).collect();
+    let x = Chunked::from_parts(&rec, parts).unwrap();
+    assert!(plan.record(&mut rec, &x).is_err());
+    assert!(plan.record_with(&mut rec, &x, &x).is_ok());
+}
+
+/// The fused product: ifftn(X · conj(H)) across chunks equals the f64 reference.
+#[test]
+fn inverse_of_a_product_across_chunks() {
+    let gpu = chunky_gpu();
+    let (k, m, full) = (3, 7, [21usize, 10]);
+    let rows = row_ranges(k * m, m);
+    let (a, b) = (random_c(&full), random_c(&full));
+    let plan = ChunkedFft::inverse_of_product(gpu, &full, &[0, 1], Transform::Inverse, Norm::Backward, &rows, true).unwrap();
+    let mut rec = Recording::new(gpu);
+    let mut up = |z: &ArrayD<Complex32>| {
+        let parts = rows.iter().map(|r| rec.upload_c32(&z.slice_axis(Axis(0), r.clone().into())).unwrap()).collect();
+        Chunked::from_parts(&rec, parts).unwrap()
+    };
+    let (xa, xb) = (up(&a), up(&b));
+    let y = plan.record_with(&mut rec, &xa, &xb).unwrap();
+    let downloads: Vec<_> = y.parts.iter().map(|&p| rec.download(p)).collect();
+    let r = rec.run().unwrap();
+    let parts: Vec<ArrayD<Complex32>> = downloads.into_iter().map(|d| r.c32(d).unwrap()).collect();
+    let views: Vec<_> = parts.iter().map(|p| p.view()).collect();
+    let got = ndarray::concatenate(Axis(0), &views).unwrap();
+    // The input is a decimated spectrum: undo the order, multiply, invert in f64.
+    let product = ndarray::Zip::from(&a).and(&b).map_collect(|x, y| Complex64::new(x.re as f64, x.im as f64) * Complex64::new(y.re as f64, -y.im as f64));
+    let mut natural = product.clone();
+    for k1 in 0..k {
+        for k2 in 0..m {
+            natural.index_axis_mut(Axis(0), k1 + k * k2).assign(&product.index_axis(Axis(0), k1 * m + k2));
+        }
+    }
+    let want = cpu::c2c(&natural, &[0, 1], true, Norm::Backward);
+    let err = max_err(got.as_slice().unwrap(), &want);
+    assert!(err < 3e-6, "inverse of a product: {err:e}");
 }
 
 /// numpy.fft's one-calls on arrays beyond one buffer: in numpy's order, through chunks.

@@ -23,7 +23,7 @@ use bytemuck::{Pod, Zeroable};
 use ndarray::ArrayD;
 use num_complex::Complex32;
 
-use super::{check_axes, FftPlan, Norm, Transform};
+use super::{check_axes, FftPlan, Fusion, Norm, Transform};
 use crate::error::{Error, Result};
 use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
 use crate::graph::{row_ranges, Buf, Chunked, Recording};
@@ -55,6 +55,9 @@ pub struct ChunkedFft {
     input: Vec<usize>,
     output: Vec<usize>,
     output_rows: Vec<Range<usize>>,
+    /// An inverse's input multiplied by a second array (by its conjugate: `Some(true)`) in the
+    /// first pass that reads it.
+    product: Option<bool>,
 }
 
 struct Across {
@@ -68,6 +71,20 @@ impl ChunkedFft {
     /// Plans `transform` of an array of shape `dims` (for a real inverse, its half spectrum)
     /// chunked along axis 0 as `rows`; where axis 0 is transformed the chunks must be equal.
     pub fn new(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>]) -> Result<ChunkedFft> {
+        ChunkedFft::planned(gpu, dims, axes, transform, norm, rows, None)
+    }
+
+    /// An inverse transform whose input is first multiplied element-wise by a second array of its
+    /// shape and chunks (by its conjugate when `conj`), the product fused into the first pass
+    /// ([`ChunkedFft::record_with`]): a convolution's spectrum product costs no pass of its own.
+    pub fn inverse_of_product(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>], conj: bool) -> Result<ChunkedFft> {
+        if !matches!(transform, Transform::Inverse | Transform::RealInverse { .. }) {
+            return Err(Error::Invalid("a fused product is planned for inverse transforms".into()));
+        }
+        ChunkedFft::planned(gpu, dims, axes, transform, norm, rows, Some(conj))
+    }
+
+    fn planned(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>], product: Option<bool>) -> Result<ChunkedFft> {
         let axes = check_axes(axes, dims.len())?;
         if rows.is_empty() || rows.iter().map(|r| r.len()).sum::<usize>() != dims[0] || rows.windows(2).any(|w| w[0].end != w[1].start) {
             return Err(Error::Shape(format!("chunk rows {rows:?} do not cover axis 0 of {dims:?}")));
@@ -98,7 +115,12 @@ impl ChunkedFft {
             let plan = match plans.get(&r.len()) {
                 Some(p) => p.clone(),
                 None => {
-                    let p = FftPlan::cached(gpu, &chunk(r), &inner_axes, transform, norm)?;
+                    // The inner plan reads an inverse's input first unless axis 0 crosses chunks.
+                    let fusion = Fusion { product: product.filter(|_| !crosses), ..Default::default() };
+                    let p = match fusion.product {
+                        Some(_) => Arc::new(FftPlan::fused(gpu, &chunk(r), &inner_axes, transform, norm, &fusion)?),
+                        None => FftPlan::cached(gpu, &chunk(r), &inner_axes, transform, norm)?,
+                    };
                     plans.insert(r.len(), p.clone());
                     p
                 }
@@ -115,7 +137,10 @@ impl ChunkedFft {
         let across = match crosses {
             true => {
                 let direction = if inverse { Transform::Inverse } else { Transform::Forward };
-                let along = FftPlan::cached(gpu, &complex_chunk, &[0], direction, norm)?;
+                let along = match product {
+                    Some(conj) => Arc::new(FftPlan::fused(gpu, &complex_chunk, &[0], direction, norm, &Fusion { product: Some(conj), ..Default::default() })?),
+                    None => FftPlan::cached(gpu, &complex_chunk, &[0], direction, norm)?,
+                };
                 let cross = Cross::new(gpu, k, m, inverse)?;
                 Some(Across { along, cross, scale: norm.factor(k, inverse) as f32 })
             }
@@ -130,7 +155,7 @@ impl ChunkedFft {
             output[0] = dims[0];
         }
         let output_rows = if k > 1 { rows.to_vec() } else { vec![0..output[0]] };
-        Ok(ChunkedFft { transform, inner, across, input: dims.to_vec(), output, output_rows })
+        Ok(ChunkedFft { transform, inner, across, input: dims.to_vec(), output, output_rows, product })
     }
 
     pub fn input_dims(&self) -> &[usize] {
@@ -154,36 +179,54 @@ impl ChunkedFft {
 
     /// Records the transform of `x` (left unchanged) and returns the result, chunked alike.
     pub fn record(&self, rec: &mut Recording, x: &Chunked) -> Result<Chunked> {
+        if self.product.is_some() {
+            return Err(Error::Invalid("this chunked FFT multiplies its input by a second array: use record_with".into()));
+        }
+        self.record_steps(rec, x, None)
+    }
+
+    /// [`record`](Self::record) for a plan made by [`ChunkedFft::inverse_of_product`]: `other`
+    /// is the second operand, complex, of the input's shape and chunks.
+    pub fn record_with(&self, rec: &mut Recording, x: &Chunked, other: &Chunked) -> Result<Chunked> {
+        if self.product.is_none() {
+            return Err(Error::Invalid("this chunked FFT has no fused product".into()));
+        }
+        x.expect_chunked_like(rec, other)?;
+        self.record_steps(rec, x, Some(other))
+    }
+
+    fn record_steps(&self, rec: &mut Recording, x: &Chunked, other: Option<&Chunked>) -> Result<Chunked> {
         if x.dims != self.input || x.len() != self.inner.len() {
             return Err(Error::Shape(format!("chunked FFT planned for {:?} in {} chunks, given {:?} in {}", self.input, self.inner.len(), x.dims, x.len())));
         }
         let inverse = matches!(self.transform, Transform::Inverse | Transform::RealInverse { .. });
         let Some(across) = &self.across else {
-            return self.record_inner(rec, x);
+            return self.record_inner(rec, x, other);
         };
         if !inverse {
             let y = match self.inner[0] {
-                Some(_) => self.record_inner(rec, x)?,
+                Some(_) => self.record_inner(rec, x, None)?,
                 None => copy(rec, x)?,
             };
             across.cross.record(rec, &y.parts, across.scale)?;
             y.map(rec, |rec, p| across.along.record_in_place(rec, p))
         } else {
-            let y = x.map(rec, |rec, p| across.along.record(rec, p))?;
+            let y = match other {
+                Some(h) => x.zip(rec, h, |rec, p, h| across.along.record_with(rec, p, Some(h)))?,
+                None => x.map(rec, |rec, p| across.along.record(rec, p))?,
+            };
             across.cross.record(rec, &y.parts, across.scale)?;
             match self.inner[0] {
-                Some(_) => self.record_inner(rec, &y),
+                Some(_) => self.record_inner(rec, &y, None),
                 None => Ok(y),
             }
         }
     }
 
-    fn record_inner(&self, rec: &mut Recording, x: &Chunked) -> Result<Chunked> {
-        let parts = x
-            .parts
-            .iter()
-            .zip(&self.inner)
-            .map(|(&p, plan)| plan.as_ref().expect("inner axes").record(rec, p))
+    /// The plans inside the chunks, with the product fused into their first pass when `other`.
+    fn record_inner(&self, rec: &mut Recording, x: &Chunked, other: Option<&Chunked>) -> Result<Chunked> {
+        let parts = (0..x.len())
+            .map(|c| self.inner[c].as_ref().expect("inner axes").record_with(rec, x.parts[c], other.map(|o| o.parts[c])))
             .collect::<Result<Vec<_>>>()?;
         Chunked::from_parts(rec, parts)
     }

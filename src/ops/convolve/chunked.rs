@@ -10,7 +10,6 @@ use crate::fft::plan::smooth_at_least;
 use crate::fft::{least_chunks, most_chunks, ChunkedFft, Norm, Transform};
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::{row_ranges, Output, Recording};
-use crate::kernels::binary::{self, BinaryOp};
 use crate::ops::layout::chunks;
 
 /// scipy.signal.fftconvolve(a, k, mode) (or the correlation) with the arrays in the fewest
@@ -41,15 +40,14 @@ fn in_chunks(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, 
     let axes: Vec<usize> = (0..padded.len()).collect();
     let forward = ChunkedFft::new(gpu, &padded, &axes, Transform::RealForward, Norm::Backward, &rows)?;
     let len = *padded.last().unwrap();
-    let inverse = ChunkedFft::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows())?;
+    let inverse = ChunkedFft::inverse_of_product(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows(), false)?;
 
     let mut rec = Recording::new(gpu);
     let origin = vec![0; padded.len()];
     let x = chunks::place(&mut rec, a, &padded, &origin, &rows)?;
     let h = chunks::place(&mut rec, k, &padded, &origin, &rows)?;
     let (sx, sh) = (forward.record(&mut rec, &x)?, forward.record(&mut rec, &h)?);
-    let product = sx.zip(&mut rec, &sh, |rec, x, h| binary::record(rec, BinaryOp::ComplexMul, x, h))?;
-    let y = inverse.record(&mut rec, &product)?;
+    let y = inverse.record_with(&mut rec, &sx, &sh)?;
     let window = chunks::crop(&mut rec, &y, &g.start, &g.out)?;
     let outputs: Vec<Output> = window.parts.iter().map(|&p| rec.output(p)).collect();
     let results = rec.run()?;

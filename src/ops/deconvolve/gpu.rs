@@ -70,7 +70,9 @@ struct Accelerated {
 /// The transforms of one iteration and the chunks they work on.
 struct Plans {
     forward: ChunkedFft,
-    inverse: ChunkedFft,
+    /// irfftn of the spectrum times the OTF, and times its conjugate (the product fused).
+    blur: ChunkedFft,
+    adjoint: ChunkedFft,
     rows: Vec<Range<usize>>,
 }
 
@@ -144,8 +146,9 @@ impl<'g> RichardsonLucy<'g> {
         let axes = geometry.spatial_axes();
         let forward = ChunkedFft::new(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward, &rows)?;
         let len = geometry.padded[*axes.last().unwrap()];
-        let inverse = ChunkedFft::new(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows())?;
-        let plans = Plans { forward, inverse, rows };
+        let inverse = |conj| ChunkedFft::inverse_of_product(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows(), conj);
+        let (blur, adjoint) = (inverse(false)?, inverse(true)?);
+        let plans = Plans { forward, blur, adjoint, rows };
         crate::gpu::trace("rl: plans", start);
         let (resident, setup_peak_bytes) = upload(gpu, &geometry, &plans, image, psf, opts)?;
         crate::gpu::trace("rl: upload, padding, OTF", start);
@@ -456,9 +459,9 @@ fn record_iteration(rec: &mut Recording, plans: &Plans, res: &Resident, g: &Geom
     let h = Chunked::inputs(rec, &res.otf)?;
     let predicted = res.accelerated.as_ref().map(|a| record_prediction(rec, a, &e)).transpose()?;
     let tv = opts.tv.map(|lambda| record_tv(rec, &e, &plans.rows, g, lambda)).transpose()?;
-    let blurred = convolve(rec, plans, &e, &h, BinaryOp::ComplexMul)?;
+    let blurred = convolve(rec, plans, &e, &h, false)?;
     let r = o.zip(rec, &blurred, |rec, o, b| rl_ratio::record(rec, opts.ratio(), o, b))?;
-    let correction = convolve(rec, plans, &r, &h, BinaryOp::ComplexMulConj)?;
+    let correction = convolve(rec, plans, &r, &h, true)?;
     let w = res.inverse_weight.as_ref().map(|w| Chunked::inputs(rec, w)).transpose()?;
     for c in 0..e.len() {
         let t = tv.as_ref().map(|t| t.parts[c]);
@@ -483,11 +486,11 @@ fn record_tv(rec: &mut Recording, e: &Chunked, rows: &[Range<usize>], g: &Geomet
     Chunked::from_parts(rec, parts)
 }
 
-/// irfftn(rfftn(x) · h), or with conj(h) (the adjoint) for `ComplexMulConj`.
-fn convolve(rec: &mut Recording, plans: &Plans, x: &Chunked, h: &Chunked, op: BinaryOp) -> Result<Chunked> {
+/// irfftn(rfftn(x) · h), or with conj(h) (the adjoint), the product fused into the inverse.
+fn convolve(rec: &mut Recording, plans: &Plans, x: &Chunked, h: &Chunked, adjoint: bool) -> Result<Chunked> {
     let spectrum = plans.forward.record(rec, x)?;
-    let product = spectrum.zip(rec, h, |rec, s, h| binary::record(rec, op, s, h))?;
-    plans.inverse.record(rec, &product)
+    let inverse = if adjoint { &plans.adjoint } else { &plans.blur };
+    inverse.record_with(rec, &spectrum, h)
 }
 
 /// Σ x over all chunks, one element.
