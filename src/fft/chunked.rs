@@ -27,6 +27,7 @@ use super::{check_axes, FftPlan, Fusion, Norm, Transform};
 use crate::error::{Error, Result};
 use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
 use crate::graph::{row_ranges, Buf, Chunked, Recording};
+use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::copy_vec4;
 
 /// The fewest chunks along axis 0 in which a real array of shape `padded` and its half spectrum
@@ -55,8 +56,8 @@ pub struct ChunkedFft {
     input: Vec<usize>,
     output: Vec<usize>,
     output_rows: Vec<Range<usize>>,
-    /// An inverse's input multiplied by a second array (by its conjugate: `Some(true)`) in the
-    /// first pass that reads it.
+    /// An inverse's input multiplied by a second array (by its conjugate: `Some(true)`): in the
+    /// first pass inside the chunks, or where axis 0 crosses chunks by its own pass.
     product: Option<bool>,
 }
 
@@ -75,8 +76,9 @@ impl ChunkedFft {
     }
 
     /// An inverse transform whose input is first multiplied element-wise by a second array of its
-    /// shape and chunks (by its conjugate when `conj`), the product fused into the first pass
-    /// ([`ChunkedFft::record_with`]): a convolution's spectrum product costs no pass of its own.
+    /// shape and chunks (by its conjugate when `conj`; [`ChunkedFft::record_with`]): fused into
+    /// the first pass where the chunks' own plans come first (one chunk, a batch axis 0), a pass
+    /// of its own before the transform across chunks.
     pub fn inverse_of_product(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>], conj: bool) -> Result<ChunkedFft> {
         if !matches!(transform, Transform::Inverse | Transform::RealInverse { .. }) {
             return Err(Error::Invalid("a fused product is planned for inverse transforms".into()));
@@ -137,10 +139,9 @@ impl ChunkedFft {
         let across = match crosses {
             true => {
                 let direction = if inverse { Transform::Inverse } else { Transform::Forward };
-                let along = match product {
-                    Some(conj) => Arc::new(FftPlan::fused(gpu, &complex_chunk, &[0], direction, norm, &Fusion { product: Some(conj), ..Default::default() })?),
-                    None => FftPlan::cached(gpu, &complex_chunk, &[0], direction, norm)?,
-                };
+                // The product stays a pass of its own here: fused into this strided pass it made
+                // the 1024³ RL iteration 13% slower on an H100 (BENCHMARKS.md run 11).
+                let along = FftPlan::cached(gpu, &complex_chunk, &[0], direction, norm)?;
                 let cross = Cross::new(gpu, k, m, inverse)?;
                 Some(Across { along, cross, scale: norm.factor(k, inverse) as f32 })
             }
@@ -211,9 +212,13 @@ impl ChunkedFft {
             across.cross.record(rec, &y.parts, across.scale)?;
             y.map(rec, |rec, p| across.along.record_in_place(rec, p))
         } else {
-            let y = match other {
-                Some(h) => x.zip(rec, h, |rec, p, h| across.along.record_with(rec, p, Some(h)))?,
-                None => x.map(rec, |rec, p| across.along.record(rec, p))?,
+            let y = match (other, self.product) {
+                (Some(h), Some(conj)) => {
+                    let op = if conj { BinaryOp::ComplexMulConj } else { BinaryOp::ComplexMul };
+                    let product = x.zip(rec, h, |rec, p, h| binary::record(rec, op, p, h))?;
+                    product.map(rec, |rec, p| across.along.record_in_place(rec, p))?
+                }
+                _ => x.map(rec, |rec, p| across.along.record(rec, p))?,
             };
             across.cross.record(rec, &y.parts, across.scale)?;
             match self.inner[0] {
