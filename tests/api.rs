@@ -184,3 +184,17 @@ fn recordings_run_asynchronously() {
         assert!(rel_l2(got.as_slice().unwrap(), &want) < 1e-7);
     }
 }
+
+/// The in-core budget: the option when given; else something positive (a CPU adapter's is the
+/// host budget, a Vulkan GPU's 90% of its largest device-local heap).
+#[test]
+fn memory_budget_follows_the_option() {
+    use lucent::gpu::GpuOptions;
+    let set = common::open(GpuOptions { device_memory_bytes: Some(12345), ..GpuOptions::from_env().unwrap() });
+    assert_eq!(set.memory_budget_bytes(), 12345);
+    let gpu = common::gpu();
+    assert!(gpu.memory_budget_bytes() > 0);
+    if let Some(heap) = gpu.device_memory_bytes() {
+        assert!(heap > 0);
+    }
+}

@@ -44,6 +44,8 @@ pub struct Gpu {
     limits: wgpu::Limits,
     features: wgpu::Features,
     max_buffer_bytes: u64,
+    /// The adapter's largest device-local memory heap, where the backend tells (Vulkan).
+    device_memory_bytes: Option<u64>,
     options: GpuOptions,
     open_ms: f64,
 }
@@ -167,6 +169,7 @@ impl Gpu {
             limits,
             features,
             max_buffer_bytes,
+            device_memory_bytes: device_memory_bytes(adapter),
             options: options.clone(),
             open_ms: start.elapsed().as_secs_f64() * 1e3,
         })
@@ -204,12 +207,21 @@ impl Gpu {
     pub fn max_buffer_bytes(&self) -> u64 {
         self.max_buffer_bytes
     }
-    /// Device memory the in-core paths may plan to use ([`GpuOptions::device_memory_bytes`]).
+    /// The adapter's largest device-local memory heap, where the backend tells (Vulkan).
+    pub fn device_memory_bytes(&self) -> Option<u64> {
+        self.device_memory_bytes
+    }
+
+    /// Device memory the in-core paths may plan to use: [`GpuOptions::device_memory_bytes`], else
+    /// for a CPU adapter the host budget, else 90% of the largest device-local heap where the
+    /// backend tells (the rest for the driver and other programs), else no limit (an allocation
+    /// the driver refuses then sends the work to tiles or the split).
     pub fn memory_budget_bytes(&self) -> u64 {
-        match self.options.device_memory_bytes {
-            Some(b) => b,
-            None if self.summary.device_type == "Cpu" => crate::io::host_budget_bytes().unwrap_or(16 << 30),
-            None => u64::MAX,
+        match (self.options.device_memory_bytes, self.device_memory_bytes) {
+            (Some(b), _) => b,
+            _ if self.summary.device_type == "Cpu" => crate::io::host_budget_bytes().unwrap_or(16 << 30),
+            (None, Some(heap)) => heap / 10 * 9,
+            (None, None) => u64::MAX,
         }
     }
 
@@ -327,6 +339,23 @@ impl Gpu {
 
 /// The staging piece of [`Gpu::read_buffers_into`].
 const STREAM_PIECE: u64 = 128 << 20;
+
+/// The largest device-local heap of a Vulkan adapter.
+#[cfg(any(windows, target_os = "linux", target_os = "android"))]
+fn device_memory_bytes(adapter: &wgpu::Adapter) -> Option<u64> {
+    // SAFETY: reads the physical device's memory properties through wgpu's own Vulkan handles,
+    // which outlive this call; nothing is created, changed or kept.
+    let hal = unsafe { adapter.as_hal::<wgpu::hal::api::Vulkan>() }?;
+    let props = unsafe { hal.shared_instance().raw_instance().get_physical_device_memory_properties(hal.raw_physical_device()) };
+    const DEVICE_LOCAL: u32 = 0x1; // VK_MEMORY_HEAP_DEVICE_LOCAL_BIT
+    let heaps = &props.memory_heaps[..(props.memory_heap_count as usize).min(props.memory_heaps.len())];
+    heaps.iter().filter(|h| h.flags.as_raw() & DEVICE_LOCAL != 0).map(|h| h.size).max()
+}
+
+#[cfg(not(any(windows, target_os = "linux", target_os = "android")))]
+fn device_memory_bytes(_adapter: &wgpu::Adapter) -> Option<u64> {
+    None
+}
 
 /// Pieces host copies to and from the device are split into, one per rayon task: a single
 /// thread copying into fresh staging memory ran at ~0.5 GB/s (page faults included).

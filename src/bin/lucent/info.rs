@@ -16,6 +16,8 @@ pub fn run(global: &Global) -> Result<(), Error> {
                 "max_buffer_size": l.max_buffer_size,
                 "max_storage_buffer_binding_size": l.max_storage_buffer_binding_size,
                 "usable_buffer_bytes": g.max_buffer_bytes(),
+                "device_memory_bytes": g.device_memory_bytes(),
+                "in_core_budget_bytes": g.memory_budget_bytes(),
                 "max_compute_workgroup_storage_size": l.max_compute_workgroup_storage_size,
                 "max_compute_invocations_per_workgroup": l.max_compute_invocations_per_workgroup,
                 "max_compute_workgroups_per_dimension": l.max_compute_workgroups_per_dimension,
