@@ -571,7 +571,7 @@ mod tests {
         for piece in [1, 7, 64, 1 << 20] {
             for (descr, data, want) in [("<f8", &f8, &want), (">f4", &be4, &want), ("<f4", &le4, &want), ("<i2", &i2, &want_i2)] {
                 let bytes = file(descr, &[7, 11, 13], data);
-                let got = real(decode_from(&bytes[..], Some(bytes.len() as u64), u64::MAX, piece).unwrap());
+                let got = real(decode_from(&bytes[..], Some(bytes.len() as u64), u64::MAX, piece, None).unwrap());
                 assert_eq!(&got, want, "{descr}, pieces of {piece} bytes");
             }
         }
@@ -585,7 +585,7 @@ mod tests {
         for piece in [1, 24, 1 << 20] {
             for (descr, data) in [(">c8", &be8), ("<c16", &c16)] {
                 let bytes = file(descr, &[301], data);
-                match decode_from(&bytes[..], Some(bytes.len() as u64), u64::MAX, piece).unwrap() {
+                match decode_from(&bytes[..], Some(bytes.len() as u64), u64::MAX, piece, None).unwrap() {
                     Loaded::Complex(a) => assert_eq!(a.iter().copied().collect::<Vec<_>>(), want, "{descr}, pieces of {piece}"),
                     other => panic!("not complex: {other:?}"),
                 }
@@ -598,7 +598,7 @@ mod tests {
     fn a_short_stream_is_truncated_on_both_paths() {
         for (descr, size) in [("<f4", 4), ("<f8", 8)] {
             let bytes = file(descr, &[100], &vec![0u8; 100 * size - 3]);
-            let err = decode_from(&bytes[..], None, u64::MAX, 16).unwrap_err();
+            let err = decode_from(&bytes[..], None, u64::MAX, 16, None).unwrap_err();
             assert!(err.contains(&format!("the file holds {}", 100 * size - 3)), "{descr}: {err}");
         }
     }
