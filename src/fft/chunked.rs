@@ -33,10 +33,31 @@ use crate::kernels::copy_vec4;
 /// The fewest chunks along axis 0 in which a real array of shape `padded` and its half spectrum
 /// (along the last axis) fit one buffer of `gpu` each.
 pub fn least_chunks(gpu: &Gpu, padded: &[usize]) -> usize {
-    let rest: u64 = padded[1..].iter().map(|&d| d as u64).product();
-    let last = *padded.last().unwrap() as u64;
-    let row = (rest * 4).max(rest / last.max(1) * (last / 2 + 1) * 8);
-    row.saturating_mul(padded[0] as u64).div_ceil(gpu.max_buffer_bytes().max(1)).max(1) as usize
+    let (real, spectrum) = real_and_spectrum_bytes(padded);
+    real.max(spectrum).div_ceil(gpu.max_buffer_bytes().max(1)).max(1) as usize
+}
+
+/// Bytes of a real f32 array of shape `padded` and of its half spectrum (rfftn along the last
+/// axis), saturating.
+pub fn real_and_spectrum_bytes(padded: &[usize]) -> (u64, u64) {
+    let elements = padded.iter().fold(1u64, |n, &d| n.saturating_mul(d as u64));
+    let last = (*padded.last().unwrap() as u64).max(1);
+    (elements.saturating_mul(4), (elements / last).saturating_mul(last / 2 + 1).saturating_mul(8))
+}
+
+/// The first of `from..=most_chunks(gpu)` chunk counts for which `attempt` does not answer
+/// `TooLarge` (a count that cannot work answers `TooLarge` too); the last `TooLarge` when none fits.
+pub fn first_fitting<T>(gpu: &Gpu, from: usize, mut attempt: impl FnMut(usize) -> Result<T>) -> Result<T> {
+    let (mut chunks, start) = (from.max(1), std::time::Instant::now());
+    loop {
+        match attempt(chunks) {
+            Err(e @ Error::TooLarge { .. }) if chunks < most_chunks(gpu) => {
+                crate::gpu::trace(&format!("{chunks} chunks do not fit ({e})"), start);
+                chunks += 1
+            }
+            other => return other,
+        }
+    }
 }
 
 /// The most chunks a transform across them may bind (every chunk and the twiddle table in one
@@ -405,25 +426,20 @@ pub(super) fn host_transform<O: Clone + rustfft::num_traits::Zero>(
     transform: Transform,
     norm: Norm,
     upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
-    fetch: &dyn Fn(&crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
+    fetch: &dyn Fn(&mut crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
 ) -> Result<ArrayD<O>> {
     let axes = check_axes(axes, dims.len())?;
     let n = dims[0];
-    let mut last = None;
-    for k in least_chunks(gpu, dims).max(2)..=most_chunks(gpu).min(n) {
-        if axes[0] == 0 && n % k != 0 {
-            continue;
+    first_fitting(gpu, least_chunks(gpu, dims).max(2), |k| {
+        if k > n || (axes[0] == 0 && n % k != 0) {
+            return Err(Error::TooLarge {
+                what: format!("a transform of shape {dims:?} along axes {axes:?} (axis 0's {n} rows split into no equal chunks that each fit one buffer)"),
+                bytes: dims.iter().map(|&d| d as u64).product::<u64>() * 8,
+                limit: gpu.max_buffer_bytes(),
+            });
         }
-        match host_in_chunks(gpu, dims, &axes, transform, norm, &row_ranges(n, n.div_ceil(k)), upload, fetch) {
-            Err(e @ Error::TooLarge { .. }) => last = Some(e),
-            other => return other,
-        }
-    }
-    Err(last.unwrap_or_else(|| Error::TooLarge {
-        what: format!("a transform of shape {dims:?} along axes {axes:?} in equal chunks along axis 0 ({n} rows)"),
-        bytes: dims.iter().map(|&d| d as u64).product::<u64>() * 8,
-        limit: gpu.max_buffer_bytes(),
-    }))
+        host_in_chunks(gpu, dims, &axes, transform, norm, &row_ranges(n, n.div_ceil(k)), upload, fetch)
+    })
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -435,7 +451,7 @@ fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
     norm: Norm,
     rows: &[Range<usize>],
     upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
-    fetch: &dyn Fn(&crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
+    fetch: &dyn Fn(&mut crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
 ) -> Result<ArrayD<O>> {
     let plan = ChunkedFft::new(gpu, dims, axes, transform, norm, rows)?;
     let inverse = matches!(transform, Transform::Inverse | Transform::RealInverse { .. });
@@ -454,11 +470,11 @@ fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
     let x = Chunked::from_parts(&rec, parts)?;
     let y = plan.record(&mut rec, &x)?;
     let downloads: Vec<_> = y.parts.iter().map(|&p| rec.download(p)).collect();
-    let results = rec.run()?;
+    let mut results = rec.run()?;
     let mut out = ArrayD::<O>::zeros(ndarray::IxDyn(plan.output_dims()));
     let n_out = plan.output_dims()[0];
     for ((c, r), d) in plan.output_rows().iter().enumerate().zip(downloads) {
-        let part = fetch(&results, d)?;
+        let part = fetch(&mut results, d)?;
         let targets = if inverse { r.clone().collect() } else { order(c, r, n_out) };
         for (i, row) in targets.into_iter().enumerate() {
             out.index_axis_mut(ndarray::Axis(0), row).assign(&part.index_axis(ndarray::Axis(0), i));

@@ -16,14 +16,14 @@ pub mod plan;
 mod real_pair;
 mod twiddle;
 
-pub use chunked::{least_chunks, most_chunks, ChunkedFft};
+pub use chunked::{first_fitting, least_chunks, most_chunks, real_and_spectrum_bytes, ChunkedFft};
 pub use gpu::{FftPlan, Fusion, Window};
 
-use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Axis, Data, Dimension};
+use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Axis, CowArray, Data, Dimension, IxDyn};
 use num_complex::Complex32;
 
 use crate::error::{Error, Result};
-use crate::graph::Recording;
+use crate::graph::{Buf, Download, Recording, Results};
 use crate::check::check_finite;
 use crate::gpu::{with_dim, Gpu};
 
@@ -107,16 +107,8 @@ pub fn rfftn<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, 
     let x = x.view().into_dyn();
     check_finite(&x, "the FFT's input")?;
     let axes = all_axes(axes, x.ndim());
-    let whole = || {
-        let plan = FftPlan::cached(gpu, x.shape(), &axes, Transform::RealForward, norm)?;
-        let mut rec = Recording::new(gpu);
-        let xb = rec.upload_f32(&x)?;
-        let y = plan.record(&mut rec, xb)?;
-        let d = rec.download(y);
-        rec.run()?.into_c32(d)
-    };
-    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_f32(&x.select(Axis(0), rows).view());
-    with_dim(or_in_chunks(whole(), || chunked::host_transform(gpu, x.shape(), &axes, Transform::RealForward, norm, &upload, &|r, d| r.c32(d)))?)
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_f32(&rows_of(&x, rows).view());
+    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealForward, norm, &upload, &|r, d| r.take_c32(d))?)
 }
 
 /// numpy.fft.irfftn(x, axes=axes, norm=norm) on the GPU, the last transformed axis of length
@@ -137,39 +129,48 @@ pub fn irfftn<S: Data<Elem = Complex32>, D: Dimension>(
         None if x.shape()[last] >= 2 => 2 * (x.shape()[last] - 1),
         None => return Err(Error::Invalid(format!("irfftn: {} value along axis {last} gives no default output length", x.shape()[last]))),
     };
-    let t = Transform::RealInverse { len };
-    let whole = || {
-        let plan = FftPlan::cached(gpu, x.shape(), &axes, t, norm)?;
-        let mut rec = Recording::new(gpu);
-        let xb = rec.upload_c32(&x)?;
-        let y = plan.record(&mut rec, xb)?;
-        let d = rec.download(y);
-        rec.run()?.into_f32(d)
-    };
-    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_c32(&x.select(Axis(0), rows).view());
-    with_dim(or_in_chunks(whole(), || chunked::host_transform(gpu, x.shape(), &axes, t, norm, &upload, &|r, d| r.f32(d)))?)
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_c32(&rows_of(&x, rows).view());
+    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealInverse { len }, norm, &upload, &|r, d| r.take_f32(d))?)
 }
 
 fn complex(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<ArrayD<Complex32>> {
     check_finite(x, "the FFT's input")?;
-    let axes = all_axes(axes, x.ndim());
-    let whole = || {
-        let plan = FftPlan::cached(gpu, x.shape(), &axes, t, norm)?;
-        let mut rec = Recording::new(gpu);
-        let xb = rec.upload_c32(x)?;
-        let y = plan.record(&mut rec, xb)?;
-        let d = rec.download(y);
-        rec.run()?.into_c32(d)
-    };
-    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_c32(&x.select(Axis(0), rows).view());
-    or_in_chunks(whole(), || chunked::host_transform(gpu, x.shape(), &axes, t, norm, &upload, &|r, d| r.c32(d)))
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_c32(&rows_of(x, rows).view());
+    on_host(gpu, x.shape(), &all_axes(axes, x.ndim()), t, norm, &upload, &|r, d| r.take_c32(d))
 }
 
-/// The whole-array result, or where the array exceeds one buffer, the chunked one.
-fn or_in_chunks<T>(whole: Result<T>, chunks: impl FnOnce() -> Result<T>) -> Result<T> {
-    match whole {
-        Err(Error::TooLarge { .. }) => chunks(),
+/// `t` of a host array of shape `dims` whose rows along axis 0 `upload` records: whole with a
+/// cached plan when it fits one buffer, else in chunks ([`chunked::host_transform`]).
+fn on_host<O: Clone + rustfft::num_traits::Zero>(
+    gpu: &Gpu,
+    dims: &[usize],
+    axes: &[usize],
+    t: Transform,
+    norm: Norm,
+    upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
+    fetch: &dyn Fn(&mut Results, Download) -> Result<ArrayD<O>>,
+) -> Result<ArrayD<O>> {
+    let whole = || {
+        let plan = FftPlan::cached(gpu, dims, axes, t, norm)?;
+        let mut rec = Recording::new(gpu);
+        let xb = upload(&mut rec, &(0..dims[0]).collect::<Vec<_>>())?;
+        let y = plan.record(&mut rec, xb)?;
+        let d = rec.download(y);
+        fetch(&mut rec.run()?, d)
+    };
+    match whole() {
+        Err(Error::TooLarge { .. }) => chunked::host_transform(gpu, dims, axes, t, norm, upload, fetch),
         other => other,
+    }
+}
+
+/// The rows `rows` of `x` along axis 0: a view where they run consecutively, else a copy.
+fn rows_of<'a, T: Clone>(x: &ArrayViewD<'a, T>, rows: &[usize]) -> CowArray<'a, T, IxDyn> {
+    match (rows.first(), rows.last()) {
+        (Some(&a), Some(&b)) if b + 1 - a == rows.len() && rows.windows(2).all(|w| w[1] == w[0] + 1) => {
+            x.clone().slice_axis_move(Axis(0), (a..b + 1).into()).into()
+        }
+        _ => x.select(Axis(0), rows).into(),
     }
 }
 

@@ -69,10 +69,16 @@ impl Results {
 
     /// `c32` without a copy where the allocation allows, for the last use of the results.
     pub fn into_c32(mut self, d: Download) -> Result<ArrayD<Complex32>> {
+        self.take_c32(d)
+    }
+
+    /// `c32` without a copy where the allocation allows; the download is left empty.
+    pub fn take_c32(&mut self, d: Download) -> Result<ArrayD<Complex32>> {
         self.check(d, Dtype::C32)?;
-        let (words, dims, _) = self.downloads.swap_remove(d.0);
+        let (words, dims, _) = &mut self.downloads[d.0];
+        let words = std::mem::take(words);
         let values = bytemuck::allocation::try_cast_vec(words).unwrap_or_else(|(_, w)| bytemuck::cast_slice(&w).to_vec());
-        Ok(ArrayD::from_shape_vec(IxDyn(&dims), values).unwrap())
+        ArrayD::from_shape_vec(IxDyn(dims), values).map_err(|_| Error::Invalid("this download was taken already".into()))
     }
 
     fn check(&self, d: Download, want: Dtype) -> Result<()> {

@@ -7,7 +7,7 @@ use ndarray::{ArrayD, ArrayViewD};
 use super::{cpu, Geometry, Mode};
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
-use crate::fft::{least_chunks, most_chunks, ChunkedFft, Norm, Transform};
+use crate::fft::{first_fitting, least_chunks, real_and_spectrum_bytes, ChunkedFft, Norm, Transform};
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::{row_ranges, Output, Recording};
 use crate::ops::layout::chunks;
@@ -22,13 +22,7 @@ pub fn convolve(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode,
     }
     let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
     // (One chunk is the whole path, tried before this one.)
-    let mut parts = least_chunks(gpu, &g.padded).max(2);
-    loop {
-        match in_chunks(gpu, a, &kernel.view(), &g, parts) {
-            Err(Error::TooLarge { .. }) if parts < most_chunks(gpu) => parts += 1,
-            other => return other.map(|y| (y, parts)),
-        }
-    }
+    first_fitting(gpu, least_chunks(gpu, &g.padded).max(2), |parts| in_chunks(gpu, a, &kernel.view(), &g, parts).map(|y| (y, parts)))
 }
 
 fn in_chunks(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, parts: usize) -> Result<ArrayD<f32>> {
@@ -58,10 +52,8 @@ fn in_chunks(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, 
 /// `TooLarge` beyond the device memory budget: the two padded inputs, their spectra, the
 /// product's inverse and the window, counted before anything is allocated.
 fn check_memory(gpu: &Gpu, padded: &[usize], g: &Geometry) -> Result<()> {
-    let real = padded.iter().map(|&d| d as u64).product::<u64>() * 4;
-    let last = *padded.last().unwrap() as u64;
-    let complex = real / 4 / last * (last / 2 + 1) * 8;
-    let needed = 3 * real + 3 * complex;
+    let (real, complex) = real_and_spectrum_bytes(padded);
+    let needed = real.saturating_add(complex).saturating_mul(3);
     let budget = gpu.memory_budget_bytes();
     if needed > budget {
         let what = format!("the convolution of {:?} with {:?} in core (padded {padded:?}; device memory budget, LUCENT_DEVICE_MEMORY_BYTES)", g.image, g.kernel);

@@ -20,7 +20,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlBoundary, RlOptions, RlReport, RlResult};
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
-use crate::fft::{least_chunks, most_chunks, ChunkedFft, Norm, Transform};
+use crate::fft::{first_fitting, least_chunks, real_and_spectrum_bytes, ChunkedFft, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{row_ranges, Buf, Chunked, Compiled, Download, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
@@ -114,21 +114,12 @@ impl<'g> RichardsonLucy<'g> {
         crate::gpu::trace("rl: validated", start);
         let image = super::observed(image, opts);
         let psf = prepared_psf(psf, opts.normalize_psf);
-        let mut chunks = least_chunks(gpu, &geometry.padded);
         crate::gpu::trace("rl: prepared", start);
-        loop {
-            match RichardsonLucy::in_chunks(gpu, &geometry, chunks, &image.view(), &psf.view(), iterations, opts) {
-                Err(e @ Error::TooLarge { .. }) if chunks < most_chunks(gpu) => {
-                    crate::gpu::trace(&format!("rl: {chunks} chunks do not fit ({e})"), start);
-                    chunks += 1
-                }
-                Ok(mut rl) => {
-                    rl.report.setup_ms = ms_since(start);
-                    return Ok(rl);
-                }
-                Err(e) => return Err(e),
-            }
-        }
+        let mut rl = first_fitting(gpu, least_chunks(gpu, &geometry.padded), |chunks| {
+            RichardsonLucy::in_chunks(gpu, &geometry, chunks, &image.view(), &psf.view(), iterations, opts)
+        })?;
+        rl.report.setup_ms = ms_since(start);
+        Ok(rl)
     }
 
     fn in_chunks(
@@ -247,11 +238,9 @@ impl<'g> RichardsonLucy<'g> {
 /// most two spectra and a real array at once (1024³ measured 4.3 real arrays' worth in all with
 /// no options; this counts 5).
 fn check_memory(gpu: &Gpu, g: &Geometry, opts: &RlOptions) -> Result<()> {
-    let real = g.padded.iter().map(|&d| d as u64).product::<u64>() * 4;
-    let last = *g.padded.last().unwrap() as u64;
-    let complex = real / 4 / last * (last / 2 + 1) * 8;
+    let (real, complex) = real_and_spectrum_bytes(&g.padded);
     let resident = 2 + 3 * opts.accelerate as u64 + g.is_extended() as u64 + opts.tv.is_some() as u64;
-    let needed = real * resident + complex * 3;
+    let needed = real.saturating_mul(resident).saturating_add(complex.saturating_mul(3));
     let budget = gpu.memory_budget_bytes();
     if needed > budget {
         return Err(Error::TooLarge {
