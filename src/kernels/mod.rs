@@ -8,6 +8,7 @@ pub mod binary;
 pub mod boundary;
 pub mod complex_to_real;
 pub mod complex_unary;
+pub mod copy_range;
 pub mod copy_vec4;
 pub mod correlate_tiled;
 pub mod correlate_window;
