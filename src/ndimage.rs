@@ -3,8 +3,9 @@
 //! the output shaped like the input, values beyond the edges from a [`Boundary`] (scipy's
 //! `mode` and `cval`: `Boundary::Constant(cval)`, `Reflect`, `Nearest`, `Mirror`, `Wrap`).
 //!
-//! Arrays beyond one device buffer are filtered in slabs along axis 0 with halos, with the same
-//! result. A Gaussian or uniform kernel longer than its axis is folded onto the axis on the host
+//! Arrays beyond one device buffer stay on the device in chunks along axis 0, each slab of
+//! output rows filtered with its halo gathered from the neighbouring chunks (through the host,
+//! slab by slab, when the device's memory cannot hold the array twice), with the same result. A Gaussian or uniform kernel longer than its axis is folded onto the axis on the host
 //! (same result, work bounded by the array: `ops::convolve::gaussian_weights`); a Gaussian of
 //! more than `MAX_GAUSSIAN_TAPS` taps is an error. Non-finite input (reported with the index of
 //! the first bad element) and a non-finite `cval` are errors. The `record_*` forms add the same work to a [`crate::Recording`].

@@ -114,9 +114,25 @@ impl GpuArray {
             return Err(Error::Shape(format!("f32 arrays of {} elements do not make shape {dims:?}", arrays.iter().map(|a| a.len()).sum::<usize>())));
         }
         let mut out = vec![0f32; len];
-        let sources: Vec<(&wgpu::Buffer, u64)> = arrays.iter().map(|a| (a.buffer.as_ref(), a.bytes())).collect();
-        gpu.read_buffers_into(&sources, bytemuck::cast_slice_mut(&mut out))?;
+        let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (a.buffer.as_ref(), a.len())).collect();
+        gpu.read_window_into(&sources, &[], 4, &[0], &[len], bytemuck::cast_slice_mut(&mut out))?;
         Ok(ArrayD::from_shape_vec(IxDyn(dims), out).expect("sizes checked"))
+    }
+
+    /// The window `start .. start + size` (every axis) of f32 arrays stacked along axis 0 (the
+    /// chunks of one array), cropped on the host as it streams back: no cropped copy is made
+    /// on the device.
+    pub fn download_window_f32(gpu: &Gpu, arrays: &[GpuArray], start: &[usize], size: &[usize]) -> Result<ArrayD<f32>> {
+        let first = arrays.first().ok_or_else(|| Error::Invalid("no arrays to download".into()))?;
+        let row_dims = &first.dims()[1..];
+        if arrays.iter().any(|a| a.dtype != Dtype::F32 || &a.dims()[1..] != row_dims) {
+            return Err(Error::Shape(format!("arrays of shapes {:?} do not stack as f32 along axis 0", arrays.iter().map(|a| a.dims().to_vec()).collect::<Vec<_>>())));
+        }
+        let len: usize = size.iter().product();
+        let mut out = vec![0f32; len];
+        let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (a.buffer.as_ref(), a.dims()[0])).collect();
+        gpu.read_window_into(&sources, row_dims, 4, start, size, bytemuck::cast_slice_mut(&mut out))?;
+        Ok(ArrayD::from_shape_vec(IxDyn(size), out).expect("sizes checked"))
     }
 
     pub fn download_c32(&self, gpu: &Gpu) -> Result<ArrayD<Complex32>> {

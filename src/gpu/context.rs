@@ -305,39 +305,100 @@ impl Gpu {
 }
 
 impl Gpu {
-    /// Copies the first `bytes` of each buffer, one after another, into `out`, through one
-    /// reused staging buffer of [`STREAM_PIECE`] bytes (a staging buffer the size of a 4 GiB
-    /// volume took a second to allocate), each piece copied out by all cores.
-    pub(crate) fn read_buffers_into(&self, sources: &[(&wgpu::Buffer, u64)], out: &mut [u8]) -> Result<()> {
+    /// The window `start .. start + size` (every axis) of arrays stacked along axis 0 (`sources`:
+    /// each buffer and its rows; `row_dims`: the other axes; `elem`: bytes per element), into
+    /// `out`. Whole rows stream through two staging buffers of about [`STREAM_PIECE`] bytes in
+    /// turn (the GPU fills one while all cores empty the other), each row cropped to the window
+    /// on the way, so no cropped copy is made on the device (a staging buffer the size of a
+    /// 4 GiB volume took a second to allocate).
+    pub(crate) fn read_window_into(
+        &self,
+        sources: &[(&wgpu::Buffer, usize)],
+        row_dims: &[usize],
+        elem: usize,
+        start: &[usize],
+        size: &[usize],
+        out: &mut [u8],
+    ) -> Result<()> {
         use rayon::prelude::*;
-        let total: u64 = sources.iter().map(|s| s.1).sum();
-        if total != out.len() as u64 {
-            return Err(Error::Shape(format!("{total} bytes to read into {} bytes", out.len())));
+        let total_rows: usize = sources.iter().map(|s| s.1).sum();
+        let full: Vec<usize> = std::iter::once(total_rows).chain(row_dims.iter().copied()).collect();
+        if start.len() != full.len() || size.len() != full.len() || (0..full.len()).any(|d| start[d] + size[d] > full[d]) {
+            return Err(Error::Shape(format!("window {start:?} + {size:?} leaves the stacked arrays {full:?}")));
+        }
+        let row_bytes = row_dims.iter().product::<usize>() * elem;
+        let out_row = size[1..].iter().product::<usize>() * elem;
+        if out.len() != size[0] * out_row {
+            return Err(Error::Shape(format!("a {size:?} window of {elem}-byte elements to read into {} bytes", out.len())));
+        }
+        let runs = row_runs(row_dims, &start[1..], &size[1..], elem);
+        // (buffer, first row in it, rows, first output row), at most `per_piece` rows each.
+        let per_piece = (STREAM_PIECE.min(self.max_buffer_bytes()) as usize / row_bytes.max(1)).max(1);
+        let mut pieces = Vec::new();
+        let mut first = 0;
+        for &(buffer, rows) in sources {
+            let (lo, hi) = (start[0].max(first), (start[0] + size[0]).min(first + rows));
+            for r in (lo..hi).step_by(per_piece) {
+                pieces.push((buffer, r - first, per_piece.min(hi - r), r - start[0]));
+            }
+            first += rows;
         }
         const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
-        let piece = STREAM_PIECE.min(total.div_ceil(4) * 4).max(4);
-        let staging = self.buffer("lucent.stream", piece, USAGE)?;
-        let mut at = 0usize;
-        for &(buffer, bytes) in sources {
-            let mut offset = 0u64;
-            while offset < bytes {
-                let len = (bytes - offset).min(piece);
-                let mut encoder = self.device.create_command_encoder(&Default::default());
-                encoder.copy_buffer_to_buffer(buffer, offset, &staging, 0, len.div_ceil(4) * 4);
-                self.queue.submit([encoder.finish()]);
-                let dst = &mut out[at..at + len as usize];
-                map_and_then(self, &staging, len, |src| {
-                    dst.par_chunks_mut(COPY_PIECE).zip(src.par_chunks(COPY_PIECE)).for_each(|(d, s)| d.copy_from_slice(s))
-                })?;
-                (offset, at) = (offset + len, at + len as usize);
-            }
+        let staging_bytes = (pieces.iter().map(|p| p.2).max().unwrap_or(1) * row_bytes).div_ceil(4) as u64 * 4;
+        let staging = [self.buffer("lucent.stream", staging_bytes.max(4), USAGE)?, self.buffer("lucent.stream", staging_bytes.max(4), USAGE)?];
+        let copy = |i: usize| {
+            let (buffer, row, rows, _) = pieces[i];
+            let mut encoder = self.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(buffer, (row * row_bytes) as u64, &staging[i % 2], 0, ((rows * row_bytes).div_ceil(4) * 4) as u64);
+            self.queue.submit([encoder.finish()]);
+        };
+        if !pieces.is_empty() {
+            copy(0);
         }
-        self.recycler.give(USAGE, staging);
+        let group = (COPY_PIECE / row_bytes.max(1)).max(1);
+        for i in 0..pieces.len() {
+            if i + 1 < pieces.len() {
+                copy(i + 1);
+            }
+            let (_, _, rows, at) = pieces[i];
+            let dst = &mut out[at * out_row..(at + rows) * out_row];
+            map_and_then(self, &staging[i % 2], (rows * row_bytes) as u64, |src| {
+                dst.par_chunks_mut(group * out_row).zip(src.par_chunks(group * row_bytes)).for_each(|(d, s)| match &runs {
+                    None => d.copy_from_slice(s),
+                    Some((offsets, run)) => {
+                        for (d, s) in d.chunks_mut(out_row).zip(s.chunks(row_bytes)) {
+                            for (d, &o) in d.chunks_mut(*run).zip(offsets) {
+                                d.copy_from_slice(&s[o..o + run]);
+                            }
+                        }
+                    }
+                })
+            })?;
+        }
+        let [a, b] = staging;
+        self.recycler.give(USAGE, a);
+        self.recycler.give(USAGE, b);
         Ok(())
     }
 }
 
-/// The staging piece of [`Gpu::read_buffers_into`].
+/// Where the window `start .. start + size` of one row of shape `row_dims` lies: the byte
+/// offsets of its innermost runs and their length, `None` when it is the whole row.
+fn row_runs(row_dims: &[usize], start: &[usize], size: &[usize], elem: usize) -> Option<(Vec<usize>, usize)> {
+    if start.iter().all(|&s| s == 0) && size == row_dims {
+        return None;
+    }
+    let last = row_dims.len() - 1;
+    let mut offsets = vec![start[last] * elem];
+    let mut stride = row_dims[last] * elem;
+    for d in (0..last).rev() {
+        offsets = (0..size[d]).flat_map(|i| offsets.iter().map(move |o| (start[d] + i) * stride + o)).collect();
+        stride *= row_dims[d];
+    }
+    Some((offsets, size[last] * elem))
+}
+
+/// The staging piece of [`Gpu::read_window_into`].
 const STREAM_PIECE: u64 = 128 << 20;
 
 /// The largest device-local heap of a Vulkan adapter.

@@ -23,6 +23,19 @@ pub(crate) use recycle::Recycler;
 pub use registry::{BindingInfo, BindingKind, KernelInfo};
 pub use tuning::Tuning;
 
+/// Drops `value` (device buffers, compiled runs) on a thread of its own: freeing the many GiB of a
+/// large run takes the driver a noticeable time (~0.4 s for RL on 1024³), which the caller
+/// holding its result need not wait for.
+pub(crate) fn free_in_background<T: Send + 'static>(value: T) {
+    let spawned = std::thread::Builder::new().name("lucent-free".into()).spawn(move || {
+        let start = std::time::Instant::now();
+        drop(value);
+        trace("freed in the background", start);
+    });
+    // No thread to be had: free here.
+    drop(spawned);
+}
+
 /// With `LUCENT_TRACE=1`, prints how long a host-side phase took (compile, upload, wait,
 /// download) to stderr: where the time of one-shot runs goes.
 pub(crate) fn trace(what: &str, since: std::time::Instant) {

@@ -1,6 +1,6 @@
 //! `lucent filter`: scipy.ndimage spatial filters of array files (gaussian_filter,
 //! uniform_filter, correlate or convolve with a kernel file) with scipy's boundary modes, on the
-//! GPU (lucent::ndimage, in slabs when an array exceeds a buffer) or, with `--device cpu` or no
+//! GPU (lucent::ndimage, in chunks when an array exceeds a buffer) or, with `--device cpu` or no
 //! adapter, on the f64 CPU reference. Parameters are checked by the library's own checks.
 
 use std::path::{Path, PathBuf};

@@ -42,11 +42,10 @@ fn in_chunks(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, 
     let h = chunks::place(&mut rec, k, &padded, &origin, &rows)?;
     let (sx, sh) = (forward.record(&mut rec, &x)?, forward.record(&mut rec, &h)?);
     let y = inverse.record_with(&mut rec, &sx, &sh)?;
-    let window = chunks::crop(&mut rec, &y, &g.start, &g.out)?;
-    let outputs: Vec<Output> = window.parts.iter().map(|&p| rec.output(p)).collect();
+    let outputs: Vec<Output> = y.parts.iter().map(|&p| rec.output(p)).collect();
     let results = rec.run()?;
     let arrays: Vec<GpuArray> = outputs.iter().map(|&o| results.array(o)).collect();
-    GpuArray::download_joined_f32(gpu, &arrays, &g.out)
+    GpuArray::download_window_f32(gpu, &arrays, &g.start, &g.out)
 }
 
 /// `TooLarge` beyond the device memory budget: the two padded inputs, their spectra, the

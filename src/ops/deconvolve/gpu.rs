@@ -212,21 +212,16 @@ impl<'g> RichardsonLucy<'g> {
         let start = Instant::now();
         let estimate = self.estimate()?;
         self.report.download_ms = ms_since(start);
-        Ok(RlResult { estimate, report: self.report })
+        let RichardsonLucy { resident, iteration, monitor, plans, report, .. } = self;
+        crate::gpu::free_in_background((resident, iteration, monitor, plans));
+        Ok(RlResult { estimate, report })
     }
 
-    /// The current estimate, cropped to the image.
+    /// The current estimate, cropped to the image as it streams back.
     pub fn estimate(&self) -> Result<ArrayD<f32>> {
         let g = &self.geometry;
         let start = Instant::now();
-        let mut rec = Recording::new(self.gpu);
-        let e = Chunked::inputs(&mut rec, &self.resident.estimate)?;
-        let cropped = layout::chunks::crop(&mut rec, &e, &g.offset, &g.image)?;
-        let outputs: Vec<Output> = cropped.parts.iter().map(|&p| rec.output(p)).collect();
-        let results = rec.run()?;
-        let parts: Vec<GpuArray> = outputs.iter().map(|&o| results.array(o)).collect();
-        crate::gpu::trace("rl: estimate cropped", start);
-        let estimate = GpuArray::download_joined_f32(self.gpu, &parts, &g.image);
+        let estimate = GpuArray::download_window_f32(self.gpu, &self.resident.estimate, &g.offset, &g.image);
         crate::gpu::trace("rl: estimate downloaded", start);
         estimate
     }
