@@ -2,7 +2,8 @@
 # Issue 18 on the GPU machine: Richardson-Lucy of a 1024³ f32 volume (4 GiB, beyond one
 # binding) with a 31³ Gaussian PSF, 20 iterations from 0.5, lucent file to file (--json: read,
 # compute = host to host, write; chunks; GPU ms per iteration) against cuCIM in core, same GPU,
-# same call; and lucent's RL iteration at 256³ (the 64× baseline). Run from the repository
+# same call; `lucent convolve --mode same` and `lucent filter --gaussian 2` against cupyx; the
+# disk's write speed with and without fsync; and lucent's RL iteration at 256³ (the 64× baseline). Run from the repository
 # root with the release binary at .device/after/lucent and the wheels in .whl.
 # Usage: benches/big_volume.sh [edge=1024] [iterations=20]; SHAPE=Z,Y,X for another shape.
 set -uo pipefail
@@ -33,13 +34,20 @@ for run in $(seq 1 ${RUNS:-2}); do
   cat rl$run.json | python3 -c "import json,sys; d=json.load(sys.stdin); x=d['details']; print(json.dumps(dict(ms=d['ms'], host_peak_gb=(d.get('host_peak_bytes') or 0)/1e9, chunks=x.get('chunks'), path=x.get('path'), setup_ms=x.get('setup_ms'), iterate_ms=x.get('iterate_ms'), gpu_ms_per_iteration=x.get('gpu_ms_per_iteration'), download_ms=x.get('download_ms'), peak_gib=x.get('peak_bytes',0)/2**30, padded=(x.get('geometry') or {}).get('padded'))))" || tail -5 rl$run.err
   grep VmHWM /proc/self/status > /dev/null
 done
-[ "${TRACE:-1}" = 1 ] && LUCENT_TRACE=1 /usr/bin/time -v $X deconvolve vol.npy --psf psf.npy -o r2.npy -n 2 --init 0.5 --quiet 2> time.txt; grep -E "Maximum resident|Elapsed|lucent.trace (rl|write_buffer|wait|compile:)" time.txt
+[ "${TRACE:-1}" = 1 ] && LUCENT_TRACE=1 /usr/bin/time -v $X deconvolve vol.npy --psf psf.npy -o r2.npy -n 2 --init 0.5 --quiet 2> time.txt; grep -E "Maximum resident|Elapsed|lucent.trace (rl|write_buffer|wait|compile:|freed)" time.txt
 [ "${PEER:-1}" = 1 ] || rm -f r.npy r2.npy  # room on the disk for the next output
 for run in $(seq 1 ${RUNS:-2}); do
   $X convolve vol.npy psf.npy -o c.npy --mode same --json > cv$run.json 2> cv$run.err
   echo "== lucent convolve same $SHAPE ⊛ 31³ run $run: rc=$?"
   python3 -c "import json,sys; d=json.load(open('cv$run.json')); print(json.dumps(dict(ms=d['ms'], details=d.get('details'))))" || tail -3 cv$run.err
 done
+[ "${PEER:-1}" = 1 ] || rm -f c.npy
+$X filter vol.npy -o g.npy --gaussian 2 --json > gf.json 2> gf.err
+echo "== lucent filter --gaussian 2 $SHAPE: rc=$?"
+python3 -c "import json,sys; d=json.load(open('gf.json')); print(json.dumps(dict(ms=d['ms'], host_peak_gb=(d.get('host_peak_bytes') or 0)/1e9, details=d.get('details'))))" || tail -3 gf.err
+[ "${PEER:-1}" = 1 ] || rm -f g.npy
+# The disk's own limits: 4 GiB written through the page cache, without and with fsync.
+for sync in "" conv=fsync; do echo "== dd 4 GiB $sync: $(dd if=/dev/zero of=dd.bin bs=16M count=256 $sync 2>&1 | tail -1)"; rm -f dd.bin; done
 $X bench --filter io --json 2>/dev/null | python3 -c "import json,sys; [print(json.dumps(r)) for r in json.load(sys.stdin)['rows']]"
 [ "${PEER:-1}" = 1 ] || exit 0
 PYTHONUNBUFFERED=1 python3 - <<'PY'
@@ -53,6 +61,18 @@ out = cp.asnumpy(r); t3 = time.perf_counter()
 ours = np.load('c.npy')
 print(json.dumps(dict(case="peer convolve same", peer="cupyx.scipy.signal.fftconvolve", upload_s=round(t1 - t0, 3), gpu_s=round(t2 - t1, 3), download_s=round(t3 - t2, 3), host_to_host_s=round(t3 - t0, 3), max_rel_diff_vs_lucent=float(np.max(np.abs(ours - out)) / np.max(np.abs(out))))), flush=True)
 del g, h, r; cp.get_default_memory_pool().free_all_blocks()
+PY
+PYTHONUNBUFFERED=1 python3 - <<'PY'
+import json, time, numpy as np, cupy as cp
+from cupyx.scipy.ndimage import gaussian_filter
+v = np.load('vol.npy')
+gaussian_filter(cp.asarray(v[:64, :64, :64]), 2.0, mode='reflect'); cp.cuda.Device().synchronize()
+t0 = time.perf_counter(); g = cp.asarray(v); cp.cuda.Device().synchronize(); t1 = time.perf_counter()
+r = gaussian_filter(g, 2.0, mode='reflect'); cp.cuda.Device().synchronize(); t2 = time.perf_counter()
+out = cp.asnumpy(r); t3 = time.perf_counter()
+ours = np.load('g.npy')
+print(json.dumps(dict(case="peer gaussian_filter 2", peer="cupyx.scipy.ndimage.gaussian_filter", upload_s=round(t1 - t0, 3), gpu_s=round(t2 - t1, 3), download_s=round(t3 - t2, 3), host_to_host_s=round(t3 - t0, 3), max_rel_diff_vs_lucent=float(np.max(np.abs(ours - out)) / np.max(np.abs(out))))), flush=True)
+del g, r; cp.get_default_memory_pool().free_all_blocks()
 PY
 PYTHONUNBUFFERED=1 python3 $R/benches/big_volume_cucim.py vol.npy psf.npy $N r.npy
 cd $R
