@@ -123,16 +123,20 @@ impl GpuArray {
     /// chunks of one array), cropped on the host as it streams back: no cropped copy is made
     /// on the device.
     pub fn download_window_f32(gpu: &Gpu, arrays: &[GpuArray], start: &[usize], size: &[usize]) -> Result<ArrayD<f32>> {
+        let mut out = bytemuck::zeroed_vec(size.iter().product());
+        GpuArray::download_window_into_f32(gpu, arrays, start, size, &mut out)?;
+        Ok(ArrayD::from_shape_vec(IxDyn(size), out).expect("sizes checked"))
+    }
+
+    /// [`GpuArray::download_window_f32`] into the caller's memory (C order, the window's size).
+    pub fn download_window_into_f32(gpu: &Gpu, arrays: &[GpuArray], start: &[usize], size: &[usize], out: &mut [f32]) -> Result<()> {
         let first = arrays.first().ok_or_else(|| Error::Invalid("no arrays to download".into()))?;
         let row_dims = &first.dims()[1..];
         if arrays.iter().any(|a| a.dtype != Dtype::F32 || &a.dims()[1..] != row_dims) {
             return Err(Error::Shape(format!("arrays of shapes {:?} do not stack as f32 along axis 0", arrays.iter().map(|a| a.dims().to_vec()).collect::<Vec<_>>())));
         }
-        let len: usize = size.iter().product();
-        let mut out = vec![0f32; len];
         let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (a.buffer.as_ref(), a.dims()[0])).collect();
-        gpu.read_window_into(&sources, row_dims, 4, start, size, bytemuck::cast_slice_mut(&mut out))?;
-        Ok(ArrayD::from_shape_vec(IxDyn(size), out).expect("sizes checked"))
+        gpu.read_window_into(&sources, row_dims, 4, start, size, bytemuck::cast_slice_mut(out))
     }
 
     pub fn download_c32(&self, gpu: &Gpu) -> Result<ArrayD<Complex32>> {

@@ -95,13 +95,13 @@ fn one(
     let geometry = Geometry::new(image.shape(), kernel.shape(), args.mode)?;
     batch::check_format(output, image.ndim(), false)?;
 
-    let (y, method, split, chunks) = stages.compute(|| match device.gpus.is_empty() {
+    let (y, method, split, chunks, slabs) = stages.compute(|| match device.gpus.is_empty() {
         false => {
             let bar = PartsBar::new(global);
             let op = host::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
             let progress = |done: usize, total: usize| bar.show(done, total);
             let (y, run) = host::convolve(&device.gpus, &image.view(), &kernel.view(), op, opts, &progress)?;
-            Ok((y, run.method, run.split, run.chunks))
+            Ok((y, run.method, run.split, run.chunks, run.slabs))
         }
         true => {
             // (The library's path makes these checks itself.) The reference works in f64 on the
@@ -109,7 +109,7 @@ fn one(
             lucent::check::check_finite(&image.view(), &input.display().to_string())?;
             lucent::io::check_host_array("the reference's padded arrays", &geometry.padded, 16)?;
             let method = args.method.resolve(&geometry);
-            Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None, 1))
+            Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None, 1, None))
         }
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
@@ -118,6 +118,9 @@ fn one(
     let mut summary = format!("{op} {:?} with {:?} ({}, {}) -> {:?}", image.shape(), kernel.shape(), args.mode.name(), method.name(), y.shape());
     if chunks > 1 {
         summary += &format!("; in core in {chunks} chunks along axis 0");
+    }
+    if let Some(r) = &slabs {
+        summary += &format!("; in {} slabs of rows along axis 0 ({} halo rows each) on {}", r.slabs, r.halo_rows, r.adapters.join(", "));
     }
     if let Some(r) = split.as_ref().filter(|r| r.parts > 1) {
         summary += &format!(
@@ -133,9 +136,10 @@ fn one(
     Ok(Report {
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
-        // method: what auto chose; chunks: buffers per array on the device (1: whole); split: the
-        // parts of a split FFT run (None: in core, or direct).
-        details: json!({ "method": method, "fft_shape": geometry.padded, "shape_kernel": kernel.shape(), "chunks": chunks, "split": split }),
+        // method: what auto chose; chunks: buffers per array on the device (1: whole); slabs:
+        // the slabs of rows over the GPUs; split: the parts of a split FFT run (None: in core,
+        // or direct).
+        details: json!({ "method": method, "fft_shape": geometry.padded, "shape_kernel": kernel.shape(), "chunks": chunks, "slabs": slabs, "split": split }),
         summary,
     })
 }

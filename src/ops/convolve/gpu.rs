@@ -31,7 +31,14 @@ impl KernelSpectrum {
     /// Transforms `kernel` (finite, the rank of the images) for images of shape `image_dims`
     /// (runs one submission).
     pub fn new(gpu: &Gpu, kernel: &ArrayViewD<f32>, image_dims: &[usize], mode: Mode) -> Result<KernelSpectrum> {
-        let geometry = Geometry::new(image_dims, kernel.shape(), mode)?;
+        KernelSpectrum::for_geometry(gpu, kernel, Geometry::new(image_dims, kernel.shape(), mode)?)
+    }
+
+    /// [`KernelSpectrum::new`] for any output window ([`Geometry::window`]).
+    pub fn for_geometry(gpu: &Gpu, kernel: &ArrayViewD<f32>, geometry: Geometry) -> Result<KernelSpectrum> {
+        if kernel.shape() != geometry.kernel.as_slice() {
+            return Err(Error::Shape(format!("kernel {:?} given for a geometry of kernel {:?}", kernel.shape(), geometry.kernel)));
+        }
         check_finite(kernel, "convolution kernel")?;
         let forward = forward_plan(gpu, &geometry, &geometry.image)?;
         let mut rec = Recording::new(gpu);

@@ -6,6 +6,7 @@
 use ndarray::{ArrayD, ArrayViewD};
 use serde::Serialize;
 
+use super::overlap::{self, SlabReport};
 use super::split::{self, SplitOptions, SplitReport};
 use super::{check_finite, cpu, gpu, Geometry, KernelSpectrum, Method, Mode};
 use crate::error::{Error, Result};
@@ -21,6 +22,8 @@ pub struct HostRun {
     pub split: Option<SplitReport>,
     /// Chunks along axis 0 the arrays were held in on the device (1: each array one buffer).
     pub chunks: usize,
+    /// The slabs of output rows spread over the GPUs (None: not run in slabs).
+    pub slabs: Option<SlabReport>,
 }
 
 /// What to compute: scipy.signal.convolve(a, k, mode, method), or correlate.
@@ -57,24 +60,34 @@ pub fn convolve(
         match direct(first, a, k, &g, correlate) {
             // The cost model chose direct sums, but the arrays do not fit: the FFT path splits.
             Err(Error::TooLarge { .. }) if method == Method::Auto => {}
-            other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None, chunks: 1 })),
+            other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None, chunks: 1, slabs: None })),
         }
     }
     if !split_asked {
         match whole_fft(first, a, k, mode, correlate) {
             Err(e) if does_not_fit(&e) => {}
-            other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None, chunks: 1 })),
+            other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: None })),
         }
         // Beyond one buffer but within the device: in core, in chunks.
         match super::chunked::convolve(first, a, k, mode, correlate) {
             Err(e) if does_not_fit(&e) => {}
-            other => return other.map(|(y, chunks)| (y, HostRun { method: Method::Fft, split: None, chunks })),
+            other => return other.map(|(y, chunks)| (y, HostRun { method: Method::Fft, split: None, chunks, slabs: None })),
         }
     }
-    // The split path convolves; a correlation is the convolution with the reversed kernel.
+    // Slabs and the split convolve; a correlation is the convolution with the reversed kernel.
     let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
+    // Several GPUs, or beyond one GPU's memory: slabs of rows, each in core on one GPU, unless
+    // the frequency split's parts or budgets are asked for or the halo would outweigh a slab.
+    let split_options = opts.parts.is_some() || opts.max_part_bytes.is_some() || opts.in_flight.is_some();
+    let least = if gpus.len() > 1 { 1 } else { 2 };
+    if let Some(slabs) = overlap::slab_count(gpus, &g, least).filter(|_| !split_options) {
+        match overlap::convolve(gpus, a, &kernel.view(), mode, slabs, progress) {
+            Err(e) if does_not_fit(&e) => {}
+            other => return other.map(|(y, report)| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: Some(report) })),
+        }
+    }
     let (y, report) = split::convolve_split_with_progress(gpus, a, &kernel.view(), mode, opts, progress)?;
-    Ok((y, HostRun { method: Method::Fft, split: Some(report), chunks: 1 }))
+    Ok((y, HostRun { method: Method::Fft, split: Some(report), chunks: 1, slabs: None }))
 }
 
 fn direct(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<ArrayD<f32>> {

@@ -20,6 +20,7 @@ pub mod chunked;
 pub mod cpu;
 mod gpu;
 pub mod host;
+pub mod overlap;
 pub mod slabs;
 pub mod split;
 
@@ -181,23 +182,31 @@ impl Geometry {
                 "for 'valid' mode one of image {image:?} and kernel {kernel:?} must be at least as large as the other in every axis"
             )));
         }
-        let mut g = Geometry { image: image.to_vec(), kernel: kernel.to_vec(), mode, out: vec![], start: vec![], padded: vec![] };
-        let last = image.len() - 1;
-        for (d, (&n, &m)) in image.iter().zip(kernel).enumerate() {
-            let full = n + m - 1;
-            let (start, out) = match mode {
-                Mode::Full => (0, full),
+        let (start, out) = image
+            .iter()
+            .zip(kernel)
+            .map(|(&n, &m)| match mode {
+                Mode::Full => (0, n + m - 1),
                 Mode::Same => ((m - 1) / 2, n),
                 Mode::Valid => (n.min(m) - 1, n.max(m) - n.min(m) + 1),
-            };
-            let need = least_len(n, m, start, out);
-            g.start.push(start);
-            g.out.push(out);
-            // Even on the last axis, where the real FFT of an even length takes the half-length
-            // complex path (about twice as fast as the odd path, for a few percent more samples).
-            g.padded.push(if d == last { 2 * smooth_at_least(need.div_ceil(2)) } else { smooth_at_least(need) });
-        }
-        Ok(g)
+            })
+            .unzip();
+        Ok(Geometry::window(image, kernel, mode, start, out))
+    }
+
+    /// Any window `start .. start + out` of the full result (shapes checked by the caller):
+    /// the FFT lengths are the shortest with no alias on it. `mode` only names the run.
+    pub fn window(image: &[usize], kernel: &[usize], mode: Mode, start: Vec<usize>, out: Vec<usize>) -> Geometry {
+        let last = image.len() - 1;
+        let padded = (0..image.len())
+            .map(|d| {
+                let need = least_len(image[d], kernel[d], start[d], out[d]);
+                // Even on the last axis, where the real FFT of an even length takes the half-length
+                // complex path (about twice as fast as the odd path, for a few percent more samples).
+                if d == last { 2 * smooth_at_least(need.div_ceil(2)) } else { smooth_at_least(need) }
+            })
+            .collect();
+        Geometry { image: image.to_vec(), kernel: kernel.to_vec(), mode, out, start, padded }
     }
 
     /// The shortest circular length along axis `d` with no alias on the output window.
