@@ -24,7 +24,8 @@ fn chunks_place_crop_and_stream_back() {
     let gpu = capped();
     // (array, padded shape, offset, rows per chunk): prime and odd sizes, chunk edges inside
     // the data and inside the padding, 1-4 axes.
-    let cases: &[(&[usize], &[usize], &[usize], usize)] = &[
+    type Case<'a> = (&'a [usize], &'a [usize], &'a [usize], usize);
+    let cases: &[Case] = &[
         (&[29, 7, 5], &[37, 11, 6], &[3, 2, 1], 5),
         (&[1999], &[2003], &[3], 389),
         (&[5, 4, 3, 7], &[11, 5, 3, 8], &[5, 1, 0, 1], 2),

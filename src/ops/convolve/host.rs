@@ -64,9 +64,12 @@ pub fn convolve(
         }
     }
     if !split_asked {
-        match whole_fft(first, a, k, mode, correlate) {
-            Err(e) if does_not_fit(&e) => {}
-            other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: None })),
+        // Within the device memory budget, as the chunked run is: beyond it, slabs.
+        if super::chunked::bytes_in_core(&g.padded) <= first.memory_budget_bytes() {
+            match whole_fft(first, a, k, mode, correlate) {
+                Err(e) if does_not_fit(&e) => {}
+                other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: None })),
+            }
         }
         // Beyond one buffer but within the device: in core, in chunks.
         match super::chunked::convolve(first, a, k, mode, correlate) {

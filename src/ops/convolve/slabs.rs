@@ -211,7 +211,7 @@ fn row_runs(first: i64, count: usize, n: usize, boundary: Boundary) -> Vec<(usiz
     for r in 0..count {
         let src = boundary.fold(first + r as i64, n as i64).map(|c| c as usize);
         match runs.last_mut() {
-            Some((_, s, len)) if *s == None && src.is_none() || s.zip(src).is_some_and(|(s, c)| s + *len == c) => *len += 1,
+            Some((_, s, len)) if s.is_none() && src.is_none() || s.zip(src).is_some_and(|(s, c)| s + *len == c) => *len += 1,
             _ => runs.push((r, src, 1)),
         }
     }
