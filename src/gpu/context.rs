@@ -321,6 +321,7 @@ impl Gpu {
         out: &mut [u8],
     ) -> Result<()> {
         use rayon::prelude::*;
+        let begin = std::time::Instant::now();
         let total_rows: usize = sources.iter().map(|s| s.1).sum();
         let full: Vec<usize> = std::iter::once(total_rows).chain(row_dims.iter().copied()).collect();
         if start.len() != full.len() || size.len() != full.len() || (0..full.len()).any(|d| start[d] + size[d] > full[d]) {
@@ -378,6 +379,7 @@ impl Gpu {
         let [a, b] = staging;
         self.recycler.give(USAGE, a);
         self.recycler.give(USAGE, b);
+        super::trace(&format!("read back {} MiB", out.len() >> 20), begin);
         Ok(())
     }
 }

@@ -49,8 +49,10 @@ pub fn convolve(
     let first = gpus.first().ok_or_else(|| Error::Invalid("no GPU to convolve on".into()))?;
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
     crate::io::check_host_array("the convolution's result", &g.out, 4)?;
+    let t = std::time::Instant::now();
     check_finite(a, "convolution input")?;
     check_finite(k, "convolution kernel")?;
+    crate::gpu::trace("convolve: validated", t);
     let split_asked = opts.parts.is_some() || opts.max_part_bytes.is_some() || opts.in_flight.is_some() || gpus.len() > 1;
     let chosen = match method {
         Method::Auto if split_asked => Method::Fft,

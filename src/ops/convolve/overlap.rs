@@ -92,6 +92,7 @@ pub fn convolve(
                     let Some((slab, rows, out)) = queue.lock().unwrap().next() else { return };
                     let t = Instant::now();
                     let result = convolve_slab(gpu, a, k, g, rows.clone(), out, &mut spectra);
+                    crate::gpu::trace(&format!("slab {slab} on GPU {worker}"), t);
                     let mut done = done.lock().unwrap();
                     match result {
                         Ok(chunks) => {
