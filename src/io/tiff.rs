@@ -22,6 +22,17 @@ use crate::error::Result;
 /// is read. Uncompressed strips of plain samples are read straight into the result by all cores
 /// ([`Run`]); any other page sends the whole file through the decoder, page by page.
 pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
+    read_by(path, budget, true).map(|(values, _)| values)
+}
+
+/// [`read`] through the decoder whatever the pages, with the number of runs that `read` reads
+/// directly (None: it decodes too). For tests that compare the two ways.
+#[doc(hidden)]
+pub fn read_decoded(path: &Path, budget: u64) -> Result<(ArrayD<f32>, Option<usize>)> {
+    read_by(path, budget, false)
+}
+
+fn read_by(path: &Path, budget: u64, direct: bool) -> Result<(ArrayD<f32>, Option<usize>)> {
     let err = |message: String| file_error(path, message);
     let (file, len) = super::open(path)?;
     // The strips are checked against the file's size, which a device or a pipe does not have.
@@ -43,12 +54,13 @@ pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
     let total = stack.pages * stack.samples();
     let values = match &stack.runs {
         #[cfg(unix)]
-        Some(runs) => read_runs(&positional, runs, total).map_err(|e| err(format!("cannot read: {e}")))?,
+        Some(runs) if direct => read_runs(&positional, runs, total).map_err(|e| err(format!("cannot read: {e}")))?,
         _ => decode_pages(&mut decoder, stack.pages, stack.samples()).map_err(err)?,
     };
     let (h, w) = (stack.h as usize, stack.w as usize);
     let dims = if stack.pages == 1 { vec![h, w] } else { vec![stack.pages, h, w] };
-    ArrayD::from_shape_vec(IxDyn(&dims), values).map_err(|_| err("corrupt: a page holds the wrong number of samples".into()))
+    let values = ArrayD::from_shape_vec(IxDyn(&dims), values).map_err(|_| err("corrupt: a page holds the wrong number of samples".into()))?;
+    Ok((values, stack.runs.map(|runs| runs.len())))
 }
 
 /// What a walk of the directory chain found: equal pages of h x w, and where their samples lie
