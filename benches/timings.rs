@@ -143,7 +143,7 @@ fn rl_tiles() {
     let spectrum = tiles::spectrum_bytes(x.shape(), p.shape(), opts.boundary).unwrap();
     for fraction in [4, 16] {
         let small = Gpu::open(&GpuOptions { max_buffer_bytes: Some(spectrum / fraction), ..GpuOptions::from_env().expect("valid LUCENT_* variables") }).unwrap();
-        let r = match tiles::richardson_lucy_tiled(&small, &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}) {
+        let r = match tiles::richardson_lucy_tiled(std::slice::from_ref(&small), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}) {
             Ok(r) => r,
             Err(e) => {
                 println!("limit 1/{fraction}: {e}");
@@ -160,7 +160,7 @@ fn rl_tiles() {
     let grid: Vec<ArrayD<f32>> = (0..16).map(|i| gaussian(&[extent(sigma); 2], &[sigma * (0.8 + 0.03 * i as f64); 2])).collect();
     let views: Vec<_> = grid.iter().map(|g| g.view()).collect();
     let stacked = ndarray::stack(Axis(0), &views).unwrap().into_shape_with_order(IxDyn(&[4, 4, extent(sigma), extent(sigma)])).unwrap();
-    let r = tiles::richardson_lucy_tiled(gpu(), &x.view(), &PsfGrid::new(stacked.view(), [4, 4]).unwrap(), iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
+    let r = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::new(stacked.view(), [4, 4]).unwrap(), iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
     println!("4×4 PSF grid: {} tiles of {:?}, {:.1} ms ({:.2}× whole)", r.report.tiles, r.report.window, r.report.total_ms, r.report.total_ms / whole_ms);
 }
 

@@ -107,7 +107,7 @@ fn check_regions(image: &[usize], pdims: &[usize], grid: [usize; 2], iterations:
     let guard: Vec<usize> = pdims.iter().map(|&m| tiles::exact_guard(m, iterations)).collect();
     let opts = RlOptions::default();
     let tile_opts = TileOptions { guard: Some(guard), ..Default::default() };
-    let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
+    let got = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
     assert_eq!(got.report.tiles, grid[0] * grid[1]);
     let plan = tiles::plan(&x.view(), &grid_view, iterations, &opts, &tile_opts, None).unwrap();
     let b = image.len() - pdims.len();
@@ -154,7 +154,7 @@ fn equal_psfs_give_whole_image_rl() {
         let tile_opts = TileOptions { guard, ..Default::default() };
         let opts = RlOptions::default();
         let grid_view = PsfGrid::new(psfs.view(), grid).unwrap();
-        let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
+        let got = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
         let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
         let err = rel_l2(&flat(&got.estimate), &flat64(&want));
         assert!(err <= tolerance(iterations), "{image:?}: relative L2 {err:e}");
@@ -180,7 +180,7 @@ fn gpu_tiles_match_the_cpu_twin() {
         let x = specimen(image, 15, 3).mapv(|v| v as f32);
         let opts = RlOptions { tv, boundary, ..Default::default() };
         let tile_opts = TileOptions { tiles: Some(counts.to_vec()), ..Default::default() };
-        let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
+        let got = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
         let (want, report) = tiles::richardson_lucy_tiled_cpu(&x.view(), &grid_view, iterations, &opts, &tile_opts, |_| {}).unwrap();
         assert_eq!(got.report.tiles, report.tiles);
         assert_eq!(got.report.tiles, grid[0] * grid[1] * counts.iter().product::<usize>());
@@ -196,7 +196,7 @@ fn progress_covers_tiles_times_iterations() {
     let x = specimen(&[30, 31], 5, 1).mapv(|v| v as f32);
     let mut seen = Vec::new();
     let tile_opts = TileOptions { tiles: Some(vec![2, 3]), ..Default::default() };
-    let r = tiles::richardson_lucy_tiled(gpu(), &x.view(), &PsfGrid::single(p.view()), 3, &RlOptions::default(), &tile_opts, |t| seen.push(t.overall()))
+    let r = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::single(p.view()), 3, &RlOptions::default(), &tile_opts, |t| seen.push(t.overall()))
         .unwrap();
     assert_eq!(r.report.tiles, 6);
     let want: Vec<(usize, usize)> = (1..=18).map(|i| (i, 18)).collect();
@@ -217,7 +217,7 @@ fn default_guard_stays_within_1e_3() {
         let mut counts = vec![3; pd.len()];
         counts[0] = if pd.len() == 3 { 1 } else { 3 }; // a thin stack stays whole along z
         let tile_opts = TileOptions { tiles: Some(counts), ..Default::default() };
-        let got = tiles::richardson_lucy_tiled(gpu(), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &tile_opts, |_| {}).unwrap();
+        let got = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &tile_opts, |_| {}).unwrap();
         let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
         let (l2, max) = errors32(&got.estimate, &want);
         assert!(l2 <= 1e-3 && max <= 1e-3, "{dims:?} σ {sigma}: relative L2 {l2:e}, max {max:e}");
@@ -249,7 +249,7 @@ fn tiles_fit_a_lowered_buffer_limit() {
     assert!(!tiles::fits_whole(&small, x.shape(), p.shape(), &opts).unwrap());
 
     let psfs = PsfGrid::single(p.view());
-    let got = tiles::richardson_lucy_tiled(&small, &x.view(), &psfs, iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
+    let got = tiles::richardson_lucy_tiled(std::slice::from_ref(&small), &x.view(), &psfs, iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
     let r = &got.report;
     assert!(r.tiles > 1, "{r:?}");
     assert!(tiles::spectrum_bytes(&r.window, p.shape(), opts.boundary).unwrap() <= limit, "{r:?}");
@@ -263,8 +263,47 @@ fn tiles_fit_a_lowered_buffer_limit() {
 
     // A limit below what the smallest tile (no smaller than the PSF) needs.
     let tiny = TileOptions { memory_bytes: Some(1024), ..Default::default() };
-    let e = tiles::richardson_lucy_tiled(&small, &x.view(), &psfs, iterations, &opts, &tiny, |_| {}).err();
+    let e = tiles::richardson_lucy_tiled(std::slice::from_ref(&small), &x.view(), &psfs, iterations, &opts, &tiny, |_| {}).err();
     assert!(matches!(e, Some(Error::TooLarge { .. })), "{e:?}");
+}
+
+/// Tiles spread over two GPUs (two devices on the one test adapter): both take tiles from the
+/// queue, the result matches one GPU's and the CPU twin, progress counts every iteration of
+/// every tile once, in order, and `restore` uses all the GPUs it is given.
+#[test]
+fn tiles_spread_over_several_gpus() {
+    let options = || GpuOptions { poison: true, ..GpuOptions::from_env().expect("valid LUCENT_* variables") };
+    let gpus = [open(options()), open(options())];
+    let (sigma, iterations) = (1.2, 4);
+    let p = gaussian(&[extent(sigma); 2], &[sigma; 2]);
+    let x = observed(&specimen(&[61, 57], 30, 5), &p);
+    let (opts, psfs) = (RlOptions::default(), PsfGrid::single(p.view()));
+    let counts = TileOptions { tiles: Some(vec![3, 2]), ..Default::default() };
+    let mut seen = Vec::new();
+    let two = tiles::richardson_lucy_tiled(&gpus, &x.view(), &psfs, iterations, &opts, &counts, |t| seen.push(t.overall())).unwrap();
+    let one = tiles::richardson_lucy_tiled(&gpus[..1], &x.view(), &psfs, iterations, &opts, &counts, |_| {}).unwrap();
+    let (twin, _) = tiles::richardson_lucy_tiled_cpu(&x.view(), &psfs, iterations, &opts, &counts, |_| {}).unwrap();
+    let r = &two.report;
+    assert_eq!((r.tiles, r.tile_ms.len(), r.tile_worker.len(), r.adapters.len()), (6, 6, 6, 2), "{r:?}");
+    assert!(r.tile_worker.contains(&0) && r.tile_worker.contains(&1), "both GPUs take tiles: {r:?}");
+    assert_eq!(seen, (1..=6 * iterations).map(|d| (d, 6 * iterations)).collect::<Vec<_>>());
+    // Blending order differs between runs where tiles overlap: equal to rounding.
+    assert!(rel_l2(&flat(&two.estimate), &flat64(&one.estimate.mapv(|v| v as f64))) <= 1e-6);
+    assert!(rel_l2(&flat(&two.estimate), &flat64(&twin)) <= tolerance(iterations));
+
+    // restore(): the whole image on the first GPU when it fits, else tiles over all of them.
+    let (whole, run) = deconvolve::restore(&gpus, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
+    assert!(matches!(run, deconvolve::RlRun::Whole(_)), "{run:?}");
+    let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
+    assert!(errors32(&whole, &want).0 <= tolerance(iterations));
+    let small = || open(GpuOptions { max_buffer_bytes: Some(8 << 10), device_memory_bytes: Some(64 << 10), ..options() });
+    let small = [small(), small()];
+    let (tiled, run) = deconvolve::restore(&small, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
+    match run {
+        deconvolve::RlRun::Tiled(r) => assert!(r.tiles > 1 && r.adapters.len() == 2, "{r:?}"),
+        other => panic!("expected tiles: {other:?}"),
+    }
+    assert!(errors32(&tiled, &want).0 <= 1e-3);
 }
 
 /// The working-set estimate the tiles are sized by bounds what RL really holds.
@@ -292,7 +331,7 @@ fn bad_input_is_an_error() {
     let x = specimen(&[40, 40], 5, 1).mapv(|v| v as f32);
     let grid = psf_grid([2, 2], &[5, 5]);
     let opts = RlOptions::default();
-    let run = |psfs: &PsfGrid, opts: &RlOptions, t: &TileOptions| tiles::richardson_lucy_tiled(gpu(), &x.view(), psfs, 3, opts, t, |_| {}).err();
+    let run = |psfs: &PsfGrid, opts: &RlOptions, t: &TileOptions| tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), psfs, 3, opts, t, |_| {}).err();
     let shape = |e: &Error| matches!(e, Error::Shape(_));
     let invalid = |e: &Error| matches!(e, Error::Invalid(_));
 
@@ -327,7 +366,7 @@ fn bad_input_is_an_error() {
     let line = specimen(&[50], 3, 0).mapv(|v| v as f32);
     let g1 = ArrayD::<f32>::ones(IxDyn(&[2, 2, 3]));
     assert!(PsfGrid::new(g1.view(), [2, 2]).is_err());
-    let single = tiles::richardson_lucy_tiled(gpu(), &line.view(), &PsfGrid::single(p.index_axis(Axis(0), 2)), 2, &opts, &none, |_| {});
+    let single = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &line.view(), &PsfGrid::single(p.index_axis(Axis(0), 2)), 2, &opts, &none, |_| {});
     assert!(single.is_ok(), "a 1D image with one PSF: {:?}", single.err());
 }
 

@@ -13,7 +13,7 @@ use lucent::io;
 use lucent::ops::convolve::host;
 use lucent::ops::convolve::split::SplitOptions;
 use lucent::ops::convolve::{cpu, Geometry, Method, Mode};
-use lucent::{Error, Gpu};
+use lucent::Error;
 use ndarray::ArrayD;
 use serde_json::json;
 
@@ -77,7 +77,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         "in_flight": args.in_flight,
     });
     let batch = Batch { command: "convolve", global, options };
-    let open = || Ok(Device { gpus: open_gpus(global, args)? });
+    let open = || global.devices(args.adapters.as_deref());
     batch.run(inputs, &args.output, batch::real_ext, open, |input| io::read_real(input), |image, input, output, device, stages| {
         one(global, args, (&kernel, &opts), (image, input), output, device, stages)
     })
@@ -144,15 +144,6 @@ fn one(
     })
 }
 
-/// The GPUs to use: `--adapters`, else the global choice (none: the CPU reference).
-fn open_gpus(global: &Global, args: &Args) -> Result<Vec<Gpu>, Error> {
-    match args.adapters.as_deref() {
-        None => Ok(global.gpu()?.into_iter().collect()),
-        Some(_) if global.device == crate::DeviceChoice::Cpu => Err(Error::Invalid("--adapters needs a GPU; drop --device cpu".into())),
-        Some("all") => Gpu::open_all(),
-        Some(list) => Gpu::open_list(&list.split(',').map(str::trim).collect::<Vec<_>>()),
-    }
-}
 
 /// A bar over the parts of a split run (more than one part), never with --quiet.
 struct PartsBar<'a> {

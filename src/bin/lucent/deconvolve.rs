@@ -77,6 +77,10 @@ pub struct Args {
     /// estimates (fewer iterations for the same result; three more arrays of the padded shape).
     #[arg(long)]
     accelerate: bool,
+    /// GPUs to spread tiles over (an image beyond one GPU's memory, or a PSF grid): `all`
+    /// (every adapter of the best type) or indices/names `I,J`. A run that fits uses the first.
+    #[arg(long)]
+    adapters: Option<String>,
     /// A spatially variant PSF: the PSF file holds a GY × GX grid of PSFs, shaped (GY, GX, py,
     /// px) or (GY, GX, pz, py, px), one per region of a GY × GX grid over the image's last two
     /// axes; each region is deconvolved with its PSF and the regions are blended smoothly.
@@ -129,7 +133,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let more = json!({ "psf": args.psf.display().to_string(), "psf_grid": args.psf_grid, "iterations": args.iterations });
     options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
     let batch = Batch { command: "deconvolve", global, options };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.devices(args.adapters.as_deref()), |input| io::read_real(input), |image, _, output, device, stages| {
         one(global, args, (&psfs, &opts), image, output, device, stages)
     })
 }
@@ -153,19 +157,20 @@ fn one(
             bar.set_message(format!("change {c:.2e}"));
         }
     };
-    let (estimate, run) = stages.compute(|| match device.gpu() {
-        Some(gpu) => deconvolve::restore(gpu, &image.view(), psfs, args.iterations, opts, show),
-        None => on_cpu_any(&image.view(), psfs, args.iterations, opts, show),
+    let (estimate, run) = stages.compute(|| match device.gpus.is_empty() {
+        false => deconvolve::restore(&device.gpus, &image.view(), psfs, args.iterations, opts, show),
+        true => on_cpu_any(&image.view(), psfs, args.iterations, opts, show),
     })?;
     bar.finish_and_clear();
     stages.write(|| io::write_real(output, &estimate.view()))?;
     let summary = match &run {
         RlRun::Whole(r) => summary(r),
         RlRun::Tiled(r) => format!(
-            "Richardson-Lucy {:?} in {} tiles (guard bands {:?}): {} iterations each in {:.1} ms",
+            "Richardson-Lucy {:?} in {} tiles (guard bands {:?}) on {}: {} iterations each in {:.1} ms",
             image.shape(),
             r.tiles,
             r.guard,
+            r.adapters.join(", "),
             args.iterations,
             r.total_ms
         ),

@@ -116,6 +116,18 @@ impl Global {
         Ok(batch::Device { gpus: self.gpu()?.into_iter().collect() })
     }
 
+    /// The GPUs of a command that spreads work over several (`--adapters`: `all`, every adapter
+    /// of the best type, or indices/names `I,J`), else [`Global::device`].
+    pub fn devices(&self, adapters: Option<&str>) -> Result<batch::Device, Error> {
+        let gpus = match adapters {
+            None => return self.device(),
+            Some(_) if self.device == DeviceChoice::Cpu => return Err(Error::Invalid("--adapters needs a GPU; drop --device cpu".into())),
+            Some("all") => Gpu::open_all()?,
+            Some(list) => Gpu::open_list(&list.split(',').map(str::trim).collect::<Vec<_>>())?,
+        };
+        Ok(batch::Device { gpus })
+    }
+
     pub fn warn(&self, msg: &str) {
         if !self.quiet {
             eprintln!("lucent: warning: {msg}");

@@ -529,18 +529,19 @@ pub enum RlRun {
     Tiled(TiledReport),
 }
 
-/// Richardson-Lucy of a host image on `gpu`, deciding how: the whole image resident on the
-/// device (in chunks where it exceeds one buffer) when it fits the device's memory and there is
-/// one PSF, else tiles (each region of a PSF grid deconvolved
-/// with its own PSF, tiles sized to the device). `progress` sees iterations done over all tiles.
+/// Richardson-Lucy of a host image on `gpus`, deciding how: the whole image resident on the
+/// first GPU (in chunks where it exceeds one buffer) when it fits its memory and there is one
+/// PSF, else tiles spread over every GPU (each region of a PSF grid deconvolved with its own
+/// PSF, tiles sized to the devices). `progress` sees iterations done over all tiles.
 pub fn restore(
-    gpu: &Gpu,
+    gpus: &[Gpu],
     image: &ArrayViewD<f32>,
     psfs: &PsfGrid,
     iterations: usize,
     opts: &RlOptions,
     mut progress: impl FnMut(Progress),
 ) -> Result<(ArrayD<f32>, RlRun)> {
+    let gpu = gpus.first().ok_or_else(|| Error::Invalid("Richardson-Lucy needs at least one GPU".into()))?;
     if psfs.grid() == [1, 1] {
         match RichardsonLucy::new(gpu, image, &psfs.psf([0, 0]), iterations, opts) {
             Ok(rl) => {
@@ -551,7 +552,7 @@ pub fn restore(
             Err(e) => return Err(e),
         }
     }
-    let r = tiles::richardson_lucy_tiled(gpu, image, psfs, iterations, opts, &TileOptions::default(), |p| {
+    let r = tiles::richardson_lucy_tiled(gpus, image, psfs, iterations, opts, &TileOptions::default(), |p| {
         let (done, total) = p.overall();
         progress(Progress { done, total, relative_change: None })
     })?;

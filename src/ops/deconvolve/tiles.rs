@@ -63,6 +63,8 @@
 //! was measured with the zero boundary and is kept as it is).
 
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
 use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice, Zip};
@@ -371,14 +373,17 @@ pub fn fits_whole(gpu: &Gpu, image: &[usize], psf: &[usize], opts: &RlOptions) -
 pub struct TileProgress {
     pub tile: usize,
     pub tiles: usize,
+    /// Iterations done on this tile.
     pub done: usize,
     pub iterations: usize,
+    /// Iterations done over all tiles (tiles run at once on several GPUs).
+    pub done_overall: usize,
 }
 
 impl TileProgress {
     /// Iterations done over all tiles, and the total.
     pub fn overall(&self) -> (usize, usize) {
-        (self.tile * self.iterations + self.done, self.tiles * self.iterations)
+        (self.done_overall, self.tiles * self.iterations)
     }
 }
 
@@ -392,8 +397,12 @@ pub struct TiledReport {
     pub overlap: Vec<usize>,
     /// The shape every tile is deconvolved on (its window), batch axis included.
     pub window: Vec<usize>,
-    /// Per tile: setup, iterations and download, ms.
+    /// Per tile, in the order they finished: setup, iterations and download, ms.
     pub tile_ms: Vec<f64>,
+    /// Per tile, in the same order: the index of the GPU (in `adapters`) that ran it.
+    pub tile_worker: Vec<usize>,
+    /// "index: name" of each GPU the tiles were spread over.
+    pub adapters: Vec<String>,
     /// The most device memory one tile held (GPU only).
     pub peak_bytes: u64,
     pub total_ms: f64,
@@ -419,30 +428,35 @@ pub struct TiledResult {
     pub report: TiledReport,
 }
 
-/// Richardson-Lucy on the GPU, tile after tile, each with its region's PSF; the tiles are
-/// sized to fit the device unless `tiles.tiles` says how many. `progress` is called after each
-/// iteration of each tile.
+/// Richardson-Lucy on the GPUs, each with its region's PSF, the tiles taken from one queue by
+/// every GPU (one tile at a time each); the tiles are sized to fit the smallest device unless
+/// `tiles.tiles` says how many. `progress` is called after each iteration of each tile.
 pub fn richardson_lucy_tiled(
-    gpu: &Gpu,
+    gpus: &[Gpu],
     image: &ArrayViewD<f32>,
     psfs: &PsfGrid,
     iterations: usize,
     opts: &RlOptions,
     tiles: &TileOptions,
-    mut progress: impl FnMut(TileProgress),
+    progress: impl FnMut(TileProgress),
 ) -> Result<TiledResult> {
     let start = Instant::now();
-    let plan = plan(image, psfs, iterations, opts, tiles, Some(gpu.max_buffer_bytes()))?;
-    let mut report = TiledReport::new(&plan, format!("gpu: {}", gpu.summary().name));
-    let count = plan.len();
-    let estimate = run_tiles(&plan, image, psfs, |k, window, psf| {
+    let smallest = gpus.iter().map(|g| g.max_buffer_bytes()).min().ok_or_else(|| Error::Invalid("tiled Richardson-Lucy needs at least one GPU".into()))?;
+    let plan = plan(image, psfs, iterations, opts, tiles, Some(smallest))?;
+    let names: Vec<String> = gpus.iter().map(|g| g.summary().name.clone()).collect();
+    let mut report = TiledReport::new(&plan, format!("gpu: {}", names.join(", ")));
+    report.adapters = gpus.iter().map(|g| format!("{}: {}", g.summary().index, g.summary().name)).collect();
+    let shared = Mutex::new(report);
+    let estimate = run_tiles(&plan, image, psfs, gpus.len(), iterations, progress, |worker, _, window, psf, tick| {
         let t = Instant::now();
-        let r = RichardsonLucy::new(gpu, window, psf, iterations, opts)?
-            .run(|p| progress(TileProgress { tile: k, tiles: count, done: p.done, iterations }))?;
+        let r = RichardsonLucy::new(&gpus[worker], window, psf, iterations, opts)?.run(|p| tick(p.done))?;
+        let mut report = shared.lock().unwrap();
         report.tile_ms.push(ms_since(t));
+        report.tile_worker.push(worker);
         report.peak_bytes = report.peak_bytes.max(r.report.peak_bytes.max(r.report.setup_peak_bytes));
         Ok(r.estimate)
     })?;
+    let mut report = shared.into_inner().unwrap();
     report.total_ms = ms_since(start);
     Ok(TiledResult { estimate, report })
 }
@@ -455,20 +469,20 @@ pub fn richardson_lucy_tiled_cpu(
     iterations: usize,
     opts: &RlOptions,
     tiles: &TileOptions,
-    mut progress: impl FnMut(TileProgress),
+    progress: impl FnMut(TileProgress),
 ) -> Result<(ArrayD<f64>, TiledReport)> {
     let start = Instant::now();
     let plan = plan(image, psfs, iterations, opts, tiles, None)?;
-    let mut report = TiledReport::new(&plan, "cpu (f64 reference)".into());
-    let count = plan.len();
-    let estimate = run_tiles(&plan, image, psfs, |k, window, psf| {
+    let report = Mutex::new(TiledReport::new(&plan, "cpu (f64 reference)".into()));
+    let estimate = run_tiles(&plan, image, psfs, 1, iterations, progress, |_, _, window, psf, tick| {
         let t = Instant::now();
-        let r = cpu::richardson_lucy_with(window, psf, iterations, opts, |p| {
-            progress(TileProgress { tile: k, tiles: count, done: p.done, iterations })
-        })?;
+        let r = cpu::richardson_lucy_with(window, psf, iterations, opts, |p| tick(p.done))?;
+        let mut report = report.lock().unwrap();
         report.tile_ms.push(ms_since(t));
+        report.tile_worker.push(0);
         Ok(r.estimate)
     })?;
+    let mut report = report.into_inner().unwrap();
     report.total_ms = ms_since(start);
     Ok((estimate, report))
 }
@@ -570,39 +584,79 @@ fn fitted_plan(
 }
 
 /// Host bytes [`run_tiles`] holds at once with results of `elem` bytes (`None`: the count
-/// overflows): the blended output, and for the tile at hand its window copied out (f32), its
-/// estimate and its blend weights (f64). The solver's own arrays are its to check (the f64
-/// reference checks its working arrays; the GPU's live on the device).
-fn host_bytes(plan: &TilePlan, elem: u64) -> Option<u64> {
+/// overflows): the blended output, and for each worker's tile at hand its window copied out
+/// (f32), its estimate and its blend weights (f64). The solver's own arrays are its to check
+/// (the f64 reference checks its working arrays; the GPU's live on the device).
+fn host_bytes(plan: &TilePlan, elem: u64, workers: usize) -> Option<u64> {
     let elems = |d: &[usize]| d.iter().try_fold(1u64, |n, &v| n.checked_mul(v as u64));
-    let window = elems(&plan.window_shape())?;
+    let window = elems(&plan.window_shape())?.checked_mul(workers.max(1) as u64)?;
     elems(&plan.image)?.checked_mul(elem)?.checked_add(window.checked_mul(elem.checked_add(4 + 8)?)?)
 }
 
-/// Deconvolves every tile with `solve` (tile index, window, PSF) and blends the results.
-fn run_tiles<T: Float>(
+/// Deconvolves every tile with `solve` (worker, tile index, window, PSF, and `tick(done)` to
+/// call after each of its `iterations`) and blends the results: `workers` threads take tiles
+/// from one queue, and each blends its result into the output as it finishes (the output is
+/// shared under a lock; blending is a small part of a tile's time). `progress` runs on the
+/// calling thread.
+fn run_tiles<T: Float + Send>(
     plan: &TilePlan,
     image: &ArrayViewD<f32>,
     psfs: &PsfGrid,
-    mut solve: impl FnMut(usize, &ArrayViewD<f32>, &ArrayViewD<f32>) -> Result<ArrayD<T>>,
+    workers: usize,
+    iterations: usize,
+    mut progress: impl FnMut(TileProgress),
+    solve: impl Fn(usize, usize, &ArrayViewD<f32>, &ArrayViewD<f32>, &dyn Fn(usize)) -> Result<ArrayD<T>> + Sync,
 ) -> Result<ArrayD<T>> {
     crate::io::check_host_bytes(
         &format!("tiled Richardson-Lucy of {:?} in {} tiles of {:?}", plan.image, plan.len(), plan.window_shape()),
-        host_bytes(plan, std::mem::size_of::<T>() as u64),
+        host_bytes(plan, std::mem::size_of::<T>() as u64, workers),
     )?;
-    let mut out = ArrayD::from_elem(image.raw_dim(), T::zero());
+    let out = Mutex::new(ArrayD::from_elem(image.raw_dim(), T::zero()));
     let b = plan.batch_axes();
-    for (k, tile) in plan.tiles().iter().enumerate() {
-        let slices: Vec<Slice> = (0..b).map(|_| Slice::from(..)).chain(tile.window.iter().map(|r| Slice::from(r.clone()))).collect();
-        let select = |ax: ndarray::AxisDescription| slices[ax.axis.index()];
-        let window = image.slice_each_axis(select);
-        let estimate = solve(k, &window.as_standard_layout().view(), &psfs.psf(tile.region))?;
-        let weights = plan.weights(tile);
-        let weights = weights.broadcast(estimate.shape()).expect("the weights span the window's spatial axes");
-        let mut target = out.slice_each_axis_mut(select);
-        Zip::from(&mut target).and(&estimate).and(&weights).for_each(|o, &e, &w| *o = *o + e * T::from(w).unwrap());
+    let tiles = plan.tiles();
+    let next = AtomicUsize::new(0);
+    let failed = Mutex::new(None);
+    let (ticks, ticked) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for worker in 0..workers.max(1) {
+            let (tiles, next, failed, out, solve, ticks) = (&tiles, &next, &failed, &out, &solve, ticks.clone());
+            scope.spawn(move || loop {
+                let k = next.fetch_add(1, Ordering::Relaxed);
+                if k >= tiles.len() || failed.lock().unwrap().is_some() {
+                    return;
+                }
+                let tile = &tiles[k];
+                let slices: Vec<Slice> = (0..b).map(|_| Slice::from(..)).chain(tile.window.iter().map(|r| Slice::from(r.clone()))).collect();
+                let select = |ax: ndarray::AxisDescription| slices[ax.axis.index()];
+                let window = image.slice_each_axis(select);
+                let tick = |done: usize| {
+                    // (The receiver lives until every worker has finished.)
+                    let _ = ticks.send((k, done));
+                };
+                let estimate = match solve(worker, k, &window.as_standard_layout().view(), &psfs.psf(tile.region), &tick) {
+                    Ok(e) => e,
+                    Err(e) => {
+                        failed.lock().unwrap().get_or_insert(e);
+                        return;
+                    }
+                };
+                let weights = plan.weights(tile);
+                let weights = weights.broadcast(estimate.shape()).expect("the weights span the window's spatial axes");
+                let mut out = out.lock().unwrap();
+                let mut target = out.slice_each_axis_mut(select);
+                Zip::from(&mut target).and(&estimate).and(&weights).for_each(|o, &e, &w| *o = *o + e * T::from(w).unwrap());
+            });
+        }
+        // Until every worker has finished (and dropped its sender).
+        drop(ticks);
+        for (overall, (tile, done)) in ticked.iter().enumerate() {
+            progress(TileProgress { tile, tiles: tiles.len(), done, iterations, done_overall: overall + 1 });
+        }
+    });
+    match failed.into_inner().unwrap() {
+        Some(e) => Err(e),
+        None => Ok(out.into_inner().unwrap()),
     }
-    Ok(out)
 }
 
 fn ms_since(t: Instant) -> f64 {
