@@ -306,6 +306,26 @@ fn tiles_spread_over_several_gpus() {
     assert!(errors32(&tiled, &want).0 <= 1e-3);
 }
 
+/// Tiles are sized by the device's memory, not its buffer limit: a tile larger than one
+/// buffer holds its arrays in chunks.
+#[test]
+fn tiles_beyond_one_buffer_run_in_chunks() {
+    let (limit, memory) = (8u64 << 10, 200_000u64);
+    let gpu = open(GpuOptions { max_buffer_bytes: Some(limit), device_memory_bytes: Some(memory), poison: true, ..GpuOptions::from_env().unwrap() });
+    let (sigma, iterations) = (1.2, 5);
+    let p = gaussian(&[extent(sigma); 2], &[sigma; 2]);
+    let x = observed(&specimen(&[120, 110], 60, 8), &p);
+    let opts = RlOptions::default();
+    let (got, run) = deconvolve::restore(std::slice::from_ref(&gpu), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, |_| {}).unwrap();
+    let deconvolve::RlRun::Tiled(r) = run else { panic!("expected tiles under a {memory}-byte budget: {run:?}") };
+    assert!(r.tiles > 1, "{r:?}");
+    assert!(tiles::spectrum_bytes(&r.window, p.shape(), opts.boundary).unwrap() > limit, "tiles fit one buffer: {r:?}");
+    assert!(tiles::working_set_bytes(&r.window, p.shape(), &opts).unwrap() <= memory, "{r:?}");
+    let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
+    let (l2, max) = errors32(&got, &want);
+    assert!(l2 <= 1e-3 && max <= 1e-3, "against whole-image RL: relative L2 {l2:e}, max {max:e}");
+}
+
 /// The working-set estimate the tiles are sized by bounds what RL really holds.
 #[test]
 fn working_set_estimate_bounds_the_peak() {

@@ -130,8 +130,9 @@ pub struct TileOptions {
     pub guard: Option<Vec<usize>>,
     /// Width of the raised-cosine blend across tile borders (default: the PSF's extent).
     pub overlap: Option<Vec<usize>>,
-    /// Device memory one tile may hold, estimated as [`working_set_bytes`] (default: only the
-    /// buffer limit counts; wgpu cannot query the device's memory).
+    /// Device memory one tile may hold, estimated as [`working_set_bytes`] (default: the
+    /// smallest GPU's memory budget, `Gpu::memory_budget_bytes`; a tile beyond one buffer holds
+    /// its arrays in chunks. Where no GPU tells its memory, tiles fit one buffer instead).
     pub memory_bytes: Option<u64>,
 }
 
@@ -250,14 +251,19 @@ impl TilePlan {
     /// The blend weights over `tile`'s window (spatial axes only): the product of each axis's
     /// ramps. Summed over all tiles they are 1 everywhere in the image.
     pub fn weights(&self, tile: &Tile) -> ArrayD<f64> {
-        let per_axis: Vec<Vec<f64>> = (0..self.psf.len())
+        let per_axis = self.axis_weights(tile);
+        let shape: Vec<usize> = per_axis.iter().map(Vec::len).collect();
+        ArrayD::from_shape_fn(IxDyn(&shape), |idx| (0..shape.len()).map(|d| per_axis[d][idx[d]]).product())
+    }
+
+    /// The ramps of [`TilePlan::weights`] along each spatial axis of `tile`'s window.
+    pub fn axis_weights(&self, tile: &Tile) -> Vec<Vec<f64>> {
+        (0..self.psf.len())
             .map(|d| {
                 let n = self.image[self.batch_axes() + d];
                 tile.window[d].clone().map(|x| axis_weight(x, &tile.core[d], n, self.overlap[d])).collect()
             })
-            .collect();
-        let shape: Vec<usize> = per_axis.iter().map(Vec::len).collect();
-        ArrayD::from_shape_fn(IxDyn(&shape), |idx| (0..shape.len()).map(|d| per_axis[d][idx[d]]).product())
+            .collect()
     }
 }
 
@@ -442,7 +448,11 @@ pub fn richardson_lucy_tiled(
 ) -> Result<TiledResult> {
     let start = Instant::now();
     let smallest = gpus.iter().map(|g| g.max_buffer_bytes()).min().ok_or_else(|| Error::Invalid("tiled Richardson-Lucy needs at least one GPU".into()))?;
-    let plan = plan(image, psfs, iterations, opts, tiles, Some(smallest))?;
+    let budget = gpus.iter().map(|g| g.memory_budget_bytes()).min().filter(|&b| b < u64::MAX);
+    let plan = match tiles.memory_bytes.or(budget) {
+        Some(memory) => plan(image, psfs, iterations, opts, &TileOptions { memory_bytes: Some(memory), ..tiles.clone() }, None)?,
+        None => plan(image, psfs, iterations, opts, tiles, Some(smallest))?,
+    };
     let names: Vec<String> = gpus.iter().map(|g| g.summary().name.clone()).collect();
     let mut report = TiledReport::new(&plan, format!("gpu: {}", names.join(", ")));
     report.adapters = gpus.iter().map(|g| format!("{}: {}", g.summary().index, g.summary().name)).collect();
@@ -598,7 +608,7 @@ fn host_bytes(plan: &TilePlan, elem: u64, workers: usize) -> Option<u64> {
 /// from one queue, and each blends its result into the output as it finishes (the output is
 /// shared under a lock; blending is a small part of a tile's time). `progress` runs on the
 /// calling thread.
-fn run_tiles<T: Float + Send>(
+fn run_tiles<T: Float + Send + Sync>(
     plan: &TilePlan,
     image: &ArrayViewD<f32>,
     psfs: &PsfGrid,
@@ -628,23 +638,31 @@ fn run_tiles<T: Float + Send>(
                 let tile = &tiles[k];
                 let slices: Vec<Slice> = (0..b).map(|_| Slice::from(..)).chain(tile.window.iter().map(|r| Slice::from(r.clone()))).collect();
                 let select = |ax: ndarray::AxisDescription| slices[ax.axis.index()];
-                let window = image.slice_each_axis(select);
+                let window = standard_copy(&image.slice_each_axis(select));
                 let tick = |done: usize| {
                     // (The receiver lives until every worker has finished.)
                     let _ = ticks.send((k, done));
                 };
-                let estimate = match solve(worker, k, &window.as_standard_layout().view(), &psfs.psf(tile.region), &tick) {
+                let estimate = match solve(worker, k, &window.view(), &psfs.psf(tile.region), &tick) {
                     Ok(e) => e,
                     Err(e) => {
                         failed.lock().unwrap().get_or_insert(e);
                         return;
                     }
                 };
-                let weights = plan.weights(tile);
-                let weights = weights.broadcast(estimate.shape()).expect("the weights span the window's spatial axes");
+                // The weights multiply along the spatial axes (after the batch axes): one per
+                // row from the axes before the last, times the last axis's ramp.
+                let weights = plan.axis_weights(tile);
+                let (inner, outer) = weights.split_last().expect("a spatial axis");
+                let rows: Vec<usize> = outer.iter().map(Vec::len).collect();
+                let outer = ArrayD::from_shape_fn(IxDyn(&rows), |at| (0..rows.len()).map(|d| outer[d][at[d]]).product::<f64>());
+                let last = Axis(estimate.ndim() - 1);
+                let outer = outer.broadcast(&estimate.shape()[..last.index()]).expect("the weights span the window's spatial axes");
                 let mut out = out.lock().unwrap();
                 let mut target = out.slice_each_axis_mut(select);
-                Zip::from(&mut target).and(&estimate).and(&weights).for_each(|o, &e, &w| *o = *o + e * T::from(w).unwrap());
+                Zip::from(target.lanes_mut(last)).and(estimate.lanes(last)).and(&outer).par_for_each(|mut o, e, &w| {
+                    o.iter_mut().zip(e).zip(inner).for_each(|((o, &e), &v)| *o = *o + e * T::from(w * v).unwrap())
+                });
             });
         }
         // Until every worker has finished (and dropped its sender).
@@ -657,6 +675,14 @@ fn run_tiles<T: Float + Send>(
         Some(e) => Err(e),
         None => Ok(out.into_inner().unwrap()),
     }
+}
+
+/// `x` copied into a new array in standard layout by all cores (a tile's window, strided in
+/// the image, is the solver's input).
+fn standard_copy(x: &ArrayViewD<f32>) -> ArrayD<f32> {
+    let mut out = ArrayD::from_shape_vec(x.raw_dim(), bytemuck::zeroed_vec(x.len())).expect("the window's size");
+    Zip::from(&mut out).and(x).par_for_each(|o, &v| *o = v);
+    out
 }
 
 fn ms_since(t: Instant) -> f64 {
