@@ -80,31 +80,26 @@ pub fn convolve(
     let total = queue.len();
     let queue = Mutex::new(queue.into_iter());
     let done = Mutex::new((Vec::new(), None::<Error>));
-    std::thread::scope(|scope| {
-        for (worker, gpu) in gpus.iter().enumerate() {
-            let (queue, done, g) = (&queue, &done, &g);
-            scope.spawn(move || {
-                let mut spectra = HashMap::new();
-                loop {
-                    if done.lock().unwrap().1.is_some() {
-                        return;
-                    }
-                    let Some((slab, rows, out)) = queue.lock().unwrap().next() else { return };
-                    let t = Instant::now();
-                    let result = convolve_slab(gpu, a, k, g, rows.clone(), out, &mut spectra);
-                    crate::gpu::trace(&format!("slab {slab} on GPU {worker}"), t);
-                    let mut done = done.lock().unwrap();
-                    match result {
-                        Ok(chunks) => {
-                            done.0.push(SlabTiming { slab, rows, worker, ms: t.elapsed().as_secs_f64() * 1e3, chunks });
-                            progress(done.0.len(), total);
-                        }
-                        Err(e) => {
-                            done.1.get_or_insert(e);
-                        }
-                    }
+    crate::gpu::on_workers(gpus.len(), |worker| {
+        let (gpu, mut spectra) = (&gpus[worker], HashMap::new());
+        loop {
+            if done.lock().unwrap().1.is_some() {
+                return;
+            }
+            let Some((slab, rows, out)) = queue.lock().unwrap().next() else { return };
+            let t = Instant::now();
+            let result = convolve_slab(gpu, a, k, &g, rows.clone(), out, &mut spectra);
+            crate::gpu::trace(&format!("slab {slab} on GPU {worker}"), t);
+            let mut done = done.lock().unwrap();
+            match result {
+                Ok(chunks) => {
+                    done.0.push(SlabTiming { slab, rows, worker, ms: t.elapsed().as_secs_f64() * 1e3, chunks });
+                    progress(done.0.len(), total);
                 }
-            });
+                Err(e) => {
+                    done.1.get_or_insert(e);
+                }
+            }
         }
     });
     let (per_slab, error) = done.into_inner().unwrap();

@@ -64,6 +64,7 @@
 
 use std::ops::Range;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -624,49 +625,52 @@ fn run_tiles<T: Float + Send + Sync>(
     let out = Mutex::new(ArrayD::from_elem(image.raw_dim(), T::zero()));
     let b = plan.batch_axes();
     let tiles = plan.tiles();
-    let next = AtomicUsize::new(0);
-    let failed = Mutex::new(None);
-    let (ticks, ticked) = std::sync::mpsc::channel();
+    let run_tile = |worker: usize, k: usize, ticks: &Sender<(usize, usize)>| -> Result<()> {
+        let tile = &tiles[k];
+        let slices: Vec<Slice> = (0..b).map(|_| Slice::from(..)).chain(tile.window.iter().map(|r| Slice::from(r.clone()))).collect();
+        let select = |ax: ndarray::AxisDescription| slices[ax.axis.index()];
+        let window = standard_copy(&image.slice_each_axis(select));
+        // (The receiver lives until every worker has finished.)
+        let tick = |done: usize| {
+            let _ = ticks.send((k, done));
+        };
+        let estimate = solve(worker, k, &window.view(), &psfs.psf(tile.region), &tick)?;
+        // The weights multiply along the spatial axes (after the batch axes): one per row from
+        // the axes before the last, times the last axis's ramp.
+        let weights = plan.axis_weights(tile);
+        let (inner, outer) = weights.split_last().expect("a spatial axis");
+        let rows: Vec<usize> = outer.iter().map(Vec::len).collect();
+        let outer = ArrayD::from_shape_fn(IxDyn(&rows), |at| (0..rows.len()).map(|d| outer[d][at[d]]).product::<f64>());
+        let last = Axis(estimate.ndim() - 1);
+        let outer = outer.broadcast(&estimate.shape()[..last.index()]).expect("the weights span the window's spatial axes");
+        let mut out = out.lock().unwrap();
+        let mut target = out.slice_each_axis_mut(select);
+        Zip::from(target.lanes_mut(last)).and(estimate.lanes(last)).and(&outer).par_for_each(|mut o, e, &w| {
+            o.iter_mut().zip(e).zip(inner).for_each(|((o, &e), &v)| *o = *o + e * T::from(w * v).unwrap())
+        });
+        Ok(())
+    };
+    let (next, failed) = (AtomicUsize::new(0), Mutex::new(None));
+    let (ticks, ticked) = channel();
     std::thread::scope(|scope| {
-        for worker in 0..workers.max(1) {
-            let (tiles, next, failed, out, solve, ticks) = (&tiles, &next, &failed, &out, &solve, ticks.clone());
-            scope.spawn(move || loop {
-                let k = next.fetch_add(1, Ordering::Relaxed);
-                if k >= tiles.len() || failed.lock().unwrap().is_some() {
-                    return;
-                }
-                let tile = &tiles[k];
-                let slices: Vec<Slice> = (0..b).map(|_| Slice::from(..)).chain(tile.window.iter().map(|r| Slice::from(r.clone()))).collect();
-                let select = |ax: ndarray::AxisDescription| slices[ax.axis.index()];
-                let window = standard_copy(&image.slice_each_axis(select));
-                let tick = |done: usize| {
-                    // (The receiver lives until every worker has finished.)
-                    let _ = ticks.send((k, done));
-                };
-                let estimate = match solve(worker, k, &window.view(), &psfs.psf(tile.region), &tick) {
-                    Ok(e) => e,
-                    Err(e) => {
+        let (run_tile, next, failed, tiles) = (&run_tile, &next, &failed, &tiles);
+        scope.spawn(move || {
+            let ticks = Mutex::new(ticks);
+            crate::gpu::on_workers(workers, |worker| {
+                let ticks = ticks.lock().unwrap().clone();
+                loop {
+                    let k = next.fetch_add(1, Ordering::Relaxed);
+                    if k >= tiles.len() || failed.lock().unwrap().is_some() {
+                        return;
+                    }
+                    if let Err(e) = run_tile(worker, k, &ticks) {
                         failed.lock().unwrap().get_or_insert(e);
                         return;
                     }
-                };
-                // The weights multiply along the spatial axes (after the batch axes): one per
-                // row from the axes before the last, times the last axis's ramp.
-                let weights = plan.axis_weights(tile);
-                let (inner, outer) = weights.split_last().expect("a spatial axis");
-                let rows: Vec<usize> = outer.iter().map(Vec::len).collect();
-                let outer = ArrayD::from_shape_fn(IxDyn(&rows), |at| (0..rows.len()).map(|d| outer[d][at[d]]).product::<f64>());
-                let last = Axis(estimate.ndim() - 1);
-                let outer = outer.broadcast(&estimate.shape()[..last.index()]).expect("the weights span the window's spatial axes");
-                let mut out = out.lock().unwrap();
-                let mut target = out.slice_each_axis_mut(select);
-                Zip::from(target.lanes_mut(last)).and(estimate.lanes(last)).and(&outer).par_for_each(|mut o, e, &w| {
-                    o.iter_mut().zip(e).zip(inner).for_each(|((o, &e), &v)| *o = *o + e * T::from(w * v).unwrap())
-                });
+                }
             });
-        }
-        // Until every worker has finished (and dropped its sender).
-        drop(ticks);
+            // Every worker has finished: the last sender goes with `ticks`, ending the loop below.
+        });
         for (overall, (tile, done)) in ticked.iter().enumerate() {
             progress(TileProgress { tile, tiles: tiles.len(), done, iterations, done_overall: overall + 1 });
         }
