@@ -36,22 +36,18 @@ pub(crate) fn free_in_background<T: Send + 'static>(value: T) {
     drop(spawned);
 }
 
-/// Runs `work` for each of `workers` GPU workers on threads of their own (scoped), each with
-/// its share of the cores for its host copies: with one rayon pool for all, one worker's copies
-/// (staging, read back, blending: gigabytes per part) queued behind the other's. One worker
-/// runs on the calling thread with the global pool.
+/// Runs `work` for each of `workers` GPU workers, each on a (scoped) thread of its own; one
+/// worker runs on the calling thread. (A rayon pool of its own per worker, so that one worker's
+/// host copies would not queue behind another's, changed nothing measurable: BENCHMARKS.md run
+/// 17.)
 pub(crate) fn on_workers(workers: usize, work: impl Fn(usize) + Sync) {
     if workers <= 1 {
         return work(0);
     }
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     std::thread::scope(|scope| {
         for worker in 0..workers {
             let work = &work;
-            scope.spawn(move || match rayon::ThreadPoolBuilder::new().num_threads((cores / workers).max(1)).build() {
-                Ok(pool) => pool.install(|| work(worker)),
-                Err(_) => work(worker),
-            });
+            scope.spawn(move || work(worker));
         }
     });
 }
