@@ -21,8 +21,10 @@
 use ndarray::{Array, ArrayBase, Data, Dimension};
 
 use crate::error::Result;
-use crate::gpu::{with_dim, Gpu};
+use crate::gpu::{with_dim, Gpu, Shape};
+use crate::graph::Recording;
 use crate::ops::convolve::{along_axis, gaussian_passes, slabs, uniform_passes};
+use crate::ops::interpolate;
 
 pub use crate::kernels::boundary::Boundary;
 pub use crate::ops::convolve::{
@@ -30,6 +32,7 @@ pub use crate::ops::convolve::{
     gaussian_filter as record_gaussian_filter, gaussian_kernel1d, normalized_convolution as record_normalized_convolution,
     uniform_filter as record_uniform_filter, GAUSSIAN_TRUNCATE,
 };
+pub use crate::ops::interpolate::{spline_filter as record_spline_filter, spline_filter1d as record_spline_filter1d, SplineMode};
 
 /// scipy.ndimage.correlate(input, weights, mode, cval): weights of the input's rank.
 pub fn correlate<S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<f32, D>>
@@ -75,4 +78,31 @@ pub fn gaussian_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &Arr
 pub fn uniform_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, size: &[usize], mode: Boundary) -> Result<Array<f32, D>> {
     let passes = uniform_passes(size, input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
+}
+
+/// scipy.ndimage.spline_filter(input, order=3, mode=mode): the cubic B-spline coefficients of
+/// every axis in turn (see `ops::interpolate` for the modes' boundaries), in f32. Finite input.
+pub fn spline_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, mode: SplineMode) -> Result<Array<f32, D>> {
+    on_device(gpu, input, |rec, x| interpolate::spline_filter(rec, x, mode))
+}
+
+/// scipy.ndimage.spline_filter1d(input, order=3, axis, mode=mode), in f32. Finite input.
+pub fn spline_filter1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: usize, mode: SplineMode) -> Result<Array<f32, D>> {
+    on_device(gpu, input, |rec, x| interpolate::spline_filter1d(rec, x, axis, mode))
+}
+
+/// `op` on `input` uploaded whole (finite), its result downloaded.
+fn on_device<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    op: impl FnOnce(&mut Recording, crate::Buf) -> Result<crate::Buf>,
+) -> Result<Array<f32, D>> {
+    Shape::new(input.shape())?;
+    let input = input.view().into_dyn();
+    crate::check::check_finite(&input, "input")?;
+    let mut rec = Recording::new(gpu);
+    let x = rec.upload_once_f32(&input)?;
+    let y = op(&mut rec, x)?;
+    let d = rec.download(y);
+    with_dim(rec.run()?.into_f32(d)?)
 }

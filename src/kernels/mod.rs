@@ -25,6 +25,7 @@ pub mod rl_update;
 pub mod scan_columns;
 pub mod scan_rows;
 pub mod select;
+pub mod spline_prefilter;
 pub mod unary;
 
 /// Count of 16-byte vectors covering `len` elements of `bytes_per_elem` bytes (buffers are

@@ -3,6 +3,7 @@
 
 pub mod convolve;
 pub mod deconvolve;
+pub mod interpolate;
 pub mod layout;
 pub mod reduce;
 pub mod scan;

@@ -1,0 +1,46 @@
+//! `shaders/interpolate/spline_prefilter.wgsl`: the cubic B-spline prefilter along one axis,
+//! one thread per line.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::SPLINE_PREFILTER;
+use crate::error::{Error, Result};
+use crate::gpu::Dtype;
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in spline_prefilter.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Params {
+    pub n: u32,
+    pub inner: u32,
+    pub lines: u32,
+    pub init: u32,
+}
+
+/// The initial conditions of the two passes (which scipy mode uses which: `ops::interpolate`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Init {
+    /// Whole-sample symmetric: ..., x1, x0, x1, ...
+    Mirror = 0,
+    /// Half-sample symmetric: ..., x1, x0, x0, x1, ...
+    Reflect = 1,
+    /// Periodic.
+    Wrap = 2,
+}
+
+/// The prefiltered coefficients of f32 `x` along `axis` (of length > 1).
+pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Buf> {
+    rec.expect_dtype(x, Dtype::F32, "spline prefilter input")?;
+    let dims = rec.dims(x).to_vec();
+    let n = *dims.get(axis).ok_or_else(|| Error::Invalid(format!("axis {axis} of a {dims:?} array")))?;
+    if n < 2 {
+        return Err(Error::Invalid(format!("the spline prefilter needs lines of 2 or more samples, axis {axis} of {dims:?} has {n}")));
+    }
+    let inner: usize = dims[axis + 1..].iter().product();
+    let lines = rec.shape(x).len() / n;
+    let y = rec.temp_like(x, Dtype::F32)?;
+    let p = Params { n: n as u32, inner: inner as u32, lines: lines as u32, init: init as u32 };
+    rec.dispatch(&SPLINE_PREFILTER, &[], bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(lines as u64));
+    Ok(y)
+}
