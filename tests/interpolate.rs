@@ -106,3 +106,21 @@ fn bad_input_is_reported() {
     let empty = ArrayD::<f32>::zeros(IxDyn(&[0, 3]));
     assert!(matches!(ndimage::spline_filter(&gpu, &empty, SplineMode::Mirror), Err(Error::Empty(_))));
 }
+
+/// `lucent spline-filter` end to end, on the GPU and on the reference, every mode name.
+#[test]
+fn cli_spline_filter() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let x = rand_array(&[19, 6, 11]);
+    lucent::io::write_real(path("x.npy"), &x.view()).unwrap();
+    for name in SplineMode::NAMES {
+        let want = cpu::spline_filter(&x.mapv(|v| v as f64), SplineMode::parse(name).unwrap());
+        for device in ["auto", "cpu"] {
+            let (input, output) = (path("x.npy"), path("c.npy"));
+            let report = lucent_json(&["--device", device, "spline-filter", &input, "-o", &output, "--mode", name], &[]);
+            assert_eq!(report["options"]["mode"], name, "{report}");
+            check(&lucent::io::read_real(&output).unwrap(), &want, &format!("cli {name} {device}"));
+        }
+    }
+}

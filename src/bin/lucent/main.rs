@@ -7,6 +7,7 @@ mod deconvolve;
 mod demo;
 mod fft;
 mod filter;
+mod spline;
 mod info;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -61,6 +62,8 @@ enum Command {
     ///
     /// Example: lucent filter volume.tif -o smooth.tif --gaussian 2.0 --boundary nearest
     Filter(filter::Args),
+    /// scipy.ndimage.spline_filter: cubic B-spline coefficients along every axis.
+    SplineFilter(spline::Args),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -155,6 +158,7 @@ fn main() {
         Command::Fft(args) => fft::run(&global, &args),
         Command::Convolve(args) => convolve::run(&global, &args),
         Command::Filter(args) => filter::run(&global, &args),
+        Command::SplineFilter(args) => spline::run(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };

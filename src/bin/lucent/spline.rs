@@ -1,0 +1,59 @@
+//! `lucent spline-filter`: scipy.ndimage.spline_filter (order 3) of array files — the cubic
+//! B-spline coefficients along every axis — on the GPU, or with `--device cpu` or no adapter on
+//! the f64 reference.
+
+use std::path::{Path, PathBuf};
+
+use clap::builder::PossibleValuesParser;
+use lucent::ndimage::{self, SplineMode};
+use lucent::ops::interpolate::cpu;
+use lucent::{io, Error};
+use ndarray::ArrayD;
+use serde_json::json;
+
+use crate::batch::{self, Batch, Device, Report, Stages};
+use crate::Global;
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  lucent spline-filter volume.npy -o coefficients.npy
+  lucent spline-filter image.tif -o coefficients.tif --mode grid-wrap --json")]
+pub struct Args {
+    /// Input arrays: .npy (any real dtype), .tif/.tiff or .png.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output: float32 .npy or .tif. With several inputs, a directory.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The boundary the coefficients assume, as scipy.ndimage names it.
+    #[arg(long, default_value = "mirror", value_parser = PossibleValuesParser::new(SplineMode::NAMES))]
+    mode: String,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    let mode = SplineMode::parse(&args.mode)?;
+    let batch = Batch { command: "spline-filter", global, options: json!({ "order": 3, "mode": args.mode }) };
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
+        one(mode, image, output, device, stages)
+    })
+}
+
+fn one(mode: SplineMode, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
+    lucent::Shape::new(image.shape())?;
+    batch::check_format(output, image.ndim(), false)?;
+    let y = stages.compute(|| match device.gpu() {
+        Some(gpu) => ndimage::spline_filter(gpu, &image, mode),
+        None => {
+            lucent::check::check_finite(&image.view(), "input")?;
+            lucent::io::check_host_array("the reference's arrays", image.shape(), 16)?;
+            Ok(cpu::spline_filter(&image.mapv(|v| v as f64), mode).mapv(|v| v as f32))
+        }
+    })?;
+    stages.write(|| io::write_real(output, &y.view()))?;
+    Ok(Report {
+        shape_in: image.shape().to_vec(),
+        shape_out: y.shape().to_vec(),
+        details: json!({}),
+        summary: format!("cubic B-spline coefficients of {:?} ({mode:?})", image.shape()),
+    })
+}
