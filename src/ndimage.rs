@@ -32,7 +32,9 @@ pub use crate::ops::convolve::{
     gaussian_filter as record_gaussian_filter, gaussian_kernel1d, normalized_convolution as record_normalized_convolution,
     uniform_filter as record_uniform_filter, GAUSSIAN_TRUNCATE,
 };
-pub use crate::ops::interpolate::{spline_filter as record_spline_filter, spline_filter1d as record_spline_filter1d, SplineMode};
+pub use crate::ops::interpolate::{
+    map_coordinates as record_map_coordinates, spline_filter as record_spline_filter, spline_filter1d as record_spline_filter1d, Sampling, SplineMode,
+};
 
 /// scipy.ndimage.correlate(input, weights, mode, cval): weights of the input's rank.
 pub fn correlate<S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<f32, D>>
@@ -89,6 +91,27 @@ pub fn spline_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &Array
 /// scipy.ndimage.spline_filter1d(input, order=3, axis, mode=mode), in f32. Finite input.
 pub fn spline_filter1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: usize, mode: SplineMode) -> Result<Array<f32, D>> {
     on_device(gpu, input, |rec, x| interpolate::spline_filter1d(rec, x, axis, mode))
+}
+
+/// scipy.ndimage.map_coordinates(input, coordinates, order, mode, cval, prefilter): `input`
+/// sampled at `coordinates` (shape (input's rank, ...), any finite or NaN values: NaN gives
+/// cval), in f32; the result has the coordinates' shape after their first axis.
+pub fn map_coordinates<S1, S2, D1, D2>(gpu: &Gpu, input: &ArrayBase<S1, D1>, coordinates: &ArrayBase<S2, D2>, how: &Sampling) -> Result<ndarray::ArrayD<f32>>
+where
+    S1: Data<Elem = f32>,
+    S2: Data<Elem = f32>,
+    D1: Dimension,
+    D2: Dimension,
+{
+    Shape::new(input.shape())?;
+    let input = input.view().into_dyn();
+    crate::check::check_finite(&input, "input")?;
+    let mut rec = Recording::new(gpu);
+    let x = rec.upload_once_f32(&input)?;
+    let c = rec.upload_once_f32(&coordinates.view().into_dyn())?;
+    let y = interpolate::map_coordinates(&mut rec, x, c, how)?;
+    let d = rec.download(y);
+    rec.run()?.into_f32(d)
 }
 
 /// `op` on `input` uploaded whole (finite), its result downloaded.

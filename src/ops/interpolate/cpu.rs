@@ -88,3 +88,147 @@ fn anticausal_last(c: &[f64], init: Init) -> f64 {
         }
     }
 }
+
+/// scipy.ndimage.map_coordinates(x, coords, order, mode, cval, prefilter) in f64 (the rules in
+/// the module's documentation).
+pub fn map_coordinates(x: &ArrayD<f64>, coords: &ArrayD<f64>, how: &super::Sampling) -> ArrayD<f64> {
+    let rank = x.ndim();
+    let (input, pad) = match how.prepad() {
+        None => (x.clone(), 0),
+        Some(pad) => {
+            let padded = if pad == 0 { x.clone() } else { pad_edges(x, pad, how.mode, how.cval as f64) };
+            (spline_filter(&padded, how.mode), pad)
+        }
+    };
+    let dims = input.shape().to_vec();
+    let out_dims = &coords.shape()[1..];
+    let points: usize = out_dims.iter().product();
+    let flat = coords.as_standard_layout();
+    let flat = flat.as_slice().expect("standard layout");
+    let values: Vec<f64> = (0..points).map(|i| sample(&input, &dims, &(0..rank).map(|a| flat[a * points + i] + pad as f64).collect::<Vec<_>>(), how)).collect();
+    ArrayD::from_shape_vec(ndarray::IxDyn(out_dims), values).expect("the coordinates' shape")
+}
+
+/// `x` padded by `pad` samples on every side: its edge values (`nearest`) or cval.
+fn pad_edges(x: &ArrayD<f64>, pad: usize, mode: SplineMode, cval: f64) -> ArrayD<f64> {
+    let dims: Vec<usize> = x.shape().iter().map(|&n| n + 2 * pad).collect();
+    ArrayD::from_shape_fn(ndarray::IxDyn(&dims), |at| {
+        let mut inside = true;
+        let src: Vec<usize> = (0..x.ndim())
+            .map(|a| {
+                let i = at[a] as isize - pad as isize;
+                inside &= i >= 0 && i < x.shape()[a] as isize;
+                i.clamp(0, x.shape()[a] as isize - 1) as usize
+            })
+            .collect();
+        if inside || mode == SplineMode::Nearest { x[src.as_slice()] } else { cval }
+    })
+}
+
+/// One output: the coordinate per axis folded, the taps weighted and summed.
+fn sample(x: &ArrayD<f64>, dims: &[usize], at: &[f64], how: &super::Sampling) -> f64 {
+    let (order, mode, cval) = (how.order as usize, how.mode, how.cval as f64);
+    let unfolded = matches!(mode, SplineMode::GridConstant | SplineMode::Nearest);
+    let mut starts = Vec::new();
+    let mut weights = Vec::new();
+    for (a, &c) in at.iter().enumerate() {
+        let c = if unfolded { c } else { fold(c, dims[a], mode) };
+        if c.is_nan() || (c <= -1.0 && !unfolded) {
+            return cval;
+        }
+        let start = if order == 0 { (c + 0.5).floor() } else { c.floor() } as i64 - (order / 2) as i64;
+        starts.push(start);
+        weights.push(spline_weights(c - c.floor(), order));
+    }
+    let taps = order + 1;
+    let mut sum = 0.0;
+    for t in 0..taps.pow(at.len() as u32) {
+        let (mut rest, mut w, mut index, mut outside) = (t, 1.0, Vec::new(), false);
+        for a in (0..at.len()).rev() {
+            let k = rest % taps;
+            rest /= taps;
+            w *= weights[a][k];
+            match tap(starts[a] + k as i64, dims[a], mode) {
+                Some(j) => index.push(j),
+                None => {
+                    outside = true;
+                    index.push(0)
+                }
+            }
+        }
+        index.reverse();
+        sum += w * if outside { cval } else { x[index.as_slice()] };
+    }
+    sum
+}
+
+/// The B-spline weights of the order's taps at fraction `f` (order 0: the one nearest sample).
+fn spline_weights(f: f64, order: usize) -> Vec<f64> {
+    match order {
+        0 => vec![1.0],
+        1 => vec![1.0 - f, f],
+        _ => {
+            let g = 1.0 - f;
+            vec![g * g * g / 6.0, (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0, (4.0 - 6.0 * g * g + 3.0 * g * g * g) / 6.0, f * f * f / 6.0]
+        }
+    }
+}
+
+/// Where tap `i` reads on an axis of `n`: itself inside, else folded (`constant` and `wrap` by
+/// `mirror`); `None` where `grid-constant` reads cval.
+fn tap(i: i64, n: usize, mode: SplineMode) -> Option<usize> {
+    if i >= 0 && (i as usize) < n {
+        return Some(i as usize);
+    }
+    let mode = match mode {
+        SplineMode::GridConstant => return None,
+        SplineMode::Constant | SplineMode::Wrap => SplineMode::Mirror,
+        m => m,
+    };
+    Some(fold(i as f64, n, mode) as usize)
+}
+
+/// A coordinate outside 0..n − 1 folded into it by `mode` (scipy's periods); −1 for constant.
+fn fold(c: f64, n: usize, mode: SplineMode) -> f64 {
+    let n = n as f64;
+    if !(c < 0.0 || c > n - 1.0) {
+        return c;
+    }
+    if n <= 1.0 && !matches!(mode, SplineMode::Constant | SplineMode::GridConstant) {
+        return 0.0;
+    }
+    let below = c < 0.0;
+    match mode {
+        SplineMode::Mirror => {
+            let s = 2.0 * n - 2.0;
+            if below {
+                let v = s * (-c / s).trunc() + c;
+                if v <= 1.0 - n { v + s } else { -v }
+            } else {
+                let v = c - s * (c / s).trunc();
+                if v >= n { s - v } else { v }
+            }
+        }
+        SplineMode::Reflect => {
+            let s = 2.0 * n;
+            if below {
+                let v = if c < -s { s * (-c / s).trunc() + c } else { c };
+                if v < -n { v + s } else { (-v - 1.0).max(-1.0 + 1e-15) }
+            } else {
+                let v = c - s * (c / s).trunc();
+                if v >= n { s - v - 1.0 } else { v }
+            }
+        }
+        SplineMode::Wrap => {
+            let s = n - 1.0;
+            if below { c + s * ((-c / s).trunc() + 1.0) } else { c - s * (c / s).trunc() }
+        }
+        SplineMode::GridWrap => {
+            if below { c + n * ((-1.0 - c) / n).trunc() + n } else { c - n * (c / n).trunc() }
+        }
+        SplineMode::Nearest => {
+            if below { 0.0 } else { n - 1.0 }
+        }
+        SplineMode::Constant | SplineMode::GridConstant => -1.0,
+    }
+}
