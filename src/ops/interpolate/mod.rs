@@ -141,10 +141,8 @@ impl Sampling {
 
     /// Whether the input is prefiltered, and padded first by [`PREPAD`].
     pub fn prepad(&self) -> Option<usize> {
-        (self.order > 1 && self.prefilter).then(|| match self.mode {
-            SplineMode::Nearest | SplineMode::GridConstant => PREPAD,
-            _ => 0,
-        })
+        let pad = if matches!(self.mode, SplineMode::Nearest | SplineMode::GridConstant) { PREPAD } else { 0 };
+        (self.order > 1 && self.prefilter).then_some(pad)
     }
 }
 
