@@ -4,6 +4,7 @@
 
 pub use crate::gpu::registry::*;
 
+pub mod affine_sample;
 pub mod binary;
 pub mod boundary;
 pub mod complex_to_real;

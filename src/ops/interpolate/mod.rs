@@ -163,3 +163,140 @@ pub fn map_coordinates(rec: &mut Recording, x: Buf, coords: Buf, how: &Sampling)
     };
     sample::record(rec, input, coords, how.order, how.mode.code(), pad as f32, how.cval)
 }
+
+/// The input coordinates of an affine map (scipy.ndimage.affine_transform's `matrix` and
+/// `offset`): `matrix` as given there — (d,) a diagonal, (d, d), (d, d + 1) with the offset as
+/// its last column, or (d + 1, d + 1) homogeneous (then `offset` is ignored, as scipy ignores
+/// it). Rows per input axis. A non-finite or singular matrix is refused.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AffineMap {
+    pub matrix: Vec<Vec<f64>>,
+    pub offset: Vec<f64>,
+}
+
+impl AffineMap {
+    pub fn new(matrix: &ndarray::ArrayViewD<f64>, offset: &[f64], rank: usize) -> Result<AffineMap> {
+        let d = rank;
+        let shape = matrix.shape().to_vec();
+        let offset = if offset.is_empty() { vec![0.0; d] } else { offset.to_vec() };
+        if offset.len() != d {
+            return Err(Error::Shape(format!("affine_transform: {} offsets for a {d}-axis array", offset.len())));
+        }
+        let at = |a: usize, b: usize| matrix[[a, b].as_slice()];
+        let map = match shape.as_slice() {
+            [n] if *n == d => AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| if a == b { matrix[[a].as_slice()] } else { 0.0 }).collect()).collect(), offset },
+            [r, c] if *r == d && *c == d => AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| at(a, b)).collect()).collect(), offset },
+            [r, c] if *r == d && *c == d + 1 => AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| at(a, b)).collect()).collect(), offset: (0..d).map(|a| at(a, d)).collect() },
+            [r, c] if *r == d + 1 && *c == d + 1 => AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| at(a, b)).collect()).collect(), offset: (0..d).map(|a| at(a, d)).collect() },
+            other => return Err(Error::Shape(format!("affine_transform: a matrix of shape {other:?} for a {d}-axis array (expected ({d},), ({d}, {d}), ({d}, {}) or ({}, {}))", d + 1, d + 1, d + 1))),
+        };
+        if map.matrix.iter().flatten().chain(&map.offset).any(|v| !v.is_finite()) {
+            return Err(Error::NonFinite(format!("affine_transform: the matrix {:?} and offset {:?}", map.matrix, map.offset)));
+        }
+        if determinant(&map.matrix) == 0.0 {
+            return Err(Error::Invalid(format!("affine_transform: the matrix {:?} is singular", map.matrix)));
+        }
+        Ok(map)
+    }
+
+    /// scipy.ndimage.shift's map: output o reads input o − shift.
+    pub fn shift(shift: &[f64]) -> AffineMap {
+        let d = shift.len();
+        AffineMap { matrix: identity(d), offset: shift.iter().map(|s| -s).collect() }
+    }
+
+    /// scipy.ndimage.zoom's map (grid_mode=False) from `input` to `output` shapes: output k
+    /// reads input k · (n_in − 1) / (n_out − 1) (factor 1 where the output has one sample).
+    pub fn zoom(input: &[usize], output: &[usize]) -> AffineMap {
+        let d = input.len();
+        let factor = |a: usize| if output[a] > 1 { (input[a] as f64 - 1.0) / (output[a] as f64 - 1.0) } else { 1.0 };
+        AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| if a == b { factor(a) } else { 0.0 }).collect()).collect(), offset: vec![0.0; d] }
+    }
+
+    /// scipy.ndimage.rotate's map in the plane of `axes` (sorted) by `degrees`, for an input of
+    /// shape `input` and an output of shape `output` (centres mapped onto each other).
+    pub fn rotate(degrees: f64, axes: [usize; 2], input: &[usize], output: &[usize]) -> AffineMap {
+        let (c, s) = cos_sin_degrees(degrees);
+        let mut m = AffineMap { matrix: identity(input.len()), offset: vec![0.0; input.len()] };
+        let rot = [[c, s], [-s, c]];
+        let out_centre = [(output[axes[0]] as f64 - 1.0) / 2.0, (output[axes[1]] as f64 - 1.0) / 2.0];
+        for (i, &a) in axes.iter().enumerate() {
+            for (j, &b) in axes.iter().enumerate() {
+                m.matrix[a][b] = rot[i][j];
+            }
+            m.offset[a] = (input[a] as f64 - 1.0) / 2.0 - (rot[i][0] * out_centre[0] + rot[i][1] * out_centre[1]);
+        }
+        m
+    }
+
+    /// Whether axis `a` is left alone: the output index itself plus a whole number.
+    fn keeps(&self, a: usize) -> bool {
+        self.matrix[a].iter().enumerate().all(|(b, &v)| v == if a == b { 1.0 } else { 0.0 }) && self.offset[a].fract() == 0.0
+    }
+}
+
+fn identity(d: usize) -> Vec<Vec<f64>> {
+    (0..d).map(|a| (0..d).map(|b| if a == b { 1.0 } else { 0.0 }).collect()).collect()
+}
+
+/// cos and sin of an angle in degrees, exact at multiples of 90 (as scipy's cosdg and sindg).
+pub fn cos_sin_degrees(degrees: f64) -> (f64, f64) {
+    let quarter = degrees / 90.0;
+    if quarter.fract() == 0.0 {
+        return [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)][quarter.rem_euclid(4.0) as usize];
+    }
+    let r = degrees.to_radians();
+    (r.cos(), r.sin())
+}
+
+/// By elimination with partial pivoting (d ≤ 4).
+fn determinant(m: &[Vec<f64>]) -> f64 {
+    let mut a = m.to_vec();
+    let n = a.len();
+    let mut det = 1.0;
+    for k in 0..n {
+        let p = (k..n).max_by(|&i, &j| a[i][k].abs().total_cmp(&a[j][k].abs())).unwrap();
+        if a[p][k] == 0.0 {
+            return 0.0;
+        }
+        if p != k {
+            a.swap(p, k);
+            det = -det;
+        }
+        det *= a[k][k];
+        for i in k + 1..n {
+            let f = a[i][k] / a[k][k];
+            for j in k..n {
+                a[i][j] -= f * a[k][j];
+            }
+        }
+    }
+    det
+}
+
+/// scipy.ndimage.affine_transform(x, matrix, offset, output_shape, order, mode, cval,
+/// prefilter) for an [`AffineMap`]. Axes the map leaves alone are read with order 0 and not
+/// prefiltered (the same values: a spline through the samples passes through them).
+pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_shape: &[usize], how: &Sampling) -> Result<Buf> {
+    how.check()?;
+    let dims = rec.dims(x).to_vec();
+    let rank = dims.len();
+    if map.matrix.len() != rank || output_shape.len() != rank {
+        return Err(Error::Shape(format!("affine_transform of a {dims:?} array to {output_shape:?} with a {}-axis map", map.matrix.len())));
+    }
+    let kept: Vec<bool> = (0..rank).map(|a| map.keeps(a) && how.order > 0).collect();
+    let orders: Vec<u32> = kept.iter().map(|&k| if k { 0 } else { how.order }).collect();
+    let (mut input, mut offset) = (x, map.offset.clone());
+    if let Some(pad) = how.prepad() {
+        let pads: Vec<(usize, usize)> = kept.iter().map(|&k| if k { (0, 0) } else { (pad, pad) }).collect();
+        if pad > 0 {
+            let edge = if how.mode == SplineMode::Nearest { Boundary::Nearest } else { Boundary::Constant(how.cval) };
+            input = layout::pad(rec, input, &pads, edge)?;
+            offset.iter_mut().zip(&pads).for_each(|(o, p)| *o += p.0 as f64);
+        }
+        for a in (0..rank).filter(|&a| !kept[a]) {
+            input = spline_filter1d(rec, input, a, how.mode)?;
+        }
+    }
+    crate::kernels::affine_sample::record(rec, input, &map.matrix, &offset, output_shape, &orders, how.mode.code(), how.cval)
+}

@@ -1,0 +1,41 @@
+// scipy.ndimage.affine_transform (and shift, zoom, rotate through it): output index o of an
+// array of 1-4 axes reads the input at matrix·o + offset, sampled as common/bspline does with
+// per-axis orders (0 along axes the transform leaves alone, so they need no prefilter).
+#import common/grid
+#import common/bspline
+
+struct Params {
+    matrix: array<vec4<f32>, 4>,  // row a: input axis a's coordinate from the output index
+    offset: vec4<f32>,            // (the prefilter's padding included)
+    dims: vec4<u32>,              // the input's axes
+    out_dims: vec4<u32>,          // the output's axes
+    orders: vec4<u32>,
+    rank: u32,
+    points: u32,
+    mode: u32,
+    cval: f32,
+}  // mirrored in src/kernels/affine_sample.rs
+
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = workgroup_index(wid, nwg) * 256u + lid;
+    if (i >= p.points) {
+        return;
+    }
+    var o = vec4<f32>(0.0);
+    var rest = i;
+    for (var a = p.rank; a > 0u; a--) {
+        o[a - 1u] = f32(rest % p.out_dims[a - 1u]);
+        rest /= p.out_dims[a - 1u];
+    }
+    var c: array<f32, 4>;
+    for (var a = 0u; a < p.rank; a++) {
+        c[a] = dot(p.matrix[a], o) + p.offset[a];
+    }
+    out[i] = sample(c, p.rank, p.dims, p.orders, p.mode, p.cval);
+}

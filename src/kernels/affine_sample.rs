@@ -1,0 +1,48 @@
+//! `shaders/interpolate/affine_sample.wgsl`: B-spline sampling of an array of 1-4 axes at an
+//! affine map of the output index, one output per thread.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::AFFINE_SAMPLE;
+use crate::error::{Error, Result};
+use crate::gpu::{Dtype, Shape};
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in affine_sample.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Params {
+    pub matrix: [[f32; 4]; 4],
+    pub offset: [f32; 4],
+    pub dims: [u32; 4],
+    pub out_dims: [u32; 4],
+    pub orders: [u32; 4],
+    pub rank: u32,
+    pub points: u32,
+    pub mode: u32,
+    pub cval: f32,
+}
+
+/// Output of shape `out_dims`: element o reads `x` at `matrix · o + offset` (rows per input
+/// axis), with `orders[a] + 1` taps along axis a; `mode` is the kernel's code.
+#[allow(clippy::too_many_arguments)]
+pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], out_dims: &[usize], orders: &[u32], mode: u32, cval: f32) -> Result<Buf> {
+    rec.expect_dtype(x, Dtype::F32, "sampled array")?;
+    let dims = rec.dims(x).to_vec();
+    let rank = dims.len();
+    if out_dims.len() != rank || matrix.len() != rank || matrix.iter().any(|r| r.len() != rank) || offset.len() != rank || orders.len() != rank {
+        return Err(Error::Shape(format!("an affine map of a {rank}-axis array needs a {rank}×{rank} matrix, {rank} offsets and an output of {rank} axes")));
+    }
+    let points = Shape::new(out_dims)?.len();
+    let out = rec.temp(out_dims, Dtype::F32)?;
+    let mut p = Params::zeroed();
+    for a in 0..rank {
+        for b in 0..rank {
+            p.matrix[a][b] = matrix[a][b] as f32;
+        }
+        (p.offset[a], p.dims[a], p.out_dims[a], p.orders[a]) = (offset[a] as f32, dims[a] as u32, out_dims[a] as u32, orders[a]);
+    }
+    (p.rank, p.points, p.mode, p.cval) = (rank as u32, points as u32, mode, cval);
+    rec.dispatch(&AFFINE_SAMPLE, &[], bytemuck::bytes_of(&p), &[x, out], AFFINE_SAMPLE.groups(points as u64));
+    Ok(out)
+}
