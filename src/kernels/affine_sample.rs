@@ -37,9 +37,7 @@ pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], 
     let out = rec.temp(out_dims, Dtype::F32)?;
     let mut p = Params::zeroed();
     for a in 0..rank {
-        for b in 0..rank {
-            p.matrix[a][b] = matrix[a][b] as f32;
-        }
+        p.matrix[a].iter_mut().zip(&matrix[a]).for_each(|(m, &v)| *m = v as f32);
         (p.offset[a], p.dims[a], p.out_dims[a], p.orders[a]) = (offset[a] as f32, dims[a] as u32, out_dims[a] as u32, orders[a]);
     }
     (p.rank, p.points, p.mode, p.cval) = (rank as u32, points as u32, mode, cval);

@@ -264,11 +264,10 @@ fn determinant(m: &[Vec<f64>]) -> f64 {
             det = -det;
         }
         det *= a[k][k];
-        for i in k + 1..n {
-            let f = a[i][k] / a[k][k];
-            for j in k..n {
-                a[i][j] -= f * a[k][j];
-            }
+        let pivot = a[k].clone();
+        for row in &mut a[k + 1..] {
+            let f = row[k] / pivot[k];
+            row[k..].iter_mut().zip(&pivot[k..]).for_each(|(v, &p)| *v -= f * p);
         }
     }
     det
