@@ -136,25 +136,15 @@ pub fn affine_transform<S: Data<Elem = f32>, D: Dimension>(
 /// scipy.ndimage.shift(input, shift, order, mode, cval, prefilter): `shift` one value for every
 /// axis or one per axis.
 pub fn shift<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, shift: &[f64], how: &Sampling) -> Result<Array<f32, D>> {
-    let shift = per_axis(shift, input.ndim(), "shift")?;
-    if shift.iter().any(|v| !v.is_finite()) {
-        return Err(crate::Error::NonFinite(format!("shift {shift:?}")));
-    }
-    let out = input.shape().to_vec();
-    on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &AffineMap::shift(&shift), &out, how))
+    let (map, out) = interpolate::shift_map(input.shape(), shift)?;
+    on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }
 
 /// scipy.ndimage.zoom(input, zoom, order, mode, cval, prefilter, grid_mode=False): `zoom` one
 /// factor for every axis or one per axis; the output has round(n · factor) samples per axis
 /// (ties to even, as Python rounds).
 pub fn zoom<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, zoom: &[f64], how: &Sampling) -> Result<Array<f32, D>> {
-    let zoom = per_axis(zoom, input.ndim(), "zoom")?;
-    if zoom.iter().any(|v| !v.is_finite() || *v <= 0.0) {
-        return Err(crate::Error::Invalid(format!("zoom factors must be finite and positive, got {zoom:?}")));
-    }
-    let out: Vec<usize> = input.shape().iter().zip(&zoom).map(|(&n, f)| (n as f64 * f).round_ties_even() as usize).collect();
-    Shape::new(&out).map_err(|e| crate::Error::Invalid(format!("zoom {zoom:?} of {:?} gives the shape {out:?}: {e}", input.shape())))?;
-    let map = AffineMap::zoom(input.shape(), &out);
+    let (map, out) = interpolate::zoom_map(input.shape(), zoom)?;
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }
 
@@ -162,46 +152,8 @@ pub fn zoom<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D
 /// degrees in the plane of `axes` (negative counts from the end); with `reshape` the output
 /// plane grows to hold the whole rotated input.
 pub fn rotate<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, angle: f64, axes: [isize; 2], reshape: bool, how: &Sampling) -> Result<Array<f32, D>> {
-    let d = input.ndim() as isize;
-    if d < 2 {
-        return Err(crate::Error::Invalid(format!("rotate needs an array of at least 2 axes, got {d}")));
-    }
-    let mut plane = [0usize; 2];
-    for (p, &a) in plane.iter_mut().zip(&axes) {
-        let a = if a < 0 { a + d } else { a };
-        if !(0..d).contains(&a) {
-            return Err(crate::Error::Invalid(format!("rotate: axes {axes:?} of a {d}-axis array")));
-        }
-        *p = a as usize;
-    }
-    plane.sort();
-    if plane[0] == plane[1] || !angle.is_finite() {
-        return Err(crate::Error::Invalid(format!("rotate: axes {axes:?} must differ and the angle ({angle}) be finite")));
-    }
-    let mut out = input.shape().to_vec();
-    if reshape {
-        let (c, s) = interpolate::cos_sin_degrees(angle);
-        let (iy, ix) = (out[plane[0]] as f64, out[plane[1]] as f64);
-        let corners = [(0.0, 0.0), (0.0, ix), (iy, 0.0), (iy, ix)];
-        let span = |f: &dyn Fn(f64, f64) -> f64| {
-            let v: Vec<f64> = corners.iter().map(|&(y, x)| f(y, x)).collect();
-            v.iter().cloned().fold(f64::MIN, f64::max) - v.iter().cloned().fold(f64::MAX, f64::min)
-        };
-        out[plane[0]] = (span(&|y, x| c * y + s * x) + 0.5) as usize;
-        out[plane[1]] = (span(&|y, x| -s * y + c * x) + 0.5) as usize;
-        Shape::new(&out)?;
-    }
-    let map = AffineMap::rotate(angle, plane, input.shape(), &out);
+    let (map, out) = interpolate::rotate_map(input.shape(), angle, axes, reshape)?;
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
-}
-
-/// One value for every axis, or one per axis.
-fn per_axis(v: &[f64], rank: usize, what: &str) -> Result<Vec<f64>> {
-    match v.len() {
-        1 => Ok(vec![v[0]; rank]),
-        n if n == rank => Ok(v.to_vec()),
-        n => Err(crate::Error::Invalid(format!("{what}: {n} values for a {rank}-axis array (give one, or one per axis)"))),
-    }
 }
 
 /// `op` on `input` uploaded whole (finite), its result downloaded.

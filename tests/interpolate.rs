@@ -13,7 +13,7 @@ use common::*;
 use lucent::gpu::GpuOptions;
 use lucent::kernels::spline_prefilter::Init;
 use lucent::ndimage::{self, SplineMode};
-use lucent::ops::interpolate::{cpu, AffineMap, Sampling};
+use lucent::ops::interpolate::{self, cpu, AffineMap, Sampling};
 use rand::Rng;
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, IxDyn};
@@ -351,25 +351,6 @@ fn shift_zoom_affine_and_rotate_match_scipy() {
     }
 }
 
-/// The input coordinates of `map` for every output index of `out` (f64), as map_coordinates
-/// takes them.
-fn affine_coordinates(map: &AffineMap, out: &[usize]) -> ArrayD<f64> {
-    let points: usize = out.iter().product();
-    let mut c = ArrayD::zeros(IxDyn(&[out.len(), points]));
-    for i in 0..points {
-        let mut rest = i;
-        let mut o = vec![0.0; out.len()];
-        for a in (0..out.len()).rev() {
-            o[a] = (rest % out[a]) as f64;
-            rest /= out[a];
-        }
-        for a in 0..out.len() {
-            c[[a, i]] = map.offset[a] + (0..out.len()).map(|b| map.matrix[a][b] * o[b]).sum::<f64>();
-        }
-    }
-    c.into_shape_with_order(IxDyn(&[&[out.len()][..], out].concat())).unwrap()
-}
-
 #[test]
 fn affine_family_on_the_gpu_matches_the_reference() {
     // 3D and 4D, every mode and order: the GPU's affine kernel (axes left alone read with order
@@ -386,7 +367,7 @@ fn affine_family_on_the_gpu_matches_the_reference() {
         ("rotate", AffineMap::rotate(37.0, [0, 2], &[9, 11, 7], &[9, 11, 7]), vec![9, 11, 7]),
     ];
     for (name, map, out) in &maps {
-        let coords = affine_coordinates(map, out);
+        let coords = interpolate::coordinates(map, out);
         for mode in MODES {
             for order in [0, 1, 3] {
                 let how = Sampling { order, mode, cval: -0.3, prefilter: true };

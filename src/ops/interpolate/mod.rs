@@ -249,6 +249,81 @@ pub fn cos_sin_degrees(degrees: f64) -> (f64, f64) {
     (r.cos(), r.sin())
 }
 
+/// scipy.ndimage.shift's map for an array of shape `dims` (`shift` one value or one per axis)
+/// and its output shape.
+pub fn shift_map(dims: &[usize], shift: &[f64]) -> Result<(AffineMap, Vec<usize>)> {
+    let shift = per_axis(shift, dims.len(), "shift")?;
+    if shift.iter().any(|v| !v.is_finite()) {
+        return Err(Error::NonFinite(format!("shift {shift:?}")));
+    }
+    Ok((AffineMap::shift(&shift), dims.to_vec()))
+}
+
+/// scipy.ndimage.zoom's map and output shape (round(n · factor), ties to even as Python rounds).
+pub fn zoom_map(dims: &[usize], zoom: &[f64]) -> Result<(AffineMap, Vec<usize>)> {
+    let zoom = per_axis(zoom, dims.len(), "zoom")?;
+    if zoom.iter().any(|v| !v.is_finite() || *v <= 0.0) {
+        return Err(Error::Invalid(format!("zoom factors must be finite and positive, got {zoom:?}")));
+    }
+    let out: Vec<usize> = dims.iter().zip(&zoom).map(|(&n, f)| (n as f64 * f).round_ties_even() as usize).collect();
+    crate::gpu::Shape::new(&out).map_err(|e| Error::Invalid(format!("zoom {zoom:?} of {dims:?} gives the shape {out:?}: {e}")))?;
+    Ok((AffineMap::zoom(dims, &out), out))
+}
+
+/// scipy.ndimage.rotate's map and output shape: `angle` in degrees in the plane of `axes`
+/// (negative counts from the end); with `reshape` the plane grows to hold the rotated input.
+pub fn rotate_map(dims: &[usize], angle: f64, axes: [isize; 2], reshape: bool) -> Result<(AffineMap, Vec<usize>)> {
+    let d = dims.len() as isize;
+    if d < 2 {
+        return Err(Error::Invalid(format!("rotate needs an array of at least 2 axes, got {d}")));
+    }
+    let mut plane = [0usize; 2];
+    for (p, &a) in plane.iter_mut().zip(&axes) {
+        let a = if a < 0 { a + d } else { a };
+        if !(0..d).contains(&a) {
+            return Err(Error::Invalid(format!("rotate: axes {axes:?} of a {d}-axis array")));
+        }
+        *p = a as usize;
+    }
+    plane.sort();
+    if plane[0] == plane[1] || !angle.is_finite() {
+        return Err(Error::Invalid(format!("rotate: axes {axes:?} must differ and the angle ({angle}) be finite")));
+    }
+    let mut out = dims.to_vec();
+    if reshape {
+        let (c, s) = cos_sin_degrees(angle);
+        let (iy, ix) = (dims[plane[0]] as f64, dims[plane[1]] as f64);
+        let corners = [(0.0, 0.0), (0.0, ix), (iy, 0.0), (iy, ix)];
+        let span = |f: &dyn Fn(f64, f64) -> f64| {
+            let v: Vec<f64> = corners.iter().map(|&(y, x)| f(y, x)).collect();
+            v.iter().copied().fold(f64::MIN, f64::max) - v.iter().copied().fold(f64::MAX, f64::min)
+        };
+        out[plane[0]] = (span(&|y, x| c * y + s * x) + 0.5) as usize;
+        out[plane[1]] = (span(&|y, x| -s * y + c * x) + 0.5) as usize;
+        crate::gpu::Shape::new(&out)?;
+    }
+    Ok((AffineMap::rotate(angle, plane, dims, &out), out))
+}
+
+/// The input coordinates `map` reads for every output index of `out` (f64, shape (d, out...)),
+/// as map_coordinates takes them.
+pub fn coordinates(map: &AffineMap, out: &[usize]) -> ndarray::ArrayD<f64> {
+    let d = out.len();
+    let shape: Vec<usize> = std::iter::once(d).chain(out.iter().copied()).collect();
+    ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&shape), |at| {
+        map.offset[at[0]] + (0..d).map(|b| map.matrix[at[0]][b] * at[b + 1] as f64).sum::<f64>()
+    })
+}
+
+/// One value for every axis, or one per axis.
+fn per_axis(v: &[f64], rank: usize, what: &str) -> Result<Vec<f64>> {
+    match v.len() {
+        1 => Ok(vec![v[0]; rank]),
+        n if n == rank => Ok(v.to_vec()),
+        n => Err(Error::Invalid(format!("{what}: {n} values for a {rank}-axis array (give one, or one per axis)"))),
+    }
+}
+
 /// By elimination with partial pivoting (d ≤ 4).
 fn determinant(m: &[Vec<f64>]) -> f64 {
     let mut a = m.to_vec();
