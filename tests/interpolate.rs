@@ -418,3 +418,46 @@ fn affine_errors() {
     assert_eq!(a, b);
     assert!(a.iter().zip(&c).all(|(p, q)| (p - q).abs() <= 1e-6));
 }
+
+/// `lucent resample` end to end: every transform on the GPU and on the reference against the
+/// library's f64 reference, negative lists both ways, one transform at a time.
+#[test]
+fn cli_resample() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let x = rand_array(&[13, 17]);
+    let x64 = x.mapv(|v| v as f64);
+    lucent::io::write_real(path("x.npy"), &x.view()).unwrap();
+    let m = ArrayD::from_shape_vec(IxDyn(&[2, 2]), vec![0.9f32, 0.2, -0.3, 1.1]).unwrap();
+    lucent::io::write_real(path("m.npy"), &m.view()).unwrap();
+    let c = rand_array(&[2, 5, 4]).mapv(|v| v * 30.0 + 6.0);
+    lucent::io::write_real(path("c.npy"), &c.view()).unwrap();
+    let how = |order, mode| Sampling { order, mode, cval: 0.0, prefilter: true };
+    let at = |(map, out): (AffineMap, Vec<usize>)| interpolate::coordinates(&map, &out);
+    let m64 = m.mapv(|v| v as f64);
+    let cases: Vec<(Vec<&str>, ArrayD<f64>)> = vec![
+        (vec!["--shift", "-4.7,2"], cpu::map_coordinates(&x64, &at(interpolate::shift_map(&[13, 17], &[-4.7, 2.0]).unwrap()), &how(3, SplineMode::Constant))),
+        (vec!["--shift=-4.7,2", "--mode", "nearest"], cpu::map_coordinates(&x64, &at(interpolate::shift_map(&[13, 17], &[-4.7, 2.0]).unwrap()), &how(3, SplineMode::Nearest))),
+        (vec!["--zoom", "1.6", "--order", "1"], cpu::map_coordinates(&x64, &at(interpolate::zoom_map(&[13, 17], &[1.6]).unwrap()), &how(1, SplineMode::Constant))),
+        (vec!["--rotate", "-30", "--reshape", "--mode", "mirror"], cpu::map_coordinates(&x64, &at(interpolate::rotate_map(&[13, 17], -30.0, [1, 0], true).unwrap()), &how(3, SplineMode::Mirror))),
+        (
+            vec!["--affine", "M", "--offset", "0.4,-0.8", "--output-shape", "9,20", "--mode", "grid-wrap"],
+            cpu::map_coordinates(&x64, &interpolate::coordinates(&AffineMap::new(&m64.view(), &[0.4, -0.8], 2).unwrap(), &[9, 20]), &how(3, SplineMode::GridWrap)),
+        ),
+        (vec!["--coordinates", "C", "--mode", "reflect", "--order", "0"], cpu::map_coordinates(&x64, &c.mapv(|v| v as f64), &how(0, SplineMode::Reflect))),
+    ];
+    for (extra, want) in cases {
+        let extra: Vec<String> = extra.iter().map(|a| match *a { "M" => path("m.npy"), "C" => path("c.npy"), a => a.to_string() }).collect();
+        for device in ["auto", "cpu"] {
+            let (input, output) = (path("x.npy"), path("y.npy"));
+            let args: Vec<&str> = ["--device", device, "resample", &input, "-o", &output].into_iter().chain(extra.iter().map(String::as_str)).collect();
+            lucent_json(&args, &[]);
+            let got = lucent::io::read_real(&output).unwrap();
+            check(&got, &want, &format!("{extra:?} on {device}"));
+        }
+    }
+    let refused = lucent_cli(&["resample", &path("x.npy"), "-o", &path("y.npy"), "--shift", "1", "--zoom", "2"], &[]);
+    assert_eq!(refused.status.code(), Some(1), "two transforms at once");
+    let refused = lucent_cli(&["resample", &path("x.npy"), "-o", &path("y.npy"), "--shift", "1", "--order", "2"], &[]);
+    assert!(!refused.status.success(), "order 2");
+}

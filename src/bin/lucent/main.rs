@@ -7,6 +7,7 @@ mod deconvolve;
 mod demo;
 mod fft;
 mod filter;
+mod resample;
 mod spline;
 mod info;
 
@@ -64,6 +65,10 @@ enum Command {
     Filter(filter::Args),
     /// scipy.ndimage.spline_filter: cubic B-spline coefficients along every axis.
     SplineFilter(spline::Args),
+    /// scipy.ndimage's shift, zoom, affine_transform, rotate and map_coordinates.
+    ///
+    /// Example: lucent resample volume.npy -o moved.npy --shift -4.7,2,0.5
+    Resample(resample::Args),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -159,6 +164,7 @@ fn main() {
         Command::Convolve(args) => convolve::run(&global, &args),
         Command::Filter(args) => filter::run(&global, &args),
         Command::SplineFilter(args) => spline::run(&global, &args),
+        Command::Resample(args) => resample::run(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };

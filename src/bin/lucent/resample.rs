@@ -1,0 +1,175 @@
+//! `lucent resample`: scipy.ndimage's shift, zoom, affine_transform, rotate and map_coordinates
+//! of array files (orders 0, 1, 3; scipy's modes), on the GPU, or with `--device cpu` or no
+//! adapter on the f64 reference (map_coordinates at the transform's coordinates).
+
+use std::path::{Path, PathBuf};
+
+use clap::builder::{PossibleValuesParser, TypedValueParser};
+use lucent::ndimage::{self, Sampling, SplineMode};
+use lucent::ops::interpolate::{self, cpu, AffineMap};
+use lucent::{io, Error};
+use ndarray::ArrayD;
+use serde_json::json;
+
+use crate::batch::{self, Batch, Device, Report, Stages};
+use crate::Global;
+
+#[derive(clap::Args)]
+#[command(
+    group = clap::ArgGroup::new("transform").required(true).multiple(false).args(["shift", "zoom", "affine", "rotate", "coordinates"]),
+    after_help = "Examples:
+  lucent resample volume.npy -o moved.npy --shift -4.7,2,0.5
+  lucent resample image.tif -o big.tif --zoom 2 --order 1
+  lucent resample image.npy -o turned.npy --rotate 30 --mode nearest
+  lucent resample volume.npy -o warped.npy --affine m.npy --offset 1.5,0,-2 --output-shape 64,64,64
+  lucent resample image.npy -o values.npy --coordinates c.npy --order 3 --json"
+)]
+pub struct Args {
+    /// Input arrays: .npy (any real dtype), .tif/.tiff or .png.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Output: float32 .npy or .tif. With several inputs, a directory.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// scipy.ndimage.shift: one shift for every axis, or one per axis (output o reads o − shift).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    shift: Option<Vec<f64>>,
+    /// scipy.ndimage.zoom (grid_mode=False): one factor for every axis, or one per axis.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    zoom: Option<Vec<f64>>,
+    /// scipy.ndimage.affine_transform with the matrix in this .npy: (d,) diagonal, (d, d),
+    /// (d, d+1) or homogeneous (d+1, d+1); it maps output indices to input coordinates.
+    #[arg(long)]
+    affine: Option<PathBuf>,
+    /// With --affine: the offset (ignored with a homogeneous matrix, as scipy ignores it).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, requires = "affine")]
+    offset: Option<Vec<f64>>,
+    /// scipy.ndimage.rotate by this many degrees (reshape=False unless --reshape).
+    #[arg(long, allow_hyphen_values = true)]
+    rotate: Option<f64>,
+    /// With --rotate: the plane's axes (default 1,0, as scipy).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, requires = "rotate")]
+    axes: Option<Vec<isize>>,
+    /// With --rotate: grow the output to hold the whole rotated input.
+    #[arg(long, requires = "rotate")]
+    reshape: bool,
+    /// scipy.ndimage.map_coordinates at the coordinates in this .npy, shaped (d, ...).
+    #[arg(long)]
+    coordinates: Option<PathBuf>,
+    /// Spline order: 0 (nearest), 1 (linear) or 3 (cubic).
+    #[arg(long, default_value_t = 3, value_parser = PossibleValuesParser::new(["0", "1", "3"]).map(|s| s.parse::<u32>().unwrap()))]
+    order: u32,
+    /// Values beyond the edges, as scipy.ndimage names them.
+    #[arg(long, default_value = "constant", value_parser = PossibleValuesParser::new(SplineMode::NAMES))]
+    mode: String,
+    /// The value outside the array for the constant modes.
+    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    cval: f32,
+    /// The output's shape for --affine (default: the input's).
+    #[arg(long, value_delimiter = ',', requires = "affine")]
+    output_shape: Option<Vec<usize>>,
+    /// Sample the input as it is, without the cubic spline prefilter (scipy's prefilter=False).
+    #[arg(long)]
+    no_prefilter: bool,
+    /// How cubic samples are read: from a storage buffer (exact; every adapter). (The texture
+    /// path is not built yet; auto takes the buffer.)
+    #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(["auto", "buffer"]))]
+    sampler: String,
+}
+
+/// The transform asked for, its parameters read.
+enum Transform {
+    /// The matrix as read, the offset, the output shape.
+    Affine(ArrayD<f64>, Vec<f64>, Option<Vec<usize>>),
+    Coordinates(ArrayD<f32>),
+    Shift(Vec<f64>),
+    Zoom(Vec<f64>),
+    Rotate(f64, [isize; 2], bool),
+}
+
+impl Transform {
+    fn name(&self) -> &'static str {
+        match self {
+            Transform::Affine(..) => "affine_transform",
+            Transform::Coordinates(_) => "map_coordinates",
+            Transform::Shift(_) => "shift",
+            Transform::Zoom(_) => "zoom",
+            Transform::Rotate(..) => "rotate",
+        }
+    }
+
+    /// The affine map and the output shape for an input of shape `dims` (None: map_coordinates).
+    fn map(&self, dims: &[usize]) -> Result<Option<(AffineMap, Vec<usize>)>, Error> {
+        Ok(Some(match self {
+            Transform::Coordinates(_) => return Ok(None),
+            Transform::Affine(matrix, offset, shape) => {
+                let out = shape.clone().unwrap_or_else(|| dims.to_vec());
+                lucent::Shape::new(&out)?;
+                (AffineMap::new(&matrix.view(), offset, dims.len())?, out)
+            }
+            Transform::Shift(s) => interpolate::shift_map(dims, s)?,
+            Transform::Zoom(z) => interpolate::zoom_map(dims, z)?,
+            Transform::Rotate(angle, axes, reshape) => interpolate::rotate_map(dims, *angle, *axes, *reshape)?,
+        }))
+    }
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    let transform = match (&args.shift, &args.zoom, &args.affine, args.rotate, &args.coordinates) {
+        (Some(s), ..) => Transform::Shift(s.clone()),
+        (_, Some(z), ..) => Transform::Zoom(z.clone()),
+        (_, _, Some(path), ..) => Transform::Affine(io::read_real(path)?.mapv(|v| v as f64), args.offset.clone().unwrap_or_default(), args.output_shape.clone()),
+        (_, _, _, Some(angle), _) => {
+            let axes = match args.axes.as_deref() {
+                None => [1, 0],
+                Some(&[a, b]) => [a, b],
+                Some(other) => return Err(Error::Invalid(format!("--axes takes two axes, got {other:?}"))),
+            };
+            Transform::Rotate(angle, axes, args.reshape)
+        }
+        (_, _, _, _, Some(path)) => Transform::Coordinates(io::read_real(path)?),
+        _ => return Err(Error::Invalid("give one of --shift, --zoom, --affine, --rotate or --coordinates".into())),
+    };
+    let how = Sampling { order: args.order, mode: SplineMode::parse(&args.mode)?, cval: args.cval, prefilter: !args.no_prefilter };
+    let options = json!({ "transform": transform.name(), "order": args.order, "mode": args.mode, "cval": args.cval, "prefilter": !args.no_prefilter, "sampler": "buffer" });
+    let batch = Batch { command: "resample", global, options };
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
+        one(&transform, &how, image, output, device, stages)
+    })
+}
+
+fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
+    lucent::Shape::new(image.shape())?;
+    let map = transform.map(image.shape())?;
+    let out_rank = match (&map, transform) {
+        (Some((_, out)), _) => out.len(),
+        (None, Transform::Coordinates(c)) => c.ndim() - 1,
+        _ => unreachable!("a map or coordinates"),
+    };
+    batch::check_format(output, out_rank, false)?;
+    let y = stages.compute(|| match (device.gpu(), &map, transform) {
+        (Some(gpu), Some((m, out)), _) => {
+            let matrix = ArrayD::from_shape_fn(ndarray::IxDyn(&[out.len(), out.len()]), |at| m.matrix[at[0]][at[1]]);
+            ndimage::affine_transform(gpu, &image, &matrix.view(), &m.offset, Some(out), how)
+        }
+        (Some(gpu), None, Transform::Coordinates(c)) => ndimage::map_coordinates(gpu, &image, c, how),
+        (None, map, _) => {
+            lucent::check::check_finite(&image.view(), "input")?;
+            let coords = match (map, transform) {
+                (Some((m, out)), _) => interpolate::coordinates(m, out),
+                (None, Transform::Coordinates(c)) => c.mapv(|v| v as f64),
+                _ => unreachable!("a map or coordinates"),
+            };
+            lucent::io::check_host_array("the reference's arrays", coords.shape(), 16)?;
+            Ok(cpu::map_coordinates(&image.mapv(|v| v as f64), &coords, how).mapv(|v| v as f32))
+        }
+        _ => unreachable!("a map or coordinates"),
+    })?;
+    stages.write(|| io::write_real(output, &y.view()))?;
+    Ok(Report {
+        shape_in: image.shape().to_vec(),
+        shape_out: y.shape().to_vec(),
+        details: json!({}),
+        summary: format!("{} of {:?} -> {:?} (order {}, {:?})", transform.name(), image.shape(), y.shape(), how.order, how.mode),
+    })
+}
