@@ -156,6 +156,33 @@ pub fn rotate<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S,
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }
 
+/// scipy.ndimage.fourier_shift(input, shift, n, axis): a spectrum (the FFT of an array)
+/// multiplied by the phase ramp that shifts the array by `shift` (one value or one per axis);
+/// `n = Some(len)` when `input` is a real transform's half spectrum along `axis` (negative counts
+/// from the end) of a length-len signal, as scipy's n ≥ 0. The exact periodic sub-sample shift:
+/// ifftn(fourier_shift(fftn(x), s)) is x shifted by s with wrap-around.
+pub fn fourier_shift<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    shift: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<num_complex::Complex32, D>> {
+    Shape::new(input.shape())?;
+    let d = input.ndim() as isize;
+    let axis = if axis < 0 { axis + d } else { axis };
+    if !(0..d).contains(&axis) {
+        return Err(crate::Error::Invalid(format!("fourier_shift: axis {axis} of a {d}-axis array")));
+    }
+    let input = input.view().into_dyn();
+    crate::check::check_finite(&input, "input")?;
+    let mut rec = Recording::new(gpu);
+    let x = rec.upload_once_c32(&input)?;
+    let y = interpolate::fourier_shift(&mut rec, x, shift, n.map(|n| (axis as usize, n)))?;
+    let dl = rec.download(y);
+    with_dim(rec.run()?.into_c32(dl)?)
+}
+
 /// `op` on `input` uploaded whole (finite), its result downloaded.
 fn on_device<S: Data<Elem = f32>, D: Dimension>(
     gpu: &Gpu,

@@ -232,3 +232,20 @@ fn fold(c: f64, n: usize, mode: SplineMode) -> f64 {
         SplineMode::Constant | SplineMode::GridConstant => -1.0,
     }
 }
+
+/// scipy.ndimage.fourier_shift in f64: every element times its axes' phase factors.
+pub fn fourier_shift(x: &ArrayD<num_complex::Complex64>, shift: &[f64], real: Option<(usize, usize)>) -> crate::error::Result<ArrayD<num_complex::Complex64>> {
+    let factors = super::phase_factors(x.shape(), shift, real)?;
+    let starts: Vec<usize> = x.shape().iter().scan(0, |at, &n| {
+        let s = *at;
+        *at += n;
+        Some(s)
+    }).collect();
+    let mut y = x.clone();
+    for (at, v) in y.indexed_iter_mut() {
+        for (a, &s) in starts.iter().enumerate() {
+            *v *= factors[s + at[a]];
+        }
+    }
+    Ok(y)
+}

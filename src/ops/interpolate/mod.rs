@@ -374,3 +374,43 @@ pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_sha
     }
     crate::kernels::affine_sample::record(rec, input, &map.matrix, &offset, output_shape, &orders, how.mode.code(), how.cval)
 }
+
+/// The per-axis phase factors of scipy.ndimage.fourier_shift for a spectrum of shape `dims`,
+/// axis after axis: exp(−2πi · shift · f) at numpy's fftfreq f = k/n (k ≥ n/2 counted from −n),
+/// or along `real` = (axis, n) at f = k/n of a real transform's half spectrum of a length-n
+/// signal. In f64.
+pub fn phase_factors(dims: &[usize], shift: &[f64], real: Option<(usize, usize)>) -> Result<Vec<num_complex::Complex64>> {
+    let shift = per_axis(shift, dims.len(), "fourier_shift")?;
+    if shift.iter().any(|v| !v.is_finite()) {
+        return Err(Error::NonFinite(format!("fourier_shift: shift {shift:?}")));
+    }
+    if let Some((axis, n)) = real {
+        if axis >= dims.len() || n / 2 + 1 != dims[axis] {
+            return Err(Error::Shape(format!("fourier_shift: a half spectrum of length {n} along axis {axis} has {} samples, the input {dims:?}", n / 2 + 1)));
+        }
+    }
+    let mut factors = Vec::with_capacity(dims.iter().sum());
+    for (a, (&len, &s)) in dims.iter().zip(&shift).enumerate() {
+        let half = real.filter(|r| r.0 == a);
+        for k in 0..len {
+            let f = match half {
+                Some((_, n)) => k as f64 / n as f64,
+                None if 2 * k < len => k as f64 / len as f64,
+                None => (k as f64 - len as f64) / len as f64,
+            };
+            // The phase's fraction of a turn first, so large shifts keep their precision.
+            let turns = (s * f).rem_euclid(1.0);
+            factors.push(num_complex::Complex64::from_polar(1.0, -2.0 * std::f64::consts::PI * turns));
+        }
+    }
+    Ok(factors)
+}
+
+/// scipy.ndimage.fourier_shift(x, shift, n, axis) of a complex spectrum: `real` = (axis, n)
+/// when `x` is a real transform's half spectrum along `axis` of a length-n signal.
+pub fn fourier_shift(rec: &mut Recording, x: Buf, shift: &[f64], real: Option<(usize, usize)>) -> Result<Buf> {
+    let factors = phase_factors(rec.dims(x), shift, real)?;
+    let table: Vec<num_complex::Complex32> = factors.iter().map(|c| num_complex::Complex32::new(c.re as f32, c.im as f32)).collect();
+    let table = rec.upload_c32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[table.len()]), table).expect("one axis").view())?;
+    crate::kernels::phase_ramp::record(rec, x, table)
+}
