@@ -5,6 +5,7 @@
 
 mod convolve;
 mod fft;
+mod interpolate;
 mod io;
 mod rl;
 
@@ -149,6 +150,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if fft_shapes.is_empty() && suite("rl") {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(rl::suite(&gpu, args, roof, global)?);
+    }
+    if fft_shapes.is_empty() && suite("interp") {
+        let roof = roof_gb_per_s(&gpu, args.max_mib)?;
+        rows.extend(interpolate::suite(&gpu, args, roof, global)?);
     }
     if fft_shapes.is_empty() && suite("io") {
         rows.extend(io::suite(args, global)?);
