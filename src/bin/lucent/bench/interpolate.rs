@@ -12,6 +12,9 @@ use ndarray::{ArrayD, IxDyn};
 use super::{time_repeated, Args, Row};
 use crate::Global;
 
+/// How one case records a repetition.
+type Record<'a> = Box<dyn Fn(&mut Recording) -> Result<(), Error> + 'a>;
+
 pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<Vec<Row>, Error> {
     let wanted = |case: &str| args.filter.as_deref().is_none_or(|f| case.contains(f) || "interpolate".starts_with(f));
     let mut rows = Vec::new();
@@ -26,7 +29,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
         }
         let x = resident(gpu, &dims, 1.0)?;
         let shift = interpolate::shift_map(&dims, &[1.3, -2.7, 0.4])?;
-        let cases: Vec<(&str, f64, Box<dyn Fn(&mut Recording) -> Result<(), Error>>)> = vec![
+        let cases: Vec<(&str, f64, Record)> = vec![
             ("interp_spline_filter", 6.0, Box::new(|rec| {
                 let input = rec.input(&x);
                 interpolate::spline_filter(rec, input, SplineMode::Mirror).map(|_| ())
