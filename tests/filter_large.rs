@@ -9,8 +9,11 @@
 //! error, quickly.
 //!
 //! Data in [0, 1) as in the issue (its mean is the answer of the widest filters). Tolerance
-//! 1e-6 relative L2 as in tests/convolve.rs: a folded kernel has at most 2n + 1 taps (≤ 65
-//! here), so the f32 sums err by a few 1e-8.
+//! 4e-6 relative L2: a folded kernel has at most 2n + 1 taps (≤ 65 here) summed in plain f32
+//! (compensation starts at 256 taps), two passes for the 2D image: the rounding bound is
+//! 2 · 65 · 2^-24 ≈ 7.7e-6, typically ~7e-7; a folded kernel's end taps carry nearly all the
+//! weight, so the small taps are added to a large sum (measured up to 1.3e-6, uniform 20000
+//! nearest, in about one run of ten; the wrong answers of issue 17 were off by 1e-4 and more).
 
 mod common;
 use common::*;
@@ -23,7 +26,7 @@ use lucent::ops::convolve::{self, cpu};
 use lucent::Error;
 use ndarray::ArrayD;
 
-const TOL: f64 = 1e-6;
+const TOL: f64 = 4e-6;
 
 const BOUNDARIES: [Boundary; 6] =
     [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
