@@ -9,3 +9,12 @@ pub mod reduce;
 pub mod scan;
 
 pub use crate::check::check_finite;
+
+/// One value for every axis, or one per axis (a parameter such as sigma, size, shift or zoom).
+pub(crate) fn per_axis<T: Copy>(values: &[T], ndim: usize, what: &str) -> crate::error::Result<Vec<T>> {
+    match values.len() {
+        1 => Ok(vec![values[0]; ndim]),
+        n if n == ndim => Ok(values.to_vec()),
+        n => Err(crate::error::Error::Invalid(format!("{what}: {n} values for a {ndim}-D array (give 1 or {ndim})"))),
+    }
+}

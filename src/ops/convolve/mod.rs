@@ -365,7 +365,7 @@ pub fn gaussian_filter(rec: &mut Recording, x: Buf, sigma: &[f32], boundary: Bou
 /// The one-axis passes of [`gaussian_filter`] on an array of shape `dims`: (axis, weights) for
 /// every axis whose sigma is above 1e-15, the weights folded by [`gaussian_weights`].
 pub fn gaussian_passes(sigma: &[f32], dims: &[usize], boundary: Boundary) -> Result<Vec<(usize, Vec<f64>)>> {
-    let sigma = per_axis(sigma, dims.len(), "sigma")?;
+    let sigma = super::per_axis(sigma, dims.len(), "sigma")?;
     if let Some(s) = sigma.iter().find(|s| !s.is_finite() || **s < 0.0) {
         return Err(Error::Invalid(format!("gaussian_filter: sigma must be finite and non-negative, got {s}")));
     }
@@ -388,7 +388,7 @@ pub fn uniform_filter(rec: &mut Recording, x: Buf, size: &[usize], boundary: Bou
 /// The one-axis passes of [`uniform_filter`] on an array of shape `dims`, folded by
 /// [`uniform_weights`].
 pub fn uniform_passes(size: &[usize], dims: &[usize], boundary: Boundary) -> Result<Vec<(usize, Vec<f64>)>> {
-    let size = per_axis(size, dims.len(), "size")?;
+    let size = super::per_axis(size, dims.len(), "size")?;
     if size.contains(&0) {
         return Err(Error::Invalid(format!("uniform_filter: sizes must be at least 1, got {size:?}")));
     }
@@ -579,14 +579,6 @@ pub fn along_axis(dims: &[usize], weights: &[f32], axis: usize) -> Result<ArrayD
     Ok(ArrayD::from_shape_vec(IxDyn(&kdims), weights.to_vec()).unwrap())
 }
 
-/// One value for every axis, or one per axis.
-fn per_axis<T: Copy>(values: &[T], ndim: usize, what: &str) -> Result<Vec<T>> {
-    match values.len() {
-        1 => Ok(vec![values[0]; ndim]),
-        n if n == ndim => Ok(values.to_vec()),
-        n => Err(Error::Invalid(format!("{what}: {n} values for a {ndim}-D array (give 1 or {ndim})"))),
-    }
-}
 
 /// A copy of `x` (a filter that leaves every axis alone still returns a new array).
 fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {

@@ -252,7 +252,7 @@ pub fn cos_sin_degrees(degrees: f64) -> (f64, f64) {
 /// scipy.ndimage.shift's map for an array of shape `dims` (`shift` one value or one per axis)
 /// and its output shape.
 pub fn shift_map(dims: &[usize], shift: &[f64]) -> Result<(AffineMap, Vec<usize>)> {
-    let shift = per_axis(shift, dims.len(), "shift")?;
+    let shift = super::per_axis(shift, dims.len(), "shift")?;
     if shift.iter().any(|v| !v.is_finite()) {
         return Err(Error::NonFinite(format!("shift {shift:?}")));
     }
@@ -261,7 +261,7 @@ pub fn shift_map(dims: &[usize], shift: &[f64]) -> Result<(AffineMap, Vec<usize>
 
 /// scipy.ndimage.zoom's map and output shape (round(n · factor), ties to even as Python rounds).
 pub fn zoom_map(dims: &[usize], zoom: &[f64]) -> Result<(AffineMap, Vec<usize>)> {
-    let zoom = per_axis(zoom, dims.len(), "zoom")?;
+    let zoom = super::per_axis(zoom, dims.len(), "zoom")?;
     if zoom.iter().any(|v| !v.is_finite() || *v <= 0.0) {
         return Err(Error::Invalid(format!("zoom factors must be finite and positive, got {zoom:?}")));
     }
@@ -313,15 +313,6 @@ pub fn coordinates(map: &AffineMap, out: &[usize]) -> ndarray::ArrayD<f64> {
     ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&shape), |at| {
         map.offset[at[0]] + (0..d).map(|b| map.matrix[at[0]][b] * at[b + 1] as f64).sum::<f64>()
     })
-}
-
-/// One value for every axis, or one per axis.
-fn per_axis(v: &[f64], rank: usize, what: &str) -> Result<Vec<f64>> {
-    match v.len() {
-        1 => Ok(vec![v[0]; rank]),
-        n if n == rank => Ok(v.to_vec()),
-        n => Err(Error::Invalid(format!("{what}: {n} values for a {rank}-axis array (give one, or one per axis)"))),
-    }
 }
 
 /// By elimination with partial pivoting (d ≤ 4).
@@ -380,7 +371,7 @@ pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_sha
 /// or along `real` = (axis, n) at f = k/n of a real transform's half spectrum of a length-n
 /// signal. In f64.
 pub fn phase_factors(dims: &[usize], shift: &[f64], real: Option<(usize, usize)>) -> Result<Vec<num_complex::Complex64>> {
-    let shift = per_axis(shift, dims.len(), "fourier_shift")?;
+    let shift = super::per_axis(shift, dims.len(), "fourier_shift")?;
     if shift.iter().any(|v| !v.is_finite()) {
         return Err(Error::NonFinite(format!("fourier_shift: shift {shift:?}")));
     }
