@@ -408,6 +408,8 @@ fn affine_errors() {
     assert!(ndimage::shift(&gpu, &x, &[1.0, 2.0, 3.0], &how).is_err());
     assert!(ndimage::zoom(&gpu, &x, &[0.0], &how).is_err());
     assert!(ndimage::zoom(&gpu, &x, &[0.01], &how).is_err());
+    // An output whose element count would wrap: refused, not a wrapped size.
+    assert!(matches!(ndimage::zoom(&gpu, &x, &[1e30], &how), Err(Error::Invalid(_))));
     assert!(ndimage::rotate(&gpu, &x, 10.0, [0, 0], false, &how).is_err());
     assert!(ndimage::rotate(&gpu, &x, 10.0, [0, 5], false, &how).is_err());
     // A homogeneous matrix carries the offset; an (d, d + 1) one too.

@@ -43,6 +43,10 @@ impl Shape {
         if dims.contains(&0) {
             return Err(Error::Empty(format!("shape {dims:?} has no elements")));
         }
+        // Every later size (elements, bytes) is a product of these: it must not wrap.
+        if dims.iter().try_fold(4u64, |n, &d| n.checked_mul(d as u64)).is_none() {
+            return Err(Error::TooLarge { what: format!("an array of shape {dims:?}"), bytes: u64::MAX, limit: u64::MAX });
+        }
         Ok(Shape(dims.to_vec()))
     }
     pub fn dims(&self) -> &[usize] {

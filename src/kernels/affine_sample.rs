@@ -34,6 +34,9 @@ pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], 
         return Err(Error::Shape(format!("an affine map of a {rank}-axis array needs a {rank}×{rank} matrix, {rank} offsets and an output of {rank} axes")));
     }
     let points = Shape::new(out_dims)?.len();
+    if points > u32::MAX as usize {
+        return Err(Error::TooLarge { what: format!("{points} samples in one dispatch"), bytes: points as u64 * 4, limit: u32::MAX as u64 * 4 });
+    }
     let out = rec.temp(out_dims, Dtype::F32)?;
     let mut p = Params::zeroed();
     for a in 0..rank {

@@ -33,6 +33,9 @@ pub fn record(rec: &mut Recording, x: Buf, coords: Buf, order: u32, mode: u32, p
         return Err(Error::Shape(format!("coordinates of shape {cdims:?} for a {}-axis array: the first axis must be {}", dims.len(), dims.len())));
     }
     let points: usize = cdims[1..].iter().product();
+    if points > u32::MAX as usize {
+        return Err(Error::TooLarge { what: format!("{points} samples in one dispatch"), bytes: points as u64 * 4, limit: u32::MAX as u64 * 4 });
+    }
     let out = rec.temp(&cdims[1..], Dtype::F32)?;
     let mut d = [1u32; 4];
     dims.iter().enumerate().for_each(|(a, &n)| d[a] = n as u32);
