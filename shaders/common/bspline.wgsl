@@ -1,6 +1,15 @@
 // B-spline sampling with scipy.ndimage's boundary modes (src/ops/interpolate/mod.rs): folding a
 // coordinate or a tap into the array, the weights of orders 0, 1 and 3, and one sample. A kernel
-// that imports this declares the sampled array as `x: array<f32>`.
+// that imports this declares the sampled array as `x: array<f32>`. Arrays are seen with 4 axes
+// (leading axes of one sample added); the pipeline is specialised by the mode and the taps per
+// axis (order + 1: 1, 2 or 4), so the loops over taps unroll and the folding of other modes
+// compiles away.
+
+override MODE: u32 = 0u;
+override T0: u32 = 1u;
+override T1: u32 = 1u;
+override T2: u32 = 4u;
+override T3: u32 = 4u;
 
 const MIRROR: u32 = 0u;
 const REFLECT: u32 = 1u;
@@ -84,70 +93,92 @@ fn tap(i: i32, n: u32, mode: u32) -> i32 {
     return i32(fold(f32(i), f32(n), m));
 }
 
-fn weight(order: u32, f: f32, k: u32) -> f32 {
-    if (order == 0u) {
-        return 1.0;
-    }
-    if (order == 1u) {
-        return select(f, 1.0 - f, k == 0u);
-    }
-    let g = 1.0 - f;
-    switch k {
-        case 0u: { return g * g * g / 6.0; }
-        case 1u: { return (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0; }
-        case 2u: { return (4.0 - 6.0 * g * g + 3.0 * g * g * g) / 6.0; }
-        default: { return f * f * f / 6.0; }
-    }
-}
-
 fn is_nan(v: f32) -> bool {
     // On the bits: compilers may assume comparisons see no NaN.
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
-// `x` (axes `dims`, slowest first) at coordinates `c`, with `orders[a] + 1` taps along axis a.
-fn sample(c: array<f32, 4>, rank: u32, dims: vec4<u32>, orders: vec4<u32>, mode: u32, cval: f32) -> f32 {
-    var start: array<i32, 4>;
-    var frac: array<f32, 4>;
-    var total = 1u;
-    for (var a = 0u; a < rank; a++) {
+// Taps along one axis of `n` samples and element stride `stride` for the folded coordinate
+// `v`: element offsets, weights and (grid-constant) whether each tap lies inside.
+struct Taps {
+    at: array<u32, 4>,
+    w: array<f32, 4>,
+    inside: array<bool, 4>,
+}
+
+fn axis_taps(v: f32, n: u32, stride: u32, taps: u32) -> Taps {
+    var t: Taps;
+    let base = select(floor(v), floor(v + 0.5), taps == 1u);
+    let start = i32(base) - select(0, 1, taps == 4u);
+    let f = v - floor(v);
+    if (taps == 1u) {
+        t.w[0] = 1.0;
+    } else if (taps == 2u) {
+        t.w[0] = 1.0 - f;
+        t.w[1] = f;
+    } else {
+        let g = 1.0 - f;
+        t.w[0] = g * g * g / 6.0;
+        t.w[1] = (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0;
+        t.w[2] = (4.0 - 6.0 * g * g + 3.0 * g * g * g) / 6.0;
+        t.w[3] = f * f * f / 6.0;
+    }
+    let interior = start >= 0 && start + i32(taps) <= i32(n);
+    for (var k = 0u; k < taps; k++) {
+        var j = start + i32(k);
+        if (!interior) {
+            j = tap(j, n, MODE);
+        }
+        t.inside[k] = j >= 0;
+        t.at[k] = u32(max(j, 0)) * stride;
+    }
+    return t;
+}
+
+// `x` (axes `dims`, slowest first) at coordinates `c`; cval where the mode says so.
+fn sample(c: vec4<f32>, dims: vec4<u32>, cval: f32) -> f32 {
+    var axes: array<Taps, 4>;
+    let taps = vec4<u32>(T0, T1, T2, T3);
+    var stride = 1u;
+    for (var a = 3i; a >= 0; a--) {
         var v = c[a];
         if (is_nan(v)) {
             return cval;
         }
         // Folded below -1 (constant outside the array): cval. (grid-constant and nearest read
         // their taps wherever the coordinate is.)
-        let unfolded = mode == GRID_CONSTANT || mode == NEAREST;
+        let unfolded = MODE == GRID_CONSTANT || MODE == NEAREST;
         if (!unfolded) {
-            v = fold(v, f32(dims[a]), mode);
+            v = fold(v, f32(dims[a]), MODE);
+            if (v <= -1.0) {
+                return cval;
+            }
         }
-        if (v <= -1.0 && !unfolded) {
-            return cval;
-        }
-        let base = select(floor(v), floor(v + 0.5), orders[a] == 0u);
-        start[a] = i32(base) - i32(orders[a] / 2u);
-        frac[a] = v - floor(v);
-        total *= orders[a] + 1u;
+        axes[a] = axis_taps(v, dims[a], stride, taps[a]);
+        stride *= dims[a];
     }
+    let checked = MODE == GRID_CONSTANT;
     var sum = 0.0;
-    for (var t = 0u; t < total; t++) {
-        var rest = t;
-        var index = 0u;
-        var stride = 1u;
-        var w = 1.0;
-        var outside = false;
-        for (var a = rank; a > 0u; a--) {
-            let axis = a - 1u;
-            let taps = orders[axis] + 1u;
-            let k = rest % taps;
-            rest /= taps;
-            let j = tap(start[axis] + i32(k), dims[axis], mode);
-            outside = outside || j < 0;
-            index += u32(max(j, 0)) * stride;
-            stride *= dims[axis];
-            w *= weight(orders[axis], frac[axis], k);
+    for (var k0 = 0u; k0 < T0; k0++) {
+        var s1 = 0.0;
+        for (var k1 = 0u; k1 < T1; k1++) {
+            var s2 = 0.0;
+            for (var k2 = 0u; k2 < T2; k2++) {
+                let row = axes[0].at[k0] + axes[1].at[k1] + axes[2].at[k2];
+                let row_in = axes[0].inside[k0] && axes[1].inside[k1] && axes[2].inside[k2];
+                var s3 = 0.0;
+                for (var k3 = 0u; k3 < T3; k3++) {
+                    var v = x[row + axes[3].at[k3]];
+                    if (checked && !(row_in && axes[3].inside[k3])) {
+                        v = cval;
+                    }
+                    s3 += axes[3].w[k3] * v;
+                }
+                s2 += axes[2].w[k2] * s3;
+            }
+            s1 += axes[1].w[k1] * s2;
         }
-        sum += w * select(x[index], cval, outside);
+        sum += axes[0].w[k0] * s1;
     }
     return sum;
 }

@@ -1,6 +1,7 @@
 // scipy.ndimage.affine_transform (and shift, zoom, rotate through it): output index o of an
 // array of 1-4 axes reads the input at matrix·o + offset, sampled as common/bspline does with
-// per-axis orders (0 along axes the transform leaves alone, so they need no prefilter).
+// per-axis taps (one along axes the transform leaves alone, so they need no prefilter). Arrays
+// are seen with 4 axes, leading ones of one sample added.
 #import common/grid
 #import common/bspline
 
@@ -9,11 +10,10 @@ struct Params {
     offset: vec4<f32>,            // (the prefilter's padding included)
     dims: vec4<u32>,              // the input's axes
     out_dims: vec4<u32>,          // the output's axes
-    orders: vec4<u32>,
-    rank: u32,
     points: u32,
-    mode: u32,
     cval: f32,
+    unused0: u32,
+    unused1: u32,
 }  // mirrored in src/kernels/affine_sample.rs
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -27,15 +27,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.points) {
         return;
     }
-    var o = vec4<f32>(0.0);
-    var rest = i;
-    for (var a = p.rank; a > 0u; a--) {
-        o[a - 1u] = f32(rest % p.out_dims[a - 1u]);
-        rest /= p.out_dims[a - 1u];
-    }
-    var c: array<f32, 4>;
-    for (var a = 0u; a < p.rank; a++) {
+    let o = vec4<f32>(vec4<u32>(i / (p.out_dims.y * p.out_dims.z * p.out_dims.w),
+                                i / (p.out_dims.z * p.out_dims.w) % p.out_dims.y,
+                                i / p.out_dims.w % p.out_dims.z,
+                                i % p.out_dims.w));
+    var c: vec4<f32>;
+    for (var a = 0u; a < 4u; a++) {
         c[a] = dot(p.matrix[a], o) + p.offset[a];
     }
-    out[i] = sample(c, p.rank, p.dims, p.orders, p.mode, p.cval);
+    out[i] = sample(c, p.dims, p.cval);
 }

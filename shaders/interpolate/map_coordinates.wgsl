@@ -1,20 +1,16 @@
 // scipy.ndimage.map_coordinates: one output per thread, read at coordinates (d, points) from an
 // array of 1-4 axes (already prefiltered and padded for order 3), by B-spline weights of order 0,
-// 1 or 3 over (order + 1)^d taps (common/bspline), out-of-range coordinates and taps handled by
-// the mode as scipy handles them (see src/ops/interpolate/mod.rs).
+// 1 or 3 (common/bspline, specialised by mode and taps), out-of-range coordinates and taps
+// handled by the mode as scipy handles them (see src/ops/interpolate/mod.rs).
 #import common/grid
 #import common/bspline
 
 struct Params {
-    dims: vec4<u32>,  // the input's axes, slowest first (unused ones 1)
-    rank: u32,
+    dims: vec4<u32>,  // the input's axes as 4 (leading ones 1)
+    rank: u32,        // the coordinates' leading axis
     points: u32,
-    order: u32,
-    mode: u32,        // 0 mirror, 1 reflect, 2 nearest, 3 wrap, 4 grid-wrap, 5 constant, 6 grid-constant
     pad: f32,         // added to every coordinate (the prefilter's padding)
     cval: f32,
-    unused0: u32,
-    unused1: u32,
 }  // mirrored in src/kernels/map_coordinates.rs
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -29,9 +25,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.points) {
         return;
     }
-    var c: array<f32, 4>;
+    var c = vec4<f32>(0.0);
     for (var a = 0u; a < p.rank; a++) {
-        c[a] = coords[a * p.points + i] + p.pad;
+        c[4u - p.rank + a] = coords[a * p.points + i] + p.pad;
     }
-    out[i] = sample(c, p.rank, p.dims, vec4<u32>(p.order), p.mode, p.cval);
+    out[i] = sample(c, p.dims, p.cval);
 }

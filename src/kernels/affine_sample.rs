@@ -3,6 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::map_coordinates::{as_four, specialisation};
 use super::AFFINE_SAMPLE;
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Shape};
@@ -16,11 +17,9 @@ pub struct Params {
     pub offset: [f32; 4],
     pub dims: [u32; 4],
     pub out_dims: [u32; 4],
-    pub orders: [u32; 4],
-    pub rank: u32,
     pub points: u32,
-    pub mode: u32,
     pub cval: f32,
+    pub unused: [u32; 2],
 }
 
 /// Output of shape `out_dims`: element o reads `x` at `matrix · o + offset` (rows per input
@@ -39,11 +38,13 @@ pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], 
     }
     let out = rec.temp(out_dims, Dtype::F32)?;
     let mut p = Params::zeroed();
+    let lead = 4 - rank;
     for a in 0..rank {
-        p.matrix[a].iter_mut().zip(&matrix[a]).for_each(|(m, &v)| *m = v as f32);
-        (p.offset[a], p.dims[a], p.out_dims[a], p.orders[a]) = (offset[a] as f32, dims[a] as u32, out_dims[a] as u32, orders[a]);
+        p.matrix[lead + a][lead..].iter_mut().zip(&matrix[a]).for_each(|(m, &v)| *m = v as f32);
+        p.offset[lead + a] = offset[a] as f32;
     }
-    (p.rank, p.points, p.mode, p.cval) = (rank as u32, points as u32, mode, cval);
-    rec.dispatch(&AFFINE_SAMPLE, &[], bytemuck::bytes_of(&p), &[x, out], AFFINE_SAMPLE.groups(points as u64));
+    (p.dims, p.out_dims, p.points, p.cval) = (as_four(&dims), as_four(out_dims), points as u32, cval);
+    let constants = specialisation(mode, orders);
+    rec.dispatch(&AFFINE_SAMPLE, &constants, bytemuck::bytes_of(&p), &[x, out], AFFINE_SAMPLE.groups(points as u64));
     Ok(out)
 }

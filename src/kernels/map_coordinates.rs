@@ -15,11 +15,23 @@ pub struct Params {
     pub dims: [u32; 4],
     pub rank: u32,
     pub points: u32,
-    pub order: u32,
-    pub mode: u32,
     pub pad: f32,
     pub cval: f32,
-    pub unused: [u32; 2],
+}
+
+/// The axes of a 1-4-axis array as the sampling kernels see them: four, leading ones of 1.
+pub(crate) fn as_four(dims: &[usize]) -> [u32; 4] {
+    let mut d = [1u32; 4];
+    d[4 - dims.len()..].iter_mut().zip(dims).for_each(|(d, &n)| *d = n as u32);
+    d
+}
+
+/// The sampling kernels' specialisation (common/bspline.wgsl): the mode's code and the taps
+/// (order + 1) along each of the four axes, leading ones 1.
+pub(crate) fn specialisation(mode: u32, orders: &[u32]) -> Vec<(&'static str, f64)> {
+    let mut taps = [1.0; 4];
+    taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as f64 + 1.0);
+    vec![("MODE", mode as f64), ("T0", taps[0]), ("T1", taps[1]), ("T2", taps[2]), ("T3", taps[3])]
 }
 
 /// `x` (f32, 1-4 axes) sampled at `coords` (f32, shape (rank, points...)); `mode` is the
@@ -37,9 +49,8 @@ pub fn record(rec: &mut Recording, x: Buf, coords: Buf, order: u32, mode: u32, p
         return Err(Error::TooLarge { what: format!("{points} samples in one dispatch"), bytes: points as u64 * 4, limit: u32::MAX as u64 * 4 });
     }
     let out = rec.temp(&cdims[1..], Dtype::F32)?;
-    let mut d = [1u32; 4];
-    dims.iter().enumerate().for_each(|(a, &n)| d[a] = n as u32);
-    let p = Params { dims: d, rank: dims.len() as u32, points: points as u32, order, mode, pad, cval, unused: [0; 2] };
-    rec.dispatch(&MAP_COORDINATES, &[], bytemuck::bytes_of(&p), &[x, coords, out], MAP_COORDINATES.groups(points as u64));
+    let p = Params { dims: as_four(&dims), rank: dims.len() as u32, points: points as u32, pad, cval };
+    let constants = specialisation(mode, &vec![order; dims.len()]);
+    rec.dispatch(&MAP_COORDINATES, &constants, bytemuck::bytes_of(&p), &[x, coords, out], MAP_COORDINATES.groups(points as u64));
     Ok(out)
 }
