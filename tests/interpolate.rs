@@ -75,7 +75,7 @@ fn reference_interpolates_the_samples() {
 #[test]
 fn gpu_matches_the_reference() {
     let gpu = poisoned();
-    let shapes: &[&[usize]] = &[&[1], &[2], &[7], &[100], &[13, 1], &[5, 8], &[2, 61], &[31, 17, 3], &[4, 3, 5, 6], &[3, 1, 29, 2]];
+    let shapes: &[&[usize]] = &[&[1], &[2], &[7], &[100], &[13, 1], &[5, 8], &[2, 61], &[31, 17, 3], &[4, 3, 5, 6], &[3, 1, 29, 2], &[3, 2500], &[2111, 2], &[33, 65, 3]];
     for &dims in shapes {
         let x = rand_array(dims);
         let x64 = x.mapv(|v| v as f64);
@@ -95,6 +95,10 @@ fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}");
     let err = rel_l2(&got.iter().copied().collect::<Vec<_>>(), &want.iter().copied().collect::<Vec<_>>());
     assert!(err <= 1e-5, "{what}: relative L2 {err:e}");
+    // Pointwise too: one wrong segment of a long line barely moves the L2 norm.
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let worst = got.iter().zip(want).fold(0.0f64, |m, (&g, w)| m.max((g as f64 - w).abs()));
+    assert!(worst <= 1e-5 * scale, "{what}: largest error {worst:e} of values up to {scale:e}");
 }
 
 #[test]

@@ -1,15 +1,24 @@
-// The cubic B-spline prefilter along one axis (scipy.ndimage.spline_filter1d, order 3): per line
-// the gain 6, a causal pass from an initial value set by the boundary, then an anti-causal pass
-// (Unser, Aldroubi and Eden 1991; pole z = √3 − 2). The array is viewed as (outer, n, inner);
-// one thread per line, consecutive threads on consecutive `inner` positions, so along every
-// axis but the last the threads of a workgroup read and write contiguous words.
+// The cubic B-spline prefilter along one axis (scipy.ndimage.spline_filter1d, order 3): the gain
+// 6, a causal pass, then an anti-causal pass (Unser, Aldroubi and Eden 1991; pole z = √3 − 2).
+// scipy's initial values are the two passes run over the line extended without end by the
+// boundary (whole-sample symmetric, half-sample symmetric or periodic), so each line is cut into
+// segments of SEG samples computed independently: a segment's passes start HALO samples outside
+// it (|z|^HALO ≈ 7e-10 of the truncated terms), reading the extension folded into the line. The
+// array is viewed as (outer, n, inner). Along every axis but the last, consecutive threads take
+// consecutive `inner` positions, so a workgroup reads and writes contiguous words; along the last
+// axis, consecutive threads take consecutive segments, which a workgroup stages through
+// workgroup memory (its 64 segments and halos are one contiguous range of the array).
 #import common/grid
 
 struct Params {
-    n: u32,      // line length (> 1)
-    inner: u32,  // elements between consecutive samples of a line
-    lines: u32,
-    init: u32,   // 0 mirror (whole-sample symmetric), 1 reflect (half-sample), 2 wrap (periodic)
+    n: u32,         // line length (> 1)
+    inner: u32,     // elements between consecutive samples of a line
+    segments: u32,  // per line
+    threads: u32,   // lines × segments
+    init: u32,      // 0 mirror (whole-sample symmetric), 1 reflect (half-sample), 2 wrap (periodic)
+    total: u32,     // elements of the array
+    unused0: u32,
+    unused1: u32,
 }  // mirrored in src/kernels/spline_prefilter.rs
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -17,100 +26,122 @@ struct Params {
 @group(0) @binding(2) var<uniform> p: Params;
 
 const Z: f32 = -0.26794919243112270;
-// Terms of the initial sums beyond this many samples are below f32's resolution (|z|^24 ≈ 2e-14).
-const HORIZON: u32 = 24u;
+const SEG: u32 = 32u;
+const HALO: u32 = 16u;
+const GROUP: u32 = 64u;
+// The staged range of the last axis, padded by one word in 32 against bank conflicts.
+const TILE: u32 = GROUP * SEG + 2u * HALO;
+var<workgroup> tile: array<f32, 2145>;  // TILE + TILE / 32 + 1
 
-var<private> base: u32;
+// Along the last axis (specialised per pipeline): reads come from the staged tile.
+override LAST: bool = false;
 
-fn at(k: u32) -> u32 {
-    return base + k * p.inner;
+var<private> line_start: u32;  // element index of the line's sample 0
+var<private> lo: u32;          // the tile's first element (LAST)
+var<private> hi: u32;          // one past its last
+
+fn padded(i: u32) -> u32 {
+    return i + i / 32u;
 }
 
-// z^k by repeated products (the initial conditions need z^n of short lines exactly).
-fn zpow(k: u32) -> f32 {
-    var r = 1.0;
-    for (var i = 0u; i < k; i++) {
-        r *= Z;
-    }
-    return r;
-}
-
-// c+[0] from the scaled samples: scipy's _init_causal_* (the reflect one without scipy's
-// aliasing of c[0] for very short lines, gh-24550); long lines keep the first HORIZON terms.
-fn causal_first(n: u32) -> f32 {
-    let far = n <= HORIZON + 1u;
-    let terms = select(HORIZON + 1u, n, far);
-    if (p.init == 0u) {
-        let zn1 = select(0.0, zpow(n - 1u), far);
-        var s = c[at(0u)] + zn1 * c[at(n - 1u)];
-        var zi = Z;
-        for (var i = 1u; i < min(terms, n - 1u); i++) {
-            s += zi * (c[at(i)] + zn1 * c[at(n - 1u - i)]);
-            zi *= Z;
+// Sample k of the extended line, k in [-HALO, n + SEG + HALO).
+fn extended(k: i32) -> f32 {
+    let n = i32(p.n);
+    var j = k;
+    if (j < 0 || j >= n) {
+        if (p.init == 2u) {
+            j = ((j % n) + n) % n;
+        } else {
+            // Whole-sample period 2n − 2, half-sample 2n.
+            let whole = p.init == 0u;
+            let period = select(2 * n, 2 * n - 2, whole);
+            j = ((j % period) + period) % period;
+            if (j >= n) {
+                j = period - j - select(1, 0, whole);
+            }
         }
-        return s / (1.0 - zn1 * zn1);
     }
-    if (p.init == 1u) {
-        let zn = select(0.0, zpow(n), far);
-        let c0 = c[at(0u)];
-        var s = c0 + zn * c[at(n - 1u)];
-        var zi = Z;
-        for (var i = 1u; i < terms; i++) {
-            s += zi * (c[at(i)] + zn * c[at(n - 1u - i)]);
-            zi *= Z;
+    if (LAST) {
+        let e = line_start + u32(j);
+        if (e >= lo && e < hi) {
+            return tile[padded(e - lo)];
         }
-        return s * Z / (1.0 - zn * zn) + c0;
+        return x[e];
     }
-    var s = c[at(0u)];
-    var zi = Z;
-    for (var i = 1u; i < terms; i++) {
-        s += zi * c[at(n - i)];
-        zi *= Z;
-    }
-    return s / (1.0 - select(0.0, zpow(n), far));
-}
-
-// c-[n-1] from the causal pass's output.
-fn anticausal_last(n: u32) -> f32 {
-    let last = c[at(n - 1u)];
-    if (p.init == 0u) {
-        return (Z * c[at(n - 2u)] + last) * Z / (Z * Z - 1.0);
-    }
-    if (p.init == 1u) {
-        return last * Z / (Z - 1.0);
-    }
-    let far = n <= HORIZON + 1u;
-    var s = last;
-    var zi = Z;
-    for (var i = 0u; i < select(HORIZON, n - 1u, far); i++) {
-        s += zi * c[at(i)];
-        zi *= Z;
-    }
-    return s * Z / (select(0.0, zpow(n), far) - 1.0);
+    return x[line_start + u32(j) * p.inner];
 }
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let line = workgroup_index(wid, nwg) * 64u + lid;
-    if (line >= p.lines) {
+    let group = workgroup_index(wid, nwg);
+    if (group * GROUP >= p.threads) {
         return;
     }
-    let n = p.n;
-    base = (line / p.inner) * n * p.inner + line % p.inner;
-    for (var k = 0u; k < n; k++) {
-        c[at(k)] = 6.0 * x[at(k)];
+    let t = group * GROUP + lid;
+    let live = t < p.threads;
+    var segment: u32;
+    if (LAST) {
+        line_start = (t / p.segments) * p.n;
+        segment = t % p.segments;
+        // The workgroup's segments are consecutive in memory: stage them with their halos.
+        let first = group * GROUP;
+        let last = min(first + GROUP, p.threads) - 1u;
+        let start = (first / p.segments) * p.n + (first % p.segments) * SEG;
+        let end = min((last % p.segments) * SEG + SEG, p.n) + (last / p.segments) * p.n;
+        lo = max(start, HALO) - HALO;
+        hi = min(end + HALO, p.total);
+        for (var i = lid; i < hi - lo; i += GROUP) {
+            tile[padded(i)] = x[lo + i];
+        }
+        workgroupBarrier();
+    } else {
+        let rest = t / p.inner;
+        segment = rest % p.segments;
+        line_start = (rest / p.segments) * p.n * p.inner + t % p.inner;
     }
-    c[at(0u)] = causal_first(n);
-    var prev = c[at(0u)];
-    for (var k = 1u; k < n; k++) {
-        prev = c[at(k)] + Z * prev;
-        c[at(k)] = prev;
+    let s0 = i32(segment * SEG);
+    var plus: array<f32, 48>;  // the causal pass over [s0, s0 + SEG + HALO)
+    if (live) {
+        var cp = 0.0;
+        for (var k = s0 - i32(HALO); k < s0; k++) {
+            cp = 6.0 * extended(k) + Z * cp;
+        }
+        for (var j = 0u; j < SEG + HALO; j++) {
+            cp = 6.0 * extended(s0 + i32(j)) + Z * cp;
+            plus[j] = cp;
+        }
     }
-    prev = anticausal_last(n);
-    c[at(n - 1u)] = prev;
-    for (var k = n - 1u; k > 0u; k--) {
-        prev = Z * (prev - c[at(k - 1u)]);
-        c[at(k - 1u)] = prev;
+    var out: array<f32, 32>;
+    var cm = 0.0;
+    for (var j = SEG + HALO; j > SEG; j--) {
+        cm = Z * (cm - plus[j - 1u]);
+    }
+    for (var j = SEG; j > 0u; j--) {
+        cm = Z * (cm - plus[j - 1u]);
+        out[j - 1u] = cm;
+    }
+    let count = min(SEG, p.n - min(u32(s0), p.n));
+    if (LAST) {
+        // Through the tile again, so the stores are contiguous too.
+        workgroupBarrier();
+        let base = line_start + u32(s0) - lo;
+        if (live) {
+            for (var j = 0u; j < count; j++) {
+                tile[padded(base + j)] = out[j];
+            }
+        }
+        workgroupBarrier();
+        let first = group * GROUP;
+        let begin = (first / p.segments) * p.n + (first % p.segments) * SEG;
+        let last = min(first + GROUP, p.threads) - 1u;
+        let end = min((last % p.segments) * SEG + SEG, p.n) + (last / p.segments) * p.n;
+        for (var e = begin + lid; e < end; e += GROUP) {
+            c[e] = tile[padded(e - lo)];
+        }
+    } else if (live) {
+        for (var j = 0u; j < count; j++) {
+            c[line_start + (u32(s0) + j) * p.inner] = out[j];
+        }
     }
 }

@@ -1,5 +1,5 @@
 //! `shaders/interpolate/spline_prefilter.wgsl`: the cubic B-spline prefilter along one axis,
-//! one thread per line.
+//! one thread per segment of a line.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -14,9 +14,15 @@ use crate::graph::{Buf, Recording};
 pub struct Params {
     pub n: u32,
     pub inner: u32,
-    pub lines: u32,
+    pub segments: u32,
+    pub threads: u32,
     pub init: u32,
+    pub total: u32,
+    pub unused: [u32; 2],
 }
+
+/// Samples of a line one thread computes (SEG in the kernel).
+const SEGMENT: usize = 32;
 
 /// The initial conditions of the two passes (which scipy mode uses which: `ops::interpolate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,9 +44,15 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Bu
         return Err(Error::Invalid(format!("the spline prefilter needs lines of 2 or more samples, axis {axis} of {dims:?} has {n}")));
     }
     let inner: usize = dims[axis + 1..].iter().product();
-    let lines = rec.shape(x).len() / n;
+    let total = rec.shape(x).len();
+    let segments = n.div_ceil(SEGMENT);
+    let threads = total / n * segments;
+    if total > u32::MAX as usize {
+        return Err(Error::TooLarge { what: format!("a spline prefilter of {total} samples in one dispatch"), bytes: total as u64 * 4, limit: u32::MAX as u64 * 4 });
+    }
     let y = rec.temp_like(x, Dtype::F32)?;
-    let p = Params { n: n as u32, inner: inner as u32, lines: lines as u32, init: init as u32 };
-    rec.dispatch(&SPLINE_PREFILTER, &[], bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(lines as u64));
+    let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, threads: threads as u32, init: init as u32, total: total as u32, unused: [0; 2] };
+    let last = [("LAST", if inner == 1 { 1.0 } else { 0.0 })];
+    rec.dispatch(&SPLINE_PREFILTER, &last, bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(threads as u64));
     Ok(y)
 }
