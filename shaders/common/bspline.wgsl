@@ -98,65 +98,49 @@ fn is_nan(v: f32) -> bool {
     return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
 }
 
-// Taps along one axis of `n` samples and element stride `stride` for the folded coordinate
-// `v`: element offsets, weights and (grid-constant) whether each tap lies inside.
+// The taps along one axis: element offsets, weights (zero past the order's taps) and, for
+// grid-constant, whether each lies inside; `cval` where the coordinate alone decides the sample.
 struct Taps {
-    at: array<u32, 4>,
-    w: array<f32, 4>,
-    inside: array<bool, 4>,
+    at: vec4<u32>,
+    w: vec4<f32>,
+    inside: vec4<bool>,
+    cval: bool,
 }
 
-fn axis_taps(v: f32, n: u32, stride: u32, taps: u32) -> Taps {
+// Axis of `n` samples and element stride `stride` read with `taps` taps at coordinate `c`.
+fn axis_taps(c: f32, n: u32, stride: u32, taps: u32) -> Taps {
     var t: Taps;
+    var v = c;
+    // Folded below -1 (constant outside the array): cval. (grid-constant and nearest read their
+    // taps wherever the coordinate is.)
+    let unfolded = MODE == GRID_CONSTANT || MODE == NEAREST;
+    if (!unfolded) {
+        v = fold(v, f32(n), MODE);
+    }
+    t.cval = is_nan(c) || (!unfolded && v <= -1.0);
     let base = select(floor(v), floor(v + 0.5), taps == 1u);
     let start = i32(base) - select(0, 1, taps == 4u);
     let f = v - floor(v);
+    let g = 1.0 - f;
     if (taps == 1u) {
-        t.w[0] = 1.0;
+        t.w = vec4<f32>(1.0, 0.0, 0.0, 0.0);
     } else if (taps == 2u) {
-        t.w[0] = 1.0 - f;
-        t.w[1] = f;
+        t.w = vec4<f32>(g, f, 0.0, 0.0);
     } else {
-        let g = 1.0 - f;
-        t.w[0] = g * g * g / 6.0;
-        t.w[1] = (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0;
-        t.w[2] = (4.0 - 6.0 * g * g + 3.0 * g * g * g) / 6.0;
-        t.w[3] = f * f * f / 6.0;
+        t.w = vec4<f32>(g * g * g, 4.0 - 6.0 * f * f + 3.0 * f * f * f, 4.0 - 6.0 * g * g + 3.0 * g * g * g, f * f * f) / 6.0;
     }
-    let interior = start >= 0 && start + i32(taps) <= i32(n);
-    for (var k = 0u; k < taps; k++) {
-        var j = start + i32(k);
-        if (!interior) {
-            j = tap(j, n, MODE);
-        }
-        t.inside[k] = j >= 0;
-        t.at[k] = u32(max(j, 0)) * stride;
+    var j = vec4<i32>(start) + vec4<i32>(0, 1, 2, 3);
+    if (start < 0 || start + i32(taps) > i32(n)) {
+        j = vec4<i32>(tap(j.x, n, MODE), tap(j.y, n, MODE), tap(j.z, n, MODE), tap(j.w, n, MODE));
     }
+    t.inside = j >= vec4<i32>(0);
+    t.at = vec4<u32>(max(j, vec4<i32>(0))) * stride;
     return t;
 }
 
-// `x` (axes `dims`, slowest first) at coordinates `c`; cval where the mode says so.
-fn sample(c: vec4<f32>, dims: vec4<u32>, cval: f32) -> f32 {
-    var axes: array<Taps, 4>;
-    let taps = vec4<u32>(T0, T1, T2, T3);
-    var stride = 1u;
-    for (var a = 3i; a >= 0; a--) {
-        var v = c[a];
-        if (is_nan(v)) {
-            return cval;
-        }
-        // Folded below -1 (constant outside the array): cval. (grid-constant and nearest read
-        // their taps wherever the coordinate is.)
-        let unfolded = MODE == GRID_CONSTANT || MODE == NEAREST;
-        if (!unfolded) {
-            v = fold(v, f32(dims[a]), MODE);
-            if (v <= -1.0) {
-                return cval;
-            }
-        }
-        axes[a] = axis_taps(v, dims[a], stride, taps[a]);
-        stride *= dims[a];
-    }
+// The weighted taps of four axes (T0..T3 of them), slowest first.
+fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: f32) -> f32 {
+    // unrolled: begin
     let checked = MODE == GRID_CONSTANT;
     var sum = 0.0;
     for (var k0 = 0u; k0 < T0; k0++) {
@@ -164,21 +148,34 @@ fn sample(c: vec4<f32>, dims: vec4<u32>, cval: f32) -> f32 {
         for (var k1 = 0u; k1 < T1; k1++) {
             var s2 = 0.0;
             for (var k2 = 0u; k2 < T2; k2++) {
-                let row = axes[0].at[k0] + axes[1].at[k1] + axes[2].at[k2];
-                let row_in = axes[0].inside[k0] && axes[1].inside[k1] && axes[2].inside[k2];
+                let row = a0.at[k0] + a1.at[k1] + a2.at[k2];
+                let row_in = a0.inside[k0] && a1.inside[k1] && a2.inside[k2];
                 var s3 = 0.0;
                 for (var k3 = 0u; k3 < T3; k3++) {
-                    var v = x[row + axes[3].at[k3]];
-                    if (checked && !(row_in && axes[3].inside[k3])) {
+                    var v = x[row + a3.at[k3]];
+                    if (checked && !(row_in && a3.inside[k3])) {
                         v = cval;
                     }
-                    s3 += axes[3].w[k3] * v;
+                    s3 += a3.w[k3] * v;
                 }
-                s2 += axes[2].w[k2] * s3;
+                s2 += a2.w[k2] * s3;
             }
-            s1 += axes[1].w[k1] * s2;
+            s1 += a1.w[k1] * s2;
         }
-        sum += axes[0].w[k0] * s1;
+        sum += a0.w[k0] * s1;
     }
     return sum;
+    // unrolled: end
+}
+
+// `x` (axes `dims`, slowest first) at coordinates `c`; cval where the mode says so.
+fn sample(c: vec4<f32>, dims: vec4<u32>, cval: f32) -> f32 {
+    let a3 = axis_taps(c.w, dims.w, 1u, T3);
+    let a2 = axis_taps(c.z, dims.z, dims.w, T2);
+    let a1 = axis_taps(c.y, dims.y, dims.z * dims.w, T1);
+    let a0 = axis_taps(c.x, dims.x, dims.y * dims.z * dims.w, T0);
+    if (a0.cval || a1.cval || a2.cval || a3.cval) {
+        return cval;
+    }
+    return tap_sum(a0, a1, a2, a3, cval);
 }

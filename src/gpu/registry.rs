@@ -41,6 +41,40 @@ impl KernelInfo {
     pub fn buffer_count(&self) -> usize {
         self.bindings.iter().filter(|b| b.kind != BindingKind::Uniform).count()
     }
+
+    /// This kernel with the lines between its `// unrolled: begin` and `// unrolled: end`
+    /// markers replaced by `code`: the same steps written out straight, as the caller generates
+    /// them. (NVIDIA's compiler leaves naga's loops rolled, so arrays indexed by a loop counter
+    /// live in local memory; straight-line code keeps them in registers.) Built once per
+    /// distinct code and kept for the life of the process.
+    pub fn unrolled(&'static self, code: &str) -> &'static KernelInfo {
+        use std::collections::HashMap;
+        use std::sync::Mutex;
+        static CACHE: Mutex<Option<HashMap<(&'static str, String), &'static KernelInfo>>> = Mutex::new(None);
+        let mut cache = CACHE.lock().unwrap();
+        let map = cache.get_or_insert_with(HashMap::new);
+        if let Some(info) = map.get(&(self.name, code.to_string())) {
+            return info;
+        }
+        let (begin, end) = ("// unrolled: begin", "// unrolled: end");
+        let (Some(b), Some(e)) = (self.source.find(begin), self.source.find(end)) else {
+            panic!("{}: no unrolled section", self.name);
+        };
+        let source = format!("{}{code}\n{}", &self.source[..b], &self.source[e..]);
+        let name = format!("{}_{:016x}", self.name, super::content_hash(code.as_bytes()));
+        let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
+            name: Box::leak(name.into_boxed_str()),
+            path: self.path,
+            source: Box::leak(source.into_boxed_str()),
+            entry: self.entry,
+            workgroup_size: self.workgroup_size,
+            bindings: self.bindings,
+            params_size: self.params_size,
+            overrides: self.overrides,
+        }));
+        map.insert((self.name, code.to_string()), info);
+        info
+    }
 }
 
 include!(concat!(env!("OUT_DIR"), "/kernels.rs"));

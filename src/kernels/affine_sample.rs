@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::map_coordinates::{as_four, specialisation};
+use super::map_coordinates::{as_four, specialised};
 use super::AFFINE_SAMPLE;
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Shape};
@@ -44,7 +44,7 @@ pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], 
         p.offset[lead + a] = offset[a] as f32;
     }
     (p.dims, p.out_dims, p.points, p.cval) = (as_four(&dims), as_four(out_dims), points as u32, cval);
-    let constants = specialisation(mode, orders);
-    rec.dispatch(&AFFINE_SAMPLE, &constants, bytemuck::bytes_of(&p), &[x, out], AFFINE_SAMPLE.groups(points as u64));
+    let (kernel, constants) = specialised(&AFFINE_SAMPLE, mode, orders);
+    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[x, out], AFFINE_SAMPLE.groups(points as u64));
     Ok(out)
 }

@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::MAP_COORDINATES;
+use super::{KernelInfo, MAP_COORDINATES};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -26,12 +26,44 @@ pub(crate) fn as_four(dims: &[usize]) -> [u32; 4] {
     d
 }
 
-/// The sampling kernels' specialisation (common/bspline.wgsl): the mode's code and the taps
-/// (order + 1) along each of the four axes, leading ones 1.
-pub(crate) fn specialisation(mode: u32, orders: &[u32]) -> Vec<(&'static str, f64)> {
-    let mut taps = [1.0; 4];
-    taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as f64 + 1.0);
-    vec![("MODE", mode as f64), ("T0", taps[0]), ("T1", taps[1]), ("T2", taps[2]), ("T3", taps[3])]
+/// A sampling kernel (common/bspline.wgsl) specialised for `mode` (the kernel's code) and the
+/// `orders` of a 1-4-axis array: its `tap_sum` written out for the taps (order + 1) of each of
+/// the four axes, and the override constants.
+pub(crate) fn specialised(kernel: &'static KernelInfo, mode: u32, orders: &[u32]) -> (&'static KernelInfo, Vec<(&'static str, f64)>) {
+    let mut taps = [1usize; 4];
+    taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as usize + 1);
+    let constants = vec![("MODE", mode as f64), ("T0", taps[0] as f64), ("T1", taps[1] as f64), ("T2", taps[2] as f64), ("T3", taps[3] as f64)];
+    (kernel.unrolled(&tap_sum(taps, mode == GRID_CONSTANT)), constants)
+}
+
+/// The kernels' code for scipy's grid-constant mode, whose taps outside the array read cval.
+const GRID_CONSTANT: u32 = 6;
+
+/// `tap_sum` for `taps` per axis: one line per row of taps along the last axis, its weight the
+/// product of the other axes' (an axis of one tap weighs 1).
+fn tap_sum(taps: [usize; 4], checked: bool) -> String {
+    const C: [&str; 4] = ["x", "y", "z", "w"];
+    let mut s = String::from("    var sum = 0.0;\n");
+    for k0 in 0..taps[0] {
+        for k1 in 0..taps[1] {
+            for k2 in 0..taps[2] {
+                let k = [k0, k1, k2];
+                let row = format!("a0.at.{} + a1.at.{} + a2.at.{}", C[k0], C[k1], C[k2]);
+                let inside = format!("a0.inside.{} && a1.inside.{} && a2.inside.{}", C[k0], C[k1], C[k2]);
+                let terms: Vec<String> = (0..taps[3])
+                    .map(|k3| {
+                        let value = format!("x[{row} + a3.at.{}]", C[k3]);
+                        let value = if checked { format!("select(cval, {value}, {inside} && a3.inside.{})", C[k3]) } else { value };
+                        if taps[3] == 1 { value } else { format!("a3.w.{} * {value}", C[k3]) }
+                    })
+                    .collect();
+                let weight: Vec<String> = (0..3).filter(|&a| taps[a] > 1).map(|a| format!("a{a}.w.{}", C[k[a]])).collect();
+                let weight = if weight.is_empty() { String::new() } else { weight.join(" * ") + " * " };
+                s += &format!("    sum += {weight}({});\n", terms.join(" + "));
+            }
+        }
+    }
+    s + "    return sum;"
 }
 
 /// `x` (f32, 1-4 axes) sampled at `coords` (f32, shape (rank, points...)); `mode` is the
@@ -50,7 +82,7 @@ pub fn record(rec: &mut Recording, x: Buf, coords: Buf, order: u32, mode: u32, p
     }
     let out = rec.temp(&cdims[1..], Dtype::F32)?;
     let p = Params { dims: as_four(&dims), rank: dims.len() as u32, points: points as u32, pad, cval };
-    let constants = specialisation(mode, &vec![order; dims.len()]);
-    rec.dispatch(&MAP_COORDINATES, &constants, bytemuck::bytes_of(&p), &[x, coords, out], MAP_COORDINATES.groups(points as u64));
+    let (kernel, constants) = specialised(&MAP_COORDINATES, mode, &vec![order; dims.len()]);
+    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[x, coords, out], MAP_COORDINATES.groups(points as u64));
     Ok(out)
 }

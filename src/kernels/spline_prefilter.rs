@@ -18,11 +18,37 @@ pub struct Params {
     pub threads: u32,
     pub init: u32,
     pub total: u32,
-    pub unused: [u32; 2],
+    pub lines: u32,
+    pub unused: u32,
 }
 
-/// Samples of a line one thread computes (SEG in the kernel).
+/// Samples of a line one thread computes (SEG in the kernel), and those its passes start
+/// before and end after it (HALO).
 const SEGMENT: usize = 32;
+const HALO: usize = 16;
+
+/// The kernel's `passes` written out straight: the causal values and the outputs are named
+/// registers, not arrays.
+fn passes() -> String {
+    let mut s = String::from("    var cp = 0.0;\n    for (var k = s0 - i32(HALO); k < s0; k++) {\n        cp = 6.0 * extended(k) + Z * cp;\n    }\n");
+    for j in 0..SEGMENT + HALO {
+        let prev = if j == 0 { "cp".to_string() } else { format!("p{}", j - 1) };
+        s += &format!("    let p{j} = 6.0 * extended(s0 + {j}) + Z * {prev};\n");
+    }
+    s += "    var cm = 0.0;\n";
+    for j in (SEGMENT..SEGMENT + HALO).rev() {
+        s += &format!("    cm = Z * (cm - p{j});\n");
+    }
+    for j in (0..SEGMENT).rev() {
+        let prev = if j == SEGMENT - 1 { "cm".to_string() } else { format!("o{}", j + 1) };
+        s += &format!("    let o{j} = Z * ({prev} - p{j});\n");
+    }
+    s += "    if (LAST) {\n        workgroupBarrier();\n    }\n";
+    for j in 0..SEGMENT {
+        s += &format!("    emit({j}u, o{j});\n");
+    }
+    s
+}
 
 /// The initial conditions of the two passes (which scipy mode uses which: `ops::interpolate`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,13 +72,16 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Bu
     let inner: usize = dims[axis + 1..].iter().product();
     let total = rec.shape(x).len();
     let segments = n.div_ceil(SEGMENT);
-    let threads = total / n * segments;
+    let lines = total / n;
+    // Along the last axis consecutive threads take consecutive segments; along the others each
+    // workgroup one segment of 64 lines.
+    let threads = if inner == 1 { lines * segments } else { lines.div_ceil(64) * 64 * segments };
     if total > u32::MAX as usize {
         return Err(Error::TooLarge { what: format!("a spline prefilter of {total} samples in one dispatch"), bytes: total as u64 * 4, limit: u32::MAX as u64 * 4 });
     }
     let y = rec.temp_like(x, Dtype::F32)?;
-    let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, threads: threads as u32, init: init as u32, total: total as u32, unused: [0; 2] };
+    let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, threads: threads as u32, init: init as u32, total: total as u32, lines: lines as u32, unused: 0 };
     let last = [("LAST", if inner == 1 { 1.0 } else { 0.0 })];
-    rec.dispatch(&SPLINE_PREFILTER, &last, bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(threads as u64));
+    rec.dispatch(SPLINE_PREFILTER.unrolled(&passes()), &last, bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(threads as u64));
     Ok(y)
 }

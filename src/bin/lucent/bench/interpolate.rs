@@ -88,7 +88,8 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
 }
 
 /// One case's median time and bandwidth: `passes` × the input's bytes moved.
-fn row(gpu: &Gpu, case: &str, dims: &[usize], passes: f64, roof_gbs: f64, global: &Global, build: impl FnMut(&mut Recording) -> Result<(), Error>) -> Result<Row, Error> {
+fn row(gpu: &Gpu, case: &str, dims: &[usize], passes: f64, roof_gbs: f64, global: &Global, mut build: impl FnMut(&mut Recording) -> Result<(), Error>) -> Result<Row, Error> {
+    super::print_passes(gpu, case, &mut build)?;
     let bytes = dims.iter().product::<usize>() as u64 * 4;
     let reps = ((1u64 << 31) / bytes).clamp(2, 20);
     let (ms, timer) = time_repeated(gpu, reps, build)?;
