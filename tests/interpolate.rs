@@ -75,7 +75,7 @@ fn reference_interpolates_the_samples() {
 #[test]
 fn gpu_matches_the_reference() {
     let gpu = poisoned();
-    let shapes: &[&[usize]] = &[&[1], &[2], &[7], &[100], &[13, 1], &[5, 8], &[2, 61], &[31, 17, 3], &[4, 3, 5, 6], &[3, 1, 29, 2], &[3, 2500], &[2111, 2], &[33, 65, 3]];
+    let shapes: &[&[usize]] = &[&[1], &[2], &[7], &[100], &[13, 1], &[5, 8], &[2, 61], &[31, 17, 3], &[4, 3, 5, 6], &[3, 1, 29, 2], &[3, 2500], &[70, 130], &[2111, 2], &[33, 65, 3]];
     for &dims in shapes {
         let x = rand_array(dims);
         let x64 = x.mapv(|v| v as f64);

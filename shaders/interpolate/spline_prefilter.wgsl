@@ -4,23 +4,22 @@
 // boundary (whole-sample symmetric, half-sample symmetric or periodic), so each line is cut into
 // segments of SEG samples computed independently: a segment's passes start HALO samples outside
 // it (|z|^HALO ≈ 7e-10 of the truncated terms), reading the extension folded into the line. The
-// array is viewed as (outer, n, inner). Along every axis but the last, a workgroup takes one
-// segment of 64 consecutive lines (consecutive `inner` positions), so it reads and writes
-// contiguous words, and the next workgroups the next segments of the same lines, whose halos are
-// then still in cache; along the last axis, consecutive threads take consecutive segments, which
-// a workgroup stages through workgroup memory (its 64 segments and halos are one contiguous
-// range of the array).
+// array is viewed as (outer, n, inner); a workgroup takes one segment of 64 consecutive lines and
+// the next workgroups the next segments of the same lines (whose halos are then still in cache),
+// so segments at the line ends, which fold, are whole workgroups. Along every axis but the last
+// the 64 lines are consecutive words; along the last axis a workgroup stages its 64 × 64 block
+// (segment and halos) through workgroup memory, so loads and stores stay contiguous there too.
 #import common/grid
 
 struct Params {
     n: u32,         // line length (> 1)
     inner: u32,     // elements between consecutive samples of a line
     segments: u32,  // per line
-    threads: u32,   // dispatched: lines × segments (lines rounded up to 64 but on the last axis)
+    threads: u32,   // dispatched: lines rounded up to 64, × segments
     init: u32,      // 0 mirror (whole-sample symmetric), 1 reflect (half-sample), 2 wrap (periodic)
-    total: u32,     // elements of the array
     lines: u32,
-    unused: u32,
+    unused0: u32,
+    unused1: u32,
 }  // mirrored in src/kernels/spline_prefilter.rs
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -31,21 +30,21 @@ const Z: f32 = -0.26794919243112270;
 const SEG: u32 = 32u;
 const HALO: u32 = 16u;
 const GROUP: u32 = 64u;
-// The staged range of the last axis, padded by one word in 32 against bank conflicts.
-const TILE: u32 = GROUP * SEG + 2u * HALO;
-var<workgroup> tile: array<f32, 2145>;  // TILE + TILE / 32 + 1
+const SPAN: u32 = 64u;  // SEG + 2 · HALO: a staged row
 
-// Along the last axis (specialised per pipeline): reads come from the staged tile.
+// Along the last axis (specialised per pipeline): 64 lines × SPAN samples staged, row r's
+// sample k at r · SPAN + (k ^ (r % 32)) (the swizzle keeps a warp's rows and columns on 32
+// banks).
 override LAST: bool = false;
+var<workgroup> tile: array<f32, 4096>;
 
 var<private> line_start: u32;  // element index of the line's sample 0
-var<private> lo: u32;          // the tile's first element (LAST)
-var<private> hi: u32;          // one past its last
 var<private> s0: i32;          // the segment's first sample
 var<private> count: u32;       // its samples inside the line (0 for threads past the end)
+var<private> row: u32;         // the thread's row of the tile
 
-fn padded(i: u32) -> u32 {
-    return i + i / 32u;
+fn at(r: u32, k: u32) -> u32 {
+    return r * SPAN + (k ^ (r & 31u));
 }
 
 // Sample k of the extended line, k in [-HALO, n + SEG + HALO).
@@ -65,30 +64,37 @@ fn extended(k: i32) -> f32 {
             }
         }
     }
-    if (LAST) {
-        let e = line_start + u32(j);
-        if (e >= lo && e < hi) {
-            return tile[padded(e - lo)];
-        }
-        return x[e];
-    }
     return x[line_start + u32(j) * p.inner];
 }
 
-// Output j of the segment: along the last axis into the tile (after every thread has read it),
-// else straight to the array.
+// Sample k of the line where the segment and its halos lie inside it (along the last axis, from
+// the tile).
+fn near(k: i32) -> f32 {
+    if (LAST) {
+        return tile[at(row, u32(k + i32(HALO) - s0))];
+    }
+    return x[line_start + u32(k) * p.inner];
+}
+
+// Whether the segment and its halos lie inside the line (the same for the whole workgroup).
+fn inside() -> bool {
+    return s0 >= i32(HALO) && s0 + i32(SEG + HALO) <= i32(p.n);
+}
+
+// Output j of the segment: along the last axis into the tile's row (the thread's own, stored
+// by the workgroup afterwards), else straight to the array.
 fn emit(j: u32, v: f32) {
-    if (j < count) {
-        if (LAST) {
-            tile[padded(line_start + u32(s0) + j - lo)] = v;
-        } else {
-            c[line_start + (u32(s0) + j) * p.inner] = v;
-        }
+    if (LAST && inside()) {
+        tile[at(row, HALO + j)] = v;
+    } else if (j < count) {
+        c[line_start + (u32(s0) + j) * p.inner] = v;
     }
 }
 
 // The causal pass from HALO samples before the segment to HALO after it, the anti-causal pass
-// back from there, the segment's samples emitted.
+// back from there, the segment's samples emitted. (Written out, the samples are loaded first,
+// without folding where the segment and its halos lie inside the line, so the loads issue
+// together instead of each behind a branch.)
 fn passes() {
     // unrolled: begin
     var plus: array<f32, 48>;  // SEG + HALO
@@ -108,9 +114,6 @@ fn passes() {
             out[j - 1u] = cm;
         }
     }
-    if (LAST) {
-        workgroupBarrier();
-    }
     for (var j = 0u; j < SEG; j++) {
         emit(j, out[j]);
     }
@@ -124,40 +127,52 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (group * GROUP >= p.threads) {
         return;
     }
-    var segment: u32;
-    var live: bool;
-    let first = group * GROUP;
-    let last = min(first + GROUP, p.threads) - 1u;
-    let begin = (first / p.segments) * p.n + (first % p.segments) * SEG;
-    let end = (last / p.segments) * p.n + min((last % p.segments) * SEG + SEG, p.n);
-    if (LAST) {
-        // Threads past the end compute the workgroup's first segment again and emit nothing.
-        live = group * GROUP + lid < p.threads;
-        let t = select(group * GROUP, group * GROUP + lid, live);
-        line_start = (t / p.segments) * p.n;
-        segment = t % p.segments;
-        // The workgroup's segments are consecutive in memory: stage them with their halos.
-        lo = max(begin, HALO) - HALO;
-        hi = min(end + HALO, p.total);
-        for (var i = lid; i < hi - lo; i += GROUP) {
-            tile[padded(i)] = x[lo + i];
-        }
-        workgroupBarrier();
-    } else {
-        segment = group % p.segments;
-        let line = (group / p.segments) * GROUP + lid;
-        live = line < p.lines;
-        let l = select(0u, line, live);
-        line_start = (l / p.inner) * p.n * p.inner + l % p.inner;
-    }
+    let segment = group % p.segments;
+    let first = (group / p.segments) * GROUP;  // the workgroup's first line
+    let line = first + lid;
+    let live = line < p.lines;
+    let l = select(first, line, live);  // threads past the end compute the first line again
+    line_start = (l / p.inner) * p.n * p.inner + l % p.inner;
     s0 = i32(segment * SEG);
     count = select(0u, min(SEG, p.n - u32(s0)), live);
-    passes();
-    if (LAST) {
-        // Through the tile again, so the stores are contiguous too.
+    row = lid;
+    // (From the workgroup's values: the uniformity analysis takes private variables as varying.)
+    let staged = LAST && segment * SEG >= HALO && segment * SEG + SEG + HALO <= p.n;
+    if (staged) {
+        // Row r is line first + r (the last line again past the end), samples s0 - HALO on;
+        // each thread loads one column of every row, 8 loads in flight.
+        let last_line = p.lines - 1u;
+        let column = u32(s0) - HALO + lid;
+        for (var r = 0u; r < GROUP; r += 8u) {
+            let v0 = x[min(first + r + 0u, last_line) * p.n + column];
+            let v1 = x[min(first + r + 1u, last_line) * p.n + column];
+            let v2 = x[min(first + r + 2u, last_line) * p.n + column];
+            let v3 = x[min(first + r + 3u, last_line) * p.n + column];
+            let v4 = x[min(first + r + 4u, last_line) * p.n + column];
+            let v5 = x[min(first + r + 5u, last_line) * p.n + column];
+            let v6 = x[min(first + r + 6u, last_line) * p.n + column];
+            let v7 = x[min(first + r + 7u, last_line) * p.n + column];
+            tile[at(r + 0u, lid)] = v0;
+            tile[at(r + 1u, lid)] = v1;
+            tile[at(r + 2u, lid)] = v2;
+            tile[at(r + 3u, lid)] = v3;
+            tile[at(r + 4u, lid)] = v4;
+            tile[at(r + 5u, lid)] = v5;
+            tile[at(r + 6u, lid)] = v6;
+            tile[at(r + 7u, lid)] = v7;
+        }
         workgroupBarrier();
-        for (var e = begin + lid; e < end; e += GROUP) {
-            c[e] = tile[padded(e - lo)];
+    }
+    passes();
+    if (staged) {
+        // The rows' outputs stored row by row: two rows of SEG per round.
+        workgroupBarrier();
+        let half = lid / SEG;
+        let k = lid % SEG;
+        for (var r = half; r < GROUP; r += 2u) {
+            if (first + r < p.lines) {
+                c[(first + r) * p.n + u32(s0) + k] = tile[at(r, HALO + k)];
+            }
         }
     }
 }

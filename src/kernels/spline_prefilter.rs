@@ -17,9 +17,8 @@ pub struct Params {
     pub segments: u32,
     pub threads: u32,
     pub init: u32,
-    pub total: u32,
     pub lines: u32,
-    pub unused: u32,
+    pub unused: [u32; 2],
 }
 
 /// Samples of a line one thread computes (SEG in the kernel), and those its passes start
@@ -30,10 +29,17 @@ const HALO: usize = 16;
 /// The kernel's `passes` written out straight: the causal values and the outputs are named
 /// registers, not arrays.
 fn passes() -> String {
-    let mut s = String::from("    var cp = 0.0;\n    for (var k = s0 - i32(HALO); k < s0; k++) {\n        cp = 6.0 * extended(k) + Z * cp;\n    }\n");
+    let span = 2 * HALO + SEGMENT;
+    let mut s: String = (0..span).map(|k| format!("    var v{k}: f32;\n")).collect();
+    s += &format!("    if (s0 >= i32(HALO) && s0 + {} <= i32(p.n)) {{\n", SEGMENT + HALO);
+    s += &(0..span).map(|k| format!("        v{k} = near(s0 + {});\n", k as i64 - HALO as i64)).collect::<String>();
+    s += "    } else {\n";
+    s += &(0..span).map(|k| format!("        v{k} = extended(s0 + {});\n", k as i64 - HALO as i64)).collect::<String>();
+    s += "    }\n    var cp = 0.0;\n";
+    s += &(0..HALO).map(|k| format!("    cp = 6.0 * v{k} + Z * cp;\n")).collect::<String>();
     for j in 0..SEGMENT + HALO {
         let prev = if j == 0 { "cp".to_string() } else { format!("p{}", j - 1) };
-        s += &format!("    let p{j} = 6.0 * extended(s0 + {j}) + Z * {prev};\n");
+        s += &format!("    let p{j} = 6.0 * v{} + Z * {prev};\n", j + HALO);
     }
     s += "    var cm = 0.0;\n";
     for j in (SEGMENT..SEGMENT + HALO).rev() {
@@ -43,7 +49,6 @@ fn passes() -> String {
         let prev = if j == SEGMENT - 1 { "cm".to_string() } else { format!("o{}", j + 1) };
         s += &format!("    let o{j} = Z * ({prev} - p{j});\n");
     }
-    s += "    if (LAST) {\n        workgroupBarrier();\n    }\n";
     for j in 0..SEGMENT {
         s += &format!("    emit({j}u, o{j});\n");
     }
@@ -73,14 +78,13 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Bu
     let total = rec.shape(x).len();
     let segments = n.div_ceil(SEGMENT);
     let lines = total / n;
-    // Along the last axis consecutive threads take consecutive segments; along the others each
-    // workgroup one segment of 64 lines.
-    let threads = if inner == 1 { lines * segments } else { lines.div_ceil(64) * 64 * segments };
+    // Each workgroup one segment of 64 lines.
+    let threads = lines.div_ceil(64) * 64 * segments;
     if total > u32::MAX as usize {
         return Err(Error::TooLarge { what: format!("a spline prefilter of {total} samples in one dispatch"), bytes: total as u64 * 4, limit: u32::MAX as u64 * 4 });
     }
     let y = rec.temp_like(x, Dtype::F32)?;
-    let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, threads: threads as u32, init: init as u32, total: total as u32, lines: lines as u32, unused: 0 };
+    let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, threads: threads as u32, init: init as u32, lines: lines as u32, unused: [0; 2] };
     let last = [("LAST", if inner == 1 { 1.0 } else { 0.0 })];
     rec.dispatch(SPLINE_PREFILTER.unrolled(&passes()), &last, bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(threads as u64));
     Ok(y)

@@ -47,6 +47,22 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
                 interpolate::affine_transform(rec, input, &m, &dims, &linear).map(|_| ())
             })),
         ];
+        // One pass per axis too: the goal is per pass.
+        let x = &x;
+        let axes: Vec<(String, Record)> = (0..3)
+            .map(|axis| {
+                let record: Record = Box::new(move |rec| {
+                    let input = rec.input(x);
+                    interpolate::spline_filter1d(rec, input, axis, SplineMode::Mirror).map(|_| ())
+                });
+                (format!("interp_spline_filter1d_axis{axis}"), record)
+            })
+            .collect();
+        for (case, record) in &axes {
+            if wanted(case) {
+                rows.push(row(gpu, case, &dims, 2.0, roof_gbs, global, |rec| record(rec))?);
+            }
+        }
         for (case, passes, record) in cases {
             if wanted(case) {
                 rows.push(row(gpu, case, &dims, passes, roof_gbs, global, |rec| record(rec))?);
