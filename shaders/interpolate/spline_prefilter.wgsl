@@ -140,10 +140,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let staged = LAST && segment * SEG >= HALO && segment * SEG + SEG + HALO <= p.n;
     if (staged) {
         // Row r is line first + r (the last line again past the end), samples s0 - HALO on;
-        // each thread loads one column of every row, 8 loads in flight.
+        // each thread loads one column of every row, 16 loads in flight.
         let last_line = p.lines - 1u;
         let column = u32(s0) - HALO + lid;
-        for (var r = 0u; r < GROUP; r += 8u) {
+        for (var r = 0u; r < GROUP; r += 16u) {
             let v0 = x[min(first + r + 0u, last_line) * p.n + column];
             let v1 = x[min(first + r + 1u, last_line) * p.n + column];
             let v2 = x[min(first + r + 2u, last_line) * p.n + column];
@@ -152,6 +152,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let v5 = x[min(first + r + 5u, last_line) * p.n + column];
             let v6 = x[min(first + r + 6u, last_line) * p.n + column];
             let v7 = x[min(first + r + 7u, last_line) * p.n + column];
+            let v8 = x[min(first + r + 8u, last_line) * p.n + column];
+            let v9 = x[min(first + r + 9u, last_line) * p.n + column];
+            let v10 = x[min(first + r + 10u, last_line) * p.n + column];
+            let v11 = x[min(first + r + 11u, last_line) * p.n + column];
+            let v12 = x[min(first + r + 12u, last_line) * p.n + column];
+            let v13 = x[min(first + r + 13u, last_line) * p.n + column];
+            let v14 = x[min(first + r + 14u, last_line) * p.n + column];
+            let v15 = x[min(first + r + 15u, last_line) * p.n + column];
             tile[at(r + 0u, lid)] = v0;
             tile[at(r + 1u, lid)] = v1;
             tile[at(r + 2u, lid)] = v2;
@@ -160,18 +168,39 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             tile[at(r + 5u, lid)] = v5;
             tile[at(r + 6u, lid)] = v6;
             tile[at(r + 7u, lid)] = v7;
+            tile[at(r + 8u, lid)] = v8;
+            tile[at(r + 9u, lid)] = v9;
+            tile[at(r + 10u, lid)] = v10;
+            tile[at(r + 11u, lid)] = v11;
+            tile[at(r + 12u, lid)] = v12;
+            tile[at(r + 13u, lid)] = v13;
+            tile[at(r + 14u, lid)] = v14;
+            tile[at(r + 15u, lid)] = v15;
         }
         workgroupBarrier();
     }
     passes();
     if (staged) {
-        // The rows' outputs stored row by row: two rows of SEG per round.
+        // The rows' outputs stored row by row: two rows of SEG per step, eight per round.
         workgroupBarrier();
         let half = lid / SEG;
         let k = lid % SEG;
-        for (var r = half; r < GROUP; r += 2u) {
-            if (first + r < p.lines) {
-                c[(first + r) * p.n + u32(s0) + k] = tile[at(r, HALO + k)];
+        for (var r = half; r < GROUP; r += 8u) {
+            let o0 = tile[at(r + 0u, HALO + k)];
+            let o1 = tile[at(r + 2u, HALO + k)];
+            let o2 = tile[at(r + 4u, HALO + k)];
+            let o3 = tile[at(r + 6u, HALO + k)];
+            if (first + r + 0u < p.lines) {
+                c[(first + r + 0u) * p.n + u32(s0) + k] = o0;
+            }
+            if (first + r + 2u < p.lines) {
+                c[(first + r + 2u) * p.n + u32(s0) + k] = o1;
+            }
+            if (first + r + 4u < p.lines) {
+                c[(first + r + 4u) * p.n + u32(s0) + k] = o2;
+            }
+            if (first + r + 6u < p.lines) {
+                c[(first + r + 6u) * p.n + u32(s0) + k] = o3;
             }
         }
     }
