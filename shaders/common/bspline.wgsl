@@ -138,7 +138,8 @@ fn axis_taps(c: f32, n: u32, stride: u32, taps: u32) -> Taps {
     return t;
 }
 
-// The weighted taps of four axes (T0..T3 of them), slowest first.
+// The weighted taps of four axes (T0..T3 of them), slowest first. The loops below are the
+// readable form; src/kernels/map_coordinates.rs writes them out per specialisation.
 fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: f32) -> f32 {
     // unrolled: begin
     let checked = MODE == GRID_CONSTANT;

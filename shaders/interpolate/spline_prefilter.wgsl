@@ -92,9 +92,9 @@ fn emit(j: u32, v: f32) {
 }
 
 // The causal pass from HALO samples before the segment to HALO after it, the anti-causal pass
-// back from there, the segment's samples emitted. (Written out, the samples are loaded first,
-// without folding where the segment and its halos lie inside the line, so the loads issue
-// together instead of each behind a branch.)
+// back from there, the segment's samples emitted. The loops below are the readable form;
+// src/kernels/spline_prefilter.rs writes them out (the samples loaded first, without folding
+// where the segment and its halos lie inside the line, so the loads issue together).
 fn passes() {
     // unrolled: begin
     var plus: array<f32, 48>;  // SEG + HALO

@@ -2,8 +2,9 @@
 //! ([`spline_filter1d`], [`spline_filter`]), which turns samples into the coefficients cubic
 //! B-spline interpolation reads, and sampling at arbitrary coordinates ([`map_coordinates`],
 //! orders 0, 1 and 3) (Unser, Aldroubi and Eden 1991; on the GPU after Ruijters and
-//! Thévenaz 2012: one thread per line, the lines of a workgroup side by side in memory along
-//! every axis but the last).
+//! Thévenaz 2012, with each line cut into segments whose passes start from the boundary's
+//! extension a few samples outside, so a line's segments run in parallel: see
+//! shaders/interpolate/spline_prefilter.wgsl).
 //!
 //! The boundary decides the passes' initial values as scipy's `apply_filter` does: `mirror`,
 //! `constant`, `grid-constant` and `wrap` take the whole-sample symmetric extension; `reflect`
