@@ -91,12 +91,22 @@ fn emit(j: u32, v: f32) {
     }
 }
 
-// The causal pass from HALO samples before the segment to HALO after it, the anti-causal pass
-// back from there, the segment's samples emitted. The loops below are the readable form;
-// src/kernels/spline_prefilter.rs writes them out (the samples loaded first, without folding
-// where the segment and its halos lie inside the line, so the loads issue together).
-fn passes() {
+// The workgroup's segments: along the last axis (`staged`) the 64 × SPAN block loaded into the
+// tile, row r being line first + r (the last line again past the end) from sample s0 - HALO on,
+// each thread one column of every row; per thread the causal pass from HALO samples before its
+// segment to HALO after it and the anti-causal pass back from there, the segment's samples
+// emitted; the staged rows' outputs stored row by row, two rows of SEG per step. The loops below
+// are the readable form; src/kernels/spline_prefilter.rs writes them out (the samples loaded
+// first, without folding where the segment and its halos lie inside the line, and 32 loads in
+// flight per thread when staging, so loads issue together).
+fn segments(staged: bool, first: u32, lid: u32) {
     // unrolled: begin
+    if (staged) {
+        for (var r = 0u; r < GROUP; r++) {
+            tile[at(r, lid)] = x[min(first + r, p.lines - 1u) * p.n + u32(s0) - HALO + lid];
+        }
+        workgroupBarrier();
+    }
     var plus: array<f32, 48>;  // SEG + HALO
     var cp = 0.0;
     for (var k = s0 - i32(HALO); k < s0; k++) {
@@ -116,6 +126,14 @@ fn passes() {
     }
     for (var j = 0u; j < SEG; j++) {
         emit(j, out[j]);
+    }
+    if (staged) {
+        workgroupBarrier();
+        for (var r = lid / SEG; r < GROUP; r += 2u) {
+            if (first + r < p.lines) {
+                c[(first + r) * p.n + u32(s0) + lid % SEG] = tile[at(r, HALO + lid % SEG)];
+            }
+        }
     }
     // unrolled: end
 }
@@ -138,118 +156,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     row = lid;
     // (From the workgroup's values: the uniformity analysis takes private variables as varying.)
     let staged = LAST && segment * SEG >= HALO && segment * SEG + SEG + HALO <= p.n;
-    if (staged) {
-        // Row r is line first + r (the last line again past the end), samples s0 - HALO on;
-        // each thread loads one column of every row, 32 loads in flight.
-        let last_line = p.lines - 1u;
-        let column = u32(s0) - HALO + lid;
-        for (var r = 0u; r < GROUP; r += 32u) {
-            let v0 = x[min(first + r + 0u, last_line) * p.n + column];
-            let v1 = x[min(first + r + 1u, last_line) * p.n + column];
-            let v2 = x[min(first + r + 2u, last_line) * p.n + column];
-            let v3 = x[min(first + r + 3u, last_line) * p.n + column];
-            let v4 = x[min(first + r + 4u, last_line) * p.n + column];
-            let v5 = x[min(first + r + 5u, last_line) * p.n + column];
-            let v6 = x[min(first + r + 6u, last_line) * p.n + column];
-            let v7 = x[min(first + r + 7u, last_line) * p.n + column];
-            let v8 = x[min(first + r + 8u, last_line) * p.n + column];
-            let v9 = x[min(first + r + 9u, last_line) * p.n + column];
-            let v10 = x[min(first + r + 10u, last_line) * p.n + column];
-            let v11 = x[min(first + r + 11u, last_line) * p.n + column];
-            let v12 = x[min(first + r + 12u, last_line) * p.n + column];
-            let v13 = x[min(first + r + 13u, last_line) * p.n + column];
-            let v14 = x[min(first + r + 14u, last_line) * p.n + column];
-            let v15 = x[min(first + r + 15u, last_line) * p.n + column];
-            let v16 = x[min(first + r + 16u, last_line) * p.n + column];
-            let v17 = x[min(first + r + 17u, last_line) * p.n + column];
-            let v18 = x[min(first + r + 18u, last_line) * p.n + column];
-            let v19 = x[min(first + r + 19u, last_line) * p.n + column];
-            let v20 = x[min(first + r + 20u, last_line) * p.n + column];
-            let v21 = x[min(first + r + 21u, last_line) * p.n + column];
-            let v22 = x[min(first + r + 22u, last_line) * p.n + column];
-            let v23 = x[min(first + r + 23u, last_line) * p.n + column];
-            let v24 = x[min(first + r + 24u, last_line) * p.n + column];
-            let v25 = x[min(first + r + 25u, last_line) * p.n + column];
-            let v26 = x[min(first + r + 26u, last_line) * p.n + column];
-            let v27 = x[min(first + r + 27u, last_line) * p.n + column];
-            let v28 = x[min(first + r + 28u, last_line) * p.n + column];
-            let v29 = x[min(first + r + 29u, last_line) * p.n + column];
-            let v30 = x[min(first + r + 30u, last_line) * p.n + column];
-            let v31 = x[min(first + r + 31u, last_line) * p.n + column];
-            tile[at(r + 0u, lid)] = v0;
-            tile[at(r + 1u, lid)] = v1;
-            tile[at(r + 2u, lid)] = v2;
-            tile[at(r + 3u, lid)] = v3;
-            tile[at(r + 4u, lid)] = v4;
-            tile[at(r + 5u, lid)] = v5;
-            tile[at(r + 6u, lid)] = v6;
-            tile[at(r + 7u, lid)] = v7;
-            tile[at(r + 8u, lid)] = v8;
-            tile[at(r + 9u, lid)] = v9;
-            tile[at(r + 10u, lid)] = v10;
-            tile[at(r + 11u, lid)] = v11;
-            tile[at(r + 12u, lid)] = v12;
-            tile[at(r + 13u, lid)] = v13;
-            tile[at(r + 14u, lid)] = v14;
-            tile[at(r + 15u, lid)] = v15;
-            tile[at(r + 16u, lid)] = v16;
-            tile[at(r + 17u, lid)] = v17;
-            tile[at(r + 18u, lid)] = v18;
-            tile[at(r + 19u, lid)] = v19;
-            tile[at(r + 20u, lid)] = v20;
-            tile[at(r + 21u, lid)] = v21;
-            tile[at(r + 22u, lid)] = v22;
-            tile[at(r + 23u, lid)] = v23;
-            tile[at(r + 24u, lid)] = v24;
-            tile[at(r + 25u, lid)] = v25;
-            tile[at(r + 26u, lid)] = v26;
-            tile[at(r + 27u, lid)] = v27;
-            tile[at(r + 28u, lid)] = v28;
-            tile[at(r + 29u, lid)] = v29;
-            tile[at(r + 30u, lid)] = v30;
-            tile[at(r + 31u, lid)] = v31;
-        }
-        workgroupBarrier();
-    }
-    passes();
-    if (staged) {
-        // The rows' outputs stored row by row: two rows of SEG per step, 16 per round.
-        workgroupBarrier();
-        let half = lid / SEG;
-        let k = lid % SEG;
-        for (var r = half; r < GROUP; r += 16u) {
-            let o0 = tile[at(r + 0u, HALO + k)];
-            let o1 = tile[at(r + 2u, HALO + k)];
-            let o2 = tile[at(r + 4u, HALO + k)];
-            let o3 = tile[at(r + 6u, HALO + k)];
-            let o4 = tile[at(r + 8u, HALO + k)];
-            let o5 = tile[at(r + 10u, HALO + k)];
-            let o6 = tile[at(r + 12u, HALO + k)];
-            let o7 = tile[at(r + 14u, HALO + k)];
-            if (first + r + 0u < p.lines) {
-                c[(first + r + 0u) * p.n + u32(s0) + k] = o0;
-            }
-            if (first + r + 2u < p.lines) {
-                c[(first + r + 2u) * p.n + u32(s0) + k] = o1;
-            }
-            if (first + r + 4u < p.lines) {
-                c[(first + r + 4u) * p.n + u32(s0) + k] = o2;
-            }
-            if (first + r + 6u < p.lines) {
-                c[(first + r + 6u) * p.n + u32(s0) + k] = o3;
-            }
-            if (first + r + 8u < p.lines) {
-                c[(first + r + 8u) * p.n + u32(s0) + k] = o4;
-            }
-            if (first + r + 10u < p.lines) {
-                c[(first + r + 10u) * p.n + u32(s0) + k] = o5;
-            }
-            if (first + r + 12u < p.lines) {
-                c[(first + r + 12u) * p.n + u32(s0) + k] = o6;
-            }
-            if (first + r + 14u < p.lines) {
-                c[(first + r + 14u) * p.n + u32(s0) + k] = o7;
-            }
-        }
-    }
+    segments(staged, first, lid);
 }

@@ -26,11 +26,16 @@ pub struct Params {
 const SEGMENT: usize = 32;
 const HALO: usize = 16;
 
-/// The kernel's `passes` written out straight: the causal values and the outputs are named
-/// registers, not arrays.
-fn passes() -> String {
+/// The kernel's `segments` written out straight: the staged loads, the samples, the causal
+/// values and the outputs are named registers, not arrays.
+fn written_out() -> String {
     let span = 2 * HALO + SEGMENT;
-    let mut s: String = (0..span).map(|k| format!("    var v{k}: f32;\n")).collect();
+    let mut s = String::from("    if (staged) {\n        let last_line = p.lines - 1u;\n        let column = u32(s0) - HALO + lid;\n");
+    s += "        for (var r = 0u; r < GROUP; r += 32u) {\n";
+    s += &(0..32).map(|m| format!("            let t{m} = x[min(first + r + {m}u, last_line) * p.n + column];\n")).collect::<String>();
+    s += &(0..32).map(|m| format!("            tile[at(r + {m}u, lid)] = t{m};\n")).collect::<String>();
+    s += "        }\n        workgroupBarrier();\n    }\n";
+    s += &(0..span).map(|k| format!("    var v{k}: f32;\n")).collect::<String>();
     s += &format!("    if (s0 >= i32(HALO) && s0 + {} <= i32(p.n)) {{\n", SEGMENT + HALO);
     s += &(0..span).map(|k| format!("        v{k} = near(s0 + {});\n", k as i64 - HALO as i64)).collect::<String>();
     s += "    } else {\n";
@@ -49,10 +54,14 @@ fn passes() -> String {
         let prev = if j == SEGMENT - 1 { "cm".to_string() } else { format!("o{}", j + 1) };
         s += &format!("    let o{j} = Z * ({prev} - p{j});\n");
     }
-    for j in 0..SEGMENT {
-        s += &format!("    emit({j}u, o{j});\n");
-    }
-    s
+    s += &(0..SEGMENT).map(|j| format!("    emit({j}u, o{j});\n")).collect::<String>();
+    s += "    if (staged) {\n        workgroupBarrier();\n        let k = lid % SEG;\n";
+    s += "        for (var r = lid / SEG; r < GROUP; r += 16u) {\n";
+    s += &(0..8).map(|m| format!("            let q{m} = tile[at(r + {}u, HALO + k)];\n", 2 * m)).collect::<String>();
+    s += &(0..8)
+        .map(|m| format!("            if (first + r + {r}u < p.lines) {{\n                c[(first + r + {r}u) * p.n + u32(s0) + k] = q{m};\n            }}\n", r = 2 * m))
+        .collect::<String>();
+    s + "        }\n    }"
 }
 
 /// The initial conditions of the two passes (which scipy mode uses which: `ops::interpolate`).
@@ -86,6 +95,6 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Bu
     let y = rec.temp_like(x, Dtype::F32)?;
     let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, threads: threads as u32, init: init as u32, lines: lines as u32, unused: [0; 2] };
     let last = [("LAST", if inner == 1 { 1.0 } else { 0.0 })];
-    rec.dispatch(SPLINE_PREFILTER.unrolled(&passes()), &last, bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(threads as u64));
+    rec.dispatch(SPLINE_PREFILTER.unrolled(&written_out()), &last, bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(threads as u64));
     Ok(y)
 }
