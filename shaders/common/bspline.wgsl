@@ -82,14 +82,14 @@ fn fold(c: f32, n: f32, mode: u32) -> f32 {
 
 // Where a tap outside the array reads: folded by the mode (mirror for constant and wrap, as
 // scipy's spline boundary); -1 where grid-constant reads cval.
-fn tap(i: i32, n: u32, mode: u32) -> i32 {
+fn tap(i: i32, n: u32) -> i32 {
     if (i >= 0 && i < i32(n)) {
         return i;
     }
-    if (mode == GRID_CONSTANT) {
+    if (MODE == GRID_CONSTANT) {
         return -1;
     }
-    let m = select(mode, MIRROR, mode == CONSTANT || mode == WRAP);
+    let m = select(MODE, MIRROR, MODE == CONSTANT || MODE == WRAP);
     return i32(fold(f32(i), f32(n), m));
 }
 
@@ -131,7 +131,7 @@ fn axis_taps(c: f32, n: u32, stride: u32, taps: u32) -> Taps {
     }
     var j = vec4<i32>(start) + vec4<i32>(0, 1, 2, 3);
     if (start < 0 || start + i32(taps) > i32(n)) {
-        j = vec4<i32>(tap(j.x, n, MODE), tap(j.y, n, MODE), tap(j.z, n, MODE), tap(j.w, n, MODE));
+        j = vec4<i32>(tap(j.x, n), tap(j.y, n), tap(j.z, n), tap(j.w, n));
     }
     t.inside = j >= vec4<i32>(0);
     t.at = vec4<u32>(max(j, vec4<i32>(0))) * stride;

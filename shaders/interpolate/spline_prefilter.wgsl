@@ -15,11 +15,8 @@ struct Params {
     n: u32,         // line length (> 1)
     inner: u32,     // elements between consecutive samples of a line
     segments: u32,  // per line
-    threads: u32,   // dispatched: lines rounded up to 64, × segments
     init: u32,      // 0 mirror (whole-sample symmetric), 1 reflect (half-sample), 2 wrap (periodic)
     lines: u32,
-    unused0: u32,
-    unused1: u32,
 }  // mirrored in src/kernels/spline_prefilter.rs
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
@@ -142,11 +139,11 @@ fn segments(staged: bool, first: u32, lid: u32) {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let group = workgroup_index(wid, nwg);
-    if (group * GROUP >= p.threads) {
-        return;
-    }
     let segment = group % p.segments;
     let first = (group / p.segments) * GROUP;  // the workgroup's first line
+    if (first >= p.lines) {
+        return;
+    }
     let line = first + lid;
     let live = line < p.lines;
     let l = select(first, line, live);  // threads past the end compute the first line again

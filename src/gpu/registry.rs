@@ -53,7 +53,8 @@ impl KernelInfo {
         static CACHE: Mutex<Option<HashMap<(&'static str, String), &'static KernelInfo>>> = Mutex::new(None);
         let mut cache = CACHE.lock().unwrap();
         let map = cache.get_or_insert_with(HashMap::new);
-        if let Some(info) = map.get(&(self.name, code.to_string())) {
+        let key = (self.name, code.to_string());
+        if let Some(info) = map.get(&key) {
             return info;
         }
         let (begin, end) = ("// unrolled: begin", "// unrolled: end");
@@ -72,7 +73,7 @@ impl KernelInfo {
             params_size: self.params_size,
             overrides: self.overrides,
         }));
-        map.insert((self.name, code.to_string()), info);
+        map.insert(key, info);
         info
     }
 }

@@ -33,11 +33,20 @@ pub(crate) fn specialised(kernel: &'static KernelInfo, mode: u32, orders: &[u32]
     let mut taps = [1usize; 4];
     taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as usize + 1);
     let constants = vec![("MODE", mode as f64), ("T0", taps[0] as f64), ("T1", taps[1] as f64), ("T2", taps[2] as f64), ("T3", taps[3] as f64)];
-    (kernel.unrolled(&tap_sum(taps, mode == GRID_CONSTANT)), constants)
+    (kernel.unrolled(&tap_sum(taps, mode == self::mode::GRID_CONSTANT)), constants)
 }
 
-/// The kernels' code for scipy's grid-constant mode, whose taps outside the array read cval.
-const GRID_CONSTANT: u32 = 6;
+/// The sampling kernels' codes for scipy's modes (common/bspline.wgsl).
+pub mod mode {
+    pub const MIRROR: u32 = 0;
+    pub const REFLECT: u32 = 1;
+    pub const NEAREST: u32 = 2;
+    pub const WRAP: u32 = 3;
+    pub const GRID_WRAP: u32 = 4;
+    pub const CONSTANT: u32 = 5;
+    /// Taps outside the array read cval.
+    pub const GRID_CONSTANT: u32 = 6;
+}
 
 /// `tap_sum` for `taps` per axis: one line per row of taps along the last axis, its weight the
 /// product of the other axes' (an axis of one tap weighs 1).

@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::SPLINE_PREFILTER;
+use super::{KernelInfo, SPLINE_PREFILTER};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -15,16 +15,20 @@ pub struct Params {
     pub n: u32,
     pub inner: u32,
     pub segments: u32,
-    pub threads: u32,
     pub init: u32,
     pub lines: u32,
-    pub unused: [u32; 2],
 }
 
 /// Samples of a line one thread computes (SEG in the kernel), and those its passes start
 /// before and end after it (HALO).
 const SEGMENT: usize = 32;
 const HALO: usize = 16;
+
+/// The kernel with `segments` written out, generated once.
+fn kernel() -> &'static KernelInfo {
+    static KERNEL: std::sync::OnceLock<&'static KernelInfo> = std::sync::OnceLock::new();
+    KERNEL.get_or_init(|| SPLINE_PREFILTER.unrolled(&written_out()))
+}
 
 /// The kernel's `segments` written out straight: the staged loads, the samples, the causal
 /// values and the outputs are named registers, not arrays.
@@ -87,14 +91,14 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Bu
     let total = rec.shape(x).len();
     let segments = n.div_ceil(SEGMENT);
     let lines = total / n;
-    // Each workgroup one segment of 64 lines.
-    let threads = lines.div_ceil(64) * 64 * segments;
     if total > u32::MAX as usize {
         return Err(Error::TooLarge { what: format!("a spline prefilter of {total} samples in one dispatch"), bytes: total as u64 * 4, limit: u32::MAX as u64 * 4 });
     }
     let y = rec.temp_like(x, Dtype::F32)?;
-    let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, threads: threads as u32, init: init as u32, lines: lines as u32, unused: [0; 2] };
+    let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, init: init as u32, lines: lines as u32 };
     let last = [("LAST", if inner == 1 { 1.0 } else { 0.0 })];
-    rec.dispatch(SPLINE_PREFILTER.unrolled(&written_out()), &last, bytemuck::bytes_of(&p), &[x, y], SPLINE_PREFILTER.groups(threads as u64));
+    // Each workgroup one segment of 64 lines.
+    let groups = lines.div_ceil(64) * segments;
+    rec.dispatch(kernel(), &last, bytemuck::bytes_of(&p), &[x, y], groups as u64);
     Ok(y)
 }

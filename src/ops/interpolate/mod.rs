@@ -68,14 +68,15 @@ impl SplineMode {
 
     /// The sampling kernel's code for the mode.
     fn code(self) -> u32 {
+        use crate::kernels::map_coordinates::mode;
         match self {
-            SplineMode::Mirror => 0,
-            SplineMode::Reflect => 1,
-            SplineMode::Nearest => 2,
-            SplineMode::Wrap => 3,
-            SplineMode::GridWrap => 4,
-            SplineMode::Constant => 5,
-            SplineMode::GridConstant => 6,
+            SplineMode::Mirror => mode::MIRROR,
+            SplineMode::Reflect => mode::REFLECT,
+            SplineMode::Nearest => mode::NEAREST,
+            SplineMode::Wrap => mode::WRAP,
+            SplineMode::GridWrap => mode::GRID_WRAP,
+            SplineMode::Constant => mode::CONSTANT,
+            SplineMode::GridConstant => mode::GRID_CONSTANT,
         }
     }
 
