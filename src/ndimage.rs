@@ -10,6 +10,11 @@
 //! more than `MAX_GAUSSIAN_TAPS` taps is an error. Non-finite input (reported with the index of
 //! the first bad element) and a non-finite `cval` are errors. The `record_*` forms add the same work to a [`crate::Recording`].
 //!
+//! Interpolation with scipy.ndimage's semantics: [`spline_filter`] and [`spline_filter1d`] (the
+//! cubic B-spline prefilter), [`map_coordinates`], [`affine_transform`], [`shift`], [`zoom`] and
+//! [`rotate`] (orders 0, 1 and 3, scipy's spline modes in [`SplineMode`], cval and prefilter in
+//! [`Sampling`]), and [`fourier_shift`]; examples/resample.rs chains them in one recording.
+//!
 //! ```no_run
 //! use lucent::ndimage::{gaussian_filter, Boundary};
 //! let gpu = lucent::Gpu::new()?;

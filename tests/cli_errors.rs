@@ -119,3 +119,39 @@ fn split_and_tiles_beyond_host_memory_are_refused() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `lucent resample` and `lucent spline-filter` name what is wrong with their input and options,
+/// and write nothing.
+#[test]
+fn resample_and_spline_filter_refuse_bad_input() {
+    let dir = std::env::temp_dir().join(format!("lucent-cli-resample-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    lucent::io::write_real(path("x.npy"), &rand_array(&[20, 30]).view()).unwrap();
+    let mut nan = rand_array(&[20, 30]);
+    nan[[3, 4]] = f32::NAN;
+    lucent::io::write_real(path("nan.npy"), &nan.view()).unwrap();
+    lucent::io::write_real(path("c3.npy"), &rand_array(&[3, 5, 5]).view()).unwrap();
+    lucent::io::write_real(path("singular.npy"), &ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[2, 2])).view()).unwrap();
+    std::fs::write(path("junk.npy"), b"junk").unwrap();
+    let (x, out) = (path("x.npy"), path("y.npy"));
+    let cases: &[(&[&str], &str)] = &[
+        (&["--shift", "1,2,3"], "3 values for a 2-D array"),
+        (&["--zoom", "0"], "finite and positive"),
+        (&["--zoom", "1e30"], "samples; lucent resamples 1 to"),
+        (&["--affine", &path("singular.npy")], "is singular"),
+        (&["--coordinates", &path("c3.npy")], "the first axis must be 2"),
+        (&["--rotate", "10", "--axes", "0,0"], "must differ"),
+        (&["--shift", "1", "--cval", "nan"], "cval"),
+        (&["--affine", &path("missing.npy")], "missing.npy"),
+    ];
+    for (options, says) in cases {
+        let args: Vec<&str> = ["resample", x.as_str(), "-o", out.as_str()].iter().copied().chain(options.iter().copied()).collect();
+        refused(&args, &[], says);
+    }
+    refused(&["resample", &path("nan.npy"), "-o", &out, "--shift", "1"], &[], "NaN at index [3, 4]");
+    refused(&["spline-filter", &path("nan.npy"), "-o", &out], &[], "NaN at index [3, 4]");
+    refused(&["spline-filter", &path("junk.npy"), "-o", &out], &[], "not an .npy file");
+    assert!(!dir.join("y.npy").exists(), "a refused run left its output");
+    let _ = std::fs::remove_dir_all(&dir);
+}

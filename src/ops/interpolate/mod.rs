@@ -267,8 +267,14 @@ pub fn zoom_map(dims: &[usize], zoom: &[f64]) -> Result<(AffineMap, Vec<usize>)>
     if zoom.iter().any(|v| !v.is_finite() || *v <= 0.0) {
         return Err(Error::Invalid(format!("zoom factors must be finite and positive, got {zoom:?}")));
     }
-    let out: Vec<usize> = dims.iter().zip(&zoom).map(|(&n, f)| (n as f64 * f).round_ties_even() as usize).collect();
-    crate::gpu::Shape::new(&out).map_err(|e| Error::Invalid(format!("zoom {zoom:?} of {dims:?} gives the shape {out:?}: {e}")))?;
+    let sizes: Vec<f64> = dims.iter().zip(&zoom).map(|(&n, f)| (n as f64 * f).round_ties_even()).collect();
+    // The sampling kernels index outputs with u32: a larger one is refused before any cast.
+    let samples: f64 = sizes.iter().product();
+    if samples > u32::MAX as f64 || sizes.contains(&0.0) {
+        return Err(Error::Invalid(format!("zoom {zoom:?} of {dims:?} gives the shape {sizes:?} ({samples:e} samples; lucent resamples 1 to {} at once)", u32::MAX)));
+    }
+    let out: Vec<usize> = sizes.iter().map(|&n| n as usize).collect();
+    crate::gpu::Shape::new(&out)?;
     Ok((AffineMap::zoom(dims, &out), out))
 }
 
