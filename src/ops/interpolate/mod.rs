@@ -349,8 +349,7 @@ fn determinant(m: &[Vec<f64>]) -> f64 {
 
 /// scipy.ndimage.affine_transform(x, matrix, offset, output_shape, order, mode, cval,
 /// prefilter) for an [`AffineMap`]. Axes the map leaves alone are read with order 0 and not
-/// prefiltered (the same values: a spline through the samples passes through them); cubic maps
-/// of one axis at a time run axis by axis ([`separable`]).
+/// prefiltered (the same values: a spline through the samples passes through them).
 pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_shape: &[usize], how: &Sampling) -> Result<Buf> {
     how.check()?;
     let dims = rec.dims(x).to_vec();
@@ -372,39 +371,7 @@ pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_sha
             input = spline_filter1d(rec, input, a, how.mode)?;
         }
     }
-    let moved: Vec<usize> = (0..rank).filter(|&a| !kept[a]).collect();
-    let diagonal = (0..rank).all(|a| (0..rank).all(|b| a == b || map.matrix[a][b] == 0.0));
-    if how.order == 3 && diagonal && moved.len() > 1 {
-        return separable(rec, input, map, &offset, output_shape, &moved, how);
-    }
     crate::kernels::affine_sample::record(rec, input, &map.matrix, &offset, output_shape, &orders, how.mode.code(), how.cval)
-}
-
-/// A cubic map that scales and shifts each axis on its own (shift, zoom, diagonal affine
-/// maps) as one pass per moved axis, 4 taps each instead of 4^d at once: the same sum, since
-/// the weights, the folding and scipy's cval rules act per axis (a row of cval stays cval, the
-/// weights summing to 1). Axes that shrink go first; the first pass also applies the whole-number
-/// offsets and output lengths of the axes left alone.
-fn separable(rec: &mut Recording, x: Buf, map: &AffineMap, offset: &[f64], output_shape: &[usize], moved: &[usize], how: &Sampling) -> Result<Buf> {
-    let rank = output_shape.len();
-    let mut shape = rec.dims(x).to_vec();
-    let mut order = moved.to_vec();
-    order.sort_by(|&a, &b| (output_shape[a] as f64 / shape[a] as f64).total_cmp(&(output_shape[b] as f64 / shape[b] as f64)));
-    let mut y = x;
-    for (pass, &a) in order.iter().enumerate() {
-        let mut matrix = identity(rank);
-        matrix[a][a] = map.matrix[a][a];
-        let mut pass_offset = vec![0.0; rank];
-        for b in 0..rank {
-            if b == a || (pass == 0 && !moved.contains(&b)) {
-                pass_offset[b] = offset[b];
-                shape[b] = output_shape[b];
-            }
-        }
-        let orders: Vec<u32> = (0..rank).map(|b| if b == a { how.order } else { 0 }).collect();
-        y = crate::kernels::affine_sample::record(rec, y, &matrix, &pass_offset, &shape, &orders, how.mode.code(), how.cval)?;
-    }
-    Ok(y)
 }
 
 /// The per-axis phase factors of scipy.ndimage.fourier_shift for a spectrum of shape `dims`,
