@@ -369,6 +369,8 @@ fn affine_family_on_the_gpu_matches_the_reference() {
         ("affine", AffineMap::new(&m.view(), &[0.7, -1.4, 2.2], 3).unwrap(), vec![10, 8, 9]),
         ("shift", AffineMap::shift(&[2.4, 0.0, -3.6]), vec![9, 11, 7]),
         ("zoom", AffineMap::zoom(&[9, 11, 7], &[14, 6, 7]), vec![14, 6, 7]),
+        // A whole-number shift and another length along the axis left alone.
+        ("diagonal", AffineMap::new(&ArrayD::from_shape_vec(IxDyn(&[3]), vec![1.0, 1.6, 0.45]).unwrap().view(), &[3.0, -0.8, 1.3], 3).unwrap(), vec![8, 6, 13]),
         ("rotate", AffineMap::rotate(37.0, [0, 2], &[9, 11, 7], &[9, 11, 7]), vec![9, 11, 7]),
     ];
     for (name, map, out) in &maps {

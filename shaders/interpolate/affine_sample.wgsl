@@ -31,9 +31,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                                 i / (p.out_dims.z * p.out_dims.w) % p.out_dims.y,
                                 i / p.out_dims.w % p.out_dims.z,
                                 i % p.out_dims.w));
-    var c: vec4<f32>;
-    for (var a = 0u; a < 4u; a++) {
-        c[a] = dot(p.matrix[a], o) + p.offset[a];
-    }
+    let m = p.matrix;
+    let c = vec4<f32>(dot(m[0], o), dot(m[1], o), dot(m[2], o), dot(m[3], o)) + p.offset;
     out[i] = sample(c, p.dims, p.cval);
 }

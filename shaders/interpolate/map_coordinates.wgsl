@@ -18,6 +18,15 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
+// Point i's coordinate along axis `slot` of the four (0 along the leading axes added).
+fn coordinate(slot: u32, i: u32) -> f32 {
+    let lead = 4u - p.rank;
+    if (slot < lead) {
+        return 0.0;
+    }
+    return coords[(slot - lead) * p.points + i] + p.pad;
+}
+
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -25,9 +34,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.points) {
         return;
     }
-    var c = vec4<f32>(0.0);
-    for (var a = 0u; a < p.rank; a++) {
-        c[4u - p.rank + a] = coords[a * p.points + i] + p.pad;
-    }
+    let c = vec4<f32>(coordinate(0u, i), coordinate(1u, i), coordinate(2u, i), coordinate(3u, i));
     out[i] = sample(c, p.dims, p.cval);
 }
