@@ -6,6 +6,7 @@
 // compiles away.
 
 override MODE: u32 = 0u;
+override RANK: u32 = 2u;  // the array's own axes: the last RANK of the four
 override T0: u32 = 1u;
 override T1: u32 = 1u;
 override T2: u32 = 4u;
@@ -171,10 +172,20 @@ fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: f32) -> f32 {
 
 // `x` (axes `dims`, slowest first) at coordinates `c`; cval where the mode says so.
 fn sample(c: vec4<f32>, dims: vec4<u32>, cval: f32) -> f32 {
+    // The leading axes added to make four read their one sample, without folding.
+    var a0 = Taps(vec4<u32>(0u), vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<bool>(true), false);
+    var a1 = a0;
+    var a2 = a0;
     let a3 = axis_taps(c.w, dims.w, 1u, T3);
-    let a2 = axis_taps(c.z, dims.z, dims.w, T2);
-    let a1 = axis_taps(c.y, dims.y, dims.z * dims.w, T1);
-    let a0 = axis_taps(c.x, dims.x, dims.y * dims.z * dims.w, T0);
+    if (RANK >= 2u) {
+        a2 = axis_taps(c.z, dims.z, dims.w, T2);
+    }
+    if (RANK >= 3u) {
+        a1 = axis_taps(c.y, dims.y, dims.z * dims.w, T1);
+    }
+    if (RANK >= 4u) {
+        a0 = axis_taps(c.x, dims.x, dims.y * dims.z * dims.w, T0);
+    }
     if (a0.cval || a1.cval || a2.cval || a3.cval) {
         return cval;
     }

@@ -32,7 +32,7 @@ pub(crate) fn as_four(dims: &[usize]) -> [u32; 4] {
 pub(crate) fn specialised(kernel: &'static KernelInfo, mode: u32, orders: &[u32]) -> (&'static KernelInfo, Vec<(&'static str, f64)>) {
     let mut taps = [1usize; 4];
     taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as usize + 1);
-    let constants = vec![("MODE", mode as f64), ("T0", taps[0] as f64), ("T1", taps[1] as f64), ("T2", taps[2] as f64), ("T3", taps[3] as f64)];
+    let constants = vec![("MODE", mode as f64), ("RANK", orders.len() as f64), ("T0", taps[0] as f64), ("T1", taps[1] as f64), ("T2", taps[2] as f64), ("T3", taps[3] as f64)];
     (kernel.unrolled(&tap_sum(taps, mode == self::mode::GRID_CONSTANT)), constants)
 }
 
