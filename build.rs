@@ -132,10 +132,11 @@ fn describe(stem: &str, rel: &Path, source: &str, module: &naga::Module) -> Stri
         let kind = match var.space {
             naga::AddressSpace::Uniform => {
                 params_size = Some(module.types[var.ty].inner.size(module.to_ctx()));
-                "Uniform"
+                "Uniform".to_string()
             }
-            naga::AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => "StorageReadWrite",
-            naga::AddressSpace::Storage { .. } => "StorageRead",
+            naga::AddressSpace::Storage { access } if access.contains(naga::StorageAccess::STORE) => "StorageReadWrite".into(),
+            naga::AddressSpace::Storage { .. } => "StorageRead".into(),
+            naga::AddressSpace::Handle => handle_kind(rel, &module.types[var.ty].inner),
             other => panic!("{}: unsupported binding space {other:?}", rel.display()),
         };
         bindings.push((b.binding, kind, var.name.clone().unwrap_or_default()));
@@ -163,4 +164,21 @@ fn describe(stem: &str, rel: &Path, source: &str, module: &naga::Module) -> Stri
     writeln!(s, "    overrides: &{overrides:?},").unwrap();
     writeln!(s, "}};").unwrap();
     s
+}
+
+/// Textures and samplers: f32 textures read through a filtering sampler, `r32float` storage
+/// textures written, of 2 or 3 axes.
+fn handle_kind(rel: &Path, ty: &naga::TypeInner) -> String {
+    use naga::{ImageClass, ImageDimension, ScalarKind, StorageFormat, TypeInner};
+    let dims = |dim: &ImageDimension| match dim {
+        ImageDimension::D2 => 2,
+        ImageDimension::D3 => 3,
+        other => panic!("{}: unsupported texture dimension {other:?}", rel.display()),
+    };
+    match ty {
+        TypeInner::Sampler { comparison: false } => "Sampler".into(),
+        TypeInner::Image { dim, arrayed: false, class: ImageClass::Sampled { kind: ScalarKind::Float, multi: false } } => format!("Texture {{ dims: {} }}", dims(dim)),
+        TypeInner::Image { dim, arrayed: false, class: ImageClass::Storage { format: StorageFormat::R32Float, .. } } => format!("StorageTexture {{ dims: {} }}", dims(dim)),
+        other => panic!("{}: unsupported handle binding {other:?}", rel.display()),
+    }
 }

@@ -12,7 +12,7 @@ use ndarray::Array3;
 fn main() -> Result<(), lucent::Error> {
     let gpu = lucent::Gpu::new()?;
     let volume = Array3::from_shape_fn((40, 96, 128), |(z, y, x)| ((x as f32 / 9.0).sin() + (y as f32 / 7.0).cos()) * (1.0 + z as f32 / 40.0));
-    let cubic = Sampling { order: 3, mode: SplineMode::Mirror, cval: 0.0, prefilter: true };
+    let cubic = Sampling { order: 3, mode: SplineMode::Mirror, ..Default::default() };
     let shifted = ndimage::shift(&gpu, &volume, &[0.0, 2.5, -1.25], &cubic)?;
     let zoomed = ndimage::zoom(&gpu, &volume, &[1.0, 0.5, 0.5], &cubic)?;
     let rotated = ndimage::rotate(&gpu, &volume, 30.0, [1, 2], true, &cubic)?;

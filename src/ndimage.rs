@@ -39,7 +39,7 @@ pub use crate::ops::convolve::{
 };
 pub use crate::ops::interpolate::{
     affine_transform as record_affine_transform, map_coordinates as record_map_coordinates, spline_filter as record_spline_filter,
-    spline_filter1d as record_spline_filter1d, AffineMap, Sampling, SplineMode,
+    spline_filter1d as record_spline_filter1d, AffineMap, Sampler, Sampling, SplineMode,
 };
 
 /// scipy.ndimage.correlate(input, weights, mode, cval): weights of the input's rank.

@@ -13,7 +13,7 @@ use common::*;
 use lucent::gpu::GpuOptions;
 use lucent::kernels::spline_prefilter::Init;
 use lucent::ndimage::{self, SplineMode};
-use lucent::ops::interpolate::{self, cpu, AffineMap, Sampling};
+use lucent::ops::interpolate::{self, cpu, AffineMap, Sampler, Sampling};
 use rand::Rng;
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, IxDyn};
@@ -175,7 +175,7 @@ fn map_coordinates_reference_matches_scipy() {
         ("grid-constant", 3, [1.680348942098626, 0.5611077806734605, 3.8200923723723297, 0.49975348361782257, 0.4701079526391893, 0.49120646972401233, 0.4259147745654909, 0.5450464058229719, 0.5000119304253736, 0.49897707783096507, 0.5001780843631931, 0.5000249488981685]),
     ];
     for (name, order, want) in golden {
-        let how = Sampling { order, mode: SplineMode::parse(name).unwrap(), cval: 0.5, prefilter: true };
+        let how = Sampling { order, mode: SplineMode::parse(name).unwrap(), cval: 0.5, prefilter: true, sampler: Sampler::Buffer };
         let got = cpu::map_coordinates(&x, &c, &how);
         // The half-sample prefilter's initial value on these 5- and 6-sample lines differs from
         // scipy's by scipy's gh-24550 (order |z|^10 ≈ 2e-6 of the values; see ops::interpolate).
@@ -207,7 +207,7 @@ fn map_coordinates_on_the_gpu_matches_the_reference() {
         let c64 = c.mapv(|v| v as f64);
         for mode in MODES {
             for order in [0, 1, 3] {
-                let how = Sampling { order, mode, cval: 0.25, prefilter: true };
+                let how = Sampling { order, mode, cval: 0.25, prefilter: true, sampler: Sampler::Buffer };
                 let got = ndimage::map_coordinates(&gpu, &x, &c, &how).unwrap();
                 let want = cpu::map_coordinates(&x64, &c64, &how);
                 let what = format!("{dims:?} {mode:?} order {order}");
@@ -236,7 +236,7 @@ fn sampling_reproduces_samples_and_cubics() {
     }
     for order in [0, 1, 3] {
         for mode in MODES {
-            let got = ndimage::map_coordinates(&gpu, &x, &c, &Sampling { order, mode, cval: 0.0, prefilter: true }).unwrap();
+            let got = ndimage::map_coordinates(&gpu, &x, &c, &Sampling { order, mode, cval: 0.0, prefilter: true, sampler: Sampler::Buffer }).unwrap();
             let err = got.iter().zip(x.iter()).map(|(g, w)| (g - w).abs()).fold(0.0, f32::max);
             assert!(err <= 2e-6, "order {order} {mode:?}: {err}");
         }
@@ -247,7 +247,7 @@ fn sampling_reproduces_samples_and_cubics() {
     let line = ArrayD::from_shape_vec(IxDyn(&[n]), (0..n).map(|i| f(i as f64) as f32).collect()).unwrap();
     let at: Vec<f32> = (0..50).map(|i| 12.0 + i as f32 * 0.3).collect();
     let coords = ArrayD::from_shape_vec(IxDyn(&[1, at.len()]), at.clone()).unwrap();
-    let got = ndimage::map_coordinates(&gpu, &line, &coords, &Sampling { order: 3, mode: SplineMode::Mirror, cval: 0.0, prefilter: true }).unwrap();
+    let got = ndimage::map_coordinates(&gpu, &line, &coords, &Sampling { order: 3, mode: SplineMode::Mirror, cval: 0.0, prefilter: true, sampler: Sampler::Buffer }).unwrap();
     for (g, &t) in got.iter().zip(&at) {
         assert!((*g as f64 - f(t as f64)).abs() <= 1e-5, "at {t}: {g} vs {}", f(t as f64));
     }
@@ -266,7 +266,7 @@ fn sampling_errors_and_nan() {
     let mut c = rand_array(&[2, 4]);
     c[[1, 2]] = f32::NAN;
     for mode in MODES {
-        let got = ndimage::map_coordinates(&gpu, &x, &c, &Sampling { order: 3, mode, cval: 7.0, prefilter: true }).unwrap();
+        let got = ndimage::map_coordinates(&gpu, &x, &c, &Sampling { order: 3, mode, cval: 7.0, prefilter: true, sampler: Sampler::Buffer }).unwrap();
         assert_eq!(got[[2]], 7.0, "{mode:?}");
         assert!(got.iter().all(|v| v.is_finite()));
     }
@@ -335,7 +335,7 @@ fn shift_zoom_affine_and_rotate_match_scipy() {
     )
     .unwrap();
     for &(kind, args, order, mode, shape, want) in AFFINE_GOLDEN {
-        let how = Sampling { order, mode: SplineMode::parse(mode).unwrap(), cval: 0.5, prefilter: true };
+        let how = Sampling { order, mode: SplineMode::parse(mode).unwrap(), cval: 0.5, prefilter: true, sampler: Sampler::Buffer };
         let got = match kind {
             "shift" => ndimage::shift(&gpu, &x, args, &how),
             "zoom" => ndimage::zoom(&gpu, &x, args, &how),
@@ -377,7 +377,7 @@ fn affine_family_on_the_gpu_matches_the_reference() {
         let coords = interpolate::coordinates(map, out);
         for mode in MODES {
             for order in [0, 1, 3] {
-                let how = Sampling { order, mode, cval: -0.3, prefilter: true };
+                let how = Sampling { order, mode, cval: -0.3, prefilter: true, sampler: Sampler::Buffer };
                 let got = on_gpu_affine(&gpu, &x, map, out, &how);
                 let want = cpu::map_coordinates(&x64, &coords, &how);
                 let what = format!("{name} {mode:?} order {order}");
@@ -441,7 +441,7 @@ fn cli_resample() {
     lucent::io::write_real(path("m.npy"), &m.view()).unwrap();
     let c = rand_array(&[2, 5, 4]).mapv(|v| v * 30.0 + 6.0);
     lucent::io::write_real(path("c.npy"), &c.view()).unwrap();
-    let how = |order, mode| Sampling { order, mode, cval: 0.0, prefilter: true };
+    let how = |order, mode| Sampling { order, mode, cval: 0.0, prefilter: true, sampler: Sampler::Buffer };
     let at = |(map, out): (AffineMap, Vec<usize>)| interpolate::coordinates(&map, &out);
     let m64 = m.mapv(|v| v as f64);
     let cases: Vec<(Vec<&str>, ArrayD<f64>)> = vec![

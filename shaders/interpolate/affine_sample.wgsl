@@ -1,37 +1,6 @@
-// scipy.ndimage.affine_transform (and shift, zoom, rotate through it): output index o of an
-// array of 1-4 axes reads the input at matrix·o + offset, sampled as common/bspline does with
-// per-axis taps (one along axes the transform leaves alone, so they need no prefilter). Arrays
-// are seen with 4 axes, leading ones of one sample added.
-#import common/grid
+// scipy.ndimage.affine_transform from a storage buffer: an array of 1-4 axes, 4^d taps per cubic
+// sample (common/bspline, common/affine_sample_body).
 #import common/bspline
+#import common/affine_sample_body
 
-struct Params {
-    matrix: array<vec4<f32>, 4>,  // row a: input axis a's coordinate from the output index
-    offset: vec4<f32>,            // (the prefilter's padding included)
-    dims: vec4<u32>,              // the input's axes
-    out_dims: vec4<u32>,          // the output's axes
-    points: u32,
-    cval: f32,
-    unused0: u32,
-    unused1: u32,
-}  // mirrored in src/kernels/affine_sample.rs
-
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<uniform> p: Params;
-
-@compute @workgroup_size(256)
-fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
-        @builtin(local_invocation_index) lid: u32) {
-    let i = workgroup_index(wid, nwg) * 256u + lid;
-    if (i >= p.points) {
-        return;
-    }
-    let o = vec4<f32>(vec4<u32>(i / (p.out_dims.y * p.out_dims.z * p.out_dims.w),
-                                i / (p.out_dims.z * p.out_dims.w) % p.out_dims.y,
-                                i / p.out_dims.w % p.out_dims.z,
-                                i % p.out_dims.w));
-    let m = p.matrix;
-    let c = vec4<f32>(dot(m[0], o), dot(m[1], o), dot(m[2], o), dot(m[3], o)) + p.offset;
-    out[i] = sample(c, p.dims, p.cval);
-}
+@group(0) @binding(2) var<storage, read> x: array<f32>;

@@ -48,6 +48,7 @@ pub struct Gpu {
     device_memory_bytes: Option<u64>,
     options: GpuOptions,
     open_ms: f64,
+    linear_sampler: std::sync::OnceLock<wgpu::Sampler>,
 }
 
 /// Usage of every storage buffer lucent creates.
@@ -140,7 +141,7 @@ impl Gpu {
         };
         let adapter = &adapters[index];
         let limits = adapter.limits();
-        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::PIPELINE_CACHE;
+        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::PIPELINE_CACHE | wgpu::Features::FLOAT32_FILTERABLE;
         let features = adapter.features() & wanted;
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("lucent.device"),
@@ -172,6 +173,7 @@ impl Gpu {
             device_memory_bytes: device_memory_bytes(adapter),
             options: options.clone(),
             open_ms: start.elapsed().as_secs_f64() * 1e3,
+            linear_sampler: Default::default(),
         })
     }
 
@@ -202,6 +204,22 @@ impl Gpu {
     }
     pub fn has_timestamps(&self) -> bool {
         self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
+    }
+    /// Whether `R32Float` textures can be sampled with linear filtering (the texture sampler).
+    pub fn filters_f32(&self) -> bool {
+        self.features.contains(wgpu::Features::FLOAT32_FILTERABLE)
+    }
+    /// The sampler kernels' `Sampler` bindings get: linear filtering, clamped to the edge,
+    /// normalised coordinates.
+    pub(crate) fn linear_sampler(&self) -> &wgpu::Sampler {
+        self.linear_sampler.get_or_init(|| {
+            self.device.create_sampler(&wgpu::SamplerDescriptor {
+                label: Some("lucent.linear"),
+                mag_filter: wgpu::FilterMode::Linear,
+                min_filter: wgpu::FilterMode::Linear,
+                ..Default::default()
+            })
+        })
     }
     /// The largest single buffer lucent will create (device limit, lowered by `LUCENT_MAX_BUFFER_BYTES`).
     pub fn max_buffer_bytes(&self) -> u64 {

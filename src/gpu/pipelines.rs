@@ -93,6 +93,30 @@ impl PipelineCache {
     }
 }
 
+fn view_dimension(dims: u8) -> wgpu::TextureViewDimension {
+    if dims == 2 { wgpu::TextureViewDimension::D2 } else { wgpu::TextureViewDimension::D3 }
+}
+
+fn binding_type(kind: BindingKind) -> wgpu::BindingType {
+    let buffer = |ty| wgpu::BindingType::Buffer { ty, has_dynamic_offset: false, min_binding_size: None };
+    match kind {
+        BindingKind::Uniform => buffer(wgpu::BufferBindingType::Uniform),
+        BindingKind::StorageRead => buffer(wgpu::BufferBindingType::Storage { read_only: true }),
+        BindingKind::StorageReadWrite => buffer(wgpu::BufferBindingType::Storage { read_only: false }),
+        BindingKind::Texture { dims } => wgpu::BindingType::Texture {
+            sample_type: wgpu::TextureSampleType::Float { filterable: true },
+            view_dimension: view_dimension(dims),
+            multisampled: false,
+        },
+        BindingKind::StorageTexture { dims } => wgpu::BindingType::StorageTexture {
+            access: wgpu::StorageTextureAccess::WriteOnly,
+            format: wgpu::TextureFormat::R32Float,
+            view_dimension: view_dimension(dims),
+        },
+        BindingKind::Sampler => wgpu::BindingType::Sampler(wgpu::SamplerBindingType::Filtering),
+    }
+}
+
 impl Gpu {
     /// The pipeline of `kernel` specialised by `constants` (WGSL `override` values), built once.
     pub(crate) fn pipeline(&self, kernel: &'static KernelInfo, constants: &[(&'static str, f64)]) -> Result<Arc<Pipeline>> {
@@ -109,15 +133,7 @@ impl Gpu {
             .map(|(i, b)| wgpu::BindGroupLayoutEntry {
                 binding: i as u32,
                 visibility: wgpu::ShaderStages::COMPUTE,
-                ty: wgpu::BindingType::Buffer {
-                    ty: match b.kind {
-                        BindingKind::Uniform => wgpu::BufferBindingType::Uniform,
-                        BindingKind::StorageRead => wgpu::BufferBindingType::Storage { read_only: true },
-                        BindingKind::StorageReadWrite => wgpu::BufferBindingType::Storage { read_only: false },
-                    },
-                    has_dynamic_offset: false,
-                    min_binding_size: None,
-                },
+                ty: binding_type(b.kind),
                 count: None,
             })
             .collect();

@@ -1,12 +1,29 @@
 //! What build.rs reflected out of every kernel in `shaders/`.
 
-/// How a kernel binds one buffer (group 0, binding = position in `KernelInfo::bindings`).
+/// How a kernel binds one resource (group 0, binding = position in `KernelInfo::bindings`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BindingKind {
     StorageRead,
     StorageReadWrite,
     /// The kernel's parameter struct; the executor packs these into one uniform buffer.
     Uniform,
+    /// A filterable f32 texture of `dims` (2 or 3) axes, read through a sampler.
+    Texture { dims: u8 },
+    /// An `r32float` texture of `dims` axes the kernel writes.
+    StorageTexture { dims: u8 },
+    /// The executor binds the GPU's linear, clamp-to-edge sampler here.
+    Sampler,
+}
+
+impl BindingKind {
+    /// Whether the caller supplies this binding's value (buffer or texture); the executor
+    /// supplies the parameters and the sampler.
+    pub fn supplied(self) -> bool {
+        !matches!(self, BindingKind::Uniform | BindingKind::Sampler)
+    }
+    pub fn is_texture(self) -> bool {
+        matches!(self, BindingKind::Texture { .. } | BindingKind::StorageTexture { .. })
+    }
 }
 
 #[derive(Debug)]
@@ -37,9 +54,10 @@ impl KernelInfo {
     pub fn groups(&self, threads: u64) -> u64 {
         threads.div_ceil(self.threads_per_workgroup() as u64).max(1)
     }
-    /// Buffers the caller supplies: every binding but the uniform parameters.
+    /// Values (buffers and textures) the caller supplies: every binding but the parameters and
+    /// the sampler.
     pub fn buffer_count(&self) -> usize {
-        self.bindings.iter().filter(|b| b.kind != BindingKind::Uniform).count()
+        self.bindings.iter().filter(|b| b.kind.supplied()).count()
     }
 
     /// This kernel with the lines between its `// unrolled: begin` and `// unrolled: end`

@@ -108,6 +108,9 @@ struct Step {
 
 pub struct Compiled {
     steps: Vec<Step>,
+    /// The recording's textures by value (the bind groups hold them too; kept for clarity of
+    /// ownership).
+    _textures: Vec<Option<wgpu::TextureView>>,
     values: Vec<Value>,
     buffers: Vec<Arc<wgpu::Buffer>>, // one per slot
     slot_of: Vec<Option<usize>>,
@@ -160,6 +163,27 @@ pub(crate) fn fold_grid(count: u64, max: u32) -> [u32; 3] {
 
 const PARAM_ALIGN: u64 = 256;
 
+/// An `R32Float` texture of `dims` (2 or 3 axes, slowest first) that kernels write as a storage
+/// texture and sample.
+fn texture_view(gpu: &Gpu, dims: &[usize]) -> wgpu::TextureView {
+    let (size, dimension) = match *dims {
+        [h, w] => (wgpu::Extent3d { width: w as u32, height: h as u32, depth_or_array_layers: 1 }, wgpu::TextureDimension::D2),
+        [d, h, w] => (wgpu::Extent3d { width: w as u32, height: h as u32, depth_or_array_layers: d as u32 }, wgpu::TextureDimension::D3),
+        _ => unreachable!("Recording::texture checks the rank"),
+    };
+    let texture = gpu.device.create_texture(&wgpu::TextureDescriptor {
+        label: Some("lucent.texture"),
+        size,
+        mip_level_count: 1,
+        sample_count: 1,
+        dimension,
+        format: wgpu::TextureFormat::R32Float,
+        usage: wgpu::TextureUsages::TEXTURE_BINDING | wgpu::TextureUsages::STORAGE_BINDING,
+        view_formats: &[],
+    });
+    texture.create_view(&wgpu::TextureViewDescriptor::default())
+}
+
 /// The executor's NaN fill of a temporary before its first use: `shaders/util/fill.wgsl`, whose
 /// `Params` are (count, bits) (`kernels::fill` records the same kernel for algorithms).
 fn poison_fill(x: Buf, words: u64) -> Dispatch {
@@ -182,7 +206,7 @@ impl Compiled {
         let specs: Vec<_> = rec.values.iter().map(|v| ValueSpec {
             bytes: v.bytes().div_ceil(16) * 16,
             // Views own no buffer: their uses count as uses of the value they view.
-            kind: match v.source { Source::External(_) | Source::Alias(_) => Kind::External, Source::Upload(_) => Kind::Upload, Source::Temp => Kind::Temp },
+            kind: match v.source { Source::External(_) | Source::Alias(_) | Source::Texture => Kind::External, Source::Upload(_) => Kind::Upload, Source::Temp => Kind::Temp },
             kept: v.kept,
         }).collect();
         let uses: Vec<Vec<usize>> = rec.nodes.iter().map(|n| n.bufs.iter().map(|b| rec.root(b.0)).collect()).collect();
@@ -204,18 +228,25 @@ impl Compiled {
             rec.nodes = nodes;
         }
 
+        if let Some(b) = rec.downloads.iter().chain(&rec.outputs).find(|b| rec.is_texture(**b)) {
+            return Err(Error::Invalid(format!("value {} is a texture: it cannot be downloaded or output", b.0)));
+        }
         gpu.scoped(|| -> Result<Compiled> {
+            let textures: Vec<Option<wgpu::TextureView>> = rec.values.iter().map(|v| {
+                matches!(v.source, Source::Texture).then(|| texture_view(gpu, v.shape.dims()))
+            }).collect();
             let t = Instant::now();
             let buffers = p.slots.iter().enumerate()
                 .map(|(i, &bytes)| gpu.create_buffer(&format!("lucent.slot{i}"), bytes).map(Arc::new))
                 .collect::<Result<Vec<_>>>()?;
             trace("compile: buffers", t);
-            let buffer_of = |b: Buf| -> (&wgpu::Buffer, u64) {
+            let resource_of = |b: Buf| -> wgpu::BindingResource {
                 let v = &rec.values[b.0];
-                let size = v.bytes().div_ceil(16) * 16;
+                let size = wgpu::BufferSize::new(v.bytes().div_ceil(16) * 16);
                 match &v.source {
-                    Source::External(a) => (&a.buffer, size),
-                    _ => (&buffers[p.slot_of[b.0].unwrap()], size),
+                    Source::Texture => wgpu::BindingResource::TextureView(textures[b.0].as_ref().unwrap()),
+                    Source::External(a) => wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: &a.buffer, offset: 0, size }),
+                    _ => wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: &buffers[p.slot_of[b.0].unwrap()], offset: 0, size }),
                 }
             };
             // All parameters in one uniform buffer, each block at an aligned offset.
@@ -239,10 +270,11 @@ impl Compiled {
             let t = Instant::now();
             let mut steps = Vec::with_capacity(rec.nodes.len());
             for (n, &offset) in rec.nodes.iter().zip(&offsets) {
-                steps.push(Self::step(gpu, n, &params, offset, &buffer_of, max_dim)?);
+                steps.push(Self::step(gpu, n, &params, offset, &rec, &resource_of, max_dim)?);
             }
             trace("compile: pipelines and bind groups", t);
-            let mut peak_bytes = p.total_bytes() + blob.len() as u64;
+            let texture_bytes: u64 = rec.values.iter().filter(|v| matches!(v.source, Source::Texture)).map(|v| v.bytes()).sum();
+            let mut peak_bytes = p.total_bytes() + blob.len() as u64 + texture_bytes;
             let mut externals: Vec<*const wgpu::Buffer> = Vec::new();
             for v in &rec.values {
                 if let Source::External(a) = &v.source {
@@ -298,6 +330,7 @@ impl Compiled {
             });
             Ok(Compiled {
                 steps,
+                _textures: textures,
                 values: rec.values,
                 buffers,
                 slot_of: p.slot_of,
@@ -312,29 +345,38 @@ impl Compiled {
         })?
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn step<'b>(
-        gpu: &Gpu,
+        gpu: &'b Gpu,
         n: &Dispatch,
-        params: &wgpu::Buffer,
+        params: &'b wgpu::Buffer,
         offset: u64,
-        buffer_of: &dyn Fn(Buf) -> (&'b wgpu::Buffer, u64),
+        rec: &Recording,
+        resource_of: &dyn Fn(Buf) -> wgpu::BindingResource<'b>,
         max_dim: u32,
     ) -> Result<Step> {
         let pipeline = gpu.pipeline(n.kernel, &n.constants)?;
         let mut bufs = n.bufs.iter();
-        let entries: Vec<_> = n.kernel.bindings.iter().enumerate().map(|(i, b)| {
-            let resource = if b.kind == BindingKind::Uniform {
-                wgpu::BindingResource::Buffer(wgpu::BufferBinding {
+        let mut entries = Vec::with_capacity(n.kernel.bindings.len());
+        for (i, b) in n.kernel.bindings.iter().enumerate() {
+            let resource = match b.kind {
+                BindingKind::Uniform => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
                     buffer: params,
                     offset,
                     size: wgpu::BufferSize::new(n.params.len() as u64),
-                })
-            } else {
-                let (buffer, size) = buffer_of(*bufs.next().unwrap());
-                wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer, offset: 0, size: wgpu::BufferSize::new(size) })
+                }),
+                BindingKind::Sampler => wgpu::BindingResource::Sampler(gpu.linear_sampler()),
+                kind => {
+                    let v = *bufs.next().unwrap();
+                    if kind.is_texture() != rec.is_texture(v) {
+                        let want = if kind.is_texture() { "a texture" } else { "a buffer" };
+                        return Err(Error::Invalid(format!("{}: binding `{}` takes {want}", n.kernel.name, b.name)));
+                    }
+                    resource_of(v)
+                }
             };
-            wgpu::BindGroupEntry { binding: i as u32, resource }
-        }).collect();
+            entries.push(wgpu::BindGroupEntry { binding: i as u32, resource });
+        }
         let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
             label: Some(&n.label),
             layout: &pipeline.layout,

@@ -38,6 +38,9 @@ pub(crate) enum Source {
     Temp,
     /// Another view (shape, element type) of the pooled value with this index.
     Alias(usize),
+    /// An `R32Float` texture of 2 or 3 axes, created for the recording (kernels write it as a
+    /// storage texture and read it through the sampler).
+    Texture,
 }
 
 pub(crate) struct Value {
@@ -133,6 +136,26 @@ impl<'g> Recording<'g> {
         Ok(self.push(shape, dtype, Source::Temp))
     }
 
+    /// An f32 texture of `dims` (2 or 3 axes, slowest first), for kernels that write it as a
+    /// storage texture and kernels that sample it. It holds no buffer: it cannot be downloaded,
+    /// output or reinterpreted.
+    pub fn texture(&mut self, dims: &[usize]) -> Result<Buf> {
+        if !(2..=3).contains(&dims.len()) {
+            return Err(Error::Shape(format!("a texture of shape {dims:?}: textures have 2 or 3 axes")));
+        }
+        let shape = Shape::new(dims)?;
+        let limits = self.gpu.limits();
+        let max = if dims.len() == 2 { limits.max_texture_dimension_2d } else { limits.max_texture_dimension_3d };
+        if dims.iter().any(|&n| n > max as usize) {
+            return Err(Error::Invalid(format!("a texture of shape {dims:?}: this adapter's textures hold at most {max} texels per axis")));
+        }
+        Ok(self.push(shape, Dtype::F32, Source::Texture))
+    }
+
+    pub fn is_texture(&self, b: Buf) -> bool {
+        matches!(self.values[b.0].source, Source::Texture)
+    }
+
     /// A new temporary of `like`'s shape with element type `dtype`.
     pub fn temp_like(&mut self, like: Buf, dtype: Dtype) -> Result<Buf> {
         let dims = self.dims(like).to_vec();
@@ -148,6 +171,7 @@ impl<'g> Recording<'g> {
             return Err(Error::Shape(format!("cannot view {:?} {:?} as {dims:?} {dtype:?}", v.shape.dims(), v.dtype)));
         }
         let source = match &v.source {
+            Source::Texture => return Err(Error::Invalid("a texture cannot be reinterpreted".into())),
             Source::External(a) => Source::External(a.reinterpret(dims, dtype)?),
             Source::Alias(root) => Source::Alias(*root),
             _ => Source::Alias(b.0),

@@ -1,10 +1,11 @@
-//! `shaders/interpolate/affine_sample.wgsl`: B-spline sampling of an array of 1-4 axes at an
-//! affine map of the output index, one output per thread.
+//! `shaders/interpolate/affine_sample.wgsl` and `affine_sample_texture.wgsl`: B-spline sampling
+//! at an affine map of the output index, one output per thread, of an array of 1-4 axes in a
+//! buffer or of 2-3 axes in a texture (`kernels::spline_texture`).
 
 use bytemuck::{Pod, Zeroable};
 
-use super::map_coordinates::{as_four, specialised};
-use super::AFFINE_SAMPLE;
+use super::map_coordinates::{as_four, sampled_dims, specialised};
+use super::{AFFINE_SAMPLE, AFFINE_SAMPLE_TEXTURE};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Shape};
 use crate::graph::{Buf, Recording};
@@ -22,12 +23,13 @@ pub struct Params {
     pub unused: [u32; 2],
 }
 
-/// Output of shape `out_dims`: element o reads `x` at `matrix · o + offset` (rows per input
-/// axis), with `orders[a] + 1` taps along axis a; `mode` is the kernel's code.
+/// Output of shape `out_dims`: element o reads `x` (a buffer or a texture, as
+/// `map_coordinates::record` takes it) at `matrix · o + offset` (rows per input axis), with
+/// `orders[a] + 1` taps along axis a; `mode` is the kernel's code.
 #[allow(clippy::too_many_arguments)]
 pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], out_dims: &[usize], orders: &[u32], mode: u32, cval: f32) -> Result<Buf> {
     rec.expect_dtype(x, Dtype::F32, "sampled array")?;
-    let dims = rec.dims(x).to_vec();
+    let dims = sampled_dims(rec, x);
     let rank = dims.len();
     if out_dims.len() != rank || matrix.len() != rank || matrix.iter().any(|r| r.len() != rank) || offset.len() != rank || orders.len() != rank {
         return Err(Error::Shape(format!("an affine map of a {rank}-axis array needs a {rank}×{rank} matrix, {rank} offsets and an output of {rank} axes")));
@@ -44,7 +46,7 @@ pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], 
         p.offset[lead + a] = offset[a] as f32;
     }
     (p.dims, p.out_dims, p.points, p.cval) = (as_four(&dims), as_four(out_dims), points as u32, cval);
-    let (kernel, constants) = specialised(&AFFINE_SAMPLE, mode, orders);
-    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[x, out], AFFINE_SAMPLE.groups(points as u64));
+    let (kernel, constants) = specialised([&AFFINE_SAMPLE, &AFFINE_SAMPLE_TEXTURE], rec.is_texture(x), mode, orders);
+    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[out, x], AFFINE_SAMPLE.groups(points as u64));
     Ok(out)
 }

@@ -1,9 +1,10 @@
-//! `shaders/interpolate/map_coordinates.wgsl`: B-spline sampling of an array of 1-4 axes at
-//! arbitrary coordinates, one output per thread.
+//! `shaders/interpolate/map_coordinates.wgsl` and `map_coordinates_texture.wgsl`: B-spline
+//! sampling at arbitrary coordinates, one output per thread, of an array of 1-4 axes in a buffer
+//! or of 2-3 axes in a texture (`kernels::spline_texture`).
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{KernelInfo, MAP_COORDINATES};
+use super::{spline_texture, KernelInfo, MAP_COORDINATES, MAP_COORDINATES_TEXTURE};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -26,14 +27,21 @@ pub(crate) fn as_four(dims: &[usize]) -> [u32; 4] {
     d
 }
 
-/// A sampling kernel (common/bspline.wgsl) specialised for `mode` (the kernel's code) and the
-/// `orders` of a 1-4-axis array: its `tap_sum` written out for the taps (order + 1) of each of
-/// the four axes, and the override constants.
-pub(crate) fn specialised(kernel: &'static KernelInfo, mode: u32, orders: &[u32]) -> (&'static KernelInfo, Vec<(&'static str, f64)>) {
+/// The sampling kernel of `kernels` (buffer, texture) for `texture`, specialised for `mode` (the
+/// kernel's code) and the `orders` of a 1-4-axis array: its loops over taps (common/bspline.wgsl)
+/// or fetches (common/bspline_texture.wgsl) written out for the taps (order + 1) of each of the
+/// four axes, and the override constants.
+pub(crate) fn specialised(kernels: [&'static KernelInfo; 2], texture: bool, mode: u32, orders: &[u32]) -> (&'static KernelInfo, Vec<(&'static str, f64)>) {
     let mut taps = [1usize; 4];
     taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as usize + 1);
     let constants = vec![("MODE", mode as f64), ("RANK", orders.len() as f64), ("T0", taps[0] as f64), ("T1", taps[1] as f64), ("T2", taps[2] as f64), ("T3", taps[3] as f64)];
-    (kernel.unrolled(&tap_sum(taps, mode == self::mode::GRID_CONSTANT)), constants)
+    let code = if texture { fetch_sum([taps[1], taps[2], taps[3]]) } else { tap_sum(taps, mode == self::mode::GRID_CONSTANT) };
+    (kernels[texture as usize].unrolled(&code), constants)
+}
+
+/// The axes of the array `x` holds: its own, or those of the array a texture was made of.
+pub(crate) fn sampled_dims(rec: &Recording, x: Buf) -> Vec<usize> {
+    if rec.is_texture(x) { spline_texture::array_dims(rec.dims(x)) } else { rec.dims(x).to_vec() }
 }
 
 /// The sampling kernels' codes for scipy's modes (common/bspline.wgsl).
@@ -75,13 +83,32 @@ fn tap_sum(taps: [usize; 4], checked: bool) -> String {
     s + "    return sum;"
 }
 
-/// `x` (f32, 1-4 axes) sampled at `coords` (f32, shape (rank, points...)); `mode` is the
-/// kernel's code, `pad` is added to every coordinate. The output has coords' shape after its
-/// first axis.
+/// `fetch_sum` (common/bspline_texture.wgsl) for `taps` along the texture's three axes: one line
+/// per fetch, its weight the product of the axes' that fetch twice (cubic).
+fn fetch_sum(taps: [usize; 3]) -> String {
+    const C: [&str; 2] = ["x", "y"];
+    let fetches = taps.map(|t| if t == 4 { 2 } else { 1 });
+    let mut s = String::from("    var sum = 0.0;\n");
+    for k in 0..fetches[0] {
+        for j in 0..fetches[1] {
+            for i in 0..fetches[2] {
+                let at = [("az", k), ("ay", j), ("ax", i)];
+                let weight: String = at.iter().zip(fetches).filter(|(_, f)| *f == 2).map(|((a, n), _)| format!("{a}.w.{} * ", C[*n])).collect();
+                s += &format!("    sum += {weight}fetch(ax.at.{}, ay.at.{}, az.at.{});\n", C[i], C[j], C[k]);
+            }
+        }
+    }
+    s + "    return sum;"
+}
+
+/// `x` sampled at `coords` (f32, shape (rank, points...)): `x` an f32 array of 1-4 axes, or a
+/// texture `kernels::spline_texture` made of one of 2-3 axes; `mode` is the kernel's code, `pad`
+/// is added to every coordinate. The output has coords' shape after its first axis.
 pub fn record(rec: &mut Recording, x: Buf, coords: Buf, order: u32, mode: u32, pad: f32, cval: f32) -> Result<Buf> {
     rec.expect_dtype(x, Dtype::F32, "sampled array")?;
     rec.expect_dtype(coords, Dtype::F32, "coordinates")?;
-    let (dims, cdims) = (rec.dims(x).to_vec(), rec.dims(coords).to_vec());
+    let dims = sampled_dims(rec, x);
+    let cdims = rec.dims(coords).to_vec();
     if cdims[0] != dims.len() || cdims.len() < 2 {
         return Err(Error::Shape(format!("coordinates of shape {cdims:?} for a {}-axis array: the first axis must be {}", dims.len(), dims.len())));
     }
@@ -91,7 +118,7 @@ pub fn record(rec: &mut Recording, x: Buf, coords: Buf, order: u32, mode: u32, p
     }
     let out = rec.temp(&cdims[1..], Dtype::F32)?;
     let p = Params { dims: as_four(&dims), rank: dims.len() as u32, points: points as u32, pad, cval };
-    let (kernel, constants) = specialised(&MAP_COORDINATES, mode, &vec![order; dims.len()]);
-    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[x, coords, out], MAP_COORDINATES.groups(points as u64));
+    let (kernel, constants) = specialised([&MAP_COORDINATES, &MAP_COORDINATES_TEXTURE], rec.is_texture(x), mode, &vec![order; dims.len()]);
+    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[coords, out, x], MAP_COORDINATES.groups(points as u64));
     Ok(out)
 }

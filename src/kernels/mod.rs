@@ -29,6 +29,7 @@ pub mod scan_columns;
 pub mod scan_rows;
 pub mod select;
 pub mod spline_prefilter;
+pub mod spline_texture;
 pub mod unary;
 
 /// Count of 16-byte vectors covering `len` elements of `bytes_per_elem` bytes (buffers are

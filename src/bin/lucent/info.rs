@@ -26,6 +26,7 @@ pub fn run(global: &Global) -> Result<(), Error> {
             "features": {
                 "timestamp_query": g.has_timestamps(),
                 "subgroup": g.features().contains(wgpu::Features::SUBGROUP),
+                "float32_filterable": g.filters_f32(),
             },
         })
     });

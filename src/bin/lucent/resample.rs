@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use lucent::ndimage::{self, Sampling, SplineMode};
+use lucent::ndimage::{self, Sampler, Sampling, SplineMode};
 use lucent::ops::interpolate::{self, cpu, AffineMap};
 use lucent::{io, Error};
 use ndarray::ArrayD;
@@ -71,9 +71,10 @@ pub struct Args {
     /// Sample the input as it is, without the cubic spline prefilter (scipy's prefilter=False).
     #[arg(long)]
     no_prefilter: bool,
-    /// How cubic samples are read: from a storage buffer (exact; every adapter). (The texture
-    /// path is not built yet; auto takes the buffer.)
-    #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(["auto", "buffer"]))]
+    /// Where samples are read: a storage buffer (f32 weights; 1-4 axes, every adapter) or the
+    /// texture unit's linear filter (2-3 axes; its weights have 8 fraction bits on NVIDIA);
+    /// auto picks by the measurements in BENCHMARKS.md.
+    #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(Sampler::NAMES))]
     sampler: String,
 }
 
@@ -130,8 +131,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         (_, _, _, _, Some(path)) => Transform::Coordinates(io::read_real(path)?),
         _ => return Err(Error::Invalid("give one of --shift, --zoom, --affine, --rotate or --coordinates".into())),
     };
-    let how = Sampling { order: args.order, mode: SplineMode::parse(&args.mode)?, cval: args.cval, prefilter: !args.no_prefilter };
-    let options = json!({ "transform": transform.name(), "order": args.order, "mode": args.mode, "cval": args.cval, "prefilter": !args.no_prefilter, "sampler": "buffer" });
+    let sampler = Sampler::parse(&args.sampler)?;
+    let how = Sampling { order: args.order, mode: SplineMode::parse(&args.mode)?, cval: args.cval, prefilter: !args.no_prefilter, sampler };
+    let options = json!({ "transform": transform.name(), "order": args.order, "mode": args.mode, "cval": args.cval, "prefilter": !args.no_prefilter, "sampler": args.sampler });
     let batch = Batch { command: "resample", global, options };
     batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
         one(&transform, &how, image, output, device, stages)

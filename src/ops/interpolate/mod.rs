@@ -29,7 +29,7 @@ pub mod cpu;
 use crate::error::{Error, Result};
 use crate::graph::{Buf, Recording};
 use crate::kernels::spline_prefilter::{self, Init};
-use crate::kernels::{copy_vec4, map_coordinates as sample};
+use crate::kernels::{copy_vec4, map_coordinates as sample, spline_texture};
 use crate::ops::layout::{self, Boundary};
 
 /// Samples scipy pads `nearest` and `grid-constant` inputs with before prefiltering them.
@@ -114,19 +114,47 @@ pub fn spline_filter(rec: &mut Recording, x: Buf, mode: SplineMode) -> Result<Bu
     Ok(y)
 }
 
-/// How [`map_coordinates`] samples (scipy's `order`, `mode`, `cval`, `prefilter`).
+/// Where the sampling kernels read the (prefiltered) array.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Sampler {
+    /// The texture sampler where it is available and [`Sampler::texture_pays`], else the buffer.
+    #[default]
+    Auto,
+    /// Loads from a storage buffer: f32 arithmetic throughout, 1-4 axes, any adapter.
+    Buffer,
+    /// The texture unit's linear filter (arrays of 2 or 3 axes, adapters that filter f32
+    /// textures): 2^d fetches per cubic sample instead of 4^d loads, with the filter's weights
+    /// rounded to few bits (see the module's notes for the error).
+    Texture,
+}
+
+impl Sampler {
+    pub const NAMES: [&'static str; 3] = ["auto", "buffer", "texture"];
+
+    pub fn parse(name: &str) -> Result<Sampler> {
+        match name {
+            "auto" => Ok(Sampler::Auto),
+            "buffer" => Ok(Sampler::Buffer),
+            "texture" => Ok(Sampler::Texture),
+            other => Err(Error::Invalid(format!("unknown sampler '{other}' (one of {})", Sampler::NAMES.join(", ")))),
+        }
+    }
+}
+
+/// How [`map_coordinates`] samples (scipy's `order`, `mode`, `cval`, `prefilter`; and where).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sampling {
     pub order: u32,
     pub mode: SplineMode,
     pub cval: f32,
     pub prefilter: bool,
+    pub sampler: Sampler,
 }
 
 impl Default for Sampling {
-    /// scipy's defaults: order 3, mode constant, cval 0, prefiltered.
+    /// scipy's defaults: order 3, mode constant, cval 0, prefiltered; the sampler chosen.
     fn default() -> Sampling {
-        Sampling { order: 3, mode: SplineMode::Constant, cval: 0.0, prefilter: true }
+        Sampling { order: 3, mode: SplineMode::Constant, cval: 0.0, prefilter: true, sampler: Sampler::Auto }
     }
 }
 
@@ -139,6 +167,23 @@ impl Sampling {
             return Err(Error::NonFinite(format!("cval {}", self.cval)));
         }
         Ok(())
+    }
+
+    /// The (prefiltered) array `x` where the sampling kernels read it: itself, or in a texture.
+    fn source(&self, rec: &mut Recording, x: Buf) -> Result<Buf> {
+        let rank = rec.dims(x).len();
+        let texture = match self.sampler {
+            Sampler::Buffer => false,
+            Sampler::Auto => false,
+            Sampler::Texture if !(2..=3).contains(&rank) => {
+                return Err(Error::Invalid(format!("the texture sampler reads arrays of 2 or 3 axes, not {rank} (use --sampler buffer)")));
+            }
+            Sampler::Texture if !rec.gpu().filters_f32() => {
+                return Err(Error::Invalid(format!("the texture sampler needs an adapter that filters f32 textures; {} does not (use --sampler buffer)", rec.gpu().summary().name)));
+            }
+            Sampler::Texture => true,
+        };
+        if texture { spline_texture::record(rec, x, self.mode.code(), self.cval) } else { Ok(x) }
     }
 
     /// Whether the input is prefiltered, and padded first by [`PREPAD`].
@@ -163,6 +208,7 @@ pub fn map_coordinates(rec: &mut Recording, x: Buf, coords: Buf, how: &Sampling)
             (spline_filter(rec, padded, how.mode)?, pad)
         }
     };
+    let input = how.source(rec, input)?;
     sample::record(rec, input, coords, how.order, how.mode.code(), pad as f32, how.cval)
 }
 
@@ -371,6 +417,7 @@ pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_sha
             input = spline_filter1d(rec, input, a, how.mode)?;
         }
     }
+    let input = how.source(rec, input)?;
     crate::kernels::affine_sample::record(rec, input, &map.matrix, &offset, output_shape, &orders, how.mode.code(), how.cval)
 }
 

@@ -5,7 +5,7 @@
 //! once for the sampling (the roof a perfect kernel would need), against the copy kernel.
 
 use lucent::gpu::GpuArray;
-use lucent::ops::interpolate::{self, AffineMap, Sampling, SplineMode};
+use lucent::ops::interpolate::{self, AffineMap, Sampler, Sampling, SplineMode};
 use lucent::{Error, Gpu, Recording};
 use ndarray::{ArrayD, IxDyn};
 
@@ -18,8 +18,10 @@ type Record<'a> = Box<dyn Fn(&mut Recording) -> Result<(), Error> + 'a>;
 pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<Vec<Row>, Error> {
     let wanted = |case: &str| args.filter.as_deref().is_none_or(|f| case.contains(f) || "interpolate".starts_with(f));
     let mut rows = Vec::new();
-    let cubic = |mode| Sampling { order: 3, mode, cval: 0.0, prefilter: true };
-    let linear = Sampling { order: 1, mode: SplineMode::Constant, cval: 0.0, prefilter: true };
+    let samplers = [("", Sampler::Buffer), ("_texture", Sampler::Texture)];
+    let samplers = if gpu.filters_f32() { &samplers[..] } else { &samplers[..1] };
+    let cubic = |mode, sampler| Sampling { order: 3, mode, cval: 0.0, prefilter: true, sampler };
+    let linear = |sampler| Sampling { order: 1, mode: SplineMode::Constant, cval: 0.0, prefilter: true, sampler };
     let m = AffineMap::new(&ArrayD::from_shape_vec(IxDyn(&[3, 3]), vec![0.98, 0.17, 0.0, -0.17, 0.98, 0.05, 0.0, -0.04, 1.01]).unwrap().view(), &[2.0, -3.0, 1.5], 3)?;
     for edge in [256usize, 512] {
         let dims = vec![edge; 3];
@@ -29,24 +31,25 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
         }
         let x = resident(gpu, &dims, 1.0)?;
         let shift = interpolate::shift_map(&dims, &[1.3, -2.7, 0.4])?;
-        let cases: Vec<(&str, f64, Record)> = vec![
-            ("interp_spline_filter", 6.0, Box::new(|rec| {
-                let input = rec.input(&x);
-                interpolate::spline_filter(rec, input, SplineMode::Mirror).map(|_| ())
-            })),
-            ("interp_shift_order3", 8.0, Box::new(|rec| {
-                let input = rec.input(&x);
-                interpolate::affine_transform(rec, input, &shift.0, &dims, &cubic(SplineMode::Mirror)).map(|_| ())
-            })),
-            ("interp_affine_order3", 8.0, Box::new(|rec| {
-                let input = rec.input(&x);
-                interpolate::affine_transform(rec, input, &m, &dims, &cubic(SplineMode::Constant)).map(|_| ())
-            })),
-            ("interp_affine_order1", 2.0, Box::new(|rec| {
-                let input = rec.input(&x);
-                interpolate::affine_transform(rec, input, &m, &dims, &linear).map(|_| ())
-            })),
-        ];
+        let mut cases: Vec<(String, f64, Record)> = vec![("interp_spline_filter".into(), 6.0, Box::new(|rec| {
+            let input = rec.input(&x);
+            interpolate::spline_filter(rec, input, SplineMode::Mirror).map(|_| ())
+        }))];
+        for &(suffix, sampler) in samplers {
+            let (shift, m, dims, x) = (&shift, &m, &dims, &x);
+            cases.push((format!("interp_shift_order3{suffix}"), 8.0, Box::new(move |rec| {
+                let input = rec.input(x);
+                interpolate::affine_transform(rec, input, &shift.0, dims, &cubic(SplineMode::Mirror, sampler)).map(|_| ())
+            })));
+            cases.push((format!("interp_affine_order3{suffix}"), 8.0, Box::new(move |rec| {
+                let input = rec.input(x);
+                interpolate::affine_transform(rec, input, m, dims, &cubic(SplineMode::Constant, sampler)).map(|_| ())
+            })));
+            cases.push((format!("interp_affine_order1{suffix}"), 2.0, Box::new(move |rec| {
+                let input = rec.input(x);
+                interpolate::affine_transform(rec, input, m, dims, &linear(sampler)).map(|_| ())
+            })));
+        }
         // One pass per axis too: the goal is per pass.
         let x = &x;
         let axes: Vec<(String, Record)> = (0..3)
@@ -63,9 +66,9 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
                 rows.push(row(gpu, case, &dims, 2.0, roof_gbs, global, |rec| record(rec))?);
             }
         }
-        for (case, passes, record) in cases {
+        for (case, passes, record) in &cases {
             if wanted(case) {
-                rows.push(row(gpu, case, &dims, passes, roof_gbs, global, |rec| record(rec))?);
+                rows.push(row(gpu, case, &dims, *passes, roof_gbs, global, |rec| record(rec))?);
             }
         }
     }
@@ -74,31 +77,40 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
         let x = resident(gpu, &plane, 1.0)?;
         let coords = resident(gpu, &[2, 4096, 4096], 4095.0)?;
         let (rot, out) = interpolate::rotate_map(&plane, 17.0, [1, 0], false)?;
-        if wanted("interp_map_coordinates_order3") {
-            let how = cubic(SplineMode::Mirror);
-            rows.push(row(gpu, "interp_map_coordinates_order3", &plane, 6.0, roof_gbs, global, |rec| {
-                let (input, at) = (rec.input(&x), rec.input(&coords));
-                interpolate::map_coordinates(rec, input, at, &how).map(|_| ())
-            })?);
-        }
-        if wanted("interp_rotate_order3") {
-            let how = cubic(SplineMode::Constant);
-            rows.push(row(gpu, "interp_rotate_order3", &plane, 6.0, roof_gbs, global, |rec| {
-                let input = rec.input(&x);
-                interpolate::affine_transform(rec, input, &rot, &out, &how).map(|_| ())
-            })?);
+        for &(suffix, sampler) in samplers {
+            let case = format!("interp_map_coordinates_order3{suffix}");
+            if wanted(&case) {
+                let how = cubic(SplineMode::Mirror, sampler);
+                rows.push(row(gpu, &case, &plane, 6.0, roof_gbs, global, |rec| {
+                    let (input, at) = (rec.input(&x), rec.input(&coords));
+                    interpolate::map_coordinates(rec, input, at, &how).map(|_| ())
+                })?);
+            }
+            let case = format!("interp_rotate_order3{suffix}");
+            if wanted(&case) {
+                let how = cubic(SplineMode::Constant, sampler);
+                rows.push(row(gpu, &case, &plane, 6.0, roof_gbs, global, |rec| {
+                    let input = rec.input(&x);
+                    interpolate::affine_transform(rec, input, &rot, &out, &how).map(|_| ())
+                })?);
+            }
         }
     }
-    if wanted("interp_zoom_order3") && (512u64 * 512 * 512 * 4) <= gpu.max_buffer_bytes() {
+    if (512u64 * 512 * 512 * 4) <= gpu.max_buffer_bytes() {
         let dims = vec![256usize; 3];
         let x = resident(gpu, &dims, 1.0)?;
         let (map, out) = interpolate::zoom_map(&dims, &[2.0])?;
-        let how = cubic(SplineMode::Constant);
-        // 6 prefilter traffic of the input, and the 8× larger output written.
-        rows.push(row(gpu, "interp_zoom_order3", &dims, 6.0 + 8.0, roof_gbs, global, |rec| {
-                let input = rec.input(&x);
-                interpolate::affine_transform(rec, input, &map, &out, &how).map(|_| ())
-            })?);
+        for &(suffix, sampler) in samplers {
+            let case = format!("interp_zoom_order3{suffix}");
+            if wanted(&case) {
+                let how = cubic(SplineMode::Constant, sampler);
+                // 6 prefilter traffic of the input, and the 8× larger output written.
+                rows.push(row(gpu, &case, &dims, 6.0 + 8.0, roof_gbs, global, |rec| {
+                    let input = rec.input(&x);
+                    interpolate::affine_transform(rec, input, &map, &out, &how).map(|_| ())
+                })?);
+            }
+        }
     }
     Ok(rows)
 }
