@@ -132,6 +132,7 @@ fn resample_and_spline_filter_refuse_bad_input() {
     nan[[3, 4]] = f32::NAN;
     lucent::io::write_real(path("nan.npy"), &nan.view()).unwrap();
     lucent::io::write_real(path("c3.npy"), &rand_array(&[3, 5, 5]).view()).unwrap();
+    lucent::io::write_real(path("line.npy"), &rand_array(&[40]).view()).unwrap();
     lucent::io::write_real(path("singular.npy"), &ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[2, 2])).view()).unwrap();
     std::fs::write(path("junk.npy"), b"junk").unwrap();
     let (x, out) = (path("x.npy"), path("y.npy"));
@@ -151,6 +152,8 @@ fn resample_and_spline_filter_refuse_bad_input() {
     }
     refused(&["resample", &path("nan.npy"), "-o", &out, "--shift", "1"], &[], "NaN at index [3, 4]");
     refused(&["spline-filter", &path("nan.npy"), "-o", &out], &[], "NaN at index [3, 4]");
+    refused(&["resample", &path("line.npy"), "-o", &out, "--shift", "1", "--sampler", "texture"], &[], "2 or 3 axes");
+    refused(&["resample", &x, "-o", &out, "--shift", "1", "--sampler", "hardware"], &[], "possible values");
     refused(&["spline-filter", &path("junk.npy"), "-o", &out], &[], "not an .npy file");
     assert!(!dir.join("y.npy").exists(), "a refused run left its output");
     let _ = std::fs::remove_dir_all(&dir);

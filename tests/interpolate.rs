@@ -392,6 +392,104 @@ fn affine_family_on_the_gpu_matches_the_reference() {
     }
 }
 
+/// The texture sampler's documented bound: with `bits` fraction bits in the filter's weights
+/// (8 on NVIDIA; the Vulkan minimum `subTexelPrecisionBits` is 4, lavapipe's error is ~100×
+/// below this), each of the rank axes' linear fetches may be off by 2^-bits of the largest
+/// difference between the values it blends: the samples' range for order 1, the coefficients'
+/// (at most 3× the samples', the prefilter's ℓ1 gain) for order 3. Order 0 reads texel centres:
+/// exact, as the buffer path (ties aside).
+fn check_texture(got: &ArrayD<f32>, want: &ArrayD<f64>, x: &ArrayD<f32>, cval: f32, order: u32, what: &str) {
+    assert_eq!(got.shape(), want.shape(), "{what}");
+    let (lo, hi) = x.iter().fold((cval, cval), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let gain = if order == 3 { 3.0 } else { 1.0 };
+    let bound = x.ndim() as f64 * (hi - lo) as f64 * gain / 256.0;
+    let worst = got.iter().zip(want).fold(0.0f64, |m, (&g, w)| m.max((g as f64 - w).abs()));
+    if order == 0 {
+        let differ = got.iter().zip(want).filter(|(g, w)| (**g as f64 - **w).abs() > 1e-6).count();
+        assert!(differ * 100 <= got.len().max(100), "{what}: {differ} of {} differ", got.len());
+    } else {
+        assert!(worst <= bound, "{what}: largest error {worst:e}, bound {bound:e}");
+    }
+}
+
+#[test]
+fn texture_sampler_matches_the_reference() {
+    // map_coordinates and the affine family through the texture sampler (2 and 3 axes, a
+    // texture of depth one for 2), every mode and order, against the f64 reference; coordinates
+    // well outside the array too (the border texels and the clamp to the edge).
+    let gpu = poisoned();
+    if !gpu.filters_f32() {
+        eprintln!("skipped: {} does not filter f32 textures", gpu.summary().name);
+        return;
+    }
+    let mut rng = rand::rng();
+    for dims in [&[5usize, 8][..], &[1, 9], &[2, 13], &[13, 7, 4], &[3, 1, 11]] {
+        let x = rand_array(dims);
+        let x64 = x.mapv(|v| v as f64);
+        let points = 61;
+        let mut c = ArrayD::<f32>::zeros(IxDyn(&[dims.len(), points]));
+        for a in 0..dims.len() {
+            for i in 0..points {
+                let n = dims[a] as f32;
+                c[[a, i]] = if i % 9 == 0 { (i % dims[a]) as f32 } else { rng.random::<f32>() * (3.0 * n + 4.0) - (n + 2.0) };
+            }
+        }
+        let c64 = c.mapv(|v| v as f64);
+        for mode in MODES {
+            for order in [0, 1, 3] {
+                let how = Sampling { order, mode, cval: 0.25, prefilter: true, sampler: Sampler::Texture };
+                let got = ndimage::map_coordinates(&gpu, &x, &c, &how).unwrap();
+                check_texture(&got, &cpu::map_coordinates(&x64, &c64, &how), &x, how.cval, order, &format!("{dims:?} {mode:?} order {order}"));
+            }
+        }
+    }
+    let x = rand_array(&[9, 11, 7]);
+    let x64 = x.mapv(|v| v as f64);
+    let m = ArrayD::from_shape_vec(IxDyn(&[3, 3]), vec![0.8, 0.3, 0.0, -0.2, 1.1, 0.1, 0.05, 0.0, 0.9]).unwrap();
+    let maps: Vec<(&str, AffineMap, Vec<usize>)> = vec![
+        ("affine", AffineMap::new(&m.view(), &[0.7, -1.4, 2.2], 3).unwrap(), vec![10, 8, 9]),
+        ("zoom", AffineMap::zoom(&[9, 11, 7], &[14, 6, 7]), vec![14, 6, 7]),
+        // Axes left alone (one fetch at a texel's centre) beside cubic ones.
+        ("diagonal", AffineMap::new(&ArrayD::from_shape_vec(IxDyn(&[3]), vec![1.0, 1.6, 0.45]).unwrap().view(), &[3.0, -0.8, 1.3], 3).unwrap(), vec![8, 6, 13]),
+    ];
+    for (name, map, out) in &maps {
+        let coords = interpolate::coordinates(map, out);
+        for mode in MODES {
+            for order in [0, 1, 3] {
+                let how = Sampling { order, mode, cval: -0.3, prefilter: true, sampler: Sampler::Texture };
+                let got = on_gpu_affine(&gpu, &x, map, out, &how);
+                check_texture(&got, &cpu::map_coordinates(&x64, &coords, &how), &x, how.cval, order, &format!("{name} {mode:?} order {order}"));
+            }
+        }
+    }
+    let plane = rand_array(&[31, 23]);
+    let got = ndimage::rotate(&gpu, &plane, 23.0, [1, 0], true, &Sampling { sampler: Sampler::Texture, ..Default::default() }).unwrap();
+    let (map, out) = interpolate::rotate_map(&[31, 23], 23.0, [1, 0], true).unwrap();
+    let want = cpu::map_coordinates(&plane.mapv(|v| v as f64), &interpolate::coordinates(&map, &out), &Sampling::default());
+    check_texture(&got, &want, &plane, 0.0, 3, "rotate");
+}
+
+#[test]
+fn texture_sampler_refusals() {
+    let gpu = poisoned();
+    let texture = Sampling { sampler: Sampler::Texture, ..Default::default() };
+    // 1 and 4 axes: the buffer sampler's.
+    for dims in [&[7usize][..], &[2, 3, 4, 5]] {
+        let x = rand_array(dims);
+        let err = ndimage::shift(&gpu, &x, &[0.5], &texture).unwrap_err();
+        assert!(matches!(err, Error::Invalid(_)) && err.to_string().contains("2 or 3 axes"), "{dims:?}: {err}");
+        assert!(ndimage::shift(&gpu, &x, &[0.5], &Sampling::default()).is_ok(), "auto takes the buffer for {dims:?}");
+    }
+    if gpu.filters_f32() {
+        // An axis beyond the adapter's texture size.
+        let long = gpu.limits().max_texture_dimension_3d as usize;
+        let x = rand_array(&[2, 1, long]);
+        let err = ndimage::shift(&gpu, &x, &[0.0, 0.0, 0.5], &texture).unwrap_err();
+        assert!(matches!(err, Error::Invalid(_)) && err.to_string().contains("texels per axis"), "{err}");
+        assert!(ndimage::shift(&gpu, &x, &[0.0, 0.0, 0.5], &Sampling::default()).is_ok());
+    }
+}
+
 fn on_gpu_affine(gpu: &Gpu, x: &ArrayD<f32>, map: &AffineMap, out: &[usize], how: &Sampling) -> ArrayD<f32> {
     let mut rec = lucent::Recording::new(gpu);
     let xb = rec.upload_f32(&x.view()).unwrap();
@@ -465,6 +563,11 @@ fn cli_resample() {
             check(&got, &want, &format!("{extra:?} on {device}"));
         }
     }
+    // The texture sampler, within its bound.
+    let args = ["resample", &path("x.npy"), "-o", &path("y.npy"), "--rotate", "-30", "--sampler", "texture"];
+    lucent_json(&args, &[]);
+    let want = cpu::map_coordinates(&x64, &at(interpolate::rotate_map(&[13, 17], -30.0, [1, 0], false).unwrap()), &how(3, SplineMode::Constant));
+    check_texture(&lucent::io::read_real(path("y.npy")).unwrap(), &want, &x, 0.0, 3, "--sampler texture");
     let refused = lucent_cli(&["resample", &path("x.npy"), "-o", &path("y.npy"), "--shift", "1", "--zoom", "2"], &[]);
     assert_eq!(refused.status.code(), Some(1), "two transforms at once");
     let refused = lucent_cli(&["resample", &path("x.npy"), "-o", &path("y.npy"), "--shift", "1", "--order", "2"], &[]);

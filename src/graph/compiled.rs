@@ -201,7 +201,7 @@ fn poison_fill(x: Buf, words: u64) -> Dispatch {
 impl Compiled {
     pub(crate) fn new(mut rec: Recording) -> Result<Compiled> {
         let gpu = rec.gpu;
-        let profile = gpu.options().profile && gpu.has_timestamps();
+        let profile = rec.profile && gpu.has_timestamps();
         // Plan slots; in poison mode a NaN fill precedes each temporary's first use.
         let specs: Vec<_> = rec.values.iter().map(|v| ValueSpec {
             bytes: v.bytes().div_ceil(16) * 16,

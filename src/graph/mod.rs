@@ -73,12 +73,13 @@ pub struct Recording<'g> {
     pub(crate) downloads: Vec<Buf>,
     pub(crate) outputs: Vec<Buf>,
     pub(crate) poison: bool,
+    pub(crate) profile: bool,
 }
 
 impl<'g> Recording<'g> {
     pub fn new(gpu: &'g Gpu) -> Self {
-        let poison = gpu.options().poison;
-        Recording { gpu, values: Vec::new(), nodes: Vec::new(), downloads: Vec::new(), outputs: Vec::new(), poison }
+        let (poison, profile) = (gpu.options().poison, gpu.options().profile);
+        Recording { gpu, values: Vec::new(), nodes: Vec::new(), downloads: Vec::new(), outputs: Vec::new(), poison, profile }
     }
 
     pub fn gpu(&self) -> &'g Gpu {
@@ -89,6 +90,12 @@ impl<'g> Recording<'g> {
     /// unwritten shows up in the result (default: the `Gpu`'s `poison` option).
     pub fn set_poison(&mut self, poison: bool) {
         self.poison = poison;
+    }
+
+    /// Time every node with GPU timestamps, one compute pass each, where the adapter has them
+    /// (default: the `Gpu`'s `profile` option); `RunReport::nodes` then lists them.
+    pub fn set_profile(&mut self, profile: bool) {
+        self.profile = profile;
     }
 
     fn push(&mut self, shape: Shape, dtype: Dtype, source: Source) -> Buf {

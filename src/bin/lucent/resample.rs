@@ -72,8 +72,9 @@ pub struct Args {
     #[arg(long)]
     no_prefilter: bool,
     /// Where samples are read: a storage buffer (f32 weights; 1-4 axes, every adapter) or the
-    /// texture unit's linear filter (2-3 axes; its weights have 8 fraction bits on NVIDIA);
-    /// auto picks by the measurements in BENCHMARKS.md.
+    /// texture unit's linear filter (2-3 axes; faster for map_coordinates and zoom, but its
+    /// weights have 8 fraction bits on NVIDIA: errors up to ~2% of the range). auto: the
+    /// buffer (BENCHMARKS.md run 19).
     #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(Sampler::NAMES))]
     sampler: String,
 }

@@ -214,12 +214,10 @@ pub fn print_passes(gpu: &Gpu, what: &str, build: impl FnOnce(&mut Recording) ->
     if std::env::var("LUCENT_BENCH_PASSES").map_or(true, |v| v != "1") || !gpu.has_timestamps() {
         return Ok(());
     }
-    // The executor reads LUCENT_PROFILE when it compiles; the bench is single-threaded.
-    std::env::set_var("LUCENT_PROFILE", "1");
     let mut rec = Recording::new(gpu);
-    let built = build(&mut rec).and_then(|_| rec.compile());
-    std::env::remove_var("LUCENT_PROFILE");
-    let compiled = built?;
+    rec.set_profile(true);
+    build(&mut rec)?;
+    let compiled = rec.compile()?;
     let mut runs = (0..6).map(|_| compiled.run(gpu).map(|r| r.report.nodes)).collect::<Result<Vec<_>, _>>()?;
     runs.remove(0);
     for (k, node) in runs[0].iter().enumerate() {
