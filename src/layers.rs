@@ -1,6 +1,6 @@
 //! The import rule, checked on the sources: each layer imports only from layers below it
 //! (`error`/`check`/`io` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
-//! `signal`, `ndimage`, `restoration` ← the `lucent` binary). docs/ARCHITECTURE.md explains them.
+//! `signal`, `ndimage`, `restoration`, `registration` ← the `lucent` binary). docs/ARCHITECTURE.md explains them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["kernels"],
     &["fft"],
     &["ops"],
-    &["signal", "ndimage", "restoration"],
+    &["signal", "ndimage", "restoration", "registration"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

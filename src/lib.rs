@@ -3,7 +3,8 @@
 //! A portable GPU compute engine on wgpu (Vulkan, Metal, DX12; lavapipe in CI) whose every kernel
 //! is hand-written WGSL, for scientific imaging.
 //!
-//! The namespaces follow numpy and scipy: [`fft`], [`signal`], [`ndimage`], [`restoration`]. Each
+//! The namespaces follow numpy, scipy and scikit-image: [`fft`], [`signal`], [`ndimage`],
+//! [`restoration`], [`registration`]. Each
 //! function takes ndarray arrays of any dimension type, returns owned arrays of the same type,
 //! decides itself how to run (whole, tiled or split) and reuses what it made before on the same
 //! [`Gpu`] (plans, kernel spectra, pipelines):
@@ -48,6 +49,7 @@ pub mod fft;
 pub mod kernels;
 pub mod ndimage;
 pub mod ops;
+pub mod registration;
 pub mod restoration;
 pub mod signal;
 

@@ -89,8 +89,12 @@ fn binary_ops_match_cpu() {
             // WGSL division is within 2.5 ulp; the others are exactly rounded.
             check(got.as_slice().unwrap(), &binary::cpu(op, &x, &y), op != BinaryOp::Div, &format!("{op:?} {dims:?}"));
         }
-        for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::ComplexMul, BinaryOp::ComplexMulConj] {
-            let (x, y) = (random_complex(n), random_complex(n));
+        for op in [BinaryOp::Add, BinaryOp::Sub, BinaryOp::ComplexMul, BinaryOp::ComplexMulConj, BinaryOp::CrossPower] {
+            let (x, mut y) = (random_complex(n), random_complex(n));
+            if op == BinaryOp::CrossPower {
+                // Products below the floor too: divided by it, not by their own size.
+                y.iter_mut().step_by(3).for_each(|v| *v *= 1e-6);
+            }
             let mut rec = Recording::new(gpu());
             rec.set_poison(true);
             let xb = rec.upload_c32(&carr(dims, x.clone()).view()).unwrap();
@@ -100,7 +104,13 @@ fn binary_ops_match_cpu() {
             let got = rec.run().unwrap().c32(d).unwrap();
             let want: Vec<Complex64> = x.iter().zip(&y).map(|(a, b)| {
                 let (a, b) = (Complex64::new(a.re as f64, a.im as f64), Complex64::new(b.re as f64, b.im as f64));
-                match op { BinaryOp::Add => a + b, BinaryOp::Sub => a - b, BinaryOp::ComplexMul => a * b, _ => a * b.conj() }
+                match op {
+                    BinaryOp::Add => a + b,
+                    BinaryOp::Sub => a - b,
+                    BinaryOp::ComplexMul => a * b,
+                    BinaryOp::CrossPower => a * b.conj() / (a * b.conj()).norm().max(binary::CROSS_POWER_FLOOR as f64),
+                    _ => a * b.conj(),
+                }
             }).collect();
             let err = rel_l2_c(got.as_slice().unwrap(), &want);
             assert!(err < 1e-6, "{op:?} {dims:?}: {err:e}");

@@ -1,5 +1,5 @@
 // z = x (op) y elementwise, four floats per thread. Complex arrays are interleaved, so complex
-// add/sub are the real ones and CMUL/CMUL_CONJ treat each vec4 as two complex numbers.
+// add/sub are the real ones and the complex products treat each vec4 as two complex numbers.
 #import common/grid
 #import common/complex
 
@@ -21,7 +21,13 @@ fn f(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
         case 4u: { return max(a, b); }
         case 5u: { return min(a, b); }
         case 6u: { return vec4(cmul(a.xy, b.xy), cmul(a.zw, b.zw)); }
-        default: { return vec4(cmul_conj(a.xy, b.xy), cmul_conj(a.zw, b.zw)); }
+        case 7u: { return vec4(cmul_conj(a.xy, b.xy), cmul_conj(a.zw, b.zw)); }
+        default: {
+            // The cross-power spectrum: |x·conj(y)| floored at 100 ε (CROSS_POWER_FLOOR).
+            let u = cmul_conj(a.xy, b.xy);
+            let v = cmul_conj(a.zw, b.zw);
+            return vec4(u / max(length(u), 1.1920929e-5), v / max(length(v), 1.1920929e-5));
+        }
     }
 }
 

@@ -28,7 +28,13 @@ pub enum BinaryOp {
     ComplexMul,
     /// Complex product x·conj(y) (correlation).
     ComplexMulConj,
+    /// x·conj(y) / max(|x·conj(y)|, 100 ε) with ε f32's epsilon: the cross-power spectrum of
+    /// phase correlation, normalised as scikit-image normalises it.
+    CrossPower,
 }
+
+/// The floor of |x·conj(y)| in [`BinaryOp::CrossPower`] (scikit-image: 100 · finfo(f32).eps).
+pub const CROSS_POWER_FLOOR: f32 = 100.0 * f32::EPSILON;
 
 impl BinaryOp {
     fn code(self) -> u32 {
@@ -39,7 +45,7 @@ impl BinaryOp {
     fn accepts(self, dtype: Dtype) -> bool {
         match self {
             BinaryOp::Add | BinaryOp::Sub => dtype != Dtype::U32,
-            BinaryOp::ComplexMul | BinaryOp::ComplexMulConj => dtype == Dtype::C32,
+            BinaryOp::ComplexMul | BinaryOp::ComplexMulConj | BinaryOp::CrossPower => dtype == Dtype::C32,
             _ => dtype == Dtype::F32,
         }
     }
@@ -60,6 +66,10 @@ impl BinaryOp {
             BinaryOp::Sub => a - b,
             BinaryOp::ComplexMul => a * b,
             BinaryOp::ComplexMulConj => a * b.conj(),
+            BinaryOp::CrossPower => {
+                let z = a * b.conj();
+                z / z.norm().max(CROSS_POWER_FLOOR)
+            }
             _ => panic!("{self:?} is a real operation"),
         }
     }

@@ -31,6 +31,7 @@ pub mod select;
 pub mod spline_prefilter;
 pub mod spline_texture;
 pub mod unary;
+pub mod upsampled_dft;
 
 /// Count of 16-byte vectors covering `len` elements of `bytes_per_elem` bytes (buffers are
 /// padded to 16 bytes, so the tail vector is always in bounds).

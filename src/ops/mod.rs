@@ -6,6 +6,7 @@ pub mod deconvolve;
 pub mod interpolate;
 pub mod layout;
 pub mod reduce;
+pub mod registration;
 pub mod scan;
 
 pub use crate::check::check_finite;

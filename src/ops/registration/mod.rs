@@ -1,0 +1,254 @@
+//! Image registration with scikit-image's conventions.
+//!
+//! Phase correlation (`skimage.registration.phase_cross_correlation`, space real, no masks):
+//! the cross-power spectrum R·conj(M) (normalised to unit magnitude with `phase`, floored at
+//! 100 ε), its inverse transform's first largest magnitude as the whole-pixel shift (wrapped to
+//! the signed range), then with an upsample factor u > 1 the matrix-multiply DFT (Guizar-Sicairos,
+//! Thurman and Fienup 2008) of the same spectrum on a ceil(1.5 u)^d grid of 1/u steps around
+//! it. Real inputs keep half spectra on the GPU; the refinement adds the missing bins from their
+//! Hermitian mirrors, so it sums exactly what scikit-image sums over the full spectrum. The shift
+//! registers the moving image onto the reference (array axis order); the error and the phase
+//! difference follow scikit-image (`None` where it gives NaN: an empty image).
+
+pub mod cpu;
+
+use num_complex::{Complex32, Complex64};
+
+use crate::error::{Error, Result};
+use crate::fft::{FftPlan, Norm, Transform};
+use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::graph::{Buf, Recording};
+use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::unary::{self, UnaryOp};
+use crate::kernels::upsampled_dft;
+use crate::ops::reduce::{self, Reduction};
+
+/// scikit-image's `normalization`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Normalization {
+    /// The cross-power spectrum divided by its magnitude (phase correlation).
+    #[default]
+    Phase,
+    /// The plain cross-correlation.
+    None,
+}
+
+impl Normalization {
+    pub fn parse(name: &str) -> Result<Normalization> {
+        match name {
+            "phase" => Ok(Normalization::Phase),
+            "none" => Ok(Normalization::None),
+            other => Err(Error::Invalid(format!("normalization '{other}' (phase or none)"))),
+        }
+    }
+}
+
+/// How [`phase_cross_correlation`] registers (scikit-image's `upsample_factor`, `normalization`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PhaseCorrelation {
+    /// Shifts are found to 1/upsample_factor of a sample (1: whole samples).
+    pub upsample_factor: f64,
+    pub normalization: Normalization,
+}
+
+impl Default for PhaseCorrelation {
+    fn default() -> PhaseCorrelation {
+        PhaseCorrelation { upsample_factor: 1.0, normalization: Normalization::Phase }
+    }
+}
+
+impl PhaseCorrelation {
+    fn check(&self) -> Result<()> {
+        if !(self.upsample_factor.is_finite() && self.upsample_factor >= 1.0 && self.upsample_factor <= 1e4) {
+            return Err(Error::Invalid(format!("upsample factor {} (1 to 10000)", self.upsample_factor)));
+        }
+        Ok(())
+    }
+}
+
+/// The result of a registration.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Registration {
+    /// The shift that registers the moving image onto the reference, per axis.
+    pub shift: Vec<f64>,
+    /// scikit-image's translation-invariant normalised RMS error (None where it is NaN).
+    pub error: Option<f64>,
+    /// The global phase difference of the two images (None where it is NaN).
+    pub phasediff: Option<f64>,
+}
+
+/// The refinement grid: ceil(1.5 u) points per axis, and each axis' offset so that the coarse
+/// shift (rounded to 1/u) lies at its centre, trunc(r / 2).
+fn region(dims: &[usize], coarse: &[usize], upsample: f64) -> (usize, Vec<f64>) {
+    let r = (1.5 * upsample).ceil() as usize;
+    let centre = (r / 2) as f64;
+    let offsets = wrapped(dims, coarse).iter().map(|s| centre - (s * upsample).round_ties_even()).collect();
+    (r, offsets)
+}
+
+/// Whole-sample peak positions as signed shifts: beyond half an axis counts from its end.
+fn wrapped(dims: &[usize], at: &[usize]) -> Vec<f64> {
+    dims.iter().zip(at).map(|(&n, &i)| if i > n / 2 { i as f64 - n as f64 } else { i as f64 }).collect()
+}
+
+/// The registration from the coarse peak, the refined one (if upsampled), the correlation's value
+/// there and the two images' amplitudes (as scikit-image computes them for the branch taken).
+fn finish(dims: &[usize], coarse: &[usize], fine: Option<&[usize]>, peak: Complex64, src_amp: f64, target_amp: f64, how: &PhaseCorrelation) -> Registration {
+    let u = how.upsample_factor;
+    let mut shift = wrapped(dims, coarse);
+    if let Some(fine) = fine {
+        let centre = ((1.5 * u).ceil() as usize / 2) as f64;
+        for (s, &k) in shift.iter_mut().zip(fine) {
+            *s = (*s * u).round_ties_even() / u + (k as f64 - centre) / u;
+        }
+    }
+    for (s, &n) in shift.iter_mut().zip(dims) {
+        if n == 1 {
+            *s = 0.0;
+        }
+    }
+    let error = (1.0 - peak.norm_sqr() / (src_amp * target_amp)).abs().sqrt();
+    let phasediff = peak.im.atan2(peak.re);
+    Registration { shift, error: error.is_finite().then_some(error), phasediff: phasediff.is_finite().then_some(phasediff) }
+}
+
+/// A reference image's spectrum on the device, for registering many moving images against it
+/// at the cost of one forward transform each.
+pub struct PhaseCorrelator<'g> {
+    gpu: &'g Gpu,
+    dims: Vec<usize>,
+    spectrum: GpuArray,
+    /// Σ reference², f64.
+    power: f64,
+    how: PhaseCorrelation,
+}
+
+impl<'g> PhaseCorrelator<'g> {
+    /// Transforms `reference` (f32, 1-4 axes, finite) once.
+    pub fn new(gpu: &'g Gpu, reference: &ndarray::ArrayViewD<f32>, how: &PhaseCorrelation) -> Result<PhaseCorrelator<'g>> {
+        how.check()?;
+        check_image(reference, "the reference image")?;
+        let dims = reference.shape().to_vec();
+        let mut rec = Recording::new(gpu);
+        let x = rec.upload_once_f32(reference)?;
+        let spectrum = forward(&mut rec, x)?;
+        let out = rec.output(spectrum);
+        let spectrum = rec.run()?.array(out);
+        let power = reference.iter().map(|&v| v as f64 * v as f64).sum();
+        Ok(PhaseCorrelator { gpu, dims, spectrum, power, how: *how })
+    }
+
+    /// The shift registering `moving` (the reference's shape) onto the reference.
+    pub fn register(&self, moving: &ndarray::ArrayViewD<f32>) -> Result<Registration> {
+        check_image(moving, "the moving image")?;
+        if moving.shape() != self.dims.as_slice() {
+            return Err(Error::Shape(format!("the moving image {:?} and the reference {:?} differ", moving.shape(), self.dims)));
+        }
+        let array = GpuArray::upload_f32(self.gpu, moving)?;
+        self.register_resident(&array)
+    }
+
+    /// [`PhaseCorrelator::register`] of an image already on the device.
+    pub fn register_resident(&self, moving: &GpuArray) -> Result<Registration> {
+        if moving.shape().dims() != self.dims.as_slice() || moving.dtype() != Dtype::F32 {
+            return Err(Error::Shape(format!("the moving image {:?} {:?} and the reference {:?} f32 differ", moving.shape().dims(), moving.dtype(), self.dims)));
+        }
+        let gpu = self.gpu;
+        let dims = &self.dims;
+        let total: usize = dims.iter().product();
+        let mut rec = Recording::new(gpu);
+        let (reference, m) = (rec.input(&self.spectrum), rec.input(moving));
+        let target = forward(&mut rec, m)?;
+        let op = if self.how.normalization == Normalization::Phase { BinaryOp::CrossPower } else { BinaryOp::ComplexMulConj };
+        let product = binary::record(&mut rec, op, reference, target)?;
+        let cc = inverse(&mut rec, product, dims)?;
+        let magnitude = unary::record(&mut rec, UnaryOp::Abs, cc)?;
+        let at = reduce::record(&mut rec, magnitude, Reduction::ArgMax, None)?;
+        let squares = binary::record(&mut rec, BinaryOp::Mul, m, m)?;
+        let power = reduce::record(&mut rec, squares, Reduction::Sum, None)?;
+        let (at, power) = (rec.download(at), rec.download(power));
+        let upsampled = self.how.upsample_factor > 1.0;
+        let cc = rec.output(cc);
+        let product = upsampled.then(|| rec.output(product));
+        let results = rec.run()?;
+        let flat = results.u32(at)?.iter().next().copied().unwrap_or(0) as usize;
+        let target_power = results.f32(power)?.iter().next().copied().unwrap_or(f32::NAN) as f64;
+        if !target_power.is_finite() {
+            return Err(Error::NonFinite("the moving image (its sum of squares is not finite)".into()));
+        }
+        let coarse = unravel(flat, dims);
+        let Some(product) = product else {
+            let value = GpuArray::download_window_f32(gpu, &[results.array(cc)], &coarse, &vec![1; dims.len()])?;
+            let peak = Complex64::new(value.iter().next().copied().unwrap_or(f32::NAN) as f64, 0.0);
+            return Ok(finish(dims, &coarse, None, peak, self.power, target_power, &self.how));
+        };
+        let (peak, fine) = refine(gpu, &results.array(product), dims, &coarse, self.how.upsample_factor)?;
+        let n = total as f64;
+        Ok(finish(dims, &coarse, Some(&fine), peak, self.power * n, target_power * n, &self.how))
+    }
+}
+
+/// The upsampled DFT of the half-spectrum `product` around the coarse peak: the largest
+/// magnitude's value and position in the r^d grid.
+fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsample: f64) -> Result<(Complex64, Vec<usize>)> {
+    let (r, offsets) = region(dims, coarse, upsample);
+    let mut rec = Recording::new(gpu);
+    let mut data = rec.input(product);
+    let last = dims.len() - 1;
+    for a in (0..dims.len()).rev() {
+        let t = upsampled_dft::table(dims[a], r, upsample, offsets[a]);
+        let t = rec.upload_c32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[t.len()]), t).expect("one axis").view())?;
+        data = upsampled_dft::record(&mut rec, data, a, t, r, (a == last).then_some(dims[a]))?;
+    }
+    let d = rec.download(data);
+    let grid = rec.run()?.c32(d)?;
+    let (mut best, mut at) = (f32::MIN, 0);
+    for (i, v) in grid.iter().enumerate() {
+        if v.norm() > best {
+            (best, at) = (v.norm(), i);
+        }
+    }
+    let v: Complex32 = grid.iter().nth(at).copied().unwrap_or_default();
+    Ok((Complex64::new(v.re as f64, v.im as f64), unravel(at, &vec![r; dims.len()])))
+}
+
+fn unravel(mut flat: usize, dims: &[usize]) -> Vec<usize> {
+    let mut at = vec![0; dims.len()];
+    for a in (0..dims.len()).rev() {
+        at[a] = flat % dims[a];
+        flat /= dims[a];
+    }
+    at
+}
+
+fn check_image(x: &ndarray::ArrayViewD<f32>, what: &str) -> Result<()> {
+    if !(1..=4).contains(&x.ndim()) {
+        return Err(Error::Shape(format!("{what}: {} axes (phase correlation takes 1 to 4)", x.ndim())));
+    }
+    if x.is_empty() {
+        return Err(Error::Empty(format!("{what} of shape {:?}", x.shape())));
+    }
+    crate::check::check_finite(x, what)
+}
+
+/// rfftn over every axis.
+fn forward(rec: &mut Recording, x: Buf) -> Result<Buf> {
+    let dims = rec.dims(x).to_vec();
+    let axes: Vec<usize> = (0..dims.len()).collect();
+    FftPlan::cached(rec.gpu(), &dims, &axes, Transform::RealForward, Norm::Backward)?.record(rec, x)
+}
+
+/// irfftn over every axis back to `dims`.
+fn inverse(rec: &mut Recording, x: Buf, dims: &[usize]) -> Result<Buf> {
+    let half = rec.dims(x).to_vec();
+    let axes: Vec<usize> = (0..dims.len()).collect();
+    FftPlan::cached(rec.gpu(), &half, &axes, Transform::RealInverse { len: dims[dims.len() - 1] }, Norm::Backward)?.record(rec, x)
+}
+
+/// scikit-image's `phase_cross_correlation(reference, moving, upsample_factor, normalization)`.
+pub fn phase_cross_correlation(gpu: &Gpu, reference: &ndarray::ArrayViewD<f32>, moving: &ndarray::ArrayViewD<f32>, how: &PhaseCorrelation) -> Result<Registration> {
+    if reference.shape() != moving.shape() {
+        return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
+    }
+    PhaseCorrelator::new(gpu, reference, how)?.register(moving)
+}

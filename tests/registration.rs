@@ -1,0 +1,189 @@
+//! Phase correlation (ops::registration): the f64 reference and the GPU against values
+//! scikit-image 0.26.0 printed (/tmp-generated from the same deterministic images: xorshift
+//! values, rolled, blended with a neighbour for sub-sample shifts), the GPU against the reference
+//! on random images of awkward shapes, known sub-sample shifts recovered, bad input refused.
+//!
+//! Tolerance: scikit-image computes in f32 (complex64) and so does the GPU: shifts equal to
+//! 1e-4 (they are multiples of 1/upsample), error and phase difference within 1e-4.
+
+mod common;
+use common::*;
+
+use lucent::ops::registration::cpu;
+use lucent::registration::{phase_cross_correlation, Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
+use lucent::Error;
+use ndarray::{ArrayD, Axis, IxDyn};
+use num_complex::Complex64;
+
+/// scikit-image's generator of the golden cases: xorshift64 values in [0, 1).
+fn xorshift(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            (s >> 40) as f64 / (1u64 << 24) as f64
+        })
+        .collect()
+}
+
+/// numpy.roll over every axis.
+fn roll(x: &ArrayD<f64>, shift: &[isize]) -> ArrayD<f64> {
+    let dims = x.shape().to_vec();
+    ArrayD::from_shape_fn(IxDyn(&dims), |at| {
+        let from: Vec<usize> = (0..dims.len()).map(|a| (at[a] as isize - shift[a]).rem_euclid(dims[a] as isize) as usize).collect();
+        x[IxDyn(&from)]
+    })
+}
+
+/// The golden cases' images: `moving` is the reference rolled by `shift`, blended with its
+/// neighbour along the last axis by `frac`.
+fn case(dims: &[usize], shift: &[isize], frac: f64, seed: u64) -> (ArrayD<f32>, ArrayD<f32>) {
+    let reference = ArrayD::from_shape_vec(IxDyn(dims), xorshift(dims.iter().product(), seed)).unwrap();
+    let a = roll(&reference, shift);
+    let mut one = vec![0; dims.len()];
+    one[dims.len() - 1] = 1;
+    let b = roll(&a, &one);
+    let moving = &a * (1.0 - frac) + &b * frac;
+    (reference.mapv(|v| v as f32), moving.mapv(|v| v as f32))
+}
+
+type Golden = (&'static [usize], &'static [isize], f64, f64, bool, &'static [f64], f64, f64);
+
+// skimage.registration.phase_cross_correlation(reference, moving, upsample_factor=u,
+// normalization="phase" or None), scikit-image 0.26.0, float32 images; case i seeded
+// 0x9E3779B97F4A7C15 + i.
+const GOLDEN: &[Golden] = &[
+    (&[20, 17], &[3, -5], 0.0, 1.0, true, &[-3.0, 5.0], 0.9999558329582214, 1.7681342501241204e-10),
+    (&[20, 17], &[3, -5], 0.3, 10.0, true, &[-3.0, 4.800000190734863], 0.9999570250511169, -1.5008351894607586e-08),
+    (&[20, 17], &[-2, 7], 0.45, 100.0, true, &[2.0, -7.349999904632568], 0.9999569058418274, -2.717299718568711e-09),
+    (&[31], &[4], 0.6, 20.0, true, &[-4.75], 0.994804322719574, -3.433363593430272e-09),
+    (&[6, 9, 8], &[1, -2, 3], 0.25, 4.0, false, &[-1.0, 2.0, -3.0], 0.1883903592824936, 2.4203543613765532e-09),
+    (&[6, 9, 8], &[1, -2, 3], 0.25, 1.0, false, &[-1.0, 2.0, -3.0], 0.17565761506557465, 3.9384264621279697e-13),
+    (&[5, 4, 6, 7], &[2, 1, -1, 3], 0.4, 3.0, true, &[-2.0, -1.0, 1.0, -3.3333332538604736], 0.9999925494194031, 2.032829193865382e-08),
+    (&[16, 15], &[-6, 7], 0.35, 2.5, true, &[6.0, -7.199999809265137], 0.9999330043792725, -1.8422866787659586e-08),
+    (&[1, 12], &[0, 5], 0.2, 8.0, true, &[0.0, -5.125], 0.9866945743560791, 0.0321802981197834),
+];
+
+fn how(u: f64, phase: bool) -> PhaseCorrelation {
+    PhaseCorrelation { upsample_factor: u, normalization: if phase { Normalization::Phase } else { Normalization::None } }
+}
+
+fn compare(got: &Registration, shift: &[f64], error: f64, phasediff: f64, what: &str) {
+    assert_eq!(got.shift.len(), shift.len(), "{what}");
+    for (g, w) in got.shift.iter().zip(shift) {
+        assert!((g - w).abs() <= 1e-4, "{what}: shift {:?} vs {shift:?}", got.shift);
+    }
+    let e = got.error.expect("an error value");
+    assert!((e - error).abs() <= 1e-4, "{what}: error {e} vs {error}");
+    let p = got.phasediff.expect("a phase difference");
+    // ±π are one angle.
+    let d = (p - phasediff).rem_euclid(2.0 * std::f64::consts::PI);
+    assert!(d.min(2.0 * std::f64::consts::PI - d) <= 1e-4, "{what}: phasediff {p} vs {phasediff}");
+}
+
+#[test]
+fn reference_and_gpu_match_scikit_image() {
+    for (i, &(dims, shift, frac, u, phase, want, error, phasediff)) in GOLDEN.iter().enumerate() {
+        let (reference, moving) = case(dims, shift, frac, 0x9E37_79B9_7F4A_7C15u64.wrapping_add(i as u64));
+        let what = format!("case {i}: {dims:?} u {u}");
+        let on_cpu = cpu::phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &how(u, phase));
+        compare(&on_cpu, want, error, phasediff, &format!("{what} (reference)"));
+        let on_gpu = phase_cross_correlation(poisoned_gpu(), &reference, &moving, &how(u, phase)).unwrap();
+        compare(&on_gpu, want, error, phasediff, &format!("{what} (GPU)"));
+    }
+}
+
+/// `x` moved by `shift` samples (periodically, sub-sample through the Fourier shift theorem), f64.
+fn fourier_shifted(x: &ArrayD<f64>, shift: &[f64]) -> ArrayD<f64> {
+    let axes: Vec<usize> = (0..x.ndim()).collect();
+    let mut s = lucent::fft::cpu::c2c(&x.mapv(|v| Complex64::new(v, 0.0)), &axes, false, lucent::fft::Norm::Backward);
+    let factors = lucent::ops::interpolate::phase_factors(x.shape(), shift, None).unwrap();
+    let mut start = 0;
+    for (a, &n) in x.shape().iter().enumerate() {
+        for (k, mut plane) in s.axis_iter_mut(Axis(a)).enumerate() {
+            plane.mapv_inplace(|v| v * factors[start + k]);
+        }
+        start += n;
+    }
+    lucent::fft::cpu::c2c(&s, &axes, true, lucent::fft::Norm::Backward).mapv(|v| v.re)
+}
+
+#[test]
+fn sub_sample_shifts_are_recovered() {
+    // Smooth random images (a periodic blur of noise) moved by known shifts on the 1/u grid (off
+    // it, two grid points may tie): the shift that registers the moving image back is minus the
+    // motion.
+    let cases: &[(&[usize], &[f64], f64, f64)] = &[
+        (&[64, 45], &[3.37, -7.81], 100.0, 0.02),
+        (&[23, 30, 19], &[-2.45, 4.12, 1.7], 100.0, 0.02),
+        (&[10, 12, 9, 14], &[1.3, -2.6, 0.4, 3.2], 10.0, 0.1),
+        (&[97], &[-11.28], 50.0, 0.03),
+    ];
+    for &(dims, motion, u, tolerance) in cases {
+        let noise = ArrayD::from_shape_vec(IxDyn(dims), random(dims.iter().product()).iter().map(|&v| v as f64).collect()).unwrap();
+        let smooth = (0..3).fold(noise, |x, _| {
+            let mut y = x.clone();
+            for a in 0..dims.len() {
+                let mut back = vec![0isize; dims.len()];
+                back[a] = 1;
+                let fwd: Vec<isize> = back.iter().map(|v| -v).collect();
+                y = &y * 0.5 + &(&roll(&y, &back) + &roll(&y, &fwd)) * 0.25;
+            }
+            y
+        });
+        let moving = fourier_shifted(&smooth, motion);
+        let got = phase_cross_correlation(poisoned_gpu(), &smooth.mapv(|v| v as f32), &moving.mapv(|v| v as f32), &how(u, true)).unwrap();
+        for (g, m) in got.shift.iter().zip(motion) {
+            assert!((g + m).abs() <= tolerance, "{dims:?}: found {:?} for the motion {motion:?}", got.shift);
+        }
+        let want = cpu::phase_cross_correlation(&smooth, &moving, &how(u, true));
+        assert_eq!(got.shift, want.shift, "{dims:?}: the GPU and the reference");
+    }
+}
+
+#[test]
+fn one_reference_many_moving_images() {
+    let gpu = poisoned_gpu();
+    let dims = [37usize, 41];
+    let reference = rand_array(&dims);
+    // Unnormalised, so the error of an exact roll is ~0 (phase normalisation makes it ~1).
+    let correlator = PhaseCorrelator::new(gpu, &reference.view(), &how(20.0, false)).unwrap();
+    for (k, shift) in [[3isize, -4], [-17, 20], [0, 0], [18, -20]].iter().enumerate() {
+        let moving = roll(&reference.mapv(|v| v as f64), shift).mapv(|v| v as f32);
+        let got = correlator.register(&moving.view()).unwrap();
+        let wrapped: Vec<f64> = shift.iter().zip(&dims).map(|(&s, &n)| {
+            let s = (-s).rem_euclid(n as isize);
+            if s > n as isize / 2 { (s - n as isize) as f64 } else { s as f64 }
+        }).collect();
+        assert_eq!(got.shift, wrapped, "moving image {k}");
+        assert!(got.error.unwrap() < 1e-3, "an exact roll: error {:?}", got.error);
+    }
+}
+
+#[test]
+fn bad_input_is_refused_and_empty_images_have_no_error() {
+    let gpu = gpu();
+    let x = rand_array(&[8, 9]);
+    let default = PhaseCorrelation::default();
+    assert!(matches!(phase_cross_correlation(gpu, &x, &rand_array(&[9, 8]), &default), Err(Error::Shape(_))));
+    let mut nan = x.clone();
+    nan[[2, 3]] = f32::NAN;
+    assert!(matches!(phase_cross_correlation(gpu, &x, &nan, &default), Err(Error::NonFinite(_))));
+    assert!(matches!(phase_cross_correlation(gpu, &nan, &x, &default), Err(Error::NonFinite(_))));
+    let empty = ArrayD::<f32>::zeros(IxDyn(&[0, 4]));
+    assert!(matches!(phase_cross_correlation(gpu, &empty, &empty, &default), Err(Error::Empty(_))));
+    let five = rand_array(&[2, 2, 2, 2, 2]);
+    assert!(matches!(phase_cross_correlation(gpu, &five, &five, &default), Err(Error::Shape(_))));
+    for u in [0.5, f64::NAN, f64::INFINITY] {
+        assert!(matches!(phase_cross_correlation(gpu, &x, &x, &how(u, true)), Err(Error::Invalid(_))), "upsample {u}");
+    }
+    // All zeros: a defined shift (none), no error value (scikit-image's is NaN).
+    let zeros = ArrayD::<f32>::zeros(IxDyn(&[8, 9]));
+    for u in [1.0, 10.0] {
+        let got = phase_cross_correlation(gpu, &zeros, &x, &how(u, true)).unwrap();
+        assert!(got.shift.iter().all(|s| s.is_finite()), "{:?}", got.shift);
+        assert_eq!(got.error, None);
+    }
+}
