@@ -187,3 +187,25 @@ fn bad_input_is_refused_and_empty_images_have_no_error() {
         assert_eq!(got.error, None);
     }
 }
+
+/// `lucent register` end to end, on the GPU and on the reference, JSON per moving image.
+#[test]
+fn cli_register() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let reference = rand_array(&[24, 31]);
+    let moving = roll(&reference.mapv(|v| v as f64), &[5, -9]).mapv(|v| v as f32);
+    lucent::io::write_real(path("r.npy"), &reference.view()).unwrap();
+    lucent::io::write_real(path("m.npy"), &moving.view()).unwrap();
+    lucent::io::write_real(path("small.npy"), &rand_array(&[24, 30]).view()).unwrap();
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "register", &path("r.npy"), &path("m.npy"), "--upsample", "10"], &[]);
+        assert_eq!(out["shift"], serde_json::json!([-5.0, 9.0]), "{device}: {out}");
+        assert!(out["error"].as_f64().is_some() && out["phasediff"].as_f64().is_some(), "{device}: {out}");
+    }
+    let refused = lucent_cli(&["register", &path("r.npy"), &path("small.npy")], &[]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("differ"));
+    let refused = lucent_cli(&["register", &path("r.npy"), &path("m.npy"), "--normalization", "bogus"], &[]);
+    assert_eq!(refused.status.code(), Some(1));
+}

@@ -7,6 +7,7 @@ mod deconvolve;
 mod demo;
 mod fft;
 mod filter;
+mod register;
 mod resample;
 mod spline;
 mod info;
@@ -69,6 +70,11 @@ enum Command {
     ///
     /// Example: lucent resample volume.npy -o moved.npy --shift -4.7,2,0.5
     Resample(resample::Args),
+    /// skimage.registration.phase_cross_correlation: the shift registering each moving image
+    /// onto the reference.
+    ///
+    /// Example: lucent register reference.npy moving.npy --upsample 100 --json
+    Register(register::Args),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -165,6 +171,7 @@ fn main() {
         Command::Filter(args) => filter::run(&global, &args),
         Command::SplineFilter(args) => spline::run(&global, &args),
         Command::Resample(args) => resample::run(&global, &args),
+        Command::Register(args) => register::run(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };
