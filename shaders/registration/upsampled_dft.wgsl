@@ -1,23 +1,27 @@
 // One axis of the matrix-multiply DFT (Guizar-Sicairos et al. 2008, scikit-image's
 // `_upsampled_dft`): a complex array seen as (outer, n, inner) becomes (outer, r, inner), output
-// k the sum over the axis' bins j of x[j] · table[k][j]. The table holds the kernel
-// exp(2πi (k − offset) f_j / (full · upsample)) for the axis' signed frequencies (computed in f64
-// on the host, src/kernels/upsampled_dft.rs). Where the axis is the last of a real transform's
-// half spectrum (`mirrored` > 0), the bins the half leaves out are added from their Hermitian
-// mirrors: bin full − j of line o is the conjugate of bin j of the mirrored line (every other
-// axis' index negated mod its length). One output per thread.
+// k the sum over the axis' bins j of x[j] · table[j][k]. The table holds the kernel
+// exp(2πi (k − offset) f_j / (full · upsample)) for the axis' signed frequencies, one row of
+// `rpad` outputs per bin (computed in f64 on the host, src/kernels/upsampled_dft.rs). Where the
+// axis is the last of a real transform's half spectrum (`mirrored` > 0), the bins the half
+// leaves out are added from their Hermitian mirrors: bin full − j of line o is the conjugate of
+// bin j of the mirrored line (every other axis' index negated mod its length).
+// Each thread sums KC consecutive outputs of one (o, q): the bins are read once per KC outputs,
+// the table's KC entries of a bin lie side by side.
 #import common/grid
 #import common/complex
+
+const KC: u32 = 16u;  // KC in src/kernels/upsampled_dft.rs
 
 struct Params {
     outer: u32,
     n: u32,           // the axis' bins in x
     inner: u32,
     r: u32,           // outputs along the axis
-    full: u32,        // the table's row length: n, or the full length of a half spectrum
+    rpad: u32,        // the table's row length: r rounded up to KC
+    full: u32,        // the table's rows: n, or the full length of a half spectrum
     mirrored: u32,    // bins 1..=mirrored whose mirrors full − j are added (0: none)
-    count: u32,       // outer · r · inner
-    unused: u32,
+    count: u32,       // threads: outer · (rpad / KC) · inner
     lines: vec4<u32>, // the outer axes as 4 (leading ones 1), to mirror a line's index
 }  // mirrored in src/kernels/upsampled_dft.rs
 
@@ -34,27 +38,43 @@ fn mirror(o: u32) -> u32 {
     return ((m.x * d.y + m.y) * d.z + m.z) * d.w + m.w;
 }
 
-@compute @workgroup_size(256)
+@compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let i = workgroup_index(wid, nwg) * 256u + lid;
+    let i = workgroup_index(wid, nwg) * 128u + lid;
     if (i >= p.count) {
         return;
     }
+    let chunks = p.rpad / KC;
     let q = i % p.inner;
-    let k = i / p.inner % p.r;
-    let o = i / (p.inner * p.r);
-    let row = k * p.full;
-    var sum = vec2<f32>(0.0);
+    let k0 = i / p.inner % chunks * KC;
+    let o = i / (p.inner * chunks);
+    // The loops below are the readable form; src/kernels/upsampled_dft.rs writes the KC
+    // accumulators out (an array indexed by a counter would live in local memory on NVIDIA).
+    // unrolled: begin
+    var acc: array<vec2<f32>, KC>;
     for (var j = 0u; j < p.n; j++) {
-        sum += cmul(x[(o * p.n + j) * p.inner + q], table[row + j]);
+        let v = x[(o * p.n + j) * p.inner + q];
+        let t = j * p.rpad + k0;
+        for (var s = 0u; s < KC; s++) {
+            acc[s] += cmul(v, table[t + s]);
+        }
     }
     if (p.mirrored > 0u) {
         let m = mirror(o);
         for (var j = 1u; j <= p.mirrored; j++) {
-            let v = x[(m * p.n + j) * p.inner + q];
-            sum += cmul(vec2<f32>(v.x, -v.y), table[row + p.full - j]);
+            let w = x[(m * p.n + j) * p.inner + q];
+            let v = vec2<f32>(w.x, -w.y);
+            let t = (p.full - j) * p.rpad + k0;
+            for (var s = 0u; s < KC; s++) {
+                acc[s] += cmul(v, table[t + s]);
+            }
         }
     }
-    out[i] = sum;
+    for (var s = 0u; s < KC; s++) {
+        if (k0 + s < p.r) {
+            out[(o * p.r + k0 + s) * p.inner + q] = acc[s];
+        }
+    }
+    // unrolled: end
 }

@@ -30,6 +30,7 @@ pub mod scan_rows;
 pub mod select;
 pub mod spline_prefilter;
 pub mod spline_texture;
+pub mod take;
 pub mod unary;
 pub mod upsampled_dft;
 

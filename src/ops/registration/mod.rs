@@ -20,7 +20,7 @@ use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::unary::{self, UnaryOp};
-use crate::kernels::upsampled_dft;
+use crate::kernels::{take, upsampled_dft};
 use crate::ops::reduce::{self, Reduction};
 
 /// scikit-image's `normalization`.
@@ -118,6 +118,8 @@ pub struct PhaseCorrelator<'g> {
     gpu: &'g Gpu,
     dims: Vec<usize>,
     spectrum: GpuArray,
+    /// The last cross-power spectrum, kept for the refinement (one buffer for every call).
+    product: GpuArray,
     /// Σ reference², f64.
     power: f64,
     how: PhaseCorrelation,
@@ -134,8 +136,9 @@ impl<'g> PhaseCorrelator<'g> {
         let spectrum = forward(&mut rec, x)?;
         let out = rec.output(spectrum);
         let spectrum = rec.run()?.array(out);
+        let product = GpuArray::empty(gpu, spectrum.shape().dims(), Dtype::C32)?;
         let power = reference.iter().map(|&v| v as f64 * v as f64).sum();
-        Ok(PhaseCorrelator { gpu, dims, spectrum, power, how: *how })
+        Ok(PhaseCorrelator { gpu, dims, spectrum, product, power, how: *how })
     }
 
     /// The shift registering `moving` (the reference's shape) onto the reference.
@@ -157,32 +160,29 @@ impl<'g> PhaseCorrelator<'g> {
         let dims = &self.dims;
         let total: usize = dims.iter().product();
         let mut rec = Recording::new(gpu);
-        let (reference, m) = (rec.input(&self.spectrum), rec.input(moving));
+        let (reference, m, product) = (rec.input(&self.spectrum), rec.input(moving), rec.input(&self.product));
         let target = forward(&mut rec, m)?;
         let op = if self.how.normalization == Normalization::Phase { BinaryOp::CrossPower } else { BinaryOp::ComplexMulConj };
-        let product = binary::record(&mut rec, op, reference, target)?;
+        binary::record_into(&mut rec, op, reference, target, product)?;
         let cc = inverse(&mut rec, product, dims)?;
         let magnitude = unary::record(&mut rec, UnaryOp::Abs, cc)?;
         let at = reduce::record(&mut rec, magnitude, Reduction::ArgMax, None)?;
+        let value = take::record(&mut rec, cc, at)?;
         let squares = binary::record(&mut rec, BinaryOp::Mul, m, m)?;
         let power = reduce::record(&mut rec, squares, Reduction::Sum, None)?;
-        let (at, power) = (rec.download(at), rec.download(power));
-        let upsampled = self.how.upsample_factor > 1.0;
-        let cc = rec.output(cc);
-        let product = upsampled.then(|| rec.output(product));
+        let (at, value, power) = (rec.download(at), rec.download(value), rec.download(power));
         let results = rec.run()?;
+        let first = |a: ndarray::ArrayD<f32>| a.iter().next().copied().unwrap_or(f32::NAN) as f64;
         let flat = results.u32(at)?.iter().next().copied().unwrap_or(0) as usize;
-        let target_power = results.f32(power)?.iter().next().copied().unwrap_or(f32::NAN) as f64;
+        let (value, target_power) = (first(results.f32(value)?), first(results.f32(power)?));
         if !target_power.is_finite() {
             return Err(Error::NonFinite("the moving image (its sum of squares is not finite)".into()));
         }
         let coarse = unravel(flat, dims);
-        let Some(product) = product else {
-            let value = GpuArray::download_window_f32(gpu, &[results.array(cc)], &coarse, &vec![1; dims.len()])?;
-            let peak = Complex64::new(value.iter().next().copied().unwrap_or(f32::NAN) as f64, 0.0);
-            return Ok(finish(dims, &coarse, None, peak, self.power, target_power, &self.how));
-        };
-        let (peak, fine) = refine(gpu, &results.array(product), dims, &coarse, self.how.upsample_factor)?;
+        if self.how.upsample_factor <= 1.0 {
+            return Ok(finish(dims, &coarse, None, Complex64::new(value, 0.0), self.power, target_power, &self.how));
+        }
+        let (peak, fine) = refine(gpu, &self.product, dims, &coarse, self.how.upsample_factor)?;
         let n = total as f64;
         Ok(finish(dims, &coarse, Some(&fine), peak, self.power * n, target_power * n, &self.how))
     }

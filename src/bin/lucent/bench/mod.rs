@@ -6,6 +6,7 @@
 mod convolve;
 mod fft;
 mod interpolate;
+mod register;
 mod io;
 mod rl;
 
@@ -154,6 +155,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if fft_shapes.is_empty() && suite("interp") {
         let roof = roof_gb_per_s(&gpu, args.max_mib)?;
         rows.extend(interpolate::suite(&gpu, args, roof, global)?);
+    }
+    if fft_shapes.is_empty() && suite("register") {
+        rows.extend(register::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("io") {
         rows.extend(io::suite(args, global)?);

@@ -1,0 +1,91 @@
+//! The registration suite of `lucent bench` (issue 20): the phase-correlation cases of
+//! ../shared/bench/cucim_reference.py on device-resident images (a random reference, the moving
+//! image its roll by (3, −5, 7)), the reference's spectrum computed once (`PhaseCorrelator`, as
+//! cuCIM's `space="fourier"` row): 128³, 256³ and 512³ at upsample 1 and 10, and 2048² at
+//! upsample 100. Each call runs to the shift on the host (two or three submissions), so the
+//! time is the host's wall clock, median of 9 after warm-up.
+
+use std::time::Instant;
+
+use lucent::gpu::GpuArray;
+use lucent::registration::{PhaseCorrelation, PhaseCorrelator};
+use lucent::{Error, Gpu};
+use ndarray::{ArrayD, IxDyn};
+
+use super::{Args, Row};
+use crate::Global;
+
+pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error> {
+    let wanted = |case: &str| args.filter.as_deref().is_none_or(|f| case.contains(f) || "register".starts_with(f));
+    let mut rows = Vec::new();
+    let mut cases: Vec<(Vec<usize>, f64)> = Vec::new();
+    for edge in [128usize, 256, 512] {
+        cases.push((vec![edge; 3], 1.0));
+        cases.push((vec![edge; 3], 10.0));
+    }
+    cases.push((vec![2048, 2048], 100.0));
+    for (dims, u) in cases {
+        let case = format!("register_phase_correlation_u{u}");
+        let bytes = dims.iter().product::<usize>() as u64 * 4;
+        if !wanted(&case) || bytes > args.max_mib << 20 || bytes * 2 > gpu.max_buffer_bytes() {
+            continue;
+        }
+        let reference = random(&dims);
+        let moving = roll(&reference, &[3, -5, 7]);
+        let how = PhaseCorrelation { upsample_factor: u, ..Default::default() };
+        let correlator = PhaseCorrelator::new(gpu, &reference.view(), &how)?;
+        let moving = GpuArray::upload_f32(gpu, &moving.view())?;
+        let mut times = Vec::new();
+        let mut shift = Vec::new();
+        for k in 0..12 {
+            let start = Instant::now();
+            shift = correlator.register_resident(&moving)?.shift;
+            if k >= 3 {
+                times.push(start.elapsed().as_secs_f64() * 1e3);
+            }
+        }
+        times.sort_by(f64::total_cmp);
+        let ms = times[times.len() / 2];
+        if !global.quiet && !global.json {
+            let name = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+            eprintln!("{case:<36} {name:>12} {ms:>10.4} ms  shift {shift:?}");
+        }
+        rows.push(Row { case, shape: dims.clone(), mib: bytes >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
+    }
+    Ok(rows)
+}
+
+/// Deterministic values in [0, 1).
+fn random(dims: &[usize]) -> ArrayD<f32> {
+    let mut s = 0x2545_F491_4F6C_DD1Du64;
+    ArrayD::from_shape_simple_fn(IxDyn(dims), || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f32 / (1u64 << 24) as f32
+    })
+}
+
+/// numpy.roll over the leading axes by `shift` (rows of the last axis copied in two pieces).
+fn roll(x: &ArrayD<f32>, shift: &[isize]) -> ArrayD<f32> {
+    let dims = x.shape().to_vec();
+    let d = dims.len();
+    let n = dims[d - 1];
+    let last = shift[d - 1].rem_euclid(n as isize) as usize;
+    let src = x.as_slice().expect("standard layout");
+    let mut out = vec![0.0f32; src.len()];
+    for (row, dst) in out.chunks_mut(n).enumerate() {
+        // The source row: each leading axis' index moved back by its shift.
+        let (mut rest, mut from, mut stride) = (row, 0, 1);
+        for a in (0..d - 1).rev() {
+            let i = rest % dims[a];
+            rest /= dims[a];
+            from += (i as isize - shift[a]).rem_euclid(dims[a] as isize) as usize * stride;
+            stride *= dims[a];
+        }
+        let line = &src[from * n..(from + 1) * n];
+        dst[last..].copy_from_slice(&line[..n - last]);
+        dst[..last].copy_from_slice(&line[n - last..]);
+    }
+    ArrayD::from_shape_vec(IxDyn(&dims), out).expect("same shape")
+}
