@@ -6,8 +6,10 @@
 // axis is the last of a real transform's half spectrum (`mirrored` > 0), the bins the half
 // leaves out are added from their Hermitian mirrors: bin full − j of line o is the conjugate of
 // bin j of the mirrored line (every other axis' index negated mod its length).
-// Each thread sums KC consecutive outputs of one (o, q): the bins are read once per KC outputs,
-// the table's KC entries of a bin lie side by side.
+// Each thread sums KC consecutive outputs of one (o, q) over one of `splits` spans of the bins
+// (the direct ones, then the mirrored): the bins are read once per KC outputs, the table's KC
+// entries of a bin lie side by side, and short axes with few lines still fill the GPU. With
+// several spans the partial sums go to out[span] and src/kernels/upsampled_dft.rs adds them.
 #import common/grid
 #import common/complex
 
@@ -21,7 +23,11 @@ struct Params {
     rpad: u32,        // the table's row length: r rounded up to KC
     full: u32,        // the table's rows: n, or the full length of a half spectrum
     mirrored: u32,    // bins 1..=mirrored whose mirrors full − j are added (0: none)
-    count: u32,       // threads: outer · (rpad / KC) · inner
+    count: u32,       // threads: splits · outer · (rpad / KC) · inner
+    span: u32,        // bins (direct, then mirrored) each split sums
+    unused0: u32,
+    unused1: u32,
+    unused2: u32,
     lines: vec4<u32>, // the outer axes as 4 (leading ones 1), to mirror a line's index
 }  // mirrored in src/kernels/upsampled_dft.rs
 
@@ -48,21 +54,25 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let chunks = p.rpad / KC;
     let q = i % p.inner;
     let k0 = i / p.inner % chunks * KC;
-    let o = i / (p.inner * chunks);
+    let o = i / (p.inner * chunks) % p.outer;
+    let split = i / (p.inner * chunks * p.outer);
+    let first = split * p.span;
+    let last = min(first + p.span, p.n + p.mirrored);
+    let base = split * p.outer * p.r * p.inner;
     // The loops below are the readable form; src/kernels/upsampled_dft.rs writes the KC
     // accumulators out (an array indexed by a counter would live in local memory on NVIDIA).
     // unrolled: begin
     var acc: array<vec2<f32>, KC>;
-    for (var j = 0u; j < p.n; j++) {
+    for (var j = first; j < min(last, p.n); j++) {
         let v = x[(o * p.n + j) * p.inner + q];
         let t = j * p.rpad + k0;
         for (var s = 0u; s < KC; s++) {
             acc[s] += cmul(v, table[t + s]);
         }
     }
-    if (p.mirrored > 0u) {
+    if (last > p.n) {
         let m = mirror(o);
-        for (var j = 1u; j <= p.mirrored; j++) {
+        for (var j = max(first, p.n) - p.n + 1u; j <= last - p.n; j++) {
             let w = x[(m * p.n + j) * p.inner + q];
             let v = vec2<f32>(w.x, -w.y);
             let t = (p.full - j) * p.rpad + k0;
@@ -73,7 +83,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     for (var s = 0u; s < KC; s++) {
         if (k0 + s < p.r) {
-            out[(o * p.r + k0 + s) * p.inner + q] = acc[s];
+            out[base + (o * p.r + k0 + s) * p.inner + q] = acc[s];
         }
     }
     // unrolled: end

@@ -198,7 +198,10 @@ fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsam
     for a in (0..dims.len()).rev() {
         let t = upsampled_dft::table(dims[a], r, upsample, offsets[a]);
         let t = rec.upload_c32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[t.len()]), t).expect("one axis").view())?;
-        data = upsampled_dft::record(&mut rec, data, a, t, r, (a == last).then_some(dims[a]))?;
+        let partial = upsampled_dft::record(&mut rec, data, a, t, r, (a == last).then_some(dims[a]))?;
+        let mut out = rec.dims(data).to_vec();
+        out[a] = r;
+        data = sum_spans(&mut rec, partial, &out)?;
     }
     let d = rec.download(data);
     let grid = rec.run()?.c32(d)?;
@@ -210,6 +213,18 @@ fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsam
     }
     let v: Complex32 = grid.iter().nth(at).copied().unwrap_or_default();
     Ok((Complex64::new(v.re as f64, v.im as f64), unravel(at, &vec![r; dims.len()])))
+}
+
+/// The partial sums of [`upsampled_dft::record`] added over their spans, shaped `out`.
+fn sum_spans(rec: &mut Recording, partial: Buf, out: &[usize]) -> Result<Buf> {
+    let [spans, outputs] = rec.dims(partial).to_vec()[..] else { unreachable!("(spans, outputs)") };
+    if spans == 1 {
+        return rec.reinterpret(partial, out, Dtype::C32);
+    }
+    // Complex values as pairs of reals, summed over the spans.
+    let pairs = rec.reinterpret(partial, &[spans, 2 * outputs], Dtype::F32)?;
+    let sum = reduce::record(rec, pairs, Reduction::Sum, Some(0))?;
+    rec.reinterpret(sum, out, Dtype::C32)
 }
 
 fn unravel(mut flat: usize, dims: &[usize]) -> Vec<usize> {
