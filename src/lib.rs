@@ -4,8 +4,8 @@
 //! is hand-written WGSL, for scientific imaging.
 //!
 //! The namespaces follow numpy, scipy and scikit-image: [`fft`], [`signal`], [`ndimage`],
-//! [`restoration`], [`registration`]. Each
-//! function takes ndarray arrays of any dimension type, returns owned arrays of the same type,
+//! [`restoration`], [`registration`]. Each function takes ndarray arrays of any dimension type,
+//! returns owned arrays of the same type (or, for registration, the shift and its measures),
 //! decides itself how to run (whole, tiled or split) and reuses what it made before on the same
 //! [`Gpu`] (plans, kernel spectra, pipelines):
 //!
