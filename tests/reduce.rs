@@ -13,8 +13,8 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex32;
 use rand::Rng;
 
-const OPS: [Reduction; 6] = [Reduction::Sum, Reduction::Mean, Reduction::Min, Reduction::Max, Reduction::ArgMin, Reduction::ArgMax];
-const KERNEL_OPS: [ReduceOp; 5] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::ArgMax];
+const OPS: [Reduction; 8] = [Reduction::Sum, Reduction::Mean, Reduction::Min, Reduction::Max, Reduction::ArgMin, Reduction::ArgMax, Reduction::SumSquares, Reduction::ArgMaxAbs];
+const KERNEL_OPS: [ReduceOp; 7] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::ArgMax, ReduceOp::SumSquares, ReduceOp::ArgMaxAbs];
 
 /// Sums are double-f32 all the way (TwoSum per element, compensated partials), so the only
 /// error left of any size is the final rounding to f32, 2^-24 ~ 6e-8 relative, plus one more
@@ -57,7 +57,7 @@ fn check(results: &Results, d: Download, op: Reduction, want: &ArrayD<f64>, what
             assert!(same, "{what}: result {k} is {gv}, want {wv}");
         }
     }
-    let tol = if matches!(op, Reduction::Sum | Reduction::Mean) { SUM_TOL } else { 0.0 };
+    let tol = if matches!(op, Reduction::Sum | Reduction::Mean | Reduction::SumSquares) { SUM_TOL } else { 0.0 };
     let err = if w.is_empty() { 0.0 } else { rel_l2(&g, &w) };
     assert!(err <= tol, "{what}: relative L2 error {err:e} > {tol:e}");
 }
@@ -199,6 +199,8 @@ fn kernels_match_their_cpu_twins() {
                 ReduceOp::Max => Reduction::Max,
                 ReduceOp::ArgMin => Reduction::ArgMin,
                 ReduceOp::ArgMax => Reduction::ArgMax,
+                ReduceOp::SumSquares => Reduction::SumSquares,
+                ReduceOp::ArgMaxAbs => Reduction::ArgMaxAbs,
             };
             let want = ArrayD::from_shape_vec(IxDyn(&[want.len()]), want).unwrap();
             check(&results, d, as_op, &want, &format!("{kernel} kernel {op:?} on {dims:?}"));

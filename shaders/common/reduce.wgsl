@@ -16,6 +16,18 @@ const NO_INDEX = 0xffffffffu;
 const NAN_BITS = 0x7fc00000u;
 const INF_BITS = 0x7f800000u;
 
+// What the elements become as they are loaded (ReduceOp::pre in src/kernels/reduce_rows.rs):
+// 0 themselves, 1 their magnitude (argmax of |x|), 2 their square (sum of squares).
+override PRE: u32 = 0u;
+
+fn pre(v: vec4<f32>) -> vec4<f32> {
+    switch PRE {
+        case 1u: { return abs(v); }
+        case 2u: { return v * v; }
+        default: { return v; }
+    }
+}
+
 // Bit test, like is_nan: infinities and NaN have an all-ones exponent.
 fn is_finite(x: f32) -> bool {
     return (bitcast<u32>(x) & INF_BITS) != INF_BITS;

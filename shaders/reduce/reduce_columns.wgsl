@@ -36,7 +36,7 @@ fn add4(acc: Lanes, base: u32, k: u32, k1: u32) -> Lanes {
                  bitcast<f32>(x[base + min(k + 2u, last) * p.inner]),
                  bitcast<f32>(x[base + min(k + 3u, last) * p.inner]));
     let index = vec4(k) + vec4(0u, 1u, 2u, 3u);
-    return add_lanes(acc, v, index, index < vec4(k1));
+    return add_lanes(acc, pre(v), index, index < vec4(k1));
 }
 
 // Partial k of the column starting at partial `base` (stride `inner`); empty from k1 on.

@@ -40,7 +40,7 @@ var<workgroup> tree_w: array<u32, WG>;
 fn add_vec4(acc: Lanes, v: vec4<f32>, q: u32, start: u32, end: u32) -> Lanes {
     let e = vec4(4u * q) + vec4(0u, 1u, 2u, 3u);
     let inside = (e >= vec4(start)) & (e < vec4(end));
-    return add_lanes(acc, v, e - vec4(start), inside);
+    return add_lanes(acc, pre(v), e - vec4(start), inside);
 }
 
 // First pass: this thread's share (`lane` of the team) of chunk `chunk` of row `row`.

@@ -55,8 +55,13 @@ pub(crate) fn on_workers(workers: usize, work: impl Fn(usize) + Sync) {
 /// With `LUCENT_TRACE=1`, prints how long a host-side phase took (compile, upload, wait,
 /// download) to stderr: where the time of one-shot runs goes.
 pub(crate) fn trace(what: &str, since: std::time::Instant) {
+    trace_ms(what, since.elapsed().as_secs_f64() * 1e3);
+}
+
+/// [`trace`] of a time already measured (with `LUCENT_PROFILE=1` too, each node's GPU time).
+pub(crate) fn trace_ms(what: &str, ms: f64) {
     static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     if *ON.get_or_init(|| std::env::var("LUCENT_TRACE").is_ok_and(|v| v == "1")) {
-        eprintln!("lucent.trace {what} {:.2} ms", since.elapsed().as_secs_f64() * 1e3);
+        eprintln!("lucent.trace {what} {ms:.3} ms");
     }
 }

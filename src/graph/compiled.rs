@@ -494,6 +494,7 @@ impl Compiled {
             let ms = |k: usize| ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
             if self.profile {
                 report.nodes = self.steps.iter().enumerate().map(|(k, s)| NodeTime { label: s.label.clone(), ms: ms(k) }).collect();
+                report.nodes.iter().for_each(|n| crate::gpu::trace_ms(&format!("gpu {}", n.label), n.ms));
                 report.gpu_ms = Some(report.nodes.iter().map(|n| n.ms).sum());
             } else {
                 report.gpu_ms = Some(ms(0));

@@ -70,7 +70,7 @@ pub fn record_into(rec: &mut Recording, op: ReduceOp, x: Buf, y: Buf, outer: usi
             one: 1.0,
             pad: 0,
         };
-        let constants = [("OP", op.code() as f64), ("FIRST", first as u32 as f64)];
+        let constants = [("OP", op.code() as f64), ("FIRST", first as u32 as f64), ("PRE", op.pre() as f64)];
         rec.dispatch(&REDUCE_COLUMNS, &constants, bytemuck::bytes_of(&p), &[input, output], REDUCE_COLUMNS.groups(threads));
         if finish {
             return Ok(());

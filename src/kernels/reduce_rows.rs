@@ -20,6 +20,10 @@ pub enum ReduceOp {
     ArgMin,
     /// Index of the largest value (first occurrence; the first NaN if any).
     ArgMax,
+    /// The sum of the squares (one pass; the kernels square as they load).
+    SumSquares,
+    /// Index of the largest magnitude (first occurrence; the first NaN if any).
+    ArgMaxAbs,
 }
 
 impl ReduceOp {
@@ -29,12 +33,32 @@ impl ReduceOp {
             ReduceOp::Min => 1,
             ReduceOp::Max => 2,
             ReduceOp::ArgMin => 3,
-            ReduceOp::ArgMax => 4,
+            ReduceOp::ArgMax | ReduceOp::ArgMaxAbs => 4,
+            ReduceOp::SumSquares => 0,
+        }
+    }
+
+    /// What the kernels apply to each element as they load it (PRE): 0 nothing, 1 the
+    /// magnitude, 2 the square.
+    pub(crate) fn pre(self) -> u32 {
+        match self {
+            ReduceOp::ArgMaxAbs => 1,
+            ReduceOp::SumSquares => 2,
+            _ => 0,
+        }
+    }
+
+    /// The op the kernels run once the elements are loaded.
+    fn base(self) -> ReduceOp {
+        match self {
+            ReduceOp::SumSquares => ReduceOp::Sum,
+            ReduceOp::ArgMaxAbs => ReduceOp::ArgMax,
+            op => op,
         }
     }
 
     pub fn is_arg(self) -> bool {
-        matches!(self, ReduceOp::ArgMin | ReduceOp::ArgMax)
+        matches!(self.base(), ReduceOp::ArgMin | ReduceOp::ArgMax)
     }
 
     /// F32 values, or U32 indices for argmin/argmax.
@@ -46,13 +70,18 @@ impl ReduceOp {
     /// propagate NaN, argmin/argmax give the first occurrence (the first NaN if any) as an
     /// index, held exactly in the f64.
     pub fn cpu_line(self, line: impl IntoIterator<Item = f32>) -> f64 {
-        let mut line = line.into_iter().map(f64::from);
-        match self {
+        let pre = self.pre();
+        let mut line = line.into_iter().map(f64::from).map(|v| match pre {
+            1 => v.abs(),
+            2 => v * v,
+            _ => v,
+        });
+        match self.base() {
             ReduceOp::Sum => line.sum(),
             ReduceOp::Min | ReduceOp::Max => {
                 let first = line.next().unwrap_or(f64::NAN);
                 line.fold(first, |m, v| {
-                    if m.is_nan() || v.is_nan() { f64::NAN } else if self == ReduceOp::Min { m.min(v) } else { m.max(v) }
+                    if m.is_nan() || v.is_nan() { f64::NAN } else if self.base() == ReduceOp::Min { m.min(v) } else { m.max(v) }
                 })
             }
             ReduceOp::ArgMin | ReduceOp::ArgMax => {
@@ -61,7 +90,7 @@ impl ReduceOp {
                     let better = match best {
                         None => true,
                         Some((_, b)) if b.is_nan() => false,
-                        Some((_, b)) => v.is_nan() || if self == ReduceOp::ArgMin { v < b } else { v > b },
+                        Some((_, b)) => v.is_nan() || if self.base() == ReduceOp::ArgMin { v < b } else { v > b },
                     };
                     if better {
                         best = Some((i, v));
@@ -69,6 +98,7 @@ impl ReduceOp {
                 }
                 best.map_or(f64::NAN, |(i, _)| i as f64)
             }
+            ReduceOp::SumSquares | ReduceOp::ArgMaxAbs => unreachable!("base() maps these to Sum and ArgMax"),
         }
     }
 }
@@ -181,7 +211,7 @@ pub fn record_into(rec: &mut Recording, op: ReduceOp, x: Buf, y: Buf, rows: usiz
             one: 1.0,
             pad: 0,
         };
-        let constants = [("OP", op.code() as f64), ("FIRST", (k == 0) as u32 as f64)];
+        let constants = [("OP", op.code() as f64), ("FIRST", (k == 0) as u32 as f64), ("PRE", op.pre() as f64)];
         rec.dispatch(&REDUCE_ROWS, &constants, bytemuck::bytes_of(&p), &[input, output], pass.workgroups(rows));
         input = output;
         len = pass.chunks;

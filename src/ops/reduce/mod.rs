@@ -23,6 +23,10 @@ pub enum Reduction {
     Max,
     ArgMin,
     ArgMax,
+    /// Σ x² in one pass.
+    SumSquares,
+    /// The index of the largest |x| (first occurrence).
+    ArgMaxAbs,
 }
 
 impl Reduction {
@@ -34,6 +38,8 @@ impl Reduction {
             Reduction::Max => ReduceOp::Max,
             Reduction::ArgMin => ReduceOp::ArgMin,
             Reduction::ArgMax => ReduceOp::ArgMax,
+            Reduction::SumSquares => ReduceOp::SumSquares,
+            Reduction::ArgMaxAbs => ReduceOp::ArgMaxAbs,
         }
     }
 

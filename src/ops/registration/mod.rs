@@ -19,7 +19,6 @@ use crate::fft::{FftPlan, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::unary::{self, UnaryOp};
 use crate::kernels::{take, upsampled_dft};
 use crate::ops::reduce::{self, Reduction};
 
@@ -165,11 +164,9 @@ impl<'g> PhaseCorrelator<'g> {
         let op = if self.how.normalization == Normalization::Phase { BinaryOp::CrossPower } else { BinaryOp::ComplexMulConj };
         binary::record_into(&mut rec, op, reference, target, product)?;
         let cc = inverse(&mut rec, product, dims)?;
-        let magnitude = unary::record(&mut rec, UnaryOp::Abs, cc)?;
-        let at = reduce::record(&mut rec, magnitude, Reduction::ArgMax, None)?;
+        let at = reduce::record(&mut rec, cc, Reduction::ArgMaxAbs, None)?;
         let value = take::record(&mut rec, cc, at)?;
-        let squares = binary::record(&mut rec, BinaryOp::Mul, m, m)?;
-        let power = reduce::record(&mut rec, squares, Reduction::Sum, None)?;
+        let power = reduce::record(&mut rec, m, Reduction::SumSquares, None)?;
         let (at, value, power) = (rec.download(at), rec.download(value), rec.download(power));
         let results = rec.run()?;
         let first = |a: ndarray::ArrayD<f32>| a.iter().next().copied().unwrap_or(f32::NAN) as f64;
