@@ -1,14 +1,15 @@
 // One axis of the matrix-multiply DFT (Guizar-Sicairos et al. 2008, scikit-image's
 // `_upsampled_dft`): a complex array seen as (outer, n, inner) becomes (outer, r, inner), output
-// k the sum over the axis' bins j of x[j] · table[j][k]. The table holds the kernel
-// exp(2πi (k − offset) f_j / (full · upsample)) for the axis' signed frequencies, one row of
-// `rpad` outputs per bin (computed in f64 on the host, src/kernels/upsampled_dft.rs). Where the
+// k the sum over the axis' bins j of x[j] · exp(2πi (k − offset) f_j / (full · upsample)) for the
+// axis' signed frequencies f_j. Along k the kernel is a geometric series: the table holds, per
+// bin, its ratio and its value at the first output of each chunk of KC (computed in f64 on the
+// host, src/kernels/upsampled_dft.rs), and the thread steps through its KC outputs. Where the
 // axis is the last of a real transform's half spectrum (`mirrored` > 0), the bins the half
 // leaves out are added from their Hermitian mirrors: bin full − j of line o is the conjugate of
 // bin j of the mirrored line (every other axis' index negated mod its length).
 // Each thread sums KC consecutive outputs of one (o, q) over one of `splits` spans of the bins
-// (the direct ones, then the mirrored): the bins are read once per KC outputs, the table's KC
-// entries of a bin lie side by side, and short axes with few lines still fill the GPU. With
+// (the direct ones, then the mirrored): the bins are read once per KC outputs, and short axes
+// with few lines still fill the GPU. With
 // several spans the partial sums go to out[span] and src/kernels/upsampled_dft.rs adds them.
 #import common/grid
 #import common/complex
@@ -20,8 +21,8 @@ struct Params {
     n: u32,           // the axis' bins in x
     inner: u32,
     r: u32,           // outputs along the axis
-    rpad: u32,        // the table's row length: r rounded up to KC
-    full: u32,        // the table's rows: n, or the full length of a half spectrum
+    rpad: u32,        // r rounded up to KC
+    full: u32,        // the table's bins: n, or the full length of a half spectrum
     mirrored: u32,    // bins 1..=mirrored whose mirrors full − j are added (0: none)
     count: u32,       // threads: splits · outer · (rpad / KC) · inner
     span: u32,        // bins (direct, then mirrored) each split sums
@@ -51,11 +52,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
+    // Neighbouring threads take neighbouring (o, q) of one chunk of outputs: they read the same
+    // table entries (one broadcast) and, along inner axes, neighbouring bins.
     let chunks = p.rpad / KC;
     let q = i % p.inner;
-    let k0 = i / p.inner % chunks * KC;
-    let o = i / (p.inner * chunks) % p.outer;
-    let split = i / (p.inner * chunks * p.outer);
+    let o = i / p.inner % p.outer;
+    let k0 = i / (p.inner * p.outer) % chunks * KC;
+    let split = i / (p.inner * p.outer * chunks);
     let first = split * p.span;
     let last = min(first + p.span, p.n + p.mirrored);
     let base = split * p.outer * p.r * p.inner;
@@ -63,11 +66,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     // accumulators out (an array indexed by a counter would live in local memory on NVIDIA).
     // unrolled: begin
     var acc: array<vec2<f32>, KC>;
+    let row = chunks + 1u;  // per bin: the ratio, then each chunk's first value
     for (var j = first; j < min(last, p.n); j++) {
         let v = x[(o * p.n + j) * p.inner + q];
-        let t = j * p.rpad + k0;
+        let ratio = table[j * row];
+        var e = table[j * row + 1u + k0 / KC];
         for (var s = 0u; s < KC; s++) {
-            acc[s] += cmul(v, table[t + s]);
+            acc[s] += cmul(v, e);
+            e = cmul(e, ratio);
         }
     }
     if (last > p.n) {
@@ -75,9 +81,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var j = max(first, p.n) - p.n + 1u; j <= last - p.n; j++) {
             let w = x[(m * p.n + j) * p.inner + q];
             let v = vec2<f32>(w.x, -w.y);
-            let t = (p.full - j) * p.rpad + k0;
+            let ratio = table[(p.full - j) * row];
+            var e = table[(p.full - j) * row + 1u + k0 / KC];
             for (var s = 0u; s < KC; s++) {
-                acc[s] += cmul(v, table[t + s]);
+                acc[s] += cmul(v, e);
+                e = cmul(e, ratio);
             }
         }
     }

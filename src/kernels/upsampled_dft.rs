@@ -38,13 +38,17 @@ pub const KC: usize = 16;
 fn kernel() -> &'static KernelInfo {
     static KERNEL: std::sync::OnceLock<&'static KernelInfo> = std::sync::OnceLock::new();
     KERNEL.get_or_init(|| {
-        let sums = |t: &str| (0..KC).map(|s| format!("        a{s} += cmul(v, table[{t} + {s}u]);\n")).collect::<String>();
+        // Each output: the bin times the current value of the series, which then steps on.
+        let sums: String = (0..KC).map(|s| format!("        a{s} += cmul(v, e);\n        e = cmul(e, ratio);\n")).collect();
         let mut code: String = (0..KC).map(|s| format!("    var a{s} = vec2<f32>(0.0);\n")).collect();
-        code += "    for (var j = first; j < min(last, p.n); j++) {\n        let v = x[(o * p.n + j) * p.inner + q];\n        let t = j * p.rpad + k0;\n";
-        code += &sums("t");
+        code += "    let row = chunks + 1u;\n";
+        code += "    for (var j = first; j < min(last, p.n); j++) {\n        let v = x[(o * p.n + j) * p.inner + q];\n";
+        code += "        let ratio = table[j * row];\n        var e = table[j * row + 1u + k0 / KC];\n";
+        code += &sums;
         code += "    }\n    if (last > p.n) {\n        let m = mirror(o);\n        for (var j = max(first, p.n) - p.n + 1u; j <= last - p.n; j++) {\n";
-        code += "            let w = x[(m * p.n + j) * p.inner + q];\n            let v = vec2<f32>(w.x, -w.y);\n            let t = (p.full - j) * p.rpad + k0;\n";
-        code += &sums("t").lines().map(|l| format!("    {l}\n")).collect::<String>();
+        code += "            let w = x[(m * p.n + j) * p.inner + q];\n            let v = vec2<f32>(w.x, -w.y);\n";
+        code += "            let ratio = table[(p.full - j) * row];\n            var e = table[(p.full - j) * row + 1u + k0 / KC];\n";
+        code += &sums.lines().map(|l| format!("    {l}\n")).collect::<String>();
         code += "        }\n    }\n";
         for s in 0..KC {
             code += &format!("    if (k0 + {s}u < p.r) {{ out[base + (o * p.r + k0 + {s}u) * p.inner + q] = a{s}; }}\n");
@@ -58,21 +62,20 @@ pub fn signed_frequency(j: usize, n: usize) -> f64 {
     if j <= (n - 1) / 2 { j as f64 } else { j as f64 - n as f64 }
 }
 
-/// The table of one axis of length `full`: exp(2πi (k − offset) f_j / (full · upsample)), one
-/// row per bin j of r outputs k padded with zeros to a multiple of [`KC`], in f64 then rounded.
+/// The table of one axis of length `full`: the kernel exp(2πi (k − offset) f_j / (full ·
+/// upsample)) as a geometric series in k per bin j — its ratio, then its value at k = 0, KC,
+/// 2 KC, .. up to r (a row of ceil(r / KC) + 1 per bin) — in f64, then rounded.
 pub fn table(full: usize, r: usize, upsample: f64, offset: f64) -> Vec<Complex32> {
-    let rpad = r.div_ceil(KC) * KC;
-    let mut t = vec![Complex32::new(0.0, 0.0); rpad * full];
+    let chunks = r.div_ceil(KC);
     let turn = 2.0 * std::f64::consts::PI;
-    for (j, row) in t.chunks_mut(rpad).enumerate() {
-        // Along a row the phase grows by f_j / (full · upsample) turns a step: one complex
-        // product per entry (f64, ~1e-14 after a few hundred steps) instead of a sine and cosine.
+    let mut t = Vec::with_capacity((chunks + 1) * full);
+    for j in 0..full {
         let rate = signed_frequency(j, full) / (full as f64 * upsample);
-        let step = Complex64::from_polar(1.0, turn * rate);
-        let mut z = Complex64::from_polar(1.0, turn * (-offset * rate).rem_euclid(1.0));
-        for v in &mut row[..r] {
-            *v = Complex32::new(z.re as f32, z.im as f32);
-            z *= step;
+        let c32 = |z: Complex64| Complex32::new(z.re as f32, z.im as f32);
+        t.push(c32(Complex64::from_polar(1.0, turn * rate)));
+        for c in 0..chunks {
+            // The phase's fraction of a turn first, for its precision.
+            t.push(c32(Complex64::from_polar(1.0, turn * (((c * KC) as f64 - offset) * rate).rem_euclid(1.0))));
         }
     }
     t
@@ -92,8 +95,8 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, table: Buf, r: usize, ha
         return Err(Error::Shape(format!("a half spectrum of length {full} along the last axis of {dims:?}")));
     }
     let rpad = r.div_ceil(KC) * KC;
-    if rec.shape(table).len() != rpad * full {
-        return Err(Error::Shape(format!("an upsampled DFT table of {} entries for {full} bins × {rpad} outputs", rec.shape(table).len())));
+    if rec.shape(table).len() != (rpad / KC + 1) * full {
+        return Err(Error::Shape(format!("an upsampled DFT table of {} entries for {full} bins and {r} outputs", rec.shape(table).len())));
     }
     let mut out_dims = dims.clone();
     out_dims[axis] = r;

@@ -194,7 +194,7 @@ fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsam
     let last = dims.len() - 1;
     for a in (0..dims.len()).rev() {
         let t = upsampled_dft::table(dims[a], r, upsample, offsets[a]);
-        let t = rec.upload_c32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[t.len()]), t).expect("one axis").view())?;
+        let t = rec.upload_once_c32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[t.len()]), t).expect("one axis").view())?;
         let partial = upsampled_dft::record(&mut rec, data, a, t, r, (a == last).then_some(dims[a]))?;
         let mut out = rec.dims(data).to_vec();
         out[a] = r;
