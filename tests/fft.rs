@@ -7,7 +7,7 @@ mod common;
 use common::fft_check::*;
 use common::*;
 
-use lucent::fft::{self, cpu, plan, FftPlan, Fusion, Norm, Transform, Window};
+use lucent::fft::{self, cpu, plan, FftPlan, Fusion, Norm, Product, Transform, Window};
 use lucent::{Error, Recording};
 use ndarray::{ArrayD, Dimension, IxDyn};
 use num_complex::Complex32;
@@ -157,19 +157,19 @@ fn real_lines_packed_in_pairs() {
     }
     // A real inverse of a product (conjugate: a correlation) fused into the packing load, rows
     // and columns.
-    for (half, axis, len, conj) in [([6usize, 8], 1usize, 15usize, false), ([8, 6], 0, 15, true)] {
+    for (half, axis, len, op) in [([6usize, 8], 1usize, 15usize, Product::Mul), ([8, 6], 0, 15, Product::MulConj), ([6, 8], 1, 14, Product::CrossPower), ([8, 6], 0, 14, Product::CrossPower)] {
         let n = half.iter().product();
         let x = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
         let y = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
-        let fusion = Fusion { input: None, window: None, product: Some(conj) };
+        let fusion = Fusion { input: None, window: None, product: Some(op) };
         let plan = FftPlan::fused(gpu(), &half, &[axis], Transform::RealInverse { len }, Norm::Backward, &fusion).unwrap();
         assert_eq!(plan.dispatches(), 1, "{half:?} axis {axis}");
         let (r, d) = run_fused(&plan, |rec| rec.upload_c32(&x.view()).unwrap(), Some(&y));
         let got = r.f32(d).unwrap();
-        let product = ndarray::Zip::from(&to64(&x)).and(&to64(&y)).map_collect(|&a, &b| if conj { a * b.conj() } else { a * b });
+        let product = ndarray::Zip::from(&to64(&x)).and(&to64(&y)).map_collect(|&a, &b| product64(op, a, b));
         let want = cpu::c2r(&product, &[axis], len, Norm::Backward);
         let e = errors(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want.iter().copied().collect::<Vec<_>>());
-        assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(len, false), "c2r product {half:?} axis {axis}: {:e} {:e}", e.rel_l2, e.rel_max);
+        assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(len, false), "c2r product {op:?} {half:?} axis {axis}: {:e} {:e}", e.rel_l2, e.rel_max);
     }
     // Zero padding of the input along the real axis (fused or a step) and the others.
     for (dims, from, axes) in [(&[5usize, 8, 15][..], &[3usize, 8, 10][..], &[0usize, 1, 2][..]), (&[9, 6, 4], &[9, 4, 4], &[0, 1]), (&[3, 101], &[3, 60], &[1]), (&[27, 5], &[20, 5], &[0]), (&[15, 6], &[11, 6], &[0])] {
@@ -262,12 +262,13 @@ fn fused_padding_window_and_product() {
             let n: usize = from.iter().product();
             let x = ArrayD::from_shape_vec(IxDyn(from), random_complex(n)).unwrap();
             let y = ArrayD::from_shape_vec(IxDyn(from), random_complex(n)).unwrap();
-            let fusion = Fusion { input: Some(from.to_vec()), window: Some(window(win)), product: Some(conj) };
+            let op = if conj { Product::MulConj } else { Product::Mul };
+            let fusion = Fusion { input: Some(from.to_vec()), window: Some(window(win)), product: Some(op) };
             let t = if inverse { Transform::Inverse } else { Transform::Forward };
             let plan = FftPlan::fused(g, dims, axes, t, Norm::Backward, &fusion).unwrap();
             let (r, d) = run_fused(&plan, |rec| rec.upload_c32(&x.view()).unwrap(), Some(&y));
             let got = r.c32(d).unwrap();
-            let product = ndarray::Zip::from(&c64(&x)).and(&c64(&y)).map_collect(|&a, &b| if conj { a * b.conj() } else { a * b });
+            let product = ndarray::Zip::from(&c64(&x)).and(&c64(&y)).map_collect(|&a, &b| product64(op, a, b));
             let want = windowed(&cpu::c2c(&zero_padded(&product, dims), axes, inverse, Norm::Backward), &window(win));
             assert_eq!(got.shape(), want.shape(), "{what}");
             let e = errors(&flat_c(&got), &flat_c64(&want));
@@ -287,15 +288,15 @@ fn fused_padding_window_and_product() {
         assert!(e.rel_l2 <= 1e-6, "r2c {from:?} -> {dims:?}: relative L2 {:e}", e.rel_l2);
     }
     // Real inverse of a product (conjugate, a correlation), windowed: what convolutions run.
-    for (half, len, win, conj) in [([9usize, 10, 7], 12usize, [(-4i64, 5usize), (2, 9), (-1, 11)], true), ([5, 13, 9], 17, [(0, 5), (0, 13), (3, 14)], false)] {
+    for (half, len, win, op) in [([9usize, 10, 7], 12usize, [(-4i64, 5usize), (2, 9), (-1, 11)], Product::MulConj), ([5, 13, 9], 17, [(0, 5), (0, 13), (3, 14)], Product::Mul), ([5, 13, 9], 16, [(0, 5), (0, 13), (0, 16)], Product::CrossPower)] {
         let n: usize = half.iter().product();
         let x = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
         let y = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
-        let fusion = Fusion { input: None, window: Some(window(&win)), product: Some(conj) };
+        let fusion = Fusion { input: None, window: Some(window(&win)), product: Some(op) };
         let plan = FftPlan::fused(g, &half, &[0, 1, 2], Transform::RealInverse { len }, Norm::Backward, &fusion).unwrap();
         let (r, d) = run_fused(&plan, |rec| rec.upload_c32(&x.view()).unwrap(), Some(&y));
         let got = r.f32(d).unwrap();
-        let product = ndarray::Zip::from(&c64(&x)).and(&c64(&y)).map_collect(|&a, &b| if conj { a * b.conj() } else { a * b });
+        let product = ndarray::Zip::from(&c64(&x)).and(&c64(&y)).map_collect(|&a, &b| product64(op, a, b));
         let want = windowed(&cpu::c2r(&product, &[0, 1, 2], len, Norm::Backward), &window(&win));
         let e = errors(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &want.iter().copied().collect::<Vec<_>>());
         assert!(e.rel_l2 <= 1e-6, "c2r {half:?} len {len}: relative L2 {:e}", e.rel_l2);
@@ -304,7 +305,7 @@ fn fused_padding_window_and_product() {
     let bad = |f: Fusion, t: Transform| FftPlan::fused(g, &[8, 8], &[1], t, Norm::Backward, &f).is_err();
     assert!(bad(Fusion { input: Some(vec![4, 8]), ..Fusion::default() }, Transform::Forward), "padding an untransformed axis");
     assert!(bad(Fusion { input: Some(vec![8, 9]), ..Fusion::default() }, Transform::Forward), "input larger than the transform");
-    assert!(bad(Fusion { product: Some(false), ..Fusion::default() }, Transform::RealForward), "real product");
+    assert!(bad(Fusion { product: Some(Product::Mul), ..Fusion::default() }, Transform::RealForward), "real product");
     assert!(bad(Fusion { window: Some(window(&[(0, 8), (0, 9)])), ..Fusion::default() }, Transform::Forward), "window too long");
     assert!(bad(Fusion { window: Some(window(&[(0, 8)])), ..Fusion::default() }, Transform::Forward), "window rank");
 }
@@ -344,4 +345,13 @@ fn bad_input_is_an_error() {
     let mut r = ArrayD::from_elem(IxDyn(&[3, 7]), 0.25f32);
     r[[2, 5]] = f32::INFINITY;
     assert!(nan(fft::rfftn(g, &r, Some(&[1]), Norm::Backward).map(|_| String::new())));
+}
+
+/// A fused product's value in f64 (the floor of the cross-power spectrum as the kernels').
+fn product64(op: Product, a: num_complex::Complex64, b: num_complex::Complex64) -> num_complex::Complex64 {
+    match op {
+        Product::Mul => a * b,
+        Product::MulConj => a * b.conj(),
+        Product::CrossPower => a * b.conj() / (a * b.conj()).norm().max(lucent::kernels::binary::CROSS_POWER_FLOOR as f64),
+    }
 }

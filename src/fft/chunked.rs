@@ -23,7 +23,7 @@ use bytemuck::{Pod, Zeroable};
 use ndarray::ArrayD;
 use num_complex::Complex32;
 
-use super::{check_axes, FftPlan, Fusion, Norm, Transform};
+use super::{check_axes, FftPlan, Fusion, Norm, Product, Transform};
 use crate::error::{Error, Result};
 use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
 use crate::graph::{row_ranges, Buf, Chunked, Recording};
@@ -139,7 +139,8 @@ impl ChunkedFft {
                 Some(p) => p.clone(),
                 None => {
                     // The inner plan reads an inverse's input first unless axis 0 crosses chunks.
-                    let fusion = Fusion { product: product.filter(|_| !crosses), ..Default::default() };
+                    let product = product.filter(|_| !crosses).map(|conj| if conj { Product::MulConj } else { Product::Mul });
+                    let fusion = Fusion { product, ..Default::default() };
                     let p = match fusion.product {
                         Some(_) => Arc::new(FftPlan::fused(gpu, &chunk(r), &inner_axes, transform, norm, &fusion)?),
                         None => FftPlan::cached(gpu, &chunk(r), &inner_axes, transform, norm)?,

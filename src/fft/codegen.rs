@@ -48,6 +48,8 @@ pub struct LineKernel {
     /// product fused into the load; `product_conj`: by its conjugate, a correlation).
     pub product_in: bool,
     pub product_conj: bool,
+    /// The product divided by its magnitude, floored at 100 ε (phase correlation).
+    pub product_normalized: bool,
     /// A cyclic window fused into the store: output k goes to (k + crop_shift) mod crop_mod,
     /// stored only below crop_len.
     pub crop_out: bool,
@@ -671,7 +673,9 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
     let src = if k.in_place { "dst" } else { "src" };
     if k.product_in {
         let other = if k.product_conj { "vec2(o.x, -o.y)" } else { "o" };
-        writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; return cmul(v, {other}); }}").unwrap();
+        // The floor: CROSS_POWER_FLOOR in src/kernels/binary.rs.
+        let normalized = if k.product_normalized { " z = z / max(length(z), 1.1920929e-5);" } else { "" };
+        writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; var z = cmul(v, {other});{normalized} return z; }}").unwrap();
     }
     if p.split {
         writeln!(w, "var<workgroup> half: array<f32, {}>;", batch * stride).unwrap();
@@ -804,6 +808,7 @@ mod tests {
                         pad_in: !chirp && n % 7 != 1,
                         product_in: n % 2 == 1 || n % 7 == 1,
                         product_conj: n % 4 == 1,
+                        product_normalized: n % 3 == 0,
                         in_place: n % 2 == 0 && load_line_fast == store_line_fast,
                         rader_gather: false,
                         rader_scatter: false,
@@ -895,6 +900,7 @@ mod tests {
             pad_in: false,
             product_in: false,
             product_conj: false,
+            product_normalized: false,
             crop_out: false,
             in_place: false,
             rader_gather: false,

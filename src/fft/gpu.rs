@@ -25,7 +25,7 @@ pub(super) enum Step {
     /// Zeros appended along axes (padding no pass could fuse).
     Pad { pads: Vec<(usize, usize)> },
     /// The element-wise product with the second operand (one no pass could fuse).
-    Product { conj: bool },
+    Product { product: Product },
     /// A gather: the output window where no pass could crop it, or the permutation that packs
     /// real lines two to a complex one.
     Gather { maps: Vec<gather::AxisMap> },
@@ -39,6 +39,29 @@ pub struct Window {
     pub len: usize,
 }
 
+/// The element-wise product a plan applies to its input with a second array of its shape, fused
+/// into its first load where a pass allows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Product {
+    /// x · y (convolution).
+    Mul,
+    /// x · conj(y) (correlation).
+    MulConj,
+    /// x · conj(y) / max(|x · conj(y)|, 100 ε): phase correlation's cross-power spectrum
+    /// ([`BinaryOp::CrossPower`]).
+    CrossPower,
+}
+
+impl Product {
+    pub fn binary(self) -> BinaryOp {
+        match self {
+            Product::Mul => BinaryOp::ComplexMul,
+            Product::MulConj => BinaryOp::ComplexMulConj,
+            Product::CrossPower => BinaryOp::CrossPower,
+        }
+    }
+}
+
 /// Work fused into a plan's passes where they allow it (else done by extra dispatches, with the
 /// same result): what convolutions need around their transforms.
 #[derive(Clone, Debug, Default)]
@@ -47,9 +70,9 @@ pub struct Fusion {
     pub input: Option<Vec<usize>>,
     /// Only this window of the result, one per axis.
     pub window: Option<Vec<Window>>,
-    /// The input multiplied element-wise by a second array of its shape before the transform
-    /// (`Some(true)`: by its conjugate), given to [`FftPlan::record_with`].
-    pub product: Option<bool>,
+    /// The input multiplied element-wise by a second array of its shape before the transform,
+    /// given to [`FftPlan::record_with`].
+    pub product: Option<Product>,
 }
 
 pub struct FftPlan {
@@ -58,7 +81,7 @@ pub struct FftPlan {
     steps: Vec<Step>,
     output: Vec<usize>,
     tables: GpuArray,
-    product: Option<bool>,
+    product: Option<Product>,
     bluestein: bool,
 }
 
@@ -395,10 +418,10 @@ impl FftPlan {
                 b.steps.push(Step::Gather { maps });
             }
         }
-        if let Some(conj) = fusion.product {
+        if let Some(product) = fusion.product {
             match b.steps.first_mut() {
-                Some(Step::Lines { pass, .. }) => pass.product = Some(conj),
-                _ => b.steps.insert(0, Step::Product { conj }),
+                Some(Step::Lines { pass, .. }) => pass.product = Some(product),
+                _ => b.steps.insert(0, Step::Product { product }),
             }
         }
         let (steps, output, bluestein) = (b.steps, b.dims, b.bluestein);
@@ -490,9 +513,8 @@ impl FftPlan {
                 }
                 Step::View { dims, dtype } => cur = rec.reinterpret(cur, dims, *dtype)?,
                 Step::Pad { pads } => cur = gather::pad(rec, cur, pads, Boundary::Constant(0.0))?,
-                Step::Product { conj } => {
-                    let op = if *conj { BinaryOp::ComplexMulConj } else { BinaryOp::ComplexMul };
-                    cur = binary::record(rec, op, cur, other.expect("checked above"))?;
+                Step::Product { product } => {
+                    cur = binary::record(rec, product.binary(), cur, other.expect("checked above"))?;
                 }
                 Step::Gather { maps } => cur = gather::record(rec, cur, maps, Boundary::Wrap)?,
             }

@@ -148,9 +148,9 @@ pub struct Pass {
     pub real_pre: Option<u32>,
     /// Input lines hold this many elements, zero beyond (padding fused into the load).
     pub pad_in: Option<u32>,
-    /// Each element read is multiplied by the same element of a second array (`Some(true)`: by
-    /// its conjugate); `record` is then given that array.
-    pub product: Option<bool>,
+    /// Each element read is multiplied by the same element of a second array; `record` is then
+    /// given that array.
+    pub product: Option<super::Product>,
     pub crop: Option<Crop>,
     pub rader: Option<Rader>,
     pub pairs_in: Option<PairsIn>,
@@ -242,7 +242,8 @@ impl LineKernel {
             real_pre: real_pre.is_some(),
             pad_in: pad_in.is_some(),
             product_in: product.is_some(),
-            product_conj: *product == Some(true),
+            product_conj: matches!(product, Some(super::Product::MulConj | super::Product::CrossPower)),
+            product_normalized: *product == Some(super::Product::CrossPower),
             crop_out: crop.is_some(),
             in_place,
             rader_gather: matches!(rader, Some(Rader::Gather { .. })),

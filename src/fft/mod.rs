@@ -17,7 +17,7 @@ mod real_pair;
 mod twiddle;
 
 pub use chunked::{first_fitting, least_chunks, most_chunks, real_and_spectrum_bytes, ChunkedFft};
-pub use gpu::{FftPlan, Fusion, Window};
+pub use gpu::{FftPlan, Fusion, Product, Window};
 
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Axis, CowArray, Data, Dimension, IxDyn};
 use num_complex::Complex32;

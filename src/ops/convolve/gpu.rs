@@ -7,7 +7,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis};
 
 use super::{check_finite, Geometry, Mode};
 use crate::error::{Error, Result};
-use crate::fft::{FftPlan, Fusion, Norm, Transform, Window};
+use crate::fft::{FftPlan, Fusion, Norm, Product, Transform, Window};
 use crate::gpu::{content_hash, Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::{correlate_tiled, correlate_window};
@@ -137,7 +137,7 @@ fn inverse_plan(gpu: &Gpu, g: &Geometry, correlate: bool) -> Result<FftPlan> {
     *half.last_mut().unwrap() = len / 2 + 1;
     let origin: Vec<i64> = if correlate { g.window_origin() } else { g.start.iter().map(|&s| s as i64).collect() };
     let window = origin.iter().zip(&g.out).map(|(&origin, &len)| Window { origin, len }).collect();
-    let fusion = Fusion { window: Some(window), product: Some(correlate), ..Fusion::default() };
+    let fusion = Fusion { window: Some(window), product: Some(if correlate { Product::MulConj } else { Product::Mul }), ..Fusion::default() };
     FftPlan::fused(gpu, &half, &axes, Transform::RealInverse { len }, Norm::Backward, &fusion)
 }
 

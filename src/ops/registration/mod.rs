@@ -15,10 +15,10 @@ pub mod cpu;
 use num_complex::{Complex32, Complex64};
 
 use crate::error::{Error, Result};
-use crate::fft::{FftPlan, Norm, Transform};
+use crate::fft::{FftPlan, Fusion, Norm, Product, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
-use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::binary;
 use crate::kernels::{take, upsampled_dft};
 use crate::ops::reduce::{self, Reduction};
 
@@ -161,9 +161,15 @@ impl<'g> PhaseCorrelator<'g> {
         let mut rec = Recording::new(gpu);
         let (reference, m, product) = (rec.input(&self.spectrum), rec.input(moving), rec.input(&self.product));
         let target = forward(&mut rec, m)?;
-        let op = if self.how.normalization == Normalization::Phase { BinaryOp::CrossPower } else { BinaryOp::ComplexMulConj };
-        binary::record_into(&mut rec, op, reference, target, product)?;
-        let cc = inverse(&mut rec, product, dims)?;
+        let op = if self.how.normalization == Normalization::Phase { Product::CrossPower } else { Product::MulConj };
+        let upsampled = self.how.upsample_factor > 1.0;
+        let cc = if upsampled {
+            // The refinement reads the cross-power spectrum again: kept.
+            binary::record_into(&mut rec, op.binary(), reference, target, product)?;
+            inverse(&mut rec, product, dims, None)?
+        } else {
+            inverse(&mut rec, reference, dims, Some((target, op)))?
+        };
         let at = reduce::record(&mut rec, cc, Reduction::ArgMaxAbs, None)?;
         let value = take::record(&mut rec, cc, at)?;
         let power = reduce::record(&mut rec, m, Reduction::SumSquares, None)?;
@@ -176,7 +182,7 @@ impl<'g> PhaseCorrelator<'g> {
             return Err(Error::NonFinite("the moving image (its sum of squares is not finite)".into()));
         }
         let coarse = unravel(flat, dims);
-        if self.how.upsample_factor <= 1.0 {
+        if !upsampled {
             return Ok(finish(dims, &coarse, None, Complex64::new(value, 0.0), self.power, target_power, &self.how));
         }
         let (peak, fine) = refine(gpu, &self.product, dims, &coarse, self.how.upsample_factor)?;
@@ -250,11 +256,22 @@ fn forward(rec: &mut Recording, x: Buf) -> Result<Buf> {
     FftPlan::cached(rec.gpu(), &dims, &axes, Transform::RealForward, Norm::Backward)?.record(rec, x)
 }
 
-/// irfftn over every axis back to `dims`.
-fn inverse(rec: &mut Recording, x: Buf, dims: &[usize]) -> Result<Buf> {
+/// irfftn over every axis back to `dims`; with `product` = (y, op), of x (op) y, the product
+/// fused into the transform's first load (plans cached on the GPU).
+fn inverse(rec: &mut Recording, x: Buf, dims: &[usize], product: Option<(Buf, Product)>) -> Result<Buf> {
     let half = rec.dims(x).to_vec();
     let axes: Vec<usize> = (0..dims.len()).collect();
-    FftPlan::cached(rec.gpu(), &half, &axes, Transform::RealInverse { len: dims[dims.len() - 1] }, Norm::Backward)?.record(rec, x)
+    let transform = Transform::RealInverse { len: dims[dims.len() - 1] };
+    let Some((y, op)) = product else {
+        return FftPlan::cached(rec.gpu(), &half, &axes, transform, Norm::Backward)?.record(rec, x);
+    };
+    let gpu = rec.gpu();
+    let plan = gpu.cached(&format!("inverse of a product {half:?} {transform:?} {op:?}"), || {
+        let plan = FftPlan::fused(gpu, &half, &axes, transform, Norm::Backward, &Fusion { product: Some(op), ..Fusion::default() })?;
+        let bytes = plan.table_bytes();
+        Ok((plan, bytes))
+    })?;
+    plan.record_with(rec, x, Some(y))
 }
 
 /// scikit-image's `phase_cross_correlation(reference, moving, upsample_factor, normalization)`.

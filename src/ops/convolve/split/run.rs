@@ -29,7 +29,7 @@ use super::host::{fold, fold_reusing, recombine};
 use super::plan::{candidates, SplitPlan};
 use super::{PartTiming, SplitOptions, SplitReport, DEFAULT_IN_FLIGHT};
 use crate::error::{Error, Result};
-use crate::fft::{FftPlan, Fusion, Norm, Transform, Window};
+use crate::fft::{FftPlan, Fusion, Norm, Product, Transform, Window};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Compiled, Download, Recording};
 use crate::ops::convolve::{check_finite, Geometry, Mode};
@@ -130,7 +130,7 @@ impl PartRunner {
             .enumerate()
             .map(|(d, &len)| Window { origin: if d == 0 { 0 } else { g.start[d] as i64 }, len })
             .collect();
-        let fusion = Fusion { window: Some(window), product: Some(false), ..Fusion::default() };
+        let fusion = Fusion { window: Some(window), product: Some(Product::Mul), ..Fusion::default() };
         let inverse = FftPlan::fused(gpu, &plan.part_dims, &axes, Transform::Inverse, Norm::Backward, &fusion)?;
         let mut rec = Recording::new(gpu);
         if poison {
