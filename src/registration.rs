@@ -1,5 +1,6 @@
 //! Image registration on the GPU with scikit-image's conventions: [`phase_cross_correlation`]
-//! (whole-sample and, with an upsample factor, sub-sample shifts of 1-4-axis images) and
+//! (whole-sample and, with an upsample factor, sub-sample shifts of 1-4-axis images;
+//! [`phase_cross_correlation_spectra`] for images given as their spectra) and
 //! [`PhaseCorrelator`], which keeps a reference's spectrum on the device to register many
 //! moving images against it at the cost of one forward transform each.
 //!
@@ -20,6 +21,17 @@ use crate::error::Result;
 use crate::gpu::Gpu;
 
 pub use crate::ops::registration::{Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
+
+/// skimage.registration.phase_cross_correlation(reference, moving, space="fourier", ...): the
+/// images given as their full spectra (numpy.fft.fftn), complex, of 1-4 axes.
+pub fn phase_cross_correlation_spectra<S1, S2, D>(gpu: &Gpu, reference: &ArrayBase<S1, D>, moving: &ArrayBase<S2, D>, how: &PhaseCorrelation) -> Result<Registration>
+where
+    S1: Data<Elem = num_complex::Complex32>,
+    S2: Data<Elem = num_complex::Complex32>,
+    D: Dimension,
+{
+    crate::ops::registration::phase_cross_correlation_spectra(gpu, &reference.view().into_dyn(), &moving.view().into_dyn(), how)
+}
 
 /// skimage.registration.phase_cross_correlation(reference, moving, upsample_factor,
 /// normalization) for real images of 1-4 axes (space "real", no masks).

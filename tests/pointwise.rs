@@ -200,3 +200,28 @@ fn bad_input_is_an_error() {
     let huge = gpu().max_buffer_bytes() / 4 + 1;
     assert!(matches!(rec.temp(&[huge as usize], Dtype::F32), Err(Error::TooLarge { .. })));
 }
+
+#[test]
+fn take_reads_elements_at_device_indices() {
+    let x = random(37);
+    let c = random_complex(37);
+    let index: Vec<u32> = vec![0, 36, 17, 37, 5, 5];
+    let mut rec = Recording::new(gpu());
+    rec.set_poison(true);
+    let xb = rec.upload_f32(&arr(&[37], x.clone()).view()).unwrap();
+    let cb = rec.upload_c32(&carr(&[37], c.clone()).view()).unwrap();
+    let ib = rec.upload_f32(&arr(&[6], index.iter().map(|&i| f32::from_bits(i)).collect()).view()).unwrap();
+    let ib = rec.reinterpret(ib, &[6], lucent::Dtype::U32).unwrap();
+    let (tx, tc) = (lucent::kernels::take::record(&mut rec, xb, ib).unwrap(), lucent::kernels::take::record(&mut rec, cb, ib).unwrap());
+    let (dx, dc) = (rec.download(tx), rec.download(tc));
+    let r = rec.run().unwrap();
+    let (gx, gc) = (r.f32(dx).unwrap(), r.c32(dc).unwrap());
+    for (k, &i) in index.iter().enumerate() {
+        if (i as usize) < x.len() {
+            assert_eq!(gx[k].to_bits(), x[i as usize].to_bits(), "f32 at {i}");
+            assert_eq!(gc[k], c[i as usize], "complex at {i}");
+        } else {
+            assert!(gx[k].is_nan() && gc[k].re.is_nan() && gc[k].im.is_nan(), "index {i} past the end");
+        }
+    }
+}

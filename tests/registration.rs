@@ -203,9 +203,65 @@ fn cli_register() {
         assert_eq!(out["shift"], serde_json::json!([-5.0, 9.0]), "{device}: {out}");
         assert!(out["error"].as_f64().is_some() && out["phasediff"].as_f64().is_some(), "{device}: {out}");
     }
+    // The same images as their spectra, in Fourier space.
+    let spectrum = |x: &ArrayD<f32>| {
+        let axes = [0usize, 1];
+        lucent::fft::cpu::c2c(&x.mapv(|v| Complex64::new(v as f64, 0.0)), &axes, false, lucent::fft::Norm::Backward).mapv(|v| num_complex::Complex32::new(v.re as f32, v.im as f32))
+    };
+    lucent::io::write_complex(path("R.npy"), &spectrum(&reference).view()).unwrap();
+    lucent::io::write_complex(path("M.npy"), &spectrum(&moving).view()).unwrap();
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "register", &path("R.npy"), &path("M.npy"), "--space", "fourier", "--upsample", "4"], &[]);
+        assert_eq!(out["shift"], serde_json::json!([-5.0, 9.0]), "fourier, {device}: {out}");
+    }
     let refused = lucent_cli(&["register", &path("r.npy"), &path("small.npy")], &[]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("differ"));
     let refused = lucent_cli(&["register", &path("r.npy"), &path("m.npy"), "--normalization", "bogus"], &[]);
     assert_eq!(refused.status.code(), Some(1));
+}
+
+// skimage.registration.phase_cross_correlation(fftn(reference), fftn(moving), space="fourier"),
+// scikit-image 0.26.0, the spectra computed in f64 and rounded to complex64: the golden images
+// above (case i's seed), and complex images (real and imaginary parts from seeds s and s + 1000).
+type GoldenSpectra = (bool, &'static [usize], &'static [isize], f64, f64, bool, u64, &'static [f64], f64, f64);
+const GOLDEN_SPECTRA: &[GoldenSpectra] = &[
+    (false, &[20, 17], &[3, -5], 0.3, 10.0, true, 1, &[-3.0, 4.800000190734863], 0.9999570250511169, -9.854478122406363e-09),
+    (false, &[6, 9, 8], &[1, -2, 3], 0.25, 4.0, false, 4, &[-1.0, 2.0, -3.0], 0.1883903592824936, 2.5059435429519716e-11),
+    (false, &[20, 17], &[3, -5], 0.0, 1.0, true, 0, &[-3.0, 5.0], 0.9999558329582214, -9.82919301506513e-11),
+    (true, &[11, 13], &[2, -4], 0.35, 20.0, true, 77, &[-2.0, 3.799999952316284], 0.9999428987503052, 2.1982806686082768e-08),
+    (true, &[7, 5, 6], &[1, 2, -2], 0.2, 1.0, true, 78, &[-1.0, -2.0, 2.0], 0.9999710917472839, 8.2303364123959e-09),
+];
+
+#[test]
+fn fourier_space_matches_scikit_image() {
+    let spectrum = |x: &ArrayD<Complex64>| {
+        let axes: Vec<usize> = (0..x.ndim()).collect();
+        lucent::fft::cpu::c2c(x, &axes, false, lucent::fft::Norm::Backward).mapv(|v| num_complex::Complex32::new(v.re as f32, v.im as f32))
+    };
+    let widen = |x: &ArrayD<f32>| x.mapv(|v| Complex64::new(v as f64, 0.0));
+    for &(complex, dims, shift, frac, u, phase, seed, want, error, phasediff) in GOLDEN_SPECTRA {
+        let (reference, moving) = if complex {
+            let (rr, rm) = case(dims, shift, frac, seed);
+            let (ir, im) = case(dims, shift, frac, seed + 1000);
+            let join = |re: &ArrayD<f32>, im: &ArrayD<f32>| ndarray::Zip::from(re).and(im).map_collect(|&a, &b| Complex64::new(a as f64, b as f64));
+            (join(&rr, &ir), join(&rm, &im))
+        } else {
+            let seed = 0x9E37_79B9_7F4A_7C15u64.wrapping_add(seed);
+            let (r, m) = case(dims, shift, frac, seed);
+            (widen(&r), widen(&m))
+        };
+        let (r, m) = (spectrum(&reference), spectrum(&moving));
+        let what = format!("{dims:?} u {u} complex {complex}");
+        let to64 = |x: &ArrayD<num_complex::Complex32>| x.mapv(|v| Complex64::new(v.re as f64, v.im as f64));
+        compare(&cpu::phase_cross_correlation_spectra(&to64(&r), &to64(&m), &how(u, phase)), want, error, phasediff, &format!("{what} (reference)"));
+        let got = lucent::registration::phase_cross_correlation_spectra(poisoned_gpu(), &r, &m, &how(u, phase)).unwrap();
+        compare(&got, want, error, phasediff, &format!("{what} (GPU)"));
+    }
+    // A Fourier-space correlator takes spectra only.
+    let x = rand_array(&[6, 5]);
+    let spec = spectrum(&widen(&x));
+    let correlator = PhaseCorrelator::from_spectrum(gpu(), &spec.view(), &PhaseCorrelation::default()).unwrap();
+    assert!(matches!(correlator.register(&x.view()), Err(Error::Shape(_))));
+    assert!(correlator.register_spectrum(&spec.view()).is_ok());
 }

@@ -13,20 +13,23 @@ use crate::graph::{Buf, Recording};
 pub struct Params {
     pub count: u32,
     pub len: u32,
+    pub words: u32,
+    pub unused: u32,
 }
 
-/// `x` (f32 or u32, read flat) at the flat indices `index` (u32): an array of index's shape
-/// (NaN bits where an index is out of range).
+/// `x` (any element type, read flat) at the flat indices `index` (u32): an array of index's
+/// shape (NaN bits where an index is out of range).
 pub fn record(rec: &mut Recording, x: Buf, index: Buf) -> Result<Buf> {
     rec.expect_dtype(index, Dtype::U32, "indices")?;
     let dtype = rec.dtype(x);
-    if dtype.words() != 1 {
-        return Err(Error::Dtype(format!("take reads 32-bit elements, not {dtype:?}")));
-    }
     let len = rec.shape(x).len();
+    if len > u32::MAX as usize {
+        return Err(Error::Invalid(format!("take from {len} elements (at most {})", u32::MAX)));
+    }
     let out = rec.temp_like(index, dtype)?;
     let count = rec.shape(index).len();
-    let p = Params { count: count as u32, len: len.min(u32::MAX as usize) as u32 };
-    rec.dispatch(&TAKE, &[], bytemuck::bytes_of(&p), &[x, index, out], TAKE.groups(count as u64));
+    let words = dtype.words() as u32;
+    let p = Params { count: count as u32, len: len as u32, words, unused: 0 };
+    rec.dispatch(&TAKE, &[], bytemuck::bytes_of(&p), &[x, index, out], TAKE.groups(count as u64 * words as u64));
     Ok(out)
 }

@@ -9,6 +9,8 @@ use clap::builder::PossibleValuesParser;
 use lucent::ops::registration::cpu;
 use lucent::registration::{Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
 use lucent::{io, Error};
+use ndarray::ArrayD;
+use num_complex::{Complex32, Complex64};
 use serde_json::json;
 
 use crate::Global;
@@ -17,7 +19,8 @@ use crate::Global;
 #[command(after_help = "Examples:
   lucent register reference.npy moving.npy
   lucent register reference.tif frame1.tif frame2.tif --upsample 100 --json
-  lucent register ref.npy mov.npy --normalization none")]
+  lucent register ref.npy mov.npy --normalization none
+  lucent register ref_fft.npy mov_fft.npy --space fourier --upsample 20")]
 pub struct Args {
     /// The reference image: .npy (any real dtype), .tif/.tiff or .png; 1 to 4 axes.
     reference: PathBuf,
@@ -30,34 +33,82 @@ pub struct Args {
     /// The cross-power spectrum's normalisation: phase (phase correlation) or none.
     #[arg(long, default_value = "phase", value_parser = PossibleValuesParser::new(["phase", "none"]))]
     normalization: String,
+    /// real: the files hold images; fourier: they hold the images' full spectra (numpy.fft.fftn,
+    /// complex .npy), as scikit-image's space="fourier".
+    #[arg(long, default_value = "real", value_parser = PossibleValuesParser::new(["real", "fourier"]))]
+    space: String,
+}
+
+/// The reference and moving images as read: images, or spectra.
+enum Images {
+    Real(ArrayD<f32>),
+    Fourier(ArrayD<Complex32>),
+}
+
+impl Images {
+    fn read(path: &std::path::Path, fourier: bool) -> Result<Images, Error> {
+        Ok(if fourier { Images::Fourier(io::read_complex(path)?) } else { Images::Real(io::read_real(path)?) })
+    }
+    fn shape(&self) -> &[usize] {
+        match self {
+            Images::Real(x) => x.shape(),
+            Images::Fourier(x) => x.shape(),
+        }
+    }
+    fn check(&self, what: &str) -> Result<(), Error> {
+        match self {
+            Images::Real(x) => lucent::check::check_finite(&x.view(), what),
+            Images::Fourier(x) => lucent::check::check_finite(&x.view(), what),
+        }
+    }
+    /// In f64, as spectra, for the reference.
+    fn spectrum64(&self) -> ArrayD<Complex64> {
+        match self {
+            Images::Real(x) => {
+                let axes: Vec<usize> = (0..x.ndim()).collect();
+                lucent::fft::cpu::c2c(&x.mapv(|v| Complex64::new(v as f64, 0.0)), &axes, false, lucent::fft::Norm::Backward)
+            }
+            Images::Fourier(x) => x.mapv(|v| Complex64::new(v.re as f64, v.im as f64)),
+        }
+    }
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let how = PhaseCorrelation { upsample_factor: args.upsample, normalization: Normalization::parse(&args.normalization)? };
-    let reference = io::read_real(&args.reference)?;
+    let fourier = args.space == "fourier";
+    let reference = Images::read(&args.reference, fourier)?;
     let gpu = global.gpu()?;
     let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
-    let correlator = gpu.as_ref().map(|g| PhaseCorrelator::new(g, &reference.view(), &how)).transpose()?;
-    if correlator.is_none() {
-        lucent::check::check_finite(&reference.view(), "the reference image")?;
-        io::check_host_array("the reference's arrays", reference.shape(), 64)?;
-    }
+    let correlator = match (&gpu, &reference) {
+        (Some(g), Images::Real(x)) => Some(PhaseCorrelator::new(g, &x.view(), &how)?),
+        (Some(g), Images::Fourier(x)) => Some(PhaseCorrelator::from_spectrum(g, &x.view(), &how)?),
+        (None, _) => None,
+    };
+    let reference64 = match correlator {
+        Some(_) => None,
+        None => {
+            reference.check("the reference")?;
+            io::check_host_array("the reference's arrays", reference.shape(), 64)?;
+            Some(reference.spectrum64())
+        }
+    };
     for path in &args.moving {
-        let moving = io::read_real(path)?;
+        let moving = Images::read(path, fourier)?;
         let start = Instant::now();
-        let found: Registration = match &correlator {
-            Some(c) => c.register(&moving.view())?,
-            None => {
+        let found: Registration = match (&correlator, &moving) {
+            (Some(c), Images::Real(m)) => c.register(&m.view())?,
+            (Some(c), Images::Fourier(m)) => c.register_spectrum(&m.view())?,
+            (None, _) => {
                 if moving.shape() != reference.shape() {
                     return Err(Error::Shape(format!("{}: the moving image {:?} and the reference {:?} differ", path.display(), moving.shape(), reference.shape())));
                 }
-                lucent::check::check_finite(&moving.view(), "the moving image")?;
-                cpu::phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &how)
+                moving.check("the moving image")?;
+                cpu::phase_cross_correlation_spectra(reference64.as_ref().expect("made without a GPU"), &moving.spectrum64(), &how)
             }
         };
         let ms = start.elapsed().as_secs_f64() * 1e3;
         if global.json {
-            println!("{}", json!({ "moving": path, "reference": args.reference, "shift": found.shift, "error": found.error, "phasediff": found.phasediff, "upsample": args.upsample, "normalization": args.normalization, "device": device, "ms": ms }));
+            println!("{}", json!({ "moving": path, "reference": args.reference, "shift": found.shift, "error": found.error, "phasediff": found.phasediff, "upsample": args.upsample, "normalization": args.normalization, "space": args.space, "device": device, "ms": ms }));
         } else {
             let opt = |v: Option<f64>| v.map_or("none".to_string(), |v| format!("{v:.6}"));
             println!("{}: shift {:?} error {} phasediff {}", path.display(), found.shift, opt(found.error), opt(found.phasediff));

@@ -1,6 +1,6 @@
-//! The reference: scikit-image's `phase_cross_correlation` (space real, no masks) in f64, on the
-//! full complex spectra, the upsampled DFT by one tensor contraction per axis as scikit-image's
-//! `_upsampled_dft`.
+//! The reference: scikit-image's `phase_cross_correlation` (no masks; space real or fourier) in
+//! f64, on the full complex spectra, the upsampled DFT by one tensor contraction per axis as
+//! scikit-image's `_upsampled_dft`.
 
 use ndarray::{ArrayD, Axis, IxDyn};
 use num_complex::Complex64;
@@ -9,12 +9,18 @@ use super::{finish, Normalization, PhaseCorrelation, Registration};
 use crate::fft::{cpu, Norm};
 use crate::kernels::upsampled_dft::signed_frequency;
 
+/// Space real: two images of one shape.
 pub fn phase_cross_correlation(reference: &ArrayD<f64>, moving: &ArrayD<f64>, how: &PhaseCorrelation) -> Registration {
-    let dims = reference.shape().to_vec();
-    let axes: Vec<usize> = (0..dims.len()).collect();
+    let axes: Vec<usize> = (0..reference.ndim()).collect();
     let spectrum = |x: &ArrayD<f64>| cpu::c2c(&x.mapv(|v| Complex64::new(v, 0.0)), &axes, false, Norm::Backward);
-    let (src, target) = (spectrum(reference), spectrum(moving));
-    let mut product = &src * &target.mapv(|v| v.conj());
+    phase_cross_correlation_spectra(&spectrum(reference), &spectrum(moving), how)
+}
+
+/// Space fourier: the two images' full spectra (fftn).
+pub fn phase_cross_correlation_spectra(src: &ArrayD<Complex64>, target: &ArrayD<Complex64>, how: &PhaseCorrelation) -> Registration {
+    let dims = src.shape().to_vec();
+    let axes: Vec<usize> = (0..dims.len()).collect();
+    let mut product = src * &target.mapv(|v| v.conj());
     if how.normalization == Normalization::Phase {
         let floor = 100.0 * f32::EPSILON as f64;
         product.mapv_inplace(|v| v / v.norm().max(floor));
@@ -22,7 +28,7 @@ pub fn phase_cross_correlation(reference: &ArrayD<f64>, moving: &ArrayD<f64>, ho
     let cc = cpu::c2c(&product, &axes, true, Norm::Backward);
     let at = first_max(&cc);
     let power = |s: &ArrayD<Complex64>| s.iter().map(|v| v.norm_sqr()).sum::<f64>();
-    let (src_amp, target_amp) = (power(&src), power(&target));
+    let (src_amp, target_amp) = (power(src), power(target));
     let coarse: Vec<usize> = at.clone();
     if how.upsample_factor <= 1.0 {
         let n = cc.len() as f64;

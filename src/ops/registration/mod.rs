@@ -1,12 +1,14 @@
 //! Image registration with scikit-image's conventions.
 //!
-//! Phase correlation (`skimage.registration.phase_cross_correlation`, space real, no masks):
+//! Phase correlation (`skimage.registration.phase_cross_correlation`, no masks; images in real
+//! space, or in Fourier space as their full spectra):
 //! the cross-power spectrum R·conj(M) (normalised to unit magnitude with `phase`, floored at
 //! 100 ε), its inverse transform's first largest magnitude as the whole-pixel shift (wrapped to
 //! the signed range), then with an upsample factor u > 1 the matrix-multiply DFT (Guizar-Sicairos,
 //! Thurman and Fienup 2008) of the same spectrum on a ceil(1.5 u)^d grid of 1/u steps around
 //! it. Real inputs keep half spectra on the GPU; the refinement adds the missing bins from their
-//! Hermitian mirrors, so it sums exactly what scikit-image sums over the full spectrum. The shift
+//! Hermitian mirrors, so it sums exactly what scikit-image sums over the full spectrum; spectra
+//! given in Fourier space are complex throughout. The shift
 //! registers the moving image onto the reference (array axis order); the error and the phase
 //! difference follow scikit-image (`None` where it gives NaN: an empty image).
 
@@ -19,6 +21,7 @@ use crate::fft::{FftPlan, Fusion, Norm, Product, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary;
+use crate::kernels::complex_to_real::{self, ComplexToReal};
 use crate::kernels::{take, upsampled_dft};
 use crate::ops::reduce::{self, Reduction};
 
@@ -112,16 +115,20 @@ fn finish(dims: &[usize], coarse: &[usize], fine: Option<&[usize]>, peak: Comple
 }
 
 /// A reference image's spectrum on the device, for registering many moving images against it
-/// at the cost of one forward transform each.
+/// at the cost of one forward transform each (or none: [`PhaseCorrelator::from_spectrum`]).
 pub struct PhaseCorrelator<'g> {
     gpu: &'g Gpu,
+    /// The images' shape (in Fourier space, the spectra's).
     dims: Vec<usize>,
+    /// The reference's half spectrum, or (Fourier space) its full spectrum as given.
     spectrum: GpuArray,
     /// The last cross-power spectrum, kept for the refinement (one buffer for every call).
     product: GpuArray,
-    /// Σ reference², f64.
+    /// Σ reference² (Fourier space: Σ |spectrum|² / N), f64.
     power: f64,
     how: PhaseCorrelation,
+    /// scikit-image's space "fourier": the images are given as their full spectra (fftn).
+    fourier: bool,
 }
 
 impl<'g> PhaseCorrelator<'g> {
@@ -129,71 +136,105 @@ impl<'g> PhaseCorrelator<'g> {
     pub fn new(gpu: &'g Gpu, reference: &ndarray::ArrayViewD<f32>, how: &PhaseCorrelation) -> Result<PhaseCorrelator<'g>> {
         how.check()?;
         check_image(reference, "the reference image")?;
-        let dims = reference.shape().to_vec();
         let mut rec = Recording::new(gpu);
         let x = rec.upload_once_f32(reference)?;
         let spectrum = forward(&mut rec, x)?;
         let out = rec.output(spectrum);
         let spectrum = rec.run()?.array(out);
-        let product = GpuArray::empty(gpu, spectrum.shape().dims(), Dtype::C32)?;
         let power = reference.iter().map(|&v| v as f64 * v as f64).sum();
-        Ok(PhaseCorrelator { gpu, dims, spectrum, product, power, how: *how })
+        PhaseCorrelator::with(gpu, reference.shape(), spectrum, power, how, false)
+    }
+
+    /// scikit-image's space "fourier": `reference` is a reference image's full spectrum (fftn;
+    /// complex, 1-4 axes, finite), and so are the moving images [`PhaseCorrelator::register_spectrum`]
+    /// takes.
+    pub fn from_spectrum(gpu: &'g Gpu, reference: &ndarray::ArrayViewD<Complex32>, how: &PhaseCorrelation) -> Result<PhaseCorrelator<'g>> {
+        how.check()?;
+        check_image(reference, "the reference spectrum")?;
+        let spectrum = GpuArray::upload_c32(gpu, reference)?;
+        let power = reference.iter().map(|v| v.norm_sqr() as f64).sum::<f64>() / reference.len() as f64;
+        PhaseCorrelator::with(gpu, reference.shape(), spectrum, power, how, true)
+    }
+
+    fn with(gpu: &'g Gpu, dims: &[usize], spectrum: GpuArray, power: f64, how: &PhaseCorrelation, fourier: bool) -> Result<PhaseCorrelator<'g>> {
+        let product = GpuArray::empty(gpu, spectrum.shape().dims(), Dtype::C32)?;
+        Ok(PhaseCorrelator { gpu, dims: dims.to_vec(), spectrum, product, power, how: *how, fourier })
     }
 
     /// The shift registering `moving` (the reference's shape) onto the reference.
     pub fn register(&self, moving: &ndarray::ArrayViewD<f32>) -> Result<Registration> {
         check_image(moving, "the moving image")?;
-        if moving.shape() != self.dims.as_slice() {
-            return Err(Error::Shape(format!("the moving image {:?} and the reference {:?} differ", moving.shape(), self.dims)));
-        }
         let array = GpuArray::upload_f32(self.gpu, moving)?;
         self.register_resident(&array)
     }
 
-    /// [`PhaseCorrelator::register`] of an image already on the device.
+    /// [`PhaseCorrelator::register`] in Fourier space: `moving` is the moving image's spectrum.
+    pub fn register_spectrum(&self, moving: &ndarray::ArrayViewD<Complex32>) -> Result<Registration> {
+        check_image(moving, "the moving spectrum")?;
+        let array = GpuArray::upload_c32(self.gpu, moving)?;
+        self.register_resident(&array)
+    }
+
+    /// [`PhaseCorrelator::register`] of an image (f32) or, in Fourier space, a spectrum (c32)
+    /// already on the device.
     pub fn register_resident(&self, moving: &GpuArray) -> Result<Registration> {
-        if moving.shape().dims() != self.dims.as_slice() || moving.dtype() != Dtype::F32 {
-            return Err(Error::Shape(format!("the moving image {:?} {:?} and the reference {:?} f32 differ", moving.shape().dims(), moving.dtype(), self.dims)));
+        let (want, what) = if self.fourier { (Dtype::C32, "spectrum") } else { (Dtype::F32, "image") };
+        if moving.shape().dims() != self.dims.as_slice() || moving.dtype() != want {
+            return Err(Error::Shape(format!("the moving {what} {:?} {:?} and the reference {:?} {want:?} differ", moving.shape().dims(), moving.dtype(), self.dims)));
         }
         let gpu = self.gpu;
         let dims = &self.dims;
-        let total: usize = dims.iter().product();
+        let n = dims.iter().product::<usize>() as f64;
         let mut rec = Recording::new(gpu);
         let (reference, m, product) = (rec.input(&self.spectrum), rec.input(moving), rec.input(&self.product));
-        let target = forward(&mut rec, m)?;
+        let target = if self.fourier { m } else { forward(&mut rec, m)? };
         let op = if self.how.normalization == Normalization::Phase { Product::CrossPower } else { Product::MulConj };
         let upsampled = self.how.upsample_factor > 1.0;
         let cc = if upsampled {
             // The refinement reads the cross-power spectrum again: kept.
             binary::record_into(&mut rec, op.binary(), reference, target, product)?;
-            inverse(&mut rec, product, dims, None)?
+            inverse(&mut rec, product, dims, None, self.fourier)?
         } else {
-            inverse(&mut rec, reference, dims, Some((target, op)))?
+            inverse(&mut rec, reference, dims, Some((target, op)), self.fourier)?
         };
-        let at = reduce::record(&mut rec, cc, Reduction::ArgMaxAbs, None)?;
+        let at = if self.fourier {
+            let magnitude = complex_to_real::record(&mut rec, ComplexToReal::Abs, cc)?;
+            reduce::record(&mut rec, magnitude, Reduction::ArgMax, None)?
+        } else {
+            reduce::record(&mut rec, cc, Reduction::ArgMaxAbs, None)?
+        };
         let value = take::record(&mut rec, cc, at)?;
-        let power = reduce::record(&mut rec, m, Reduction::SumSquares, None)?;
+        // Σ m² (Fourier space: Σ |M|², its words squared).
+        let words = if self.fourier { rec.reinterpret(m, &[2 * n as usize], Dtype::F32)? } else { m };
+        let power = reduce::record(&mut rec, words, Reduction::SumSquares, None)?;
         let (at, value, power) = (rec.download(at), rec.download(value), rec.download(power));
         let results = rec.run()?;
-        let first = |a: ndarray::ArrayD<f32>| a.iter().next().copied().unwrap_or(f32::NAN) as f64;
         let flat = results.u32(at)?.iter().next().copied().unwrap_or(0) as usize;
-        let (value, target_power) = (first(results.f32(value)?), first(results.f32(power)?));
+        let peak = if self.fourier {
+            let v = results.c32(value)?.iter().next().copied().unwrap_or(Complex32::new(f32::NAN, f32::NAN));
+            Complex64::new(v.re as f64, v.im as f64)
+        } else {
+            Complex64::new(results.f32(value)?.iter().next().copied().unwrap_or(f32::NAN) as f64, 0.0)
+        };
+        let mut target_power = results.f32(power)?.iter().next().copied().unwrap_or(f32::NAN) as f64;
+        if self.fourier {
+            target_power /= n;
+        }
         if !target_power.is_finite() {
-            return Err(Error::NonFinite("the moving image (its sum of squares is not finite)".into()));
+            return Err(Error::NonFinite(format!("the moving {what} (its sum of squares is not finite)")));
         }
         let coarse = unravel(flat, dims);
         if !upsampled {
-            return Ok(finish(dims, &coarse, None, Complex64::new(value, 0.0), self.power, target_power, &self.how));
+            return Ok(finish(dims, &coarse, None, peak, self.power, target_power, &self.how));
         }
-        let (peak, fine) = refine(gpu, &self.product, dims, &coarse, self.how.upsample_factor)?;
-        let n = total as f64;
+        let (peak, fine) = refine(gpu, &self.product, dims, &coarse, self.how.upsample_factor, !self.fourier)?;
         Ok(finish(dims, &coarse, Some(&fine), peak, self.power * n, target_power * n, &self.how))
     }
 }
 
-/// The upsampled DFT of the half-spectrum `product` around the coarse peak: the largest
-/// magnitude's value and position in the r^d grid.
-fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsample: f64) -> Result<(Complex64, Vec<usize>)> {
+/// The upsampled DFT of `product` (a half spectrum where `half`) around the coarse peak: the
+/// largest magnitude's value and position in the r^d grid.
+fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsample: f64, half: bool) -> Result<(Complex64, Vec<usize>)> {
     let (r, offsets) = region(dims, coarse, upsample);
     let mut rec = Recording::new(gpu);
     let mut data = rec.input(product);
@@ -201,7 +242,7 @@ fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsam
     for a in (0..dims.len()).rev() {
         let t = upsampled_dft::table(dims[a], r, upsample, offsets[a]);
         let t = rec.upload_once_c32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[t.len()]), t).expect("one axis").view())?;
-        let partial = upsampled_dft::record(&mut rec, data, a, t, r, (a == last).then_some(dims[a]))?;
+        let partial = upsampled_dft::record(&mut rec, data, a, t, r, (half && a == last).then_some(dims[a]))?;
         let mut out = rec.dims(data).to_vec();
         out[a] = r;
         data = sum_spans(&mut rec, partial, &out)?;
@@ -239,7 +280,7 @@ fn unravel(mut flat: usize, dims: &[usize]) -> Vec<usize> {
     at
 }
 
-fn check_image(x: &ndarray::ArrayViewD<f32>, what: &str) -> Result<()> {
+fn check_image<T: crate::check::Finite>(x: &ndarray::ArrayViewD<T>, what: &str) -> Result<()> {
     if !(1..=4).contains(&x.ndim()) {
         return Err(Error::Shape(format!("{what}: {} axes (phase correlation takes 1 to 4)", x.ndim())));
     }
@@ -256,12 +297,12 @@ fn forward(rec: &mut Recording, x: Buf) -> Result<Buf> {
     FftPlan::cached(rec.gpu(), &dims, &axes, Transform::RealForward, Norm::Backward)?.record(rec, x)
 }
 
-/// irfftn over every axis back to `dims`; with `product` = (y, op), of x (op) y, the product
-/// fused into the transform's first load (plans cached on the GPU).
-fn inverse(rec: &mut Recording, x: Buf, dims: &[usize], product: Option<(Buf, Product)>) -> Result<Buf> {
+/// irfftn over every axis back to `dims` (ifftn where `complex`); with `product` = (y, op), of
+/// x (op) y, the product fused into the transform's first load (plans cached on the GPU).
+fn inverse(rec: &mut Recording, x: Buf, dims: &[usize], product: Option<(Buf, Product)>, complex: bool) -> Result<Buf> {
     let half = rec.dims(x).to_vec();
     let axes: Vec<usize> = (0..dims.len()).collect();
-    let transform = Transform::RealInverse { len: dims[dims.len() - 1] };
+    let transform = if complex { Transform::Inverse } else { Transform::RealInverse { len: dims[dims.len() - 1] } };
     let Some((y, op)) = product else {
         return FftPlan::cached(rec.gpu(), &half, &axes, transform, Norm::Backward)?.record(rec, x);
     };
@@ -280,4 +321,13 @@ pub fn phase_cross_correlation(gpu: &Gpu, reference: &ndarray::ArrayViewD<f32>, 
         return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
     }
     PhaseCorrelator::new(gpu, reference, how)?.register(moving)
+}
+
+/// scikit-image's `phase_cross_correlation(..., space="fourier")`: the two images given as their
+/// full spectra (fftn), complex, of one shape.
+pub fn phase_cross_correlation_spectra(gpu: &Gpu, reference: &ndarray::ArrayViewD<Complex32>, moving: &ndarray::ArrayViewD<Complex32>, how: &PhaseCorrelation) -> Result<Registration> {
+    if reference.shape() != moving.shape() {
+        return Err(Error::Shape(format!("the reference spectrum {:?} and the moving one {:?} differ", reference.shape(), moving.shape())));
+    }
+    PhaseCorrelator::from_spectrum(gpu, reference, how)?.register_spectrum(moving)
 }
