@@ -70,9 +70,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     for (var j = first; j < min(last, p.n); j++) {
         let v = x[(o * p.n + j) * p.inner + q];
         let ratio = table[j * row];
-        var e = table[j * row + 1u + k0 / KC];
+        var e = cmul(v, table[j * row + 1u + k0 / KC]);
         for (var s = 0u; s < KC; s++) {
-            acc[s] += cmul(v, e);
+            acc[s] += e;
             e = cmul(e, ratio);
         }
     }
@@ -82,9 +82,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let w = x[(m * p.n + j) * p.inner + q];
             let v = vec2<f32>(w.x, -w.y);
             let ratio = table[(p.full - j) * row];
-            var e = table[(p.full - j) * row + 1u + k0 / KC];
+            var e = cmul(v, table[(p.full - j) * row + 1u + k0 / KC]);
             for (var s = 0u; s < KC; s++) {
-                acc[s] += cmul(v, e);
+                acc[s] += e;
                 e = cmul(e, ratio);
             }
         }

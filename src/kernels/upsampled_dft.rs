@@ -38,16 +38,16 @@ pub const KC: usize = 16;
 fn kernel() -> &'static KernelInfo {
     static KERNEL: std::sync::OnceLock<&'static KernelInfo> = std::sync::OnceLock::new();
     KERNEL.get_or_init(|| {
-        // Each output: the bin times the current value of the series, which then steps on.
-        let sums: String = (0..KC).map(|s| format!("        a{s} += cmul(v, e);\n        e = cmul(e, ratio);\n")).collect();
+        // The bin times the series' first value, then one step per output: a product each.
+        let sums: String = "        var e = cmul(v, start);\n".to_string() + &(0..KC).map(|s| format!("        a{s} += e;\n        e = cmul(e, ratio);\n")).collect::<String>();
         let mut code: String = (0..KC).map(|s| format!("    var a{s} = vec2<f32>(0.0);\n")).collect();
         code += "    let row = chunks + 1u;\n";
         code += "    for (var j = first; j < min(last, p.n); j++) {\n        let v = x[(o * p.n + j) * p.inner + q];\n";
-        code += "        let ratio = table[j * row];\n        var e = table[j * row + 1u + k0 / KC];\n";
+        code += "        let ratio = table[j * row];\n        let start = table[j * row + 1u + k0 / KC];\n";
         code += &sums;
         code += "    }\n    if (last > p.n) {\n        let m = mirror(o);\n        for (var j = max(first, p.n) - p.n + 1u; j <= last - p.n; j++) {\n";
         code += "            let w = x[(m * p.n + j) * p.inner + q];\n            let v = vec2<f32>(w.x, -w.y);\n";
-        code += "            let ratio = table[(p.full - j) * row];\n            var e = table[(p.full - j) * row + 1u + k0 / KC];\n";
+        code += "            let ratio = table[(p.full - j) * row];\n            let start = table[(p.full - j) * row + 1u + k0 / KC];\n";
         code += &sums.lines().map(|l| format!("    {l}\n")).collect::<String>();
         code += "        }\n    }\n";
         for s in 0..KC {

@@ -27,7 +27,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
     for (dims, u) in cases {
         let case = format!("register_phase_correlation_u{u}");
         let bytes = dims.iter().product::<usize>() as u64 * 4;
-        if !wanted(&case) || bytes > args.max_mib << 20 || bytes * 2 > gpu.max_buffer_bytes() {
+        if !wanted(&case) || bytes > args.max_mib << 20 || bytes < args.min_mib << 20 || bytes * 2 > gpu.max_buffer_bytes() {
             continue;
         }
         let reference = random(&dims);
