@@ -158,3 +158,26 @@ fn resample_and_spline_filter_refuse_bad_input() {
     assert!(!dir.join("y.npy").exists(), "a refused run left its output");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn register_refuses_bad_input() {
+    let dir = std::env::temp_dir().join(format!("lucent-cli-register-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    lucent::io::write_real(path("r.npy"), &rand_array(&[6, 7, 8]).view()).unwrap();
+    lucent::io::write_real(path("m.npy"), &rand_array(&[6, 7, 9]).view()).unwrap();
+    let mut nan = rand_array(&[6, 7, 8]);
+    nan[[1, 2, 3]] = f32::NAN;
+    lucent::io::write_real(path("nan.npy"), &nan.view()).unwrap();
+    let (r, m) = (path("r.npy"), path("m.npy"));
+    refused(&["register", &r, &m], &[], "differ");
+    refused(&["register", &r, &path("nan.npy")], &[], "NaN");
+    refused(&["register", &r, &r, "--upsample", "-1"], &[], "upsample factor -1");
+    refused(&["register", &r, &r, "--upsample", "0.5"], &[], "upsample factor 0.5");
+    refused(&["register", &r, &r, "--space", "fourier"], &[], "real data where complex data was expected");
+    // A refinement grid beyond any memory: refused before it is made, on the GPU and the CPU.
+    refused(&["register", &r, &r, "--upsample", "10000"], &[], "the refinement at upsample factor 10000");
+    refused(&["--device", "cpu", "register", &r, &r, "--upsample", "10000"], &[], "the refinement at upsample factor 10000");
+    refused(&["register", &r, &path("missing.npy")], &[], "missing.npy");
+    let _ = std::fs::remove_dir_all(&dir);
+}

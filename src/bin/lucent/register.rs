@@ -28,7 +28,7 @@ pub struct Args {
     #[arg(required = true)]
     moving: Vec<PathBuf>,
     /// Shifts to 1/N of a sample (scikit-image's upsample_factor; 1: whole samples).
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     upsample: f64,
     /// The cross-power spectrum's normalisation: phase (phase correlation) or none.
     #[arg(long, default_value = "phase", value_parser = PossibleValuesParser::new(["phase", "none"]))]
@@ -89,6 +89,11 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         None => {
             reference.check("the reference")?;
             io::check_host_array("the reference's arrays", reference.shape(), 64)?;
+            if how.upsample_factor > 1.0 {
+                for shape in lucent::ops::registration::refinement_shapes(reference.shape(), how.upsample_factor) {
+                    io::check_host_array(&format!("the refinement at upsample factor {}", how.upsample_factor), &shape, 16)?;
+                }
+            }
             Some(reference.spectrum64())
         }
     };

@@ -88,6 +88,21 @@ fn region(dims: &[usize], coarse: &[usize], upsample: f64) -> (usize, Vec<f64>) 
     (r, offsets)
 }
 
+/// The arrays the refinement of images of `dims` at upsample factor `upsample` makes, axis
+/// after axis from the last (the spectrum with its axes replaced by the grid's, one by one), so
+/// callers can refuse sizes beyond their memory before any is made.
+pub fn refinement_shapes(dims: &[usize], upsample: f64) -> Vec<Vec<usize>> {
+    let r = (1.5 * upsample).ceil() as usize;
+    let mut shape = dims.to_vec();
+    (0..dims.len())
+        .rev()
+        .map(|a| {
+            shape[a] = r;
+            shape.clone()
+        })
+        .collect()
+}
+
 /// Whole-sample peak positions as signed shifts: beyond half an axis counts from its end.
 fn wrapped(dims: &[usize], at: &[usize]) -> Vec<f64> {
     dims.iter().zip(at).map(|(&n, &i)| if i > n / 2 { i as f64 - n as f64 } else { i as f64 }).collect()
@@ -235,6 +250,12 @@ impl<'g> PhaseCorrelator<'g> {
 /// The upsampled DFT of `product` (a half spectrum where `half`) around the coarse peak: the
 /// largest magnitude's value and position in the r^d grid.
 fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsample: f64, half: bool) -> Result<(Complex64, Vec<usize>)> {
+    for shape in refinement_shapes(dims, upsample) {
+        let bytes = shape.iter().map(|&n| n as u64).product::<u64>() * 8;
+        if bytes > gpu.max_buffer_bytes() {
+            return Err(Error::TooLarge { what: format!("the refinement at upsample factor {upsample} (an array of shape {shape:?})"), bytes, limit: gpu.max_buffer_bytes() });
+        }
+    }
     let (r, offsets) = region(dims, coarse, upsample);
     let mut rec = Recording::new(gpu);
     let mut data = rec.input(product);
