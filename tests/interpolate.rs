@@ -187,23 +187,29 @@ fn map_coordinates_reference_matches_scipy() {
     }
 }
 
+/// Coordinates (shape (rank, points)) from well outside an array of `dims` to well outside, a few
+/// exactly on samples.
+fn random_coordinates(dims: &[usize], points: usize) -> ArrayD<f32> {
+    let mut rng = rand::rng();
+    let mut c = ArrayD::<f32>::zeros(IxDyn(&[dims.len(), points]));
+    for a in 0..dims.len() {
+        for i in 0..points {
+            let n = dims[a] as f32;
+            c[[a, i]] = if i % 9 == 0 { (i % dims[a]) as f32 } else { rng.random::<f32>() * (3.0 * n + 4.0) - (n + 2.0) };
+        }
+    }
+    c
+}
+
 #[test]
 fn map_coordinates_on_the_gpu_matches_the_reference() {
     let gpu = poisoned();
     let shapes: &[&[usize]] = &[&[1], &[2], &[17], &[5, 8], &[1, 9], &[13, 7, 4], &[3, 4, 5, 2]];
-    let mut rng = rand::rng();
     for &dims in shapes {
         let x = rand_array(dims);
         let x64 = x.mapv(|v| v as f64);
-        // Coordinates from well outside to well outside, a few exactly on samples.
         let points = 37;
-        let mut c = ArrayD::<f32>::zeros(IxDyn(&[dims.len(), points]));
-        for a in 0..dims.len() {
-            for i in 0..points {
-                let n = dims[a] as f32;
-                c[[a, i]] = if i % 9 == 0 { (i % dims[a]) as f32 } else { rng.random::<f32>() * (3.0 * n + 4.0) - (n + 2.0) };
-            }
-        }
+        let c = random_coordinates(dims, points);
         let c64 = c.mapv(|v| v as f64);
         for mode in MODES {
             for order in [0, 1, 3] {
@@ -422,18 +428,10 @@ fn texture_sampler_matches_the_reference() {
         eprintln!("skipped: {} does not filter f32 textures", gpu.summary().name);
         return;
     }
-    let mut rng = rand::rng();
     for dims in [&[5usize, 8][..], &[1, 9], &[2, 13], &[13, 7, 4], &[3, 1, 11]] {
         let x = rand_array(dims);
         let x64 = x.mapv(|v| v as f64);
-        let points = 61;
-        let mut c = ArrayD::<f32>::zeros(IxDyn(&[dims.len(), points]));
-        for a in 0..dims.len() {
-            for i in 0..points {
-                let n = dims[a] as f32;
-                c[[a, i]] = if i % 9 == 0 { (i % dims[a]) as f32 } else { rng.random::<f32>() * (3.0 * n + 4.0) - (n + 2.0) };
-            }
-        }
+        let c = random_coordinates(dims, 61);
         let c64 = c.mapv(|v| v as f64);
         for mode in MODES {
             for order in [0, 1, 3] {
