@@ -67,11 +67,5 @@ fn first_max(x: &ArrayD<Complex64>) -> Vec<usize> {
             best = (i, v.norm());
         }
     }
-    let mut at = vec![0; x.ndim()];
-    let mut rest = best.0;
-    for a in (0..x.ndim()).rev() {
-        at[a] = rest % x.shape()[a];
-        rest /= x.shape()[a];
-    }
-    at
+    super::unravel(best.0, x.shape())
 }

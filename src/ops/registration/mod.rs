@@ -8,9 +8,9 @@
 //! Thurman and Fienup 2008) of the same spectrum on a ceil(1.5 u)^d grid of 1/u steps around
 //! it. Real inputs keep half spectra on the GPU; the refinement adds the missing bins from their
 //! Hermitian mirrors, so it sums exactly what scikit-image sums over the full spectrum; spectra
-//! given in Fourier space are complex throughout. The shift
-//! registers the moving image onto the reference (array axis order); the error and the phase
-//! difference follow scikit-image (`None` where it gives NaN: an empty image).
+//! given in Fourier space are complex throughout. The shift registers the moving image onto the
+//! reference (array axis order); the error and the phase difference follow scikit-image (`None`
+//! where it gives NaN: an empty image).
 
 pub mod cpu;
 
@@ -292,6 +292,7 @@ fn sum_spans(rec: &mut Recording, partial: Buf, out: &[usize]) -> Result<Buf> {
     rec.reinterpret(sum, out, Dtype::C32)
 }
 
+/// The row-major index of flat element `flat` of an array of `dims`.
 fn unravel(mut flat: usize, dims: &[usize]) -> Vec<usize> {
     let mut at = vec![0; dims.len()];
     for a in (0..dims.len()).rev() {
