@@ -265,3 +265,47 @@ fn fourier_space_matches_scikit_image() {
     assert!(matches!(correlator.register(&x.view()), Err(Error::Shape(_))));
     assert!(correlator.register_spectrum(&spec.view()).is_ok());
 }
+
+// Masked registration, scikit-image 0.26.0: the reference from xorshift seed s (float32), the
+// moving image its roll, masks of values > 0.25 from seeds s + 100 (reference) and s + 200
+// (moving); phase_cross_correlation(..., reference_mask, moving_mask, overlap_ratio) and, for
+// the same images, cross_correlate_masked(moving, reference, moving_mask, reference_mask)'s
+// shape, largest value and values at seven flat indices.
+type GoldenMasked = (&'static [usize], &'static [isize], f64, u64, &'static [f64]);
+const GOLDEN_MASKED: &[GoldenMasked] = &[
+    (&[20, 17], &[3, -5], 0.3, 11, &[-3.0, 5.0]),
+    (&[16, 16], &[-4, 6], 0.5, 12, &[4.0, -3.0]),
+    (&[9, 11, 8], &[2, -3, 1], 0.3, 13, &[-2.0, 3.0, -1.0]),
+    (&[30], &[7], 0.3, 14, &[-7.0]),
+    (&[12, 13], &[0, 0], 0.1, 15, &[0.0, 0.0]),
+];
+type GoldenMap = (u64, &'static [usize], f64, &'static [(usize, f64)]);
+const GOLDEN_MAPS: &[GoldenMap] = &[
+    (11, &[39, 33], 1.0, &[(0, 0.0), (214, -0.12684908509254456), (429, 0.0), (643, 0.02667910046875477), (857, 0.0), (1072, 0.288280725479126), (1286, 0.0)]),
+    (12, &[31, 31], 0.3261425793170929, &[(0, 0.0), (160, 0.0), (320, 0.0), (480, -0.0028185457922518253), (640, 0.0), (800, 0.0), (960, 0.0)]),
+    (13, &[17, 21, 15], 1.0, &[(0, 0.0), (892, 0.0), (1785, 0.0), (2677, 0.0018043421441689134), (3569, 0.0), (4462, 0.0), (5354, 0.0)]),
+    (14, &[59], 0.9999985098838806, &[(0, 0.0), (10, 0.0), (19, 0.42627912759780884), (29, -0.16233187913894653), (39, -0.22296522557735443), (48, 0.984946072101593), (58, 0.0)]),
+    (15, &[23, 25], 0.9999995827674866, &[(0, 0.0), (96, -0.20882035791873932), (191, 0.11015141755342484), (287, 0.9999995827674866), (383, -0.012998715974390507), (478, 0.15405809879302979), (574, 0.0)]),
+];
+
+#[test]
+fn masked_reference_matches_scikit_image() {
+    for (&(dims, shift, ratio, seed, want), &(map_seed, map_dims, map_max, picks)) in GOLDEN_MASKED.iter().zip(GOLDEN_MAPS) {
+        assert_eq!(seed, map_seed);
+        let n: usize = dims.iter().product();
+        let reference = ArrayD::from_shape_vec(IxDyn(dims), xorshift(n, seed).iter().map(|&v| v as f32 as f64).collect()).unwrap();
+        let moving = roll(&reference, shift);
+        let mask = |s: u64| ArrayD::from_shape_vec(IxDyn(dims), xorshift(n, s).iter().map(|&v| v > 0.25).collect()).unwrap();
+        let (rm, mm) = (mask(seed + 100), mask(seed + 200));
+        let map = cpu::cross_correlate_masked(&moving, &reference, &mm, &rm, ratio);
+        assert_eq!(map.shape(), map_dims, "seed {seed}");
+        let max = map.iter().fold(f64::MIN, |m, &v| m.max(v));
+        assert!((max - map_max).abs() <= 1e-4, "seed {seed}: largest {max} vs {map_max}");
+        for &(i, v) in picks {
+            let got = map.iter().nth(i).copied().unwrap();
+            assert!((got - v).abs() <= 1e-4, "seed {seed}: value {i} is {got}, scikit-image's {v}");
+        }
+        let got = cpu::masked_phase_cross_correlation(&reference, &moving, &rm, &mm, ratio);
+        assert_eq!(got, want, "seed {seed}: shift");
+    }
+}

@@ -69,3 +69,62 @@ fn first_max(x: &ArrayD<Complex64>) -> Vec<usize> {
     }
     super::unravel(best.0, x.shape())
 }
+
+/// scikit-image's `cross_correlate_masked(fixed, moving, fixed_mask, moving_mask, mode="full",
+/// axes=all, overlap_ratio)` (Padfield 2012): the normalised cross-correlation of the masked
+/// images at every overlap, of shape fixed + moving − 1 per axis, clipped to [−1, 1], zero where
+/// the denominator is below 1000 ε of its largest value or the overlap below `overlap_ratio` of
+/// its largest (ε: f32's, as scikit-image takes it for f32 images).
+pub fn cross_correlate_masked(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64) -> ArrayD<f64> {
+    let eps = f32::EPSILON as f64;
+    let full: Vec<usize> = fixed.shape().iter().zip(moving.shape()).map(|(a, b)| a + b - 1).collect();
+    let axes: Vec<usize> = (0..full.len()).collect();
+    let masked = |x: &ArrayD<f64>, m: &ArrayD<bool>| ndarray::Zip::from(x).and(m).map_collect(|&v, &k| if k { v } else { 0.0 });
+    let flip = |x: &ArrayD<f64>| {
+        let mut y = x.clone();
+        for a in 0..y.ndim() {
+            y.invert_axis(Axis(a));
+        }
+        y
+    };
+    let fft = |x: &ArrayD<f64>| {
+        let mut padded = ArrayD::<Complex64>::zeros(IxDyn(&full));
+        padded.slice_each_axis_mut(|d| ndarray::Slice::from(0..x.shape()[d.axis.index()])).assign(&x.mapv(|v| Complex64::new(v, 0.0)));
+        cpu::c2c(&padded, &axes, false, Norm::Backward)
+    };
+    let ifft = |a: &ArrayD<Complex64>, b: &ArrayD<Complex64>| cpu::c2c(&(a * b), &axes, true, Norm::Backward).mapv(|v| v.re);
+    let to_f64 = |m: &ArrayD<bool>| m.mapv(|k| if k { 1.0 } else { 0.0 });
+    let f = masked(fixed, fixed_mask);
+    let rm = flip(&masked(moving, moving_mask));
+    let (f_fft, rm_fft) = (fft(&f), fft(&rm));
+    let (fm_fft, rmm_fft) = (fft(&to_f64(fixed_mask)), fft(&flip(&to_f64(moving_mask))));
+    let overlap = ifft(&rmm_fft, &fm_fft).mapv(|v| v.round().max(eps));
+    let fixed_part = ifft(&rmm_fft, &f_fft);
+    let moving_part = ifft(&fm_fft, &rm_fft);
+    let numerator = ifft(&rm_fft, &f_fft) - &fixed_part * &moving_part / &overlap;
+    let fixed_denom = (ifft(&rmm_fft, &fft(&f.mapv(|v| v * v))) - fixed_part.mapv(|v| v * v) / &overlap).mapv(|v| v.max(0.0));
+    let moving_denom = (ifft(&fm_fft, &fft(&rm.mapv(|v| v * v))) - moving_part.mapv(|v| v * v) / &overlap).mapv(|v| v.max(0.0));
+    let denom = (fixed_denom * moving_denom).mapv(f64::sqrt);
+    let tol = 1e3 * eps * denom.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let threshold = overlap_ratio * overlap.iter().fold(f64::MIN, |m, &v| m.max(v));
+    ndarray::Zip::from(&numerator).and(&denom).and(&overlap).map_collect(|&n, &d, &o| {
+        if d > tol && o >= threshold { (n / d).clamp(-1.0, 1.0) } else { 0.0 }
+    })
+}
+
+/// scikit-image's masked `phase_cross_correlation(reference, moving, reference_mask=..,
+/// moving_mask=.., overlap_ratio)`: the shift from the centre of the masked correlation's
+/// maxima (all of them, averaged, as scikit-image does).
+pub fn masked_phase_cross_correlation(reference: &ArrayD<f64>, moving: &ArrayD<f64>, reference_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64) -> Vec<f64> {
+    let xcorr = cross_correlate_masked(moving, reference, moving_mask, reference_mask, overlap_ratio);
+    let max = xcorr.iter().fold(f64::MIN, |m, &v| m.max(v));
+    let mut centre = vec![0.0; xcorr.ndim()];
+    let mut count = 0.0;
+    for (flat, &v) in xcorr.iter().enumerate() {
+        if v == max {
+            super::unravel(flat, xcorr.shape()).iter().zip(&mut centre).for_each(|(&i, c)| *c += i as f64);
+            count += 1.0;
+        }
+    }
+    centre.iter().zip(reference.shape()).map(|(c, &n)| -(c / count - n as f64 + 1.0)).collect()
+}
