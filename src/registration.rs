@@ -1,6 +1,7 @@
 //! Image registration on the GPU with scikit-image's conventions: [`phase_cross_correlation`]
 //! (whole-sample and, with an upsample factor, sub-sample shifts of 1-4-axis images;
-//! [`phase_cross_correlation_spectra`] for images given as their spectra) and
+//! [`phase_cross_correlation_spectra`] for images given as their spectra;
+//! [`masked_phase_cross_correlation`] and [`cross_correlate_masked`] for images with masks) and
 //! [`PhaseCorrelator`], which keeps a reference's spectrum on the device to register many
 //! moving images against it at the cost of one forward transform each.
 //!
@@ -21,6 +22,35 @@ use crate::error::Result;
 use crate::gpu::Gpu;
 
 pub use crate::ops::registration::{Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
+
+/// skimage.registration.phase_cross_correlation(reference, moving, reference_mask=..,
+/// moving_mask=.., overlap_ratio=..) (Padfield's masked registration): the whole-sample shift
+/// registering `moving` onto `reference` (scikit-image's default overlap_ratio is 0.3).
+pub fn masked_phase_cross_correlation<D: Dimension>(
+    gpu: &Gpu,
+    reference: &ArrayBase<impl Data<Elem = f32>, D>,
+    moving: &ArrayBase<impl Data<Elem = f32>, D>,
+    reference_mask: &ArrayBase<impl Data<Elem = bool>, D>,
+    moving_mask: &ArrayBase<impl Data<Elem = bool>, D>,
+    overlap_ratio: f64,
+) -> Result<Vec<f64>> {
+    crate::ops::registration::masked::masked_phase_cross_correlation(gpu, &reference.view().into_dyn(), &moving.view().into_dyn(), &reference_mask.view().into_dyn(), &moving_mask.view().into_dyn(), overlap_ratio)
+}
+
+/// skimage.registration._masked_phase_cross_correlation.cross_correlate_masked(fixed, moving,
+/// fixed_mask, moving_mask, mode="full", axes=all, overlap_ratio): the masked normalised
+/// cross-correlation at every overlap (fixed + moving − 1 per axis).
+pub fn cross_correlate_masked<D: Dimension>(
+    gpu: &Gpu,
+    fixed: &ArrayBase<impl Data<Elem = f32>, D>,
+    moving: &ArrayBase<impl Data<Elem = f32>, D>,
+    fixed_mask: &ArrayBase<impl Data<Elem = bool>, D>,
+    moving_mask: &ArrayBase<impl Data<Elem = bool>, D>,
+    overlap_ratio: f64,
+) -> Result<ndarray::Array<f32, D>> {
+    let out = crate::ops::registration::masked::cross_correlate_masked(gpu, &fixed.view().into_dyn(), &moving.view().into_dyn(), &fixed_mask.view().into_dyn(), &moving_mask.view().into_dyn(), overlap_ratio)?;
+    crate::gpu::with_dim(out)
+}
 
 /// skimage.registration.phase_cross_correlation(reference, moving, space="fourier", ...): the
 /// images given as their full spectra (numpy.fft.fftn), complex, of 1-4 axes.

@@ -307,5 +307,46 @@ fn masked_reference_matches_scikit_image() {
         }
         let got = cpu::masked_phase_cross_correlation(&reference, &moving, &rm, &mm, ratio);
         assert_eq!(got, want, "seed {seed}: shift");
+        // The GPU: the same map (f32, as scikit-image's) and shift.
+        let (r32, m32) = (reference.mapv(|v| v as f32), moving.mapv(|v| v as f32));
+        let gpu_map = lucent::registration::cross_correlate_masked(poisoned_gpu(), &m32, &r32, &mm, &rm, ratio).unwrap();
+        assert_eq!(gpu_map.shape(), map_dims, "seed {seed} (GPU)");
+        let worst = gpu_map.iter().zip(map.iter()).fold(0.0f64, |w, (&g, &r)| w.max((g as f64 - r).abs()));
+        assert!(worst <= 1e-4, "seed {seed}: the GPU's map differs from the reference by {worst}");
+        for &(i, v) in picks {
+            let got = gpu_map.iter().nth(i).copied().unwrap() as f64;
+            assert!((got - v).abs() <= 1e-4, "seed {seed}: GPU value {i} is {got}, scikit-image's {v}");
+        }
+        let got = lucent::registration::masked_phase_cross_correlation(poisoned_gpu(), &r32, &m32, &rm, &mm, ratio).unwrap();
+        assert_eq!(got, want, "seed {seed}: shift (GPU)");
     }
+}
+
+#[test]
+fn masked_correlation_of_unequal_shapes_and_bad_masks() {
+    // Fixed and moving of different shapes (prime, odd, axes of 1), random masks: the GPU
+    // against the reference over the whole map. (A moving image of one sample has no variance
+    // anywhere: every denominator is rounding noise, in scikit-image's f32 too.)
+    for (f, m) in [(&[23usize, 17][..], &[9usize, 12][..]), (&[7, 6, 5], &[3, 8, 2]), (&[41], &[3]), (&[5, 1, 9], &[4, 3, 3])] {
+        let (x, y) = (rand_array(f), rand_array(m));
+        let mask = |d: &[usize]| ArrayD::from_shape_vec(IxDyn(d), random(d.iter().product()).iter().map(|&v| v > -0.5).collect::<Vec<bool>>()).unwrap();
+        let (fm, mm) = (mask(f), mask(m));
+        let want = cpu::cross_correlate_masked(&x.mapv(|v| v as f64), &y.mapv(|v| v as f64), &fm, &mm, 0.2);
+        let got = lucent::registration::cross_correlate_masked(poisoned_gpu(), &x, &y, &fm, &mm, 0.2).unwrap();
+        assert_eq!(got.shape(), want.shape());
+        let worst = got.iter().zip(want.iter()).fold(0.0f64, |w, (&g, &r)| w.max((g as f64 - r).abs()));
+        assert!(worst <= 1e-4, "{f:?} ⋆ {m:?}: largest difference {worst}");
+    }
+    let x = rand_array(&[6, 7]);
+    let all = ArrayD::from_elem(IxDyn(&[6, 7]), true);
+    let none = ArrayD::from_elem(IxDyn(&[6, 7]), false);
+    let wrong = ArrayD::from_elem(IxDyn(&[7, 6]), true);
+    let call = |rm: &ArrayD<bool>, mm: &ArrayD<bool>, ratio: f64| lucent::registration::masked_phase_cross_correlation(gpu(), &x, &x, rm, mm, ratio);
+    assert!(matches!(call(&none, &all, 0.3), Err(Error::Invalid(_))), "an empty mask");
+    assert!(matches!(call(&all, &wrong, 0.3), Err(Error::Shape(_))), "a mask of another shape");
+    assert!(matches!(call(&all, &all, 1.5), Err(Error::Invalid(_))), "overlap ratio");
+    let mut nan = x.clone();
+    nan[[0, 0]] = f32::NAN;
+    assert!(matches!(lucent::registration::masked_phase_cross_correlation(gpu(), &x, &nan, &all, &all, 0.3), Err(Error::NonFinite(_))));
+    assert_eq!(call(&all, &all, 0.3).unwrap(), vec![0.0, 0.0], "an image onto itself");
 }

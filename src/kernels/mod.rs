@@ -21,6 +21,7 @@ pub mod real_to_complex;
 pub mod reduce_columns;
 pub mod reduce_rows;
 pub mod map_coordinates;
+pub mod masked_ncc;
 pub mod rl_predict;
 pub mod rl_ratio;
 pub mod rl_tv;

@@ -117,14 +117,5 @@ pub fn cross_correlate_masked(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_m
 /// maxima (all of them, averaged, as scikit-image does).
 pub fn masked_phase_cross_correlation(reference: &ArrayD<f64>, moving: &ArrayD<f64>, reference_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64) -> Vec<f64> {
     let xcorr = cross_correlate_masked(moving, reference, moving_mask, reference_mask, overlap_ratio);
-    let max = xcorr.iter().fold(f64::MIN, |m, &v| m.max(v));
-    let mut centre = vec![0.0; xcorr.ndim()];
-    let mut count = 0.0;
-    for (flat, &v) in xcorr.iter().enumerate() {
-        if v == max {
-            super::unravel(flat, xcorr.shape()).iter().zip(&mut centre).for_each(|(&i, c)| *c += i as f64);
-            count += 1.0;
-        }
-    }
-    centre.iter().zip(reference.shape()).map(|(c, &n)| -(c / count - n as f64 + 1.0)).collect()
+    super::masked::centre_of_maxima(&xcorr, reference.shape())
 }

@@ -13,6 +13,7 @@
 //! where it gives NaN: an empty image).
 
 pub mod cpu;
+pub mod masked;
 
 use num_complex::{Complex32, Complex64};
 

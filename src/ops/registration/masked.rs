@@ -1,0 +1,99 @@
+//! Masked registration (Padfield, "Masked object registration in the Fourier domain", 2012;
+//! scikit-image's `cross_correlate_masked` and masked `phase_cross_correlation`): the normalised
+//! cross-correlation of two images restricted to their masks at every overlap, from six
+//! correlations of the masked images, their squares and the masks, each a real transform pair
+//! with the product and the output window fused into the inverse (the full correlation's index k
+//! is lag k − (moving − 1)); then the element-wise steps (kernels::masked_ncc).
+
+use ndarray::{ArrayD, ArrayViewD};
+
+use crate::error::{Error, Result};
+use crate::fft::{plan::smooth_at_least, FftPlan, Fusion, Norm, Product, Transform, Window};
+use crate::gpu::Gpu;
+use crate::graph::{Buf, Recording};
+use crate::kernels::masked_ncc;
+use crate::ops::reduce::{self, Reduction};
+
+/// scikit-image's `cross_correlate_masked(fixed, moving, fixed_mask, moving_mask, mode="full",
+/// axes=all, overlap_ratio)`: shape fixed + moving − 1 per axis, values in [−1, 1].
+pub fn cross_correlate_masked(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<ArrayD<f32>> {
+    check(fixed, fixed_mask, "fixed")?;
+    check(moving, moving_mask, "moving")?;
+    if fixed.ndim() != moving.ndim() {
+        return Err(Error::Shape(format!("images of {} and {} axes", fixed.ndim(), moving.ndim())));
+    }
+    if !(0.0..=1.0).contains(&overlap_ratio) {
+        return Err(Error::Invalid(format!("overlap ratio {overlap_ratio} (0 to 1)")));
+    }
+    let (n1, n2) = (fixed.shape().to_vec(), moving.shape().to_vec());
+    let full: Vec<usize> = n1.iter().zip(&n2).map(|(a, b)| a + b - 1).collect();
+    let padded: Vec<usize> = full.iter().map(|&n| smooth_at_least(n)).collect();
+    let axes: Vec<usize> = (0..full.len()).collect();
+    let mut rec = Recording::new(gpu);
+    // The masked images, their squares and the masks, transformed.
+    let spectra = |rec: &mut Recording, x: &ArrayViewD<f32>, m: &ArrayViewD<bool>| -> Result<[Buf; 3]> {
+        let masked = ndarray::Zip::from(x).and(m).map_collect(|&v, &k| if k { v } else { 0.0 });
+        let plan = FftPlan::fused(gpu, &padded, &axes, Transform::RealForward, Norm::Backward, &Fusion { input: Some(x.shape().to_vec()), ..Fusion::default() })?;
+        let mut out = Vec::new();
+        for array in [masked.mapv(|v| v * v), masked, m.mapv(|k| if k { 1.0 } else { 0.0 })] {
+            let b = rec.upload_once_f32(&array.view())?;
+            out.push(plan.record(rec, b)?);
+        }
+        Ok([out[0], out[1], out[2]])
+    };
+    let [f2, f, fm] = spectra(&mut rec, fixed, fixed_mask)?;
+    let [g2, g, gm] = spectra(&mut rec, moving, moving_mask)?;
+    let mut half = padded.clone();
+    *half.last_mut().unwrap() = padded[padded.len() - 1] / 2 + 1;
+    let window = n2.iter().zip(&full).map(|(&n, &len)| Window { origin: 1 - n as i64, len }).collect();
+    let fusion = Fusion { window: Some(window), product: Some(Product::MulConj), ..Fusion::default() };
+    let inverse = FftPlan::fused(gpu, &half, &axes, Transform::RealInverse { len: padded[padded.len() - 1] }, Norm::Backward, &fusion)?;
+    let mut correlate = |x: Buf, y: Buf| inverse.record_with(&mut rec, x, Some(y));
+    let (overlap, fixed_part, moving_part) = (correlate(fm, gm)?, correlate(f, gm)?, correlate(fm, g)?);
+    let (a, d, e) = (correlate(f, g)?, correlate(f2, gm)?, correlate(fm, g2)?);
+    masked_ncc::record(&mut rec, overlap, fixed_part, moving_part, a, d, e)?;
+    let largest_denominator = reduce::record(&mut rec, d, Reduction::Max, None)?;
+    let largest_overlap = reduce::record(&mut rec, overlap, Reduction::Max, None)?;
+    let out = masked_ncc::finish(&mut rec, a, d, overlap, largest_denominator, largest_overlap, overlap_ratio as f32)?;
+    let out = rec.download(out);
+    rec.run()?.into_f32(out)
+}
+
+/// scikit-image's masked `phase_cross_correlation(reference, moving, reference_mask=..,
+/// moving_mask=.., overlap_ratio)`: the shift registering `moving` onto `reference` (whole
+/// samples; the centre of the correlation's maxima, averaged over ties as scikit-image does).
+pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<Vec<f64>> {
+    if reference.shape() != moving.shape() {
+        return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
+    }
+    let xcorr = cross_correlate_masked(gpu, moving, reference, moving_mask, reference_mask, overlap_ratio)?;
+    Ok(centre_of_maxima(&xcorr.mapv(|v| v as f64), reference.shape()))
+}
+
+/// The shift from a masked correlation of images of `dims`: minus (the mean position of its
+/// largest values − dims + 1).
+pub(super) fn centre_of_maxima(xcorr: &ArrayD<f64>, dims: &[usize]) -> Vec<f64> {
+    let max = xcorr.iter().fold(f64::MIN, |m, &v| m.max(v));
+    let mut centre = vec![0.0; xcorr.ndim()];
+    let mut count = 0.0;
+    for (flat, &v) in xcorr.iter().enumerate() {
+        if v == max {
+            super::unravel(flat, xcorr.shape()).iter().zip(&mut centre).for_each(|(&i, c)| *c += i as f64);
+            count += 1.0;
+        }
+    }
+    centre.iter().zip(dims).map(|(c, &n)| -(c / count - n as f64 + 1.0)).collect()
+}
+
+fn check(x: &ArrayViewD<f32>, mask: &ArrayViewD<bool>, what: &str) -> Result<()> {
+    if !(1..=4).contains(&x.ndim()) || x.is_empty() {
+        return Err(Error::Shape(format!("the {what} image of shape {:?} (1 to 4 axes, not empty)", x.shape())));
+    }
+    if mask.shape() != x.shape() {
+        return Err(Error::Shape(format!("the {what} mask {:?} and its image {:?} differ", mask.shape(), x.shape())));
+    }
+    if !mask.iter().any(|&k| k) {
+        return Err(Error::Invalid(format!("the {what} mask selects no sample")));
+    }
+    crate::check::check_finite(x, &format!("the {what} image"))
+}
