@@ -214,6 +214,17 @@ fn cli_register() {
         let out = lucent_json(&["--device", device, "register", &path("R.npy"), &path("M.npy"), "--space", "fourier", "--upsample", "4"], &[]);
         assert_eq!(out["shift"], serde_json::json!([-5.0, 9.0]), "fourier, {device}: {out}");
     }
+    // Masked: the shift of the masked correlation, on both devices.
+    let mask = ArrayD::from_shape_vec(IxDyn(&[24, 31]), random(24 * 31).iter().map(|&v| if v > -0.5 { 1.0f32 } else { 0.0 }).collect()).unwrap();
+    lucent::io::write_real(path("mask.npy"), &mask.view()).unwrap();
+    let want = cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &mask.mapv(|v| v != 0.0), &mask.mapv(|v| v != 0.0), 0.3);
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy")], &[]);
+        assert_eq!(out["shift"], serde_json::json!(want), "masked, {device}: {out}");
+        assert!(out["error"].is_null(), "{out}");
+    }
+    let refused = lucent_cli(&["register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy"), "--upsample", "4"], &[]);
+    assert_eq!(refused.status.code(), Some(1), "masked with --upsample");
     let refused = lucent_cli(&["register", &path("r.npy"), &path("small.npy")], &[]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("differ"));

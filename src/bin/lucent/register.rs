@@ -20,7 +20,8 @@ use crate::Global;
   lucent register reference.npy moving.npy
   lucent register reference.tif frame1.tif frame2.tif --upsample 100 --json
   lucent register ref.npy mov.npy --normalization none
-  lucent register ref_fft.npy mov_fft.npy --space fourier --upsample 20")]
+  lucent register ref_fft.npy mov_fft.npy --space fourier --upsample 20
+  lucent register ref.npy mov.npy --reference-mask rm.npy --moving-mask mm.npy --overlap-ratio 0.3")]
 pub struct Args {
     /// The reference image: .npy (any real dtype), .tif/.tiff or .png; 1 to 4 axes.
     reference: PathBuf,
@@ -37,6 +38,61 @@ pub struct Args {
     /// complex .npy), as scikit-image's space="fourier".
     #[arg(long, default_value = "real", value_parser = PossibleValuesParser::new(["real", "fourier"]))]
     space: String,
+    /// Masked registration (Padfield): the reference's mask (.npy or TIFF, nonzero = valid), of
+    /// its shape. Whole-sample shifts (scikit-image refines none).
+    #[arg(long, requires = "moving_mask")]
+    reference_mask: Option<PathBuf>,
+    /// With --reference-mask: the moving images' mask.
+    #[arg(long, requires = "reference_mask")]
+    moving_mask: Option<PathBuf>,
+    /// With masks: overlaps below this fraction of the largest are left out (scikit-image's
+    /// overlap_ratio).
+    #[arg(long, default_value_t = 0.3)]
+    overlap_ratio: f64,
+}
+
+/// The masked registration of each moving image (scikit-image's phase_cross_correlation with
+/// reference_mask and moving_mask): shifts only, error and phase difference none.
+fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, moving_mask: &std::path::Path) -> Result<(), Error> {
+    if args.upsample != 1.0 || args.space != "real" {
+        return Err(Error::Invalid("masked registration takes real-space images and finds whole-sample shifts (as scikit-image): drop --upsample and --space".into()));
+    }
+    if !(0.0..=1.0).contains(&args.overlap_ratio) {
+        return Err(Error::Invalid(format!("overlap ratio {} (0 to 1)", args.overlap_ratio)));
+    }
+    let mask = |path: &std::path::Path| io::read_real(path).map(|m| m.mapv(|v| v != 0.0));
+    let (rm, mm) = (mask(reference_mask)?, mask(moving_mask)?);
+    let reference = io::read_real(&args.reference)?;
+    let gpu = global.gpu()?;
+    let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+    for path in &args.moving {
+        let moving = io::read_real(path)?;
+        let start = Instant::now();
+        let shift = match &gpu {
+            Some(g) => lucent::registration::masked_phase_cross_correlation(g, &reference, &moving, &rm, &mm, args.overlap_ratio)?,
+            None => {
+                // The GPU path's checks, then the reference in f64.
+                if moving.shape() != reference.shape() || rm.shape() != reference.shape() || mm.shape() != reference.shape() {
+                    return Err(Error::Shape(format!("{}: the images {:?} and {:?} and the masks {:?} and {:?} differ", path.display(), reference.shape(), moving.shape(), rm.shape(), mm.shape())));
+                }
+                lucent::check::check_finite(&reference.view(), "the reference image")?;
+                lucent::check::check_finite(&moving.view(), "the moving image")?;
+                if !rm.iter().any(|&k| k) || !mm.iter().any(|&k| k) {
+                    return Err(Error::Invalid("a mask selects no sample".into()));
+                }
+                let full: Vec<usize> = reference.shape().iter().map(|&n| 2 * n - 1).collect();
+                io::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
+                cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio)
+            }
+        };
+        let ms = start.elapsed().as_secs_f64() * 1e3;
+        if global.json {
+            println!("{}", json!({ "moving": path, "reference": args.reference, "shift": shift, "error": null, "phasediff": null, "overlap_ratio": args.overlap_ratio, "masked": true, "device": device, "ms": ms }));
+        } else {
+            println!("{}: shift {shift:?} (masked)", path.display());
+        }
+    }
+    Ok(())
 }
 
 /// The reference and moving images as read: images, or spectra.
@@ -74,6 +130,9 @@ impl Images {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    if let (Some(r), Some(m)) = (&args.reference_mask, &args.moving_mask) {
+        return run_masked(global, args, r, m);
+    }
     let how = PhaseCorrelation { upsample_factor: args.upsample, normalization: Normalization::parse(&args.normalization)? };
     let fourier = args.space == "fourier";
     let reference = Images::read(&args.reference, fourier)?;
