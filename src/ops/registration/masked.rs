@@ -11,6 +11,7 @@ use crate::error::{Error, Result};
 use crate::fft::{plan::smooth_at_least, FftPlan, Fusion, Norm, Product, Transform, Window};
 use crate::gpu::Gpu;
 use crate::graph::{Buf, Recording};
+use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::masked_ncc;
 use crate::ops::reduce::{self, Reduction};
 
@@ -30,24 +31,31 @@ pub fn cross_correlate_masked(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &Array
     let padded: Vec<usize> = full.iter().map(|&n| smooth_at_least(n)).collect();
     let axes: Vec<usize> = (0..full.len()).collect();
     let mut rec = Recording::new(gpu);
-    // The masked images, their squares and the masks, transformed.
+    // The masked images, their squares and the masks, transformed (plans cached on the GPU).
     let spectra = |rec: &mut Recording, x: &ArrayViewD<f32>, m: &ArrayViewD<bool>| -> Result<[Buf; 3]> {
-        let masked = ndarray::Zip::from(x).and(m).map_collect(|&v, &k| if k { v } else { 0.0 });
-        let plan = FftPlan::fused(gpu, &padded, &axes, Transform::RealForward, Norm::Backward, &Fusion { input: Some(x.shape().to_vec()), ..Fusion::default() })?;
-        let mut out = Vec::new();
-        for array in [masked.mapv(|v| v * v), masked, m.mapv(|k| if k { 1.0 } else { 0.0 })] {
-            let b = rec.upload_once_f32(&array.view())?;
-            out.push(plan.record(rec, b)?);
-        }
-        Ok([out[0], out[1], out[2]])
+        let key = format!("masked forward {padded:?} from {:?}", x.shape());
+        let plan = gpu.cached(&key, || {
+            let plan = FftPlan::fused(gpu, &padded, &axes, Transform::RealForward, Norm::Backward, &Fusion { input: Some(x.shape().to_vec()), ..Fusion::default() })?;
+            let bytes = plan.table_bytes();
+            Ok((plan, bytes))
+        })?;
+        let image = rec.upload_once_f32(x)?;
+        let mask = rec.upload_once_f32(&m.mapv(|k| if k { 1.0f32 } else { 0.0 }).view())?;
+        let masked = binary::record(rec, BinaryOp::Mul, image, mask)?;
+        let squares = binary::record(rec, BinaryOp::Mul, masked, masked)?;
+        Ok([plan.record(rec, squares)?, plan.record(rec, masked)?, plan.record(rec, mask)?])
     };
     let [f2, f, fm] = spectra(&mut rec, fixed, fixed_mask)?;
     let [g2, g, gm] = spectra(&mut rec, moving, moving_mask)?;
     let mut half = padded.clone();
     *half.last_mut().unwrap() = padded[padded.len() - 1] / 2 + 1;
-    let window = n2.iter().zip(&full).map(|(&n, &len)| Window { origin: 1 - n as i64, len }).collect();
-    let fusion = Fusion { window: Some(window), product: Some(Product::MulConj), ..Fusion::default() };
-    let inverse = FftPlan::fused(gpu, &half, &axes, Transform::RealInverse { len: padded[padded.len() - 1] }, Norm::Backward, &fusion)?;
+    let window: Vec<Window> = n2.iter().zip(&full).map(|(&n, &len)| Window { origin: 1 - n as i64, len }).collect();
+    let inverse = gpu.cached(&format!("masked inverse {half:?} {window:?}"), || {
+        let fusion = Fusion { window: Some(window.clone()), product: Some(Product::MulConj), ..Fusion::default() };
+        let plan = FftPlan::fused(gpu, &half, &axes, Transform::RealInverse { len: padded[padded.len() - 1] }, Norm::Backward, &fusion)?;
+        let bytes = plan.table_bytes();
+        Ok((plan, bytes))
+    })?;
     let mut correlate = |x: Buf, y: Buf| inverse.record_with(&mut rec, x, Some(y));
     let (overlap, fixed_part, moving_part) = (correlate(fm, gm)?, correlate(f, gm)?, correlate(fm, g)?);
     let (a, d, e) = (correlate(f, g)?, correlate(f2, gm)?, correlate(fm, g2)?);
@@ -67,13 +75,13 @@ pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, mo
         return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
     }
     let xcorr = cross_correlate_masked(gpu, moving, reference, moving_mask, reference_mask, overlap_ratio)?;
-    Ok(centre_of_maxima(&xcorr.mapv(|v| v as f64), reference.shape()))
+    Ok(centre_of_maxima(&xcorr, reference.shape()))
 }
 
 /// The shift from a masked correlation of images of `dims`: minus (the mean position of its
 /// largest values − dims + 1).
-pub(super) fn centre_of_maxima(xcorr: &ArrayD<f64>, dims: &[usize]) -> Vec<f64> {
-    let max = xcorr.iter().fold(f64::MIN, |m, &v| m.max(v));
+pub(super) fn centre_of_maxima<T: Copy + PartialOrd>(xcorr: &ArrayD<T>, dims: &[usize]) -> Vec<f64> {
+    let Some(&max) = xcorr.iter().reduce(|m, v| if v > m { v } else { m }) else { return vec![0.0; dims.len()] };
     let mut centre = vec![0.0; xcorr.ndim()];
     let mut count = 0.0;
     for (flat, &v) in xcorr.iter().enumerate() {
