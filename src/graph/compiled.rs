@@ -108,9 +108,6 @@ struct Step {
 
 pub struct Compiled {
     steps: Vec<Step>,
-    /// The recording's textures by value (the bind groups hold them too; kept for clarity of
-    /// ownership).
-    _textures: Vec<Option<wgpu::TextureView>>,
     values: Vec<Value>,
     buffers: Vec<Arc<wgpu::Buffer>>, // one per slot
     slot_of: Vec<Option<usize>>,
@@ -330,7 +327,6 @@ impl Compiled {
             });
             Ok(Compiled {
                 steps,
-                _textures: textures,
                 values: rec.values,
                 buffers,
                 slot_of: p.slot_of,

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::builder::PossibleValuesParser;
-use lucent::ops::registration::cpu;
+use lucent::ops::registration::{cpu, masked};
 use lucent::registration::{Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
 use lucent::{io, Error};
 use ndarray::ArrayD;
@@ -57,9 +57,6 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
     if args.upsample != 1.0 || args.space != "real" {
         return Err(Error::Invalid("masked registration takes real-space images and finds whole-sample shifts (as scikit-image): drop --upsample and --space".into()));
     }
-    if !(0.0..=1.0).contains(&args.overlap_ratio) {
-        return Err(Error::Invalid(format!("overlap ratio {} (0 to 1)", args.overlap_ratio)));
-    }
     let mask = |path: &std::path::Path| io::read_real(path).map(|m| m.mapv(|v| v != 0.0));
     let (rm, mm) = (mask(reference_mask)?, mask(moving_mask)?);
     let reference = io::read_real(&args.reference)?;
@@ -72,14 +69,7 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
             Some(g) => lucent::registration::masked_phase_cross_correlation(g, &reference, &moving, &rm, &mm, args.overlap_ratio)?,
             None => {
                 // The GPU path's checks, then the reference in f64.
-                if moving.shape() != reference.shape() || rm.shape() != reference.shape() || mm.shape() != reference.shape() {
-                    return Err(Error::Shape(format!("{}: the images {:?} and {:?} and the masks {:?} and {:?} differ", path.display(), reference.shape(), moving.shape(), rm.shape(), mm.shape())));
-                }
-                lucent::check::check_finite(&reference.view(), "the reference image")?;
-                lucent::check::check_finite(&moving.view(), "the moving image")?;
-                if !rm.iter().any(|&k| k) || !mm.iter().any(|&k| k) {
-                    return Err(Error::Invalid("a mask selects no sample".into()));
-                }
+                masked::check_registration(&reference.view(), &moving.view(), &rm.view(), &mm.view(), args.overlap_ratio)?;
                 let full: Vec<usize> = reference.shape().iter().map(|&n| 2 * n - 1).collect();
                 io::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
                 cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio)

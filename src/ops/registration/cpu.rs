@@ -26,7 +26,7 @@ pub fn phase_cross_correlation_spectra(src: &ArrayD<Complex64>, target: &ArrayD<
         product.mapv_inplace(|v| v / v.norm().max(floor));
     }
     let cc = cpu::c2c(&product, &axes, true, Norm::Backward);
-    let at = first_max(&cc);
+    let at = super::first_largest(&cc);
     let power = |s: &ArrayD<Complex64>| s.iter().map(|v| v.norm_sqr()).sum::<f64>();
     let (src_amp, target_amp) = (power(src), power(target));
     let coarse: Vec<usize> = at.clone();
@@ -39,7 +39,7 @@ pub fn phase_cross_correlation_spectra(src: &ArrayD<Complex64>, target: &ArrayD<
     for a in (0..dims.len()).rev() {
         data = contract(&data, a, r, how.upsample_factor, offsets[a]);
     }
-    let fine = first_max(&data);
+    let fine = super::first_largest(&data);
     finish(&dims, &coarse, Some(&fine), data[IxDyn(&fine)], src_amp, target_amp, how)
 }
 
@@ -48,26 +48,17 @@ fn contract(x: &ArrayD<Complex64>, a: usize, r: usize, upsample: f64, offset: f6
     let n = x.shape()[a];
     let mut dims = x.shape().to_vec();
     dims[a] = r;
+    // The kernel, once for every lane.
+    let kernel: Vec<Vec<Complex64>> = (0..r)
+        .map(|k| (0..n).map(|j| Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * (k as f64 - offset) * signed_frequency(j, n) / (n as f64 * upsample))).collect())
+        .collect();
     let mut out = ArrayD::zeros(IxDyn(&dims));
     for (mut o, lane) in out.lanes_mut(Axis(a)).into_iter().zip(x.lanes(Axis(a))) {
-        for k in 0..r {
-            o[k] = (0..n)
-                .map(|j| lane[j] * Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * (k as f64 - offset) * signed_frequency(j, n) / (n as f64 * upsample)))
-                .sum();
+        for (k, row) in kernel.iter().enumerate() {
+            o[k] = lane.iter().zip(row).map(|(v, w)| v * w).sum();
         }
     }
     out
-}
-
-/// The index of the first largest magnitude (row-major), as numpy's argmax.
-fn first_max(x: &ArrayD<Complex64>) -> Vec<usize> {
-    let mut best = (0usize, f64::MIN);
-    for (i, v) in x.iter().enumerate() {
-        if v.norm() > best.1 {
-            best = (i, v.norm());
-        }
-    }
-    super::unravel(best.0, x.shape())
 }
 
 /// scikit-image's `cross_correlate_masked(fixed, moving, fixed_mask, moving_mask, mode="full",

@@ -18,6 +18,13 @@ use crate::ops::reduce::{self, Reduction};
 /// scikit-image's `cross_correlate_masked(fixed, moving, fixed_mask, moving_mask, mode="full",
 /// axes=all, overlap_ratio)`: shape fixed + moving − 1 per axis, values in [−1, 1].
 pub fn cross_correlate_masked(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<ArrayD<f32>> {
+    check_inputs(fixed, moving, fixed_mask, moving_mask, overlap_ratio)?;
+    correlate(gpu, fixed, moving, fixed_mask, moving_mask, overlap_ratio)
+}
+
+/// What [`cross_correlate_masked`] refuses: images of 1-4 axes, not empty, finite, of one rank;
+/// masks of their images' shapes selecting at least one sample; an overlap ratio in [0, 1].
+pub fn check_inputs(fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<()> {
     check(fixed, fixed_mask, "fixed")?;
     check(moving, moving_mask, "moving")?;
     if fixed.ndim() != moving.ndim() {
@@ -26,6 +33,19 @@ pub fn cross_correlate_masked(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &Array
     if !(0.0..=1.0).contains(&overlap_ratio) {
         return Err(Error::Invalid(format!("overlap ratio {overlap_ratio} (0 to 1)")));
     }
+    Ok(())
+}
+
+/// What [`masked_phase_cross_correlation`] refuses: [`check_inputs`]', and images of two shapes.
+pub fn check_registration(reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<()> {
+    if reference.shape() != moving.shape() {
+        return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
+    }
+    check_inputs(moving, reference, moving_mask, reference_mask, overlap_ratio)
+}
+
+/// [`cross_correlate_masked`] of checked inputs.
+fn correlate(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<ArrayD<f32>> {
     let (n1, n2) = (fixed.shape().to_vec(), moving.shape().to_vec());
     let full: Vec<usize> = n1.iter().zip(&n2).map(|(a, b)| a + b - 1).collect();
     let padded: Vec<usize> = full.iter().map(|&n| smooth_at_least(n)).collect();
@@ -71,10 +91,8 @@ pub fn cross_correlate_masked(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &Array
 /// moving_mask=.., overlap_ratio)`: the shift registering `moving` onto `reference` (whole
 /// samples; the centre of the correlation's maxima, averaged over ties as scikit-image does).
 pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<Vec<f64>> {
-    if reference.shape() != moving.shape() {
-        return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
-    }
-    let xcorr = cross_correlate_masked(gpu, moving, reference, moving_mask, reference_mask, overlap_ratio)?;
+    check_registration(reference, moving, reference_mask, moving_mask, overlap_ratio)?;
+    let xcorr = correlate(gpu, moving, reference, moving_mask, reference_mask, overlap_ratio)?;
     Ok(centre_of_maxima(&xcorr, reference.shape()))
 }
 

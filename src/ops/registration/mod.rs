@@ -80,11 +80,16 @@ pub struct Registration {
     pub phasediff: Option<f64>,
 }
 
-/// The refinement grid: ceil(1.5 u) points per axis, and each axis' offset so that the coarse
-/// shift (rounded to 1/u) lies at its centre, trunc(r / 2).
-fn region(dims: &[usize], coarse: &[usize], upsample: f64) -> (usize, Vec<f64>) {
+/// The refinement grid's points per axis, ceil(1.5 u), and its centre, trunc(r / 2).
+fn grid(upsample: f64) -> (usize, f64) {
     let r = (1.5 * upsample).ceil() as usize;
-    let centre = (r / 2) as f64;
+    (r, (r / 2) as f64)
+}
+
+/// The refinement grid ([`grid`]) and each axis' offset so that the coarse shift (rounded to
+/// 1/u) lies at its centre.
+fn region(dims: &[usize], coarse: &[usize], upsample: f64) -> (usize, Vec<f64>) {
+    let (r, centre) = grid(upsample);
     let offsets = wrapped(dims, coarse).iter().map(|s| centre - (s * upsample).round_ties_even()).collect();
     (r, offsets)
 }
@@ -93,7 +98,7 @@ fn region(dims: &[usize], coarse: &[usize], upsample: f64) -> (usize, Vec<f64>) 
 /// after axis from the last (the spectrum with its axes replaced by the grid's, one by one), so
 /// callers can refuse sizes beyond their memory before any is made.
 pub fn refinement_shapes(dims: &[usize], upsample: f64) -> Vec<Vec<usize>> {
-    let r = (1.5 * upsample).ceil() as usize;
+    let (r, _) = grid(upsample);
     let mut shape = dims.to_vec();
     (0..dims.len())
         .rev()
@@ -115,7 +120,7 @@ fn finish(dims: &[usize], coarse: &[usize], fine: Option<&[usize]>, peak: Comple
     let u = how.upsample_factor;
     let mut shift = wrapped(dims, coarse);
     if let Some(fine) = fine {
-        let centre = ((1.5 * u).ceil() as usize / 2) as f64;
+        let (_, centre) = grid(u);
         for (s, &k) in shift.iter_mut().zip(fine) {
             *s = (*s * u).round_ties_even() / u + (k as f64 - centre) / u;
         }
@@ -156,9 +161,11 @@ impl<'g> PhaseCorrelator<'g> {
         let x = rec.upload_once_f32(reference)?;
         let spectrum = forward(&mut rec, x)?;
         let out = rec.output(spectrum);
-        let spectrum = rec.run()?.array(out);
-        let power = reference.iter().map(|&v| v as f64 * v as f64).sum();
-        PhaseCorrelator::with(gpu, reference.shape(), spectrum, power, how, false)
+        let power = sum_of_squares(&mut rec, x)?;
+        let power = rec.download(power);
+        let results = rec.run()?;
+        let power = first(results.f32(power)?) as f64;
+        PhaseCorrelator::with(gpu, reference.shape(), results.array(out), power, how, false)
     }
 
     /// scikit-image's space "fourier": `reference` is a reference image's full spectrum (fftn;
@@ -168,7 +175,11 @@ impl<'g> PhaseCorrelator<'g> {
         how.check()?;
         check_image(reference, "the reference spectrum")?;
         let spectrum = GpuArray::upload_c32(gpu, reference)?;
-        let power = reference.iter().map(|v| v.norm_sqr() as f64).sum::<f64>() / reference.len() as f64;
+        let mut rec = Recording::new(gpu);
+        let s = rec.input(&spectrum);
+        let power = sum_of_squares(&mut rec, s)?;
+        let power = rec.download(power);
+        let power = first(rec.run()?.f32(power)?) as f64 / reference.len() as f64;
         PhaseCorrelator::with(gpu, reference.shape(), spectrum, power, how, true)
     }
 
@@ -220,9 +231,7 @@ impl<'g> PhaseCorrelator<'g> {
             reduce::record(&mut rec, cc, Reduction::ArgMaxAbs, None)?
         };
         let value = take::record(&mut rec, cc, at)?;
-        // Σ m² (Fourier space: Σ |M|², its words squared).
-        let words = if self.fourier { rec.reinterpret(m, &[2 * n as usize], Dtype::F32)? } else { m };
-        let power = reduce::record(&mut rec, words, Reduction::SumSquares, None)?;
+        let power = sum_of_squares(&mut rec, m)?;
         let (at, value, power) = (rec.download(at), rec.download(value), rec.download(power));
         let results = rec.run()?;
         let flat = results.u32(at)?.iter().next().copied().unwrap_or(0) as usize;
@@ -230,9 +239,9 @@ impl<'g> PhaseCorrelator<'g> {
             let v = results.c32(value)?.iter().next().copied().unwrap_or(Complex32::new(f32::NAN, f32::NAN));
             Complex64::new(v.re as f64, v.im as f64)
         } else {
-            Complex64::new(results.f32(value)?.iter().next().copied().unwrap_or(f32::NAN) as f64, 0.0)
+            Complex64::new(first(results.f32(value)?) as f64, 0.0)
         };
-        let mut target_power = results.f32(power)?.iter().next().copied().unwrap_or(f32::NAN) as f64;
+        let mut target_power = first(results.f32(power)?) as f64;
         if self.fourier {
             target_power /= n;
         }
@@ -271,14 +280,20 @@ fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsam
     }
     let d = rec.download(data);
     let grid = rec.run()?.c32(d)?;
-    let (mut best, mut at) = (f32::MIN, 0);
-    for (i, v) in grid.iter().enumerate() {
-        if v.norm() > best {
-            (best, at) = (v.norm(), i);
+    let grid = grid.mapv(|v| Complex64::new(v.re as f64, v.im as f64));
+    let at = first_largest(&grid);
+    Ok((grid[ndarray::IxDyn(&at)], at))
+}
+
+/// The position of the first largest magnitude (row-major), as numpy's argmax.
+fn first_largest(x: &ndarray::ArrayD<Complex64>) -> Vec<usize> {
+    let mut best = (0usize, f64::MIN);
+    for (i, v) in x.iter().enumerate() {
+        if v.norm() > best.1 {
+            best = (i, v.norm());
         }
     }
-    let v: Complex32 = grid.iter().nth(at).copied().unwrap_or_default();
-    Ok((Complex64::new(v.re as f64, v.im as f64), unravel(at, &vec![r; dims.len()])))
+    unravel(best.0, x.shape())
 }
 
 /// The partial sums of [`upsampled_dft::record`] added over their spans, shaped `out`.
@@ -291,6 +306,18 @@ fn sum_spans(rec: &mut Recording, partial: Buf, out: &[usize]) -> Result<Buf> {
     let pairs = rec.reinterpret(partial, &[spans, 2 * outputs], Dtype::F32)?;
     let sum = reduce::record(rec, pairs, Reduction::Sum, Some(0))?;
     rec.reinterpret(sum, out, Dtype::C32)
+}
+
+/// Σ x² of a real array, or Σ |x|² of a complex one (its words squared).
+fn sum_of_squares(rec: &mut Recording, x: Buf) -> Result<Buf> {
+    let words = rec.shape(x).len() * rec.dtype(x).words() as usize;
+    let flat = rec.reinterpret(x, &[words], Dtype::F32)?;
+    reduce::record(rec, flat, Reduction::SumSquares, None)
+}
+
+/// The one value of a reduction's download (NaN if none).
+fn first(x: ndarray::ArrayD<f32>) -> f32 {
+    x.iter().next().copied().unwrap_or(f32::NAN)
 }
 
 /// The row-major index of flat element `flat` of an array of `dims`.

@@ -131,12 +131,5 @@ fn row(gpu: &Gpu, case: &str, dims: &[usize], passes: f64, roof_gbs: f64, global
 
 /// Deterministic values in [0, scale) on the device.
 fn resident(gpu: &Gpu, dims: &[usize], scale: f32) -> Result<GpuArray, Error> {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    let x = ArrayD::from_shape_simple_fn(IxDyn(dims), || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        scale * (s >> 40) as f32 / (1u64 << 24) as f32
-    });
-    GpuArray::upload_f32(gpu, &x.view())
+    GpuArray::upload_f32(gpu, &super::uniform(dims, 0x2545_F491_4F6C_DD1D).mapv(|v| v * scale).view())
 }

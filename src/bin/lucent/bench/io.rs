@@ -81,17 +81,9 @@ fn tempdir() -> Result<std::path::PathBuf, Error> {
     Ok(dir)
 }
 
-/// Non-trivial values (a cheap generator), so nothing compresses or short-cuts.
+/// Non-trivial values in [-0.5, 0.5), so nothing compresses or short-cuts.
 fn values(n: usize) -> Vec<f32> {
-    let mut s = 0x9E3779B97F4A7C15u64;
-    (0..n)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 24) as f32 - 0.5
-        })
-        .collect()
+    super::uniform(&[n], 0x9E3779B97F4A7C15).iter().map(|v| v - 0.5).collect()
 }
 
 /// Median wall time of 3 runs, in milliseconds.

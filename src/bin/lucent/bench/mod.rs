@@ -270,20 +270,22 @@ fn measure(gpu: &Gpu, case: &Case, bytes: u64) -> Result<(f64, &'static str), Er
     })
 }
 
+/// Deterministic values in [0, 1) from an xorshift generator started at `state`: the values
+/// only need to be non-trivial (nothing compresses or short-cuts), and the same each run.
+pub fn uniform(dims: &[usize], state: u64) -> ndarray::ArrayD<f32> {
+    let mut s = state;
+    ndarray::ArrayD::from_shape_simple_fn(ndarray::IxDyn(dims), || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 40) as f32 / (1u64 << 24) as f32
+    })
+}
+
 pub fn random_array(gpu: &Gpu, n: usize, dtype: Dtype, seed: u64) -> Result<GpuArray, Error> {
-    // A cheap deterministic generator: the values only need to be non-trivial.
     let words = n * dtype.words() as usize;
-    let mut s = seed.wrapping_mul(0x9E3779B97F4A7C15) | 1;
-    let data: Vec<f32> = (0..words)
-        .map(|_| {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 24) as f32 + 0.5
-        })
-        .collect();
-    let shape = ndarray::ArrayD::from_shape_vec(vec![words], data).unwrap();
-    let flat = GpuArray::upload_f32(gpu, &shape.view())?;
+    let data = uniform(&[words], seed.wrapping_mul(0x9E3779B97F4A7C15) | 1).mapv(|v| v + 0.5);
+    let flat = GpuArray::upload_f32(gpu, &data.view())?;
     Ok(match dtype {
         Dtype::F32 => flat,
         _ => flat.reinterpret(&[n], dtype)?,

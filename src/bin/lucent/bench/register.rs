@@ -31,7 +31,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         if !wanted(&case) || bytes > args.max_mib << 20 || bytes < args.min_mib << 20 || bytes * 2 > gpu.max_buffer_bytes() {
             continue;
         }
-        let reference = random(&dims);
+        let reference = super::uniform(&dims, 0x2545_F491_4F6C_DD1D);
         let moving = roll(&reference, &[3, -5, 7]);
         let how = PhaseCorrelation { upsample_factor: u, ..Default::default() };
         let correlator = PhaseCorrelator::new(gpu, &reference.view(), &how)?;
@@ -62,15 +62,9 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
     let case = "register_masked_2048";
     if wanted(case) && (16u64 << 20) <= args.max_mib << 20 {
         let dims = [2048usize, 2048];
-        let reference = random(&dims);
+        let reference = super::uniform(&dims, 0x2545_F491_4F6C_DD1D);
         let moving = roll(&reference, &[12, -7]);
-        let mut s = 0x9E37_79B9_7F4A_7C15u64;
-        let mask = ArrayD::from_shape_simple_fn(IxDyn(&dims), || {
-            s ^= s << 13;
-            s ^= s >> 7;
-            s ^= s << 17;
-            (s >> 40) as f32 / (1u64 << 24) as f32 > 0.25
-        });
+        let mask = super::uniform(&dims, 0x9E37_79B9_7F4A_7C15).mapv(|v| v > 0.25);
         let run = || lucent::registration::masked_phase_cross_correlation(gpu, &reference, &moving, &mask, &mask, 0.3);
         let warm = Instant::now();
         while warm.elapsed().as_secs_f64() < 1.5 {
@@ -93,16 +87,6 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
     Ok(rows)
 }
 
-/// Deterministic values in [0, 1).
-fn random(dims: &[usize]) -> ArrayD<f32> {
-    let mut s = 0x2545_F491_4F6C_DD1Du64;
-    ArrayD::from_shape_simple_fn(IxDyn(dims), || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        (s >> 40) as f32 / (1u64 << 24) as f32
-    })
-}
 
 /// numpy.roll over the leading axes by `shift` (rows of the last axis copied in two pieces).
 fn roll(x: &ArrayD<f32>, shift: &[isize]) -> ArrayD<f32> {

@@ -71,13 +71,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
 
 /// Deterministic values in [0.5, 1.5): positive, as RL needs, and not constant.
 fn positive_image(dims: &[usize]) -> ArrayD<f32> {
-    let mut s = 0x9E37_79B9_7F4A_7C15u64;
-    ArrayD::from_shape_simple_fn(IxDyn(dims), || {
-        s ^= s << 13;
-        s ^= s >> 7;
-        s ^= s << 17;
-        0.5 + (s >> 40) as f32 / (1u64 << 24) as f32
-    })
+    super::uniform(dims, 0x9E37_79B9_7F4A_7C15).mapv(|v| v + 0.5)
 }
 
 /// A Gaussian of width 2 centred on element (m - 1) / 2 of each axis.
