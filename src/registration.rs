@@ -21,7 +21,7 @@ use ndarray::{ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::Gpu;
 
-pub use crate::ops::registration::{Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
+pub use crate::ops::registration::{record_phase_correlation, CoarsePeak, Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
 
 /// skimage.registration.phase_cross_correlation(reference, moving, reference_mask=..,
 /// moving_mask=.., overlap_ratio=..) (Padfield's masked registration): the whole-sample shift

@@ -361,3 +361,33 @@ fn masked_correlation_of_unequal_shapes_and_bad_masks() {
     assert!(matches!(lucent::registration::masked_phase_cross_correlation(gpu(), &x, &nan, &all, &all, 0.3), Err(Error::NonFinite(_))));
     assert_eq!(call(&all, &all, 0.3).unwrap(), vec![0.0, 0.0], "an image onto itself");
 }
+
+#[test]
+fn record_form_registers_several_images_in_one_submission() {
+    // The coarse stage recorded twice into one pipeline (the reference's spectrum made there too):
+    // the same peaks as the one-call form's whole-sample shifts.
+    let gpu = poisoned_gpu();
+    let dims = [19usize, 26];
+    let reference = rand_array(&dims);
+    let shifts = [[4isize, -7], [-9, 11]];
+    let movings: Vec<ArrayD<f32>> = shifts.iter().map(|s| roll(&reference.mapv(|v| v as f64), s).mapv(|v| v as f32)).collect();
+    let mut rec = lucent::Recording::new(gpu);
+    let r = rec.upload_f32(&reference.view()).unwrap();
+    let spectrum = lucent::fft::FftPlan::cached(gpu, &dims, &[0, 1], lucent::fft::Transform::RealForward, lucent::fft::Norm::Backward).unwrap().record(&mut rec, r).unwrap();
+    let peaks: Vec<_> = movings
+        .iter()
+        .map(|m| {
+            let m = rec.upload_f32(&m.view()).unwrap();
+            let peak = lucent::registration::record_phase_correlation(&mut rec, spectrum, m, &dims, Normalization::Phase, None).unwrap();
+            rec.download(peak.index)
+        })
+        .collect();
+    let results = rec.run().unwrap();
+    for ((peak, moving), shift) in peaks.into_iter().zip(&movings).zip(&shifts) {
+        let flat = results.u32(peak).unwrap()[[0]] as usize;
+        let at = [flat / dims[1], flat % dims[1]];
+        let want = phase_cross_correlation(gpu, &reference, moving, &PhaseCorrelation::default()).unwrap().shift;
+        let got: Vec<f64> = at.iter().zip(&dims).map(|(&i, &n)| if i > n / 2 { i as f64 - n as f64 } else { i as f64 }).collect();
+        assert_eq!(got, want, "shift {shift:?}");
+    }
+}

@@ -213,25 +213,11 @@ impl<'g> PhaseCorrelator<'g> {
         let dims = &self.dims;
         let n = dims.iter().product::<usize>() as f64;
         let mut rec = Recording::new(gpu);
-        let (reference, m, product) = (rec.input(&self.spectrum), rec.input(moving), rec.input(&self.product));
-        let target = if self.fourier { m } else { forward(&mut rec, m)? };
-        let op = if self.how.normalization == Normalization::Phase { Product::CrossPower } else { Product::MulConj };
+        let (reference, m) = (rec.input(&self.spectrum), rec.input(moving));
         let upsampled = self.how.upsample_factor > 1.0;
-        let cc = if upsampled {
-            // The refinement reads the cross-power spectrum again: kept.
-            binary::record_into(&mut rec, op.binary(), reference, target, product)?;
-            inverse(&mut rec, product, dims, None, self.fourier)?
-        } else {
-            inverse(&mut rec, reference, dims, Some((target, op)), self.fourier)?
-        };
-        let at = if self.fourier {
-            let magnitude = complex_to_real::record(&mut rec, ComplexToReal::Abs, cc)?;
-            reduce::record(&mut rec, magnitude, Reduction::ArgMax, None)?
-        } else {
-            reduce::record(&mut rec, cc, Reduction::ArgMaxAbs, None)?
-        };
-        let value = take::record(&mut rec, cc, at)?;
-        let power = sum_of_squares(&mut rec, m)?;
+        // The refinement reads the cross-power spectrum again: kept.
+        let keep = upsampled.then(|| rec.input(&self.product));
+        let CoarsePeak { index: at, value, power } = record_phase_correlation(&mut rec, reference, m, dims, self.how.normalization, keep)?;
         let (at, value, power) = (rec.download(at), rec.download(value), rec.download(power));
         let results = rec.run()?;
         let flat = results.u32(at)?.iter().next().copied().unwrap_or(0) as usize;
@@ -255,6 +241,44 @@ impl<'g> PhaseCorrelator<'g> {
         let (peak, fine) = refine(gpu, &self.product, dims, &coarse, self.how.upsample_factor, !self.fourier)?;
         Ok(finish(dims, &coarse, Some(&fine), peak, self.power * n, target_power * n, &self.how))
     }
+}
+
+/// What [`record_phase_correlation`] leaves on the device: the flat index of the first largest
+/// |cross-correlation| (u32), the correlation there (f32, or c32 in Fourier space) and Σ m² of the
+/// moving image (Σ |M|² in Fourier space), one element each.
+pub struct CoarsePeak {
+    pub index: Buf,
+    pub value: Buf,
+    pub power: Buf,
+}
+
+/// Whole-sample phase correlation recorded into a pipeline (the stage every registration runs
+/// first; one submission for many images): `moving` is an image of `dims` (f32) and `reference`
+/// the reference's rfftn, or in Fourier space `moving` is a spectrum (c32) and `reference` the
+/// reference's fftn. With `keep`, the cross-power spectrum is
+/// also written there (what the upsampled refinement reads); without, it is fused into the
+/// inverse transform's load.
+pub fn record_phase_correlation(rec: &mut Recording, reference: Buf, moving: Buf, dims: &[usize], normalization: Normalization, keep: Option<Buf>) -> Result<CoarsePeak> {
+    let fourier = rec.dtype(moving) == Dtype::C32;
+    let target = if fourier { moving } else { forward(rec, moving)? };
+    rec.expect_same_shape(reference, target, "phase correlation spectra")?;
+    let op = if normalization == Normalization::Phase { Product::CrossPower } else { Product::MulConj };
+    let cc = match keep {
+        Some(product) => {
+            binary::record_into(rec, op.binary(), reference, target, product)?;
+            inverse(rec, product, dims, None, fourier)?
+        }
+        None => inverse(rec, reference, dims, Some((target, op)), fourier)?,
+    };
+    let index = if fourier {
+        let magnitude = complex_to_real::record(rec, ComplexToReal::Abs, cc)?;
+        reduce::record(rec, magnitude, Reduction::ArgMax, None)?
+    } else {
+        reduce::record(rec, cc, Reduction::ArgMaxAbs, None)?
+    };
+    let value = take::record(rec, cc, index)?;
+    let power = sum_of_squares(rec, moving)?;
+    Ok(CoarsePeak { index, value, power })
 }
 
 /// The upsampled DFT of `product` (a half spectrum where `half`) around the coarse peak: the
