@@ -105,3 +105,19 @@ fn halos_larger_than_slabs_go_to_the_split() {
     assert!(run.slabs.is_none() && run.split.is_some(), "{run:?}");
     assert!(rel_err(&got, &reference(&a, &k, Mode::Same, false)) <= 1e-6);
 }
+
+#[test]
+fn one_gpu_streams_many_slabs_in_small_pieces() {
+    // One GPU takes every slab in order: each slab's halo rows come from the previous slab's
+    // input on the device, the rest streams up in pieces of a few KiB at an offset.
+    let gpu = [open(GpuOptions { stream_piece_bytes: 4096, ..poisoned() })];
+    let (a, k) = (rand_array(&[83, 17, 29]), rand_array(&[7, 4, 3]));
+    for mode in [Mode::Full, Mode::Same, Mode::Valid] {
+        let want = reference(&a, &k, mode, false);
+        for slabs in [3, 10] {
+            let (got, report) = overlap::convolve(&gpu, &a.view(), &k.view(), mode, slabs, &|_, _| {}).unwrap();
+            assert_eq!(report.per_slab.iter().map(|s| s.slab).collect::<Vec<_>>(), (0..slabs).collect::<Vec<_>>());
+            assert!(rel_err(&got, &want) <= 1e-6, "{mode:?} in {slabs} slabs");
+        }
+    }
+}

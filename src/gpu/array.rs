@@ -100,7 +100,7 @@ impl GpuArray {
 
     fn upload(gpu: &Gpu, dims: &[usize], dtype: Dtype, bytes: &[u8]) -> Result<GpuArray> {
         let array = Self::empty(gpu, dims, dtype)?;
-        gpu.scoped(|| super::write_buffer(gpu, &array.buffer, bytes))?;
+        gpu.scoped(|| super::write_buffer(gpu, &array.buffer, bytes))??;
         Ok(array)
     }
 

@@ -318,108 +318,10 @@ impl Gpu {
         let mut encoder = self.device.create_command_encoder(&Default::default());
         encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, padded);
         self.queue.submit([encoder.finish()]);
-        map_and_read(self, &staging, bytes)
+        super::map_and_read(self, &staging, bytes)
     }
 }
 
-impl Gpu {
-    /// The window `start .. start + size` (every axis) of arrays stacked along axis 0 (`sources`:
-    /// each buffer and its rows; `row_dims`: the other axes; `elem`: bytes per element), into
-    /// `out`. Whole rows stream through two staging buffers of about [`STREAM_PIECE`] bytes in
-    /// turn (the GPU fills one while all cores empty the other), each row cropped to the window
-    /// on the way, so no cropped copy is made on the device (a staging buffer the size of a
-    /// 4 GiB volume took a second to allocate).
-    pub(crate) fn read_window_into(
-        &self,
-        sources: &[(&wgpu::Buffer, usize)],
-        row_dims: &[usize],
-        elem: usize,
-        start: &[usize],
-        size: &[usize],
-        out: &mut [u8],
-    ) -> Result<()> {
-        use rayon::prelude::*;
-        let begin = std::time::Instant::now();
-        let total_rows: usize = sources.iter().map(|s| s.1).sum();
-        let full: Vec<usize> = std::iter::once(total_rows).chain(row_dims.iter().copied()).collect();
-        if start.len() != full.len() || size.len() != full.len() || (0..full.len()).any(|d| start[d] + size[d] > full[d]) {
-            return Err(Error::Shape(format!("window {start:?} + {size:?} leaves the stacked arrays {full:?}")));
-        }
-        let row_bytes = row_dims.iter().product::<usize>() * elem;
-        let out_row = size[1..].iter().product::<usize>() * elem;
-        if out.len() != size[0] * out_row {
-            return Err(Error::Shape(format!("a {size:?} window of {elem}-byte elements to read into {} bytes", out.len())));
-        }
-        let runs = row_runs(row_dims, &start[1..], &size[1..], elem);
-        // (buffer, first row in it, rows, first output row), at most `per_piece` rows each.
-        let per_piece = (STREAM_PIECE.min(self.max_buffer_bytes()) as usize / row_bytes.max(1)).max(1);
-        let mut pieces = Vec::new();
-        let mut first = 0;
-        for &(buffer, rows) in sources {
-            let (lo, hi) = (start[0].max(first), (start[0] + size[0]).min(first + rows));
-            for r in (lo..hi).step_by(per_piece) {
-                pieces.push((buffer, r - first, per_piece.min(hi - r), r - start[0]));
-            }
-            first += rows;
-        }
-        const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_READ.union(wgpu::BufferUsages::COPY_DST);
-        let staging_bytes = (pieces.iter().map(|p| p.2).max().unwrap_or(1) * row_bytes).div_ceil(4) as u64 * 4;
-        let staging = [self.buffer("lucent.stream", staging_bytes.max(4), USAGE)?, self.buffer("lucent.stream", staging_bytes.max(4), USAGE)?];
-        let copy = |i: usize| {
-            let (buffer, row, rows, _) = pieces[i];
-            let mut encoder = self.device.create_command_encoder(&Default::default());
-            encoder.copy_buffer_to_buffer(buffer, (row * row_bytes) as u64, &staging[i % 2], 0, ((rows * row_bytes).div_ceil(4) * 4) as u64);
-            self.queue.submit([encoder.finish()]);
-        };
-        if !pieces.is_empty() {
-            copy(0);
-        }
-        let group = (COPY_PIECE / row_bytes.max(1)).max(1);
-        for i in 0..pieces.len() {
-            if i + 1 < pieces.len() {
-                copy(i + 1);
-            }
-            let (_, _, rows, at) = pieces[i];
-            let dst = &mut out[at * out_row..(at + rows) * out_row];
-            map_and_then(self, &staging[i % 2], (rows * row_bytes) as u64, |src| {
-                dst.par_chunks_mut(group * out_row).zip(src.par_chunks(group * row_bytes)).for_each(|(d, s)| match &runs {
-                    None => d.copy_from_slice(s),
-                    Some((offsets, run)) => {
-                        for (d, s) in d.chunks_mut(out_row).zip(s.chunks(row_bytes)) {
-                            for (d, &o) in d.chunks_mut(*run).zip(offsets) {
-                                d.copy_from_slice(&s[o..o + run]);
-                            }
-                        }
-                    }
-                })
-            })?;
-        }
-        let [a, b] = staging;
-        self.recycler.give(USAGE, a);
-        self.recycler.give(USAGE, b);
-        super::trace(&format!("read back {} MiB", out.len() >> 20), begin);
-        Ok(())
-    }
-}
-
-/// Where the window `start .. start + size` of one row of shape `row_dims` lies: the byte
-/// offsets of its innermost runs and their length, `None` when it is the whole row.
-fn row_runs(row_dims: &[usize], start: &[usize], size: &[usize], elem: usize) -> Option<(Vec<usize>, usize)> {
-    if start.iter().all(|&s| s == 0) && size == row_dims {
-        return None;
-    }
-    let last = row_dims.len() - 1;
-    let mut offsets = vec![start[last] * elem];
-    let mut stride = row_dims[last] * elem;
-    for d in (0..last).rev() {
-        offsets = (0..size[d]).flat_map(|i| offsets.iter().map(move |o| (start[d] + i) * stride + o)).collect();
-        stride *= row_dims[d];
-    }
-    Some((offsets, size[last] * elem))
-}
-
-/// The staging piece of [`Gpu::read_window_into`].
-const STREAM_PIECE: u64 = 128 << 20;
 
 /// The largest device-local heap of a Vulkan adapter.
 #[cfg(any(windows, target_os = "linux", target_os = "android"))]
@@ -436,69 +338,6 @@ fn device_memory_bytes(adapter: &wgpu::Adapter) -> Option<u64> {
 #[cfg(not(any(windows, target_os = "linux", target_os = "android")))]
 fn device_memory_bytes(_adapter: &wgpu::Adapter) -> Option<u64> {
     None
-}
-
-/// Pieces host copies to and from the device are split into, one per rayon task: a single
-/// thread copying into fresh staging memory ran at ~0.5 GB/s (page faults included).
-const COPY_PIECE: usize = 16 << 20;
-
-/// `queue.write_buffer(buffer, 0, bytes)`, the copy into wgpu's staging memory made by all
-/// cores for large data (one core moved ~4 GB/s).
-pub(crate) fn write_buffer(gpu: &Gpu, buffer: &wgpu::Buffer, bytes: &[u8]) {
-    use rayon::prelude::*;
-    let size = match std::num::NonZeroU64::new(bytes.len() as u64) {
-        Some(size) if bytes.len() > COPY_PIECE => size,
-        _ => return gpu.queue.write_buffer(buffer, 0, bytes),
-    };
-    let t = std::time::Instant::now();
-    // None: a validation error, which the caller's error scope reports.
-    let Some(mut view) = gpu.queue.write_buffer_with(buffer, 0, size) else { return };
-    let mut rest = view.slice(..);
-    let mut pieces = Vec::new();
-    for src in bytes.chunks(COPY_PIECE) {
-        let (dst, tail) = rest.split_at(src.len());
-        pieces.push((Piece(dst), src));
-        rest = tail;
-    }
-    pieces.into_par_iter().for_each(|(mut dst, src)| dst.0.copy_from_slice(src));
-    super::trace(&format!("write_buffer {} MiB", bytes.len() >> 20), t);
-}
-
-/// A piece of wgpu's write-only staging memory, copied into by another thread.
-struct Piece<'a>(wgpu::WriteOnly<'a, [u8]>);
-
-// SAFETY: a `WriteOnly<[u8]>` is exclusive access to its bytes, like `&mut [u8]`, which is Send;
-// wgpu implements Send for `WriteOnly<T>` with an implicitly sized T only, so not for slices.
-unsafe impl Send for Piece<'_> {}
-
-/// `bytes` as 4-byte words, copied by all cores for large data (reads of mapped memory).
-pub(crate) fn words_from(bytes: &[u8]) -> Vec<u32> {
-    use rayon::prelude::*;
-    let mut words = vec![0u32; bytes.len().div_ceil(4)];
-    let dst: &mut [u8] = &mut bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()];
-    dst.par_chunks_mut(COPY_PIECE).zip(bytes.par_chunks(COPY_PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
-    words
-}
-
-/// Maps a MAP_READ buffer, waits, and returns its first `bytes` bytes.
-pub(crate) fn map_and_read(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
-    map_and_then(gpu, staging, bytes, <[u8]>::to_vec)
-}
-
-/// Maps a MAP_READ buffer, waits, and hands its first `bytes` bytes to `read`.
-pub(crate) fn map_and_then<T>(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
-    let slice = staging.slice(..);
-    let (tx, rx) = std::sync::mpsc::channel();
-    slice.map_async(wgpu::MapMode::Read, move |r| {
-        let _ = tx.send(r);
-    });
-    gpu.wait()?;
-    rx.recv()
-        .map_err(|e| Error::DeviceLost(e.to_string()))?
-        .map_err(|e| Error::DeviceLost(e.to_string()))?;
-    let data = read(&slice.get_mapped_range().map_err(|e| Error::DeviceLost(e.to_string()))?[..bytes as usize]);
-    staging.unmap();
-    Ok(data)
 }
 
 impl Drop for Gpu {

@@ -8,6 +8,7 @@ mod options;
 mod pipelines;
 mod recycle;
 pub mod registry;
+mod transfer;
 mod tuning;
 
 pub use array::{Dtype, GpuArray, Shape};
@@ -17,7 +18,7 @@ pub use context::{AdapterSummary, Gpu};
 pub use options::GpuOptions;
 pub use pipelines::PipelineStats;
 pub(crate) use context::STORAGE_USAGE;
-pub(crate) use context::{map_and_read, map_and_then, words_from, write_buffer};
+pub(crate) use transfer::{map_and_read, map_and_then, words_from, write_buffer};
 pub(crate) use pipelines::Pipeline;
 pub(crate) use recycle::Recycler;
 pub use registry::{BindingInfo, BindingKind, KernelInfo};

@@ -27,6 +27,10 @@ pub struct GpuOptions {
     pub memblock_mib: u64,
     /// Bytes of freed device buffers kept for reuse (0: none). `LUCENT_RECYCLE_BYTES`.
     pub recycle_bytes: u64,
+    /// Host-device transfers of large arrays stream through two staging buffers of this many
+    /// bytes in turn (at least 4 KiB; tests lower it to reach many pieces).
+    /// `LUCENT_STREAM_PIECE_BYTES`.
+    pub stream_piece_bytes: u64,
     /// Where compiled pipelines are kept between processes, where the backend offers a
     /// pipeline cache (Vulkan); None: not kept. Safe to delete: the driver checks what it
     /// loads and recompiles what does not match. `LUCENT_CACHE_DIR` (empty: off), else the
@@ -52,6 +56,7 @@ impl Default for GpuOptions {
             device_memory_bytes: None,
             memblock_mib: 4,
             recycle_bytes: 4 << 30,
+            stream_piece_bytes: 128 << 20,
             cache_dir: user_cache_dir(),
             poison: false,
             profile: false,
@@ -89,6 +94,7 @@ impl GpuOptions {
             device_memory_bytes: number("LUCENT_DEVICE_MEMORY_BYTES", 16)?,
             memblock_mib: number("LUCENT_MEMBLOCK_MIB", 1)?.unwrap_or(d.memblock_mib),
             recycle_bytes: number("LUCENT_RECYCLE_BYTES", 0)?.unwrap_or(d.recycle_bytes),
+            stream_piece_bytes: number("LUCENT_STREAM_PIECE_BYTES", 4096)?.unwrap_or(d.stream_piece_bytes),
             cache_dir: match std::env::var_os("LUCENT_CACHE_DIR") {
                 Some(dir) if dir.is_empty() => None,
                 Some(dir) => Some(PathBuf::from(dir)),

@@ -422,7 +422,7 @@ impl Compiled {
         gpu.scoped(|| -> Result<()> {
             for (i, v) in self.values.iter().enumerate() {
                 if let Source::Upload(data) = &v.source {
-                    crate::gpu::write_buffer(gpu, self.buffer(Buf(i)), data);
+                    crate::gpu::write_buffer(gpu, self.buffer(Buf(i)), data)?;
                 }
             }
             let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("lucent.run") });
@@ -497,15 +497,29 @@ impl Compiled {
             }
         }
         report.wall_ms = start.elapsed().as_secs_f64() * 1e3;
-        let outputs = self.outputs.iter().map(|b| {
+        Ok(Results { downloads, outputs: self.output_arrays(), report })
+    }
+
+    /// Submits the work and returns its outputs at once, without waiting for the GPU: later
+    /// submissions (copies, downloads, other runs) on the same GPU see its results. A run with
+    /// downloads is refused (it must wait for them: [`Compiled::run`]).
+    pub fn launch(&self, gpu: &Gpu) -> Result<Vec<GpuArray>> {
+        if !self.downloads.is_empty() {
+            return Err(Error::Invalid("a launched run cannot download (run it instead)".into()));
+        }
+        self.submit(gpu)?;
+        Ok(self.output_arrays())
+    }
+
+    fn output_arrays(&self) -> Vec<GpuArray> {
+        self.outputs.iter().map(|b| {
             let v = &self.values[b.0];
             let buffer = match &v.source {
                 Source::External(a) => a.buffer.clone(),
                 _ => self.buffers[self.slot_of[b.0].unwrap()].clone(),
             };
             GpuArray::from_buffer(buffer, v.shape.clone(), v.dtype)
-        }).collect();
-        Ok(Results { downloads, outputs, report })
+        }).collect()
     }
 
     fn encode(pass: &mut wgpu::ComputePass, s: &Step) {

@@ -275,6 +275,13 @@ impl<'g> Recording<'g> {
         self.compile()?.run(gpu)
     }
 
+    /// Compiles and submits once without waiting for the GPU; returns the outputs in the order
+    /// they were asked for ([`Compiled::launch`]).
+    pub fn launch(self) -> Result<Vec<GpuArray>> {
+        let gpu = self.gpu;
+        self.compile()?.launch(gpu)
+    }
+
     /// Compiles and runs once without blocking the caller's thread on the GPU
     /// ([`Compiled::run_async`]).
     pub async fn run_async(self) -> Result<Results> {

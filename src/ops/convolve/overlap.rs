@@ -1,11 +1,16 @@
 //! scipy.signal.fftconvolve of host arrays over several GPUs, or beyond one GPU's memory, as
 //! slabs of output rows along axis 0 (overlap-save): each slab convolves, in core on one GPU
 //! (whole, or in chunks), just the input rows its outputs read — its own rows and the kernel's
-//! extent minus one along axis 0 — and its rows stream back straight into the result. Slabs go
-//! to the GPUs from one queue, so a faster GPU takes more of them. Unlike the frequency split
-//! ([`super::split`]) nothing is folded or recombined on the host, which was nearly all of that
-//! path's time (BENCHMARKS.md run 14); the price is the halo rows each slab transforms again,
-//! so slabs are used while a slab's halo is no larger than its own rows.
+//! extent minus one along axis 0 — and its rows stream back straight into the result. Unlike
+//! the frequency split ([`super::split`]) nothing is folded or recombined on the host, which was
+//! nearly all of that path's time (BENCHMARKS.md run 14); the price is the halo rows each slab
+//! transforms again, so slabs are used while a slab's halo is no larger than its own rows.
+//!
+//! Each GPU streams: it takes consecutive slabs (a contiguous run of them, then half of the
+//! largest run another GPU has left), so a slab's halo rows are copied on the device from the
+//! previous slab's input rather than sent again, and while one slab's work runs on the GPU the
+//! next one's rows go up and the previous one's results come down. Slabs are a few hundred MiB,
+//! so each GPU allocates little: the driver serialises device allocation across GPUs (run 14).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -17,7 +22,7 @@ use serde::Serialize;
 
 use super::{chunked, Geometry, KernelSpectrum, Mode};
 use crate::error::{Error, Result};
-use crate::gpu::{Gpu, GpuArray};
+use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::Recording;
 
 /// Where the time went (serialised into `lucent convolve --json`).
@@ -46,12 +51,23 @@ pub struct SlabTiming {
     pub chunks: usize,
 }
 
-/// The fewest slabs (at least `least`, and one per GPU) whose in-core runs fit every GPU's
-/// memory budget and whose halo is no larger than their rows; `None` when no such split exists.
+/// Input bytes a streamed slab aims at (`LUCENT_SLAB_MIB` overrides, for measurements): large
+/// enough that each transfer and dispatch is efficient, small enough that the buffers each GPU
+/// allocates stay a small part of the run.
+fn slab_target_bytes() -> usize {
+    std::env::var("LUCENT_SLAB_MIB").ok().and_then(|v| v.trim().parse::<usize>().ok()).filter(|&m| m > 0).map_or(256 << 20, |m| m << 20)
+}
+
+/// Slabs for the GPUs: about [`slab_target_bytes`] of input rows each but at least twice the
+/// halo, at least `least` and one per GPU, more where a slab's in-core run would not fit every
+/// GPU's memory budget; `None` when the halo would exceed a slab's rows first.
 pub fn slab_count(gpus: &[Gpu], g: &Geometry, least: usize) -> Option<usize> {
     let budget = gpus.iter().map(|gpu| gpu.memory_budget_bytes()).min()?;
     let (rows, halo) = (g.out[0], g.kernel[0] - 1);
-    (least.max(gpus.len())..=rows).take_while(|&slabs| halo <= rows / slabs).find(|&slabs| slab_geometries(g, slabs).iter().all(|s| chunked::bytes_in_core(&s.padded) <= budget))
+    let row_bytes = g.image[1..].iter().product::<usize>() * 4;
+    let target_rows = (slab_target_bytes() / row_bytes.max(1)).max(2 * halo).max(1);
+    let first = rows.div_ceil(target_rows).max(least).max(gpus.len());
+    (first..=rows).take_while(|&slabs| halo <= rows / slabs).find(|&slabs| slab_geometries(g, slabs).iter().all(|s| chunked::bytes_in_core(&s.padded) <= budget))
 }
 
 /// `a` convolved with `k` (oriented as a convolution) in `slabs` slabs over `gpus`;
@@ -69,37 +85,69 @@ pub fn convolve(
     let rows = even_rows(g.out[0], slabs);
     let mut y = ArrayD::from_shape_vec(IxDyn(&g.out), bytemuck::zeroed_vec(g.out.iter().product())).expect("the output's size");
     let row_len: usize = g.out[1..].iter().product();
-    // Each slab's rows of the result, handed out from one queue.
+    // Each slab's rows of the result, taken by whichever GPU runs the slab.
     let mut rest = y.as_slice_mut().expect("a new array");
-    let mut queue = Vec::new();
-    for (i, r) in rows.iter().enumerate() {
+    let mut outs = Vec::new();
+    for r in &rows {
         let (mine, tail) = std::mem::take(&mut rest).split_at_mut(r.len() * row_len);
-        queue.push((i, r.clone(), mine));
+        outs.push(Mutex::new(Some(mine)));
         rest = tail;
     }
-    let total = queue.len();
-    let queue = Mutex::new(queue.into_iter());
+    let schedule = Schedule::new(rows.len(), gpus.len());
     let done = Mutex::new((Vec::new(), None::<Error>));
+    let failed = || done.lock().unwrap().1.is_some();
     crate::gpu::on_workers(gpus.len(), |worker| {
-        let (gpu, mut spectra) = (&gpus[worker], HashMap::new());
-        loop {
-            if done.lock().unwrap().1.is_some() {
-                return;
-            }
-            let Some((slab, rows, out)) = queue.lock().unwrap().next() else { return };
-            let t = Instant::now();
-            let result = convolve_slab(gpu, a, k, &g, rows.clone(), out, &mut spectra);
-            crate::gpu::trace(&format!("slab {slab} on GPU {worker}"), t);
+        let mut stream = Stream { gpu: &gpus[worker], a, k, g: &g, spectra: HashMap::new(), carry: None };
+        let mut pending: Option<Pending> = None;
+        let finish = |p: Pending| {
+            let out = outs[p.slab].lock().unwrap().take().expect("each slab runs once");
+            let result = p.download(stream.gpu, out);
+            crate::gpu::trace(&format!("slab {} on GPU {worker}", p.slab), p.started);
             let mut done = done.lock().unwrap();
             match result {
-                Ok(chunks) => {
-                    done.0.push(SlabTiming { slab, rows, worker, ms: t.elapsed().as_secs_f64() * 1e3, chunks });
-                    progress(done.0.len(), total);
+                Ok(()) => {
+                    done.0.push(SlabTiming { slab: p.slab, rows: rows[p.slab].clone(), worker, ms: p.started.elapsed().as_secs_f64() * 1e3, chunks: p.chunks });
+                    progress(done.0.len(), rows.len());
                 }
                 Err(e) => {
                     done.1.get_or_insert(e);
                 }
             }
+        };
+        while let Some(slab) = schedule.next(worker).filter(|_| !failed()) {
+            let started = Instant::now();
+            match stream.launch(&rows[slab]) {
+                Ok(Some((y, window))) => {
+                    // The previous slab comes down while this one runs.
+                    if let Some(p) = pending.replace(Pending { slab, started, y: Some(y), window, chunks: 1 }) {
+                        finish(p);
+                    }
+                }
+                Ok(None) => {
+                    // Too large for one buffer: this slab in chunks, after the previous one.
+                    if let Some(p) = pending.take() {
+                        finish(p);
+                    }
+                    let out = outs[slab].lock().unwrap().take().expect("each slab runs once");
+                    let result = stream.in_chunks(&rows[slab], out);
+                    let mut d = done.lock().unwrap();
+                    match result {
+                        Ok(chunks) => {
+                            d.0.push(SlabTiming { slab, rows: rows[slab].clone(), worker, ms: started.elapsed().as_secs_f64() * 1e3, chunks });
+                            progress(d.0.len(), rows.len());
+                        }
+                        Err(e) => {
+                            d.1.get_or_insert(e);
+                        }
+                    }
+                }
+                Err(e) => {
+                    done.lock().unwrap().1.get_or_insert(e);
+                }
+            }
+        }
+        if let Some(p) = pending.take() {
+            finish(p);
         }
     });
     let (per_slab, error) = done.into_inner().unwrap();
@@ -107,7 +155,128 @@ pub fn convolve(
         return Err(e);
     }
     let adapters = gpus.iter().map(|gpu| format!("{}: {}", gpu.summary().index, gpu.summary().name)).collect();
-    Ok((y, SlabReport { slabs: total, halo_rows: g.kernel[0] - 1, adapters, per_slab, total_ms: start.elapsed().as_secs_f64() * 1e3 }))
+    Ok((y, SlabReport { slabs: rows.len(), halo_rows: g.kernel[0] - 1, adapters, per_slab, total_ms: start.elapsed().as_secs_f64() * 1e3 }))
+}
+
+/// Which slab each GPU takes next: at first an even contiguous run each; a GPU whose run is done
+/// takes the back half of the longest run left (all of it when one slab is left), so faster GPUs
+/// take more and each keeps to consecutive slabs.
+struct Schedule {
+    runs: Mutex<Vec<Range<usize>>>,
+}
+
+impl Schedule {
+    fn new(slabs: usize, workers: usize) -> Schedule {
+        let runs = (0..workers).map(|w| w * slabs / workers..(w + 1) * slabs / workers).collect();
+        Schedule { runs: Mutex::new(runs) }
+    }
+
+    fn next(&self, worker: usize) -> Option<usize> {
+        let mut runs = self.runs.lock().unwrap();
+        if runs[worker].is_empty() {
+            let (victim, longest) = runs.iter().enumerate().max_by_key(|(_, r)| r.len()).map(|(v, r)| (v, r.clone()))?;
+            if longest.is_empty() {
+                return None;
+            }
+            let mid = longest.start + longest.len() / 2;
+            runs[victim].end = mid;
+            runs[worker] = mid..longest.end;
+        }
+        let slab = runs[worker].start;
+        runs[worker].start += 1;
+        Some(slab)
+    }
+}
+
+/// One GPU's stream of slabs: the kernel's spectrum per slab geometry, and the last slab's input
+/// rows on the device (their range and array), whose tail is the next slab's halo.
+struct Stream<'a, 'x, 'y> {
+    gpu: &'a Gpu,
+    a: &'a ArrayViewD<'x, f32>,
+    k: &'a ArrayViewD<'y, f32>,
+    g: &'a Geometry,
+    spectra: HashMap<[Vec<usize>; 3], Arc<KernelSpectrum>>,
+    carry: Option<(Range<usize>, GpuArray)>,
+}
+
+impl Stream<'_, '_, '_> {
+    /// Sends slab `rows`' input up and submits its convolution without waiting; returns the
+    /// device result and the window of it that is the slab's output, or None when the slab
+    /// does not fit one buffer.
+    fn launch(&mut self, rows: &Range<usize>) -> Result<Option<(GpuArray, Vec<usize>)>> {
+        let (input, sg) = slab_geometry(self.g, rows);
+        let key = [sg.image.clone(), sg.start.clone(), sg.out.clone()];
+        let attempt = (|| {
+            let spectrum = match self.spectra.get(&key) {
+                Some(s) => s.clone(),
+                None => self.spectra.entry(key).or_insert(Arc::new(KernelSpectrum::for_geometry(self.gpu, self.k, sg.clone())?)).clone(),
+            };
+            let x = self.upload(input.clone())?;
+            let mut rec = Recording::new(self.gpu);
+            let xb = rec.input(&x);
+            let yb = spectrum.record(&mut rec, xb)?;
+            rec.output(yb);
+            let y = rec.launch()?.pop().expect("one output");
+            Ok((x, y))
+        })();
+        match attempt {
+            Ok((x, y)) => {
+                self.carry = Some((input, x));
+                Ok(Some((y, sg.out)))
+            }
+            Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {
+                self.carry = None;
+                Ok(None)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Input rows `input` as a device array: the rows the last slab also read copied on the
+    /// device, the rest sent from the host.
+    fn upload(&self, input: Range<usize>) -> Result<GpuArray> {
+        let gpu = self.gpu;
+        let mut dims = self.a.shape().to_vec();
+        dims[0] = input.len();
+        let row_bytes = dims[1..].iter().product::<usize>() * 4;
+        let x = GpuArray::empty(gpu, &dims, Dtype::F32)?;
+        let mut from = input.start;
+        if let Some((prev, held)) = self.carry.as_ref().filter(|(prev, _)| prev.start <= input.start && input.start < prev.end) {
+            let n = prev.end.min(input.end) - input.start;
+            let mut encoder = gpu.device.create_command_encoder(&Default::default());
+            encoder.copy_buffer_to_buffer(&held.buffer, ((input.start - prev.start) * row_bytes) as u64, &x.buffer, 0, (n * row_bytes) as u64);
+            gpu.queue.submit([encoder.finish()]);
+            from += n;
+        }
+        if from < input.end {
+            let host = self.a.slice_axis(Axis(0), Slice::from(from..input.end));
+            let bytes = crate::gpu::row_major_bytes(&host);
+            gpu.scoped(|| gpu.write_streamed(&x.buffer, ((from - input.start) * row_bytes) as u64, &bytes))??;
+        }
+        Ok(x)
+    }
+
+    /// Slab `rows` in chunks, waited for, into `out`; returns the chunk count.
+    fn in_chunks(&mut self, rows: &Range<usize>, out: &mut [f32]) -> Result<usize> {
+        let (input, sg) = slab_geometry(self.g, rows);
+        chunked::convolve_into(self.gpu, &self.a.slice_axis(Axis(0), Slice::from(input)), self.k, &sg, out)
+    }
+}
+
+/// A slab submitted to its GPU, its result still to come down.
+struct Pending {
+    slab: usize,
+    started: Instant,
+    y: Option<GpuArray>,
+    window: Vec<usize>,
+    chunks: usize,
+}
+
+impl Pending {
+    fn download(&self, gpu: &Gpu, out: &mut [f32]) -> Result<()> {
+        let y = self.y.as_ref().expect("a launched slab");
+        GpuArray::download_window_into_f32(gpu, std::slice::from_ref(y), &vec![0; self.window.len()], &self.window, out)
+    }
 }
 
 /// `rows` rows in `slabs` consecutive ranges (at least one row each) differing by one row at most.
@@ -133,34 +302,26 @@ fn slab_geometry(g: &Geometry, rows: &Range<usize>) -> (Range<usize>, Geometry) 
     (input, Geometry::window(&image, &g.kernel, g.mode, start, out))
 }
 
-/// One slab into `out`: whole when it fits one buffer (the kernel's spectrum kept per slab
-/// geometry in `spectra`), else in chunks. Returns the chunk count.
-fn convolve_slab(
-    gpu: &Gpu,
-    a: &ArrayViewD<f32>,
-    k: &ArrayViewD<f32>,
-    g: &Geometry,
-    rows: Range<usize>,
-    out: &mut [f32],
-    spectra: &mut HashMap<[Vec<usize>; 3], Arc<KernelSpectrum>>,
-) -> Result<usize> {
-    let (input, sg) = slab_geometry(g, &rows);
-    let input = a.slice_axis(Axis(0), Slice::from(input));
-    let mut whole = || -> Result<()> {
-        let key = [sg.image.clone(), sg.start.clone(), sg.out.clone()];
-        let spectrum = match spectra.get(&key) {
-            Some(s) => s.clone(),
-            None => spectra.entry(key).or_insert(Arc::new(KernelSpectrum::for_geometry(gpu, k, sg.clone())?)).clone(),
-        };
-        let mut rec = Recording::new(gpu);
-        let x = rec.upload_once_f32(&input)?;
-        let y = spectrum.record(&mut rec, x)?;
-        let o = rec.output(y);
-        let y = rec.run()?.array(o);
-        GpuArray::download_window_into_f32(gpu, &[y], &vec![0; sg.out.len()], &sg.out, out)
-    };
-    match whole() {
-        Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => chunked::convolve_into(gpu, &input, k, &sg, out),
-        other => other.map(|()| 1),
+#[cfg(test)]
+mod tests {
+    use super::Schedule;
+
+    #[test]
+    fn schedule_hands_out_each_slab_once_in_runs() {
+        for (slabs, workers) in [(1, 1), (1, 3), (7, 2), (16, 3), (5, 8)] {
+            let s = Schedule::new(slabs, workers);
+            // Worker 0 alone drains everything: its own run, then halves of the others'.
+            let mut got: Vec<usize> = std::iter::from_fn(|| s.next(0)).collect();
+            got.sort();
+            assert_eq!(got, (0..slabs).collect::<Vec<_>>(), "{slabs} slabs, {workers} workers");
+        }
+        // Two workers in turn: each run stays contiguous, a steal takes the back half.
+        let s = Schedule::new(8, 2);
+        assert_eq!([s.next(0), s.next(0), s.next(0), s.next(0)], [Some(0), Some(1), Some(2), Some(3)]);
+        assert_eq!(s.next(0), Some(6)); // 4..8 left to worker 1: worker 0 takes 6..8
+        assert_eq!(s.next(1), Some(4));
+        assert_eq!(s.next(1), Some(5));
+        assert_eq!(s.next(0), Some(7));
+        assert_eq!([s.next(1), s.next(0)], [None, None]);
     }
 }
