@@ -106,7 +106,7 @@ pub fn convolve(
             let mut done = done.lock().unwrap();
             match result {
                 Ok(()) => {
-                    done.0.push(SlabTiming { slab: p.slab, rows: rows[p.slab].clone(), worker, ms: p.started.elapsed().as_secs_f64() * 1e3, chunks: p.chunks });
+                    done.0.push(SlabTiming { slab: p.slab, rows: rows[p.slab].clone(), worker, ms: p.started.elapsed().as_secs_f64() * 1e3, chunks: 1 });
                     progress(done.0.len(), rows.len());
                 }
                 Err(e) => {
@@ -116,18 +116,16 @@ pub fn convolve(
         };
         while let Some(slab) = schedule.next(worker).filter(|_| !failed()) {
             let started = Instant::now();
-            match stream.launch(&rows[slab]) {
-                Ok(Some((y, window))) => {
-                    // The previous slab comes down while this one runs.
-                    if let Some(p) = pending.replace(Pending { slab, started, y: Some(y), window, chunks: 1 }) {
-                        finish(p);
-                    }
-                }
+            // This slab's rows go up while the GPU still works on the previous slab, whose
+            // results then come down; then this slab's work is submitted.
+            let staged = stream.stage(&rows[slab]);
+            if let Some(p) = pending.take() {
+                finish(p);
+            }
+            match staged.and_then(|s| s.map(|s| stream.submit(s)).transpose().map(Option::flatten)) {
+                Ok(Some((y, window))) => pending = Some(Pending { slab, started, y, window }),
                 Ok(None) => {
-                    // Too large for one buffer: this slab in chunks, after the previous one.
-                    if let Some(p) = pending.take() {
-                        finish(p);
-                    }
+                    // Too large for one buffer: this slab in chunks, waited for.
                     let out = outs[slab].lock().unwrap().take().expect("each slab runs once");
                     let result = stream.in_chunks(&rows[slab], out);
                     let mut d = done.lock().unwrap();
@@ -200,10 +198,9 @@ struct Stream<'a, 'x, 'y> {
 }
 
 impl Stream<'_, '_, '_> {
-    /// Sends slab `rows`' input up and submits its convolution without waiting; returns the
-    /// device result and the window of it that is the slab's output, or None when the slab
-    /// does not fit one buffer.
-    fn launch(&mut self, rows: &Range<usize>) -> Result<Option<(GpuArray, Vec<usize>)>> {
+    /// Sends slab `rows`' input rows up (with the kernel's spectrum for its geometry); None when
+    /// the slab does not fit one buffer.
+    fn stage(&mut self, rows: &Range<usize>) -> Result<Option<Staged>> {
         let (input, sg) = slab_geometry(self.g, rows);
         let key = [sg.image.clone(), sg.start.clone(), sg.out.clone()];
         let attempt = (|| {
@@ -211,19 +208,30 @@ impl Stream<'_, '_, '_> {
                 Some(s) => s.clone(),
                 None => self.spectra.entry(key).or_insert(Arc::new(KernelSpectrum::for_geometry(self.gpu, self.k, sg.clone())?)).clone(),
             };
-            let x = self.upload(input.clone())?;
-            let mut rec = Recording::new(self.gpu);
-            let xb = rec.input(&x);
-            let yb = spectrum.record(&mut rec, xb)?;
-            rec.output(yb);
-            let y = rec.launch()?.pop().expect("one output");
-            Ok((x, y))
+            Ok(Staged { x: self.upload(input.clone())?, input, spectrum })
         })();
+        self.fits(attempt)
+    }
+
+    /// Submits a staged slab's convolution without waiting; returns the device result and its
+    /// shape (the slab's output), or None when it does not fit one buffer.
+    fn submit(&mut self, s: Staged) -> Result<Option<(GpuArray, Vec<usize>)>> {
+        let attempt = (|| {
+            let mut rec = Recording::new(self.gpu);
+            let xb = rec.input(&s.x);
+            let yb = s.spectrum.record(&mut rec, xb)?;
+            rec.output(yb);
+            Ok(rec.launch()?.pop().expect("one output"))
+        })();
+        let window = s.spectrum.output_dims().to_vec();
+        self.carry = Some((s.input, s.x));
+        Ok(self.fits(attempt)?.map(|y| (y, window)))
+    }
+
+    /// None for "does not fit" (the slab then runs in chunks), forgetting the carried rows.
+    fn fits<T>(&mut self, attempt: Result<T>) -> Result<Option<T>> {
         match attempt {
-            Ok((x, y)) => {
-                self.carry = Some((input, x));
-                Ok(Some((y, sg.out)))
-            }
+            Ok(v) => Ok(Some(v)),
             Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {
                 self.carry = None;
                 Ok(None)
@@ -263,19 +271,24 @@ impl Stream<'_, '_, '_> {
     }
 }
 
+/// A slab's input rows on its GPU, with the spectrum for its geometry.
+struct Staged {
+    x: GpuArray,
+    input: Range<usize>,
+    spectrum: Arc<KernelSpectrum>,
+}
+
 /// A slab submitted to its GPU, its result still to come down.
 struct Pending {
     slab: usize,
     started: Instant,
-    y: Option<GpuArray>,
+    y: GpuArray,
     window: Vec<usize>,
-    chunks: usize,
 }
 
 impl Pending {
     fn download(&self, gpu: &Gpu, out: &mut [f32]) -> Result<()> {
-        let y = self.y.as_ref().expect("a launched slab");
-        GpuArray::download_window_into_f32(gpu, std::slice::from_ref(y), &vec![0; self.window.len()], &self.window, out)
+        GpuArray::download_window_into_f32(gpu, std::slice::from_ref(&self.y), &vec![0; self.window.len()], &self.window, out)
     }
 }
 

@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# Issue 24: `lucent convolve --mode same` of a 31³ Gaussian PSF over 1024³ and 2048×2048×1024
+# f32 volumes, in core on one GPU, in slabs of rows on one GPU (1024³: a device budget that
+# refuses the in-core run) and over every GPU, for each binary named (.device/<name>/lucent).
+# Prints one JSON line per run (compute = host array to host array) with the slabs per GPU;
+# the traced runs' stderr goes to $OUT. Run from the repository root with the Vulkan loader
+# in .gl. Usage: benches/multi_gpu_stream.sh "base new" [big=1]
+set -uo pipefail
+BINS=${1:-new}; BIG=${2:-1}
+R=$PWD; OUT=${OUT:-/tmp/out}; mkdir -p $OUT
+for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
+export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv; nproc; free -g | head -2; date -u
+D=/tmp/mgs; mkdir -p $D; cd $D
+python3 - $BIG <<'PY'
+import sys, numpy as np
+rng = np.random.default_rng(1)
+shapes = {'v1024': (1024, 1024, 1024)}
+if sys.argv[1] == '1': shapes['vbig'] = (2048, 2048, 1024)
+for name, shape in shapes.items():
+    v = np.lib.format.open_memmap(f'{name}.npy', mode='w+', dtype=np.float32, shape=shape)
+    for z in range(0, shape[0], 64):
+        v[z:z + 64] = rng.random((min(64, shape[0] - z),) + shape[1:], dtype=np.float32) + 0.1
+    v.flush(); del v
+i = np.indices((31, 31, 31)) - 15
+g = np.exp(-0.5 * (i ** 2).sum(0) / 3.0 ** 2).astype(np.float32)
+np.save('psf.npy', g / g.sum())
+PY
+date -u
+run() {  # label, binary name, input, trace(0/1), convolve args... (env via the caller)
+  local label=$1 bin=$2 input=$3 trace=$4; shift 4
+  LUCENT_TRACE=$trace $R/.device/$bin/lucent convolve $input.npy psf.npy -o o.npy --mode same --json "$@" > a.json 2> a.err
+  local rc=$?; rm -f o.npy
+  [ "$trace" = 1 ] && cp a.err "$OUT/trace_${bin}_${label// /_}.txt"
+  [ $rc = 0 ] || { echo "$label $bin: failed"; tail -3 a.err; return; }
+  python3 - "$label" "$bin" a.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[3])); x = d.get('details') or {}; sl = x.get('slabs') or {}
+by = {}
+for p in sl.get('per_slab') or []: by.setdefault(p['worker'], []).append(p)
+print(json.dumps(dict(run=sys.argv[1], bin=sys.argv[2], compute_ms=round(d['ms']['compute'], 1), total_ms=round(d['ms']['total'], 1),
+      chunks=x.get('chunks'), slabs=sl.get('slabs'), adapters=sl.get('adapters'),
+      per_gpu={w: dict(slabs=len(v), ms=[round(p['ms']) for p in v]) for w, v in by.items()})), flush=True)
+PY
+}
+for b in $BINS; do
+  for rep in 1 2; do run "1024 in core GPU0 r$rep" $b v1024 0 --adapters 0; done
+  for rep in 1 2; do LUCENT_DEVICE_MEMORY_BYTES=16000000000 run "1024 slabs GPU0 r$rep" $b v1024 0 --adapters 0; done
+  for rep in 1 2; do run "1024 slabs all r$rep" $b v1024 0 --adapters all; done
+done
+for b in $BINS; do
+  [ $b = base ] && continue
+  for mib in 64 128 512; do
+    LUCENT_SLAB_MIB=$mib LUCENT_DEVICE_MEMORY_BYTES=16000000000 run "1024 slabs GPU0 ${mib}MiB" $b v1024 0 --adapters 0
+    LUCENT_SLAB_MIB=$mib run "1024 slabs all ${mib}MiB" $b v1024 0 --adapters all
+  done
+  LUCENT_DEVICE_MEMORY_BYTES=16000000000 run "1024 slabs GPU0 traced" $b v1024 1 --adapters 0
+  run "1024 slabs all traced" $b v1024 1 --adapters all
+done
+if [ "$BIG" = 1 ]; then
+  for b in $BINS; do
+    run "big slabs GPU0" $b vbig 0 --adapters 0
+    run "big slabs all" $b vbig 0 --adapters all
+  done
+  for b in $BINS; do [ $b = base ] || run "big slabs all traced" $b vbig 1 --adapters all; done
+fi
+date -u
