@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use num_complex::Complex32;
 
-use super::Gpu;
+use super::{Gpu, Pooled};
 use crate::error::{Error, Result};
 
 /// Element type: f32, complex f32 stored interleaved as WGSL `vec2<f32>`, or u32 (indices,
@@ -72,7 +72,7 @@ impl Shape {
 /// A device array. Cloning shares the buffer.
 #[derive(Clone, Debug)]
 pub struct GpuArray {
-    pub(crate) buffer: Arc<wgpu::Buffer>,
+    pub(crate) buffer: Arc<Pooled>,
     shape: Shape,
     dtype: Dtype,
 }
@@ -86,7 +86,7 @@ impl GpuArray {
         Ok(GpuArray { buffer: Arc::new(buffer), shape, dtype })
     }
 
-    pub(crate) fn from_buffer(buffer: Arc<wgpu::Buffer>, shape: Shape, dtype: Dtype) -> GpuArray {
+    pub(crate) fn from_buffer(buffer: Arc<Pooled>, shape: Shape, dtype: Dtype) -> GpuArray {
         GpuArray { buffer, shape, dtype }
     }
 
@@ -118,7 +118,7 @@ impl GpuArray {
             return Err(Error::Shape(format!("f32 arrays of {} elements do not make shape {dims:?}", arrays.iter().map(|a| a.len()).sum::<usize>())));
         }
         let mut out = vec![0f32; len];
-        let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (a.buffer.as_ref(), a.len())).collect();
+        let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (&**a.buffer, a.len())).collect();
         gpu.read_window_into(&sources, &[], 4, &[0], &[len], bytemuck::cast_slice_mut(&mut out))?;
         Ok(ArrayD::from_shape_vec(IxDyn(dims), out).expect("sizes checked"))
     }
@@ -139,7 +139,7 @@ impl GpuArray {
         if arrays.iter().any(|a| a.dtype != Dtype::F32 || &a.dims()[1..] != row_dims) {
             return Err(Error::Shape(format!("arrays of shapes {:?} do not stack as f32 along axis 0", arrays.iter().map(|a| a.dims().to_vec()).collect::<Vec<_>>())));
         }
-        let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (a.buffer.as_ref(), a.dims()[0])).collect();
+        let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (&**a.buffer, a.dims()[0])).collect();
         gpu.read_window_into(&sources, row_dims, 4, start, size, bytemuck::cast_slice_mut(out))
     }
 

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use super::cache::Cache;
 use super::options::GpuOptions;
 use super::pipelines::{PipelineCache, PipelineStats};
-use super::recycle::Recycler;
+use super::recycle::{Pooled, Recycler};
 use crate::error::{Error, Result};
 
 /// What a user needs to know about an adapter (`lucent info`).
@@ -160,12 +160,12 @@ impl Gpu {
         }
         let pipelines = PipelineCache::new(&device, &infos[index], options.cache_dir.as_deref());
         super::trace("open: pipeline cache", start);
-        Ok(Gpu {
+        let mut gpu = Gpu {
             pipelines,
             device,
             queue,
             cache: Cache::default(),
-            recycler: Arc::new(Recycler::new(options.recycle_bytes)),
+            recycler: Arc::new(Recycler::new(0)),
             summary: AdapterSummary::new(index, &infos[index]),
             limits,
             features,
@@ -174,7 +174,13 @@ impl Gpu {
             options: options.clone(),
             open_ms: start.elapsed().as_secs_f64() * 1e3,
             linear_sampler: Default::default(),
-        })
+        };
+        // By default a quarter of the memory budget where it is known (streamed slabs reuse a
+        // few GiB of buffers per GPU), else 4 GiB.
+        let known = gpu.memory_budget_bytes() < u64::MAX;
+        let cap = options.recycle_bytes.unwrap_or(if known { (gpu.memory_budget_bytes() / 4).max(4 << 30) } else { 4 << 30 });
+        gpu.recycler = Arc::new(Recycler::new(cap));
+        Ok(gpu)
     }
 
     pub fn summary(&self) -> &AdapterSummary {
@@ -256,19 +262,25 @@ impl Gpu {
         Ok(())
     }
 
-    /// A storage buffer of at least `bytes` (rounded up to 16 so vec4 kernels may touch the tail).
-    pub(crate) fn create_buffer(&self, label: &str, bytes: u64) -> Result<wgpu::Buffer> {
+    /// A storage buffer of at least `bytes` (rounded up to 16 so vec4 kernels may touch the tail),
+    /// returned to the recycler when its last user drops it.
+    pub(crate) fn create_buffer(&self, label: &str, bytes: u64) -> Result<Pooled> {
         self.check_buffer_size(label, bytes)?;
         let size = bytes.max(16).div_ceil(16) * 16;
-        self.buffer(label, size, STORAGE_USAGE)
+        Ok(Pooled::new(self.buffer(label, size, STORAGE_USAGE)?, self.recycler.clone()))
     }
 
-    /// A buffer of `size` bytes and `usage`: a recycled one (stale contents) or a new one.
+    /// A buffer of `size` bytes and `usage`: a recycled one (stale contents) or a new one; when
+    /// the device is out of memory, the kept buffers are released and it is tried once more.
     pub(crate) fn buffer(&self, label: &str, size: u64, usage: wgpu::BufferUsages) -> Result<wgpu::Buffer> {
         if let Some(b) = self.recycler.take(size, usage) {
             return Ok(b);
         }
-        self.scoped(|| self.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false }))
+        let create = || self.scoped(|| self.device.create_buffer(&wgpu::BufferDescriptor { label: Some(label), size, usage, mapped_at_creation: false }));
+        match create() {
+            Err(Error::OutOfMemory(_)) if self.recycler.clear() => create(),
+            other => other,
+        }
     }
 
     /// Runs `f` inside validation and out-of-memory error scopes and returns what they caught.

@@ -20,7 +20,7 @@ pub use pipelines::PipelineStats;
 pub(crate) use context::STORAGE_USAGE;
 pub(crate) use transfer::{map_and_read, map_and_then, words_from, write_buffer};
 pub(crate) use pipelines::Pipeline;
-pub(crate) use recycle::Recycler;
+pub(crate) use recycle::{Pooled, Recycler};
 pub use registry::{BindingInfo, BindingKind, KernelInfo};
 pub use tuning::Tuning;
 

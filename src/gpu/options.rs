@@ -25,8 +25,10 @@ pub struct GpuOptions {
     /// arrays in wgpu's default 128-256 MiB blocks ran strided FFT passes up to a third slower
     /// depending on where they landed (BENCHMARKS.md run 8). `LUCENT_MEMBLOCK_MIB`.
     pub memblock_mib: u64,
-    /// Bytes of freed device buffers kept for reuse (0: none). `LUCENT_RECYCLE_BYTES`.
-    pub recycle_bytes: u64,
+    /// Bytes of freed device buffers kept for reuse (0: none; None: a quarter of the memory
+    /// budget where the device tells its memory, at least 4 GiB). Kept buffers are released when
+    /// an allocation runs out of memory. `LUCENT_RECYCLE_BYTES`.
+    pub recycle_bytes: Option<u64>,
     /// Host-device transfers of large arrays stream through two staging buffers of this many
     /// bytes in turn (at least 4 KiB; tests lower it to reach many pieces).
     /// `LUCENT_STREAM_PIECE_BYTES`.
@@ -55,7 +57,7 @@ impl Default for GpuOptions {
             max_buffer_bytes: None,
             device_memory_bytes: None,
             memblock_mib: 4,
-            recycle_bytes: 4 << 30,
+            recycle_bytes: None,
             stream_piece_bytes: 128 << 20,
             cache_dir: user_cache_dir(),
             poison: false,
@@ -93,7 +95,7 @@ impl GpuOptions {
             max_buffer_bytes: number("LUCENT_MAX_BUFFER_BYTES", 16)?,
             device_memory_bytes: number("LUCENT_DEVICE_MEMORY_BYTES", 16)?,
             memblock_mib: number("LUCENT_MEMBLOCK_MIB", 1)?.unwrap_or(d.memblock_mib),
-            recycle_bytes: number("LUCENT_RECYCLE_BYTES", 0)?.unwrap_or(d.recycle_bytes),
+            recycle_bytes: number("LUCENT_RECYCLE_BYTES", 0)?.or(d.recycle_bytes),
             stream_piece_bytes: number("LUCENT_STREAM_PIECE_BYTES", 4096)?.unwrap_or(d.stream_piece_bytes),
             cache_dir: match std::env::var_os("LUCENT_CACHE_DIR") {
                 Some(dir) if dir.is_empty() => None,

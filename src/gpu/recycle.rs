@@ -1,17 +1,18 @@
-//! Device buffers kept after a compiled recording is dropped, for the next recording of the same
-//! sizes. Allocating device memory (and touching it the first time) costs far more than the
+//! Device buffers kept after their last user drops them (a compiled recording, a device array),
+//! for the next buffer of the same size. Allocating device memory (and touching it the first time) costs far more than the
 //! work of a one-shot run on a large GPU: a 256³ convolution from host arrays spent most of its
 //! ~0.7 s on fresh buffers for ~2 ms of kernels. Repeated runs (split parts, tiles, the CLI
 //! over a stack, benchmarks) now take their buffers from here.
 
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
+#[derive(Debug)]
 pub(crate) struct Recycler {
     cap: u64,
     kept: Mutex<Kept>,
 }
 
-#[derive(Default)]
+#[derive(Debug, Default)]
 struct Kept {
     bytes: u64,
     buffers: Vec<(wgpu::BufferUsages, wgpu::Buffer)>,
@@ -32,6 +33,15 @@ impl Recycler {
         Some(buffer)
     }
 
+    /// Releases every kept buffer (an allocation failed: the memory is wanted back).
+    pub(crate) fn clear(&self) -> bool {
+        let mut kept = self.kept.lock().unwrap();
+        let had = !kept.buffers.is_empty();
+        kept.buffers.clear();
+        kept.bytes = 0;
+        had
+    }
+
     /// Keeps `buffer` for a later `take`, unless that would exceed the cap (then the oldest
     /// kept buffers are released first).
     pub(crate) fn give(&self, usage: wgpu::BufferUsages, buffer: wgpu::Buffer) {
@@ -46,5 +56,33 @@ impl Recycler {
         }
         kept.bytes += size;
         kept.buffers.push((usage, buffer));
+    }
+}
+
+/// A storage buffer that goes back to its GPU's recycler when its last user drops it.
+#[derive(Debug)]
+pub(crate) struct Pooled {
+    buffer: Option<wgpu::Buffer>,
+    recycler: Arc<Recycler>,
+}
+
+impl Pooled {
+    pub(crate) fn new(buffer: wgpu::Buffer, recycler: Arc<Recycler>) -> Pooled {
+        Pooled { buffer: Some(buffer), recycler }
+    }
+}
+
+impl std::ops::Deref for Pooled {
+    type Target = wgpu::Buffer;
+    fn deref(&self) -> &wgpu::Buffer {
+        self.buffer.as_ref().expect("a pooled buffer until dropped")
+    }
+}
+
+impl Drop for Pooled {
+    fn drop(&mut self) {
+        if let Some(b) = self.buffer.take() {
+            self.recycler.give(super::STORAGE_USAGE, b);
+        }
     }
 }

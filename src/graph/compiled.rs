@@ -11,7 +11,7 @@ use serde::Serialize;
 use super::plan::{plan, Kind, ValueSpec};
 use super::{trace, Buf, Dispatch, Download, Output, Recording, Source, Value};
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu, GpuArray, Recycler, STORAGE_USAGE};
+use crate::gpu::{Dtype, Gpu, GpuArray, Pooled, Recycler};
 use crate::gpu::registry::{BindingKind, FILL};
 
 /// Time of one node, from GPU timestamps (the `Gpu`'s `profile` option).
@@ -109,7 +109,7 @@ struct Step {
 pub struct Compiled {
     steps: Vec<Step>,
     values: Vec<Value>,
-    buffers: Vec<Arc<wgpu::Buffer>>, // one per slot
+    buffers: Vec<Arc<Pooled>>, // one per slot
     slot_of: Vec<Option<usize>>,
     downloads: Vec<Buf>,
     outputs: Vec<Buf>,
@@ -133,11 +133,6 @@ const STAGING_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_READ.union(wgp
 /// `GpuArray` handed out by `Results::array` stay with it).
 impl Drop for Compiled {
     fn drop(&mut self) {
-        for b in self.buffers.drain(..) {
-            if let Ok(b) = Arc::try_unwrap(b) {
-                self.recycler.give(STORAGE_USAGE, b);
-            }
-        }
         for s in self.staging.drain(..) {
             self.recycler.give(STAGING_USAGE, s.buffer);
         }
@@ -272,7 +267,7 @@ impl Compiled {
             trace("compile: pipelines and bind groups", t);
             let texture_bytes: u64 = rec.values.iter().filter(|v| matches!(v.source, Source::Texture)).map(|v| v.bytes()).sum();
             let mut peak_bytes = p.total_bytes() + blob.len() as u64 + texture_bytes;
-            let mut externals: Vec<*const wgpu::Buffer> = Vec::new();
+            let mut externals: Vec<*const Pooled> = Vec::new();
             for v in &rec.values {
                 if let Source::External(a) = &v.source {
                     if !externals.contains(&Arc::as_ptr(&a.buffer)) {
