@@ -3,9 +3,9 @@
 # PSF) on one GPU and spread over every GPU. A 1024³ volume with a device memory budget that
 # sends it to tiles (LUCENT_DEVICE_MEMORY_BYTES), then, with BIG=1, a 1000×2048×2048 volume that
 # does not fit one 80 GB GPU in core (both GPUs; ONE=1 also runs it on one GPU). Run from the
-# repository root with the release binary at .device/after/lucent and the Vulkan loader in .gl.
+# repository root with the release binary at .device/after/lucent (or X) and the Vulkan loader in .gl.
 set -uo pipefail
-R=$PWD; X=$R/.device/after/lucent
+R=$PWD; X=${X:-$R/.device/after/lucent}
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvidia-smi -L; date -u

@@ -11,6 +11,7 @@ R=$PWD; OUT=${OUT:-/tmp/out}; mkdir -p $OUT
 for f in .gl/*.deb; do dpkg -x $f /; done; ldconfig
 export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 nvidia-smi --query-gpu=name,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv; nproc; free -g | head -2; date -u
+cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null
 D=/tmp/mgs; mkdir -p $D; cd $D
 python3 - $BIG <<'PY'
 import sys, numpy as np
@@ -48,18 +49,19 @@ for b in $BINS; do
   for rep in 1 2; do LUCENT_DEVICE_MEMORY_BYTES=16000000000 run "1024 slabs GPU0 r$rep" $b v1024 0 --adapters 0; done
   for rep in 1 2; do run "1024 slabs all r$rep" $b v1024 0 --adapters all; done
 done
-for b in $BINS; do
-  [ $b = base ] && continue
-  for mib in 64 128 512; do
-    LUCENT_SLAB_MIB=$mib LUCENT_DEVICE_MEMORY_BYTES=16000000000 run "1024 slabs GPU0 ${mib}MiB" $b v1024 0 --adapters 0
-    LUCENT_SLAB_MIB=$mib run "1024 slabs all ${mib}MiB" $b v1024 0 --adapters all
+for b in $BINS; do [ $b = base ] || run "1024 slabs all traced" $b v1024 1 --adapters all; done
+for piece in ${PIECES:-}; do  # other staging pieces (bytes), new binaries only
+  for b in $BINS; do
+    [ $b = base ] && continue
+    LUCENT_STREAM_PIECE_BYTES=$piece LUCENT_DEVICE_MEMORY_BYTES=16000000000 run "1024 slabs GPU0 piece $piece" $b v1024 0 --adapters 0
+    LUCENT_STREAM_PIECE_BYTES=$piece run "1024 slabs all piece $piece" $b v1024 0 --adapters all
+    [ "$BIG" = 1 ] && LUCENT_STREAM_PIECE_BYTES=$piece run "big slabs all piece $piece" $b vbig 0 --adapters all
   done
-  LUCENT_DEVICE_MEMORY_BYTES=16000000000 run "1024 slabs GPU0 traced" $b v1024 1 --adapters 0
-  run "1024 slabs all traced" $b v1024 1 --adapters all
 done
 if [ "$BIG" = 1 ]; then
   for b in $BINS; do
-    run "big slabs GPU0" $b vbig 0 --adapters 0
+    run "big in core GPU0" $b vbig 0 --adapters 0
+    [ $b = base ] || LUCENT_DEVICE_MEMORY_BYTES=32000000000 run "big slabs GPU0" $b vbig 0 --adapters 0
     run "big slabs all" $b vbig 0 --adapters all
   done
   for b in $BINS; do [ $b = base ] || run "big slabs all traced" $b vbig 1 --adapters all; done

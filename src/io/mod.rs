@@ -78,6 +78,25 @@ impl Format {
     }
 }
 
+/// A zeroed vector for a large result, its memory in transparent huge pages where Linux offers
+/// them on request (`madvise` mode): the first write into a fresh 4 GiB result otherwise takes
+/// a million page faults, which contend when several GPUs stream into one array.
+pub fn zeroed_vec<T: bytemuck::Zeroable>(len: usize) -> Vec<T> {
+    let v = bytemuck::zeroed_vec::<T>(len);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let (start, bytes) = (v.as_ptr() as usize, std::mem::size_of_val(v.as_slice()));
+        let (first, end) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
+        if end > first {
+            // SAFETY: advice on whole pages inside this vector's own (untouched, zeroed)
+            // allocation; it changes how the pages are backed, never their contents.
+            unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
+        }
+    }
+    v
+}
+
 /// The host memory a reader may use for one file, in bytes: `LUCENT_HOST_BUDGET_BYTES` if set,
 /// else three quarters of physical memory (from /proc/meminfo on Linux, 16 GiB elsewhere).
 pub fn host_budget_bytes() -> Result<u64> {

@@ -117,7 +117,7 @@ fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64, piece: usize, fi
     };
     let loaded = match header.dtype.kind {
         Kind::Complex => {
-            let mut values = bytemuck::zeroed_vec::<Complex32>(count);
+            let mut values = crate::io::zeroed_vec::<Complex32>(count);
             let held = read_scalars(&mut r, &header.dtype, bytemuck::cast_slice_mut(&mut values), piece, positional).map_err(io)?;
             if held < expected {
                 return Err(truncated(held));
@@ -125,7 +125,7 @@ fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64, piece: usize, fi
             Loaded::Complex(arrange(&header, values)?)
         }
         _ => {
-            let mut values = bytemuck::zeroed_vec::<f32>(count);
+            let mut values = crate::io::zeroed_vec::<f32>(count);
             let held = read_scalars(&mut r, &header.dtype, &mut values, piece, positional).map_err(io)?;
             if held < expected {
                 return Err(truncated(held));

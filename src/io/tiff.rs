@@ -194,7 +194,7 @@ fn plan_page<R: Read + Seek>(decoder: &mut Decoder<R>, strips: Option<&Strips>, 
 #[cfg(unix)]
 fn read_runs(file: &std::fs::File, runs: &[Run], total: usize) -> std::io::Result<Vec<f32>> {
     use std::os::unix::fs::FileExt;
-    let mut values = bytemuck::zeroed_vec::<f32>(total);
+    let mut values = crate::io::zeroed_vec::<f32>(total);
     let mut rest = values.as_mut_slice();
     let mut pieces = Vec::new();
     for run in runs {
@@ -252,7 +252,7 @@ fn to_f32_in_place(bytes: &mut [u8], from: usize, sample: Sample) {
 
 /// Decodes the `pages` pages of `samples` samples each, from the first, into a fresh array.
 fn decode_pages<R: Read + Seek>(decoder: &mut Decoder<R>, pages: usize, samples: usize) -> std::result::Result<Vec<f32>, String> {
-    let mut values = bytemuck::zeroed_vec::<f32>(pages * samples);
+    let mut values = crate::io::zeroed_vec::<f32>(pages * samples);
     decoder.seek_to_image(0).map_err(|e| format!("page 0: {e}"))?;
     for (page, out) in values.chunks_exact_mut(samples.max(1)).enumerate() {
         if page > 0 {

@@ -684,7 +684,7 @@ fn run_tiles<T: Float + Send + Sync>(
 /// `x` copied into a new array in standard layout by all cores (a tile's window, strided in
 /// the image, is the solver's input).
 fn standard_copy(x: &ArrayViewD<f32>) -> ArrayD<f32> {
-    let mut out = ArrayD::from_shape_vec(x.raw_dim(), bytemuck::zeroed_vec(x.len())).expect("the window's size");
+    let mut out = ArrayD::from_shape_vec(x.raw_dim(), crate::io::zeroed_vec(x.len())).expect("the window's size");
     Zip::from(&mut out).and(x).par_for_each(|o, &v| *o = v);
     out
 }
