@@ -51,6 +51,18 @@ impl KernelSpectrum {
         Ok(KernelSpectrum { geometry, forward, convolve, correlate, spectrum })
     }
 
+    /// The same kernel's spectrum for another image shape or output window at the same FFT
+    /// lengths (only the transforms are planned again; the spectrum is shared).
+    pub fn for_window(&self, gpu: &Gpu, geometry: Geometry) -> Result<KernelSpectrum> {
+        let g = &self.geometry;
+        if (&geometry.kernel, &geometry.padded) != (&g.kernel, &g.padded) {
+            return Err(Error::Shape(format!("a spectrum of kernel {:?} at lengths {:?} given kernel {:?} at {:?}", g.kernel, g.padded, geometry.kernel, geometry.padded)));
+        }
+        let forward = forward_plan(gpu, &geometry, &geometry.image)?;
+        let (convolve, correlate) = (inverse_plan(gpu, &geometry, false)?, inverse_plan(gpu, &geometry, true)?);
+        Ok(KernelSpectrum { geometry, forward, convolve, correlate, spectrum: self.spectrum.clone() })
+    }
+
     /// The spectrum `new` makes, kept on `gpu` for later calls with the same kernel (compared
     /// element by element), image shape and mode.
     pub fn cached(gpu: &Gpu, kernel: &ArrayViewD<f32>, image_dims: &[usize], mode: Mode) -> Result<Arc<KernelSpectrum>> {

@@ -65,6 +65,15 @@ pub fn convolve(
             other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None, chunks: 1, slabs: None })),
         }
     }
+    // A correlation in slabs or split is the convolution with the reversed kernel.
+    let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
+    let slabs = |gpus: &[Gpu], least: usize| -> Option<Result<(ArrayD<f32>, HostRun)>> {
+        let count = overlap::slab_count(gpus, &g, least)?;
+        match overlap::convolve(gpus, a, &kernel.view(), mode, count, progress) {
+            Err(e) if does_not_fit(&e) => None,
+            other => Some(other.map(|(y, report)| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: Some(report) }))),
+        }
+    };
     if !split_asked {
         // Within the device memory budget, as the chunked run is: beyond it, slabs.
         if super::chunked::bytes_in_core(&g.padded) <= first.memory_budget_bytes() {
@@ -73,22 +82,22 @@ pub fn convolve(
                 other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: None })),
             }
         }
-        // Beyond one buffer but within the device: in core, in chunks.
+        // Beyond one buffer: streamed slabs of rows, which ran faster than holding the arrays
+        // on the device in chunks (BENCHMARKS.md run 21), else in core in chunks.
+        if let Some(run) = slabs(&gpus[..1], 2) {
+            return run;
+        }
         match super::chunked::convolve(first, a, k, mode, correlate) {
             Err(e) if does_not_fit(&e) => {}
             other => return other.map(|(y, chunks)| (y, HostRun { method: Method::Fft, split: None, chunks, slabs: None })),
         }
     }
-    // Slabs and the split convolve; a correlation is the convolution with the reversed kernel.
-    let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
     // Several GPUs, or beyond one GPU's memory: slabs of rows, each in core on one GPU, unless
     // the frequency split's parts or budgets are asked for or the halo would outweigh a slab.
     let split_options = opts.parts.is_some() || opts.max_part_bytes.is_some() || opts.in_flight.is_some();
-    let least = if gpus.len() > 1 { 1 } else { 2 };
-    if let Some(slabs) = overlap::slab_count(gpus, &g, least).filter(|_| !split_options) {
-        match overlap::convolve(gpus, a, &kernel.view(), mode, slabs, progress) {
-            Err(e) if does_not_fit(&e) => {}
-            other => return other.map(|(y, report)| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: Some(report) })),
+    if !split_options {
+        if let Some(run) = slabs(gpus, if gpus.len() > 1 { 1 } else { 2 }) {
+            return run;
         }
     }
     let (y, report) = split::convolve_split_with_progress(gpus, a, &kernel.view(), mode, opts, progress)?;

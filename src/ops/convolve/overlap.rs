@@ -67,7 +67,7 @@ pub fn slab_count(gpus: &[Gpu], g: &Geometry, least: usize) -> Option<usize> {
     let row_bytes = g.image[1..].iter().product::<usize>() * 4;
     let target_rows = (slab_target_bytes() / row_bytes.max(1)).max(2 * halo).max(1);
     let first = rows.div_ceil(target_rows).max(least).max(gpus.len());
-    (first..=rows).take_while(|&slabs| halo <= rows / slabs).find(|&slabs| slab_geometries(g, slabs).iter().all(|s| chunked::bytes_in_core(&s.padded) <= budget))
+    (first..=rows).take_while(|&slabs| halo <= rows / slabs).find(|&slabs| plan_slabs(g, slabs).iter().all(|s| chunked::bytes_in_core(&s.geometry.padded) <= budget))
 }
 
 /// `a` convolved with `k` (oriented as a convolution) in `slabs` slabs over `gpus`;
@@ -82,7 +82,8 @@ pub fn convolve(
 ) -> Result<(ArrayD<f32>, SlabReport)> {
     let start = Instant::now();
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
-    let rows = even_rows(g.out[0], slabs);
+    let plan = plan_slabs(&g, slabs);
+    let rows: Vec<Range<usize>> = plan.iter().map(|s| s.rows.clone()).collect();
     let mut y = ArrayD::from_shape_vec(IxDyn(&g.out), crate::io::zeroed_vec(g.out.iter().product())).expect("the output's size");
     let row_len: usize = g.out[1..].iter().product();
     // Each slab's rows of the result, taken by whichever GPU runs the slab.
@@ -97,7 +98,7 @@ pub fn convolve(
     let done = Mutex::new((Vec::new(), None::<Error>));
     let failed = || done.lock().unwrap().1.is_some();
     crate::gpu::on_workers(gpus.len(), |worker| {
-        let mut stream = Stream { gpu: &gpus[worker], a, k, g: &g, spectra: HashMap::new(), carry: None };
+        let mut stream = Stream { gpu: &gpus[worker], a, k, spectra: HashMap::new(), carry: None };
         let mut pending: Option<Pending> = None;
         let finish = |p: Pending| {
             let out = outs[p.slab].lock().unwrap().take().expect("each slab runs once");
@@ -118,16 +119,16 @@ pub fn convolve(
             let started = Instant::now();
             // This slab's rows go up while the GPU still works on the previous slab, whose
             // results then come down; then this slab's work is submitted.
-            let staged = stream.stage(&rows[slab]);
+            let staged = stream.stage(&plan[slab]);
             if let Some(p) = pending.take() {
                 finish(p);
             }
             match staged.and_then(|s| s.map(|s| stream.submit(s)).transpose().map(Option::flatten)) {
-                Ok(Some((y, window))) => pending = Some(Pending { slab, started, y, window }),
+                Ok(Some((y, window))) => pending = Some(Pending { slab, started, y, window: (plan[slab].rows.start - plan[slab].computed.start, window) }),
                 Ok(None) => {
                     // Too large for one buffer: this slab in chunks, waited for.
                     let out = outs[slab].lock().unwrap().take().expect("each slab runs once");
-                    let result = stream.in_chunks(&rows[slab], out);
+                    let result = stream.in_chunks(&plan[slab], out);
                     let mut d = done.lock().unwrap();
                     match result {
                         Ok(chunks) => {
@@ -186,31 +187,38 @@ impl Schedule {
     }
 }
 
-/// One GPU's stream of slabs: the kernel's spectrum per slab geometry, and the last slab's input
+/// One GPU's stream of slabs: the kernel's spectrum, and the last slab's input
 /// rows on the device (their range and array), whose tail is the next slab's halo.
 struct Stream<'a, 'x, 'y> {
     gpu: &'a Gpu,
     a: &'a ArrayViewD<'x, f32>,
     k: &'a ArrayViewD<'y, f32>,
-    g: &'a Geometry,
-    spectra: HashMap<[Vec<usize>; 3], Arc<KernelSpectrum>>,
+    /// The kernel's spectrum for each slab's input rows and window start along axis 0 (the
+    /// first made, the others sharing its spectrum).
+    spectra: HashMap<(usize, usize), Arc<KernelSpectrum>>,
     carry: Option<(Range<usize>, GpuArray)>,
 }
 
 impl Stream<'_, '_, '_> {
-    /// Sends slab `rows`' input rows up (with the kernel's spectrum for its geometry); None when
-    /// the slab does not fit one buffer.
-    fn stage(&mut self, rows: &Range<usize>) -> Result<Option<Staged>> {
-        let (input, sg) = slab_geometry(self.g, rows);
-        let key = [sg.image.clone(), sg.start.clone(), sg.out.clone()];
+    /// Sends a slab's input rows up (with the kernel's spectrum for its window); None when the
+    /// slab does not fit one buffer.
+    fn stage(&mut self, slab: &Slab) -> Result<Option<Staged>> {
         let attempt = (|| {
-            let spectrum = match self.spectra.get(&key) {
-                Some(s) => s.clone(),
-                None => self.spectra.entry(key).or_insert(Arc::new(KernelSpectrum::for_geometry(self.gpu, self.k, sg.clone())?)).clone(),
-            };
-            Ok(Staged { x: self.upload(input.clone())?, input, spectrum })
+            let spectrum = self.spectrum(&slab.geometry)?;
+            Ok(Staged { x: self.upload(slab.input.clone())?, input: slab.input.clone(), spectrum })
         })();
         self.fits(attempt)
+    }
+
+    fn spectrum(&mut self, g: &Geometry) -> Result<Arc<KernelSpectrum>> {
+        if let Some(s) = self.spectra.get(&(g.image[0], g.start[0])) {
+            return Ok(s.clone());
+        }
+        let made = match self.spectra.values().next() {
+            Some(other) => other.for_window(self.gpu, g.clone())?,
+            None => KernelSpectrum::for_geometry(self.gpu, self.k, g.clone())?,
+        };
+        Ok(self.spectra.entry((g.image[0], g.start[0])).or_insert(Arc::new(made)).clone())
     }
 
     /// Submits a staged slab's convolution without waiting; returns the device result and its
@@ -264,10 +272,12 @@ impl Stream<'_, '_, '_> {
         Ok(x)
     }
 
-    /// Slab `rows` in chunks, waited for, into `out`; returns the chunk count.
-    fn in_chunks(&mut self, rows: &Range<usize>, out: &mut [f32]) -> Result<usize> {
-        let (input, sg) = slab_geometry(self.g, rows);
-        chunked::convolve_into(self.gpu, &self.a.slice_axis(Axis(0), Slice::from(input)), self.k, &sg, out)
+    /// A slab's own rows in chunks, waited for, into `out`; returns the chunk count.
+    fn in_chunks(&mut self, slab: &Slab, out: &mut [f32]) -> Result<usize> {
+        let mut g = slab.geometry.clone();
+        (g.start[0], g.out[0]) = (g.start[0] + slab.rows.start - slab.computed.start, slab.rows.len());
+        let g = Geometry::window(&g.image, &g.kernel, g.mode, g.start, g.out);
+        chunked::convolve_into(self.gpu, &self.a.slice_axis(Axis(0), Slice::from(slab.input.clone())), self.k, &g, out)
     }
 }
 
@@ -278,17 +288,23 @@ struct Staged {
     spectrum: Arc<KernelSpectrum>,
 }
 
-/// A slab submitted to its GPU, its result still to come down.
+/// A slab submitted to its GPU, its result still to come down: of the rows computed, those
+/// from `window.0` on, `out[0]` of them, are the slab's own.
 struct Pending {
     slab: usize,
     started: Instant,
     y: GpuArray,
-    window: Vec<usize>,
+    window: (usize, Vec<usize>),
 }
 
 impl Pending {
     fn download(&self, gpu: &Gpu, out: &mut [f32]) -> Result<()> {
-        GpuArray::download_window_into_f32(gpu, std::slice::from_ref(&self.y), &vec![0; self.window.len()], &self.window, out)
+        let (first, computed) = &self.window;
+        let mut start = vec![0; computed.len()];
+        start[0] = *first;
+        let mut size = computed.clone();
+        size[0] = out.len() / computed[1..].iter().product::<usize>();
+        GpuArray::download_window_into_f32(gpu, std::slice::from_ref(&self.y), &start, &size, out)
     }
 }
 
@@ -298,21 +314,40 @@ fn even_rows(rows: usize, slabs: usize) -> Vec<Range<usize>> {
     (0..slabs).map(|i| i * rows / slabs..(i + 1) * rows / slabs).collect()
 }
 
-/// The geometry of each of `slabs` slabs of output rows.
-fn slab_geometries(g: &Geometry, slabs: usize) -> Vec<Geometry> {
-    even_rows(g.out[0], slabs).into_iter().map(|r| slab_geometry(g, &r).1).collect()
+/// One slab: the output rows it owns, the output rows it computes (as many in every slab, so
+/// the last, shorter ones reach back), the input rows those read and the geometry of that
+/// window of their convolution.
+#[derive(Clone, Debug)]
+struct Slab {
+    rows: Range<usize>,
+    computed: Range<usize>,
+    input: Range<usize>,
+    geometry: Geometry,
 }
 
-/// The input rows output rows `rows` read, and the window of their full convolution that is
-/// those output rows (the other axes' windows as the whole run's).
-fn slab_geometry(g: &Geometry, rows: &Range<usize>) -> (Range<usize>, Geometry) {
-    let (first, last) = (g.start[0] + rows.start, g.start[0] + rows.end);
-    let input = first.saturating_sub(g.kernel[0] - 1)..last.min(g.image[0]);
-    let mut image = g.image.clone();
-    image[0] = input.len();
-    let (mut start, mut out) = (g.start.clone(), g.out.clone());
-    (start[0], out[0]) = (first - input.start, rows.len());
-    (input, Geometry::window(&image, &g.kernel, g.mode, start, out))
+/// `slabs` slabs of `g`'s output rows that all compute as many rows at one FFT length, so each
+/// GPU allocates its buffers and transforms the kernel once for all its slabs (only the first
+/// and last slabs read fewer input rows, clipped at the image's ends).
+fn plan_slabs(g: &Geometry, slabs: usize) -> Vec<Slab> {
+    let owned = even_rows(g.out[0], slabs);
+    let per = owned.iter().map(|r| r.len()).max().unwrap_or(0);
+    let mut plan: Vec<Slab> = owned
+        .into_iter()
+        .map(|rows| {
+            let computed = rows.start.min(g.out[0] - per)..rows.start.min(g.out[0] - per) + per;
+            let first = g.start[0] + computed.start; // in the full convolution
+            let input = first.saturating_sub(g.kernel[0] - 1)..(first + per).min(g.image[0]);
+            let mut image = g.image.clone();
+            image[0] = input.len();
+            let (mut start, mut out) = (g.start.clone(), g.out.clone());
+            (start[0], out[0]) = (first - input.start, per);
+            let geometry = Geometry::window(&image, &g.kernel, g.mode, start, out);
+            Slab { rows, computed, input, geometry }
+        })
+        .collect();
+    let longest = plan.iter().map(|s| s.geometry.padded[0]).max().unwrap_or(1);
+    plan.iter_mut().for_each(|s| s.geometry.padded[0] = longest);
+    plan
 }
 
 #[cfg(test)]
