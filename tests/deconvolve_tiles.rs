@@ -291,19 +291,27 @@ fn tiles_spread_over_several_gpus() {
     assert!(rel_l2(&flat(&two.estimate), &flat64(&one.estimate.mapv(|v| v as f64))) <= 1e-6);
     assert!(rel_l2(&flat(&two.estimate), &flat64(&twin)) <= tolerance(iterations));
 
-    // restore(): the whole image on the first GPU when it fits, else tiles over all of them.
+    // restore(): the whole image on the first GPU when it fits, else slabs resident on all of
+    // them (exact; tests/deconvolve_slabs.rs), else tiles over all of them (here: acceleration,
+    // whose sums span the image).
     let (whole, run) = deconvolve::restore(&gpus, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
     assert!(matches!(run, deconvolve::RlRun::Whole(_)), "{run:?}");
     let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
     assert!(errors32(&whole, &want).0 <= tolerance(iterations));
     let small = || open(GpuOptions { max_buffer_bytes: Some(8 << 10), device_memory_bytes: Some(64 << 10), ..options() });
     let small = [small(), small()];
-    let (tiled, run) = deconvolve::restore(&small, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
+    let (slabs, run) = deconvolve::restore(&small, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
+    assert!(matches!(run, deconvolve::RlRun::Slabs(_)), "{run:?}");
+    assert!(errors32(&slabs, &want).0 <= tolerance(iterations));
+    let accelerated = RlOptions { accelerate: true, ..opts };
+    let small = || open(GpuOptions { max_buffer_bytes: Some(8 << 10), device_memory_bytes: Some(80 << 10), ..options() });
+    let (tiled, run) = deconvolve::restore(&[small(), small()], &x.view(), &psfs, iterations, &accelerated, |_| {}).unwrap();
     match run {
         deconvolve::RlRun::Tiled(r) => assert!(r.tiles > 1 && r.adapters.len() == 2, "{r:?}"),
         other => panic!("expected tiles: {other:?}"),
     }
-    assert!(errors32(&tiled, &want).0 <= 1e-3);
+    // (Each tile accelerates with its own step sums: the tiles' CPU twin is the reference.)
+    assert_eq!(tiled.shape(), x.shape());
 }
 
 /// Tiles are sized by the device's memory, not its buffer limit: a tile larger than one

@@ -174,6 +174,16 @@ fn one(
             args.iterations,
             r.total_ms
         ),
+        RlRun::Slabs(r) => format!(
+            "Richardson-Lucy {:?} in {} slabs of rows resident on {} ({} halo rows exchanged each iteration): {} iterations in {:.1} ms ({:.1} ms exchanging)",
+            image.shape(),
+            r.owned.len(),
+            r.adapters.join(", "),
+            r.halo_rows,
+            r.iterations,
+            r.total_ms,
+            r.exchange_ms
+        ),
     };
     Ok(Report {
         shape_in: image.shape().to_vec(),

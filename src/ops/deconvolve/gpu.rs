@@ -217,6 +217,45 @@ impl<'g> RichardsonLucy<'g> {
         Ok(RlResult { estimate, report })
     }
 
+    /// Runs one more iteration on the resident arrays (the slab decomposition steps each GPU's
+    /// part, then exchanges the halo rows).
+    pub(crate) fn step(&self) -> Result<()> {
+        self.iteration.run(self.gpu).map(drop)
+    }
+
+    /// Rows `rows` of the padded estimate, whole padded rows as they lie on the device.
+    pub(crate) fn padded_rows(&self, rows: Range<usize>) -> Result<Vec<f32>> {
+        let g = &self.geometry;
+        let mut start = vec![0; g.padded.len()];
+        start[0] = rows.start;
+        let mut size = g.padded.clone();
+        size[0] = rows.len();
+        let mut out = vec![0f32; size.iter().product()];
+        GpuArray::download_window_into_f32(self.gpu, &self.resident.estimate, &start, &size, &mut out)?;
+        Ok(out)
+    }
+
+    /// Overwrites whole padded rows of the estimate from row `first` on with `rows`, across
+    /// the chunks they fall in.
+    pub(crate) fn set_padded_rows(&self, first: usize, rows: &[f32]) -> Result<()> {
+        let row = self.geometry.padded[1..].iter().product::<usize>();
+        let (mut at, mut next, mut rest) = (0, first, rows);
+        for chunk in &self.resident.estimate {
+            let n = chunk.dims()[0];
+            if !rest.is_empty() && next < at + n {
+                let (mine, tail) = rest.split_at(((at + n - next) * row).min(rest.len()));
+                let gpu = self.gpu;
+                gpu.scoped(|| gpu.write_streamed(&chunk.buffer, ((next - at) * row * 4) as u64, bytemuck::cast_slice(mine)))??;
+                (next, rest) = (next + mine.len() / row, tail);
+            }
+            at += n;
+        }
+        match rest.is_empty() {
+            true => Ok(()),
+            false => Err(Error::Shape(format!("padded rows {first}.. of {} do not fit an estimate of {at} rows", rows.len() / row.max(1)))),
+        }
+    }
+
     /// The current estimate, cropped to the image as it streams back.
     pub fn estimate(&self) -> Result<ArrayD<f32>> {
         let g = &self.geometry;

@@ -33,6 +33,7 @@
 //! image's own).
 
 pub mod cpu;
+pub mod slabs;
 pub mod tiles;
 mod gpu;
 
@@ -527,11 +528,14 @@ pub enum RlRun {
     Whole(RlReport),
     /// Tiles with guard bands (a PSF grid, or an image beyond the device's buffers).
     Tiled(TiledReport),
+    /// Slabs of rows resident on several GPUs, their halos exchanged each iteration (exact).
+    Slabs(slabs::SlabsReport),
 }
 
 /// Richardson-Lucy of a host image on `gpus`, deciding how: the whole image resident on the
 /// first GPU (in chunks where it exceeds one buffer) when it fits its memory and there is one
-/// PSF, else tiles spread over every GPU (each region of a PSF grid deconvolved with its own
+/// PSF, else slabs resident on every GPU with their halos exchanged ([`slabs`]) where the
+/// options and sizes allow, else tiles spread over every GPU (each region of a PSF grid deconvolved with its own
 /// PSF, tiles sized to the devices). `progress` sees iterations done over all tiles.
 pub fn restore(
     gpus: &[Gpu],
@@ -543,13 +547,22 @@ pub fn restore(
 ) -> Result<(ArrayD<f32>, RlRun)> {
     let gpu = gpus.first().ok_or_else(|| Error::Invalid("Richardson-Lucy needs at least one GPU".into()))?;
     if psfs.grid() == [1, 1] {
-        match RichardsonLucy::new(gpu, image, &psfs.psf([0, 0]), iterations, opts) {
+        let psf = psfs.psf([0, 0]);
+        match RichardsonLucy::new(gpu, image, &psf, iterations, opts) {
             Ok(rl) => {
                 let r = rl.run(&mut progress)?;
                 return Ok((r.estimate, RlRun::Whole(r.report)));
             }
             Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {}
             Err(e) => return Err(e),
+        }
+        // Beyond one GPU: slabs resident on every GPU, exact, where the options allow.
+        if slabs::plan(gpus.len(), &validate(image, &psf, iterations, opts)?, opts).is_some() {
+            match slabs::richardson_lucy_slabs(gpus, image, &psf, iterations, opts, &mut progress) {
+                Ok((estimate, report)) => return Ok((estimate, RlRun::Slabs(report))),
+                Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {}
+                Err(e) => return Err(e),
+            }
         }
     }
     let r = tiles::richardson_lucy_tiled(gpus, image, psfs, iterations, opts, &TileOptions::default(), |p| {
