@@ -3,8 +3,10 @@
 # f32 volumes, in core on one GPU, in slabs of rows on one GPU (1024³: a device budget that
 # refuses the in-core run) and over every GPU, for each binary named (.device/<name>/lucent).
 # Prints one JSON line per run (compute = host array to host array) with the slabs per GPU;
-# the traced runs' stderr goes to $OUT. Run from the repository root with the Vulkan loader
-# in .gl. Usage: benches/multi_gpu_stream.sh "base new" [big=1]
+# the traced runs' stderr goes to $OUT. With RL=1, then Richardson-Lucy (20 iterations) of the
+# same volumes whole on one GPU, and under a device budget (RL_BUDGET_1024, RL_BUDGET_BIG) in
+# tiles on one GPU and in slabs over every GPU, each compared with the whole run. Run from the
+# repository root with the Vulkan loader in .gl. Usage: benches/multi_gpu_stream.sh "base new" [big=1]
 set -uo pipefail
 BINS=${1:-new}; BIG=${2:-1}
 R=$PWD; OUT=${OUT:-/tmp/out}; mkdir -p $OUT
@@ -65,5 +67,30 @@ if [ "$BIG" = 1 ]; then
     run "big slabs all" $b vbig 0 --adapters all
   done
   for b in $BINS; do [ $b = base ] || run "big slabs all traced" $b vbig 1 --adapters all; done
+fi
+rl() {  # label, binary name, input, deconvolve args...
+  local label=$1 bin=$2 input=$3; shift 3
+  $R/.device/$bin/lucent deconvolve $input.npy --psf psf.npy -o "$label.npy" -n 20 --init 0.5 --json "$@" > r.json 2> r.err || { echo "$label: failed"; tail -3 r.err; return; }
+  python3 - "$label" r.json <<'PY'
+import json, sys
+d = json.load(open(sys.argv[2])); x = d.get('details') or {}
+kind, rep = x.get('path'), x
+keep = {k: rep.get(k) for k in ('tiles', 'window', 'owned', 'halo_rows', 'setup_ms', 'step_ms', 'exchange_ms', 'ms_per_iteration', 'download_ms', 'total_ms', 'chunks') if k in rep}
+print(json.dumps(dict(run=sys.argv[1], path=kind, compute_ms=round(d['ms']['compute']), **keep)), flush=True)
+PY
+}
+compare() {  # a.npy b.npy
+  python3 -c "import numpy as np, sys; a=np.load(sys.argv[1], mmap_mode='r'); b=np.load(sys.argv[2], mmap_mode='r'); m=max(float(abs(a[i:i+64]-b[i:i+64]).max()) for i in range(0, a.shape[0], 64)); print(sys.argv[2], 'vs', sys.argv[1], 'max |diff| / max', m / float(max(float(a[i:i+64].max()) for i in range(0, a.shape[0], 64))))" "$1" "$2"
+}
+if [ "${RL:-0}" = 1 ]; then
+  b=${BINS##* }
+  for v in v1024 $([ "$BIG" = 1 ] && echo vbig); do
+    budget=$([ $v = v1024 ] && echo ${RL_BUDGET_1024:-16000000000} || echo ${RL_BUDGET_BIG:-64000000000})
+    rl ${v}_whole $b $v --adapters 0
+    LUCENT_DEVICE_MEMORY_BYTES=$budget rl ${v}_tiles $b $v --adapters 0
+    LUCENT_DEVICE_MEMORY_BYTES=$budget rl ${v}_slabs $b $v --adapters all
+    compare ${v}_whole.npy ${v}_slabs.npy; compare ${v}_whole.npy ${v}_tiles.npy
+    rm -f ${v}_*.npy
+  done
 fi
 date -u
