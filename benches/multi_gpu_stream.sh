@@ -46,12 +46,12 @@ print(json.dumps(dict(run=sys.argv[1], bin=sys.argv[2], compute_ms=round(d['ms']
       per_gpu={w: dict(slabs=len(v), ms=[round(p['ms']) for p in v]) for w, v in by.items()})), flush=True)
 PY
 }
-for b in $BINS; do
+[ "${RL_ONLY:-0}" = 1 ] || for b in $BINS; do
   for rep in 1 2; do run "1024 in core GPU0 r$rep" $b v1024 0 --adapters 0; done
   for rep in 1 2; do LUCENT_DEVICE_MEMORY_BYTES=16000000000 run "1024 slabs GPU0 r$rep" $b v1024 0 --adapters 0; done
   for rep in 1 2; do run "1024 slabs all r$rep" $b v1024 0 --adapters all; done
 done
-for b in $BINS; do [ $b = base ] || run "1024 slabs all traced" $b v1024 1 --adapters all; done
+[ "${RL_ONLY:-0}" = 1 ] || for b in $BINS; do [ $b = base ] || run "1024 slabs all traced" $b v1024 1 --adapters all; done
 for piece in ${PIECES:-}; do  # other staging pieces (bytes), new binaries only
   for b in $BINS; do
     [ $b = base ] && continue
@@ -60,7 +60,7 @@ for piece in ${PIECES:-}; do  # other staging pieces (bytes), new binaries only
     [ "$BIG" = 1 ] && LUCENT_STREAM_PIECE_BYTES=$piece run "big slabs all piece $piece" $b vbig 0 --adapters all
   done
 done
-if [ "$BIG" = 1 ]; then
+if [ "$BIG" = 1 ] && [ "${RL_ONLY:-0}" != 1 ]; then
   for b in $BINS; do
     run "big in core GPU0" $b vbig 0 --adapters 0
     [ $b = base ] || LUCENT_DEVICE_MEMORY_BYTES=32000000000 run "big slabs GPU0" $b vbig 0 --adapters 0
@@ -86,10 +86,11 @@ if [ "${RL:-0}" = 1 ]; then
   b=${BINS##* }
   for v in v1024 $([ "$BIG" = 1 ] && echo vbig); do
     budget=$([ $v = v1024 ] && echo ${RL_BUDGET_1024:-16000000000} || echo ${RL_BUDGET_BIG:-64000000000})
-    rl ${v}_whole $b $v --adapters 0
+    [ "${RL_WHOLE:-1}" = 1 ] && rl ${v}_whole $b $v --adapters 0
     LUCENT_DEVICE_MEMORY_BYTES=$budget rl ${v}_tiles $b $v --adapters 0
     LUCENT_DEVICE_MEMORY_BYTES=$budget rl ${v}_slabs $b $v --adapters all
-    compare ${v}_whole.npy ${v}_slabs.npy; compare ${v}_whole.npy ${v}_tiles.npy
+    [ "${RL_WHOLE:-1}" = 1 ] && { compare ${v}_whole.npy ${v}_slabs.npy; compare ${v}_whole.npy ${v}_tiles.npy; }
+    [ "${RL_WHOLE:-1}" = 1 ] || compare ${v}_tiles.npy ${v}_slabs.npy
     rm -f ${v}_*.npy
   done
 fi

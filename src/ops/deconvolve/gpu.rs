@@ -256,6 +256,16 @@ impl<'g> RichardsonLucy<'g> {
         }
     }
 
+    /// Rows `rows` of the current estimate (image rows) straight into `out` (their size).
+    pub(crate) fn estimate_rows_into(&self, rows: Range<usize>, out: &mut [f32]) -> Result<()> {
+        let g = &self.geometry;
+        let mut start = g.offset.clone();
+        start[0] += rows.start;
+        let mut size = g.image.clone();
+        size[0] = rows.len();
+        GpuArray::download_window_into_f32(self.gpu, &self.resident.estimate, &start, &size, out)
+    }
+
     /// The current estimate, cropped to the image as it streams back.
     pub fn estimate(&self) -> Result<ArrayD<f32>> {
         let g = &self.geometry;

@@ -109,13 +109,9 @@ pub fn richardson_lucy_slabs(
     let failed = Mutex::new(None);
     crate::gpu::on_workers(parts.len(), |i| {
         let (owned, held) = &slabs[i];
-        let mut own = parts[i].estimate().and_then(|e| {
-            let rows = owned.start - held.start..owned.end - held.start;
-            Ok(e.slice_axis(Axis(0), Slice::from(rows)).to_owned())
-        });
-        match own.as_mut() {
-            Ok(e) => pieces[i].lock().unwrap().copy_from_slice(e.as_slice().expect("a new array")),
-            Err(_) => *failed.lock().unwrap() = own.err(),
+        let mut out = pieces[i].lock().unwrap();
+        if let Err(e) = parts[i].estimate_rows_into(owned.start - held.start..owned.end - held.start, &mut out) {
+            failed.lock().unwrap().get_or_insert(e);
         }
     });
     if let Some(e) = failed.into_inner().unwrap() {
@@ -138,18 +134,19 @@ pub fn richardson_lucy_slabs(
     Ok((estimate, report))
 }
 
-/// Each slab's halo rows replaced by its neighbours' own rows, every boundary at once.
+/// Each slab's halo rows replaced by its neighbours' own rows, every boundary and direction at
+/// once.
 fn exchange(parts: &[RichardsonLucy], slabs: &[(Range<usize>, Range<usize>)]) -> Result<()> {
     let failed = Mutex::new(None);
-    crate::gpu::on_workers(parts.len() - 1, |b| {
+    crate::gpu::on_workers(2 * (parts.len() - 1), |task| {
+        let b = task / 2;
         let ((left, left_held), (right, right_held)) = (&slabs[b], &slabs[b + 1]);
-        let result = (|| {
-            // Rows [right_held.start, right.start) come from the left slab, [left.end, left_held.end) from the right.
-            let from_left = parts[b].padded_rows(right_held.start - left_held.start..right.start - left_held.start)?;
-            let from_right = parts[b + 1].padded_rows(left.end - right_held.start..left_held.end - right_held.start)?;
-            parts[b + 1].set_padded_rows(0, &from_left)?;
-            parts[b].set_padded_rows(left.end - left_held.start, &from_right)
-        })();
+        let result = match task % 2 {
+            // The right slab's first halo rows, [right_held.start, right.start), are the left's own.
+            0 => parts[b].padded_rows(right_held.start - left_held.start..right.start - left_held.start).and_then(|rows| parts[b + 1].set_padded_rows(0, &rows)),
+            // The left slab's last halo rows, [left.end, left_held.end), are the right's own.
+            _ => parts[b + 1].padded_rows(left.end - right_held.start..left_held.end - right_held.start).and_then(|rows| parts[b].set_padded_rows(left.end - left_held.start, &rows)),
+        };
         if let Err(e) = result {
             failed.lock().unwrap().get_or_insert(e);
         }
