@@ -32,6 +32,7 @@ pub mod select;
 pub mod spline_prefilter;
 pub mod spline_texture;
 pub mod take;
+pub mod template_ncc;
 pub mod unary;
 pub mod upsampled_dft;
 

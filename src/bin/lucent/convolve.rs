@@ -145,7 +145,7 @@ fn one(
 }
 
 
-/// A bar over the parts of a split run (more than one part), never with --quiet.
+/// A bar over the slabs or parts of a run spread over them (more than one), never with --quiet.
 struct PartsBar<'a> {
     global: &'a Global,
     bar: OnceLock<ProgressBar>,
@@ -160,7 +160,7 @@ impl<'a> PartsBar<'a> {
         if total > 1 && !self.global.quiet {
             let bar = self.bar.get_or_init(|| {
                 let bar = ProgressBar::new(total as u64);
-                bar.set_style(ProgressStyle::with_template("split convolution {bar:30} {pos}/{len} parts [{elapsed_precise}, {eta} left]").expect("a valid template"));
+                bar.set_style(ProgressStyle::with_template("convolution {bar:30} {pos}/{len} slabs or parts [{elapsed_precise}, {eta} left]").expect("a valid template"));
                 bar
             });
             bar.set_position(done as u64);

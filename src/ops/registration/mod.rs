@@ -14,6 +14,7 @@
 
 pub mod cpu;
 pub mod masked;
+pub mod template;
 
 use num_complex::{Complex32, Complex64};
 

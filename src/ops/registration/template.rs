@@ -1,0 +1,226 @@
+//! Template matching with scikit-image's conventions (`skimage.feature.match_template`): Lewis's
+//! fast normalised cross-correlation, the response at each position the correlation
+//! coefficient of the template with the image window there. The correlation of the image with
+//! the template is an FFT (or direct, by the cost model) correlation; the windows' sums of values
+//! and squares are direct box sums along each axis. Both run on the image less its mean and the
+//! template less its own, which leaves the coefficient unchanged and keeps f32 accurate (the
+//! variance s2 - s1²/V would otherwise cancel). The response is clipped to [-1, 1]; a flat
+//! window (variance within the rounding of its sums) or a flat template gives 0, as scikit-image.
+//! Without `pad_input` a response element is the window at its top-left corner (shape image -
+//! template + 1); with it the image is padded as numpy.pad does (`mode`, `constant_values`) and
+//! the element is the window centred on it (the image's shape).
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+
+use crate::check::check_finite;
+use crate::error::{Error, Result};
+use crate::gpu::{Gpu, Shape};
+use crate::graph::{Buf, Recording};
+use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::boundary::Boundary;
+use crate::kernels::template_ncc;
+use crate::kernels::unary::{self, UnaryOp};
+use crate::ops::convolve::{self, Method, Mode};
+use crate::ops::layout;
+
+/// numpy.pad's modes that `pad_input` takes (scikit-image's `mode`, with `constant_values`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PadMode {
+    Constant(f32),
+    Edge,
+    /// Mirrored about the edge element, not repeating it (scipy.ndimage's `mirror`).
+    Reflect,
+    /// Mirrored about the edge, repeating the edge element (scipy.ndimage's `reflect`).
+    Symmetric,
+    Wrap,
+}
+
+impl PadMode {
+    pub const NAMES: [&'static str; 5] = ["constant", "edge", "reflect", "symmetric", "wrap"];
+
+    /// numpy's name of the mode; `constant_values` only with "constant" (finite).
+    pub fn parse(name: &str, constant_values: f32) -> Result<PadMode> {
+        if !constant_values.is_finite() {
+            return Err(Error::Invalid(format!("constant_values must be finite, got {constant_values}")));
+        }
+        match name {
+            "constant" => Ok(PadMode::Constant(constant_values)),
+            _ if constant_values != 0.0 => Err(Error::Invalid(format!("constant_values {constant_values} is only used with mode constant, not {name}"))),
+            "edge" => Ok(PadMode::Edge),
+            "reflect" => Ok(PadMode::Reflect),
+            "symmetric" => Ok(PadMode::Symmetric),
+            "wrap" => Ok(PadMode::Wrap),
+            other => Err(Error::Invalid(format!("pad mode `{other}` (one of {})", PadMode::NAMES.join(", ")))),
+        }
+    }
+
+    /// The same padding of data from which `shift` was subtracted.
+    pub fn boundary(self, shift: f32) -> Boundary {
+        match self {
+            PadMode::Constant(c) => Boundary::Constant(c - shift),
+            PadMode::Edge => Boundary::Nearest,
+            PadMode::Reflect => Boundary::Mirror,
+            PadMode::Symmetric => Boundary::Reflect,
+            PadMode::Wrap => Boundary::Wrap,
+        }
+    }
+}
+
+/// scikit-image's `pad_input`, `mode` and `constant_values`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TemplateMatch {
+    pub pad_input: bool,
+    pub mode: PadMode,
+}
+
+impl Default for TemplateMatch {
+    fn default() -> TemplateMatch {
+        TemplateMatch { pad_input: false, mode: PadMode::Constant(0.0) }
+    }
+}
+
+/// Shapes of one rank (1 to 4 axes; scikit-image takes 2 and 3), the template no larger than the
+/// image along any axis.
+pub fn check_shapes(image: &[usize], template: &[usize]) -> Result<()> {
+    Shape::new(image)?;
+    Shape::new(template)?;
+    if image.len() != template.len() {
+        return Err(Error::Shape(format!("a template of shape {template:?} for an image of shape {image:?}: give both the same axes")));
+    }
+    if image.iter().zip(template).any(|(n, m)| m > n) {
+        return Err(Error::Shape(format!("the template {template:?} is larger than the image {image:?} along some axis")));
+    }
+    Ok(())
+}
+
+/// The response's shape.
+pub fn output_dims(image: &[usize], template: &[usize], pad_input: bool) -> Vec<usize> {
+    match pad_input {
+        true => image.to_vec(),
+        false => image.iter().zip(template).map(|(n, m)| n - m + 1).collect(),
+    }
+}
+
+/// The response of a device image (f32) to a host template (finite); `mean` is subtracted from
+/// the image first (its mean: any value is exact in real arithmetic, the mean keeps f32 so).
+pub fn record_match_template(rec: &mut Recording, image: Buf, template: &ArrayViewD<f32>, how: &TemplateMatch, mean: f32) -> Result<Buf> {
+    let dims = rec.dims(image).to_vec();
+    check_shapes(&dims, template.shape())?;
+    check_finite(template, "the template")?;
+    let m = template.shape().to_vec();
+    let mut q = unary::record(rec, UnaryOp::Offset(-mean), image)?;
+    if how.pad_input {
+        let pads: Vec<(usize, usize)> = m.iter().map(|&m| (m / 2, m - 1 - m / 2)).collect();
+        q = layout::pad(rec, q, &pads, how.mode.boundary(mean))?;
+    }
+    let volume = template.len();
+    let template_mean = template.iter().map(|&v| v as f64).sum::<f64>() / volume as f64;
+    let centred = template.mapv(|v| (v as f64 - template_mean) as f32);
+    let tssd: f64 = template.iter().map(|&v| (v as f64 - template_mean).powi(2)).sum();
+    let numerator = convolve::signal_correlate(rec, q, &centred.view(), Mode::Valid, Method::Auto)?;
+    let squares = binary::record(rec, BinaryOp::Mul, q, q)?;
+    let (s1, s2) = (window_sums(rec, q, &m)?, window_sums(rec, squares, &m)?);
+    // The box sums' rounding bound relative to the sum of squares: below it a window is flat.
+    let flat = 3.0 * m.iter().sum::<usize>() as f32 * f32::EPSILON;
+    template_ncc::record(rec, numerator, s1, s2, volume, tssd as f32, flat)
+}
+
+/// Sums over every window of shape `m` lying inside `x` (the 'valid' positions), one axis after
+/// another.
+fn window_sums(rec: &mut Recording, x: Buf, m: &[usize]) -> Result<Buf> {
+    let dims = rec.dims(x).to_vec();
+    let mut y = x;
+    for (d, &len) in m.iter().enumerate().filter(|(_, &len)| len > 1) {
+        y = convolve::correlate1d(rec, y, &vec![1.0; len], d, Boundary::Constant(0.0))?;
+    }
+    // correlate1d centres a window of m on element m/2 (rounded down).
+    let start: Vec<usize> = m.iter().map(|&m| m / 2).collect();
+    let size: Vec<usize> = dims.iter().zip(m).map(|(n, m)| n - m + 1).collect();
+    if start.iter().all(|&s| s == 0) && size == dims {
+        return Ok(y);
+    }
+    layout::crop(rec, y, &start, &size)
+}
+
+/// scikit-image's `match_template(image, template, pad_input, mode, constant_values)` on the GPU,
+/// clipped to [-1, 1].
+pub fn match_template(gpu: &Gpu, image: &ArrayViewD<f32>, template: &ArrayViewD<f32>, how: &TemplateMatch) -> Result<ArrayD<f32>> {
+    check_shapes(image.shape(), template.shape())?;
+    check_finite(image, "the image")?;
+    let mean = (image.iter().map(|&v| v as f64).sum::<f64>() / image.len() as f64) as f32;
+    let mut rec = Recording::new(gpu);
+    let x = rec.upload_f32(image)?;
+    let y = record_match_template(&mut rec, x, template, how, mean)?;
+    let d = rec.download(y);
+    rec.run()?.into_f32(d)
+}
+
+/// The `count` highest responses at least `min_distance` apart (in every axis' terms: the
+/// largest per-axis distance, as scikit-image's `peak_local_max`), highest first, ties to the
+/// lowest index: greedy non-maximum suppression over the response on the host.
+pub fn peaks(response: &ArrayViewD<f32>, count: usize, min_distance: usize) -> Vec<(Vec<usize>, f32)> {
+    let dims = response.shape().to_vec();
+    let values: Vec<f32> = response.iter().copied().collect();
+    let mut order: Vec<usize> = (0..values.len()).filter(|&i| values[i].is_finite()).collect();
+    order.sort_by(|&a, &b| values[b].total_cmp(&values[a]).then(a.cmp(&b)));
+    let unravel = |mut i: usize| -> Vec<usize> {
+        let mut at = vec![0; dims.len()];
+        for d in (0..dims.len()).rev() {
+            at[d] = i % dims[d];
+            i /= dims[d];
+        }
+        at
+    };
+    let mut found: Vec<(Vec<usize>, f32)> = Vec::new();
+    for i in order {
+        if found.len() == count {
+            break;
+        }
+        let at = unravel(i);
+        if found.iter().all(|(p, _)| p.iter().zip(&at).any(|(a, b)| a.abs_diff(*b) >= min_distance.max(1))) {
+            found.push((at, values[i]));
+        }
+    }
+    found
+}
+
+/// The f64 reference: scikit-image's algorithm step by step (numpy.pad by the template's shape
+/// on every side, each response element from its window's sums, taken directly, and 0 where the
+/// denominator is at most f64 ε), without the clip.
+pub fn match_template_reference(image: &ArrayD<f64>, template: &ArrayD<f64>, how: &TemplateMatch) -> Result<ArrayD<f64>> {
+    check_shapes(image.shape(), template.shape())?;
+    let m = template.shape().to_vec();
+    let pads: Vec<(usize, usize)> = m.iter().map(|&m| (m, m)).collect();
+    let fill = match how.mode {
+        PadMode::Constant(c) => c as f64,
+        _ => 0.0,
+    };
+    let p = layout::cpu::pad(image, &pads, how.mode.boundary(0.0), fill);
+    let pd = p.shape().to_vec();
+    // Response index r <-> the window starting at padded index r + 1 (scikit-image's slicing).
+    let rdims: Vec<usize> = pd.iter().zip(&m).map(|(n, m)| n - m - 1).collect();
+    let volume = template.len() as f64;
+    let tmean = template.sum() / volume;
+    let tssd: f64 = template.iter().map(|v| (v - tmean).powi(2)).sum();
+    let mut response = ArrayD::<f64>::zeros(IxDyn(&rdims));
+    for (r, out) in response.indexed_iter_mut() {
+        let r: Vec<usize> = (0..m.len()).map(|d| r[d]).collect();
+        let (mut xcorr, mut s1, mut s2) = (0.0, 0.0, 0.0);
+        for (t, &tv) in template.indexed_iter() {
+            let at: Vec<usize> = (0..m.len()).map(|d| r[d] + 1 + t[d]).collect();
+            let v = p[IxDyn(&at)];
+            xcorr += v * tv;
+            s1 += v;
+            s2 += v * v;
+        }
+        let numerator = xcorr - s1 * tmean;
+        let den = ((s2 - s1 * s1 / volume) * tssd).max(0.0).sqrt();
+        *out = if den > f64::EPSILON { numerator / den } else { 0.0 };
+    }
+    let starts: Vec<usize> = m.iter().map(|&m| if how.pad_input { (m - 1) / 2 } else { m - 1 }).collect();
+    let out = output_dims(image.shape(), &m, how.pad_input);
+    Ok(ArrayD::from_shape_fn(IxDyn(&out), |i| {
+        let at: Vec<usize> = (0..m.len()).map(|d| starts[d] + i[d]).collect();
+        response[IxDyn(&at)]
+    }))
+}
