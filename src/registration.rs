@@ -3,7 +3,8 @@
 //! [`phase_cross_correlation_spectra`] for images given as their spectra;
 //! [`masked_phase_cross_correlation`] and [`cross_correlate_masked`] for images with masks) and
 //! [`PhaseCorrelator`], which keeps a reference's spectrum on the device to register many
-//! moving images against it at the cost of one forward transform each.
+//! moving images against it at the cost of one forward transform each; [`match_template`]
+//! (scikit-image's `skimage.feature.match_template`) and [`peaks`] of its response.
 //!
 //! ```no_run
 //! use lucent::registration::{phase_cross_correlation, PhaseCorrelation};
@@ -21,7 +22,21 @@ use ndarray::{ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::Gpu;
 
+pub use crate::ops::registration::template::{peaks, record_match_template, PadMode, TemplateMatch};
 pub use crate::ops::registration::{record_phase_correlation, CoarsePeak, Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
+
+/// skimage.feature.match_template(image, template, pad_input, mode, constant_values): the
+/// normalised cross-correlation of the template with every window of the image (1-4 axes, the
+/// template no larger than the image), clipped to [-1, 1]; 0 on flat windows or templates.
+pub fn match_template<D: Dimension>(
+    gpu: &Gpu,
+    image: &ArrayBase<impl Data<Elem = f32>, D>,
+    template: &ArrayBase<impl Data<Elem = f32>, D>,
+    how: &TemplateMatch,
+) -> Result<ndarray::Array<f32, D>> {
+    let out = crate::ops::registration::template::match_template(gpu, &image.view().into_dyn(), &template.view().into_dyn(), how)?;
+    crate::gpu::with_dim(out)
+}
 
 /// skimage.registration.phase_cross_correlation(reference, moving, reference_mask=..,
 /// moving_mask=.., overlap_ratio=..) (Padfield's masked registration): the whole-sample shift

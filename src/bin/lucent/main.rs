@@ -7,6 +7,7 @@ mod deconvolve;
 mod demo;
 mod fft;
 mod filter;
+mod matching;
 mod register;
 mod resample;
 mod spline;
@@ -75,6 +76,11 @@ enum Command {
     ///
     /// Example: lucent register reference.npy moving.npy --upsample 100 --json
     Register(register::Args),
+    /// skimage.feature.match_template: the normalised cross-correlation of a template with every
+    /// window of an image, written as a map; its highest peaks printed.
+    ///
+    /// Example: lucent match image.tif template.tif -o response.npy --peaks 5 --json
+    Match(matching::Args),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -172,6 +178,7 @@ fn main() {
         Command::SplineFilter(args) => spline::run(&global, &args),
         Command::Resample(args) => resample::run(&global, &args),
         Command::Register(args) => register::run(&global, &args),
+        Command::Match(args) => matching::run(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };
