@@ -1,12 +1,15 @@
 //! Template matching (scikit-image's `match_template`): the f64 reference against scikit-image
 //! 0.26's printed values (its docstring example; 2D and 3D cases in every pad mode), the GPU
 //! against the reference on random awkward shapes (1-3 axes, odd and even templates, both
-//! `pad_input`s, every mode) within 1e-4, flat windows and templates, a template found where it
-//! was put, top-k peaks, bad input. Temporaries poisoned.
+//! `pad_input`s, every mode) within 1e-4 (or, on windows of tiny contrast, the f32
+//! correlation's rounding bound), the double-single window sums to 1e-12, flat windows and
+//! templates, a template found where it was put, top-k peaks, the CLI, bad input. Temporaries
+//! poisoned.
 
 mod common;
 use common::*;
 
+use lucent::kernels::window_sum;
 use lucent::ops::registration::template::{self, PadMode, TemplateMatch};
 use lucent::Error;
 use ndarray::{ArrayD, Dimension, IxDyn};
@@ -21,6 +24,36 @@ fn to32(x: &ArrayD<f64>) -> ArrayD<f32> {
 
 fn gpu_match(image: &ArrayD<f64>, t: &ArrayD<f64>, how: &TemplateMatch) -> ArrayD<f32> {
     template::match_template(poisoned_gpu(), &to32(image).view(), &to32(t).view(), how).unwrap()
+}
+
+/// The response's error bound in f32: 1e-4, and where a window's contrast is tiny against the
+/// data's scale, the correlation's rounding (16 ε of Σ|x - mean|·|t - mean(t)| over the window)
+/// over the denominator: the numerator cancels there, whatever the window sums' precision.
+fn f32_bound(image: &ArrayD<f64>, t: &ArrayD<f64>, how: &TemplateMatch) -> ArrayD<f64> {
+    let mean = image.mean().unwrap();
+    let centred = image.mapv(|v| v - mean);
+    let tmean = t.mean().unwrap();
+    let tssd: f64 = t.iter().map(|v| (v - tmean).powi(2)).sum();
+    let m = t.shape();
+    let pads: Vec<(usize, usize)> = m.iter().map(|&m| if how.pad_input { (m / 2, m - 1 - m / 2) } else { (0, 0) }).collect();
+    let fill = match how.mode {
+        PadMode::Constant(c) => c as f64 - mean,
+        _ => 0.0,
+    };
+    let q = lucent::ops::layout::cpu::pad(&centred, &pads, how.mode.boundary(mean as f32), fill);
+    let out = template::output_dims(image.shape(), m, how.pad_input);
+    ArrayD::from_shape_fn(IxDyn(&out), |o| {
+        let (mut rounding, mut s1, mut s2) = (0.0, 0.0, 0.0);
+        for (j, &tv) in t.indexed_iter() {
+            let at: Vec<usize> = (0..m.len()).map(|d| o[d] + j[d]).collect();
+            let v = q[IxDyn(&at)];
+            rounding += (v * (tv - tmean)).abs();
+            s1 += v;
+            s2 += v * v;
+        }
+        let den = ((s2 - s1 * s1 / t.len() as f64) * tssd).max(0.0).sqrt();
+        1e-4 + if den > 0.0 { 16.0 * f32::EPSILON as f64 * rounding / den } else { 0.0 }
+    })
 }
 
 fn max_abs_diff(got: &ArrayD<f32>, want: &ArrayD<f64>) -> f64 {
@@ -109,8 +142,10 @@ fn gpu_matches_the_reference_on_random_shapes() {
                 let how = TemplateMatch { pad_input, mode: *mode };
                 let want = template::match_template_reference(&image, &t, &how).unwrap();
                 let got = gpu_match(&image, &t, &how);
-                let err = max_abs_diff(&got, &want);
-                assert!(err <= 1e-4, "{dims:?} template {tdims:?} {how:?}: max |Δ| {err:e}");
+                let bound = f32_bound(&image, &t, &how);
+                for ((g, w), b) in got.iter().zip(&want).zip(&bound) {
+                    assert!((*g as f64 - w).abs() <= *b, "{dims:?} template {tdims:?} {how:?}: {g} vs {w} (bound {b:e})");
+                }
                 assert!(got.iter().all(|v| v.abs() <= 1.0));
             }
         }
@@ -214,4 +249,35 @@ fn cli_writes_the_map_and_prints_peaks() {
     let out = lucent_cli(&["match", &path("t.npy"), &path("image.npy"), "-o", &path("bad.npy")], &[]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("larger than the image"));
     assert!(!std::path::Path::new(&path("bad.npy")).exists());
+}
+
+#[test]
+fn window_sums_in_double_single_keep_48_bits() {
+    // Values 1000 + [0, 1): f32 sums of a window would keep ~7 digits, the pairs keep ~14.
+    let x = rand_array(&[37, 23, 11]).mapv(|v| v + 1000.5);
+    let gpu = poisoned_gpu();
+    for (axis, m) in [(0usize, 9usize), (1, 23), (2, 4)] {
+        for squares in [false, true] {
+            let mut rec = lucent::Recording::new(gpu);
+            let b = rec.upload_f32(&x.view()).unwrap();
+            let input = if squares { window_sum::Input::Squares(b) } else { window_sum::Input::Values(b) };
+            let (hi, lo) = window_sum::record(&mut rec, input, axis, m).unwrap();
+            let (dh, dl) = (rec.download(hi), rec.download(lo));
+            let r = rec.run().unwrap();
+            let (hi, lo) = (r.f32(dh).unwrap(), r.f32(dl).unwrap());
+            let mut out = x.shape().to_vec();
+            out[axis] -= m - 1;
+            assert_eq!(hi.shape(), out.as_slice());
+            for (at, &h) in hi.indexed_iter() {
+                let want: f64 = (0..m).map(|j| {
+                    let mut i = at.as_array_view().to_vec();
+                    i[axis] += j;
+                    let v = x[IxDyn(&i)] as f64;
+                    if squares { v * v } else { v }
+                }).sum();
+                let got = h as f64 + lo[&at] as f64;
+                assert!((got - want).abs() <= 1e-12 * want.abs(), "axis {axis} squares {squares} at {at:?}: {got} vs {want}");
+            }
+        }
+    }
 }

@@ -35,6 +35,7 @@ pub mod take;
 pub mod template_ncc;
 pub mod unary;
 pub mod upsampled_dft;
+pub mod window_sum;
 
 /// Count of 16-byte vectors covering `len` elements of `bytes_per_elem` bytes (buffers are
 /// padded to 16 bytes, so the tail vector is always in bounds).
