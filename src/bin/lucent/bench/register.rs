@@ -2,9 +2,11 @@
 //! ../shared/bench/cucim_reference.py on device-resident images (a random reference, the moving
 //! image its roll by (3, −5, 7)), the reference's spectrum computed once (`PhaseCorrelator`, as
 //! cuCIM's `space="fourier"` row): 128³, 256³ and 512³ at upsample 1 and 10, and 2048² at
-//! upsample 100; masked registration of 2048² from host arrays. Each call runs to the shift on
-//! the host (one submission, two with an upsample factor), so the time is the host's wall clock,
-//! median of 9 (masked: 5) after 1.5 s of warm-up.
+//! upsample 100; masked registration of 2048² from host arrays; template matching of a device
+//! image (cuCIM's cases: 2048² with a 64² template, pad_input; 128×256×256 with 16×32×32), the
+//! response left on the device. Each call runs to the shift on the host (one submission, two
+//! with an upsample factor) or to the response's completion, so the time is the host's wall
+//! clock, median of 9 (masked: 5) after 1.5 s of warm-up.
 
 use std::time::Instant;
 
@@ -83,6 +85,40 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             eprintln!("{case:<36} {:>12} {ms:>10.4} ms  shift {shift:?}", "2048x2048");
         }
         rows.push(Row { case: case.into(), shape: dims.to_vec(), mib: 16, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
+    }
+    for (dims, tdims, at, pad_input) in [(vec![2048usize, 2048], vec![64usize, 64], [1000usize, 900, 0], true), (vec![128, 256, 256], vec![16, 32, 32], [40, 100, 80], false)] {
+        let case = format!("register_match_template_{}d", dims.len());
+        let bytes = dims.iter().product::<usize>() as u64 * 4;
+        if !wanted(&case) || bytes > args.max_mib << 20 {
+            continue;
+        }
+        let image = super::uniform(&dims, 0x2545_F491_4F6C_DD1D);
+        let t = image.slice_each_axis(|a| ndarray::Slice::from(at[a.axis.index()]..at[a.axis.index()] + tdims[a.axis.index()])).to_owned();
+        let mean = (image.iter().map(|&v| v as f64).sum::<f64>() / image.len() as f64) as f32;
+        let resident = GpuArray::upload_f32(gpu, &image.view())?;
+        let how = lucent::registration::TemplateMatch { pad_input, ..Default::default() };
+        let mut rec = lucent::Recording::new(gpu);
+        let x = rec.input(&resident);
+        let y = lucent::registration::record_match_template(&mut rec, x, &t.view(), &how, mean)?;
+        rec.output(y);
+        let compiled = rec.compile()?;
+        let warm = Instant::now();
+        while warm.elapsed().as_secs_f64() < 1.5 {
+            compiled.run(gpu)?;
+        }
+        let mut times = Vec::new();
+        for _ in 0..9 {
+            let start = Instant::now();
+            compiled.run(gpu)?;
+            times.push(start.elapsed().as_secs_f64() * 1e3);
+        }
+        times.sort_by(f64::total_cmp);
+        let ms = times[times.len() / 2];
+        if !global.quiet && !global.json {
+            let name = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
+            eprintln!("{case:<36} {name:>12} {ms:>10.4} ms  template {tdims:?}");
+        }
+        rows.push(Row { case, shape: dims.clone(), mib: bytes >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
     }
     Ok(rows)
 }
