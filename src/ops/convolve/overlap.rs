@@ -100,14 +100,13 @@ pub fn convolve(
     crate::gpu::on_workers(gpus.len(), |worker| {
         let mut stream = Stream { gpu: &gpus[worker], a, k, spectra: HashMap::new(), carry: None };
         let mut pending: Option<Pending> = None;
-        let finish = |p: Pending| {
-            let out = outs[p.slab].lock().unwrap().take().expect("each slab runs once");
-            let result = p.download(stream.gpu, out);
-            crate::gpu::trace(&format!("slab {} on GPU {worker}", p.slab), p.started);
+        // A slab done (its chunk count) or failed.
+        let report = |slab: usize, started: Instant, result: Result<usize>| {
+            crate::gpu::trace(&format!("slab {slab} on GPU {worker}"), started);
             let mut done = done.lock().unwrap();
             match result {
-                Ok(()) => {
-                    done.0.push(SlabTiming { slab: p.slab, rows: rows[p.slab].clone(), worker, ms: p.started.elapsed().as_secs_f64() * 1e3, chunks: 1 });
+                Ok(chunks) => {
+                    done.0.push(SlabTiming { slab, rows: rows[slab].clone(), worker, ms: started.elapsed().as_secs_f64() * 1e3, chunks });
                     progress(done.0.len(), rows.len());
                 }
                 Err(e) => {
@@ -115,6 +114,8 @@ pub fn convolve(
                 }
             }
         };
+        let take = |slab: usize| outs[slab].lock().unwrap().take().expect("each slab runs once");
+        let finish = |p: Pending| report(p.slab, p.started, p.download(stream.gpu, take(p.slab)).map(|()| 1));
         while let Some(slab) = schedule.next(worker).filter(|_| !failed()) {
             let started = Instant::now();
             // This slab's rows go up while the GPU still works on the previous slab, whose
@@ -125,24 +126,9 @@ pub fn convolve(
             }
             match staged.and_then(|s| s.map(|s| stream.submit(s)).transpose().map(Option::flatten)) {
                 Ok(Some((y, window))) => pending = Some(Pending { slab, started, y, window: (plan[slab].rows.start - plan[slab].computed.start, window) }),
-                Ok(None) => {
-                    // Too large for one buffer: this slab in chunks, waited for.
-                    let out = outs[slab].lock().unwrap().take().expect("each slab runs once");
-                    let result = stream.in_chunks(&plan[slab], out);
-                    let mut d = done.lock().unwrap();
-                    match result {
-                        Ok(chunks) => {
-                            d.0.push(SlabTiming { slab, rows: rows[slab].clone(), worker, ms: started.elapsed().as_secs_f64() * 1e3, chunks });
-                            progress(d.0.len(), rows.len());
-                        }
-                        Err(e) => {
-                            d.1.get_or_insert(e);
-                        }
-                    }
-                }
-                Err(e) => {
-                    done.lock().unwrap().1.get_or_insert(e);
-                }
+                // Too large for one buffer: this slab in chunks, waited for.
+                Ok(None) => report(slab, started, stream.in_chunks(&plan[slab], take(slab))),
+                Err(e) => report(slab, started, Err(e)),
             }
         }
         if let Some(p) = pending.take() {
