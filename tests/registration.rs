@@ -360,6 +360,15 @@ fn masked_correlation_of_unequal_shapes_and_bad_masks() {
     nan[[0, 0]] = f32::NAN;
     assert!(matches!(lucent::registration::masked_phase_cross_correlation(gpu(), &x, &nan, &all, &all, 0.3), Err(Error::NonFinite(_))));
     assert_eq!(call(&all, &all, 0.3).unwrap(), vec![0.0, 0.0], "an image onto itself");
+    // Constant where the mask is true (elsewhere anything): no variance, refused.
+    let mut flat = ArrayD::from_elem(IxDyn(&[6, 7]), 2.5f32);
+    flat[[0, 0]] = 9.0;
+    let mut most = all.clone();
+    most[[0, 0]] = false;
+    for (r, m) in [(&x, &flat), (&flat, &x)] {
+        let got = lucent::registration::masked_phase_cross_correlation(gpu(), r, m, &most, &most, 0.3);
+        assert!(matches!(&got, Err(Error::Invalid(e)) if e.contains("constant")), "{got:?}");
+    }
 }
 
 #[test]

@@ -36,12 +36,24 @@ pub fn check_inputs(fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mas
     Ok(())
 }
 
-/// What [`masked_phase_cross_correlation`] refuses: [`check_inputs`]', and images of two shapes.
+/// What [`masked_phase_cross_correlation`] refuses: [`check_inputs`]', images of two shapes, and
+/// an image constant where its mask is true (no variance: every normalised correlation is
+/// rounding noise, and the shift would be an arbitrary one).
 pub fn check_registration(reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<()> {
     if reference.shape() != moving.shape() {
         return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
     }
-    check_inputs(moving, reference, moving_mask, reference_mask, overlap_ratio)
+    check_inputs(moving, reference, moving_mask, reference_mask, overlap_ratio)?;
+    check_variance(reference, reference_mask, "reference")?;
+    check_variance(moving, moving_mask, "moving image")
+}
+
+fn check_variance(x: &ArrayViewD<f32>, mask: &ArrayViewD<bool>, what: &str) -> Result<()> {
+    let mut masked = x.iter().zip(mask.iter()).filter(|(_, &m)| m).map(|(&v, _)| v);
+    match masked.next() {
+        Some(first) if masked.all(|v| v == first) => Err(Error::Invalid(format!("the {what} is constant ({first}) where its mask is true: masked registration needs some variance"))),
+        _ => Ok(()),
+    }
 }
 
 /// [`cross_correlate_masked`] of checked inputs.
