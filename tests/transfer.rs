@@ -21,7 +21,7 @@ fn uploads_and_downloads_in_many_pieces_are_exact() {
     let up = GpuArray::upload_f32(&gpu, &a.view()).unwrap();
     assert_eq!(up.download_f32(&gpu).unwrap(), a);
     let mut window = vec![f32::NAN; 20 * 7 * 11];
-    GpuArray::download_window_into_f32(&gpu, &[up.clone()], &[5, 3, 9], &[20, 7, 11], &mut window).unwrap();
+    GpuArray::download_window_into_f32(&gpu, std::slice::from_ref(&up), &[5, 3, 9], &[20, 7, 11], &mut window).unwrap();
     let want = a.slice_axis(Axis(0), Slice::from(5..25)).slice_axis(Axis(1), Slice::from(3..10)).slice_axis(Axis(2), Slice::from(9..20)).to_owned();
     assert_eq!(window, want.iter().copied().collect::<Vec<_>>());
 

@@ -121,7 +121,7 @@ impl Gpu {
     pub(crate) fn write_streamed(&self, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8]) -> Result<()> {
         use rayon::prelude::*;
         let piece = self.stream_piece(bytes.len());
-        if bytes.len() <= COPY_PIECE.min(piece) || bytes.len() % 4 != 0 || offset % 4 != 0 {
+        if bytes.len() <= COPY_PIECE.min(piece) || !bytes.len().is_multiple_of(4) || !offset.is_multiple_of(4) {
             self.queue.write_buffer(buffer, offset, bytes);
             return Ok(());
         }
