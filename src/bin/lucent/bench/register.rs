@@ -38,21 +38,11 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         let how = PhaseCorrelation { upsample_factor: u, ..Default::default() };
         let correlator = PhaseCorrelator::new(gpu, &reference.view(), &how)?;
         let moving = GpuArray::upload_f32(gpu, &moving.view())?;
-        // Warm-up by time: on a freshly started H200 the first 512³ case ran at half speed for
-        // more than half a second (8.3 against 3.95 ms).
-        let warm = Instant::now();
-        while warm.elapsed().as_secs_f64() < 1.5 {
-            correlator.register_resident(&moving)?;
-        }
-        let mut times = Vec::new();
         let mut shift = Vec::new();
-        for _ in 0..9 {
-            let start = Instant::now();
+        let ms = median_after_warm_up(9, || {
             shift = correlator.register_resident(&moving)?.shift;
-            times.push(start.elapsed().as_secs_f64() * 1e3);
-        }
-        times.sort_by(f64::total_cmp);
-        let ms = times[times.len() / 2];
+            Ok(())
+        })?;
         if !global.quiet && !global.json {
             let name = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
             eprintln!("{case:<36} {name:>12} {ms:>10.4} ms  shift {shift:?}");
@@ -67,20 +57,11 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         let reference = super::uniform(&dims, 0x2545_F491_4F6C_DD1D);
         let moving = roll(&reference, &[12, -7]);
         let mask = super::uniform(&dims, 0x9E37_79B9_7F4A_7C15).mapv(|v| v > 0.25);
-        let run = || lucent::registration::masked_phase_cross_correlation(gpu, &reference, &moving, &mask, &mask, 0.3);
-        let warm = Instant::now();
-        while warm.elapsed().as_secs_f64() < 1.5 {
-            run()?;
-        }
-        let mut times = Vec::new();
         let mut shift = Vec::new();
-        for _ in 0..5 {
-            let start = Instant::now();
-            shift = run()?;
-            times.push(start.elapsed().as_secs_f64() * 1e3);
-        }
-        times.sort_by(f64::total_cmp);
-        let ms = times[times.len() / 2];
+        let ms = median_after_warm_up(5, || {
+            shift = lucent::registration::masked_phase_cross_correlation(gpu, &reference, &moving, &mask, &mask, 0.3)?;
+            Ok(())
+        })?;
         if !global.quiet && !global.json {
             eprintln!("{case:<36} {:>12} {ms:>10.4} ms  shift {shift:?}", "2048x2048");
         }
@@ -102,18 +83,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         let y = lucent::registration::record_match_template(&mut rec, x, &t.view(), &how, mean)?;
         rec.output(y);
         let compiled = rec.compile()?;
-        let warm = Instant::now();
-        while warm.elapsed().as_secs_f64() < 1.5 {
-            compiled.run(gpu)?;
-        }
-        let mut times = Vec::new();
-        for _ in 0..9 {
-            let start = Instant::now();
-            compiled.run(gpu)?;
-            times.push(start.elapsed().as_secs_f64() * 1e3);
-        }
-        times.sort_by(f64::total_cmp);
-        let ms = times[times.len() / 2];
+        let ms = median_after_warm_up(9, || compiled.run(gpu).map(drop))?;
         if !global.quiet && !global.json {
             let name = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
             eprintln!("{case:<36} {name:>12} {ms:>10.4} ms  template {tdims:?}");
@@ -123,6 +93,23 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
     Ok(rows)
 }
 
+/// The median of `reps` timed calls of `run` (host wall clock, ms) after 1.5 s of calls to warm
+/// up: on a freshly started H200 the first 512³ phase correlation ran at half speed for more
+/// than half a second (8.3 against 3.95 ms).
+fn median_after_warm_up(reps: usize, mut run: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
+    let warm = Instant::now();
+    while warm.elapsed().as_secs_f64() < 1.5 {
+        run()?;
+    }
+    let mut times = Vec::new();
+    for _ in 0..reps {
+        let start = Instant::now();
+        run()?;
+        times.push(start.elapsed().as_secs_f64() * 1e3);
+    }
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
 
 /// numpy.roll over the leading axes by `shift` (rows of the last axis copied in two pieces).
 fn roll(x: &ArrayD<f32>, shift: &[isize]) -> ArrayD<f32> {
