@@ -1,13 +1,14 @@
 //! Sub-pixel image registration on the GPU with scikit-image's conventions: a smooth random
 //! volume moved by a known shift (through the Fourier shift theorem) is registered back with
 //! `phase_cross_correlation` at upsample 100, then a series of frames is registered against one
-//! reference whose spectrum `PhaseCorrelator` computes once.
+//! reference whose spectrum `PhaseCorrelator` computes once; last, `match_template` finds a cut-out
+//! of one slice again, and `peaks` its best matches.
 //!
 //! ```sh
 //! cargo run --release --example register
 //! ```
 
-use lucent::registration::{phase_cross_correlation, PhaseCorrelation, PhaseCorrelator};
+use lucent::registration::{match_template, peaks, phase_cross_correlation, PhaseCorrelation, PhaseCorrelator, TemplateMatch};
 use ndarray::{Array3, ArrayD, IxDyn};
 use num_complex::Complex32;
 
@@ -30,6 +31,14 @@ fn main() -> Result<(), lucent::Error> {
         let drift = [0.25 * k as f64, -0.6 * k as f64, 0.1 * k as f64];
         let frame = fourier_shifted(&gpu, &volume.clone().into_dyn(), &drift)?;
         println!("frame {k}: drift {drift:?}, registered by {:?}", correlator.register(&frame.view())?.shift);
+    }
+
+    // A 9×13 cut-out of slice 20, found again (the response's top-left convention).
+    let slice = volume.index_axis(ndarray::Axis(0), 20).to_owned();
+    let template = slice.slice(ndarray::s![30..39, 50..63]).to_owned();
+    let response = match_template(&gpu, &slice, &template, &TemplateMatch::default())?;
+    for (at, r) in peaks(&response.view().into_dyn(), 3, 4) {
+        println!("template match at {at:?}: {r:.4}");
     }
     Ok(())
 }

@@ -179,5 +179,20 @@ fn register_refuses_bad_input() {
     refused(&["register", &r, &r, "--upsample", "10000"], &[], "the refinement at upsample factor 10000");
     refused(&["--device", "cpu", "register", &r, &r, "--upsample", "10000"], &[], "the refinement at upsample factor 10000");
     refused(&["register", &r, &path("missing.npy")], &[], "missing.npy");
+    // lucent match: a template larger than the image, of other axes, non-finite, bad modes;
+    // nothing written.
+    let out = path("map.npy");
+    lucent::io::write_real(path("line.npy"), &rand_array(&[9]).view()).unwrap();
+    for device in ["auto", "cpu"] {
+        refused(&["--device", device, "match", &r, &m, "-o", &out], &[], "larger than the image");
+        refused(&["--device", device, "match", &r, &path("line.npy"), "-o", &out], &[], "give both the same axes");
+        refused(&["--device", device, "match", &r, &path("nan.npy"), "-o", &out], &[], "NaN");
+        refused(&["--device", device, "match", &path("nan.npy"), &r, "-o", &out], &[], "NaN");
+    }
+    refused(&["match", &r, &r, "-o", &out, "--pad-input", "--mode", "edge", "--cval", "2"], &[], "only used with mode constant");
+    refused(&["match", &r, &r, "-o", &out, "--mode", "median"], &[], "possible values");
+    refused(&["match", &r, &r, "-o", &out, "--cval", "nan"], &[], "constant_values must be finite");
+    refused(&["match", &r, &path("missing.npy"), "-o", &out], &[], "missing.npy");
+    assert!(!dir.join("map.npy").exists(), "a refused run left its output");
     let _ = std::fs::remove_dir_all(&dir);
 }

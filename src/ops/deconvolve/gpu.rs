@@ -268,11 +268,12 @@ impl<'g> RichardsonLucy<'g> {
 
     /// The current estimate, cropped to the image as it streams back.
     pub fn estimate(&self) -> Result<ArrayD<f32>> {
-        let g = &self.geometry;
+        let image = &self.geometry.image;
         let start = Instant::now();
-        let estimate = GpuArray::download_window_f32(self.gpu, &self.resident.estimate, &g.offset, &g.image);
+        let mut out = crate::io::zeroed_vec(image.iter().product());
+        self.estimate_rows_into(0..image[0], &mut out)?;
         crate::gpu::trace("rl: estimate downloaded", start);
-        estimate
+        Ok(ArrayD::from_shape_vec(IxDyn(image), out).expect("the image's size"))
     }
 }
 

@@ -557,7 +557,7 @@ pub fn restore(
             Err(e) => return Err(e),
         }
         // Beyond one GPU: slabs resident on every GPU, exact, where the options allow.
-        if slabs::plan(gpus.len(), &validate(image, &psf, iterations, opts)?, opts).is_some() {
+        if slabs::plan(gpus.len(), &Geometry::new(image.shape(), psf.shape(), opts.boundary)?, opts).is_some() {
             match slabs::richardson_lucy_slabs(gpus, image, &psf, iterations, opts, &mut progress) {
                 Ok((estimate, report)) => return Ok((estimate, RlRun::Slabs(report))),
                 Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {}

@@ -193,18 +193,16 @@ pub fn match_template_reference(image: &ArrayD<f64>, template: &ArrayD<f64>, how
         _ => 0.0,
     };
     let p = layout::cpu::pad(image, &pads, how.mode.boundary(0.0), fill);
-    let pd = p.shape().to_vec();
-    // Response index r <-> the window starting at padded index r + 1 (scikit-image's slicing).
-    let rdims: Vec<usize> = pd.iter().zip(&m).map(|(n, m)| n - m - 1).collect();
     let volume = template.len() as f64;
     let tmean = template.sum() / volume;
     let tssd: f64 = template.iter().map(|v| (v - tmean).powi(2)).sum();
-    let mut response = ArrayD::<f64>::zeros(IxDyn(&rdims));
-    for (r, out) in response.indexed_iter_mut() {
-        let r: Vec<usize> = (0..m.len()).map(|d| r[d]).collect();
+    // Output element o is the window starting at padded index o + 1 + (m-1)/2 with pad_input,
+    // o + m without (scikit-image's slicing of its full response).
+    let first: Vec<usize> = m.iter().map(|&m| if how.pad_input { (m - 1) / 2 + 1 } else { m }).collect();
+    Ok(ArrayD::from_shape_fn(IxDyn(&output_dims(image.shape(), &m, how.pad_input)), |o| {
         let (mut xcorr, mut s1, mut s2) = (0.0, 0.0, 0.0);
         for (t, &tv) in template.indexed_iter() {
-            let at: Vec<usize> = (0..m.len()).map(|d| r[d] + 1 + t[d]).collect();
+            let at: Vec<usize> = (0..m.len()).map(|d| first[d] + o[d] + t[d]).collect();
             let v = p[IxDyn(&at)];
             xcorr += v * tv;
             s1 += v;
@@ -212,12 +210,6 @@ pub fn match_template_reference(image: &ArrayD<f64>, template: &ArrayD<f64>, how
         }
         let numerator = xcorr - s1 * tmean;
         let den = ((s2 - s1 * s1 / volume) * tssd).max(0.0).sqrt();
-        *out = if den > f64::EPSILON { numerator / den } else { 0.0 };
-    }
-    let starts: Vec<usize> = m.iter().map(|&m| if how.pad_input { (m - 1) / 2 } else { m - 1 }).collect();
-    let out = output_dims(image.shape(), &m, how.pad_input);
-    Ok(ArrayD::from_shape_fn(IxDyn(&out), |i| {
-        let at: Vec<usize> = (0..m.len()).map(|d| starts[d] + i[d]).collect();
-        response[IxDyn(&at)]
+        if den > f64::EPSILON { numerator / den } else { 0.0 }
     }))
 }
