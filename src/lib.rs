@@ -49,6 +49,7 @@ pub mod fft;
 pub mod kernels;
 pub mod ndimage;
 pub mod ops;
+pub mod phantom;
 pub mod registration;
 pub mod restoration;
 pub mod signal;

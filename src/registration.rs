@@ -22,6 +22,7 @@ use ndarray::{ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::Gpu;
 
+pub use crate::ops::registration::stripes::{apply as apply_shifts, average as average_registered, register_volume, BscanShift, Status, StripeRegistration, VolumeRegistration};
 pub use crate::ops::registration::template::{peaks, record_match_template, PadMode, TemplateMatch};
 pub use crate::ops::registration::{record_phase_correlation, CoarsePeak, Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
 

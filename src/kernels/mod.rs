@@ -16,6 +16,7 @@ pub mod correlate_window;
 pub mod fft_axis_map;
 pub mod fill;
 pub mod gather;
+pub mod peak_neighbours;
 pub mod phase_ramp;
 pub mod real_to_complex;
 pub mod reduce_columns;

@@ -82,7 +82,7 @@ impl SplineMode {
     }
 
     /// The sampling kernel's code for the mode.
-    fn code(self) -> u32 {
+    pub(crate) fn code(self) -> u32 {
         use crate::kernels::map_coordinates::mode;
         match self {
             SplineMode::Mirror => mode::MIRROR,

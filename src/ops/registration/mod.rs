@@ -14,6 +14,7 @@
 
 pub mod cpu;
 pub mod masked;
+pub mod stripes;
 pub mod template;
 
 use num_complex::{Complex32, Complex64};
@@ -218,7 +219,7 @@ impl<'g> PhaseCorrelator<'g> {
         let upsampled = self.how.upsample_factor > 1.0;
         // The refinement reads the cross-power spectrum again: kept.
         let keep = upsampled.then(|| rec.input(&self.product));
-        let CoarsePeak { index: at, value, power } = record_phase_correlation(&mut rec, reference, m, dims, self.how.normalization, keep)?;
+        let CoarsePeak { index: at, value, power, .. } = record_phase_correlation(&mut rec, reference, m, dims, self.how.normalization, keep)?;
         let (at, value, power) = (rec.download(at), rec.download(value), rec.download(power));
         let results = rec.run()?;
         let flat = results.u32(at)?.iter().next().copied().unwrap_or(0) as usize;
@@ -246,8 +247,9 @@ impl<'g> PhaseCorrelator<'g> {
 
 /// What [`record_phase_correlation`] leaves on the device: the flat index of the first largest
 /// |cross-correlation| (u32), the correlation there (f32, or c32 in Fourier space) and Σ m² of the
-/// moving image (Σ |M|² in Fourier space), one element each.
+/// moving image (Σ |M|² in Fourier space), one element each; and the correlation map itself.
 pub struct CoarsePeak {
+    pub map: Buf,
     pub index: Buf,
     pub value: Buf,
     pub power: Buf,
@@ -279,7 +281,7 @@ pub fn record_phase_correlation(rec: &mut Recording, reference: Buf, moving: Buf
     };
     let value = take::record(rec, cc, index)?;
     let power = sum_of_squares(rec, moving)?;
-    Ok(CoarsePeak { index, value, power })
+    Ok(CoarsePeak { map: cc, index, value, power })
 }
 
 /// The upsampled DFT of `product` (a half spectrum where `half`) around the coarse peak: the
