@@ -8,7 +8,9 @@ mod demo;
 mod fft;
 mod filter;
 mod matching;
+mod phantom;
 mod register;
+mod register_volume;
 mod resample;
 mod spline;
 mod info;
@@ -81,6 +83,16 @@ enum Command {
     ///
     /// Example: lucent match image.tif template.tif -o response.npy --peaks 5 --json
     Match(matching::Args),
+    /// Stripe-wise registration of AO-OCT volumes (slow, depth, fast) under eye motion: the
+    /// shift of every B-scan onto a reference volume, as CSV; the registered volume and the
+    /// average of a registered series.
+    ///
+    /// Example: lucent register-volume reference.npy moving.npy -o shifts.csv --apply registered.npy
+    RegisterVolume(register_volume::Args),
+    /// Synthetic test volumes with known truth: an AO-OCT retina under eye motion.
+    ///
+    /// Example: lucent phantom --aooct -o ref.npy --moving mov.npy --truth truth.csv
+    Phantom(phantom::Args),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -179,6 +191,8 @@ fn main() {
         Command::Resample(args) => resample::run(&global, &args),
         Command::Register(args) => register::run(&global, &args),
         Command::Match(args) => matching::run(&global, &args),
+        Command::RegisterVolume(args) => register_volume::run(&global, &args),
+        Command::Phantom(args) => phantom::run(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };

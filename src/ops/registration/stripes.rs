@@ -29,7 +29,7 @@ use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::boundary::Boundary;
 use crate::kernels::{affine_sample, copy_range, fill, peak_neighbours};
-use crate::ops::interpolate::{spline_filter1d, SplineMode};
+use crate::ops::interpolate::{cpu as interpolate_cpu, spline_filter1d, Sampling, SplineMode};
 use crate::ops::layout;
 
 /// The stages' sizes and the cleaning's thresholds.
@@ -176,7 +176,7 @@ trait Measure {
 }
 
 /// The stages over one measurer, for a volume of `slow` B-scans.
-fn register_with(measure: &mut impl Measure, slow: usize, how: &StripeRegistration) -> Result<(Vec<BscanShift>, Vec<BscanShift>, f64, f64)> {
+fn register_with(measure: &mut impl Measure, slow: usize, how: &StripeRegistration, progress: &mut dyn FnMut(usize, usize)) -> Result<(Vec<BscanShift>, Vec<BscanShift>, f64, f64)> {
     let window = how.window.min(slow);
     let t = Instant::now();
     let centres = stripe_centres(slow, how);
@@ -192,7 +192,10 @@ fn register_with(measure: &mut impl Measure, slow: usize, how: &StripeRegistrati
         groups.entry(nearest.min(slow - window)).or_default().push(j);
     }
     let mut measured = vec![Peak { shift: [0.0; 3], peak: f64::NAN }; slow];
+    let mut done = 0;
     for (&start, bscans) in &groups {
+        done += bscans.len();
+        progress(done, slow);
         for (&j, peak) in bscans.iter().zip(measure.window(start, window, bscans)?) {
             let dy = (start + window / 2) as f64 + peak.shift[0] - j as f64;
             measured[j] = Peak { shift: [dy, peak.shift[1], peak.shift[2]], peak: peak.peak };
@@ -298,21 +301,26 @@ fn check_volumes(reference: &ArrayView3<f32>, moving: &ArrayView3<f32>) -> Resul
 /// Registers every B-scan of `moving` onto `reference` (volumes of one shape: slow, depth,
 /// fast) on the GPU.
 pub fn register_volume(gpu: &Gpu, reference: &ArrayView3<f32>, moving: &ArrayView3<f32>, how: &StripeRegistration) -> Result<VolumeRegistration> {
+    register_volume_with(gpu, reference, moving, how, &mut |_, _| {})
+}
+
+/// [`register_volume`], calling `progress(done, total)` as the fine stage registers B-scans.
+pub fn register_volume_with(gpu: &Gpu, reference: &ArrayView3<f32>, moving: &ArrayView3<f32>, how: &StripeRegistration, progress: &mut dyn FnMut(usize, usize)) -> Result<VolumeRegistration> {
     how.check()?;
     check_volumes(reference, moving)?;
     let t = Instant::now();
     let mut measure = GpuMeasure::new(gpu, reference, moving)?;
     let upload_ms = ms_since(t);
-    let (bscans, stripes, coarse_ms, fine_ms) = register_with(&mut measure, reference.dim().0, how)?;
+    let (bscans, stripes, coarse_ms, fine_ms) = register_with(&mut measure, reference.dim().0, how, progress)?;
     Ok(VolumeRegistration { bscans, stripes, upload_ms, coarse_ms, fine_ms })
 }
 
-/// [`register_volume`] with every correlation in f64 on the CPU: the reference.
-pub fn register_volume_reference(reference: &ArrayView3<f32>, moving: &ArrayView3<f32>, how: &StripeRegistration) -> Result<VolumeRegistration> {
+/// [`register_volume_with`] with every correlation in f64 on the CPU: the reference.
+pub fn register_volume_reference(reference: &ArrayView3<f32>, moving: &ArrayView3<f32>, how: &StripeRegistration, progress: &mut dyn FnMut(usize, usize)) -> Result<VolumeRegistration> {
     how.check()?;
     check_volumes(reference, moving)?;
     let mut measure = CpuMeasure { reference: reference.mapv(f64::from), moving: moving.mapv(f64::from), spectrum: None };
-    let (bscans, stripes, coarse_ms, fine_ms) = register_with(&mut measure, reference.dim().0, how)?;
+    let (bscans, stripes, coarse_ms, fine_ms) = register_with(&mut measure, reference.dim().0, how, progress)?;
     Ok(VolumeRegistration { bscans, stripes, upload_ms: 0.0, coarse_ms, fine_ms })
 }
 
@@ -442,14 +450,8 @@ impl Measure for CpuMeasure {
 /// spline of `order` (0, 1 or 3; zero outside). Rows no B-scan lands on stay 0 and are
 /// reported false in the second result.
 pub fn apply(gpu: &Gpu, moving: &ArrayView3<f32>, shifts: &[BscanShift], order: u32) -> Result<(Array3<f32>, Vec<bool>)> {
+    let sources = landing(moving, shifts, order)?;
     let (slow, depth, width) = moving.dim();
-    if shifts.len() != slow {
-        return Err(Error::Shape(format!("{} shifts for {slow} B-scans", shifts.len())));
-    }
-    if ![0, 1, 3].contains(&order) {
-        return Err(Error::Invalid(format!("interpolation order {order} (0, 1 or 3)")));
-    }
-    let sources = landing(shifts, slow);
     let mut rec = Recording::new(gpu);
     let mut coefficients = rec.upload_f32(&moving.view().into_dyn())?;
     if order == 3 {
@@ -471,8 +473,36 @@ pub fn apply(gpu: &Gpu, moving: &ArrayView3<f32>, shifts: &[BscanShift], order: 
     Ok((volume, sources.iter().map(Option::is_some).collect()))
 }
 
-/// For each reference row, the B-scan that lands there (see [`apply`]).
-fn landing(shifts: &[BscanShift], slow: usize) -> Vec<Option<&BscanShift>> {
+/// [`apply`] in f64 on the CPU (scipy's map_coordinates of each B-scan): the reference.
+pub fn apply_reference(moving: &ArrayView3<f32>, shifts: &[BscanShift], order: u32) -> Result<(Array3<f32>, Vec<bool>)> {
+    let sources = landing(moving, shifts, order)?;
+    let (_, depth, width) = moving.dim();
+    let how = Sampling { order, mode: SplineMode::Constant, ..Sampling::default() };
+    let mut out = Array3::zeros(moving.dim());
+    for (y, source) in sources.iter().enumerate() {
+        let Some(b) = source else { continue };
+        let bscan = moving.slice(s![b.bscan, .., ..]).mapv(f64::from).into_dyn();
+        let coords = ArrayD::from_shape_fn(ndarray::IxDyn(&[2, depth, width]), |i| if i[0] == 0 { i[1] as f64 - b.shift[1] } else { i[2] as f64 - b.shift[2] });
+        let row = interpolate_cpu::map_coordinates(&bscan, &coords, &how);
+        out.slice_mut(s![y, .., ..]).assign(&row.mapv(|v| v as f32).into_dimensionality::<ndarray::Ix2>().map_err(|e| Error::Shape(e.to_string()))?);
+    }
+    Ok((out, sources.iter().map(Option::is_some).collect()))
+}
+
+/// For each reference row, the B-scan that lands there (see [`apply`]), once the arguments
+/// are checked.
+fn landing<'s>(moving: &ArrayView3<f32>, shifts: &'s [BscanShift], order: u32) -> Result<Vec<Option<&'s BscanShift>>> {
+    let slow = moving.dim().0;
+    if shifts.len() != slow {
+        return Err(Error::Shape(format!("{} shifts for {slow} B-scans", shifts.len())));
+    }
+    if ![0, 1, 3].contains(&order) {
+        return Err(Error::Invalid(format!("interpolation order {order} (0, 1 or 3)")));
+    }
+    if shifts.iter().any(|b| b.shift.iter().any(|v| !v.is_finite()) || b.bscan >= slow) {
+        return Err(Error::Invalid("a shift that is not finite, or of a B-scan beyond the volume".into()));
+    }
+    crate::check::check_finite(&moving.view().into_dyn(), "the moving volume")?;
     let mut rows: Vec<Option<&BscanShift>> = vec![None; slow];
     let rank = |b: &BscanShift| (b.status == Status::Ok, b.peak);
     for b in shifts {
@@ -484,7 +514,7 @@ fn landing(shifts: &[BscanShift], slow: usize) -> Vec<Option<&BscanShift>> {
             }
         }
     }
-    rows
+    Ok(rows)
 }
 
 /// The average of registered volumes: per row, the mean over the volumes that cover it (0

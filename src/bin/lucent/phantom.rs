@@ -1,0 +1,104 @@
+//! `lucent phantom --aooct`: synthetic AO-OCT volumes of one retina with known eye motion (the
+//! reference without motion, moving volumes with their own), and the true shifts as CSV.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use lucent::phantom::aooct::{eye_motion, EyeMotion, Retina};
+use lucent::{io, Error};
+use serde_json::json;
+
+use crate::Global;
+
+#[derive(clap::Args)]
+#[command(after_help = "Example:
+  lucent phantom --aooct --size 128,96,128 -o ref.npy --moving m1.npy --moving m2.npy --truth truth.csv
+  lucent register-volume ref.npy m1.npy m2.npy -o shifts.csv
+
+The truth CSV has one row per B-scan of each moving volume: volume,bscan,dz,dy,dx, the shift that
+registers the B-scan onto the reference (B-scan j shows the retina at slow position j + dy).")]
+pub struct Args {
+    /// An AO-OCT retina (the only phantom so far).
+    #[arg(long)]
+    aooct: bool,
+    /// The reference volume (no motion): .npy or .tif.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// A moving volume of the same retina under its own eye motion (repeatable).
+    #[arg(long)]
+    moving: Vec<PathBuf>,
+    /// Where the moving volumes' true shifts go (CSV).
+    #[arg(long)]
+    truth: Option<PathBuf>,
+    /// Volume shape: slow (B-scans), depth, fast.
+    #[arg(long, default_value = "128,96,128", value_delimiter = ',')]
+    size: Vec<usize>,
+    /// Seed of the retina, the motion and the noise.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Peak drift along the slow and fast axes (voxels).
+    #[arg(long, default_value_t = 2.5)]
+    drift: f64,
+    /// Tremor's standard deviation per B-scan (voxels).
+    #[arg(long, default_value_t = 0.15)]
+    tremor: f64,
+    /// Amplitude of the axial motion (voxels).
+    #[arg(long, default_value_t = 1.5)]
+    axial: f64,
+    /// Micro-saccades per volume.
+    #[arg(long, default_value_t = 1)]
+    saccades: usize,
+    /// Length of each micro-saccade (voxels).
+    #[arg(long, default_value_t = 6.0)]
+    saccade: f64,
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    if !args.aooct {
+        return Err(Error::Invalid("lucent phantom makes AO-OCT volumes so far: add --aooct".into()));
+    }
+    let [slow, depth, width] = args.size[..] else {
+        return Err(Error::Invalid(format!("--size {:?}: three lengths (slow, depth, fast)", args.size)));
+    };
+    if [slow, depth, width].iter().any(|&n| !(2..=4096).contains(&n)) {
+        return Err(Error::Invalid(format!("--size {:?}: each length from 2 to 4096", args.size)));
+    }
+    let motion = EyeMotion { drift: args.drift, tremor: args.tremor, axial: args.axial, saccades: args.saccades, saccade: args.saccade };
+    let amplitudes = [motion.drift, motion.tremor, motion.axial, motion.saccade];
+    if amplitudes.iter().any(|v| !(v.is_finite() && *v >= 0.0 && *v <= 1e4)) {
+        return Err(Error::Invalid(format!("motion amplitudes {amplitudes:?}: finite, from 0 to 10000 voxels")));
+    }
+    io::check_host_array("each volume", &[slow, depth, width], 4)?;
+    let start = Instant::now();
+    let retina = Retina::new([slow, depth, width], args.seed);
+    let reference = retina.image(&vec![[0.0; 3]; slow], args.seed.wrapping_add(1));
+    io::write_real(&args.output, &reference.view().into_dyn())?;
+    let mut truth = Vec::new();
+    for (v, path) in args.moving.iter().enumerate() {
+        let shifts = eye_motion(slow, &motion, args.seed.wrapping_add(100 + v as u64));
+        io::write_real(path, &retina.image(&shifts, args.seed.wrapping_add(200 + v as u64)).view().into_dyn())?;
+        truth.push(shifts);
+    }
+    if let Some(path) = &args.truth {
+        io::write_atomic(path, |w| {
+            (|| -> std::io::Result<()> {
+                writeln!(w, "volume,bscan,dz,dy,dx")?;
+                for (v, shifts) in truth.iter().enumerate() {
+                    for (j, [dy, dz, dx]) in shifts.iter().enumerate() {
+                        writeln!(w, "{v},{j},{dz:.6},{dy:.6},{dx:.6}")?;
+                    }
+                }
+                Ok(())
+            })()
+            .map_err(Error::Io)
+        })?;
+    }
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    if global.json {
+        println!("{}", json!({ "phantom": "aooct", "shape": [slow, depth, width], "seed": args.seed, "reference": args.output, "moving": args.moving, "truth": args.truth, "ms": ms }));
+    } else if !global.quiet {
+        eprintln!("lucent: wrote an AO-OCT reference {:?} and {} moving volume(s) in {ms:.0} ms", [slow, depth, width], args.moving.len());
+    }
+    Ok(())
+}

@@ -1,0 +1,199 @@
+//! `lucent register-volume`: stripe-wise registration of AO-OCT volumes (slow, depth, fast)
+//! against a reference volume, per B-scan; the shifts written as CSV, optionally the registered
+//! volume and the average of the registered series. On the GPU, or with `--device cpu` or no
+//! adapter on the f64 reference.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use lucent::ops::registration::stripes::{self, BscanShift, Status, StripeRegistration, VolumeRegistration};
+use lucent::{io, Error};
+use ndarray::{Array3, ArrayD, Ix3};
+use serde_json::json;
+
+use crate::Global;
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  lucent register-volume reference.npy moving.npy -o shifts.csv
+  lucent register-volume v0.npy v1.npy v2.npy v3.npy -o shifts.csv --average mean.npy --json
+  lucent phantom --aooct -o ref.npy --moving mov.npy --truth truth.csv && lucent register-volume ref.npy mov.npy -o shifts.csv --apply registered.npy
+
+The CSV has one row per B-scan: bscan,dz,dy,dx,peak,status (with several moving volumes a first
+column `volume`, the moving file's index). Shifts register the B-scan onto the reference: B-scan j
+shows the reference at slow position j + dy, depth z + dz, fast position x + dx. status: ok,
+spike (measured but far from its neighbours: interpolated) or interpolated (a weak peak).")]
+pub struct Args {
+    /// The reference volume (slow, depth, fast): .npy (any real dtype) or a TIFF stack.
+    reference: PathBuf,
+    /// Volumes to register onto it, each of its shape.
+    #[arg(required = true)]
+    moving: Vec<PathBuf>,
+    /// Where the per-B-scan shifts go (CSV).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Write the registered moving volume here (.npy or .tif; one moving volume): each reference
+    /// row holds the B-scan that lands there, shifted in depth and along the fast axis; rows no
+    /// B-scan reaches are 0.
+    #[arg(long)]
+    apply: Option<PathBuf>,
+    /// Write the average of the registered series here: the reference and every registered
+    /// moving volume, each row over the volumes that reach it.
+    #[arg(long)]
+    average: Option<PathBuf>,
+    /// Interpolation order of --apply and --average (0, 1 or 3).
+    #[arg(long, default_value_t = 1)]
+    order: u32,
+    /// B-scans per coarse stripe.
+    #[arg(long, default_value_t = 3)]
+    stripe: usize,
+    /// A coarse stripe every N B-scans.
+    #[arg(long, default_value_t = 16)]
+    coarse_step: usize,
+    /// B-scans in each reference sub-volume of the fine stage.
+    #[arg(long, default_value_t = 32)]
+    window: usize,
+    /// A sub-volume starts every N B-scans.
+    #[arg(long, default_value_t = 16)]
+    window_step: usize,
+    /// A B-scan's shift further than this (voxels) from its neighbours' median is a spike.
+    #[arg(long, default_value_t = 2.0)]
+    spike: f64,
+    /// The same for the coarse stripes.
+    #[arg(long, default_value_t = 8.0)]
+    coarse_spike: f64,
+    /// Neighbours (odd, itself included) whose median a shift is compared with.
+    #[arg(long, default_value_t = 5)]
+    median: usize,
+    /// A peak below this fraction of the median peak is no measurement.
+    #[arg(long, default_value_t = 0.3)]
+    min_peak: f64,
+}
+
+fn read_volume(path: &Path) -> Result<Array3<f32>, Error> {
+    let x: ArrayD<f32> = io::read_real(path)?;
+    let shape = x.shape().to_vec();
+    x.into_dimensionality::<Ix3>()
+        .map_err(|_| Error::Shape(format!("{}: a volume of shape {shape:?}; register-volume takes 3 axes (slow, depth, fast)", path.display())))
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    let how = StripeRegistration {
+        stripe: args.stripe,
+        coarse_step: args.coarse_step,
+        window: args.window,
+        window_step: args.window_step,
+        median: args.median,
+        spike: args.spike,
+        coarse_spike: args.coarse_spike,
+        min_peak: args.min_peak,
+    };
+    if args.apply.is_some() && args.moving.len() > 1 {
+        return Err(Error::Invalid("--apply writes one registered volume: give one moving volume (--average takes a series)".into()));
+    }
+    if ![0, 1, 3].contains(&args.order) {
+        return Err(Error::Invalid(format!("--order {} (0, 1 or 3)", args.order)));
+    }
+    let start = Instant::now();
+    let reference = read_volume(&args.reference)?;
+    let gpu = global.gpu()?;
+    let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+    let keep = args.apply.is_some() || args.average.is_some();
+    let mut registered = vec![(reference.clone(), vec![true; reference.dim().0])];
+    let mut found = Vec::new();
+    let bar = progress_bar(global, args.moving.len() * reference.dim().0);
+    for (v, path) in args.moving.iter().enumerate() {
+        let moving = read_volume(path)?;
+        let base = v * reference.dim().0;
+        let mut progress = |done: usize, _: usize| bar.set_position((base + done) as u64);
+        let t = Instant::now();
+        let result = match &gpu {
+            Some(g) => stripes::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress)?,
+            None => stripes::register_volume_reference(&reference.view(), &moving.view(), &how, &mut progress)?,
+        };
+        let register_ms = t.elapsed().as_secs_f64() * 1e3;
+        let t = Instant::now();
+        if keep {
+            registered.push(match &gpu {
+                Some(g) => stripes::apply(g, &moving.view(), &result.bscans, args.order)?,
+                None => stripes::apply_reference(&moving.view(), &result.bscans, args.order)?,
+            });
+        }
+        found.push((path, result, register_ms, t.elapsed().as_secs_f64() * 1e3));
+    }
+    bar.finish_and_clear();
+    write_csv(&args.output, &found.iter().map(|f| &f.1).collect::<Vec<_>>())?;
+    if let Some(out) = &args.apply {
+        io::write_real(out, &registered[1].0.view().into_dyn())?;
+    }
+    if let Some(out) = &args.average {
+        io::write_real(out, &stripes::average(&registered)?.view().into_dyn())?;
+    }
+    let counts = |r: &VolumeRegistration, s: Status| r.bscans.iter().filter(|b| b.status == s).count();
+    if global.json {
+        let volumes: Vec<_> = found
+            .iter()
+            .map(|(path, r, register_ms, apply_ms)| {
+                json!({
+                    "moving": path,
+                    "ok": counts(r, Status::Ok), "spike": counts(r, Status::Spike), "interpolated": counts(r, Status::Interpolated),
+                    "stripes": r.stripes,
+                    "ms": { "upload": r.upload_ms, "coarse": r.coarse_ms, "fine": r.fine_ms, "register": register_ms, "apply": apply_ms },
+                })
+            })
+            .collect();
+        println!("{}", json!({ "reference": args.reference, "shape": reference.shape(), "output": args.output, "apply": args.apply, "average": args.average, "device": device, "volumes": volumes, "ms": start.elapsed().as_secs_f64() * 1e3 }));
+    } else if !global.quiet {
+        for (path, r, register_ms, _) in &found {
+            eprintln!(
+                "lucent: {}: {} B-scans ok, {} spikes, {} interpolated; registered on {device} in {register_ms:.0} ms (coarse {:.0}, fine {:.0})",
+                path.display(),
+                counts(r, Status::Ok),
+                counts(r, Status::Spike),
+                counts(r, Status::Interpolated),
+                r.coarse_ms,
+                r.fine_ms
+            );
+        }
+        eprintln!("lucent: wrote {}", args.output.display());
+    }
+    Ok(())
+}
+
+/// One row per B-scan: bscan,dz,dy,dx,peak,status, after a `volume` column when there are
+/// several volumes.
+fn write_csv(path: &Path, volumes: &[&VolumeRegistration]) -> Result<(), Error> {
+    let several = volumes.len() > 1;
+    io::write_atomic(path, |w| {
+        let row = |w: &mut dyn Write, v: usize, b: &BscanShift| {
+            if several {
+                write!(w, "{v},")?;
+            }
+            let [dy, dz, dx] = b.shift;
+            writeln!(w, "{},{dz:.4},{dy:.4},{dx:.4},{:.6},{}", b.bscan, b.peak, b.status.name())
+        };
+        let header = if several { "volume,bscan,dz,dy,dx,peak,status" } else { "bscan,dz,dy,dx,peak,status" };
+        (|| -> std::io::Result<()> {
+            writeln!(w, "{header}")?;
+            for (v, r) in volumes.iter().enumerate() {
+                for b in &r.bscans {
+                    row(w, v, b)?;
+                }
+            }
+            Ok(())
+        })()
+        .map_err(|e| Error::Io(e))
+    })
+}
+
+fn progress_bar(global: &Global, bscans: usize) -> ProgressBar {
+    if global.quiet || global.json {
+        return ProgressBar::hidden();
+    }
+    // Drawn on stderr, and only when it is a terminal.
+    let bar = ProgressBar::new(bscans as u64);
+    bar.set_style(ProgressStyle::with_template("registering {bar:30} {pos}/{len} B-scans [{elapsed_precise}, {eta} left]").expect("a valid template"));
+    bar
+}
