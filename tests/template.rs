@@ -258,8 +258,9 @@ fn cli_writes_the_map_and_prints_peaks() {
 
 #[test]
 fn window_sums_in_double_single_keep_48_bits() {
-    // Values 1000 + [0, 1): f32 sums of a window would keep ~7 digits, the pairs keep ~14.
-    let x = rand_array(&[37, 23, 11]).mapv(|v| v + 1000.5);
+    // Values 1000 + [0, 1): f32 sums of a window would keep ~7 digits, the pairs keep ~14. Outputs
+    // along axes 0 and 2 span several of the kernel's runs of 32, the last one partial.
+    let x = rand_array(&[77, 23, 71]).mapv(|v| v + 1000.5);
     let gpu = poisoned_gpu();
     for (axis, m) in [(0usize, 9usize), (1, 23), (2, 4)] {
         for squares in [false, true] {

@@ -2,11 +2,14 @@
 // in double-single arithmetic (each value an f32 pair hi + lo, about 48 bits): template
 // matching's window sums, whose variance s2 - s1²/V cancels far below f32's precision. With
 // FIRST the input is one plain f32 array (bound twice) and SQUARE sums its squares, each exact
-// as a pair. One output element per thread.
+// as a pair. Each thread slides one window along a run of RUN outputs: the first sum whole,
+// then each next one by the element entering less the one leaving (O(1) per output, not O(m)).
 #import common/grid
 #import common/double_single
 
 struct Params { outer: u32, n: u32, inner: u32, m: u32, out_n: u32, count: u32, one: f32, unused: u32 }  // mirrored in src/kernels/window_sum.rs
+
+const RUN: u32 = 32u;  // mirrored in src/kernels/window_sum.rs
 
 override FIRST: u32 = 0u;
 override SQUARE: u32 = 0u;
@@ -35,16 +38,27 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (t >= p.count) {
         return;
     }
+    let runs = (p.out_n + RUN - 1u) / RUN;
     let k = t % p.inner;
     let rest = t / p.inner;
-    let i = rest % p.out_n;
-    let o = rest / p.out_n;
-    var at = (o * p.n + i) * p.inner + k;
+    let first = (rest % runs) * RUN;
+    let o = rest / runs;
+    var at = (o * p.n + first) * p.inner + k;
     var sum = vec2<f32>(0.0, 0.0);
     for (var j = 0u; j < p.m; j++) {
-        sum = ds_add(sum, value(at), p.one);
-        at += p.inner;
+        sum = ds_add(sum, value(at + j * p.inner), p.one);
     }
-    out_hi[t] = sum.x;
-    out_lo[t] = sum.y;
+    var out_at = (o * p.out_n + first) * p.inner + k;
+    let last = min(RUN, p.out_n - first);
+    for (var s = 0u; s < last; s++) {
+        out_hi[out_at] = sum.x;
+        out_lo[out_at] = sum.y;
+        if (s + 1u < last) {
+            let leaving = value(at);
+            let change = ds_add(value(at + p.m * p.inner), vec2<f32>(-leaving.x, -leaving.y), p.one);
+            sum = ds_add(sum, change, p.one);
+        }
+        at += p.inner;
+        out_at += p.inner;
+    }
 }

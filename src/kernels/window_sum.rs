@@ -8,6 +8,9 @@ use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 
+/// Outputs per thread along the axis; mirrors RUN in window_sum.wgsl.
+const RUN: usize = 32;
+
 /// Mirrors `Params` in window_sum.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -51,7 +54,8 @@ pub fn record(rec: &mut Recording, input: Input, axis: usize, m: usize) -> Resul
     }
     let mut out = dims.clone();
     out[axis] = n - m + 1;
-    let count: usize = out.iter().product();
+    // Threads: one per run of RUN outputs along the axis.
+    let count = dims[..axis].iter().product::<usize>() * out[axis].div_ceil(RUN) * dims[axis + 1..].iter().product::<usize>();
     let p = Params {
         outer: dims[..axis].iter().product::<usize>() as u32,
         n: n as u32,

@@ -4,7 +4,8 @@
 //! cuCIM's `space="fourier"` row): 128³, 256³ and 512³ at upsample 1 and 10, and 2048² at
 //! upsample 100; masked registration of 2048² from host arrays; template matching of a device
 //! image (cuCIM's cases: 2048² with a 64² template, pad_input; 128×256×256 with 16×32×32), the
-//! response left on the device. Each call runs to the shift on the host (one submission, two
+//! response left on the device; stripe-wise AO-OCT registration of synthetic 256³ and 512³ volume
+//! pairs from host arrays. Each call runs to the shift on the host (one submission, two
 //! with an upsample factor) or to the response's completion, so the time is the host's wall
 //! clock, median of 9 (masked: 5) after 1.5 s of warm-up.
 
@@ -89,6 +90,34 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             eprintln!("{case:<36} {name:>12} {ms:>10.4} ms  template {tdims:?}");
         }
         rows.push(Row { case, shape: dims.clone(), mib: bytes >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
+    }
+    // Stripe-wise AO-OCT registration of a synthetic 512³ volume pair (`lucent phantom --aooct`,
+    // one micro-saccade), host arrays to the per-B-scan shifts: uploads included.
+    for edge in [256usize, 512] {
+        let case = format!("register_volume_aooct_{edge}");
+        let bytes = (edge * edge * edge) as u64 * 4;
+        if !wanted(&case) || bytes > args.max_mib << 20 || bytes < args.min_mib << 20 {
+            continue;
+        }
+        let series = lucent::phantom::aooct::series([edge; 3], 1, &lucent::phantom::aooct::EyeMotion::default(), 7);
+        let how = lucent::registration::StripeRegistration::default();
+        let mut found = None;
+        let ms = median_after_warm_up(5, || {
+            found = Some(lucent::registration::register_volume(gpu, &series.reference.view(), &series.moving[0].view(), &how)?);
+            Ok(())
+        })?;
+        let found = found.expect("at least one run");
+        let close = found.bscans.iter().zip(&series.truth[0]).filter(|(b, t)| (0..3).all(|a| (b.shift[a] - t[a]).abs() <= 1.0)).count();
+        if !global.quiet && !global.json {
+            eprintln!(
+                "{case:<36} {:>12} {ms:>10.4} ms  {close}/{edge} B-scans within 1 voxel (upload {:.1}, coarse {:.1}, fine {:.1} ms)",
+                format!("{edge}x{edge}x{edge}"),
+                found.upload_ms,
+                found.coarse_ms,
+                found.fine_ms
+            );
+        }
+        rows.push(Row { case, shape: vec![edge; 3], mib: bytes >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
     }
     Ok(rows)
 }
