@@ -5,6 +5,7 @@ mod bench;
 mod convolve;
 mod deconvolve;
 mod demo;
+mod demo_register;
 mod fft;
 mod filter;
 mod matching;
@@ -97,7 +98,8 @@ enum Command {
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
     Deconvolve(deconvolve::Args),
-    /// Simulate a blurred, noisy 3D specimen, deconvolve it, and write images and a report.
+    /// Simulate a blurred, noisy 3D specimen and deconvolve it, register a synthetic AO-OCT
+    /// series under eye motion, and write images and a report.
     ///
     /// Example: lucent demo --out lucent-demo
     Demo(demo::Args),
