@@ -400,3 +400,49 @@ fn record_form_registers_several_images_in_one_submission() {
         assert_eq!(got, want, "shift {shift:?}");
     }
 }
+
+#[test]
+fn masked_registration_of_device_arrays_checks_on_the_device() {
+    use lucent::gpu::GpuArray;
+    use lucent::ops::registration::masked;
+    let gpu = poisoned_gpu();
+    let dims = [37usize, 29];
+    let reference = rand_array(&dims);
+    let moving = roll(&reference.mapv(f64::from), &[4, -3]).mapv(|v| v as f32);
+    let mask = ArrayD::from_shape_vec(IxDyn(&dims), random(37 * 29).iter().map(|&v| v > -0.5).collect::<Vec<bool>>()).unwrap();
+    let up = |x: &ArrayD<f32>| GpuArray::upload_f32(gpu, &x.view()).unwrap();
+    let weights = masked::as_weights(&mask.view());
+    let (r, m, w) = (up(&reference), up(&moving), up(&weights));
+    let want = cpu::masked_phase_cross_correlation(&reference.mapv(f64::from), &moving.mapv(f64::from), &mask, &mask, 0.3);
+    assert_eq!(masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &w, 0.3).unwrap(), want);
+    let mut nan = moving.clone();
+    nan[[5, 5]] = f32::NAN;
+    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &up(&nan), &w, &w, 0.3), Err(Error::NonFinite(_))));
+    let none = up(&ArrayD::zeros(IxDyn(&dims)));
+    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &none, 0.3), Err(Error::Invalid(_))));
+    // Constant where the mask is true, different outside it.
+    let flat = ArrayD::from_shape_fn(IxDyn(&dims), |i| if mask[&i] { 2.5f32 } else { i[0] as f32 });
+    let refused = masked::masked_phase_cross_correlation_resident(gpu, &up(&flat), &m, &w, &w, 0.3).unwrap_err().to_string();
+    assert!(refused.contains("constant"), "{refused}");
+    let other = up(&rand_array(&[37, 28]));
+    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &other, &w, &w, 0.3), Err(Error::Shape(_))));
+}
+
+#[test]
+fn count_equal_counts_ties_of_the_value_at_an_index() {
+    use lucent::kernels::count_equal;
+    let gpu = poisoned_gpu();
+    let mut x: Vec<f32> = random(70_001);
+    for at in [3, 500, 69_999, 70_000] {
+        x[at] = 7.0;
+    }
+    for (index, want) in [(500u32, 4u32), (1, 1)] {
+        let mut rec = lucent::Recording::new(gpu);
+        let b = rec.upload_f32(&arr(&[70_001], x.clone()).view()).unwrap();
+        let i = rec.upload_f32(&arr(&[1], vec![f32::from_bits(index)]).view()).unwrap();
+        let i = rec.reinterpret(i, &[1], lucent::Dtype::U32).unwrap();
+        let n = count_equal::record(&mut rec, b, i).unwrap();
+        let d = rec.download(n);
+        assert_eq!(rec.run().unwrap().u32(d).unwrap().iter().next().copied(), Some(want), "index {index}");
+    }
+}

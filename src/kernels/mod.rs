@@ -10,6 +10,7 @@ pub mod boundary;
 pub mod complex_to_real;
 pub mod complex_unary;
 pub mod copy_range;
+pub mod count_equal;
 pub mod copy_vec4;
 pub mod correlate_tiled;
 pub mod correlate_window;

@@ -9,10 +9,10 @@ use ndarray::{ArrayD, ArrayViewD};
 
 use crate::error::{Error, Result};
 use crate::fft::{plan::smooth_at_least, FftPlan, Fusion, Norm, Product, Transform, Window};
-use crate::gpu::Gpu;
+use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::masked_ncc;
+use crate::kernels::{count_equal, fill, masked_ncc, select};
 use crate::ops::reduce::{self, Reduction};
 
 /// scikit-image's `cross_correlate_masked(fixed, moving, fixed_mask, moving_mask, mode="full",
@@ -58,27 +58,50 @@ fn check_variance(x: &ArrayViewD<f32>, mask: &ArrayViewD<bool>, what: &str) -> R
 
 /// [`cross_correlate_masked`] of checked inputs.
 fn correlate(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<ArrayD<f32>> {
-    let (n1, n2) = (fixed.shape().to_vec(), moving.shape().to_vec());
+    let mut rec = Recording::new(gpu);
+    let mut upload = |x: &ArrayViewD<f32>, m: &ArrayViewD<bool>| -> Result<(Buf, Buf)> { Ok((rec.upload_once_f32(x)?, rec.upload_once_f32(&as_weights(m).view())?)) };
+    let ((x, xm), (y, ym)) = (upload(fixed, fixed_mask)?, upload(moving, moving_mask)?);
+    let out = record_cross_correlate_masked(&mut rec, x, y, xm, ym, overlap_ratio)?;
+    let out = rec.download(out);
+    rec.run()?.into_f32(out)
+}
+
+/// A mask as the f32 weights the device path takes: 1 where true, else 0.
+pub fn as_weights(mask: &ArrayViewD<bool>) -> ArrayD<f32> {
+    mask.mapv(|k| if k { 1.0 } else { 0.0 })
+}
+
+/// [`cross_correlate_masked`] recorded into a pipeline: images (f32) and their masks as f32
+/// weights of exactly 0 or 1 ([`as_weights`]), of one rank, on the device. Unchecked beyond
+/// shapes (see [`masked_phase_cross_correlation_resident`] for the checks on the device).
+pub fn record_cross_correlate_masked(rec: &mut Recording, fixed: Buf, moving: Buf, fixed_mask: Buf, moving_mask: Buf, overlap_ratio: f64) -> Result<Buf> {
+    rec.expect_same_shape(fixed, fixed_mask, "the fixed image and its mask")?;
+    rec.expect_same_shape(moving, moving_mask, "the moving image and its mask")?;
+    let (n1, n2) = (rec.dims(fixed).to_vec(), rec.dims(moving).to_vec());
+    if n1.len() != n2.len() || !(1..=4).contains(&n1.len()) {
+        return Err(Error::Shape(format!("masked correlation of {n1:?} and {n2:?} (one rank, 1 to 4 axes)")));
+    }
+    if !(0.0..=1.0).contains(&overlap_ratio) {
+        return Err(Error::Invalid(format!("overlap ratio {overlap_ratio} (0 to 1)")));
+    }
+    let gpu = rec.gpu();
     let full: Vec<usize> = n1.iter().zip(&n2).map(|(a, b)| a + b - 1).collect();
     let padded: Vec<usize> = full.iter().map(|&n| smooth_at_least(n)).collect();
     let axes: Vec<usize> = (0..full.len()).collect();
-    let mut rec = Recording::new(gpu);
     // The masked images, their squares and the masks, transformed (plans cached on the GPU).
-    let spectra = |rec: &mut Recording, x: &ArrayViewD<f32>, m: &ArrayViewD<bool>| -> Result<[Buf; 3]> {
-        let key = format!("masked forward {padded:?} from {:?}", x.shape());
-        let plan = gpu.cached(&key, || {
-            let plan = FftPlan::fused(gpu, &padded, &axes, Transform::RealForward, Norm::Backward, &Fusion { input: Some(x.shape().to_vec()), ..Fusion::default() })?;
+    let spectra = |rec: &mut Recording, image: Buf, mask: Buf| -> Result<[Buf; 3]> {
+        let dims = rec.dims(image).to_vec();
+        let plan = gpu.cached(&format!("masked forward {padded:?} from {dims:?}"), || {
+            let plan = FftPlan::fused(gpu, &padded, &axes, Transform::RealForward, Norm::Backward, &Fusion { input: Some(dims.clone()), ..Fusion::default() })?;
             let bytes = plan.table_bytes();
             Ok((plan, bytes))
         })?;
-        let image = rec.upload_once_f32(x)?;
-        let mask = rec.upload_once_f32(&m.mapv(|k| if k { 1.0f32 } else { 0.0 }).view())?;
         let masked = binary::record(rec, BinaryOp::Mul, image, mask)?;
         let squares = binary::record(rec, BinaryOp::Mul, masked, masked)?;
         Ok([plan.record(rec, squares)?, plan.record(rec, masked)?, plan.record(rec, mask)?])
     };
-    let [f2, f, fm] = spectra(&mut rec, fixed, fixed_mask)?;
-    let [g2, g, gm] = spectra(&mut rec, moving, moving_mask)?;
+    let [f2, f, fm] = spectra(rec, fixed, fixed_mask)?;
+    let [g2, g, gm] = spectra(rec, moving, moving_mask)?;
     let mut half = padded.clone();
     *half.last_mut().unwrap() = padded[padded.len() - 1] / 2 + 1;
     let window: Vec<Window> = n2.iter().zip(&full).map(|(&n, &len)| Window { origin: 1 - n as i64, len }).collect();
@@ -88,15 +111,13 @@ fn correlate(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed
         let bytes = plan.table_bytes();
         Ok((plan, bytes))
     })?;
-    let mut correlate = |x: Buf, y: Buf| inverse.record_with(&mut rec, x, Some(y));
+    let mut correlate = |x: Buf, y: Buf| inverse.record_with(rec, x, Some(y));
     let (overlap, fixed_part, moving_part) = (correlate(fm, gm)?, correlate(f, gm)?, correlate(fm, g)?);
     let (a, d, e) = (correlate(f, g)?, correlate(f2, gm)?, correlate(fm, g2)?);
-    masked_ncc::record(&mut rec, overlap, fixed_part, moving_part, a, d, e)?;
-    let largest_denominator = reduce::record(&mut rec, d, Reduction::Max, None)?;
-    let largest_overlap = reduce::record(&mut rec, overlap, Reduction::Max, None)?;
-    let out = masked_ncc::finish(&mut rec, a, d, overlap, largest_denominator, largest_overlap, overlap_ratio as f32)?;
-    let out = rec.download(out);
-    rec.run()?.into_f32(out)
+    masked_ncc::record(rec, overlap, fixed_part, moving_part, a, d, e)?;
+    let largest_denominator = reduce::record(rec, d, Reduction::Max, None)?;
+    let largest_overlap = reduce::record(rec, overlap, Reduction::Max, None)?;
+    masked_ncc::finish(rec, a, d, overlap, largest_denominator, largest_overlap, overlap_ratio as f32)
 }
 
 /// scikit-image's masked `phase_cross_correlation(reference, moving, reference_mask=..,
@@ -104,8 +125,70 @@ fn correlate(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed
 /// samples; the centre of the correlation's maxima, averaged over ties as scikit-image does).
 pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<Vec<f64>> {
     check_registration(reference, moving, reference_mask, moving_mask, overlap_ratio)?;
-    let xcorr = correlate(gpu, moving, reference, moving_mask, reference_mask, overlap_ratio)?;
-    Ok(centre_of_maxima(&xcorr, reference.shape()))
+    let upload = |x: &ArrayViewD<f32>| GpuArray::upload_f32(gpu, x);
+    let (r, m) = (upload(reference)?, upload(moving)?);
+    let (rm, mm) = (upload(&as_weights(reference_mask).view())?, upload(&as_weights(moving_mask).view())?);
+    masked_phase_cross_correlation_resident(gpu, &r, &m, &rm, &mm, overlap_ratio)
+}
+
+/// [`masked_phase_cross_correlation`] of images and masks already on the device (f32; masks as
+/// weights of exactly 0 or 1, [`as_weights`]), in one submission: the maximum found there, and
+/// the map read back only where it is not unique. The checks run on the device too: each image
+/// finite, each mask selecting a sample, each image not constant inside its mask.
+pub fn masked_phase_cross_correlation_resident(gpu: &Gpu, reference: &GpuArray, moving: &GpuArray, reference_mask: &GpuArray, moving_mask: &GpuArray, overlap_ratio: f64) -> Result<Vec<f64>> {
+    let dims = reference.shape().dims().to_vec();
+    for (x, what) in [(moving, "the moving image"), (reference_mask, "the reference mask"), (moving_mask, "the moving mask")] {
+        if x.shape().dims() != dims.as_slice() || x.dtype() != Dtype::F32 {
+            return Err(Error::Shape(format!("{what} {:?} {:?} and the reference {dims:?} F32 differ", x.shape().dims(), x.dtype())));
+        }
+    }
+    if reference.dtype() != Dtype::F32 || reference.shape().len() == 0 {
+        return Err(Error::Shape(format!("the reference {dims:?} {:?} (f32, not empty)", reference.dtype())));
+    }
+    let mut rec = Recording::new(gpu);
+    let (r, m, rm, mm) = (rec.input(reference), rec.input(moving), rec.input(reference_mask), rec.input(moving_mask));
+    let map = record_cross_correlate_masked(&mut rec, m, r, mm, rm, overlap_ratio)?;
+    let index = reduce::record(&mut rec, map, Reduction::ArgMax, None)?;
+    let ties = count_equal::record(&mut rec, map, index)?;
+    let (index, ties, kept) = (rec.download(index), rec.download(ties), rec.output(map));
+    let checks = [record_checks(&mut rec, r, rm)?, record_checks(&mut rec, m, mm)?].map(|c| c.map(|b| rec.download(b)));
+    let results = rec.run()?;
+    for (c, what) in checks.iter().zip(["reference", "moving image"]) {
+        let [power, selected, lowest, highest] = c.each_ref().map(|&d| results.f32(d).map(|v| v.iter().next().copied().unwrap_or(f32::NAN)));
+        let (power, selected, lowest, highest) = (power?, selected?, lowest?, highest?);
+        if !power.is_finite() {
+            return Err(Error::NonFinite(format!("the {what} (its sum of squares is not finite)")));
+        }
+        if !(selected > 0.0) {
+            return Err(Error::Invalid(format!("the {what}'s mask selects no sample")));
+        }
+        if lowest == highest {
+            return Err(Error::Invalid(format!("the {what} is constant ({lowest}) where its mask is true: masked registration needs some variance")));
+        }
+    }
+    let count = results.u32(ties)?.iter().next().copied().unwrap_or(0);
+    let full: Vec<usize> = dims.iter().map(|&n| 2 * n - 1).collect();
+    if count == 1 {
+        let at = super::unravel(results.u32(index)?.iter().next().copied().unwrap_or(0) as usize, &full);
+        return Ok(at.iter().zip(&dims).map(|(&i, &n)| n as f64 - 1.0 - i as f64).collect());
+    }
+    // Ties (or no count): scikit-image averages the positions of every maximum.
+    let xcorr = results.array(kept).download_f32(gpu)?;
+    Ok(centre_of_maxima(&xcorr, &dims))
+}
+
+/// Σ x², Σ mask, and x's least and largest value inside the mask (one element each).
+fn record_checks(rec: &mut Recording, x: Buf, mask: Buf) -> Result<[Buf; 4]> {
+    let power = reduce::record(rec, x, Reduction::SumSquares, None)?;
+    let selected = reduce::record(rec, mask, Reduction::Sum, None)?;
+    let mut inside = |outside: f32, op: Reduction| -> Result<Buf> {
+        let fallback = rec.temp_like(x, Dtype::F32)?;
+        fill::record(rec, fallback, outside);
+        let chosen = select::record(rec, mask, x, fallback)?;
+        reduce::record(rec, chosen, op, None)
+    };
+    let (lowest, highest) = (inside(f32::INFINITY, Reduction::Min)?, inside(f32::NEG_INFINITY, Reduction::Max)?);
+    Ok([power, selected, lowest, highest])
 }
 
 /// The shift from a masked correlation of images of `dims`: minus (the mean position of its

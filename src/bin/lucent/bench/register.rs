@@ -2,7 +2,7 @@
 //! ../shared/bench/cucim_reference.py on device-resident images (a random reference, the moving
 //! image its roll by (3, −5, 7)), the reference's spectrum computed once (`PhaseCorrelator`, as
 //! cuCIM's `space="fourier"` row): 128³, 256³ and 512³ at upsample 1 and 10, and 2048² at
-//! upsample 100; masked registration of 2048² from host arrays; template matching of a device
+//! upsample 100; masked registration of 2048² (device-resident, and from host arrays); template matching of a device
 //! image (cuCIM's cases: 2048² with a 64² template, pad_input; 128×256×256 with 16×32×32), the
 //! response left on the device; stripe-wise AO-OCT registration of synthetic 256³ and 512³ volume
 //! pairs from host arrays. Each call runs to the shift on the host (one submission, two
@@ -12,6 +12,7 @@
 use std::time::Instant;
 
 use lucent::gpu::GpuArray;
+use lucent::ops::registration::masked;
 use lucent::registration::{PhaseCorrelation, PhaseCorrelator};
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, IxDyn};
@@ -50,17 +51,25 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         }
         rows.push(Row { case, shape: dims.clone(), mib: bytes >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
     }
-    // Masked registration of 2048² (cuCIM's case: one mask of ~75% for both), host arrays to
-    // the shift: uploads of the masked images, squares and masks and the map's download included.
-    let case = "register_masked_2048";
-    if wanted(case) && (16u64 << 20) <= args.max_mib << 20 {
+    // Masked registration of 2048² (cuCIM's case: one mask of ~75% for both): device-resident
+    // images and masks (as cuCIM's), and from host arrays (uploads and host checks included).
+    for (case, resident) in [("register_masked_2048", true), ("register_masked_2048_host", false)] {
+        if !wanted(case) || (16u64 << 20) > args.max_mib << 20 {
+            continue;
+        }
         let dims = [2048usize, 2048];
         let reference = super::uniform(&dims, 0x2545_F491_4F6C_DD1D);
         let moving = roll(&reference, &[12, -7]);
         let mask = super::uniform(&dims, 0x9E37_79B9_7F4A_7C15).mapv(|v| v > 0.25);
+        let weights = masked::as_weights(&mask.view());
+        let up = |x: &ArrayD<f32>| GpuArray::upload_f32(gpu, &x.view());
+        let (r, m, w) = (up(&reference)?, up(&moving)?, up(&weights)?);
         let mut shift = Vec::new();
-        let ms = median_after_warm_up(5, || {
-            shift = lucent::registration::masked_phase_cross_correlation(gpu, &reference, &moving, &mask, &mask, 0.3)?;
+        let ms = median_after_warm_up(if resident { 9 } else { 5 }, || {
+            shift = match resident {
+                true => masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &w, 0.3)?,
+                false => lucent::registration::masked_phase_cross_correlation(gpu, &reference, &moving, &mask, &mask, 0.3)?,
+            };
             Ok(())
         })?;
         if !global.quiet && !global.json {
