@@ -41,7 +41,9 @@ pub fn match_template<D: Dimension>(
 
 /// skimage.registration.phase_cross_correlation(reference, moving, reference_mask=..,
 /// moving_mask=.., overlap_ratio=..) (Padfield's masked registration): the whole-sample shift
-/// registering `moving` onto `reference` (scikit-image's default overlap_ratio is 0.3).
+/// registering `moving` onto `reference` (scikit-image's default overlap_ratio is 0.3); with
+/// `upsample_factor` above 1, refined below a sample (which scikit-image does not do) by a
+/// parabola through the correlation's peak and its neighbours along each axis, to 1/upsample.
 pub fn masked_phase_cross_correlation<D: Dimension>(
     gpu: &Gpu,
     reference: &ArrayBase<impl Data<Elem = f32>, D>,
@@ -49,8 +51,9 @@ pub fn masked_phase_cross_correlation<D: Dimension>(
     reference_mask: &ArrayBase<impl Data<Elem = bool>, D>,
     moving_mask: &ArrayBase<impl Data<Elem = bool>, D>,
     overlap_ratio: f64,
+    upsample_factor: f64,
 ) -> Result<Vec<f64>> {
-    crate::ops::registration::masked::masked_phase_cross_correlation(gpu, &reference.view().into_dyn(), &moving.view().into_dyn(), &reference_mask.view().into_dyn(), &moving_mask.view().into_dyn(), overlap_ratio)
+    crate::ops::registration::masked::masked_phase_cross_correlation(gpu, &reference.view().into_dyn(), &moving.view().into_dyn(), &reference_mask.view().into_dyn(), &moving_mask.view().into_dyn(), overlap_ratio, upsample_factor)
 }
 
 /// skimage.registration._masked_phase_cross_correlation.cross_correlate_masked(fixed, moving,

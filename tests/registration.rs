@@ -217,14 +217,22 @@ fn cli_register() {
     // Masked: the shift of the masked correlation, on both devices.
     let mask = ArrayD::from_shape_vec(IxDyn(&[24, 31]), random(24 * 31).iter().map(|&v| if v > -0.5 { 1.0f32 } else { 0.0 }).collect()).unwrap();
     lucent::io::write_real(path("mask.npy"), &mask.view()).unwrap();
-    let want = cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &mask.mapv(|v| v != 0.0), &mask.mapv(|v| v != 0.0), 0.3);
+    let want = cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &mask.mapv(|v| v != 0.0), &mask.mapv(|v| v != 0.0), 0.3, 1.0);
     for device in ["auto", "cpu"] {
         let out = lucent_json(&["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy")], &[]);
         assert_eq!(out["shift"], serde_json::json!(want), "masked, {device}: {out}");
         assert!(out["error"].is_null(), "{out}");
     }
-    let refused = lucent_cli(&["register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy"), "--upsample", "4"], &[]);
-    assert_eq!(refused.status.code(), Some(1), "masked with --upsample");
+    // Masked with --upsample: refined below a sample, in quarters, the same on both devices.
+    let shifts: Vec<serde_json::Value> = ["auto", "cpu"].iter().map(|device| {
+        let args = ["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy"), "--upsample", "4"];
+        lucent_json(&args, &[])["shift"].clone()
+    }).collect();
+    assert_eq!(shifts[0], shifts[1], "masked --upsample 4: GPU and CPU");
+    for (got, whole) in shifts[0].as_array().unwrap().iter().zip(&want) {
+        let got = got.as_f64().unwrap();
+        assert!((got - whole).abs() <= 0.5 && (got * 4.0).fract() == 0.0, "masked --upsample 4: {got} near {whole}");
+    }
     let refused = lucent_cli(&["register", &path("r.npy"), &path("small.npy")], &[]);
     assert_eq!(refused.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&refused.stderr).contains("differ"));
@@ -316,7 +324,7 @@ fn masked_reference_matches_scikit_image() {
             let got = map.iter().nth(i).copied().unwrap();
             assert!((got - v).abs() <= 1e-4, "seed {seed}: value {i} is {got}, scikit-image's {v}");
         }
-        let got = cpu::masked_phase_cross_correlation(&reference, &moving, &rm, &mm, ratio);
+        let got = cpu::masked_phase_cross_correlation(&reference, &moving, &rm, &mm, ratio, 1.0);
         assert_eq!(got, want, "seed {seed}: shift");
         // The GPU: the same map (f32, as scikit-image's) and shift.
         let (r32, m32) = (reference.mapv(|v| v as f32), moving.mapv(|v| v as f32));
@@ -328,7 +336,7 @@ fn masked_reference_matches_scikit_image() {
             let got = gpu_map.iter().nth(i).copied().unwrap() as f64;
             assert!((got - v).abs() <= 1e-4, "seed {seed}: GPU value {i} is {got}, scikit-image's {v}");
         }
-        let got = lucent::registration::masked_phase_cross_correlation(poisoned_gpu(), &r32, &m32, &rm, &mm, ratio).unwrap();
+        let got = lucent::registration::masked_phase_cross_correlation(poisoned_gpu(), &r32, &m32, &rm, &mm, ratio, 1.0).unwrap();
         assert_eq!(got, want, "seed {seed}: shift (GPU)");
     }
 }
@@ -352,13 +360,13 @@ fn masked_correlation_of_unequal_shapes_and_bad_masks() {
     let all = ArrayD::from_elem(IxDyn(&[6, 7]), true);
     let none = ArrayD::from_elem(IxDyn(&[6, 7]), false);
     let wrong = ArrayD::from_elem(IxDyn(&[7, 6]), true);
-    let call = |rm: &ArrayD<bool>, mm: &ArrayD<bool>, ratio: f64| lucent::registration::masked_phase_cross_correlation(gpu(), &x, &x, rm, mm, ratio);
+    let call = |rm: &ArrayD<bool>, mm: &ArrayD<bool>, ratio: f64| lucent::registration::masked_phase_cross_correlation(gpu(), &x, &x, rm, mm, ratio, 1.0);
     assert!(matches!(call(&none, &all, 0.3), Err(Error::Invalid(_))), "an empty mask");
     assert!(matches!(call(&all, &wrong, 0.3), Err(Error::Shape(_))), "a mask of another shape");
     assert!(matches!(call(&all, &all, 1.5), Err(Error::Invalid(_))), "overlap ratio");
     let mut nan = x.clone();
     nan[[0, 0]] = f32::NAN;
-    assert!(matches!(lucent::registration::masked_phase_cross_correlation(gpu(), &x, &nan, &all, &all, 0.3), Err(Error::NonFinite(_))));
+    assert!(matches!(lucent::registration::masked_phase_cross_correlation(gpu(), &x, &nan, &all, &all, 0.3, 1.0), Err(Error::NonFinite(_))));
     assert_eq!(call(&all, &all, 0.3).unwrap(), vec![0.0, 0.0], "an image onto itself");
     // Constant where the mask is true (elsewhere anything): no variance, refused.
     let mut flat = ArrayD::from_elem(IxDyn(&[6, 7]), 2.5f32);
@@ -366,7 +374,7 @@ fn masked_correlation_of_unequal_shapes_and_bad_masks() {
     let mut most = all.clone();
     most[[0, 0]] = false;
     for (r, m) in [(&x, &flat), (&flat, &x)] {
-        let got = lucent::registration::masked_phase_cross_correlation(gpu(), r, m, &most, &most, 0.3);
+        let got = lucent::registration::masked_phase_cross_correlation(gpu(), r, m, &most, &most, 0.3, 1.0);
         assert!(matches!(&got, Err(Error::Invalid(e)) if e.contains("constant")), "{got:?}");
     }
 }
@@ -413,19 +421,19 @@ fn masked_registration_of_device_arrays_checks_on_the_device() {
     let up = |x: &ArrayD<f32>| GpuArray::upload_f32(gpu, &x.view()).unwrap();
     let weights = masked::as_weights(&mask.view());
     let (r, m, w) = (up(&reference), up(&moving), up(&weights));
-    let want = cpu::masked_phase_cross_correlation(&reference.mapv(f64::from), &moving.mapv(f64::from), &mask, &mask, 0.3);
-    assert_eq!(masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &w, 0.3).unwrap(), want);
+    let want = cpu::masked_phase_cross_correlation(&reference.mapv(f64::from), &moving.mapv(f64::from), &mask, &mask, 0.3, 1.0);
+    assert_eq!(masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &w, 0.3, 1.0).unwrap(), want);
     let mut nan = moving.clone();
     nan[[5, 5]] = f32::NAN;
-    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &up(&nan), &w, &w, 0.3), Err(Error::NonFinite(_))));
+    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &up(&nan), &w, &w, 0.3, 1.0), Err(Error::NonFinite(_))));
     let none = up(&ArrayD::zeros(IxDyn(&dims)));
-    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &none, 0.3), Err(Error::Invalid(_))));
+    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &none, 0.3, 1.0), Err(Error::Invalid(_))));
     // Constant where the mask is true, different outside it.
     let flat = ArrayD::from_shape_fn(IxDyn(&dims), |i| if mask[&i] { 2.5f32 } else { i[0] as f32 });
-    let refused = masked::masked_phase_cross_correlation_resident(gpu, &up(&flat), &m, &w, &w, 0.3).unwrap_err().to_string();
+    let refused = masked::masked_phase_cross_correlation_resident(gpu, &up(&flat), &m, &w, &w, 0.3, 1.0).unwrap_err().to_string();
     assert!(refused.contains("constant"), "{refused}");
     let other = up(&rand_array(&[37, 28]));
-    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &other, &w, &w, 0.3), Err(Error::Shape(_))));
+    assert!(matches!(masked::masked_phase_cross_correlation_resident(gpu, &r, &other, &w, &w, 0.3, 1.0), Err(Error::Shape(_))));
 }
 
 #[test]
@@ -444,5 +452,35 @@ fn count_equal_counts_ties_of_the_value_at_an_index() {
         let n = count_equal::record(&mut rec, b, i).unwrap();
         let d = rec.download(n);
         assert_eq!(rec.run().unwrap().u32(d).unwrap().iter().next().copied(), Some(want), "index {index}");
+    }
+}
+
+#[test]
+fn masked_registration_refines_below_a_sample() {
+    // A smooth image moved by a fraction of a sample (Fourier shift), 75% masks: the parabola
+    // through the masked correlation's peak finds the motion within 0.15 sample, GPU and f64 CPU
+    // alike (to the rounding at 1/20).
+    let dims = [48usize, 61];
+    let smooth = |i: &[usize]| {
+        let (y, x) = (i[0] as f64, i[1] as f64);
+        (0.21 * y).sin() + (0.17 * x + 0.3).cos() + 0.5 * (0.09 * x + 0.13 * y).sin()
+    };
+    let reference = ArrayD::from_shape_fn(IxDyn(&dims), |i| smooth(&[i[0], i[1]]));
+    let motion = [2.3, -4.6];
+    // moving(p) = reference(p + motion): the registering shift is +motion.
+    let moving = ArrayD::from_shape_fn(IxDyn(&dims), |i| {
+        let (y, x) = (i[0] as f64 + motion[0], i[1] as f64 + motion[1]);
+        (0.21 * y).sin() + (0.17 * x + 0.3).cos() + 0.5 * (0.09 * x + 0.13 * y).sin()
+    });
+    let mask = |seed: u64| ArrayD::from_shape_vec(IxDyn(&dims), xorshift(48 * 61, seed).iter().map(|&v| v > 0.25).collect()).unwrap();
+    let (rm, mm) = (mask(3), mask(4));
+    let cpu_shift = cpu::masked_phase_cross_correlation(&reference, &moving, &rm, &mm, 0.3, 20.0);
+    let (r32, m32) = (reference.mapv(|v| v as f32), moving.mapv(|v| v as f32));
+    let gpu_shift = lucent::registration::masked_phase_cross_correlation(poisoned_gpu(), &r32, &m32, &rm, &mm, 0.3, 20.0).unwrap();
+    let whole = cpu::masked_phase_cross_correlation(&reference, &moving, &rm, &mm, 0.3, 1.0);
+    for a in 0..2 {
+        assert!((cpu_shift[a] - motion[a]).abs() <= 0.15, "axis {a}: {cpu_shift:?} vs {motion:?}");
+        assert!((gpu_shift[a] - cpu_shift[a]).abs() <= 0.05 + 1e-9, "axis {a}: GPU {gpu_shift:?}, CPU {cpu_shift:?}");
+        assert!((gpu_shift[a] - whole[a]).abs() <= 0.5 + 1e-9);
     }
 }

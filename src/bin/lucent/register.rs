@@ -39,7 +39,8 @@ pub struct Args {
     #[arg(long, default_value = "real", value_parser = PossibleValuesParser::new(["real", "fourier"]))]
     space: String,
     /// Masked registration (Padfield): the reference's mask (.npy or TIFF, nonzero = valid), of
-    /// its shape. Whole-sample shifts (scikit-image refines none).
+    /// its shape. Whole-sample shifts as scikit-image's; with --upsample above 1, refined below a
+    /// sample (a parabola through the correlation's peak; scikit-image refines none).
     #[arg(long, requires = "moving_mask")]
     reference_mask: Option<PathBuf>,
     /// With --reference-mask: the moving images' mask.
@@ -54,8 +55,8 @@ pub struct Args {
 /// The masked registration of each moving image (scikit-image's phase_cross_correlation with
 /// reference_mask and moving_mask): shifts only, error and phase difference none.
 fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, moving_mask: &std::path::Path) -> Result<(), Error> {
-    if args.upsample != 1.0 || args.space != "real" {
-        return Err(Error::Invalid("masked registration takes real-space images and finds whole-sample shifts (as scikit-image): drop --upsample and --space".into()));
+    if args.space != "real" {
+        return Err(Error::Invalid("masked registration takes real-space images: drop --space".into()));
     }
     let mask = |path: &std::path::Path| io::read_real(path).map(|m| m.mapv(|v| v != 0.0));
     let (rm, mm) = (mask(reference_mask)?, mask(moving_mask)?);
@@ -66,13 +67,13 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
         let moving = io::read_real(path)?;
         let start = Instant::now();
         let shift = match &gpu {
-            Some(g) => lucent::registration::masked_phase_cross_correlation(g, &reference, &moving, &rm, &mm, args.overlap_ratio)?,
+            Some(g) => lucent::registration::masked_phase_cross_correlation(g, &reference, &moving, &rm, &mm, args.overlap_ratio, args.upsample)?,
             None => {
                 // The GPU path's checks, then the reference in f64.
                 masked::check_registration(&reference.view(), &moving.view(), &rm.view(), &mm.view(), args.overlap_ratio)?;
                 let full: Vec<usize> = reference.shape().iter().map(|&n| 2 * n - 1).collect();
                 io::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
-                cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio)
+                cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio, args.upsample)
             }
         };
         let ms = start.elapsed().as_secs_f64() * 1e3;

@@ -105,8 +105,19 @@ pub fn cross_correlate_masked(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_m
 
 /// scikit-image's masked `phase_cross_correlation(reference, moving, reference_mask=..,
 /// moving_mask=.., overlap_ratio)`: the shift from the centre of the masked correlation's
-/// maxima (all of them, averaged, as scikit-image does).
-pub fn masked_phase_cross_correlation(reference: &ArrayD<f64>, moving: &ArrayD<f64>, reference_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64) -> Vec<f64> {
+/// maxima (all of them, averaged, as scikit-image does); with `upsample_factor` above 1, a
+/// unique maximum refined below a sample as the GPU refines it.
+pub fn masked_phase_cross_correlation(reference: &ArrayD<f64>, moving: &ArrayD<f64>, reference_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64, upsample_factor: f64) -> Vec<f64> {
     let xcorr = cross_correlate_masked(moving, reference, moving_mask, reference_mask, overlap_ratio);
-    super::masked::centre_of_maxima(&xcorr, reference.shape())
+    let shift = super::masked::centre_of_maxima(&xcorr, reference.shape());
+    let max = xcorr.iter().fold(f64::MIN, |m, &v| m.max(v));
+    let mut maxima = xcorr.iter().enumerate().filter(|(_, &v)| v == max);
+    let (Some((flat, _)), None) = (maxima.next(), maxima.next()) else { return shift };
+    if upsample_factor <= 1.0 {
+        return shift;
+    }
+    let values = xcorr.as_standard_layout();
+    let slots = crate::kernels::peak_neighbours::cpu(values.as_slice().expect("standard layout"), xcorr.shape(), flat);
+    let below = super::masked::below_sample(xcorr.shape(), &slots, upsample_factor);
+    shift.iter().zip(&below).map(|(s, b)| s - b).collect()
 }

@@ -12,7 +12,7 @@ use crate::fft::{plan::smooth_at_least, FftPlan, Fusion, Norm, Product, Transfor
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::{count_equal, fill, masked_ncc, select};
+use crate::kernels::{count_equal, fill, masked_ncc, peak_neighbours, select};
 use crate::ops::reduce::{self, Reduction};
 
 /// scikit-image's `cross_correlate_masked(fixed, moving, fixed_mask, moving_mask, mode="full",
@@ -122,20 +122,25 @@ pub fn record_cross_correlate_masked(rec: &mut Recording, fixed: Buf, moving: Bu
 
 /// scikit-image's masked `phase_cross_correlation(reference, moving, reference_mask=..,
 /// moving_mask=.., overlap_ratio)`: the shift registering `moving` onto `reference` (whole
-/// samples; the centre of the correlation's maxima, averaged over ties as scikit-image does).
-pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<Vec<f64>> {
+/// samples; the centre of the correlation's maxima, averaged over ties as scikit-image does);
+/// with `upsample_factor` above 1, a unique maximum refined below a sample by a parabola through
+/// it and its neighbours along each axis, rounded to 1/upsample_factor.
+pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64, upsample_factor: f64) -> Result<Vec<f64>> {
     check_registration(reference, moving, reference_mask, moving_mask, overlap_ratio)?;
     let upload = |x: &ArrayViewD<f32>| GpuArray::upload_f32(gpu, x);
     let (r, m) = (upload(reference)?, upload(moving)?);
     let (rm, mm) = (upload(&as_weights(reference_mask).view())?, upload(&as_weights(moving_mask).view())?);
-    masked_phase_cross_correlation_resident(gpu, &r, &m, &rm, &mm, overlap_ratio)
+    masked_phase_cross_correlation_resident(gpu, &r, &m, &rm, &mm, overlap_ratio, upsample_factor)
 }
 
 /// [`masked_phase_cross_correlation`] of images and masks already on the device (f32; masks as
 /// weights of exactly 0 or 1, [`as_weights`]), in one submission: the maximum found there, and
 /// the map read back only where it is not unique. The checks run on the device too: each image
 /// finite, each mask selecting a sample, each image not constant inside its mask.
-pub fn masked_phase_cross_correlation_resident(gpu: &Gpu, reference: &GpuArray, moving: &GpuArray, reference_mask: &GpuArray, moving_mask: &GpuArray, overlap_ratio: f64) -> Result<Vec<f64>> {
+pub fn masked_phase_cross_correlation_resident(gpu: &Gpu, reference: &GpuArray, moving: &GpuArray, reference_mask: &GpuArray, moving_mask: &GpuArray, overlap_ratio: f64, upsample_factor: f64) -> Result<Vec<f64>> {
+    if !(upsample_factor.is_finite() && (1.0..=1e4).contains(&upsample_factor)) {
+        return Err(Error::Invalid(format!("upsample factor {upsample_factor} (1 to 10000)")));
+    }
     let dims = reference.shape().dims().to_vec();
     for (x, what) in [(moving, "the moving image"), (reference_mask, "the reference mask"), (moving_mask, "the moving mask")] {
         if x.shape().dims() != dims.as_slice() || x.dtype() != Dtype::F32 {
@@ -150,6 +155,12 @@ pub fn masked_phase_cross_correlation_resident(gpu: &Gpu, reference: &GpuArray, 
     let map = record_cross_correlate_masked(&mut rec, m, r, mm, rm, overlap_ratio)?;
     let index = reduce::record(&mut rec, map, Reduction::ArgMax, None)?;
     let ties = count_equal::record(&mut rec, map, index)?;
+    let refine = (upsample_factor > 1.0).then(|| -> Result<_> {
+        let slots = rec.temp(&[peak_neighbours::slots(dims.len())], Dtype::F32)?;
+        peak_neighbours::record_into(&mut rec, map, index, slots, 0)?;
+        Ok(rec.download(slots))
+    });
+    let refine = refine.transpose()?;
     let (index, ties, kept) = (rec.download(index), rec.download(ties), rec.output(map));
     let checks = [record_checks(&mut rec, r, rm)?, record_checks(&mut rec, m, mm)?].map(|c| c.map(|b| rec.download(b)));
     let results = rec.run()?;
@@ -170,11 +181,26 @@ pub fn masked_phase_cross_correlation_resident(gpu: &Gpu, reference: &GpuArray, 
     let full: Vec<usize> = dims.iter().map(|&n| 2 * n - 1).collect();
     if count == 1 {
         let at = super::unravel(results.u32(index)?.iter().next().copied().unwrap_or(0) as usize, &full);
-        return Ok(at.iter().zip(&dims).map(|(&i, &n)| n as f64 - 1.0 - i as f64).collect());
+        let below = match refine {
+            Some(slots) => below_sample(&full, &results.f32(slots)?.iter().map(|&x| x as f64).collect::<Vec<_>>(), upsample_factor),
+            None => vec![0.0; dims.len()],
+        };
+        return Ok(at.iter().zip(&dims).zip(&below).map(|((&i, &n), &d)| n as f64 - 1.0 - i as f64 - d).collect());
     }
     // Ties (or no count): scikit-image averages the positions of every maximum.
     let xcorr = results.array(kept).download_f32(gpu)?;
     Ok(centre_of_maxima(&xcorr, &dims))
+}
+
+/// The position of a unique maximum below a sample along each axis of a map of `full`, from
+/// [`peak_neighbours`]' values there: a parabola's vertex, rounded to 1/upsample.
+pub(super) fn below_sample(full: &[usize], slots: &[f64], upsample: f64) -> Vec<f64> {
+    (0..full.len())
+        .map(|a| {
+            let along = if full[a] >= 3 { super::parabola(slots[2 + 2 * a], slots[1], slots[3 + 2 * a]) } else { 0.0 };
+            (along * upsample).round() / upsample
+        })
+        .collect()
 }
 
 /// Σ x², Σ mask, and x's least and largest value inside the mask (one element each).

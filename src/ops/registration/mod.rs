@@ -111,6 +111,13 @@ pub fn refinement_shapes(dims: &[usize], upsample: f64) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// The offset of the vertex of the parabola through (-1, lo), (0, c), (1, hi), if it opens
+/// downwards (within half a sample), else 0: a peak's position below a sample.
+pub(crate) fn parabola(lo: f64, c: f64, hi: f64) -> f64 {
+    let curvature = lo - 2.0 * c + hi;
+    if curvature < 0.0 { (0.5 * (lo - hi) / curvature).clamp(-0.5, 0.5) } else { 0.0 }
+}
+
 /// Whole-sample peak positions as signed shifts: beyond half an axis counts from its end.
 fn wrapped(dims: &[usize], at: &[usize]) -> Vec<f64> {
     dims.iter().zip(at).map(|(&n, &i)| if i > n / 2 { i as f64 - n as f64 } else { i as f64 }).collect()

@@ -22,7 +22,7 @@ use std::time::Instant;
 use ndarray::{s, Array3, ArrayD, ArrayView3};
 use num_complex::Complex64;
 
-use super::{forward, record_phase_correlation, Normalization};
+use super::{forward, parabola, record_phase_correlation, Normalization};
 use crate::error::{Error, Result};
 use crate::fft::{cpu as fft_cpu, Norm};
 use crate::gpu::{Dtype, Gpu, GpuArray};
@@ -145,13 +145,6 @@ fn peak_of(dims: &[usize], slots: &[f64]) -> Peak {
         shift[a] = whole + if n >= 3 { parabola(lo, centre, hi) } else { 0.0 };
     }
     Peak { shift, peak: centre }
-}
-
-/// The offset of the vertex of the parabola through (-1, lo), (0, c), (1, hi), if it opens
-/// downwards (within half a sample), else 0.
-fn parabola(lo: f64, c: f64, hi: f64) -> f64 {
-    let curvature = lo - 2.0 * c + hi;
-    if curvature < 0.0 { (0.5 * (lo - hi) / curvature).clamp(-0.5, 0.5) } else { 0.0 }
 }
 
 /// The rows of the stripe centred on B-scan `centre`, inside a volume of `slow` B-scans.
@@ -573,15 +566,6 @@ mod tests {
     fn nothing_measured_is_an_error() {
         let how = StripeRegistration::default();
         assert!(clean(&[0, 1], &measured(&[1.0, 2.0], &[0.0, f64::NAN]), 2.0, &how).is_err());
-    }
-
-    #[test]
-    fn parabola_finds_the_vertex() {
-        for d in [-0.4, 0.0, 0.3] {
-            let f = |x: f64| 2.0 - 3.0 * (x - d) * (x - d);
-            assert!((parabola(f(-1.0), f(0.0), f(1.0)) - d).abs() < 1e-12);
-        }
-        assert_eq!(parabola(1.0, 0.0, 1.0), 0.0);
     }
 
     #[test]

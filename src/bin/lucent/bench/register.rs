@@ -67,8 +67,8 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         let mut shift = Vec::new();
         let ms = median_after_warm_up(if resident { 9 } else { 5 }, || {
             shift = match resident {
-                true => masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &w, 0.3)?,
-                false => lucent::registration::masked_phase_cross_correlation(gpu, &reference, &moving, &mask, &mask, 0.3)?,
+                true => masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &w, 0.3, 1.0)?,
+                false => lucent::registration::masked_phase_cross_correlation(gpu, &reference, &moving, &mask, &mask, 0.3, 1.0)?,
             };
             Ok(())
         })?;
