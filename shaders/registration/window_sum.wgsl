@@ -4,15 +4,16 @@
 // FIRST the input is one plain f32 array (bound twice) and SQUARE sums its squares, each exact
 // as a pair. Each thread slides one window along a run of RUN outputs: the first sum whole,
 // then each next one by the element entering less the one leaving (O(1) per output, not O(m)).
+// Along an array's last axis (inner 1) runs would make a warp's loads scatter: RUN is 1 there.
 #import common/grid
 #import common/double_single
 
 struct Params { outer: u32, n: u32, inner: u32, m: u32, out_n: u32, count: u32, one: f32, unused: u32 }  // mirrored in src/kernels/window_sum.rs
 
-const RUN: u32 = 32u;  // mirrored in src/kernels/window_sum.rs
 
 override FIRST: u32 = 0u;
 override SQUARE: u32 = 0u;
+override RUN: u32 = 32u;
 
 @group(0) @binding(0) var<storage, read> x_hi: array<f32>;
 @group(0) @binding(1) var<storage, read> x_lo: array<f32>;

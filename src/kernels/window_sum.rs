@@ -8,7 +8,8 @@ use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 
-/// Outputs per thread along the axis; mirrors RUN in window_sum.wgsl.
+/// Outputs per thread along an axis with inner elements (RUN in window_sum.wgsl): consecutive
+/// threads then read consecutive addresses at every step.
 const RUN: usize = 32;
 
 /// Mirrors `Params` in window_sum.wgsl.
@@ -54,8 +55,10 @@ pub fn record(rec: &mut Recording, input: Input, axis: usize, m: usize) -> Resul
     }
     let mut out = dims.clone();
     out[axis] = n - m + 1;
-    // Threads: one per run of RUN outputs along the axis.
-    let count = dims[..axis].iter().product::<usize>() * out[axis].div_ceil(RUN) * dims[axis + 1..].iter().product::<usize>();
+    // Threads: one per run of outputs along the axis.
+    let inner = dims[axis + 1..].iter().product::<usize>();
+    let run = if inner > 1 { RUN } else { 1 };
+    let count = dims[..axis].iter().product::<usize>() * out[axis].div_ceil(run) * inner;
     let p = Params {
         outer: dims[..axis].iter().product::<usize>() as u32,
         n: n as u32,
@@ -67,7 +70,7 @@ pub fn record(rec: &mut Recording, input: Input, axis: usize, m: usize) -> Resul
         unused: 0,
     };
     let (out_hi, out_lo) = (rec.temp(&out, Dtype::F32)?, rec.temp(&out, Dtype::F32)?);
-    let constants = [("FIRST", first as f64), ("SQUARE", square as f64)];
+    let constants = [("FIRST", first as f64), ("SQUARE", square as f64), ("RUN", run as f64)];
     rec.dispatch(&WINDOW_SUM, &constants, bytemuck::bytes_of(&p), &[hi, lo, out_hi, out_lo], WINDOW_SUM.groups(count as u64));
     Ok((out_hi, out_lo))
 }
