@@ -132,11 +132,26 @@ pub fn record_match_template(rec: &mut Recording, image: Buf, template: &ArrayVi
 /// Sums (double-single pairs) over every window of shape `m` lying inside the input (the
 /// 'valid' positions), one axis after another.
 fn window_sums(rec: &mut Recording, input: window_sum::Input, m: &[usize]) -> Result<(Buf, Buf)> {
+    let last = m.len() - 1;
     let mut sums = window_sum::record(rec, input, 0, m[0])?;
     for (d, &len) in m.iter().enumerate().skip(1) {
-        sums = window_sum::record(rec, window_sum::Input::Pairs(sums.0, sums.1), d, len)?;
+        let pairs = window_sum::Input::Pairs(sums.0, sums.1);
+        sums = if d == last { along_last_axis(rec, pairs, len)? } else { window_sum::record(rec, pairs, d, len)? };
     }
     Ok(sums)
+}
+
+/// Window sums along the last axis through a copy with the last two axes swapped: summed along
+/// the second-to-last axis, consecutive threads read consecutive addresses (along the last
+/// axis each would slide over its own run of a row, scattering a warp's loads).
+fn along_last_axis(rec: &mut Recording, pairs: window_sum::Input, m: usize) -> Result<(Buf, Buf)> {
+    let window_sum::Input::Pairs(hi, lo) = pairs else { unreachable!("later passes sum pairs") };
+    let rank = rec.dims(hi).len();
+    let mut swap: Vec<usize> = (0..rank).collect();
+    swap.swap(rank - 2, rank - 1);
+    let (hi, lo) = (layout::permute(rec, hi, &swap)?, layout::permute(rec, lo, &swap)?);
+    let (hi, lo) = window_sum::record(rec, window_sum::Input::Pairs(hi, lo), rank - 2, m)?;
+    Ok((layout::permute(rec, hi, &swap)?, layout::permute(rec, lo, &swap)?))
 }
 
 /// scikit-image's `match_template(image, template, pad_input, mode, constant_values)` on the GPU,
