@@ -196,3 +196,46 @@ fn register_refuses_bad_input() {
     assert!(!dir.join("map.npy").exists(), "a refused run left its output");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn register_volume_and_phantom_refuse_bad_input() {
+    let dir = std::env::temp_dir().join(format!("lucent-cli-volume-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    lucent::io::write_real(path("r.npy"), &rand_array(&[6, 7, 8]).view()).unwrap();
+    lucent::io::write_real(path("m.npy"), &rand_array(&[6, 7, 9]).view()).unwrap();
+    lucent::io::write_real(path("flat.npy"), &ndarray::ArrayD::<f32>::from_elem(vec![6, 7, 8], 3.0).view()).unwrap();
+    lucent::io::write_real(path("plane.npy"), &rand_array(&[7, 8]).view()).unwrap();
+    let mut nan = rand_array(&[6, 7, 8]);
+    nan[[1, 2, 3]] = f32::INFINITY;
+    lucent::io::write_real(path("inf.npy"), &nan.view()).unwrap();
+    let (r, csv) = (path("r.npy"), path("shifts.csv"));
+    for device in ["auto", "cpu"] {
+        let run = |extra: &[&str], says: &str| {
+            let args: Vec<&str> = ["--device", device, "register-volume"].iter().copied().chain(extra.iter().copied()).chain(["-o", csv.as_str()]).collect();
+            refused(&args, &[], says);
+        };
+        run(&[&r, &path("m.npy")], "differ");
+        run(&[&r, &path("plane.npy")], "3 axes (slow, depth, fast)");
+        run(&[&r, &path("inf.npy")], "inf");
+        run(&[&r, &path("flat.npy")], "constant");
+        run(&[&path("flat.npy"), &r], "constant");
+        run(&[&r, &path("missing.npy")], "missing.npy");
+        run(&[&r, &r, "--window", "0"], "window must be at least 1");
+        run(&[&r, &r, "--median", "4"], "must be odd");
+        run(&[&r, &r, "--spike", "-1"], "spike threshold -1");
+        run(&[&r, &r, "--min-peak", "1.5"], "minimum peak 1.5");
+        run(&[&r, &r, "--order", "2"], "--order 2");
+        run(&[&r, &r, &r, "--apply", &path("a.npy")], "--apply writes one registered volume");
+    }
+    assert!(!dir.join("shifts.csv").exists() && !dir.join("a.npy").exists(), "a refused run left its output");
+    let out = path("p.npy");
+    refused(&["phantom", "-o", &out], &[], "add --aooct");
+    refused(&["phantom", "--aooct", "-o", &out, "--size", "8,8"], &[], "three lengths");
+    refused(&["phantom", "--aooct", "-o", &out, "--size", "8,1,8"], &[], "from 2 to 4096");
+    refused(&["phantom", "--aooct", "-o", &out, "--drift", "nan"], &[], "motion amplitudes");
+    refused(&["phantom", "--aooct", "-o", &out, "--saccade", "-3"], &[], "motion amplitudes");
+    refused(&["phantom", "--aooct", "-o", &out, "--size", "4096,4096,4096"], &[], "each volume");
+    assert!(!dir.join("p.npy").exists(), "a refused phantom left its output");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -38,19 +38,19 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Peak drift along the slow and fast axes (voxels).
-    #[arg(long, default_value_t = 2.5)]
+    #[arg(long, default_value_t = 2.5, allow_negative_numbers = true)]
     drift: f64,
     /// Tremor's standard deviation per B-scan (voxels).
-    #[arg(long, default_value_t = 0.15)]
+    #[arg(long, default_value_t = 0.15, allow_negative_numbers = true)]
     tremor: f64,
     /// Amplitude of the axial motion (voxels).
-    #[arg(long, default_value_t = 1.5)]
+    #[arg(long, default_value_t = 1.5, allow_negative_numbers = true)]
     axial: f64,
     /// Micro-saccades per volume.
     #[arg(long, default_value_t = 1)]
     saccades: usize,
     /// Length of each micro-saccade (voxels).
-    #[arg(long, default_value_t = 6.0)]
+    #[arg(long, default_value_t = 6.0, allow_negative_numbers = true)]
     saccade: f64,
 }
 
