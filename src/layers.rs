@@ -1,5 +1,5 @@
 //! The import rule, checked on the sources: each layer imports only from layers below it
-//! (`error`/`check`/`io` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
+//! (`error`/`check`/`io`/`phantom` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
 //! `signal`, `ndimage`, `restoration`, `registration` ← the `lucent` binary). docs/ARCHITECTURE.md explains them.
 
 use std::collections::HashMap;
@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["error", "check", "io"],
+    &["error", "check", "io", "phantom"],
     &["gpu"],
     &["graph"],
     &["kernels"],

@@ -4,7 +4,11 @@
 //! [`masked_phase_cross_correlation`] and [`cross_correlate_masked`] for images with masks) and
 //! [`PhaseCorrelator`], which keeps a reference's spectrum on the device to register many
 //! moving images against it at the cost of one forward transform each; [`match_template`]
-//! (scikit-image's `skimage.feature.match_template`) and [`peaks`] of its response.
+//! (scikit-image's `skimage.feature.match_template`) and [`peaks`] of its response;
+//! [`register_volume`], the stripe-wise registration of AO-OCT volumes (slow, depth, fast) under
+//! eye motion, B-scan by B-scan, with [`apply_shifts`] and [`average_registered`] for the
+//! registered volume and a registered series' average (synthetic volumes with known motion:
+//! [`crate::phantom::aooct`]).
 //!
 //! ```no_run
 //! use lucent::registration::{phase_cross_correlation, PhaseCorrelation};

@@ -157,7 +157,7 @@ fn peak_neighbours_equal_their_twin() {
             let d = rec.download(out);
             let got = rec.run().unwrap().f32(d).unwrap();
             let got: Vec<f32> = got.iter().copied().collect();
-            let want = peak_neighbours::cpu(&map.mapv(f64::from).as_slice().unwrap().to_vec(), &dims, flat);
+            let want = peak_neighbours::cpu(map.mapv(f64::from).as_slice().unwrap(), &dims, flat);
             assert_eq!(got[3].to_bits() as usize, flat);
             for k in 1..slots {
                 assert_eq!(got[3 + k] as f64, want[k], "{dims:?} at {flat}: slot {k}");

@@ -42,7 +42,7 @@ impl Default for EyeMotion {
 
 /// Each B-scan's registering shift (slow, depth, fast) for `bscans` B-scans.
 pub fn eye_motion(bscans: usize, motion: &EyeMotion, seed: u64) -> Vec<[f64; 3]> {
-    let mut rng = Rng::new(seed ^ 0x5EED_0F_E7E);
+    let mut rng = Rng::new(seed ^ 0x0005_EED0_FE7E);
     let n = bscans.max(1) as f64;
     let tau = std::f64::consts::TAU;
     // Three smooth harmonics per lateral axis, weights 1, 1/2, 1/3, scaled to the drift.
@@ -110,7 +110,7 @@ const CONE_SIGMA: f64 = 1.2;
 impl Retina {
     /// A retina for volumes of `shape` (slow, depth, fast).
     pub fn new(shape: [usize; 3], seed: u64) -> Retina {
-        let mut rng = Rng::new(seed ^ 0x7E7_1A);
+        let mut rng = Rng::new(seed ^ 0x0007_E71A);
         let [slow, depth, width] = shape.map(|n| n as f64);
         let vessels = (0..3)
             .map(|_| Vessel {

@@ -184,7 +184,7 @@ fn write_csv(path: &Path, volumes: &[&VolumeRegistration]) -> Result<(), Error> 
             }
             Ok(())
         })()
-        .map_err(|e| Error::Io(e))
+        .map_err(Error::Io)
     })
 }
 

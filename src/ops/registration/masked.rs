@@ -147,7 +147,7 @@ pub fn masked_phase_cross_correlation_resident(gpu: &Gpu, reference: &GpuArray, 
             return Err(Error::Shape(format!("{what} {:?} {:?} and the reference {dims:?} F32 differ", x.shape().dims(), x.dtype())));
         }
     }
-    if reference.dtype() != Dtype::F32 || reference.shape().len() == 0 {
+    if reference.dtype() != Dtype::F32 || reference.shape().is_empty() {
         return Err(Error::Shape(format!("the reference {dims:?} {:?} (f32, not empty)", reference.dtype())));
     }
     let mut rec = Recording::new(gpu);
@@ -170,7 +170,7 @@ pub fn masked_phase_cross_correlation_resident(gpu: &Gpu, reference: &GpuArray, 
         if !power.is_finite() {
             return Err(Error::NonFinite(format!("the {what} (its sum of squares is not finite)")));
         }
-        if !(selected > 0.0) {
+        if selected.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             return Err(Error::Invalid(format!("the {what}'s mask selects no sample")));
         }
         if lowest == highest {

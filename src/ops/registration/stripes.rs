@@ -66,7 +66,7 @@ impl StripeRegistration {
         if let Some((name, _)) = sizes.iter().find(|(_, v)| *v == 0) {
             return Err(Error::Invalid(format!("the {name} must be at least 1")));
         }
-        if self.median % 2 == 0 {
+        if self.median.is_multiple_of(2) {
             return Err(Error::Invalid(format!("the median's width {} must be odd", self.median)));
         }
         for (name, v) in [("spike threshold", self.spike), ("coarse spike threshold", self.coarse_spike)] {
