@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["kernels"],
     &["fft"],
     &["ops"],
-    &["signal", "ndimage", "restoration", "registration"],
+    &["signal", "ndimage", "restoration", "registration", "tomography"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

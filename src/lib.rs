@@ -53,6 +53,7 @@ pub mod phantom;
 pub mod registration;
 pub mod restoration;
 pub mod signal;
+pub mod tomography;
 
 #[cfg(test)]
 mod layers;

@@ -8,6 +8,7 @@ pub mod layout;
 pub mod reduce;
 pub mod registration;
 pub mod scan;
+pub mod tomography;
 
 pub use crate::check::check_finite;
 

@@ -1,7 +1,9 @@
 //! Synthetic test objects with known truth, for tests, benchmarks and `lucent demo`: a
-//! deterministic random generator and an AO-OCT retina imaged under eye motion ([`aooct`]).
+//! deterministic random generator, an AO-OCT retina imaged under eye motion ([`aooct`]) and
+//! Toft's modified Shepp-Logan phantom with its exact sinogram ([`shepp_logan`]).
 
 pub mod aooct;
+pub mod shepp_logan;
 
 use std::f64::consts::PI;
 

@@ -1,0 +1,61 @@
+// Parallel-beam forward projection in the strip model (common/strip), the exact adjoint of
+// backproject.wgsl: bin k receives from each pixel the part of its footprint within the bin.
+// Gathered per (image, angle, bin): along whichever image axis the rays cross more steeply, each
+// row or column holds at most four pixels whose footprint reaches the bin, found by solving for
+// them.
+#import common/grid
+#import common/strip
+
+struct Params { size: u32, detectors: u32, angles: u32, count: u32, center: f32, mid: f32, unused0: u32, unused1: u32 }  // mirrored in src/kernels/project.rs
+
+@group(0) @binding(0) var<storage, read> image: array<f32>;
+@group(0) @binding(1) var<storage, read> trig: array<vec2<f32>>;  // (cos θ, sin θ) per angle
+@group(0) @binding(2) var<storage, read_write> sino: array<f32>;
+@group(0) @binding(3) var<uniform> p: Params;
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = workgroup_index(wid, nwg) * 64u + lid;
+    if (i >= p.count) {
+        return;
+    }
+    let k = i % p.detectors;
+    let a = (i / p.detectors) % p.angles;
+    let b = i / (p.detectors * p.angles);
+    let cs = trig[a];
+    let base = b * p.size * p.size;
+    let bin = f32(k);
+    let last = f32(p.size) - 1.0;
+    let shape = strip_shape(cs);
+    let reach = 0.5 + shape.y;
+    var sum = 0.0;
+    if (abs(cs.y) >= abs(cs.x)) {
+        // Per column c (x fixed): rows whose footprint reaches bin k.
+        for (var c = 0u; c < p.size; c++) {
+            let x = f32(c) - p.mid;
+            let y0 = (bin - p.center - x * cs.x - reach) / cs.y;
+            let y1 = (bin - p.center - x * cs.x + reach) / cs.y;
+            let r0 = max(ceil(p.mid - max(y0, y1)), 0.0);
+            let r1 = min(floor(p.mid - min(y0, y1)), last);
+            for (var r = r0; r <= r1; r += 1.0) {
+                let u = x * cs.x + (p.mid - r) * cs.y + p.center;
+                sum += image[base + u32(r) * p.size + c] * strip_weight(u, bin, shape);
+            }
+        }
+    } else {
+        // Per row r (y fixed): columns whose footprint reaches bin k.
+        for (var r = 0u; r < p.size; r++) {
+            let y = p.mid - f32(r);
+            let x0 = (bin - p.center - y * cs.y - reach) / cs.x;
+            let x1 = (bin - p.center - y * cs.y + reach) / cs.x;
+            let c0 = max(ceil(min(x0, x1) + p.mid), 0.0);
+            let c1 = min(floor(max(x0, x1) + p.mid), last);
+            for (var c = c0; c <= c1; c += 1.0) {
+                let u = (c - p.mid) * cs.x + y * cs.y + p.center;
+                sum += image[base + r * p.size + u32(c)] * strip_weight(u, bin, shape);
+            }
+        }
+    }
+    sino[i] = sum;
+}

@@ -1,0 +1,72 @@
+//! `shaders/tomography/project.wgsl` and `backproject.wgsl`: the parallel-beam projector pair
+//! (linear interpolation along the detector; each the other's adjoint).
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{BACKPROJECT, PROJECT};
+use crate::error::{Error, Result};
+use crate::gpu::Dtype;
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in project.wgsl and backproject.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Params {
+    pub size: u32,
+    pub detectors: u32,
+    pub angles: u32,
+    pub count: u32,
+    pub center: f32,
+    pub mid: f32,
+    pub unused0: u32,
+    pub unused1: u32,
+}
+
+/// What both kernels need: the image side, the detector count, the rotation centre (detector
+/// coordinate) and (cos θ, sin θ) per angle as an f32 array of (angles, 2).
+pub struct Setup {
+    pub size: usize,
+    pub detectors: usize,
+    pub center: f64,
+    pub trig: Buf,
+}
+
+fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
+    let angles = rec.dims(s.trig)[0];
+    if count > u32::MAX as usize {
+        return Err(Error::Invalid(format!("{count} projector threads (at most {})", u32::MAX)));
+    }
+    Ok(Params { size: s.size as u32, detectors: s.detectors as u32, angles: angles as u32, count: count as u32, center: s.center as f32, mid: ((s.size as f64 - 1.0) / 2.0) as f32, unused0: 0, unused1: 0 })
+}
+
+/// Projections (batch, angles, detectors) of images (batch, size, size).
+pub fn project(rec: &mut Recording, images: Buf, s: &Setup) -> Result<Buf> {
+    rec.expect_dtype(images, Dtype::F32, "images")?;
+    let dims = rec.dims(images).to_vec();
+    let [batch, h, w] = dims[..] else { return Err(Error::Shape(format!("images {dims:?} (batch, size, size)"))) };
+    if h != s.size || w != s.size {
+        return Err(Error::Shape(format!("images {dims:?} for a geometry of {}×{}", s.size, s.size)));
+    }
+    let angles = rec.dims(s.trig)[0];
+    let out = rec.temp(&[batch, angles, s.detectors], Dtype::F32)?;
+    let count = batch * angles * s.detectors;
+    let p = params(rec, s, count)?;
+    rec.dispatch(&PROJECT, &[], bytemuck::bytes_of(&p), &[images, s.trig, out], PROJECT.groups(count as u64));
+    Ok(out)
+}
+
+/// Back-projections (batch, size, size) of sinograms (batch, angles, detectors).
+pub fn backproject(rec: &mut Recording, sinograms: Buf, s: &Setup) -> Result<Buf> {
+    rec.expect_dtype(sinograms, Dtype::F32, "sinograms")?;
+    let dims = rec.dims(sinograms).to_vec();
+    let angles = rec.dims(s.trig)[0];
+    let [batch, a, d] = dims[..] else { return Err(Error::Shape(format!("sinograms {dims:?} (batch, angles, detectors)"))) };
+    if a != angles || d != s.detectors {
+        return Err(Error::Shape(format!("sinograms {dims:?} for {angles} angles and {} detectors", s.detectors)));
+    }
+    let out = rec.temp(&[batch, s.size, s.size], Dtype::F32)?;
+    let count = batch * s.size * s.size;
+    let p = params(rec, s, count)?;
+    rec.dispatch(&BACKPROJECT, &[], bytemuck::bytes_of(&p), &[sinograms, s.trig, out], BACKPROJECT.groups(count as u64));
+    Ok(out)
+}

@@ -1,0 +1,188 @@
+//! Parallel-beam tomography in 2D (stacks of slices batched): the projector pair, filtered
+//! back-projection and MLEM.
+//!
+//! Geometry (ASTRA's 2D `parallel`, detector spacing 1): an N×N image whose pixel (r, c) has its
+//! centre at x = c − (N−1)/2, y = (N−1)/2 − r (pixel units, y up); a sinogram [angle][detector]
+//! whose bin k measures the line x cos θ + y sin θ = k − center, the rotation centre `center`
+//! in detector coordinates ((D−1)/2, the detector's middle, unless given). Values are line
+//! integrals in pixel units. scikit-image's `radon(image, theta)` takes degrees, returns the
+//! sinogram transposed (detector, angle) and puts the centre at N//2: for odd N the same as ours,
+//! for even N half a pixel away.
+//!
+//! The direct projector pair (kernels::project) follows the strip model (ASTRA's `strip`): a
+//! unit-square pixel projects onto the detector as a trapezoid of unit area, and each bin of
+//! width 1 receives the part of it within the bin; back-projection is the exact adjoint, and
+//! every projection of an image inside the detector's reach sums to the image's sum.
+
+pub mod cpu;
+
+use ndarray::{ArrayD, IxDyn};
+
+use crate::error::{Error, Result};
+use crate::fft::{FftPlan, Norm, Transform};
+use crate::graph::{Buf, Recording};
+use crate::kernels::project::{self, Setup};
+use crate::kernels::unary::{self, UnaryOp};
+use crate::kernels::{boundary::Boundary, filter_lines};
+use crate::ops::layout;
+
+/// Where the rays are: the image side, the angles (radians), the detector count and the
+/// rotation centre's detector coordinate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Geometry {
+    pub size: usize,
+    pub angles: Vec<f64>,
+    pub detectors: usize,
+    pub center: f64,
+}
+
+impl Geometry {
+    /// An N×N image seen at `angles`; `detectors` defaults to N, `center` to the detector's
+    /// middle, (detectors − 1) / 2.
+    pub fn new(size: usize, angles: Vec<f64>, detectors: Option<usize>, center: Option<f64>) -> Result<Geometry> {
+        let detectors = detectors.unwrap_or(size);
+        if !(1..=1 << 16).contains(&size) || !(1..=1 << 16).contains(&detectors) {
+            return Err(Error::Invalid(format!("an image of {size}² and {detectors} detectors (1 to 65536 each)")));
+        }
+        if angles.is_empty() || angles.len() > 1 << 20 {
+            return Err(Error::Invalid(format!("{} angles (1 to 2^20)", angles.len())));
+        }
+        if let Some(bad) = angles.iter().find(|a| !a.is_finite()) {
+            return Err(Error::NonFinite(format!("an angle of {bad}")));
+        }
+        let center = center.unwrap_or((detectors as f64 - 1.0) / 2.0);
+        if !center.is_finite() {
+            return Err(Error::NonFinite(format!("the rotation centre {center}")));
+        }
+        Ok(Geometry { size, angles, detectors, center })
+    }
+
+    /// `count` angles iπ/count, equally spaced over [0, π).
+    pub fn equally_spaced(count: usize) -> Vec<f64> {
+        (0..count).map(|i| i as f64 * std::f64::consts::PI / count as f64).collect()
+    }
+
+    /// The centre (x, y) of pixel (r, c).
+    pub fn pixel_centre(&self, r: usize, c: usize) -> (f64, f64) {
+        let mid = (self.size as f64 - 1.0) / 2.0;
+        (c as f64 - mid, mid - r as f64)
+    }
+
+    /// Each detector bin's coordinate t = k − center.
+    pub fn detector_coordinates(&self) -> Vec<f64> {
+        (0..self.detectors).map(|k| k as f64 - self.center).collect()
+    }
+
+    /// FBP's zero-padded projection length: a power of two, at least twice the detector count
+    /// (and 64), so the filter's circular convolution does not wrap.
+    pub fn padded_detectors(&self) -> usize {
+        (2 * self.detectors).next_power_of_two().max(64)
+    }
+
+    /// (cos θ, sin θ) per angle, f32, computed in f64.
+    fn trig(&self) -> ArrayD<f32> {
+        let values = self.angles.iter().flat_map(|a| [a.cos() as f32, a.sin() as f32]).collect();
+        ArrayD::from_shape_vec(IxDyn(&[self.angles.len(), 2]), values).expect("two per angle")
+    }
+
+    fn setup(&self, rec: &mut Recording) -> Result<Setup> {
+        let trig = rec.upload_once_f32(&self.trig().view())?;
+        Ok(Setup { size: self.size, detectors: self.detectors, center: self.center, trig })
+    }
+}
+
+/// FBP's filters (scikit-image's `filter_name`): the ramp, and the ramp times a window.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Filter {
+    #[default]
+    Ramp,
+    SheppLogan,
+    Cosine,
+    Hamming,
+    Hann,
+}
+
+impl Filter {
+    pub const NAMES: [&'static str; 5] = ["ramp", "shepp-logan", "cosine", "hamming", "hann"];
+
+    pub fn parse(name: &str) -> Result<Filter> {
+        match name {
+            "ramp" => Ok(Filter::Ramp),
+            "shepp-logan" => Ok(Filter::SheppLogan),
+            "cosine" => Ok(Filter::Cosine),
+            "hamming" => Ok(Filter::Hamming),
+            "hann" => Ok(Filter::Hann),
+            other => Err(Error::Invalid(format!("filter '{other}' (one of {})", Filter::NAMES.join(", ")))),
+        }
+    }
+}
+
+/// `x` seen with a leading batch axis: (N, N) → (1, N, N); (S, N, N) as it is.
+fn batched(rec: &mut Recording, x: Buf, what: &str) -> Result<Buf> {
+    let dims = rec.dims(x).to_vec();
+    match dims.len() {
+        2 => rec.reinterpret(x, &[1, dims[0], dims[1]], rec.dtype(x)),
+        3 => Ok(x),
+        _ => Err(Error::Shape(format!("{what} {dims:?}: 2 axes, or 3 for a stack of slices"))),
+    }
+}
+
+/// The projections of an image (N, N) or a stack of them (S, N, N): (angles, detectors) or
+/// (S, angles, detectors).
+pub fn record_project(rec: &mut Recording, images: Buf, g: &Geometry) -> Result<Buf> {
+    let single = rec.dims(images).len() == 2;
+    let x = batched(rec, images, "images")?;
+    let setup = g.setup(rec)?;
+    let y = project::project(rec, x, &setup)?;
+    unbatched(rec, y, single)
+}
+
+/// The back-projection of a sinogram (angles, detectors) or a stack (S, angles, detectors).
+pub fn record_backproject(rec: &mut Recording, sinograms: Buf, g: &Geometry) -> Result<Buf> {
+    let single = rec.dims(sinograms).len() == 2;
+    let x = batched(rec, sinograms, "sinograms")?;
+    let setup = g.setup(rec)?;
+    let y = project::backproject(rec, x, &setup)?;
+    unbatched(rec, y, single)
+}
+
+fn unbatched(rec: &mut Recording, y: Buf, single: bool) -> Result<Buf> {
+    if !single {
+        return Ok(y);
+    }
+    let dims = rec.dims(y)[1..].to_vec();
+    rec.reinterpret(y, &dims, rec.dtype(y))
+}
+
+/// Each projection filtered along the detector axis (zero-padded to
+/// [`Geometry::padded_detectors`]), as FBP filters it; sinograms of 2 or 3 axes.
+pub fn record_filter(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter) -> Result<Buf> {
+    let dims = rec.dims(sinograms).to_vec();
+    let last = dims.len() - 1;
+    if dims[last] != g.detectors {
+        return Err(Error::Shape(format!("sinograms {dims:?} for {} detectors", g.detectors)));
+    }
+    let padded = g.padded_detectors();
+    let mut pads = vec![(0, 0); dims.len()];
+    pads[last] = (0, padded - g.detectors);
+    let x = layout::pad(rec, sinograms, &pads, Boundary::Constant(0.0))?;
+    let mut full = dims.clone();
+    full[last] = padded;
+    let gpu = rec.gpu();
+    let spectrum = FftPlan::cached(gpu, &full, &[last], Transform::RealForward, Norm::Backward)?.record(rec, x)?;
+    let response: Vec<f32> = cpu::filter_response(filter, padded).iter().map(|&v| v as f32).collect();
+    let response = rec.upload_once_f32(&ArrayD::from_shape_vec(IxDyn(&[response.len()]), response).expect("one axis").view())?;
+    let filtered = filter_lines::record(rec, spectrum, response)?;
+    let half = rec.dims(filtered).to_vec();
+    let back = FftPlan::cached(gpu, &half, &[last], Transform::RealInverse { len: padded }, Norm::Backward)?.record(rec, filtered)?;
+    layout::crop(rec, back, &vec![0; dims.len()], &dims)
+}
+
+/// Filtered back-projection of a sinogram or a stack: the filtered projections back-projected,
+/// times π / (2 angles) (angles equally spaced over [0, π); the filter's response is twice the
+/// ramp, as scikit-image's).
+pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter) -> Result<Buf> {
+    let filtered = record_filter(rec, sinograms, g, filter)?;
+    let image = record_backproject(rec, filtered, g)?;
+    unary::record(rec, UnaryOp::Scale((std::f64::consts::PI / (2.0 * g.angles.len() as f64)) as f32), image)
+}

@@ -1,0 +1,48 @@
+//! Parallel-beam tomography on the GPU (2D, stacks of slices batched): [`radon`] (forward
+//! projection), [`backproject`], [`fbp`] (filtered back-projection with scikit-image's filters),
+//! in ASTRA's 2D `parallel` geometry ([`Geometry`]; the module
+//! [`crate::ops::tomography`] documents it and the conversion to scikit-image's conventions).
+//!
+//! ```no_run
+//! use lucent::tomography::{fbp, radon, Filter, Geometry};
+//! let gpu = lucent::Gpu::new()?;
+//! let image = lucent::phantom::shepp_logan::image(256).mapv(|v| v as f32);
+//! let g = Geometry::new(256, Geometry::equally_spaced(384), None, None)?;
+//! let sinogram = radon(&gpu, &image, &g)?;
+//! let reconstruction = fbp(&gpu, &sinogram, &g, Filter::Ramp)?;
+//! # Ok::<(), lucent::Error>(())
+//! ```
+
+use ndarray::{ArrayBase, Data, Dimension};
+
+use crate::error::Result;
+use crate::gpu::Gpu;
+use crate::graph::Recording;
+
+pub use crate::ops::tomography::{record_backproject, record_fbp, record_filter, record_project, Filter, Geometry};
+
+/// Runs `record` on `x` (f32, finite) and returns its one result with x's dimension type.
+fn one_call<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, what: &str, record: impl FnOnce(&mut Recording, crate::graph::Buf) -> Result<crate::graph::Buf>) -> Result<ndarray::Array<f32, D>> {
+    let x = x.view().into_dyn();
+    crate::check::check_finite(&x, what)?;
+    let mut rec = Recording::new(gpu);
+    let b = rec.upload_f32(&x)?;
+    let y = record(&mut rec, b)?;
+    let d = rec.download(y);
+    crate::gpu::with_dim(rec.run()?.into_f32(d)?)
+}
+
+/// The projections (angles, detectors) of an N×N image, or (S, angles, detectors) of a stack.
+pub fn radon<D: Dimension>(gpu: &Gpu, image: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry) -> Result<ndarray::Array<f32, D>> {
+    one_call(gpu, image, "the image", |rec, x| record_project(rec, x, g))
+}
+
+/// The back-projection (N, N) of a sinogram (angles, detectors), or of a stack.
+pub fn backproject<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry) -> Result<ndarray::Array<f32, D>> {
+    one_call(gpu, sinogram, "the sinogram", |rec, x| record_backproject(rec, x, g))
+}
+
+/// Filtered back-projection of a sinogram (angles equally spaced over [0, π)), or of a stack.
+pub fn fbp<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, filter: Filter) -> Result<ndarray::Array<f32, D>> {
+    one_call(gpu, sinogram, "the sinogram", |rec, x| record_fbp(rec, x, g, filter))
+}
