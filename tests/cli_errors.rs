@@ -230,7 +230,8 @@ fn register_volume_and_phantom_refuse_bad_input() {
     }
     assert!(!dir.join("shifts.csv").exists() && !dir.join("a.npy").exists(), "a refused run left its output");
     let out = path("p.npy");
-    refused(&["phantom", "-o", &out], &[], "add --aooct");
+    refused(&["phantom", "-o", &out, "--moving", &path("m.npy")], &[], "belong to --aooct");
+    refused(&["phantom", "-o", &out, "--size", "8,8"], &[], "one side N");
     refused(&["phantom", "--aooct", "-o", &out, "--size", "8,8"], &[], "three lengths");
     refused(&["phantom", "--aooct", "-o", &out, "--size", "8,1,8"], &[], "from 2 to 4096");
     refused(&["phantom", "--aooct", "-o", &out, "--drift", "nan"], &[], "motion amplitudes");

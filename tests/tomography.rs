@@ -138,3 +138,52 @@ fn bad_input_is_refused() {
     assert!(matches!(lucent::tomography::radon(gpu, &nan, &g), Err(Error::NonFinite(_))));
     assert!(Filter::parse("butterworth").is_err());
 }
+
+#[test]
+fn cli_phantom_radon_fbp_backproject() {
+    let dir = std::env::temp_dir().join(format!("lucent-tomo-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    lucent_json(&["phantom", "-o", &path("p.npy"), "--size", "48"], &[]);
+    let phantom = lucent::io::read_real(path("p.npy")).unwrap();
+    assert_eq!(phantom.shape(), [48, 48]);
+    let want = shepp_logan::image(48);
+    assert!(phantom.iter().zip(want.iter()).all(|(&a, &b)| a == b as f32));
+    let mut results = Vec::new();
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "radon", &path("p.npy"), "-o", &path("s.npy"), "--angles", "60", "--detectors", "53", "--center", "26.5"], &[]);
+        assert_eq!(out["shape"], serde_json::json!([60, 53]), "{out}");
+        lucent_json(&["--device", device, "fbp", &path("s.npy"), "-o", &path(&format!("f-{device}.npy")), "--size", "48", "--center", "26.5", "--filter", "hamming"], &[]);
+        lucent_json(&["--device", device, "backproject", &path("s.npy"), "-o", &path(&format!("b-{device}.npy")), "--size", "48", "--center", "26.5"], &[]);
+        results.push(["f", "b"].map(|k| lucent::io::read_real(path(&format!("{k}-{device}.npy"))).unwrap()));
+    }
+    for k in 0..2 {
+        assert_eq!(results[0][k].shape(), [48, 48]);
+        let want = results[1][k].mapv(f64::from);
+        assert!(rel_l2_of(&results[0][k], &want) <= 1e-5, "GPU and CPU differ ({k})");
+    }
+    // A stack of two slices, with its angles from a file.
+    let stack = ndarray::stack(Axis(0), &[phantom.view(), phantom.view()]).unwrap();
+    lucent::io::write_real(path("stack.npy"), &stack.view()).unwrap();
+    let angles = ArrayD::from_shape_vec(ndarray::IxDyn(&[7]), (0..7).map(|i| 0.3 * i as f32).collect()).unwrap();
+    lucent::io::write_real(path("angles.npy"), &angles.view()).unwrap();
+    let out = lucent_json(&["radon", &path("stack.npy"), "-o", &path("ss.npy"), "--angles-file", &path("angles.npy")], &[]);
+    assert_eq!(out["shape"], serde_json::json!([2, 7, 48]), "{out}");
+    // Refusals.
+    let refused = |args: &[&str], says: &str| {
+        let out = lucent_cli(args, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+    };
+    lucent::io::write_real(path("wide.npy"), &rand_array(&[8, 9]).view()).unwrap();
+    refused(&["radon", &path("wide.npy"), "-o", &path("x.npy")], "square images");
+    refused(&["fbp", &path("s.npy"), "-o", &path("x.npy"), "--angles-file", &path("angles.npy")], "7 angles for a sinogram of 60 rows");
+    refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--angles", "4", "--angles-file", &path("angles.npy")], "give one");
+    refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--center", "nan"], "rotation centre");
+    refused(&["fbp", &path("s.npy"), "-o", &path("x.npy"), "--filter", "butterworth"], "possible values");
+    lucent::io::write_real(path("four.npy"), &rand_array(&[2, 2, 4, 4]).view()).unwrap();
+    refused(&["radon", &path("four.npy"), "-o", &path("x.npy")], "2 axes, or 3");
+    assert!(!dir.join("x.npy").exists());
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -14,6 +14,7 @@ mod register;
 mod register_volume;
 mod resample;
 mod spline;
+mod tomography;
 mod info;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -90,10 +91,23 @@ enum Command {
     ///
     /// Example: lucent register-volume reference.npy moving.npy -o shifts.csv --apply registered.npy
     RegisterVolume(register_volume::Args),
-    /// Synthetic test volumes with known truth: an AO-OCT retina under eye motion.
+    /// Synthetic test objects with known truth: Toft's modified Shepp-Logan phantom, or AO-OCT
+    /// volumes of a retina under eye motion (--aooct).
     ///
     /// Example: lucent phantom --aooct -o ref.npy --moving mov.npy --truth truth.csv
     Phantom(phantom::Args),
+    /// Parallel-beam projections (the Radon transform) of an image or a stack of slices.
+    ///
+    /// Example: lucent radon phantom.npy -o sinogram.npy --angles 768
+    Radon(tomography::RadonArgs),
+    /// Parallel-beam back-projection of a sinogram (the adjoint of radon).
+    ///
+    /// Example: lucent backproject sinogram.npy -o image.npy
+    Backproject(tomography::BackArgs),
+    /// Filtered back-projection of a sinogram (scikit-image's filters).
+    ///
+    /// Example: lucent fbp sinogram.npy -o reconstruction.npy --filter hann
+    Fbp(tomography::BackArgs),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -195,6 +209,9 @@ fn main() {
         Command::Match(args) => matching::run(&global, &args),
         Command::RegisterVolume(args) => register_volume::run(&global, &args),
         Command::Phantom(args) => phantom::run(&global, &args),
+        Command::Radon(args) => tomography::radon(&global, &args),
+        Command::Backproject(args) => tomography::back(&global, &args, tomography::Operation::Backproject),
+        Command::Fbp(args) => tomography::back(&global, &args, tomography::Operation::Fbp),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };

@@ -1,5 +1,6 @@
-//! `lucent phantom --aooct`: synthetic AO-OCT volumes of one retina with known eye motion (the
-//! reference without motion, moving volumes with their own), and the true shifts as CSV.
+//! `lucent phantom`: Toft's modified Shepp-Logan phantom (N×N, values in [0, 1]); with
+//! `--aooct`, synthetic AO-OCT volumes of one retina with known eye motion (the reference without
+//! motion, moving volumes with their own), and the true shifts as CSV.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -12,17 +13,18 @@ use serde_json::json;
 use crate::Global;
 
 #[derive(clap::Args)]
-#[command(after_help = "Example:
+#[command(after_help = "Examples:
+  lucent phantom -o phantom.npy --size 512
   lucent phantom --aooct --size 128,96,128 -o ref.npy --moving m1.npy --moving m2.npy --truth truth.csv
   lucent register-volume ref.npy m1.npy m2.npy -o shifts.csv
 
 The truth CSV has one row per B-scan of each moving volume: volume,bscan,dz,dy,dx, the shift that
 registers the B-scan onto the reference (B-scan j shows the retina at slow position j + dy).")]
 pub struct Args {
-    /// An AO-OCT retina (the only phantom so far).
+    /// AO-OCT volumes instead of the Shepp-Logan phantom.
     #[arg(long)]
     aooct: bool,
-    /// The reference volume (no motion): .npy or .tif.
+    /// The phantom, or with --aooct the reference volume (no motion): .npy or .tif.
     #[arg(short, long)]
     output: PathBuf,
     /// A moving volume of the same retina under its own eye motion (repeatable).
@@ -31,9 +33,10 @@ pub struct Args {
     /// Where the moving volumes' true shifts go (CSV).
     #[arg(long)]
     truth: Option<PathBuf>,
-    /// Volume shape: slow (B-scans), depth, fast.
-    #[arg(long, default_value = "128,96,128", value_delimiter = ',')]
-    size: Vec<usize>,
+    /// The Shepp-Logan image's side N (default 256), or with --aooct the volume's shape: slow
+    /// (B-scans), depth, fast (default 128,96,128).
+    #[arg(long, value_delimiter = ',')]
+    size: Option<Vec<usize>>,
     /// Seed of the retina, the motion and the noise.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -56,13 +59,14 @@ pub struct Args {
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if !args.aooct {
-        return Err(Error::Invalid("lucent phantom makes AO-OCT volumes so far: add --aooct".into()));
+        return shepp_logan(global, args);
     }
-    let [slow, depth, width] = args.size[..] else {
-        return Err(Error::Invalid(format!("--size {:?}: three lengths (slow, depth, fast)", args.size)));
+    let size = args.size.clone().unwrap_or(vec![128, 96, 128]);
+    let [slow, depth, width] = size[..] else {
+        return Err(Error::Invalid(format!("--size {size:?}: three lengths (slow, depth, fast) with --aooct")));
     };
     if [slow, depth, width].iter().any(|&n| !(2..=4096).contains(&n)) {
-        return Err(Error::Invalid(format!("--size {:?}: each length from 2 to 4096", args.size)));
+        return Err(Error::Invalid(format!("--size {size:?}: each length from 2 to 4096")));
     }
     let motion = EyeMotion { drift: args.drift, tremor: args.tremor, axial: args.axial, saccades: args.saccades, saccade: args.saccade };
     let amplitudes = [motion.drift, motion.tremor, motion.axial, motion.saccade];
@@ -99,6 +103,29 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         println!("{}", json!({ "phantom": "aooct", "shape": [slow, depth, width], "seed": args.seed, "reference": args.output, "moving": args.moving, "truth": args.truth, "ms": ms }));
     } else if !global.quiet {
         eprintln!("lucent: wrote an AO-OCT reference {:?} and {} moving volume(s) in {ms:.0} ms", [slow, depth, width], args.moving.len());
+    }
+    Ok(())
+}
+
+/// Toft's modified Shepp-Logan phantom, N×N.
+fn shepp_logan(global: &Global, args: &Args) -> Result<(), Error> {
+    if !args.moving.is_empty() || args.truth.is_some() {
+        return Err(Error::Invalid("--moving and --truth belong to --aooct".into()));
+    }
+    let size = args.size.clone().unwrap_or(vec![256]);
+    let [n] = size[..] else { return Err(Error::Invalid(format!("--size {size:?}: one side N for the Shepp-Logan phantom"))) };
+    if !(1..=65536).contains(&n) {
+        return Err(Error::Invalid(format!("--size {n}: from 1 to 65536")));
+    }
+    io::check_host_array("the phantom", &[n, n], 12)?;
+    let start = Instant::now();
+    let image = lucent::phantom::shepp_logan::image(n).mapv(|v| v as f32);
+    io::write_real(&args.output, &image.view().into_dyn())?;
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    if global.json {
+        println!("{}", json!({ "phantom": "shepp-logan", "shape": [n, n], "output": args.output, "ms": ms }));
+    } else if !global.quiet {
+        eprintln!("lucent: wrote Toft's modified Shepp-Logan phantom {n}×{n} in {ms:.0} ms");
     }
     Ok(())
 }

@@ -1,0 +1,163 @@
+//! `lucent radon`, `lucent backproject`, `lucent fbp`: parallel-beam projection, back-projection
+//! and filtered back-projection of images and sinograms (2D, or stacks of slices in 3D), on the
+//! GPU, or with `--device cpu` or no adapter on the f64 reference.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use clap::builder::PossibleValuesParser;
+use lucent::ops::tomography::{cpu, Filter, Geometry};
+use lucent::{io, Error};
+use ndarray::{ArrayD, Ix3};
+use serde_json::json;
+
+use crate::Global;
+
+/// Where the angles come from.
+#[derive(clap::Args)]
+pub struct Angles {
+    /// Angles in radians (.npy, one axis); otherwise equally spaced over [0, π).
+    #[arg(long)]
+    angles_file: Option<PathBuf>,
+    /// The rotation centre in detector coordinates (default: the detector's middle).
+    #[arg(long, allow_negative_numbers = true)]
+    center: Option<f64>,
+}
+
+#[derive(clap::Args)]
+#[command(after_help = "Example:
+  lucent phantom -o phantom.npy --size 512 && lucent radon phantom.npy -o sinogram.npy --angles 768")]
+pub struct RadonArgs {
+    /// The image (N×N) or a stack of slices (S×N×N): .npy or TIFF.
+    input: PathBuf,
+    /// The sinogram(s): (angles, detectors) or (S, angles, detectors).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Equally spaced angles over [0, π) (default: N).
+    #[arg(long)]
+    angles: Option<usize>,
+    /// Detector bins (default: N).
+    #[arg(long)]
+    detectors: Option<usize>,
+    #[command(flatten)]
+    geometry: Angles,
+}
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  lucent backproject sinogram.npy -o backprojection.npy
+  lucent fbp sinogram.npy -o reconstruction.npy --filter shepp-logan")]
+pub struct BackArgs {
+    /// The sinogram (angles, detectors) or a stack (S, angles, detectors): .npy or TIFF.
+    input: PathBuf,
+    /// The image(s): N×N or S×N×N.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The image side N (default: the detector count).
+    #[arg(long)]
+    size: Option<usize>,
+    /// FBP's filter (fbp only).
+    #[arg(long, default_value = "ramp", value_parser = PossibleValuesParser::new(Filter::NAMES))]
+    filter: String,
+    #[command(flatten)]
+    geometry: Angles,
+}
+
+/// What the commands do.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Operation {
+    Backproject,
+    Fbp,
+}
+
+fn read_angles(path: &Path) -> Result<Vec<f64>, Error> {
+    let a = io::read_real(path)?;
+    if a.ndim() != 1 {
+        return Err(Error::Shape(format!("{}: angles of shape {:?} (one axis)", path.display(), a.shape())));
+    }
+    Ok(a.iter().map(|&v| v as f64).collect())
+}
+
+/// `x` seen as a stack (S, ., .) of 2D slices.
+fn as_stack(x: ArrayD<f32>, what: &str) -> Result<(ndarray::Array3<f32>, bool), Error> {
+    let shape = x.shape().to_vec();
+    match shape.len() {
+        2 => Ok((x.into_shape_with_order((1, shape[0], shape[1])).map_err(|e| Error::Shape(e.to_string()))?, true)),
+        3 => Ok((x.into_dimensionality::<Ix3>().map_err(|e| Error::Shape(e.to_string()))?, false)),
+        _ => Err(Error::Shape(format!("{what} of shape {shape:?}: 2 axes, or 3 for a stack of slices"))),
+    }
+}
+
+fn write(path: &Path, y: ndarray::Array3<f32>, single: bool) -> Result<Vec<usize>, Error> {
+    let y = if single { y.index_axis_move(ndarray::Axis(0), 0).into_dyn() } else { y.into_dyn() };
+    io::write_real(path, &y.view())?;
+    Ok(y.shape().to_vec())
+}
+
+pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
+    let (images, single) = as_stack(io::read_real(&args.input)?, "the image")?;
+    let (_, h, w) = images.dim();
+    if h != w {
+        return Err(Error::Shape(format!("images of {h}×{w}: radon takes square images (N×N)")));
+    }
+    let angles = match (&args.geometry.angles_file, args.angles) {
+        (Some(_), Some(_)) => return Err(Error::Invalid("--angles and --angles-file: give one".into())),
+        (Some(path), None) => read_angles(path)?,
+        (None, count) => Geometry::equally_spaced(count.unwrap_or(h)),
+    };
+    let g = Geometry::new(h, angles, args.detectors, args.geometry.center)?;
+    io::check_host_array("the sinograms", &[images.dim().0, g.angles.len(), g.detectors], 4)?;
+    let gpu = global.gpu()?;
+    let start = Instant::now();
+    let sinograms = match &gpu {
+        Some(gpu) => lucent::tomography::radon(gpu, &images, &g)?,
+        None => {
+            lucent::check::check_finite(&images.view().into_dyn(), "the image")?;
+            cpu::project(&images.mapv(f64::from).view(), &g).mapv(|v| v as f32)
+        }
+    };
+    report(global, "radon", &args.output, write(&args.output, sinograms, single)?, &g, gpu.as_ref(), start)
+}
+
+pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error> {
+    let (sinograms, single) = as_stack(io::read_real(&args.input)?, "the sinogram")?;
+    let (_, rows, detectors) = sinograms.dim();
+    let angles = match &args.geometry.angles_file {
+        Some(path) => read_angles(path)?,
+        None => Geometry::equally_spaced(rows),
+    };
+    if angles.len() != rows {
+        return Err(Error::Shape(format!("{} angles for a sinogram of {rows} rows", angles.len())));
+    }
+    let filter = Filter::parse(&args.filter)?;
+    if op == Operation::Backproject && filter != Filter::Ramp {
+        return Err(Error::Invalid("--filter belongs to fbp".into()));
+    }
+    let g = Geometry::new(args.size.unwrap_or(detectors), angles, Some(detectors), args.geometry.center)?;
+    io::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
+    let gpu = global.gpu()?;
+    let start = Instant::now();
+    let images = match (&gpu, op) {
+        (Some(gpu), Operation::Backproject) => lucent::tomography::backproject(gpu, &sinograms, &g)?,
+        (Some(gpu), Operation::Fbp) => lucent::tomography::fbp(gpu, &sinograms, &g, filter)?,
+        (None, _) => {
+            lucent::check::check_finite(&sinograms.view().into_dyn(), "the sinogram")?;
+            let s = sinograms.mapv(f64::from);
+            let y = if op == Operation::Fbp { cpu::fbp(&s.view(), &g, filter) } else { cpu::backproject(&s.view(), &g) };
+            y.mapv(|v| v as f32)
+        }
+    };
+    let name = if op == Operation::Fbp { "fbp" } else { "backproject" };
+    report(global, name, &args.output, write(&args.output, images, single)?, &g, gpu.as_ref(), start)
+}
+
+fn report(global: &Global, command: &str, output: &Path, shape: Vec<usize>, g: &Geometry, gpu: Option<&lucent::Gpu>, start: Instant) -> Result<(), Error> {
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    let device = gpu.map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+    if global.json {
+        println!("{}", json!({ "command": command, "output": output, "shape": shape, "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "device": device, "ms": ms }));
+    } else if !global.quiet {
+        eprintln!("lucent: {command}: {} angles, {} detectors, {}² images on {device} in {ms:.1} ms; wrote {}", g.angles.len(), g.detectors, g.size, output.display());
+    }
+    Ok(())
+}
