@@ -1,5 +1,6 @@
 //! Parallel-beam tomography on the GPU (2D, stacks of slices batched): [`radon`] (forward
 //! projection), [`backproject`], [`fbp`] (filtered back-projection with scikit-image's filters),
+//! [`mlem`] (expectation maximisation, the whole loop on the device, its KL divergence reported),
 //! in ASTRA's 2D `parallel` geometry ([`Geometry`]; the module
 //! [`crate::ops::tomography`] documents it and the conversion to scikit-image's conventions).
 //!
@@ -19,7 +20,7 @@ use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::graph::Recording;
 
-pub use crate::ops::tomography::{record_backproject, record_fbp, record_filter, record_project, Filter, Geometry};
+pub use crate::ops::tomography::{kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Mlem, EM_EPSILON};
 
 /// Runs `record` on `x` (f32, finite) and returns its one result with x's dimension type.
 fn one_call<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, what: &str, record: impl FnOnce(&mut Recording, crate::graph::Buf) -> Result<crate::graph::Buf>) -> Result<ndarray::Array<f32, D>> {
@@ -45,4 +46,28 @@ pub fn backproject<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem 
 /// Filtered back-projection of a sinogram (angles equally spaced over [0, π)), or of a stack.
 pub fn fbp<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, filter: Filter) -> Result<ndarray::Array<f32, D>> {
     one_call(gpu, sinogram, "the sinogram", |rec, x| record_fbp(rec, x, g, filter))
+}
+
+/// `iterations` of MLEM (f ← f · R#(g / (Rf + ε)) / R#1 from a constant 1) on a sinogram of
+/// counts (≥ 0, finite) or a stack; returns the estimate and the KL divergence of each iterate
+/// before its update.
+pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, iterations: usize) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
+    if !(1..=100_000).contains(&iterations) {
+        return Err(crate::Error::Invalid(format!("{iterations} EM iterations (1 to 100000)")));
+    }
+    let x = sinogram.view().into_dyn();
+    crate::check::check_finite(&x, "the sinogram")?;
+    if let Some(v) = x.iter().find(|&&v| v < 0.0) {
+        return Err(crate::Error::Invalid(format!("a negative count ({v}) in the sinogram: EM takes counts of 0 or more")));
+    }
+    let counts: f64 = x.iter().map(|&v| v as f64).sum();
+    let mut rec = Recording::new(gpu);
+    let b = rec.upload_f32(&x)?;
+    let run = record_mlem(&mut rec, b, g, iterations)?;
+    let d = rec.download(run.estimate);
+    let sums: Vec<_> = run.sums.iter().map(|&(q, t)| (rec.download(q), rec.download(t))).collect();
+    let results = rec.run()?;
+    let first = |v: ndarray::ArrayD<f32>| v.iter().next().copied().unwrap_or(f32::NAN) as f64;
+    let kl = sums.iter().map(|&(q, t)| Ok(kl_divergence(first(results.f32(q)?), first(results.f32(t)?), counts))).collect::<Result<Vec<f64>>>()?;
+    Ok((crate::gpu::with_dim(results.into_f32(d)?)?, kl))
 }

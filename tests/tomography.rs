@@ -162,6 +162,13 @@ fn cli_phantom_radon_fbp_backproject() {
         let want = results[1][k].mapv(f64::from);
         assert!(rel_l2_of(&results[0][k], &want) <= 1e-5, "GPU and CPU differ ({k})");
     }
+    // EM on both devices: the same KL divergences.
+    let kl: Vec<Vec<f64>> = ["auto", "cpu"].iter().map(|device| {
+        let out = lucent_json(&["--device", device, "em", &path("s.npy"), "-o", &path("e.npy"), "-n", "4", "--size", "48", "--center", "26.5"], &[]);
+        out["kl_divergence"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+    }).collect();
+    assert_eq!(kl[0].len(), 4);
+    assert!(kl[0].iter().zip(&kl[1]).all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs()), "{kl:?}");
     // A stack of two slices, with its angles from a file.
     let stack = ndarray::stack(Axis(0), &[phantom.view(), phantom.view()]).unwrap();
     lucent::io::write_real(path("stack.npy"), &stack.view()).unwrap();
@@ -182,8 +189,36 @@ fn cli_phantom_radon_fbp_backproject() {
     refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--angles", "4", "--angles-file", &path("angles.npy")], "give one");
     refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--center", "nan"], "rotation centre");
     refused(&["fbp", &path("s.npy"), "-o", &path("x.npy"), "--filter", "butterworth"], "possible values");
+    lucent::io::write_real(path("negative.npy"), &rand_array(&[6, 8]).view()).unwrap();
+    for device in ["auto", "cpu"] {
+        refused(&["--device", device, "em", &path("negative.npy"), "-o", &path("x.npy"), "-n", "2"], "counts of 0 or more");
+    }
     lucent::io::write_real(path("four.npy"), &rand_array(&[2, 2, 4, 4]).view()).unwrap();
     refused(&["radon", &path("four.npy"), "-o", &path("x.npy")], "2 axes, or 3");
     assert!(!dir.join("x.npy").exists());
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn mlem_equals_the_reference_and_its_kl_divergence_falls() {
+    // Poisson counts of the Shepp-Logan phantom's projections (mean ~50 where it is dense).
+    let n = 32;
+    let g = Geometry::new(n, Geometry::equally_spaced(40), None, None).unwrap();
+    let exact = shepp_logan::sinogram(n, &g.angles, &g.detector_coordinates());
+    let mut rng = lucent::phantom::Rng::new(5);
+    let counts = exact.mapv(|v| rng.poisson(2.0 * v.max(0.0)) as f32);
+    let iterations = 12;
+    let (got, kl) = lucent::tomography::mlem(poisoned_gpu(), &counts, &g, iterations).unwrap();
+    let (want, want_kl) = cpu::mlem(&counts.mapv(f64::from).insert_axis(Axis(0)).view(), &g, iterations, lucent::tomography::EM_EPSILON as f64);
+    let want = want.index_axis_move(Axis(0), 0);
+    assert!(rel_l2_of(&got.clone().into_dyn(), &want.clone().into_dyn()) <= 1e-4, "estimate: {}", rel_l2_of(&got.into_dyn(), &want.into_dyn()));
+    for (i, (a, b)) in kl.iter().zip(&want_kl).enumerate() {
+        assert!((a - b).abs() <= 1e-4 * b.abs().max(1.0), "iteration {i}: KL {a} vs {b}");
+    }
+    assert!(kl.windows(2).all(|w| w[1] < w[0]), "KL divergence per iteration: {kl:?}");
+    // Bad input.
+    let mut negative = counts.clone();
+    negative[[3, 3]] = -1.0;
+    assert!(matches!(lucent::tomography::mlem(gpu(), &negative, &g, 3), Err(Error::Invalid(_))));
+    assert!(matches!(lucent::tomography::mlem(gpu(), &counts, &g, 0), Err(Error::Invalid(_))));
 }

@@ -108,6 +108,10 @@ enum Command {
     ///
     /// Example: lucent fbp sinogram.npy -o reconstruction.npy --filter hann
     Fbp(tomography::BackArgs),
+    /// MLEM reconstruction of a sinogram of counts, its KL divergence per iteration reported.
+    ///
+    /// Example: lucent em counts.npy -o estimate.npy --iterations 100 --json
+    Em(tomography::EmArgs),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -212,6 +216,7 @@ fn main() {
         Command::Radon(args) => tomography::radon(&global, &args),
         Command::Backproject(args) => tomography::back(&global, &args, tomography::Operation::Backproject),
         Command::Fbp(args) => tomography::back(&global, &args, tomography::Operation::Fbp),
+        Command::Em(args) => tomography::em(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };

@@ -1,5 +1,5 @@
-//! `lucent radon`, `lucent backproject`, `lucent fbp`: parallel-beam projection, back-projection
-//! and filtered back-projection of images and sinograms (2D, or stacks of slices in 3D), on the
+//! `lucent radon`, `lucent backproject`, `lucent fbp`, `lucent em`: parallel-beam projection,
+//! back-projection, filtered back-projection and MLEM of images and sinograms (2D, or stacks of slices in 3D), on the
 //! GPU, or with `--device cpu` or no adapter on the f64 reference.
 
 use std::path::{Path, PathBuf};
@@ -63,6 +63,25 @@ pub struct BackArgs {
     geometry: Angles,
 }
 
+#[derive(clap::Args)]
+#[command(after_help = "Example:
+  lucent em counts.npy -o estimate.npy --iterations 100 --json")]
+pub struct EmArgs {
+    /// The sinogram of counts (angles, detectors) or a stack: .npy or TIFF, values ≥ 0.
+    input: PathBuf,
+    /// The estimate(s): N×N or S×N×N.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// EM iterations.
+    #[arg(short = 'n', long)]
+    iterations: usize,
+    /// The image side N (default: the detector count).
+    #[arg(long)]
+    size: Option<usize>,
+    #[command(flatten)]
+    geometry: Angles,
+}
+
 /// What the commands do.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
@@ -119,22 +138,52 @@ pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
     report(global, "radon", &args.output, write(&args.output, sinograms, single)?, &g, gpu.as_ref(), start)
 }
 
-pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error> {
-    let (sinograms, single) = as_stack(io::read_real(&args.input)?, "the sinogram")?;
+/// A sinogram (stack) and the geometry it was taken in.
+fn read_sinograms(input: &Path, size: Option<usize>, geometry: &Angles) -> Result<(ndarray::Array3<f32>, bool, Geometry), Error> {
+    let (sinograms, single) = as_stack(io::read_real(input)?, "the sinogram")?;
     let (_, rows, detectors) = sinograms.dim();
-    let angles = match &args.geometry.angles_file {
+    let angles = match &geometry.angles_file {
         Some(path) => read_angles(path)?,
         None => Geometry::equally_spaced(rows),
     };
     if angles.len() != rows {
         return Err(Error::Shape(format!("{} angles for a sinogram of {rows} rows", angles.len())));
     }
+    let g = Geometry::new(size.unwrap_or(detectors), angles, Some(detectors), geometry.center)?;
+    io::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
+    Ok((sinograms, single, g))
+}
+
+pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
+    let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry)?;
+    let gpu = global.gpu()?;
+    let start = Instant::now();
+    let (estimate, kl) = match &gpu {
+        Some(gpu) => lucent::tomography::mlem(gpu, &sinograms, &g, args.iterations)?,
+        None => {
+            lucent::check::check_finite(&sinograms.view().into_dyn(), "the sinogram")?;
+            if sinograms.iter().any(|&v| v < 0.0) || !(1..=100_000).contains(&args.iterations) {
+                return Err(Error::Invalid("EM takes counts of 0 or more and 1 to 100000 iterations".into()));
+            }
+            let (f, kl) = cpu::mlem(&sinograms.mapv(f64::from).view(), &g, args.iterations, lucent::tomography::EM_EPSILON as f64);
+            (f.mapv(|v| v as f32), kl)
+        }
+    };
+    let shape = write(&args.output, estimate, single)?;
+    if global.json {
+        let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+        println!("{}", json!({ "command": "em", "output": args.output, "shape": shape, "iterations": args.iterations, "kl_divergence": kl, "angles": g.angles.len(), "detectors": g.detectors, "device": device, "ms": start.elapsed().as_secs_f64() * 1e3 }));
+        return Ok(());
+    }
+    report(global, "em", &args.output, shape, &g, gpu.as_ref(), start)
+}
+
+pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error> {
+    let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry)?;
     let filter = Filter::parse(&args.filter)?;
     if op == Operation::Backproject && filter != Filter::Ramp {
         return Err(Error::Invalid("--filter belongs to fbp".into()));
     }
-    let g = Geometry::new(args.size.unwrap_or(detectors), angles, Some(detectors), args.geometry.center)?;
-    io::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
     let gpu = global.gpu()?;
     let start = Instant::now();
     let images = match (&gpu, op) {

@@ -137,7 +137,7 @@ pub fn fbp(sinograms: &ArrayView3<f64>, g: &Geometry, filter: Filter) -> Array3<
 }
 
 /// `iterations` of MLEM from a constant 1: f ← f · R#(g / (Rf + ε)) / R#1, and the KL divergence
-/// Σ (Rf − g + g ln(g / Rf)) of each iterate's projections before its update.
+/// Σ (Rf − g) + Σ g ln(g / (Rf + ε)) of each iterate's projections before its update.
 pub fn mlem(sinograms: &ArrayView3<f64>, g: &Geometry, iterations: usize, epsilon: f64) -> (Array3<f64>, Vec<f64>) {
     let batch = sinograms.dim().0;
     let mut f = Array3::from_elem((batch, g.size, g.size), 1.0);
@@ -145,7 +145,7 @@ pub fn mlem(sinograms: &ArrayView3<f64>, g: &Geometry, iterations: usize, epsilo
     let mut kl = Vec::new();
     for _ in 0..iterations {
         let p = project(&f.view(), g);
-        kl.push(p.iter().zip(sinograms.iter()).map(|(&q, &y)| q - y + if y > 0.0 { y * (y / q.max(epsilon)).ln() } else { 0.0 }).sum());
+        kl.push(p.iter().zip(sinograms.iter()).map(|(&q, &y)| q - y + if y > 0.0 { y * (y / (q + epsilon)).ln() } else { 0.0 }).sum());
         let ratio = ndarray::Zip::from(sinograms).and(&p).map_collect(|&y, &q| y / (q + epsilon));
         let update = backproject(&ratio.view(), g);
         ndarray::Zip::from(&mut f).and(&update).and(&norm).for_each(|v, &u, &w| *v *= if w > 0.0 { u / w } else { 0.0 });

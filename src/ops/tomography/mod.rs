@@ -22,9 +22,11 @@ use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Norm, Transform};
 use crate::graph::{Buf, Recording};
 use crate::kernels::project::{self, Setup};
+use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::unary::{self, UnaryOp};
 use crate::kernels::{boundary::Boundary, filter_lines};
 use crate::ops::layout;
+use crate::ops::reduce::{self, Reduction};
 
 /// Where the rays are: the image side, the angles (radians), the detector count and the
 /// rotation centre's detector coordinate.
@@ -185,4 +187,55 @@ pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Fil
     let filtered = record_filter(rec, sinograms, g, filter)?;
     let image = record_backproject(rec, filtered, g)?;
     unary::record(rec, UnaryOp::Scale((std::f64::consts::PI / (2.0 * g.angles.len() as f64)) as f32), image)
+}
+
+/// MLEM's guard against division by zero: f ← f · R#(g / (Rf + ε)) / R#1.
+pub const EM_EPSILON: f32 = 1e-6;
+
+/// What [`record_mlem`] leaves: the estimate, and per iteration Σ Rf and Σ g ln(g / (Rf + ε))
+/// of the iterate before its update (one element each), from which [`kl_divergence`] follows.
+pub struct Mlem {
+    pub estimate: Buf,
+    pub sums: Vec<(Buf, Buf)>,
+}
+
+/// `iterations` of MLEM from a constant 1 on a sinogram or a stack (counts ≥ 0, unchecked
+/// here): f ← f · R#(g / (Rf + ε)) / R#1, every step on the device (pixels no ray reaches stay
+/// 0 after the first update).
+pub fn record_mlem(rec: &mut Recording, sinograms: Buf, g: &Geometry, iterations: usize) -> Result<Mlem> {
+    let dims = rec.dims(sinograms).to_vec();
+    let mut image_dims = dims[..dims.len() - 2].to_vec();
+    image_dims.extend([g.size, g.size]);
+    let ones = rec.temp(&dims, crate::gpu::Dtype::F32)?;
+    crate::kernels::fill::record(rec, ones, 1.0);
+    let norm = record_backproject(rec, ones, g)?;
+    let norm = unary::record(rec, UnaryOp::MaxScalar(f32::MIN_POSITIVE), norm)?;
+    let mut f = rec.temp(&image_dims, crate::gpu::Dtype::F32)?;
+    crate::kernels::fill::record(rec, f, 1.0);
+    let mut sums = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let q = record_project(rec, f, g)?;
+        let shifted = unary::record(rec, UnaryOp::Offset(EM_EPSILON), q)?;
+        let ratio = binary::record(rec, BinaryOp::Div, sinograms, shifted)?;
+        // Σ g ln(g / (Rf + ε)): ratio 0 where g is, so g · ln(max(ratio, tiny)) is 0 there.
+        let floor = unary::record(rec, UnaryOp::MaxScalar(f32::MIN_POSITIVE), ratio)?;
+        let log = unary::record(rec, UnaryOp::Log, floor)?;
+        let terms = binary::record(rec, BinaryOp::Mul, sinograms, log)?;
+        sums.push((sum_all(rec, q)?, sum_all(rec, terms)?));
+        let back = record_backproject(rec, ratio, g)?;
+        let update = binary::record(rec, BinaryOp::Div, back, norm)?;
+        f = binary::record(rec, BinaryOp::Mul, f, update)?;
+    }
+    Ok(Mlem { estimate: f, sums })
+}
+
+fn sum_all(rec: &mut Recording, x: Buf) -> Result<Buf> {
+    let n = rec.shape(x).len();
+    let flat = rec.reinterpret(x, &[n], crate::gpu::Dtype::F32)?;
+    reduce::record(rec, flat, Reduction::Sum, None)
+}
+
+/// The KL divergence Σ (Rf − g) + Σ g ln(g / (Rf + ε)) from [`Mlem`]'s sums and Σ g.
+pub fn kl_divergence(sum_projections: f64, sum_log_terms: f64, sum_counts: f64) -> f64 {
+    sum_projections - sum_counts + sum_log_terms
 }
