@@ -9,6 +9,7 @@ mod interpolate;
 mod register;
 mod io;
 mod rl;
+mod tomography;
 
 use lucent::kernels::binary::{self, BinaryOp};
 use lucent::kernels::copy_vec4;
@@ -158,6 +159,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if fft_shapes.is_empty() && suite("register") {
         rows.extend(register::suite(&gpu, args, global)?);
+    }
+    if fft_shapes.is_empty() && suite("tomo") {
+        rows.extend(tomography::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("io") {
         rows.extend(io::suite(args, global)?);

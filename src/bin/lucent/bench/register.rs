@@ -134,7 +134,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
 /// The median of `reps` timed calls of `run` (host wall clock, ms) after 1.5 s of calls to warm
 /// up: on a freshly started H200 the first 512³ phase correlation ran at half speed for more
 /// than half a second (8.3 against 3.95 ms).
-fn median_after_warm_up(reps: usize, mut run: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
+pub(super) fn median_after_warm_up(reps: usize, mut run: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
     let warm = Instant::now();
     while warm.elapsed().as_secs_f64() < 1.5 {
         run()?;

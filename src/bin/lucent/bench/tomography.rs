@@ -1,0 +1,47 @@
+//! The tomography suite of `lucent bench` (issue 21): ASTRA's cases (`astra_reference.py`), an
+//! N×N random image with 3N/2 angles over [0, π) and N detectors, host arrays in and out as a
+//! user calls the one-calls: forward projection, back-projection, FBP (ramp) at N = 256 to 2048,
+//! and 100 EM iterations at N ≤ 512. Host wall clock, median after warm-up.
+
+use lucent::tomography::{backproject, fbp, mlem, radon, Filter, Geometry};
+use lucent::{Error, Gpu};
+use ndarray::Ix2;
+
+use super::register::median_after_warm_up;
+use super::{Args, Row};
+use crate::Global;
+
+pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error> {
+    let wanted = |case: &str| args.filter.as_deref().is_none_or(|f| case.contains(f) || "tomography".starts_with(f));
+    let mut rows = Vec::new();
+    for n in [256usize, 512, 1024, 2048] {
+        let bytes = (n * n) as u64 * 4;
+        if bytes > args.max_mib << 20 || bytes < args.min_mib << 20 {
+            continue;
+        }
+        let geometry = Geometry::new(n, Geometry::equally_spaced(3 * n / 2), None, None)?;
+        let g = &geometry;
+        let image = super::uniform(&[n, n], 0x2545_F491_4F6C_DD1D).into_dimensionality::<Ix2>().map_err(|e| Error::Shape(e.to_string()))?;
+        let sinogram = radon(gpu, &image, g)?;
+        let mut cases: Vec<(&str, usize, Box<dyn FnMut() -> Result<(), Error>>)> = vec![
+            ("tomo_fp", 5, Box::new(|| radon(gpu, &image, g).map(drop))),
+            ("tomo_bp", 5, Box::new(|| backproject(gpu, &sinogram, g).map(drop))),
+            ("tomo_fbp", 5, Box::new(|| fbp(gpu, &sinogram, g, Filter::Ramp).map(drop))),
+        ];
+        if n <= 512 {
+            let counts = sinogram.mapv(|v| v.max(0.0));
+            cases.push(("tomo_em100", 3, Box::new(move || mlem(gpu, &counts, g, 100).map(drop))));
+        }
+        for (case, reps, mut run) in cases {
+            if !wanted(case) {
+                continue;
+            }
+            let ms = median_after_warm_up(reps, &mut run)?;
+            if !global.quiet && !global.json {
+                eprintln!("{case:<36} {:>12} {ms:>10.3} ms  {} angles", format!("{n}x{n}"), 3 * n / 2);
+            }
+            rows.push(Row { case: case.into(), shape: vec![n, n], mib: bytes >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
+        }
+    }
+    Ok(rows)
+}
