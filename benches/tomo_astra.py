@@ -33,7 +33,7 @@ for n in (64, 63):
         for a in range(len(angles)):
             co, ct = (ours[a] * k).sum() / ours[a].sum(), (theirs[a] * k).sum() / theirs[a].sum()
             worst_c = max(worst_c, abs(co - ct)); worst_m = max(worst_m, abs(ours[a].sum() - theirs[a].sum()))
-    print(json.dumps(dict(check="geometry vs ASTRA (point sources)", n=n, max_centroid_difference_bins=round(worst_c, 5), max_mass_difference=round(worst_m, 5))), flush=True)
+    print(json.dumps(dict(check="geometry vs ASTRA (point sources)", n=n, max_centroid_difference_bins=round(float(worst_c), 5), max_mass_difference=round(float(worst_m), 5))), flush=True)
 
 # FBP of the exact sinogram.
 n, na = 512, 768
