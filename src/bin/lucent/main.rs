@@ -6,6 +6,7 @@ mod convolve;
 mod deconvolve;
 mod demo;
 mod demo_register;
+mod demo_tomography;
 mod fft;
 mod filter;
 mod matching;
@@ -117,7 +118,8 @@ enum Command {
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
     Deconvolve(deconvolve::Args),
     /// Simulate a blurred, noisy 3D specimen and deconvolve it, register a synthetic AO-OCT
-    /// series under eye motion, and write images and a report.
+    /// series under eye motion, reconstruct a phantom from noisy projections, and write images
+    /// and a report.
     ///
     /// Example: lucent demo --out lucent-demo
     Demo(demo::Args),
