@@ -1,6 +1,7 @@
 //! Parallel-beam tomography on the GPU (2D, stacks of slices batched): [`radon`] (forward
 //! projection), [`backproject`], [`fbp`] (filtered back-projection with scikit-image's filters),
 //! [`mlem`] (expectation maximisation, the whole loop on the device, its KL divergence reported),
+//! [`find_center`] (the rotation centre, as TomoPy's),
 //! in ASTRA's 2D `parallel` geometry ([`Geometry`]; the module
 //! [`crate::ops::tomography`] documents it and the conversion to scikit-image's conventions).
 //!
@@ -70,4 +71,34 @@ pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>,
     let first = |v: ndarray::ArrayD<f32>| v.iter().next().copied().unwrap_or(f32::NAN) as f64;
     let kl = sums.iter().map(|&(q, t)| Ok(kl_divergence(first(results.f32(q)?), first(results.f32(t)?), counts))).collect::<Result<Vec<f64>>>()?;
     Ok((crate::gpu::with_dim(results.into_f32(d)?)?, kl))
+}
+
+/// The rotation centre of a sinogram (angles over [0, π)) or of a stack's first slice, as
+/// TomoPy's `find_center`: the least entropy of the FBP reconstruction's histogram, within
+/// `radius` of the detector's middle ([`crate::ops::tomography::find_center`]). Returns the
+/// centre (detector coordinate) and each tried centre's entropy.
+pub fn find_center(gpu: &Gpu, sinogram: &ndarray::ArrayView2<f32>, g: &Geometry, radius: f64) -> Result<(f64, Vec<(f64, f64)>)> {
+    crate::check::check_finite(&sinogram.view().into_dyn(), "the sinogram")?;
+    let resident = crate::gpu::GpuArray::upload_f32(gpu, &sinogram.view().into_dyn())?;
+    crate::ops::tomography::find_center(g, radius, |centres| {
+        // Eight reconstructions per submission.
+        let mut images = Vec::new();
+        for chunk in centres.chunks(8) {
+            let mut rec = Recording::new(gpu);
+            let x = rec.input(&resident);
+            let downloads = chunk
+                .iter()
+                .map(|&c| {
+                    let at = Geometry { center: c, ..g.clone() };
+                    let y = record_fbp(&mut rec, x, &at, Filter::Ramp)?;
+                    Ok(rec.download(y))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            let results = rec.run()?;
+            for d in downloads {
+                images.push(results.f32(d)?);
+            }
+        }
+        Ok(images)
+    })
 }

@@ -169,6 +169,11 @@ fn cli_phantom_radon_fbp_backproject() {
     }).collect();
     assert_eq!(kl[0].len(), 4);
     assert!(kl[0].iter().zip(&kl[1]).all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs()), "{kl:?}");
+    // The rotation centre the sinogram was taken with (26.5; the middle of 53 bins is 26).
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "find-center", &path("s.npy"), "--radius", "3"], &[]);
+        assert!((out["center"].as_f64().unwrap() - 26.5).abs() <= 0.3, "{device}: {out}");
+    }
     // A stack of two slices, with its angles from a file.
     let stack = ndarray::stack(Axis(0), &[phantom.view(), phantom.view()]).unwrap();
     lucent::io::write_real(path("stack.npy"), &stack.view()).unwrap();
@@ -221,4 +226,27 @@ fn mlem_equals_the_reference_and_its_kl_divergence_falls() {
     negative[[3, 3]] = -1.0;
     assert!(matches!(lucent::tomography::mlem(gpu(), &negative, &g, 3), Err(Error::Invalid(_))));
     assert!(matches!(lucent::tomography::mlem(gpu(), &counts, &g, 0), Err(Error::Invalid(_))));
+}
+
+#[test]
+fn find_center_finds_a_shifted_rotation_axis() {
+    let n = 64;
+    for shift in [3.3, -5.6] {
+        let true_centre = (n as f64 - 1.0) / 2.0 + shift;
+        let taken = Geometry::new(n, Geometry::equally_spaced(96), None, Some(true_centre)).unwrap();
+        let sinogram = lucent::tomography::radon(gpu(), &shepp_logan::image(n).mapv(|v| v as f32), &taken).unwrap();
+        let g = Geometry::new(n, Geometry::equally_spaced(96), None, None).unwrap();
+        let (found, scores) = lucent::tomography::find_center(gpu(), &sinogram.view(), &g, 8.0).unwrap();
+        assert!((found - true_centre).abs() <= 0.25, "found {found}, true {true_centre}");
+        assert!(scores.len() > 30);
+        // The f64 reference's search agrees.
+        let s = sinogram.mapv(f64::from).insert_axis(Axis(0));
+        let (cpu_found, _) = lucent::ops::tomography::find_center(&g, 8.0, |centres| {
+            Ok(centres.iter().map(|&c| cpu::fbp(&s.view(), &Geometry { center: c, ..g.clone() }, Filter::Ramp).index_axis_move(Axis(0), 0).mapv(|v| v as f32).into_dyn()).collect())
+        })
+        .unwrap();
+        assert!((cpu_found - found).abs() <= 0.1, "GPU {found}, CPU {cpu_found}");
+    }
+    let g = Geometry::new(16, Geometry::equally_spaced(8), None, None).unwrap();
+    assert!(lucent::tomography::find_center(gpu(), &rand_array(&[8, 16]).into_dimensionality().unwrap().view(), &g, 0.0).is_err());
 }

@@ -113,6 +113,10 @@ enum Command {
     ///
     /// Example: lucent em counts.npy -o estimate.npy --iterations 100 --json
     Em(tomography::EmArgs),
+    /// The rotation centre of a sinogram (detector coordinate), as TomoPy's find_center.
+    ///
+    /// Example: lucent find-center sinogram.npy --radius 20
+    FindCenter(tomography::FindCenterArgs),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -219,6 +223,7 @@ fn main() {
         Command::Backproject(args) => tomography::back(&global, &args, tomography::Operation::Backproject),
         Command::Fbp(args) => tomography::back(&global, &args, tomography::Operation::Fbp),
         Command::Em(args) => tomography::em(&global, &args),
+        Command::FindCenter(args) => tomography::find_center(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),
     };

@@ -82,6 +82,23 @@ pub struct EmArgs {
     geometry: Angles,
 }
 
+#[derive(clap::Args)]
+#[command(after_help = "Example:
+  lucent find-center sinogram.npy --radius 20 --json")]
+pub struct FindCenterArgs {
+    /// The sinogram (angles, detectors), or a stack whose --slice is searched: .npy or TIFF.
+    input: PathBuf,
+    /// Search this far (detector bins) either side of the detector's middle.
+    #[arg(long, default_value_t = 16.0)]
+    radius: f64,
+    /// The slice of a stack to search.
+    #[arg(long, default_value_t = 0)]
+    slice: usize,
+    /// Angles in radians (.npy, one axis); otherwise equally spaced over [0, π).
+    #[arg(long)]
+    angles_file: Option<PathBuf>,
+}
+
 /// What the commands do.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Operation {
@@ -207,6 +224,36 @@ fn report(global: &Global, command: &str, output: &Path, shape: Vec<usize>, g: &
         println!("{}", json!({ "command": command, "output": output, "shape": shape, "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "device": device, "ms": ms }));
     } else if !global.quiet {
         eprintln!("lucent: {command}: {} angles, {} detectors, {}² images on {device} in {ms:.1} ms; wrote {}", g.angles.len(), g.detectors, g.size, output.display());
+    }
+    Ok(())
+}
+
+pub fn find_center(global: &Global, args: &FindCenterArgs) -> Result<(), Error> {
+    let geometry = Angles { angles_file: args.angles_file.clone(), center: None };
+    let (sinograms, _, g) = read_sinograms(&args.input, None, &geometry)?;
+    if args.slice >= sinograms.dim().0 {
+        return Err(Error::Invalid(format!("--slice {} of a stack of {}", args.slice, sinograms.dim().0)));
+    }
+    let sinogram = sinograms.index_axis(ndarray::Axis(0), args.slice);
+    let gpu = global.gpu()?;
+    let start = Instant::now();
+    let (centre, scores) = match &gpu {
+        Some(gpu) => lucent::tomography::find_center(gpu, &sinogram, &g, args.radius)?,
+        None => {
+            lucent::check::check_finite(&sinogram.view().into_dyn(), "the sinogram")?;
+            let s = sinogram.mapv(f64::from).insert_axis(ndarray::Axis(0));
+            lucent::ops::tomography::find_center(&g, args.radius, |centres| {
+                Ok(centres.iter().map(|&c| cpu::fbp(&s.view(), &Geometry { center: c, ..g.clone() }, Filter::Ramp).index_axis_move(ndarray::Axis(0), 0).mapv(|v| v as f32).into_dyn()).collect())
+            })?
+        }
+    };
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    if global.json {
+        let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+        let tried: Vec<_> = scores.iter().map(|(c, e)| json!({ "center": c, "entropy": e })).collect();
+        println!("{}", json!({ "command": "find-center", "center": centre, "middle": (g.detectors as f64 - 1.0) / 2.0, "tried": tried, "device": device, "ms": ms }));
+    } else {
+        println!("{centre:.2}");
     }
     Ok(())
 }

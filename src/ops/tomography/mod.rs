@@ -239,3 +239,52 @@ fn sum_all(rec: &mut Recording, x: Buf) -> Result<Buf> {
 pub fn kl_divergence(sum_projections: f64, sum_log_terms: f64, sum_counts: f64) -> f64 {
     sum_projections - sum_counts + sum_log_terms
 }
+
+/// The entropy (bits) of the histogram of `values` over `range` in 64 bins (values outside it
+/// fall into the end bins): low for a sharp, piecewise-constant reconstruction.
+pub fn histogram_entropy(values: impl Iterator<Item = f64>, range: (f64, f64)) -> f64 {
+    let mut bins = [0u64; 64];
+    let width = (range.1 - range.0).max(f64::MIN_POSITIVE);
+    let mut total = 0u64;
+    for v in values {
+        let b = (((v - range.0) / width) * 64.0).floor().clamp(0.0, 63.0) as usize;
+        bins[b] += 1;
+        total += 1;
+    }
+    bins.iter().filter(|&&c| c > 0).map(|&c| {
+        let p = c as f64 / total.max(1) as f64;
+        -p * p.log2()
+    }).sum()
+}
+
+/// The rotation centre of a sinogram (angles over [0, π)), as TomoPy's `find_center`: the one
+/// whose FBP reconstruction's histogram (inside the inscribed circle) has the least entropy,
+/// searched in steps of ½ within `radius` of the detector's middle, then in steps of 0.05
+/// around the best; `reconstruct(center)` reconstructs with that centre.
+pub fn find_center(g: &Geometry, radius: f64, mut reconstruct: impl FnMut(&[f64]) -> Result<Vec<ndarray::ArrayD<f32>>>) -> Result<(f64, Vec<(f64, f64)>)> {
+    if !(radius.is_finite() && radius > 0.0) {
+        return Err(Error::Invalid(format!("the centre's search radius {radius} (more than 0)")));
+    }
+    let middle = (g.detectors as f64 - 1.0) / 2.0;
+    let mid = (g.size as f64 - 1.0) / 2.0;
+    let inside = |i: usize| {
+        let (r, c) = (i / g.size, i % g.size);
+        (r as f64 - mid).powi(2) + (c as f64 - mid).powi(2) < (g.size as f64 / 2.0 - 1.0).powi(2)
+    };
+    let first = reconstruct(&[middle])?.remove(0);
+    let values: Vec<f64> = first.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64).collect();
+    let range = values.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let mut scores = Vec::new();
+    let mut search = |centres: Vec<f64>| -> Result<f64> {
+        let images = reconstruct(&centres)?;
+        for (c, image) in centres.iter().zip(&images) {
+            let entropy = histogram_entropy(image.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64), range);
+            scores.push((*c, entropy));
+        }
+        Ok(scores.iter().filter(|(c, _)| centres.contains(c)).min_by(|a, b| a.1.total_cmp(&b.1)).map_or(middle, |s| s.0))
+    };
+    let steps = (radius / 0.5).floor() as i64;
+    let coarse = search((-steps..=steps).map(|k| middle + 0.5 * k as f64).collect())?;
+    let best = search((-10..=10).map(|k| coarse + 0.05 * k as f64).collect())?;
+    Ok((best, scores))
+}
