@@ -1,6 +1,6 @@
 //! The import rule, checked on the sources: each layer imports only from layers below it
 //! (`error`/`check`/`io`/`phantom` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
-//! `signal`, `ndimage`, `restoration`, `registration` ← the `lucent` binary). docs/ARCHITECTURE.md explains them.
+//! `signal`, `ndimage`, `restoration`, `registration`, `tomography` ← the `lucent` binary). docs/ARCHITECTURE.md explains them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

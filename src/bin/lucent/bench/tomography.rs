@@ -11,6 +11,9 @@ use super::register::median_after_warm_up;
 use super::{Args, Row};
 use crate::Global;
 
+/// A case: its name, repetitions, and the call timed.
+type Case<'a> = (&'static str, usize, Box<dyn FnMut() -> Result<(), Error> + 'a>);
+
 pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error> {
     let wanted = |case: &str| args.filter.as_deref().is_none_or(|f| case.contains(f) || "tomography".starts_with(f));
     let mut rows = Vec::new();
@@ -23,7 +26,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         let g = &geometry;
         let image = super::uniform(&[n, n], 0x2545_F491_4F6C_DD1D).into_dimensionality::<Ix2>().map_err(|e| Error::Shape(e.to_string()))?;
         let sinogram = radon(gpu, &image, g)?;
-        let mut cases: Vec<(&str, usize, Box<dyn FnMut() -> Result<(), Error>>)> = vec![
+        let mut cases: Vec<Case> = vec![
             ("tomo_fp", 5, Box::new(|| radon(gpu, &image, g).map(drop))),
             ("tomo_bp", 5, Box::new(|| backproject(gpu, &sinogram, g).map(drop))),
             ("tomo_fbp", 5, Box::new(|| fbp(gpu, &sinogram, g, Filter::Ramp).map(drop))),
