@@ -1,7 +1,9 @@
 // The strip model of a parallel-beam ray: a unit-square pixel projects onto the detector as a
 // trapezoid (the convolution of boxes |cos θ| and |sin θ| wide) of unit area; detector bin k
 // receives the part within [k − ½, k + ½]. `shape` holds (w1, w2, h): the flat top's and the
-// base's half-widths and the height.
+// base's half-widths and the height. Params: both projector kernels' parameters.
+
+struct Params { size: u32, detectors: u32, angles: u32, count: u32, center: f32, mid: f32, unused0: u32, unused1: u32 }  // mirrored in src/kernels/project.rs
 
 fn strip_shape(cs: vec2<f32>) -> vec3<f32> {
     let a = abs(cs.x);

@@ -6,8 +6,6 @@
 #import common/grid
 #import common/strip
 
-struct Params { size: u32, detectors: u32, angles: u32, count: u32, center: f32, mid: f32, unused0: u32, unused1: u32 }  // mirrored in src/kernels/project.rs
-
 @group(0) @binding(0) var<storage, read> image: array<f32>;
 @group(0) @binding(1) var<storage, read> trig: array<vec2<f32>>;  // (cos θ, sin θ) per angle
 @group(0) @binding(2) var<storage, read_write> sino: array<f32>;
