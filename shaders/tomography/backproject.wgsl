@@ -5,7 +5,7 @@
 #import common/strip
 
 @group(0) @binding(0) var<storage, read> sino: array<f32>;
-@group(0) @binding(1) var<storage, read> trig: array<vec2<f32>>;  // (cos θ, sin θ) per angle
+@group(0) @binding(1) var<storage, read> rays: array<Ray>;
 @group(0) @binding(2) var<storage, read_write> image: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
@@ -25,13 +25,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var sum = 0.0;
     var row = b * p.angles * p.detectors;
     for (var a = 0u; a < p.angles; a++) {
-        let cs = trig[a];
-        let u = x * cs.x + y * cs.y + p.center;
-        let shape = strip_shape(cs);
-        let first = max(i32(ceil(u - 0.5 - shape.y)), 0);
-        let last = min(i32(floor(u + 0.5 + shape.y)), detectors - 1);
+        let ray = rays[a];
+        let u = x * ray.cs.x + y * ray.cs.y + p.center;
+        let first = max(i32(ceil(u - 0.5 - ray.w2)), 0);
+        let last = min(i32(floor(u + 0.5 + ray.w2)), detectors - 1);
+        // Each bin's share is the footprint's area between its edges: one area per edge.
+        var below = strip_cdf(f32(first) - 0.5 - u, ray);
         for (var k = first; k <= last; k++) {
-            sum += sino[row + u32(k)] * strip_weight(u, f32(k), shape);
+            let above = strip_cdf(f32(k) + 0.5 - u, ray);
+            sum += sino[row + u32(k)] * (above - below);
+            below = above;
         }
         row += p.detectors;
     }

@@ -3,6 +3,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::boundary::Boundary;
+use super::gather::AxisMap;
 use super::{BACKPROJECT, PROJECT};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
@@ -23,16 +25,16 @@ pub struct Params {
 }
 
 /// What both kernels need: the image side, the detector count, the rotation centre (detector
-/// coordinate) and (cos θ, sin θ) per angle as an f32 array of (angles, 2).
+/// coordinate) and per angle its `Ray` (common/strip.wgsl) as an f32 array of (angles, 8).
 pub struct Setup {
     pub size: usize,
     pub detectors: usize,
     pub center: f64,
-    pub trig: Buf,
+    pub rays: Buf,
 }
 
 fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
-    let angles = rec.dims(s.trig)[0];
+    let angles = rec.dims(s.rays)[0];
     if count > u32::MAX as usize {
         return Err(Error::Invalid(format!("{count} projector threads (at most {})", u32::MAX)));
     }
@@ -47,11 +49,13 @@ pub fn project(rec: &mut Recording, images: Buf, s: &Setup) -> Result<Buf> {
     if h != s.size || w != s.size {
         return Err(Error::Shape(format!("images {dims:?} for a geometry of {}×{}", s.size, s.size)));
     }
-    let angles = rec.dims(s.trig)[0];
+    let angles = rec.dims(s.rays)[0];
+    let maps = [0, 2, 1].map(|a| AxisMap::identity(a, dims[a]));
+    let transposed = super::gather::record(rec, images, &maps, Boundary::Constant(0.0))?;
     let out = rec.temp(&[batch, angles, s.detectors], Dtype::F32)?;
     let count = batch * angles * s.detectors;
     let p = params(rec, s, count)?;
-    rec.dispatch(&PROJECT, &[], bytemuck::bytes_of(&p), &[images, s.trig, out], PROJECT.groups(count as u64));
+    rec.dispatch(&PROJECT, &[], bytemuck::bytes_of(&p), &[images, transposed, s.rays, out], PROJECT.groups(count as u64));
     Ok(out)
 }
 
@@ -59,7 +63,7 @@ pub fn project(rec: &mut Recording, images: Buf, s: &Setup) -> Result<Buf> {
 pub fn backproject(rec: &mut Recording, sinograms: Buf, s: &Setup) -> Result<Buf> {
     rec.expect_dtype(sinograms, Dtype::F32, "sinograms")?;
     let dims = rec.dims(sinograms).to_vec();
-    let angles = rec.dims(s.trig)[0];
+    let angles = rec.dims(s.rays)[0];
     let [batch, a, d] = dims[..] else { return Err(Error::Shape(format!("sinograms {dims:?} (batch, angles, detectors)"))) };
     if a != angles || d != s.detectors {
         return Err(Error::Shape(format!("sinograms {dims:?} for {angles} angles and {} detectors", s.detectors)));
@@ -67,6 +71,6 @@ pub fn backproject(rec: &mut Recording, sinograms: Buf, s: &Setup) -> Result<Buf
     let out = rec.temp(&[batch, s.size, s.size], Dtype::F32)?;
     let count = batch * s.size * s.size;
     let p = params(rec, s, count)?;
-    rec.dispatch(&BACKPROJECT, &[], bytemuck::bytes_of(&p), &[sinograms, s.trig, out], BACKPROJECT.groups(count as u64));
+    rec.dispatch(&BACKPROJECT, &[], bytemuck::bytes_of(&p), &[sinograms, s.rays, out], BACKPROJECT.groups(count as u64));
     Ok(out)
 }

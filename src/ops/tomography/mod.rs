@@ -81,15 +81,26 @@ impl Geometry {
         (2 * self.detectors).next_power_of_two().max(64)
     }
 
-    /// (cos θ, sin θ) per angle, f32, computed in f64.
-    fn trig(&self) -> ArrayD<f32> {
-        let values = self.angles.iter().flat_map(|a| [a.cos() as f32, a.sin() as f32]).collect();
-        ArrayD::from_shape_vec(IxDyn(&[self.angles.len(), 2]), values).expect("two per angle")
+    /// Per angle, the kernels' `Ray` (common/strip.wgsl), computed in f64: cos θ, sin θ, the
+    /// footprint's half-widths w1 and w2, its height h and q = h / (2 (w2 − w1)), then 2 unused.
+    fn rays(&self) -> ArrayD<f32> {
+        let values = self
+            .angles
+            .iter()
+            .flat_map(|t| {
+                let (cos, sin) = (t.cos(), t.sin());
+                let (a, b) = (cos.abs(), sin.abs());
+                let (w1, w2, h) = (0.5 * (a - b).abs(), 0.5 * (a + b), 1.0 / a.max(b));
+                let q = if w2 > w1 { h / (2.0 * (w2 - w1)) } else { 0.0 };
+                [cos, sin, w1, w2, h, q, 0.0, 0.0].map(|v| v as f32)
+            })
+            .collect();
+        ArrayD::from_shape_vec(IxDyn(&[self.angles.len(), 8]), values).expect("eight per angle")
     }
 
     fn setup(&self, rec: &mut Recording) -> Result<Setup> {
-        let trig = rec.upload_once_f32(&self.trig().view())?;
-        Ok(Setup { size: self.size, detectors: self.detectors, center: self.center, trig })
+        let rays = rec.upload_once_f32(&self.rays().view())?;
+        Ok(Setup { size: self.size, detectors: self.detectors, center: self.center, rays })
     }
 }
 
