@@ -23,30 +23,65 @@ use crate::graph::Recording;
 
 pub use crate::ops::tomography::{kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Mlem, EM_EPSILON};
 
-/// Runs `record` on `x` (f32, finite) and returns its one result with x's dimension type.
-fn one_call<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, what: &str, record: impl FnOnce(&mut Recording, crate::graph::Buf) -> Result<crate::graph::Buf>) -> Result<ndarray::Array<f32, D>> {
+/// Slices of a stack per submission: as many as keep about `per_slice` bytes each (the slice's
+/// input, output and temporaries) within a quarter of the memory budget and one buffer.
+fn batch_size(gpu: &Gpu, slices: usize, per_slice: u64) -> usize {
+    let budget = (gpu.memory_budget_bytes() / 4).min(gpu.max_buffer_bytes());
+    (budget / per_slice.max(1)).clamp(1, slices.max(1) as u64) as usize
+}
+
+/// Runs `record` on `x` (f32, finite: one slice of 2 axes, or a stack of 3 whose slices go in
+/// batches of [`batch_size`], each slice's result of shape `out`) and returns the result with
+/// x's dimension type.
+fn one_call<D: Dimension>(
+    gpu: &Gpu,
+    x: &ArrayBase<impl Data<Elem = f32>, D>,
+    what: &str,
+    per_slice: u64,
+    out: [usize; 2],
+    record: impl Fn(&mut Recording, crate::graph::Buf) -> Result<crate::graph::Buf>,
+) -> Result<ndarray::Array<f32, D>> {
     let x = x.view().into_dyn();
     crate::check::check_finite(&x, what)?;
-    let mut rec = Recording::new(gpu);
-    let b = rec.upload_f32(&x)?;
-    let y = record(&mut rec, b)?;
-    let d = rec.download(y);
-    crate::gpu::with_dim(rec.run()?.into_f32(d)?)
+    let run = |part: &ndarray::ArrayViewD<f32>| -> Result<ndarray::ArrayD<f32>> {
+        let mut rec = Recording::new(gpu);
+        let b = rec.upload_f32(part)?;
+        let y = record(&mut rec, b)?;
+        let d = rec.download(y);
+        rec.run()?.into_f32(d)
+    };
+    if x.ndim() != 3 {
+        return crate::gpu::with_dim(run(&x)?);
+    }
+    let slices = x.shape()[0];
+    let batch = batch_size(gpu, slices, per_slice);
+    let mut result = ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[slices, out[0], out[1]]));
+    for start in (0..slices).step_by(batch) {
+        let range = ndarray::Slice::from(start..(start + batch).min(slices));
+        result.slice_axis_mut(ndarray::Axis(0), range).assign(&run(&x.slice_axis(ndarray::Axis(0), range))?);
+    }
+    crate::gpu::with_dim(result)
+}
+
+/// Bytes a slice's images, sinograms and FBP's padded spectra take (f32), roughly.
+fn slice_bytes(g: &Geometry) -> u64 {
+    let (n, a, d, p) = (g.size as u64, g.angles.len() as u64, g.detectors as u64, g.padded_detectors() as u64);
+    4 * (3 * n * n + 3 * a * d + 3 * a * p)
 }
 
 /// The projections (angles, detectors) of an N×N image, or (S, angles, detectors) of a stack.
 pub fn radon<D: Dimension>(gpu: &Gpu, image: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry) -> Result<ndarray::Array<f32, D>> {
-    one_call(gpu, image, "the image", |rec, x| record_project(rec, x, g))
+    one_call(gpu, image, "the image", slice_bytes(g), [g.angles.len(), g.detectors], |rec, x| record_project(rec, x, g))
 }
 
 /// The back-projection (N, N) of a sinogram (angles, detectors), or of a stack.
 pub fn backproject<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry) -> Result<ndarray::Array<f32, D>> {
-    one_call(gpu, sinogram, "the sinogram", |rec, x| record_backproject(rec, x, g))
+    one_call(gpu, sinogram, "the sinogram", slice_bytes(g), [g.size, g.size], |rec, x| record_backproject(rec, x, g))
 }
 
 /// Filtered back-projection of a sinogram (angles equally spaced over [0, π)), or of a stack.
 pub fn fbp<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, filter: Filter) -> Result<ndarray::Array<f32, D>> {
-    one_call(gpu, sinogram, "the sinogram", |rec, x| record_fbp(rec, x, g, filter))
+    one_call(gpu, sinogram, "the sinogram", slice_bytes(g), [g.size, g.size], |rec, x| record_fbp(rec, x, g, filter))
 }
 
 /// `iterations` of MLEM (f ← f · R#(g / (Rf + ε)) / R#1 from a constant 1) on a sinogram of
@@ -62,15 +97,35 @@ pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>,
         return Err(crate::Error::Invalid(format!("a negative count ({v}) in the sinogram: EM takes counts of 0 or more")));
     }
     let counts: f64 = x.iter().map(|&v| v as f64).sum();
-    let mut rec = Recording::new(gpu);
-    let b = rec.upload_f32(&x)?;
-    let run = record_mlem(&mut rec, b, g, iterations)?;
-    let d = rec.download(run.estimate);
-    let sums: Vec<_> = run.sums.iter().map(|&(q, t)| (rec.download(q), rec.download(t))).collect();
-    let results = rec.run()?;
-    let first = |v: ndarray::ArrayD<f32>| v.iter().next().copied().unwrap_or(f32::NAN) as f64;
-    let kl = sums.iter().map(|&(q, t)| Ok(kl_divergence(first(results.f32(q)?), first(results.f32(t)?), counts))).collect::<Result<Vec<f64>>>()?;
-    Ok((crate::gpu::with_dim(results.into_f32(d)?)?, kl))
+    // Stacks in batches of slices; the KL divergence sums over all of them.
+    let run = |part: &ndarray::ArrayViewD<f32>| -> Result<(ndarray::ArrayD<f32>, Vec<(f64, f64)>)> {
+        let mut rec = Recording::new(gpu);
+        let b = rec.upload_f32(part)?;
+        let run = record_mlem(&mut rec, b, g, iterations)?;
+        let d = rec.download(run.estimate);
+        let sums: Vec<_> = run.sums.iter().map(|&(q, t)| (rec.download(q), rec.download(t))).collect();
+        let results = rec.run()?;
+        let first = |v: ndarray::ArrayD<f32>| v.iter().next().copied().unwrap_or(f32::NAN) as f64;
+        let sums = sums.iter().map(|&(q, t)| Ok((first(results.f32(q)?), first(results.f32(t)?)))).collect::<Result<Vec<_>>>()?;
+        Ok((results.into_f32(d)?, sums))
+    };
+    let (estimate, sums) = if x.ndim() != 3 {
+        run(&x)?
+    } else {
+        let slices = x.shape()[0];
+        let batch = batch_size(gpu, slices, 2 * slice_bytes(g));
+        let mut estimate = ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[slices, g.size, g.size]));
+        let mut sums = vec![(0.0, 0.0); iterations];
+        for start in (0..slices).step_by(batch) {
+            let range = ndarray::Slice::from(start..(start + batch).min(slices));
+            let (part, part_sums) = run(&x.slice_axis(ndarray::Axis(0), range))?;
+            estimate.slice_axis_mut(ndarray::Axis(0), range).assign(&part);
+            sums.iter_mut().zip(part_sums).for_each(|(s, p)| *s = (s.0 + p.0, s.1 + p.1));
+        }
+        (estimate, sums)
+    };
+    let kl = sums.iter().map(|&(q, t)| kl_divergence(q, t, counts)).collect();
+    Ok((crate::gpu::with_dim(estimate)?, kl))
 }
 
 /// The rotation centre of a sinogram (angles over [0, π)) or of a stack's first slice, as

@@ -249,3 +249,25 @@ fn find_center_finds_a_shifted_rotation_axis() {
     let g = Geometry::new(16, Geometry::equally_spaced(8), None, None).unwrap();
     assert!(lucent::tomography::find_center(gpu(), &rand_array(&[8, 16]).into_dimensionality().unwrap().view(), &g, 0.0).is_err());
 }
+
+#[test]
+fn stacks_beyond_the_budget_go_in_batches_of_slices() {
+    // A device budget of 64 KiB: each submission takes one or two slices of the stack.
+    let small = open(lucent::gpu::GpuOptions { device_memory_bytes: Some(64 << 10), poison: true, ..lucent::gpu::GpuOptions::from_env().unwrap() });
+    let g = Geometry::new(12, Geometry::equally_spaced(10), None, None).unwrap();
+    let images = rand_array(&[5, 12, 12]);
+    let whole = lucent::tomography::radon(gpu(), &images, &g).unwrap();
+    let batched = lucent::tomography::radon(&small, &images, &g).unwrap();
+    assert_eq!(whole, batched);
+    let sinos = rand_array(&[5, 10, 12]).mapv(|v| v + 1.0);
+    for (a, b) in [
+        (lucent::tomography::fbp(gpu(), &sinos, &g, Filter::Hann).unwrap(), lucent::tomography::fbp(&small, &sinos, &g, Filter::Hann).unwrap()),
+        (lucent::tomography::backproject(gpu(), &sinos, &g).unwrap(), lucent::tomography::backproject(&small, &sinos, &g).unwrap()),
+    ] {
+        assert!(rel_l2_of(&b, &a.mapv(f64::from)) <= 1e-6);
+    }
+    let (a, kl_a) = lucent::tomography::mlem(gpu(), &sinos, &g, 4).unwrap();
+    let (b, kl_b) = lucent::tomography::mlem(&small, &sinos, &g, 4).unwrap();
+    assert!(rel_l2_of(&b, &a.mapv(f64::from)) <= 1e-6);
+    assert!(kl_a.iter().zip(&kl_b).all(|(x, y)| (x - y).abs() <= 1e-5 * x.abs()), "{kl_a:?} vs {kl_b:?}");
+}

@@ -1,7 +1,8 @@
 //! The tomography suite of `lucent bench` (issue 21): ASTRA's cases (`astra_reference.py`), an
 //! N×N random image with 3N/2 angles over [0, π) and N detectors, host arrays in and out as a
 //! user calls the one-calls: forward projection, back-projection, FBP (ramp) at N = 256 to 2048,
-//! and 100 EM iterations at N ≤ 512. Host wall clock, median after warm-up.
+//! and 100 EM iterations at N ≤ 512; with `--filter tomo_stack`, a stack of 512 slices of 1024²
+//! by FBP. Host wall clock, median after warm-up.
 
 use lucent::tomography::{backproject, fbp, mlem, radon, Filter, Geometry};
 use lucent::{Error, Gpu};
@@ -45,6 +46,21 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             }
             rows.push(Row { case: case.into(), shape: vec![n, n], mib: bytes >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
         }
+    }
+    // A stack of 512 slices of 1024² by FBP (the issue's case; ASTRA slice by slice ≈ 13.6 s):
+    // only when asked for (--filter tomo_stack), as it takes many seconds.
+    if args.filter.as_deref().is_some_and(|f| f.contains("stack")) {
+        let (slices, n) = (512usize, 1024usize);
+        let geometry = Geometry::new(n, Geometry::equally_spaced(3 * n / 2), None, None)?;
+        let g = &geometry;
+        let image = super::uniform(&[n, n], 0x2545_F491_4F6C_DD1D).into_dimensionality::<Ix2>().map_err(|e| Error::Shape(e.to_string()))?;
+        let one = radon(gpu, &image, g)?;
+        let stack = ndarray::Array3::from_shape_fn((slices, 3 * n / 2, n), |(_, a, k)| one[[a, k]]);
+        let ms = median_after_warm_up(1, || fbp(gpu, &stack, g, Filter::Ramp).map(drop))?;
+        if !global.quiet && !global.json {
+            eprintln!("{:<36} {:>12} {ms:>10.3} ms  {} angles", "tomo_stack_fbp", format!("{slices}x{n}x{n}"), 3 * n / 2);
+        }
+        rows.push(Row { case: "tomo_stack_fbp".into(), shape: vec![slices, n, n], mib: (slices * n * n * 4) as u64 >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
     }
     Ok(rows)
 }
