@@ -39,6 +39,7 @@ fn one_call<D: Dimension>(
     what: &str,
     per_slice: u64,
     out: [usize; 2],
+    progress: &mut dyn FnMut(usize, usize),
     record: impl Fn(&mut Recording, crate::graph::Buf) -> Result<crate::graph::Buf>,
 ) -> Result<ndarray::Array<f32, D>> {
     let x = x.view().into_dyn();
@@ -59,6 +60,7 @@ fn one_call<D: Dimension>(
     for start in (0..slices).step_by(batch) {
         let range = ndarray::Slice::from(start..(start + batch).min(slices));
         result.slice_axis_mut(ndarray::Axis(0), range).assign(&run(&x.slice_axis(ndarray::Axis(0), range))?);
+        progress((start + batch).min(slices), slices);
     }
     crate::gpu::with_dim(result)
 }
@@ -69,20 +71,42 @@ fn slice_bytes(g: &Geometry) -> u64 {
     4 * (3 * n * n + 3 * a * d + 3 * a * p)
 }
 
+/// What [`apply`] does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Operation {
+    Radon,
+    Backproject,
+    Fbp(Filter),
+}
+
+/// [`radon`], [`backproject`] or [`fbp`] of a slice or a stack, calling `progress(done, total)`
+/// after each batch of a stack's slices.
+pub fn apply<D: Dimension>(gpu: &Gpu, op: Operation, x: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, progress: &mut dyn FnMut(usize, usize)) -> Result<ndarray::Array<f32, D>> {
+    let bytes = slice_bytes(g);
+    match op {
+        Operation::Radon => one_call(gpu, x, "the image", bytes, [g.angles.len(), g.detectors], progress, |rec, x| record_project(rec, x, g)),
+        Operation::Backproject => one_call(gpu, x, "the sinogram", bytes, [g.size, g.size], progress, |rec, x| record_backproject(rec, x, g)),
+        Operation::Fbp(filter) => one_call(gpu, x, "the sinogram", bytes, [g.size, g.size], progress, |rec, x| record_fbp(rec, x, g, filter)),
+    }
+}
+
 /// The projections (angles, detectors) of an N×N image, or (S, angles, detectors) of a stack.
 pub fn radon<D: Dimension>(gpu: &Gpu, image: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry) -> Result<ndarray::Array<f32, D>> {
-    one_call(gpu, image, "the image", slice_bytes(g), [g.angles.len(), g.detectors], |rec, x| record_project(rec, x, g))
+    apply(gpu, Operation::Radon, image, g, &mut |_, _| {})
 }
 
 /// The back-projection (N, N) of a sinogram (angles, detectors), or of a stack.
 pub fn backproject<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry) -> Result<ndarray::Array<f32, D>> {
-    one_call(gpu, sinogram, "the sinogram", slice_bytes(g), [g.size, g.size], |rec, x| record_backproject(rec, x, g))
+    apply(gpu, Operation::Backproject, sinogram, g, &mut |_, _| {})
 }
 
 /// Filtered back-projection of a sinogram (angles equally spaced over [0, π)), or of a stack.
 pub fn fbp<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, filter: Filter) -> Result<ndarray::Array<f32, D>> {
-    one_call(gpu, sinogram, "the sinogram", slice_bytes(g), [g.size, g.size], |rec, x| record_fbp(rec, x, g, filter))
+    apply(gpu, Operation::Fbp(filter), sinogram, g, &mut |_, _| {})
 }
+
+/// One batch's MLEM estimate and, per iteration, its Σ Rf and Σ g ln(g / (Rf + ε)).
+type EmPart = (ndarray::ArrayD<f32>, Vec<(f64, f64)>);
 
 /// `iterations` of MLEM (f ← f · R#(g / (Rf + ε)) / R#1 from a constant 1) on a sinogram of
 /// counts (≥ 0, finite) or a stack; returns the estimate and the KL divergence of each iterate
@@ -98,7 +122,7 @@ pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>,
     }
     let counts: f64 = x.iter().map(|&v| v as f64).sum();
     // Stacks in batches of slices; the KL divergence sums over all of them.
-    let run = |part: &ndarray::ArrayViewD<f32>| -> Result<(ndarray::ArrayD<f32>, Vec<(f64, f64)>)> {
+    let run = |part: &ndarray::ArrayViewD<f32>| -> Result<EmPart> {
         let mut rec = Recording::new(gpu);
         let b = rec.upload_f32(part)?;
         let run = record_mlem(&mut rec, b, g, iterations)?;

@@ -257,8 +257,10 @@ fn stacks_beyond_the_budget_go_in_batches_of_slices() {
     let g = Geometry::new(12, Geometry::equally_spaced(10), None, None).unwrap();
     let images = rand_array(&[5, 12, 12]);
     let whole = lucent::tomography::radon(gpu(), &images, &g).unwrap();
-    let batched = lucent::tomography::radon(&small, &images, &g).unwrap();
+    let mut reports = Vec::new();
+    let batched = lucent::tomography::apply(&small, lucent::tomography::Operation::Radon, &images, &g, &mut |done, total| reports.push((done, total))).unwrap();
     assert_eq!(whole, batched);
+    assert!(reports.len() >= 3 && reports.windows(2).all(|w| w[0].0 < w[1].0) && reports.last() == Some(&(5, 5)), "{reports:?}");
     let sinos = rand_array(&[5, 10, 12]).mapv(|v| v + 1.0);
     for (a, b) in [
         (lucent::tomography::fbp(gpu(), &sinos, &g, Filter::Hann).unwrap(), lucent::tomography::fbp(&small, &sinos, &g, Filter::Hann).unwrap()),

@@ -146,7 +146,12 @@ pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
     let gpu = global.gpu()?;
     let start = Instant::now();
     let sinograms = match &gpu {
-        Some(gpu) => lucent::tomography::radon(gpu, &images, &g)?,
+        Some(gpu) => {
+            let bar = progress_bar(global, images.dim().0, "projecting");
+            let out = lucent::tomography::apply(gpu, lucent::tomography::Operation::Radon, &images, &g, &mut |done, _| bar.set_position(done as u64))?;
+            bar.finish_and_clear();
+            out
+        }
         None => {
             lucent::check::check_finite(&images.view().into_dyn(), "the image")?;
             cpu::project(&images.mapv(f64::from).view(), &g).mapv(|v| v as f32)
@@ -204,8 +209,13 @@ pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error
     let gpu = global.gpu()?;
     let start = Instant::now();
     let images = match (&gpu, op) {
-        (Some(gpu), Operation::Backproject) => lucent::tomography::backproject(gpu, &sinograms, &g)?,
-        (Some(gpu), Operation::Fbp) => lucent::tomography::fbp(gpu, &sinograms, &g, filter)?,
+        (Some(gpu), op) => {
+            let what = if op == Operation::Fbp { lucent::tomography::Operation::Fbp(filter) } else { lucent::tomography::Operation::Backproject };
+            let bar = progress_bar(global, sinograms.dim().0, "reconstructing");
+            let out = lucent::tomography::apply(gpu, what, &sinograms, &g, &mut |done, _| bar.set_position(done as u64))?;
+            bar.finish_and_clear();
+            out
+        }
         (None, _) => {
             lucent::check::check_finite(&sinograms.view().into_dyn(), "the sinogram")?;
             let s = sinograms.mapv(f64::from);
@@ -256,4 +266,15 @@ pub fn find_center(global: &Global, args: &FindCenterArgs) -> Result<(), Error> 
         println!("{centre:.2}");
     }
     Ok(())
+}
+
+/// A bar over a stack's slices (hidden for one slice, --quiet or --json); drawn on stderr when
+/// it is a terminal.
+fn progress_bar(global: &Global, slices: usize, what: &str) -> indicatif::ProgressBar {
+    if global.quiet || global.json || slices < 2 {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(slices as u64);
+    bar.set_style(indicatif::ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} slices [{{elapsed_precise}}, {{eta}} left]")).expect("a valid template"));
+    bar
 }
