@@ -155,7 +155,8 @@ fn stripe_rows(centre: usize, stripe: usize, slow: usize) -> (usize, usize) {
 
 /// The coarse stripes' centre B-scans: one every `coarse_step`, the first half a step in.
 fn stripe_centres(slow: usize, how: &StripeRegistration) -> Vec<usize> {
-    (0..).map(|k| how.coarse_step / 2 + k * how.coarse_step).take_while(|&c| c < slow).collect::<Vec<_>>().into_iter().chain((slow <= how.coarse_step / 2).then_some(slow / 2)).collect()
+    let centres: Vec<usize> = (how.coarse_step / 2..slow).step_by(how.coarse_step).collect();
+    if centres.is_empty() { vec![slow / 2] } else { centres }
 }
 
 /// How the stages measure a correlation peak: on the GPU, or in f64 on the CPU.
