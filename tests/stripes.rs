@@ -231,3 +231,23 @@ fn cli_phantom_then_register_volume() {
     assert_eq!(lucent::io::read_real(path("registered.npy")).unwrap().shape(), [48, 40, 48]);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn small_volumes_register_without_panics() {
+    // Fewer B-scans than a stripe, a window or a median: defined results (or clear errors).
+    for shape in [[1usize, 12, 16], [2, 12, 16], [5, 16, 12], [10, 16, 20]] {
+        let series = aooct::series(shape, 1, &EyeMotion { saccades: 0, ..EyeMotion::default() }, 2);
+        let (r, m) = (series.reference.view(), series.moving[0].view());
+        let how = StripeRegistration::default();
+        let gpu = stripes::register_volume(gpu(), &r, &m, &how);
+        let cpu = stripes::register_volume_reference(&r, &m, &how, &mut |_, _| {});
+        match (gpu, cpu) {
+            (Ok(g), Ok(c)) => {
+                assert_eq!(g.bscans.len(), shape[0]);
+                assert!(g.bscans.iter().chain(&c.bscans).all(|b| b.shift.iter().all(|v| v.is_finite())), "{shape:?}");
+            }
+            (Err(g), Err(c)) => assert_eq!(g.to_string(), c.to_string(), "{shape:?}"),
+            (g, c) => panic!("{shape:?}: GPU {g:?}, CPU {c:?}"),
+        }
+    }
+}
