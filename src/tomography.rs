@@ -25,13 +25,14 @@ pub use crate::ops::tomography::{kl_divergence, record_backproject, record_fbp, 
 
 /// Slices of a stack per submission: as many as keep about `per_slice` bytes each (the slice's
 /// input, output and temporaries) within a quarter of the memory budget and one buffer.
-fn batch_size(gpu: &Gpu, slices: usize, per_slice: u64) -> usize {
+fn batches(gpu: &Gpu, slices: usize, per_slice: u64) -> impl Iterator<Item = std::ops::Range<usize>> {
     let budget = (gpu.memory_budget_bytes() / 4).min(gpu.max_buffer_bytes());
-    (budget / per_slice.max(1)).clamp(1, slices.max(1) as u64) as usize
+    let batch = (budget / per_slice.max(1)).clamp(1, slices.max(1) as u64) as usize;
+    (0..slices).step_by(batch).map(move |start| start..(start + batch).min(slices))
 }
 
 /// Runs `record` on `x` (f32, finite: one slice of 2 axes, or a stack of 3 whose slices go in
-/// batches of [`batch_size`], each slice's result of shape `out`) and returns the result with
+/// [`batches`], each slice's result of shape `out`) and returns the result with
 /// x's dimension type.
 fn one_call<D: Dimension>(
     gpu: &Gpu,
@@ -55,12 +56,11 @@ fn one_call<D: Dimension>(
         return crate::gpu::with_dim(run(&x)?);
     }
     let slices = x.shape()[0];
-    let batch = batch_size(gpu, slices, per_slice);
     let mut result = ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[slices, out[0], out[1]]));
-    for start in (0..slices).step_by(batch) {
-        let range = ndarray::Slice::from(start..(start + batch).min(slices));
+    for range in batches(gpu, slices, per_slice) {
+        let (end, range) = (range.end, ndarray::Slice::from(range));
         result.slice_axis_mut(ndarray::Axis(0), range).assign(&run(&x.slice_axis(ndarray::Axis(0), range))?);
-        progress((start + batch).min(slices), slices);
+        progress(end, slices);
     }
     crate::gpu::with_dim(result)
 }
@@ -137,11 +137,10 @@ pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>,
         run(&x)?
     } else {
         let slices = x.shape()[0];
-        let batch = batch_size(gpu, slices, 2 * slice_bytes(g));
         let mut estimate = ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[slices, g.size, g.size]));
         let mut sums = vec![(0.0, 0.0); iterations];
-        for start in (0..slices).step_by(batch) {
-            let range = ndarray::Slice::from(start..(start + batch).min(slices));
+        for range in batches(gpu, slices, 2 * slice_bytes(g)) {
+            let range = ndarray::Slice::from(range);
             let (part, part_sums) = run(&x.slice_axis(ndarray::Axis(0), range))?;
             estimate.slice_axis_mut(ndarray::Axis(0), range).assign(&part);
             sums.iter_mut().zip(part_sums).for_each(|(s, p)| *s = (s.0 + p.0, s.1 + p.1));

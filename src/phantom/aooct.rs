@@ -235,13 +235,24 @@ pub struct Series {
     pub truth: Vec<Vec<[f64; 3]>>,
 }
 
+impl Retina {
+    /// The series' reference volume: no motion, noise drawn from `seed`.
+    pub fn reference(&self, seed: u64) -> Array3<f32> {
+        self.image(&vec![[0.0; 3]; self.slow as usize], seed.wrapping_add(1))
+    }
+
+    /// The series' moving volume `index` and its true motion, both drawn from `seed`.
+    pub fn moving(&self, index: usize, motion: &EyeMotion, seed: u64) -> (Array3<f32>, Vec<[f64; 3]>) {
+        let truth = eye_motion(self.slow as usize, motion, seed.wrapping_add(100 + index as u64));
+        (self.image(&truth, seed.wrapping_add(200 + index as u64)), truth)
+    }
+}
+
 /// [`Series`] of volumes of `shape` (slow, depth, fast).
 pub fn series(shape: [usize; 3], count: usize, motion: &EyeMotion, seed: u64) -> Series {
     let retina = Retina::new(shape, seed);
-    let reference = retina.image(&vec![[0.0; 3]; shape[0]], seed.wrapping_add(1));
-    let truth: Vec<Vec<[f64; 3]>> = (0..count).map(|v| eye_motion(shape[0], motion, seed.wrapping_add(100 + v as u64))).collect();
-    let moving = truth.iter().enumerate().map(|(v, m)| retina.image(m, seed.wrapping_add(200 + v as u64))).collect();
-    Series { reference, moving, truth }
+    let (moving, truth) = (0..count).map(|v| retina.moving(v, motion, seed)).unzip();
+    Series { reference: retina.reference(seed), moving, truth }
 }
 
 #[cfg(test)]

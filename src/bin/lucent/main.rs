@@ -186,6 +186,11 @@ impl Global {
         Ok(batch::Device { gpus })
     }
 
+    /// The device a command's report names: the GPU's name, or the CPU reference.
+    pub fn device_name(gpu: Option<&Gpu>) -> String {
+        gpu.map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone())
+    }
+
     pub fn warn(&self, msg: &str) {
         if !self.quiet {
             eprintln!("lucent: warning: {msg}");

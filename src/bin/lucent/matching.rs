@@ -51,7 +51,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     template::check_shapes(image.shape(), t.shape())?;
     io::check_host_array("the response map", &template::output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
     let gpu = global.gpu()?;
-    let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+    let device = Global::device_name(gpu.as_ref());
     let start = Instant::now();
     let response = match &gpu {
         Some(g) => template::match_template(g, &image.view(), &t.view(), &how)?,

@@ -6,7 +6,7 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use lucent::phantom::aooct::{eye_motion, EyeMotion, Retina};
+use lucent::phantom::aooct::{EyeMotion, Retina};
 use lucent::{io, Error};
 use serde_json::json;
 
@@ -76,12 +76,12 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     io::check_host_array("each volume", &[slow, depth, width], 4)?;
     let start = Instant::now();
     let retina = Retina::new([slow, depth, width], args.seed);
-    let reference = retina.image(&vec![[0.0; 3]; slow], args.seed.wrapping_add(1));
-    io::write_real(&args.output, &reference.view().into_dyn())?;
+    io::write_real(&args.output, &retina.reference(args.seed).view().into_dyn())?;
     let mut truth = Vec::new();
+    // One volume in memory at a time.
     for (v, path) in args.moving.iter().enumerate() {
-        let shifts = eye_motion(slow, &motion, args.seed.wrapping_add(100 + v as u64));
-        io::write_real(path, &retina.image(&shifts, args.seed.wrapping_add(200 + v as u64)).view().into_dyn())?;
+        let (volume, shifts) = retina.moving(v, &motion, args.seed);
+        io::write_real(path, &volume.view().into_dyn())?;
         truth.push(shifts);
     }
     if let Some(path) = &args.truth {

@@ -62,7 +62,7 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
     let (rm, mm) = (mask(reference_mask)?, mask(moving_mask)?);
     let reference = io::read_real(&args.reference)?;
     let gpu = global.gpu()?;
-    let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+    let device = Global::device_name(gpu.as_ref());
     for path in &args.moving {
         let moving = io::read_real(path)?;
         let start = Instant::now();
@@ -128,7 +128,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let fourier = args.space == "fourier";
     let reference = Images::read(&args.reference, fourier)?;
     let gpu = global.gpu()?;
-    let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+    let device = Global::device_name(gpu.as_ref());
     let correlator = match (&gpu, &reference) {
         (Some(g), Images::Real(x)) => Some(PhaseCorrelator::new(g, &x.view(), &how)?),
         (Some(g), Images::Fourier(x)) => Some(PhaseCorrelator::from_spectrum(g, &x.view(), &how)?),

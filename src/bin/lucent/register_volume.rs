@@ -99,9 +99,14 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let start = Instant::now();
     let reference = read_volume(&args.reference)?;
     let gpu = global.gpu()?;
-    let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+    let device = Global::device_name(gpu.as_ref());
     let keep = args.apply.is_some() || args.average.is_some();
-    let mut registered = vec![(reference.clone(), vec![true; reference.dim().0])];
+    // The reference belongs to the series it averages; registered volumes are added one by one.
+    let mut mean = args.average.as_ref().map(|_| stripes::Average::new(reference.dim()));
+    if let Some(mean) = &mut mean {
+        mean.add(&reference, &vec![true; reference.dim().0])?;
+    }
+    let mut applied = None;
     let mut found = Vec::new();
     let bar = progress_bar(global, args.moving.len() * reference.dim().0);
     for (v, path) in args.moving.iter().enumerate() {
@@ -116,20 +121,26 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         let register_ms = t.elapsed().as_secs_f64() * 1e3;
         let t = Instant::now();
         if keep {
-            registered.push(match &gpu {
+            let (volume, covered) = match &gpu {
                 Some(g) => stripes::apply(g, &moving.view(), &result.bscans, args.order)?,
                 None => stripes::apply_reference(&moving.view(), &result.bscans, args.order)?,
-            });
+            };
+            if let Some(mean) = &mut mean {
+                mean.add(&volume, &covered)?;
+            }
+            if args.apply.is_some() {
+                applied = Some(volume);
+            }
         }
         found.push((path, result, register_ms, t.elapsed().as_secs_f64() * 1e3));
     }
     bar.finish_and_clear();
     write_csv(&args.output, &found.iter().map(|f| &f.1).collect::<Vec<_>>())?;
-    if let Some(out) = &args.apply {
-        io::write_real(out, &registered[1].0.view().into_dyn())?;
+    if let (Some(out), Some(volume)) = (&args.apply, &applied) {
+        io::write_real(out, &volume.view().into_dyn())?;
     }
-    if let Some(out) = &args.average {
-        io::write_real(out, &stripes::average(&registered)?.view().into_dyn())?;
+    if let (Some(out), Some(mean)) = (&args.average, mean) {
+        io::write_real(out, &mean.finish().view().into_dyn())?;
     }
     let counts = |r: &VolumeRegistration, s: Status| r.bscans.iter().filter(|b| b.status == s).count();
     if global.json {

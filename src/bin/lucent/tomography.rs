@@ -193,7 +193,7 @@ pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
     };
     let shape = write(&args.output, estimate, single)?;
     if global.json {
-        let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+        let device = Global::device_name(gpu.as_ref());
         println!("{}", json!({ "command": "em", "output": args.output, "shape": shape, "iterations": args.iterations, "kl_divergence": kl, "angles": g.angles.len(), "detectors": g.detectors, "device": device, "ms": start.elapsed().as_secs_f64() * 1e3 }));
         return Ok(());
     }
@@ -229,7 +229,7 @@ pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error
 
 fn report(global: &Global, command: &str, output: &Path, shape: Vec<usize>, g: &Geometry, gpu: Option<&lucent::Gpu>, start: Instant) -> Result<(), Error> {
     let ms = start.elapsed().as_secs_f64() * 1e3;
-    let device = gpu.map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+    let device = Global::device_name(gpu);
     if global.json {
         println!("{}", json!({ "command": command, "output": output, "shape": shape, "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "device": device, "ms": ms }));
     } else if !global.quiet {
@@ -259,7 +259,7 @@ pub fn find_center(global: &Global, args: &FindCenterArgs) -> Result<(), Error> 
     };
     let ms = start.elapsed().as_secs_f64() * 1e3;
     if global.json {
-        let device = gpu.as_ref().map_or("cpu (f64 reference)".to_string(), |g| g.summary().name.clone());
+        let device = Global::device_name(gpu.as_ref());
         let tried: Vec<_> = scores.iter().map(|(c, e)| json!({ "center": c, "entropy": e })).collect();
         println!("{}", json!({ "command": "find-center", "center": centre, "middle": (g.detectors as f64 - 1.0) / 2.0, "tried": tried, "device": device, "ms": ms }));
     } else {

@@ -126,7 +126,12 @@ pub fn record_cross_correlate_masked(rec: &mut Recording, fixed: Buf, moving: Bu
 /// with `upsample_factor` above 1, a unique maximum refined below a sample by a parabola through
 /// it and its neighbours along each axis, rounded to 1/upsample_factor.
 pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64, upsample_factor: f64) -> Result<Vec<f64>> {
-    check_registration(reference, moving, reference_mask, moving_mask, overlap_ratio)?;
+    // Shapes here; the contents (finite, masks not empty, variance) on the device.
+    if reference.shape() != moving.shape() {
+        return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
+    }
+    check_shape(reference, reference_mask, "reference")?;
+    check_shape(moving, moving_mask, "moving")?;
     let upload = |x: &ArrayViewD<f32>| GpuArray::upload_f32(gpu, x);
     let (r, m) = (upload(reference)?, upload(moving)?);
     let (rm, mm) = (upload(&as_weights(reference_mask).view())?, upload(&as_weights(moving_mask).view())?);
@@ -233,14 +238,20 @@ pub(super) fn centre_of_maxima<T: Copy + PartialOrd>(xcorr: &ArrayD<T>, dims: &[
 }
 
 fn check(x: &ArrayViewD<f32>, mask: &ArrayViewD<bool>, what: &str) -> Result<()> {
+    check_shape(x, mask, what)?;
+    if !mask.iter().any(|&k| k) {
+        return Err(Error::Invalid(format!("the {what} mask selects no sample")));
+    }
+    crate::check::check_finite(x, &format!("the {what} image"))
+}
+
+/// An image of 1-4 axes, not empty, and its mask of its shape.
+fn check_shape(x: &ArrayViewD<f32>, mask: &ArrayViewD<bool>, what: &str) -> Result<()> {
     if !(1..=4).contains(&x.ndim()) || x.is_empty() {
         return Err(Error::Shape(format!("the {what} image of shape {:?} (1 to 4 axes, not empty)", x.shape())));
     }
     if mask.shape() != x.shape() {
         return Err(Error::Shape(format!("the {what} mask {:?} and its image {:?} differ", mask.shape(), x.shape())));
     }
-    if !mask.iter().any(|&k| k) {
-        return Err(Error::Invalid(format!("the {what} mask selects no sample")));
-    }
-    crate::check::check_finite(x, &format!("the {what} image"))
+    Ok(())
 }

@@ -180,8 +180,9 @@ fn register_with(measure: &mut impl Measure, slow: usize, how: &StripeRegistrati
 
     let t = Instant::now();
     let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    let coarse: Vec<(f64, [f64; 3])> = stripes.iter().map(|b| (b.bscan as f64, b.shift)).collect();
     for j in 0..slow {
-        let predicted = j as f64 + interpolate(&stripes, j, 0);
+        let predicted = j as f64 + linear(&coarse, j as f64, 0);
         let nearest = ((predicted - (window / 2) as f64) / how.window_step as f64).round().max(0.0) as usize * how.window_step;
         groups.entry(nearest.min(slow - window)).or_default().push(j);
     }
@@ -241,12 +242,6 @@ fn clean(at: &[usize], measured: &[Peak], spike: f64, how: &StripeRegistration) 
         b.shift = std::array::from_fn(|a| linear(&good, b.bscan as f64, a));
     }
     Ok(out)
-}
-
-/// The shifts' axis `axis` at B-scan `j`, linear between `shifts`' B-scans (flat beyond).
-fn interpolate(shifts: &[BscanShift], j: usize, axis: usize) -> f64 {
-    let points: Vec<(f64, [f64; 3])> = shifts.iter().map(|b| (b.bscan as f64, b.shift)).collect();
-    linear(&points, j as f64, axis)
 }
 
 /// Piecewise-linear interpolation of axis `axis` of `points` (ascending positions) at `x`.
@@ -515,26 +510,44 @@ fn landing<'s>(moving: &ArrayView3<f32>, shifts: &'s [BscanShift], order: u32) -
 /// where none does).
 pub fn average(volumes: &[(Array3<f32>, Vec<bool>)]) -> Result<Array3<f32>> {
     let Some((first, _)) = volumes.first() else { return Err(Error::Empty("no volumes to average".into())) };
-    let mut sum = Array3::<f32>::zeros(first.dim());
-    let mut count = vec![0u32; first.dim().0];
+    let mut mean = Average::new(first.dim());
     for (v, covered) in volumes {
-        if v.dim() != first.dim() || covered.len() != count.len() {
-            return Err(Error::Shape(format!("volumes of shapes {:?} and {:?} averaged", first.dim(), v.dim())));
-        }
-        for (y, &c) in covered.iter().enumerate() {
-            if c {
-                count[y] += 1;
-                let mut row = sum.slice_mut(s![y, .., ..]);
-                row += &v.slice(s![y, .., ..]);
-            }
-        }
+        mean.add(v, covered)?;
     }
-    for (y, &c) in count.iter().enumerate() {
-        if c > 1 {
-            sum.slice_mut(s![y, .., ..]).mapv_inplace(|v| v / c as f32);
-        }
+    Ok(mean.finish())
+}
+
+/// [`average`] one registered volume at a time (a series need not be held at once).
+pub struct Average {
+    sum: Array3<f32>,
+    count: Vec<u32>,
+}
+
+impl Average {
+    pub fn new(dim: (usize, usize, usize)) -> Average {
+        Average { sum: Array3::zeros(dim), count: vec![0; dim.0] }
     }
-    Ok(sum)
+
+    /// Adds the rows of `volume` that `covered` marks.
+    pub fn add(&mut self, volume: &Array3<f32>, covered: &[bool]) -> Result<()> {
+        if volume.dim() != self.sum.dim() || covered.len() != self.count.len() {
+            return Err(Error::Shape(format!("volumes of shapes {:?} and {:?} averaged", self.sum.dim(), volume.dim())));
+        }
+        for (y, _) in covered.iter().enumerate().filter(|(_, &c)| c) {
+            self.count[y] += 1;
+            let mut row = self.sum.slice_mut(s![y, .., ..]);
+            row += &volume.slice(s![y, .., ..]);
+        }
+        Ok(())
+    }
+
+    /// Each row's mean over the volumes that covered it (0 where none did).
+    pub fn finish(mut self) -> Array3<f32> {
+        for (y, &c) in self.count.iter().enumerate().filter(|(_, &c)| c > 1) {
+            self.sum.slice_mut(s![y, .., ..]).mapv_inplace(|v| v / c as f32);
+        }
+        self.sum
+    }
 }
 
 #[cfg(test)]

@@ -288,11 +288,10 @@ pub fn find_center(g: &Geometry, radius: f64, mut reconstruct: impl FnMut(&[f64]
     let mut scores = Vec::new();
     let mut search = |centres: Vec<f64>| -> Result<f64> {
         let images = reconstruct(&centres)?;
-        for (c, image) in centres.iter().zip(&images) {
-            let entropy = histogram_entropy(image.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64), range);
-            scores.push((*c, entropy));
-        }
-        Ok(scores.iter().filter(|(c, _)| centres.contains(c)).min_by(|a, b| a.1.total_cmp(&b.1)).map_or(middle, |s| s.0))
+        let tried: Vec<(f64, f64)> = centres.iter().zip(&images).map(|(&c, image)| (c, histogram_entropy(image.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64), range))).collect();
+        let best = tried.iter().min_by(|a, b| a.1.total_cmp(&b.1)).map_or(middle, |s| s.0);
+        scores.extend(tried);
+        Ok(best)
     };
     let steps = (radius / 0.5).floor() as i64;
     let coarse = search((-steps..=steps).map(|k| middle + 0.5 * k as f64).collect())?;
