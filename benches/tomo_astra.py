@@ -53,8 +53,9 @@ for A, a, b, x0, y0, phi in E:
 sino = sino.astype(np.float32)
 np.save(f"{tmp}/sl.npy", sino)
 run("phantom", "-o", f"{tmp}/ph.npy", "--size", str(n))
-run("fbp", f"{tmp}/sl.npy", "-o", f"{tmp}/ours.npy")
-phantom, ours = np.load(f"{tmp}/ph.npy"), np.load(f"{tmp}/ours.npy")
+run("fbp", f"{tmp}/sl.npy", "-o", f"{tmp}/ours.npy", "--method", "logpolar")
+run("fbp", f"{tmp}/sl.npy", "-o", f"{tmp}/direct.npy", "--method", "direct")
+phantom, ours, direct = np.load(f"{tmp}/ph.npy"), np.load(f"{tmp}/ours.npy"), np.load(f"{tmp}/direct.npy")
 vol = astra.create_vol_geom(n, n)
 proj = astra.create_proj_geom('parallel', 1.0, n, theta)
 rid = astra.data2d.create('-vol', vol, 0); sid = astra.data2d.create('-sino', proj, sino)
@@ -62,16 +63,19 @@ cfg = astra.astra_dict('FBP_CUDA'); cfg['ReconstructionDataId'] = rid; cfg['Proj
 alg = astra.algorithm.create(cfg); astra.algorithm.run(alg); theirs = astra.data2d.get(rid)
 yy, xx = np.mgrid[:n, :n]; mask = (yy - (n - 1) / 2) ** 2 + (xx - (n - 1) / 2) ** 2 < (n / 2 - 1) ** 2
 err = lambda x: float(np.linalg.norm((x - phantom)[mask]) / np.linalg.norm(phantom[mask]))
-print(json.dumps(dict(check="FBP of the exact Shepp-Logan sinogram, N 512, 768 angles, ramp", lucent_rel_l2=round(err(ours), 5), astra_rel_l2=round(err(theirs), 5), lucent_vs_astra=round(float(np.linalg.norm((ours - theirs)[mask]) / np.linalg.norm(theirs[mask])), 5))), flush=True)
+print(json.dumps(dict(check="FBP of the exact Shepp-Logan sinogram, N 512, 768 angles, ramp", lucent_logpolar_rel_l2=round(err(ours), 5), lucent_direct_rel_l2=round(err(direct), 5), astra_rel_l2=round(err(theirs), 5), lucent_vs_astra=round(float(np.linalg.norm((ours - theirs)[mask]) / np.linalg.norm(theirs[mask])), 5))), flush=True)
 
 # Forward projection against exact line integrals: the pixel phantom (Shepp-Logan, N 512, 768
 # angles) and a pixel-sampled Gaussian (N 256, sigma 20, 384 angles), by lucent and by ASTRA.
 def compare(img, exact, angles, name):
-    np.save(f"{tmp}/img.npy", img.astype(np.float32)); np.save(f"{tmp}/ang.npy", angles.astype(np.float32))
-    run("radon", f"{tmp}/img.npy", "-o", f"{tmp}/fp.npy", "--angles-file", f"{tmp}/ang.npy")
-    ours, theirs = np.load(f"{tmp}/fp.npy"), astra_fp(img, angles, img.shape[0])
+    np.save(f"{tmp}/img.npy", img.astype(np.float32))
+    result = {}
+    for method in ("logpolar", "direct"):
+        run("radon", f"{tmp}/img.npy", "-o", f"{tmp}/fp.npy", "--angles", str(len(angles)), "--method", method)
+        result[method] = np.load(f"{tmp}/fp.npy")
+    theirs = astra_fp(img, angles, img.shape[0])
     rel = lambda x: float(np.linalg.norm(x - exact) / np.linalg.norm(exact))
-    print(json.dumps(dict(check=f"forward projection vs exact line integrals: {name}", lucent_rel_l2=round(rel(ours), 6), astra_rel_l2=round(rel(theirs), 6))), flush=True)
+    print(json.dumps(dict(check=f"forward projection vs exact line integrals: {name}", lucent_logpolar_rel_l2=round(rel(result["logpolar"]), 6), lucent_direct_rel_l2=round(rel(result["direct"]), 6), astra_rel_l2=round(rel(theirs), 6))), flush=True)
 
 compare(phantom, sino, theta, "Shepp-Logan N 512, 768 angles")
 n2, sigma, c0 = 256, 20.0, (7.3, -11.6)

@@ -21,7 +21,7 @@ use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::graph::Recording;
 
-pub use crate::ops::tomography::{kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Mlem, EM_EPSILON};
+pub use crate::ops::tomography::{kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Method, Mlem, EM_EPSILON};
 
 /// Slices of a stack per submission: as many as keep about `per_slice` bytes each (the slice's
 /// input, output and temporaries) within a quarter of the memory budget and one buffer.
@@ -65,10 +65,12 @@ fn one_call<D: Dimension>(
     crate::gpu::with_dim(result)
 }
 
-/// Bytes a slice's images, sinograms and FBP's padded spectra take (f32), roughly.
+/// Bytes a slice's images, sinograms, FBP's padded spectra and the log-polar method's grids
+/// take, roughly.
 fn slice_bytes(g: &Geometry) -> u64 {
     let (n, a, d, p) = (g.size as u64, g.angles.len() as u64, g.detectors as u64, g.padded_detectors() as u64);
-    4 * (3 * n * n + 3 * a * d + 3 * a * p)
+    let grids = if g.uses_logpolar().unwrap_or(false) { 2 * crate::ops::tomography::logpolar::grid_bytes(g) } else { 0 };
+    4 * (3 * n * n + 3 * a * d + 3 * a * p) + grids
 }
 
 /// What [`apply`] does.

@@ -18,6 +18,7 @@ pub mod fft_axis_map;
 pub mod fill;
 pub mod filter_lines;
 pub mod gather;
+pub mod logpolar;
 pub mod peak_neighbours;
 pub mod phase_ramp;
 pub mod project;

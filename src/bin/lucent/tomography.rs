@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::builder::PossibleValuesParser;
-use lucent::ops::tomography::{cpu, Filter, Geometry};
+use lucent::ops::tomography::{cpu, Filter, Geometry, Method};
 use lucent::{io, Error};
 use ndarray::{ArrayD, Ix3};
 use serde_json::json;
@@ -22,6 +22,24 @@ pub struct Angles {
     /// The rotation centre in detector coordinates (default: the detector's middle).
     #[arg(long, allow_negative_numbers = true)]
     center: Option<f64>,
+    /// The projector pair: the log-polar method where it applies (angles equally spaced over
+    /// [0, π), the centre at the detector's middle) and the image is 256² or more, else direct.
+    #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(Method::NAMES))]
+    method: String,
+}
+
+impl Angles {
+    /// The geometry with the method asked for; the f64 reference on the CPU is the direct
+    /// method only.
+    fn geometry(&self, size: usize, angles: Vec<f64>, detectors: Option<usize>, gpu: bool) -> Result<Geometry, Error> {
+        let method = Method::parse(&self.method)?;
+        if method == Method::LogPolar && !gpu {
+            return Err(Error::Invalid("the log-polar method runs on a GPU; the CPU reference is the direct method".into()));
+        }
+        let g = Geometry::new(size, angles, detectors, self.center)?.with_method(method);
+        g.uses_logpolar()?;
+        Ok(g)
+    }
 }
 
 #[derive(clap::Args)]
@@ -141,9 +159,9 @@ pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
         (Some(path), None) => read_angles(path)?,
         (None, count) => Geometry::equally_spaced(count.unwrap_or(h)),
     };
-    let g = Geometry::new(h, angles, args.detectors, args.geometry.center)?;
-    io::check_host_array("the sinograms", &[images.dim().0, g.angles.len(), g.detectors], 4)?;
     let gpu = global.gpu()?;
+    let g = args.geometry.geometry(h, angles, args.detectors, gpu.is_some())?;
+    io::check_host_array("the sinograms", &[images.dim().0, g.angles.len(), g.detectors], 4)?;
     let start = Instant::now();
     let sinograms = match &gpu {
         Some(gpu) => {
@@ -161,7 +179,7 @@ pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
 }
 
 /// A sinogram (stack) and the geometry it was taken in.
-fn read_sinograms(input: &Path, size: Option<usize>, geometry: &Angles) -> Result<(ndarray::Array3<f32>, bool, Geometry), Error> {
+fn read_sinograms(input: &Path, size: Option<usize>, geometry: &Angles, gpu: bool) -> Result<(ndarray::Array3<f32>, bool, Geometry), Error> {
     let (sinograms, single) = as_stack(io::read_real(input)?, "the sinogram")?;
     let (_, rows, detectors) = sinograms.dim();
     let angles = match &geometry.angles_file {
@@ -171,14 +189,14 @@ fn read_sinograms(input: &Path, size: Option<usize>, geometry: &Angles) -> Resul
     if angles.len() != rows {
         return Err(Error::Shape(format!("{} angles for a sinogram of {rows} rows", angles.len())));
     }
-    let g = Geometry::new(size.unwrap_or(detectors), angles, Some(detectors), geometry.center)?;
+    let g = geometry.geometry(size.unwrap_or(detectors), angles, Some(detectors), gpu)?;
     io::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
     Ok((sinograms, single, g))
 }
 
 pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
-    let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry)?;
     let gpu = global.gpu()?;
+    let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry, gpu.is_some())?;
     let start = Instant::now();
     let (estimate, kl) = match &gpu {
         Some(gpu) => lucent::tomography::mlem(gpu, &sinograms, &g, args.iterations)?,
@@ -201,12 +219,12 @@ pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
 }
 
 pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error> {
-    let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry)?;
+    let gpu = global.gpu()?;
+    let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry, gpu.is_some())?;
     let filter = Filter::parse(&args.filter)?;
     if op == Operation::Backproject && filter != Filter::Ramp {
         return Err(Error::Invalid("--filter belongs to fbp".into()));
     }
-    let gpu = global.gpu()?;
     let start = Instant::now();
     let images = match (&gpu, op) {
         (Some(gpu), op) => {
@@ -227,20 +245,29 @@ pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error
     report(global, name, &args.output, write(&args.output, images, single)?, &g, gpu.as_ref(), start)
 }
 
+/// The method that ran.
+fn method_name(g: &Geometry, gpu: Option<&lucent::Gpu>) -> &'static str {
+    if gpu.is_some() && g.uses_logpolar().unwrap_or(false) {
+        "logpolar"
+    } else {
+        "direct"
+    }
+}
+
 fn report(global: &Global, command: &str, output: &Path, shape: Vec<usize>, g: &Geometry, gpu: Option<&lucent::Gpu>, start: Instant) -> Result<(), Error> {
     let ms = start.elapsed().as_secs_f64() * 1e3;
     let device = Global::device_name(gpu);
     if global.json {
-        println!("{}", json!({ "command": command, "output": output, "shape": shape, "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "device": device, "ms": ms }));
+        println!("{}", json!({ "command": command, "output": output, "shape": shape, "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "method": method_name(g, gpu), "device": device, "ms": ms }));
     } else if !global.quiet {
-        eprintln!("lucent: {command}: {} angles, {} detectors, {}² images on {device} in {ms:.1} ms; wrote {}", g.angles.len(), g.detectors, g.size, output.display());
+        eprintln!("lucent: {command}: {} angles, {} detectors, {}² images ({}) on {device} in {ms:.1} ms; wrote {}", g.angles.len(), g.detectors, g.size, method_name(g, gpu), output.display());
     }
     Ok(())
 }
 
 pub fn find_center(global: &Global, args: &FindCenterArgs) -> Result<(), Error> {
-    let geometry = Angles { angles_file: args.angles_file.clone(), center: None };
-    let (sinograms, _, g) = read_sinograms(&args.input, None, &geometry)?;
+    let geometry = Angles { angles_file: args.angles_file.clone(), center: None, method: "direct".into() };
+    let (sinograms, _, g) = read_sinograms(&args.input, None, &geometry, true)?;
     if args.slice >= sinograms.dim().0 {
         return Err(Error::Invalid(format!("--slice {} of a stack of {}", args.slice, sinograms.dim().0)));
     }

@@ -74,6 +74,38 @@ pub fn backproject(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
     })
 }
 
+/// The back-projection the log-polar method approximates: every pixel sums, over the angles,
+/// the cubic B-spline interpolant of each projection (prefiltered as scipy's mirror mode, taps
+/// beyond the detector 0) at its line's detector coordinate. The reference for
+/// `logpolar::record_backproject` (inside the object's disk).
+pub fn backproject_spline(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
+    use crate::ops::interpolate::{cpu::spline_filter1d, SplineMode};
+    let coefficients = spline_filter1d(&sinograms.to_owned().into_dyn(), 2, SplineMode::Mirror);
+    let n = g.size;
+    let cubic = |f: f64| {
+        let h = 1.0 - f;
+        [h * h * h / 6.0, (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0, (4.0 - 6.0 * h * h + 3.0 * h * h * h) / 6.0, f * f * f / 6.0]
+    };
+    Array3::from_shape_fn((sinograms.dim().0, n, n), |(b, r, c)| {
+        let (x, y) = g.pixel_centre(r, c);
+        g.angles
+            .iter()
+            .enumerate()
+            .map(|(a, &theta)| {
+                let u = x * theta.cos() + y * theta.sin() + g.center;
+                let base = u.floor();
+                let w = cubic(u - base);
+                (0..4)
+                    .filter_map(|k| {
+                        let i = base as i64 - 1 + k as i64;
+                        (0..g.detectors as i64).contains(&i).then(|| w[k] * coefficients[[b, a, i as usize]])
+                    })
+                    .sum::<f64>()
+            })
+            .sum()
+    })
+}
+
 /// The filter's response at the `padded / 2 + 1` frequencies of a real transform of `padded`
 /// detector samples: the ramp as the transform of its sampled spatial kernel (Kak and Slaney:
 /// 1/4 at 0, −1/(πn)² at odd n, 0 at even n), times the window: scikit-image's

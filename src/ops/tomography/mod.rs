@@ -15,6 +15,7 @@
 //! every projection of an image inside the detector's reach sums to the image's sum.
 
 pub mod cpu;
+pub mod logpolar;
 
 use ndarray::{ArrayD, IxDyn};
 
@@ -36,7 +37,38 @@ pub struct Geometry {
     pub angles: Vec<f64>,
     pub detectors: usize,
     pub center: f64,
+    /// How projections and back-projections are computed.
+    pub method: Method,
 }
+
+/// The projector pair's algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Method {
+    /// The log-polar method where it applies and pays (equally spaced angles over [0, π), the
+    /// centre at the detector's middle, an image of 256² or more), else the direct one.
+    #[default]
+    Auto,
+    /// Convolutions on log-polar grids ([`logpolar`]); an error where it does not apply.
+    LogPolar,
+    /// The strip-model projector pair, for any angles and centre.
+    Direct,
+}
+
+impl Method {
+    pub const NAMES: [&'static str; 3] = ["auto", "logpolar", "direct"];
+
+    pub fn parse(name: &str) -> Result<Method> {
+        match name {
+            "auto" => Ok(Method::Auto),
+            "logpolar" => Ok(Method::LogPolar),
+            "direct" => Ok(Method::Direct),
+            other => Err(Error::Invalid(format!("method '{other}' (one of {})", Method::NAMES.join(", ")))),
+        }
+    }
+}
+
+/// The smallest image the automatic choice gives to the log-polar method.
+pub const LOGPOLAR_FROM: usize = 256;
 
 impl Geometry {
     /// An N×N image seen at `angles`; `detectors` defaults to N, `center` to the detector's
@@ -56,7 +88,7 @@ impl Geometry {
         if !center.is_finite() {
             return Err(Error::NonFinite(format!("the rotation centre {center}")));
         }
-        Ok(Geometry { size, angles, detectors, center })
+        Ok(Geometry { size, angles, detectors, center, method: Method::Auto })
     }
 
     /// `count` angles iπ/count, equally spaced over [0, π).
@@ -96,6 +128,24 @@ impl Geometry {
             })
             .collect();
         ArrayD::from_shape_vec(IxDyn(&[self.angles.len(), 8]), values).expect("eight per angle")
+    }
+
+    /// The same geometry computed by `method`.
+    pub fn with_method(self, method: Method) -> Geometry {
+        Geometry { method, ..self }
+    }
+
+    /// Whether the log-polar method computes this geometry's projections (an error where it
+    /// was asked for and does not apply).
+    pub fn uses_logpolar(&self) -> Result<bool> {
+        match self.method {
+            Method::Direct => Ok(false),
+            Method::Auto => Ok(self.size >= LOGPOLAR_FROM && logpolar::unsuitable(self).is_none()),
+            Method::LogPolar => match logpolar::unsuitable(self) {
+                None => Ok(true),
+                Some(why) => Err(Error::Invalid(format!("the log-polar method does not apply: {why}"))),
+            },
+        }
     }
 
     fn setup(&self, rec: &mut Recording) -> Result<Setup> {
@@ -145,8 +195,12 @@ fn batched(rec: &mut Recording, x: Buf, what: &str) -> Result<Buf> {
 pub fn record_project(rec: &mut Recording, images: Buf, g: &Geometry) -> Result<Buf> {
     let single = rec.dims(images).len() == 2;
     let x = batched(rec, images, "images")?;
-    let setup = g.setup(rec)?;
-    let y = project::project(rec, x, &setup)?;
+    let y = if g.uses_logpolar()? {
+        logpolar::record_project(rec, x, &*logpolar::LogPolar::cached(rec.gpu(), g)?)?
+    } else {
+        let setup = g.setup(rec)?;
+        project::project(rec, x, &setup)?
+    };
     unbatched(rec, y, single)
 }
 
@@ -154,8 +208,12 @@ pub fn record_project(rec: &mut Recording, images: Buf, g: &Geometry) -> Result<
 pub fn record_backproject(rec: &mut Recording, sinograms: Buf, g: &Geometry) -> Result<Buf> {
     let single = rec.dims(sinograms).len() == 2;
     let x = batched(rec, sinograms, "sinograms")?;
-    let setup = g.setup(rec)?;
-    let y = project::backproject(rec, x, &setup)?;
+    let y = if g.uses_logpolar()? {
+        logpolar::record_backproject(rec, x, &*logpolar::LogPolar::cached(rec.gpu(), g)?)?
+    } else {
+        let setup = g.setup(rec)?;
+        project::backproject(rec, x, &setup)?
+    };
     unbatched(rec, y, single)
 }
 
@@ -225,7 +283,9 @@ pub fn record_mlem(rec: &mut Recording, sinograms: Buf, g: &Geometry, iterations
     crate::kernels::fill::record(rec, f, 1.0);
     let mut sums = Vec::with_capacity(iterations);
     for _ in 0..iterations {
+        // (The log-polar projections of a non-negative image may dip below 0 by a little.)
         let q = record_project(rec, f, g)?;
+        let q = unary::record(rec, UnaryOp::MaxScalar(0.0), q)?;
         let shifted = unary::record(rec, UnaryOp::Offset(EM_EPSILON), q)?;
         let ratio = binary::record(rec, BinaryOp::Div, sinograms, shifted)?;
         // Σ g ln(g / (Rf + ε)): ratio 0 where g is, so g · ln(max(ratio, tiny)) is 0 there.
@@ -235,6 +295,7 @@ pub fn record_mlem(rec: &mut Recording, sinograms: Buf, g: &Geometry, iterations
         sums.push((sum_all(rec, q)?, sum_all(rec, terms)?));
         let back = record_backproject(rec, ratio, g)?;
         let update = binary::record(rec, BinaryOp::Div, back, norm)?;
+        let update = unary::record(rec, UnaryOp::MaxScalar(0.0), update)?;
         f = binary::record(rec, BinaryOp::Mul, f, update)?;
     }
     Ok(Mlem { estimate: f, sums })

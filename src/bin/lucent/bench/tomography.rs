@@ -4,7 +4,7 @@
 //! and 100 EM iterations at N ≤ 512; with `--filter tomo_stack`, a stack of 512 slices of 1024²
 //! by FBP. Host wall clock, median after warm-up.
 
-use lucent::tomography::{backproject, fbp, mlem, radon, Filter, Geometry};
+use lucent::tomography::{backproject, fbp, mlem, radon, Filter, Geometry, Method};
 use lucent::{Error, Gpu};
 use ndarray::Ix2;
 
@@ -24,17 +24,22 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             continue;
         }
         let geometry = Geometry::new(n, Geometry::equally_spaced(3 * n / 2), None, None)?;
-        let g = &geometry;
+        let (lp, direct) = (&geometry.clone().with_method(Method::LogPolar), &geometry.with_method(Method::Direct));
         let image = super::uniform(&[n, n], 0x2545_F491_4F6C_DD1D).into_dimensionality::<Ix2>().map_err(|e| Error::Shape(e.to_string()))?;
-        let sinogram = radon(gpu, &image, g)?;
+        let sinogram = radon(gpu, &image, direct)?;
         let mut cases: Vec<Case> = vec![
-            ("tomo_fp", 5, Box::new(|| radon(gpu, &image, g).map(drop))),
-            ("tomo_bp", 5, Box::new(|| backproject(gpu, &sinogram, g).map(drop))),
-            ("tomo_fbp", 5, Box::new(|| fbp(gpu, &sinogram, g, Filter::Ramp).map(drop))),
+            ("tomo_fp_logpolar", 5, Box::new(|| radon(gpu, &image, lp).map(drop))),
+            ("tomo_bp_logpolar", 5, Box::new(|| backproject(gpu, &sinogram, lp).map(drop))),
+            ("tomo_fbp_logpolar", 5, Box::new(|| fbp(gpu, &sinogram, lp, Filter::Ramp).map(drop))),
+            ("tomo_fp_direct", 5, Box::new(|| radon(gpu, &image, direct).map(drop))),
+            ("tomo_bp_direct", 5, Box::new(|| backproject(gpu, &sinogram, direct).map(drop))),
+            ("tomo_fbp_direct", 5, Box::new(|| fbp(gpu, &sinogram, direct, Filter::Ramp).map(drop))),
         ];
         if n <= 512 {
             let counts = sinogram.mapv(|v| v.max(0.0));
-            cases.push(("tomo_em100", 3, Box::new(move || mlem(gpu, &counts, g, 100).map(drop))));
+            let counts2 = counts.clone();
+            cases.push(("tomo_em100_logpolar", 3, Box::new(move || mlem(gpu, &counts, lp, 100).map(drop))));
+            cases.push(("tomo_em100_direct", 3, Box::new(move || mlem(gpu, &counts2, direct, 100).map(drop))));
         }
         for (case, reps, mut run) in cases {
             if !wanted(case) {

@@ -1,0 +1,36 @@
+// Projection's input on the log-polar grids: for span k, sample (ρ, φ) holds the image (its
+// B-spline coefficients `coef`, batch × N × N) at the point z = e^ρ (cos φ, sin φ) mapped back,
+// x = R (z − (1 − a_r) e₁) / a_r turned by kβ; 0 outside the object's disk.
+#import common/grid
+#import common/logpolar
+#import common/spline2
+
+@group(0) @binding(0) var<storage, read> coef: array<f32>;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<uniform> p: Params;
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = workgroup_index(wid, nwg) * 256u + lid;
+    if (i >= p.count) {
+        return;
+    }
+    let m = i % p.ntheta;
+    let j = (i / p.ntheta) % p.nrho;
+    let k = (i / (p.ntheta * p.nrho)) % 3u;
+    let b = i / (p.ntheta * p.nrho * 3u);
+    var v = 0.0;
+    if (m >= p.ntheta / 4u && m < 3u * p.ntheta / 4u) {
+        let phi = (f32(m) - f32(p.ntheta / 2u)) * p.dtheta;
+        let e = exp(p.rho0 + f32(j) * p.drho);
+        let turned = vec2<f32>(e * cos(phi) - (1.0 - p.a_r), e * sin(phi)) * (p.radius / p.a_r);
+        if (dot(turned, turned) <= p.radius * p.radius) {
+            let cs = span_turn(k, p);
+            let x = cs.x * turned.x - cs.y * turned.y;
+            let y = cs.y * turned.x + cs.x * turned.y;
+            v = spline2(b * p.size * p.size, p.size, p.size, p.mid - y, x + p.mid);
+        }
+    }
+    out[i] = v;
+}
