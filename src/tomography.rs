@@ -47,7 +47,7 @@ fn one_call<D: Dimension>(
     crate::check::check_finite(&x, what)?;
     let run = |part: &ndarray::ArrayViewD<f32>| -> Result<ndarray::ArrayD<f32>> {
         let mut rec = Recording::new(gpu);
-        let b = rec.upload_f32(part)?;
+        let b = rec.upload_once_f32(part)?;
         let y = record(&mut rec, b)?;
         let d = rec.download(y);
         rec.run()?.into_f32(d)
@@ -126,7 +126,7 @@ pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>,
     // Stacks in batches of slices; the KL divergence sums over all of them.
     let run = |part: &ndarray::ArrayViewD<f32>| -> Result<EmPart> {
         let mut rec = Recording::new(gpu);
-        let b = rec.upload_f32(part)?;
+        let b = rec.upload_once_f32(part)?;
         let run = record_mlem(&mut rec, b, g, iterations)?;
         let d = rec.download(run.estimate);
         let sums: Vec<_> = run.sums.iter().map(|&(q, t)| (rec.download(q), rec.download(t))).collect();
