@@ -193,6 +193,17 @@ fn cli_phantom_radon_fbp_backproject() {
     refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--angles", "4", "--angles-file", &path("angles.npy")], "give one");
     refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--center", "nan"], "rotation centre");
     refused(&["fbp", &path("s.npy"), "-o", &path("x.npy"), "--filter", "butterworth"], "possible values");
+    // The log-polar method where asked (the GPU against the direct reference on the CPU), and
+    // refused where it does not apply or on the CPU.
+    let out = lucent_json(&["radon", &path("p.npy"), "-o", &path("lp.npy"), "--angles", "72", "--method", "logpolar"], &[]);
+    assert_eq!(out["method"], "logpolar", "{out}");
+    let out = lucent_json(&["--device", "cpu", "radon", &path("p.npy"), "-o", &path("dp.npy"), "--angles", "72"], &[]);
+    assert_eq!(out["method"], "direct", "{out}");
+    let (lp, dp) = (lucent::io::read_real(path("lp.npy")).unwrap(), lucent::io::read_real(path("dp.npy")).unwrap());
+    assert!(rel_l2_of(&lp, &dp.mapv(f64::from)) <= 0.05, "log-polar and direct projections differ by {}", rel_l2_of(&lp, &dp.mapv(f64::from)));
+    refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--method", "logpolar", "--center", "20"], "log-polar method does not apply");
+    refused(&["--device", "cpu", "radon", &path("p.npy"), "-o", &path("x.npy"), "--method", "logpolar"], "runs on a GPU");
+    refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--method", "fourier"], "possible values");
     lucent::io::write_real(path("negative.npy"), &rand_array(&[6, 8]).view()).unwrap();
     for device in ["auto", "cpu"] {
         refused(&["--device", device, "em", &path("negative.npy"), "-o", &path("x.npy"), "-n", "2"], "counts of 0 or more");

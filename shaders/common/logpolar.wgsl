@@ -1,14 +1,30 @@
 // The log-polar method's grids (src/ops/tomography/logpolar.rs): each of the 3 spans of angles
-// (β = π/3 each) has a grid of nrho × ntheta samples, ρ = rho0 + j·drho and φ = (m − ntheta/2)·dtheta,
-// on which the object, rotated by −kβ, lies in the disk of radius a_r centred at (1 − a_r, 0).
+// (β = π/3 each) has a grid of nrho × ntheta samples over a period of 2β in φ, on which the
+// object, rotated by −kβ, lies in the disk of radius a_r centred at (1 − a_r, 0). Only `width`
+// = ntheta/2 + 4 columns are stored (the span ±β/2 and two columns either side; the rest is
+// zero in the inputs and unread in the outputs): column m holds φ = (m − ntheta/4 − 2)·dtheta,
+// and ρ = rho0 + j·drho.
 
 struct Params {
     size: u32, angles: u32, detectors: u32, count: u32,
-    nrho: u32, ntheta: u32, extra: u32, unused0: u32,
+    nrho: u32, ntheta: u32, extra: u32, width: u32,
     radius: f32, a_r: f32, rho0: f32, drho: f32,
     dtheta: f32, span: f32, angle0: f32, dangle: f32,
     center: f32, mid: f32, scale: f32, unused1: f32,
 }  // mirrored in src/kernels/logpolar.rs
+
+// The stored column of angle φ, and whether column m lies within the span.
+fn column(phi: f32, p: Params) -> f32 {
+    return phi / p.dtheta + f32(p.ntheta / 4u + 2u);
+}
+
+fn in_span(m: u32, p: Params) -> bool {
+    return m >= 2u && m < p.ntheta / 2u + 2u;
+}
+
+fn phi_of(m: u32, p: Params) -> f32 {
+    return (f32(m) - f32(p.ntheta / 4u + 2u)) * p.dtheta;
+}
 
 // Span k's rotation of the plane by −kβ: (cos kβ, sin kβ).
 fn span_turn(k: u32, p: Params) -> vec2<f32> {

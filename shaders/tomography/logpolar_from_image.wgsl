@@ -16,13 +16,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
-    let m = i % p.ntheta;
-    let j = (i / p.ntheta) % p.nrho;
-    let k = (i / (p.ntheta * p.nrho)) % 3u;
-    let b = i / (p.ntheta * p.nrho * 3u);
+    let m = i % p.width;
+    let j = (i / p.width) % p.nrho;
+    let k = (i / (p.width * p.nrho)) % 3u;
+    let b = i / (p.width * p.nrho * 3u);
     var v = 0.0;
-    if (m >= p.ntheta / 4u && m < 3u * p.ntheta / 4u) {
-        let phi = (f32(m) - f32(p.ntheta / 2u)) * p.dtheta;
+    if (in_span(m, p)) {
+        let phi = phi_of(m, p);
         let e = exp(p.rho0 + f32(j) * p.drho);
         let turned = vec2<f32>(e * cos(phi) - (1.0 - p.a_r), e * sin(phi)) * (p.radius / p.a_r);
         if (dot(turned, turned) <= p.radius * p.radius) {

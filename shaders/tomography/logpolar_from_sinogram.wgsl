@@ -17,13 +17,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
-    let m = i % p.ntheta;
-    let j = (i / p.ntheta) % p.nrho;
-    let k = (i / (p.ntheta * p.nrho)) % 3u;
-    let b = i / (p.ntheta * p.nrho * 3u);
+    let m = i % p.width;
+    let j = (i / p.width) % p.nrho;
+    let k = (i / (p.width * p.nrho)) % 3u;
+    let b = i / (p.width * p.nrho * 3u);
     var v = 0.0;
-    if (m >= p.ntheta / 4u && m < 3u * p.ntheta / 4u) {
-        let phi = (f32(m) - f32(p.ntheta / 2u)) * p.dtheta;
+    if (in_span(m, p)) {
+        let phi = phi_of(m, p);
         var a = (f32(k) * p.span + phi - p.angle0) / p.dangle;
         let turns = floor(a / f32(p.angles));
         a -= turns * f32(p.angles);

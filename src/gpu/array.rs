@@ -106,8 +106,16 @@ impl GpuArray {
 
     pub fn download_f32(&self, gpu: &Gpu) -> Result<ArrayD<f32>> {
         self.expect_dtype(Dtype::F32)?;
-        let bytes = gpu.read_buffer(&self.buffer, self.bytes())?;
-        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), bytemuck::cast_slice(&bytes).to_vec()).unwrap())
+        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), self.download_elements(gpu)?).unwrap())
+    }
+
+    /// The buffer's elements, streamed back through the reused staging buffers by all cores
+    /// (a staging buffer made per call and one core copying moved 0.5 GB/s).
+    fn download_elements<T: bytemuck::Pod>(&self, gpu: &Gpu) -> Result<Vec<T>> {
+        let words = self.len() * self.dtype.words() as usize;
+        let mut out = vec![T::zeroed(); self.len()];
+        gpu.read_window_into(&[(&**self.buffer, words)], &[], 4, &[0], &[words], bytemuck::cast_slice_mut(&mut out))?;
+        Ok(out)
     }
 
     /// f32 arrays, one after another, as one host array of shape `dims` (chunks of an array
@@ -145,14 +153,12 @@ impl GpuArray {
 
     pub fn download_c32(&self, gpu: &Gpu) -> Result<ArrayD<Complex32>> {
         self.expect_dtype(Dtype::C32)?;
-        let bytes = gpu.read_buffer(&self.buffer, self.bytes())?;
-        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), bytemuck::cast_slice(&bytes).to_vec()).unwrap())
+        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), self.download_elements(gpu)?).unwrap())
     }
 
     pub fn download_u32(&self, gpu: &Gpu) -> Result<ArrayD<u32>> {
         self.expect_dtype(Dtype::U32)?;
-        let bytes = gpu.read_buffer(&self.buffer, self.bytes())?;
-        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), bytemuck::cast_slice(&bytes).to_vec()).unwrap())
+        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), self.download_elements(gpu)?).unwrap())
     }
 
     /// Fills the whole buffer with NaN, so a test can tell an element nothing wrote.

@@ -315,23 +315,6 @@ impl Gpu {
             .map(|_| ())
             .map_err(|e| Error::DeviceLost(e.to_string()))
     }
-
-    /// Copies `bytes` bytes from the start of `buffer` back to the host.
-    pub(crate) fn read_buffer(&self, buffer: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
-        let padded = bytes.div_ceil(4) * 4;
-        let staging = self.scoped(|| {
-            self.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("lucent.staging"),
-                size: padded.max(4),
-                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        })?;
-        let mut encoder = self.device.create_command_encoder(&Default::default());
-        encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, padded);
-        self.queue.submit([encoder.finish()]);
-        super::map_and_read(self, &staging, bytes)
-    }
 }
 
 

@@ -10,7 +10,8 @@ use crate::gpu::{Dtype, KernelInfo};
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in common/logpolar.wgsl: the geometry (image side, angles, detectors), the
-/// grids (nrho × ntheta per span, ρ = rho0 + j·drho, φ = (m − ntheta/2)·dtheta), the sinogram's
+/// grids (nrho × ntheta per span, of which `width` columns are stored; ρ = rho0 + j·drho, column
+/// m at φ = (m − ntheta/4 − 2)·dtheta), the sinogram's
 /// extra rows, the object's radius R and a_R, the span β, the first angle and the angle step,
 /// the rotation centre, the image's middle, and the output's scale; `count` is set per dispatch.
 #[repr(C)]
@@ -23,7 +24,7 @@ pub struct Params {
     pub nrho: u32,
     pub ntheta: u32,
     pub extra: u32,
-    pub unused0: u32,
+    pub width: u32,
     pub radius: f32,
     pub a_r: f32,
     pub rho0: f32,
@@ -58,7 +59,7 @@ fn batch_of(rec: &Recording, x: Buf, inner: [usize; 2], what: &str) -> Result<us
 }
 
 fn grids(p: &Params, batch: usize) -> [usize; 4] {
-    [batch, 3, p.nrho as usize, p.ntheta as usize]
+    [batch, 3, p.nrho as usize, p.width as usize]
 }
 
 /// Sinograms (batch, angles, detectors) with `extra` rows each side, continued by symmetry.
@@ -67,13 +68,13 @@ pub fn extend(rec: &mut Recording, sinograms: Buf, p: &Params) -> Result<Buf> {
     dispatch(rec, &LOGPOLAR_EXTEND, p, sinograms, &[batch, (p.angles + 2 * p.extra) as usize, p.detectors as usize])
 }
 
-/// The extended sinograms' B-spline coefficients on the spans' grids (batch, 3, nrho, ntheta).
+/// The extended sinograms' B-spline coefficients on the spans' grids (batch, 3, nrho, width).
 pub fn from_sinogram(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
     let batch = batch_of(rec, coefficients, [(p.angles + 2 * p.extra) as usize, p.detectors as usize], "extended sinograms")?;
     dispatch(rec, &LOGPOLAR_FROM_SINOGRAM, p, coefficients, &grids(p, batch))
 }
 
-/// The spans' grids of coefficients (batch, 3, nrho, ntheta) summed at every pixel, × scale.
+/// The spans' grids of coefficients (batch, 3, nrho, width) summed at every pixel, × scale.
 pub fn to_image(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
     let batch = rec.dims(coefficients)[0];
     if rec.dims(coefficients) != grids(p, batch) {
@@ -82,7 +83,7 @@ pub fn to_image(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Bu
     dispatch(rec, &LOGPOLAR_TO_IMAGE, p, coefficients, &[batch, p.size as usize, p.size as usize])
 }
 
-/// Images' B-spline coefficients (batch, N, N) on the spans' grids (batch, 3, nrho, ntheta).
+/// Images' B-spline coefficients (batch, N, N) on the spans' grids (batch, 3, nrho, width).
 pub fn from_image(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
     let batch = batch_of(rec, coefficients, [p.size as usize, p.size as usize], "images")?;
     dispatch(rec, &LOGPOLAR_FROM_IMAGE, p, coefficients, &grids(p, batch))

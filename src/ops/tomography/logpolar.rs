@@ -31,7 +31,7 @@ use num_complex::{Complex32, Complex64};
 
 use super::Geometry;
 use crate::error::{Error, Result};
-use crate::fft::{FftPlan, Norm, Transform};
+use crate::fft::{FftPlan, Fusion, Norm, Transform, Window};
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::logpolar::{self as lp, Params};
@@ -135,7 +135,7 @@ impl LogPolar {
             nrho: nrho as u32,
             ntheta: ntheta as u32,
             extra: EXTRA_ROWS as u32,
-            unused0: 0,
+            width: (ntheta / 2 + 4) as u32,
             radius: radius as f32,
             a_r: a_r as f32,
             rho0: rho0 as f32,
@@ -181,10 +181,11 @@ pub fn grids(g: &Geometry) -> Grids {
     Grids { radius, drho, nrho, ntheta }
 }
 
-/// Bytes of one slice's log-polar grids (3 spans, f32) and their half spectra (c32).
+/// Bytes of one slice's log-polar grids (3 spans, f32, the stored columns) and their half
+/// spectra (c32).
 pub fn grid_bytes(g: &Geometry) -> u64 {
     let Grids { nrho, ntheta, .. } = grids(g);
-    (SPANS * nrho) as u64 * (4 * ntheta as u64 + 8 * (ntheta as u64 / 2 + 1))
+    (SPANS * nrho) as u64 * (4 * (ntheta as u64 / 2 + 4) + 8 * (ntheta as u64 / 2 + 1))
 }
 
 /// Gregory's end corrections δ_j (j < p) to the trapezoidal rule's weights at an end of an
@@ -254,17 +255,31 @@ pub fn kernel_spectrum(nrho: usize, ntheta: usize, period: f64, sign: f64, power
     out
 }
 
-/// `x` (batch, 3, nrho, ntheta) convolved on each span's grid with `kernel`'s spectrum.
+/// `x` (batch, 3, nrho, width: the stored columns of each span's grid) convolved on each grid
+/// with `kernel`'s spectrum: the transforms append the zero columns and return the stored
+/// ones only.
 fn convolve(rec: &mut Recording, x: Buf, kernel: &GpuArray, plan: &LogPolar) -> Result<Buf> {
     let gpu = rec.gpu();
     let dims = rec.dims(x).to_vec();
-    let lines = [dims[0] * dims[1], plan.nrho, plan.ntheta];
-    let flat = rec.reinterpret(x, &lines, crate::gpu::Dtype::F32)?;
-    let spectrum = FftPlan::cached(gpu, &lines, &[1, 2], Transform::RealForward, Norm::Backward)?.record(rec, flat)?;
+    let width = plan.params.width as usize;
+    let (lines, stored) = ([dims[0] * dims[1], plan.nrho, plan.ntheta], [dims[0] * dims[1], plan.nrho, width]);
+    let flat = rec.reinterpret(x, &stored, crate::gpu::Dtype::F32)?;
+    let forward = gpu.cached(&format!("logpolar forward {lines:?} {width}"), || {
+        let plan = FftPlan::fused(gpu, &lines, &[1, 2], Transform::RealForward, Norm::Backward, &Fusion { input: Some(stored.to_vec()), ..Fusion::default() })?;
+        let bytes = plan.table_bytes();
+        Ok((plan, bytes))
+    })?;
+    let spectrum = forward.record(rec, flat)?;
     let k = rec.input(kernel);
     let product = lp::times_spectrum(rec, spectrum, k)?;
     let half = rec.dims(product).to_vec();
-    let back = FftPlan::cached(gpu, &half, &[1, 2], Transform::RealInverse { len: plan.ntheta }, Norm::Backward)?.record(rec, product)?;
+    let inverse = gpu.cached(&format!("logpolar inverse {half:?} {width}"), || {
+        let window = vec![Window { origin: 0, len: lines[0] }, Window { origin: 0, len: lines[1] }, Window { origin: 0, len: width }];
+        let plan = FftPlan::fused(gpu, &half, &[1, 2], Transform::RealInverse { len: lines[2] }, Norm::Backward, &Fusion { window: Some(window), ..Fusion::default() })?;
+        let bytes = plan.table_bytes();
+        Ok((plan, bytes))
+    })?;
+    let back = inverse.record(rec, product)?;
     rec.reinterpret(back, &dims, crate::gpu::Dtype::F32)
 }
 

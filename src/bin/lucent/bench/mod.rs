@@ -10,6 +10,7 @@ mod register;
 mod io;
 mod rl;
 mod tomography;
+mod transfer;
 
 use lucent::kernels::binary::{self, BinaryOp};
 use lucent::kernels::copy_vec4;
@@ -162,6 +163,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if fft_shapes.is_empty() && suite("tomo") {
         rows.extend(tomography::suite(&gpu, args, global)?);
+    }
+    if fft_shapes.is_empty() && suite("transfer") {
+        rows.extend(transfer::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("io") {
         rows.extend(io::suite(args, global)?);
