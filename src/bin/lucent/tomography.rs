@@ -36,9 +36,7 @@ impl Angles {
         if method == Method::LogPolar && !gpu {
             return Err(Error::Invalid("the log-polar method runs on a GPU; the CPU reference is the direct method".into()));
         }
-        let g = Geometry::new(size, angles, detectors, self.center)?.with_method(method);
-        g.uses_logpolar()?;
-        Ok(g)
+        Geometry::new(size, angles, detectors, self.center).map(|g| g.with_method(method))
     }
 }
 
@@ -245,8 +243,9 @@ pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error
     report(global, name, &args.output, write(&args.output, images, single)?, &g, gpu.as_ref(), start)
 }
 
-/// The method that ran.
-fn method_name(g: &Geometry, gpu: Option<&lucent::Gpu>) -> &'static str {
+/// The method that ran (FBP back-projects in its own geometry).
+fn method_name(command: &str, g: &Geometry, gpu: Option<&lucent::Gpu>) -> &'static str {
+    let g = if command == "fbp" { g.fbp_geometry().0 } else { g.clone() };
     if gpu.is_some() && g.uses_logpolar().unwrap_or(false) {
         "logpolar"
     } else {
@@ -258,9 +257,9 @@ fn report(global: &Global, command: &str, output: &Path, shape: Vec<usize>, g: &
     let ms = start.elapsed().as_secs_f64() * 1e3;
     let device = Global::device_name(gpu);
     if global.json {
-        println!("{}", json!({ "command": command, "output": output, "shape": shape, "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "method": method_name(g, gpu), "device": device, "ms": ms }));
+        println!("{}", json!({ "command": command, "output": output, "shape": shape, "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "method": method_name(command, g, gpu), "device": device, "ms": ms }));
     } else if !global.quiet {
-        eprintln!("lucent: {command}: {} angles, {} detectors, {}² images ({}) on {device} in {ms:.1} ms; wrote {}", g.angles.len(), g.detectors, g.size, method_name(g, gpu), output.display());
+        eprintln!("lucent: {command}: {} angles, {} detectors, {}² images ({}) on {device} in {ms:.1} ms; wrote {}", g.angles.len(), g.detectors, g.size, method_name(command, g, gpu), output.display());
     }
     Ok(())
 }

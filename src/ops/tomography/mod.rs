@@ -148,6 +148,20 @@ impl Geometry {
         }
     }
 
+    /// The geometry FBP back-projects in and the shift its filter applies: with the centre off
+    /// the detector's middle (by up to a quarter of the detector) where the log-polar method
+    /// would otherwise apply, the projections shifted to the middle; else this geometry.
+    pub fn fbp_geometry(&self) -> (Geometry, f64) {
+        let middle = (self.detectors as f64 - 1.0) / 2.0;
+        let centred = Geometry { center: middle, ..self.clone() };
+        let shift = self.center - middle;
+        if shift != 0.0 && self.method != Method::Direct && shift.abs() <= self.detectors as f64 / 4.0 && centred.uses_logpolar().unwrap_or(false) {
+            (centred, shift)
+        } else {
+            (self.clone(), 0.0)
+        }
+    }
+
     fn setup(&self, rec: &mut Recording) -> Result<Setup> {
         let rays = rec.upload_once_f32(&self.rays().view())?;
         Ok(Setup { size: self.size, detectors: self.detectors, center: self.center, rays })
@@ -228,6 +242,12 @@ fn unbatched(rec: &mut Recording, y: Buf, single: bool) -> Result<Buf> {
 /// Each projection filtered along the detector axis (zero-padded to
 /// [`Geometry::padded_detectors`]), as FBP filters it; sinograms of 2 or 3 axes.
 pub fn record_filter(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter) -> Result<Buf> {
+    filter_shifted(rec, sinograms, g, filter, 0.0)
+}
+
+/// [`record_filter`], each filtered projection then read `shift` bins further on (a phase
+/// ramp on its spectrum): bin k holds what was at k + shift.
+fn filter_shifted(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter, shift: f64) -> Result<Buf> {
     let dims = rec.dims(sinograms).to_vec();
     let last = dims.len() - 1;
     if dims[last] != g.detectors {
@@ -241,9 +261,20 @@ pub fn record_filter(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: 
     full[last] = padded;
     let gpu = rec.gpu();
     let spectrum = FftPlan::cached(gpu, &full, &[last], Transform::RealForward, Norm::Backward)?.record(rec, x)?;
-    let response: Vec<f32> = cpu::filter_response(filter, padded).iter().map(|&v| v as f32).collect();
-    let response = rec.upload_once_f32(&ArrayD::from_shape_vec(IxDyn(&[response.len()]), response).expect("one axis").view())?;
-    let filtered = filter_lines::record(rec, spectrum, response)?;
+    let response = cpu::filter_response(filter, padded);
+    let filtered = if shift == 0.0 {
+        let response: Vec<f32> = response.iter().map(|&v| v as f32).collect();
+        let response = rec.upload_once_f32(&ArrayD::from_shape_vec(IxDyn(&[response.len()]), response).expect("one axis").view())?;
+        filter_lines::record(rec, spectrum, response)?
+    } else {
+        let turn = 2.0 * std::f64::consts::PI * shift / padded as f64;
+        let response: Vec<num_complex::Complex32> = response.iter().enumerate().map(|(k, &v)| {
+            let (sin, cos) = (turn * k as f64).sin_cos();
+            num_complex::Complex32::new((v * cos) as f32, (v * sin) as f32)
+        }).collect();
+        let response = rec.upload_once_c32(&ArrayD::from_shape_vec(IxDyn(&[response.len()]), response).expect("one axis").view())?;
+        crate::kernels::logpolar::times_spectrum(rec, spectrum, response)?
+    };
     let half = rec.dims(filtered).to_vec();
     let back = FftPlan::cached(gpu, &half, &[last], Transform::RealInverse { len: padded }, Norm::Backward)?.record(rec, filtered)?;
     layout::crop(rec, back, &vec![0; dims.len()], &dims)
@@ -252,9 +283,14 @@ pub fn record_filter(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: 
 /// Filtered back-projection of a sinogram or a stack: the filtered projections back-projected,
 /// times π / (2 angles) (angles equally spaced over [0, π); the filter's response is twice the
 /// ramp, as scikit-image's).
+///
+/// A rotation centre off the detector's middle does not keep FBP from the log-polar method
+/// (`Auto` or `LogPolar`): the filter shifts each projection's centre to the middle on the way
+/// (by up to a quarter of the detector).
 pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter) -> Result<Buf> {
-    let filtered = record_filter(rec, sinograms, g, filter)?;
-    let image = record_backproject(rec, filtered, g)?;
+    let (at, shift) = g.fbp_geometry();
+    let filtered = filter_shifted(rec, sinograms, g, filter, shift)?;
+    let image = record_backproject(rec, filtered, &at)?;
     unary::record(rec, UnaryOp::Scale((std::f64::consts::PI / (2.0 * g.angles.len() as f64)) as f32), image)
 }
 
