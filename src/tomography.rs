@@ -44,25 +44,35 @@ fn one_call<D: Dimension>(
     record: impl Fn(&mut Recording, crate::graph::Buf) -> Result<crate::graph::Buf>,
 ) -> Result<ndarray::Array<f32, D>> {
     let x = x.view().into_dyn();
-    crate::check::check_finite(&x, what)?;
-    let run = |part: &ndarray::ArrayViewD<f32>| -> Result<ndarray::ArrayD<f32>> {
+    if x.ndim() != 3 {
+        crate::check::check_finite(&x, what)?;
         let mut rec = Recording::new(gpu);
-        let b = rec.upload_once_f32(part)?;
+        let b = rec.upload_once_f32(&x)?;
         let y = record(&mut rec, b)?;
         let d = rec.download(y);
-        rec.run()?.into_f32(d)
-    };
-    if x.ndim() != 3 {
-        return crate::gpu::with_dim(run(&x)?);
+        return crate::gpu::with_dim(rec.run()?.into_f32(d)?);
     }
+    // Each batch checked just before its upload (while it is in the host's caches), its result
+    // streamed back straight into its rows of the stack.
     let slices = x.shape()[0];
-    let mut result = ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[slices, out[0], out[1]]));
+    let per = out[0] * out[1];
+    let mut result = crate::io::zeroed_vec::<f32>(slices * per);
     for range in batches(gpu, slices, per_slice) {
-        let (end, range) = (range.end, ndarray::Slice::from(range));
-        result.slice_axis_mut(ndarray::Axis(0), range).assign(&run(&x.slice_axis(ndarray::Axis(0), range))?);
-        progress(end, slices);
+        let part = x.slice_axis(ndarray::Axis(0), ndarray::Slice::from(range.clone()));
+        if crate::check::check_finite(&part, what).is_err() {
+            // (Found again in the whole stack, for its index there.)
+            crate::check::check_finite(&x, what)?;
+        }
+        let mut rec = Recording::new(gpu);
+        let b = rec.upload_once_f32(&part)?;
+        let y = record(&mut rec, b)?;
+        let o = rec.output(y);
+        let array = rec.run()?.array(o);
+        let rows = [range.len(), out[0], out[1]];
+        crate::gpu::GpuArray::download_window_into_f32(gpu, &[array], &[0, 0, 0], &rows, &mut result[range.start * per..range.end * per])?;
+        progress(range.end, slices);
     }
-    crate::gpu::with_dim(result)
+    crate::gpu::with_dim(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[slices, out[0], out[1]]), result).expect("sizes match"))
 }
 
 /// Bytes a slice's images, sinograms, FBP's padded spectra and the log-polar method's grids

@@ -136,6 +136,12 @@ fn bad_input_is_refused() {
     let mut nan = rand_array(&[16, 16]);
     nan[[3, 3]] = f32::NAN;
     assert!(matches!(lucent::tomography::radon(gpu, &nan, &g), Err(Error::NonFinite(_))));
+    let mut stack = rand_array(&[3, 16, 16]);
+    stack[[2, 3, 4]] = f32::INFINITY;
+    match lucent::tomography::radon(gpu, &stack, &g) {
+        Err(Error::NonFinite(m)) => assert!(m.contains("[2, 3, 4]"), "{m}"),
+        other => panic!("{other:?}"),
+    }
     assert!(Filter::parse("butterworth").is_err());
 }
 
