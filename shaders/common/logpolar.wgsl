@@ -1,9 +1,9 @@
 // The log-polar method's grids (src/ops/tomography/logpolar.rs): each of the 3 spans of angles
 // (β = π/3 each) has a grid of nrho × ntheta samples over a period of 2β in φ, on which the
-// object, rotated by −kβ, lies in the disk of radius a_r centred at (1 − a_r, 0). Only `width`
-// = ntheta/2 + 4 columns are stored (the span ±β/2 and two columns either side; the rest is
-// zero in the inputs and unread in the outputs): column m holds φ = (m − ntheta/4 − 2)·dtheta,
-// and ρ = rho0 + j·drho.
+// object, rotated by −kβ, lies in the disk of radius a_r centred at (1 − a_r, 0). Column m
+// holds φ = (m − ntheta/4 − 2)·dtheta (cyclically) and row j ρ = rho0 + j·drho. The inputs store
+// only `width` = ntheta/2 + 4 columns (the span ±β/2 and two either side; the rest is zero);
+// the outputs all ntheta, of which those the inputs store are read.
 
 struct Params {
     size: u32, angles: u32, detectors: u32, count: u32,

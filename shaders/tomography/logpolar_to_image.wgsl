@@ -1,5 +1,5 @@
 // Back-projection's output: every pixel inside the object's disk (radius R) sums, over the
-// spans, the B-spline with coefficients `coef` (batch, 3, nrho, width) at its log-polar
+// spans, the B-spline with coefficients `coef` (batch, 3, nrho, ntheta) at its log-polar
 // coordinates, times `scale`; pixels outside are 0.
 #import common/grid
 #import common/logpolar
@@ -23,13 +23,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let y = p.mid - f32(r);
     var sum = 0.0;
     if (x * x + y * y <= p.radius * p.radius) {
-        let grid = p.nrho * p.width;
+        let grid = p.nrho * p.ntheta;
         for (var k = 0u; k < 3u; k++) {
             let cs = span_turn(k, p);
             let z = vec2<f32>(p.a_r * (cs.x * x + cs.y * y) / p.radius + 1.0 - p.a_r, p.a_r * (cs.x * y - cs.y * x) / p.radius);
             let rho = 0.5 * log(dot(z, z));
             let phi = atan2(z.y, z.x);
-            sum += spline2((b * 3u + k) * grid, p.nrho, p.width, (rho - p.rho0) / p.drho, column(phi, p));
+            sum += spline2((b * 3u + k) * grid, p.nrho, p.ntheta, (rho - p.rho0) / p.drho, column(phi, p));
         }
     }
     image[i] = sum * p.scale;

@@ -1,6 +1,6 @@
 // Projection's output: bin t of angle θ reads the span holding θ (θ beyond [−β/2, π − β/2) by
 // g(θ + π, t) = g(θ, −t)) at θ′ = θ − kβ and the line's distance s = a_r t / R + (1 − a_r) cos θ′
-// from the disk's origin: the B-spline with coefficients `coef` (batch, 3, nrho, width) at
+// from the disk's origin: the B-spline with coefficients `coef` (batch, 3, nrho, ntheta) at
 // (ln s, θ′), times s · scale; bins beyond the object's disk are 0.
 #import common/grid
 #import common/logpolar
@@ -34,8 +34,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let k = min(u32(max(floor((wrapped + 0.5 * p.span) / p.span), 0.0)), 2u);
         let tp = wrapped - f32(k) * p.span;
         let s = p.a_r * t / p.radius + (1.0 - p.a_r) * cos(tp);
-        let grid = p.nrho * p.width;
-        v = s * p.scale * spline2((b * 3u + k) * grid, p.nrho, p.width, (log(s) - p.rho0) / p.drho, column(tp, p));
+        let grid = p.nrho * p.ntheta;
+        v = s * p.scale * spline2((b * 3u + k) * grid, p.nrho, p.ntheta, (log(s) - p.rho0) / p.drho, column(tp, p));
     }
     sino[i] = v;
 }

@@ -58,8 +58,13 @@ fn batch_of(rec: &Recording, x: Buf, inner: [usize; 2], what: &str) -> Result<us
     }
 }
 
+/// The stored grids of the inputs, and the whole grids of the outputs.
 fn grids(p: &Params, batch: usize) -> [usize; 4] {
     [batch, 3, p.nrho as usize, p.width as usize]
+}
+
+fn whole_grids(p: &Params, batch: usize) -> [usize; 4] {
+    [batch, 3, p.nrho as usize, p.ntheta as usize]
 }
 
 /// Sinograms (batch, angles, detectors) with `extra` rows each side, continued by symmetry.
@@ -74,11 +79,11 @@ pub fn from_sinogram(rec: &mut Recording, coefficients: Buf, p: &Params) -> Resu
     dispatch(rec, &LOGPOLAR_FROM_SINOGRAM, p, coefficients, &grids(p, batch))
 }
 
-/// The spans' grids of coefficients (batch, 3, nrho, width) summed at every pixel, × scale.
+/// The spans' grids of coefficients (batch, 3, nrho, ntheta) summed at every pixel, × scale.
 pub fn to_image(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
     let batch = rec.dims(coefficients)[0];
-    if rec.dims(coefficients) != grids(p, batch) {
-        return Err(Error::Shape(format!("log-polar grids {:?}, not {:?}", rec.dims(coefficients), grids(p, batch))));
+    if rec.dims(coefficients) != whole_grids(p, batch) {
+        return Err(Error::Shape(format!("log-polar grids {:?}, not {:?}", rec.dims(coefficients), whole_grids(p, batch))));
     }
     dispatch(rec, &LOGPOLAR_TO_IMAGE, p, coefficients, &[batch, p.size as usize, p.size as usize])
 }
@@ -89,11 +94,11 @@ pub fn from_image(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<
     dispatch(rec, &LOGPOLAR_FROM_IMAGE, p, coefficients, &grids(p, batch))
 }
 
-/// The spans' grids of coefficients at every bin of every angle (batch, angles, detectors).
+/// The spans' grids of coefficients (batch, 3, nrho, ntheta) at every bin of every angle.
 pub fn to_sinogram(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
     let batch = rec.dims(coefficients)[0];
-    if rec.dims(coefficients) != grids(p, batch) {
-        return Err(Error::Shape(format!("log-polar grids {:?}, not {:?}", rec.dims(coefficients), grids(p, batch))));
+    if rec.dims(coefficients) != whole_grids(p, batch) {
+        return Err(Error::Shape(format!("log-polar grids {:?}, not {:?}", rec.dims(coefficients), whole_grids(p, batch))));
     }
     dispatch(rec, &LOGPOLAR_TO_SINOGRAM, p, coefficients, &[batch, p.angles as usize, p.detectors as usize])
 }

@@ -14,6 +14,7 @@ pub mod count_equal;
 pub mod copy_vec4;
 pub mod correlate_tiled;
 pub mod correlate_window;
+pub mod em;
 pub mod fft_axis_map;
 pub mod fill;
 pub mod filter_lines;

@@ -31,7 +31,7 @@ use num_complex::{Complex32, Complex64};
 
 use super::Geometry;
 use crate::error::{Error, Result};
-use crate::fft::{FftPlan, Fusion, Norm, Transform, Window};
+use crate::fft::{FftPlan, Fusion, Norm, Transform};
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::logpolar::{self as lp, Params};
@@ -181,11 +181,11 @@ pub fn grids(g: &Geometry) -> Grids {
     Grids { radius, drho, nrho, ntheta }
 }
 
-/// Bytes of one slice's log-polar grids (3 spans, f32, the stored columns) and their half
-/// spectra (c32).
+/// Bytes of one slice's log-polar grids (3 spans, f32: the inputs' stored columns, the
+/// outputs' whole grids) and their half spectra (c32).
 pub fn grid_bytes(g: &Geometry) -> u64 {
     let Grids { nrho, ntheta, .. } = grids(g);
-    (SPANS * nrho) as u64 * (4 * (ntheta as u64 / 2 + 4) + 8 * (ntheta as u64 / 2 + 1))
+    (SPANS * nrho) as u64 * (4 * (ntheta as u64 / 2 + 4) + 8 * (ntheta as u64 / 2 + 1) + 4 * ntheta as u64)
 }
 
 /// Gregory's end corrections δ_j (j < p) to the trapezoidal rule's weights at an end of an
@@ -256,8 +256,8 @@ pub fn kernel_spectrum(nrho: usize, ntheta: usize, period: f64, sign: f64, power
 }
 
 /// `x` (batch, 3, nrho, width: the stored columns of each span's grid) convolved on each grid
-/// with `kernel`'s spectrum: the transforms append the zero columns and return the stored
-/// ones only.
+/// with `kernel`'s spectrum (batch, 3, nrho, ntheta): the forward transform appends the zero
+/// columns.
 fn convolve(rec: &mut Recording, x: Buf, kernel: &GpuArray, plan: &LogPolar) -> Result<Buf> {
     let gpu = rec.gpu();
     let dims = rec.dims(x).to_vec();
@@ -273,14 +273,9 @@ fn convolve(rec: &mut Recording, x: Buf, kernel: &GpuArray, plan: &LogPolar) -> 
     let k = rec.input(kernel);
     let product = lp::times_spectrum(rec, spectrum, k)?;
     let half = rec.dims(product).to_vec();
-    let inverse = gpu.cached(&format!("logpolar inverse {half:?} {width}"), || {
-        let window = vec![Window { origin: 0, len: lines[0] }, Window { origin: 0, len: lines[1] }, Window { origin: 0, len: width }];
-        let plan = FftPlan::fused(gpu, &half, &[1, 2], Transform::RealInverse { len: lines[2] }, Norm::Backward, &Fusion { window: Some(window), ..Fusion::default() })?;
-        let bytes = plan.table_bytes();
-        Ok((plan, bytes))
-    })?;
-    let back = inverse.record(rec, product)?;
-    rec.reinterpret(back, &dims, crate::gpu::Dtype::F32)
+    // (The inverse returning the stored columns only took a gather pass of its own.)
+    let back = FftPlan::cached(gpu, &half, &[1, 2], Transform::RealInverse { len: lines[2] }, Norm::Backward)?.record(rec, product)?;
+    rec.reinterpret(back, &[dims[0], dims[1], plan.nrho, plan.ntheta], crate::gpu::Dtype::F32)
 }
 
 /// Back-projections (batch, N, N) of sinograms (batch, angles, detectors); pixels outside the

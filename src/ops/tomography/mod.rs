@@ -23,9 +23,8 @@ use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Norm, Transform};
 use crate::graph::{Buf, Recording};
 use crate::kernels::project::{self, Setup};
-use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::unary::{self, UnaryOp};
-use crate::kernels::{boundary::Boundary, filter_lines};
+use crate::kernels::{boundary::Boundary, em, filter_lines};
 use crate::ops::layout;
 use crate::ops::reduce::{self, Reduction};
 
@@ -319,20 +318,13 @@ pub fn record_mlem(rec: &mut Recording, sinograms: Buf, g: &Geometry, iterations
     crate::kernels::fill::record(rec, f, 1.0);
     let mut sums = Vec::with_capacity(iterations);
     for _ in 0..iterations {
-        // (The log-polar projections of a non-negative image may dip below 0 by a little.)
+        // (The log-polar projections of a non-negative image may dip below 0 by a little:
+        // the ratio takes them as 0.)
         let q = record_project(rec, f, g)?;
-        let q = unary::record(rec, UnaryOp::MaxScalar(0.0), q)?;
-        let shifted = unary::record(rec, UnaryOp::Offset(EM_EPSILON), q)?;
-        let ratio = binary::record(rec, BinaryOp::Div, sinograms, shifted)?;
-        // Σ g ln(g / (Rf + ε)): ratio 0 where g is, so g · ln(max(ratio, tiny)) is 0 there.
-        let floor = unary::record(rec, UnaryOp::MaxScalar(f32::MIN_POSITIVE), ratio)?;
-        let log = unary::record(rec, UnaryOp::Log, floor)?;
-        let terms = binary::record(rec, BinaryOp::Mul, sinograms, log)?;
+        let (ratio, terms) = em::ratio(rec, sinograms, q, EM_EPSILON)?;
         sums.push((sum_all(rec, q)?, sum_all(rec, terms)?));
         let back = record_backproject(rec, ratio, g)?;
-        let update = binary::record(rec, BinaryOp::Div, back, norm)?;
-        let update = unary::record(rec, UnaryOp::MaxScalar(0.0), update)?;
-        f = binary::record(rec, BinaryOp::Mul, f, update)?;
+        f = em::update(rec, f, back, norm)?;
     }
     Ok(Mlem { estimate: f, sums })
 }

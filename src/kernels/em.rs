@@ -1,0 +1,61 @@
+//! `shaders/tomography/em_ratio.wgsl` and `em_update.wgsl`: MLEM's pointwise steps, each one
+//! pass (they were six and three pointwise kernels).
+
+use bytemuck::{Pod, Zeroable};
+
+use super::{EM_RATIO, EM_UPDATE};
+use crate::error::Result;
+use crate::gpu::Dtype;
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in em_ratio.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct RatioParams {
+    pub count: u32,
+    pub epsilon: f32,
+}
+
+/// Mirrors `Params` in em_update.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct UpdateParams {
+    pub count: u32,
+    pub unused: u32,
+}
+
+fn same_f32(rec: &Recording, arrays: &[Buf], what: &str) -> Result<usize> {
+    for &a in arrays {
+        rec.expect_dtype(a, Dtype::F32, what)?;
+        rec.expect_same_shape(arrays[0], a, what)?;
+    }
+    Ok(rec.shape(arrays[0]).len())
+}
+
+/// The ratio g / (max(q, 0) + ε) and the KL terms g ln(ratio) (0 where g is 0).
+pub fn ratio(rec: &mut Recording, counts: Buf, projections: Buf, epsilon: f32) -> Result<(Buf, Buf)> {
+    let count = same_f32(rec, &[counts, projections], "EM ratio")?;
+    let (ratio, terms) = (rec.temp_like(counts, Dtype::F32)?, rec.temp_like(counts, Dtype::F32)?);
+    let p = RatioParams { count: count as u32, epsilon };
+    rec.dispatch(&EM_RATIO, &[], bytemuck::bytes_of(&p), &[counts, projections, ratio, terms], EM_RATIO.groups(count as u64));
+    Ok((ratio, terms))
+}
+
+/// f · max(b / n, 0).
+pub fn update(rec: &mut Recording, f: Buf, back: Buf, norm: Buf) -> Result<Buf> {
+    let count = same_f32(rec, &[f, back, norm], "EM update")?;
+    let out = rec.temp_like(f, Dtype::F32)?;
+    let p = UpdateParams { count: count as u32, unused: 0 };
+    rec.dispatch(&EM_UPDATE, &[], bytemuck::bytes_of(&p), &[f, back, norm, out], EM_UPDATE.groups(count as u64));
+    Ok(out)
+}
+
+/// The CPU twins, element by element.
+pub fn ratio_cpu(g: f32, q: f32, epsilon: f32) -> (f32, f32) {
+    let r = g / (q.max(0.0) + epsilon);
+    (r, g * r.max(f32::MIN_POSITIVE).ln())
+}
+
+pub fn update_cpu(f: f32, b: f32, n: f32) -> f32 {
+    f * (b / n).max(0.0)
+}
