@@ -95,12 +95,24 @@ pub fn from_image(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<
 }
 
 /// The spans' grids of coefficients (batch, 3, nrho, ntheta) at every bin of every angle.
-pub fn to_sinogram(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
+/// `spans`: per angle (span, θ′, ±1 where mirrored, 0), f32 (ops::tomography::logpolar::angle_spans).
+pub fn to_sinogram(rec: &mut Recording, coefficients: Buf, spans: Buf, p: &Params) -> Result<Buf> {
     let batch = rec.dims(coefficients)[0];
     if rec.dims(coefficients) != whole_grids(p, batch) {
         return Err(Error::Shape(format!("log-polar grids {:?}, not {:?}", rec.dims(coefficients), whole_grids(p, batch))));
     }
-    dispatch(rec, &LOGPOLAR_TO_SINOGRAM, p, coefficients, &[batch, p.angles as usize, p.detectors as usize])
+    if rec.dims(spans) != [p.angles as usize, 4] {
+        return Err(Error::Shape(format!("an angle table {:?} for {} angles", rec.dims(spans), p.angles)));
+    }
+    let dims = [batch, p.angles as usize, p.detectors as usize];
+    let count: usize = dims.iter().product();
+    if count > u32::MAX as usize {
+        return Err(Error::Invalid(format!("{count} sinogram bins (at most {})", u32::MAX)));
+    }
+    let out = rec.temp(&dims, Dtype::F32)?;
+    let p = Params { count: count as u32, ..*p };
+    rec.dispatch(&LOGPOLAR_TO_SINOGRAM, &[], bytemuck::bytes_of(&p), &[coefficients, spans, out], LOGPOLAR_TO_SINOGRAM.groups(count as u64));
+    Ok(out)
 }
 
 /// Mirrors `Params` in times_spectrum.wgsl.

@@ -191,3 +191,188 @@ pub fn inner_products(f: &ArrayView3<f64>, s: &ArrayView3<f64>, g: &Geometry) ->
     let bs = backproject(s, g);
     ((&rf * s).sum(), (&bs * f).sum())
 }
+
+/// The log-polar method in f64, step by step as the GPU takes it (ops::tomography::logpolar):
+/// its reference, on grids in natural order (column m at φ = (m − ntheta/2)·dtheta).
+pub mod logpolar {
+    use std::f64::consts::PI;
+
+    use ndarray::{Array2, Array3, ArrayView3, Axis};
+    use num_complex::Complex64;
+    use rustfft::FftPlanner;
+
+    use super::super::logpolar::{angle_spans, grids, kernel_spectrum, radii, Grids, BETA, EXTRA_ROWS, SPANS};
+    use super::super::Geometry;
+    use crate::ops::interpolate::{cpu::spline_filter1d, SplineMode};
+
+    /// The cubic B-spline with coefficients `c` at (row u, column v), taps beyond `c` 0.
+    fn spline2(c: &Array2<f64>, u: f64, v: f64) -> f64 {
+        let (rows, cols) = c.dim();
+        if !(u > -2.0 && u < rows as f64 + 1.0 && v > -2.0 && v < cols as f64 + 1.0) {
+            return 0.0;
+        }
+        let weights = |f: f64| {
+            let h = 1.0 - f;
+            [h * h * h / 6.0, (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0, (4.0 - 6.0 * h * h + 3.0 * h * h * h) / 6.0, f * f * f / 6.0]
+        };
+        let (fu, fv) = (u.floor(), v.floor());
+        let (wu, wv) = (weights(u - fu), weights(v - fv));
+        let mut sum = 0.0;
+        for (i, wi) in wu.iter().enumerate() {
+            let r = fu as i64 - 1 + i as i64;
+            if !(0..rows as i64).contains(&r) {
+                continue;
+            }
+            for (j, wj) in wv.iter().enumerate() {
+                let k = fv as i64 - 1 + j as i64;
+                if (0..cols as i64).contains(&k) {
+                    sum += wi * wj * c[[r as usize, k as usize]];
+                }
+            }
+        }
+        sum
+    }
+
+    /// The grids and a kernel's whole spectrum (Hermitian in k_θ: the kernel is real).
+    struct Setup {
+        grids: Grids,
+        rho0: f64,
+        dtheta: f64,
+    }
+
+    fn setup(g: &Geometry) -> Setup {
+        let grids = grids(g);
+        let (_, a_m) = radii();
+        let dtheta = 2.0 * BETA / grids.ntheta as f64;
+        Setup { rho0: a_m.ln() - 4.0 * grids.drho, dtheta, grids }
+    }
+
+    fn whole_spectrum(s: &Setup, sign: f64, power: f64) -> Array2<Complex64> {
+        let (nrho, ntheta) = (s.grids.nrho, s.grids.ntheta);
+        let half = kernel_spectrum(nrho, ntheta, nrho as f64 * s.grids.drho, sign, power);
+        let columns = ntheta / 2 + 1;
+        Array2::from_shape_fn((nrho, ntheta), |(r, k)| {
+            if k < columns {
+                half[r * columns + k]
+            } else {
+                half[((nrho - r) % nrho) * columns + (ntheta - k)].conj()
+            }
+        })
+    }
+
+    /// ifft2(fft2(x) · z), real part.
+    fn convolve(x: &Array2<f64>, z: &Array2<Complex64>) -> Array2<f64> {
+        let (rows, cols) = x.dim();
+        let mut planner = FftPlanner::new();
+        let mut y = x.mapv(|v| Complex64::new(v, 0.0));
+        let (fr, fc) = (planner.plan_fft_forward(rows), planner.plan_fft_forward(cols));
+        let (ir, ic) = (planner.plan_fft_inverse(rows), planner.plan_fft_inverse(cols));
+        let along = |y: &mut Array2<Complex64>, axis: usize, fft: &std::sync::Arc<dyn rustfft::Fft<f64>>| {
+            for mut lane in y.lanes_mut(Axis(axis)) {
+                let mut v = lane.to_vec();
+                fft.process(&mut v);
+                lane.iter_mut().zip(v).for_each(|(o, w)| *o = w);
+            }
+        };
+        along(&mut y, 1, &fc);
+        along(&mut y, 0, &fr);
+        y *= z;
+        along(&mut y, 1, &ic);
+        along(&mut y, 0, &ir);
+        y.mapv(|v| v.re / (rows * cols) as f64)
+    }
+
+    /// Back-projections (batch, N, N) of sinograms (batch, angles, detectors) by the log-polar
+    /// method (`logpolar::unsuitable(g)` none): 0 outside the object's disk.
+    pub fn backproject(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
+        let s = setup(g);
+        let (a_r, _) = radii();
+        let (angles, detectors, n) = (g.angles.len(), g.detectors, g.size);
+        let (nrho, ntheta, radius, e) = (s.grids.nrho, s.grids.ntheta, s.grids.radius, EXTRA_ROWS);
+        let kernel = whole_spectrum(&s, 1.0, 0.0);
+        let (step, first) = (PI / angles as f64, g.angles[0].rem_euclid(PI));
+        let mid = (n as f64 - 1.0) / 2.0;
+        let mut out = Array3::zeros((sinograms.dim().0, n, n));
+        for (b, sino) in sinograms.axis_iter(Axis(0)).enumerate() {
+            let extended = Array2::from_shape_fn((angles + 2 * e, detectors), |(row, k)| {
+                let a = row as i64 - e as i64;
+                if a < 0 || a >= angles as i64 {
+                    sino[[a.rem_euclid(angles as i64) as usize, detectors - 1 - k]]
+                } else {
+                    sino[[a as usize, k]]
+                }
+            });
+            let c = spline_filter1d(&spline_filter1d(&extended.into_dyn(), 0, SplineMode::Mirror), 1, SplineMode::Mirror).into_dimensionality().expect("two axes");
+            for span in 0..SPANS {
+                let grid = Array2::from_shape_fn((nrho, ntheta), |(j, m)| {
+                    if m < ntheta / 4 || m >= 3 * ntheta / 4 {
+                        return 0.0;
+                    }
+                    let phi = (m as f64 - (ntheta / 2) as f64) * s.dtheta;
+                    let a = (span as f64 * BETA + phi - first) / step;
+                    let turns = (a / angles as f64).floor();
+                    let t = radius * ((s.rho0 + j as f64 * s.grids.drho).exp() - (1.0 - a_r) * phi.cos()) / a_r;
+                    let t = if (turns as i64).rem_euclid(2) == 1 { -t } else { t };
+                    spline2(&c, a - turns * angles as f64 + e as f64, t + g.center)
+                });
+                let coefficients = convolve(&grid, &kernel);
+                let (sin, cos) = (span as f64 * BETA).sin_cos();
+                for ((r, col), o) in out.index_axis_mut(Axis(0), b).indexed_iter_mut() {
+                    let (x, y) = (col as f64 - mid, mid - r as f64);
+                    if x * x + y * y > radius * radius {
+                        continue;
+                    }
+                    let z = (a_r * (cos * x + sin * y) / radius + 1.0 - a_r, a_r * (cos * y - sin * x) / radius);
+                    let (rho, phi) = (0.5 * (z.0 * z.0 + z.1 * z.1).ln(), z.1.atan2(z.0));
+                    *o += spline2(&coefficients, (rho - s.rho0) / s.grids.drho, phi / s.dtheta + (ntheta / 2) as f64) * angles as f64 / PI;
+                }
+            }
+        }
+        out
+    }
+
+    /// Projections (batch, angles, detectors) of images (batch, N, N) by the log-polar method:
+    /// the image outside the object's disk unseen.
+    pub fn project(images: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
+        let s = setup(g);
+        let (a_r, _) = radii();
+        let (angles, detectors, n) = (g.angles.len(), g.detectors, g.size);
+        let (nrho, ntheta, radius) = (s.grids.nrho, s.grids.ntheta, s.grids.radius);
+        let kernel = whole_spectrum(&s, -1.0, 2.0);
+        let table = angle_spans(g);
+        let mid = (n as f64 - 1.0) / 2.0;
+        let mut out = Array3::zeros((images.dim().0, angles, detectors));
+        for (b, image) in images.axis_iter(Axis(0)).enumerate() {
+            let c: Array2<f64> = spline_filter1d(&spline_filter1d(&image.to_owned().into_dyn(), 0, SplineMode::Mirror), 1, SplineMode::Mirror).into_dimensionality().expect("two axes");
+            let spans: Vec<Array2<f64>> = (0..SPANS)
+                .map(|span| {
+                    let (sin, cos) = (span as f64 * BETA).sin_cos();
+                    let grid = Array2::from_shape_fn((nrho, ntheta), |(j, m)| {
+                        if m < ntheta / 4 || m >= 3 * ntheta / 4 {
+                            return 0.0;
+                        }
+                        let phi = (m as f64 - (ntheta / 2) as f64) * s.dtheta;
+                        let e = (s.rho0 + j as f64 * s.grids.drho).exp();
+                        let (tx, ty) = ((e * phi.cos() - (1.0 - a_r)) * radius / a_r, e * phi.sin() * radius / a_r);
+                        if tx * tx + ty * ty > radius * radius {
+                            return 0.0;
+                        }
+                        let (x, y) = (cos * tx - sin * ty, sin * tx + cos * ty);
+                        spline2(&c, mid - y, x + mid)
+                    });
+                    convolve(&grid, &kernel)
+                })
+                .collect();
+            for ((a, k), o) in out.index_axis_mut(Axis(0), b).indexed_iter_mut() {
+                let (span, tp, flip) = table[a];
+                let t = if flip { g.center - k as f64 } else { k as f64 - g.center };
+                if t.abs() > radius {
+                    continue;
+                }
+                let sz = a_r * t / radius + (1.0 - a_r) * tp.cos();
+                *o = sz * radius / a_r * spline2(&spans[span], (sz.ln() - s.rho0) / s.grids.drho, tp / s.dtheta + (ntheta / 2) as f64);
+            }
+        }
+        out
+    }
+}
