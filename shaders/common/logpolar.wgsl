@@ -13,6 +13,16 @@ struct Params {
     center: f32, mid: f32, scale: f32, unused1: f32,
 }  // mirrored in src/kernels/logpolar.rs
 
+// Thread i's sample of the inputs' stored grids: column m, row j, span k, slice b.
+struct GridSample { m: u32, j: u32, k: u32, b: u32 }
+
+fn grid_sample(i: u32, p: Params) -> GridSample {
+    let m = i % p.width;
+    let j = (i / p.width) % p.nrho;
+    let k = (i / (p.width * p.nrho)) % 3u;
+    return GridSample(m, j, k, i / (p.width * p.nrho * 3u));
+}
+
 // The stored column of angle φ, and whether column m lies within the span.
 fn column(phi: f32, p: Params) -> f32 {
     return phi / p.dtheta + f32(p.ntheta / 4u + 2u);

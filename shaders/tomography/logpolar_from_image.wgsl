@@ -16,20 +16,17 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
-    let m = i % p.width;
-    let j = (i / p.width) % p.nrho;
-    let k = (i / (p.width * p.nrho)) % 3u;
-    let b = i / (p.width * p.nrho * 3u);
+    let at = grid_sample(i, p);
     var v = 0.0;
-    if (in_span(m, p)) {
-        let phi = phi_of(m, p);
-        let e = exp(p.rho0 + f32(j) * p.drho);
+    if (in_span(at.m, p)) {
+        let phi = phi_of(at.m, p);
+        let e = exp(p.rho0 + f32(at.j) * p.drho);
         let turned = vec2<f32>(e * cos(phi) - (1.0 - p.a_r), e * sin(phi)) * (p.radius / p.a_r);
         if (dot(turned, turned) <= p.radius * p.radius) {
-            let cs = span_turn(k, p);
+            let cs = span_turn(at.k, p);
             let x = cs.x * turned.x - cs.y * turned.y;
             let y = cs.y * turned.x + cs.x * turned.y;
-            v = spline2(b * p.size * p.size, p.size, p.size, p.mid - y, x + p.mid);
+            v = spline2(at.b * p.size * p.size, p.size, p.size, p.mid - y, x + p.mid);
         }
     }
     out[i] = v;

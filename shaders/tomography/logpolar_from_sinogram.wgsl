@@ -17,22 +17,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
-    let m = i % p.width;
-    let j = (i / p.width) % p.nrho;
-    let k = (i / (p.width * p.nrho)) % 3u;
-    let b = i / (p.width * p.nrho * 3u);
+    let at = grid_sample(i, p);
     var v = 0.0;
-    if (in_span(m, p)) {
-        let phi = phi_of(m, p);
-        var a = (f32(k) * p.span + phi - p.angle0) / p.dangle;
+    if (in_span(at.m, p)) {
+        let phi = phi_of(at.m, p);
+        var a = (f32(at.k) * p.span + phi - p.angle0) / p.dangle;
         let turns = floor(a / f32(p.angles));
         a -= turns * f32(p.angles);
-        var t = p.radius * (exp(p.rho0 + f32(j) * p.drho) - (1.0 - p.a_r) * cos(phi)) / p.a_r;
+        var t = p.radius * (exp(p.rho0 + f32(at.j) * p.drho) - (1.0 - p.a_r) * cos(phi)) / p.a_r;
         if (i32(turns) % 2 != 0) {
             t = -t;
         }
         let rows = p.angles + 2u * p.extra;
-        v = spline2(b * rows * p.detectors, rows, p.detectors, a + f32(p.extra), t + p.center);
+        v = spline2(at.b * rows * p.detectors, rows, p.detectors, a + f32(p.extra), t + p.center);
     }
     out[i] = v;
 }
