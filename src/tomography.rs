@@ -1,7 +1,8 @@
 //! Parallel-beam tomography on the GPU (2D, stacks of slices batched): [`radon`] (forward
 //! projection), [`backproject`], [`fbp`] (filtered back-projection with scikit-image's filters),
 //! [`mlem`] (expectation maximisation, the whole loop on the device, its KL divergence reported),
-//! [`find_center`] (the rotation centre, as TomoPy's),
+//! [`find_center`] (the rotation centre, as TomoPy's), by the log-polar method where it applies
+//! and pays, else by the direct strip-model pair ([`Method`]),
 //! in ASTRA's 2D `parallel` geometry ([`Geometry`]; the module
 //! [`crate::ops::tomography`] documents it and the conversion to scikit-image's conventions).
 //!

@@ -13,6 +13,13 @@
 //! unit-square pixel projects onto the detector as a trapezoid of unit area, and each bin of
 //! width 1 receives the part of it within the bin; back-projection is the exact adjoint, and
 //! every projection of an image inside the detector's reach sums to the image's sum.
+//!
+//! The log-polar method ([`logpolar`]) computes the same operators for angles equally spaced over
+//! [0, π) with the centre at the detector's middle, as convolutions on log-polar grids (cubic
+//! B-splines between the grids: a slightly sharper model of the image than the strips'); its
+//! results are 0 outside the object's disk (radius max(N, D)/2 + 1.5). [`Method`] chooses; FBP
+//! takes it off the middle too (the filter shifts the projections). `cpu::logpolar` is its f64
+//! reference, `cpu::backproject_spline` the exact back-projector it approximates.
 
 pub mod cpu;
 pub mod logpolar;
