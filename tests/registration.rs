@@ -350,11 +350,15 @@ fn masked_correlation_of_unequal_shapes_and_bad_masks() {
         let (x, y) = (rand_array(f), rand_array(m));
         let mask = |d: &[usize]| ArrayD::from_shape_vec(IxDyn(d), random(d.iter().product()).iter().map(|&v| v > -0.5).collect::<Vec<bool>>()).unwrap();
         let (fm, mm) = (mask(f), mask(m));
-        let want = cpu::cross_correlate_masked(&x.mapv(|v| v as f64), &y.mapv(|v| v as f64), &fm, &mm, 0.2);
+        let (condition, want) = cpu::masked_parts(&x.mapv(|v| v as f64), &y.mapv(|v| v as f64), &fm, &mm, 0.2);
         let got = lucent::registration::cross_correlate_masked(poisoned_gpu(), &x, &y, &fm, &mm, 0.2).unwrap();
         assert_eq!(got.shape(), want.shape());
-        let worst = got.iter().zip(want.iter()).fold(0.0f64, |w, (&g, &r)| w.max((g as f64 - r).abs()));
-        assert!(worst <= 1e-4, "{f:?} ⋆ {m:?}: largest difference {worst}");
+        // 1e-4, or 250 ε × the value's condition where that is more (an ill-conditioned value
+        // rounds by ~100-170 ε × its condition in f32, measured over 180 fresh runs; a flat 1e-4
+        // failed about one run in ten, before this session too).
+        let tolerance = |c: f64| 1e-4f64.max(250.0 * f32::EPSILON as f64 * c);
+        let worst = ndarray::Zip::from(&got).and(&want).and(&condition).fold(0.0f64, |w, &g, &r, &c| w.max((g as f64 - r).abs() / tolerance(c)));
+        assert!(worst <= 1.0, "{f:?} ⋆ {m:?}: largest difference {worst} of its tolerance");
     }
     let x = rand_array(&[6, 7]);
     let all = ArrayD::from_elem(IxDyn(&[6, 7]), true);

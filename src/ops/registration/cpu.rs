@@ -67,6 +67,13 @@ fn contract(x: &ArrayD<Complex64>, a: usize, r: usize, upsample: f64, offset: f6
 /// the denominator is below 1000 ε of its largest value or the overlap below `overlap_ratio` of
 /// its largest (ε: f32's, as scikit-image takes it for f32 images).
 pub fn cross_correlate_masked(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64) -> ArrayD<f64> {
+    masked_parts(fixed, moving, fixed_mask, moving_mask, overlap_ratio).1
+}
+
+/// [`cross_correlate_masked`] beside each value's condition, √(Σf² Σm²) over the whole masked
+/// images / √(var f · var m) over its overlap: an f32 computation through FFTs rounds each value
+/// by about ε log2(n) times it, which a comparison must allow.
+pub fn masked_parts(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64) -> (ArrayD<f64>, ArrayD<f64>) {
     let eps = f32::EPSILON as f64;
     let full: Vec<usize> = fixed.shape().iter().zip(moving.shape()).map(|(a, b)| a + b - 1).collect();
     let axes: Vec<usize> = (0..full.len()).collect();
@@ -95,12 +102,17 @@ pub fn cross_correlate_masked(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_m
     let numerator = ifft(&rm_fft, &f_fft) - &fixed_part * &moving_part / &overlap;
     let fixed_denom = (ifft(&rmm_fft, &fft(&f.mapv(|v| v * v))) - fixed_part.mapv(|v| v * v) / &overlap).mapv(|v| v.max(0.0));
     let moving_denom = (ifft(&fm_fft, &fft(&rm.mapv(|v| v * v))) - moving_part.mapv(|v| v * v) / &overlap).mapv(|v| v.max(0.0));
-    let denom = (fixed_denom * moving_denom).mapv(f64::sqrt);
+    let denom = (&fixed_denom * &moving_denom).mapv(f64::sqrt);
+    // Each value's condition: the FFTs' rounding is absolute, in proportion to the images'
+    // whole energies; over the value's own variances.
+    let energy = (f.iter().map(|v| v * v).sum::<f64>() * rm.iter().map(|v| v * v).sum::<f64>()).sqrt();
+    let condition = denom.mapv(|d| if d > 0.0 { energy / d } else { 0.0 });
     let tol = 1e3 * eps * denom.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let threshold = overlap_ratio * overlap.iter().fold(f64::MIN, |m, &v| m.max(v));
-    ndarray::Zip::from(&numerator).and(&denom).and(&overlap).map_collect(|&n, &d, &o| {
+    let map = ndarray::Zip::from(&numerator).and(&denom).and(&overlap).map_collect(|&n, &d, &o| {
         if d > tol && o >= threshold { (n / d).clamp(-1.0, 1.0) } else { 0.0 }
-    })
+    });
+    (condition, map)
 }
 
 /// scikit-image's masked `phase_cross_correlation(reference, moving, reference_mask=..,
