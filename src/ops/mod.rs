@@ -3,6 +3,7 @@
 
 pub mod convolve;
 pub mod deconvolve;
+pub mod denoise;
 pub mod interpolate;
 pub mod layout;
 pub mod reduce;

@@ -1,0 +1,237 @@
+//! The f64 reference of the adaptive filter's structure estimate, over the last `d` axes of an
+//! array (the leading ones, if any, are batches): monomial filter responses through FFTs, the
+//! structure tensor, normalised convolution and symmetric eigen-decompositions.
+
+use ndarray::{ArrayD, Axis, IxDyn};
+use num_complex::Complex64;
+
+use super::{tensor_components, Lognormal};
+use crate::fft::{cpu::c2c, Norm};
+
+/// The angular frequency of FFT bin k of n: 2πk/n folded into [−π, π).
+fn frequency(k: usize, n: usize) -> f64 {
+    let k = if 2 * k >= n { k as f64 - n as f64 } else { k as f64 };
+    2.0 * std::f64::consts::PI * k / n as f64
+}
+
+/// The responses of `x` to the first-order (odd) monomial filters i R(ρ) û_i, d of them, and
+/// the second-order (even) ones R(ρ) û_i û_j, i ≤ j in [`tensor_components`]' order; û = u/|u|,
+/// the frequency u over the last d axes, the filters applied by circular convolution.
+pub fn monomial_responses(x: &ArrayD<f64>, d: usize, filter: &Lognormal) -> (Vec<ArrayD<f64>>, Vec<ArrayD<f64>>) {
+    let dims = x.shape().to_vec();
+    let axes: Vec<usize> = (dims.len() - d..dims.len()).collect();
+    let spectrum = c2c(&x.mapv(|v| Complex64::new(v, 0.0)), &axes, false, Norm::Backward);
+    let filtered = |h: &dyn Fn(&[f64]) -> Complex64| -> ArrayD<f64> {
+        let mut y = spectrum.clone();
+        for (index, v) in y.indexed_iter_mut() {
+            let u: Vec<f64> = axes.iter().map(|&a| frequency(index[a], dims[a])).collect();
+            *v *= h(&u);
+        }
+        c2c(&y, &axes, true, Norm::Backward).mapv(|v| v.re)
+    };
+    let radial = |u: &[f64]| {
+        let rho = u.iter().map(|v| v * v).sum::<f64>().sqrt();
+        (rho, filter.radial(rho))
+    };
+    let odd = (0..d)
+        .map(|i| filtered(&|u| {
+            let (rho, r) = radial(u);
+            if rho == 0.0 { Complex64::new(0.0, 0.0) } else { Complex64::new(0.0, r * u[i] / rho) }
+        }))
+        .collect();
+    let even = tensor_components(d)
+        .into_iter()
+        .map(|(i, j)| filtered(&|u| {
+            let (rho, r) = radial(u);
+            if rho == 0.0 { Complex64::new(0.0, 0.0) } else { Complex64::new(r * u[i] * u[j] / (rho * rho), 0.0) }
+        }))
+        .collect();
+    (odd, even)
+}
+
+/// The structure tensor T = q qᵀ + Q Qᵀ from the odd responses q and the even ones Q (a
+/// symmetric matrix per sample): its components in [`tensor_components`]' order. For a simple
+/// signal cos(u·x + φ) it is R(|u|)² ûûᵀ whatever the phase φ.
+pub fn structure_tensor(odd: &[ArrayD<f64>], even: &[ArrayD<f64>], d: usize) -> Vec<ArrayD<f64>> {
+    let pairs = tensor_components(d);
+    let at = |i: usize, j: usize| pairs.iter().position(|&p| p == (i.min(j), i.max(j))).expect("a component");
+    pairs
+        .iter()
+        .map(|&(i, j)| {
+            let mut t = &odd[i] * &odd[j];
+            for k in 0..d {
+                t = t + &even[at(i, k)] * &even[at(k, j)];
+            }
+            t
+        })
+        .collect()
+}
+
+/// Normalised convolution of `x` with a Gaussian of `sigma` samples along each of the last d
+/// axes (truncated at 3σ), certainty 1 inside the array and 0 outside: at the borders the sum
+/// is over the taps inside, divided by their weight.
+pub fn normalized_lowpass(x: &ArrayD<f64>, d: usize, sigma: f64) -> ArrayD<f64> {
+    let reach = (3.0 * sigma).ceil() as i64;
+    let taps: Vec<f64> = (-reach..=reach).map(|k| (-((k * k) as f64) / (2.0 * sigma * sigma)).exp()).collect();
+    let rank = x.ndim();
+    let mut y = x.clone();
+    for axis in rank - d..rank {
+        let n = y.shape()[axis] as i64;
+        let mut out = y.clone();
+        for (src, mut dst) in y.lanes(Axis(axis)).into_iter().zip(out.lanes_mut(Axis(axis))) {
+            for i in 0..n {
+                let (mut sum, mut weight) = (0.0, 0.0);
+                for (t, w) in (-reach..=reach).zip(&taps) {
+                    let j = i + t;
+                    if (0..n).contains(&j) {
+                        sum += w * src[j as usize];
+                        weight += w;
+                    }
+                }
+                dst[i as usize] = sum / weight;
+            }
+        }
+        y = out;
+    }
+    y
+}
+
+/// The eigenvalues (descending) and unit eigenvectors (columns) of the symmetric d×d matrix
+/// `a` (d ≤ 4), by cyclic Jacobi rotations until the off-diagonal part is below 1e-15 of the
+/// matrix's norm.
+pub fn symmetric_eigen(a: &[[f64; 4]; 4], d: usize) -> ([f64; 4], [[f64; 4]; 4]) {
+    let mut m = *a;
+    let mut v = [[0.0; 4]; 4];
+    for (i, row) in v.iter_mut().enumerate() {
+        row[i] = 1.0;
+    }
+    let norm: f64 = (0..d).flat_map(|i| (0..d).map(move |j| (i, j))).map(|(i, j)| m[i][j] * m[i][j]).sum::<f64>().sqrt();
+    for _ in 0..64 {
+        let off: f64 = (0..d).flat_map(|i| (0..d).map(move |j| (i, j))).filter(|(i, j)| i != j).map(|(i, j)| m[i][j] * m[i][j]).sum::<f64>().sqrt();
+        if off <= 1e-15 * norm.max(f64::MIN_POSITIVE) {
+            break;
+        }
+        for p in 0..d {
+            for q in p + 1..d {
+                if m[p][q] == 0.0 {
+                    continue;
+                }
+                // The rotation that zeroes m[p][q] (Golub and Van Loan, 8.4).
+                let tau = (m[q][q] - m[p][p]) / (2.0 * m[p][q]);
+                let t = tau.signum() / (tau.abs() + (1.0 + tau * tau).sqrt());
+                let t = if tau == 0.0 { 1.0 } else { t };
+                let c = 1.0 / (1.0 + t * t).sqrt();
+                let s = t * c;
+                for k in 0..d {
+                    let (mkp, mkq) = (m[k][p], m[k][q]);
+                    m[k][p] = c * mkp - s * mkq;
+                    m[k][q] = s * mkp + c * mkq;
+                }
+                for k in 0..d {
+                    let (mpk, mqk) = (m[p][k], m[q][k]);
+                    m[p][k] = c * mpk - s * mqk;
+                    m[q][k] = s * mpk + c * mqk;
+                }
+                for row in v.iter_mut().take(d) {
+                    let (vp, vq) = (row[p], row[q]);
+                    row[p] = c * vp - s * vq;
+                    row[q] = s * vp + c * vq;
+                }
+            }
+        }
+    }
+    // Descending order.
+    let mut order: Vec<usize> = (0..d).collect();
+    order.sort_by(|&i, &j| m[j][j].total_cmp(&m[i][i]));
+    let mut values = [0.0; 4];
+    let mut vectors = [[0.0; 4]; 4];
+    for (c, &i) in order.iter().enumerate() {
+        values[c] = m[i][i];
+        for r in 0..d {
+            vectors[r][c] = v[r][i];
+        }
+    }
+    (values, vectors)
+}
+
+/// The tensor's components at one sample as a 4×4 matrix (zeros beyond d).
+pub fn matrix_at(components: &[ArrayD<f64>], d: usize, index: &IxDyn) -> [[f64; 4]; 4] {
+    let mut m = [[0.0; 4]; 4];
+    for (c, (i, j)) in tensor_components(d).into_iter().enumerate() {
+        m[i][j] = components[c][index];
+        m[j][i] = components[c][index];
+    }
+    m
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_structure_tensor_of_a_simple_signal_is_phase_invariant() {
+        // cos(u·x + φ) on a periodic grid (u on FFT bins), d = 2, 3, 4: T = R(|u|)² ûûᵀ at every
+        // sample, whatever φ.
+        let filter = Lognormal::default();
+        for (dims, bins) in [(vec![16usize, 12], vec![3i64, -2]), (vec![8, 10, 12], vec![1, 2, -3]), (vec![6, 8, 8, 10], vec![1, -1, 2, 2])] {
+            let d = dims.len();
+            let u: Vec<f64> = bins.iter().zip(&dims).map(|(&k, &n)| 2.0 * std::f64::consts::PI * k as f64 / n as f64).collect();
+            let rho = u.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let phase = 0.7;
+            let x = ArrayD::from_shape_fn(IxDyn(&dims), |i| (u.iter().enumerate().map(|(a, w)| w * i[a] as f64).sum::<f64>() + phase).cos());
+            let (odd, even) = monomial_responses(&x, d, &filter);
+            let t = structure_tensor(&odd, &even, d);
+            let scale = filter.radial(rho).powi(2);
+            for (c, (i, j)) in tensor_components(d).into_iter().enumerate() {
+                let want = scale * u[i] * u[j] / (rho * rho);
+                let worst = t[c].iter().fold(0.0f64, |w, &v| w.max((v - want).abs()));
+                assert!(worst < 1e-12, "{dims:?} T[{i}{j}]: off by {worst}");
+            }
+        }
+    }
+
+    #[test]
+    fn eigen_decompositions_reconstruct_their_matrices() {
+        let mut state = 0x9E37_79B9_7F4A_7C15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 11) as f64 / (1u64 << 53) as f64 - 0.5
+        };
+        for d in 1..=4 {
+            for _ in 0..50 {
+                let mut a = [[0.0; 4]; 4];
+                for i in 0..d {
+                    for j in i..d {
+                        a[i][j] = next();
+                        a[j][i] = a[i][j];
+                    }
+                }
+                let (values, vectors) = symmetric_eigen(&a, d);
+                for i in 0..d {
+                    for j in 0..d {
+                        let back: f64 = (0..d).map(|k| vectors[i][k] * values[k] * vectors[j][k]).sum();
+                        assert!((back - a[i][j]).abs() < 1e-12, "d {d}: {back} vs {}", a[i][j]);
+                        let dot: f64 = (0..d).map(|k| vectors[k][i] * vectors[k][j]).sum();
+                        assert!((dot - if i == j { 1.0 } else { 0.0 }).abs() < 1e-12);
+                    }
+                }
+                assert!(values[..d].windows(2).all(|w| w[0] >= w[1]));
+            }
+        }
+    }
+
+    #[test]
+    fn normalized_lowpass_keeps_constants_and_smooths() {
+        let x = ArrayD::from_elem(IxDyn(&[2, 7, 9]), 3.5);
+        let y = normalized_lowpass(&x, 2, 1.5);
+        assert!(y.iter().all(|&v| (v - 3.5).abs() < 1e-12));
+        // An impulse far from the borders spreads as the Gaussian, its mass kept.
+        let mut x = ArrayD::zeros(IxDyn(&[41, 41]));
+        x[[20, 20]] = 1.0;
+        let y = normalized_lowpass(&x, 2, 2.0);
+        assert!((y.sum() - 1.0).abs() < 1e-12, "{}", y.sum());
+        assert!(y[[20, 20]] < 0.05 && y[[20, 22]] < y[[20, 21]] && y[[20, 21]] < y[[20, 20]]);
+    }
+}
