@@ -14,21 +14,37 @@ fn frequency(k: usize, n: usize) -> f64 {
     2.0 * std::f64::consts::PI * k / n as f64
 }
 
+/// A real array's spectrum over its last d axes, filtered by frequency responses.
+struct Spectrum {
+    values: ArrayD<Complex64>,
+    axes: Vec<usize>,
+}
+
+impl Spectrum {
+    fn new(x: &ArrayD<f64>, d: usize) -> Spectrum {
+        let axes: Vec<usize> = (x.ndim() - d..x.ndim()).collect();
+        Spectrum { values: c2c(&x.mapv(|v| Complex64::new(v, 0.0)), &axes, false, Norm::Backward), axes }
+    }
+
+    /// The array filtered by `h(u)` (u the angular frequency along the d axes; h Hermitian, so
+    /// the result is real: its real part is returned).
+    fn filtered(&self, h: &dyn Fn(&[f64]) -> Complex64) -> ArrayD<f64> {
+        let dims = self.values.shape().to_vec();
+        let mut y = self.values.clone();
+        for (index, v) in y.indexed_iter_mut() {
+            let u: Vec<f64> = self.axes.iter().map(|&a| frequency(index[a], dims[a])).collect();
+            *v *= h(&u);
+        }
+        c2c(&y, &self.axes, true, Norm::Backward).mapv(|v| v.re)
+    }
+}
+
 /// The responses of `x` to the first-order (odd) monomial filters i R(ρ) û_i, d of them, and
 /// the second-order (even) ones R(ρ) û_i û_j, i ≤ j in [`tensor_components`]' order; û = u/|u|,
 /// the frequency u over the last d axes, the filters applied by circular convolution.
 pub fn monomial_responses(x: &ArrayD<f64>, d: usize, filter: &Lognormal) -> (Vec<ArrayD<f64>>, Vec<ArrayD<f64>>) {
-    let dims = x.shape().to_vec();
-    let axes: Vec<usize> = (dims.len() - d..dims.len()).collect();
-    let spectrum = c2c(&x.mapv(|v| Complex64::new(v, 0.0)), &axes, false, Norm::Backward);
-    let filtered = |h: &dyn Fn(&[f64]) -> Complex64| -> ArrayD<f64> {
-        let mut y = spectrum.clone();
-        for (index, v) in y.indexed_iter_mut() {
-            let u: Vec<f64> = axes.iter().map(|&a| frequency(index[a], dims[a])).collect();
-            *v *= h(&u);
-        }
-        c2c(&y, &axes, true, Norm::Backward).mapv(|v| v.re)
-    };
+    let spectrum = Spectrum::new(x, d);
+    let filtered = |h: &dyn Fn(&[f64]) -> Complex64| spectrum.filtered(h);
     let radial = |u: &[f64]| {
         let rho = u.iter().map(|v| v * v).sum::<f64>().sqrt();
         (rho, filter.radial(rho))
@@ -171,16 +187,8 @@ pub fn matrix_at(components: &[ArrayD<f64>], d: usize, index: &IxDyn) -> [[f64; 
 /// Σ_k ⟨I, M_k⟩ (n_k·û)² = |û|² = 1.
 pub fn reconstruct(x: &ArrayD<f64>, control: &[ArrayD<f64>], d: usize, lowpass: &dyn Fn(f64) -> f64) -> ArrayD<f64> {
     let dims = x.shape().to_vec();
-    let axes: Vec<usize> = (dims.len() - d..dims.len()).collect();
-    let spectrum = c2c(&x.mapv(|v| Complex64::new(v, 0.0)), &axes, false, Norm::Backward);
-    let filtered = |h: &dyn Fn(&[f64]) -> f64| -> ArrayD<f64> {
-        let mut y = spectrum.clone();
-        for (index, v) in y.indexed_iter_mut() {
-            let u: Vec<f64> = axes.iter().map(|&a| frequency(index[a], dims[a])).collect();
-            *v *= h(&u);
-        }
-        c2c(&y, &axes, true, Norm::Backward).mapv(|v| v.re)
-    };
+    let spectrum = Spectrum::new(x, d);
+    let filtered = |h: &dyn Fn(&[f64]) -> f64| spectrum.filtered(&|u| Complex64::new(h(u), 0.0));
     let rho = |u: &[f64]| u.iter().map(|v| v * v).sum::<f64>().sqrt();
     let mut out = filtered(&|u| lowpass(rho(u)));
     let pairs = tensor_components(d);
