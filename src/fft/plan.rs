@@ -320,25 +320,34 @@ fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes, slots: usize,
 
 /// Smallest 2^a 3^b 5^c 7^d at or above `min`: a fast length for Bluestein's padded transform.
 pub fn smooth_at_least(min: usize) -> usize {
-    let mut best = min.next_power_of_two();
-    let mut p7 = 1;
-    while p7 < best {
-        let mut p5 = p7;
-        while p5 < best {
-            let mut p3 = p5;
-            while p3 < best {
-                let mut x = p3;
-                while x < min {
-                    x *= 2;
-                }
-                best = best.min(x);
-                p3 *= 3;
+    smooth_over(min, &[3, 5, 7])
+}
+
+/// Smallest 2^a times a product of `odd` primes (each any number of times) at or above `min`.
+pub fn smooth_over(min: usize, odd: &[usize]) -> usize {
+    let best = min.next_power_of_two();
+    // Every product of the odd primes below `best`, each doubled up to `min`.
+    let mut products = vec![1usize];
+    for &p in odd {
+        let mut more = Vec::new();
+        for &q in &products {
+            let mut x = q * p;
+            while x < best {
+                more.push(x);
+                x *= p;
             }
-            p5 *= 5;
         }
-        p7 *= 7;
+        products.extend(more);
     }
-    best
+    products
+        .into_iter()
+        .map(|mut x| {
+            while x < min {
+                x *= 2;
+            }
+            x
+        })
+        .fold(best, usize::min)
 }
 
 /// Bluestein's padded length: among the lengths with a plan from `min` to 1.3·min, the cheapest

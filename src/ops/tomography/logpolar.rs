@@ -110,19 +110,9 @@ pub fn unsuitable(g: &Geometry) -> Option<String> {
     None
 }
 
-/// The smallest 2^a·3^b at or above `min` (FFT-friendly).
+/// The smallest 2^a·3^b at or above `min` (the FFT's fastest lengths).
 fn smooth(min: usize) -> usize {
-    let mut best = min.next_power_of_two();
-    let mut p3 = 1;
-    while p3 < best {
-        let mut x = p3;
-        while x < min {
-            x *= 2;
-        }
-        best = best.min(x);
-        p3 *= 3;
-    }
-    best
+    crate::fft::plan::smooth_over(min, &[3])
 }
 
 impl LogPolar {
