@@ -125,6 +125,11 @@ type EmPart = (ndarray::ArrayD<f32>, Vec<(f64, f64)>);
 /// counts (≥ 0, finite) or a stack; returns the estimate and the KL divergence of each iterate
 /// before its update.
 pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, iterations: usize) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
+    mlem_with(gpu, sinogram, g, iterations, &mut |_, _| {})
+}
+
+/// [`mlem`], calling `progress(done, total)` after each batch of a stack's slices.
+pub fn mlem_with<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, iterations: usize, progress: &mut dyn FnMut(usize, usize)) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
     if !(1..=100_000).contains(&iterations) {
         return Err(crate::Error::Invalid(format!("{iterations} EM iterations (1 to 100000)")));
     }
@@ -153,10 +158,11 @@ pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>,
         let mut estimate = ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[slices, g.size, g.size]));
         let mut sums = vec![(0.0, 0.0); iterations];
         for range in batches(gpu, slices, 2 * slice_bytes(g)) {
-            let range = ndarray::Slice::from(range);
+            let (end, range) = (range.end, ndarray::Slice::from(range));
             let (part, part_sums) = run(&x.slice_axis(ndarray::Axis(0), range))?;
             estimate.slice_axis_mut(ndarray::Axis(0), range).assign(&part);
             sums.iter_mut().zip(part_sums).for_each(|(s, p)| *s = (s.0 + p.0, s.1 + p.1));
+            progress(end, slices);
         }
         (estimate, sums)
     };

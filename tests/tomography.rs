@@ -286,7 +286,9 @@ fn stacks_beyond_the_budget_go_in_batches_of_slices() {
         assert!(rel_l2_of(&b, &a.mapv(f64::from)) <= 1e-6);
     }
     let (a, kl_a) = lucent::tomography::mlem(gpu(), &sinos, &g, 4).unwrap();
-    let (b, kl_b) = lucent::tomography::mlem(&small, &sinos, &g, 4).unwrap();
+    let mut reports = Vec::new();
+    let (b, kl_b) = lucent::tomography::mlem_with(&small, &sinos, &g, 4, &mut |done, total| reports.push((done, total))).unwrap();
+    assert!(reports.len() >= 3 && reports.last() == Some(&(5, 5)), "{reports:?}");
     assert!(rel_l2_of(&b, &a.mapv(f64::from)) <= 1e-6);
     assert!(kl_a.iter().zip(&kl_b).all(|(x, y)| (x - y).abs() <= 1e-5 * x.abs()), "{kl_a:?} vs {kl_b:?}");
 }

@@ -197,7 +197,12 @@ pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
     let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry, gpu.is_some())?;
     let start = Instant::now();
     let (estimate, kl) = match &gpu {
-        Some(gpu) => lucent::tomography::mlem(gpu, &sinograms, &g, args.iterations)?,
+        Some(gpu) => {
+            let bar = progress_bar(global, sinograms.dim().0, "EM");
+            let out = lucent::tomography::mlem_with(gpu, &sinograms, &g, args.iterations, &mut |done, _| bar.set_position(done as u64))?;
+            bar.finish_and_clear();
+            out
+        }
         None => {
             lucent::check::check_finite(&sinograms.view().into_dyn(), "the sinogram")?;
             if sinograms.iter().any(|&v| v < 0.0) || !(1..=100_000).contains(&args.iterations) {

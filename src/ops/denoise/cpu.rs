@@ -180,6 +180,58 @@ pub fn matrix_at(components: &[ArrayD<f64>], d: usize, index: &IxDyn) -> [[f64; 
     m
 }
 
+/// The data lowpass filtered by the binomial kernel [1, 2, 1] / 4 and every second sample kept,
+/// along each of the last d axes whose `factors` entry is 2 (1 leaves an axis as it is); the
+/// kernel mirrors at the borders (whole-sample symmetric). Sample k lands where sample 2k was.
+pub fn downsample(x: &ArrayD<f64>, d: usize, factors: &[usize]) -> ArrayD<f64> {
+    let rank = x.ndim();
+    let mut y = x.clone();
+    for (axis, &f) in (rank - d..rank).zip(factors) {
+        if f != 2 {
+            continue;
+        }
+        let n = y.shape()[axis];
+        let mut dims = y.shape().to_vec();
+        dims[axis] = n.div_ceil(2);
+        let mut out = ArrayD::zeros(IxDyn(&dims));
+        for (src, mut dst) in y.lanes(Axis(axis)).into_iter().zip(out.lanes_mut(Axis(axis))) {
+            let at = |i: i64| src[(if i < 0 { -i } else if i >= n as i64 { 2 * (n as i64 - 1) - i } else { i }).clamp(0, n as i64 - 1) as usize];
+            for (k, o) in dst.iter_mut().enumerate() {
+                let i = 2 * k as i64;
+                *o = (at(i - 1) + 2.0 * at(i) + at(i + 1)) / 4.0;
+            }
+        }
+        y = out;
+    }
+    y
+}
+
+/// Back to `dims` by linear interpolation along the axes [`downsample`] halved (full-resolution
+/// sample i at downsampled coordinate i/2, the last one held past the end).
+pub fn upsample(x: &ArrayD<f64>, d: usize, factors: &[usize], dims: &[usize]) -> ArrayD<f64> {
+    let rank = x.ndim();
+    let mut y = x.clone();
+    for (axis, &f) in (rank - d..rank).zip(factors) {
+        if f != 2 {
+            continue;
+        }
+        let n = y.shape()[axis];
+        let mut shape = y.shape().to_vec();
+        shape[axis] = dims[axis];
+        let mut out = ArrayD::zeros(IxDyn(&shape));
+        for (src, mut dst) in y.lanes(Axis(axis)).into_iter().zip(out.lanes_mut(Axis(axis))) {
+            for (i, o) in dst.iter_mut().enumerate() {
+                let c = (i as f64 / 2.0).min((n - 1) as f64);
+                let k = c.floor() as usize;
+                let w = c - k as f64;
+                *o = if k + 1 < n { (1.0 - w) * src[k] + w * src[k + 1] } else { src[k] };
+            }
+        }
+        y = out;
+    }
+    y
+}
+
 /// The adaptive reconstruction through FFTs: f = f_LP + Σ_k ⟨C, M_k⟩ f_HP,k, with f_LP the data
 /// lowpass filtered by `lowpass(ρ)`, f_HP,k by (1 − lowpass(ρ)) (n_k·û)² (the directions n_k of
 /// [`reconstruction_directions`], M_k their [`dual_tensors`]) and C the control tensor's
@@ -318,5 +370,28 @@ mod tests {
             let mean = x.mean().unwrap();
             assert!(smooth.iter().all(|v| (v - mean).abs() < 0.5) && (smooth.mean().unwrap() - mean).abs() < 1e-12);
         }
+    }
+
+    #[test]
+    fn downsampling_and_back_keeps_smooth_data() {
+        // A linear ramp survives both ways away from the last sample (the binomial kernel keeps
+        // linear functions, linear interpolation restores them); axes with factor 1 untouched.
+        let dims = [3usize, 17, 12];
+        let x = ArrayD::from_shape_fn(IxDyn(&dims), |i| 0.5 * i[1] as f64 - 0.25 * i[2] as f64 + i[0] as f64);
+        let small = downsample(&x, 2, &[2, 2]);
+        assert_eq!(small.shape(), [3, 9, 6]);
+        for ((b, r, c), &v) in small.clone().into_dimensionality::<ndarray::Ix3>().unwrap().indexed_iter() {
+            if r > 0 && r < 8 && c > 0 && c < 5 {
+                assert!((v - x[[b, 2 * r, 2 * c]]).abs() < 1e-12);
+            }
+        }
+        let back = upsample(&small, 2, &[2, 2], &dims);
+        assert_eq!(back.shape(), dims);
+        for ((b, r, c), &v) in back.into_dimensionality::<ndarray::Ix3>().unwrap().indexed_iter() {
+            if (2..14).contains(&r) && (2..9).contains(&c) {
+                assert!((v - x[[b, r, c]]).abs() < 1e-12, "({b}, {r}, {c}): {v} vs {}", x[[b, r, c]]);
+            }
+        }
+        assert_eq!(downsample(&x, 2, &[1, 1]), x);
     }
 }
