@@ -180,6 +180,13 @@ pub fn matrix_at(components: &[ArrayD<f64>], d: usize, index: &IxDyn) -> [[f64; 
     m
 }
 
+/// The local structure of `x` over its last d axes: the structure tensor of the monomial
+/// filters' responses, lowpass filtered by normalised convolution (Gaussian of `sigma` samples).
+pub fn local_structure(x: &ArrayD<f64>, d: usize, filter: &Lognormal, sigma: f64) -> Vec<ArrayD<f64>> {
+    let (odd, even) = monomial_responses(x, d, filter);
+    structure_tensor(&odd, &even, d).iter().map(|t| normalized_lowpass(t, d, sigma)).collect()
+}
+
 /// The data lowpass filtered by the binomial kernel [1, 2, 1] / 4 and every second sample kept,
 /// along each of the last d axes whose `factors` entry is 2 (1 leaves an axis as it is); the
 /// kernel mirrors at the borders (whole-sample symmetric). Sample k lands where sample 2k was.
@@ -393,5 +400,38 @@ mod tests {
             }
         }
         assert_eq!(downsample(&x, 2, &[1, 1]), x);
+    }
+
+    #[test]
+    fn the_local_structure_points_across_edges() {
+        // A smooth edge (tanh profile) at 30° in 2D and a plane in 3D: near it the tensor's
+        // first eigenvector is the edge's normal, and the tensor is close to rank one.
+        let filter = Lognormal::default();
+        let angle = 30f64.to_radians();
+        let normal2 = [angle.sin(), angle.cos()];
+        let normal3 = [0.48f64, 0.6, 0.64];
+        let norm3 = normal3.iter().map(|v| v * v).sum::<f64>().sqrt();
+        let normal3 = normal3.map(|v| v / norm3);
+        for (dims, normal) in [(vec![48usize, 48], normal2.to_vec()), (vec![40, 40, 40], normal3.to_vec())] {
+            let d = dims.len();
+            let centre: Vec<f64> = dims.iter().map(|&n| (n as f64 - 1.0) / 2.0).collect();
+            let distance = |i: &IxDyn| (0..d).map(|a| (i[a] as f64 - centre[a]) * normal[a]).sum::<f64>();
+            let x = ArrayD::from_shape_fn(IxDyn(&dims), |i| (distance(&i) / 1.5).tanh());
+            let t = local_structure(&x, d, &filter, 1.5);
+            let mut checked = 0;
+            for (index, _) in x.indexed_iter() {
+                // (Away from the borders, where the circular filters see the edge wrap around.)
+                let inside = (0..d).all(|a| index[a] >= dims[a] / 4 && index[a] + dims[a] / 4 < dims[a]);
+                if !inside || distance(&index).abs() > 1.0 {
+                    continue;
+                }
+                let (values, vectors) = symmetric_eigen(&matrix_at(&t, d, &index), d);
+                let along: f64 = (0..d).map(|a| vectors[a][0] * normal[a]).sum::<f64>().abs();
+                assert!(along > 0.999, "{dims:?} at {index:?}: |e1 · n| = {along}");
+                assert!(values[1] < 0.05 * values[0], "{dims:?} at {index:?}: eigenvalues {values:?}");
+                checked += 1;
+            }
+            assert!(checked > 10);
+        }
     }
 }
