@@ -39,16 +39,29 @@ pub struct Params {
     pub unused1: f32,
 }
 
-fn dispatch(rec: &mut Recording, kernel: &'static KernelInfo, p: &Params, x: Buf, out_dims: &[usize]) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::F32, kernel.name)?;
+/// `kernel` over `inputs` (f32) into a new array of `out_dims`, one thread per output.
+fn dispatch(rec: &mut Recording, kernel: &'static KernelInfo, p: &Params, inputs: &[Buf], out_dims: &[usize]) -> Result<Buf> {
+    for &x in inputs {
+        rec.expect_dtype(x, Dtype::F32, kernel.name)?;
+    }
     let count: usize = out_dims.iter().product();
     if count > u32::MAX as usize {
         return Err(Error::Invalid(format!("{count} log-polar samples (at most {})", u32::MAX)));
     }
     let out = rec.temp(out_dims, Dtype::F32)?;
     let p = Params { count: count as u32, ..*p };
-    rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[x, out], kernel.groups(count as u64));
+    let buffers: Vec<Buf> = inputs.iter().copied().chain([out]).collect();
+    rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &buffers, kernel.groups(count as u64));
     Ok(out)
+}
+
+/// The batch of whole grids (batch, 3, nrho, ntheta), the outputs' layout.
+fn whole_batch(rec: &Recording, x: Buf, p: &Params) -> Result<usize> {
+    let batch = rec.dims(x)[0];
+    if rec.dims(x) != whole_grids(p, batch) {
+        return Err(Error::Shape(format!("log-polar grids {:?}, not {:?}", rec.dims(x), whole_grids(p, batch))));
+    }
+    Ok(batch)
 }
 
 fn batch_of(rec: &Recording, x: Buf, inner: [usize; 2], what: &str) -> Result<usize> {
@@ -70,49 +83,35 @@ fn whole_grids(p: &Params, batch: usize) -> [usize; 4] {
 /// Sinograms (batch, angles, detectors) with `extra` rows each side, continued by symmetry.
 pub fn extend(rec: &mut Recording, sinograms: Buf, p: &Params) -> Result<Buf> {
     let batch = batch_of(rec, sinograms, [p.angles as usize, p.detectors as usize], "sinograms")?;
-    dispatch(rec, &LOGPOLAR_EXTEND, p, sinograms, &[batch, (p.angles + 2 * p.extra) as usize, p.detectors as usize])
+    dispatch(rec, &LOGPOLAR_EXTEND, p, &[sinograms], &[batch, (p.angles + 2 * p.extra) as usize, p.detectors as usize])
 }
 
 /// The extended sinograms' B-spline coefficients on the spans' grids (batch, 3, nrho, width).
 pub fn from_sinogram(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
     let batch = batch_of(rec, coefficients, [(p.angles + 2 * p.extra) as usize, p.detectors as usize], "extended sinograms")?;
-    dispatch(rec, &LOGPOLAR_FROM_SINOGRAM, p, coefficients, &grids(p, batch))
+    dispatch(rec, &LOGPOLAR_FROM_SINOGRAM, p, &[coefficients], &grids(p, batch))
 }
 
 /// The spans' grids of coefficients (batch, 3, nrho, ntheta) summed at every pixel, × scale.
 pub fn to_image(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
-    let batch = rec.dims(coefficients)[0];
-    if rec.dims(coefficients) != whole_grids(p, batch) {
-        return Err(Error::Shape(format!("log-polar grids {:?}, not {:?}", rec.dims(coefficients), whole_grids(p, batch))));
-    }
-    dispatch(rec, &LOGPOLAR_TO_IMAGE, p, coefficients, &[batch, p.size as usize, p.size as usize])
+    let batch = whole_batch(rec, coefficients, p)?;
+    dispatch(rec, &LOGPOLAR_TO_IMAGE, p, &[coefficients], &[batch, p.size as usize, p.size as usize])
 }
 
 /// Images' B-spline coefficients (batch, N, N) on the spans' grids (batch, 3, nrho, width).
 pub fn from_image(rec: &mut Recording, coefficients: Buf, p: &Params) -> Result<Buf> {
     let batch = batch_of(rec, coefficients, [p.size as usize, p.size as usize], "images")?;
-    dispatch(rec, &LOGPOLAR_FROM_IMAGE, p, coefficients, &grids(p, batch))
+    dispatch(rec, &LOGPOLAR_FROM_IMAGE, p, &[coefficients], &grids(p, batch))
 }
 
 /// The spans' grids of coefficients (batch, 3, nrho, ntheta) at every bin of every angle.
 /// `spans`: per angle (span, θ′, ±1 where mirrored, 0), f32 (ops::tomography::logpolar::angle_spans).
 pub fn to_sinogram(rec: &mut Recording, coefficients: Buf, spans: Buf, p: &Params) -> Result<Buf> {
-    let batch = rec.dims(coefficients)[0];
-    if rec.dims(coefficients) != whole_grids(p, batch) {
-        return Err(Error::Shape(format!("log-polar grids {:?}, not {:?}", rec.dims(coefficients), whole_grids(p, batch))));
-    }
+    let batch = whole_batch(rec, coefficients, p)?;
     if rec.dims(spans) != [p.angles as usize, 4] {
         return Err(Error::Shape(format!("an angle table {:?} for {} angles", rec.dims(spans), p.angles)));
     }
-    let dims = [batch, p.angles as usize, p.detectors as usize];
-    let count: usize = dims.iter().product();
-    if count > u32::MAX as usize {
-        return Err(Error::Invalid(format!("{count} sinogram bins (at most {})", u32::MAX)));
-    }
-    let out = rec.temp(&dims, Dtype::F32)?;
-    let p = Params { count: count as u32, ..*p };
-    rec.dispatch(&LOGPOLAR_TO_SINOGRAM, &[], bytemuck::bytes_of(&p), &[coefficients, spans, out], LOGPOLAR_TO_SINOGRAM.groups(count as u64));
-    Ok(out)
+    dispatch(rec, &LOGPOLAR_TO_SINOGRAM, p, &[coefficients, spans], &[batch, p.angles as usize, p.detectors as usize])
 }
 
 /// Mirrors `Params` in times_spectrum.wgsl.

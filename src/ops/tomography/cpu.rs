@@ -74,6 +74,12 @@ pub fn backproject(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
     })
 }
 
+/// The cubic B-spline's four weights at fraction f past a sample (taps −1, 0, 1, 2).
+fn cubic_weights(f: f64) -> [f64; 4] {
+    let h = 1.0 - f;
+    [h * h * h / 6.0, (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0, (4.0 - 6.0 * h * h + 3.0 * h * h * h) / 6.0, f * f * f / 6.0]
+}
+
 /// The back-projection the log-polar method approximates: every pixel sums, over the angles,
 /// the cubic B-spline interpolant of each projection (prefiltered as scipy's mirror mode, taps
 /// beyond the detector 0) at its line's detector coordinate. The reference for
@@ -82,10 +88,6 @@ pub fn backproject_spline(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f
     use crate::ops::interpolate::{cpu::spline_filter1d, SplineMode};
     let coefficients = spline_filter1d(&sinograms.to_owned().into_dyn(), 2, SplineMode::Mirror);
     let n = g.size;
-    let cubic = |f: f64| {
-        let h = 1.0 - f;
-        [h * h * h / 6.0, (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0, (4.0 - 6.0 * h * h + 3.0 * h * h * h) / 6.0, f * f * f / 6.0]
-    };
     Array3::from_shape_fn((sinograms.dim().0, n, n), |(b, r, c)| {
         let (x, y) = g.pixel_centre(r, c);
         g.angles
@@ -94,7 +96,7 @@ pub fn backproject_spline(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f
             .map(|(a, &theta)| {
                 let u = x * theta.cos() + y * theta.sin() + g.center;
                 let base = u.floor();
-                let w = cubic(u - base);
+                let w = cubic_weights(u - base);
                 (0..4)
                     .filter_map(|k| {
                         let i = base as i64 - 1 + k as i64;
@@ -211,12 +213,8 @@ pub mod logpolar {
         if !(u > -2.0 && u < rows as f64 + 1.0 && v > -2.0 && v < cols as f64 + 1.0) {
             return 0.0;
         }
-        let weights = |f: f64| {
-            let h = 1.0 - f;
-            [h * h * h / 6.0, (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0, (4.0 - 6.0 * h * h + 3.0 * h * h * h) / 6.0, f * f * f / 6.0]
-        };
         let (fu, fv) = (u.floor(), v.floor());
-        let (wu, wv) = (weights(u - fu), weights(v - fv));
+        let (wu, wv) = (super::cubic_weights(u - fu), super::cubic_weights(v - fv));
         let mut sum = 0.0;
         for (i, wi) in wu.iter().enumerate() {
             let r = fu as i64 - 1 + i as i64;
@@ -233,23 +231,10 @@ pub mod logpolar {
         sum
     }
 
-    /// The grids and a kernel's whole spectrum (Hermitian in k_θ: the kernel is real).
-    struct Setup {
-        grids: Grids,
-        rho0: f64,
-        dtheta: f64,
-    }
-
-    fn setup(g: &Geometry) -> Setup {
-        let grids = grids(g);
-        let (_, a_m) = radii();
-        let dtheta = 2.0 * BETA / grids.ntheta as f64;
-        Setup { rho0: a_m.ln() - 4.0 * grids.drho, dtheta, grids }
-    }
-
-    fn whole_spectrum(s: &Setup, sign: f64, power: f64) -> Array2<Complex64> {
-        let (nrho, ntheta) = (s.grids.nrho, s.grids.ntheta);
-        let half = kernel_spectrum(nrho, ntheta, nrho as f64 * s.grids.drho, sign, power);
+    /// A kernel's whole spectrum (Hermitian in k_θ: the kernel is real).
+    fn whole_spectrum(s: &Grids, sign: f64, power: f64) -> Array2<Complex64> {
+        let (nrho, ntheta) = (s.nrho, s.ntheta);
+        let half = kernel_spectrum(nrho, ntheta, nrho as f64 * s.drho, sign, power);
         let columns = ntheta / 2 + 1;
         Array2::from_shape_fn((nrho, ntheta), |(r, k)| {
             if k < columns {
@@ -285,10 +270,10 @@ pub mod logpolar {
     /// Back-projections (batch, N, N) of sinograms (batch, angles, detectors) by the log-polar
     /// method (`logpolar::unsuitable(g)` none): 0 outside the object's disk.
     pub fn backproject(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
-        let s = setup(g);
+        let s = grids(g);
         let (a_r, _) = radii();
         let (angles, detectors, n) = (g.angles.len(), g.detectors, g.size);
-        let (nrho, ntheta, radius, e) = (s.grids.nrho, s.grids.ntheta, s.grids.radius, EXTRA_ROWS);
+        let (nrho, ntheta, radius, e) = (s.nrho, s.ntheta, s.radius, EXTRA_ROWS);
         let kernel = whole_spectrum(&s, 1.0, 0.0);
         let (step, first) = (PI / angles as f64, g.angles[0].rem_euclid(PI));
         let mid = (n as f64 - 1.0) / 2.0;
@@ -311,7 +296,7 @@ pub mod logpolar {
                     let phi = (m as f64 - (ntheta / 2) as f64) * s.dtheta;
                     let a = (span as f64 * BETA + phi - first) / step;
                     let turns = (a / angles as f64).floor();
-                    let t = radius * ((s.rho0 + j as f64 * s.grids.drho).exp() - (1.0 - a_r) * phi.cos()) / a_r;
+                    let t = radius * ((s.rho0 + j as f64 * s.drho).exp() - (1.0 - a_r) * phi.cos()) / a_r;
                     let t = if (turns as i64).rem_euclid(2) == 1 { -t } else { t };
                     spline2(&c, a - turns * angles as f64 + e as f64, t + g.center)
                 });
@@ -324,7 +309,7 @@ pub mod logpolar {
                     }
                     let z = (a_r * (cos * x + sin * y) / radius + 1.0 - a_r, a_r * (cos * y - sin * x) / radius);
                     let (rho, phi) = (0.5 * (z.0 * z.0 + z.1 * z.1).ln(), z.1.atan2(z.0));
-                    *o += spline2(&coefficients, (rho - s.rho0) / s.grids.drho, phi / s.dtheta + (ntheta / 2) as f64) * angles as f64 / PI;
+                    *o += spline2(&coefficients, (rho - s.rho0) / s.drho, phi / s.dtheta + (ntheta / 2) as f64) * angles as f64 / PI;
                 }
             }
         }
@@ -334,10 +319,10 @@ pub mod logpolar {
     /// Projections (batch, angles, detectors) of images (batch, N, N) by the log-polar method:
     /// the image outside the object's disk unseen.
     pub fn project(images: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
-        let s = setup(g);
+        let s = grids(g);
         let (a_r, _) = radii();
         let (angles, detectors, n) = (g.angles.len(), g.detectors, g.size);
-        let (nrho, ntheta, radius) = (s.grids.nrho, s.grids.ntheta, s.grids.radius);
+        let (nrho, ntheta, radius) = (s.nrho, s.ntheta, s.radius);
         let kernel = whole_spectrum(&s, -1.0, 2.0);
         let table = angle_spans(g);
         let mid = (n as f64 - 1.0) / 2.0;
@@ -352,7 +337,7 @@ pub mod logpolar {
                             return 0.0;
                         }
                         let phi = (m as f64 - (ntheta / 2) as f64) * s.dtheta;
-                        let e = (s.rho0 + j as f64 * s.grids.drho).exp();
+                        let e = (s.rho0 + j as f64 * s.drho).exp();
                         let (tx, ty) = ((e * phi.cos() - (1.0 - a_r)) * radius / a_r, e * phi.sin() * radius / a_r);
                         if tx * tx + ty * ty > radius * radius {
                             return 0.0;
@@ -370,7 +355,7 @@ pub mod logpolar {
                     continue;
                 }
                 let sz = a_r * t / radius + (1.0 - a_r) * tp.cos();
-                *o = sz * radius / a_r * spline2(&spans[span], (sz.ln() - s.rho0) / s.grids.drho, tp / s.dtheta + (ntheta / 2) as f64);
+                *o = sz * radius / a_r * spline2(&spans[span], (sz.ln() - s.rho0) / s.drho, tp / s.dtheta + (ntheta / 2) as f64);
             }
         }
         out

@@ -130,12 +130,9 @@ impl LogPolar {
     }
 
     fn new(gpu: &Gpu, g: &Geometry) -> Result<LogPolar> {
-        let (a_r, a_m) = radii();
+        let a_r = radii().0;
         let angles = g.angles.len();
-        let Grids { radius, drho, nrho, ntheta } = grids(g);
-        let dtheta = 2.0 * BETA / ntheta as f64;
-        // Four samples of margin below ρ = ln a_m.
-        let rho0 = a_m.ln() - 4.0 * drho;
+        let Grids { radius, drho, rho0, dtheta, nrho, ntheta } = grids(g);
         let period = nrho as f64 * drho;
         let params = Params {
             size: g.size as u32,
@@ -171,17 +168,19 @@ impl LogPolar {
     }
 }
 
-/// A geometry's log-polar grids: the object's radius R (pixels), the ρ step, and the samples
-/// along ρ and θ of each span's grid.
+/// A geometry's log-polar grids: the object's radius R (pixels), the ρ step and first ρ (four
+/// samples below ln a_m), the θ step, and the samples along ρ and θ of each span's grid.
 pub struct Grids {
     pub radius: f64,
     pub drho: f64,
+    pub rho0: f64,
+    pub dtheta: f64,
     pub nrho: usize,
     pub ntheta: usize,
 }
 
 pub fn grids(g: &Geometry) -> Grids {
-    let (a_r, _) = radii();
+    let a_r = radii().0;
     // The object's disk holds the image's inscribed circle and every detector bin.
     let radius = (g.size.max(g.detectors) as f64 - 1.0) / 2.0 + 2.0;
     let drho = a_r / radius / RHO_SAMPLES;
@@ -190,7 +189,8 @@ pub fn grids(g: &Geometry) -> Grids {
     let nrho = smooth((reach / drho).ceil() as usize + 8);
     // (A multiple of 4: the spans' edges ±β/2 fall on samples.)
     let ntheta = 4 * smooth((THETA_SAMPLES * 2.0 * BETA / (PI / g.angles.len() as f64) / 4.0).ceil() as usize).max(4);
-    Grids { radius, drho, nrho, ntheta }
+    let rho0 = radii().1.ln() - 4.0 * drho;
+    Grids { radius, drho, rho0, dtheta: 2.0 * BETA / ntheta as f64, nrho, ntheta }
 }
 
 /// Bytes of one slice's log-polar grids (3 spans, f32: the inputs' stored columns, the
