@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["kernels"],
     &["fft"],
     &["ops"],
-    &["signal", "ndimage", "restoration", "registration", "tomography"],
+    &["signal", "ndimage", "restoration", "registration", "tomography", "denoise"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

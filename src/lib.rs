@@ -41,6 +41,7 @@
 //! The layers and the life of one call: docs/ARCHITECTURE.md.
 
 pub mod check;
+pub mod denoise;
 pub mod error;
 pub mod gpu;
 pub mod graph;

@@ -12,6 +12,7 @@ pub mod complex_unary;
 pub mod copy_range;
 pub mod count_equal;
 pub mod copy_vec4;
+pub mod denoise;
 pub mod correlate_tiled;
 pub mod correlate_window;
 pub mod em;

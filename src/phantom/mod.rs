@@ -1,8 +1,10 @@
 //! Synthetic test objects with known truth, for tests, benchmarks and `lucent demo`: a
 //! deterministic random generator, an AO-OCT retina imaged under eye motion ([`aooct`]) and
-//! Toft's modified Shepp-Logan phantom with its exact sinogram ([`shepp_logan`]).
+//! Toft's modified Shepp-Logan phantom with its exact sinogram ([`shepp_logan`]), and
+//! 4D series for denoising ([`dynamic`]).
 
 pub mod aooct;
+pub mod dynamic;
 pub mod shepp_logan;
 
 use std::f64::consts::PI;

@@ -4,6 +4,7 @@ mod batch;
 mod bench;
 mod convolve;
 mod deconvolve;
+mod denoise;
 mod demo;
 mod demo_register;
 mod demo_tomography;
@@ -117,6 +118,10 @@ enum Command {
     ///
     /// Example: lucent find-center sinogram.npy --radius 20
     FindCenter(tomography::FindCenterArgs),
+    /// True 4D adaptive-filtering denoising of a volume series (or 2D/3D data).
+    ///
+    /// Example: lucent denoise series.npy -o denoised.npy --dims 4 --json
+    Denoise(denoise::Args),
     /// Richardson-Lucy deconvolution of an image with a PSF (2D, 3D, or a stack of 2D).
     ///
     /// Example: lucent deconvolve stack.tif --psf psf.tif -o restored.tif --iterations 30 --json
@@ -228,6 +233,7 @@ fn main() {
         Command::Backproject(args) => tomography::back(&global, &args, tomography::Operation::Backproject),
         Command::Fbp(args) => tomography::back(&global, &args, tomography::Operation::Fbp),
         Command::Em(args) => tomography::em(&global, &args),
+        Command::Denoise(args) => denoise::run(&global, &args),
         Command::FindCenter(args) => tomography::find_center(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),

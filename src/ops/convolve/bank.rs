@@ -93,6 +93,24 @@ impl FilterBank {
     /// scipy.signal.fftconvolve(image, kernel_i, mode) for every kernel, in order, from one
     /// forward transform of the f32 image (of the planned shape).
     pub fn record(&self, rec: &mut Recording, image: Buf) -> Result<Vec<Buf>> {
+        let mut responses = Vec::with_capacity(self.kernels);
+        let kernels = self.kernels;
+        self.record_pairs(rec, image, |rec, pair, window, scale| {
+            responses.push(complex_to_real::record(rec, ComplexToReal::Re, window)?);
+            if 2 * pair + 1 < kernels {
+                let im = complex_to_real::record(rec, ComplexToReal::Im, window)?;
+                responses.push(if scale == 1.0 { im } else { unary::record(rec, UnaryOp::Scale(1.0 / scale), im)? });
+            }
+            Ok(())
+        })?;
+        Ok(responses)
+    }
+
+    /// The responses still packed, handed to `consume` pair by pair as they are recorded: for
+    /// pair q, the complex array (the output's shape) whose real part is response 2q and whose
+    /// imaginary part is response 2q + 1 times the given power of two (a consumer that is done
+    /// with a pair when it returns keeps one pair alive at a time).
+    pub fn record_pairs(&self, rec: &mut Recording, image: Buf, mut consume: impl FnMut(&mut Recording, usize, Buf, f32) -> Result<()>) -> Result<()> {
         rec.expect_dtype(image, Dtype::F32, "filter bank image")?;
         if rec.dims(image) != self.geometry.image.as_slice() {
             return Err(Error::Shape(format!("filter bank made for images of shape {:?}, given {:?}", self.geometry.image, rec.dims(image))));
@@ -101,19 +119,14 @@ impl FilterBank {
         let spectrum = padded_spectrum(rec, &self.forward, &self.geometry, complex)?;
         let g = &self.geometry;
         let maps: Vec<AxisMap> = (0..g.out.len()).map(|d| AxisMap { len: g.out[d], src_axis: d, origin: g.start[d] as i64, step: 1 }).collect();
-        let mut responses = Vec::with_capacity(self.kernels);
         for (pair, (packed, scale)) in self.packed.iter().enumerate() {
             let kernel = rec.input(packed);
             let product = binary::record(rec, BinaryOp::ComplexMul, spectrum, kernel)?;
             let full = self.inverse.record(rec, product)?;
             let window = gather::record(rec, full, &maps, Boundary::Wrap)?;
-            responses.push(complex_to_real::record(rec, ComplexToReal::Re, window)?);
-            if 2 * pair + 1 < self.kernels {
-                let im = complex_to_real::record(rec, ComplexToReal::Im, window)?;
-                responses.push(if *scale == 1.0 { im } else { unary::record(rec, UnaryOp::Scale(1.0 / scale), im)? });
-            }
+            consume(rec, pair, window, *scale)?;
         }
-        Ok(responses)
+        Ok(())
     }
 }
 

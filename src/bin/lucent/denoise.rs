@@ -1,0 +1,150 @@
+//! `lucent denoise`: true 4D adaptive filtering (lucent::denoise) of a volume series.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use lucent::denoise::Options;
+use lucent::ops::denoise::cpu;
+use lucent::{io, Error};
+use ndarray::{Axis, ArrayD};
+use serde_json::json;
+
+use crate::Global;
+
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  lucent denoise series.npy -o denoised.npy --dims 4 --json
+  lucent denoise t0.tif t1.tif t2.tif t3.tif -o denoised.npy --dims 4")]
+pub struct Args {
+    /// The data: one .npy (up to 4 axes, (t, z, y, x)) or TIFF (3D), or several TIFFs as time
+    /// points of a series.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// The result (.npy, or TIFF for up to 3 axes), written atomically.
+    #[arg(short, long)]
+    output: PathBuf,
+    /// Axes filtered together, the last ones (2, 3 or 4; default: all, at most 4).
+    #[arg(long)]
+    dims: Option<usize>,
+    /// The magnitude mapping's noise level, relative to the largest structure.
+    #[arg(long, default_value_t = Options::default().sigma)]
+    sigma: f64,
+    /// The magnitude mapping's slope above the noise level.
+    #[arg(long, default_value_t = Options::default().alpha)]
+    alpha: f64,
+    /// The magnitude mapping's slope below the noise level.
+    #[arg(long, default_value_t = Options::default().beta)]
+    beta: f64,
+    /// The isotropy mapping's half point (an eigenvalue ratio in (0, 1)).
+    #[arg(long, default_value_t = Options::default().isotropy_alpha)]
+    isotropy_alpha: f64,
+    /// The isotropy mapping's slope.
+    #[arg(long, default_value_t = Options::default().isotropy_beta)]
+    isotropy_beta: f64,
+    /// The control tensor's overall gain.
+    #[arg(long, default_value_t = Options::default().gamma0)]
+    gamma0: f64,
+    /// The reconstruction lowpass's cutoff (radians per sample).
+    #[arg(long, default_value_t = Options::default().lowpass)]
+    lowpass: f64,
+    /// σ of the structure tensor's smoothing (downsampled samples).
+    #[arg(long, default_value_t = Options::default().tensor_sigma)]
+    tensor_sigma: f64,
+    /// σ of the control tensor's smoothing (downsampled samples).
+    #[arg(long, default_value_t = Options::default().control_sigma)]
+    control_sigma: f64,
+    /// Taps per axis of the monomial (structure) filters.
+    #[arg(long, default_value_t = Options::default().structure_taps)]
+    structure_taps: usize,
+    /// Taps per axis of the reconstruction filters.
+    #[arg(long, default_value_t = Options::default().reconstruction_taps)]
+    reconstruction_taps: usize,
+    /// Estimate the structure at full resolution (default: half resolution in space).
+    #[arg(long)]
+    full_resolution: bool,
+    /// Slab length along the slab axis (default: as long as the GPU holds).
+    #[arg(long)]
+    slab: Option<usize>,
+}
+
+impl Args {
+    fn options(&self) -> Options {
+        Options {
+            dims: self.dims,
+            sigma: self.sigma,
+            alpha: self.alpha,
+            beta: self.beta,
+            isotropy_alpha: self.isotropy_alpha,
+            isotropy_beta: self.isotropy_beta,
+            gamma0: self.gamma0,
+            lowpass: self.lowpass,
+            tensor_sigma: self.tensor_sigma,
+            control_sigma: self.control_sigma,
+            structure_taps: self.structure_taps,
+            reconstruction_taps: self.reconstruction_taps,
+            downsample: !self.full_resolution,
+            slab_len: self.slab,
+            ..Options::default()
+        }
+    }
+}
+
+/// One input, or several of one shape stacked as time points.
+fn read(inputs: &[PathBuf]) -> Result<ArrayD<f32>, Error> {
+    let first = io::read_real(&inputs[0])?;
+    if inputs.len() == 1 {
+        return Ok(first);
+    }
+    let mut frames = vec![first];
+    for path in &inputs[1..] {
+        let frame = io::read_real(path)?;
+        if frame.shape() != frames[0].shape() {
+            return Err(Error::Shape(format!("{}: shape {:?}, the first time point {:?}", path.display(), frame.shape(), frames[0].shape())));
+        }
+        frames.push(frame);
+    }
+    let views: Vec<_> = frames.iter().map(|f| f.view()).collect();
+    ndarray::stack(Axis(0), &views).map_err(|e| Error::Shape(e.to_string()))
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    let options = args.options();
+    options.check()?;
+    let gpu = global.gpu()?;
+    let read_started = Instant::now();
+    let x = read(&args.inputs)?;
+    let read_s = read_started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let (y, report) = match &gpu {
+        Some(gpu) => {
+            let bar = if global.quiet || global.json { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(1) };
+            bar.set_style(indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} slabs [{elapsed_precise}]").expect("a valid template"));
+            let out = lucent::denoise::adaptive_filter_with(gpu, &x.view(), &options, &mut |stage, done, total| {
+                bar.set_length(total as u64);
+                bar.set_message(stage.to_string());
+                bar.set_position(done as u64);
+            })?;
+            bar.finish_and_clear();
+            (out.0, Some(out.1))
+        }
+        None => {
+            lucent::check::check_finite(&x.view(), "the data to denoise")?;
+            (cpu::adaptive_filter(&x.mapv(f64::from), &options)?.mapv(|v| v as f32), None)
+        }
+    };
+    let compute_s = started.elapsed().as_secs_f64();
+    let write_started = Instant::now();
+    io::write_real(&args.output, &y.view())?;
+    let write_s = write_started.elapsed().as_secs_f64();
+    let d = options.axes(x.ndim())?;
+    if global.json {
+        let device = Global::device_name(gpu.as_ref());
+        println!("{}", json!({
+            "command": "denoise", "output": args.output, "shape": y.shape(), "dims": d, "device": device,
+            "read_s": read_s, "denoise_s": compute_s, "write_s": write_s, "report": report,
+        }));
+    } else if !global.quiet {
+        eprintln!("denoised {:?} over {d} axes in {compute_s:.2} s → {}", y.shape(), args.output.display());
+    }
+    Ok(())
+}

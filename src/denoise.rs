@@ -1,0 +1,56 @@
+//! True 4D adaptive-filtering denoising on the GPU (Eklund, Andersson and Knutsson 2011): the
+//! structure tensor from monomial filters, the control tensor, the reconstruction filters, over
+//! 2, 3 or 4 axes together; [`crate::ops::denoise`] documents the algorithm and its defaults.
+//!
+//! ```no_run
+//! use lucent::denoise::{adaptive_filter, Options};
+//! let gpu = lucent::Gpu::new()?;
+//! let series = ndarray::Array4::<f32>::zeros((16, 32, 48, 48)); // (t, z, y, x)
+//! let denoised = adaptive_filter(&gpu, &series, &Options { dims: Some(4), ..Options::default() })?;
+//! # Ok::<(), lucent::Error>(())
+//! ```
+
+use ndarray::{Array, ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
+
+use crate::check::check_finite;
+use crate::error::{Error, Result};
+use crate::gpu::Gpu;
+
+pub use crate::ops::denoise::gpu::Report;
+pub use crate::ops::denoise::{Lognormal, Options};
+
+/// The data denoised over its last `o.dims` axes (every leading index on its own), with `x`'s
+/// shape.
+pub fn adaptive_filter<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, o: &Options) -> Result<Array<f32, D>> {
+    let (y, _) = adaptive_filter_with(gpu, &x.view().into_dyn(), o, &mut |_, _, _| {})?;
+    y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))
+}
+
+/// [`adaptive_filter`] with `progress(stage, done, total)` called before every slab of every
+/// pass (`total` counts the slabs of all items of a batch), and the [`Report`].
+pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<(ArrayD<f32>, Report)> {
+    o.check()?;
+    let d = o.axes(x.ndim())?;
+    if x.is_empty() {
+        return Err(Error::Empty(format!("adaptive filtering of an array of shape {:?}", x.shape())));
+    }
+    check_finite(x, "the data to denoise")?;
+    let item: Vec<usize> = x.shape()[x.ndim() - d..].to_vec();
+    let batch: usize = x.shape()[..x.ndim() - d].iter().product();
+    let flat = x.as_standard_layout();
+    let flat = flat.view().into_shape_with_order(IxDyn(&[&[batch][..], &item].concat())).map_err(|e| Error::Invalid(e.to_string()))?;
+    let mut out = ArrayD::<f32>::zeros(flat.raw_dim());
+    let mut report = Report::default();
+    for (b, mut slot) in out.axis_iter_mut(Axis(0)).enumerate() {
+        let mut item_report = Report::default();
+        let mut step = |stage: &str, done: usize, total: usize| progress(stage, b * total + done, batch * total);
+        let y = crate::ops::denoise::gpu::adaptive_filter(gpu, &flat.index_axis(Axis(0), b), o, &mut item_report, &mut step)?;
+        slot.assign(&y);
+        report.slabs = item_report.slabs;
+        report.axis = item_report.axis + x.ndim() - d;
+        report.structure_s += item_report.structure_s;
+        report.reconstruction_s += item_report.reconstruction_s;
+        report.peak_bytes = report.peak_bytes.max(item_report.peak_bytes);
+    }
+    Ok((out.into_shape_with_order(x.raw_dim()).map_err(|e| Error::Invalid(e.to_string()))?, report))
+}

@@ -1,0 +1,381 @@
+//! The adaptive filter on the GPU, in slabs along one axis, in two passes over the data:
+//!
+//! 1. **Structure** (per slab, the data's window with `Halo::structure` downsampled samples on
+//!    each side): downsampling, the monomial filters (a [`FilterBank`]: two kernels per complex
+//!    transform, the data mirrored at its borders), the structure tensor and its lowpass. The
+//!    slab's own part of the tensor goes to a host array of the whole volume; its largest norm
+//!    over the whole volume sets the magnitude mapping's scale.
+//! 2. **Reconstruction** (per slab, the data with `Halo::data` samples and the tensor with
+//!    `Halo::weights` on each side): the control tensor's weights and their lowpass at low
+//!    resolution, then the reconstruction bank's pairs, each added into the result as it comes
+//!    (`kernels::denoise::accumulate` interpolates the weights), so one pair lives at a time.
+//!
+//! Every stage reaches a bounded distance, so each slab's own part equals the whole-volume
+//! result; the slab length is the longest whose windows fit the device's buffers and memory.
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::time::Instant;
+
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
+use rayon::prelude::*;
+
+use super::{filters, tensor_components, weight_coefficients, Options};
+use crate::error::{Error, Result};
+use crate::gpu::{Dtype, Gpu};
+use crate::graph::{Buf, Recording};
+use crate::kernels::denoise::{self, AccumulateParams, ControlParams, NO_RESPONSE};
+use crate::kernels::gather::{self, AxisMap};
+use crate::kernels::{copy_range, fill};
+use crate::ops::convolve::bank::FilterBank;
+use crate::ops::convolve::{correlate1d, gaussian_weights, Boundary, Geometry, Mode};
+use crate::ops::layout;
+
+/// Where the work went: slabs, seconds per stage (host transfers included), the largest device
+/// memory one run held.
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Report {
+    pub slabs: usize,
+    pub axis: usize,
+    pub structure_s: f64,
+    pub reconstruction_s: f64,
+    pub peak_bytes: u64,
+}
+
+/// The slabs: interior ranges along `axis` (one of the filtered axes), at full resolution.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Slabs {
+    pub axis: usize,
+    pub ranges: Vec<Range<usize>>,
+}
+
+/// The low-resolution length of an axis of `n` samples and factor `f`.
+fn low_len(n: usize, f: usize) -> usize {
+    n.div_ceil(f)
+}
+
+/// The slab axis: the longest downsampled axis but the last (whole rows stay contiguous), else
+/// the first.
+fn slab_axis(dims: &[usize], factors: &[usize]) -> usize {
+    let d = dims.len();
+    (0..d - 1).filter(|&a| factors[a] == 2).max_by_key(|&a| (dims[a], std::cmp::Reverse(a))).unwrap_or(0)
+}
+
+/// The windows of one slab: the data's for the structure pass (full resolution, starting at an
+/// even sample along a downsampled axis), the tensor's own part (low resolution), and for the
+/// reconstruction the data's and the tensor's windows.
+#[derive(Clone, Debug, PartialEq)]
+struct Windows {
+    structure_data: Range<usize>,
+    structure_own: Range<usize>,
+    data: Range<usize>,
+    tensor: Range<usize>,
+}
+
+fn windows(n: usize, f: usize, own: &Range<usize>, o: &Options) -> Windows {
+    let h = o.halo();
+    let low_n = low_len(n, f);
+    let low_own = own.start / f..low_len(own.end, f).min(low_n);
+    let low_structure = low_own.start.saturating_sub(h.structure)..(low_own.end + h.structure).min(low_n);
+    let reach = h.weights.max(h.data.div_ceil(f) + 1);
+    Windows {
+        structure_data: low_structure.start * f..(low_structure.end * f).min(n),
+        structure_own: low_own.clone(),
+        data: own.start.saturating_sub(h.data)..(own.end + h.data).min(n),
+        // (Also every sample of the data's window reads its cell and the next.)
+        tensor: (own.start / f).saturating_sub(reach)..(own.end.div_ceil(f) + reach).min(low_n),
+    }
+}
+
+/// Device bytes one slab's passes take at most, and their largest buffer, for a data window of
+/// `dims` (estimates from the FFT geometries: the spectrum, the product, the inverse and the
+/// window of one pair, the stacks).
+fn slab_bytes(dims: &[usize], o: &Options, factors: &[usize]) -> Result<(u64, u64)> {
+    let d = dims.len();
+    let low: Vec<usize> = dims.iter().zip(factors).map(|(&n, &f)| low_len(n, f)).collect();
+    let padded = |dims: &[usize], taps: usize| -> Result<u64> {
+        let image: Vec<usize> = dims.iter().map(|&n| n + taps - 1).collect();
+        Ok(Geometry::new(&image, &vec![taps; d], Mode::Valid)?.padded.iter().map(|&n| n as u64).product())
+    };
+    let count: u64 = dims.iter().map(|&n| n as u64).product();
+    let low_count: u64 = low.iter().map(|&n| n as u64).product();
+    let components = (d * (d + 1) / 2) as u64;
+    let pairs = ((d as u64 + components) + 1) / 2;
+    let structure_fft = 8 * padded(&low, o.structure_taps)?;
+    let reconstruction_fft = 8 * padded(dims, o.reconstruction_taps)?;
+    let structure = 3 * structure_fft + 8 * pairs * low_count + 4 * 3 * components * low_count + 4 * count;
+    let reconstruction = 3 * reconstruction_fft + 8 * count + 4 * 3 * count + 4 * 3 * components * low_count;
+    let largest = structure_fft.max(reconstruction_fft).max(8 * pairs * low_count).max(4 * components * low_count);
+    Ok((structure.max(reconstruction), largest))
+}
+
+/// Slabs for data of `dims` (d axes): as long as the device holds (or `o.slab_len`'s length),
+/// even along a downsampled axis so every slab's low-resolution grid is the whole one's.
+pub fn plan(gpu: &Gpu, dims: &[usize], o: &Options) -> Result<Slabs> {
+    let factors = o.factors(dims.len());
+    let axis = slab_axis(dims, &factors);
+    let n = dims[axis];
+    let f = factors[axis];
+    let h = o.halo();
+    let fits = |len: usize| -> Result<bool> {
+        let mut window = dims.to_vec();
+        window[axis] = (len + 2 * (f * h.structure + f).max(h.data)).min(n);
+        let (bytes, largest) = slab_bytes(&window, o, &factors)?;
+        Ok(bytes <= gpu.memory_budget_bytes() && largest <= gpu.max_buffer_bytes())
+    };
+    let mut len = match o.slab_len {
+        Some(len) => len.max(1),
+        None => {
+            let mut len = n;
+            while len > f && !fits(len)? {
+                len = len.div_ceil(2);
+            }
+            if !fits(len)? {
+                let mut window = dims.to_vec();
+                window[axis] = len;
+                return Err(Error::TooLarge { what: format!("adaptive filtering of a slab of shape {window:?}"), bytes: slab_bytes(&window, o, &factors)?.0, limit: gpu.memory_budget_bytes() });
+            }
+            len
+        }
+    };
+    if f == 2 && len < n {
+        len += len % 2;
+    }
+    let ranges = (0..n.div_ceil(len)).map(|s| s * len..((s + 1) * len).min(n)).collect();
+    Ok(Slabs { axis, ranges })
+}
+
+/// A window of `x` along `axis`, copied out in standard layout (rayon over the axes before it).
+fn window_of(x: &ArrayViewD<f32>, axis: usize, range: &Range<usize>) -> ArrayD<f32> {
+    x.slice_axis(Axis(axis), Slice::from(range.clone())).as_standard_layout().into_owned()
+}
+
+/// A stack of arrays (one buffer) filtered by normalised convolution with a Gaussian of `sigma`
+/// samples along every axis of `dims` (certainty 1 inside, 0 outside).
+fn lowpass_stack(rec: &mut Recording, stack: Buf, arrays: usize, dims: &[usize], sigma: f64) -> Result<Buf> {
+    let count: usize = dims.iter().product();
+    let zero = Boundary::Constant(0.0);
+    let filter = |rec: &mut Recording, x: Buf, copies: usize| -> Result<Buf> {
+        let mut y = x;
+        for a in 0..dims.len() {
+            let before: usize = copies * dims[..a].iter().product::<usize>();
+            let after: usize = dims[a + 1..].iter().product();
+            let weights: Vec<f32> = gaussian_weights(sigma, dims[a], zero)?.iter().map(|&w| w as f32).collect();
+            let view = rec.reinterpret(y, &[before, dims[a], after], Dtype::F32)?;
+            y = correlate1d(rec, view, &weights, 1, zero)?;
+        }
+        rec.reinterpret(y, &[copies * count], Dtype::F32)
+    };
+    let ones = rec.temp(&[count], Dtype::F32)?;
+    fill::record(rec, ones, 1.0);
+    let certainty = filter(rec, ones, 1)?;
+    let filtered = filter(rec, stack, arrays)?;
+    denoise::normalize(rec, filtered, certainty)
+}
+
+/// f32 kernels for a bank.
+fn banked(gpu: &Gpu, kernels: &[ArrayD<f64>], image: &[usize]) -> Result<FilterBank> {
+    let kernels: Vec<ArrayD<f32>> = kernels.iter().map(|k| k.mapv(|v| v as f32)).collect();
+    let views: Vec<ArrayViewD<f32>> = kernels.iter().map(|k| k.view()).collect();
+    FilterBank::new(gpu, &views, image, Mode::Valid)
+}
+
+/// The structure tensor's components (a stack, lowpass filtered) of one data window of `dims`.
+fn record_tensor(rec: &mut Recording, x: Buf, dims: &[usize], o: &Options, bank: &FilterBank) -> Result<Buf> {
+    let d = dims.len();
+    let factors = o.factors(d);
+    let mut y = x;
+    for a in (0..d).filter(|&a| factors[a] == 2) {
+        y = correlate1d(rec, y, &[0.25, 0.5, 0.25], a, Boundary::Mirror)?;
+    }
+    let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
+    if factors.contains(&2) {
+        let maps: Vec<AxisMap> = (0..d).map(|a| AxisMap { len: low[a], src_axis: a, origin: 0, step: factors[a] as i64 }).collect();
+        y = gather::record(rec, y, &maps, Boundary::Nearest)?;
+    }
+    let r = o.structure_taps / 2;
+    let padded = layout::pad(rec, y, &vec![(r, r); d], Boundary::Mirror)?;
+    let count: usize = low.iter().product();
+    let pairs = (d + d * (d + 1) / 2).div_ceil(2);
+    let stack = rec.temp(&[pairs * count], Dtype::C32)?;
+    let mut inverse_scales = vec![1.0f32; pairs];
+    bank.record_pairs(rec, padded, |rec, q, window, scale| {
+        inverse_scales[q] = 1.0 / scale;
+        copy_range::record(rec, window, 0, stack, q * count, count)
+    })?;
+    let tensor = denoise::structure(rec, stack, d, &inverse_scales)?;
+    lowpass_stack(rec, tensor, d * (d + 1) / 2, &low, o.tensor_sigma)
+}
+
+/// The low-resolution placement of one reconstruction window.
+struct Placement {
+    full_start: Vec<usize>,
+    low_start: Vec<usize>,
+    low_dims: Vec<usize>,
+    low_total: Vec<usize>,
+}
+
+/// The result for one data window of `dims` (the data mirrored past the window's ends) from
+/// the structure tensor's window (a stack).
+fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], tensor: Buf, at: &Placement, largest: f64, o: &Options, bank: &FilterBank) -> Result<Buf> {
+    let d = dims.len();
+    let components = d * (d + 1) / 2;
+    let mut coefficients = [0.0f32; 100];
+    for (k, row) in weight_coefficients(d).iter().enumerate() {
+        for (c, &m) in row.iter().enumerate() {
+            coefficients[10 * k + c] = m as f32;
+        }
+    }
+    let p = ControlParams {
+        count: 0,
+        largest: largest as f32,
+        sigma: o.sigma as f32,
+        alpha: o.alpha as f32,
+        beta: o.beta as f32,
+        isotropy_alpha: o.isotropy_alpha as f32,
+        isotropy_beta: o.isotropy_beta as f32,
+        gamma0: o.gamma0 as f32,
+        coefficients,
+    };
+    let weights = denoise::control(rec, tensor, d, &p)?;
+    let weights = lowpass_stack(rec, weights, components, &at.low_dims, o.control_sigma)?;
+    let r = o.reconstruction_taps / 2;
+    let padded = layout::pad(rec, x, &vec![(r, r); d], Boundary::Mirror)?;
+    let out = rec.temp(dims, Dtype::F32)?;
+    let four = |v: &[usize], fill: usize| -> [u32; 4] {
+        let mut a = [fill as u32; 4];
+        for (k, &n) in v.iter().enumerate() {
+            a[4 - d + k] = n as u32;
+        }
+        a
+    };
+    let factors = o.factors(d);
+    let filters = components + 1;
+    bank.record_pairs(rec, padded, |rec, q, pair, scale| {
+        let p = AccumulateParams {
+            dims: four(dims, 1),
+            low_dims: four(&at.low_dims, 1),
+            full_start: four(&at.full_start, 0),
+            low_start: four(&at.low_start, 0),
+            low_total: four(&at.low_total, 1),
+            factors: four(&factors, 1),
+            count: 0,
+            low_count: 0,
+            a: 2 * q as u32,
+            b: if 2 * q + 1 < filters { 2 * q as u32 + 1 } else { NO_RESPONSE },
+            inverse_scale: 1.0 / scale,
+            accumulate: (q > 0) as u32,
+            unused: [0; 2],
+        };
+        denoise::accumulate(rec, pair, weights, out, &p)
+    })?;
+    Ok(out)
+}
+
+/// The structure pass over data of exactly d axes: the lowpass filtered tensor's components at
+/// low resolution (one host array each) and the largest tensor norm.
+pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<(Vec<ArrayD<f32>>, f64)> {
+    let d = x.ndim();
+    let dims = x.shape().to_vec();
+    let factors = o.factors(d);
+    let (axis, f) = (slabs.axis, factors[slabs.axis]);
+    let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
+    let components = d * (d + 1) / 2;
+    let mut tensor: Vec<ArrayD<f32>> = (0..components).map(|_| ArrayD::zeros(IxDyn(&low))).collect();
+    let set = filters(d, o);
+    let mut banks: HashMap<Vec<usize>, FilterBank> = HashMap::new();
+    let started = Instant::now();
+    for (s, own) in slabs.ranges.iter().enumerate() {
+        progress("structure", s, slabs.ranges.len());
+        let w = windows(dims[axis], f, own, o);
+        let data = window_of(x, axis, &w.structure_data);
+        let mut low_window = low.clone();
+        low_window[axis] = low_len(w.structure_data.end, f) - w.structure_data.start / f;
+        let r = o.structure_taps / 2;
+        let padded: Vec<usize> = low_window.iter().map(|&n| n + 2 * r).collect();
+        if !banks.contains_key(&padded) {
+            banks.insert(padded.clone(), banked(gpu, &set.structure, &padded)?);
+        }
+        let mut rec = Recording::new(gpu);
+        let xb = rec.upload_once_f32(&data.view())?;
+        let t = record_tensor(&mut rec, xb, data.shape(), o, &banks[&padded])?;
+        let download = rec.download(t);
+        let results = rec.run()?;
+        report.peak_bytes = report.peak_bytes.max(results.report.peak_bytes);
+        let stack = results.into_f32(download)?;
+        let mut stacked = low_window.clone();
+        stacked.insert(0, components);
+        let stack = stack.into_shape_with_order(IxDyn(&stacked)).map_err(|e| Error::Invalid(e.to_string()))?;
+        let skip = w.structure_own.start - w.structure_data.start / f;
+        for (c, t) in tensor.iter_mut().enumerate() {
+            let own = stack.index_axis(Axis(0), c).slice_axis(Axis(axis), Slice::from(skip..skip + w.structure_own.len())).into_owned();
+            t.slice_axis_mut(Axis(axis), Slice::from(w.structure_own.clone())).assign(&own);
+        }
+    }
+    let largest = largest_norm(&tensor, d);
+    report.structure_s += started.elapsed().as_secs_f64();
+    Ok((tensor, largest))
+}
+
+/// The largest Frobenius norm of the tensor over the whole volume.
+fn largest_norm(tensor: &[ArrayD<f32>], d: usize) -> f64 {
+    let pairs = tensor_components(d);
+    let slices: Vec<&[f32]> = tensor.iter().map(|t| t.as_slice().expect("standard layout")).collect();
+    (0..slices[0].len())
+        .into_par_iter()
+        .map(|i| pairs.iter().enumerate().map(|(c, &(a, b))| (if a == b { 1.0 } else { 2.0 }) * (slices[c][i] as f64).powi(2)).sum::<f64>())
+        .reduce(|| 0.0, f64::max)
+        .sqrt()
+}
+
+/// The reconstruction pass: the result for data of exactly d axes from the structure pass.
+pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], largest: f64, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<ArrayD<f32>> {
+    let d = x.ndim();
+    let dims = x.shape().to_vec();
+    let factors = o.factors(d);
+    let (axis, f) = (slabs.axis, factors[slabs.axis]);
+    let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
+    let set = filters(d, o);
+    let mut banks: HashMap<Vec<usize>, FilterBank> = HashMap::new();
+    let mut out = ArrayD::<f32>::zeros(IxDyn(&dims));
+    let started = Instant::now();
+    for (s, own) in slabs.ranges.iter().enumerate() {
+        progress("reconstruction", s, slabs.ranges.len());
+        let w = windows(dims[axis], f, own, o);
+        let data = window_of(x, axis, &w.data);
+        let parts: Vec<ArrayD<f32>> = tensor.iter().map(|t| window_of(&t.view(), axis, &w.tensor)).collect();
+        let stack: Vec<f32> = parts.iter().flat_map(|p| p.iter().copied()).collect();
+        let stack = ArrayD::from_shape_vec(IxDyn(&[stack.len()]), stack).map_err(|e| Error::Invalid(e.to_string()))?;
+        let mut full_start = vec![0; d];
+        full_start[axis] = w.data.start;
+        let mut low_start = vec![0; d];
+        low_start[axis] = w.tensor.start;
+        let at = Placement { full_start, low_start, low_dims: parts[0].shape().to_vec(), low_total: low.clone() };
+        let r = o.reconstruction_taps / 2;
+        let padded: Vec<usize> = data.shape().iter().map(|&n| n + 2 * r).collect();
+        if !banks.contains_key(&padded) {
+            banks.insert(padded.clone(), banked(gpu, &set.reconstruction, &padded)?);
+        }
+        let mut rec = Recording::new(gpu);
+        let xb = rec.upload_once_f32(&data.view())?;
+        let tb = rec.upload_once_f32(&stack.view())?;
+        let y = record_reconstruction(&mut rec, xb, data.shape(), tb, &at, largest, o, &banks[&padded])?;
+        let download = rec.download(y);
+        let results = rec.run()?;
+        report.peak_bytes = report.peak_bytes.max(results.report.peak_bytes);
+        let y = results.into_f32(download)?;
+        let skip = own.start - w.data.start;
+        out.slice_axis_mut(Axis(axis), Slice::from(own.clone())).assign(&y.slice_axis(Axis(axis), Slice::from(skip..skip + own.len())));
+    }
+    report.reconstruction_s += started.elapsed().as_secs_f64();
+    Ok(out)
+}
+
+/// The adaptive filter of data of exactly d axes (checked by the caller), slab by slab.
+pub fn adaptive_filter(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<ArrayD<f32>> {
+    let slabs = plan(gpu, x.shape(), o)?;
+    report.slabs = slabs.ranges.len();
+    report.axis = slabs.axis;
+    let (tensor, largest) = structure(gpu, x, o, &slabs, report, progress)?;
+    reconstruction(gpu, x, &tensor, largest, o, &slabs, report, progress)
+}
