@@ -8,18 +8,21 @@ use super::Rng;
 
 /// The moving-edge phantom of `shape` = (t, z, y, x), values in [0, 2.5].
 pub fn moving_edge(shape: [usize; 4], speed: f64) -> Array4<f64> {
+    Array4::from_shape_fn(shape, |(t, z, y, x)| moving_edge_at(shape, speed, [t, z, y, x]))
+}
+
+/// One sample of [`moving_edge`].
+pub fn moving_edge_at(shape: [usize; 4], speed: f64, at: [usize; 4]) -> f64 {
     let [_, nz, ny, nx] = shape.map(|n| n as f64);
-    Array4::from_shape_fn(shape, |(t, z, y, x)| {
-        let (t, z, y, x) = (t as f64, z as f64, y as f64, x as f64);
-        let ramp = 0.5 * x / nx.max(1.0);
-        // The edge's plane leans a little in z and x; it moves along y.
-        let edge_at = ny / 3.0 + speed * t + 0.15 * (z - nz / 2.0) + 0.1 * (x - nx / 2.0);
-        let edge = (y - edge_at + 0.5).clamp(0.0, 1.0);
-        let (ty, tx) = (2.0 * ny / 3.0, nx / 3.0);
-        let r = ((y - ty).powi(2) + (x - tx).powi(2)).sqrt();
-        let tube = (2.0 - r).clamp(0.0, 1.0);
-        ramp + edge + tube
-    })
+    let [t, z, y, x] = at.map(|i| i as f64);
+    let ramp = 0.5 * x / nx.max(1.0);
+    // The edge's plane leans a little in z and x; it moves along y.
+    let edge_at = ny / 3.0 + speed * t + 0.15 * (z - nz / 2.0) + 0.1 * (x - nx / 2.0);
+    let edge = (y - edge_at + 0.5).clamp(0.0, 1.0);
+    let (ty, tx) = (2.0 * ny / 3.0, nx / 3.0);
+    let r = ((y - ty).powi(2) + (x - tx).powi(2)).sqrt();
+    let tube = (2.0 - r).clamp(0.0, 1.0);
+    ramp + edge + tube
 }
 
 /// A smooth textured volume series: a sum of slowly drifting plane waves of several

@@ -17,7 +17,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 use std::time::Instant;
 
-use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
+use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice, Zip};
 use rayon::prelude::*;
 
 use super::{filters, tensor_components, weight_coefficients, Options};
@@ -87,10 +87,11 @@ fn windows(n: usize, f: usize, own: &Range<usize>, o: &Options) -> Windows {
     }
 }
 
-/// Device bytes one slab's passes take at most, and their largest buffer, for a data window of
-/// `dims` (estimates from the FFT geometries: the spectrum, the product, the inverse and the
-/// window of one pair, the stacks).
-fn slab_bytes(dims: &[usize], o: &Options, factors: &[usize]) -> Result<(u64, u64)> {
+/// Device bytes a pass over one window takes at most, and its largest buffer: the structure
+/// pass over a data window of `dims` (`structure`), else the reconstruction pass (estimates
+/// from the FFT geometries: the spectrum, the product, the inverse and the window of one pair,
+/// the stacks).
+fn pass_bytes(dims: &[usize], o: &Options, factors: &[usize], structure: bool) -> Result<(u64, u64)> {
     let d = dims.len();
     let low: Vec<usize> = dims.iter().zip(factors).map(|(&n, &f)| low_len(n, f)).collect();
     let padded = |dims: &[usize], taps: usize| -> Result<u64> {
@@ -100,13 +101,15 @@ fn slab_bytes(dims: &[usize], o: &Options, factors: &[usize]) -> Result<(u64, u6
     let count: u64 = dims.iter().map(|&n| n as u64).product();
     let low_count: u64 = low.iter().map(|&n| n as u64).product();
     let components = (d * (d + 1) / 2) as u64;
-    let pairs = ((d as u64 + components) + 1) / 2;
-    let structure_fft = 8 * padded(&low, o.structure_taps)?;
-    let reconstruction_fft = 8 * padded(dims, o.reconstruction_taps)?;
-    let structure = 3 * structure_fft + 8 * pairs * low_count + 4 * 3 * components * low_count + 4 * count;
-    let reconstruction = 3 * reconstruction_fft + 8 * count + 4 * 3 * count + 4 * 3 * components * low_count;
-    let largest = structure_fft.max(reconstruction_fft).max(8 * pairs * low_count).max(4 * components * low_count);
-    Ok((structure.max(reconstruction), largest))
+    let stacks = 4 * components * low_count;
+    if structure {
+        let fft = 8 * padded(&low, o.structure_taps)?;
+        let pairs = 8 * (d as u64 + components).div_ceil(2) * low_count;
+        Ok((3 * fft + pairs + 3 * stacks + 8 * count, fft.max(pairs)))
+    } else {
+        let fft = 8 * padded(dims, o.reconstruction_taps)?;
+        Ok((3 * fft + 8 * count + 12 * count + 3 * stacks, fft.max(stacks)))
+    }
 }
 
 /// Slabs for data of `dims` (d axes): as long as the device holds (or `o.slab_len`'s length),
@@ -117,11 +120,14 @@ pub fn plan(gpu: &Gpu, dims: &[usize], o: &Options) -> Result<Slabs> {
     let n = dims[axis];
     let f = factors[axis];
     let h = o.halo();
-    let fits = |len: usize| -> Result<bool> {
+    let pass = |len: usize, structure: bool| -> Result<(u64, u64)> {
         let mut window = dims.to_vec();
-        window[axis] = (len + 2 * (f * h.structure + f).max(h.data)).min(n);
-        let (bytes, largest) = slab_bytes(&window, o, &factors)?;
-        Ok(bytes <= gpu.memory_budget_bytes() && largest <= gpu.max_buffer_bytes())
+        window[axis] = (len + 2 * if structure { f * h.structure + f } else { h.data }).min(n);
+        pass_bytes(&window, o, &factors, structure)
+    };
+    let fits = |len: usize| -> Result<bool> {
+        let (a, b) = (pass(len, true)?, pass(len, false)?);
+        Ok(a.0.max(b.0) <= gpu.memory_budget_bytes() && a.1.max(b.1) <= gpu.max_buffer_bytes())
     };
     let mut len = match o.slab_len {
         Some(len) => len.max(1),
@@ -130,10 +136,16 @@ pub fn plan(gpu: &Gpu, dims: &[usize], o: &Options) -> Result<Slabs> {
             while len > f && !fits(len)? {
                 len = len.div_ceil(2);
             }
+            // Halving overshoots: grow back by eighths of the last step while it fits.
+            let step = (len / 8).max(1);
+            while len + step < n && fits(len + step)? {
+                len += step;
+            }
             if !fits(len)? {
                 let mut window = dims.to_vec();
                 window[axis] = len;
-                return Err(Error::TooLarge { what: format!("adaptive filtering of a slab of shape {window:?}"), bytes: slab_bytes(&window, o, &factors)?.0, limit: gpu.memory_budget_bytes() });
+                let (a, b) = (pass(len, true)?, pass(len, false)?);
+                return Err(Error::TooLarge { what: format!("adaptive filtering of a slab of shape {window:?} (largest buffer {} bytes)", a.1.max(b.1)), bytes: a.0.max(b.0), limit: gpu.memory_budget_bytes().min(gpu.max_buffer_bytes()) });
             }
             len
         }
@@ -145,9 +157,13 @@ pub fn plan(gpu: &Gpu, dims: &[usize], o: &Options) -> Result<Slabs> {
     Ok(Slabs { axis, ranges })
 }
 
-/// A window of `x` along `axis`, copied out in standard layout (rayon over the axes before it).
+/// A window of `x` along `axis`, copied out in standard layout (in parallel: the windows of
+/// large volumes are most of the host's work).
 fn window_of(x: &ArrayViewD<f32>, axis: usize, range: &Range<usize>) -> ArrayD<f32> {
-    x.slice_axis(Axis(axis), Slice::from(range.clone())).as_standard_layout().into_owned()
+    let view = x.slice_axis(Axis(axis), Slice::from(range.clone()));
+    let mut out = ArrayD::zeros(view.raw_dim());
+    Zip::from(&mut out).and(&view).par_for_each(|o, &v| *o = v);
+    out
 }
 
 /// A stack of arrays (one buffer) filtered by normalised convolution with a Gaussian of `sigma`
@@ -308,8 +324,9 @@ pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, rep
         let stack = stack.into_shape_with_order(IxDyn(&stacked)).map_err(|e| Error::Invalid(e.to_string()))?;
         let skip = w.structure_own.start - w.structure_data.start / f;
         for (c, t) in tensor.iter_mut().enumerate() {
-            let own = stack.index_axis(Axis(0), c).slice_axis(Axis(axis), Slice::from(skip..skip + w.structure_own.len())).into_owned();
-            t.slice_axis_mut(Axis(axis), Slice::from(w.structure_own.clone())).assign(&own);
+            let own = stack.index_axis(Axis(0), c);
+            let own = own.slice_axis(Axis(axis), Slice::from(skip..skip + w.structure_own.len()));
+            Zip::from(t.slice_axis_mut(Axis(axis), Slice::from(w.structure_own.clone()))).and(own).par_for_each(|o, &v| *o = v);
         }
     }
     let largest = largest_norm(&tensor, d);
@@ -344,8 +361,9 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
         let w = windows(dims[axis], f, own, o);
         let data = window_of(x, axis, &w.data);
         let parts: Vec<ArrayD<f32>> = tensor.iter().map(|t| window_of(&t.view(), axis, &w.tensor)).collect();
-        let stack: Vec<f32> = parts.iter().flat_map(|p| p.iter().copied()).collect();
-        let stack = ArrayD::from_shape_vec(IxDyn(&[stack.len()]), stack).map_err(|e| Error::Invalid(e.to_string()))?;
+        let views: Vec<ArrayViewD<f32>> = parts.iter().map(|p| p.view()).collect();
+        let stack = ndarray::concatenate(Axis(0), &views).map_err(|e| Error::Invalid(e.to_string()))?;
+        let stack = stack.into_shape_with_order(IxDyn(&[parts.len() * parts[0].len()])).map_err(|e| Error::Invalid(e.to_string()))?;
         let mut full_start = vec![0; d];
         full_start[axis] = w.data.start;
         let mut low_start = vec![0; d];
@@ -365,7 +383,7 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
         report.peak_bytes = report.peak_bytes.max(results.report.peak_bytes);
         let y = results.into_f32(download)?;
         let skip = own.start - w.data.start;
-        out.slice_axis_mut(Axis(axis), Slice::from(own.clone())).assign(&y.slice_axis(Axis(axis), Slice::from(skip..skip + own.len())));
+        Zip::from(out.slice_axis_mut(Axis(axis), Slice::from(own.clone()))).and(y.slice_axis(Axis(axis), Slice::from(skip..skip + own.len()))).par_for_each(|o, &v| *o = v);
     }
     report.reconstruction_s += started.elapsed().as_secs_f64();
     Ok(out)

@@ -4,6 +4,7 @@
 //! runs of a recording that repeats the work many times in one compute pass.
 
 mod convolve;
+mod denoise;
 mod fft;
 mod interpolate;
 mod register;
@@ -163,6 +164,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if fft_shapes.is_empty() && suite("tomo") {
         rows.extend(tomography::suite(&gpu, args, global)?);
+    }
+    if fft_shapes.is_empty() && suite("denoise") {
+        rows.extend(denoise::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("transfer") {
         rows.extend(transfer::suite(&gpu, args, global)?);
