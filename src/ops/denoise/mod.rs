@@ -112,28 +112,14 @@ pub fn dual_tensors(d: usize) -> Vec<[[f64; 4]; 4]> {
     let basis: Vec<[[f64; 4]; 4]> = reconstruction_directions(d).iter().map(outer).collect();
     let k = basis.len();
     let dot = |a: &[[f64; 4]; 4], b: &[[f64; 4]; 4]| (0..d).flat_map(|i| (0..d).map(move |j| (i, j))).map(|(i, j)| a[i][j] * b[i][j]).sum::<f64>();
-    // G⁻¹ by Gauss-Jordan (G is small and well conditioned).
-    let mut g: Vec<Vec<f64>> = (0..k).map(|r| (0..k).map(|c| dot(&basis[r], &basis[c])).chain((0..k).map(move |c| if c == r { 1.0 } else { 0.0 })).collect()).collect();
-    for c in 0..k {
-        let pivot = (c..k).max_by(|&a, &b| g[a][c].abs().total_cmp(&g[b][c].abs())).expect("rows");
-        g.swap(c, pivot);
-        let p = g[c][c];
-        g[c].iter_mut().for_each(|v| *v /= p);
-        for r in 0..k {
-            if r != c {
-                let f = g[r][c];
-                let row = g[c].clone();
-                g[r].iter_mut().zip(row).for_each(|(v, w)| *v -= f * w);
-            }
-        }
-    }
+    let g = design::invert((0..k).map(|r| (0..k).map(|c| dot(&basis[r], &basis[c])).collect()).collect());
     (0..k)
         .map(|a| {
             let mut m = [[0.0; 4]; 4];
             for (b, n) in basis.iter().enumerate() {
                 for i in 0..d {
                     for j in 0..d {
-                        m[i][j] += g[a][k + b] * n[i][j];
+                        m[i][j] += g[a][b] * n[i][j];
                     }
                 }
             }
