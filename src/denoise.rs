@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 
 pub use crate::ops::denoise::gpu::Report;
-pub use crate::ops::denoise::{Lognormal, Options};
+pub use crate::ops::denoise::{Lognormal, Method, Options};
 
 /// The data denoised over its last `o.dims` axes (every leading index on its own), with `x`'s
 /// shape.

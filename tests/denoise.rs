@@ -1,5 +1,5 @@
 //! True 4D adaptive filtering (ops::denoise) on the GPU: every stage against the f64 reference
-//! on fresh random data of awkward shapes (2D, 3D, 4D, batches), slabs against the whole
+//! on fresh random data of awkward shapes (2D, 3D, 4D, batches), by FFT and by direct sums, slabs against the whole
 //! volume, the moving-edge phantom's PSNR in 2D, 3D and 4D and its edge kept, and bad input.
 //! Outputs poisoned.
 
@@ -7,7 +7,7 @@ mod common;
 use common::*;
 
 use lucent::denoise::{adaptive_filter, adaptive_filter_with, Options};
-use lucent::ops::denoise::{cpu, gpu as dgpu, tensor_components};
+use lucent::ops::denoise::{cpu, gpu as dgpu, tensor_components, Method};
 use lucent::phantom::dynamic;
 use lucent::Error;
 use ndarray::{ArrayD, IxDyn};
@@ -27,22 +27,29 @@ fn rel(got: &ArrayD<f32>, want: &ArrayD<f64>) -> f64 {
 #[test]
 fn every_stage_matches_the_f64_reference() {
     let g = poisoned_gpu();
-    for dims in [vec![37usize, 29], vec![13, 17, 11], vec![6, 9, 10, 7]] {
+    for (dims, method) in [
+        (vec![37usize, 29], Method::Fft),
+        (vec![37, 29], Method::Spatial),
+        (vec![13, 17, 11], Method::Fft),
+        (vec![13, 17, 11], Method::Spatial),
+        (vec![6, 9, 10, 7], Method::Fft),
+        (vec![6, 9, 10, 7], Method::Spatial),
+    ] {
         let d = dims.len();
         let x = textured(&dims);
-        let o = Options::default();
+        let o = Options { method, ..Options::default() };
         let want = cpu::stages(&to64(&x), d, &o);
         let slabs = dgpu::plan(g, &dims, &o).unwrap();
         let mut report = dgpu::Report::default();
         let (tensor, largest) = dgpu::structure(g, &x.view(), &o, &slabs, &mut report, &mut |_, _, _| {}).unwrap();
         for (c, (i, j)) in tensor_components(d).into_iter().enumerate() {
             let e = rel(&tensor[c], &want.tensor[c]);
-            assert!(e < 1e-5, "{dims:?} T[{i}{j}]: {e}");
+            assert!(e < 1e-5, "{dims:?} {method:?} T[{i}{j}]: {e}");
         }
         assert!((largest - want.largest).abs() < 1e-5 * want.largest, "{dims:?}: largest {largest} vs {}", want.largest);
         let y = dgpu::reconstruction(g, &x.view(), &tensor, largest, &o, &slabs, &mut report, &mut |_, _, _| {}).unwrap();
         let e = rel(&y, &want.output);
-        assert!(e < 1e-5, "{dims:?} output: {e}");
+        assert!(e < 1e-5, "{dims:?} {method:?} output: {e}");
         // The result differs from the data: the filter did something.
         assert!(rel(&y, &to64(&x)) > 1e-2);
     }
@@ -63,12 +70,12 @@ fn batches_are_denoised_one_by_one() {
 #[test]
 fn slabs_give_the_whole_volume_result() {
     let g = poisoned_gpu();
-    for (dims, slab) in [(vec![41usize, 12, 10], 8), (vec![5, 30, 9, 8], 6), (vec![35, 16], 7)] {
+    for (dims, slab, method) in [(vec![41usize, 12, 10], 8, Method::Fft), (vec![5, 30, 9, 8], 6, Method::Fft), (vec![35, 16], 7, Method::Auto), (vec![4, 22, 9, 8], 6, Method::Spatial)] {
         let x = textured(&dims);
-        let whole = Options::default();
+        let whole = Options { method, ..Options::default() };
         let (y, report) = adaptive_filter_with(g, &x.view(), &whole, &mut |_, _, _| {}).unwrap();
         assert_eq!(report.slabs, 1);
-        let sliced = Options { slab_len: Some(slab), ..Options::default() };
+        let sliced = Options { slab_len: Some(slab), ..whole.clone() };
         let mut seen = 0;
         let (z, report) = adaptive_filter_with(g, &x.view(), &sliced, &mut |stage, _, total| { seen += 1; assert!(stage == "structure" || stage == "reconstruction"); assert!(total > 1); }).unwrap();
         assert!(report.slabs > 2, "{dims:?}: {} slabs", report.slabs);

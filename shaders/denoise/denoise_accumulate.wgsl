@@ -1,5 +1,6 @@
 // One pair of reconstruction responses added into the result: out (+)= w_a x.re + w_b x.im / s,
-// x the pair's complex response (two real responses packed), w the reconstruction weights
+// x the pair's complex response (two real responses packed; at `pair_at` of a stack), w the
+// reconstruction weights
 // interpolated linearly from the low-resolution stack at every sample (weight 1 for the
 // lowpass response, index 0). Axes are padded to four at the front; along an axis of factor 2
 // full-resolution sample g sits at low-resolution coordinate min(g / 2, total − 1), as
@@ -21,8 +22,9 @@ struct Params {  // mirrored in src/kernels/denoise.rs
     b: u32,
     inverse_scale: f32,
     accumulate: u32,
-    unused0: u32,
-    unused1: u32,
+    // Where the pair starts in `pair` (a stack of pairs, or one).
+    pair_at: u32,
+    unused: u32,
 }
 
 @group(0) @binding(0) var<storage, read> pair: array<vec2<f32>>;
@@ -92,7 +94,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (p.a == 0u) {
         wa = 1.0;
     }
-    let x = pair[i];
+    let x = pair[p.pair_at + i];
     var y = wa * x.x;
     if (p.b != 0xffffffffu) {
         y += wb * x.y * p.inverse_scale;

@@ -6,7 +6,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{DENOISE_ACCUMULATE, DENOISE_CONTROL, DENOISE_NORMALIZE, DENOISE_STRUCTURE};
+use super::{DENOISE_ACCUMULATE, DENOISE_CONTROL, DENOISE_DIRECT, DENOISE_NORMALIZE, DENOISE_STRUCTURE};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -43,6 +43,21 @@ pub struct ControlParams {
     pub coefficients: [f32; 100],
 }
 
+/// Mirrors `Params` in denoise_direct.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct DirectParams {
+    pub dims: [u32; 4],
+    pub padded: [u32; 4],
+    pub taps: [u32; 4],
+    pub count: u32,
+    pub filters: u32,
+    pub unused: [u32; 2],
+}
+
+/// The most filters [`direct`] takes.
+pub const DIRECT_FILTERS: usize = 16;
+
 /// Mirrors `Params` in denoise_accumulate.wgsl.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -59,7 +74,8 @@ pub struct AccumulateParams {
     pub b: u32,
     pub inverse_scale: f32,
     pub accumulate: u32,
-    pub unused: [u32; 2],
+    pub pair_at: u32,
+    pub unused: u32,
 }
 
 /// The index of a pair with one response in [`AccumulateParams::b`].
@@ -124,10 +140,42 @@ pub fn accumulate(rec: &mut Recording, pair: Buf, weights: Buf, out: Buf, p: &Ac
     rec.expect_dtype(out, Dtype::F32, "reconstruction")?;
     let count: usize = p.dims.iter().map(|&n| n as usize).product();
     let low: usize = p.low_dims.iter().map(|&n| n as usize).product();
-    if rec.shape(pair).len() != count || rec.shape(out).len() != count || rec.shape(weights).len() % low.max(1) != 0 || count > u32::MAX as usize {
+    if rec.shape(pair).len() < p.pair_at as usize + count || rec.shape(out).len() != count || rec.shape(weights).len() % low.max(1) != 0 || count > u32::MAX as usize {
         return Err(Error::Shape(format!("reconstruction of {count} samples from weights of {low}: given {}, {} and {}", rec.shape(pair).len(), rec.shape(weights).len(), rec.shape(out).len())));
     }
     let p = AccumulateParams { count: count as u32, low_count: low as u32, ..*p };
     rec.dispatch(&DENOISE_ACCUMULATE, &[], bytemuck::bytes_of(&p), &[pair, weights, out], DENOISE_ACCUMULATE.groups(count as u64));
     Ok(())
+}
+
+/// `filters` real filters of `taps` (odd) per axis over the last `taps.len()` axes, by direct
+/// sums over the already extended f32 input `x` (valid correlation): their responses packed in
+/// pairs, a complex stack of ⌈filters/2⌉ arrays of the output's shape. `weights` holds the
+/// correlation taps in row-major order, ⌈filters/4⌉ · 4 values per tap (zero past `filters`).
+pub fn direct(rec: &mut Recording, x: Buf, weights: Buf, taps: usize, filters: usize) -> Result<(Buf, Vec<usize>)> {
+    rec.expect_dtype(x, Dtype::F32, "direct filters' input")?;
+    rec.expect_dtype(weights, Dtype::F32, "direct filters' weights")?;
+    let d = rec.dims(x).len();
+    let groups = filters.div_ceil(4);
+    let window = taps.checked_pow(d as u32).unwrap_or(usize::MAX);
+    if !(1..=DIRECT_FILTERS).contains(&filters) || taps % 2 == 0 || rec.dims(x).iter().any(|&n| n < taps) || rec.shape(weights).len() != window.saturating_mul(groups * 4) {
+        return Err(Error::Invalid(format!("{filters} direct filters of {taps} taps over an input of {:?} with {} weights", rec.dims(x), rec.shape(weights).len())));
+    }
+    let out_dims: Vec<usize> = rec.dims(x).iter().map(|&n| n - taps + 1).collect();
+    let count: usize = out_dims.iter().product();
+    let pairs = filters.div_ceil(2);
+    if count.saturating_mul(pairs) > u32::MAX as usize {
+        return Err(Error::Invalid(format!("{count} outputs of {pairs} pairs exceed one dispatch's indexing")));
+    }
+    let four = |v: &[usize], fill: u32| {
+        let mut a = [fill; 4];
+        for (k, &n) in v.iter().enumerate() {
+            a[4 - v.len() + k] = n as u32;
+        }
+        a
+    };
+    let out = rec.temp(&[pairs * count], Dtype::C32)?;
+    let p = DirectParams { dims: four(&out_dims, 1), padded: four(rec.dims(x), 1), taps: four(&vec![taps; d], 1), count: count as u32, filters: filters as u32, unused: [0; 2] };
+    rec.dispatch(&DENOISE_DIRECT, &[("GROUPS", groups as f64)], bytemuck::bytes_of(&p), &[x, weights, out], DENOISE_DIRECT.groups(count as u64));
+    Ok((out, out_dims))
 }

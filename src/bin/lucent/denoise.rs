@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use lucent::denoise::Options;
+use lucent::denoise::{Method, Options};
 use lucent::ops::denoise::cpu;
 use lucent::{io, Error};
 use ndarray::{Axis, ArrayD};
@@ -62,6 +62,10 @@ pub struct Args {
     /// Estimate the structure at full resolution (default: half resolution in space).
     #[arg(long)]
     full_resolution: bool,
+    /// How the GPU applies each bank of filters: by FFT, by direct sums (spatial), or each by
+    /// the cheaper (auto).
+    #[arg(long, value_enum, default_value_t = Method::Auto)]
+    method: Method,
     /// Slab length along the slab axis (default: as long as the GPU holds).
     #[arg(long)]
     slab: Option<usize>,
@@ -84,6 +88,7 @@ impl Args {
             reconstruction_taps: self.reconstruction_taps,
             downsample: !self.full_resolution,
             slab_len: self.slab,
+            method: self.method,
             ..Options::default()
         }
     }

@@ -17,6 +17,7 @@ use crate::Global;
   lucent phantom -o phantom.npy --size 512
   lucent phantom --aooct --size 128,96,128 -o ref.npy --moving m1.npy --moving m2.npy --truth truth.csv
   lucent register-volume ref.npy m1.npy m2.npy -o shifts.csv
+  lucent phantom --series moving-edge --size 16,32,48,48 -o clean.npy --noisy noisy.npy --sigma 0.25
 
 The truth CSV has one row per B-scan of each moving volume: volume,bscan,dz,dy,dx, the shift that
 registers the B-scan onto the reference (B-scan j shows the retina at slow position j + dy).")]
@@ -24,6 +25,19 @@ pub struct Args {
     /// AO-OCT volumes instead of the Shepp-Logan phantom.
     #[arg(long)]
     aooct: bool,
+    /// A 4D (t, z, y, x) series for denoising instead: the moving edge (an intensity ramp, a
+    /// step moving along y, a thin tube) or a smooth textured one.
+    #[arg(long, value_parser = ["moving-edge", "textured"])]
+    series: Option<String>,
+    /// With --series: the series plus Gaussian noise of --sigma goes here.
+    #[arg(long)]
+    noisy: Option<PathBuf>,
+    /// With --series: the noise's standard deviation.
+    #[arg(long, default_value_t = 0.25)]
+    sigma: f64,
+    /// With --series moving-edge: the edge's speed in voxels per frame.
+    #[arg(long, default_value_t = 0.5)]
+    speed: f64,
     /// The phantom, or with --aooct the reference volume (no motion): .npy or .tif.
     #[arg(short, long)]
     output: PathBuf,
@@ -58,6 +72,12 @@ pub struct Args {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    if let Some(kind) = &args.series {
+        return series(global, args, kind);
+    }
+    if args.noisy.is_some() {
+        return Err(Error::Invalid("--noisy belongs to --series".into()));
+    }
     if !args.aooct {
         return shepp_logan(global, args);
     }
@@ -126,6 +146,34 @@ fn shepp_logan(global: &Global, args: &Args) -> Result<(), Error> {
         println!("{}", json!({ "phantom": "shepp-logan", "shape": [n, n], "output": args.output, "ms": ms }));
     } else if !global.quiet {
         eprintln!("lucent: wrote Toft's modified Shepp-Logan phantom {n}×{n} in {ms:.0} ms");
+    }
+    Ok(())
+}
+
+/// A 4D series for denoising, clean and (with --noisy) with Gaussian noise.
+fn series(global: &Global, args: &Args, kind: &str) -> Result<(), Error> {
+    use lucent::phantom::dynamic;
+    if args.aooct || !args.moving.is_empty() || args.truth.is_some() {
+        return Err(Error::Invalid("--series makes one series: not with --aooct, --moving or --truth".into()));
+    }
+    let size = args.size.clone().unwrap_or(vec![16, 32, 48, 48]);
+    let [t, z, y, x] = size[..] else { return Err(Error::Invalid(format!("--size {size:?}: four lengths (t, z, y, x) with --series"))) };
+    if size.iter().any(|&n| !(1..=65536).contains(&n)) || !(args.sigma.is_finite() && args.sigma >= 0.0) || !args.speed.is_finite() {
+        return Err(Error::Invalid(format!("--size {size:?} (each 1 to 65536), --sigma {} (0 or more), --speed {} (finite)", args.sigma, args.speed)));
+    }
+    io::check_host_array("the series", &size, 12)?;
+    let start = Instant::now();
+    let shape = [t, z, y, x];
+    let clean = if kind == "textured" { dynamic::textured(shape, args.seed) } else { dynamic::moving_edge(shape, args.speed) };
+    io::write_real(&args.output, &clean.mapv(|v| v as f32).into_dyn().view())?;
+    if let Some(path) = &args.noisy {
+        io::write_real(path, &dynamic::noisy(&clean, args.sigma, args.seed).mapv(|v| v as f32).into_dyn().view())?;
+    }
+    let ms = start.elapsed().as_secs_f64() * 1e3;
+    if global.json {
+        println!("{}", json!({ "phantom": kind, "shape": size, "sigma": args.sigma, "output": args.output, "noisy": args.noisy, "ms": ms }));
+    } else if !global.quiet {
+        eprintln!("lucent: wrote a {kind} series {size:?} in {ms:.0} ms");
     }
     Ok(())
 }

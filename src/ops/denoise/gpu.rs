@@ -22,7 +22,7 @@ use rayon::prelude::*;
 
 use super::{filters, tensor_components, weight_coefficients, Options};
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu};
+use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::denoise::{self, AccumulateParams, ControlParams, NO_RESPONSE};
 use crate::kernels::gather::{self, AxisMap};
@@ -103,9 +103,12 @@ fn pass_bytes(dims: &[usize], o: &Options, factors: &[usize], structure: bool) -
     let components = (d * (d + 1) / 2) as u64;
     let stacks = 4 * components * low_count;
     if structure {
-        let fft = 8 * padded(&low, o.structure_taps)?;
+        let fft = if o.method.spatial(o.structure_taps, d) { 0 } else { 8 * padded(&low, o.structure_taps)? };
         let pairs = 8 * (d as u64 + components).div_ceil(2) * low_count;
         Ok((3 * fft + pairs + 3 * stacks + 8 * count, fft.max(pairs)))
+    } else if o.method.spatial(o.reconstruction_taps, d) {
+        let pairs = 8 * (components + 1).div_ceil(2) * count;
+        Ok((pairs + 12 * count + 3 * stacks, pairs.max(stacks)))
     } else {
         let fft = 8 * padded(dims, o.reconstruction_taps)?;
         Ok((3 * fft + 8 * count + 12 * count + 3 * stacks, fft.max(stacks)))
@@ -189,15 +192,73 @@ fn lowpass_stack(rec: &mut Recording, stack: Buf, arrays: usize, dims: &[usize],
     denoise::normalize(rec, filtered, certainty)
 }
 
-/// f32 kernels for a bank.
-fn banked(gpu: &Gpu, kernels: &[ArrayD<f64>], image: &[usize]) -> Result<FilterBank> {
-    let kernels: Vec<ArrayD<f32>> = kernels.iter().map(|k| k.mapv(|v| v as f32)).collect();
-    let views: Vec<ArrayViewD<f32>> = kernels.iter().map(|k| k.view()).collect();
-    FilterBank::new(gpu, &views, image, Mode::Valid)
+/// A bank of designed kernels for inputs (already extended past their borders) of one shape,
+/// applied by FFT or by direct sums.
+enum Bank {
+    Fft(FilterBank),
+    Spatial { weights: GpuArray, taps: usize, filters: usize },
+}
+
+impl Bank {
+    fn new(gpu: &Gpu, kernels: &[ArrayD<f64>], image: &[usize], spatial: bool) -> Result<Bank> {
+        let taps = kernels[0].shape()[0];
+        if spatial {
+            // Correlation taps (the kernels flipped), four filters to a vec4.
+            let groups = kernels.len().div_ceil(4);
+            let window = kernels[0].len();
+            let mut w = vec![0f32; window * groups * 4];
+            for (k, kernel) in kernels.iter().enumerate() {
+                // Reversing the row-major order reverses every axis.
+                let values: Vec<f64> = kernel.iter().copied().collect();
+                for (t, &v) in values.iter().rev().enumerate() {
+                    w[t * groups * 4 + k] = v as f32;
+                }
+            }
+            let weights = GpuArray::upload_f32(gpu, &ArrayD::from_shape_vec(IxDyn(&[w.len()]), w).map_err(|e| Error::Invalid(e.to_string()))?.view())?;
+            return Ok(Bank::Spatial { weights, taps, filters: kernels.len() });
+        }
+        let kernels: Vec<ArrayD<f32>> = kernels.iter().map(|k| k.mapv(|v| v as f32)).collect();
+        let views: Vec<ArrayViewD<f32>> = kernels.iter().map(|k| k.view()).collect();
+        Ok(Bank::Fft(FilterBank::new(gpu, &views, image, Mode::Valid)?))
+    }
+
+    /// Every response, packed in pairs in one complex stack of `count` samples per pair, with
+    /// each pair's imaginary part's inverse scale.
+    fn record_stack(&self, rec: &mut Recording, x: Buf, count: usize) -> Result<(Buf, Vec<f32>)> {
+        match self {
+            Bank::Fft(bank) => {
+                let pairs = bank.len().div_ceil(2);
+                let stack = rec.temp(&[pairs * count], Dtype::C32)?;
+                let mut inverse_scales = vec![1.0f32; pairs];
+                bank.record_pairs(rec, x, |rec, q, window, scale| {
+                    inverse_scales[q] = 1.0 / scale;
+                    copy_range::record(rec, window, 0, stack, q * count, count)
+                })?;
+                Ok((stack, inverse_scales))
+            }
+            Bank::Spatial { weights, taps, filters } => {
+                let w = rec.input(weights);
+                let (stack, _) = denoise::direct(rec, x, w, *taps, *filters)?;
+                Ok((stack, vec![1.0; filters.div_ceil(2)]))
+            }
+        }
+    }
+
+    /// The responses pair by pair: `consume(rec, q, stack, offset, scale)` with pair q at
+    /// `offset` of `stack` (by FFT one pair lives at a time).
+    fn record_pairs(&self, rec: &mut Recording, x: Buf, count: usize, mut consume: impl FnMut(&mut Recording, usize, Buf, usize, f32) -> Result<()>) -> Result<()> {
+        match self {
+            Bank::Fft(bank) => bank.record_pairs(rec, x, |rec, q, window, scale| consume(rec, q, window, 0, scale)),
+            Bank::Spatial { filters, .. } => {
+                let (stack, _) = self.record_stack(rec, x, count)?;
+                (0..filters.div_ceil(2)).try_for_each(|q| consume(rec, q, stack, q * count, 1.0))
+            }
+        }
+    }
 }
 
 /// The structure tensor's components (a stack, lowpass filtered) of one data window of `dims`.
-fn record_tensor(rec: &mut Recording, x: Buf, dims: &[usize], o: &Options, bank: &FilterBank) -> Result<Buf> {
+fn record_tensor(rec: &mut Recording, x: Buf, dims: &[usize], o: &Options, bank: &Bank) -> Result<Buf> {
     let d = dims.len();
     let factors = o.factors(d);
     let mut y = x;
@@ -211,14 +272,7 @@ fn record_tensor(rec: &mut Recording, x: Buf, dims: &[usize], o: &Options, bank:
     }
     let r = o.structure_taps / 2;
     let padded = layout::pad(rec, y, &vec![(r, r); d], Boundary::Mirror)?;
-    let count: usize = low.iter().product();
-    let pairs = (d + d * (d + 1) / 2).div_ceil(2);
-    let stack = rec.temp(&[pairs * count], Dtype::C32)?;
-    let mut inverse_scales = vec![1.0f32; pairs];
-    bank.record_pairs(rec, padded, |rec, q, window, scale| {
-        inverse_scales[q] = 1.0 / scale;
-        copy_range::record(rec, window, 0, stack, q * count, count)
-    })?;
+    let (stack, inverse_scales) = bank.record_stack(rec, padded, low.iter().product())?;
     let tensor = denoise::structure(rec, stack, d, &inverse_scales)?;
     lowpass_stack(rec, tensor, d * (d + 1) / 2, &low, o.tensor_sigma)
 }
@@ -233,7 +287,7 @@ struct Placement {
 
 /// The result for one data window of `dims` (the data mirrored past the window's ends) from
 /// the structure tensor's window (a stack).
-fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], tensor: Buf, at: &Placement, largest: f64, o: &Options, bank: &FilterBank) -> Result<Buf> {
+fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], tensor: Buf, at: &Placement, largest: f64, o: &Options, bank: &Bank) -> Result<Buf> {
     let d = dims.len();
     let components = d * (d + 1) / 2;
     let mut coefficients = [0.0f32; 100];
@@ -267,7 +321,7 @@ fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], tensor: Bu
     };
     let factors = o.factors(d);
     let filters = components + 1;
-    bank.record_pairs(rec, padded, |rec, q, pair, scale| {
+    bank.record_pairs(rec, padded, dims.iter().product(), |rec, q, pair, at_pair, scale| {
         let p = AccumulateParams {
             dims: four(dims, 1),
             low_dims: four(&at.low_dims, 1),
@@ -281,7 +335,8 @@ fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], tensor: Bu
             b: if 2 * q + 1 < filters { 2 * q as u32 + 1 } else { NO_RESPONSE },
             inverse_scale: 1.0 / scale,
             accumulate: (q > 0) as u32,
-            unused: [0; 2],
+            pair_at: at_pair as u32,
+            unused: 0,
         };
         denoise::accumulate(rec, pair, weights, out, &p)
     })?;
@@ -299,7 +354,8 @@ pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, rep
     let components = d * (d + 1) / 2;
     let mut tensor: Vec<ArrayD<f32>> = (0..components).map(|_| ArrayD::zeros(IxDyn(&low))).collect();
     let set = filters(d, o);
-    let mut banks: HashMap<Vec<usize>, FilterBank> = HashMap::new();
+    let mut banks: HashMap<Vec<usize>, Bank> = HashMap::new();
+    let spatial = o.method.spatial(o.structure_taps, d);
     let started = Instant::now();
     for (s, own) in slabs.ranges.iter().enumerate() {
         progress("structure", s, slabs.ranges.len());
@@ -310,7 +366,7 @@ pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, rep
         let r = o.structure_taps / 2;
         let padded: Vec<usize> = low_window.iter().map(|&n| n + 2 * r).collect();
         if !banks.contains_key(&padded) {
-            banks.insert(padded.clone(), banked(gpu, &set.structure, &padded)?);
+            banks.insert(padded.clone(), Bank::new(gpu, &set.structure, &padded, spatial)?);
         }
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;
@@ -353,7 +409,8 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
     let (axis, f) = (slabs.axis, factors[slabs.axis]);
     let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
     let set = filters(d, o);
-    let mut banks: HashMap<Vec<usize>, FilterBank> = HashMap::new();
+    let mut banks: HashMap<Vec<usize>, Bank> = HashMap::new();
+    let spatial = o.method.spatial(o.reconstruction_taps, d);
     let mut out = ArrayD::<f32>::zeros(IxDyn(&dims));
     let started = Instant::now();
     for (s, own) in slabs.ranges.iter().enumerate() {
@@ -372,7 +429,7 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
         let r = o.reconstruction_taps / 2;
         let padded: Vec<usize> = data.shape().iter().map(|&n| n + 2 * r).collect();
         if !banks.contains_key(&padded) {
-            banks.insert(padded.clone(), banked(gpu, &set.reconstruction, &padded)?);
+            banks.insert(padded.clone(), Bank::new(gpu, &set.reconstruction, &padded, spatial)?);
         }
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;

@@ -158,6 +158,8 @@ pub struct Options {
     pub gamma0: f64,
     /// Estimate the structure at half resolution along the space axes (the paper's choice).
     pub downsample: bool,
+    /// How the GPU applies the filters: by FFT, by direct sums, or each bank by the cheaper.
+    pub method: Method,
     /// The GPU's slab length along the slab axis (full-resolution samples); `None`: as long as
     /// the device holds. The result does not depend on it.
     pub slab_len: Option<usize>,
@@ -181,6 +183,7 @@ impl Default for Options {
             gamma0: 1.0,
             downsample: true,
             slab_len: None,
+            method: Method::Auto,
         }
     }
 }
@@ -249,6 +252,33 @@ impl Options {
             structure: self.structure_taps / 2 + Self::gaussian_reach(self.tensor_sigma) + 1,
             weights: Self::gaussian_reach(self.control_sigma) + 1,
             data: self.reconstruction_taps / 2,
+        }
+    }
+}
+
+/// How the GPU applies a bank of filters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum Method {
+    /// Direct sums where a bank's window has at most [`SPATIAL_UP_TO_TAPS`] taps, else FFTs.
+    #[default]
+    Auto,
+    /// Transforms: the data's spectrum once, two filters per complex inverse transform.
+    Fft,
+    /// Direct sums, every input value loaded once for all filters of a bank.
+    Spatial,
+}
+
+/// The largest window (taps^d) `Method::Auto` filters by direct sums (BENCHMARKS.md run 26).
+pub const SPATIAL_UP_TO_TAPS: usize = 400;
+
+impl Method {
+    /// Whether a bank of windows of `taps`^d goes by direct sums.
+    pub fn spatial(self, taps: usize, d: usize) -> bool {
+        match self {
+            Method::Fft => false,
+            Method::Spatial => true,
+            Method::Auto => taps.pow(d as u32) <= SPATIAL_UP_TO_TAPS,
         }
     }
 }

@@ -1,13 +1,14 @@
 //! The denoising suite of `lucent bench`: the adaptive filter (lucent::denoise, FFT path) on
-//! the moving-edge phantom (σ = 0.25 noise, 16 × 32 × 48 × 48) over 2, 3 and 4 axes with the
-//! PSNR of each, and with `--filter denoise_paper` on the paper's data size (20 × 445 × 512 ×
-//! 512, the same phantom scaled up, synthetic). Host wall clock of the one-call, transfers
+//! the moving-edge phantom (σ = 0.25 noise, 16 × 32 × 48 × 48) over 2, 3 and 4 axes by FFT and
+//! by direct sums with the PSNR of each, and with `--filter denoise_paper` on the paper's data
+//! size (20 × 445 × 512 × 512, the same phantom scaled up, synthetic) by FFT (and by direct sums
+//! too with `--filter denoise_paper_spatial`). Host wall clock of the one-call, transfers
 //! included; the stages' times, slabs and peak device memory on stderr, with the throughput as
 //! the GFLOP/s direct 4D filtering would need for the same result.
 
 use std::time::Instant;
 
-use lucent::denoise::{adaptive_filter_with, Options};
+use lucent::denoise::{adaptive_filter_with, Method, Options};
 use lucent::phantom::{dynamic, Rng};
 use lucent::{Error, Gpu};
 use ndarray::{Array4, ArrayD};
@@ -49,11 +50,14 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
     eprintln!("denoise: made {shape:?} in {:.1} s", started.elapsed().as_secs_f64());
     let x: ArrayD<f32> = x.into_dyn();
     let mut rows = Vec::new();
-    for d in if paper { vec![4] } else { vec![2, 3, 4] } {
-        let case = format!("denoise_{}_{d}d", if paper { "paper" } else { "phantom" });
-        let o = Options { dims: Some(d), ..Options::default() };
+    let spatial_too = !paper || args.filter.as_deref().is_some_and(|f| f.contains("spatial"));
+    let methods: &[Method] = if spatial_too { &[Method::Fft, Method::Spatial] } else { &[Method::Fft] };
+    let cases: Vec<(usize, Method)> = (if paper { 4..=4 } else { 2..=4 }).flat_map(|d| methods.iter().map(move |&m| (d, m))).collect();
+    for (d, method) in cases {
+        let case = format!("denoise_{}_{d}d_{}", if paper { "paper" } else { "phantom" }, if method == Method::Fft { "fft" } else { "spatial" });
+        let o = Options { dims: Some(d), method, ..Options::default() };
         // A warm-up on the small phantom designs the filters and builds the pipelines.
-        if !paper || d == 4 {
+        {
             let warm = &x.slice_each_axis(|a| ndarray::Slice::from(0..x.shape()[a.axis.0].min(12))).to_owned();
             adaptive_filter_with(gpu, &warm.view(), &o, &mut |_, _, _| {})?;
         }
