@@ -15,6 +15,8 @@
 
 use std::collections::HashMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice, Zip};
@@ -24,7 +26,7 @@ use super::{filters, tensor_components, weight_coefficients, Options};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
-use crate::kernels::denoise::{self, AccumulateParams, ControlParams, NO_RESPONSE};
+use crate::kernels::denoise::{self, AccumulateParams, ControlParams, DIRECT_FILTERS, NO_RESPONSE};
 use crate::kernels::gather::{self, AxisMap};
 use crate::kernels::{copy_range, fill};
 use crate::ops::convolve::bank::FilterBank;
@@ -107,7 +109,8 @@ fn pass_bytes(dims: &[usize], o: &Options, factors: &[usize], structure: bool) -
         let pairs = 8 * (d as u64 + components).div_ceil(2) * low_count;
         Ok((3 * fft + pairs + 3 * stacks + 8 * count, fft.max(pairs)))
     } else if o.method.spatial(o.reconstruction_taps, d) {
-        let pairs = 8 * (components + 1).div_ceil(2) * count;
+        // Four filters (two pairs) a pass.
+        let pairs = 8 * 2 * count;
         Ok((pairs + 12 * count + 3 * stacks, pairs.max(stacks)))
     } else {
         let fft = 8 * padded(dims, o.reconstruction_taps)?;
@@ -193,29 +196,36 @@ fn lowpass_stack(rec: &mut Recording, stack: Buf, arrays: usize, dims: &[usize],
 }
 
 /// A bank of designed kernels for inputs (already extended past their borders) of one shape,
-/// applied by FFT or by direct sums.
+/// applied by FFT or by direct sums (in chunks of filters, each chunk one pass over the input).
 enum Bank {
     Fft(FilterBank),
-    Spatial { weights: GpuArray, taps: usize, filters: usize },
+    Spatial { chunks: Vec<(GpuArray, usize)>, taps: usize },
 }
 
 impl Bank {
-    fn new(gpu: &Gpu, kernels: &[ArrayD<f64>], image: &[usize], spatial: bool) -> Result<Bank> {
+    /// `chunk` (even) filters at most per direct pass: all of a bank whose responses are needed
+    /// together, a few where pairs are consumed one by one (the stack of all would be large).
+    fn new(gpu: &Gpu, kernels: &[ArrayD<f64>], image: &[usize], spatial: bool, chunk: usize) -> Result<Bank> {
         let taps = kernels[0].shape()[0];
         if spatial {
-            // Correlation taps (the kernels flipped), four filters to a vec4.
-            let groups = kernels.len().div_ceil(4);
-            let window = kernels[0].len();
-            let mut w = vec![0f32; window * groups * 4];
-            for (k, kernel) in kernels.iter().enumerate() {
-                // Reversing the row-major order reverses every axis.
-                let values: Vec<f64> = kernel.iter().copied().collect();
-                for (t, &v) in values.iter().rev().enumerate() {
-                    w[t * groups * 4 + k] = v as f32;
-                }
-            }
-            let weights = GpuArray::upload_f32(gpu, &ArrayD::from_shape_vec(IxDyn(&[w.len()]), w).map_err(|e| Error::Invalid(e.to_string()))?.view())?;
-            return Ok(Bank::Spatial { weights, taps, filters: kernels.len() });
+            let chunks = kernels
+                .chunks(chunk)
+                .map(|part| {
+                    // Correlation taps (the kernels flipped), four filters to a vec4.
+                    let groups = part.len().div_ceil(4);
+                    let mut w = vec![0f32; part[0].len() * groups * 4];
+                    for (k, kernel) in part.iter().enumerate() {
+                        // Reversing the row-major order reverses every axis.
+                        let values: Vec<f64> = kernel.iter().copied().collect();
+                        for (t, &v) in values.iter().rev().enumerate() {
+                            w[t * groups * 4 + k] = v as f32;
+                        }
+                    }
+                    let w = ArrayD::from_shape_vec(IxDyn(&[w.len()]), w).map_err(|e| Error::Invalid(e.to_string()))?;
+                    Ok((GpuArray::upload_f32(gpu, &w.view())?, part.len()))
+                })
+                .collect::<Result<Vec<_>>>()?;
+            return Ok(Bank::Spatial { chunks, taps });
         }
         let kernels: Vec<ArrayD<f32>> = kernels.iter().map(|k| k.mapv(|v| v as f32)).collect();
         let views: Vec<ArrayViewD<f32>> = kernels.iter().map(|k| k.view()).collect();
@@ -225,33 +235,54 @@ impl Bank {
     /// Every response, packed in pairs in one complex stack of `count` samples per pair, with
     /// each pair's imaginary part's inverse scale.
     fn record_stack(&self, rec: &mut Recording, x: Buf, count: usize) -> Result<(Buf, Vec<f32>)> {
-        match self {
-            Bank::Fft(bank) => {
-                let pairs = bank.len().div_ceil(2);
-                let stack = rec.temp(&[pairs * count], Dtype::C32)?;
-                let mut inverse_scales = vec![1.0f32; pairs];
-                bank.record_pairs(rec, x, |rec, q, window, scale| {
-                    inverse_scales[q] = 1.0 / scale;
-                    copy_range::record(rec, window, 0, stack, q * count, count)
-                })?;
-                Ok((stack, inverse_scales))
-            }
-            Bank::Spatial { weights, taps, filters } => {
+        if let Bank::Spatial { chunks, taps } = self {
+            if let [(weights, filters)] = &chunks[..] {
                 let w = rec.input(weights);
                 let (stack, _) = denoise::direct(rec, x, w, *taps, *filters)?;
-                Ok((stack, vec![1.0; filters.div_ceil(2)]))
+                return Ok((stack, vec![1.0; filters.div_ceil(2)]));
             }
+        }
+        let mut stack = None;
+        let mut inverse_scales = Vec::new();
+        self.record_pairs(rec, x, count, |rec, q, pairs, at, scale| {
+            inverse_scales.resize(q + 1, 1.0);
+            inverse_scales[q] = 1.0 / scale;
+            let target = match stack {
+                Some(t) => t,
+                None => {
+                    let t = rec.temp(&[self.pairs() * count], Dtype::C32)?;
+                    stack = Some(t);
+                    t
+                }
+            };
+            copy_range::record(rec, pairs, at, target, q * count, count)
+        })?;
+        Ok((stack.expect("a pair at least"), inverse_scales))
+    }
+
+    fn pairs(&self) -> usize {
+        match self {
+            Bank::Fft(bank) => bank.len().div_ceil(2),
+            Bank::Spatial { chunks, .. } => chunks.iter().map(|(_, f)| f.div_ceil(2)).sum(),
         }
     }
 
     /// The responses pair by pair: `consume(rec, q, stack, offset, scale)` with pair q at
-    /// `offset` of `stack` (by FFT one pair lives at a time).
+    /// `offset` of `stack` (by FFT one pair lives at a time, by direct sums one chunk).
     fn record_pairs(&self, rec: &mut Recording, x: Buf, count: usize, mut consume: impl FnMut(&mut Recording, usize, Buf, usize, f32) -> Result<()>) -> Result<()> {
         match self {
             Bank::Fft(bank) => bank.record_pairs(rec, x, |rec, q, window, scale| consume(rec, q, window, 0, scale)),
-            Bank::Spatial { filters, .. } => {
-                let (stack, _) = self.record_stack(rec, x, count)?;
-                (0..filters.div_ceil(2)).try_for_each(|q| consume(rec, q, stack, q * count, 1.0))
+            Bank::Spatial { chunks, taps } => {
+                let mut q = 0;
+                for (weights, filters) in chunks {
+                    let w = rec.input(weights);
+                    let (stack, _) = denoise::direct(rec, x, w, *taps, *filters)?;
+                    for p in 0..filters.div_ceil(2) {
+                        consume(rec, q, stack, p * count, 1.0)?;
+                        q += 1;
+                    }
+                }
+                Ok(())
             }
         }
     }
@@ -343,6 +374,49 @@ fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], tensor: Bu
     Ok(out)
 }
 
+/// Runs `n` slabs with the host's work beside the device's: while slab s runs on the GPU,
+/// slab s − 1's result is put in place (`post`) and slab s + 1's windows are cut (`prep`).
+fn pipelined<P: Send, R: Send>(
+    n: usize,
+    prep: impl Fn(usize) -> Result<P> + Sync,
+    run: impl Fn(usize, P) -> Result<R> + Sync,
+    mut post: impl FnMut(usize, R) -> Result<()> + Send,
+    progress: &mut dyn FnMut(usize),
+) -> Result<()> {
+    let mut next = Some(prep(0)?);
+    let mut done: Option<(usize, R)> = None;
+    for s in 0..n {
+        progress(s);
+        let input = next.take().expect("prepared");
+        let (result, side) = rayon::join(
+            || run(s, input),
+            || -> Result<Option<P>> {
+                if let Some((k, r)) = done.take() {
+                    post(k, r)?;
+                }
+                if s + 1 < n { prep(s + 1).map(Some) } else { Ok(None) }
+            },
+        );
+        next = side?;
+        done = Some((s, result?));
+    }
+    if let Some((k, r)) = done {
+        post(k, r)?;
+    }
+    Ok(())
+}
+
+/// The bank for inputs of `padded`, made once per shape (by whichever thread first needs it).
+fn bank_for(banks: &Mutex<HashMap<Vec<usize>, Arc<Bank>>>, padded: &[usize], make: impl FnOnce() -> Result<Bank>) -> Result<Arc<Bank>> {
+    let mut banks = banks.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(b) = banks.get(padded) {
+        return Ok(b.clone());
+    }
+    let bank = Arc::new(make()?);
+    banks.insert(padded.to_vec(), bank.clone());
+    Ok(bank)
+}
+
 /// The structure pass over data of exactly d axes: the lowpass filtered tensor's components at
 /// low resolution (one host array each) and the largest tensor norm.
 pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<(Vec<ArrayD<f32>>, f64)> {
@@ -354,37 +428,42 @@ pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, rep
     let components = d * (d + 1) / 2;
     let mut tensor: Vec<ArrayD<f32>> = (0..components).map(|_| ArrayD::zeros(IxDyn(&low))).collect();
     let set = filters(d, o);
-    let mut banks: HashMap<Vec<usize>, Bank> = HashMap::new();
+    let banks = Mutex::new(HashMap::new());
     let spatial = o.method.spatial(o.structure_taps, d);
+    let peak = AtomicU64::new(0);
     let started = Instant::now();
-    for (s, own) in slabs.ranges.iter().enumerate() {
-        progress("structure", s, slabs.ranges.len());
-        let w = windows(dims[axis], f, own, o);
+    let window = |s: usize| windows(dims[axis], f, &slabs.ranges[s], o);
+    let prep = |s: usize| -> Result<(ArrayD<f32>, Arc<Bank>)> {
+        let w = window(s);
         let data = window_of(x, axis, &w.structure_data);
-        let mut low_window = low.clone();
-        low_window[axis] = low_len(w.structure_data.end, f) - w.structure_data.start / f;
         let r = o.structure_taps / 2;
-        let padded: Vec<usize> = low_window.iter().map(|&n| n + 2 * r).collect();
-        if !banks.contains_key(&padded) {
-            banks.insert(padded.clone(), Bank::new(gpu, &set.structure, &padded, spatial)?);
-        }
+        let padded: Vec<usize> = data.shape().iter().zip(&factors).map(|(&n, &f)| low_len(n, f) + 2 * r).collect();
+        let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.structure, &padded, spatial, DIRECT_FILTERS))?;
+        Ok((data, bank))
+    };
+    let run = |_: usize, (data, bank): (ArrayD<f32>, Arc<Bank>)| -> Result<ArrayD<f32>> {
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;
-        let t = record_tensor(&mut rec, xb, data.shape(), o, &banks[&padded])?;
+        let t = record_tensor(&mut rec, xb, data.shape(), o, &bank)?;
         let download = rec.download(t);
         let results = rec.run()?;
-        report.peak_bytes = report.peak_bytes.max(results.report.peak_bytes);
-        let stack = results.into_f32(download)?;
-        let mut stacked = low_window.clone();
+        peak.fetch_max(results.report.peak_bytes, Ordering::Relaxed);
+        let mut stacked: Vec<usize> = data.shape().iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
         stacked.insert(0, components);
-        let stack = stack.into_shape_with_order(IxDyn(&stacked)).map_err(|e| Error::Invalid(e.to_string()))?;
+        results.into_f32(download)?.into_shape_with_order(IxDyn(&stacked)).map_err(|e| Error::Invalid(e.to_string()))
+    };
+    let post = |s: usize, stack: ArrayD<f32>| -> Result<()> {
+        let w = window(s);
         let skip = w.structure_own.start - w.structure_data.start / f;
         for (c, t) in tensor.iter_mut().enumerate() {
             let own = stack.index_axis(Axis(0), c);
             let own = own.slice_axis(Axis(axis), Slice::from(skip..skip + w.structure_own.len()));
             Zip::from(t.slice_axis_mut(Axis(axis), Slice::from(w.structure_own.clone()))).and(own).par_for_each(|o, &v| *o = v);
         }
-    }
+        Ok(())
+    };
+    pipelined(slabs.ranges.len(), prep, run, post, &mut |s| progress("structure", s, slabs.ranges.len()))?;
+    report.peak_bytes = report.peak_bytes.max(peak.into_inner());
     let largest = largest_norm(&tensor, d);
     report.structure_s += started.elapsed().as_secs_f64();
     Ok((tensor, largest))
@@ -409,13 +488,14 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
     let (axis, f) = (slabs.axis, factors[slabs.axis]);
     let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
     let set = filters(d, o);
-    let mut banks: HashMap<Vec<usize>, Bank> = HashMap::new();
+    let banks = Mutex::new(HashMap::new());
     let spatial = o.method.spatial(o.reconstruction_taps, d);
     let mut out = ArrayD::<f32>::zeros(IxDyn(&dims));
+    let peak = AtomicU64::new(0);
     let started = Instant::now();
-    for (s, own) in slabs.ranges.iter().enumerate() {
-        progress("reconstruction", s, slabs.ranges.len());
-        let w = windows(dims[axis], f, own, o);
+    let window = |s: usize| windows(dims[axis], f, &slabs.ranges[s], o);
+    let prep = |s: usize| -> Result<(ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>)> {
+        let w = window(s);
         let data = window_of(x, axis, &w.data);
         let parts: Vec<ArrayD<f32>> = tensor.iter().map(|t| window_of(&t.view(), axis, &w.tensor)).collect();
         let views: Vec<ArrayViewD<f32>> = parts.iter().map(|p| p.view()).collect();
@@ -428,20 +508,27 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
         let at = Placement { full_start, low_start, low_dims: parts[0].shape().to_vec(), low_total: low.clone() };
         let r = o.reconstruction_taps / 2;
         let padded: Vec<usize> = data.shape().iter().map(|&n| n + 2 * r).collect();
-        if !banks.contains_key(&padded) {
-            banks.insert(padded.clone(), Bank::new(gpu, &set.reconstruction, &padded, spatial)?);
-        }
+        let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.reconstruction, &padded, spatial, 4))?;
+        Ok((data, stack, at, bank))
+    };
+    let run = |_: usize, (data, stack, at, bank): (ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>)| -> Result<ArrayD<f32>> {
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;
         let tb = rec.upload_once_f32(&stack.view())?;
-        let y = record_reconstruction(&mut rec, xb, data.shape(), tb, &at, largest, o, &banks[&padded])?;
+        let y = record_reconstruction(&mut rec, xb, data.shape(), tb, &at, largest, o, &bank)?;
         let download = rec.download(y);
         let results = rec.run()?;
-        report.peak_bytes = report.peak_bytes.max(results.report.peak_bytes);
-        let y = results.into_f32(download)?;
+        peak.fetch_max(results.report.peak_bytes, Ordering::Relaxed);
+        results.into_f32(download)
+    };
+    let post = |s: usize, y: ArrayD<f32>| -> Result<()> {
+        let (own, w) = (&slabs.ranges[s], window(s));
         let skip = own.start - w.data.start;
         Zip::from(out.slice_axis_mut(Axis(axis), Slice::from(own.clone()))).and(y.slice_axis(Axis(axis), Slice::from(skip..skip + own.len()))).par_for_each(|o, &v| *o = v);
-    }
+        Ok(())
+    };
+    pipelined(slabs.ranges.len(), prep, run, post, &mut |s| progress("reconstruction", s, slabs.ranges.len()))?;
+    report.peak_bytes = report.peak_bytes.max(peak.into_inner());
     report.reconstruction_s += started.elapsed().as_secs_f64();
     Ok(out)
 }

@@ -270,7 +270,7 @@ pub enum Method {
 }
 
 /// The largest window (taps^d) `Method::Auto` filters by direct sums (BENCHMARKS.md run 26).
-pub const SPATIAL_UP_TO_TAPS: usize = 400;
+pub const SPATIAL_UP_TO_TAPS: usize = 2401;
 
 impl Method {
     /// Whether a bank of windows of `taps`^d goes by direct sums.

@@ -2,7 +2,8 @@
 //! the moving-edge phantom (σ = 0.25 noise, 16 × 32 × 48 × 48) over 2, 3 and 4 axes by FFT and
 //! by direct sums with the PSNR of each, and with `--filter denoise_paper` on the paper's data
 //! size (20 × 445 × 512 × 512, the same phantom scaled up, synthetic) by FFT (and by direct sums
-//! too with `--filter denoise_paper_spatial`). Host wall clock of the one-call, transfers
+//! too with `--filter denoise_paper_spatial`); `--filter denoise_mid` runs 16 × 64 × 256 × 256
+//! both ways. Host wall clock of the one-call, transfers
 //! included; the stages' times, slabs and peak device memory on stderr, with the throughput as
 //! the GFLOP/s direct 4D filtering would need for the same result.
 
@@ -43,8 +44,9 @@ fn direct_gflop(shape: &[usize], d: usize, o: &Options) -> f64 {
 }
 
 pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error> {
-    let paper = args.filter.as_deref().is_some_and(|f| f.contains("paper"));
-    let shape = if paper { [20, 445, 512, 512] } else { [16, 32, 48, 48] };
+    let named = |name: &str| args.filter.as_deref().is_some_and(|f| f.contains(name));
+    let (paper, mid) = (named("paper"), named("mid"));
+    let shape = if paper { [20, 445, 512, 512] } else if mid { [16, 64, 256, 256] } else { [16, 32, 48, 48] };
     let started = Instant::now();
     let (x, clean) = noisy_phantom(shape, 0.25);
     eprintln!("denoise: made {shape:?} in {:.1} s", started.elapsed().as_secs_f64());
@@ -54,7 +56,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
     let methods: &[Method] = if spatial_too { &[Method::Fft, Method::Spatial] } else { &[Method::Fft] };
     let cases: Vec<(usize, Method)> = (if paper { 4..=4 } else { 2..=4 }).flat_map(|d| methods.iter().map(move |&m| (d, m))).collect();
     for (d, method) in cases {
-        let case = format!("denoise_{}_{d}d_{}", if paper { "paper" } else { "phantom" }, if method == Method::Fft { "fft" } else { "spatial" });
+        let case = format!("denoise_{}_{d}d_{}", if paper { "paper" } else if mid { "mid" } else { "phantom" }, if method == Method::Fft { "fft" } else { "spatial" });
         let o = Options { dims: Some(d), method, ..Options::default() };
         // A warm-up on the small phantom designs the filters and builds the pipelines.
         {
