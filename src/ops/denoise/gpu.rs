@@ -44,6 +44,14 @@ pub struct Report {
     pub peak_bytes: u64,
 }
 
+/// Reconstruction filters a direct pass computes (two pairs: the pass's stack stays small).
+const RECONSTRUCTION_CHUNK: usize = 4;
+
+/// Direct passes over the input the reconstruction takes in d dimensions.
+fn reconstruction_passes(d: usize) -> usize {
+    (d * (d + 1) / 2 + 1).div_ceil(RECONSTRUCTION_CHUNK)
+}
+
 /// The slabs: interior ranges along `axis` (one of the filtered axes), at full resolution.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Slabs {
@@ -105,12 +113,11 @@ fn pass_bytes(dims: &[usize], o: &Options, factors: &[usize], structure: bool) -
     let components = (d * (d + 1) / 2) as u64;
     let stacks = 4 * components * low_count;
     if structure {
-        let fft = if o.method.spatial(o.structure_taps, d) { 0 } else { 8 * padded(&low, o.structure_taps)? };
+        let fft = if o.method.spatial(o.structure_taps, d, 1) { 0 } else { 8 * padded(&low, o.structure_taps)? };
         let pairs = 8 * (d as u64 + components).div_ceil(2) * low_count;
         Ok((3 * fft + pairs + 3 * stacks + 8 * count, fft.max(pairs)))
-    } else if o.method.spatial(o.reconstruction_taps, d) {
-        // Four filters (two pairs) a pass.
-        let pairs = 8 * 2 * count;
+    } else if o.method.spatial(o.reconstruction_taps, d, reconstruction_passes(d)) {
+        let pairs = 8 * (RECONSTRUCTION_CHUNK as u64 / 2) * count;
         Ok((pairs + 12 * count + 3 * stacks, pairs.max(stacks)))
     } else {
         let fft = 8 * padded(dims, o.reconstruction_taps)?;
@@ -429,7 +436,7 @@ pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, rep
     let mut tensor: Vec<ArrayD<f32>> = (0..components).map(|_| ArrayD::zeros(IxDyn(&low))).collect();
     let set = filters(d, o);
     let banks = Mutex::new(HashMap::new());
-    let spatial = o.method.spatial(o.structure_taps, d);
+    let spatial = o.method.spatial(o.structure_taps, d, 1);
     let peak = AtomicU64::new(0);
     let started = Instant::now();
     let window = |s: usize| windows(dims[axis], f, &slabs.ranges[s], o);
@@ -489,7 +496,7 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
     let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
     let set = filters(d, o);
     let banks = Mutex::new(HashMap::new());
-    let spatial = o.method.spatial(o.reconstruction_taps, d);
+    let spatial = o.method.spatial(o.reconstruction_taps, d, reconstruction_passes(d));
     let mut out = ArrayD::<f32>::zeros(IxDyn(&dims));
     let peak = AtomicU64::new(0);
     let started = Instant::now();
@@ -508,7 +515,7 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
         let at = Placement { full_start, low_start, low_dims: parts[0].shape().to_vec(), low_total: low.clone() };
         let r = o.reconstruction_taps / 2;
         let padded: Vec<usize> = data.shape().iter().map(|&n| n + 2 * r).collect();
-        let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.reconstruction, &padded, spatial, 4))?;
+        let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.reconstruction, &padded, spatial, RECONSTRUCTION_CHUNK))?;
         Ok((data, stack, at, bank))
     };
     let run = |_: usize, (data, stack, at, bank): (ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>)| -> Result<ArrayD<f32>> {

@@ -260,7 +260,9 @@ impl Options {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// Direct sums where a bank's window has at most [`SPATIAL_UP_TO_TAPS`] taps, else FFTs.
+    /// Direct sums where a bank's window times its passes over the input (four filters a pass
+    /// for the reconstruction, all at once for the structure) is at most
+    /// [`SPATIAL_UP_TO_TAPS`], else FFTs.
     #[default]
     Auto,
     /// Transforms: the data's spectrum once, two filters per complex inverse transform.
@@ -269,16 +271,17 @@ pub enum Method {
     Spatial,
 }
 
-/// The largest window (taps^d) `Method::Auto` filters by direct sums (BENCHMARKS.md run 26).
+/// The most taps × passes `Method::Auto` sums directly (BENCHMARKS.md run 26: 7⁴ taps in one
+/// pass beat FFTs, 11³ in two passes tied with them).
 pub const SPATIAL_UP_TO_TAPS: usize = 2401;
 
 impl Method {
-    /// Whether a bank of windows of `taps`^d goes by direct sums.
-    pub fn spatial(self, taps: usize, d: usize) -> bool {
+    /// Whether a bank of windows of `taps`^d, taking `passes` direct passes, goes by direct sums.
+    pub fn spatial(self, taps: usize, d: usize, passes: usize) -> bool {
         match self {
             Method::Fft => false,
             Method::Spatial => true,
-            Method::Auto => taps.pow(d as u32) <= SPATIAL_UP_TO_TAPS,
+            Method::Auto => taps.pow(d as u32) * passes <= SPATIAL_UP_TO_TAPS,
         }
     }
 }
