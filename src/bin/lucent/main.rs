@@ -6,6 +6,7 @@ mod convolve;
 mod deconvolve;
 mod denoise;
 mod demo;
+mod demo_denoise;
 mod demo_register;
 mod demo_tomography;
 mod fft;
