@@ -15,6 +15,7 @@ use ndarray::{Array, ArrayBase, ArrayD, Axis, Data, Dimension, IxDyn};
 use crate::check::check_finite;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::ops::denoise::gpu;
 
 pub use crate::ops::denoise::gpu::Report;
 pub use crate::ops::denoise::{Lognormal, Method, Options};
@@ -27,7 +28,9 @@ pub fn adaptive_filter<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f
 }
 
 /// [`adaptive_filter`] with `progress(stage, done, total)` called before every slab of every
-/// pass (`total` counts the slabs of all items of a batch), and the [`Report`].
+/// pass, and the [`Report`]. Items of a batch (the leading axes) run as one array where both
+/// filter banks go by direct sums, else one by one; either way the magnitude mapping is
+/// relative to the largest structure of the whole batch.
 pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<(ArrayD<f32>, Report)> {
     o.check()?;
     let d = o.axes(x.ndim())?;
@@ -38,19 +41,31 @@ pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options
     let item: Vec<usize> = x.shape()[x.ndim() - d..].to_vec();
     let batch: usize = x.shape()[..x.ndim() - d].iter().product();
     let flat = x.as_standard_layout();
-    let flat = flat.view().into_shape_with_order(IxDyn(&[&[batch][..], &item].concat())).map_err(|e| Error::Invalid(e.to_string()))?;
-    let mut out = ArrayD::<f32>::zeros(flat.raw_dim());
     let mut report = Report::default();
-    for (b, mut slot) in out.axis_iter_mut(Axis(0)).enumerate() {
-        let mut item_report = Report::default();
-        let mut step = |stage: &str, done: usize, total: usize| progress(stage, b * total + done, batch * total);
-        let y = crate::ops::denoise::gpu::adaptive_filter(gpu, &flat.index_axis(Axis(0), b), o, &mut item_report, &mut step)?;
-        slot.assign(&y);
-        report.slabs = item_report.slabs;
-        report.axis = item_report.axis + x.ndim() - d;
-        report.structure_s += item_report.structure_s;
-        report.reconstruction_s += item_report.reconstruction_s;
-        report.peak_bytes = report.peak_bytes.max(item_report.peak_bytes);
+    if batch == 1 || gpu::batches_together(d, o) {
+        let dims: Vec<usize> = if batch == 1 { item.clone() } else { [&[batch][..], &item].concat() };
+        let view = flat.view().into_shape_with_order(IxDyn(&dims)).map_err(|e| Error::Invalid(e.to_string()))?;
+        let y = gpu::adaptive_filter(gpu, &view, d, o, &mut report, progress)?;
+        report.axis += x.ndim() - view.ndim();
+        return Ok((y.into_shape_with_order(x.raw_dim()).map_err(|e| Error::Invalid(e.to_string()))?, report));
     }
+    // One by one: every item's tensor first, for the batch's largest norm.
+    let flat = flat.view().into_shape_with_order(IxDyn(&[&[batch][..], &item].concat())).map_err(|e| Error::Invalid(e.to_string()))?;
+    let slabs = gpu::plan(gpu, &item, d, o)?;
+    let total = slabs.ranges.len();
+    let mut tensors = Vec::with_capacity(batch);
+    let mut largest = 0f64;
+    for b in 0..batch {
+        let (t, l) = gpu::structure(gpu, &flat.index_axis(Axis(0), b), d, o, &slabs, &mut report, &mut |stage, done, _| progress(stage, b * total + done, batch * total))?;
+        tensors.push(t);
+        largest = largest.max(l);
+    }
+    let mut out = ArrayD::<f32>::zeros(flat.raw_dim());
+    for (b, mut slot) in out.axis_iter_mut(Axis(0)).enumerate() {
+        let y = gpu::reconstruction(gpu, &flat.index_axis(Axis(0), b), d, &tensors[b], largest, o, &slabs, &mut report, &mut |stage, done, _| progress(stage, b * total + done, batch * total))?;
+        slot.assign(&y);
+    }
+    report.slabs = total;
+    report.axis = slabs.axis + x.ndim() - d;
     Ok((out.into_shape_with_order(x.raw_dim()).map_err(|e| Error::Invalid(e.to_string()))?, report))
 }

@@ -39,15 +39,15 @@ fn every_stage_matches_the_f64_reference() {
         let x = textured(&dims);
         let o = Options { method, ..Options::default() };
         let want = cpu::stages(&to64(&x), d, &o);
-        let slabs = dgpu::plan(g, &dims, &o).unwrap();
+        let slabs = dgpu::plan(g, &dims, d, &o).unwrap();
         let mut report = dgpu::Report::default();
-        let (tensor, largest) = dgpu::structure(g, &x.view(), &o, &slabs, &mut report, &mut |_, _, _| {}).unwrap();
+        let (tensor, largest) = dgpu::structure(g, &x.view(), d, &o, &slabs, &mut report, &mut |_, _, _| {}).unwrap();
         for (c, (i, j)) in tensor_components(d).into_iter().enumerate() {
             let e = rel(&tensor[c], &want.tensor[c]);
             assert!(e < 1e-5, "{dims:?} {method:?} T[{i}{j}]: {e}");
         }
         assert!((largest - want.largest).abs() < 1e-5 * want.largest, "{dims:?}: largest {largest} vs {}", want.largest);
-        let y = dgpu::reconstruction(g, &x.view(), &tensor, largest, &o, &slabs, &mut report, &mut |_, _, _| {}).unwrap();
+        let y = dgpu::reconstruction(g, &x.view(), d, &tensor, largest, &o, &slabs, &mut report, &mut |_, _, _| {}).unwrap();
         let e = rel(&y, &want.output);
         assert!(e < 1e-5, "{dims:?} {method:?} output: {e}");
         // The result differs from the data: the filter did something.
@@ -56,15 +56,20 @@ fn every_stage_matches_the_f64_reference() {
 }
 
 #[test]
-fn batches_are_denoised_one_by_one() {
-    // 4D data, 3 axes filtered: each time point on its own, as the reference does.
-    let dims = [3usize, 9, 12, 11];
-    let x = textured(&dims);
-    let o = Options { dims: Some(3), ..Options::default() };
-    let y = adaptive_filter(poisoned_gpu(), &x, &o).unwrap();
-    let want = cpu::adaptive_filter(&to64(&x), &o).unwrap();
-    let e = rel(&y, &want);
-    assert!(e < 1e-5, "{e}");
+fn batches_are_denoised_item_by_item_against_the_batch_s_largest_structure() {
+    // 4D data over 3 axes and 3D data over 2: each item on its own, the magnitude mapping
+    // relative to the whole batch's largest tensor norm, as the reference does; as one array
+    // (direct sums) and item by item (FFT).
+    for (dims, d, method) in [(vec![3usize, 9, 12, 11], 3, Method::Fft), (vec![3, 9, 12, 11], 3, Method::Spatial), (vec![5, 13, 17], 2, Method::Auto), (vec![2, 3, 11, 10], 2, Method::Fft)] {
+        let x = textured(&dims);
+        // Items of different strength: a batch-wide and a per-item scale would differ.
+        let x = ArrayD::from_shape_fn(x.raw_dim(), |i| x[&i] * (1.0 + i[0] as f32));
+        let o = Options { dims: Some(d), method, ..Options::default() };
+        let y = adaptive_filter(poisoned_gpu(), &x, &o).unwrap();
+        let want = cpu::adaptive_filter(&to64(&x), &o).unwrap();
+        let e = rel(&y, &want);
+        assert!(e < 1e-5, "{dims:?} over {d} axes, {method:?}: {e}");
+    }
 }
 
 #[test]

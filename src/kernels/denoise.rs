@@ -148,20 +148,20 @@ pub fn accumulate(rec: &mut Recording, pair: Buf, weights: Buf, out: Buf, p: &Ac
     Ok(())
 }
 
-/// `filters` real filters of `taps` (odd) per axis over the last `taps.len()` axes, by direct
-/// sums over the already extended f32 input `x` (valid correlation): their responses packed in
-/// pairs, a complex stack of ⌈filters/2⌉ arrays of the output's shape. `weights` holds the
-/// correlation taps in row-major order, ⌈filters/4⌉ · 4 values per tap (zero past `filters`).
-pub fn direct(rec: &mut Recording, x: Buf, weights: Buf, taps: usize, filters: usize) -> Result<(Buf, Vec<usize>)> {
+/// `filters` real filters of `taps[a]` (odd) taps along axis a, by direct sums over the already
+/// extended f32 input `x` (valid correlation): their responses packed in pairs, a complex stack
+/// of ⌈filters/2⌉ arrays of the output's shape. `weights` holds the correlation taps in
+/// row-major order, ⌈filters/4⌉ · 4 values per tap (zero past `filters`).
+pub fn direct(rec: &mut Recording, x: Buf, weights: Buf, taps: &[usize], filters: usize) -> Result<(Buf, Vec<usize>)> {
     rec.expect_dtype(x, Dtype::F32, "direct filters' input")?;
     rec.expect_dtype(weights, Dtype::F32, "direct filters' weights")?;
-    let d = rec.dims(x).len();
     let groups = filters.div_ceil(4);
-    let window = taps.checked_pow(d as u32).unwrap_or(usize::MAX);
-    if !(1..=DIRECT_FILTERS).contains(&filters) || taps % 2 == 0 || rec.dims(x).iter().any(|&n| n < taps) || rec.shape(weights).len() != window.saturating_mul(groups * 4) {
-        return Err(Error::Invalid(format!("{filters} direct filters of {taps} taps over an input of {:?} with {} weights", rec.dims(x), rec.shape(weights).len())));
+    let window = taps.iter().try_fold(1usize, |w, &t| w.checked_mul(t)).unwrap_or(usize::MAX);
+    let dims = rec.dims(x).to_vec();
+    if !(1..=DIRECT_FILTERS).contains(&filters) || taps.len() != dims.len() || taps.iter().any(|t| t % 2 == 0) || dims.iter().zip(taps).any(|(&n, &t)| n < t) || rec.shape(weights).len() != window.saturating_mul(groups * 4) {
+        return Err(Error::Invalid(format!("{filters} direct filters of {taps:?} taps over an input of {dims:?} with {} weights", rec.shape(weights).len())));
     }
-    let out_dims: Vec<usize> = rec.dims(x).iter().map(|&n| n - taps + 1).collect();
+    let out_dims: Vec<usize> = dims.iter().zip(taps).map(|(&n, &t)| n - t + 1).collect();
     let count: usize = out_dims.iter().product();
     let pairs = filters.div_ceil(2);
     if count.saturating_mul(pairs) > u32::MAX as usize {
@@ -175,7 +175,7 @@ pub fn direct(rec: &mut Recording, x: Buf, weights: Buf, taps: usize, filters: u
         a
     };
     let out = rec.temp(&[pairs * count], Dtype::C32)?;
-    let p = DirectParams { dims: four(&out_dims, 1), padded: four(rec.dims(x), 1), taps: four(&vec![taps; d], 1), count: count as u32, filters: filters as u32, unused: [0; 2] };
+    let p = DirectParams { dims: four(&out_dims, 1), padded: four(&dims, 1), taps: four(taps, 1), count: count as u32, filters: filters as u32, unused: [0; 2] };
     rec.dispatch(&DENOISE_DIRECT, &[("GROUPS", groups as f64)], bytemuck::bytes_of(&p), &[x, weights, out], DENOISE_DIRECT.groups(count as u64));
     Ok((out, out_dims))
 }

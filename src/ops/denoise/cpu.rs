@@ -247,32 +247,54 @@ pub struct Stages {
     pub output: ArrayD<f64>,
 }
 
-/// The whole pipeline on data of exactly d axes.
-pub fn stages(x: &ArrayD<f64>, d: usize, o: &Options) -> Stages {
+/// The structure tensor's components after the lowpass (downsampled), of data of exactly d
+/// axes.
+pub fn tensor(x: &ArrayD<f64>, d: usize, o: &Options) -> Vec<ArrayD<f64>> {
+    let filters = super::filters(d, o);
+    let small = downsample(x, d, &o.factors(d));
+    let (odd, even) = monomial_responses(&small, d, &filters);
+    structure_tensor(&odd, &even, d).par_iter().map(|t| normalized_lowpass(t, d, o.tensor_sigma)).collect()
+}
+
+/// The largest Frobenius norm of a tensor field.
+pub fn largest_norm(tensor: &[ArrayD<f64>], d: usize) -> f64 {
+    tensor[0].indexed_iter().map(|(i, _)| tensor_norm(&matrix_at(tensor, d, &i), d)).fold(0.0, f64::max)
+}
+
+/// The reconstruction weights (downsampled, after their lowpass) and the result, from the
+/// tensor and the norm the magnitude mapping is relative to.
+pub fn reconstruction(x: &ArrayD<f64>, d: usize, tensor: &[ArrayD<f64>], largest: f64, o: &Options) -> (Vec<ArrayD<f64>>, ArrayD<f64>) {
     let filters = super::filters(d, o);
     let factors = o.factors(d);
-    let small = downsample(x, d, &factors);
-    let (odd, even) = monomial_responses(&small, d, &filters);
-    let tensor: Vec<ArrayD<f64>> = structure_tensor(&odd, &even, d).par_iter().map(|t| normalized_lowpass(t, d, o.tensor_sigma)).collect();
-    let largest = tensor[0].indexed_iter().map(|(i, _)| tensor_norm(&matrix_at(&tensor, d, &i), d)).fold(0.0, f64::max);
-    let weights: Vec<ArrayD<f64>> = control_weights(&tensor, d, largest, o).par_iter().map(|w| normalized_lowpass(w, d, o.control_sigma)).collect();
+    let weights: Vec<ArrayD<f64>> = control_weights(tensor, d, largest, o).par_iter().map(|w| normalized_lowpass(w, d, o.control_sigma)).collect();
     let full: Vec<ArrayD<f64>> = weights.iter().map(|w| upsample(w, d, &factors, x.shape())).collect();
     let output = reconstruct(x, &full, &filters);
+    (weights, output)
+}
+
+/// The whole pipeline on data of exactly d axes.
+pub fn stages(x: &ArrayD<f64>, d: usize, o: &Options) -> Stages {
+    let tensor = tensor(x, d, o);
+    let largest = largest_norm(&tensor, d);
+    let (weights, output) = reconstruction(x, d, &tensor, largest, o);
     Stages { tensor, largest, weights, output }
 }
 
 /// The adaptive filter of `x` (the reference of [`super::gpu`]): over its last `dims` axes,
-/// every leading index on its own.
+/// every leading index on its own, the magnitude mapping relative to the largest tensor norm
+/// of them all (one noise level for a whole series).
 pub fn adaptive_filter(x: &ArrayD<f64>, o: &Options) -> Result<ArrayD<f64>> {
     o.check()?;
     let d = o.axes(x.ndim())?;
     let batch: usize = x.shape()[..x.ndim() - d].iter().product();
     let item: Vec<usize> = x.shape()[x.ndim() - d..].to_vec();
     let flat = x.view().into_shape_with_order(IxDyn(&[&[batch][..], &item].concat())).expect("contiguous").to_owned();
+    let items: Vec<ArrayD<f64>> = flat.axis_iter(Axis(0)).map(|v| v.to_owned()).collect();
+    let tensors: Vec<Vec<ArrayD<f64>>> = items.iter().map(|one| tensor(one, d, o)).collect();
+    let largest = tensors.iter().map(|t| largest_norm(t, d)).fold(0.0, f64::max);
     let mut out = ArrayD::zeros(flat.raw_dim());
-    for (b, mut o_b) in out.axis_iter_mut(Axis(0)).enumerate() {
-        let one = flat.index_axis(Axis(0), b).to_owned();
-        o_b.assign(&stages(&one, d, o).output);
+    for ((one, t), mut slot) in items.iter().zip(&tensors).zip(out.axis_iter_mut(Axis(0))) {
+        slot.assign(&reconstruction(one, d, t, largest, o).1);
     }
     Ok(out.into_shape_with_order(x.raw_dim()).expect("same length"))
 }

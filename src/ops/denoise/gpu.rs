@@ -66,9 +66,22 @@ fn low_len(n: usize, f: usize) -> usize {
 
 /// The slab axis: the longest downsampled axis but the last (whole rows stay contiguous), else
 /// the first.
-fn slab_axis(dims: &[usize], factors: &[usize]) -> usize {
-    let d = dims.len();
-    (0..d - 1).filter(|&a| factors[a] == 2).max_by_key(|&a| (dims[a], std::cmp::Reverse(a))).unwrap_or(0)
+fn slab_axis(dims: &[usize], d: usize, factors: &[usize]) -> usize {
+    let lead = dims.len() - d;
+    (lead..dims.len() - 1).filter(|&a| factors[a] == 2).max_by_key(|&a| (dims[a], std::cmp::Reverse(a))).unwrap_or(lead)
+}
+
+/// The downsampling factor of every axis of data of `rank` axes whose last d are filtered (1
+/// along the leading, batch, axes).
+fn factors_of(rank: usize, d: usize, o: &Options) -> Vec<usize> {
+    let mut f = vec![1; rank - d];
+    f.extend(o.factors(d));
+    f
+}
+
+/// Padding of `r` samples on each side of the last d of `rank` axes.
+fn pads(rank: usize, d: usize, r: usize) -> Vec<(usize, usize)> {
+    (0..rank).map(|a| if a + d >= rank { (r, r) } else { (0, 0) }).collect()
 }
 
 /// The windows of one slab: the data's for the structure pass (full resolution, starting at an
@@ -101,12 +114,13 @@ fn windows(n: usize, f: usize, own: &Range<usize>, o: &Options) -> Windows {
 /// pass over a data window of `dims` (`structure`), else the reconstruction pass (estimates
 /// from the FFT geometries: the spectrum, the product, the inverse and the window of one pair,
 /// the stacks).
-fn pass_bytes(dims: &[usize], o: &Options, factors: &[usize], structure: bool) -> Result<(u64, u64)> {
-    let d = dims.len();
+fn pass_bytes(dims: &[usize], d: usize, o: &Options, factors: &[usize], structure: bool) -> Result<(u64, u64)> {
+    let rank = dims.len();
     let low: Vec<usize> = dims.iter().zip(factors).map(|(&n, &f)| low_len(n, f)).collect();
     let padded = |dims: &[usize], taps: usize| -> Result<u64> {
-        let image: Vec<usize> = dims.iter().map(|&n| n + taps - 1).collect();
-        Ok(Geometry::new(&image, &vec![taps; d], Mode::Valid)?.padded.iter().map(|&n| n as u64).product())
+        let image: Vec<usize> = dims.iter().zip(pads(rank, d, taps / 2)).map(|(&n, (a, b))| n + a + b).collect();
+        let kernel: Vec<usize> = pads(rank, d, taps / 2).iter().map(|&(a, b)| a + b + 1).collect();
+        Ok(Geometry::new(&image, &kernel, Mode::Valid)?.padded.iter().map(|&n| n as u64).product())
     };
     let count: u64 = dims.iter().map(|&n| n as u64).product();
     let low_count: u64 = low.iter().map(|&n| n as u64).product();
@@ -125,18 +139,19 @@ fn pass_bytes(dims: &[usize], o: &Options, factors: &[usize], structure: bool) -
     }
 }
 
-/// Slabs for data of `dims` (d axes): as long as the device holds (or `o.slab_len`'s length),
-/// even along a downsampled axis so every slab's low-resolution grid is the whole one's.
-pub fn plan(gpu: &Gpu, dims: &[usize], o: &Options) -> Result<Slabs> {
-    let factors = o.factors(dims.len());
-    let axis = slab_axis(dims, &factors);
+/// Slabs for data of `dims` (the last d axes filtered): as long as the device holds (or
+/// `o.slab_len`'s length), even along a downsampled axis so every slab's low-resolution grid
+/// is the whole one's.
+pub fn plan(gpu: &Gpu, dims: &[usize], d: usize, o: &Options) -> Result<Slabs> {
+    let factors = factors_of(dims.len(), d, o);
+    let axis = slab_axis(dims, d, &factors);
     let n = dims[axis];
     let f = factors[axis];
     let h = o.halo();
     let pass = |len: usize, structure: bool| -> Result<(u64, u64)> {
         let mut window = dims.to_vec();
         window[axis] = (len + 2 * if structure { f * h.structure + f } else { h.data }).min(n);
-        pass_bytes(&window, o, &factors, structure)
+        pass_bytes(&window, d, o, &factors, structure)
     };
     let fits = |len: usize| -> Result<bool> {
         let (a, b) = (pass(len, true)?, pass(len, false)?);
@@ -179,14 +194,14 @@ fn window_of(x: &ArrayViewD<f32>, axis: usize, range: &Range<usize>) -> ArrayD<f
     out
 }
 
-/// A stack of arrays (one buffer) filtered by normalised convolution with a Gaussian of `sigma`
-/// samples along every axis of `dims` (certainty 1 inside, 0 outside).
-fn lowpass_stack(rec: &mut Recording, stack: Buf, arrays: usize, dims: &[usize], sigma: f64) -> Result<Buf> {
+/// A stack of arrays (one buffer) of shape `dims` filtered by normalised convolution with a
+/// Gaussian of `sigma` samples along the last d axes (certainty 1 inside, 0 outside).
+fn lowpass_stack(rec: &mut Recording, stack: Buf, arrays: usize, dims: &[usize], d: usize, sigma: f64) -> Result<Buf> {
     let count: usize = dims.iter().product();
     let zero = Boundary::Constant(0.0);
     let filter = |rec: &mut Recording, x: Buf, copies: usize| -> Result<Buf> {
         let mut y = x;
-        for a in 0..dims.len() {
+        for a in dims.len() - d..dims.len() {
             let before: usize = copies * dims[..a].iter().product::<usize>();
             let after: usize = dims[a + 1..].iter().product();
             let weights: Vec<f32> = gaussian_weights(sigma, dims[a], zero)?.iter().map(|&w| w as f32).collect();
@@ -206,14 +221,17 @@ fn lowpass_stack(rec: &mut Recording, stack: Buf, arrays: usize, dims: &[usize],
 /// applied by FFT or by direct sums (in chunks of filters, each chunk one pass over the input).
 enum Bank {
     Fft(FilterBank),
-    Spatial { chunks: Vec<(GpuArray, usize)>, taps: usize },
+    Spatial { chunks: Vec<(GpuArray, usize)>, taps: Vec<usize> },
 }
 
 impl Bank {
     /// `chunk` (even) filters at most per direct pass: all of a bank whose responses are needed
     /// together, a few where pairs are consumed one by one (the stack of all would be large).
     fn new(gpu: &Gpu, kernels: &[ArrayD<f64>], image: &[usize], spatial: bool, chunk: usize) -> Result<Bank> {
-        let taps = kernels[0].shape()[0];
+        // Taps 1 along the leading (batch) axes.
+        let mut shape = vec![1; image.len() - kernels[0].ndim()];
+        shape.extend(kernels[0].shape());
+        let taps = shape.clone();
         if spatial {
             let chunks = kernels
                 .chunks(chunk)
@@ -234,7 +252,7 @@ impl Bank {
                 .collect::<Result<Vec<_>>>()?;
             return Ok(Bank::Spatial { chunks, taps });
         }
-        let kernels: Vec<ArrayD<f32>> = kernels.iter().map(|k| k.mapv(|v| v as f32)).collect();
+        let kernels: Vec<ArrayD<f32>> = kernels.iter().map(|k| k.mapv(|v| v as f32).into_shape_with_order(IxDyn(&shape))).collect::<std::result::Result<_, _>>().map_err(|e| Error::Invalid(e.to_string()))?;
         let views: Vec<ArrayViewD<f32>> = kernels.iter().map(|k| k.view()).collect();
         Ok(Bank::Fft(FilterBank::new(gpu, &views, image, Mode::Valid)?))
     }
@@ -245,7 +263,7 @@ impl Bank {
         if let Bank::Spatial { chunks, taps } = self {
             if let [(weights, filters)] = &chunks[..] {
                 let w = rec.input(weights);
-                let (stack, _) = denoise::direct(rec, x, w, *taps, *filters)?;
+                let (stack, _) = denoise::direct(rec, x, w, taps, *filters)?;
                 return Ok((stack, vec![1.0; filters.div_ceil(2)]));
             }
         }
@@ -283,7 +301,7 @@ impl Bank {
                 let mut q = 0;
                 for (weights, filters) in chunks {
                     let w = rec.input(weights);
-                    let (stack, _) = denoise::direct(rec, x, w, *taps, *filters)?;
+                    let (stack, _) = denoise::direct(rec, x, w, taps, *filters)?;
                     for p in 0..filters.div_ceil(2) {
                         consume(rec, q, stack, p * count, 1.0)?;
                         q += 1;
@@ -296,23 +314,23 @@ impl Bank {
 }
 
 /// The structure tensor's components (a stack, lowpass filtered) of one data window of `dims`.
-fn record_tensor(rec: &mut Recording, x: Buf, dims: &[usize], o: &Options, bank: &Bank) -> Result<Buf> {
-    let d = dims.len();
-    let factors = o.factors(d);
+fn record_tensor(rec: &mut Recording, x: Buf, dims: &[usize], d: usize, o: &Options, bank: &Bank) -> Result<Buf> {
+    let rank = dims.len();
+    let factors = factors_of(rank, d, o);
     let mut y = x;
-    for a in (0..d).filter(|&a| factors[a] == 2) {
+    for a in (0..rank).filter(|&a| factors[a] == 2) {
         y = correlate1d(rec, y, &[0.25, 0.5, 0.25], a, Boundary::Mirror)?;
     }
     let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
     if factors.contains(&2) {
-        let maps: Vec<AxisMap> = (0..d).map(|a| AxisMap { len: low[a], src_axis: a, origin: 0, step: factors[a] as i64 }).collect();
+        let maps: Vec<AxisMap> = (0..rank).map(|a| AxisMap { len: low[a], src_axis: a, origin: 0, step: factors[a] as i64 }).collect();
         y = gather::record(rec, y, &maps, Boundary::Nearest)?;
     }
     let r = o.structure_taps / 2;
-    let padded = layout::pad(rec, y, &vec![(r, r); d], Boundary::Mirror)?;
+    let padded = layout::pad(rec, y, &pads(rank, d, r), Boundary::Mirror)?;
     let (stack, inverse_scales) = bank.record_stack(rec, padded, low.iter().product())?;
     let tensor = denoise::structure(rec, stack, d, &inverse_scales)?;
-    lowpass_stack(rec, tensor, d * (d + 1) / 2, &low, o.tensor_sigma)
+    lowpass_stack(rec, tensor, d * (d + 1) / 2, &low, d, o.tensor_sigma)
 }
 
 /// The low-resolution placement of one reconstruction window.
@@ -325,8 +343,8 @@ struct Placement {
 
 /// The result for one data window of `dims` (the data mirrored past the window's ends) from
 /// the structure tensor's window (a stack).
-fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], tensor: Buf, at: &Placement, largest: f64, o: &Options, bank: &Bank) -> Result<Buf> {
-    let d = dims.len();
+fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], d: usize, tensor: Buf, at: &Placement, largest: f64, o: &Options, bank: &Bank) -> Result<Buf> {
+    let rank = dims.len();
     let components = d * (d + 1) / 2;
     let mut coefficients = [0.0f32; 100];
     for (k, row) in weight_coefficients(d).iter().enumerate() {
@@ -346,18 +364,18 @@ fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], tensor: Bu
         coefficients,
     };
     let weights = denoise::control(rec, tensor, d, &p)?;
-    let weights = lowpass_stack(rec, weights, components, &at.low_dims, o.control_sigma)?;
+    let weights = lowpass_stack(rec, weights, components, &at.low_dims, d, o.control_sigma)?;
     let r = o.reconstruction_taps / 2;
-    let padded = layout::pad(rec, x, &vec![(r, r); d], Boundary::Mirror)?;
+    let padded = layout::pad(rec, x, &pads(rank, d, r), Boundary::Mirror)?;
     let out = rec.temp(dims, Dtype::F32)?;
     let four = |v: &[usize], fill: usize| -> [u32; 4] {
         let mut a = [fill as u32; 4];
         for (k, &n) in v.iter().enumerate() {
-            a[4 - d + k] = n as u32;
+            a[4 - rank + k] = n as u32;
         }
         a
     };
-    let factors = o.factors(d);
+    let factors = factors_of(rank, d, o);
     let filters = components + 1;
     bank.record_pairs(rec, padded, dims.iter().product(), |rec, q, pair, at_pair, scale| {
         let p = AccumulateParams {
@@ -426,10 +444,10 @@ fn bank_for(banks: &Mutex<HashMap<Vec<usize>, Arc<Bank>>>, padded: &[usize], mak
 
 /// The structure pass over data of exactly d axes: the lowpass filtered tensor's components at
 /// low resolution (one host array each) and the largest tensor norm.
-pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<(Vec<ArrayD<f32>>, f64)> {
-    let d = x.ndim();
+pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<(Vec<ArrayD<f32>>, f64)> {
     let dims = x.shape().to_vec();
-    let factors = o.factors(d);
+    let rank = dims.len();
+    let factors = factors_of(rank, d, o);
     let (axis, f) = (slabs.axis, factors[slabs.axis]);
     let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
     let components = d * (d + 1) / 2;
@@ -444,14 +462,14 @@ pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, slabs: &Slabs, rep
         let w = window(s);
         let data = window_of(x, axis, &w.structure_data);
         let r = o.structure_taps / 2;
-        let padded: Vec<usize> = data.shape().iter().zip(&factors).map(|(&n, &f)| low_len(n, f) + 2 * r).collect();
+        let padded: Vec<usize> = data.shape().iter().zip(&factors).zip(pads(rank, d, r)).map(|((&n, &f), (a, b))| low_len(n, f) + a + b).collect();
         let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.structure, &padded, spatial, DIRECT_FILTERS))?;
         Ok((data, bank))
     };
     let run = |_: usize, (data, bank): (ArrayD<f32>, Arc<Bank>)| -> Result<ArrayD<f32>> {
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;
-        let t = record_tensor(&mut rec, xb, data.shape(), o, &bank)?;
+        let t = record_tensor(&mut rec, xb, data.shape(), d, o, &bank)?;
         let download = rec.download(t);
         let results = rec.run()?;
         peak.fetch_max(results.report.peak_bytes, Ordering::Relaxed);
@@ -488,10 +506,10 @@ fn largest_norm(tensor: &[ArrayD<f32>], d: usize) -> f64 {
 }
 
 /// The reconstruction pass: the result for data of exactly d axes from the structure pass.
-pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], largest: f64, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<ArrayD<f32>> {
-    let d = x.ndim();
+pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, tensor: &[ArrayD<f32>], largest: f64, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<ArrayD<f32>> {
     let dims = x.shape().to_vec();
-    let factors = o.factors(d);
+    let rank = dims.len();
+    let factors = factors_of(rank, d, o);
     let (axis, f) = (slabs.axis, factors[slabs.axis]);
     let low: Vec<usize> = dims.iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
     let set = filters(d, o);
@@ -508,13 +526,13 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
         let views: Vec<ArrayViewD<f32>> = parts.iter().map(|p| p.view()).collect();
         let stack = ndarray::concatenate(Axis(0), &views).map_err(|e| Error::Invalid(e.to_string()))?;
         let stack = stack.into_shape_with_order(IxDyn(&[parts.len() * parts[0].len()])).map_err(|e| Error::Invalid(e.to_string()))?;
-        let mut full_start = vec![0; d];
+        let mut full_start = vec![0; rank];
         full_start[axis] = w.data.start;
-        let mut low_start = vec![0; d];
+        let mut low_start = vec![0; rank];
         low_start[axis] = w.tensor.start;
         let at = Placement { full_start, low_start, low_dims: parts[0].shape().to_vec(), low_total: low.clone() };
         let r = o.reconstruction_taps / 2;
-        let padded: Vec<usize> = data.shape().iter().map(|&n| n + 2 * r).collect();
+        let padded: Vec<usize> = data.shape().iter().zip(pads(rank, d, r)).map(|(&n, (a, b))| n + a + b).collect();
         let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.reconstruction, &padded, spatial, RECONSTRUCTION_CHUNK))?;
         Ok((data, stack, at, bank))
     };
@@ -522,7 +540,7 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;
         let tb = rec.upload_once_f32(&stack.view())?;
-        let y = record_reconstruction(&mut rec, xb, data.shape(), tb, &at, largest, o, &bank)?;
+        let y = record_reconstruction(&mut rec, xb, data.shape(), d, tb, &at, largest, o, &bank)?;
         let download = rec.download(y);
         let results = rec.run()?;
         peak.fetch_max(results.report.peak_bytes, Ordering::Relaxed);
@@ -540,11 +558,18 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, tensor: &[ArrayD<f32>], la
     Ok(out)
 }
 
-/// The adaptive filter of data of exactly d axes (checked by the caller), slab by slab.
-pub fn adaptive_filter(gpu: &Gpu, x: &ArrayViewD<f32>, o: &Options, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<ArrayD<f32>> {
-    let slabs = plan(gpu, x.shape(), o)?;
+/// Whether both banks go by direct sums, so a batch of items can run as one array (a leading
+/// axis with taps 1; by FFT every item takes its own pass).
+pub fn batches_together(d: usize, o: &Options) -> bool {
+    d <= 3 && o.method.spatial(o.structure_taps, d, 1) && o.method.spatial(o.reconstruction_taps, d, reconstruction_passes(d))
+}
+
+/// The adaptive filter of data whose last d axes are filtered (at most one leading, batch, axis;
+/// checked by the caller), slab by slab.
+pub fn adaptive_filter(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, o: &Options, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<ArrayD<f32>> {
+    let slabs = plan(gpu, x.shape(), d, o)?;
     report.slabs = slabs.ranges.len();
     report.axis = slabs.axis;
-    let (tensor, largest) = structure(gpu, x, o, &slabs, report, progress)?;
-    reconstruction(gpu, x, &tensor, largest, o, &slabs, report, progress)
+    let (tensor, largest) = structure(gpu, x, d, o, &slabs, report, progress)?;
+    reconstruction(gpu, x, d, &tensor, largest, o, &slabs, report, progress)
 }
