@@ -47,9 +47,14 @@ pub struct Report {
 /// Reconstruction filters a direct pass computes (two pairs: the pass's stack stays small).
 const RECONSTRUCTION_CHUNK: usize = 4;
 
-/// Direct passes over the input the reconstruction takes in d dimensions.
+/// Direct passes over the input the reconstruction takes in d dimensions (one vec4 each).
 fn reconstruction_passes(d: usize) -> usize {
     (d * (d + 1) / 2 + 1).div_ceil(RECONSTRUCTION_CHUNK)
+}
+
+/// The vec4 multiply-adds a tap of the structure bank takes (all its filters in one pass).
+fn structure_groups(d: usize) -> usize {
+    (d + d * (d + 1) / 2).div_ceil(4)
 }
 
 /// The slabs: interior ranges along `axis` (one of the filtered axes), at full resolution.
@@ -127,7 +132,7 @@ fn pass_bytes(dims: &[usize], d: usize, o: &Options, factors: &[usize], structur
     let components = (d * (d + 1) / 2) as u64;
     let stacks = 4 * components * low_count;
     if structure {
-        let fft = if o.method.spatial(o.structure_taps, d, 1) { 0 } else { 8 * padded(&low, o.structure_taps)? };
+        let fft = if o.method.spatial(o.structure_taps, d, structure_groups(d)) { 0 } else { 8 * padded(&low, o.structure_taps)? };
         let pairs = 8 * (d as u64 + components).div_ceil(2) * low_count;
         Ok((3 * fft + pairs + 3 * stacks + 8 * count, fft.max(pairs)))
     } else if o.method.spatial(o.reconstruction_taps, d, reconstruction_passes(d)) {
@@ -454,7 +459,7 @@ pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, o: &Options, slabs: &
     let mut tensor: Vec<ArrayD<f32>> = (0..components).map(|_| ArrayD::zeros(IxDyn(&low))).collect();
     let set = filters(d, o);
     let banks = Mutex::new(HashMap::new());
-    let spatial = o.method.spatial(o.structure_taps, d, 1);
+    let spatial = o.method.spatial(o.structure_taps, d, structure_groups(d));
     let peak = AtomicU64::new(0);
     let started = Instant::now();
     let window = |s: usize| windows(dims[axis], f, &slabs.ranges[s], o);
@@ -561,7 +566,7 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, tensor: &[ArrayD
 /// Whether both banks go by direct sums, so a batch of items can run as one array (a leading
 /// axis with taps 1; by FFT every item takes its own pass).
 pub fn batches_together(d: usize, o: &Options) -> bool {
-    d <= 3 && o.method.spatial(o.structure_taps, d, 1) && o.method.spatial(o.reconstruction_taps, d, reconstruction_passes(d))
+    d <= 3 && o.method.spatial(o.structure_taps, d, structure_groups(d)) && o.method.spatial(o.reconstruction_taps, d, reconstruction_passes(d))
 }
 
 /// The adaptive filter of data whose last d axes are filtered (at most one leading, batch, axis;

@@ -260,28 +260,28 @@ impl Options {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
-    /// Direct sums where a bank's window times its passes over the input (four filters a pass
-    /// for the reconstruction, all at once for the structure) is at most
-    /// [`SPATIAL_UP_TO_TAPS`], else FFTs.
+    /// Direct sums where a bank's window times the vec4 multiply-adds each tap takes (four
+    /// filters to one) is at most [`SPATIAL_UP_TO`], else FFTs.
     #[default]
     Auto,
     /// Transforms: the data's spectrum once, two filters per complex inverse transform.
     Fft,
-    /// Direct sums, every input value loaded once for all filters of a bank.
+    /// Direct sums, every input value loaded once for all filters of a pass.
     Spatial,
 }
 
-/// The most taps × passes `Method::Auto` sums directly (BENCHMARKS.md run 26: 7⁴ taps in one
-/// pass beat FFTs, 11³ in two passes tied with them).
-pub const SPATIAL_UP_TO_TAPS: usize = 2401;
+/// The most taps × vec4 groups `Method::Auto` sums directly (BENCHMARKS.md run 27, warm, H200:
+/// 11³ taps × 2 groups (3D reconstruction) beat FFTs, 7⁴ × 4 (4D structure) lost to them).
+pub const SPATIAL_UP_TO: usize = 4000;
 
 impl Method {
-    /// Whether a bank of windows of `taps`^d, taking `passes` direct passes, goes by direct sums.
-    pub fn spatial(self, taps: usize, d: usize, passes: usize) -> bool {
+    /// Whether a bank of windows of `taps`^d whose taps take `groups` vec4 multiply-adds goes
+    /// by direct sums.
+    pub fn spatial(self, taps: usize, d: usize, groups: usize) -> bool {
         match self {
             Method::Fft => false,
             Method::Spatial => true,
-            Method::Auto => taps.pow(d as u32) * passes <= SPATIAL_UP_TO_TAPS,
+            Method::Auto => taps.pow(d as u32) * groups <= SPATIAL_UP_TO,
         }
     }
 }
