@@ -78,6 +78,16 @@ pub struct AccumulateParams {
     pub unused: u32,
 }
 
+/// Per-axis values of an array of up to four axes as the kernels take them: padded to four at
+/// the front with `fill`.
+pub fn four(v: &[usize], fill: u32) -> [u32; 4] {
+    let mut a = [fill; 4];
+    for (k, &n) in v.iter().enumerate() {
+        a[4 - v.len() + k] = n as u32;
+    }
+    a
+}
+
 /// The index of a pair with one response in [`AccumulateParams::b`].
 pub const NO_RESPONSE: u32 = u32::MAX;
 
@@ -167,13 +177,6 @@ pub fn direct(rec: &mut Recording, x: Buf, weights: Buf, taps: &[usize], filters
     if count.saturating_mul(pairs) > u32::MAX as usize {
         return Err(Error::Invalid(format!("{count} outputs of {pairs} pairs exceed one dispatch's indexing")));
     }
-    let four = |v: &[usize], fill: u32| {
-        let mut a = [fill; 4];
-        for (k, &n) in v.iter().enumerate() {
-            a[4 - v.len() + k] = n as u32;
-        }
-        a
-    };
     let out = rec.temp(&[pairs * count], Dtype::C32)?;
     let p = DirectParams { dims: four(&out_dims, 1), padded: four(&dims, 1), taps: four(taps, 1), count: count as u32, filters: filters as u32, unused: [0; 2] };
     rec.dispatch(&DENOISE_DIRECT, &[("GROUPS", groups as f64)], bytemuck::bytes_of(&p), &[x, weights, out], DENOISE_DIRECT.groups(count as u64));

@@ -26,7 +26,7 @@ use super::{filters, tensor_components, weight_coefficients, Options};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
-use crate::kernels::denoise::{self, AccumulateParams, ControlParams, DIRECT_FILTERS, NO_RESPONSE};
+use crate::kernels::denoise::{self, four, AccumulateParams, ControlParams, DIRECT_FILTERS, NO_RESPONSE};
 use crate::kernels::gather::{self, AxisMap};
 use crate::kernels::{copy_range, fill};
 use crate::ops::convolve::bank::FilterBank;
@@ -373,13 +373,6 @@ fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], d: usize, 
     let r = o.reconstruction_taps / 2;
     let padded = layout::pad(rec, x, &pads(rank, d, r), Boundary::Mirror)?;
     let out = rec.temp(dims, Dtype::F32)?;
-    let four = |v: &[usize], fill: usize| -> [u32; 4] {
-        let mut a = [fill as u32; 4];
-        for (k, &n) in v.iter().enumerate() {
-            a[4 - rank + k] = n as u32;
-        }
-        a
-    };
     let factors = factors_of(rank, d, o);
     let filters = components + 1;
     bank.record_pairs(rec, padded, dims.iter().product(), |rec, q, pair, at_pair, scale| {
