@@ -47,7 +47,11 @@ fn spikes_and_weak_peaks_are_replaced() {
     // A moving volume whose B-scans 20..23 are noise: their peaks are weak or their shifts wild,
     // and they must come back interpolated between their neighbours, not as measured.
     let mut series = aooct::series([64, 40, 48], 1, &EyeMotion { saccades: 0, ..EyeMotion::default() }, 3);
-    let noise = rand_array(&[4, 40, 48]);
+    // Seeded noise: the rejection is statistical, and about one fresh draw in tens let a noise
+    // B-scan pass as measured (2026-11-26, a CI run), which then skews its neighbours'
+    // interpolation; a fixed draw keeps this test about the replacement, not about the odds.
+    let mut rng = lucent::phantom::Rng::new(0x5EED_2024);
+    let noise = ndarray::ArrayD::from_shape_simple_fn(ndarray::IxDyn(&[4, 40, 48]), || rng.uniform() as f32 - 0.5);
     series.moving[0].slice_mut(s![20..24, .., ..]).assign(&noise.into_dimensionality::<ndarray::Ix3>().unwrap());
     let found = stripes::register_volume_reference(&series.reference.view(), &series.moving[0].view(), &StripeRegistration::default(), &mut |_, _| {}).unwrap();
     for b in &found.bscans[20..24] {

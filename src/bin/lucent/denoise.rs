@@ -44,9 +44,10 @@ pub struct Args {
     /// The control tensor's overall gain.
     #[arg(long, default_value_t = Options::default().gamma0)]
     gamma0: f64,
-    /// The reconstruction lowpass's cutoff (radians per sample).
-    #[arg(long, default_value_t = Options::default().lowpass)]
-    lowpass: f64,
+    /// The reconstruction lowpass's cutoff (radians per sample; default 1.8 over 2 or 3 axes,
+    /// 2.2 over 4).
+    #[arg(long)]
+    lowpass: Option<f64>,
     /// σ of the structure tensor's smoothing (downsampled samples).
     #[arg(long, default_value_t = Options::default().tensor_sigma)]
     tensor_sigma: f64,

@@ -140,8 +140,9 @@ pub struct Options {
     pub structure_taps: usize,
     /// Taps per axis of the reconstruction filters (odd).
     pub reconstruction_taps: usize,
-    /// The reconstruction lowpass LP(ρ) = cos²(πρ / 2ρc) below ρc (radians per sample), 0 above.
-    pub lowpass: f64,
+    /// The reconstruction lowpass LP(ρ) = cos²(πρ / 2ρc) below ρc (radians per sample), 0 above;
+    /// `None`: 1.8 over 2 or 3 axes, 2.2 over 4 (the PSNR tuning's choices).
+    pub lowpass: Option<f64>,
     /// σ of the Gaussian that smooths the structure tensor, in downsampled samples.
     pub tensor_sigma: f64,
     /// σ of the Gaussian that smooths the control tensor, in downsampled samples.
@@ -172,7 +173,7 @@ impl Default for Options {
             structure: Lognormal::default(),
             structure_taps: 7,
             reconstruction_taps: 11,
-            lowpass: 1.8,
+            lowpass: None,
             tensor_sigma: 0.7,
             control_sigma: 1.0,
             sigma: 0.25,
@@ -210,7 +211,7 @@ impl Options {
                 return Err(Error::Invalid(format!("adaptive filtering: {name} must be odd, 3 to 15, got {taps}")));
             }
         }
-        positive("the lowpass cutoff", self.lowpass)?;
+        positive("the lowpass cutoff", self.lowpass.unwrap_or(1.0))?;
         positive("the tensor sigma", self.tensor_sigma)?;
         positive("the control sigma", self.control_sigma)?;
         positive("sigma (the noise level)", self.sigma)?;
@@ -233,8 +234,14 @@ impl Options {
     }
 
     /// The reconstruction lowpass LP(ρ).
-    pub fn lowpass_at(&self, rho: f64) -> f64 {
-        if rho >= self.lowpass { 0.0 } else { (std::f64::consts::FRAC_PI_2 * rho / self.lowpass).cos().powi(2) }
+    pub fn lowpass_at(&self, rho: f64, d: usize) -> f64 {
+        let cutoff = self.lowpass_cutoff(d);
+        if rho >= cutoff { 0.0 } else { (std::f64::consts::FRAC_PI_2 * rho / cutoff).cos().powi(2) }
+    }
+
+    /// The reconstruction lowpass's cutoff ρc over d axes.
+    pub fn lowpass_cutoff(&self, d: usize) -> f64 {
+        self.lowpass.unwrap_or(if d == 4 { 2.2 } else { 1.8 })
     }
 
     /// The Gaussian's reach in samples (scipy's radius at truncate 4).
@@ -333,7 +340,7 @@ pub struct Filters {
 /// parameter set (a 4D set takes about a second).
 pub fn filters(d: usize, o: &Options) -> Arc<Filters> {
     static CACHE: OnceLock<Mutex<HashMap<String, Arc<Filters>>>> = OnceLock::new();
-    let key = format!("{d} {:?} {} {} {}", o.structure, o.structure_taps, o.reconstruction_taps, o.lowpass);
+    let key = format!("{d} {:?} {} {} {}", o.structure, o.structure_taps, o.reconstruction_taps, o.lowpass_cutoff(d));
     let cache = CACHE.get_or_init(Default::default);
     if let Some(f) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(&key) {
         return f.clone();
@@ -363,7 +370,7 @@ fn design_filters(d: usize, o: &Options) -> Filters {
                     return Complex64::new(0.0, 0.0);
                 }
                 let along: f64 = u.iter().zip(n).map(|(a, b)| a * b).sum::<f64>() / r;
-                Complex64::new((1.0 - o.lowpass_at(r)) * along * along, 0.0)
+                Complex64::new((1.0 - o.lowpass_at(r, d)) * along * along, 0.0)
             }, taps, d)
         })
         .collect();
