@@ -1,0 +1,71 @@
+"""Argument conversion shared by the modules: dtypes, axes, per-axis values, outputs."""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+
+def real(x: Any, name: str) -> np.ndarray:
+    """``x`` as a C-ordered float32 array (no copy when it already is one); integers and other
+    floats are converted as scipy converts them, complex input is refused."""
+    a = np.asarray(x)
+    if np.iscomplexobj(a):
+        raise TypeError(f"{name} must be real, not {a.dtype}")
+    if a.dtype == object:
+        raise TypeError(f"{name} must be numeric, not object")
+    return np.ascontiguousarray(a, dtype=np.float32)
+
+
+def complex64(x: Any) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(x), dtype=np.complex64)
+
+
+def mask(x: Any) -> np.ndarray:
+    return np.ascontiguousarray(np.asarray(x), dtype=bool)
+
+
+def axis(a: int, ndim: int) -> int:
+    """A (possibly negative) axis as its index, numpy's AxisError (a ValueError) when out of range."""
+    if not -ndim <= a < ndim:
+        raise np.exceptions.AxisError(a, ndim)
+    return a % ndim
+
+
+def axes(value: Optional[Sequence[int]], ndim: int) -> list[int]:
+    if value is None:
+        return list(range(ndim))
+    out = [axis(int(a), ndim) for a in np.atleast_1d(value)]
+    if len(set(out)) != len(out):
+        raise ValueError(f"repeated axes {list(value)}")
+    return out
+
+
+def per_axis(value: Any, ndim: int, name: str) -> list:
+    """One value for every axis, or one per axis."""
+    if isinstance(value, numbers.Number):
+        return [value] * ndim
+    values = list(value)
+    if len(values) != ndim:
+        raise ValueError(f"{name} has {len(values)} values for {ndim} axes")
+    return values
+
+
+def finish(result: np.ndarray, output: Any = None) -> np.ndarray:
+    """scipy.ndimage's ``output``: None (the float32 result), a dtype, or an array written in place."""
+    if output is None:
+        return result
+    if isinstance(output, np.ndarray):
+        if output.shape != result.shape:
+            raise ValueError(f"output has shape {output.shape}, the result {result.shape}")
+        output[...] = result
+        return output
+    return result.astype(output)
+
+
+def unsupported(name: str, value: Any, default: Any, function: str) -> None:
+    """Refuses an argument of the replaced function that lucent does not implement."""
+    if value is not default and value != default:
+        raise NotImplementedError(f"lucent's {function} takes only {name}={default!r}, not {value!r}")

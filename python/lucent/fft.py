@@ -1,0 +1,217 @@
+"""numpy.fft on the GPU: the same functions, arguments and conventions (axes, s, norm).
+
+Computed in single precision, as numpy 2 does for float32 input: the results are complex64
+(float32 for the inverse real transforms), for float64 input too. Any length (mixed radix,
+Rader, Bluestein); up to 4 axes.
+
+>>> import numpy as np, lucent
+>>> x = np.random.rand(30, 17).astype("f4")
+>>> bool(np.allclose(lucent.fft.fftn(x), np.fft.fftn(x), atol=1e-4))
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Sequence
+
+import numpy as np
+from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq
+
+from . import _lucent
+from ._arrays import axes as _axes, complex64, real
+from ._context import Context, resolve
+
+Norm = Optional[Literal["backward", "ortho", "forward"]]
+
+__all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn", "irfftn",
+           "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
+
+
+def _shape(a: np.ndarray, s: Optional[Sequence[int]], axes: Optional[Sequence[int]]) -> tuple[np.ndarray, list[int]]:
+    """numpy's (s, axes): the axes transformed, and ``a`` cropped or zero-padded to ``s`` on them."""
+    if s is not None and axes is not None and len(s) != len(axes):
+        raise ValueError("s and axes must have the same length")
+    if axes is None:
+        axes = range(a.ndim) if s is None else range(a.ndim - len(s), a.ndim)
+    axes = _axes(list(axes), a.ndim)
+    if s is None:
+        return a, axes
+    return _fit(a, list(s), axes), axes
+
+
+def _fit(a: np.ndarray, s: list[int], axes: list[int]) -> np.ndarray:
+    for n, ax in zip(s, axes):
+        if int(n) < 1:
+            raise ValueError(f"invalid number of data points ({n}) specified")
+        if n < a.shape[ax]:
+            a = a[(slice(None),) * ax + (slice(0, n),)]
+        elif n > a.shape[ax]:
+            pad = [(0, 0)] * a.ndim
+            pad[ax] = (0, n - a.shape[ax])
+            a = np.pad(a, pad)
+    return np.ascontiguousarray(a)
+
+
+def _half_axis_last(x: np.ndarray, axes: list[int]) -> tuple[np.ndarray, list[int], Optional[int]]:
+    """lucent halves the highest transformed axis, numpy the last one named: ``x`` with numpy's
+    half axis moved to the end when it is not the highest, the axes renumbered, and where it
+    came from (None: not moved)."""
+    half = axes[-1]
+    if half == max(axes):
+        return x, axes, None
+    moved = np.ascontiguousarray(np.moveaxis(x, half, -1))
+    order = [a for a in range(x.ndim) if a != half] + [half]
+    return moved, [order.index(a) for a in axes], half
+
+
+def _half_axis_back(y: np.ndarray, half: Optional[int]) -> np.ndarray:
+    return y if half is None else np.ascontiguousarray(np.moveaxis(y, -1, half))
+
+
+def fftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None, *,
+         context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.fftn: the N-dimensional discrete Fourier transform, complex64.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.fftn(np.ones((4, 6), "f4"))[0, 0]
+    np.complex64(24+0j)
+    """
+    x, ax = _shape(complex64(a), s, axes)
+    return _lucent.fftn(resolve(context), x, ax, norm or "backward")
+
+
+def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None, *,
+          context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.ifftn: the inverse of :func:`fftn` (scaled by 1/n with norm "backward").
+
+    >>> import numpy as np, lucent
+    >>> x = np.random.rand(5, 7).astype("f4")
+    >>> bool(np.allclose(lucent.fft.ifftn(lucent.fft.fftn(x)).real, x, atol=1e-5))
+    True
+    """
+    x, ax = _shape(complex64(a), s, axes)
+    return _lucent.ifftn(resolve(context), x, ax, norm or "backward")
+
+
+def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None, *,
+          context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.rfftn: the transform of real input, n/2 + 1 values along the last axis transformed.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.rfftn(np.zeros((8, 10), "f4")).shape
+    (8, 6)
+    """
+    x, ax = _shape(real(a, "a"), s, axes)
+    x, ax, half = _half_axis_last(x, ax)
+    return _half_axis_back(_lucent.rfftn(resolve(context), x, ax, norm or "backward"), half)
+
+
+def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None, *,
+           context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.irfftn: the inverse of :func:`rfftn`, float32; the last axis transformed has
+    ``s[-1]`` values (default 2(m - 1) for m input values).
+
+    >>> import numpy as np, lucent
+    >>> x = np.random.rand(6, 9).astype("f4")
+    >>> bool(np.allclose(lucent.fft.irfftn(lucent.fft.rfftn(x), x.shape), x, atol=1e-5))
+    True
+    """
+    x = complex64(a)
+    if s is not None and axes is not None and len(s) != len(axes):
+        raise ValueError("s and axes must have the same length")
+    if axes is None:
+        axes = range(x.ndim) if s is None else range(x.ndim - len(s), x.ndim)
+    ax = _axes(list(axes), x.ndim)
+    if s is None:
+        length = 2 * (x.shape[ax[-1]] - 1)
+        if length < 1:
+            raise ValueError(f"invalid number of data points ({length}) specified")
+    else:
+        length = int(s[-1])
+        x = _fit(x, list(s[:-1]) + [length // 2 + 1], ax)
+    x, ax, half = _half_axis_last(x, ax)
+    return _half_axis_back(_lucent.irfftn(resolve(context), x, ax, length, norm or "backward"), half)
+
+
+def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, *, context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.fft along one axis.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.fft(np.arange(4, dtype="f4"))
+    array([ 6.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex64)
+    """
+    return fftn(a, None if n is None else [n], [axis], norm, context=context)
+
+
+def ifft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, *, context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.ifft along one axis.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.ifft(np.ones(4, "f4")).real
+    array([1., 0., 0., 0.], dtype=float32)
+    """
+    return ifftn(a, None if n is None else [n], [axis], norm, context=context)
+
+
+def rfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, *, context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.rfft along one axis.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.rfft(np.ones(6, "f4")).shape
+    (4,)
+    """
+    return rfftn(a, None if n is None else [n], [axis], norm, context=context)
+
+
+def irfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, *, context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.irfft along one axis.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.irfft(np.ones(4, "c8"), 6).shape
+    (6,)
+    """
+    return irfftn(a, None if n is None else [n], [axis], norm, context=context)
+
+
+def fft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None, *,
+         context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.fft2: :func:`fftn` over the last two axes.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.fft2(np.ones((3, 4, 5), "f4")).shape
+    (3, 4, 5)
+    """
+    return fftn(a, s, axes, norm, context=context)
+
+
+def ifft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None, *,
+          context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.ifft2: :func:`ifftn` over the last two axes.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.ifft2(np.ones((4, 5), "c8"))[0, 0]
+    np.complex64(1+0j)
+    """
+    return ifftn(a, s, axes, norm, context=context)
+
+
+def rfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None, *,
+          context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.rfft2: :func:`rfftn` over the last two axes.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.rfft2(np.ones((4, 5), "f4")).shape
+    (4, 3)
+    """
+    return rfftn(a, s, axes, norm, context=context)
+
+
+def irfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None, *,
+           context: Optional[Context] = None) -> np.ndarray:
+    """numpy.fft.irfft2: :func:`irfftn` over the last two axes.
+
+    >>> import numpy as np, lucent
+    >>> lucent.fft.irfft2(np.ones((4, 3), "c8"), (4, 5)).shape
+    (4, 5)
+    """
+    return irfftn(a, s, axes, norm, context=context)

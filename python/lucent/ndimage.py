@@ -1,0 +1,276 @@
+"""scipy.ndimage on the GPU: filters (correlate, convolve, their 1D forms, gaussian_filter,
+uniform_filter) and interpolation (spline_filter, map_coordinates, affine_transform, shift,
+zoom, rotate, fourier_shift), arrays of 1-4 axes, scipy's argument names, defaults and
+boundary modes.
+
+Computed in float32: float64 and integer input is converted first, and the result is float32
+unless ``output`` (a dtype, or an array written in place) says otherwise. Interpolation takes
+orders 0, 1 and 3, and lucent's ``sampler``: "buffer" (exact), "texture" (hardware linear
+filtering, faster in places, weights rounded to a few bits) or "auto".
+
+>>> import numpy as np, lucent
+>>> x = np.random.rand(40, 31).astype("f4")
+>>> import scipy.ndimage
+>>> bool(np.allclose(lucent.ndimage.gaussian_filter(x, 2), scipy.ndimage.gaussian_filter(x, 2), atol=1e-5))
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _lucent
+from ._arrays import axes as _axes, axis as _axis, complex64, finish, per_axis, real, unsupported
+from ._context import Context, resolve
+
+Sampler = Literal["auto", "buffer", "texture"]
+
+__all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "gaussian_filter", "uniform_filter",
+           "spline_filter", "spline_filter1d", "map_coordinates", "affine_transform", "shift", "zoom", "rotate",
+           "fourier_shift"]
+
+# scipy's filter modes that are other names of the five lucent implements.
+_ALIASES = {"grid-constant": "constant", "grid-mirror": "reflect", "grid-wrap": "wrap"}
+
+
+def _mode(mode: Any) -> str:
+    if not isinstance(mode, str):
+        raise NotImplementedError("lucent's filters take one mode for every axis")
+    return _ALIASES.get(mode, mode)
+
+
+def _no_origin(origin: Any, function: str) -> None:
+    if np.any(np.asarray(origin) != 0):
+        raise NotImplementedError(f"lucent's {function} takes only origin=0")
+
+
+def correlate(input: Any, weights: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
+              context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.correlate: the correlation with ``weights`` (the input's rank).
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.correlate(np.arange(5, dtype="f4"), np.array([1, 0, 0], "f4"))
+    array([0., 0., 1., 2., 3.], dtype=float32)
+    """
+    _no_origin(origin, "correlate")
+    r = _lucent.correlate(resolve(context), real(input, "input"), real(weights, "weights"), _mode(mode), cval, False)
+    return finish(r, output)
+
+
+def convolve(input: Any, weights: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
+             context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.convolve: the convolution with ``weights`` (the input's rank).
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.convolve(np.arange(5, dtype="f4"), np.array([1, 0, 0], "f4"))
+    array([1., 2., 3., 4., 4.], dtype=float32)
+    """
+    _no_origin(origin, "convolve")
+    r = _lucent.correlate(resolve(context), real(input, "input"), real(weights, "weights"), _mode(mode), cval, True)
+    return finish(r, output)
+
+
+def _one_axis(input: Any, weights: Any, axis: int, output: Any, mode: str, cval: float, origin: int, flip: bool,
+              context: Optional[Context]) -> np.ndarray:
+    _no_origin(origin, "convolve1d" if flip else "correlate1d")
+    x = real(input, "input")
+    w = real(weights, "weights")
+    if w.ndim != 1:
+        raise ValueError("weights must be one-dimensional")
+    r = _lucent.correlate1d(resolve(context), x, w.tolist(), _axis(axis, x.ndim), _mode(mode), cval, flip)
+    return finish(r, output)
+
+
+def correlate1d(input: Any, weights: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.correlate1d: the correlation along one axis.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.correlate1d(np.arange(4, dtype="f4"), [1, 1, 1], mode="constant")
+    array([1., 3., 6., 5.], dtype=float32)
+    """
+    return _one_axis(input, weights, axis, output, mode, cval, origin, False, context)
+
+
+def convolve1d(input: Any, weights: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
+               origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.convolve1d: the convolution along one axis.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.convolve1d(np.arange(4, dtype="f4"), [1, 0, 0], mode="constant")
+    array([1., 2., 3., 0.], dtype=float32)
+    """
+    return _one_axis(input, weights, axis, output, mode, cval, origin, True, context)
+
+
+def gaussian_filter(input: Any, sigma: Any, order: Any = 0, output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                    truncate: float = 4.0, *, radius: Any = None, axes: Optional[Sequence[int]] = None,
+                    context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.gaussian_filter: ``sigma`` one value or one per axis (of ``axes``), the
+    kernel truncated at 4 sigma (order 0).
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.gaussian_filter(np.ones((9, 9), "f4"), 1.5).mean().round(5)
+    np.float32(1.0)
+    """
+    unsupported("order", np.asarray(order).tolist(), 0, "gaussian_filter")
+    unsupported("truncate", truncate, 4.0, "gaussian_filter")
+    unsupported("radius", radius, None, "gaussian_filter")
+    x = real(input, "input")
+    ax = _axes(axes, x.ndim)
+    sigmas = [0.0] * x.ndim
+    for a, s in zip(ax, per_axis(sigma, len(ax), "sigma")):
+        sigmas[a] = float(s)
+    return finish(_lucent.gaussian_filter(resolve(context), x, sigmas, _mode(mode), cval), output)
+
+
+def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0,
+                   *, axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.uniform_filter: the mean over a box of ``size`` (one value or one per axis).
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.uniform_filter(np.array([0, 0, 3, 0, 0], "f4"))
+    array([0., 1., 1., 1., 0.], dtype=float32)
+    """
+    _no_origin(origin, "uniform_filter")
+    x = real(input, "input")
+    ax = _axes(axes, x.ndim)
+    sizes = [1] * x.ndim
+    for a, s in zip(ax, per_axis(size, len(ax), "size")):
+        sizes[a] = int(s)
+    return finish(_lucent.uniform_filter(resolve(context), x, sizes, _mode(mode), cval), output)
+
+
+def _spline(input: Any, order: int, axis: Optional[int], output: Any, mode: str, context: Optional[Context]) -> np.ndarray:
+    x = real(input, "input")
+    if order in (0, 1):
+        return finish(x.copy(), output)
+    unsupported("order", order, 3, "spline_filter")
+    ax = None if axis is None else _axis(axis, x.ndim)
+    return finish(_lucent.spline_filter(resolve(context), x, ax, mode), output)
+
+
+def spline_filter(input: Any, order: int = 3, output: Any = None, mode: str = "mirror", *,
+                  context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.spline_filter: the cubic B-spline coefficients of ``input`` (order 3;
+    orders 0 and 1 return the input). The result is float32 unless ``output`` says otherwise.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.spline_filter(np.ones((4, 5), "f4")).round(5).max()
+    np.float32(1.0)
+    """
+    return _spline(input, order, None, output, mode, context)
+
+
+def spline_filter1d(input: Any, order: int = 3, axis: int = -1, output: Any = None, mode: str = "mirror", *,
+                    context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.spline_filter1d: :func:`spline_filter` along one axis.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.spline_filter1d(np.ones(6, "f4")).round(5)
+    array([1., 1., 1., 1., 1., 1.], dtype=float32)
+    """
+    return _spline(input, order, axis, output, mode, context)
+
+
+def _how(order: int, mode: str, cval: float, prefilter: bool, sampler: str) -> tuple:
+    return (int(order), mode, float(cval), bool(prefilter), sampler)
+
+
+def map_coordinates(input: Any, coordinates: Any, output: Any = None, order: int = 3, mode: str = "constant",
+                    cval: float = 0.0, prefilter: bool = True, *, sampler: Sampler = "auto",
+                    context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.map_coordinates: ``input`` sampled at ``coordinates`` (shape (input.ndim, ...)).
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.map_coordinates(np.arange(5, dtype="f4"), [[0.5, 2.25]], order=1)
+    array([0.5 , 2.25], dtype=float32)
+    """
+    x = real(input, "input")
+    c = real(coordinates, "coordinates")
+    return finish(_lucent.map_coordinates(resolve(context), x, c, _how(order, mode, cval, prefilter, sampler)), output)
+
+
+def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: Optional[Sequence[int]] = None,
+                     output: Any = None, order: int = 3, mode: str = "constant", cval: float = 0.0, prefilter: bool = True,
+                     *, sampler: Sampler = "auto", context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.affine_transform: output point o reads the input at matrix @ o + offset
+    (``matrix`` a diagonal, ndim × ndim, ndim × (ndim + 1) or homogeneous).
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.affine_transform(np.arange(4, dtype="f4"), [1.0], offset=1, order=1)
+    array([1., 2., 3., 0.], dtype=float32)
+    """
+    x = real(input, "input")
+    m = np.ascontiguousarray(matrix, dtype=np.float64)
+    off = [float(v) for v in per_axis(offset, x.ndim, "offset")]
+    shape = None if output_shape is None else [int(n) for n in output_shape]
+    r = _lucent.affine_transform(resolve(context), x, m, off, shape, _how(order, mode, cval, prefilter, sampler))
+    return finish(r, output)
+
+
+def shift(input: Any, shift: Any, output: Any = None, order: int = 3, mode: str = "constant", cval: float = 0.0,
+          prefilter: bool = True, *, sampler: Sampler = "auto", context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.shift: ``input`` moved by ``shift`` (one value or one per axis).
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.shift(np.arange(4, dtype="f4"), 1, order=1)
+    array([0., 0., 1., 2.], dtype=float32)
+    """
+    x = real(input, "input")
+    s = [float(v) for v in per_axis(shift, x.ndim, "shift")]
+    return finish(_lucent.shift(resolve(context), x, s, _how(order, mode, cval, prefilter, sampler)), output)
+
+
+def zoom(input: Any, zoom: Any, output: Any = None, order: int = 3, mode: str = "constant", cval: float = 0.0,
+         prefilter: bool = True, *, grid_mode: bool = False, sampler: Sampler = "auto",
+         context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.zoom: resampled by ``zoom`` (one factor or one per axis), corners aligned,
+    round(n × factor) samples per axis.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.zoom(np.array([0, 1], "f4"), 2, order=1)
+    array([0.        , 0.33333334, 0.6666667 , 1.        ], dtype=float32)
+    """
+    unsupported("grid_mode", grid_mode, False, "zoom")
+    x = real(input, "input")
+    z = [float(v) for v in per_axis(zoom, x.ndim, "zoom")]
+    return finish(_lucent.zoom(resolve(context), x, z, _how(order, mode, cval, prefilter, sampler)), output)
+
+
+def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool = True, output: Any = None, order: int = 3,
+           mode: str = "constant", cval: float = 0.0, prefilter: bool = True, *, sampler: Sampler = "auto",
+           context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.rotate: rotated by ``angle`` degrees in the plane of ``axes``; with
+    ``reshape`` the output grows to hold the whole input.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.rotate(np.eye(3, dtype="f4"), 90, order=0)
+    array([[0., 0., 1.],
+           [0., 1., 0.],
+           [1., 0., 0.]], dtype=float32)
+    """
+    x = real(input, "input")
+    if len(axes) != 2:
+        raise ValueError("axes should contain exactly two values")
+    r = _lucent.rotate(resolve(context), x, float(angle), [int(axes[0]), int(axes[1])], bool(reshape),
+                       _how(order, mode, cval, prefilter, sampler))
+    return finish(r, output)
+
+
+def fourier_shift(input: Any, shift: Any, n: int = -1, axis: int = -1, output: Any = None, *,
+                  context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.fourier_shift: a spectrum multiplied by the phase ramp of ``shift``
+    (n ≥ 0: a real transform's half spectrum along ``axis`` of a length-n signal). complex64.
+
+    >>> import numpy as np, lucent
+    >>> x = np.arange(4, dtype="f4")
+    >>> np.fft.ifft(lucent.ndimage.fourier_shift(np.fft.fft(x), 1)).real.round(4)
+    array([3., 0., 1., 2.], dtype=float32)
+    """
+    x = complex64(input)
+    s = [float(v) for v in per_axis(shift, x.ndim, "shift")]
+    r = _lucent.fourier_shift(resolve(context), x, s, None if n < 0 else int(n), int(axis))
+    return finish(r, output)

@@ -1,0 +1,54 @@
+//! scipy.ndimage's filters.
+use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
+use pyo3::prelude::*;
+
+use crate::{out, to_py, Context};
+use lucent::ndimage::{self, Boundary};
+
+type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
+type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
+
+fn boundary(mode: &str, cval: f32) -> PyResult<Boundary> {
+    Boundary::from_name(mode, cval).map_err(to_py)
+}
+
+/// scipy.ndimage.correlate, or convolve with `flip`.
+#[pyfunction]
+fn correlate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, weights: F32<'py>, mode: &str, cval: f32, flip: bool) -> Result<'py> {
+    let b = boundary(mode, cval)?;
+    let (x, w) = (input.as_array(), weights.as_array());
+    let f = if flip { ndimage::convolve } else { ndimage::correlate };
+    out(py, py.detach(|| f(&ctx.gpu, &x, &w, b)))
+}
+
+/// scipy.ndimage.correlate1d, or convolve1d with `flip`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn correlate1d<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, weights: Vec<f32>, axis: usize, mode: &str, cval: f32, flip: bool) -> Result<'py> {
+    let b = boundary(mode, cval)?;
+    let x = input.as_array();
+    let f = if flip { ndimage::convolve1d } else { ndimage::correlate1d };
+    out(py, py.detach(|| f(&ctx.gpu, &x, &weights, axis, b)))
+}
+
+#[pyfunction]
+fn gaussian_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, sigma: Vec<f32>, mode: &str, cval: f32) -> Result<'py> {
+    let b = boundary(mode, cval)?;
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::gaussian_filter(&ctx.gpu, &x, &sigma, b)))
+}
+
+#[pyfunction]
+fn uniform_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, size: Vec<usize>, mode: &str, cval: f32) -> Result<'py> {
+    let b = boundary(mode, cval)?;
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::uniform_filter(&ctx.gpu, &x, &size, b)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(correlate, m)?)?;
+    m.add_function(wrap_pyfunction!(correlate1d, m)?)?;
+    m.add_function(wrap_pyfunction!(gaussian_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(uniform_filter, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,98 @@
+//! scipy.ndimage's interpolation.
+use num_complex::Complex32;
+use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
+use pyo3::prelude::*;
+
+use crate::{out, to_py, Context};
+use lucent::ndimage::{self, Sampler, Sampling, SplineMode};
+
+type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
+type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
+
+/// scipy's (order, mode, cval, prefilter) and lucent's sampler.
+#[derive(FromPyObject)]
+struct How(u32, String, f32, bool, String);
+
+impl How {
+    fn sampling(&self) -> PyResult<Sampling> {
+        let How(order, mode, cval, prefilter, sampler) = self;
+        Ok(Sampling {
+            order: *order,
+            mode: SplineMode::parse(mode).map_err(to_py)?,
+            cval: *cval,
+            prefilter: *prefilter,
+            sampler: Sampler::parse(sampler).map_err(to_py)?,
+        })
+    }
+}
+
+/// scipy.ndimage.spline_filter (axis None) or spline_filter1d, order 3.
+#[pyfunction]
+fn spline_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, axis: Option<usize>, mode: &str) -> Result<'py> {
+    let mode = SplineMode::parse(mode).map_err(to_py)?;
+    let x = input.as_array();
+    out(py, py.detach(|| match axis {
+        None => ndimage::spline_filter(&ctx.gpu, &x, mode),
+        Some(axis) => ndimage::spline_filter1d(&ctx.gpu, &x, axis, mode),
+    }))
+}
+
+#[pyfunction]
+fn map_coordinates<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, coordinates: F32<'py>, how: How) -> Result<'py> {
+    let how = how.sampling()?;
+    let (x, c) = (input.as_array(), coordinates.as_array());
+    out(py, py.detach(|| ndimage::map_coordinates(&ctx.gpu, &x, &c, &how)))
+}
+
+#[pyfunction]
+fn affine_transform<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: F32<'py>,
+    matrix: PyReadonlyArrayDyn<'py, f64>,
+    offset: Vec<f64>,
+    output_shape: Option<Vec<usize>>,
+    how: How,
+) -> Result<'py> {
+    let how = how.sampling()?;
+    let (x, m) = (input.as_array(), matrix.as_array());
+    out(py, py.detach(|| ndimage::affine_transform(&ctx.gpu, &x, &m, &offset, output_shape.as_deref(), &how)))
+}
+
+#[pyfunction]
+fn shift<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, shift: Vec<f64>, how: How) -> Result<'py> {
+    let how = how.sampling()?;
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::shift(&ctx.gpu, &x, &shift, &how)))
+}
+
+#[pyfunction]
+fn zoom<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, zoom: Vec<f64>, how: How) -> Result<'py> {
+    let how = how.sampling()?;
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::zoom(&ctx.gpu, &x, &zoom, &how)))
+}
+
+#[pyfunction]
+fn rotate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, angle: f64, axes: [isize; 2], reshape: bool, how: How) -> Result<'py> {
+    let how = how.sampling()?;
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::rotate(&ctx.gpu, &x, angle, axes, reshape, &how)))
+}
+
+#[pyfunction]
+fn fourier_shift<'py>(py: Python<'py>, ctx: &Context, input: PyReadonlyArrayDyn<'py, Complex32>, shift: Vec<f64>, n: Option<usize>, axis: isize) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::fourier_shift(&ctx.gpu, &x, &shift, n, axis)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(spline_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(map_coordinates, m)?)?;
+    m.add_function(wrap_pyfunction!(affine_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(shift, m)?)?;
+    m.add_function(wrap_pyfunction!(zoom, m)?)?;
+    m.add_function(wrap_pyfunction!(rotate, m)?)?;
+    m.add_function(wrap_pyfunction!(fourier_shift, m)?)?;
+    Ok(())
+}

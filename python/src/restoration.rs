@@ -1,0 +1,121 @@
+//! Richardson-Lucy deconvolution and adaptive denoising. Options come as a dict of the fields a
+//! caller set; the rest keep lucent's defaults (`RlOptions::default()`, `Options::default()`).
+use std::collections::HashMap;
+
+use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+
+use crate::{out, Context};
+use lucent::denoise::{Method, Options};
+use lucent::restoration::{Init, RlBoundary, RlOptions, StopRule};
+
+type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
+type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
+type Set<'py> = HashMap<String, Bound<'py, PyAny>>;
+
+fn unknown(what: &str, key: &str) -> PyErr {
+    PyValueError::new_err(format!("{what}: unknown option '{key}'"))
+}
+
+fn rl_options(set: &Set<'_>) -> PyResult<RlOptions> {
+    let mut o = RlOptions::default();
+    for (key, v) in set {
+        match key.as_str() {
+            "init" => o.init = Init::Constant(v.extract()?),
+            "normalize_psf" => o.normalize_psf = v.extract()?,
+            "eps" => o.eps = v.extract()?,
+            "filter_epsilon" => o.filter_epsilon = Some(v.extract()?),
+            "tv" => o.tv = Some(v.extract()?),
+            "accelerate" => o.accelerate = v.extract()?,
+            "clip_negative" => o.clip_negative = v.extract()?,
+            "stop" => {
+                let (tolerance, every) = v.extract()?;
+                o.stop = Some(StopRule { tolerance, every });
+            }
+            "boundary" => {
+                o.boundary = match v.extract::<String>()?.as_str() {
+                    "zero" => RlBoundary::Zero,
+                    "periodic" => RlBoundary::Periodic,
+                    "extended" => RlBoundary::Extended,
+                    other => return Err(PyValueError::new_err(format!("boundary '{other}' (zero, periodic or extended)"))),
+                }
+            }
+            other => return Err(unknown("richardson_lucy", other)),
+        }
+    }
+    Ok(o)
+}
+
+/// Richardson-Lucy of `image` by `psf`; with `grid`, `psf` holds one PSF per region of a grid
+/// over the image (`lucent::restoration::richardson_lucy_grid`). Returns the estimate and the
+/// iterations run.
+#[pyfunction]
+fn richardson_lucy<'py>(py: Python<'py>, ctx: &Context, image: F32<'py>, psf: F32<'py>, num_iter: usize, grid: bool, options: Set<'py>) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, usize)> {
+    let o = rl_options(&options)?;
+    let (x, h) = (image.as_array(), psf.as_array());
+    let mut iterations = 0;
+    let count = |p: lucent::restoration::Progress| iterations = p.done;
+    let r = py.detach(|| {
+        if grid {
+            lucent::restoration::richardson_lucy_grid(&ctx.gpu, &x, &h, num_iter, &o, count)
+        } else {
+            lucent::restoration::richardson_lucy_with(&ctx.gpu, &x, &h, num_iter, &o, count)
+        }
+    });
+    let estimate = out(py, r.map(|(e, _)| e))?;
+    Ok((estimate, iterations))
+}
+
+fn denoise_options(set: &Set<'_>) -> PyResult<Options> {
+    let mut o = Options::default();
+    for (key, v) in set {
+        match key.as_str() {
+            "dims" => o.dims = Some(v.extract()?),
+            "structure_taps" => o.structure_taps = v.extract()?,
+            "reconstruction_taps" => o.reconstruction_taps = v.extract()?,
+            "lowpass" => o.lowpass = Some(v.extract()?),
+            "tensor_sigma" => o.tensor_sigma = v.extract()?,
+            "control_sigma" => o.control_sigma = v.extract()?,
+            "sigma" => o.sigma = v.extract()?,
+            "alpha" => o.alpha = v.extract()?,
+            "beta" => o.beta = v.extract()?,
+            "isotropy_alpha" => o.isotropy_alpha = v.extract()?,
+            "isotropy_beta" => o.isotropy_beta = v.extract()?,
+            "gamma0" => o.gamma0 = v.extract()?,
+            "downsample" => o.downsample = v.extract()?,
+            "slab_len" => o.slab_len = Some(v.extract()?),
+            "method" => {
+                o.method = match v.extract::<String>()?.as_str() {
+                    "auto" => Method::Auto,
+                    "fft" => Method::Fft,
+                    "spatial" => Method::Spatial,
+                    other => return Err(PyValueError::new_err(format!("method '{other}' (auto, fft or spatial)"))),
+                }
+            }
+            other => return Err(unknown("adaptive_filter", other)),
+        }
+    }
+    Ok(o)
+}
+
+#[pyfunction]
+fn adaptive_filter<'py>(py: Python<'py>, ctx: &Context, x: F32<'py>, options: Set<'py>) -> Result<'py> {
+    let o = denoise_options(&options)?;
+    let x = x.as_array();
+    out(py, py.detach(|| lucent::denoise::adaptive_filter(&ctx.gpu, &x, &o)))
+}
+
+/// The guard band tiled Richardson-Lucy puts around a tile along an axis where the PSF has
+/// `psf_extent` elements (lucent.dask's halo).
+#[pyfunction]
+fn rl_guard(psf_extent: usize, iterations: usize) -> usize {
+    lucent::ops::deconvolve::tiles::guard_width(psf_extent, iterations)
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(richardson_lucy, m)?)?;
+    m.add_function(wrap_pyfunction!(rl_guard, m)?)?;
+    m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,124 @@
+//! numpy.fft, scipy.signal's convolutions and the registrations built on correlation.
+use num_complex::Complex32;
+use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
+use pyo3::prelude::*;
+
+use crate::{out, to_py, Context};
+use lucent::fft::Norm;
+use lucent::registration::{Normalization, PadMode, PhaseCorrelation, TemplateMatch};
+use lucent::signal::{Method, Mode};
+
+type C64<'py> = PyReadonlyArrayDyn<'py, Complex32>;
+type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
+type Bool<'py> = PyReadonlyArrayDyn<'py, bool>;
+
+fn parse_norm(name: &str) -> PyResult<Norm> {
+    name.parse().map_err(to_py)
+}
+
+#[pyfunction]
+fn fftn<'py>(py: Python<'py>, ctx: &Context, x: C64<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
+    let (x, n) = (x.as_array(), parse_norm(norm)?);
+    out(py, py.detach(|| lucent::fft::fftn(&ctx.gpu, &x, Some(&axes), n)))
+}
+
+#[pyfunction]
+fn ifftn<'py>(py: Python<'py>, ctx: &Context, x: C64<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
+    let (x, n) = (x.as_array(), parse_norm(norm)?);
+    out(py, py.detach(|| lucent::fft::ifftn(&ctx.gpu, &x, Some(&axes), n)))
+}
+
+#[pyfunction]
+fn rfftn<'py>(py: Python<'py>, ctx: &Context, x: F32<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
+    let (x, n) = (x.as_array(), parse_norm(norm)?);
+    out(py, py.detach(|| lucent::fft::rfftn(&ctx.gpu, &x, Some(&axes), n)))
+}
+
+#[pyfunction]
+fn irfftn<'py>(py: Python<'py>, ctx: &Context, x: C64<'py>, axes: Vec<usize>, len: usize, norm: &str) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    let (x, n) = (x.as_array(), parse_norm(norm)?);
+    out(py, py.detach(|| lucent::fft::irfftn(&ctx.gpu, &x, Some(&axes), Some(len), n)))
+}
+
+/// scipy.signal.convolve (or correlate, with `flip` false) by `method` fft, direct or auto.
+#[pyfunction]
+fn convolve<'py>(py: Python<'py>, ctx: &Context, in1: F32<'py>, in2: F32<'py>, mode: &str, method: &str, correlate: bool) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    let mode: Mode = mode.parse().map_err(to_py)?;
+    let method: Method = method.parse().map_err(to_py)?;
+    let (a, b) = (in1.as_array(), in2.as_array());
+    let f = if correlate { lucent::signal::correlate } else { lucent::signal::convolve };
+    out(py, py.detach(|| f(&ctx.gpu, &a, &b, mode, method)))
+}
+
+type Registered = (Vec<f64>, Option<f64>, Option<f64>);
+
+fn how(upsample_factor: f64, normalization: &str) -> PyResult<PhaseCorrelation> {
+    Ok(PhaseCorrelation { upsample_factor, normalization: Normalization::parse(normalization).map_err(to_py)? })
+}
+
+#[pyfunction]
+fn phase_cross_correlation(py: Python<'_>, ctx: &Context, reference: F32<'_>, moving: F32<'_>, upsample_factor: f64, normalization: &str) -> PyResult<Registered> {
+    let how = how(upsample_factor, normalization)?;
+    let (a, b) = (reference.as_array(), moving.as_array());
+    let r = py.detach(|| lucent::registration::phase_cross_correlation(&ctx.gpu, &a, &b, &how)).map_err(to_py)?;
+    Ok((r.shift, r.error, r.phasediff))
+}
+
+#[pyfunction]
+fn phase_cross_correlation_spectra(py: Python<'_>, ctx: &Context, reference: C64<'_>, moving: C64<'_>, upsample_factor: f64, normalization: &str) -> PyResult<Registered> {
+    let how = how(upsample_factor, normalization)?;
+    let (a, b) = (reference.as_array(), moving.as_array());
+    let r = py.detach(|| lucent::registration::phase_cross_correlation_spectra(&ctx.gpu, &a, &b, &how)).map_err(to_py)?;
+    Ok((r.shift, r.error, r.phasediff))
+}
+
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn masked_phase_cross_correlation(
+    py: Python<'_>,
+    ctx: &Context,
+    reference: F32<'_>,
+    moving: F32<'_>,
+    reference_mask: Bool<'_>,
+    moving_mask: Bool<'_>,
+    overlap_ratio: f64,
+    upsample_factor: f64,
+) -> PyResult<Vec<f64>> {
+    let (a, b, ma, mb) = (reference.as_array(), moving.as_array(), reference_mask.as_array(), moving_mask.as_array());
+    py.detach(|| lucent::registration::masked_phase_cross_correlation(&ctx.gpu, &a, &b, &ma, &mb, overlap_ratio, upsample_factor)).map_err(to_py)
+}
+
+#[pyfunction]
+fn cross_correlate_masked<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    fixed: F32<'py>,
+    moving: F32<'py>,
+    fixed_mask: Bool<'py>,
+    moving_mask: Bool<'py>,
+    overlap_ratio: f64,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    let (a, b, ma, mb) = (fixed.as_array(), moving.as_array(), fixed_mask.as_array(), moving_mask.as_array());
+    out(py, py.detach(|| lucent::registration::cross_correlate_masked(&ctx.gpu, &a, &b, &ma, &mb, overlap_ratio)))
+}
+
+#[pyfunction]
+fn match_template<'py>(py: Python<'py>, ctx: &Context, image: F32<'py>, template: F32<'py>, pad_input: bool, mode: &str, constant_values: f32) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    let how = TemplateMatch { pad_input, mode: PadMode::parse(mode, constant_values).map_err(to_py)? };
+    let (a, t) = (image.as_array(), template.as_array());
+    out(py, py.detach(|| lucent::registration::match_template(&ctx.gpu, &a, &t, &how)))
+}
+
+pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(fftn, m)?)?;
+    m.add_function(wrap_pyfunction!(ifftn, m)?)?;
+    m.add_function(wrap_pyfunction!(rfftn, m)?)?;
+    m.add_function(wrap_pyfunction!(irfftn, m)?)?;
+    m.add_function(wrap_pyfunction!(convolve, m)?)?;
+    m.add_function(wrap_pyfunction!(phase_cross_correlation, m)?)?;
+    m.add_function(wrap_pyfunction!(phase_cross_correlation_spectra, m)?)?;
+    m.add_function(wrap_pyfunction!(masked_phase_cross_correlation, m)?)?;
+    m.add_function(wrap_pyfunction!(cross_correlate_masked, m)?)?;
+    m.add_function(wrap_pyfunction!(match_template, m)?)?;
+    Ok(())
+}

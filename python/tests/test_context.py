@@ -1,0 +1,71 @@
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import lucent
+
+
+def test_info_and_adapters():
+    info = lucent.info()
+    assert info["version"] == lucent.__version__
+    assert info["adapter"]["name"] and info["max_buffer_bytes"] > 0
+    assert any(a["name"] == info["adapter"]["name"] for a in lucent.adapters())
+    assert "lucent.Context" in repr(lucent.context())
+
+
+def test_explicit_context():
+    ctx = lucent.Context(adapter=lucent.adapters()[0]["name"])
+    x = np.random.rand(10, 12).astype(np.float32)
+    assert np.array_equal(lucent.fft.fftn(x, context=ctx), lucent.fft.fftn(x))
+    before = lucent.context()
+    try:
+        lucent.set_context(ctx)
+        assert lucent.context() is ctx
+    finally:
+        lucent.set_context(before)
+    with pytest.raises(TypeError):
+        lucent.set_context("gpu0")
+    with pytest.raises(RuntimeError, match="no GPU adapter matches"):
+        lucent.Context(adapter="no such adapter")
+
+
+def test_the_gil_is_released_while_the_gpu_works():
+    image = np.random.rand(96, 96, 64).astype(np.float32)
+    psf = np.ones((5, 5, 5), np.float32)
+    lucent.restoration.richardson_lucy(image, psf, 1)  # plans and pipelines made
+    done = threading.Event()
+    ticks = 0
+
+    def work():
+        lucent.restoration.richardson_lucy(image, psf, 20)
+        done.set()
+
+    start = time.perf_counter()
+    worker = threading.Thread(target=work)
+    worker.start()
+    while not done.is_set():
+        ticks += 1
+        time.sleep(0.002)
+    worker.join()
+    seconds = time.perf_counter() - start
+    # Holding the GIL, the call would let this loop run only before it starts and after it ends.
+    assert seconds > 0.1, "the call was too short to tell"
+    assert ticks > 0.25 * seconds / 0.002 * 0.5, (ticks, seconds)
+
+
+def test_threads_share_one_context():
+    x = np.random.rand(40, 40).astype(np.float32)
+    expected = lucent.signal.fftconvolve(x, x[:5, :5], "same")
+    results = [None] * 4
+
+    def run(i):
+        results[i] = lucent.signal.fftconvolve(x, x[:5, :5], "same")
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(np.array_equal(r, expected) for r in results)

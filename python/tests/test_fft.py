@@ -1,0 +1,78 @@
+import numpy as np
+import pytest
+
+import lucent
+from conftest import rel
+
+SHAPES = [(17,), (13, 30), (5, 7, 11), (3, 4, 5, 6), (1, 9)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("norm", [None, "ortho", "forward"])
+def test_complex_transforms_match_numpy(rng, shape, norm):
+    x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    y = lucent.fft.fftn(x, norm=norm)
+    assert y.dtype == np.complex64
+    assert rel(y, np.fft.fftn(x.astype(np.complex128), norm=norm)) < 1e-5
+    assert rel(lucent.fft.ifftn(x, norm=norm), np.fft.ifftn(x.astype(np.complex128), norm=norm)) < 1e-5
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_real_transforms_match_numpy(rng, shape):
+    x = rng.standard_normal(shape)  # float64: computed in float32
+    y = lucent.fft.rfftn(x)
+    assert y.dtype == np.complex64
+    assert rel(y, np.fft.rfftn(x)) < 1e-5
+    assert rel(lucent.fft.irfftn(y, s=shape), x) < 1e-5
+    assert lucent.fft.irfftn(y).shape[-1] == 2 * (shape[-1] // 2)
+
+
+def test_axes_and_s_crop_and_pad_as_numpy(rng):
+    x = rng.standard_normal((6, 10, 7)).astype(np.float32)
+    for s, axes in [((8, 5), (0, 2)), ((4,), (2,)), ((12, 3), (-1, 0)), (None, (1,)), (None, (-1, -3)), (None, (2, 0, 1))]:
+        assert rel(lucent.fft.fftn(x, s, axes), np.fft.fftn(x.astype(np.float64), s, axes)) < 1e-5, (s, axes)
+        assert rel(lucent.fft.rfftn(x, s, axes), np.fft.rfftn(x.astype(np.float64), s, axes)) < 1e-5, (s, axes)
+    spectrum = np.fft.rfftn(x, axes=(0, 2))
+    for s in [(6, 7), (5, 12), (9, 4)]:
+        expected = np.fft.irfftn(spectrum, s, axes=(0, 2))
+        assert rel(lucent.fft.irfftn(spectrum, s, axes=(0, 2)), expected) < 1e-5, s
+    spectrum = np.fft.rfftn(x, axes=(2, 0))  # numpy halves the last axis named, here axis 0
+    assert rel(lucent.fft.irfftn(spectrum, (7, 6), axes=(2, 0)), np.fft.irfftn(spectrum, (7, 6), axes=(2, 0))) < 1e-5
+
+
+def test_one_and_two_axis_forms(rng):
+    x = rng.standard_normal((5, 12)).astype(np.float32)
+    assert rel(lucent.fft.fft(x, 9, axis=0), np.fft.fft(x, 9, axis=0)) < 1e-5
+    assert rel(lucent.fft.ifft(x, axis=0), np.fft.ifft(x, axis=0)) < 1e-5
+    assert rel(lucent.fft.rfft(x, 7), np.fft.rfft(x, 7)) < 1e-5
+    assert rel(lucent.fft.irfft(np.fft.rfft(x), 12), x) < 1e-5
+    assert rel(lucent.fft.fft2(x), np.fft.fft2(x)) < 1e-5
+    assert rel(lucent.fft.ifft2(x), np.fft.ifft2(x)) < 1e-5
+    assert rel(lucent.fft.rfft2(x), np.fft.rfft2(x)) < 1e-5
+    assert rel(lucent.fft.irfft2(np.fft.rfft2(x), x.shape), x) < 1e-5
+
+
+def test_non_contiguous_input(rng):
+    x = rng.standard_normal((20, 30)).astype(np.float32)[::2, 1::3].T
+    assert rel(lucent.fft.fftn(x), np.fft.fftn(x)) < 1e-5
+
+
+def test_bad_input_raises():
+    with pytest.raises(ValueError, match="non-finite"):
+        lucent.fft.fftn(np.array([1.0, np.nan, 2.0], np.float32))
+    with pytest.raises(ValueError):
+        lucent.fft.fftn(np.zeros((2,) * 5, np.complex64))
+    with pytest.raises(ValueError):
+        lucent.fft.fftn(np.zeros((3, 4)), axes=(0, 0))
+    with pytest.raises(ValueError):
+        lucent.fft.fftn(np.zeros((3, 4)), axes=(2,))
+    with pytest.raises(ValueError):
+        lucent.fft.fftn(np.zeros((3, 4)), s=(0, 4))
+    with pytest.raises(ValueError):
+        lucent.fft.fftn(np.zeros((0, 4)))
+    with pytest.raises(ValueError):
+        lucent.fft.irfftn(np.zeros(1, np.complex64))
+    with pytest.raises(ValueError, match="norm"):
+        lucent.fft.fftn(np.zeros(4), norm="sideways")
+    with pytest.raises(TypeError):
+        lucent.fft.rfftn(np.zeros(4, np.complex64))

@@ -1,0 +1,112 @@
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import lucent
+from conftest import rel
+
+MODES = ["reflect", "constant", "nearest", "mirror", "wrap"]
+SHAPES = [(29,), (19, 23), (7, 11, 13), (3, 5, 6, 7)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("mode", MODES)
+def test_filters_match_scipy(rng, shape, mode):
+    x = rng.standard_normal(shape)
+    cval = 0.75 if mode == "constant" else 0.0
+    w = rng.standard_normal(tuple(min(3 + i, n) for i, n in enumerate(shape)))
+    assert rel(lucent.ndimage.correlate(x, w, mode=mode, cval=cval), ndi.correlate(x, w, mode=mode, cval=cval)) < 1e-5
+    assert rel(lucent.ndimage.convolve(x, w, mode=mode, cval=cval), ndi.convolve(x, w, mode=mode, cval=cval)) < 1e-5
+    w1 = rng.standard_normal(4)
+    assert rel(lucent.ndimage.correlate1d(x, w1, 0, mode=mode, cval=cval), ndi.correlate1d(x, w1, 0, mode=mode, cval=cval)) < 1e-5
+    assert rel(lucent.ndimage.convolve1d(x, w1, -1, mode=mode, cval=cval), ndi.convolve1d(x, w1, -1, mode=mode, cval=cval)) < 1e-5
+    sigma = [0.8 + 0.5 * i for i in range(len(shape))]
+    assert rel(lucent.ndimage.gaussian_filter(x, sigma, mode=mode, cval=cval), ndi.gaussian_filter(x, sigma, mode=mode, cval=cval)) < 1e-5
+    assert rel(lucent.ndimage.uniform_filter(x, 4, mode=mode, cval=cval), ndi.uniform_filter(x, 4, mode=mode, cval=cval)) < 1e-5
+
+
+def test_filter_axes_and_aliases(rng):
+    x = rng.standard_normal((9, 14, 11))
+    assert rel(lucent.ndimage.gaussian_filter(x, (1.5, 2.5), axes=(0, 2)), ndi.gaussian_filter(x, (1.5, 2.5), axes=(0, 2))) < 1e-5
+    assert rel(lucent.ndimage.uniform_filter(x, 5, axes=(-1,)), ndi.uniform_filter(x, 5, axes=(-1,))) < 1e-5
+    assert rel(lucent.ndimage.gaussian_filter(x, 2, mode="grid-wrap"), ndi.gaussian_filter(x, 2, mode="grid-wrap")) < 1e-5
+    assert rel(lucent.ndimage.gaussian_filter(x, 0), x) < 1e-7
+
+
+def test_output_argument(rng):
+    x = rng.standard_normal((12, 10)).astype(np.float32)
+    out = np.full(x.shape, np.nan)
+    r = lucent.ndimage.gaussian_filter(x, 1.2, output=out)
+    assert r is out and rel(out, ndi.gaussian_filter(x, 1.2)) < 1e-5
+    assert lucent.ndimage.gaussian_filter(x, 1.2, output=np.float64).dtype == np.float64
+    assert lucent.ndimage.gaussian_filter(x.astype(np.float64), 1.2).dtype == np.float32
+    with pytest.raises(ValueError):
+        lucent.ndimage.gaussian_filter(x, 1.2, output=np.zeros((3, 3)))
+
+
+@pytest.mark.parametrize("order", [0, 1, 3])
+@pytest.mark.parametrize("mode", ["constant", "nearest", "mirror", "reflect", "wrap", "grid-wrap", "grid-constant"])
+def test_interpolation_matches_scipy(rng, order, mode):
+    x = rng.random((17, 22))
+    tol = 1e-5 if order else 0  # nearest: the same samples
+    coords = np.stack([rng.uniform(-3, 20, (5, 7)), rng.uniform(-3, 25, (5, 7))])
+    if order == 0:  # away from ties, where rounding decides
+        coords = np.round(coords) + rng.uniform(-0.4, 0.4, coords.shape)
+    kw = dict(order=order, mode=mode, cval=0.5, sampler="buffer")
+    skw = dict(order=order, mode=mode, cval=0.5)
+    assert rel(lucent.ndimage.map_coordinates(x, coords, **kw), ndi.map_coordinates(x, coords, **skw)) <= max(tol, 1e-6)
+    m = np.array([[0.91 + 1 / 97, 0.23 + 1 / 89], [-0.17 - 1 / 83, 1.07 + 1 / 79]])  # no output lands on an edge or a tie, where f32 coordinates decide
+    assert rel(lucent.ndimage.affine_transform(x, m, (1.37 + 1 / 73, -2.11 - 1 / 71), (15, 25), **kw),
+               ndi.affine_transform(x, m, (1.37 + 1 / 73, -2.11 - 1 / 71), (15, 25), **skw)) < 1e-5
+    if order:
+        assert rel(lucent.ndimage.shift(x, (2.3, -1.7), **kw), ndi.shift(x, (2.3, -1.7), **skw)) < 1e-5
+        assert rel(lucent.ndimage.zoom(x, (1.7, 0.6), **kw), ndi.zoom(x, (1.7, 0.6), **skw)) < 1e-5
+        assert rel(lucent.ndimage.rotate(x, 33.0, **kw), ndi.rotate(x, 33.0, **skw)) < 1e-5
+        assert rel(lucent.ndimage.rotate(x, -20.0, reshape=False, **kw), ndi.rotate(x, -20.0, reshape=False, **skw)) < 1e-5
+
+
+def test_three_axes_and_spline_filter(rng):
+    x = rng.random((9, 12, 10))
+    assert rel(lucent.ndimage.spline_filter(x), ndi.spline_filter(x)) < 1e-5
+    assert rel(lucent.ndimage.spline_filter1d(x, axis=1, mode="wrap"), ndi.spline_filter1d(x, axis=1, mode="wrap")) < 1e-5
+    assert rel(lucent.ndimage.rotate(x, 25, axes=(0, 2)), ndi.rotate(x, 25, axes=(0, 2))) < 1e-5
+    assert rel(lucent.ndimage.zoom(x, 1.3), ndi.zoom(x, 1.3)) < 1e-5
+    coeffs = ndi.spline_filter(x)
+    assert rel(lucent.ndimage.shift(coeffs, 0.4, prefilter=False), ndi.shift(coeffs, 0.4, prefilter=False)) < 1e-5
+
+
+def test_texture_sampler_is_close(rng):
+    x = rng.random((20, 24))
+    got = lucent.ndimage.rotate(x, 17, sampler="texture")
+    assert rel(got, ndi.rotate(x, 17)) < 1e-2
+
+
+def test_fourier_shift(rng):
+    x = rng.standard_normal((12, 9))
+    assert rel(lucent.ndimage.fourier_shift(np.fft.fftn(x), (1.5, -2.25)), ndi.fourier_shift(np.fft.fftn(x), (1.5, -2.25))) < 1e-5
+    half = np.fft.rfft(x, axis=0)
+    assert rel(lucent.ndimage.fourier_shift(half, 0.7, n=12, axis=0), ndi.fourier_shift(half, 0.7, n=12, axis=0)) < 1e-5
+
+
+def test_unsupported_and_bad_arguments_raise():
+    x = np.ones((6, 7), np.float32)
+    for call in [lambda: lucent.ndimage.gaussian_filter(x, 1, order=1), lambda: lucent.ndimage.gaussian_filter(x, 1, truncate=3),
+                 lambda: lucent.ndimage.uniform_filter(x, 3, origin=1), lambda: lucent.ndimage.zoom(x, 2, grid_mode=True),
+                 lambda: lucent.ndimage.gaussian_filter(x, 1, mode=["reflect", "wrap"]),
+                 lambda: lucent.ndimage.spline_filter(x, order=5)]:
+        with pytest.raises(NotImplementedError):
+            call()
+    with pytest.raises(ValueError):
+        lucent.ndimage.gaussian_filter(x, 1, mode="sideways")
+    with pytest.raises(ValueError):
+        lucent.ndimage.gaussian_filter(x, (1, 2, 3))
+    with pytest.raises(ValueError, match="non-finite"):
+        lucent.ndimage.gaussian_filter(np.array([1.0, np.nan]), 1)
+    with pytest.raises(ValueError):
+        lucent.ndimage.map_coordinates(x, np.zeros((3, 4)))
+    with pytest.raises(ValueError):
+        lucent.ndimage.shift(x, 1, order=2)
+    with pytest.raises(ValueError):
+        lucent.ndimage.correlate(x, np.ones(3))
+    with pytest.raises(ValueError):
+        lucent.ndimage.gaussian_filter(x, 1, mode="reflect", cval=1)

@@ -1,0 +1,83 @@
+import numpy as np
+import pytest
+import scipy.signal
+import skimage.restoration
+
+import lucent
+from conftest import rel
+
+
+def blurred_pair(rng, shape, psf_shape):
+    x = rng.random(shape)
+    psf = rng.random(psf_shape) + 0.1
+    psf /= psf.sum()
+    return np.clip(scipy.signal.fftconvolve(x, psf, "same"), 0, None), psf
+
+
+@pytest.mark.parametrize("shape,psf_shape", [((37, 29), (5, 7)), ((11, 17, 13), (3, 5, 1)), ((61,), (9,))])
+def test_richardson_lucy_matches_scikit_image(rng, shape, psf_shape):
+    image, psf = blurred_pair(rng, shape, psf_shape)
+    psf *= 1.3  # scikit-image does not normalise the PSF, and neither does lucent's default here
+    for clip in (True, False):
+        expected = skimage.restoration.richardson_lucy(image, psf, num_iter=12, clip=clip)
+        got = lucent.restoration.richardson_lucy(image, psf, num_iter=12, clip=clip)
+        assert got.dtype == np.float32
+        assert rel(got, expected) < 1e-4, clip
+    expected = skimage.restoration.richardson_lucy(image, psf, num_iter=8, filter_epsilon=0.3)
+    assert rel(lucent.restoration.richardson_lucy(image, psf, num_iter=8, filter_epsilon=0.3), expected) < 1e-4
+
+
+def test_even_psfs_use_the_exact_adjoint(rng):
+    # scikit-image convolves with the flipped PSF in 'same' mode, one sample off the adjoint of
+    # its own blur for even lengths; lucent uses the adjoint: an f64 reference of that.
+    image, psf = blurred_pair(rng, (11, 17, 13), (3, 5, 4))
+
+    def crop(full, starts):
+        return full[tuple(slice(c, c + n) for c, n in zip(starts, image.shape))]
+
+    def blur(e):
+        return crop(scipy.signal.fftconvolve(e, psf, "full"), [(m - 1) // 2 for m in psf.shape])
+
+    def adjoint(y):
+        return crop(scipy.signal.fftconvolve(y, psf[::-1, ::-1, ::-1], "full"), [m - 1 - (m - 1) // 2 for m in psf.shape])
+
+    estimate = np.full(image.shape, 0.5)
+    for _ in range(12):
+        estimate *= adjoint(image / (blur(estimate) + 1e-12))
+    assert rel(lucent.restoration.richardson_lucy(image, psf, 12, clip=False), estimate) < 1e-4
+
+
+def test_lucent_options(rng):
+    image, psf = blurred_pair(rng, (40, 36), (7, 7))
+    plain = lucent.restoration.richardson_lucy(image, psf, 20, clip=False, init=None, normalize_psf=True)
+    for kw in [dict(tv=0.002), dict(accelerate=True), dict(boundary="extended"), dict(boundary="periodic")]:
+        other = lucent.restoration.richardson_lucy(image, psf, 20, clip=False, init=None, normalize_psf=True, **kw)
+        assert other.shape == plain.shape and np.all(np.isfinite(other))
+        assert rel(other, plain) > 1e-6, kw  # the option changed the run
+    stopped = lucent.restoration.richardson_lucy(image, psf, 500, clip=False, stop=(1e-2, 1))
+    assert np.all(np.isfinite(stopped))
+    # one PSF in every region: whole-image RL, to the default guard bands' approximation (exact
+    # guards give round-off: tests/deconvolve_tiles.rs)
+    grid = lucent.restoration.richardson_lucy_grid(image, np.stack([np.stack([psf, psf])] * 2), 10, clip=False)
+    assert rel(grid, lucent.restoration.richardson_lucy(image, psf, 10, clip=False)) < 1e-2
+
+
+def test_negative_values_are_clipped_or_refused():
+    image = np.full((16, 16), 0.5, np.float32)
+    image[3, 4] = -1e-9
+    psf = np.ones((3, 3), np.float32) / 9
+    assert np.all(np.isfinite(lucent.restoration.richardson_lucy(image, psf, 3)))
+    with pytest.raises(ValueError, match="non-negative"):
+        lucent.restoration.richardson_lucy(image, psf, 3, clip_negative=False)
+
+
+def test_bad_input_raises():
+    image = np.ones((16, 16), np.float32)
+    with pytest.raises(ValueError):
+        lucent.restoration.richardson_lucy(image, np.zeros((3, 3)), 3)
+    with pytest.raises(ValueError):
+        lucent.restoration.richardson_lucy(image, np.ones((3, 3, 3, 3, 3)), 3)
+    with pytest.raises(ValueError, match="non-finite"):
+        lucent.restoration.richardson_lucy(np.full((8, 8), np.nan), np.ones((3, 3)), 3)
+    with pytest.raises(ValueError, match="boundary"):
+        lucent.restoration.richardson_lucy(image, np.ones((3, 3)), 3, boundary="mirror")
