@@ -12,6 +12,8 @@
 //!   buffer limit of 1/4 and 1/16 of the spectrum, and a 4 × 4 PSF grid
 //!   (LUCENT_TILED_TIMING_N sets a smaller size for a try on lavapipe).
 //! - `rl_guard_rule`: the measurements behind `tiles::guard_width` (CPU, f64; minutes).
+//! - `api_calls`: the one-call functions on host arrays, the cases of benches/python_calls.py
+//!   (median ms of repeated calls after a warm-up), for the Python package's call overhead.
 //!
 //! The test helpers (tests/common) are shared through a path module.
 
@@ -29,7 +31,39 @@ use lucent::gpu::GpuOptions;
 use lucent::Gpu;
 use ndarray::{ArrayD, Axis, IxDyn};
 
-const TIMINGS: [(&str, fn()); 4] = [("fft_sweep", fft_sweep), ("split_host", split_host), ("rl_tiles", rl_tiles), ("rl_guard_rule", rl_guard_rule)];
+const TIMINGS: [(&str, fn()); 5] =
+    [("fft_sweep", fft_sweep), ("split_host", split_host), ("rl_tiles", rl_tiles), ("rl_guard_rule", rl_guard_rule), ("api_calls", api_calls)];
+
+/// The median milliseconds of `reps` calls of `f` after two warm-up calls.
+fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
+    f();
+    f();
+    let mut ms: Vec<f64> = (0..reps)
+        .map(|_| {
+            let t = std::time::Instant::now();
+            f();
+            t.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    ms.sort_by(f64::total_cmp);
+    ms[reps / 2]
+}
+
+/// The cases of benches/python_calls.py through the Rust one-call API (host arrays in and out).
+fn api_calls() {
+    let g = gpu();
+    let small = ArrayD::from_shape_vec(IxDyn(&[64, 64]), random_complex(64 * 64)).unwrap();
+    println!("fftn 64x64 c64: {:.3} ms", median_ms(200, || drop(fft::fftn(g, &small, None, Norm::Backward).unwrap())));
+    let image = rand_array(&[256, 256]);
+    let b = lucent::ndimage::Boundary::Reflect;
+    println!("gaussian_filter 256x256 sigma 2: {:.3} ms", median_ms(100, || drop(lucent::ndimage::gaussian_filter(g, &image, &[2.0, 2.0], b).unwrap())));
+    let (a, k) = (rand_array(&[512, 512]), rand_array(&[15, 15]));
+    println!("fftconvolve 512x512 * 15x15 same: {:.3} ms", median_ms(50, || drop(lucent::signal::fftconvolve(g, &a, &k, Mode::Same).unwrap())));
+    let volume = rand_array(&[256, 256, 256]).mapv(|v| v + 0.5); // RL takes non-negative data
+    let psf = ArrayD::from_elem(IxDyn(&[31, 31, 31]), 1.0 / 29791.0f32);
+    let o = RlOptions { init: deconvolve::Init::Constant(0.5), normalize_psf: false, ..RlOptions::default() };
+    println!("richardson_lucy 256^3 psf 31^3 10 it: {:.3} ms", median_ms(5, || drop(lucent::restoration::richardson_lucy(g, &volume, &psf, 10, &o).unwrap())));
+}
 
 fn main() {
     // Cargo passes `--bench` (and libtest-style flags) to harness = false targets: ignored.

@@ -43,12 +43,6 @@ def _options(init: Optional[float], normalize_psf: bool, filter_epsilon: Optiona
     return o
 
 
-def _clip(x: np.ndarray, clip: bool) -> np.ndarray:
-    if clip:
-        np.clip(x, -1, 1, out=x)
-    return x
-
-
 def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True, filter_epsilon: Optional[float] = None,
                     *, init: Optional[float] = 0.5, normalize_psf: bool = False, boundary: Boundary = "zero",
                     tv: Optional[float] = None, accelerate: bool = False, stop: Optional[tuple[float, int]] = None,
@@ -76,8 +70,7 @@ def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True,
     True
     """
     o = _options(init, normalize_psf, filter_epsilon, boundary, tv, accelerate, stop, eps, clip_negative)
-    x, _ = _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psf, "psf"), int(num_iter), False, o)
-    return _clip(x, clip)
+    return _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psf, "psf"), int(num_iter), False, bool(clip), o)[0]
 
 
 def richardson_lucy_grid(image: Any, psfs: Any, num_iter: int = 50, clip: bool = True,
@@ -96,5 +89,4 @@ def richardson_lucy_grid(image: Any, psfs: Any, num_iter: int = 50, clip: bool =
     (40, 40)
     """
     o = _options(init, normalize_psf, filter_epsilon, boundary, tv, accelerate, stop, eps, clip_negative)
-    x, _ = _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psfs, "psfs"), int(num_iter), True, o)
-    return _clip(x, clip)
+    return _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psfs, "psfs"), int(num_iter), True, bool(clip), o)[0]
