@@ -24,6 +24,7 @@ mod atomic;
 pub mod npy;
 pub mod png;
 pub mod tiff;
+pub mod zarr;
 
 use std::path::Path;
 
@@ -64,16 +65,21 @@ pub enum Format {
     Npy,
     Tiff,
     Png,
+    /// A Zarr array or OME-Zarr image: any path with a component ending in .zarr ([`zarr`]).
+    Zarr,
 }
 
 impl Format {
     pub fn from_path(path: &Path) -> Result<Format> {
+        if zarr::is_zarr(path) {
+            return Ok(Format::Zarr);
+        }
         let ext = path.extension().map(|e| e.to_string_lossy().to_ascii_lowercase()).unwrap_or_default();
         match ext.as_str() {
             "npy" => Ok(Format::Npy),
             "tif" | "tiff" => Ok(Format::Tiff),
             "png" => Ok(Format::Png),
-            _ => Err(file_error(path, format!("unknown extension `.{ext}`; lucent reads and writes .npy, .tif, .tiff and .png"))),
+            _ => Err(file_error(path, format!("unknown extension `.{ext}`; lucent reads and writes .npy, .tif, .tiff, .png and .zarr"))),
         }
     }
 }
@@ -181,6 +187,9 @@ pub fn read(path: impl AsRef<Path>) -> Result<Loaded> {
 /// header promises more is refused before anything is allocated.
 pub fn read_with_budget(path: impl AsRef<Path>, budget: u64) -> Result<Loaded> {
     let path = path.as_ref();
+    if zarr::is_zarr(path) {
+        return zarr::read(path, budget).map(Loaded::Real);
+    }
     // A directory has no extension to go by; say what it is.
     if std::fs::metadata(path).is_ok_and(|m| m.is_dir()) {
         return Err(file_error(path, "is a directory, not a file".into()));
@@ -189,6 +198,7 @@ pub fn read_with_budget(path: impl AsRef<Path>, budget: u64) -> Result<Loaded> {
         Format::Npy => npy::read(path, budget),
         Format::Tiff => tiff::read(path, budget).map(Loaded::Real),
         Format::Png => png::read(path, budget).map(Loaded::Real),
+        Format::Zarr => zarr::read(path, budget).map(Loaded::Real),
     }
 }
 
@@ -218,6 +228,17 @@ pub fn write_real(path: impl AsRef<Path>, x: &ArrayViewD<f32>) -> Result<()> {
         Format::Npy => npy::write_f32(path, x),
         Format::Tiff => tiff::write_f32(path, x),
         Format::Png => png::write(path, x, png::Depth::Eight).map(|_| ()),
+        Format::Zarr => zarr::write(path, x, None),
+    }
+}
+
+/// [`write_real`] of a result computed from the file `input`: an OME-Zarr output from an
+/// OME-Zarr input keeps its axes and coordinate transformations.
+pub fn write_real_like(path: impl AsRef<Path>, x: &ArrayViewD<f32>, input: &Path) -> Result<()> {
+    let path = path.as_ref();
+    match (Format::from_path(path)?, zarr::is_zarr(input)) {
+        (Format::Zarr, true) => zarr::write(path, x, Some(zarr::Source::open(input)?.ome())),
+        _ => write_real(path, x),
     }
 }
 

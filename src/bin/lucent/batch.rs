@@ -12,6 +12,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use lucent::{io, Error, Gpu};
+use ndarray::ArrayD;
 use serde_json::{json, Value};
 
 use crate::Global;
@@ -212,6 +213,67 @@ impl Batch<'_> {
     }
 }
 
+/// An input of a file command: whole in memory, or a Zarr array too large for the host memory
+/// budget, computed slab by slab along its slowest axis ([`stream`]).
+pub enum Input {
+    Whole(ArrayD<f32>),
+    Rows(io::zarr::Source),
+}
+
+/// Host copies of a slab a command holds at once: the slab read, the library's staging of it,
+/// the result and the slab written.
+pub const SLAB_COPIES: u64 = 4;
+
+/// [`SLAB_COPIES`], plus `device_copies` where the device's memory is host memory (a CPU
+/// adapter such as lavapipe, or the CPU reference).
+pub fn slab_copies(device: &Device, device_copies: u64) -> u64 {
+    let host_memory = device.gpus.iter().all(|g| g.summary().device_type == "Cpu");
+    SLAB_COPIES + if host_memory { device_copies } else { 0 }
+}
+
+/// Reads `path` whole, unless it is a Zarr array of which [`SLAB_COPIES`] float32 copies exceed the
+/// host memory budget (`LUCENT_HOST_BUDGET_BYTES`): that one is opened to stream.
+pub fn read_input(path: &Path) -> Result<Input, Error> {
+    if io::zarr::is_zarr(path) {
+        let source = io::zarr::Source::open(path)?;
+        let bytes = source.shape().iter().try_fold(4 * SLAB_COPIES, |b, &n| b.checked_mul(n as u64));
+        if bytes.is_none_or(|b| b > io::host_budget_bytes().unwrap_or(u64::MAX)) {
+            return Ok(Input::Rows(source));
+        }
+    }
+    io::read_real(path).map(Input::Whole)
+}
+
+/// `op` over a Zarr `source` slab by slab into the OME-Zarr `output` (its metadata carried), each
+/// slab read with `halo` rows before and after and `copies` float32 copies of it fitting the host
+/// budget: the result equals the whole-array one wherever `op`'s reach along axis 0 is within
+/// the halo. Its report names the slabs, their peak host bytes and the budget.
+pub fn stream(
+    source: &io::zarr::Source,
+    output: &Path,
+    (halo, copies): ([usize; 2], u64),
+    what: String,
+    stages: &mut Stages,
+    op: impl FnMut(ArrayD<f32>) -> Result<ArrayD<f32>, Error>,
+) -> Result<Report, Error> {
+    if io::Format::from_path(output)? != io::Format::Zarr {
+        return Err(file_error(output, "an input streamed from Zarr (larger than the host memory budget) is written to a .zarr output".into()));
+    }
+    let shape = source.shape();
+    let chunks = source.chunks();
+    let sink = io::zarr::Sink::create(output, &shape, Some(&chunks), source.ome())?;
+    let budget = io::host_budget_bytes()?;
+    let rows = io::zarr::slab_rows(&shape, halo, copies, budget, sink.chunks()[0])?;
+    let streamed = stages.compute(|| io::zarr::stream_rows(source, &sink, rows, halo, op, |_, _| {}))?;
+    stages.write(|| sink.finish())?;
+    Ok(Report {
+        shape_in: shape.clone(),
+        shape_out: shape,
+        details: json!({ "streamed": streamed, "host_budget_bytes": budget }),
+        summary: format!("{what}, streamed in {} slabs of {} rows ({:?} halo rows; {} bytes a slab at most)", streamed.slabs, streamed.slab_rows, streamed.halo, streamed.peak_slab_bytes),
+    })
+}
+
 /// The output path of each input (see [`Batch::run`]), checked before any work.
 fn outputs(inputs: &[PathBuf], output: &Path, ext: impl Fn(&Path) -> &'static str) -> Result<Vec<PathBuf>, Error> {
     let as_dir = output.is_dir() || output.as_os_str().to_string_lossy().ends_with(['/', std::path::MAIN_SEPARATOR]);
@@ -266,6 +328,7 @@ pub fn check_format(path: &Path, ndim: usize, complex: bool) -> Result<(), Error
 pub fn real_ext(input: &Path) -> &'static str {
     match io::Format::from_path(input) {
         Ok(io::Format::Npy) => "npy",
+        Ok(io::Format::Zarr) => "zarr",
         _ => "tif",
     }
 }

@@ -17,7 +17,7 @@ use lucent::Error;
 use ndarray::ArrayD;
 use serde_json::json;
 
-use crate::batch::{self, Batch, Device, Report, Stages};
+use crate::batch::{self, Batch, Device, Input, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -28,11 +28,13 @@ use crate::Global;
   lucent convolve big.npy psf.npy -o out.npy --mode same --adapters all --max-part-bytes 4000000000 --json
   lucent convolve t0.tif t1.tif t2.tif psf.tif -o blurred/ --mode same")]
 pub struct Args {
-    /// Input arrays (.npy of any real dtype, .tif/.tiff or .png), then the kernel, with as many
+    /// Input arrays (.npy of any real dtype, .tif/.tiff, .png or .zarr: one beyond the host memory
+    /// budget streams slab by slab with --mode same), then the kernel, with as many
     /// axes as each input: INPUT... KERNEL.
     #[arg(required = true, num_args = 2.., value_name = "INPUT... KERNEL")]
     paths: Vec<PathBuf>,
-    /// Output: float32 .npy or .tif, or a .png preview (2D). With several inputs, a directory.
+    /// Output: float32 .npy or .tif, an OME-Zarr image (.zarr), or a .png preview (2D). With
+    /// several inputs, a directory.
     #[arg(short, long)]
     output: PathBuf,
     /// scipy.signal's mode: full (input + kernel - 1), same (the input's shape, centred) or
@@ -78,8 +80,27 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     });
     let batch = Batch { command: "convolve", global, options };
     let open = || global.devices(args.adapters.as_deref());
-    batch.run(inputs, &args.output, batch::real_ext, open, |input| io::read_real(input), |image, input, output, device, stages| {
-        one(global, args, (&kernel, &opts), (image, input), output, device, stages)
+    batch.run(inputs, &args.output, batch::real_ext, open, batch::read_input, |data, input, output, device, stages| match data {
+        Input::Whole(image) => one(global, args, (&kernel, &opts), (image, input), output, device, stages),
+        Input::Rows(source) => {
+            // 'same' keeps the shape, so slabs of rows map onto slabs of rows: output row i reads
+            // input rows i - m/2 .. i + (m-1)/2 for a kernel of m rows.
+            if args.mode != Mode::Same {
+                return Err(Error::Invalid("a Zarr input beyond the host memory budget is convolved with --mode same".into()));
+            }
+            let m = kernel.shape()[0];
+            let what = format!("{} {:?} with {:?} (same)", if args.correlate { "correlate" } else { "convolve" }, source.shape(), kernel.shape());
+            batch::stream(&source, output, ([m / 2, m / 2], batch::slab_copies(device, 8)), what, stages, |slab| match device.gpus.is_empty() {
+                false => {
+                    let op = host::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
+                    Ok(host::convolve(&device.gpus, &slab.view(), &kernel.view(), op, &opts, &|_, _| {})?.0)
+                }
+                true => {
+                    let method = args.method.resolve(&Geometry::new(slab.shape(), kernel.shape(), args.mode)?);
+                    on_cpu(&slab, &kernel, args.mode, method, args.correlate)
+                }
+            })
+        }
     })
 }
 
@@ -112,7 +133,7 @@ fn one(
             Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None, 1, None))
         }
     })?;
-    stages.write(|| io::write_real(output, &y.view()))?;
+    stages.write(|| io::write_real_like(output, &y.view(), input))?;
 
     let op = if args.correlate { "correlate" } else { "convolve" };
     let mut summary = format!("{op} {:?} with {:?} ({}, {}) -> {:?}", image.shape(), kernel.shape(), args.mode.name(), method.name(), y.shape());

@@ -14,7 +14,7 @@ use lucent::{Error, Gpu};
 use ndarray::{ArrayD, ArrayViewD};
 use serde_json::json;
 
-use crate::batch::{self, ms_since, Batch, Device, Report, Stages};
+use crate::batch::{self, ms_since, Batch, Device, Input, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -31,14 +31,17 @@ A PSF with one axis fewer than the image deconvolves each slice along the first 
 An image whose working set exceeds the GPU's buffer limit is deconvolved in tiles with guard
 bands (see --json for the tiles, guard widths and per-tile times).")]
 pub struct Args {
-    /// The observed images: .npy, .tif/.tiff (multi-page = 3D) or .png.
+    /// The observed images: .npy, .tif/.tiff (multi-page = 3D), .png, or a Zarr array or OME-Zarr
+    /// image (`in.zarr/0`; one beyond the host memory budget, LUCENT_HOST_BUDGET_BYTES, is
+    /// deconvolved slab by slab, guard bands around each, into a .zarr output).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// The point spread function, no larger than the image along any axis (its element
     /// (m-1)/2 on each axis is the centre, as scipy's 'same' convolution).
     #[arg(long)]
     psf: PathBuf,
-    /// The restored image: float32 .npy or .tif, or an 8-bit .png preview of a 2D image. With
+    /// The restored image: float32 .npy or .tif, an OME-Zarr image (.zarr), or an 8-bit .png
+    /// preview of a 2D image. With
     /// several inputs, a directory.
     #[arg(short, long)]
     output: PathBuf,
@@ -133,8 +136,42 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let more = json!({ "psf": args.psf.display().to_string(), "psf_grid": args.psf_grid, "iterations": args.iterations });
     options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
     let batch = Batch { command: "deconvolve", global, options };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.devices(args.adapters.as_deref()), |input| io::read_real(input), |image, _, output, device, stages| {
-        one(global, args, (&psfs, &opts), image, output, device, stages)
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.devices(args.adapters.as_deref()), batch::read_input, |data, input, output, device, stages| {
+        match data {
+            Input::Whole(image) => one(global, args, (&psfs, &opts), image, (input, output), device, stages),
+            Input::Rows(source) => streamed(args, (&psfs, &opts), &source, output, device, stages),
+        }
+    })
+}
+
+/// A Zarr input beyond the host memory budget, deconvolved in slabs of rows, each with guard
+/// bands of tiled Richardson-Lucy's width along axis 0 (none where the PSF has fewer axes and
+/// axis 0 is a batch).
+fn streamed(
+    args: &Args,
+    (psfs, opts): (&PsfGrid, &RlOptions),
+    source: &io::zarr::Source,
+    output: &Path,
+    device: &Device,
+    stages: &mut Stages,
+) -> Result<Report, Error> {
+    if psfs.grid() != [1, 1] || opts.boundary == RlBoundary::Periodic {
+        return Err(Error::Invalid("a PSF grid or the periodic boundary needs the whole image; this Zarr input is beyond the host memory budget".into()));
+    }
+    let psf = psfs.psf([0, 0]);
+    let shape = source.shape();
+    let guard = match psf.ndim() == shape.len() {
+        true => tiles::guard_width(psf.shape()[0], args.iterations),
+        false => 0,
+    };
+    let what = format!("Richardson-Lucy {shape:?} ({} iterations)", args.iterations);
+    // On a CPU adapter, RL's device working set (about 12 float32 copies of a tile) is host memory.
+    batch::stream(source, output, ([guard, guard], batch::slab_copies(device, 12)), what, stages, |slab| {
+        let (estimate, _) = match device.gpus.is_empty() {
+            false => deconvolve::restore(&device.gpus, &slab.view(), psfs, args.iterations, opts, |_| {})?,
+            true => on_cpu_any(&slab.view(), psfs, args.iterations, opts, |_| {})?,
+        };
+        Ok(estimate)
     })
 }
 
@@ -143,7 +180,7 @@ fn one(
     args: &Args,
     (psfs, opts): (&PsfGrid, &RlOptions),
     image: ArrayD<f32>,
-    output: &Path,
+    (input, output): (&Path, &Path),
     device: &Device,
     stages: &mut Stages,
 ) -> Result<Report, Error> {
@@ -162,7 +199,7 @@ fn one(
         true => on_cpu_any(&image.view(), psfs, args.iterations, opts, show),
     })?;
     bar.finish_and_clear();
-    stages.write(|| io::write_real(output, &estimate.view()))?;
+    stages.write(|| io::write_real_like(output, &estimate.view(), input))?;
     let summary = match &run {
         RlRun::Whole(r) => summary(r),
         RlRun::Tiled(r) => format!(

@@ -12,7 +12,7 @@ use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;
 
-use crate::batch::{self, Batch, Device, Report, Stages};
+use crate::batch::{self, Batch, Input, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -25,10 +25,13 @@ use crate::Global;
   lucent filter t*.tif -o smooth/ --gaussian 1.5,2,2"
 )]
 pub struct Args {
-    /// Input arrays: .npy (any real dtype), .tif/.tiff or .png.
+    /// Input arrays: .npy (any real dtype), .tif/.tiff, .png, or a Zarr array or OME-Zarr image
+    /// (`in.zarr/0`; one beyond the host memory budget, LUCENT_HOST_BUDGET_BYTES, is filtered
+    /// slab by slab into a .zarr output).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
-    /// Output: float32 .npy or .tif, or a .png preview (2D). With several inputs, a directory.
+    /// Output: float32 .npy or .tif, an OME-Zarr image (.zarr, metadata from a Zarr input), or a
+    /// .png preview (2D). With several inputs, a directory.
     #[arg(short, long)]
     output: PathBuf,
     /// Gaussian filter (truncated at 4 sigma): one standard deviation for every axis, or one
@@ -100,6 +103,15 @@ impl Filter {
         Ok(y.mapv(|v| v as f32))
     }
 
+    /// How far along axis 0 an output element reads its input (the halo of a streamed slab).
+    fn reach(&self) -> usize {
+        match self {
+            Filter::Gaussian(sigma) => (ndimage::GAUSSIAN_TRUNCATE as f64 * sigma[0] as f64 + 0.5) as usize,
+            Filter::Uniform(size) => size[0] / 2 + 1,
+            Filter::Kernel { kernel, .. } => kernel.shape()[0],
+        }
+    }
+
     fn options(&self) -> serde_json::Value {
         match self {
             Filter::Gaussian(sigma) => json!({ "sigma": sigma }),
@@ -120,23 +132,42 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut options = json!({ "filter": filter.name(), "boundary": boundary.name(), "cval": boundary.cval(), "kernel": args.kernel });
     options.as_object_mut().unwrap().extend(filter.options().as_object().unwrap().clone());
     let batch = Batch { command: "filter", global, options };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
-        one(&filter, boundary, image, output, device, stages)
+    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), batch::read_input, |data, input, output, device, stages| {
+        let apply = |x: ArrayD<f32>| match device.gpu() {
+            Some(gpu) => filter.on_gpu(gpu, &x, boundary),
+            None => filter.on_cpu(&x, boundary),
+        };
+        match data {
+            Input::Whole(image) => one(&filter, boundary, image, (input, output), stages, apply),
+            Input::Rows(source) => {
+                if matches!(boundary, Boundary::Wrap) {
+                    return Err(Error::Invalid("the wrap boundary needs the whole array; this Zarr input is beyond the host memory budget".into()));
+                }
+                let what = format!("{} filter {:?} ({})", filter.name(), source.shape(), boundary.name());
+                let reach = filter.reach();
+                batch::stream(&source, output, ([reach, reach], batch::slab_copies(device, 4)), what, stages, apply)
+            }
+        }
     })
 }
 
-fn one(filter: &Filter, boundary: Boundary, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
+fn one(
+    filter: &Filter,
+    boundary: Boundary,
+    image: ArrayD<f32>,
+    (input, output): (&Path, &Path),
+    stages: &mut Stages,
+    apply: impl FnOnce(ArrayD<f32>) -> Result<ArrayD<f32>, Error>,
+) -> Result<Report, Error> {
     lucent::Shape::new(image.shape())?;
     batch::check_format(output, image.ndim(), false)?;
-    let y = stages.compute(|| match device.gpu() {
-        Some(gpu) => filter.on_gpu(gpu, &image, boundary),
-        None => filter.on_cpu(&image, boundary),
-    })?;
-    stages.write(|| io::write_real(output, &y.view()))?;
+    let shape = image.shape().to_vec();
+    let y = stages.compute(|| apply(image))?;
+    stages.write(|| io::write_real_like(output, &y.view(), input))?;
     Ok(Report {
-        shape_in: image.shape().to_vec(),
+        shape_in: shape.clone(),
         shape_out: y.shape().to_vec(),
         details: json!({}),
-        summary: format!("{} filter {:?} ({})", filter.name(), image.shape(), boundary.name()),
+        summary: format!("{} filter {:?} ({})", filter.name(), shape, boundary.name()),
     })
 }
