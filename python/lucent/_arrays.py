@@ -16,15 +16,29 @@ def real(x: Any, name: str) -> np.ndarray:
         raise TypeError(f"{name} must be real, not {a.dtype}")
     if a.dtype == object:
         raise TypeError(f"{name} must be numeric, not object")
-    return np.ascontiguousarray(a, dtype=np.float32)
+    return np.ascontiguousarray(_with_axes(a, name), dtype=np.float32)
 
 
-def complex64(x: Any) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(x), dtype=np.complex64)
+def complex64(x: Any, name: str = "a") -> np.ndarray:
+    return np.ascontiguousarray(_with_axes(np.asarray(x), name), dtype=np.complex64)
 
 
-def mask(x: Any) -> np.ndarray:
-    return np.ascontiguousarray(np.asarray(x), dtype=bool)
+def mask(x: Any, name: str = "mask") -> np.ndarray:
+    return np.ascontiguousarray(_with_axes(np.asarray(x), name), dtype=bool)
+
+
+def _with_axes(a: np.ndarray, name: str) -> np.ndarray:
+    # ndarray's 0-d arrays would reach lucent as one element of one axis: refuse them here.
+    if a.ndim == 0:
+        raise ValueError(f"{name} is a 0-d array (a scalar); lucent takes arrays of 1 to 4 axes")
+    return a
+
+
+def count(n: Any, name: str) -> int:
+    """A non-negative whole number of something (iterations, samples), as a ValueError otherwise."""
+    if isinstance(n, bool) or not isinstance(n, (numbers.Integral, np.integer)) or n < 0:
+        raise ValueError(f"{name} must be a non-negative integer, got {n!r}")
+    return int(n)
 
 
 def axis(a: int, ndim: int) -> int:

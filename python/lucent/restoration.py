@@ -18,7 +18,7 @@ from typing import Any, Literal, Optional
 import numpy as np
 
 from . import _lucent
-from ._arrays import real
+from ._arrays import count, real
 from ._context import Context, resolve
 
 Boundary = Literal["zero", "periodic", "extended"]
@@ -70,7 +70,7 @@ def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True,
     True
     """
     o = _options(init, normalize_psf, filter_epsilon, boundary, tv, accelerate, stop, eps, clip_negative)
-    return _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psf, "psf"), int(num_iter), False, bool(clip), o)[0]
+    return _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psf, "psf"), count(num_iter, "num_iter"), False, bool(clip), o)[0]
 
 
 def richardson_lucy_grid(image: Any, psfs: Any, num_iter: int = 50, clip: bool = True,
@@ -89,4 +89,4 @@ def richardson_lucy_grid(image: Any, psfs: Any, num_iter: int = 50, clip: bool =
     (40, 40)
     """
     o = _options(init, normalize_psf, filter_epsilon, boundary, tv, accelerate, stop, eps, clip_negative)
-    return _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psfs, "psfs"), int(num_iter), True, bool(clip), o)[0]
+    return _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psfs, "psfs"), count(num_iter, "num_iter"), True, bool(clip), o)[0]

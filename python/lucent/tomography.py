@@ -17,7 +17,7 @@ from typing import Any, Literal, Optional
 import numpy as np
 
 from . import _lucent
-from ._arrays import real
+from ._arrays import count, real
 from ._context import Context, resolve
 
 Method = Literal["auto", "logpolar", "direct"]
@@ -98,4 +98,4 @@ def mlem(sinogram: Any, angles: Any, iterations: int = 50, size: Optional[int] =
     """
     s = _sinogram(sinogram)
     n = s.shape[-1] if size is None else size
-    return _lucent.mlem(resolve(context), s, _rays(n, angles, s.shape[-1], center, method), int(iterations))
+    return _lucent.mlem(resolve(context), s, _rays(n, angles, s.shape[-1], center, method), count(iterations, "iterations"))

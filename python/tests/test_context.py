@@ -69,3 +69,12 @@ def test_threads_share_one_context():
     for t in threads:
         t.join()
     assert all(np.array_equal(r, expected) for r in results)
+
+
+def test_scalars_and_bad_counts_raise_value_errors():
+    for call in [lambda: lucent.fft.fftn(np.float32(3)), lambda: lucent.ndimage.gaussian_filter(np.float32(3), 1),
+                 lambda: lucent.restoration.richardson_lucy(np.ones((5, 5)), np.ones((3, 3)), -1),
+                 lambda: lucent.restoration.richardson_lucy(np.ones((5, 5)), np.ones((3, 3)), 2.5),
+                 lambda: lucent.tomography.mlem(np.ones((4, 8)), np.arange(4) * 0.7, -3)]:
+        with pytest.raises(ValueError):
+            call()
