@@ -67,6 +67,16 @@ def per_axis(value: Any, ndim: int, name: str) -> list:
     return values
 
 
+def on_axes(value: Any, over: Optional[Sequence[int]], ndim: int, name: str, rest: Any) -> list:
+    """scipy's per-axis value with ``axes``: one value, or one per axis of ``over`` (default every
+    axis), spread over all ``ndim`` axes with ``rest`` on the others."""
+    chosen = axes(over, ndim)
+    out = [rest] * ndim
+    for a, v in zip(chosen, per_axis(value, len(chosen), name)):
+        out[a] = v
+    return out
+
+
 def finish(result: np.ndarray, output: Any = None) -> np.ndarray:
     """scipy.ndimage's ``output``: None (the float32 result), a dtype, or an array written in place."""
     if output is None:

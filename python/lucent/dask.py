@@ -25,7 +25,7 @@ import numpy as np
 import dask.array as da
 
 from . import _lucent, ndimage, restoration, signal
-from ._arrays import axes as _axes, per_axis
+from ._arrays import on_axes
 
 __all__ = ["richardson_lucy", "gaussian_filter", "uniform_filter", "fftconvolve", "assign_gpus"]
 
@@ -88,10 +88,7 @@ def gaussian_filter(input: Any, sigma: Any, mode: str = "reflect", cval: float =
     np.float32(1600.0)
     """
     x = da.asarray(input)
-    ax = _axes(axes, x.ndim)
-    sigmas = [0.0] * x.ndim
-    for a, s in zip(ax, per_axis(sigma, len(ax), "sigma")):
-        sigmas[a] = float(s)
+    sigmas = [float(s) for s in on_axes(sigma, axes, x.ndim, "sigma", 0.0)]
     depth = [int(truncate * s + 0.5) for s in sigmas]
     return _chunked(x, depth, lambda c: ndimage.gaussian_filter(c, sigmas, mode=mode, cval=cval, truncate=truncate), _edges(mode))
 
@@ -105,10 +102,7 @@ def uniform_filter(input: Any, size: Any = 3, mode: str = "reflect", cval: float
     np.float32(1.0)
     """
     x = da.asarray(input)
-    ax = _axes(axes, x.ndim)
-    sizes = [1] * x.ndim
-    for a, s in zip(ax, per_axis(size, len(ax), "size")):
-        sizes[a] = int(s)
+    sizes = [int(s) for s in on_axes(size, axes, x.ndim, "size", 1)]
     return _chunked(x, [s // 2 + 1 for s in sizes], lambda c: ndimage.uniform_filter(c, sizes, mode=mode, cval=cval), _edges(mode))
 
 

@@ -27,13 +27,18 @@ __all__ = ["fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "
            "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
 
 
-def _shape(a: np.ndarray, s: Optional[Sequence[int]], axes: Optional[Sequence[int]]) -> tuple[np.ndarray, list[int]]:
-    """numpy's (s, axes): the axes transformed, and ``a`` cropped or zero-padded to ``s`` on them."""
+def _transformed(ndim: int, s: Optional[Sequence[int]], axes: Optional[Sequence[int]]) -> list[int]:
+    """numpy's axes of (s, axes): ``axes``, else the last len(s) axes, else every axis."""
     if s is not None and axes is not None and len(s) != len(axes):
         raise ValueError("s and axes must have the same length")
     if axes is None:
-        axes = range(a.ndim) if s is None else range(a.ndim - len(s), a.ndim)
-    axes = _axes(list(axes), a.ndim)
+        axes = range(ndim) if s is None else range(ndim - len(s), ndim)
+    return _axes(list(axes), ndim)
+
+
+def _shape(a: np.ndarray, s: Optional[Sequence[int]], axes: Optional[Sequence[int]]) -> tuple[np.ndarray, list[int]]:
+    """numpy's (s, axes): the axes transformed, and ``a`` cropped or zero-padded to ``s`` on them."""
+    axes = _transformed(a.ndim, s, axes)
     if s is None:
         return a, axes
     return _fit(a, list(s), axes), axes
@@ -117,11 +122,7 @@ def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[in
     True
     """
     x = complex64(a)
-    if s is not None and axes is not None and len(s) != len(axes):
-        raise ValueError("s and axes must have the same length")
-    if axes is None:
-        axes = range(x.ndim) if s is None else range(x.ndim - len(s), x.ndim)
-    ax = _axes(list(axes), x.ndim)
+    ax = _transformed(x.ndim, s, axes)
     if s is None:
         length = 2 * (x.shape[ax[-1]] - 1)
         if length < 1:

@@ -22,7 +22,7 @@ from typing import Any, Literal, Optional, Sequence, Union
 import numpy as np
 
 from . import _lucent
-from ._arrays import axes as _axes, axis as _axis, complex64, finish, per_axis, real, unsupported
+from ._arrays import axis as _axis, complex64, finish, on_axes, per_axis, real, unsupported
 from ._context import Context, resolve
 
 Sampler = Literal["auto", "buffer", "texture"]
@@ -119,10 +119,7 @@ def gaussian_filter(input: Any, sigma: Any, order: Any = 0, output: Any = None, 
     unsupported("truncate", truncate, 4.0, "gaussian_filter")
     unsupported("radius", radius, None, "gaussian_filter")
     x = real(input, "input")
-    ax = _axes(axes, x.ndim)
-    sigmas = [0.0] * x.ndim
-    for a, s in zip(ax, per_axis(sigma, len(ax), "sigma")):
-        sigmas[a] = float(s)
+    sigmas = [float(s) for s in on_axes(sigma, axes, x.ndim, "sigma", 0.0)]
     return finish(_lucent.gaussian_filter(resolve(context), x, sigmas, _mode(mode), cval), output)
 
 
@@ -136,10 +133,7 @@ def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "r
     """
     _no_origin(origin, "uniform_filter")
     x = real(input, "input")
-    ax = _axes(axes, x.ndim)
-    sizes = [1] * x.ndim
-    for a, s in zip(ax, per_axis(size, len(ax), "size")):
-        sizes[a] = int(s)
+    sizes = [int(s) for s in on_axes(size, axes, x.ndim, "size", 1)]
     return finish(_lucent.uniform_filter(resolve(context), x, sizes, _mode(mode), cval), output)
 
 
