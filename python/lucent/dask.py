@@ -5,7 +5,7 @@ Each worker process opens its own lucent context (its GPU) on first use; :func:`
 gives every worker of a ``dask.distributed`` client its own adapter on multi-GPU hosts. Halos:
 the filters' reach for :func:`gaussian_filter`, :func:`uniform_filter` and :func:`fftconvolve`
 (so the chunked result equals the whole-array one to float32 round-off) and tiled
-Richardson-Lucy's guard band for :func:`richardson_lucy` (the result within the tiled run's
+Richardson-Lucy's guard and blend widths for :func:`richardson_lucy` (the result within the tiled run's
 tolerance of the whole-array one). At the array's own edges each operation applies its usual
 boundary, as on the whole array.
 
@@ -43,16 +43,16 @@ def _chunked(image: Any, depth: Sequence[int], block, boundary: str = "none") ->
 
 
 def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True, filter_epsilon: Optional[float] = None,
-                    *, guard: Optional[Sequence[int]] = None, **options: Any) -> da.Array:
-    """:func:`lucent.restoration.richardson_lucy` chunk by chunk: each chunk with guard bands
-    (its halo) around it, options as the one-call function's. With ``boundary="periodic"`` the
-    halos wrap around the array.
+                    *, halo: Optional[Sequence[int]] = None, **options: Any) -> da.Array:
+    """:func:`lucent.restoration.richardson_lucy` chunk by chunk, each chunk with a halo around
+    it, options as the one-call function's. With ``boundary="periodic"`` the halos wrap around
+    the array.
 
-    ``guard`` (per PSF axis) defaults to tiled Richardson-Lucy's width, r · iterations^(1/4) for
-    a PSF of radius r. Measured against whole-array RL: within 1e-3 on noisy beads
-    (tests/deconvolve_tiles.rs), but 1e-2 on bright sparse beads over a dim background, where
-    guards twice as wide give 3e-4 and three times 4e-6 (tests/test_dask.py). Chunks much larger
-    than the guard keep its cost small.
+    ``halo`` (per PSF axis) defaults to what tiled Richardson-Lucy discards around a tile, its
+    guard band plus its blend width: m + r · iterations^(1/4) for a PSF of m elements and radius
+    r (never more than the exact reach, iterations × (m - 1)). The result is within tiled RL's
+    tolerance of whole-array RL (1e-3, tests/test_dask.py). Chunks much larger than the halo
+    keep its cost small.
 
     >>> import dask.array as da, numpy as np, lucent.dask
     >>> image = da.from_array(np.random.rand(48, 40).astype("f4"), chunks=24)
@@ -64,11 +64,11 @@ def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True,
     lead = x.ndim - h.ndim
     if lead < 0:
         raise ValueError(f"a PSF of {h.ndim} axes for an image of {x.ndim}")
-    if guard is None:
-        guard = [_lucent.rl_guard(m, int(num_iter)) for m in h.shape]
-    elif len(guard) != h.ndim:
-        raise ValueError(f"guard has {len(guard)} values for a PSF of {h.ndim} axes")
-    depth = [0] * lead + [int(g) for g in guard]
+    if halo is None:
+        halo = [_lucent.rl_halo(m, int(num_iter)) for m in h.shape]
+    elif len(halo) != h.ndim:
+        raise ValueError(f"halo has {len(halo)} values for a PSF of {h.ndim} axes")
+    depth = [0] * lead + [int(g) for g in halo]
     periodic = options.get("boundary") == "periodic"
     if periodic:
         options = {**options, "boundary": "zero"}  # the halo carries the wrap-around

@@ -121,16 +121,16 @@ fn adaptive_filter<'py>(py: Python<'py>, ctx: &Context, x: F32<'py>, options: Se
     out(py, py.detach(|| lucent::denoise::adaptive_filter(&ctx.gpu, &x, &o)))
 }
 
-/// The guard band tiled Richardson-Lucy puts around a tile along an axis where the PSF has
-/// `psf_extent` elements (lucent.dask's halo).
+/// The halo of a chunk of Richardson-Lucy along an axis where the PSF has `psf_extent` elements
+/// (lucent.dask's; `lucent::ops::deconvolve::tiles::halo_width`).
 #[pyfunction]
-fn rl_guard(psf_extent: usize, iterations: usize) -> usize {
-    lucent::ops::deconvolve::tiles::guard_width(psf_extent, iterations)
+fn rl_halo(psf_extent: usize, iterations: usize) -> usize {
+    lucent::ops::deconvolve::tiles::halo_width(psf_extent, iterations)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(richardson_lucy, m)?)?;
-    m.add_function(wrap_pyfunction!(rl_guard, m)?)?;
+    m.add_function(wrap_pyfunction!(rl_halo, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;
     Ok(())
 }

@@ -276,7 +276,9 @@ pub fn stream(
 
 /// The output path of each input (see [`Batch::run`]), checked before any work.
 fn outputs(inputs: &[PathBuf], output: &Path, ext: impl Fn(&Path) -> &'static str) -> Result<Vec<PathBuf>, Error> {
-    let as_dir = output.is_dir() || output.as_os_str().to_string_lossy().ends_with(['/', std::path::MAIN_SEPARATOR]);
+    // A Zarr store is a directory but one output: writing it again replaces it.
+    let store = io::zarr::is_zarr(output);
+    let as_dir = !store && (output.is_dir() || output.as_os_str().to_string_lossy().ends_with(['/', std::path::MAIN_SEPARATOR]));
     if inputs.len() == 1 && !as_dir {
         check_output_dir(output)?;
         return Ok(vec![output.to_path_buf()]);

@@ -144,9 +144,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     })
 }
 
-/// A Zarr input beyond the host memory budget, deconvolved in slabs of rows, each with guard
-/// bands of tiled Richardson-Lucy's width along axis 0 (none where the PSF has fewer axes and
-/// axis 0 is a batch).
+/// A Zarr input beyond the host memory budget, deconvolved in slabs of rows, each with halos of
+/// `tiles::halo_width` rows (none where the PSF has fewer axes and axis 0 is a batch).
 fn streamed(
     args: &Args,
     (psfs, opts): (&PsfGrid, &RlOptions),
@@ -161,12 +160,17 @@ fn streamed(
     let psf = psfs.psf([0, 0]);
     let shape = source.shape();
     let guard = match psf.ndim() == shape.len() {
-        true => tiles::guard_width(psf.shape()[0], args.iterations),
+        true => tiles::halo_width(psf.shape()[0], args.iterations),
         false => 0,
     };
     let what = format!("Richardson-Lucy {shape:?} ({} iterations)", args.iterations);
-    // On a CPU adapter, RL's device working set (about 12 float32 copies of a tile) is host memory.
-    batch::stream(source, output, ([guard, guard], batch::slab_copies(device, 12)), what, stages, |slab| {
+    // On a CPU adapter RL's device working set is host memory: its float32 copies of a slab of
+    // (about) four guard bands' rows, padded spectra included, so that a slab runs whole.
+    let mut window = shape.clone();
+    window[0] = (6 * guard).clamp(1, shape[0]);
+    let elements = window.iter().product::<usize>() as u64;
+    let device_copies = tiles::working_set_bytes(&window, psf.shape(), opts)?.div_ceil(4 * elements);
+    batch::stream(source, output, ([guard, guard], batch::slab_copies(device, device_copies)), what, stages, |slab| {
         let (estimate, _) = match device.gpus.is_empty() {
             false => deconvolve::restore(&device.gpus, &slab.view(), psfs, args.iterations, opts, |_| {})?,
             true => on_cpu_any(&slab.view(), psfs, args.iterations, opts, |_| {})?,

@@ -348,6 +348,14 @@ pub fn guard_width(psf_extent: usize, iterations: usize) -> usize {
     g.min(exact_guard(psf_extent, iterations))
 }
 
+/// The halo of a chunk cut hard from its neighbours (streamed slabs, Dask chunks), along an axis
+/// where the PSF has `psf_extent` elements: a tile's guard band plus its blend width. A tile's
+/// result is used from [`guard_width`] inside its window, blended in over the next `m`
+/// elements; a hard cut keeps only what a tile would use at full weight.
+pub fn halo_width(psf_extent: usize, iterations: usize) -> usize {
+    (guard_width(psf_extent, iterations) + psf_extent).min(exact_guard(psf_extent, iterations))
+}
+
 /// The guard rule's factor: g = GUARD_RADII · r · iterations^¼, r = m / 2; about twice the
 /// largest factor measured (0.51).
 const GUARD_RADII: f64 = 1.0;
