@@ -46,6 +46,13 @@ def _no_origin(origin: Any, function: str) -> None:
         raise NotImplementedError(f"lucent's {function} takes only origin=0")
 
 
+def _weights(input: Any, weights: Any, output: Any, mode: str, cval: float, origin: Any, flip: bool,
+             context: Optional[Context]) -> np.ndarray:
+    _no_origin(origin, "convolve" if flip else "correlate")
+    r = _lucent.correlate(resolve(context), real(input, "input"), real(weights, "weights"), _mode(mode), cval, flip)
+    return finish(r, output)
+
+
 def correlate(input: Any, weights: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
               context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.correlate: the correlation with ``weights`` (the input's rank).
@@ -54,9 +61,7 @@ def correlate(input: Any, weights: Any, output: Any = None, mode: str = "reflect
     >>> lucent.ndimage.correlate(np.arange(5, dtype="f4"), np.array([1, 0, 0], "f4"))
     array([0., 0., 1., 2., 3.], dtype=float32)
     """
-    _no_origin(origin, "correlate")
-    r = _lucent.correlate(resolve(context), real(input, "input"), real(weights, "weights"), _mode(mode), cval, False)
-    return finish(r, output)
+    return _weights(input, weights, output, mode, cval, origin, False, context)
 
 
 def convolve(input: Any, weights: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
@@ -67,9 +72,7 @@ def convolve(input: Any, weights: Any, output: Any = None, mode: str = "reflect"
     >>> lucent.ndimage.convolve(np.arange(5, dtype="f4"), np.array([1, 0, 0], "f4"))
     array([1., 2., 3., 4., 4.], dtype=float32)
     """
-    _no_origin(origin, "convolve")
-    r = _lucent.correlate(resolve(context), real(input, "input"), real(weights, "weights"), _mode(mode), cval, True)
-    return finish(r, output)
+    return _weights(input, weights, output, mode, cval, origin, True, context)
 
 
 def _one_axis(input: Any, weights: Any, axis: int, output: Any, mode: str, cval: float, origin: int, flip: bool,

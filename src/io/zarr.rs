@@ -115,7 +115,7 @@ impl Source {
         };
         let array = Array::open(store, &array_path).map_err(|e| zarr_error(path, e))?;
         let source = Source { array, path: path.to_path_buf(), ome };
-        source.convert(Vec::new(), 0)?; // the data type is one lucent converts
+        source.convert(&vec![0..0; source.shape().len()])?; // the data type is one lucent converts
         Ok(source)
     }
 
@@ -141,32 +141,27 @@ impl Source {
         }
         let subset: Vec<Range<u64>> = std::iter::once(rows.start as u64..rows.end as u64).chain(shape[1..].iter().map(|&n| 0..n as u64)).collect();
         shape[0] = rows.len();
-        let values = self.convert(subset, shape.iter().product())?;
+        let values = self.convert(&subset)?;
         Ok(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("zarrs returns the subset's elements"))
     }
 
-    /// The elements of `subset` as f32 (an empty subset only checks the data type).
-    fn convert(&self, subset: Vec<Range<u64>>, len: usize) -> Result<Vec<f32>> {
+    /// The elements of `subset` as f32 (an empty subset reads nothing and checks the data type).
+    fn convert(&self, subset: &[Range<u64>]) -> Result<Vec<f32>> {
         let dt = self.array.data_type();
         macro_rules! as_f32 {
-            ($($name:ident: $t:ty),*) => {
+            ($($name:ident: $t:ty => $f:expr),*) => {
                 $(if *dt == data_type::$name() {
-                    if len == 0 {
-                        return Ok(Vec::new());
-                    }
-                    let v: Vec<$t> = self.array.retrieve_array_subset(&subset.as_slice()).map_err(|e| zarr_error(&self.path, e))?;
-                    return Ok(v.into_iter().map(|x| x as f32).collect());
+                    let v: Vec<$t> = self.array.retrieve_array_subset(&subset).map_err(|e| zarr_error(&self.path, e))?;
+                    return Ok(v.into_iter().map($f).collect());
                 })*
             };
         }
-        as_f32!(float32: f32, float64: f64, uint8: u8, uint16: u16, uint32: u32, uint64: u64, int8: i8, int16: i16, int32: i32, int64: i64);
-        if *dt == data_type::bool() {
-            if len == 0 {
-                return Ok(Vec::new());
-            }
-            let v: Vec<bool> = self.array.retrieve_array_subset(&subset.as_slice()).map_err(|e| zarr_error(&self.path, e))?;
-            return Ok(v.into_iter().map(|b| b as u8 as f32).collect());
-        }
+        as_f32!(
+            float32: f32 => |x| x, float64: f64 => |x| x as f32,
+            uint8: u8 => f32::from, uint16: u16 => f32::from, uint32: u32 => |x| x as f32, uint64: u64 => |x| x as f32,
+            int8: i8 => f32::from, int16: i16 => f32::from, int32: i32 => |x| x as f32, int64: i64 => |x| x as f32,
+            bool: bool => |b| f32::from(u8::from(b))
+        );
         Err(file_error(&self.path, format!("Zarr data type {} (lucent reads bool, integers, float32 and float64)", dt)))
     }
 }

@@ -234,14 +234,16 @@ pub fn slab_copies(device: &Device, device_copies: u64) -> u64 {
 /// Reads `path` whole, unless it is a Zarr array of which [`SLAB_COPIES`] float32 copies exceed the
 /// host memory budget (`LUCENT_HOST_BUDGET_BYTES`): that one is opened to stream.
 pub fn read_input(path: &Path) -> Result<Input, Error> {
-    if io::zarr::is_zarr(path) {
-        let source = io::zarr::Source::open(path)?;
-        let bytes = source.shape().iter().try_fold(4 * SLAB_COPIES, |b, &n| b.checked_mul(n as u64));
-        if bytes.is_none_or(|b| b > io::host_budget_bytes().unwrap_or(u64::MAX)) {
-            return Ok(Input::Rows(source));
-        }
+    if !io::zarr::is_zarr(path) {
+        return io::read_real(path).map(Input::Whole);
     }
-    io::read_real(path).map(Input::Whole)
+    let source = io::zarr::Source::open(path)?;
+    let shape = source.shape();
+    let bytes = shape.iter().try_fold(4 * SLAB_COPIES, |b, &n| b.checked_mul(n as u64));
+    match bytes.is_none_or(|b| b > io::host_budget_bytes().unwrap_or(u64::MAX)) {
+        true => Ok(Input::Rows(source)),
+        false => source.read_rows(0..shape.first().copied().unwrap_or(0)).map(Input::Whole),
+    }
 }
 
 /// `op` over a Zarr `source` slab by slab into the OME-Zarr `output` (its metadata carried), each

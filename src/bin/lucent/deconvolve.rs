@@ -33,7 +33,7 @@ bands (see --json for the tiles, guard widths and per-tile times).")]
 pub struct Args {
     /// The observed images: .npy, .tif/.tiff (multi-page = 3D), .png, or a Zarr array or OME-Zarr
     /// image (`in.zarr/0`; one beyond the host memory budget, LUCENT_HOST_BUDGET_BYTES, is
-    /// deconvolved slab by slab, guard bands around each, into a .zarr output).
+    /// deconvolved slab by slab, halos around each, into a .zarr output).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// The point spread function, no larger than the image along any axis (its element
@@ -159,18 +159,18 @@ fn streamed(
     }
     let psf = psfs.psf([0, 0]);
     let shape = source.shape();
-    let guard = match psf.ndim() == shape.len() {
+    let halo = match psf.ndim() == shape.len() {
         true => tiles::halo_width(psf.shape()[0], args.iterations),
         false => 0,
     };
     let what = format!("Richardson-Lucy {shape:?} ({} iterations)", args.iterations);
     // On a CPU adapter RL's device working set is host memory: its float32 copies of a slab of
-    // (about) four guard bands' rows, padded spectra included, so that a slab runs whole.
+    // (about) six halos' rows, padded spectra included, so that a slab runs whole.
     let mut window = shape.clone();
-    window[0] = (6 * guard).clamp(1, shape[0]);
+    window[0] = (6 * halo).clamp(1, shape[0]);
     let elements = window.iter().product::<usize>() as u64;
     let device_copies = tiles::working_set_bytes(&window, psf.shape(), opts)?.div_ceil(4 * elements);
-    batch::stream(source, output, ([guard, guard], batch::slab_copies(device, device_copies)), what, stages, |slab| {
+    batch::stream(source, output, ([halo, halo], batch::slab_copies(device, device_copies)), what, stages, |slab| {
         let (estimate, _) = match device.gpus.is_empty() {
             false => deconvolve::restore(&device.gpus, &slab.view(), psfs, args.iterations, opts, |_| {})?,
             true => on_cpu_any(&slab.view(), psfs, args.iterations, opts, |_| {})?,
