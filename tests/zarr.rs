@@ -163,6 +163,16 @@ fn bad_stores_and_outputs_are_refused_and_leave_nothing() {
     std::fs::write(p.join("half.zarr/.zarray"), meta.to_string()).unwrap();
     let err = io::read_real(p.join("half.zarr")).unwrap_err().to_string();
     assert!(err.contains("data type"), "{err}");
+    // a header promising more than the host budget: refused before any chunk is read
+    std::fs::create_dir(p.join("huge.zarr")).unwrap();
+    let meta = json!({"zarr_format": 2, "shape": [1u64 << 20, 1u64 << 20, 1u64 << 20], "chunks": [64, 64, 64], "dtype": "<f4", "compressor": null, "fill_value": 0, "order": "C", "filters": null});
+    std::fs::write(p.join("huge.zarr/.zarray"), meta.to_string()).unwrap();
+    let err = io::read_real(p.join("huge.zarr")).unwrap_err().to_string();
+    assert!(err.contains("host memory") || err.contains("overflows"), "{err}");
+    // malformed metadata
+    std::fs::create_dir(p.join("bad.zarr")).unwrap();
+    std::fs::write(p.join("bad.zarr/zarr.json"), "{\"zarr_format\": 3, \"node_type\": \"array\", \"shape\": [").unwrap();
+    assert!(io::read_real(p.join("bad.zarr")).is_err());
     // a truncated chunk
     let values = ArrayD::from_elem(IxDyn(&[4, 6, 6]), 7u16);
     let array = write_v2_image(&p.join("cut.zarr"), &values, &[4, 6, 6]);
