@@ -5,7 +5,7 @@
 //!
 //! - `fft_sweep`: the full accuracy sweep of the FFT issue: every length 1..=1024, every prime up
 //!   to 4096, 2^k up to 2^20, both directions; prints the worst errors per class and fails on an
-//!   error beyond the gate of tests/fft.rs (LUCENT_SWEEP_FROM=N resumes at length N).
+//!   error beyond the gate of tests/it/fft.rs (LUCENT_SWEEP_FROM=N resumes at length N).
 //! - `split_host`: host time of the fold and the recombination of 256³ ⊛ 31³ 'same' (what bounds
 //!   the split pipeline on fast GPUs), best of 3.
 //! - `rl_tiles`: a 2048² image, 30 iterations, σ = 2: whole-image RL, then tiles forced by a
@@ -15,9 +15,9 @@
 //! - `api_calls`: the one-call functions on host arrays, the cases of benches/python_calls.py
 //!   (median ms of repeated calls after a warm-up), for the Python package's call overhead.
 //!
-//! The test helpers (tests/common) are shared through a path module.
+//! The test helpers (tests/it/common) are shared through a path module.
 
-#[path = "../tests/common/mod.rs"]
+#[path = "../tests/it/common/mod.rs"]
 mod common;
 use common::fft_check::{errors, flat_c, flat_c64, max_bound, uses_bluestein};
 use common::specimens::{extent, flat64, gaussian, observed, specimen};
@@ -78,7 +78,7 @@ fn main() {
     }
 }
 
-/// The full accuracy sweep of the FFT issue (was tests/fft.rs, `--ignored`).
+/// The full accuracy sweep of the FFT issue (was tests/it/fft.rs, `--ignored`).
 fn fft_sweep() {
     let primes: Vec<usize> = (2..=4096).filter(|&p| (2..p).take_while(|d| d * d <= p).all(|d| p % d != 0)).collect();
     let mut lengths: Vec<usize> = (1..=1024).collect();
@@ -116,7 +116,7 @@ fn fft_sweep() {
     }
 }
 
-/// Host time of the split pipeline's fold and recombination (was tests/convolve_split.rs).
+/// Host time of the split pipeline's fold and recombination (was tests/it/convolve_split.rs).
 fn split_host() {
     let (a, k) = (rand_array(&[256, 256, 256]), rand_array(&[31, 31, 31]));
     let g = convolve::Geometry::new(a.shape(), k.shape(), Mode::Same).unwrap();
@@ -161,7 +161,7 @@ fn split_host() {
     }
 }
 
-/// Whole-image RL against tiles (was tests/deconvolve_tiles.rs).
+/// Whole-image RL against tiles (was tests/it/deconvolve_tiles.rs).
 fn rl_tiles() {
     // LUCENT_TILED_TIMING_N sets a smaller size for a try on lavapipe.
     let n = std::env::var("LUCENT_TILED_TIMING_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2048);
@@ -201,7 +201,7 @@ fn rl_tiles() {
 /// The smallest guard keeping 2 × 2 tiles within 1e-3 (relative L2 and max/max) of whole-image
 /// RL, for Gaussian PSFs cut at 3σ, on noisy specimens of two kinds: bright beads (200-1000
 /// photons) and blobs over a background of 5, and blobs alone (20-100), where max/max is the
-/// stricter measure (was tests/deconvolve_tiles.rs).
+/// stricter measure (was tests/it/deconvolve_tiles.rs).
 fn rl_guard_rule() {
     println!("| specimen | σ | m | iterations | smallest guard | guard / (r·k^¼) | rule |");
     println!("|---|---|---|---|---|---|---|");

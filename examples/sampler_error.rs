@@ -2,7 +2,7 @@
 //! sampled at random coordinates (inside and around the array) by the buffer and the texture
 //! sampler, orders 1 and 3, every mode, against the f64 reference. Prints the relative L2 error
 //! and the largest error over the values' range, per sampler; the figures in BENCHMARKS.md and
-//! the bound in tests/interpolate.rs come from it.
+//! the bound in tests/it/interpolate.rs come from it.
 //!
 //! ```sh
 //! cargo run --release --example sampler_error

@@ -20,6 +20,12 @@ use crate::ops::denoise::gpu;
 pub use crate::ops::denoise::gpu::Report;
 pub use crate::ops::denoise::{Lognormal, Method, Options};
 
+/// The CPU reference (f64), with the semantics of the GPU function: what `--device cpu` runs
+/// and what the tests compare against.
+pub mod cpu {
+    pub use crate::ops::denoise::cpu::adaptive_filter;
+}
+
 /// The data denoised over its last `o.dims` axes (every leading index on its own), with `x`'s
 /// shape.
 pub fn adaptive_filter<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, o: &Options) -> Result<Array<f32, D>> {

@@ -24,7 +24,7 @@
 //! compute pass and submits once ([`Recording::run_async`] awaits it without blocking).
 //!
 //! ```no_run
-//! use lucent::{Gpu, Recording, kernels::binary::{self, BinaryOp}};
+//! use lucent::{Gpu, Recording, engine::binary::{self, BinaryOp}};
 //! use ndarray::ArrayD;
 //!
 //! let gpu = Gpu::new()?;
@@ -42,14 +42,15 @@
 
 pub mod check;
 pub mod denoise;
+pub mod engine;
 pub mod error;
-pub mod gpu;
-pub mod graph;
-pub mod io;
 pub mod fft;
-pub mod kernels;
+pub(crate) mod gpu;
+pub(crate) mod graph;
+pub mod io;
+pub(crate) mod kernels;
 pub mod ndimage;
-pub mod ops;
+pub(crate) mod ops;
 pub mod phantom;
 pub mod registration;
 pub mod restoration;
@@ -58,6 +59,11 @@ pub mod tomography;
 
 #[cfg(test)]
 mod layers;
+#[cfg(test)]
+mod tests;
+// The unit tests name the crate's items as the integration tests do (`lucent::...`).
+#[cfg(test)]
+extern crate self as lucent;
 
 // The README's Rust examples compile as doctests.
 #[cfg(doctest)]
@@ -65,5 +71,5 @@ mod layers;
 struct ReadmeExamples;
 
 pub use error::{Error, Result};
-pub use gpu::{Dtype, Gpu, GpuArray, Shape};
+pub use gpu::{Dtype, Gpu, GpuArray, GpuOptions, Shape};
 pub use graph::{Buf, Compiled, Download, Output, Recording, Results, RunReport};

@@ -28,7 +28,7 @@ use ndarray::{Array, ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::{with_dim, Gpu, Shape};
 use crate::graph::Recording;
-use crate::ops::convolve::{along_axis, gaussian_passes, slabs, uniform_passes};
+use crate::ops::convolve::{along_axis, slabs};
 use crate::ops::interpolate;
 
 pub use crate::kernels::boundary::Boundary;
@@ -41,6 +41,15 @@ pub use crate::ops::interpolate::{
     affine_transform as record_affine_transform, map_coordinates as record_map_coordinates, spline_filter as record_spline_filter,
     spline_filter1d as record_spline_filter1d, AffineMap, Sampler, Sampling, SplineMode,
 };
+pub use crate::ops::convolve::{check_filter_weights, gaussian_passes, uniform_passes};
+pub use crate::ops::interpolate::{coordinates, rotate_map, shift_map, zoom_map};
+
+/// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
+/// and what the tests compare against.
+pub mod cpu {
+    pub use crate::ops::convolve::cpu::{convolve, convolve1d, correlate, correlate1d, gaussian_filter, separable, uniform_filter};
+    pub use crate::ops::interpolate::cpu::{fourier_shift, map_coordinates, spline_filter, spline_filter1d};
+}
 
 /// scipy.ndimage.correlate(input, weights, mode, cval): weights of the input's rank.
 pub fn correlate<S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<f32, D>>

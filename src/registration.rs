@@ -29,6 +29,18 @@ use crate::gpu::Gpu;
 pub use crate::ops::registration::stripes::{apply as apply_shifts, average as average_registered, register_volume, BscanShift, Status, StripeRegistration, VolumeRegistration};
 pub use crate::ops::registration::template::{peaks, record_match_template, PadMode, TemplateMatch};
 pub use crate::ops::registration::{record_phase_correlation, CoarsePeak, Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
+pub use crate::ops::registration::masked::{as_weights as mask_weights, check_registration as check_masked_registration, masked_phase_cross_correlation_resident};
+pub use crate::ops::registration::refinement_shapes;
+pub use crate::ops::registration::stripes::{register_volume_with, Average};
+pub use crate::ops::registration::template::{check_shapes as check_template_shapes, output_dims as template_output_dims};
+
+/// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
+/// and what the tests compare against.
+pub mod cpu {
+    pub use crate::ops::registration::cpu::{cross_correlate_masked, masked_phase_cross_correlation, phase_cross_correlation, phase_cross_correlation_spectra};
+    pub use crate::ops::registration::stripes::{apply_reference as apply_shifts, register_volume_reference as register_volume};
+    pub use crate::ops::registration::template::match_template_reference as match_template;
+}
 
 /// skimage.feature.match_template(image, template, pad_input, mode, constant_values): the
 /// normalised cross-correlation of the template with every window of the image (1-4 axes, the

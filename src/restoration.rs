@@ -21,9 +21,19 @@ use ndarray::{Array, ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::{with_dim, Gpu};
 use crate::ops::deconvolve;
-use crate::ops::deconvolve::tiles::PsfGrid;
 
 pub use crate::ops::deconvolve::{Init, Progress, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlRun, StopRule};
+pub use crate::ops::deconvolve::tiles::{
+    halo_width as rl_halo, richardson_lucy_tiled, working_set_bytes, PsfGrid, TileOptions, TileProgress, TiledReport, TiledResult,
+};
+pub use crate::ops::deconvolve::{check_iterations, restore as richardson_lucy_on, Geometry, RlResult};
+
+/// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
+/// and what the tests compare against.
+pub mod cpu {
+    pub use crate::ops::deconvolve::cpu::{convolve, richardson_lucy, richardson_lucy_with, CpuResult};
+    pub use crate::ops::deconvolve::tiles::richardson_lucy_tiled_cpu;
+}
 
 /// Richardson-Lucy deconvolution of `image` by `psf` (the image's rank, or fewer axes: applied
 /// to each slice along the leading axes), `num_iter` iterations (fewer when `opts.stop` ends

@@ -24,12 +24,22 @@ use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::{with_dim, Gpu};
 use crate::ops::convolve::host;
-use crate::ops::convolve::split::SplitOptions;
 
 pub use crate::ops::convolve::{
     fftconvolve as record_fftconvolve, fftcorrelate as record_fftcorrelate, signal_convolve as record_convolve,
     signal_correlate as record_correlate, Method, Mode,
 };
+pub use crate::ops::convolve::host::{convolve as convolve_on, HostRun, Signal};
+pub use crate::ops::convolve::split::{convolve_split, convolve_split_with_progress, PartTiming, SplitOptions, SplitReport};
+pub use crate::ops::convolve::bank::FilterBank;
+// The cost model of `Method::Auto` (picoseconds), which `lucent bench` calibrates.
+pub use crate::ops::convolve::{Geometry, KernelSpectrum, DIRECT_PS_PER_OUTPUT, DIRECT_TILED_PS_PER_TAP, DIRECT_WINDOW_PS_PER_TAP};
+
+/// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
+/// and what the tests compare against.
+pub mod cpu {
+    pub use crate::ops::convolve::cpu::{fft_signal, full_convolution, signal_convolve as convolve, signal_correlate as correlate};
+}
 
 /// scipy.signal.fftconvolve(in1, in2, mode).
 pub fn fftconvolve<S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode) -> Result<Array<f32, D>>

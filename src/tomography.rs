@@ -24,6 +24,25 @@ use crate::graph::Recording;
 
 pub use crate::ops::tomography::{kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Method, Mlem, EM_EPSILON};
 
+/// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
+/// and what the tests compare against.
+pub mod cpu {
+    use super::{Filter, Geometry};
+    use crate::error::Result;
+    use ndarray::Axis;
+
+    pub use crate::ops::tomography::cpu::{backproject, fbp, mlem, project};
+
+    /// [`super::find_center`] with the reference FBP.
+    pub fn find_center(sinogram: &ndarray::ArrayView2<f32>, g: &Geometry, radius: f64) -> Result<(f64, Vec<(f64, f64)>)> {
+        crate::check::check_finite(&sinogram.view().into_dyn(), "the sinogram")?;
+        let s = sinogram.mapv(f64::from).insert_axis(Axis(0));
+        crate::ops::tomography::find_center(g, radius, |centres| {
+            Ok(centres.iter().map(|&c| fbp(&s.view(), &Geometry { center: c, ..g.clone() }, Filter::Ramp).index_axis_move(Axis(0), 0).mapv(|v| v as f32).into_dyn()).collect())
+        })
+    }
+}
+
 /// Slices of a stack per submission: as many as keep about `per_slice` bytes each (the slice's
 /// input, output and temporaries) within a quarter of the memory budget and one buffer.
 fn batches(gpu: &Gpu, slices: usize, per_slice: u64) -> impl Iterator<Item = std::ops::Range<usize>> {

@@ -122,10 +122,10 @@ fn adaptive_filter<'py>(py: Python<'py>, ctx: &Context, x: F32<'py>, options: Se
 }
 
 /// The halo of a chunk of Richardson-Lucy along an axis where the PSF has `psf_extent` elements
-/// (lucent.dask's; `lucent::ops::deconvolve::tiles::halo_width`).
+/// (lucent.dask's; `lucent::restoration::rl_halo`).
 #[pyfunction]
 fn rl_halo(psf_extent: usize, iterations: usize) -> usize {
-    lucent::ops::deconvolve::tiles::halo_width(psf_extent, iterations)
+    lucent::restoration::rl_halo(psf_extent, iterations)
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

@@ -57,7 +57,7 @@ def test_lucent_options(rng):
     stopped = lucent.restoration.richardson_lucy(image, psf, 500, clip=False, stop=(1e-2, 1))
     assert np.all(np.isfinite(stopped))
     # one PSF in every region: whole-image RL, to the default guard bands' approximation (exact
-    # guards give round-off: tests/deconvolve_tiles.rs)
+    # guards give round-off: tests/it/deconvolve_tiles.rs)
     grid = lucent.restoration.richardson_lucy_grid(image, np.stack([np.stack([psf, psf])] * 2), 10, clip=False)
     assert rel(grid, lucent.restoration.richardson_lucy(image, psf, 10, clip=False)) < 1e-2
 

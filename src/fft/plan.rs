@@ -43,7 +43,7 @@ const SPLIT_LOOPS: usize = 2;
 const LOOP_THREADS: usize = 64;
 /// Threads a looping pass dispatches at least, else it does not loop: two full waves of the
 /// largest GPUs (132 multiprocessors of 2048 threads). `LUCENT_FFT_MIN_THREADS` overrides;
-/// tests/fft_loops.rs tunes its GPU to 1 so that small transforms loop.
+/// tests/it/fft_loops.rs tunes its GPU to 1 so that small transforms loop.
 const MIN_THREADS: usize = 1 << 19;
 
 /// The radices of `n` (None if a prime factor above 13 remains) and the elements a thread holds

@@ -8,7 +8,7 @@ mod chunks;
 mod compiled;
 mod plan;
 
-pub use chunks::{row_ranges, rows_per_buffer, Chunked, ChunkedDownload};
+pub use chunks::{row_ranges, Chunked, ChunkedDownload};
 pub use compiled::{Compiled, NodeTime, RunReport, Results};
 
 use ndarray::ArrayViewD;

@@ -10,9 +10,7 @@ use std::sync::OnceLock;
 use indicatif::{ProgressBar, ProgressStyle};
 
 use lucent::io;
-use lucent::ops::convolve::host;
-use lucent::ops::convolve::split::SplitOptions;
-use lucent::ops::convolve::{cpu, Geometry, Method, Mode};
+use lucent::signal::{self, cpu, Geometry, Method, Mode, SplitOptions};
 use lucent::Error;
 use ndarray::ArrayD;
 use serde_json::json;
@@ -92,8 +90,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             let what = format!("{} {:?} with {:?} (same)", if args.correlate { "correlate" } else { "convolve" }, source.shape(), kernel.shape());
             batch::stream(&source, output, ([m / 2, m / 2], batch::slab_copies(device, 8)), what, stages, |slab| match device.gpus.is_empty() {
                 false => {
-                    let op = host::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
-                    Ok(host::convolve(&device.gpus, &slab.view(), &kernel.view(), op, &opts, &|_, _| {})?.0)
+                    let op = signal::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
+                    Ok(signal::convolve_on(&device.gpus, &slab.view(), &kernel.view(), op, &opts, &|_, _| {})?.0)
                 }
                 true => {
                     let method = args.method.resolve(&Geometry::new(slab.shape(), kernel.shape(), args.mode)?);
@@ -119,9 +117,9 @@ fn one(
     let (y, method, split, chunks, slabs) = stages.compute(|| match device.gpus.is_empty() {
         false => {
             let bar = PartsBar::new(global);
-            let op = host::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
+            let op = signal::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
             let progress = |done: usize, total: usize| bar.show(done, total);
-            let (y, run) = host::convolve(&device.gpus, &image.view(), &kernel.view(), op, opts, &progress)?;
+            let (y, run) = signal::convolve_on(&device.gpus, &image.view(), &kernel.view(), op, opts, &progress)?;
             Ok((y, run.method, run.split, run.chunks, run.slabs))
         }
         true => {
@@ -201,8 +199,8 @@ impl Drop for PartsBar<'_> {
 fn on_cpu(image: &ArrayD<f32>, kernel: &ArrayD<f32>, mode: Mode, method: Method, correlate: bool) -> Result<ArrayD<f32>, Error> {
     let (a, k) = (image.mapv(|v| v as f64), kernel.mapv(|v| v as f64));
     let y = match (method, correlate) {
-        (Method::Direct, false) => cpu::signal_convolve(&a, &k, mode)?,
-        (Method::Direct, true) => cpu::signal_correlate(&a, &k, mode)?,
+        (Method::Direct, false) => cpu::convolve(&a, &k, mode)?,
+        (Method::Direct, true) => cpu::correlate(&a, &k, mode)?,
         (_, correlate) => cpu::fft_signal(&a, &k, mode, correlate)?,
     };
     Ok(y.mapv(|v| v as f32))

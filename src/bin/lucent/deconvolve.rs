@@ -8,8 +8,7 @@ use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
 use lucent::io;
-use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions};
-use lucent::ops::deconvolve::{self, cpu, Init, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlResult, RlRun, StopRule};
+use lucent::restoration::{self, cpu, Init, PsfGrid, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlResult, RlRun, StopRule, TileOptions};
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, ArrayViewD};
 use serde_json::json;
@@ -160,7 +159,7 @@ fn streamed(
     let psf = psfs.psf([0, 0]);
     let shape = source.shape();
     let halo = match psf.ndim() == shape.len() {
-        true => tiles::halo_width(psf.shape()[0], args.iterations),
+        true => restoration::rl_halo(psf.shape()[0], args.iterations),
         false => 0,
     };
     let what = format!("Richardson-Lucy {shape:?} ({} iterations)", args.iterations);
@@ -169,10 +168,10 @@ fn streamed(
     let mut window = shape.clone();
     window[0] = (6 * halo).clamp(1, shape[0]);
     let elements = window.iter().product::<usize>() as u64;
-    let device_copies = tiles::working_set_bytes(&window, psf.shape(), opts)?.div_ceil(4 * elements);
+    let device_copies = restoration::working_set_bytes(&window, psf.shape(), opts)?.div_ceil(4 * elements);
     batch::stream(source, output, ([halo, halo], batch::slab_copies(device, device_copies)), what, stages, |slab| {
         let (estimate, _) = match device.gpus.is_empty() {
-            false => deconvolve::restore(&device.gpus, &slab.view(), psfs, args.iterations, opts, |_| {})?,
+            false => restoration::richardson_lucy_on(&device.gpus, &slab.view(), psfs, args.iterations, opts, |_| {})?,
             true => on_cpu_any(&slab.view(), psfs, args.iterations, opts, |_| {})?,
         };
         Ok(estimate)
@@ -191,7 +190,7 @@ fn one(
     batch::check_format(output, image.ndim(), false)?;
 
     let bar = progress_bar(global, args.iterations);
-    let show = |p: deconvolve::Progress| {
+    let show = |p: restoration::Progress| {
         bar.set_length(p.total as u64);
         bar.set_position(p.done as u64);
         if let Some(c) = p.relative_change {
@@ -199,7 +198,7 @@ fn one(
         }
     };
     let (estimate, run) = stages.compute(|| match device.gpus.is_empty() {
-        false => deconvolve::restore(&device.gpus, &image.view(), psfs, args.iterations, opts, show),
+        false => restoration::richardson_lucy_on(&device.gpus, &image.view(), psfs, args.iterations, opts, show),
         true => on_cpu_any(&image.view(), psfs, args.iterations, opts, show),
     })?;
     bar.finish_and_clear();
@@ -241,17 +240,17 @@ fn on_cpu_any(
     psfs: &PsfGrid,
     iterations: usize,
     opts: &RlOptions,
-    mut progress: impl FnMut(deconvolve::Progress),
+    mut progress: impl FnMut(restoration::Progress),
 ) -> Result<(ArrayD<f32>, RlRun), Error> {
     if psfs.grid() == [1, 1] {
         let r = on_cpu(image, &psfs.psf([0, 0]), iterations, opts, progress)?;
         return Ok((r.estimate, RlRun::Whole(r.report)));
     }
-    let show = |p: tiles::TileProgress| {
+    let show = |p: restoration::TileProgress| {
         let (done, total) = p.overall();
-        progress(deconvolve::Progress { done, total, relative_change: None })
+        progress(restoration::Progress { done, total, relative_change: None })
     };
-    let (e, r) = tiles::richardson_lucy_tiled_cpu(image, psfs, iterations, opts, &TileOptions::default(), show)?;
+    let (e, r) = cpu::richardson_lucy_tiled_cpu(image, psfs, iterations, opts, &TileOptions::default(), show)?;
     Ok((e.mapv(|v| v as f32), RlRun::Tiled(r)))
 }
 
@@ -265,7 +264,7 @@ pub fn restore(
     opts: &RlOptions,
 ) -> Result<RlResult, Error> {
     let bar = progress_bar(global, iterations);
-    let show = |p: deconvolve::Progress| {
+    let show = |p: restoration::Progress| {
         bar.set_position(p.done as u64);
         if let Some(c) = p.relative_change {
             bar.set_message(format!("change {c:.2e}"));
@@ -284,14 +283,14 @@ fn on_cpu(
     psf: &ArrayViewD<f32>,
     iterations: usize,
     opts: &RlOptions,
-    progress: impl FnMut(deconvolve::Progress),
+    progress: impl FnMut(restoration::Progress),
 ) -> Result<RlResult, Error> {
     let t = Instant::now();
     let r = cpu::richardson_lucy_with(image, psf, iterations, opts, progress)?;
     let iterate_ms = ms_since(t);
     let report = RlReport {
         device: "cpu (f64 reference)".into(),
-        geometry: Some(deconvolve::Geometry::new(image.shape(), psf.shape(), opts.boundary)?),
+        geometry: Some(restoration::Geometry::new(image.shape(), psf.shape(), opts.boundary)?),
         iterations: r.iterations,
         stopped_early: r.stopped_early,
         changes: r.changes,

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use lucent::io;
 use lucent::phantom::Rng;
-use lucent::ops::deconvolve::{cpu, RlBoundary, RlOptions};
+use lucent::restoration::{cpu, RlBoundary, RlOptions};
 use lucent::Error;
 use ndarray::{s, Array2, ArrayD, Axis, IxDyn};
 use serde_json::json;
@@ -44,7 +44,7 @@ const PSF_SHAPE: [usize; 3] = [17, 13, 13];
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let start = Instant::now();
     // Checked before the folder is made, so a refused run leaves nothing behind.
-    lucent::ops::deconvolve::check_iterations(args.iterations)?;
+    lucent::restoration::check_iterations(args.iterations)?;
     std::fs::create_dir_all(&args.out).map_err(|e| file_error(&args.out, format!("cannot create the folder: {e}")))?;
     let mut rng = Rng::new(args.seed);
     let truth = specimen(&mut rng);

@@ -31,7 +31,7 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64) -> Result<Value, Error> {
         let t = Instant::now();
         let y = match gpu {
             Some(gpu) => lucent::denoise::adaptive_filter(gpu, &noisy, &o)?,
-            None => lucent::ops::denoise::cpu::adaptive_filter(&noisy.mapv(f64::from), &o)?.mapv(|v| v as f32),
+            None => lucent::denoise::cpu::adaptive_filter(&noisy.mapv(f64::from), &o)?.mapv(|v| v as f32),
         };
         times.push(ms_since(t));
         denoised.push(y);

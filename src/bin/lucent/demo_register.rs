@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use lucent::ops::registration::stripes::{self, BscanShift, StripeRegistration};
+use lucent::registration::{self, BscanShift, StripeRegistration};
 use lucent::phantom::aooct::{self, EyeMotion};
 use lucent::{io, Error, Gpu};
 use ndarray::{Array2, Array3, Axis};
@@ -30,12 +30,12 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64) -> Result<Value, Error> {
     for moving in &series.moving {
         let (r, m) = (series.reference.view(), moving.view());
         let shifts = match gpu {
-            Some(g) => stripes::register_volume(g, &r, &m, &how)?.bscans,
-            None => stripes::register_volume_reference(&r, &m, &how, &mut |_, _| {})?.bscans,
+            Some(g) => registration::register_volume(g, &r, &m, &how)?.bscans,
+            None => registration::cpu::register_volume(&r, &m, &how, &mut |_, _| {})?.bscans,
         };
         registered.push(match gpu {
-            Some(g) => stripes::apply(g, &m, &shifts, 1)?,
-            None => stripes::apply_reference(&m, &shifts, 1)?,
+            Some(g) => registration::apply_shifts(g, &m, &shifts, 1)?,
+            None => registration::cpu::apply_shifts(&m, &shifts, 1)?,
         });
         found.push(shifts);
     }
@@ -48,7 +48,7 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64) -> Result<Value, Error> {
         unregistered += m;
     }
     unregistered /= (MOVING + 1) as f32;
-    let average = stripes::average(&registered)?;
+    let average = registration::average_registered(&registered)?;
     let panels = [en_face(&unregistered), en_face(&average), en_face(&series.reference)];
     let mut files = Vec::new();
     let mut write = |name: &str, x: &Array2<f32>| -> Result<(), Error> {

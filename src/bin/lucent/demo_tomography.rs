@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use lucent::ops::tomography::{cpu, Filter, Geometry, EM_EPSILON};
+use lucent::tomography::{cpu, Filter, Geometry, EM_EPSILON};
 use lucent::phantom::{shepp_logan, Rng};
 use lucent::{io, Error, Gpu};
 use ndarray::{Array2, Axis};

@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use lucent::denoise::{Method, Options};
-use lucent::ops::denoise::cpu;
+use lucent::denoise::cpu;
 use lucent::{io, Error};
 use ndarray::{Axis, ArrayD};
 use serde_json::json;

@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::PossibleValuesParser;
 use lucent::ndimage::{self, Boundary};
-use lucent::ops::convolve::{check_filter_weights, check_finite, cpu, gaussian_passes, uniform_passes};
+use lucent::check::check_finite;
+use lucent::ndimage::{check_filter_weights, cpu, gaussian_passes, uniform_passes};
 use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;

@@ -21,7 +21,7 @@ mod tomography;
 mod info;
 
 use clap::{Parser, Subcommand, ValueEnum};
-use lucent::gpu::GpuOptions;
+use lucent::GpuOptions;
 use lucent::{Error, Gpu};
 
 #[derive(Parser)]

@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::builder::PossibleValuesParser;
-use lucent::ops::registration::template;
-use lucent::registration::{PadMode, TemplateMatch};
+use lucent::registration::{self, PadMode, TemplateMatch};
 use lucent::{io, Error};
 use serde_json::json;
 
@@ -48,22 +47,22 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let how = TemplateMatch { pad_input: args.pad_input, mode: PadMode::parse(&args.mode, args.cval)? };
     let image = io::read_real(&args.image)?;
     let t = io::read_real(&args.template)?;
-    template::check_shapes(image.shape(), t.shape())?;
-    io::check_host_array("the response map", &template::output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
+    registration::check_template_shapes(image.shape(), t.shape())?;
+    io::check_host_array("the response map", &registration::template_output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
     let gpu = global.gpu()?;
     let device = Global::device_name(gpu.as_ref());
     let start = Instant::now();
     let response = match &gpu {
-        Some(g) => template::match_template(g, &image.view(), &t.view(), &how)?,
+        Some(g) => registration::match_template(g, &image.view(), &t.view(), &how)?,
         None => {
             lucent::check::check_finite(&image.view(), "the image")?;
             lucent::check::check_finite(&t.view(), "the template")?;
-            template::match_template_reference(&image.mapv(|v| v as f64), &t.mapv(|v| v as f64), &how)?.mapv(|v| v.clamp(-1.0, 1.0) as f32)
+            registration::cpu::match_template(&image.mapv(|v| v as f64), &t.mapv(|v| v as f64), &how)?.mapv(|v| v.clamp(-1.0, 1.0) as f32)
         }
     };
     let ms = start.elapsed().as_secs_f64() * 1e3;
     io::write_real(&args.output, &response.view())?;
-    let peaks = template::peaks(&response.view(), args.peaks, args.min_distance);
+    let peaks = registration::peaks(&response.view(), args.peaks, args.min_distance);
     if global.json {
         let peaks: Vec<_> = peaks.iter().map(|(at, v)| json!({ "index": at, "response": v })).collect();
         println!("{}", json!({ "image": args.image, "template": args.template, "output": args.output, "shape": response.shape(), "pad_input": args.pad_input, "mode": args.mode, "cval": args.cval, "peaks": peaks, "device": device, "ms": ms }));

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use clap::builder::PossibleValuesParser;
-use lucent::ops::registration::{cpu, masked};
+use lucent::registration::cpu;
 use lucent::registration::{Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
 use lucent::{io, Error};
 use ndarray::ArrayD;
@@ -70,7 +70,7 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
             Some(g) => lucent::registration::masked_phase_cross_correlation(g, &reference, &moving, &rm, &mm, args.overlap_ratio, args.upsample)?,
             None => {
                 // The GPU path's checks, then the reference in f64.
-                masked::check_registration(&reference.view(), &moving.view(), &rm.view(), &mm.view(), args.overlap_ratio)?;
+                lucent::registration::check_masked_registration(&reference.view(), &moving.view(), &rm.view(), &mm.view(), args.overlap_ratio)?;
                 let full: Vec<usize> = reference.shape().iter().map(|&n| 2 * n - 1).collect();
                 io::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
                 cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio, args.upsample)
@@ -140,7 +140,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             reference.check("the reference")?;
             io::check_host_array("the reference's arrays", reference.shape(), 64)?;
             if how.upsample_factor > 1.0 {
-                for shape in lucent::ops::registration::refinement_shapes(reference.shape(), how.upsample_factor) {
+                for shape in lucent::registration::refinement_shapes(reference.shape(), how.upsample_factor) {
                     io::check_host_array(&format!("the refinement at upsample factor {}", how.upsample_factor), &shape, 16)?;
                 }
             }

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
-use lucent::ops::registration::stripes::{self, BscanShift, Status, StripeRegistration, VolumeRegistration};
+use lucent::registration::{self, BscanShift, Status, StripeRegistration, VolumeRegistration};
 use lucent::{io, Error};
 use ndarray::{Array3, ArrayD, Ix3};
 use serde_json::json;
@@ -102,7 +102,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let device = Global::device_name(gpu.as_ref());
     let keep = args.apply.is_some() || args.average.is_some();
     // The reference belongs to the series it averages; registered volumes are added one by one.
-    let mut mean = args.average.as_ref().map(|_| stripes::Average::new(reference.dim()));
+    let mut mean = args.average.as_ref().map(|_| registration::Average::new(reference.dim()));
     if let Some(mean) = &mut mean {
         mean.add(&reference, &vec![true; reference.dim().0])?;
     }
@@ -115,15 +115,15 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         let mut progress = |done: usize, _: usize| bar.set_position((base + done) as u64);
         let t = Instant::now();
         let result = match &gpu {
-            Some(g) => stripes::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress)?,
-            None => stripes::register_volume_reference(&reference.view(), &moving.view(), &how, &mut progress)?,
+            Some(g) => registration::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress)?,
+            None => registration::cpu::register_volume(&reference.view(), &moving.view(), &how, &mut progress)?,
         };
         let register_ms = t.elapsed().as_secs_f64() * 1e3;
         let t = Instant::now();
         if keep {
             let (volume, covered) = match &gpu {
-                Some(g) => stripes::apply(g, &moving.view(), &result.bscans, args.order)?,
-                None => stripes::apply_reference(&moving.view(), &result.bscans, args.order)?,
+                Some(g) => registration::apply_shifts(g, &moving.view(), &result.bscans, args.order)?,
+                None => registration::cpu::apply_shifts(&moving.view(), &result.bscans, args.order)?,
             };
             if let Some(mean) = &mut mean {
                 mean.add(&volume, &covered)?;

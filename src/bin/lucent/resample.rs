@@ -5,8 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::builder::{PossibleValuesParser, TypedValueParser};
-use lucent::ndimage::{self, Sampler, Sampling, SplineMode};
-use lucent::ops::interpolate::{self, cpu, AffineMap};
+use lucent::ndimage::{self, cpu, AffineMap, Sampler, Sampling, SplineMode};
 use lucent::{io, Error};
 use ndarray::ArrayD;
 use serde_json::json;
@@ -109,9 +108,9 @@ impl Transform {
                 lucent::Shape::new(&out)?;
                 (AffineMap::new(&matrix.view(), offset, dims.len())?, out)
             }
-            Transform::Shift(s) => interpolate::shift_map(dims, s)?,
-            Transform::Zoom(z) => interpolate::zoom_map(dims, z)?,
-            Transform::Rotate(angle, axes, reshape) => interpolate::rotate_map(dims, *angle, *axes, *reshape)?,
+            Transform::Shift(s) => ndimage::shift_map(dims, s)?,
+            Transform::Zoom(z) => ndimage::zoom_map(dims, z)?,
+            Transform::Rotate(angle, axes, reshape) => ndimage::rotate_map(dims, *angle, *axes, *reshape)?,
         }))
     }
 }
@@ -159,7 +158,7 @@ fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path,
         (None, map, _) => {
             lucent::check::check_finite(&image.view(), "input")?;
             let coords = match (map, transform) {
-                (Some((m, out)), _) => interpolate::coordinates(m, out),
+                (Some((m, out)), _) => ndimage::coordinates(m, out),
                 (None, Transform::Coordinates(c)) => c.mapv(|v| v as f64),
                 _ => unreachable!("a map or coordinates"),
             };

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use clap::builder::PossibleValuesParser;
 use lucent::ndimage::{self, SplineMode};
-use lucent::ops::interpolate::cpu;
+use lucent::ndimage::cpu;
 use lucent::{io, Error};
 use ndarray::ArrayD;
 use serde_json::json;

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::builder::PossibleValuesParser;
-use lucent::ops::tomography::{cpu, Filter, Geometry, Method};
+use lucent::tomography::{cpu, Filter, Geometry, Method};
 use lucent::{io, Error};
 use ndarray::{ArrayD, Ix3};
 use serde_json::json;
@@ -280,13 +280,7 @@ pub fn find_center(global: &Global, args: &FindCenterArgs) -> Result<(), Error> 
     let start = Instant::now();
     let (centre, scores) = match &gpu {
         Some(gpu) => lucent::tomography::find_center(gpu, &sinogram, &g, args.radius)?,
-        None => {
-            lucent::check::check_finite(&sinogram.view().into_dyn(), "the sinogram")?;
-            let s = sinogram.mapv(f64::from).insert_axis(ndarray::Axis(0));
-            lucent::ops::tomography::find_center(&g, args.radius, |centres| {
-                Ok(centres.iter().map(|&c| cpu::fbp(&s.view(), &Geometry { center: c, ..g.clone() }, Filter::Ramp).index_axis_move(ndarray::Axis(0), 0).mapv(|v| v as f32).into_dyn()).collect())
-            })?
-        }
+        None => cpu::find_center(&sinogram, &g, args.radius)?,
     };
     let ms = start.elapsed().as_secs_f64() * 1e3;
     if global.json {

@@ -8,7 +8,7 @@
 //! is nearly flat. The response is clipped to [-1, 1]; a flat window or template gives 0, as
 //! scikit-image. What f32 still bounds is the correlation itself: on a window whose contrast is
 //! tiny against the data's spread, its rounding (a few ε of Σ|x - mean|·|t - mean(t)|) over the
-//! denominator (tests/template.rs checks that bound; elsewhere the response is within 1e-4 of
+//! denominator (tests/it/template.rs checks that bound; elsewhere the response is within 1e-4 of
 //! scikit-image's f64 result).
 //! Without `pad_input` a response element is the window at its top-left corner (shape image -
 //! template + 1); with it the image is padded as numpy.pad does (`mode`, `constant_values`) and

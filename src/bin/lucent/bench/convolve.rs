@@ -5,9 +5,9 @@
 //! model's constants in `ops::convolve`), and a separable Gaussian. Bandwidth is the
 //! minimum traffic, one read of the image and one write of the result, against the copy roof.
 
-use lucent::kernels::{correlate_tiled, correlate_window};
-use lucent::ops::convolve::bank::FilterBank;
-use lucent::ops::convolve::{self, Boundary, Geometry, KernelSpectrum, Method, Mode};
+use lucent::engine::{correlate_tiled, correlate_window};
+use lucent::ndimage::{self, Boundary};
+use lucent::signal::{self, FilterBank, Geometry, KernelSpectrum, Method, Mode};
 use lucent::{Dtype, Error, Gpu, GpuArray};
 use ndarray::{ArrayD, IxDyn};
 
@@ -68,7 +68,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             };
             match method {
                 Method::Direct => {
-                    time(format!("convolve_direct_same_{tag}"), &mut |rec, xb| convolve::signal_convolve(rec, xb, &kernel.view(), Mode::Same, Method::Direct))?;
+                    time(format!("convolve_direct_same_{tag}"), &mut |rec, xb| signal::record_convolve(rec, xb, &kernel.view(), Mode::Same, Method::Direct))?;
                 }
                 _ => {
                     let spectrum = KernelSpectrum::new(gpu, &kernel.view(), &dims, Mode::Same)?;
@@ -76,7 +76,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
                     let k = lucent::GpuArray::upload_f32(gpu, &kernel.view())?;
                     time(format!("convolve_fft_same_{tag}"), &mut |rec, xb| {
                         let kb = rec.input(&k);
-                        convolve::fftconvolve(rec, xb, kb, Mode::Same)
+                        signal::record_fftconvolve(rec, xb, kb, Mode::Same)
                     })?;
                 }
             }
@@ -88,7 +88,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             if wanted(&case) {
                 let (ms, timer) = time_repeated(gpu, reps, |rec| {
                     let xb = rec.input(&x);
-                    convolve::gaussian_filter(rec, xb, &sigma, Boundary::Reflect).map(|_| ())
+                    ndimage::record_gaussian_filter(rec, xb, &sigma, Boundary::Reflect).map(|_| ())
                 })?;
                 rows.push(row(&case, &dims, bytes, ms, timer, roof));
             }
@@ -104,7 +104,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
 /// 3 after a warm-up run) include the host's folding and recombination and every transfer; the
 /// throughput ratio split / in-core is the in-core time over the split time.
 fn split_suite(gpu: &Gpu, args: &Args, global: &Global, roof: f64) -> Result<Vec<Row>, Error> {
-    use lucent::ops::convolve::split::{convolve_split, SplitOptions};
+    use lucent::signal::{convolve_split, SplitOptions};
     let mut rows = Vec::new();
     for (edge, kedge) in [(256usize, 31usize), (64, 15)] {
         let tag = format!("convolve_split_{edge}_k{kedge}");
@@ -115,7 +115,7 @@ fn split_suite(gpu: &Gpu, args: &Args, global: &Global, roof: f64) -> Result<Vec
         }
         let image = ArrayD::from_shape_fn(IxDyn(&dims), |i| ((i[0] * 7 + i[1] * 3 + i[2]) % 17) as f32 - 8.0);
         let kernel = smooth_kernel(&[kedge; 3]);
-        let time = |gpus: &[Gpu], opts: &SplitOptions| -> Result<(f64, lucent::ops::convolve::split::SplitReport), Error> {
+        let time = |gpus: &[Gpu], opts: &SplitOptions| -> Result<(f64, lucent::signal::SplitReport), Error> {
             let mut runs = Vec::new();
             for _ in 0..4 {
                 runs.push(convolve_split(gpus, &image.view(), &kernel.view(), Mode::Same, opts)?.1);
@@ -210,13 +210,13 @@ fn direct_tiled_vs_window(gpu: &Gpu, args: &Args, global: &Global, roof: f64, ro
         let tag = format!("{}_k{}", shape_name(dims), shape_name(kdims));
         let w = lucent::GpuArray::upload_f32(gpu, &kernel.view())?;
         let origin = g.window_origin();
-        let model = |per_tap: f64| g.out.iter().product::<usize>() as f64 * (convolve::DIRECT_PS_PER_OUTPUT + g.taps() as f64 * per_tap) * 1e-9;
+        let model = |per_tap: f64| g.out.iter().product::<usize>() as f64 * (signal::DIRECT_PS_PER_OUTPUT + g.taps() as f64 * per_tap) * 1e-9;
         if let Some(tiling) = correlate_tiled::Tiling::for_gpu(gpu, &g.out, kdims) {
             let case = format!("filter_direct_tiled_{tag}");
             if let Some(r) = time_case(gpu, args, &x, &case, roof, &mut |rec, xb| {
                 correlate_tiled::record_with(rec, xb, &kernel.view(), &g.out, &origin, Boundary::Constant(0.0), tiling).map(|_| ())
             })? {
-                report_direct(global, &r, &g, model(convolve::DIRECT_TILED_PS_PER_TAP));
+                report_direct(global, &r, &g, model(signal::DIRECT_TILED_PS_PER_TAP));
                 rows.push(r);
             }
         }
@@ -225,7 +225,7 @@ fn direct_tiled_vs_window(gpu: &Gpu, args: &Args, global: &Global, roof: f64, ro
             let wb = rec.input(&w);
             correlate_window::record(rec, xb, wb, &g.out, &origin, Boundary::Constant(0.0)).map(|_| ())
         })? {
-            report_direct(global, &r, &g, model(convolve::DIRECT_WINDOW_PS_PER_TAP));
+            report_direct(global, &r, &g, model(signal::DIRECT_WINDOW_PS_PER_TAP));
             rows.push(r);
         }
     }
@@ -249,7 +249,7 @@ fn direct_4d(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<
         let mut direct_ms = None;
         let case = format!("convolve_direct4d_tiled_k{edge}");
         if let Some(r) = time_case(gpu, args, &x, &case, roof, &mut |rec, xb| {
-            convolve::signal_convolve(rec, xb, &kernel.view(), Mode::Same, Method::Direct).map(|_| ())
+            signal::record_convolve(rec, xb, &kernel.view(), Mode::Same, Method::Direct).map(|_| ())
         })? {
             report_direct(global, &r, &g, g.direct_cost_ns() * 1e-6);
             direct_ms = Some(r.ms);
@@ -269,7 +269,7 @@ fn direct_4d(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<
         let cached = time_case(gpu, args, &x, &format!("convolve_direct4d_fft_cached_k{edge}"), roof, &mut |rec, xb| spectrum.record(rec, xb).map(|_| ()))?;
         let uncached = time_case(gpu, args, &x, &format!("convolve_direct4d_fft_k{edge}"), roof, &mut |rec, xb| {
             let kb = rec.input(&k);
-            convolve::fftconvolve(rec, xb, kb, Mode::Same).map(|_| ())
+            signal::record_fftconvolve(rec, xb, kb, Mode::Same).map(|_| ())
         })?;
         for r in [cached, uncached].into_iter().flatten() {
             if !global.quiet {
@@ -313,7 +313,7 @@ fn bank_vs_separate(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &m
         time_case(gpu, args, &x, "convolve_bank6_separate_k15", roof, &mut |rec, xb| {
             uploaded.iter().try_for_each(|k| {
                 let kb = rec.input(k);
-                convolve::fftconvolve(rec, xb, kb, Mode::Same).map(|_| ())
+                signal::record_fftconvolve(rec, xb, kb, Mode::Same).map(|_| ())
             })
         })?,
     ];

@@ -4,8 +4,8 @@
 //! 256³. Bandwidth counts the output written and the input read once per prefilter pass and
 //! once for the sampling (the roof a perfect kernel would need), against the copy kernel.
 
-use lucent::gpu::GpuArray;
-use lucent::ops::interpolate::{self, AffineMap, Sampler, Sampling, SplineMode};
+use lucent::ndimage::{self, AffineMap, Sampler, Sampling, SplineMode};
+use lucent::GpuArray;
 use lucent::{Error, Gpu, Recording};
 use ndarray::{ArrayD, IxDyn};
 
@@ -30,24 +30,24 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
             continue;
         }
         let x = resident(gpu, &dims, 1.0)?;
-        let shift = interpolate::shift_map(&dims, &[1.3, -2.7, 0.4])?;
+        let shift = ndimage::shift_map(&dims, &[1.3, -2.7, 0.4])?;
         let mut cases: Vec<(String, f64, Record)> = vec![("interp_spline_filter".into(), 6.0, Box::new(|rec| {
             let input = rec.input(&x);
-            interpolate::spline_filter(rec, input, SplineMode::Mirror).map(|_| ())
+            ndimage::record_spline_filter(rec, input, SplineMode::Mirror).map(|_| ())
         }))];
         for &(suffix, sampler) in samplers {
             let (shift, m, dims, x) = (&shift, &m, &dims, &x);
             cases.push((format!("interp_shift_order3{suffix}"), 8.0, Box::new(move |rec| {
                 let input = rec.input(x);
-                interpolate::affine_transform(rec, input, &shift.0, dims, &cubic(SplineMode::Mirror, sampler)).map(|_| ())
+                ndimage::record_affine_transform(rec, input, &shift.0, dims, &cubic(SplineMode::Mirror, sampler)).map(|_| ())
             })));
             cases.push((format!("interp_affine_order3{suffix}"), 8.0, Box::new(move |rec| {
                 let input = rec.input(x);
-                interpolate::affine_transform(rec, input, m, dims, &cubic(SplineMode::Constant, sampler)).map(|_| ())
+                ndimage::record_affine_transform(rec, input, m, dims, &cubic(SplineMode::Constant, sampler)).map(|_| ())
             })));
             cases.push((format!("interp_affine_order1{suffix}"), 2.0, Box::new(move |rec| {
                 let input = rec.input(x);
-                interpolate::affine_transform(rec, input, m, dims, &linear(sampler)).map(|_| ())
+                ndimage::record_affine_transform(rec, input, m, dims, &linear(sampler)).map(|_| ())
             })));
         }
         // One pass per axis too: the goal is per pass.
@@ -56,7 +56,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
             .map(|axis| {
                 let record: Record = Box::new(move |rec| {
                     let input = rec.input(x);
-                    interpolate::spline_filter1d(rec, input, axis, SplineMode::Mirror).map(|_| ())
+                    ndimage::record_spline_filter1d(rec, input, axis, SplineMode::Mirror).map(|_| ())
                 });
                 (format!("interp_spline_filter1d_axis{axis}"), record)
             })
@@ -76,14 +76,14 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
     if (4096 * 4096 * 8) as u64 <= gpu.max_buffer_bytes() && 64 <= args.max_mib {
         let x = resident(gpu, &plane, 1.0)?;
         let coords = resident(gpu, &[2, 4096, 4096], 4095.0)?;
-        let (rot, out) = interpolate::rotate_map(&plane, 17.0, [1, 0], false)?;
+        let (rot, out) = ndimage::rotate_map(&plane, 17.0, [1, 0], false)?;
         for &(suffix, sampler) in samplers {
             let case = format!("interp_map_coordinates_order3{suffix}");
             if wanted(&case) {
                 let how = cubic(SplineMode::Mirror, sampler);
                 rows.push(row(gpu, &case, &plane, 6.0, roof_gbs, global, |rec| {
                     let (input, at) = (rec.input(&x), rec.input(&coords));
-                    interpolate::map_coordinates(rec, input, at, &how).map(|_| ())
+                    ndimage::record_map_coordinates(rec, input, at, &how).map(|_| ())
                 })?);
             }
             let case = format!("interp_rotate_order3{suffix}");
@@ -91,7 +91,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
                 let how = cubic(SplineMode::Constant, sampler);
                 rows.push(row(gpu, &case, &plane, 6.0, roof_gbs, global, |rec| {
                     let input = rec.input(&x);
-                    interpolate::affine_transform(rec, input, &rot, &out, &how).map(|_| ())
+                    ndimage::record_affine_transform(rec, input, &rot, &out, &how).map(|_| ())
                 })?);
             }
         }
@@ -99,7 +99,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
     if (512u64 * 512 * 512 * 4) <= gpu.max_buffer_bytes() {
         let dims = vec![256usize; 3];
         let x = resident(gpu, &dims, 1.0)?;
-        let (map, out) = interpolate::zoom_map(&dims, &[2.0])?;
+        let (map, out) = ndimage::zoom_map(&dims, &[2.0])?;
         for &(suffix, sampler) in samplers {
             let case = format!("interp_zoom_order3{suffix}");
             if wanted(&case) {
@@ -107,7 +107,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
                 // 6 prefilter traffic of the input, and the 8× larger output written.
                 rows.push(row(gpu, &case, &dims, 6.0 + 8.0, roof_gbs, global, |rec| {
                     let input = rec.input(&x);
-                    interpolate::affine_transform(rec, input, &map, &out, &how).map(|_| ())
+                    ndimage::record_affine_transform(rec, input, &map, &out, &how).map(|_| ())
                 })?);
             }
         }

@@ -13,10 +13,9 @@ mod rl;
 mod tomography;
 mod transfer;
 
-use lucent::kernels::binary::{self, BinaryOp};
-use lucent::kernels::copy_vec4;
-use lucent::kernels::unary::{self, UnaryOp};
-use lucent::ops::{reduce, scan};
+use lucent::engine::binary::{self, BinaryOp};
+use lucent::engine::unary::{self, UnaryOp};
+use lucent::engine::{copy_vec4, reduce, scan};
 use lucent::{Buf, Dtype, Error, Gpu, GpuArray, Recording};
 use serde::Serialize;
 

@@ -11,8 +11,7 @@
 
 use std::time::Instant;
 
-use lucent::gpu::GpuArray;
-use lucent::ops::registration::masked;
+use lucent::GpuArray;
 use lucent::registration::{PhaseCorrelation, PhaseCorrelator};
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, IxDyn};
@@ -61,13 +60,13 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         let reference = super::uniform(&dims, 0x2545_F491_4F6C_DD1D);
         let moving = roll(&reference, &[12, -7]);
         let mask = super::uniform(&dims, 0x9E37_79B9_7F4A_7C15).mapv(|v| v > 0.25);
-        let weights = masked::as_weights(&mask.view());
+        let weights = lucent::registration::mask_weights(&mask.view());
         let up = |x: &ArrayD<f32>| GpuArray::upload_f32(gpu, &x.view());
         let (r, m, w) = (up(&reference)?, up(&moving)?, up(&weights)?);
         let mut shift = Vec::new();
         let ms = median_after_warm_up(if resident { 9 } else { 5 }, || {
             shift = match resident {
-                true => masked::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &w, 0.3, 1.0)?,
+                true => lucent::registration::masked_phase_cross_correlation_resident(gpu, &r, &m, &w, &w, 0.3, 1.0)?,
                 false => lucent::registration::masked_phase_cross_correlation(gpu, &reference, &moving, &mask, &mask, 0.3, 1.0)?,
             };
             Ok(())

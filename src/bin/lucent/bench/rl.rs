@@ -10,7 +10,7 @@
 //! write one (3·4·L bytes each): 4·L·(8·axes + 12) bytes, plus 4·L for the extended case's
 //! weights.
 
-use lucent::ops::deconvolve::{RlBoundary, RichardsonLucy, RlOptions};
+use lucent::restoration::{RichardsonLucy, RlBoundary, RlOptions};
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, IxDyn};
 

@@ -3,9 +3,8 @@
 //! one-call round trip, a recording that uploads, takes the absolute value and downloads), in one process, as the
 //! one-call functions move their inputs and results. Host wall clock, median after warm-up.
 
-use lucent::gpu::GpuArray;
-use lucent::graph::Recording;
-use lucent::kernels::unary::{self, UnaryOp};
+use lucent::engine::unary::{self, UnaryOp};
+use lucent::{GpuArray, Recording};
 use lucent::{Error, Gpu};
 
 use super::register::median_after_warm_up;

@@ -1,0 +1,38 @@
+//! Unit tests of the crate-private engine (kernels, the graph, each op's placement paths) against
+//! their CPU references, on fresh random inputs of awkward sizes with temporaries poisoned. They
+//! name items as `lucent::...` (the crate calls itself `lucent` in tests, so the harness is shared
+//! with tests/it, the public API and CLI tests).
+
+#[path = "../../tests/it/common/mod.rs"]
+#[allow(dead_code)]
+mod common;
+
+mod chunks;
+mod convolve;
+mod convolve_chunked;
+mod convolve_slabs;
+mod convolve_split;
+mod deconvolve;
+mod deconvolve_chunked;
+mod deconvolve_slabs;
+mod deconvolve_tiles;
+mod denoise;
+mod fft;
+mod fft_chunked;
+mod fft_loops;
+mod filter_bank;
+mod filter_large;
+mod filter_slabs;
+mod filter_tiled;
+mod graph;
+mod interpolate;
+mod layout;
+mod logpolar;
+mod pointwise;
+mod reduce;
+mod registration;
+mod scan;
+mod stripes;
+mod template;
+mod tomography;
+mod transfer;

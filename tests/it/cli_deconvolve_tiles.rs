@@ -1,0 +1,73 @@
+//! The CLI of deconvolve tiles: the commands run on files, their reports and refusals.
+
+use lucent::restoration::{cpu, PsfGrid, RlOptions, TileOptions};
+use crate::common;
+use common::specimens::*;
+use common::*;
+use ndarray::{ArrayD, Axis, IxDyn};
+use rand::Rng;
+
+/// GPU against the f64 reference after `iterations` (tests/deconvolve.rs derives it: four f32
+/// transforms per iteration within 2e-6 each, adding in quadrature).
+fn tolerance(iterations: usize) -> f64 {
+    2e-6 * (4.0 * iterations as f64).sqrt()
+}
+
+/// A grid of Gaussian PSFs of different widths, stacked as (GY, GX, ...psf).
+fn psf_grid(grid: [usize; 2], dims: &[usize]) -> ArrayD<f32> {
+    let mut rng = rand::rng();
+    let psfs: Vec<ArrayD<f32>> = (0..grid[0] * grid[1])
+        .map(|_| {
+            let sigma: Vec<f64> = dims.iter().map(|&m| rng.random_range(0.15..0.3) * m as f64).collect();
+            gaussian(dims, &sigma)
+        })
+        .collect();
+    let views: Vec<_> = psfs.iter().map(|p| p.view()).collect();
+    let stacked = ndarray::stack(Axis(0), &views).unwrap();
+    let shape: Vec<usize> = grid.iter().chain(dims).copied().collect();
+    stacked.into_shape_with_order(IxDyn(&shape)).unwrap()
+}
+
+/// The binary with poisoned temporaries (LUCENT_POISON=1) and `env`.
+fn lucent(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    lucent_cli(args, &[env, &[("LUCENT_POISON", "1")]].concat())
+}
+
+fn run_ok(args: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
+    lucent_json(args, &[env, &[("LUCENT_POISON", "1")]].concat())
+}
+
+#[test]
+fn cli_psf_grid_and_automatic_tiles() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let (input, psf_file, output) = (path("x.npy"), path("psfs.npy"), path("y.npy"));
+    let x = specimen(&[36, 40], 10, 2).mapv(|v| v as f32);
+    let psfs = psf_grid([2, 2], &[5, 5]);
+    lucent::io::write_real(&input, &x.view()).unwrap();
+    lucent::io::write_real(&psf_file, &psfs.view()).unwrap();
+    let args = ["deconvolve", &input, "--psf", &psf_file, "-o", &output, "-n", "3", "--psf-grid", "2,2"];
+
+    // The GPU run against the library's CPU twin.
+    let report = run_ok(&args, &[]);
+    assert_eq!(report["details"]["tiles"], 4, "{report}");
+    assert_eq!(report["details"]["tile_ms"].as_array().unwrap().len(), 4, "{report}");
+    let grid = PsfGrid::new(psfs.view(), [2, 2]).unwrap();
+    let (want, _) = cpu::richardson_lucy_tiled_cpu(&x.view(), &grid, 3, &RlOptions::default(), &TileOptions::default(), |_| {}).unwrap();
+    let got = lucent::io::read_real(&output).unwrap();
+    assert!(rel_l2(&flat(&got), &flat64(&want)) <= tolerance(3));
+
+    // A grid that does not match the PSF file, and a malformed grid.
+    let out = lucent(&["deconvolve", &input, "--psf", &psf_file, "-o", &output, "--psf-grid", "2,3"], &[]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("PSF grid"), "{stderr}");
+    assert!(!lucent(&["deconvolve", &input, "--psf", &psf_file, "-o", &output, "--psf-grid", "2"], &[]).status.success());
+
+    // One PSF and a device the image does not fit: tiles without being asked.
+    let single = path("psf.npy");
+    lucent::io::write_real(&single, &psfs.index_axis(Axis(0), 0).index_axis(Axis(0), 0)).unwrap();
+    let report = run_ok(&["deconvolve", &input, "--psf", &single, "-o", &output, "-n", "2"], &[("LUCENT_MAX_BUFFER_BYTES", "4096"), ("LUCENT_DEVICE_MEMORY_BYTES", "32768")]);
+    let tiles = report["details"]["tiles"].as_u64().unwrap();
+    assert!(tiles > 1, "{report}");
+    assert!(report["details"]["guard"].is_array(), "{report}");
+}

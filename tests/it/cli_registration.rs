@@ -1,0 +1,68 @@
+//! The CLI of registration: the commands run on files, their reports and refusals.
+
+use lucent::registration::cpu;
+use crate::common;
+use common::*;
+use ndarray::{ArrayD, IxDyn};
+use num_complex::Complex64;
+
+/// numpy.roll over every axis.
+fn roll(x: &ArrayD<f64>, shift: &[isize]) -> ArrayD<f64> {
+    let dims = x.shape().to_vec();
+    ArrayD::from_shape_fn(IxDyn(&dims), |at| {
+        let from: Vec<usize> = (0..dims.len()).map(|a| (at[a] as isize - shift[a]).rem_euclid(dims[a] as isize) as usize).collect();
+        x[IxDyn(&from)]
+    })
+}
+
+/// `lucent register` end to end, on the GPU and on the reference, JSON per moving image.
+#[test]
+fn cli_register() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let reference = rand_array(&[24, 31]);
+    let moving = roll(&reference.mapv(|v| v as f64), &[5, -9]).mapv(|v| v as f32);
+    lucent::io::write_real(path("r.npy"), &reference.view()).unwrap();
+    lucent::io::write_real(path("m.npy"), &moving.view()).unwrap();
+    lucent::io::write_real(path("small.npy"), &rand_array(&[24, 30]).view()).unwrap();
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "register", &path("r.npy"), &path("m.npy"), "--upsample", "10"], &[]);
+        assert_eq!(out["shift"], serde_json::json!([-5.0, 9.0]), "{device}: {out}");
+        assert!(out["error"].as_f64().is_some() && out["phasediff"].as_f64().is_some(), "{device}: {out}");
+    }
+    // The same images as their spectra, in Fourier space.
+    let spectrum = |x: &ArrayD<f32>| {
+        let axes = [0usize, 1];
+        lucent::fft::cpu::c2c(&x.mapv(|v| Complex64::new(v as f64, 0.0)), &axes, false, lucent::fft::Norm::Backward).mapv(|v| num_complex::Complex32::new(v.re as f32, v.im as f32))
+    };
+    lucent::io::write_complex(path("R.npy"), &spectrum(&reference).view()).unwrap();
+    lucent::io::write_complex(path("M.npy"), &spectrum(&moving).view()).unwrap();
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "register", &path("R.npy"), &path("M.npy"), "--space", "fourier", "--upsample", "4"], &[]);
+        assert_eq!(out["shift"], serde_json::json!([-5.0, 9.0]), "fourier, {device}: {out}");
+    }
+    // Masked: the shift of the masked correlation, on both devices.
+    let mask = ArrayD::from_shape_vec(IxDyn(&[24, 31]), random(24 * 31).iter().map(|&v| if v > -0.5 { 1.0f32 } else { 0.0 }).collect()).unwrap();
+    lucent::io::write_real(path("mask.npy"), &mask.view()).unwrap();
+    let want = cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &mask.mapv(|v| v != 0.0), &mask.mapv(|v| v != 0.0), 0.3, 1.0);
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy")], &[]);
+        assert_eq!(out["shift"], serde_json::json!(want), "masked, {device}: {out}");
+        assert!(out["error"].is_null(), "{out}");
+    }
+    // Masked with --upsample: refined below a sample, in quarters, the same on both devices.
+    let shifts: Vec<serde_json::Value> = ["auto", "cpu"].iter().map(|device| {
+        let args = ["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy"), "--upsample", "4"];
+        lucent_json(&args, &[])["shift"].clone()
+    }).collect();
+    assert_eq!(shifts[0], shifts[1], "masked --upsample 4: GPU and CPU");
+    for (got, whole) in shifts[0].as_array().unwrap().iter().zip(&want) {
+        let got = got.as_f64().unwrap();
+        assert!((got - whole).abs() <= 0.5 && (got * 4.0).fract() == 0.0, "masked --upsample 4: {got} near {whole}");
+    }
+    let refused = lucent_cli(&["register", &path("r.npy"), &path("small.npy")], &[]);
+    assert_eq!(refused.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&refused.stderr).contains("differ"));
+    let refused = lucent_cli(&["register", &path("r.npy"), &path("m.npy"), "--normalization", "bogus"], &[]);
+    assert_eq!(refused.status.code(), Some(1));
+}

@@ -1,0 +1,26 @@
+//! The integration tests, one binary (one link of the crate instead of one per file): a module
+//! per capability, the shared harness in `common`. Run one module with `cargo test --release
+//! --test it -- <module>::`.
+#![allow(clippy::type_complexity)] // the tables of cases
+
+#[allow(dead_code)]
+mod common;
+
+mod api;
+mod cli_batch;
+mod cli_convolve;
+mod cli_convolve_split;
+mod cli_deconvolve_tiles;
+mod cli_denoise;
+mod cli_errors;
+mod cli_extremes;
+mod cli_fft;
+mod cli_filter_large;
+mod cli_interpolate;
+mod cli_registration;
+mod cli_stripes;
+mod cli_template;
+mod cli_tomography;
+mod hostile_files;
+mod io;
+mod zarr;
