@@ -48,7 +48,7 @@ python3 -c "import json,sys; d=json.load(open('gf.json')); print(json.dumps(dict
 [ "${PEER:-1}" = 1 ] || rm -f g.npy
 # The disk's own limits: 4 GiB written through the page cache, without and with fsync.
 for sync in "" conv=fsync; do echo "== dd 4 GiB $sync: $(dd if=/dev/zero of=dd.bin bs=16M count=256 $sync 2>&1 | tail -1)"; rm -f dd.bin; done
-$X bench --filter io --json 2>/dev/null | python3 -c "import json,sys; [print(json.dumps(r)) for r in json.load(sys.stdin)['rows']]"
+$X bench --filter io --json 2>/dev/null | python3 -c "import json,sys; [print(json.dumps(r)) for r in json.load(sys.stdin)['details']['rows']]"
 [ "${PEER:-1}" = 1 ] || exit 0
 PYTHONUNBUFFERED=1 python3 - <<'PY'
 import json, time, numpy as np, cupy as cp

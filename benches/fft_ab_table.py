@@ -6,7 +6,8 @@ import glob, json, os, sys
 d = sys.argv[1]
 runs = sorted(int(os.path.basename(f)[:-5]) for f in glob.glob(os.path.join(d, "*.json")))
 names = [open(os.path.join(d, f"{i}.name")).read().strip() for i in runs]
-rows = [json.load(open(os.path.join(d, f"{i}.json")))["rows"] for i in runs]
+reports = [json.load(open(os.path.join(d, f"{i}.json"))) for i in runs]
+rows = [r.get("details", r)["rows"] for r in reports]  # (reports before the one --json shape: top level)
 print("| case | shape | " + " | ".join(names) + " |")
 print("|---|---|" + "---:|" * len(names))
 for same in zip(*rows):

@@ -14,6 +14,6 @@ tail -15 $OUT/sweep.txt
 python3 - <<'PY'
 import json, os
 d = json.load(open(os.environ["OUT"] + "/bench.json"))
-for r in d["rows"]:
+for r in d["details"]["rows"]:
     print("%-22s %-16s %6d MiB %9.4f ms %8.0f GB/s %5.1f%%" % (r["case"], "x".join(map(str, r["shape"])), r["mib"], r["ms"], r["gb_per_s"], r["percent_of_copy"]))
 PY

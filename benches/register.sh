@@ -17,7 +17,7 @@ echo "== CuPy fused"; timeout 200 python3 .device/cufft_poc.py
 last=${@: -1}
 echo "== AO-OCT 512³ pair ($last phantom), lucent register-volume, then cuCIM"
 mkdir -p /tmp/aooct && .device/$last/lucent phantom --aooct --size 512,512,512 --seed 7 -o /tmp/aooct/ref.npy --moving /tmp/aooct/mov.npy --truth /tmp/aooct/truth.csv
-.device/$last/lucent register-volume /tmp/aooct/ref.npy /tmp/aooct/mov.npy -o /tmp/aooct/shifts.csv --json | python3 -c "import json,sys; d=json.load(sys.stdin); print({k: d['volumes'][0][k] for k in ('ok','spike','interpolated','ms')}, 'total', d['ms'])"
+.device/$last/lucent register-volume /tmp/aooct/ref.npy /tmp/aooct/mov.npy -o /tmp/aooct/shifts.csv --json | python3 -c "import json,sys; d=json.load(sys.stdin); print({k: d['details']['volumes'][0][k] for k in ('ok','spike','interpolated','ms')}, 'total', d['ms']['total'])"
 python3 -c "
 import numpy as np
 t=np.loadtxt('/tmp/aooct/truth.csv',delimiter=',',skiprows=1)[:,2:5]; s=np.loadtxt('/tmp/aooct/shifts.csv',delimiter=',',skiprows=1,usecols=(1,2,3))

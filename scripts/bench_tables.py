@@ -5,7 +5,7 @@
 import json, sys
 
 bench = json.load(open(sys.argv[1]))
-rows = bench["rows"]
+rows = bench.get("details", bench)["rows"]  # (reports before the one --json shape: top level)
 # Both suites list the same (shape, axes) cases in the same order; a shape can appear twice
 # (4096×4096 as a batch of lines and as a 2D transform), so cases are matched by position.
 cufft = []

@@ -25,15 +25,15 @@ fn the_cli_denoises_npy_and_tiff_series_on_the_gpu_and_the_cpu() {
     let x = textured(&[3, 8, 11, 10]);
     lucent::io::write_real(path("series.npy"), &x.view()).unwrap();
     let out = lucent_json(&["denoise", &path("series.npy"), "-o", &path("gpu.npy"), "--dims", "4", "--sigma", "0.3"], &[]);
-    assert_eq!(out["shape"], serde_json::json!([3, 8, 11, 10]), "{out}");
-    assert_eq!(out["dims"], 4, "{out}");
-    assert!(out["report"]["slabs"].as_u64().unwrap() >= 1, "{out}");
+    assert_eq!(out["shape_out"], serde_json::json!([3, 8, 11, 10]), "{out}");
+    assert_eq!(out["details"]["dims"], 4, "{out}");
+    assert!(out["details"]["report"]["slabs"].as_u64().unwrap() >= 1, "{out}");
     let o = Options { dims: Some(4), sigma: 0.3, ..Options::default() };
     let want = cpu::adaptive_filter(&to64(&x), &o).unwrap();
     let got = lucent::io::read_real(path("gpu.npy")).unwrap();
     assert!(rel(&got, &want) < 1e-5, "{}", rel(&got, &want));
     let out = lucent_json(&["denoise", &path("series.npy"), "-o", &path("cpu.npy"), "--dims", "4", "--sigma", "0.3", "--device", "cpu"], &[]);
-    assert!(out["report"].is_null(), "{out}");
+    assert!(out["details"]["report"].is_null(), "{out}");
     let got = lucent::io::read_real(path("cpu.npy")).unwrap();
     assert!(rel(&got, &want) < 1e-6, "{}", rel(&got, &want));
     // TIFF volumes as time points: the same as the .npy series.

@@ -27,8 +27,8 @@ fn cli_register() {
     lucent::io::write_real(path("small.npy"), &rand_array(&[24, 30]).view()).unwrap();
     for device in ["auto", "cpu"] {
         let out = lucent_json(&["--device", device, "register", &path("r.npy"), &path("m.npy"), "--upsample", "10"], &[]);
-        assert_eq!(out["shift"], serde_json::json!([-5.0, 9.0]), "{device}: {out}");
-        assert!(out["error"].as_f64().is_some() && out["phasediff"].as_f64().is_some(), "{device}: {out}");
+        assert_eq!(out["details"]["shift"], serde_json::json!([-5.0, 9.0]), "{device}: {out}");
+        assert!(out["details"]["error"].as_f64().is_some() && out["details"]["phasediff"].as_f64().is_some(), "{device}: {out}");
     }
     // The same images as their spectra, in Fourier space.
     let spectrum = |x: &ArrayD<f32>| {
@@ -39,7 +39,7 @@ fn cli_register() {
     lucent::io::write_complex(path("M.npy"), &spectrum(&moving).view()).unwrap();
     for device in ["auto", "cpu"] {
         let out = lucent_json(&["--device", device, "register", &path("R.npy"), &path("M.npy"), "--space", "fourier", "--upsample", "4"], &[]);
-        assert_eq!(out["shift"], serde_json::json!([-5.0, 9.0]), "fourier, {device}: {out}");
+        assert_eq!(out["details"]["shift"], serde_json::json!([-5.0, 9.0]), "fourier, {device}: {out}");
     }
     // Masked: the shift of the masked correlation, on both devices.
     let mask = ArrayD::from_shape_vec(IxDyn(&[24, 31]), random(24 * 31).iter().map(|&v| if v > -0.5 { 1.0f32 } else { 0.0 }).collect()).unwrap();
@@ -47,13 +47,13 @@ fn cli_register() {
     let want = cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &mask.mapv(|v| v != 0.0), &mask.mapv(|v| v != 0.0), 0.3, 1.0);
     for device in ["auto", "cpu"] {
         let out = lucent_json(&["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy")], &[]);
-        assert_eq!(out["shift"], serde_json::json!(want), "masked, {device}: {out}");
-        assert!(out["error"].is_null(), "{out}");
+        assert_eq!(out["details"]["shift"], serde_json::json!(want), "masked, {device}: {out}");
+        assert!(out["details"]["error"].is_null(), "{out}");
     }
     // Masked with --upsample: refined below a sample, in quarters, the same on both devices.
     let shifts: Vec<serde_json::Value> = ["auto", "cpu"].iter().map(|device| {
         let args = ["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy"), "--upsample", "4"];
-        lucent_json(&args, &[])["shift"].clone()
+        lucent_json(&args, &[])["details"]["shift"].clone()
     }).collect();
     assert_eq!(shifts[0], shifts[1], "masked --upsample 4: GPU and CPU");
     for (got, whole) in shifts[0].as_array().unwrap().iter().zip(&want) {

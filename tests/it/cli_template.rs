@@ -28,8 +28,8 @@ fn cli_writes_the_map_and_prints_peaks() {
         let report = lucent_json(&["--device", device, "match", &i, &tp, "-o", &o, "--pad-input", "--mode", "symmetric", "--peaks", "2", "--min-distance", "4"], &[]);
         let map = lucent::io::read_real(&o).unwrap();
         assert!(max_abs_diff(&map, &want) <= 1e-4, "{device}");
-        assert_eq!(report["peaks"][0]["index"], serde_json::json!([23, 12]), "{device}: {report}");
-        assert_eq!(report["peaks"].as_array().unwrap().len(), 2);
+        assert_eq!(report["details"]["peaks"][0]["index"], serde_json::json!([23, 12]), "{device}: {report}");
+        assert_eq!(report["details"]["peaks"].as_array().unwrap().len(), 2);
     }
     let out = lucent_cli(&["match", &path("t.npy"), &path("image.npy"), "-o", &path("bad.npy")], &[]);
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("larger than the image"));

@@ -22,7 +22,7 @@ fn cli_phantom_radon_fbp_backproject() {
     let mut results = Vec::new();
     for device in ["auto", "cpu"] {
         let out = lucent_json(&["--device", device, "radon", &path("p.npy"), "-o", &path("s.npy"), "--angles", "60", "--detectors", "53", "--center", "26.5"], &[]);
-        assert_eq!(out["shape"], serde_json::json!([60, 53]), "{out}");
+        assert_eq!(out["shape_out"], serde_json::json!([60, 53]), "{out}");
         lucent_json(&["--device", device, "fbp", &path("s.npy"), "-o", &path(&format!("f-{device}.npy")), "--size", "48", "--center", "26.5", "--filter", "hamming"], &[]);
         lucent_json(&["--device", device, "backproject", &path("s.npy"), "-o", &path(&format!("b-{device}.npy")), "--size", "48", "--center", "26.5"], &[]);
         results.push(["f", "b"].map(|k| lucent::io::read_real(path(&format!("{k}-{device}.npy"))).unwrap()));
@@ -34,14 +34,14 @@ fn cli_phantom_radon_fbp_backproject() {
     // EM on both devices: the same KL divergences.
     let kl: Vec<Vec<f64>> = ["auto", "cpu"].iter().map(|device| {
         let out = lucent_json(&["--device", device, "em", &path("s.npy"), "-o", &path("e.npy"), "-n", "4", "--size", "48", "--center", "26.5"], &[]);
-        out["kl_divergence"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+        out["details"]["kl_divergence"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
     }).collect();
     assert_eq!(kl[0].len(), 4);
     assert!(kl[0].iter().zip(&kl[1]).all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs()), "{kl:?}");
     // The rotation centre the sinogram was taken with (26.5; the middle of 53 bins is 26).
     for device in ["auto", "cpu"] {
         let out = lucent_json(&["--device", device, "find-center", &path("s.npy"), "--radius", "3"], &[]);
-        assert!((out["center"].as_f64().unwrap() - 26.5).abs() <= 0.3, "{device}: {out}");
+        assert!((out["details"]["center"].as_f64().unwrap() - 26.5).abs() <= 0.3, "{device}: {out}");
     }
     // A stack of two slices, with its angles from a file.
     let stack = ndarray::stack(Axis(0), &[phantom.view(), phantom.view()]).unwrap();
@@ -49,7 +49,7 @@ fn cli_phantom_radon_fbp_backproject() {
     let angles = ArrayD::from_shape_vec(ndarray::IxDyn(&[7]), (0..7).map(|i| 0.3 * i as f32).collect()).unwrap();
     lucent::io::write_real(path("angles.npy"), &angles.view()).unwrap();
     let out = lucent_json(&["radon", &path("stack.npy"), "-o", &path("ss.npy"), "--angles-file", &path("angles.npy")], &[]);
-    assert_eq!(out["shape"], serde_json::json!([2, 7, 48]), "{out}");
+    assert_eq!(out["shape_out"], serde_json::json!([2, 7, 48]), "{out}");
     // Refusals.
     let refused = |args: &[&str], says: &str| {
         let out = lucent_cli(args, &[]);
@@ -66,9 +66,9 @@ fn cli_phantom_radon_fbp_backproject() {
     // The log-polar method where asked (the GPU against the direct reference on the CPU), and
     // refused where it does not apply or on the CPU.
     let out = lucent_json(&["radon", &path("p.npy"), "-o", &path("lp.npy"), "--angles", "72", "--method", "logpolar"], &[]);
-    assert_eq!(out["method"], "logpolar", "{out}");
+    assert_eq!(out["details"]["method"], "logpolar", "{out}");
     let out = lucent_json(&["--device", "cpu", "radon", &path("p.npy"), "-o", &path("dp.npy"), "--angles", "72"], &[]);
-    assert_eq!(out["method"], "direct", "{out}");
+    assert_eq!(out["details"]["method"], "direct", "{out}");
     let (lp, dp) = (lucent::io::read_real(path("lp.npy")).unwrap(), lucent::io::read_real(path("dp.npy")).unwrap());
     assert!(rel_l2_of(&lp, &dp.mapv(f64::from)) <= 0.05, "log-polar and direct projections differ by {}", rel_l2_of(&lp, &dp.mapv(f64::from)));
     refused(&["radon", &path("p.npy"), "-o", &path("x.npy"), "--method", "logpolar", "--center", "20"], "log-polar method does not apply");

@@ -17,6 +17,7 @@ mod cli_extremes;
 mod cli_fft;
 mod cli_filter_large;
 mod cli_interpolate;
+mod cli_json;
 mod cli_registration;
 mod cli_stripes;
 mod cli_template;

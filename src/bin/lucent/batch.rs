@@ -1,10 +1,7 @@
 //! What every file command shares: one or many inputs (`-o OUTDIR/` for many), one output check,
-//! one timing helper, and one report shape, printed as a line of text or of JSON per input.
-//!
-//! The JSON report (README "The --json report"): `command`, `device` {kind, adapters},
-//! `input`, `output`, `shape_in`, `shape_out`, `options` (plain values), `ms` {open, pipelines,
-//! read, compute, write, total}, and `details` (what only this command has). A failed input
-//! prints `{command, input, error}` instead; the exit code is 1 if any input failed.
+//! and a report per input, printed as a line of text or as the JSON report (report.rs) with
+//! `ms` {open, pipelines, read, compute, write, total}. A failed input prints
+//! `{command, input, error}` instead; the exit code is 1 if any input failed.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -15,11 +12,8 @@ use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::{json, Value};
 
+use crate::report::{self, ms_since, Report, Stages};
 use crate::Global;
-
-pub fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
-}
 
 /// Where a command computes: the GPUs it opened (the first unless work is spread), or the CPU
 /// reference.
@@ -30,13 +24,6 @@ pub struct Device {
 impl Device {
     pub fn gpu(&self) -> Option<&Gpu> {
         self.gpus.first()
-    }
-
-    pub fn json(&self) -> Value {
-        match self.gpus.is_empty() {
-            true => json!({ "kind": "cpu", "adapters": [] }),
-            false => json!({ "kind": "gpu", "adapters": self.gpus.iter().map(|g| g.summary()).collect::<Vec<_>>() }),
-        }
     }
 
     pub fn name(&self) -> String {
@@ -62,35 +49,8 @@ impl Device {
     }
 }
 
-/// Milliseconds of one input's stages, each added up by running it through here.
-#[derive(Default)]
-pub struct Stages {
-    pub read_ms: f64,
-    pub compute_ms: f64,
-    pub write_ms: f64,
-}
-
-impl Stages {
-    pub fn read<T>(&mut self, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
-        timed(&mut self.read_ms, f)
-    }
-    pub fn compute<T>(&mut self, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
-        timed(&mut self.compute_ms, f)
-    }
-    pub fn write<T>(&mut self, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
-        timed(&mut self.write_ms, f)
-    }
-}
-
-fn timed<T>(total: &mut f64, f: impl FnOnce() -> Result<T, Error>) -> Result<T, Error> {
-    let t = Instant::now();
-    let result = f();
-    *total += ms_since(t);
-    result
-}
-
 /// What one input gave: filled in by the command, printed here.
-pub struct Report {
+pub struct Outcome {
     pub shape_in: Vec<usize>,
     pub shape_out: Vec<usize>,
     /// Command-specific details (JSON `details`).
@@ -121,7 +81,7 @@ impl Batch<'_> {
         ext: impl Fn(&Path) -> &'static str,
         open: impl FnOnce() -> Result<Device, Error> + Send,
         read: impl Fn(&Path) -> Result<T, Error> + Sync,
-        mut process: impl FnMut(T, &Path, &Path, &Device, &mut Stages) -> Result<Report, Error>,
+        mut process: impl FnMut(T, &Path, &Path, &Device, &mut Stages) -> Result<Outcome, Error>,
     ) -> Result<(), Error> {
         let outputs = outputs(inputs, output, ext)?;
         let start = Instant::now();
@@ -150,15 +110,16 @@ impl Batch<'_> {
                 .and_then(|(data, mut stages)| process(data, input, out, &device, &mut stages).map(|r| (r, stages)));
             match result {
                 Ok((r, stages)) => {
-                    let ms = json!({
-                        "open": open_ms,
-                        "pipelines": device.pipelines().1 - pipeline_ms,
-                        "read": stages.read_ms,
-                        "compute": stages.compute_ms,
-                        "write": stages.write_ms,
-                        "total": ms_since(t),
-                    });
-                    self.print(&bar, input, out, &device, &r, ms);
+                    // Every stage, 0 where an input had none.
+                    let ms = Stages {
+                        open: Some(open_ms),
+                        pipelines: Some(device.pipelines().1 - pipeline_ms),
+                        read: Some(stages.read.unwrap_or(0.0)),
+                        compute: Some(stages.compute.unwrap_or(0.0)),
+                        write: Some(stages.write.unwrap_or(0.0)),
+                        total: 0.0,
+                    };
+                    self.print(&bar, input, out, &device, r, ms.total(t));
                 }
                 Err(e) if inputs.len() == 1 => return Err(e),
                 Err(e) => {
@@ -180,24 +141,22 @@ impl Batch<'_> {
         }
     }
 
-    fn print(&self, bar: &ProgressBar, input: &Path, output: &Path, device: &Device, r: &Report, ms: Value) {
+    fn print(&self, bar: &ProgressBar, input: &Path, output: &Path, device: &Device, r: Outcome, ms: Stages) {
         if self.global.json {
-            let report = json!({
-                "command": self.command,
-                "device": device.json(),
-                "input": input.display().to_string(),
-                "output": output.display().to_string(),
-                "shape_in": r.shape_in,
-                "shape_out": r.shape_out,
-                "options": self.options,
-                "ms": ms,
-                // The process's peak so far (over every input before this one too).
-                "host_peak_bytes": lucent::io::host_peak_bytes(),
-                "details": r.details,
-            });
-            bar.suspend(|| println!("{report}"));
+            let line = Report {
+                input: report::path(input),
+                output: report::path(output),
+                shape_in: Some(r.shape_in),
+                shape_out: Some(r.shape_out),
+                options: self.options.clone(),
+                ms,
+                details: r.details,
+                ..Report::new(self.command, report::device(&device.gpus))
+            }
+            .line();
+            bar.suspend(|| println!("{line}"));
         } else if !self.global.quiet {
-            bar.suspend(|| println!("{} on {}: {:.2} ms; wrote {}", r.summary, device.name(), ms["compute"].as_f64().unwrap_or(0.0), output.display()));
+            bar.suspend(|| println!("{} on {}: {:.2} ms; wrote {}", r.summary, device.name(), ms.compute.unwrap_or(0.0), output.display()));
         }
     }
 
@@ -257,7 +216,7 @@ pub fn stream(
     what: String,
     stages: &mut Stages,
     op: impl FnMut(ArrayD<f32>) -> Result<ArrayD<f32>, Error>,
-) -> Result<Report, Error> {
+) -> Result<Outcome, Error> {
     if io::Format::from_path(output)? != io::Format::Zarr {
         return Err(file_error(output, "an input streamed from Zarr (larger than the host memory budget) is written to a .zarr output".into()));
     }
@@ -268,7 +227,7 @@ pub fn stream(
     let rows = io::zarr::slab_rows(&shape, halo, copies, budget, sink.chunks()[0])?;
     let streamed = stages.compute(|| io::zarr::stream_rows(source, &sink, rows, halo, op, |_, _| {}))?;
     stages.write(|| sink.finish())?;
-    Ok(Report {
+    Ok(Outcome {
         shape_in: shape.clone(),
         shape_out: shape,
         details: json!({ "streamed": streamed, "host_budget_bytes": budget }),

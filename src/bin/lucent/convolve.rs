@@ -15,7 +15,8 @@ use lucent::Error;
 use ndarray::ArrayD;
 use serde_json::json;
 
-use crate::batch::{self, Batch, Device, Input, Report, Stages};
+use crate::batch::{self, Batch, Device, Input, Outcome};
+use crate::report::Stages;
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -110,7 +111,7 @@ fn one(
     output: &Path,
     device: &Device,
     stages: &mut Stages,
-) -> Result<Report, Error> {
+) -> Result<Outcome, Error> {
     let geometry = Geometry::new(image.shape(), kernel.shape(), args.mode)?;
     batch::check_format(output, image.ndim(), false)?;
 
@@ -152,7 +153,7 @@ fn one(
             r.in_flight
         );
     }
-    Ok(Report {
+    Ok(Outcome {
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
         // method: what auto chose; chunks: buffers per array on the device (1: whole); slabs:

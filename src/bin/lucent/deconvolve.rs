@@ -13,7 +13,8 @@ use lucent::{Error, Gpu};
 use ndarray::{ArrayD, ArrayViewD};
 use serde_json::json;
 
-use crate::batch::{self, ms_since, Batch, Device, Input, Report, Stages};
+use crate::batch::{self, Batch, Device, Input, Outcome};
+use crate::report::{ms_since, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -152,7 +153,7 @@ fn streamed(
     output: &Path,
     device: &Device,
     stages: &mut Stages,
-) -> Result<Report, Error> {
+) -> Result<Outcome, Error> {
     if psfs.grid() != [1, 1] || opts.boundary == RlBoundary::Periodic {
         return Err(Error::Invalid("a PSF grid or the periodic boundary needs the whole image; this Zarr input is beyond the host memory budget".into()));
     }
@@ -186,7 +187,7 @@ fn one(
     (input, output): (&Path, &Path),
     device: &Device,
     stages: &mut Stages,
-) -> Result<Report, Error> {
+) -> Result<Outcome, Error> {
     batch::check_format(output, image.ndim(), false)?;
 
     let bar = progress_bar(global, args.iterations);
@@ -225,7 +226,7 @@ fn one(
             r.exchange_ms
         ),
     };
-    Ok(Report {
+    Ok(Outcome {
         shape_in: image.shape().to_vec(),
         shape_out: estimate.shape().to_vec(),
         // path: whole or tiled, with what that path measured.

@@ -17,8 +17,8 @@ use lucent::Error;
 use ndarray::{s, Array2, ArrayD, Axis, IxDyn};
 use serde_json::json;
 
-use crate::batch::ms_since;
 use crate::deconvolve::{restore, summary};
+use crate::report::{self, ms_since, Report};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -72,25 +72,33 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let tomography = crate::demo_tomography::run(gpu.as_ref(), &args.out, args.seed)?;
     let denoising = crate::demo_denoise::run(gpu.as_ref(), &args.out, args.seed)?;
 
-    let report = json!({
-        "command": "demo",
+    let details = json!({
         "seed": args.seed,
         "shape": SHAPE,
         "psf": { "shape": PSF_SHAPE, "sigma_zyx": PSF_SIGMA, "model": "Gaussian" },
         "photons": observed.iter().map(|&v| v as f64).sum::<f64>(),
         "relative_l2_error_vs_truth": { "observed": error_observed, "restored": error_restored },
         "deconvolution": result.report,
-        "ms": { "simulate": simulate_ms, "write": write_ms, "total": ms_since(start) },
+        "ms": { "simulate": simulate_ms, "write": write_ms },
         "files": files,
         "registration": registration,
         "tomography": tomography,
         "denoising": denoising,
     });
+    // report.json is the --json report too.
+    let report = Report {
+        output: report::path(&args.out),
+        options: json!({ "iterations": args.iterations, "seed": args.seed }),
+        ms: report::Stages::default().total(start),
+        details,
+        ..Report::new("demo", report::device(&gpu))
+    };
     io::write_atomic(&args.out.join("report.json"), |w| {
         serde_json::to_writer_pretty(&mut *w, &report).map_err(|e| Error::Io(e.into()))
     })?;
+    let (registration, tomography, denoising) = (&report.details["registration"], &report.details["tomography"], &report.details["denoising"]);
     if global.json {
-        println!("{report}");
+        report.print();
     } else if !global.quiet {
         println!("specimen {SHAPE:?} (beads and filaments), Gaussian PSF σ(z,y,x) = {PSF_SIGMA:?}, Poisson noise: simulated in {simulate_ms:.0} ms");
         println!("{}", summary(&result.report));

@@ -11,7 +11,7 @@ use lucent::{io, Error, Gpu};
 use ndarray::{s, Array2, ArrayD};
 use serde_json::{json, Value};
 
-use crate::batch::ms_since;
+use crate::report::ms_since;
 
 /// The series' shape (t, z, y, x), the noise and the edge's speed (voxels per frame).
 const SHAPE: [usize; 4] = [16, 32, 48, 48];

@@ -12,7 +12,7 @@ use lucent::{io, Error, Gpu};
 use ndarray::{Array2, Array3, Axis};
 use serde_json::{json, Value};
 
-use crate::batch::ms_since;
+use crate::report::ms_since;
 
 /// The series' volume shape (slow, depth, fast) and its moving volumes.
 const SHAPE: [usize; 3] = [96, 64, 96];

@@ -10,7 +10,7 @@ use lucent::{io, Error, Gpu};
 use ndarray::{Array2, Axis};
 use serde_json::{json, Value};
 
-use crate::batch::ms_since;
+use crate::report::ms_since;
 
 /// The phantom's side, the angles, EM's iterations and the photons per unit line integral.
 const SIZE: usize = 128;

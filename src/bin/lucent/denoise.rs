@@ -9,6 +9,7 @@ use lucent::{io, Error};
 use ndarray::{Axis, ArrayD};
 use serde_json::json;
 
+use crate::report::{self, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -93,6 +94,27 @@ impl Args {
             ..Options::default()
         }
     }
+
+    /// The options as the report gives them (names as on the command line).
+    fn json_options(&self) -> serde_json::Value {
+        json!({
+            "dims": self.dims,
+            "sigma": self.sigma,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "isotropy_alpha": self.isotropy_alpha,
+            "isotropy_beta": self.isotropy_beta,
+            "gamma0": self.gamma0,
+            "lowpass": self.lowpass,
+            "tensor_sigma": self.tensor_sigma,
+            "control_sigma": self.control_sigma,
+            "structure_taps": self.structure_taps,
+            "reconstruction_taps": self.reconstruction_taps,
+            "full_resolution": self.full_resolution,
+            "method": self.method,
+            "slab": self.slab,
+        })
+    }
 }
 
 /// One input, or several of one shape stacked as time points.
@@ -114,14 +136,13 @@ fn read(inputs: &[PathBuf]) -> Result<ArrayD<f32>, Error> {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    let start = Instant::now();
     let options = args.options();
     options.check()?;
-    let gpu = global.gpu()?;
-    let read_started = Instant::now();
-    let x = read(&args.inputs)?;
-    let read_s = read_started.elapsed().as_secs_f64();
-    let started = Instant::now();
-    let (y, report) = match &gpu {
+    let mut stages = Stages::default();
+    let gpu = stages.open(|| global.gpu())?;
+    let x = stages.read(|| read(&args.inputs))?;
+    let (y, run) = stages.compute(|| match &gpu {
         Some(gpu) => {
             let bar = if global.quiet || global.json { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(1) };
             bar.set_style(indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} slabs [{elapsed_precise}]").expect("a valid template"));
@@ -131,25 +152,30 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
                 bar.set_position(done as u64);
             })?;
             bar.finish_and_clear();
-            (out.0, Some(out.1))
+            Ok((out.0, Some(out.1)))
         }
         None => {
             lucent::check::check_finite(&x.view(), "the data to denoise")?;
-            (cpu::adaptive_filter(&x.mapv(f64::from), &options)?.mapv(|v| v as f32), None)
+            Ok((cpu::adaptive_filter(&x.mapv(f64::from), &options)?.mapv(|v| v as f32), None))
         }
-    };
-    let compute_s = started.elapsed().as_secs_f64();
-    let write_started = Instant::now();
-    io::write_real(&args.output, &y.view())?;
-    let write_s = write_started.elapsed().as_secs_f64();
+    })?;
+    stages.write(|| io::write_real(&args.output, &y.view()))?;
     let d = options.axes(x.ndim())?;
     if global.json {
-        let device = Global::device_name(gpu.as_ref());
-        println!("{}", json!({
-            "command": "denoise", "output": args.output, "shape": y.shape(), "dims": d, "device": device,
-            "read_s": read_s, "denoise_s": compute_s, "write_s": write_s, "report": report,
-        }));
+        Report {
+            input: report::paths(&args.inputs),
+            output: report::path(&args.output),
+            shape_in: Some(x.shape().to_vec()),
+            shape_out: Some(y.shape().to_vec()),
+            options: args.json_options(),
+            ms: stages.total(start),
+            // dims: the axes filtered together; report: the GPU run's slabs and timings.
+            details: json!({ "dims": d, "report": run }),
+            ..Report::new("denoise", report::device(&gpu))
+        }
+        .print();
     } else if !global.quiet {
+        let compute_s = stages.compute.unwrap_or(0.0) / 1e3;
         eprintln!("denoised {:?} over {d} axes in {compute_s:.2} s → {}", y.shape(), args.output.display());
     }
     Ok(())

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::batch::{self, Batch, Device, Report, Stages};
+use crate::batch::{self, Batch, Device, Outcome};
+use crate::report::Stages;
 
 use lucent::fft::{self, Norm};
 use lucent::io::{self, Loaded};
@@ -116,7 +117,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     })
 }
 
-fn one(args: &Args, loaded: Loaded, input: &Path, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
+fn one(args: &Args, loaded: Loaded, input: &Path, output: &Path, device: &Device, stages: &mut Stages) -> Result<Outcome, Error> {
     let shape_in = loaded.shape().to_vec();
     Shape::new(&shape_in)?;
     let axes = resolve_axes(args.axes.as_deref(), shape_in.len())?;
@@ -132,7 +133,7 @@ fn one(args: &Args, loaded: Loaded, input: &Path, output: &Path, device: &Device
         Loaded::Complex(y) => io::write_complex(output, &y.view()),
     })?;
     let dtype = if matches!(result, Loaded::Real(_)) { "float32" } else { "complex64" };
-    Ok(Report {
+    Ok(Outcome {
         summary: format!("{} {:?} -> {:?} over axes {:?}", job.name(), shape_in, result.shape(), axes),
         shape_out: result.shape().to_vec(),
         shape_in,

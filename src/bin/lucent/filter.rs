@@ -13,7 +13,8 @@ use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;
 
-use crate::batch::{self, Batch, Input, Report, Stages};
+use crate::batch::{self, Batch, Input, Outcome};
+use crate::report::Stages;
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -159,13 +160,13 @@ fn one(
     (input, output): (&Path, &Path),
     stages: &mut Stages,
     apply: impl FnOnce(ArrayD<f32>) -> Result<ArrayD<f32>, Error>,
-) -> Result<Report, Error> {
+) -> Result<Outcome, Error> {
     lucent::Shape::new(image.shape())?;
     batch::check_format(output, image.ndim(), false)?;
     let shape = image.shape().to_vec();
     let y = stages.compute(|| apply(image))?;
     stages.write(|| io::write_real_like(output, &y.view(), input))?;
-    Ok(Report {
+    Ok(Outcome {
         shape_in: shape.clone(),
         shape_out: y.shape().to_vec(),
         details: json!({}),

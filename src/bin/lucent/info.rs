@@ -1,11 +1,15 @@
 //! `lucent info`: adapters, the chosen one, its key limits and features.
 
+use std::time::Instant;
+
 use lucent::{Error, Gpu};
 use serde_json::json;
 
+use crate::report::{self, Report};
 use crate::Global;
 
 pub fn run(global: &Global) -> Result<(), Error> {
+    let start = Instant::now();
     let adapters = Gpu::list_adapters();
     let gpu = if adapters.is_empty() { None } else { global.gpu()? };
     let chosen = gpu.as_ref().map(|g| {
@@ -31,7 +35,12 @@ pub fn run(global: &Global) -> Result<(), Error> {
         })
     });
     if global.json {
-        println!("{}", json!({ "adapters": adapters, "chosen": chosen }));
+        Report {
+            ms: report::Stages::default().total(start),
+            details: json!({ "adapters": adapters, "chosen": chosen }),
+            ..Report::new("info", report::device(&gpu))
+        }
+        .print();
         return Ok(());
     }
     if adapters.is_empty() {

@@ -15,6 +15,7 @@ mod matching;
 mod phantom;
 mod register;
 mod register_volume;
+mod report;
 mod resample;
 mod spline;
 mod tomography;

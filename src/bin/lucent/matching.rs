@@ -10,6 +10,7 @@ use lucent::registration::{self, PadMode, TemplateMatch};
 use lucent::{io, Error};
 use serde_json::json;
 
+use crate::report::{self, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -45,6 +46,7 @@ pub struct Args {
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let how = TemplateMatch { pad_input: args.pad_input, mode: PadMode::parse(&args.mode, args.cval)? };
+<<<<<<< HEAD
     let image = io::read_real(&args.image)?;
     let t = io::read_real(&args.template)?;
     registration::check_template_shapes(image.shape(), t.shape())?;
@@ -63,13 +65,52 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let ms = start.elapsed().as_secs_f64() * 1e3;
     io::write_real(&args.output, &response.view())?;
     let peaks = registration::peaks(&response.view(), args.peaks, args.min_distance);
+=======
+    let start = Instant::now();
+    let mut stages = Stages::default();
+    let image = stages.read(|| io::read_real(&args.image))?;
+    let t = stages.read(|| io::read_real(&args.template))?;
+    template::check_shapes(image.shape(), t.shape())?;
+    io::check_host_array("the response map", &template::output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
+    let gpu = stages.open(|| global.gpu())?;
+    let response = stages.compute(|| match &gpu {
+        Some(g) => template::match_template(g, &image.view(), &t.view(), &how),
+        None => {
+            lucent::check::check_finite(&image.view(), "the image")?;
+            lucent::check::check_finite(&t.view(), "the template")?;
+            Ok(template::match_template_reference(&image.mapv(|v| v as f64), &t.mapv(|v| v as f64), &how)?.mapv(|v| v.clamp(-1.0, 1.0) as f32))
+        }
+    })?;
+    stages.write(|| io::write_real(&args.output, &response.view()))?;
+    let peaks = template::peaks(&response.view(), args.peaks, args.min_distance);
+>>>>>>> json
     if global.json {
+        let options = json!({
+            "template": report::path(&args.template),
+            "pad_input": args.pad_input,
+            "mode": args.mode,
+            "cval": args.cval,
+            "peaks": args.peaks,
+            "min_distance": args.min_distance,
+        });
         let peaks: Vec<_> = peaks.iter().map(|(at, v)| json!({ "index": at, "response": v })).collect();
-        println!("{}", json!({ "image": args.image, "template": args.template, "output": args.output, "shape": response.shape(), "pad_input": args.pad_input, "mode": args.mode, "cval": args.cval, "peaks": peaks, "device": device, "ms": ms }));
+        Report {
+            input: report::path(&args.image),
+            output: report::path(&args.output),
+            shape_in: Some(image.shape().to_vec()),
+            shape_out: Some(response.shape().to_vec()),
+            options,
+            ms: stages.total(start),
+            details: json!({ "shape_template": t.shape(), "peaks": peaks }),
+            ..Report::new("match", report::device(&gpu))
+        }
+        .print();
     } else if !global.quiet {
         for (at, v) in &peaks {
             println!("{at:?} {v:.6}");
         }
+        let device = Global::device_name(gpu.as_ref());
+        let ms = stages.compute.unwrap_or(0.0);
         eprintln!("lucent: matched {:?} in {:?} on {device} in {ms:.1} ms; wrote {}", t.shape(), image.shape(), args.output.display());
     }
     Ok(())

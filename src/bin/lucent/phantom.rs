@@ -8,8 +8,9 @@ use std::time::Instant;
 
 use lucent::phantom::aooct::{EyeMotion, Retina};
 use lucent::{io, Error};
-use serde_json::json;
+use serde_json::{json, Value};
 
+use crate::report::{self, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -118,10 +119,20 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             .map_err(Error::Io)
         })?;
     }
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    if global.json {
-        println!("{}", json!({ "phantom": "aooct", "shape": [slow, depth, width], "seed": args.seed, "reference": args.output, "moving": args.moving, "truth": args.truth, "ms": ms }));
-    } else if !global.quiet {
+    let options = json!({
+        "phantom": "aooct",
+        "size": [slow, depth, width],
+        "seed": args.seed,
+        "moving": report::paths(&args.moving),
+        "truth": args.truth.as_ref().map(report::path),
+        "drift": args.drift,
+        "tremor": args.tremor,
+        "axial": args.axial,
+        "saccades": args.saccades,
+        "saccade": args.saccade,
+    });
+    let ms = print_report(global, args, &[slow, depth, width], options, start);
+    if !global.json && !global.quiet {
         eprintln!("lucent: wrote an AO-OCT reference {:?} and {} moving volume(s) in {ms:.0} ms", [slow, depth, width], args.moving.len());
     }
     Ok(())
@@ -141,10 +152,8 @@ fn shepp_logan(global: &Global, args: &Args) -> Result<(), Error> {
     let start = Instant::now();
     let image = lucent::phantom::shepp_logan::image(n).mapv(|v| v as f32);
     io::write_real(&args.output, &image.view().into_dyn())?;
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    if global.json {
-        println!("{}", json!({ "phantom": "shepp-logan", "shape": [n, n], "output": args.output, "ms": ms }));
-    } else if !global.quiet {
+    let ms = print_report(global, args, &[n, n], json!({ "phantom": "shepp-logan", "size": n }), start);
+    if !global.json && !global.quiet {
         eprintln!("lucent: wrote Toft's modified Shepp-Logan phantom {n}×{n} in {ms:.0} ms");
     }
     Ok(())
@@ -169,11 +178,28 @@ fn series(global: &Global, args: &Args, kind: &str) -> Result<(), Error> {
     if let Some(path) = &args.noisy {
         io::write_real(path, &dynamic::noisy(&clean, args.sigma, args.seed).mapv(|v| v as f32).into_dyn().view())?;
     }
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    if global.json {
-        println!("{}", json!({ "phantom": kind, "shape": size, "sigma": args.sigma, "output": args.output, "noisy": args.noisy, "ms": ms }));
-    } else if !global.quiet {
+    let options = json!({
+        "phantom": kind,
+        "size": size,
+        "seed": args.seed,
+        "noisy": args.noisy.as_ref().map(report::path),
+        "sigma": args.sigma,
+        "speed": args.speed,
+    });
+    let ms = print_report(global, args, &size, options, start);
+    if !global.json && !global.quiet {
         eprintln!("lucent: wrote a {kind} series {size:?} in {ms:.0} ms");
     }
     Ok(())
+}
+
+/// With --json the report (no input; the -o array's shape; the others written are among the
+/// options); returns the milliseconds since `start`.
+fn print_report(global: &Global, args: &Args, shape: &[usize], options: Value, start: Instant) -> f64 {
+    let ms = Stages::default().total(start);
+    let total = ms.total;
+    if global.json {
+        Report { output: report::path(&args.output), shape_out: Some(shape.to_vec()), options, ms, ..Report::new("phantom", report::device(None::<&lucent::Gpu>)) }.print();
+    }
+    total
 }

@@ -13,6 +13,7 @@ use ndarray::ArrayD;
 use num_complex::{Complex32, Complex64};
 use serde_json::json;
 
+use crate::report::{self, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -58,15 +59,17 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
     if args.space != "real" {
         return Err(Error::Invalid("masked registration takes real-space images: drop --space".into()));
     }
+    let start = Instant::now();
+    let mut first = Stages::default();
     let mask = |path: &std::path::Path| io::read_real(path).map(|m| m.mapv(|v| v != 0.0));
-    let (rm, mm) = (mask(reference_mask)?, mask(moving_mask)?);
-    let reference = io::read_real(&args.reference)?;
-    let gpu = global.gpu()?;
-    let device = Global::device_name(gpu.as_ref());
-    for path in &args.moving {
-        let moving = io::read_real(path)?;
-        let start = Instant::now();
-        let shift = match &gpu {
+    let (rm, mm) = first.read(|| Ok((mask(reference_mask)?, mask(moving_mask)?)))?;
+    let reference = first.read(|| io::read_real(&args.reference))?;
+    let gpu = first.open(|| global.gpu())?;
+    for (k, path) in args.moving.iter().enumerate() {
+        // The first moving image's report counts the reference's reading and the device's opening.
+        let (mut stages, t) = if k == 0 { (std::mem::take(&mut first), start) } else { (Stages::default(), Instant::now()) };
+        let moving = stages.read(|| io::read_real(path))?;
+        let shift = stages.compute(|| Ok(match &gpu {
             Some(g) => lucent::registration::masked_phase_cross_correlation(g, &reference, &moving, &rm, &mm, args.overlap_ratio, args.upsample)?,
             None => {
                 // The GPU path's checks, then the reference in f64.
@@ -75,10 +78,10 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
                 io::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
                 cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio, args.upsample)
             }
-        };
-        let ms = start.elapsed().as_secs_f64() * 1e3;
+        }))?;
         if global.json {
-            println!("{}", json!({ "moving": path, "reference": args.reference, "shift": shift, "error": null, "phasediff": null, "overlap_ratio": args.overlap_ratio, "masked": true, "device": device, "ms": ms }));
+            let found = json!({ "shift": shift, "error": null, "phasediff": null, "masked": true });
+            print_report(args, path, reference.shape(), &gpu, stages.total(t), found);
         } else {
             println!("{}: shift {shift:?} (masked)", path.display());
         }
@@ -126,16 +129,19 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     let how = PhaseCorrelation { upsample_factor: args.upsample, normalization: Normalization::parse(&args.normalization)? };
     let fourier = args.space == "fourier";
-    let reference = Images::read(&args.reference, fourier)?;
-    let gpu = global.gpu()?;
-    let device = Global::device_name(gpu.as_ref());
-    let correlator = match (&gpu, &reference) {
-        (Some(g), Images::Real(x)) => Some(PhaseCorrelator::new(g, &x.view(), &how)?),
-        (Some(g), Images::Fourier(x)) => Some(PhaseCorrelator::from_spectrum(g, &x.view(), &how)?),
-        (None, _) => None,
-    };
-    let reference64 = match correlator {
-        Some(_) => None,
+    let start = Instant::now();
+    let mut first = Stages::default();
+    let reference = first.read(|| Images::read(&args.reference, fourier))?;
+    let gpu = first.open(|| global.gpu())?;
+    let correlator = first.compute(|| {
+        Ok(match (&gpu, &reference) {
+            (Some(g), Images::Real(x)) => Some(PhaseCorrelator::new(g, &x.view(), &how)?),
+            (Some(g), Images::Fourier(x)) => Some(PhaseCorrelator::from_spectrum(g, &x.view(), &how)?),
+            (None, _) => None,
+        })
+    })?;
+    let reference64 = first.compute(|| match correlator {
+        Some(_) => Ok(None),
         None => {
             reference.check("the reference")?;
             io::check_host_array("the reference's arrays", reference.shape(), 64)?;
@@ -144,13 +150,14 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
                     io::check_host_array(&format!("the refinement at upsample factor {}", how.upsample_factor), &shape, 16)?;
                 }
             }
-            Some(reference.spectrum64())
+            Ok(Some(reference.spectrum64()))
         }
-    };
-    for path in &args.moving {
-        let moving = Images::read(path, fourier)?;
-        let start = Instant::now();
-        let found: Registration = match (&correlator, &moving) {
+    })?;
+    for (k, path) in args.moving.iter().enumerate() {
+        // The first moving image's report counts the reference's reading and the device's opening.
+        let (mut stages, t) = if k == 0 { (std::mem::take(&mut first), start) } else { (Stages::default(), Instant::now()) };
+        let moving = stages.read(|| Images::read(path, fourier))?;
+        let found: Registration = stages.compute(|| Ok(match (&correlator, &moving) {
             (Some(c), Images::Real(m)) => c.register(&m.view())?,
             (Some(c), Images::Fourier(m)) => c.register_spectrum(&m.view())?,
             (None, _) => {
@@ -160,14 +167,29 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
                 moving.check("the moving image")?;
                 cpu::phase_cross_correlation_spectra(reference64.as_ref().expect("made without a GPU"), &moving.spectrum64(), &how)
             }
-        };
-        let ms = start.elapsed().as_secs_f64() * 1e3;
+        }))?;
         if global.json {
-            println!("{}", json!({ "moving": path, "reference": args.reference, "shift": found.shift, "error": found.error, "phasediff": found.phasediff, "upsample": args.upsample, "normalization": args.normalization, "space": args.space, "device": device, "ms": ms }));
+            let details = json!({ "shift": found.shift, "error": found.error, "phasediff": found.phasediff, "masked": false });
+            print_report(args, path, reference.shape(), &gpu, stages.total(t), details);
         } else {
             let opt = |v: Option<f64>| v.map_or("none".to_string(), |v| format!("{v:.6}"));
             println!("{}: shift {:?} error {} phasediff {}", path.display(), found.shift, opt(found.error), opt(found.phasediff));
         }
     }
     Ok(())
+}
+
+/// One moving image's report: its file the input, the reference among the options, the shift
+/// found in `details`.
+fn print_report(args: &Args, moving: &std::path::Path, shape: &[usize], gpu: &Option<lucent::Gpu>, ms: Stages, details: serde_json::Value) {
+    let options = json!({
+        "reference": report::path(&args.reference),
+        "upsample": args.upsample,
+        "normalization": args.normalization,
+        "space": args.space,
+        "reference_mask": args.reference_mask.as_ref().map(report::path),
+        "moving_mask": args.moving_mask.as_ref().map(report::path),
+        "overlap_ratio": args.overlap_ratio,
+    });
+    Report { input: report::path(moving), shape_in: Some(shape.to_vec()), options, ms, details, ..Report::new("register", report::device(gpu)) }.print();
 }

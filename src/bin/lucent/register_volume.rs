@@ -13,6 +13,7 @@ use lucent::{io, Error};
 use ndarray::{Array3, ArrayD, Ix3};
 use serde_json::json;
 
+use crate::report::{self, ms_since, Report, Stages};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -97,9 +98,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         return Err(Error::Invalid(format!("--order {} (0, 1 or 3)", args.order)));
     }
     let start = Instant::now();
-    let reference = read_volume(&args.reference)?;
-    let gpu = global.gpu()?;
-    let device = Global::device_name(gpu.as_ref());
+    let mut stages = Stages::default();
+    let reference = stages.read(|| read_volume(&args.reference))?;
+    let gpu = stages.open(|| global.gpu())?;
     let keep = args.apply.is_some() || args.average.is_some();
     // The reference belongs to the series it averages; registered volumes are added one by one.
     let mut mean = args.average.as_ref().map(|_| registration::Average::new(reference.dim()));
@@ -110,10 +111,11 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut found = Vec::new();
     let bar = progress_bar(global, args.moving.len() * reference.dim().0);
     for (v, path) in args.moving.iter().enumerate() {
-        let moving = read_volume(path)?;
+        let moving = stages.read(|| read_volume(path))?;
         let base = v * reference.dim().0;
         let mut progress = |done: usize, _: usize| bar.set_position((base + done) as u64);
         let t = Instant::now();
+<<<<<<< HEAD
         let result = match &gpu {
             Some(g) => registration::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress)?,
             None => registration::cpu::register_volume(&reference.view(), &moving.view(), &how, &mut progress)?,
@@ -125,22 +127,36 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
                 Some(g) => registration::apply_shifts(g, &moving.view(), &result.bscans, args.order)?,
                 None => registration::cpu::apply_shifts(&moving.view(), &result.bscans, args.order)?,
             };
+=======
+        let result = stages.compute(|| match &gpu {
+            Some(g) => stripes::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress),
+            None => stripes::register_volume_reference(&reference.view(), &moving.view(), &how, &mut progress),
+        })?;
+        let register_ms = ms_since(t);
+        let t = Instant::now();
+        if keep {
+            let (volume, covered) = stages.compute(|| match &gpu {
+                Some(g) => stripes::apply(g, &moving.view(), &result.bscans, args.order),
+                None => stripes::apply_reference(&moving.view(), &result.bscans, args.order),
+            })?;
+>>>>>>> json
             if let Some(mean) = &mut mean {
-                mean.add(&volume, &covered)?;
+                stages.compute(|| mean.add(&volume, &covered))?;
             }
             if args.apply.is_some() {
                 applied = Some(volume);
             }
         }
-        found.push((path, result, register_ms, t.elapsed().as_secs_f64() * 1e3));
+        found.push((path, result, register_ms, ms_since(t)));
     }
     bar.finish_and_clear();
-    write_csv(&args.output, &found.iter().map(|f| &f.1).collect::<Vec<_>>())?;
+    stages.write(|| write_csv(&args.output, &found.iter().map(|f| &f.1).collect::<Vec<_>>()))?;
     if let (Some(out), Some(volume)) = (&args.apply, &applied) {
-        io::write_real(out, &volume.view().into_dyn())?;
+        stages.write(|| io::write_real(out, &volume.view().into_dyn()))?;
     }
     if let (Some(out), Some(mean)) = (&args.average, mean) {
-        io::write_real(out, &mean.finish().view().into_dyn())?;
+        let mean = stages.compute(|| Ok(mean.finish()))?;
+        stages.write(|| io::write_real(out, &mean.view().into_dyn()))?;
     }
     let counts = |r: &VolumeRegistration, s: Status| r.bscans.iter().filter(|b| b.status == s).count();
     if global.json {
@@ -148,15 +164,39 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             .iter()
             .map(|(path, r, register_ms, apply_ms)| {
                 json!({
-                    "moving": path,
+                    "moving": report::path(path),
                     "ok": counts(r, Status::Ok), "spike": counts(r, Status::Spike), "interpolated": counts(r, Status::Interpolated),
                     "stripes": r.stripes,
                     "ms": { "upload": r.upload_ms, "coarse": r.coarse_ms, "fine": r.fine_ms, "register": register_ms, "apply": apply_ms },
                 })
             })
             .collect();
-        println!("{}", json!({ "reference": args.reference, "shape": reference.shape(), "output": args.output, "apply": args.apply, "average": args.average, "device": device, "volumes": volumes, "ms": start.elapsed().as_secs_f64() * 1e3 }));
+        let options = json!({
+            "reference": report::path(&args.reference),
+            "apply": args.apply.as_ref().map(report::path),
+            "average": args.average.as_ref().map(report::path),
+            "order": args.order,
+            "stripe": args.stripe,
+            "coarse_step": args.coarse_step,
+            "window": args.window,
+            "window_step": args.window_step,
+            "spike": args.spike,
+            "coarse_spike": args.coarse_spike,
+            "median": args.median,
+            "min_peak": args.min_peak,
+        });
+        Report {
+            input: report::paths(&args.moving),
+            output: report::path(&args.output),
+            shape_in: Some(reference.shape().to_vec()),
+            options,
+            ms: stages.total(start),
+            details: json!({ "volumes": volumes }),
+            ..Report::new("register-volume", report::device(&gpu))
+        }
+        .print();
     } else if !global.quiet {
+        let device = Global::device_name(gpu.as_ref());
         for (path, r, register_ms, _) in &found {
             eprintln!(
                 "lucent: {}: {} B-scans ok, {} spikes, {} interpolated; registered on {device} in {register_ms:.0} ms (coarse {:.0}, fine {:.0})",

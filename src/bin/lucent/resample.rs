@@ -10,7 +10,8 @@ use lucent::{io, Error};
 use ndarray::ArrayD;
 use serde_json::json;
 
-use crate::batch::{self, Batch, Device, Report, Stages};
+use crate::batch::{self, Batch, Device, Outcome};
+use crate::report::Stages;
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -140,7 +141,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     })
 }
 
-fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
+fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Outcome, Error> {
     lucent::Shape::new(image.shape())?;
     let map = transform.map(image.shape())?;
     let out_rank = match (&map, transform) {
@@ -168,7 +169,7 @@ fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path,
         _ => unreachable!("a map or coordinates"),
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
-    Ok(Report {
+    Ok(Outcome {
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
         details: json!({}),

@@ -11,7 +11,8 @@ use lucent::{io, Error};
 use ndarray::ArrayD;
 use serde_json::json;
 
-use crate::batch::{self, Batch, Device, Report, Stages};
+use crate::batch::{self, Batch, Device, Outcome};
+use crate::report::Stages;
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -38,7 +39,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     })
 }
 
-fn one(mode: SplineMode, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Report, Error> {
+fn one(mode: SplineMode, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Outcome, Error> {
     lucent::Shape::new(image.shape())?;
     batch::check_format(output, image.ndim(), false)?;
     let y = stages.compute(|| match device.gpu() {
@@ -50,7 +51,7 @@ fn one(mode: SplineMode, image: ArrayD<f32>, output: &Path, device: &Device, sta
         }
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
-    Ok(Report {
+    Ok(Outcome {
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
         details: json!({}),

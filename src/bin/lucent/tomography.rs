@@ -9,8 +9,9 @@ use clap::builder::PossibleValuesParser;
 use lucent::tomography::{cpu, Filter, Geometry, Method};
 use lucent::{io, Error};
 use ndarray::{ArrayD, Ix3};
-use serde_json::json;
+use serde_json::{json, Value};
 
+use crate::report::{self, Report, Stages};
 use crate::Global;
 
 /// Where the angles come from.
@@ -37,6 +38,13 @@ impl Angles {
             return Err(Error::Invalid("the log-polar method runs on a GPU; the CPU reference is the direct method".into()));
         }
         Geometry::new(size, angles, detectors, self.center).map(|g| g.with_method(method))
+    }
+
+    /// The report's options: these flags' and the command's own (`more`, an object).
+    fn options(&self, more: Value) -> Value {
+        let mut o = json!({ "angles_file": self.angles_file.as_ref().map(report::path), "center": self.center, "method": self.method });
+        o.as_object_mut().expect("an object").extend(more.as_object().cloned().unwrap_or_default());
+        o
     }
 }
 
@@ -147,41 +155,56 @@ fn write(path: &Path, y: ndarray::Array3<f32>, single: bool) -> Result<Vec<usize
 }
 
 pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
-    let (images, single) = as_stack(io::read_real(&args.input)?, "the image")?;
+    let start = Instant::now();
+    let mut stages = Stages::default();
+    let input = stages.read(|| io::read_real(&args.input))?;
+    let shape_in = input.shape().to_vec();
+    let (images, single) = as_stack(input, "the image")?;
     let (_, h, w) = images.dim();
     if h != w {
         return Err(Error::Shape(format!("images of {h}×{w}: radon takes square images (N×N)")));
     }
     let angles = match (&args.geometry.angles_file, args.angles) {
         (Some(_), Some(_)) => return Err(Error::Invalid("--angles and --angles-file: give one".into())),
-        (Some(path), None) => read_angles(path)?,
+        (Some(path), None) => stages.read(|| read_angles(path))?,
         (None, count) => Geometry::equally_spaced(count.unwrap_or(h)),
     };
-    let gpu = global.gpu()?;
+    let gpu = stages.open(|| global.gpu())?;
     let g = args.geometry.geometry(h, angles, args.detectors, gpu.is_some())?;
     io::check_host_array("the sinograms", &[images.dim().0, g.angles.len(), g.detectors], 4)?;
-    let start = Instant::now();
-    let sinograms = match &gpu {
+    let sinograms = stages.compute(|| match &gpu {
         Some(gpu) => {
             let bar = progress_bar(global, images.dim().0, "projecting");
             let out = lucent::tomography::apply(gpu, lucent::tomography::Operation::Radon, &images, &g, &mut |done, _| bar.set_position(done as u64))?;
             bar.finish_and_clear();
-            out
+            Ok(out)
         }
         None => {
             lucent::check::check_finite(&images.view().into_dyn(), "the image")?;
-            cpu::project(&images.mapv(f64::from).view(), &g).mapv(|v| v as f32)
+            Ok(cpu::project(&images.mapv(f64::from).view(), &g).mapv(|v| v as f32))
         }
-    };
-    report(global, "radon", &args.output, write(&args.output, sinograms, single)?, &g, gpu.as_ref(), start)
+    })?;
+    let shape_out = stages.write(|| write(&args.output, sinograms, single))?;
+    let options = args.geometry.options(json!({ "angles": args.angles, "detectors": args.detectors }));
+    let run = Run { command: "radon", input: &args.input, output: &args.output, shape_in, shape_out, options, gpu: gpu.as_ref() };
+    run.report(global, &g, stages.total(start), json!({}));
+    Ok(())
 }
 
-/// A sinogram (stack) and the geometry it was taken in.
-fn read_sinograms(input: &Path, size: Option<usize>, geometry: &Angles, gpu: bool) -> Result<(ndarray::Array3<f32>, bool, Geometry), Error> {
-    let (sinograms, single) = as_stack(io::read_real(input)?, "the sinogram")?;
+/// A sinogram (stack) and the geometry it was taken in; the stack's shape as read.
+fn read_sinograms(
+    input: &Path,
+    size: Option<usize>,
+    geometry: &Angles,
+    gpu: bool,
+    stages: &mut Stages,
+) -> Result<(ndarray::Array3<f32>, bool, Geometry, Vec<usize>), Error> {
+    let x = stages.read(|| io::read_real(input))?;
+    let shape = x.shape().to_vec();
+    let (sinograms, single) = as_stack(x, "the sinogram")?;
     let (_, rows, detectors) = sinograms.dim();
     let angles = match &geometry.angles_file {
-        Some(path) => read_angles(path)?,
+        Some(path) => stages.read(|| read_angles(path))?,
         None => Geometry::equally_spaced(rows),
     };
     if angles.len() != rows {
@@ -189,19 +212,20 @@ fn read_sinograms(input: &Path, size: Option<usize>, geometry: &Angles, gpu: boo
     }
     let g = geometry.geometry(size.unwrap_or(detectors), angles, Some(detectors), gpu)?;
     io::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
-    Ok((sinograms, single, g))
+    Ok((sinograms, single, g, shape))
 }
 
 pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
-    let gpu = global.gpu()?;
-    let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry, gpu.is_some())?;
     let start = Instant::now();
-    let (estimate, kl) = match &gpu {
+    let mut stages = Stages::default();
+    let gpu = stages.open(|| global.gpu())?;
+    let (sinograms, single, g, shape_in) = read_sinograms(&args.input, args.size, &args.geometry, gpu.is_some(), &mut stages)?;
+    let (estimate, kl) = stages.compute(|| match &gpu {
         Some(gpu) => {
             let bar = progress_bar(global, sinograms.dim().0, "EM");
             let out = lucent::tomography::mlem_with(gpu, &sinograms, &g, args.iterations, &mut |done, _| bar.set_position(done as u64))?;
             bar.finish_and_clear();
-            out
+            Ok(out)
         }
         None => {
             lucent::check::check_finite(&sinograms.view().into_dyn(), "the sinogram")?;
@@ -209,43 +233,49 @@ pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
                 return Err(Error::Invalid("EM takes counts of 0 or more and 1 to 100000 iterations".into()));
             }
             let (f, kl) = cpu::mlem(&sinograms.mapv(f64::from).view(), &g, args.iterations, lucent::tomography::EM_EPSILON as f64);
-            (f.mapv(|v| v as f32), kl)
+            Ok((f.mapv(|v| v as f32), kl))
         }
-    };
-    let shape = write(&args.output, estimate, single)?;
-    if global.json {
-        let device = Global::device_name(gpu.as_ref());
-        println!("{}", json!({ "command": "em", "output": args.output, "shape": shape, "iterations": args.iterations, "kl_divergence": kl, "angles": g.angles.len(), "detectors": g.detectors, "device": device, "ms": start.elapsed().as_secs_f64() * 1e3 }));
-        return Ok(());
-    }
-    report(global, "em", &args.output, shape, &g, gpu.as_ref(), start)
+    })?;
+    let shape_out = stages.write(|| write(&args.output, estimate, single))?;
+    let options = args.geometry.options(json!({ "iterations": args.iterations, "size": args.size }));
+    let run = Run { command: "em", input: &args.input, output: &args.output, shape_in, shape_out, options, gpu: gpu.as_ref() };
+    run.report(global, &g, stages.total(start), json!({ "kl_divergence": kl }));
+    Ok(())
 }
 
 pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error> {
-    let gpu = global.gpu()?;
-    let (sinograms, single, g) = read_sinograms(&args.input, args.size, &args.geometry, gpu.is_some())?;
+    let start = Instant::now();
+    let mut stages = Stages::default();
+    let gpu = stages.open(|| global.gpu())?;
+    let (sinograms, single, g, shape_in) = read_sinograms(&args.input, args.size, &args.geometry, gpu.is_some(), &mut stages)?;
     let filter = Filter::parse(&args.filter)?;
     if op == Operation::Backproject && filter != Filter::Ramp {
         return Err(Error::Invalid("--filter belongs to fbp".into()));
     }
-    let start = Instant::now();
-    let images = match (&gpu, op) {
+    let images = stages.compute(|| match (&gpu, op) {
         (Some(gpu), op) => {
             let what = if op == Operation::Fbp { lucent::tomography::Operation::Fbp(filter) } else { lucent::tomography::Operation::Backproject };
             let bar = progress_bar(global, sinograms.dim().0, "reconstructing");
             let out = lucent::tomography::apply(gpu, what, &sinograms, &g, &mut |done, _| bar.set_position(done as u64))?;
             bar.finish_and_clear();
-            out
+            Ok(out)
         }
         (None, _) => {
             lucent::check::check_finite(&sinograms.view().into_dyn(), "the sinogram")?;
             let s = sinograms.mapv(f64::from);
             let y = if op == Operation::Fbp { cpu::fbp(&s.view(), &g, filter) } else { cpu::backproject(&s.view(), &g) };
-            y.mapv(|v| v as f32)
+            Ok(y.mapv(|v| v as f32))
         }
+    })?;
+    let shape_out = stages.write(|| write(&args.output, images, single))?;
+    let command = if op == Operation::Fbp { "fbp" } else { "backproject" };
+    let options = match op {
+        Operation::Fbp => args.geometry.options(json!({ "size": args.size, "filter": args.filter })),
+        Operation::Backproject => args.geometry.options(json!({ "size": args.size })),
     };
-    let name = if op == Operation::Fbp { "fbp" } else { "backproject" };
-    report(global, name, &args.output, write(&args.output, images, single)?, &g, gpu.as_ref(), start)
+    let run = Run { command, input: &args.input, output: &args.output, shape_in, shape_out, options, gpu: gpu.as_ref() };
+    run.report(global, &g, stages.total(start), json!({}));
+    Ok(())
 }
 
 /// The method that ran (FBP back-projects in its own geometry).
@@ -258,35 +288,70 @@ fn method_name(command: &str, g: &Geometry, gpu: Option<&lucent::Gpu>) -> &'stat
     }
 }
 
-fn report(global: &Global, command: &str, output: &Path, shape: Vec<usize>, g: &Geometry, gpu: Option<&lucent::Gpu>, start: Instant) -> Result<(), Error> {
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    let device = Global::device_name(gpu);
-    if global.json {
-        println!("{}", json!({ "command": command, "output": output, "shape": shape, "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "method": method_name(command, g, gpu), "device": device, "ms": ms }));
-    } else if !global.quiet {
-        eprintln!("lucent: {command}: {} angles, {} detectors, {}² images ({}) on {device} in {ms:.1} ms; wrote {}", g.angles.len(), g.detectors, g.size, method_name(command, g, gpu), output.display());
+/// What a projection or reconstruction ran on and wrote, for its report.
+struct Run<'a> {
+    command: &'static str,
+    input: &'a Path,
+    output: &'a Path,
+    shape_in: Vec<usize>,
+    shape_out: Vec<usize>,
+    options: Value,
+    gpu: Option<&'a lucent::Gpu>,
+}
+
+impl Run<'_> {
+    /// The JSON report (the geometry and the method that ran in `details`, with `more`), or a
+    /// line on stderr.
+    fn report(self, global: &Global, g: &Geometry, ms: Stages, more: Value) {
+        let method = method_name(self.command, g, self.gpu);
+        if global.json {
+            let mut details = json!({ "size": g.size, "angles": g.angles.len(), "detectors": g.detectors, "center": g.center, "method": method });
+            details.as_object_mut().expect("an object").extend(more.as_object().cloned().unwrap_or_default());
+            Report {
+                input: report::path(self.input),
+                output: report::path(self.output),
+                shape_in: Some(self.shape_in),
+                shape_out: Some(self.shape_out),
+                options: self.options,
+                ms,
+                details,
+                ..Report::new(self.command, report::device(self.gpu))
+            }
+            .print();
+        } else if !global.quiet {
+            let device = Global::device_name(self.gpu);
+            let ms = ms.compute.unwrap_or(0.0) + ms.write.unwrap_or(0.0);
+            eprintln!("lucent: {}: {} angles, {} detectors, {}² images ({method}) on {device} in {ms:.1} ms; wrote {}", self.command, g.angles.len(), g.detectors, g.size, self.output.display());
+        }
     }
-    Ok(())
 }
 
 pub fn find_center(global: &Global, args: &FindCenterArgs) -> Result<(), Error> {
+    let start = Instant::now();
+    let mut stages = Stages::default();
     let geometry = Angles { angles_file: args.angles_file.clone(), center: None, method: "direct".into() };
-    let (sinograms, _, g) = read_sinograms(&args.input, None, &geometry, true)?;
+    let (sinograms, _, g, shape_in) = read_sinograms(&args.input, None, &geometry, true, &mut stages)?;
     if args.slice >= sinograms.dim().0 {
         return Err(Error::Invalid(format!("--slice {} of a stack of {}", args.slice, sinograms.dim().0)));
     }
     let sinogram = sinograms.index_axis(ndarray::Axis(0), args.slice);
-    let gpu = global.gpu()?;
-    let start = Instant::now();
-    let (centre, scores) = match &gpu {
-        Some(gpu) => lucent::tomography::find_center(gpu, &sinogram, &g, args.radius)?,
-        None => cpu::find_center(&sinogram, &g, args.radius)?,
-    };
-    let ms = start.elapsed().as_secs_f64() * 1e3;
+    let gpu = stages.open(|| global.gpu())?;
+    let (centre, scores) = stages.compute(|| match &gpu {
+        Some(gpu) => lucent::tomography::find_center(gpu, &sinogram, &g, args.radius),
+        None => cpu::find_center(&sinogram, &g, args.radius),
+    })?;
     if global.json {
-        let device = Global::device_name(gpu.as_ref());
         let tried: Vec<_> = scores.iter().map(|(c, e)| json!({ "center": c, "entropy": e })).collect();
-        println!("{}", json!({ "command": "find-center", "center": centre, "middle": (g.detectors as f64 - 1.0) / 2.0, "tried": tried, "device": device, "ms": ms }));
+        let options = json!({ "radius": args.radius, "slice": args.slice, "angles_file": args.angles_file.as_ref().map(report::path) });
+        Report {
+            input: report::path(&args.input),
+            shape_in: Some(shape_in),
+            options,
+            ms: stages.total(start),
+            details: json!({ "center": centre, "middle": (g.detectors as f64 - 1.0) / 2.0, "tried": tried }),
+            ..Report::new("find-center", report::device(&gpu))
+        }
+        .print();
     } else {
         println!("{centre:.2}");
     }

@@ -17,6 +17,7 @@ use ndarray::{Array4, ArrayD};
 use rayon::prelude::*;
 
 use super::{Args, Row};
+use crate::report::ms_since;
 use crate::Global;
 
 /// The moving-edge phantom plus Gaussian noise, in f32, made plane by plane in parallel.
@@ -74,7 +75,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
                 eprintln!("  {stage} {done}/{total} at {:.1} s", t.elapsed().as_secs_f64());
             }
         })?;
-        let ms = t.elapsed().as_secs_f64() * 1e3;
+        let ms = ms_since(t);
         let psnr = clean.as_ref().map(|c| {
             let c = c.clone().into_dyn();
             (dynamic::psnr(&x.mapv(f64::from).view(), &c.view()), dynamic::psnr(&y.mapv(f64::from).view(), &c.view()))

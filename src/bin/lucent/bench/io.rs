@@ -14,6 +14,7 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex32;
 
 use super::{Args, Row};
+use crate::report::ms_since;
 use crate::Global;
 
 pub fn suite(args: &Args, global: &Global) -> Result<Vec<Row>, Error> {
@@ -92,7 +93,7 @@ fn median_ms(mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
     for _ in 0..3 {
         let start = Instant::now();
         f()?;
-        times.push(start.elapsed().as_secs_f64() * 1e3);
+        times.push(ms_since(start));
     }
     times.sort_by(f64::total_cmp);
     Ok(times[1])

@@ -19,6 +19,7 @@ use lucent::engine::{copy_vec4, reduce, scan};
 use lucent::{Buf, Dtype, Error, Gpu, GpuArray, Recording};
 use serde::Serialize;
 
+use crate::report::{self, Report};
 use crate::Global;
 
 #[derive(clap::Args)]
@@ -93,6 +94,7 @@ pub struct Row {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    let start = std::time::Instant::now();
     // `--fft-shape` runs the FFT suite alone, on those shapes.
     let fft_shapes = args.fft_shape.iter().map(|s| parse_shape(s)).collect::<Result<Vec<_>, _>>()?;
     if let Some(axes) = &args.fft_axes {
@@ -109,7 +111,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     // The file I/O suite needs no GPU: `--filter io...` runs it alone.
     if fft_shapes.is_empty() && args.filter.as_deref().is_some_and(|f| f.starts_with("io")) {
         let rows = io::suite(args, global)?;
-        print_rows(global, serde_json::json!({ "kind": "host" }), "host", &rows);
+        print_rows(global, args, start, serde_json::json!({ "kind": "host", "adapters": [] }), "host", &rows);
         return Ok(());
     }
     let gpu = global.require_gpu()?;
@@ -182,14 +184,27 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     let summary = gpu.summary();
     let device = format!("{} ({})", summary.name, summary.backend);
-    print_rows(global, serde_json::json!({ "kind": "gpu", "adapters": [summary] }), &device, &rows);
+    print_rows(global, args, start, report::device([&gpu]), &device, &rows);
     Ok(())
 }
 
-/// The table on stdout, or one JSON report with `--json`.
-fn print_rows(global: &Global, device_json: serde_json::Value, device: &str, rows: &[Row]) {
+/// The table on stdout, or one JSON report with `--json` (the rows in `details`).
+fn print_rows(global: &Global, args: &Args, start: std::time::Instant, device_json: serde_json::Value, device: &str, rows: &[Row]) {
     if global.json {
-        println!("{}", serde_json::json!({ "command": "bench", "device": device_json, "rows": rows }));
+        let options = serde_json::json!({
+            "filter": args.filter,
+            "max_mib": args.max_mib,
+            "min_mib": args.min_mib,
+            "fft_shape": args.fft_shape,
+            "fft_axes": args.fft_axes,
+        });
+        Report {
+            options,
+            ms: report::Stages::default().total(start),
+            details: serde_json::json!({ "rows": rows }),
+            ..Report::new("bench", device_json)
+        }
+        .print();
     } else {
         println!("device: {device}");
         println!("{:<22} {:>18} {:>8} {:>12} {:>10} {:>9}", "case", "shape", "MiB", "ms", "GB/s", "% copy");

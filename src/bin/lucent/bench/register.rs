@@ -17,6 +17,7 @@ use lucent::{Error, Gpu};
 use ndarray::{ArrayD, IxDyn};
 
 use super::{Args, Row};
+use crate::report::ms_since;
 use crate::Global;
 
 pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error> {
@@ -142,7 +143,7 @@ pub(super) fn median_after_warm_up(reps: usize, mut run: impl FnMut() -> Result<
     for _ in 0..reps {
         let start = Instant::now();
         run()?;
-        times.push(start.elapsed().as_secs_f64() * 1e3);
+        times.push(ms_since(start));
     }
     times.sort_by(f64::total_cmp);
     Ok(times[times.len() / 2])
