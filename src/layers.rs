@@ -1,19 +1,23 @@
 //! The import rule, checked on the sources: each layer imports only from layers below it
-//! (`error`/`check`/`io`/`phantom` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
-//! `signal`, `ndimage`, `restoration`, `registration`, `tomography` ← the `lucent` binary). docs/ARCHITECTURE.md explains them.
+//! (`error`/`check`/`host`/`phantom` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
+//! `signal`, `ndimage`, `restoration`, `registration`, `tomography`, `denoise` ← `io` ← the `lucent` binary).
+//! `host` is the host machine's memory and files (budgets, atomic writes); `io`, the file formats,
+//! sits above the engine, so an app built without the `io` feature loses no part of it.
+//! docs/ARCHITECTURE.md explains them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["error", "check", "io", "phantom"],
+    &["error", "check", "host", "phantom"],
     &["gpu"],
     &["graph"],
     &["kernels"],
     &["fft"],
     &["ops"],
     &["signal", "ndimage", "restoration", "registration", "tomography", "denoise"],
+    &["io"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {

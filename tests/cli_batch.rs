@@ -1,4 +1,5 @@
 //! The CLI over many inputs (`-o OUTDIR/`), its one report shape, and its quiet stderr.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 

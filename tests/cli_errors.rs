@@ -1,5 +1,6 @@
 //! The CLI refuses what it cannot do with one clear line and exit code 1, before any work and
 //! without leaving files behind (issue 17's smaller defects).
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 

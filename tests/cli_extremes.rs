@@ -1,6 +1,7 @@
 //! Every numeric option of every command at its extremes (0, negative, NaN, infinite, huge,
 //! u64::MAX and beyond): the CLI either runs (exit 0) or refuses with exit code 1 and one line on
 //! stderr, quickly; never a panic, an abort or a hang.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 

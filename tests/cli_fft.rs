@@ -4,6 +4,7 @@
 //! Tolerance: inputs are f32, the transforms run in f32 (GPU or rustfft) with f64 twiddles, so
 //! the relative L2 error is a few f32 epsilons (6e-8) times the log of the size: ~1e-7 at these
 //! sizes. 1e-6 leaves a margin of ~10 and still catches any wrong index, scale or sign.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 

@@ -10,6 +10,7 @@
 //!   the result for zero-mean data, ≤ 6e-7 for the ≤ 100 taps used here; where one output may
 //!   cancel, relative to Σ|w||x| instead (`check_direct`).
 //! - Normalised convolution: see that test.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

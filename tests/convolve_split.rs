@@ -10,6 +10,7 @@
 //!   f32 epsilons (6e-8) times log N, ~1e-7; the fold and the recombination add at most P f32
 //!   roundings of terms no larger than the result (each part is a decimated copy of it, of norm
 //!   ~√P times the result's, weighted by 1/P), ~2e-7 for P ≤ 4.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

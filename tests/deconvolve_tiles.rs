@@ -4,6 +4,7 @@
 //! whole-image RL on noisy beads, tiles chosen from a lowered buffer limit, GPU against the CPU
 //! twin (the same tiling with the f64 reference), progress, and bad input.
 //! Temporaries are poisoned (NaN) so an element no kernel writes fails the comparison.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 #![allow(clippy::type_complexity)] // the tables of cases
 
 mod common;

@@ -2,6 +2,7 @@
 //! on fresh random data of awkward shapes (2D, 3D, 4D, batches), by FFT and by direct sums, slabs against the whole
 //! volume, the moving-edge phantom's PSNR in 2D, 3D and 4D and its edge kept, and bad input.
 //! Outputs poisoned.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

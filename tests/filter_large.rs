@@ -14,6 +14,7 @@
 //! 2 · 65 · 2^-24 ≈ 7.7e-6, typically ~7e-7; a folded kernel's end taps carry nearly all the
 //! weight, so the small taps are added to a large sum (measured up to 1.3e-6, uniform 20000
 //! nearest, in about one run of ten; the wrong answers of issue 17 were off by 1e-4 and more).
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

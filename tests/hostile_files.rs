@@ -6,6 +6,7 @@
 //!
 //! The memory bound is checked by a counting allocator: no single allocation made by a read (on
 //! its thread) may exceed `MAX_ALLOCATION`, as a read that sized a buffer by a lying header would.
+#![cfg(feature = "io")]
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;

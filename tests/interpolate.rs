@@ -6,6 +6,7 @@
 //!
 //! Tolerance: f32 recursions of gain 6 over a stable pole: relative L2 ≤ 1e-5 of the reference
 //! (the bound); seen ~1e-7.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

@@ -5,6 +5,7 @@
 //!
 //! Tolerance: scikit-image computes in f32 (complex64) and so does the GPU: shifts equal to
 //! 1e-4 (they are multiples of 1/upsample), error and phase difference within 1e-4.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

@@ -3,6 +3,7 @@
 //! (≥ 95% of B-scans within one voxel on every axis, through a micro-saccade), registered volumes
 //! (whole-voxel shifts give the reference's rows exactly; cubic ones equal map_coordinates'
 //! reference), the peak-gathering kernel against its twin, bad input.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

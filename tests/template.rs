@@ -5,6 +5,7 @@
 //! correlation's rounding bound), the double-single window sums to 1e-12, flat windows and
 //! templates, a template found where it was put, top-k peaks, the CLI, bad input. Temporaries
 //! poisoned.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

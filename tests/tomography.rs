@@ -2,6 +2,7 @@
 //! the image's sum, Gaussians against their exact transform, scikit-image's FBP filters), the GPU
 //! against it (random images and angles, odd and even sizes, other detector counts and centres,
 //! stacks), FBP of the exact Shepp-Logan sinogram, bad input. Outputs poisoned.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 use common::*;

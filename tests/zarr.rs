@@ -3,6 +3,7 @@
 //! and volumes beyond the host memory budget (LUCENT_HOST_BUDGET_BYTES) filtered, convolved and
 //! deconvolved slab by slab by the CLI against the whole-volume results; a store written twice is replaced; bad stores refused with
 //! nothing left behind.
+#![cfg(all(feature = "cli", feature = "io", feature = "zarr"))] // needs the `lucent` binary
 
 mod common;
 

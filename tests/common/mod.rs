@@ -4,7 +4,6 @@
 pub mod fft_check;
 pub mod specimens;
 
-use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use lucent::kernels::boundary::Boundary;
@@ -115,12 +114,15 @@ pub fn abs_boundary(b: Boundary) -> Boundary {
     if let Boundary::Constant(v) = b { Boundary::Constant(v.abs()) } else { b }
 }
 
-/// Runs the `lucent` binary with `args` and extra environment variables.
-pub fn lucent_cli(args: &[&str], env: &[(&str, &str)]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_lucent")).args(args).envs(env.iter().copied()).output().expect("the lucent binary runs")
+/// Runs the `lucent` binary with `args` and extra environment variables (built with the features
+/// it requires, as are the tests that call it).
+#[cfg(all(feature = "cli", feature = "io", feature = "zarr"))]
+pub fn lucent_cli(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_lucent")).args(args).envs(env.iter().copied()).output().expect("the lucent binary runs")
 }
 
 /// Runs the binary with `--json --quiet` and expects success; returns its JSON report.
+#[cfg(all(feature = "cli", feature = "io", feature = "zarr"))]
 pub fn lucent_json(args: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
     let out = lucent_cli(&[args, &["--json", "--quiet"]].concat(), env);
     assert!(out.status.success(), "lucent {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));

@@ -86,7 +86,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         "tomography": tomography,
         "denoising": denoising,
     });
-    io::write_atomic(&args.out.join("report.json"), |w| {
+    lucent::host::write_atomic(&args.out.join("report.json"), |w| {
         serde_json::to_writer_pretty(&mut *w, &report).map_err(|e| Error::Io(e.into()))
     })?;
     if global.json {

@@ -49,7 +49,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let image = io::read_real(&args.image)?;
     let t = io::read_real(&args.template)?;
     template::check_shapes(image.shape(), t.shape())?;
-    io::check_host_array("the response map", &template::output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
+    lucent::host::check_host_array("the response map", &template::output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
     let gpu = global.gpu()?;
     let device = Global::device_name(gpu.as_ref());
     let start = Instant::now();

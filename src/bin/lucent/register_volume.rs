@@ -177,7 +177,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
 /// several volumes.
 fn write_csv(path: &Path, volumes: &[&VolumeRegistration]) -> Result<(), Error> {
     let several = volumes.len() > 1;
-    io::write_atomic(path, |w| {
+    lucent::host::write_atomic(path, |w| {
         let row = |w: &mut dyn Write, v: usize, b: &BscanShift| {
             if several {
                 write!(w, "{v},")?;

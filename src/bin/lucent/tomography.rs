@@ -159,7 +159,7 @@ pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
     };
     let gpu = global.gpu()?;
     let g = args.geometry.geometry(h, angles, args.detectors, gpu.is_some())?;
-    io::check_host_array("the sinograms", &[images.dim().0, g.angles.len(), g.detectors], 4)?;
+    lucent::host::check_host_array("the sinograms", &[images.dim().0, g.angles.len(), g.detectors], 4)?;
     let start = Instant::now();
     let sinograms = match &gpu {
         Some(gpu) => {
@@ -188,7 +188,7 @@ fn read_sinograms(input: &Path, size: Option<usize>, geometry: &Angles, gpu: boo
         return Err(Error::Shape(format!("{} angles for a sinogram of {rows} rows", angles.len())));
     }
     let g = geometry.geometry(size.unwrap_or(detectors), angles, Some(detectors), gpu)?;
-    io::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
+    lucent::host::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
     Ok((sinograms, single, g))
 }
 
