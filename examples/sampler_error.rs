@@ -9,7 +9,7 @@
 //! ```
 
 use lucent::ndimage::{self, Sampler, Sampling, SplineMode};
-use lucent::ops::interpolate::cpu;
+use lucent::ndimage::cpu;
 use ndarray::{ArrayD, IxDyn};
 
 fn main() -> Result<(), lucent::Error> {

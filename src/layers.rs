@@ -1,19 +1,23 @@
 //! The import rule, checked on the sources: each layer imports only from layers below it
-//! (`error`/`check`/`io`/`phantom` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
-//! `signal`, `ndimage`, `restoration`, `registration`, `tomography` ← the `lucent` binary). docs/ARCHITECTURE.md explains them.
+//! (`error`/`check`/`host`/`phantom` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
+//! `signal`, `ndimage`, `restoration`, `registration`, `tomography`, `denoise` ← `io` ← the `lucent` binary).
+//! `host` is the host machine's memory and files (budgets, atomic writes); `io`, the file formats,
+//! sits above the engine, so an app built without the `io` feature loses no part of it.
+//! docs/ARCHITECTURE.md explains them.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// Top-level modules by layer, lowest first.
 const LAYERS: &[&[&str]] = &[
-    &["error", "check", "io", "phantom"],
+    &["error", "check", "host", "phantom"],
     &["gpu"],
     &["graph"],
     &["kernels"],
     &["fft"],
     &["ops"],
     &["signal", "ndimage", "restoration", "registration", "tomography", "denoise", "engine"],
+    &["io"],
 ];
 
 fn layer_of(module: &str) -> Option<usize> {
@@ -107,4 +111,62 @@ fn the_check_sees_grouped_and_root_imports() {
     let roots = HashMap::from([("Gpu".to_string(), "gpu".to_string())]);
     assert_eq!(crate_paths("use crate::{error::Result, ops::layout, Gpu};", &roots), ["error", "ops", "gpu"]);
     assert_eq!(crate_paths("let x = crate::fft::plan::smooth(crate::Gpu::new());", &roots), ["fft", "gpu"]);
+}
+
+/// The ops by layer, lowest first: an op imports only ops of layers below its own.
+const OP_LAYERS: &[&[&str]] = &[&["layout", "reduce", "scan"], &["filter", "convolve", "interpolate"], &["deconvolve", "registration", "tomography", "denoise"]];
+
+#[test]
+fn ops_import_only_ops_below() {
+    let ops = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/ops");
+    let layer = |op: &str| OP_LAYERS.iter().position(|l| l.contains(&op));
+    let mut files = Vec::new();
+    rust_files(&ops, &mut files);
+    let mut wrong = Vec::new();
+    for file in &files {
+        let rel = file.strip_prefix(&ops).unwrap();
+        if rel.components().count() < 2 {
+            continue; // ops/mod.rs
+        }
+        let own = rel.components().next().unwrap().as_os_str().to_string_lossy().to_string();
+        let Some(own_layer) = layer(&own) else {
+            wrong.push(format!("src/ops/{own}: in no layer (add it to OP_LAYERS)"));
+            continue;
+        };
+        for (n, line) in std::fs::read_to_string(file).unwrap().lines().enumerate() {
+            let mut rest = line;
+            while let Some(at) = rest.find("crate::ops::") {
+                rest = &rest[at + "crate::ops::".len()..];
+                let end = rest.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(rest.len());
+                let other = &rest[..end];
+                match layer(other) {
+                    Some(l) if l < own_layer || other == own => {}
+                    _ => wrong.push(format!("src/ops/{}:{}: `{own}` imports the op `{other}`", rel.display(), n + 1)),
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "ops importing ops of their own layer or above:\n{}", wrong.join("\n"));
+}
+
+/// The CLI and the Python extension go through the front doors (the families, `io`, `engine`):
+/// never the crate-private layers, which would make a second door to an operation.
+#[test]
+fn the_cli_and_python_call_only_the_front_doors() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    rust_files(&root.join("src/bin"), &mut files);
+    rust_files(&root.join("python/src"), &mut files);
+    assert!(files.len() > 20, "found only {} files in src/bin and python/src", files.len());
+    let mut wrong = Vec::new();
+    for file in &files {
+        for (n, line) in std::fs::read_to_string(file).unwrap().lines().enumerate() {
+            for private in ["ops", "kernels", "graph", "gpu"] {
+                if line.contains(&format!("lucent::{private}::")) || line.contains(&format!("lucent::{{{private}")) {
+                    wrong.push(format!("{}:{}: names `lucent::{private}`", file.strip_prefix(root).unwrap().display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "the CLI or Python past the front doors:\n{}", wrong.join("\n"));
 }

@@ -39,15 +39,33 @@
 //! ```
 //!
 //! The layers and the life of one call: docs/ARCHITECTURE.md.
+//!
+//! ## Cargo features
+//!
+//! Features only add: without default features (`default-features = false`) the library is the
+//! engine and every family above, on wgpu, ndarray, bytemuck, pollster, futures, num-complex,
+//! rustfft, rayon, thiserror and serde (the reports derive `Serialize`); [`host`] holds what they
+//! need of the host machine (memory budgets, atomic writes).
+//!
+//! - `io`: the module `io`, reading and writing files by extension: `.npy` (our own code),
+//!   multi-page TIFF (tiff) and PNG (image).
+//! - `zarr` (implies `io`): Zarr arrays and OME-Zarr images through zarrs, read whole or streamed
+//!   by slabs.
+//! - `cli`: `clap::ValueEnum` on the option enums (FFT norm, convolution modes, ...), and what the
+//!   `lucent` binary needs besides (clap, indicatif, serde_json).
+//!
+//! `default = ["cli", "io", "zarr"]`: the `lucent` binary needs all three.
 
 pub mod check;
 pub mod denoise;
 pub mod engine;
 pub mod error;
+pub mod host;
+#[cfg(feature = "io")]
+pub mod io;
 pub mod fft;
 pub(crate) mod gpu;
 pub(crate) mod graph;
-pub mod io;
 pub(crate) mod kernels;
 pub mod ndimage;
 pub(crate) mod ops;
@@ -59,7 +77,8 @@ pub mod tomography;
 
 #[cfg(test)]
 mod layers;
-#[cfg(test)]
+// The engine's unit tests write and read their cases with `io`.
+#[cfg(all(test, feature = "io"))]
 mod tests;
 // The unit tests name the crate's items as the integration tests do (`lucent::...`).
 #[cfg(test)]

@@ -76,7 +76,7 @@ fn one_call<D: Dimension>(
     // streamed back straight into its rows of the stack.
     let slices = x.shape()[0];
     let per = out[0] * out[1];
-    let mut result = crate::io::zeroed_vec::<f32>(slices * per);
+    let mut result = crate::host::zeroed_vec::<f32>(slices * per);
     for range in batches(gpu, slices, per_slice) {
         let part = x.slice_axis(ndarray::Axis(0), ndarray::Slice::from(range.clone()));
         if crate::check::check_finite(&part, what).is_err() {

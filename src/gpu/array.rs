@@ -135,7 +135,7 @@ impl GpuArray {
     /// chunks of one array), cropped on the host as it streams back: no cropped copy is made
     /// on the device.
     pub fn download_window_f32(gpu: &Gpu, arrays: &[GpuArray], start: &[usize], size: &[usize]) -> Result<ArrayD<f32>> {
-        let mut out = crate::io::zeroed_vec(size.iter().product());
+        let mut out = crate::host::zeroed_vec(size.iter().product());
         GpuArray::download_window_into_f32(gpu, arrays, start, size, &mut out)?;
         Ok(ArrayD::from_shape_vec(IxDyn(size), out).expect("sizes checked"))
     }

@@ -243,7 +243,7 @@ impl Gpu {
     pub fn memory_budget_bytes(&self) -> u64 {
         match (self.options.device_memory_bytes, self.device_memory_bytes) {
             (Some(b), _) => b,
-            _ if self.summary.device_type == "Cpu" => crate::io::host_budget_bytes().unwrap_or(16 << 30),
+            _ if self.summary.device_type == "Cpu" => crate::host::host_budget_bytes().unwrap_or(16 << 30),
             (None, Some(heap)) => heap / 10 * 9,
             (None, None) => u64::MAX,
         }

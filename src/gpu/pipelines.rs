@@ -86,9 +86,9 @@ impl PipelineCache {
         }
         let Some(data) = disk.cache.get_data() else { return Ok(false) };
         if let Some(dir) = disk.path.parent() {
-            std::fs::create_dir_all(dir).map_err(|e| crate::io::file_error(dir, format!("cannot create the cache directory: {e}")))?;
+            std::fs::create_dir_all(dir).map_err(|e| crate::host::file_error(dir, format!("cannot create the cache directory: {e}")))?;
         }
-        crate::io::write_atomic(&disk.path, |f| f.write_all(&data).map_err(|e| crate::io::file_error(&disk.path, e.to_string())))?;
+        crate::host::write_atomic(&disk.path, |f| f.write_all(&data).map_err(|e| crate::host::file_error(&disk.path, e.to_string())))?;
         Ok(true)
     }
 }

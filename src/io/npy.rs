@@ -20,8 +20,9 @@ use ndarray::{ArrayD, ArrayViewD, IxDyn, ShapeBuilder};
 use num_complex::Complex32;
 use rayon::prelude::*;
 
-use super::{atomic::write_atomic, file_error, Loaded};
+use super::Loaded;
 use crate::error::Result;
+use crate::host::{file_error, write_atomic};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
@@ -104,7 +105,7 @@ fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64, piece: usize, fi
     // read holds (the result and at most one piece of raw bytes).
     let out = if header.dtype.kind == Kind::Complex { 8 } else { 4 };
     let need = count.checked_mul(out).and_then(|o| o.checked_add(expected));
-    super::check_budget(&format!("an array of shape {:?}", header.shape), need, budget)?;
+    crate::host::check_budget(&format!("an array of shape {:?}", header.shape), need, budget)?;
     let expected = usize::try_from(expected).map_err(|_| "shape overflows")?;
     let count = usize::try_from(count).map_err(|_| "shape overflows")?;
 
@@ -117,7 +118,7 @@ fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64, piece: usize, fi
     };
     let loaded = match header.dtype.kind {
         Kind::Complex => {
-            let mut values = crate::io::zeroed_vec::<Complex32>(count);
+            let mut values = crate::host::zeroed_vec::<Complex32>(count);
             let held = read_scalars(&mut r, &header.dtype, bytemuck::cast_slice_mut(&mut values), piece, positional).map_err(io)?;
             if held < expected {
                 return Err(truncated(held));
@@ -125,7 +126,7 @@ fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64, piece: usize, fi
             Loaded::Complex(arrange(&header, values)?)
         }
         _ => {
-            let mut values = crate::io::zeroed_vec::<f32>(count);
+            let mut values = crate::host::zeroed_vec::<f32>(count);
             let held = read_scalars(&mut r, &header.dtype, &mut values, piece, positional).map_err(io)?;
             if held < expected {
                 return Err(truncated(held));

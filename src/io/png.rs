@@ -10,8 +10,8 @@ use image::codecs::png::PngDecoder;
 use image::{DynamicImage, ImageBuffer, ImageFormat, Limits, Luma};
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
-use super::{atomic::write_atomic, file_error};
 use crate::error::Result;
+use crate::host::{file_error, write_atomic};
 
 /// Bits per pixel of a written PNG.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,7 +62,7 @@ pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
         return Err(err(format!("corrupt: a {h}x{w} image cannot be stored in a file of {len} bytes")));
     }
     let need = raw.and_then(|r| r.checked_add(pixels.checked_mul(4)?));
-    super::check_budget(&format!("a {h}x{w} {depth}-bit image"), need, budget).map_err(err)?;
+    crate::host::check_budget(&format!("a {h}x{w} {depth}-bit image"), need, budget).map_err(err)?;
     r.seek(SeekFrom::Start(0)).map_err(|e| err(format!("cannot read: {e}")))?;
     let mut limits = Limits::default();
     limits.max_alloc = Some(budget);

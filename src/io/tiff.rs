@@ -18,8 +18,8 @@ use ::tiff::ColorType;
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 use rayon::prelude::*;
 
-use super::{atomic::write_atomic, file_error};
 use crate::error::Result;
+use crate::host::{file_error, write_atomic};
 
 /// Reads every page of a grayscale TIFF using at most about `budget` bytes: every page's size is
 /// checked against its strips (which must lie within the file) and the budget before anything
@@ -138,7 +138,7 @@ fn scan<R: Read + Seek>(decoder: &mut Decoder<R>, len: u64, budget: u64) -> std:
             None => raw_max,
         };
         let need = (page as u64 + 1).checked_mul(samples).and_then(|n| n.checked_mul(4)).and_then(|n| n.checked_add(scratch));
-        super::check_budget(&format!("page {page} ({h}x{w}, {bits}-bit samples)"), need, budget)?;
+        crate::host::check_budget(&format!("page {page} ({h}x{w}, {bits}-bit samples)"), need, budget)?;
         stack.pages += 1;
         if !decoder.more_images() {
             return Ok(stack);
@@ -194,7 +194,7 @@ fn plan_page<R: Read + Seek>(decoder: &mut Decoder<R>, strips: Option<&Strips>, 
 #[cfg(unix)]
 fn read_runs(file: &std::fs::File, runs: &[Run], total: usize) -> std::io::Result<Vec<f32>> {
     use std::os::unix::fs::FileExt;
-    let mut values = crate::io::zeroed_vec::<f32>(total);
+    let mut values = crate::host::zeroed_vec::<f32>(total);
     let mut rest = values.as_mut_slice();
     let mut pieces = Vec::new();
     for run in runs {
@@ -252,7 +252,7 @@ fn to_f32_in_place(bytes: &mut [u8], from: usize, sample: Sample) {
 
 /// Decodes the `pages` pages of `samples` samples each, from the first, into a fresh array.
 fn decode_pages<R: Read + Seek>(decoder: &mut Decoder<R>, pages: usize, samples: usize) -> std::result::Result<Vec<f32>, String> {
-    let mut values = crate::io::zeroed_vec::<f32>(pages * samples);
+    let mut values = crate::host::zeroed_vec::<f32>(pages * samples);
     decoder.seek_to_image(0).map_err(|e| format!("page 0: {e}"))?;
     for (page, out) in values.chunks_exact_mut(samples.max(1)).enumerate() {
         if page > 0 {

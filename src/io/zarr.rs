@@ -23,8 +23,8 @@ use zarrs::array::{data_type, Array, ArrayBuilder};
 use zarrs::filesystem::FilesystemStore;
 use zarrs::group::{Group, GroupBuilder};
 
-use super::{check_budget, file_error};
 use crate::error::{Error, Result};
+use crate::host::{check_budget, file_error};
 
 /// The physical metadata of an OME-Zarr level: its axes and coordinate transformations (scale,
 /// translation) as the image's multiscales metadata holds them, and the image's name.
@@ -35,10 +35,7 @@ pub struct Ome {
     pub name: Option<String>,
 }
 
-/// Whether `path` lies in a Zarr store (a component ends in `.zarr`).
-pub fn is_zarr(path: &Path) -> bool {
-    path.components().any(|c| c.as_os_str().to_string_lossy().to_ascii_lowercase().ends_with(".zarr"))
-}
+pub use super::is_zarr;
 
 /// The store's directory and the node's path inside it ("/" for the root).
 fn locate(path: &Path) -> Result<(PathBuf, String)> {
@@ -304,6 +301,12 @@ pub fn write(path: &Path, x: &ArrayViewD<f32>, like: Option<&Ome>) -> Result<()>
     let sink = Sink::create(path, x.shape(), None, like.unwrap_or(&Ome::default()))?;
     sink.write_rows(0, x)?;
     sink.finish()
+}
+
+/// [`write`] like the OME-Zarr image `like` (its axes and transforms), where there is one.
+pub fn write_like(path: &Path, x: &ArrayViewD<f32>, like: Option<&Path>) -> Result<()> {
+    let like = like.map(Source::open).transpose()?;
+    write(path, x, like.as_ref().map(Source::ome))
 }
 
 /// How [`stream_rows`] ran.

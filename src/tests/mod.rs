@@ -36,3 +36,4 @@ mod stripes;
 mod template;
 mod tomography;
 mod transfer;
+mod timings;

@@ -571,7 +571,7 @@ fn failed_writes_leave_no_file() {
     let path = dir.path().join("keep.npy");
     io::write_real(&path, &a.view()).unwrap();
     let before = std::fs::read(&path).unwrap();
-    let result = io::write_atomic(&path, |w| {
+    let result = lucent::host::write_atomic(&path, |w| {
         use std::io::Write;
         w.write_all(b"half of a file").unwrap();
         Err(Error::Invalid("simulated failure".into()))
@@ -582,7 +582,7 @@ fn failed_writes_leave_no_file() {
 
     // And a failure on a fresh path creates nothing.
     let fresh = dir.path().join("fresh.npy");
-    let _ = io::write_atomic(&fresh, |_| Err(Error::Invalid("simulated failure".into())));
+    let _ = lucent::host::write_atomic(&fresh, |_| Err(Error::Invalid("simulated failure".into())));
     assert!(!fresh.exists());
     assert_eq!(entries(dir.path()), vec![path]);
 }

@@ -199,7 +199,7 @@ pub fn read_input(path: &Path) -> Result<Input, Error> {
     let source = io::zarr::Source::open(path)?;
     let shape = source.shape();
     let bytes = shape.iter().try_fold(4 * SLAB_COPIES, |b, &n| b.checked_mul(n as u64));
-    match bytes.is_none_or(|b| b > io::host_budget_bytes().unwrap_or(u64::MAX)) {
+    match bytes.is_none_or(|b| b > lucent::host::host_budget_bytes().unwrap_or(u64::MAX)) {
         true => Ok(Input::Rows(source)),
         false => source.read_rows(0..shape.first().copied().unwrap_or(0)).map(Input::Whole),
     }
@@ -223,7 +223,7 @@ pub fn stream(
     let shape = source.shape();
     let chunks = source.chunks();
     let sink = io::zarr::Sink::create(output, &shape, Some(&chunks), source.ome())?;
-    let budget = io::host_budget_bytes()?;
+    let budget = lucent::host::host_budget_bytes()?;
     let rows = io::zarr::slab_rows(&shape, halo, copies, budget, sink.chunks()[0])?;
     let streamed = stages.compute(|| io::zarr::stream_rows(source, &sink, rows, halo, op, |_, _| {}))?;
     stages.write(|| sink.finish())?;

@@ -127,7 +127,7 @@ fn one(
             // (The library's path makes these checks itself.) The reference works in f64 on the
             // padded shape, complex for the FFT.
             lucent::check::check_finite(&image.view(), &input.display().to_string())?;
-            lucent::io::check_host_array("the reference's padded arrays", &geometry.padded, 16)?;
+            lucent::host::check_host_array("the reference's padded arrays", &geometry.padded, 16)?;
             let method = args.method.resolve(&geometry);
             Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None, 1, None))
         }

@@ -93,7 +93,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         details,
         ..Report::new("demo", report::device(&gpu))
     };
-    io::write_atomic(&args.out.join("report.json"), |w| {
+    lucent::host::write_atomic(&args.out.join("report.json"), |w| {
         serde_json::to_writer_pretty(&mut *w, &report).map_err(|e| Error::Io(e.into()))
     })?;
     let (registration, tomography, denoising) = (&report.details["registration"], &report.details["tomography"], &report.details["denoising"]);

@@ -92,7 +92,7 @@ impl Filter {
             check_filter_weights(x.shape(), &kernel.view())?;
         }
         // The reference holds the input and the result in f64.
-        lucent::io::check_host_array("the reference's arrays", x.shape(), 16)?;
+        lucent::host::check_host_array("the reference's arrays", x.shape(), 16)?;
         let x64 = x.mapv(|v| v as f64);
         let y = match self {
             Filter::Gaussian(sigma) => cpu::separable(&x64, &gaussian_passes(sigma, x.shape(), b)?, b),

@@ -46,44 +46,23 @@ pub struct Args {
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let how = TemplateMatch { pad_input: args.pad_input, mode: PadMode::parse(&args.mode, args.cval)? };
-<<<<<<< HEAD
-    let image = io::read_real(&args.image)?;
-    let t = io::read_real(&args.template)?;
-    registration::check_template_shapes(image.shape(), t.shape())?;
-    io::check_host_array("the response map", &registration::template_output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
-    let gpu = global.gpu()?;
-    let device = Global::device_name(gpu.as_ref());
-    let start = Instant::now();
-    let response = match &gpu {
-        Some(g) => registration::match_template(g, &image.view(), &t.view(), &how)?,
-        None => {
-            lucent::check::check_finite(&image.view(), "the image")?;
-            lucent::check::check_finite(&t.view(), "the template")?;
-            registration::cpu::match_template(&image.mapv(|v| v as f64), &t.mapv(|v| v as f64), &how)?.mapv(|v| v.clamp(-1.0, 1.0) as f32)
-        }
-    };
-    let ms = start.elapsed().as_secs_f64() * 1e3;
-    io::write_real(&args.output, &response.view())?;
-    let peaks = registration::peaks(&response.view(), args.peaks, args.min_distance);
-=======
     let start = Instant::now();
     let mut stages = Stages::default();
     let image = stages.read(|| io::read_real(&args.image))?;
     let t = stages.read(|| io::read_real(&args.template))?;
-    template::check_shapes(image.shape(), t.shape())?;
-    io::check_host_array("the response map", &template::output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
+    registration::check_template_shapes(image.shape(), t.shape())?;
+    lucent::host::check_host_array("the response map", &registration::template_output_dims(image.shape(), t.shape(), args.pad_input), 8)?;
     let gpu = stages.open(|| global.gpu())?;
     let response = stages.compute(|| match &gpu {
-        Some(g) => template::match_template(g, &image.view(), &t.view(), &how),
+        Some(g) => registration::match_template(g, &image.view(), &t.view(), &how),
         None => {
             lucent::check::check_finite(&image.view(), "the image")?;
             lucent::check::check_finite(&t.view(), "the template")?;
-            Ok(template::match_template_reference(&image.mapv(|v| v as f64), &t.mapv(|v| v as f64), &how)?.mapv(|v| v.clamp(-1.0, 1.0) as f32))
+            Ok(registration::cpu::match_template(&image.mapv(|v| v as f64), &t.mapv(|v| v as f64), &how)?.mapv(|v| v.clamp(-1.0, 1.0) as f32))
         }
     })?;
     stages.write(|| io::write_real(&args.output, &response.view()))?;
-    let peaks = template::peaks(&response.view(), args.peaks, args.min_distance);
->>>>>>> json
+    let peaks = registration::peaks(&response.view(), args.peaks, args.min_distance);
     if global.json {
         let options = json!({
             "template": report::path(&args.template),

@@ -94,7 +94,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if amplitudes.iter().any(|v| !(v.is_finite() && *v >= 0.0 && *v <= 1e4)) {
         return Err(Error::Invalid(format!("motion amplitudes {amplitudes:?}: finite, from 0 to 10000 voxels")));
     }
-    io::check_host_array("each volume", &[slow, depth, width], 4)?;
+    lucent::host::check_host_array("each volume", &[slow, depth, width], 4)?;
     let start = Instant::now();
     let retina = Retina::new([slow, depth, width], args.seed);
     io::write_real(&args.output, &retina.reference(args.seed).view().into_dyn())?;
@@ -106,7 +106,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         truth.push(shifts);
     }
     if let Some(path) = &args.truth {
-        io::write_atomic(path, |w| {
+        lucent::host::write_atomic(path, |w| {
             (|| -> std::io::Result<()> {
                 writeln!(w, "volume,bscan,dz,dy,dx")?;
                 for (v, shifts) in truth.iter().enumerate() {
@@ -148,7 +148,7 @@ fn shepp_logan(global: &Global, args: &Args) -> Result<(), Error> {
     if !(1..=65536).contains(&n) {
         return Err(Error::Invalid(format!("--size {n}: from 1 to 65536")));
     }
-    io::check_host_array("the phantom", &[n, n], 12)?;
+    lucent::host::check_host_array("the phantom", &[n, n], 12)?;
     let start = Instant::now();
     let image = lucent::phantom::shepp_logan::image(n).mapv(|v| v as f32);
     io::write_real(&args.output, &image.view().into_dyn())?;
@@ -170,7 +170,7 @@ fn series(global: &Global, args: &Args, kind: &str) -> Result<(), Error> {
     if size.iter().any(|&n| !(1..=65536).contains(&n)) || !(args.sigma.is_finite() && args.sigma >= 0.0) || !args.speed.is_finite() {
         return Err(Error::Invalid(format!("--size {size:?} (each 1 to 65536), --sigma {} (0 or more), --speed {} (finite)", args.sigma, args.speed)));
     }
-    io::check_host_array("the series", &size, 12)?;
+    lucent::host::check_host_array("the series", &size, 12)?;
     let start = Instant::now();
     let shape = [t, z, y, x];
     let clean = if kind == "textured" { dynamic::textured(shape, args.seed) } else { dynamic::moving_edge(shape, args.speed) };

@@ -75,7 +75,7 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
                 // The GPU path's checks, then the reference in f64.
                 lucent::registration::check_masked_registration(&reference.view(), &moving.view(), &rm.view(), &mm.view(), args.overlap_ratio)?;
                 let full: Vec<usize> = reference.shape().iter().map(|&n| 2 * n - 1).collect();
-                io::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
+                lucent::host::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
                 cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio, args.upsample)
             }
         }))?;
@@ -144,10 +144,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         Some(_) => Ok(None),
         None => {
             reference.check("the reference")?;
-            io::check_host_array("the reference's arrays", reference.shape(), 64)?;
+            lucent::host::check_host_array("the reference's arrays", reference.shape(), 64)?;
             if how.upsample_factor > 1.0 {
                 for shape in lucent::registration::refinement_shapes(reference.shape(), how.upsample_factor) {
-                    io::check_host_array(&format!("the refinement at upsample factor {}", how.upsample_factor), &shape, 16)?;
+                    lucent::host::check_host_array(&format!("the refinement at upsample factor {}", how.upsample_factor), &shape, 16)?;
                 }
             }
             Ok(Some(reference.spectrum64()))

@@ -115,31 +115,17 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         let base = v * reference.dim().0;
         let mut progress = |done: usize, _: usize| bar.set_position((base + done) as u64);
         let t = Instant::now();
-<<<<<<< HEAD
-        let result = match &gpu {
-            Some(g) => registration::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress)?,
-            None => registration::cpu::register_volume(&reference.view(), &moving.view(), &how, &mut progress)?,
-        };
-        let register_ms = t.elapsed().as_secs_f64() * 1e3;
-        let t = Instant::now();
-        if keep {
-            let (volume, covered) = match &gpu {
-                Some(g) => registration::apply_shifts(g, &moving.view(), &result.bscans, args.order)?,
-                None => registration::cpu::apply_shifts(&moving.view(), &result.bscans, args.order)?,
-            };
-=======
         let result = stages.compute(|| match &gpu {
-            Some(g) => stripes::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress),
-            None => stripes::register_volume_reference(&reference.view(), &moving.view(), &how, &mut progress),
+            Some(g) => registration::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress),
+            None => registration::cpu::register_volume(&reference.view(), &moving.view(), &how, &mut progress),
         })?;
         let register_ms = ms_since(t);
         let t = Instant::now();
         if keep {
             let (volume, covered) = stages.compute(|| match &gpu {
-                Some(g) => stripes::apply(g, &moving.view(), &result.bscans, args.order),
-                None => stripes::apply_reference(&moving.view(), &result.bscans, args.order),
+                Some(g) => registration::apply_shifts(g, &moving.view(), &result.bscans, args.order),
+                None => registration::cpu::apply_shifts(&moving.view(), &result.bscans, args.order),
             })?;
->>>>>>> json
             if let Some(mean) = &mut mean {
                 stages.compute(|| mean.add(&volume, &covered))?;
             }
@@ -217,7 +203,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
 /// several volumes.
 fn write_csv(path: &Path, volumes: &[&VolumeRegistration]) -> Result<(), Error> {
     let several = volumes.len() > 1;
-    io::write_atomic(path, |w| {
+    lucent::host::write_atomic(path, |w| {
         let row = |w: &mut dyn Write, v: usize, b: &BscanShift| {
             if several {
                 write!(w, "{v},")?;

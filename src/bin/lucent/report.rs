@@ -118,7 +118,7 @@ impl Report {
             shape_out: None,
             options: Value::Null,
             ms: Stages::default(),
-            host_peak_bytes: lucent::io::host_peak_bytes(),
+            host_peak_bytes: lucent::host::host_peak_bytes(),
             details: json!({}),
         }
     }

@@ -163,7 +163,7 @@ fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path,
                 (None, Transform::Coordinates(c)) => c.mapv(|v| v as f64),
                 _ => unreachable!("a map or coordinates"),
             };
-            lucent::io::check_host_array("the reference's arrays", coords.shape(), 16)?;
+            lucent::host::check_host_array("the reference's arrays", coords.shape(), 16)?;
             Ok(cpu::map_coordinates(&image.mapv(|v| v as f64), &coords, how).mapv(|v| v as f32))
         }
         _ => unreachable!("a map or coordinates"),

@@ -46,7 +46,7 @@ fn one(mode: SplineMode, image: ArrayD<f32>, output: &Path, device: &Device, sta
         Some(gpu) => ndimage::spline_filter(gpu, &image, mode),
         None => {
             lucent::check::check_finite(&image.view(), "input")?;
-            lucent::io::check_host_array("the reference's arrays", image.shape(), 16)?;
+            lucent::host::check_host_array("the reference's arrays", image.shape(), 16)?;
             Ok(cpu::spline_filter(&image.mapv(|v| v as f64), mode).mapv(|v| v as f32))
         }
     })?;

@@ -171,7 +171,7 @@ pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
     };
     let gpu = stages.open(|| global.gpu())?;
     let g = args.geometry.geometry(h, angles, args.detectors, gpu.is_some())?;
-    io::check_host_array("the sinograms", &[images.dim().0, g.angles.len(), g.detectors], 4)?;
+    lucent::host::check_host_array("the sinograms", &[images.dim().0, g.angles.len(), g.detectors], 4)?;
     let sinograms = stages.compute(|| match &gpu {
         Some(gpu) => {
             let bar = progress_bar(global, images.dim().0, "projecting");
@@ -211,7 +211,7 @@ fn read_sinograms(
         return Err(Error::Shape(format!("{} angles for a sinogram of {rows} rows", angles.len())));
     }
     let g = geometry.geometry(size.unwrap_or(detectors), angles, Some(detectors), gpu)?;
-    io::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
+    lucent::host::check_host_array("the images", &[sinograms.dim().0, g.size, g.size], 4)?;
     Ok((sinograms, single, g, shape))
 }
 

@@ -18,7 +18,7 @@ use crate::ops::layout::chunks;
 pub fn convolve(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, correlate: bool) -> Result<(ArrayD<f32>, usize)> {
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
     let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
-    let mut y = ArrayD::from_shape_vec(IxDyn(&g.out), crate::io::zeroed_vec(g.out.iter().product())).expect("the output's size");
+    let mut y = ArrayD::from_shape_vec(IxDyn(&g.out), crate::host::zeroed_vec(g.out.iter().product())).expect("the output's size");
     let chunks = convolve_into(gpu, a, &kernel.view(), &g, y.as_slice_mut().expect("a new array"))?;
     Ok((y, chunks))
 }

@@ -48,7 +48,7 @@ pub fn convolve(
     let Signal { mode, method, correlate } = op;
     let first = gpus.first().ok_or_else(|| Error::Invalid("no GPU to convolve on".into()))?;
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
-    crate::io::check_host_array("the convolution's result", &g.out, 4)?;
+    crate::host::check_host_array("the convolution's result", &g.out, 4)?;
     let t = std::time::Instant::now();
     check_finite(a, "convolution input")?;
     check_finite(k, "convolution kernel")?;

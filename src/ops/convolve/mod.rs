@@ -41,7 +41,8 @@ use crate::Gpu;
 pub use crate::ops::layout::Boundary;
 
 /// scipy.signal's output modes.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Every overlap: shape image + kernel - 1.
@@ -78,7 +79,8 @@ impl std::str::FromStr for Mode {
 
 /// How [`signal_convolve`] computes: by FFT, by direct sums, or (`Auto`) whichever
 /// [`Geometry::prefers_direct`] estimates to be faster. Both give the same result up to rounding.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     #[default]

@@ -84,7 +84,7 @@ pub fn convolve(
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
     let plan = plan_slabs(&g, slabs);
     let rows: Vec<Range<usize>> = plan.iter().map(|s| s.rows.clone()).collect();
-    let mut y = ArrayD::from_shape_vec(IxDyn(&g.out), crate::io::zeroed_vec(g.out.iter().product())).expect("the output's size");
+    let mut y = ArrayD::from_shape_vec(IxDyn(&g.out), crate::host::zeroed_vec(g.out.iter().product())).expect("the output's size");
     let row_len: usize = g.out[1..].iter().product();
     // Each slab's rows of the result, taken by whichever GPU runs the slab.
     let mut rest = y.as_slice_mut().expect("a new array");

@@ -34,7 +34,7 @@ pub fn richardson_lucy_with(
     let g = validate(image, psf, iterations, opts)?;
     // About eight f64 arrays of the padded shape live at once (estimate, observed, ratio, their
     // complex half spectra, the OTF): refused before they are made if the host cannot hold them.
-    crate::io::check_host_array("the Richardson-Lucy reference's working arrays", &g.padded, 64)?;
+    crate::host::check_host_array("the Richardson-Lucy reference's working arrays", &g.padded, 64)?;
     let psf = prepared_psf(psf, opts.normalize_psf);
     let op = Operator::new(&g, &psf.view());
     let image = super::observed(image, opts).mapv(|v| v as f64);

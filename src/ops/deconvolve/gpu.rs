@@ -270,7 +270,7 @@ impl<'g> RichardsonLucy<'g> {
     pub fn estimate(&self) -> Result<ArrayD<f32>> {
         let image = &self.geometry.image;
         let start = Instant::now();
-        let mut out = crate::io::zeroed_vec(image.iter().product());
+        let mut out = crate::host::zeroed_vec(image.iter().product());
         self.estimate_rows_into(0..image[0], &mut out)?;
         crate::gpu::trace("rl: estimate downloaded", start);
         Ok(ArrayD::from_shape_vec(IxDyn(image), out).expect("the image's size"))

@@ -54,7 +54,8 @@ use crate::check::check_finite;
 use crate::Gpu;
 
 /// What the convolution assumes outside the image.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum RlBoundary {
     /// Zero outside the image: linear convolution (scipy's 'same'), computed on arrays padded by

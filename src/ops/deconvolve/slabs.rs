@@ -98,7 +98,7 @@ pub fn richardson_lucy_slabs(
 
     let downloading = Instant::now();
     let row: usize = g.image[1..].iter().product();
-    let mut out = crate::io::zeroed_vec::<f32>(g.image.iter().product());
+    let mut out = crate::host::zeroed_vec::<f32>(g.image.iter().product());
     let mut rest = out.as_mut_slice();
     let mut pieces = Vec::new();
     for (owned, _) in &slabs {

@@ -626,7 +626,7 @@ fn run_tiles<T: Float + Send + Sync>(
     mut progress: impl FnMut(TileProgress),
     solve: impl Fn(usize, usize, &ArrayViewD<f32>, &ArrayViewD<f32>, &dyn Fn(usize)) -> Result<ArrayD<T>> + Sync,
 ) -> Result<ArrayD<T>> {
-    crate::io::check_host_bytes(
+    crate::host::check_host_bytes(
         &format!("tiled Richardson-Lucy of {:?} in {} tiles of {:?}", plan.image, plan.len(), plan.window_shape()),
         host_bytes(plan, std::mem::size_of::<T>() as u64, workers),
     )?;
@@ -692,7 +692,7 @@ fn run_tiles<T: Float + Send + Sync>(
 /// `x` copied into a new array in standard layout by all cores (a tile's window, strided in
 /// the image, is the solver's input).
 fn standard_copy(x: &ArrayViewD<f32>) -> ArrayD<f32> {
-    let mut out = ArrayD::from_shape_vec(x.raw_dim(), crate::io::zeroed_vec(x.len())).expect("the window's size");
+    let mut out = ArrayD::from_shape_vec(x.raw_dim(), crate::host::zeroed_vec(x.len())).expect("the window's size");
     Zip::from(&mut out).and(x).par_for_each(|o, &v| *o = v);
     out
 }

@@ -264,7 +264,8 @@ impl Options {
 }
 
 /// How the GPU applies a bank of filters.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+#[cfg_attr(feature = "cli", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Method {
     /// Direct sums where a bank's window times the vec4 multiply-adds each tap takes (four

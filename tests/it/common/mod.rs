@@ -4,7 +4,6 @@
 pub mod fft_check;
 pub mod specimens;
 
-use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 use lucent::ndimage::Boundary;
@@ -115,10 +114,10 @@ pub fn abs_boundary(b: Boundary) -> Boundary {
 }
 
 /// Runs the `lucent` binary with `args` and extra environment variables.
-pub fn lucent_cli(args: &[&str], env: &[(&str, &str)]) -> Output {
+pub fn lucent_cli(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     // Cargo names the binary to integration tests only (tests/it); the unit tests share this harness.
     let exe = option_env!("CARGO_BIN_EXE_lucent").expect("CLI tests live in tests/it, where cargo builds the binary");
-    Command::new(exe).args(args).envs(env.iter().copied()).output().expect("the lucent binary runs")
+    std::process::Command::new(exe).args(args).envs(env.iter().copied()).output().expect("the lucent binary runs")
 }
 
 /// Runs the binary with `--json --quiet` and expects success; returns its JSON report.

@@ -20,7 +20,7 @@ use super::Mode;
 use crate::error::Result;
 use crate::gpu::Gpu;
 
-pub use host::{fold, fold_reusing, reference};
+pub use host::{fold, fold_reusing, recombine, reference};
 pub use plan::{max_parts, SplitPlan};
 
 /// How to split. The defaults choose P automatically (1, the whole array in one run, when it fits).

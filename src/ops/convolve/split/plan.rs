@@ -87,7 +87,7 @@ impl SplitPlan {
     /// Fails unless [`SplitPlan::host_bytes`] fits the host budget (`LUCENT_HOST_BUDGET_BYTES`).
     pub fn check_host(&self, workers: usize) -> Result<()> {
         let g = &self.geometry;
-        crate::io::check_host_bytes(
+        crate::host::check_host_bytes(
             &format!("the split convolution of {:?} with {:?} ({} parts of {:?}, {workers} in flight)", g.image, g.kernel, self.parts, self.part_dims),
             self.host_bytes(workers),
         )

@@ -49,7 +49,7 @@ pub(super) fn convolve(
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
     check_finite(a, "convolution input")?;
     check_finite(k, "convolution kernel")?;
-    crate::io::check_host_array("the convolution's result", &g.out, 4)?;
+    crate::host::check_host_array("the convolution's result", &g.out, 4)?;
     let budget = opts.max_part_bytes.unwrap_or(u64::MAX);
     let in_flight = opts.in_flight.unwrap_or(DEFAULT_IN_FLIGHT).max(1);
     // A plan beyond the host budget is skipped (more parts hold less); if none fits, the last

@@ -1,7 +1,8 @@
-//! Timings and measurements run by hand on a real GPU (they print; nothing here is a test):
+//! Timings and measurements run by hand on a real GPU (ignored tests that print what they
+//! measure; they assert nothing about time):
 //!
-//!   cargo bench --bench timings                 # all of them
-//!   cargo bench --bench timings -- rl_tiles     # those whose name contains an argument
+//!   cargo test --release --lib -- --ignored --nocapture timings::            # all of them
+//!   cargo test --release --lib -- --ignored --nocapture timings::rl_tiles    # one
 //!
 //! - `fft_sweep`: the full accuracy sweep of the FFT issue: every length 1..=1024, every prime up
 //!   to 4096, 2^k up to 2^20, both directions; prints the worst errors per class and fails on an
@@ -14,11 +15,8 @@
 //! - `rl_guard_rule`: the measurements behind `tiles::guard_width` (CPU, f64; minutes).
 //! - `api_calls`: the one-call functions on host arrays, the cases of benches/python_calls.py
 //!   (median ms of repeated calls after a warm-up), for the Python package's call overhead.
-//!
-//! The test helpers (tests/it/common) are shared through a path module.
 
-#[path = "../tests/it/common/mod.rs"]
-mod common;
+use crate::tests::common;
 use common::fft_check::{errors, flat_c, flat_c64, max_bound, uses_bluestein};
 use common::specimens::{extent, flat64, gaussian, observed, specimen};
 use common::{gpu, rand_array, random_complex, to64};
@@ -27,12 +25,9 @@ use lucent::fft::{self, cpu as fft_cpu, plan, Norm, Transform};
 use lucent::ops::convolve::{self, split, Mode};
 use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions};
 use lucent::ops::deconvolve::{self, cpu as rl_cpu, RlOptions};
-use lucent::gpu::GpuOptions;
+use lucent::GpuOptions;
 use lucent::Gpu;
 use ndarray::{ArrayD, Axis, IxDyn};
-
-const TIMINGS: [(&str, fn()); 5] =
-    [("fft_sweep", fft_sweep), ("split_host", split_host), ("rl_tiles", rl_tiles), ("rl_guard_rule", rl_guard_rule), ("api_calls", api_calls)];
 
 /// The median milliseconds of `reps` calls of `f` after two warm-up calls.
 fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
@@ -50,6 +45,8 @@ fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
 }
 
 /// The cases of benches/python_calls.py through the Rust one-call API (host arrays in and out).
+#[test]
+#[ignore = "a timing, run by hand on a GPU"]
 fn api_calls() {
     let g = gpu();
     let small = ArrayD::from_shape_vec(IxDyn(&[64, 64]), random_complex(64 * 64)).unwrap();
@@ -65,20 +62,10 @@ fn api_calls() {
     println!("richardson_lucy 256^3 psf 31^3 10 it: {:.3} ms", median_ms(5, || drop(lucent::restoration::richardson_lucy(g, &volume, &psf, 10, &o).unwrap())));
 }
 
-fn main() {
-    // Cargo passes `--bench` (and libtest-style flags) to harness = false targets: ignored.
-    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
-    for (name, run) in TIMINGS {
-        if filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str())) {
-            println!("== {name}");
-            let t = std::time::Instant::now();
-            run();
-            println!("== {name}: {:.1} s", t.elapsed().as_secs_f64());
-        }
-    }
-}
 
 /// The full accuracy sweep of the FFT issue (was tests/it/fft.rs, `--ignored`).
+#[test]
+#[ignore = "a timing, run by hand on a GPU"]
 fn fft_sweep() {
     let primes: Vec<usize> = (2..=4096).filter(|&p| (2..p).take_while(|d| d * d <= p).all(|d| p % d != 0)).collect();
     let mut lengths: Vec<usize> = (1..=1024).collect();
@@ -117,6 +104,8 @@ fn fft_sweep() {
 }
 
 /// Host time of the split pipeline's fold and recombination (was tests/it/convolve_split.rs).
+#[test]
+#[ignore = "a timing, run by hand on a GPU"]
 fn split_host() {
     let (a, k) = (rand_array(&[256, 256, 256]), rand_array(&[31, 31, 31]));
     let g = convolve::Geometry::new(a.shape(), k.shape(), Mode::Same).unwrap();
@@ -162,6 +151,8 @@ fn split_host() {
 }
 
 /// Whole-image RL against tiles (was tests/it/deconvolve_tiles.rs).
+#[test]
+#[ignore = "a timing, run by hand on a GPU"]
 fn rl_tiles() {
     // LUCENT_TILED_TIMING_N sets a smaller size for a try on lavapipe.
     let n = std::env::var("LUCENT_TILED_TIMING_N").ok().and_then(|v| v.parse().ok()).unwrap_or(2048);
@@ -202,6 +193,8 @@ fn rl_tiles() {
 /// RL, for Gaussian PSFs cut at 3σ, on noisy specimens of two kinds: bright beads (200-1000
 /// photons) and blobs over a background of 5, and blobs alone (20-100), where max/max is the
 /// stricter measure (was tests/it/deconvolve_tiles.rs).
+#[test]
+#[ignore = "a timing, run by hand on a GPU"]
 fn rl_guard_rule() {
     println!("| specimen | σ | m | iterations | smallest guard | guard / (r·k^¼) | rule |");
     println!("|---|---|---|---|---|---|---|");

@@ -1,0 +1,101 @@
+//! The host machine, below the engine: its memory (the budget a computation or a reader may use,
+//! zeroed vectors for large results in huge pages, the process's peak) and its files (atomic
+//! writes, [`write_atomic`]). Everything above uses these, the file formats of `io` included;
+//! nothing here knows a file format.
+
+mod atomic;
+
+use std::path::Path;
+
+pub use atomic::{write_atomic, Output};
+
+use crate::error::{Error, Result};
+
+/// A zeroed vector for a large result, its memory in transparent huge pages where Linux offers
+/// them on request (`madvise` mode): the first write into a fresh 4 GiB result otherwise takes
+/// a million page faults, which contend when several GPUs stream into one array.
+pub fn zeroed_vec<T: bytemuck::Zeroable>(len: usize) -> Vec<T> {
+    let v = bytemuck::zeroed_vec::<T>(len);
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let (start, bytes) = (v.as_ptr() as usize, std::mem::size_of_val(v.as_slice()));
+        let (first, end) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
+        if end > first {
+            // SAFETY: advice on whole pages inside this vector's own (untouched, zeroed)
+            // allocation; it changes how the pages are backed, never their contents.
+            unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
+        }
+    }
+    v
+}
+
+/// The host memory a reader may use for one file, in bytes: `LUCENT_HOST_BUDGET_BYTES` if set,
+/// else three quarters of physical memory (from /proc/meminfo on Linux, 16 GiB elsewhere).
+pub fn host_budget_bytes() -> Result<u64> {
+    if let Ok(v) = std::env::var("LUCENT_HOST_BUDGET_BYTES") {
+        return v.trim().parse::<u64>().ok().filter(|&b| b > 0).ok_or_else(|| {
+            Error::Invalid(format!("LUCENT_HOST_BUDGET_BYTES=`{v}` is not a positive number of bytes"))
+        });
+    }
+    Ok(physical_memory().map_or(16 << 30, |m| m / 4 * 3))
+}
+
+/// Fails unless an array of `dims` with elements of `elem_bytes` bytes fits the host budget: for
+/// results a computation is about to allocate (an input's size is checked by its reader).
+pub fn check_host_array(what: &str, dims: &[usize], elem_bytes: u64) -> Result<()> {
+    let budget = host_budget_bytes()?;
+    let bytes = dims.iter().try_fold(elem_bytes, |b, &d| b.checked_mul(d as u64));
+    check_budget(&format!("{what} (shape {dims:?})"), bytes, budget).map_err(Error::Invalid)
+}
+
+/// Fails unless `bytes` (None: the computation of the size overflowed) of host memory fit the
+/// host budget: for a computation's working set, summed with checked arithmetic by its plan.
+pub fn check_host_bytes(what: &str, bytes: Option<u64>) -> Result<()> {
+    check_budget(what, bytes, host_budget_bytes()?).map_err(Error::Invalid)
+}
+
+/// The most host memory this process has held so far (VmHWM of /proc/self/status), in bytes,
+/// where the platform says.
+pub fn host_peak_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.trim_start_matches("VmHWM:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// MemTotal of /proc/meminfo in bytes, where there is one.
+fn physical_memory() -> Option<u64> {
+    let info = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let line = info.lines().find(|l| l.starts_with("MemTotal:"))?;
+    let kib: u64 = line.trim_start_matches("MemTotal:").trim().trim_end_matches("kB").trim().parse().ok()?;
+    kib.checked_mul(1024)
+}
+
+/// Fails unless `bytes` of host memory fit in `budget`; `what` says what they are for. The
+/// message has no path: the readers add it.
+pub(crate) fn check_budget(what: &str, bytes: Option<u64>, budget: u64) -> std::result::Result<(), String> {
+    match bytes {
+        Some(b) if b <= budget => Ok(()),
+        Some(b) => Err(format!(
+            "{what} needs {} of host memory, beyond the limit of {}; set LUCENT_HOST_BUDGET_BYTES to change the limit",
+            human(b),
+            human(budget)
+        )),
+        None => Err(format!("{what} overflows: its size in bytes is beyond 64 bits")),
+    }
+}
+
+/// "N bytes", with the size in MiB or GiB beside it where that reads more easily.
+fn human(bytes: u64) -> String {
+    match bytes {
+        0..0x10_0000 => format!("{bytes} bytes"),
+        0x10_0000..0x4000_0000 => format!("{bytes} bytes ({:.1} MiB)", bytes as f64 / (1u64 << 20) as f64),
+        _ => format!("{bytes} bytes ({:.1} GiB)", bytes as f64 / (1u64 << 30) as f64),
+    }
+}
+
+/// An [`Error::File`] naming `path` and the problem.
+pub(crate) fn file_error(path: &Path, message: String) -> Error {
+    Error::File { path: path.display().to_string(), message }
+}
