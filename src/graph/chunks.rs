@@ -9,7 +9,7 @@ use rayon::prelude::*;
 
 use super::{Buf, Download, Recording, Results};
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::gpu::{Dtype, GpuArray};
 
 /// The rows of each chunk when `rows` rows are split into chunks of at most `per_chunk` rows:
 /// equal chunks, the last one shorter where `per_chunk` does not divide `rows`.
@@ -18,16 +18,6 @@ pub fn row_ranges(rows: usize, per_chunk: usize) -> Vec<Range<usize>> {
     (0..rows.div_ceil(per_chunk)).map(|c| c * per_chunk..((c + 1) * per_chunk).min(rows)).collect()
 }
 
-/// The most rows of shape `row` (the axes after the first) and type `dtype` one buffer of `gpu`
-/// holds; `Error::TooLarge` when not even one does.
-pub fn rows_per_buffer(gpu: &Gpu, row: &[usize], dtype: Dtype) -> Result<usize> {
-    let row_bytes = row.iter().try_fold(dtype.bytes(), |b, &d| b.checked_mul(d as u64)).unwrap_or(u64::MAX);
-    let rows = gpu.max_buffer_bytes() / row_bytes.max(1);
-    if rows == 0 {
-        return Err(Error::TooLarge { what: format!("one row of shape {row:?} ({dtype:?})"), bytes: row_bytes, limit: gpu.max_buffer_bytes() });
-    }
-    Ok(rows as usize)
-}
 
 /// A value of shape `dims` held as consecutive chunks along axis 0.
 #[derive(Clone, Debug)]

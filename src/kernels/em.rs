@@ -50,12 +50,4 @@ pub fn update(rec: &mut Recording, f: Buf, back: Buf, norm: Buf) -> Result<Buf> 
     Ok(out)
 }
 
-/// The CPU twins, element by element.
-pub fn ratio_cpu(g: f32, q: f32, epsilon: f32) -> (f32, f32) {
-    let r = g / (q.max(0.0) + epsilon);
-    (r, g * r.max(f32::MIN_POSITIVE).ln())
-}
 
-pub fn update_cpu(f: f32, b: f32, n: f32) -> f32 {
-    f * (b / n).max(0.0)
-}

@@ -181,6 +181,7 @@ fn strides(dims: &[usize]) -> Vec<usize> {
 
 /// The CPU twin: the same gather on the host over row-major data of shape `in_dims`; `fill` is
 /// what constant mode writes (the caller's value in the element type). Expects valid `axes`.
+#[cfg(test)]
 pub fn cpu<T: Copy>(x: &[T], in_dims: &[usize], axes: &[AxisMap], boundary: Boundary, fill: T) -> Vec<T> {
     let strides = strides(in_dims);
     let count: usize = axes.iter().map(|a| a.len).product();

@@ -82,6 +82,7 @@ pub fn record_into(rec: &mut Recording, op: ReduceOp, x: Buf, y: Buf, outer: usi
 }
 
 /// Records the reduction into a new array of `outer * inner` elements.
+#[cfg(test)]
 pub fn record(rec: &mut Recording, op: ReduceOp, x: Buf, outer: usize, len: usize, inner: usize) -> Result<Buf> {
     let y = rec.temp(&[outer * inner], op.output_dtype())?;
     record_into(rec, op, x, y, outer, len, inner)?;

@@ -220,6 +220,7 @@ pub fn record_into(rec: &mut Recording, op: ReduceOp, x: Buf, y: Buf, rows: usiz
 }
 
 /// Records the reduction of each row into a new array of `rows` elements.
+#[cfg(test)]
 pub fn record(rec: &mut Recording, op: ReduceOp, x: Buf, rows: usize, len: usize) -> Result<Buf> {
     let y = rec.temp(&[rows], op.output_dtype())?;
     record_into(rec, op, x, y, rows, len)?;
@@ -244,6 +245,7 @@ pub(crate) fn check_geometry(rec: &Recording, op: ReduceOp, x: Buf, y: Buf, elem
 }
 
 /// CPU twin: one result per row (indices exact in the f64 for argmin/argmax).
+#[cfg(test)]
 pub fn cpu(op: ReduceOp, x: &[f32], rows: usize, len: usize) -> Vec<f64> {
     assert_eq!(x.len(), rows * len);
     x.chunks(len).map(|row| op.cpu_line(row.iter().copied())).collect()

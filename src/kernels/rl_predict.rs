@@ -41,6 +41,7 @@ pub fn record_into(rec: &mut Recording, x: Buf, previous: Buf, cross: Buf, squar
 }
 
 /// The CPU twin, in f64 (α as [`acceleration`] computes it).
+#[cfg(test)]
 pub fn cpu(x: &[f64], previous: &[f64], cross: f64, square: f64) -> Vec<f64> {
     let alpha = acceleration(cross, square);
     x.iter().zip(previous).map(|(&x, &p)| (x + alpha * (x - p)).max(0.0)).collect()

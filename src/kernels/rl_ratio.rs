@@ -51,6 +51,3 @@ pub fn record(rec: &mut Recording, ratio: Ratio, o: Buf, b: Buf) -> Result<Buf> 
     Ok(r)
 }
 
-pub fn cpu(ratio: Ratio, o: &[f32], b: &[f32]) -> Vec<f32> {
-    o.iter().zip(b).map(|(&o, &b)| ratio.apply(o as f64, b as f64) as f32).collect()
-}

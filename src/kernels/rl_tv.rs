@@ -27,6 +27,7 @@ pub struct Params {
 /// Records `t = factor(x)` into a new temporary: `image` is the extent of the image inside `x`
 /// (x's shape or smaller along each axis), `spatial` the number of trailing axes
 /// differentiated (1 to 3, at most x's axes).
+#[cfg(test)]
 pub fn record(rec: &mut Recording, x: Buf, image: &[usize], spatial: usize, lambda: f32) -> Result<Buf> {
     record_chunk(rec, Neighbours { x, prev: x, next: x, first: 0 }, image, spatial, lambda)
 }

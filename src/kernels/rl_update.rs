@@ -17,6 +17,7 @@ pub struct Params {
 }
 
 /// Records `e *= c` (or `e *= c * t`); all f32 of one shape, `e` another buffer than the others.
+#[cfg(test)]
 pub fn record(rec: &mut Recording, e: Buf, c: Buf, t: Option<Buf>) -> Result<()> {
     record_weighted(rec, e, c, t, None)
 }
@@ -41,12 +42,14 @@ pub fn record_weighted(rec: &mut Recording, e: Buf, c: Buf, t: Option<Buf>, w: O
 }
 
 /// The CPU twin: e *= c, or e *= (c * t) in the kernel's order.
+#[cfg(test)]
 pub fn cpu(e: &mut [f32], c: &[f32], t: Option<&[f32]>) {
     cpu_weighted(e, c, t, None)
 }
 
 /// The CPU twin of [`record_weighted`]: e *= ((c * t) * w) in the kernel's order, the factors
 /// that are off left out.
+#[cfg(test)]
 pub fn cpu_weighted(e: &mut [f32], c: &[f32], t: Option<&[f32]>, w: Option<&[f32]>) {
     for (k, (e, &c)) in e.iter_mut().zip(c).enumerate() {
         let mut factor = t.map_or(c, |t| c * t[k]);

@@ -9,6 +9,7 @@ use super::{SCAN_COLUMNS};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
+#[cfg(test)]
 use super::scan_rows::scan_f64;
 
 /// Threads (columns times chunks) worth splitting columns for: enough to fill a large GPU.
@@ -102,6 +103,7 @@ fn dispatch(rec: &mut Recording, phase: Phase, exclusive: bool, p: &Params, x: B
 }
 
 /// The CPU twin: the exact sums (f64) rounded to f32 (Kahan gets within about one rounding).
+#[cfg(test)]
 pub fn cpu(x: &[f32], len: usize, inner: usize, exclusive: bool) -> Vec<f32> {
     let x: Vec<f64> = x.iter().map(|&v| v as f64).collect();
     scan_f64(&x, len, inner, exclusive).into_iter().map(|v| v as f32).collect()

@@ -88,6 +88,7 @@ fn dispatch(rec: &mut Recording, phase: Phase, exclusive: bool, p: &Params, x: B
 }
 
 /// The CPU twin: the exact sums (f64) rounded to f32.
+#[cfg(test)]
 pub fn cpu(x: &[f32], len: usize, exclusive: bool) -> Vec<f32> {
     let x: Vec<f64> = x.iter().map(|&v| v as f64).collect();
     scan_f64(&x, len, 1, exclusive).into_iter().map(|v| v as f32).collect()

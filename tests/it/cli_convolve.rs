@@ -6,9 +6,6 @@ use crate::common;
 use common::*;
 use ndarray::ArrayD;
 const TOL: f64 = 1e-6;
-const MODES: [Mode; 3] = [Mode::Full, Mode::Same, Mode::Valid];
-const BOUNDARIES: [Boundary; 6] =
-    [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, tol: f64, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}: shape");

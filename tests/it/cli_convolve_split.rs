@@ -5,7 +5,6 @@ use crate::common;
 use common::*;
 use ndarray::ArrayD;
 const TOL: f64 = 1e-6;
-const MODES: [Mode; 3] = [Mode::Full, Mode::Same, Mode::Valid];
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}: shape");

@@ -8,8 +8,6 @@ use lucent::ndimage::{self, Boundary};
 use lucent::Error;
 use ndarray::ArrayD;
 const TOL: f64 = 4e-6;
-const BOUNDARIES: [Boundary; 6] =
-    [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}: shape");

@@ -117,6 +117,7 @@ pub fn separable(x: &ArrayD<f64>, passes: &[(usize, Vec<f64>)], boundary: Bounda
 }
 
 /// Normalised convolution: signal 'same' convolutions, `(k ⊛ (c·x)) / (k ⊛ c + eps)`.
+#[cfg(test)]
 pub fn normalized_convolution(x: &ArrayD<f64>, c: &ArrayD<f64>, k: &ArrayD<f64>, eps: f64) -> Result<ArrayD<f64>> {
     let num = signal_convolve(&(c * x), k, Mode::Same)?;
     let den = signal_convolve(c, k, Mode::Same)?;

@@ -36,6 +36,7 @@ use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::copy_vec4;
 use crate::kernels::unary::{self, UnaryOp};
+#[cfg(test)]
 use crate::Gpu;
 
 pub use crate::ops::layout::Boundary;
@@ -299,15 +300,18 @@ fn signal(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, mode: Mode, met
 }
 
 /// scipy.signal.fftconvolve on host arrays (both must be finite).
+#[cfg(test)]
 pub fn convolve_host(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode) -> Result<ArrayD<f32>> {
     host_pair(gpu, a, k, mode, false)
 }
 
 /// scipy.signal.correlate(method='fft') on host arrays (both must be finite).
+#[cfg(test)]
 pub fn correlate_host(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode) -> Result<ArrayD<f32>> {
     host_pair(gpu, a, k, mode, true)
 }
 
+#[cfg(test)]
 fn host_pair(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, correlate: bool) -> Result<ArrayD<f32>> {
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
     check_finite(a, "convolution input")?;

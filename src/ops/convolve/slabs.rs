@@ -156,6 +156,7 @@ pub fn filter_chunks(rec: &mut Recording, x: &Chunked, pass: &Pass, boundary: Bo
 
 /// The passes of a separable filter over a chunked array (as [`super::separable`] does on one
 /// array), the output chunked as the input.
+#[cfg(test)]
 pub fn separable_chunks(rec: &mut Recording, x: &Chunked, passes: &[(usize, Vec<f64>)], boundary: Boundary) -> Result<Chunked> {
     let rows = x.rows(rec);
     let mut cur = x.clone();

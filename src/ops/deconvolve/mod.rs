@@ -517,6 +517,7 @@ pub struct RlResult {
 /// Richardson-Lucy on the GPU, whole: `iterations` updates (fewer if `opts.stop` ends it), the
 /// whole iteration resident on the device (`Error::TooLarge` when it does not fit; [`restore`]
 /// tiles then). See [`RichardsonLucy`] for progress reporting.
+#[cfg(test)]
 pub fn richardson_lucy(
     gpu: &Gpu,
     image: &ArrayViewD<f32>,

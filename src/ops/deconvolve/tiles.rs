@@ -216,10 +216,6 @@ impl TilePlan {
         self.axes.iter().map(Vec::len).product()
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// The shape every window has, batch axis included.
     pub fn window_shape(&self) -> Vec<usize> {
         let b = self.batch_axes();
@@ -251,6 +247,7 @@ impl TilePlan {
 
     /// The blend weights over `tile`'s window (spatial axes only): the product of each axis's
     /// ramps. Summed over all tiles they are 1 everywhere in the image.
+    #[cfg(test)]
     pub fn weights(&self, tile: &Tile) -> ArrayD<f64> {
         let per_axis = self.axis_weights(tile);
         let shape: Vec<usize> = per_axis.iter().map(Vec::len).collect();
@@ -379,6 +376,7 @@ pub fn spectrum_bytes(dims: &[usize], psf: &[usize], boundary: RlBoundary) -> Re
 }
 
 /// Whether whole-image RL of `image` with `psf` fits the device's buffer limit.
+#[cfg(test)]
 pub fn fits_whole(gpu: &Gpu, image: &[usize], psf: &[usize], opts: &RlOptions) -> Result<bool> {
     Ok(spectrum_bytes(image, psf, opts.boundary)? <= gpu.max_buffer_bytes())
 }

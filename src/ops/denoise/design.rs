@@ -101,6 +101,7 @@ pub fn invert(a: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
 }
 
 /// The frequency response F(u) of a centred convolution kernel.
+#[cfg(test)]
 pub fn response(f: &ArrayD<f64>, u: &[f64]) -> Complex64 {
     let r: Vec<i64> = f.shape().iter().map(|&n| (n / 2) as i64).collect();
     f.indexed_iter()

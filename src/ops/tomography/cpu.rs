@@ -75,6 +75,7 @@ pub fn backproject(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
 }
 
 /// The cubic B-spline's four weights at fraction f past a sample (taps −1, 0, 1, 2).
+#[cfg(test)]
 fn cubic_weights(f: f64) -> [f64; 4] {
     let h = 1.0 - f;
     [h * h * h / 6.0, (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0, (4.0 - 6.0 * h * h + 3.0 * h * h * h) / 6.0, f * f * f / 6.0]
@@ -84,6 +85,7 @@ fn cubic_weights(f: f64) -> [f64; 4] {
 /// the cubic B-spline interpolant of each projection (prefiltered as scipy's mirror mode, taps
 /// beyond the detector 0) at its line's detector coordinate. The reference for
 /// `logpolar::record_backproject` (inside the object's disk).
+#[cfg(test)]
 pub fn backproject_spline(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
     use crate::ops::interpolate::{cpu::spline_filter1d, SplineMode};
     let coefficients = spline_filter1d(&sinograms.to_owned().into_dyn(), 2, SplineMode::Mirror);
@@ -188,6 +190,7 @@ pub fn mlem(sinograms: &ArrayView3<f64>, g: &Geometry, iterations: usize, epsilo
 }
 
 /// Whether [`project`] and [`backproject`] are adjoint: ⟨Rf, s⟩ and ⟨f, R#s⟩.
+#[cfg(test)]
 pub fn inner_products(f: &ArrayView3<f64>, s: &ArrayView3<f64>, g: &Geometry) -> (f64, f64) {
     let rf = project(f, g);
     let bs = backproject(s, g);
@@ -196,6 +199,7 @@ pub fn inner_products(f: &ArrayView3<f64>, s: &ArrayView3<f64>, g: &Geometry) ->
 
 /// The log-polar method in f64, step by step as the GPU takes it (ops::tomography::logpolar):
 /// its reference, on grids in natural order (column m at φ = (m − ntheta/2)·dtheta).
+#[cfg(test)]
 pub mod logpolar {
     use std::f64::consts::PI;
 

@@ -30,8 +30,11 @@ use rayon::prelude::*;
 use rustfft::FftNum;
 
 use super::plan::SplitPlan;
+#[cfg(test)]
 use crate::error::Result;
+#[cfg(test)]
 use crate::fft::Norm;
+#[cfg(test)]
 use crate::ops::convolve::{Geometry, Mode};
 
 /// exp(-2πi t / n) for an integer phase t reduced mod n first (as `fft::twiddle` does; exact
@@ -203,6 +206,7 @@ pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, zs: &[(usize, &ArrayD<Complex<T
 }
 
 /// The split algorithm on the CPU (rustfft), in any precision: the f64 check of the algebra.
+#[cfg(test)]
 pub fn reference<T: FftNum>(a: &ArrayViewD<T>, k: &ArrayViewD<T>, mode: Mode, parts: usize) -> Result<ArrayD<T>> {
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
     let plan = SplitPlan::new(&g, parts)?;

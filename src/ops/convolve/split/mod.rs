@@ -20,7 +20,9 @@ use super::Mode;
 use crate::error::Result;
 use crate::gpu::Gpu;
 
+#[cfg(test)]
 pub use host::{fold, fold_reusing, recombine, reference};
+#[cfg(test)]
 pub use plan::{max_parts, SplitPlan};
 
 /// How to split. The defaults choose P automatically (1, the whole array in one run, when it fits).

@@ -102,6 +102,7 @@ impl SplitPlan {
 }
 
 /// The most parts `g` splits into: one row of axis 0 each.
+#[cfg(test)]
 pub fn max_parts(g: &Geometry) -> usize {
     needed_len0(g)
 }
