@@ -177,8 +177,12 @@ fn handle_kind(rel: &Path, ty: &naga::TypeInner) -> String {
     };
     match ty {
         TypeInner::Sampler { comparison: false } => "Sampler".into(),
-        TypeInner::Image { dim, arrayed: false, class: ImageClass::Sampled { kind: ScalarKind::Float, multi: false } } => format!("Texture {{ dims: {} }}", dims(dim)),
-        TypeInner::Image { dim, arrayed: false, class: ImageClass::Storage { format: StorageFormat::R32Float, .. } } => format!("StorageTexture {{ dims: {} }}", dims(dim)),
+        TypeInner::Image { dim, arrayed: false, class: ImageClass::Sampled { kind: ScalarKind::Float, multi: false } } => {
+            format!("Texture {{ dims: {} }}", dims(dim))
+        }
+        TypeInner::Image { dim, arrayed: false, class: ImageClass::Storage { format: StorageFormat::R32Float, .. } } => {
+            format!("StorageTexture {{ dims: {} }}", dims(dim))
+        }
         other => panic!("{}: unsupported handle binding {other:?}", rel.display()),
     }
 }

@@ -11,9 +11,7 @@ fn main() -> Result<(), lucent::Error> {
     let gpu = lucent::Gpu::new()?;
     // A plane wave with 5 cycles along y and 12 along x over a 480×640 image.
     let (ny, nx) = (480, 640);
-    let image = Array2::from_shape_fn((ny, nx), |(y, x)| {
-        (2.0 * std::f32::consts::PI * (5.0 * y as f32 / ny as f32 + 12.0 * x as f32 / nx as f32)).cos()
-    });
+    let image = Array2::from_shape_fn((ny, nx), |(y, x)| (2.0 * std::f32::consts::PI * (5.0 * y as f32 / ny as f32 + 12.0 * x as f32 / nx as f32)).cos());
     let spectrum = rfftn(&gpu, &image, None, Norm::Backward)?; // shape (480, 321), like numpy
     let (peak, _) = spectrum.indexed_iter().max_by(|a, b| a.1.norm().total_cmp(&b.1.norm())).unwrap();
     println!("rfftn {:?} -> {:?}; strongest frequency (ky, kx) = {peak:?}", image.dim(), spectrum.dim());

@@ -126,7 +126,9 @@ impl Vulkan {
             let module = d.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(&words), None)?;
             let layout_bindings: Vec<_> = bindings
                 .iter()
-                .map(|&(b, kind)| vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(kind).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE))
+                .map(|&(b, kind)| {
+                    vk::DescriptorSetLayoutBinding::default().binding(b).descriptor_type(kind).descriptor_count(1).stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
                 .collect();
             let set_layout = d.create_descriptor_set_layout(&vk::DescriptorSetLayoutCreateInfo::default().bindings(&layout_bindings), None)?;
             let set_layouts = [set_layout];

@@ -8,8 +8,8 @@
 //! cargo run --release --example sampler_error
 //! ```
 
-use lucent::ndimage::{self, Sampler, Sampling, SplineMode};
 use lucent::ndimage::cpu;
+use lucent::ndimage::{self, Sampler, Sampling, SplineMode};
 use ndarray::{ArrayD, IxDyn};
 
 fn main() -> Result<(), lucent::Error> {
@@ -33,7 +33,15 @@ fn main() -> Result<(), lucent::Error> {
             }
         }
         let (x64, c64) = (x.mapv(|v| v as f64), c.mapv(|v| v as f64));
-        for mode in [SplineMode::Mirror, SplineMode::Reflect, SplineMode::Nearest, SplineMode::Wrap, SplineMode::GridWrap, SplineMode::Constant, SplineMode::GridConstant] {
+        for mode in [
+            SplineMode::Mirror,
+            SplineMode::Reflect,
+            SplineMode::Nearest,
+            SplineMode::Wrap,
+            SplineMode::GridWrap,
+            SplineMode::Constant,
+            SplineMode::GridConstant,
+        ] {
             for order in [1, 3] {
                 let how = |sampler| Sampling { order, mode, cval: 0.5, prefilter: true, sampler };
                 let want = cpu::map_coordinates(&x64, &c64, &how(Sampler::Buffer));

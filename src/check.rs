@@ -2,8 +2,8 @@
 //! ops all report bad values the same way).
 
 use ndarray::{ArrayViewD, Dimension};
-use rayon::prelude::*;
 use num_complex::Complex32;
+use rayon::prelude::*;
 
 use crate::error::{Error, Result};
 

@@ -37,7 +37,12 @@ pub fn adaptive_filter<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f
 /// pass, and the [`Report`]. Items of a batch (the leading axes) run as one array where both
 /// filter banks go by direct sums, else one by one; either way the magnitude mapping is
 /// relative to the largest structure of the whole batch.
-pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<(ArrayD<f32>, Report)> {
+pub fn adaptive_filter_with(
+    gpu: &Gpu,
+    x: &ndarray::ArrayViewD<f32>,
+    o: &Options,
+    progress: &mut dyn FnMut(&str, usize, usize),
+) -> Result<(ArrayD<f32>, Report)> {
     o.check()?;
     let d = o.axes(x.ndim())?;
     if x.is_empty() {
@@ -62,13 +67,17 @@ pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options
     let mut tensors = Vec::with_capacity(batch);
     let mut largest = 0f64;
     for b in 0..batch {
-        let (t, l) = gpu::structure(gpu, &flat.index_axis(Axis(0), b), d, o, &slabs, &mut report, &mut |stage, done, _| progress(stage, b * total + done, batch * total))?;
+        let (t, l) = gpu::structure(gpu, &flat.index_axis(Axis(0), b), d, o, &slabs, &mut report, &mut |stage, done, _| {
+            progress(stage, b * total + done, batch * total)
+        })?;
         tensors.push(t);
         largest = largest.max(l);
     }
     let mut out = ArrayD::<f32>::zeros(flat.raw_dim());
     for (b, mut slot) in out.axis_iter_mut(Axis(0)).enumerate() {
-        let y = gpu::reconstruction(gpu, &flat.index_axis(Axis(0), b), d, &tensors[b], largest, o, &slabs, &mut report, &mut |stage, done, _| progress(stage, b * total + done, batch * total))?;
+        let y = gpu::reconstruction(gpu, &flat.index_axis(Axis(0), b), d, &tensors[b], largest, o, &slabs, &mut report, &mut |stage, done, _| {
+            progress(stage, b * total + done, batch * total)
+        })?;
         slot.assign(&y);
     }
     report.slabs = total;

@@ -114,7 +114,8 @@ fn the_check_sees_grouped_and_root_imports() {
 }
 
 /// The ops by layer, lowest first: an op imports only ops of layers below its own.
-const OP_LAYERS: &[&[&str]] = &[&["layout", "reduce", "scan"], &["filter", "convolve", "interpolate"], &["deconvolve", "registration", "tomography", "denoise"]];
+const OP_LAYERS: &[&[&str]] =
+    &[&["layout", "reduce", "scan"], &["filter", "convolve", "interpolate"], &["deconvolve", "registration", "tomography", "denoise"]];
 
 #[test]
 fn ops_import_only_ops_below() {

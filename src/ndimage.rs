@@ -32,6 +32,7 @@ use crate::ops::convolve::{along_axis, slabs};
 use crate::ops::interpolate;
 
 pub use crate::kernels::boundary::Boundary;
+pub use crate::ops::convolve::{check_filter_weights, gaussian_passes, uniform_passes};
 pub use crate::ops::convolve::{
     convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,
     gaussian_filter as record_gaussian_filter, gaussian_kernel1d, normalized_convolution as record_normalized_convolution,
@@ -41,7 +42,6 @@ pub use crate::ops::interpolate::{
     affine_transform as record_affine_transform, map_coordinates as record_map_coordinates, spline_filter as record_spline_filter,
     spline_filter1d as record_spline_filter1d, AffineMap, Sampler, Sampling, SplineMode,
 };
-pub use crate::ops::convolve::{check_filter_weights, gaussian_passes, uniform_passes};
 pub use crate::ops::interpolate::{coordinates, rotate_map, shift_map, zoom_map};
 
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
@@ -72,13 +72,25 @@ where
 }
 
 /// scipy.ndimage.correlate1d(input, weights, axis, mode, cval).
-pub fn correlate1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, weights: &[f32], axis: usize, mode: Boundary) -> Result<Array<f32, D>> {
+pub fn correlate1d<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    weights: &[f32],
+    axis: usize,
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
     let kernel = along_axis(input.shape(), weights, axis)?;
     with_dim(slabs::correlate_host(gpu, &input.view().into_dyn(), &kernel.view(), mode)?)
 }
 
 /// scipy.ndimage.convolve1d(input, weights, axis, mode, cval).
-pub fn convolve1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, weights: &[f32], axis: usize, mode: Boundary) -> Result<Array<f32, D>> {
+pub fn convolve1d<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    weights: &[f32],
+    axis: usize,
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
     let kernel = along_axis(input.shape(), weights, axis)?;
     with_dim(slabs::convolve_host(gpu, &input.view().into_dyn(), &kernel.view(), mode)?)
 }
@@ -165,7 +177,14 @@ pub fn zoom<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D
 /// scipy.ndimage.rotate(input, angle, axes, reshape, order, mode, cval, prefilter): `angle` in
 /// degrees in the plane of `axes` (negative counts from the end); with `reshape` the output
 /// plane grows to hold the whole rotated input.
-pub fn rotate<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, angle: f64, axes: [isize; 2], reshape: bool, how: &Sampling) -> Result<Array<f32, D>> {
+pub fn rotate<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    angle: f64,
+    axes: [isize; 2],
+    reshape: bool,
+    how: &Sampling,
+) -> Result<Array<f32, D>> {
     let (map, out) = interpolate::rotate_map(input.shape(), angle, axes, reshape)?;
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }

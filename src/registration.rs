@@ -26,13 +26,17 @@ use ndarray::{ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::Gpu;
 
-pub use crate::ops::registration::stripes::{apply as apply_shifts, average as average_registered, register_volume, BscanShift, Status, StripeRegistration, VolumeRegistration};
-pub use crate::ops::registration::template::{peaks, record_match_template, PadMode, TemplateMatch};
-pub use crate::ops::registration::{record_phase_correlation, CoarsePeak, Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
-pub use crate::ops::registration::masked::{as_weights as mask_weights, check_registration as check_masked_registration, masked_phase_cross_correlation_resident};
+pub use crate::ops::registration::masked::{
+    as_weights as mask_weights, check_registration as check_masked_registration, masked_phase_cross_correlation_resident,
+};
 pub use crate::ops::registration::refinement_shapes;
+pub use crate::ops::registration::stripes::{
+    apply as apply_shifts, average as average_registered, register_volume, BscanShift, Status, StripeRegistration, VolumeRegistration,
+};
 pub use crate::ops::registration::stripes::{register_volume_with, Average};
 pub use crate::ops::registration::template::{check_shapes as check_template_shapes, output_dims as template_output_dims};
+pub use crate::ops::registration::template::{peaks, record_match_template, PadMode, TemplateMatch};
+pub use crate::ops::registration::{record_phase_correlation, CoarsePeak, Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
 
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
 /// and what the tests compare against.
@@ -69,7 +73,15 @@ pub fn masked_phase_cross_correlation<D: Dimension>(
     overlap_ratio: f64,
     upsample_factor: f64,
 ) -> Result<Vec<f64>> {
-    crate::ops::registration::masked::masked_phase_cross_correlation(gpu, &reference.view().into_dyn(), &moving.view().into_dyn(), &reference_mask.view().into_dyn(), &moving_mask.view().into_dyn(), overlap_ratio, upsample_factor)
+    crate::ops::registration::masked::masked_phase_cross_correlation(
+        gpu,
+        &reference.view().into_dyn(),
+        &moving.view().into_dyn(),
+        &reference_mask.view().into_dyn(),
+        &moving_mask.view().into_dyn(),
+        overlap_ratio,
+        upsample_factor,
+    )
 }
 
 /// skimage.registration._masked_phase_cross_correlation.cross_correlate_masked(fixed, moving,
@@ -83,13 +95,25 @@ pub fn cross_correlate_masked<D: Dimension>(
     moving_mask: &ArrayBase<impl Data<Elem = bool>, D>,
     overlap_ratio: f64,
 ) -> Result<ndarray::Array<f32, D>> {
-    let out = crate::ops::registration::masked::cross_correlate_masked(gpu, &fixed.view().into_dyn(), &moving.view().into_dyn(), &fixed_mask.view().into_dyn(), &moving_mask.view().into_dyn(), overlap_ratio)?;
+    let out = crate::ops::registration::masked::cross_correlate_masked(
+        gpu,
+        &fixed.view().into_dyn(),
+        &moving.view().into_dyn(),
+        &fixed_mask.view().into_dyn(),
+        &moving_mask.view().into_dyn(),
+        overlap_ratio,
+    )?;
     crate::gpu::with_dim(out)
 }
 
 /// skimage.registration.phase_cross_correlation(reference, moving, space="fourier", ...): the
 /// images given as their full spectra (numpy.fft.fftn), complex, of 1-4 axes.
-pub fn phase_cross_correlation_spectra<S1, S2, D>(gpu: &Gpu, reference: &ArrayBase<S1, D>, moving: &ArrayBase<S2, D>, how: &PhaseCorrelation) -> Result<Registration>
+pub fn phase_cross_correlation_spectra<S1, S2, D>(
+    gpu: &Gpu,
+    reference: &ArrayBase<S1, D>,
+    moving: &ArrayBase<S2, D>,
+    how: &PhaseCorrelation,
+) -> Result<Registration>
 where
     S1: Data<Elem = num_complex::Complex32>,
     S2: Data<Elem = num_complex::Complex32>,

@@ -22,11 +22,11 @@ use crate::error::Result;
 use crate::gpu::{with_dim, Gpu};
 use crate::ops::deconvolve;
 
-pub use crate::ops::deconvolve::{Init, Progress, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlRun, StopRule};
 pub use crate::ops::deconvolve::tiles::{
     halo_width as rl_halo, richardson_lucy_tiled, working_set_bytes, PsfGrid, TileOptions, TileProgress, TiledReport, TiledResult,
 };
 pub use crate::ops::deconvolve::{check_iterations, restore as richardson_lucy_on, Geometry, RlResult};
+pub use crate::ops::deconvolve::{Init, Progress, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlRun, StopRule};
 
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
 /// and what the tests compare against.
@@ -38,7 +38,13 @@ pub mod cpu {
 /// Richardson-Lucy deconvolution of `image` by `psf` (the image's rank, or fewer axes: applied
 /// to each slice along the leading axes), `num_iter` iterations (fewer when `opts.stop` ends
 /// the run).
-pub fn richardson_lucy<S1, S2, D1, D2>(gpu: &Gpu, image: &ArrayBase<S1, D1>, psf: &ArrayBase<S2, D2>, num_iter: usize, opts: &RlOptions) -> Result<Array<f32, D1>>
+pub fn richardson_lucy<S1, S2, D1, D2>(
+    gpu: &Gpu,
+    image: &ArrayBase<S1, D1>,
+    psf: &ArrayBase<S2, D2>,
+    num_iter: usize,
+    opts: &RlOptions,
+) -> Result<Array<f32, D1>>
 where
     S1: Data<Elem = f32>,
     S2: Data<Elem = f32>,

@@ -25,13 +25,13 @@ use crate::error::Result;
 use crate::gpu::{with_dim, Gpu};
 use crate::ops::convolve::host;
 
-pub use crate::ops::convolve::{
-    fftconvolve as record_fftconvolve, fftcorrelate as record_fftcorrelate, signal_convolve as record_convolve,
-    signal_correlate as record_correlate, Method, Mode,
-};
+pub use crate::ops::convolve::bank::FilterBank;
 pub use crate::ops::convolve::host::{convolve as convolve_on, HostRun, Signal};
 pub use crate::ops::convolve::split::{convolve_split, convolve_split_with_progress, PartTiming, SplitOptions, SplitReport};
-pub use crate::ops::convolve::bank::FilterBank;
+pub use crate::ops::convolve::{
+    fftconvolve as record_fftconvolve, fftcorrelate as record_fftcorrelate, signal_convolve as record_convolve, signal_correlate as record_correlate, Method,
+    Mode,
+};
 // The cost model of `Method::Auto` (picoseconds), which `lucent bench` calibrates.
 pub use crate::ops::convolve::{Geometry, KernelSpectrum, DIRECT_PS_PER_OUTPUT, DIRECT_TILED_PS_PER_TAP, DIRECT_WINDOW_PS_PER_TAP};
 

@@ -22,7 +22,9 @@ use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::graph::Recording;
 
-pub use crate::ops::tomography::{kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Method, Mlem, EM_EPSILON};
+pub use crate::ops::tomography::{
+    kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Method, Mlem, EM_EPSILON,
+};
 
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
 /// and what the tests compare against.
@@ -38,7 +40,10 @@ pub mod cpu {
         crate::check::check_finite(&sinogram.view().into_dyn(), "the sinogram")?;
         let s = sinogram.mapv(f64::from).insert_axis(Axis(0));
         crate::ops::tomography::find_center(g, radius, |centres| {
-            Ok(centres.iter().map(|&c| fbp(&s.view(), &Geometry { center: c, ..g.clone() }, Filter::Ramp).index_axis_move(Axis(0), 0).mapv(|v| v as f32).into_dyn()).collect())
+            Ok(centres
+                .iter()
+                .map(|&c| fbp(&s.view(), &Geometry { center: c, ..g.clone() }, Filter::Ramp).index_axis_move(Axis(0), 0).mapv(|v| v as f32).into_dyn())
+                .collect())
         })
     }
 }
@@ -113,7 +118,13 @@ pub enum Operation {
 
 /// [`radon`], [`backproject`] or [`fbp`] of a slice or a stack, calling `progress(done, total)`
 /// after each batch of a stack's slices.
-pub fn apply<D: Dimension>(gpu: &Gpu, op: Operation, x: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, progress: &mut dyn FnMut(usize, usize)) -> Result<ndarray::Array<f32, D>> {
+pub fn apply<D: Dimension>(
+    gpu: &Gpu,
+    op: Operation,
+    x: &ArrayBase<impl Data<Elem = f32>, D>,
+    g: &Geometry,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<ndarray::Array<f32, D>> {
     let bytes = slice_bytes(g);
     match op {
         Operation::Radon => one_call(gpu, x, "the image", bytes, [g.angles.len(), g.detectors], progress, |rec, x| record_project(rec, x, g)),
@@ -143,12 +154,23 @@ type EmPart = (ndarray::ArrayD<f32>, Vec<(f64, f64)>);
 /// `iterations` of MLEM (f ← f · R#(g / (Rf + ε)) / R#1 from a constant 1) on a sinogram of
 /// counts (≥ 0, finite) or a stack; returns the estimate and the KL divergence of each iterate
 /// before its update.
-pub fn mlem<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, iterations: usize) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
+pub fn mlem<D: Dimension>(
+    gpu: &Gpu,
+    sinogram: &ArrayBase<impl Data<Elem = f32>, D>,
+    g: &Geometry,
+    iterations: usize,
+) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
     mlem_with(gpu, sinogram, g, iterations, &mut |_, _| {})
 }
 
 /// [`mlem`], calling `progress(done, total)` after each batch of a stack's slices.
-pub fn mlem_with<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, iterations: usize, progress: &mut dyn FnMut(usize, usize)) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
+pub fn mlem_with<D: Dimension>(
+    gpu: &Gpu,
+    sinogram: &ArrayBase<impl Data<Elem = f32>, D>,
+    g: &Geometry,
+    iterations: usize,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
     if !(1..=100_000).contains(&iterations) {
         return Err(crate::Error::Invalid(format!("{iterations} EM iterations (1 to 100000)")));
     }

@@ -31,10 +31,13 @@ impl How {
 fn spline_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, axis: Option<usize>, mode: &str) -> Result<'py> {
     let mode = SplineMode::parse(mode).map_err(to_py)?;
     let x = input.as_array();
-    out(py, py.detach(|| match axis {
-        None => ndimage::spline_filter(&ctx.gpu, &x, mode),
-        Some(axis) => ndimage::spline_filter1d(&ctx.gpu, &x, axis, mode),
-    }))
+    out(
+        py,
+        py.detach(|| match axis {
+            None => ndimage::spline_filter(&ctx.gpu, &x, mode),
+            Some(axis) => ndimage::spline_filter1d(&ctx.gpu, &x, axis, mode),
+        }),
+    )
 }
 
 #[pyfunction]
@@ -81,7 +84,14 @@ fn rotate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, angle: f64, axes
 }
 
 #[pyfunction]
-fn fourier_shift<'py>(py: Python<'py>, ctx: &Context, input: PyReadonlyArrayDyn<'py, Complex32>, shift: Vec<f64>, n: Option<usize>, axis: isize) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
+fn fourier_shift<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: PyReadonlyArrayDyn<'py, Complex32>,
+    shift: Vec<f64>,
+    n: Option<usize>,
+    axis: isize,
+) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
     let x = input.as_array();
     out(py, py.detach(|| ndimage::fourier_shift(&ctx.gpu, &x, &shift, n, axis)))
 }

@@ -42,7 +42,15 @@ fn irfftn<'py>(py: Python<'py>, ctx: &Context, x: C64<'py>, axes: Vec<usize>, le
 
 /// scipy.signal.convolve (or correlate, with `flip` false) by `method` fft, direct or auto.
 #[pyfunction]
-fn convolve<'py>(py: Python<'py>, ctx: &Context, in1: F32<'py>, in2: F32<'py>, mode: &str, method: &str, correlate: bool) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+fn convolve<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    in1: F32<'py>,
+    in2: F32<'py>,
+    mode: &str,
+    method: &str,
+    correlate: bool,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
     let mode: Mode = mode.parse().map_err(to_py)?;
     let method: Method = method.parse().map_err(to_py)?;
     let (a, b) = (in1.as_array(), in2.as_array());
@@ -57,7 +65,14 @@ fn how(upsample_factor: f64, normalization: &str) -> PyResult<PhaseCorrelation> 
 }
 
 #[pyfunction]
-fn phase_cross_correlation(py: Python<'_>, ctx: &Context, reference: F32<'_>, moving: F32<'_>, upsample_factor: f64, normalization: &str) -> PyResult<Registered> {
+fn phase_cross_correlation(
+    py: Python<'_>,
+    ctx: &Context,
+    reference: F32<'_>,
+    moving: F32<'_>,
+    upsample_factor: f64,
+    normalization: &str,
+) -> PyResult<Registered> {
     let how = how(upsample_factor, normalization)?;
     let (a, b) = (reference.as_array(), moving.as_array());
     let r = py.detach(|| lucent::registration::phase_cross_correlation(&ctx.gpu, &a, &b, &how)).map_err(to_py)?;
@@ -65,7 +80,14 @@ fn phase_cross_correlation(py: Python<'_>, ctx: &Context, reference: F32<'_>, mo
 }
 
 #[pyfunction]
-fn phase_cross_correlation_spectra(py: Python<'_>, ctx: &Context, reference: C64<'_>, moving: C64<'_>, upsample_factor: f64, normalization: &str) -> PyResult<Registered> {
+fn phase_cross_correlation_spectra(
+    py: Python<'_>,
+    ctx: &Context,
+    reference: C64<'_>,
+    moving: C64<'_>,
+    upsample_factor: f64,
+    normalization: &str,
+) -> PyResult<Registered> {
     let how = how(upsample_factor, normalization)?;
     let (a, b) = (reference.as_array(), moving.as_array());
     let r = py.detach(|| lucent::registration::phase_cross_correlation_spectra(&ctx.gpu, &a, &b, &how)).map_err(to_py)?;
@@ -103,7 +125,15 @@ fn cross_correlate_masked<'py>(
 }
 
 #[pyfunction]
-fn match_template<'py>(py: Python<'py>, ctx: &Context, image: F32<'py>, template: F32<'py>, pad_input: bool, mode: &str, constant_values: f32) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+fn match_template<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    image: F32<'py>,
+    template: F32<'py>,
+    pad_input: bool,
+    mode: &str,
+    constant_values: f32,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
     let how = TemplateMatch { pad_input, mode: PadMode::parse(mode, constant_values).map_err(to_py)? };
     let (a, t) = (image.as_array(), template.as_array());
     out(py, py.detach(|| lucent::registration::match_template(&ctx.gpu, &a, &t, &how)))

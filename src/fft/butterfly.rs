@@ -18,9 +18,9 @@ fn times_root(x: &str, q: usize, r: usize) -> String {
     }
     if (4 * q).is_multiple_of(r) {
         return match 4 * q / r {
-            1 => format!("vec2({x}.y, -{x}.x)"),  // -i
+            1 => format!("vec2({x}.y, -{x}.x)"), // -i
             2 => format!("(-{x})"),
-            _ => format!("vec2(-{x}.y, {x}.x)"),  // +i
+            _ => format!("vec2(-{x}.y, {x}.x)"), // +i
         };
     }
     let a = -2.0 * std::f64::consts::PI * q as f64 / r as f64;
@@ -37,7 +37,8 @@ pub(super) fn butterfly(out: &mut String, x: &[String], pre: &str) {
             writeln!(out, "let {pre}a = {0}; {0} = {pre}a + {1}; {1} = {pre}a - {1};", x[0], x[1]).unwrap();
         }
         4 => {
-            writeln!(out, "let {pre}t0 = {0} + {2}; let {pre}t1 = {0} - {2}; let {pre}t2 = {1} + {3}; let {pre}t3 = {1} - {3};", x[0], x[1], x[2], x[3]).unwrap();
+            writeln!(out, "let {pre}t0 = {0} + {2}; let {pre}t1 = {0} - {2}; let {pre}t2 = {1} + {3}; let {pre}t3 = {1} - {3};", x[0], x[1], x[2], x[3])
+                .unwrap();
             writeln!(out, "{} = {pre}t0 + {pre}t2; {} = {pre}t0 - {pre}t2;", x[0], x[2]).unwrap();
             writeln!(out, "{} = {pre}t1 + vec2({pre}t3.y, -{pre}t3.x); {} = {pre}t1 - vec2({pre}t3.y, -{pre}t3.x);", x[1], x[3]).unwrap();
         }

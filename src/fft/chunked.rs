@@ -100,14 +100,30 @@ impl ChunkedFft {
     /// shape and chunks (by its conjugate when `conj`; [`ChunkedFft::record_with`]): fused into
     /// the first pass where the chunks' own plans come first (one chunk, a batch axis 0), a pass
     /// of its own before the transform across chunks.
-    pub fn inverse_of_product(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>], conj: bool) -> Result<ChunkedFft> {
+    pub fn inverse_of_product(
+        gpu: &Gpu,
+        dims: &[usize],
+        axes: &[usize],
+        transform: Transform,
+        norm: Norm,
+        rows: &[Range<usize>],
+        conj: bool,
+    ) -> Result<ChunkedFft> {
         if !matches!(transform, Transform::Inverse | Transform::RealInverse { .. }) {
             return Err(Error::Invalid("a fused product is planned for inverse transforms".into()));
         }
         ChunkedFft::planned(gpu, dims, axes, transform, norm, rows, Some(conj))
     }
 
-    fn planned(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>], product: Option<bool>) -> Result<ChunkedFft> {
+    fn planned(
+        gpu: &Gpu,
+        dims: &[usize],
+        axes: &[usize],
+        transform: Transform,
+        norm: Norm,
+        rows: &[Range<usize>],
+        product: Option<bool>,
+    ) -> Result<ChunkedFft> {
         let axes = check_axes(axes, dims.len())?;
         if rows.is_empty() || rows.iter().map(|r| r.len()).sum::<usize>() != dims[0] || rows.windows(2).any(|w| w[0].end != w[1].start) {
             return Err(Error::Shape(format!("chunk rows {rows:?} do not cover axis 0 of {dims:?}")));
@@ -177,7 +193,7 @@ impl ChunkedFft {
             // Axis 0 keeps its length: with several chunks it is never the real axis.
             output[0] = dims[0];
         }
-        let output_rows = if k > 1 { rows.to_vec() } else { vec![0..output[0]] };
+        let output_rows = if k > 1 { rows.to_vec() } else { std::iter::once(0..output[0]).collect() };
         Ok(ChunkedFft { transform, inner, across, input: dims.to_vec(), output, output_rows, product })
     }
 
@@ -364,7 +380,8 @@ fn cross_wgsl(k: usize, inverse: bool) -> String {
     writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
     writeln!(w, "fn conj(a: vec2<f32>) -> vec2<f32> {{ return vec2(a.x, -a.y); }}").unwrap();
     writeln!(w, "@compute @workgroup_size(256)").unwrap();
-    writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
+    writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{")
+        .unwrap();
     writeln!(w, "    let i = (wid.x + nwg.x * (wid.y + nwg.y * wid.z)) * 256u + lid;").unwrap();
     writeln!(w, "    if (i >= p.count) {{ return; }}").unwrap();
     writeln!(w, "    let m = i / p.row;").unwrap();
@@ -398,24 +415,6 @@ fn cross_wgsl(k: usize, inverse: bool) -> String {
     s
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn generated_kernels_validate() {
-        for k in 2..=12 {
-            for inverse in [false, true] {
-                let src = cross_wgsl(k, inverse);
-                let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(&src)));
-                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
-                    .validate(&module)
-                    .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
-            }
-        }
-    }
-}
-
 /// One-call transforms of host arrays too large for one buffer, in numpy's order on both sides:
 /// the array in chunks along axis 0 (a transformed axis 0 needs a chunk count that divides its
 /// length), the decimated spectrum's rows put in place on the host as they come back (and an
@@ -432,7 +431,7 @@ pub(super) fn host_transform<O: Clone + rustfft::num_traits::Zero>(
     let axes = check_axes(axes, dims.len())?;
     let n = dims[0];
     first_fitting(gpu, least_chunks(gpu, dims).max(2), |k| {
-        if k > n || (axes[0] == 0 && n % k != 0) {
+        if k > n || (axes[0] == 0 && !n.is_multiple_of(k)) {
             return Err(Error::TooLarge {
                 what: format!("a transform of shape {dims:?} along axes {axes:?} (axis 0's {n} rows split into no equal chunks that each fit one buffer)"),
                 bytes: dims.iter().map(|&d| d as u64).product::<u64>() * 8,
@@ -460,7 +459,11 @@ fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
     // Chunk c's rows of the array in numpy order: consecutive, or every k-th from c where the
     // spectrum side is decimated.
     let order = |c: usize, r: &Range<usize>, n: usize| -> Vec<usize> {
-        if plan.crosses_chunks() { (c..n).step_by(k).collect() } else { r.clone().collect() }
+        if plan.crosses_chunks() {
+            (c..n).step_by(k).collect()
+        } else {
+            r.clone().collect()
+        }
     };
     let mut rec = Recording::new(gpu);
     let parts = rows
@@ -482,4 +485,22 @@ fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
         }
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_kernels_validate() {
+        for k in 2..=12 {
+            for inverse in [false, true] {
+                let src = cross_wgsl(k, inverse);
+                let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(&src)));
+                naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
+                    .validate(&module)
+                    .unwrap_or_else(|e| panic!("{e:?}\n{src}"));
+            }
+        }
+    }
 }

@@ -139,7 +139,14 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
     // the same in every process: a hash of the source tells kernels apart (pipelines and dumped
     // shaders are keyed by name).
     let dir = |fast: bool| if fast { "line" } else { "cols" };
-    let name = format!("fft_lines_n{}x{}_{}_{}_{:016x}", k.pass.n, k.pass.batch, dir(k.load_line_fast), dir(k.store_line_fast), crate::gpu::content_hash(source.as_bytes()));
+    let name = format!(
+        "fft_lines_n{}x{}_{}_{}_{:016x}",
+        k.pass.n,
+        k.pass.batch,
+        dir(k.load_line_fast),
+        dir(k.store_line_fast),
+        crate::gpu::content_hash(source.as_bytes())
+    );
     let threads = (k.pass.threads * k.pass.batch) as u32;
     let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
         name: Box::leak(name.into_boxed_str()),
@@ -188,7 +195,11 @@ fn sm_half_at(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> Strin
 /// 16 < 16 (see `sm_at`): d = r·j with r dividing 16, or d mod 16 = j mod ns with ns dividing 16
 /// and 16 dividing ns·r.
 fn outputs_aligned(r: usize, ns: usize) -> bool {
-    if ns == 1 { 16 % r == 0 } else { 16 % ns == 0 && (ns * r).is_multiple_of(16) }
+    if ns == 1 {
+        16 % r == 0
+    } else {
+        16 % ns == 0 && (ns * r).is_multiple_of(16)
+    }
 }
 
 fn folded(k: &LineKernel, base: &str, offset: usize, aligned: bool) -> Option<String> {
@@ -241,7 +252,11 @@ pub fn wgsl(k: &LineKernel) -> String {
 
 /// `x` conjugated if `on`.
 fn conj_if(on: bool, x: &str) -> String {
-    if on { format!("vec2({x}.x, -{x}.y)") } else { x.to_string() }
+    if on {
+        format!("vec2({x}.x, -{x}.y)")
+    } else {
+        x.to_string()
+    }
 }
 
 /// This thread's line of the group starting at line `first`, and where it is read.
@@ -296,7 +311,11 @@ impl<'a> Gen<'a> {
     }
 
     fn in_range(&self, j: &str) -> String {
-        if self.guard_in { format!(" && {j} < p.len_in") } else { String::new() }
+        if self.guard_in {
+            format!(" && {j} < p.len_in")
+        } else {
+            String::new()
+        }
     }
 
     /// What a store writes: conjugated back for the inverse, the four-step twiddle, the norm.
@@ -387,7 +406,8 @@ impl<'a> Gen<'a> {
         let (k, p) = (self.k, &self.k.pass);
         let (t, batch) = (p.threads, p.batch);
         writeln!(w, "@compute @workgroup_size({})", t * batch).unwrap();
-        writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{").unwrap();
+        writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{")
+            .unwrap();
         writeln!(w, "let group0 = wid.x + nwg.x * (wid.y + nwg.y * wid.z);").unwrap();
         writeln!(w, "if (group0 * {batch}u >= p.lines) {{ return; }}").unwrap();
         if k.load_line_fast {
@@ -603,7 +623,8 @@ impl<'a> Gen<'a> {
             n
         };
         let (total, rounds) = (n_out * batch, (n_out * batch).div_ceil(wg));
-        let (c_store, k_store) = if k.store_line_fast { (format!("e / {n_out}u"), format!("e % {n_out}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
+        let (c_store, k_store) =
+            if k.store_line_fast { (format!("e / {n_out}u"), format!("e % {n_out}u")) } else { (format!("e % {batch}u"), format!("e / {batch}u")) };
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("if (e{r} < {total}u) ") } else { String::new() };
             let read = if k.real_post {
@@ -624,7 +645,12 @@ impl<'a> Gen<'a> {
             if k.untangle_pairs {
                 // Line b's values go `out_pair` further, if it exists.
                 writeln!(w, "  let b = k >= {half_len}u; let at = line_out[c] + select(0u, p.out_pair, b);").unwrap();
-                writeln!(w, "  if ({guard}first + c < p.lines && (!b || at < p.out_pair_end)) {}", self.store("at", in_at, &format!("(k % {half_len}u)"), &format!("v{r}"), &v, true)).unwrap();
+                writeln!(
+                    w,
+                    "  if ({guard}first + c < p.lines && (!b || at < p.out_pair_end)) {}",
+                    self.store("at", in_at, &format!("(k % {half_len}u)"), &format!("v{r}"), &v, true)
+                )
+                .unwrap();
             } else {
                 writeln!(w, "  if ({guard}first + c < p.lines) {}", self.store("line_out[c]", in_at, "k", &format!("v{r}"), &v, true)).unwrap();
             }
@@ -642,13 +668,22 @@ fn check_flags(k: &LineKernel, direct_load: bool, direct_store: bool) {
     let pairs = k.pack_real || k.hermitian_pairs || k.unpack_real || k.untangle_pairs;
     assert!(!pairs || !(k.in_place || k.real_pre || k.real_post), "pairs of real lines: out of place");
     assert!(!((k.untangle_pairs || k.hermitian_pairs) && p.split), "untangled pairs: whole lines in workgroup memory");
-    assert!(!(k.pack_real && k.product_in) && !(k.untangle_pairs && (k.inverse || k.crop_out || k.chirp_out || k.twiddle_out)), "untangled spectra come from plain forward passes");
+    assert!(
+        !(k.pack_real && k.product_in) && !(k.untangle_pairs && (k.inverse || k.crop_out || k.chirp_out || k.twiddle_out)),
+        "untangled spectra come from plain forward passes"
+    );
     assert!(!(k.hermitian_pairs && (k.pad_in || k.chirp_in || k.rader_gather)), "Hermitian pairs load whole lines");
     assert!(!(k.real_pre && k.pad_in || k.real_post && k.crop_out), "no padding of packed spectra, no window of untangled ones");
     let rader = k.rader_gather || k.rader_scatter;
-    assert!(!rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post && !k.pad_in && !k.crop_out && !k.in_place), "Rader's passes combine with none of these");
+    assert!(
+        !rader || (stages > 0 && !k.chirp_in && !k.twiddle_out && !k.real_pre && !k.real_post && !k.pad_in && !k.crop_out && !k.in_place),
+        "Rader's passes combine with none of these"
+    );
     assert!(!(k.rader_gather && (k.inverse || k.rader_scatter)), "Rader's first pass is a forward transform");
-    assert!(!p.split || (direct_load && direct_store && p.radices.iter().all(|&r| (n / r) % t == 0)), "split exchange: loaded and stored directly, stages even over the threads");
+    assert!(
+        !p.split || (direct_load && direct_store && p.radices.iter().all(|&r| (n / r) % t == 0)),
+        "split exchange: loaded and stored directly, stages even over the threads"
+    );
 }
 
 /// The kernel's bindings, workgroup memory and helper functions (reads, writes, the real and
@@ -695,7 +730,11 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
     // Every read of the source and write of the destination: element i (of line a, with line b's
     // beside it for real pairs).
     if k.pack_real {
-        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ let b = i + p.in_pair; return vec2({src}[i], select(0.0, {src}[min(b, p.in_pair_end - 1u)], b < p.in_pair_end)); }}").unwrap();
+        writeln!(
+            w,
+            "fn rd(i: u32) -> vec2<f32> {{ let b = i + p.in_pair; return vec2({src}[i], select(0.0, {src}[min(b, p.in_pair_end - 1u)], b < p.in_pair_end)); }}"
+        )
+        .unwrap();
     } else if k.product_in {
         writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return product({src}[i], i); }}").unwrap();
     } else {
@@ -731,9 +770,17 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
         writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
     }
     if k.rader_scatter {
-        writeln!(w, "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = rd(at + j * p.in_elem); if (j == 0u) {{ v += rd(at + {n}u * p.in_elem); }} return v; }}").unwrap();
+        writeln!(
+            w,
+            "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = rd(at + j * p.in_elem); if (j == 0u) {{ v += rd(at + {n}u * p.in_elem); }} return v; }}"
+        )
+        .unwrap();
     }
-    writeln!(w, "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}").unwrap();
+    writeln!(
+        w,
+        "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}"
+    )
+    .unwrap();
 }
 
 #[cfg(test)]
@@ -772,16 +819,31 @@ mod tests {
 
     #[test]
     fn every_planned_length_generates_valid_wgsl() {
-        for limits in [DeviceLimits { workgroup_bytes: 32768, max_threads: 1024, tuning: Tuning::default() }, DeviceLimits { workgroup_bytes: 49152, max_threads: 1024, tuning: Tuning::default() }] {
+        for limits in [
+            DeviceLimits { workgroup_bytes: 32768, max_threads: 1024, tuning: Tuning::default() },
+            DeviceLimits { workgroup_bytes: 49152, max_threads: 1024, tuning: Tuning::default() },
+        ] {
             for n in 1..=12288 {
                 // Split-exchange columns, where there are any, on a sample of lengths.
                 if let Some(columns) = split_line_pass(n, limits, 100, true).filter(|p| p.batch > 1 && (n % 5 == 0 || n % 97 == 1)) {
                     for (inverse, twiddle_out, chirp) in [(false, false, false), (true, true, n % 2 == 0)] {
-                        let k = LineKernel { inverse, twiddle_out, conj_source: chirp, chirp_in: chirp, chirp_out: chirp, pad_in: !chirp, product_in: true, crop_out: !chirp, ..plain(&columns, false) };
+                        let k = LineKernel {
+                            inverse,
+                            twiddle_out,
+                            conj_source: chirp,
+                            chirp_in: chirp,
+                            chirp_out: chirp,
+                            pad_in: !chirp,
+                            product_in: true,
+                            crop_out: !chirp,
+                            ..plain(&columns, false)
+                        };
                         check(n, &k);
                     }
                 }
-                let Some(pass) = line_pass(n, limits, if n % 2 == 1 { 1 + n % 8 } else { 1 }, true).or_else(|| split_line_pass(n, limits, 1, true)) else { continue };
+                let Some(pass) = line_pass(n, limits, if n % 2 == 1 { 1 + n % 8 } else { 1 }, true).or_else(|| split_line_pass(n, limits, 1, true)) else {
+                    continue;
+                };
                 // The variants only toggle small pieces; check them all on a sample of lengths.
                 let flags: &[(bool, bool, bool, bool, bool)] = if n % 97 == 1 {
                     &[(false, true, true, false, false), (true, false, false, true, false), (true, true, false, true, false), (true, false, false, false, true)]

@@ -3,32 +3,47 @@
 
 use std::sync::Arc;
 
+use super::lines::{self, Chirp, Crop, Lines, Pass, Rader, StoreTwiddle};
 use super::plan::{plan_axis, wide_columns, AxisPlan, DeviceLimits};
 use super::twiddle::Twiddles;
 use super::{check_axes, Norm, Transform};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray, Shape};
 use crate::graph::{Buf, Recording};
-use crate::kernels::fft_axis_map::{self, AxisMap, Map};
 use crate::kernels::binary::{self, BinaryOp};
-use super::lines::{self, Chirp, Crop, Lines, Pass, Rader, StoreTwiddle};
-use crate::kernels::gather;
 use crate::kernels::boundary::Boundary;
+use crate::kernels::fft_axis_map::{self, AxisMap, Map};
+use crate::kernels::gather;
 
 /// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
 #[derive(Clone, Debug)]
 pub(super) enum Step {
-    Lines { pass: Pass, out: Vec<usize> },
-    Map { map: Map, out: Vec<usize> },
+    Lines {
+        pass: Pass,
+        out: Vec<usize>,
+    },
+    Map {
+        map: Map,
+        out: Vec<usize>,
+    },
     /// The same bytes with another shape and type (even-length reals as complex pairs).
-    View { dims: Vec<usize>, dtype: Dtype },
+    View {
+        dims: Vec<usize>,
+        dtype: Dtype,
+    },
     /// Zeros appended along axes (padding no pass could fuse).
-    Pad { pads: Vec<(usize, usize)> },
+    Pad {
+        pads: Vec<(usize, usize)>,
+    },
     /// The element-wise product with the second operand (one no pass could fuse).
-    Product { product: Product },
+    Product {
+        product: Product,
+    },
     /// A gather: the output window where no pass could crop it, or the permutation that packs
     /// real lines two to a complex one.
-    Gather { maps: Vec<gather::AxisMap> },
+    Gather {
+        maps: Vec<gather::AxisMap>,
+    },
 }
 
 /// A cyclic window along one axis: element w of the result is element (origin + w) mod n of the
@@ -149,7 +164,17 @@ impl Builder<'_> {
     /// to the plan's length) into an array of shape `out`, cropped by `crop`. Only single passes
     /// (and Bluestein around one) take len_in below the length or a crop.
     #[allow(clippy::too_many_arguments)]
-    fn lines(&mut self, plan: &AxisPlan, outer: usize, inner: usize, inverse: bool, scale: f64, len_in: usize, crop: Option<Crop>, out: Vec<usize>) -> Result<()> {
+    fn lines(
+        &mut self,
+        plan: &AxisPlan,
+        outer: usize,
+        inner: usize,
+        inverse: bool,
+        scale: f64,
+        len_in: usize,
+        crop: Option<Crop>,
+        out: Vec<usize>,
+    ) -> Result<()> {
         let len_out = crop.map_or(plan.len(), |c| c.len as usize);
         match plan {
             AxisPlan::Single(p) => {
@@ -164,12 +189,7 @@ impl Builder<'_> {
                 let (n, n1, n2) = (*n, first.n, second.n);
                 // Pass 1: length n1 at stride n2·inner, then W_n^(k1·j2) with j2 = i / inner.
                 let s = (n as f64).sqrt().ceil() as usize;
-                let twiddle = StoreTwiddle {
-                    lo: self.tw.powers(n, 1, s),
-                    hi: self.tw.powers(n, s, n.div_ceil(s)),
-                    s: s as u32,
-                    div: inner as u32,
-                };
+                let twiddle = StoreTwiddle { lo: self.tw.powers(n, 1, s), hi: self.tw.powers(n, s, n.div_ceil(s)), s: s as u32, div: inner as u32 };
                 let roots = self.tw.stage_roots(first);
                 let strided = Lines::axis(n1, n2 * inner);
                 let mut pass = Pass::plain(first.clone(), inverse, outer * n2 * inner, n2 * inner, strided, strided, 1.0, roots);
@@ -229,7 +249,16 @@ impl Builder<'_> {
                 }
                 assert!(len_in == n && crop.is_none(), "Bluestein over four-step passes neither pads nor crops");
                 let map = |kind, len_in, len_out, table, scale: f64, conj_in, conj_out| Map {
-                    kind, outer, len_in, len_out, inner, table, scale: scale as f32, conj_in, conj_out, pairs: None,
+                    kind,
+                    outer,
+                    len_in,
+                    len_out,
+                    inner,
+                    table,
+                    scale: scale as f32,
+                    conj_in,
+                    conj_out,
+                    pairs: None,
                 };
                 self.steps.push(Step::Map { map: map(AxisMap::Chirp, n, m, chirp, 1.0, inverse, false), out: wide.clone() });
                 self.lines(padded, outer, inner, false, 1.0, m, None, wide.clone())?;

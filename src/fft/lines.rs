@@ -161,7 +161,13 @@ impl Pass {
     /// Whether the pass may overwrite its input: lines read and written in the same places and
     /// lengths, each workgroup reading all of its own lines before writing them.
     pub fn in_place_ok(&self) -> bool {
-        self.input == self.output && self.real_post.is_none() && self.real_pre.is_none() && self.pad_in.is_none() && self.crop.is_none() && self.pairs_in.is_none() && self.pairs_out.is_none()
+        self.input == self.output
+            && self.real_post.is_none()
+            && self.real_pre.is_none()
+            && self.pad_in.is_none()
+            && self.crop.is_none()
+            && self.pairs_in.is_none()
+            && self.pairs_out.is_none()
     }
 
     /// Whether the pass writes reals (pairs of real lines).

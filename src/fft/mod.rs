@@ -22,10 +22,10 @@ pub use gpu::{FftPlan, Fusion, Product, Window};
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Axis, CowArray, Data, Dimension, IxDyn};
 use num_complex::Complex32;
 
-use crate::error::{Error, Result};
-use crate::graph::{Buf, Download, Recording, Results};
 use crate::check::check_finite;
+use crate::error::{Error, Result};
 use crate::gpu::{with_dim, Gpu};
+use crate::graph::{Buf, Download, Recording, Results};
 
 /// Which way and between which types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

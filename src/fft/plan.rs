@@ -98,7 +98,11 @@ fn strided_min_batch(tuning: Tuning) -> usize {
 fn loops(threads: usize, split: bool, tuning: Tuning) -> usize {
     let cap = tuning.loops.unwrap_or(if split { SPLIT_LOOPS } else { LOOPS });
     let min = tuning.loop_threads.unwrap_or(LOOP_THREADS);
-    if threads >= min { (threads / 32).clamp(1, cap) } else { 1 }
+    if threads >= min {
+        (threads / 32).clamp(1, cap)
+    } else {
+        1
+    }
 }
 
 /// Whether a transform of `elements` complex numbers is large enough for 16-column passes of
@@ -243,7 +247,11 @@ fn lanes_line_pass(n: usize, limits: DeviceLimits, columns: usize, along: bool, 
     // As many lines per workgroup as memory allows, up to workgroup_threads() in all; strided
     // passes strided_lines() columns (at least a warp of threads).
     // (At least 256 elements even so: lines of one element ran at half speed in 64.)
-    let wanted = if strided { strided_lines(columns, threads, elements, false, wide, limits.tuning).max(32 / threads) } else { (workgroup_threads(limits.tuning) / threads).max(256 / n.max(1)).max(1) };
+    let wanted = if strided {
+        strided_lines(columns, threads, elements, false, wide, limits.tuning).max(32 / threads)
+    } else {
+        (workgroup_threads(limits.tuning) / threads).max(256 / n.max(1)).max(1)
+    };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, along, 8, limits);
     Some(LinePass { n, radices, threads, batch, padded, stride, split: false, loops: loops(threads * batch, false, limits.tuning) })
 }
@@ -278,7 +286,11 @@ pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize, wide: boo
     if threads > limits.max_threads || radices.iter().any(|&r| !(n / r).is_multiple_of(threads)) {
         return None;
     }
-    let wanted = if strided { strided_lines(columns, threads, elements, n * STRIDED_LINES_WIDE * 8 > limits.workgroup_bytes, wide, limits.tuning).max(32 / threads) } else { 1 };
+    let wanted = if strided {
+        strided_lines(columns, threads, elements, n * STRIDED_LINES_WIDE * 8 > limits.workgroup_bytes, wide, limits.tuning).max(32 / threads)
+    } else {
+        1
+    };
     let (batch, padded, stride) = fit_lines(n, threads, wanted, strided, !strided, 4, limits);
     Some(LinePass { n, radices, threads, batch, padded, stride, split: true, loops: loops(threads * batch, true, limits.tuning) })
 }
@@ -541,7 +553,8 @@ mod tests {
                         continue;
                     }
                     let lane = |l: usize| if along { (l / p.threads, l % p.threads) } else { (l % p.batch, l / p.batch) };
-                    let mut banks: Vec<usize> = (0..slots).map(lane).filter(|&(line, _)| line < p.batch).map(|(line, e)| (line * p.stride + e) % slots).collect();
+                    let mut banks: Vec<usize> =
+                        (0..slots).map(lane).filter(|&(line, _)| line < p.batch).map(|(line, e)| (line * p.stride + e) % slots).collect();
                     let lanes = banks.len();
                     banks.sort_unstable();
                     banks.dedup();
@@ -659,7 +672,9 @@ mod tests {
             assert!((min..s).all(|x| {
                 let mut y = x;
                 for p in [2, 3, 5, 7] {
-                    while y % p == 0 { y /= p; }
+                    while y % p == 0 {
+                        y /= p;
+                    }
                 }
                 y != 1
             }));

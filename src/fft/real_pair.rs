@@ -53,7 +53,8 @@ impl Builder<'_> {
         let mut result = self.dims.clone();
         result[axis] = if inverse { n } else { half };
         let pairs = if inner % 2 == 0 || (outer == 1 && inner > 1) { Pairs::Columns } else { Pairs::Rows };
-        let map = |kind, len_in, len_out| Map { kind, outer, len_in, len_out, inner, table: 0, scale: 1.0, conj_in: false, conj_out: false, pairs: Some(pairs) };
+        let map =
+            |kind, len_in, len_out| Map { kind, outer, len_in, len_out, inner, table: 0, scale: 1.0, conj_in: false, conj_out: false, pairs: Some(pairs) };
         if let Some(plan) = self.pairs_pass_plan(pairs, n, inner) {
             self.pairs_pass(plan, pairs, outer, inner, len_in, inverse, scale);
         } else if inverse {
@@ -109,7 +110,9 @@ impl Builder<'_> {
         };
         // Lines of `len` on the real side (line a; b by the pair) and on the packed side.
         let real_side = |len: usize| match pairs {
-            Pairs::Rows => (Lines { split: 1, hi: u(2 * len * inner), lo: 0, elem: u(inner) }, LinePair { offset: u(len * inner), end: u(outer * len * inner) }),
+            Pairs::Rows => {
+                (Lines { split: 1, hi: u(2 * len * inner), lo: 0, elem: u(inner) }, LinePair { offset: u(len * inner), end: u(outer * len * inner) })
+            }
             Pairs::Columns => (Lines { split: u(columns), hi: u(len * inner), lo: 2, elem: u(inner) }, LinePair { offset: 1, end: u(outer * len * inner) }),
         };
         let packed = |len: usize| match pairs {

@@ -93,9 +93,7 @@ impl Twiddles {
 
     /// W_total^(a·step) for a < count (the two-level tables of the four-step twiddle).
     pub fn powers(&mut self, total: usize, step: usize, count: usize) -> u32 {
-        self.add(Key::Powers { total, step, count }, || {
-            (0..count as u64).map(|a| to32(root(a * step as u64, total as u64))).collect()
-        })
+        self.add(Key::Powers { total, step, count }, || (0..count as u64).map(|a| to32(root(a * step as u64, total as u64))).collect())
     }
 
     /// exp(-πi k² / n) for k < n.

@@ -145,7 +145,10 @@ impl GpuArray {
         let first = arrays.first().ok_or_else(|| Error::Invalid("no arrays to download".into()))?;
         let row_dims = &first.dims()[1..];
         if arrays.iter().any(|a| a.dtype != Dtype::F32 || &a.dims()[1..] != row_dims) {
-            return Err(Error::Shape(format!("arrays of shapes {:?} do not stack as f32 along axis 0", arrays.iter().map(|a| a.dims().to_vec()).collect::<Vec<_>>())));
+            return Err(Error::Shape(format!(
+                "arrays of shapes {:?} do not stack as f32 along axis 0",
+                arrays.iter().map(|a| a.dims().to_vec()).collect::<Vec<_>>()
+            )));
         }
         let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (&**a.buffer, a.dims()[0])).collect();
         gpu.read_window_into(&sources, row_dims, 4, start, size, bytemuck::cast_slice_mut(out))

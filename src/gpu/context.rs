@@ -52,8 +52,7 @@ pub struct Gpu {
 }
 
 /// Usage of every storage buffer lucent creates.
-pub(crate) const STORAGE_USAGE: wgpu::BufferUsages =
-    wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
+pub(crate) const STORAGE_USAGE: wgpu::BufferUsages = wgpu::BufferUsages::STORAGE.union(wgpu::BufferUsages::COPY_SRC).union(wgpu::BufferUsages::COPY_DST);
 
 /// Native backends only: GL's compute support is too limited for our kernels.
 const BACKENDS: wgpu::Backends = wgpu::Backends::PRIMARY;
@@ -147,9 +146,7 @@ impl Gpu {
             label: Some("lucent.device"),
             required_features: features,
             required_limits: limits.clone(),
-            memory_hints: wgpu::MemoryHints::Manual {
-                suballocated_device_memory_block_size: (options.memblock_mib << 20)..(options.memblock_mib << 20),
-            },
+            memory_hints: wgpu::MemoryHints::Manual { suballocated_device_memory_block_size: (options.memblock_mib << 20)..(options.memblock_mib << 20) },
             ..Default::default()
         }))
         .map_err(|e| Error::Device(e.to_string()))?;
@@ -310,13 +307,9 @@ impl Gpu {
 
     /// Blocks until all submitted work is done.
     pub(crate) fn wait(&self) -> Result<()> {
-        self.device
-            .poll(wgpu::PollType::wait_indefinitely())
-            .map(|_| ())
-            .map_err(|e| Error::DeviceLost(e.to_string()))
+        self.device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| Error::DeviceLost(e.to_string()))
     }
 }
-
 
 /// The largest device-local heap of a Vulkan adapter.
 #[cfg(any(windows, target_os = "linux", target_os = "android"))]

@@ -11,17 +11,17 @@ pub mod registry;
 mod transfer;
 mod tuning;
 
+pub(crate) use array::{row_major_bytes, with_dim};
 pub use array::{Dtype, GpuArray, Shape};
 pub use cache::content_hash;
-pub(crate) use array::{row_major_bytes, with_dim};
+pub(crate) use context::STORAGE_USAGE;
 pub use context::{AdapterSummary, Gpu};
 pub use options::GpuOptions;
-pub use pipelines::PipelineStats;
-pub(crate) use context::STORAGE_USAGE;
-pub(crate) use transfer::{map_and_read, map_and_then, words_from, write_buffer};
 pub(crate) use pipelines::Pipeline;
+pub use pipelines::PipelineStats;
 pub(crate) use recycle::{Pooled, Recycler};
 pub use registry::{BindingInfo, BindingKind, KernelInfo};
+pub(crate) use transfer::{map_and_read, map_and_then, words_from, write_buffer};
 pub use tuning::Tuning;
 
 /// Drops `value` (device buffers, compiled runs) on a thread of its own: freeing the many GiB of a

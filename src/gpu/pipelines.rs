@@ -94,7 +94,11 @@ impl PipelineCache {
 }
 
 fn view_dimension(dims: u8) -> wgpu::TextureViewDimension {
-    if dims == 2 { wgpu::TextureViewDimension::D2 } else { wgpu::TextureViewDimension::D3 }
+    if dims == 2 {
+        wgpu::TextureViewDimension::D2
+    } else {
+        wgpu::TextureViewDimension::D3
+    }
 }
 
 fn binding_type(kind: BindingKind) -> wgpu::BindingType {
@@ -130,19 +134,11 @@ impl Gpu {
             .bindings
             .iter()
             .enumerate()
-            .map(|(i, b)| wgpu::BindGroupLayoutEntry {
-                binding: i as u32,
-                visibility: wgpu::ShaderStages::COMPUTE,
-                ty: binding_type(b.kind),
-                count: None,
-            })
+            .map(|(i, b)| wgpu::BindGroupLayoutEntry { binding: i as u32, visibility: wgpu::ShaderStages::COMPUTE, ty: binding_type(b.kind), count: None })
             .collect();
         let label = format!("lucent.{}", kernel.name);
         let pipeline = self.scoped(|| {
-            let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
-                label: Some(&label),
-                entries: &entries,
-            });
+            let layout = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor { label: Some(&label), entries: &entries });
             let pipeline_layout = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
                 label: Some(&label),
                 bind_group_layouts: &[Some(&layout)],
@@ -185,10 +181,7 @@ impl Gpu {
             }
         }
         let module = Arc::new(self.scoped(|| {
-            self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label: Some(kernel.path),
-                source: wgpu::ShaderSource::Wgsl(kernel.source.into()),
-            })
+            self.device.create_shader_module(wgpu::ShaderModuleDescriptor { label: Some(kernel.path), source: wgpu::ShaderSource::Wgsl(kernel.source.into()) })
         })?);
         self.pipelines.modules.lock().unwrap().insert(kernel.name, module.clone());
         Ok(module)

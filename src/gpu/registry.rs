@@ -8,9 +8,13 @@ pub enum BindingKind {
     /// The kernel's parameter struct; the executor packs these into one uniform buffer.
     Uniform,
     /// A filterable f32 texture of `dims` (2 or 3) axes, read through a sampler.
-    Texture { dims: u8 },
+    Texture {
+        dims: u8,
+    },
     /// An `r32float` texture of `dims` axes the kernel writes.
-    StorageTexture { dims: u8 },
+    StorageTexture {
+        dims: u8,
+    },
     /// The executor binds the GPU's linear, clamp-to-edge sampler here.
     Sampler,
 }

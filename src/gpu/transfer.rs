@@ -4,8 +4,8 @@
 //! took a second, serialised by the driver across GPUs), and each mapping waits for its own
 //! copy only.
 
-use crate::error::{Error, Result};
 use super::Gpu;
+use crate::error::{Error, Result};
 
 impl Gpu {
     /// The window `start .. start + size` (every axis) of arrays stacked along axis 0 (`sources`:
@@ -90,7 +90,6 @@ impl Gpu {
     }
 }
 
-
 /// Where the window `start .. start + size` of one row of shape `row_dims` lies: the byte
 /// offsets of its innermost runs and their length, `None` when it is the whole row.
 fn row_runs(row_dims: &[usize], start: &[usize], size: &[usize], elem: usize) -> Option<(Vec<usize>, usize)> {
@@ -106,7 +105,6 @@ fn row_runs(row_dims: &[usize], start: &[usize], size: &[usize], elem: usize) ->
     }
     Some((offsets, size[last] * elem))
 }
-
 
 impl Gpu {
     /// Bytes of one staging piece for a transfer of `bytes` (a multiple of 4).

@@ -18,7 +18,6 @@ pub fn row_ranges(rows: usize, per_chunk: usize) -> Vec<Range<usize>> {
     (0..rows.div_ceil(per_chunk)).map(|c| c * per_chunk..((c + 1) * per_chunk).min(rows)).collect()
 }
 
-
 /// A value of shape `dims` held as consecutive chunks along axis 0.
 #[derive(Clone, Debug)]
 pub struct Chunked {

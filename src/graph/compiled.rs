@@ -11,8 +11,8 @@ use serde::Serialize;
 use super::plan::{plan, Kind, ValueSpec};
 use super::{trace, Buf, Dispatch, Download, Output, Recording, Source, Value};
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu, GpuArray, Pooled, Recycler};
 use crate::gpu::registry::{BindingKind, FILL};
+use crate::gpu::{Dtype, Gpu, GpuArray, Pooled, Recycler};
 
 /// Time of one node, from GPU timestamps (the `Gpu`'s `profile` option).
 #[derive(Clone, Debug, Serialize)]
@@ -63,8 +63,7 @@ impl Results {
         self.check(d, Dtype::F32)?;
         let (words, dims, _) = &mut self.downloads[d.0];
         let words = std::mem::take(words);
-        ArrayD::from_shape_vec(IxDyn(dims), bytemuck::allocation::cast_vec(words))
-            .map_err(|_| Error::Invalid("this download was taken already".into()))
+        ArrayD::from_shape_vec(IxDyn(dims), bytemuck::allocation::cast_vec(words)).map_err(|_| Error::Invalid("this download was taken already".into()))
     }
 
     /// `c32` without a copy where the allocation allows, for the last use of the results.
@@ -195,12 +194,20 @@ impl Compiled {
         let gpu = rec.gpu;
         let profile = rec.profile && gpu.has_timestamps();
         // Plan slots; in poison mode a NaN fill precedes each temporary's first use.
-        let specs: Vec<_> = rec.values.iter().map(|v| ValueSpec {
-            bytes: v.bytes().div_ceil(16) * 16,
-            // Views own no buffer: their uses count as uses of the value they view.
-            kind: match v.source { Source::External(_) | Source::Alias(_) | Source::Texture => Kind::External, Source::Upload(_) => Kind::Upload, Source::Temp => Kind::Temp },
-            kept: v.kept,
-        }).collect();
+        let specs: Vec<_> = rec
+            .values
+            .iter()
+            .map(|v| ValueSpec {
+                bytes: v.bytes().div_ceil(16) * 16,
+                // Views own no buffer: their uses count as uses of the value they view.
+                kind: match v.source {
+                    Source::External(_) | Source::Alias(_) | Source::Texture => Kind::External,
+                    Source::Upload(_) => Kind::Upload,
+                    Source::Temp => Kind::Temp,
+                },
+                kept: v.kept,
+            })
+            .collect();
         let uses: Vec<Vec<usize>> = rec.nodes.iter().map(|n| n.bufs.iter().map(|b| rec.root(b.0)).collect()).collect();
         let mut p = plan(&specs, &uses);
         for v in 0..rec.values.len() {
@@ -211,7 +218,9 @@ impl Compiled {
             let mut acquired = p.acquired.iter().peekable();
             for (i, node) in std::mem::take(&mut rec.nodes).into_iter().enumerate() {
                 while let Some(&&(at, v)) = acquired.peek() {
-                    if at != i { break; }
+                    if at != i {
+                        break;
+                    }
                     nodes.push(poison_fill(Buf(v), rec.values[v].bytes() / 4));
                     acquired.next();
                 }
@@ -224,13 +233,11 @@ impl Compiled {
             return Err(Error::Invalid(format!("value {} is a texture: it cannot be downloaded or output", b.0)));
         }
         gpu.scoped(|| -> Result<Compiled> {
-            let textures: Vec<Option<wgpu::TextureView>> = rec.values.iter().map(|v| {
-                matches!(v.source, Source::Texture).then(|| texture_view(gpu, v.shape.dims()))
-            }).collect();
+            let textures: Vec<Option<wgpu::TextureView>> =
+                rec.values.iter().map(|v| matches!(v.source, Source::Texture).then(|| texture_view(gpu, v.shape.dims()))).collect();
             let t = Instant::now();
-            let buffers = p.slots.iter().enumerate()
-                .map(|(i, &bytes)| gpu.create_buffer(&format!("lucent.slot{i}"), bytes).map(Arc::new))
-                .collect::<Result<Vec<_>>>()?;
+            let buffers =
+                p.slots.iter().enumerate().map(|(i, &bytes)| gpu.create_buffer(&format!("lucent.slot{i}"), bytes).map(Arc::new)).collect::<Result<Vec<_>>>()?;
             trace("compile: buffers", t);
             let resource_of = |b: Buf| -> wgpu::BindingResource {
                 let v = &rec.values[b.0];
@@ -300,11 +307,7 @@ impl Compiled {
             trace("compile: staging", t);
             let timestamps = gpu.has_timestamps().then(|| {
                 let count = if profile { 2 * steps.len().max(1) } else { 2 } as u32;
-                let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                    label: Some("lucent.timestamps"),
-                    ty: wgpu::QueryType::Timestamp,
-                    count,
-                });
+                let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("lucent.timestamps"), ty: wgpu::QueryType::Timestamp, count });
                 let bytes = count as u64 * 8;
                 let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("lucent.timestamps.resolve"),
@@ -351,11 +354,9 @@ impl Compiled {
         let mut entries = Vec::with_capacity(n.kernel.bindings.len());
         for (i, b) in n.kernel.bindings.iter().enumerate() {
             let resource = match b.kind {
-                BindingKind::Uniform => wgpu::BindingResource::Buffer(wgpu::BufferBinding {
-                    buffer: params,
-                    offset,
-                    size: wgpu::BufferSize::new(n.params.len() as u64),
-                }),
+                BindingKind::Uniform => {
+                    wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: params, offset, size: wgpu::BufferSize::new(n.params.len() as u64) })
+                }
                 BindingKind::Sampler => wgpu::BindingResource::Sampler(gpu.linear_sampler()),
                 kind => {
                     let v = *bufs.next().unwrap();
@@ -368,11 +369,7 @@ impl Compiled {
             };
             entries.push(wgpu::BindGroupEntry { binding: i as u32, resource });
         }
-        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-            label: Some(&n.label),
-            layout: &pipeline.layout,
-            entries: &entries,
-        });
+        let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor { label: Some(&n.label), layout: &pipeline.layout, entries: &entries });
         Ok(Step { pipeline, bind_group, grid: fold_grid(n.workgroups, max_dim), label: n.label.clone() })
     }
 
@@ -421,11 +418,13 @@ impl Compiled {
                 }
             }
             let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("lucent.run") });
-            let writes = |k: u32| self.timestamps.as_ref().map(|(set, _, _)| wgpu::ComputePassTimestampWrites {
-                query_set: set,
-                beginning_of_pass_write_index: Some(2 * k),
-                end_of_pass_write_index: Some(2 * k + 1),
-            });
+            let writes = |k: u32| {
+                self.timestamps.as_ref().map(|(set, _, _)| wgpu::ComputePassTimestampWrites {
+                    query_set: set,
+                    beginning_of_pass_write_index: Some(2 * k),
+                    end_of_pass_write_index: Some(2 * k + 1),
+                })
+            };
             if self.profile {
                 for (k, s) in self.steps.iter().enumerate() {
                     let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&s.label), timestamp_writes: writes(k as u32) });
@@ -438,7 +437,13 @@ impl Compiled {
                 }
             }
             if let Some((set, resolve, read)) = &self.timestamps {
-                let n = if self.profile { 2 * self.steps.len() as u32 } else if self.steps.is_empty() { 0 } else { 2 };
+                let n = if self.profile {
+                    2 * self.steps.len() as u32
+                } else if self.steps.is_empty() {
+                    0
+                } else {
+                    2
+                };
                 if n > 0 {
                     encoder.resolve_query_set(set, 0..n, resolve, 0);
                     encoder.copy_buffer_to_buffer(resolve, 0, read, 0, n as u64 * 8);
@@ -507,14 +512,17 @@ impl Compiled {
     }
 
     fn output_arrays(&self) -> Vec<GpuArray> {
-        self.outputs.iter().map(|b| {
-            let v = &self.values[b.0];
-            let buffer = match &v.source {
-                Source::External(a) => a.buffer.clone(),
-                _ => self.buffers[self.slot_of[b.0].unwrap()].clone(),
-            };
-            GpuArray::from_buffer(buffer, v.shape.clone(), v.dtype)
-        }).collect()
+        self.outputs
+            .iter()
+            .map(|b| {
+                let v = &self.values[b.0];
+                let buffer = match &v.source {
+                    Source::External(a) => a.buffer.clone(),
+                    _ => self.buffers[self.slot_of[b.0].unwrap()].clone(),
+                };
+                GpuArray::from_buffer(buffer, v.shape.clone(), v.dtype)
+            })
+            .collect()
     }
 
     fn encode(pass: &mut wgpu::ComputePass, s: &Step) {

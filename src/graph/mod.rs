@@ -9,7 +9,7 @@ mod compiled;
 mod plan;
 
 pub use chunks::{row_ranges, Chunked, ChunkedDownload};
-pub use compiled::{Compiled, NodeTime, RunReport, Results};
+pub use compiled::{Compiled, NodeTime, Results, RunReport};
 
 use ndarray::ArrayViewD;
 use num_complex::Complex32;
@@ -223,17 +223,14 @@ impl<'g> Recording<'g> {
     /// Records one kernel dispatch. `workgroups` is the total count; the executor folds counts
     /// beyond the per-dimension limit into a 2D/3D grid (kernels linearise it with
     /// `common/grid`). `bufs` bind the kernel's non-uniform bindings in order.
-    pub fn dispatch(
-        &mut self,
-        kernel: &'static KernelInfo,
-        constants: &[(&'static str, f64)],
-        params: &[u8],
-        bufs: &[Buf],
-        workgroups: u64,
-    ) {
+    pub fn dispatch(&mut self, kernel: &'static KernelInfo, constants: &[(&'static str, f64)], params: &[u8], bufs: &[Buf], workgroups: u64) {
         assert_eq!(bufs.len(), kernel.buffer_count(), "{}: wrong number of buffers", kernel.name);
-        assert_eq!(kernel.params_size.map(|s| s as usize), (!params.is_empty()).then_some(params.len()),
-            "{}: parameter struct size differs from the WGSL one", kernel.name);
+        assert_eq!(
+            kernel.params_size.map(|s| s as usize),
+            (!params.is_empty()).then_some(params.len()),
+            "{}: parameter struct size differs from the WGSL one",
+            kernel.name
+        );
         self.nodes.push(Dispatch {
             kernel,
             constants: constants.to_vec(),

@@ -16,9 +16,8 @@ where
     F: FnOnce(&mut BufWriter<Output>) -> Result<()>,
 {
     let (tmp, file) = create_temporary(path)?;
-    let result = fill_and_sync(path, file, write).and_then(|()| {
-        std::fs::rename(&tmp, path).map_err(|e| file_error(path, format!("cannot move the finished file into place: {e}")))
-    });
+    let result = fill_and_sync(path, file, write)
+        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| file_error(path, format!("cannot move the finished file into place: {e}"))));
     match result {
         Ok(()) => {
             sync_directory(path);
@@ -35,21 +34,15 @@ where
 /// filesystem, so the final rename is atomic).
 fn create_temporary(path: &Path) -> Result<(PathBuf, File)> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let name = path
-        .file_name()
-        .ok_or_else(|| file_error(path, "is not a file name".into()))?
-        .to_string_lossy();
+    let name = path.file_name().ok_or_else(|| file_error(path, "is not a file name".into()))?.to_string_lossy();
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-    let file = OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .map_err(|e| file_error(path, format!("cannot create a file in {}: {e}", dir.display())))?;
+    let file =
+        OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| file_error(path, format!("cannot create a file in {}: {e}", dir.display())))?;
     Ok((tmp, file))
 }
 

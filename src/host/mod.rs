@@ -34,9 +34,12 @@ pub fn zeroed_vec<T: bytemuck::Zeroable>(len: usize) -> Vec<T> {
 /// else three quarters of physical memory (from /proc/meminfo on Linux, 16 GiB elsewhere).
 pub fn host_budget_bytes() -> Result<u64> {
     if let Ok(v) = std::env::var("LUCENT_HOST_BUDGET_BYTES") {
-        return v.trim().parse::<u64>().ok().filter(|&b| b > 0).ok_or_else(|| {
-            Error::Invalid(format!("LUCENT_HOST_BUDGET_BYTES=`{v}` is not a positive number of bytes"))
-        });
+        return v
+            .trim()
+            .parse::<u64>()
+            .ok()
+            .filter(|&b| b > 0)
+            .ok_or_else(|| Error::Invalid(format!("LUCENT_HOST_BUDGET_BYTES=`{v}` is not a positive number of bytes")));
     }
     Ok(physical_memory().map_or(16 << 30, |m| m / 4 * 3))
 }
@@ -77,11 +80,9 @@ fn physical_memory() -> Option<u64> {
 pub(crate) fn check_budget(what: &str, bytes: Option<u64>, budget: u64) -> std::result::Result<(), String> {
     match bytes {
         Some(b) if b <= budget => Ok(()),
-        Some(b) => Err(format!(
-            "{what} needs {} of host memory, beyond the limit of {}; set LUCENT_HOST_BUDGET_BYTES to change the limit",
-            human(b),
-            human(budget)
-        )),
+        Some(b) => {
+            Err(format!("{what} needs {} of host memory, beyond the limit of {}; set LUCENT_HOST_BUDGET_BYTES to change the limit", human(b), human(budget)))
+        }
         None => Err(format!("{what} overflows: its size in bytes is beyond 64 bits")),
     }
 }

@@ -111,10 +111,7 @@ fn decode_from(mut r: impl Read, len: Option<u64>, budget: u64, piece: usize, fi
 
     let positional = file.map(|f| (f, start + header_len as u64));
     let truncated = |held: usize| {
-        format!(
-            "truncated: the header promises {expected} bytes of {} data for shape {:?}, the file holds {held}",
-            header.dtype.descr, header.shape
-        )
+        format!("truncated: the header promises {expected} bytes of {} data for shape {:?}, the file holds {held}", header.dtype.descr, header.shape)
     };
     let loaded = match header.dtype.kind {
         Kind::Complex => {
@@ -389,9 +386,7 @@ impl Header {
         let get = |key: &str| entries.iter().find(|(k, _)| k == key).map(|(_, v)| v);
         let dtype = match get("descr") {
             Some(Value::Str(s)) => Dtype::parse(s)?,
-            Some(Value::List(fields)) => {
-                return Err(format!("unsupported dtype: a structured array of {} fields is not an image", fields.len()))
-            }
+            Some(Value::List(fields)) => return Err(format!("unsupported dtype: a structured array of {} fields is not an image", fields.len())),
             _ => return Err(corrupt("no 'descr' string")),
         };
         let fortran_order = match get("fortran_order") {

@@ -66,19 +66,12 @@ pub fn read(path: &Path, budget: u64) -> Result<ArrayD<f32>> {
     r.seek(SeekFrom::Start(0)).map_err(|e| err(format!("cannot read: {e}")))?;
     let mut limits = Limits::default();
     limits.max_alloc = Some(budget);
-    let image = PngDecoder::with_limits(r, limits)
-        .and_then(DynamicImage::from_decoder)
-        .map_err(|e| err(format!("not a readable PNG: {e}")))?;
+    let image = PngDecoder::with_limits(r, limits).and_then(DynamicImage::from_decoder).map_err(|e| err(format!("not a readable PNG: {e}")))?;
     let dims = IxDyn(&[image.height() as usize, image.width() as usize]);
     let values: Vec<f32> = match image {
         DynamicImage::ImageLuma8(b) => b.into_raw().into_iter().map(f32::from).collect(),
         DynamicImage::ImageLuma16(b) => b.into_raw().into_iter().map(f32::from).collect(),
-        other => {
-            return Err(err(format!(
-                "is {:?}; lucent reads grayscale PNG only (convert it to 8 or 16-bit gray first)",
-                other.color()
-            )))
-        }
+        other => return Err(err(format!("is {:?}; lucent reads grayscale PNG only (convert it to 8 or 16-bit gray first)", other.color()))),
     };
     ArrayD::from_shape_vec(dims, values).map_err(|e| err(format!("corrupt: {e}")))
 }

@@ -381,12 +381,7 @@ pub fn write_f32(path: &Path, x: &ArrayViewD<f32>) -> Result<()> {
     })
 }
 
-fn write_pages<W: Write + Seek, K: TiffKind>(
-    mut encoder: TiffEncoder<W, K>,
-    stack: &ArrayViewD<f32>,
-    w: u32,
-    h: u32,
-) -> ::tiff::TiffResult<()> {
+fn write_pages<W: Write + Seek, K: TiffKind>(mut encoder: TiffEncoder<W, K>, stack: &ArrayViewD<f32>, w: u32, h: u32) -> ::tiff::TiffResult<()> {
     for page in stack.outer_iter() {
         // A page in standard layout is written from the array's memory; a strided one is copied.
         let data = page.as_slice().map_or_else(|| Cow::Owned(page.iter().copied().collect()), Cow::Borrowed);

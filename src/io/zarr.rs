@@ -215,7 +215,11 @@ impl Sink {
         let transforms = ome
             .transforms
             .clone()
-            .filter(|t| t.as_array().is_some_and(|ts| ts.iter().all(|t| ["scale", "translation"].iter().any(|k| t.get(k).and_then(Value::as_array).is_some_and(|a| a.len() == rank)))))
+            .filter(|t| {
+                t.as_array().is_some_and(|ts| {
+                    ts.iter().all(|t| ["scale", "translation"].iter().any(|k| t.get(k).and_then(Value::as_array).is_some_and(|a| a.len() == rank)))
+                })
+            })
             .unwrap_or_else(|| json!([{"type": "scale", "scale": vec![1.0; rank]}]));
         let mut image = json!({"axes": axes, "datasets": [{"path": "0", "coordinateTransformations": transforms}]});
         if let Some(name) = &ome.name {
@@ -230,7 +234,8 @@ impl Sink {
             Some(c) if c.len() == rank && c.iter().all(|&n| n > 0) => c.iter().zip(shape).map(|(&c, &n)| c.min(n) as u64).collect(),
             _ => shape.iter().enumerate().map(|(i, &n)| n.min(if i + 2 >= rank { 256 } else { 16 }) as u64).collect(),
         };
-        let names: Vec<String> = axes.as_array().expect("axes are a list").iter().map(|a| a.get("name").and_then(Value::as_str).unwrap_or("").to_owned()).collect();
+        let names: Vec<String> =
+            axes.as_array().expect("axes are a list").iter().map(|a| a.get("name").and_then(Value::as_str).unwrap_or("").to_owned()).collect();
         let array = ArrayBuilder::new(shape.iter().map(|&n| n as u64).collect::<Vec<_>>(), chunks, data_type::float32(), 0.0f32)
             .bytes_to_bytes_codecs(vec![Arc::new(zarrs::array::codec::ZstdCodec::new(3, false))])
             .dimension_names(Some(names))

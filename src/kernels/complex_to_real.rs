@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use num_complex::Complex32;
 
-use super::{COMPLEX_TO_REAL};
+use super::COMPLEX_TO_REAL;
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};

@@ -3,7 +3,7 @@
 use bytemuck::{Pod, Zeroable};
 use num_complex::Complex32;
 
-use super::{COMPLEX_UNARY};
+use super::COMPLEX_UNARY;
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -21,7 +21,9 @@ pub struct Params {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum ComplexUnary {
     /// c / max(|c|, eps): the phase factor of phase correlation; eps keeps zeros finite.
-    UnitModulus { eps: f32 },
+    UnitModulus {
+        eps: f32,
+    },
     Conj,
     Scale(Complex32),
 }

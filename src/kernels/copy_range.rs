@@ -22,9 +22,7 @@ pub fn record(rec: &mut Recording, src: Buf, src_at: usize, dst: Buf, dst_at: us
     rec.expect_dtype(dst, rec.dtype(src), "copied range")?;
     let (src_len, dst_len) = (rec.shape(src).len(), rec.shape(dst).len());
     if src_at + count > src_len || dst_at + count > dst_len {
-        return Err(Error::Invalid(format!(
-            "copy of {count} elements from {src_at} of {src_len} to {dst_at} of {dst_len} leaves an array"
-        )));
+        return Err(Error::Invalid(format!("copy of {count} elements from {src_at} of {src_len} to {dst_at} of {dst_len} leaves an array")));
     }
     if count == 0 {
         return Ok(());

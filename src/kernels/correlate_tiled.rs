@@ -8,11 +8,11 @@
 use bytemuck::{Pod, Zeroable};
 use ndarray::ArrayViewD;
 
+use super::boundary::Boundary;
 use super::{correlate_window, CORRELATE_TILED};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, Shape};
 use crate::graph::{Buf, Recording};
-use super::boundary::Boundary;
 
 /// Threads per workgroup and outputs per thread along the contiguous axis, as in the WGSL.
 const THREADS: u32 = 256;
@@ -137,9 +137,7 @@ pub fn record_with(
     let k_dims = weights.shape().to_vec();
     let rank = in_dims.len();
     if k_dims.len() != rank || out_dims.len() != rank || origin.len() != rank {
-        return Err(Error::Shape(format!(
-            "correlation: input {in_dims:?}, weights {k_dims:?}, output {out_dims:?} and origin {origin:?} must have one rank"
-        )));
+        return Err(Error::Shape(format!("correlation: input {in_dims:?}, weights {k_dims:?}, output {out_dims:?} and origin {origin:?} must have one rank")));
     }
     check_ranges(&in_dims, &k_dims, out_dims, origin)?;
     if tiling.tile_vec4s * 16 > rec.gpu().workgroup_memory_bytes() || tiling.threads_x == 0 || !THREADS.is_multiple_of(tiling.threads_x) {

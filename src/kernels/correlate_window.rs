@@ -5,11 +5,11 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{CORRELATE_WINDOW};
+use super::boundary::Boundary;
+use super::CORRELATE_WINDOW;
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Shape};
 use crate::graph::{Buf, Recording};
-use super::boundary::Boundary;
 
 /// Windows of at least this many taps are summed with compensation (the WGSL's `COMPENSATED`:
 /// blocks of 16 taps added with Neumaier's correction). Below it the plain f32 sum errs by less
@@ -50,9 +50,7 @@ pub fn record_into(rec: &mut Recording, x: Buf, w: Buf, y: Buf, origin: &[i64], 
     let (in_dims, k_dims, out_dims) = (rec.dims(x).to_vec(), rec.dims(w).to_vec(), rec.dims(y).to_vec());
     let rank = in_dims.len();
     if k_dims.len() != rank || out_dims.len() != rank || origin.len() != rank {
-        return Err(Error::Shape(format!(
-            "correlation: input {in_dims:?}, weights {k_dims:?}, output {out_dims:?} and origin {origin:?} must have one rank"
-        )));
+        return Err(Error::Shape(format!("correlation: input {in_dims:?}, weights {k_dims:?}, output {out_dims:?} and origin {origin:?} must have one rank")));
     }
     check_i32(&in_dims, &k_dims, &out_dims, origin)?;
     let pad4 = |d: &[usize]| Shape::new(d).map(|s| s.dims4());

@@ -93,7 +93,7 @@ pub const NO_RESPONSE: u32 = u32::MAX;
 
 fn count_of(rec: &Recording, x: Buf, per: usize, what: &str) -> Result<u32> {
     let len = rec.shape(x).len();
-    if per == 0 || len % per != 0 || len / per > u32::MAX as usize / 16 {
+    if per == 0 || !len.is_multiple_of(per) || len / per > u32::MAX as usize / 16 {
         return Err(Error::Shape(format!("{what}: {len} values are not {per} arrays of at most {} samples", u32::MAX as usize / 16)));
     }
     Ok((len / per) as u32)
@@ -150,8 +150,17 @@ pub fn accumulate(rec: &mut Recording, pair: Buf, weights: Buf, out: Buf, p: &Ac
     rec.expect_dtype(out, Dtype::F32, "reconstruction")?;
     let count: usize = p.dims.iter().map(|&n| n as usize).product();
     let low: usize = p.low_dims.iter().map(|&n| n as usize).product();
-    if rec.shape(pair).len() < p.pair_at as usize + count || rec.shape(out).len() != count || rec.shape(weights).len() % low.max(1) != 0 || count > u32::MAX as usize {
-        return Err(Error::Shape(format!("reconstruction of {count} samples from weights of {low}: given {}, {} and {}", rec.shape(pair).len(), rec.shape(weights).len(), rec.shape(out).len())));
+    if rec.shape(pair).len() < p.pair_at as usize + count
+        || rec.shape(out).len() != count
+        || !rec.shape(weights).len().is_multiple_of(low.max(1))
+        || count > u32::MAX as usize
+    {
+        return Err(Error::Shape(format!(
+            "reconstruction of {count} samples from weights of {low}: given {}, {} and {}",
+            rec.shape(pair).len(),
+            rec.shape(weights).len(),
+            rec.shape(out).len()
+        )));
     }
     let p = AccumulateParams { count: count as u32, low_count: low as u32, ..*p };
     rec.dispatch(&DENOISE_ACCUMULATE, &[], bytemuck::bytes_of(&p), &[pair, weights, out], DENOISE_ACCUMULATE.groups(count as u64));
@@ -168,7 +177,12 @@ pub fn direct(rec: &mut Recording, x: Buf, weights: Buf, taps: &[usize], filters
     let groups = filters.div_ceil(4);
     let window = taps.iter().try_fold(1usize, |w, &t| w.checked_mul(t)).unwrap_or(usize::MAX);
     let dims = rec.dims(x).to_vec();
-    if !(1..=DIRECT_FILTERS).contains(&filters) || taps.len() != dims.len() || taps.iter().any(|t| t % 2 == 0) || dims.iter().zip(taps).any(|(&n, &t)| n < t) || rec.shape(weights).len() != window.saturating_mul(groups * 4) {
+    if !(1..=DIRECT_FILTERS).contains(&filters)
+        || taps.len() != dims.len()
+        || taps.iter().any(|t| t % 2 == 0)
+        || dims.iter().zip(taps).any(|(&n, &t)| n < t)
+        || rec.shape(weights).len() != window.saturating_mul(groups * 4)
+    {
         return Err(Error::Invalid(format!("{filters} direct filters of {taps:?} taps over an input of {dims:?} with {} weights", rec.shape(weights).len())));
     }
     let out_dims: Vec<usize> = dims.iter().zip(taps).map(|(&n, &t)| n - t + 1).collect();
@@ -178,7 +192,8 @@ pub fn direct(rec: &mut Recording, x: Buf, weights: Buf, taps: &[usize], filters
         return Err(Error::Invalid(format!("{count} outputs of {pairs} pairs exceed one dispatch's indexing")));
     }
     let out = rec.temp(&[pairs * count], Dtype::C32)?;
-    let p = DirectParams { dims: four(&out_dims, 1), padded: four(&dims, 1), taps: four(taps, 1), count: count as u32, filters: filters as u32, unused: [0; 2] };
+    let p =
+        DirectParams { dims: four(&out_dims, 1), padded: four(&dims, 1), taps: four(taps, 1), count: count as u32, filters: filters as u32, unused: [0; 2] };
     rec.dispatch(&DENOISE_DIRECT, &[("GROUPS", groups as f64)], bytemuck::bytes_of(&p), &[x, weights, out], DENOISE_DIRECT.groups(count as u64));
     Ok((out, out_dims))
 }

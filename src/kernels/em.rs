@@ -49,5 +49,3 @@ pub fn update(rec: &mut Recording, f: Buf, back: Buf, norm: Buf) -> Result<Buf> 
     rec.dispatch(&EM_UPDATE, &[], bytemuck::bytes_of(&p), &[f, back, norm, out], EM_UPDATE.groups(count as u64));
     Ok(out)
 }
-
-

@@ -3,7 +3,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{FFT_AXIS_MAP};
+use super::FFT_AXIS_MAP;
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in fft_axis_map.wgsl.

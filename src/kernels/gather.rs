@@ -5,11 +5,11 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{GATHER};
+use super::boundary::Boundary;
+use super::GATHER;
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
-use super::boundary::Boundary;
 
 /// Outputs per thread, as in gather.wgsl.
 const PER_THREAD: u32 = 8;

@@ -34,14 +34,25 @@ pub(crate) fn as_four(dims: &[usize]) -> [u32; 4] {
 pub(crate) fn specialised(kernels: [&'static KernelInfo; 2], texture: bool, mode: u32, orders: &[u32]) -> (&'static KernelInfo, Vec<(&'static str, f64)>) {
     let mut taps = [1usize; 4];
     taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as usize + 1);
-    let constants = vec![("MODE", mode as f64), ("RANK", orders.len() as f64), ("T0", taps[0] as f64), ("T1", taps[1] as f64), ("T2", taps[2] as f64), ("T3", taps[3] as f64)];
+    let constants = vec![
+        ("MODE", mode as f64),
+        ("RANK", orders.len() as f64),
+        ("T0", taps[0] as f64),
+        ("T1", taps[1] as f64),
+        ("T2", taps[2] as f64),
+        ("T3", taps[3] as f64),
+    ];
     let code = if texture { fetch_sum([taps[1], taps[2], taps[3]]) } else { tap_sum(taps, mode == self::mode::GRID_CONSTANT) };
     (kernels[texture as usize].unrolled(&code), constants)
 }
 
 /// The axes of the array `x` holds: its own, or those of the array a texture was made of.
 pub(crate) fn sampled_dims(rec: &Recording, x: Buf) -> Vec<usize> {
-    if rec.is_texture(x) { spline_texture::array_dims(rec.dims(x)) } else { rec.dims(x).to_vec() }
+    if rec.is_texture(x) {
+        spline_texture::array_dims(rec.dims(x))
+    } else {
+        rec.dims(x).to_vec()
+    }
 }
 
 /// The sampling kernels' codes for scipy's modes (common/bspline.wgsl).
@@ -71,7 +82,11 @@ fn tap_sum(taps: [usize; 4], checked: bool) -> String {
                     .map(|k3| {
                         let value = format!("x[{row} + a3.at.{}]", C[k3]);
                         let value = if checked { format!("select(cval, {value}, {inside} && a3.inside.{})", C[k3]) } else { value };
-                        if taps[3] == 1 { value } else { format!("a3.w.{} * {value}", C[k3]) }
+                        if taps[3] == 1 {
+                            value
+                        } else {
+                            format!("a3.w.{} * {value}", C[k3])
+                        }
                     })
                     .collect();
                 let weight: Vec<String> = (0..3).filter(|&a| taps[a] > 1).map(|a| format!("a{a}.w.{}", C[k[a]])).collect();

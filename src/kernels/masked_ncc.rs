@@ -43,6 +43,12 @@ pub fn finish(rec: &mut Recording, numerator: Buf, denominator: Buf, overlap: Bu
     let out = rec.temp_like(numerator, Dtype::F32)?;
     let count = rec.shape(numerator).len();
     let p = FinishParams { count: count as u32, ratio };
-    rec.dispatch(&MASKED_NCC_FINISH, &[], bytemuck::bytes_of(&p), &[numerator, denominator, overlap, largest_denominator, largest_overlap, out], MASKED_NCC_FINISH.groups(count as u64));
+    rec.dispatch(
+        &MASKED_NCC_FINISH,
+        &[],
+        bytemuck::bytes_of(&p),
+        &[numerator, denominator, overlap, largest_denominator, largest_overlap, out],
+        MASKED_NCC_FINISH.groups(count as u64),
+    );
     Ok(out)
 }

@@ -38,7 +38,16 @@ fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
     if count > u32::MAX as usize {
         return Err(Error::Invalid(format!("{count} projector threads (at most {})", u32::MAX)));
     }
-    Ok(Params { size: s.size as u32, detectors: s.detectors as u32, angles: angles as u32, count: count as u32, center: s.center as f32, mid: ((s.size as f64 - 1.0) / 2.0) as f32, unused0: 0, unused1: 0 })
+    Ok(Params {
+        size: s.size as u32,
+        detectors: s.detectors as u32,
+        angles: angles as u32,
+        count: count as u32,
+        center: s.center as f32,
+        mid: ((s.size as f64 - 1.0) / 2.0) as f32,
+        unused0: 0,
+        unused1: 0,
+    })
 }
 
 /// Projections (batch, angles, detectors) of images (batch, size, size).

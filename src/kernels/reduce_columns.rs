@@ -6,7 +6,7 @@
 use bytemuck::{Pod, Zeroable};
 
 use super::reduce_rows::{check_geometry, ReduceOp};
-use super::{REDUCE_COLUMNS};
+use super::REDUCE_COLUMNS;
 use crate::error::Result;
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};

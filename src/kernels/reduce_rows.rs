@@ -63,7 +63,11 @@ impl ReduceOp {
 
     /// F32 values, or U32 indices for argmin/argmax.
     pub fn output_dtype(self) -> Dtype {
-        if self.is_arg() { Dtype::U32 } else { Dtype::F32 }
+        if self.is_arg() {
+            Dtype::U32
+        } else {
+            Dtype::F32
+        }
     }
 
     /// The CPU twin over one line, with numpy's semantics: sums accumulate in f64, min/max
@@ -81,7 +85,13 @@ impl ReduceOp {
             ReduceOp::Min | ReduceOp::Max => {
                 let first = line.next().unwrap_or(f64::NAN);
                 line.fold(first, |m, v| {
-                    if m.is_nan() || v.is_nan() { f64::NAN } else if self.base() == ReduceOp::Min { m.min(v) } else { m.max(v) }
+                    if m.is_nan() || v.is_nan() {
+                        f64::NAN
+                    } else if self.base() == ReduceOp::Min {
+                        m.min(v)
+                    } else {
+                        m.max(v)
+                    }
                 })
             }
             ReduceOp::ArgMin | ReduceOp::ArgMax => {

@@ -50,4 +50,3 @@ pub fn record(rec: &mut Recording, ratio: Ratio, o: Buf, b: Buf) -> Result<Buf> 
     rec.dispatch(&RL_RATIO, &[("FILTER", filter)], bytemuck::bytes_of(&p), &[o, b, r], RL_RATIO.groups(count as u64));
     Ok(r)
 }
-

@@ -4,7 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
-use super::{RL_TV};
+use super::RL_TV;
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -85,16 +85,19 @@ pub fn cpu(x: &ArrayViewD<f64>, image: &[usize], spatial: usize, lambda: f64) ->
     let nd = x.ndim();
     let axes = nd - spatial..nd;
     let inside = |i: &IxDyn| (0..nd).all(|d| i[d] < image[d]);
-    let grads: Vec<ArrayD<f64>> = axes.clone().map(|a| {
-        ArrayD::from_shape_fn(x.raw_dim(), |i| {
-            if !inside(&i) || i[a] + 1 >= image[a] {
-                return 0.0;
-            }
-            let mut next = i.clone();
-            next[a] += 1;
-            x[&next] - x[&i]
+    let grads: Vec<ArrayD<f64>> = axes
+        .clone()
+        .map(|a| {
+            ArrayD::from_shape_fn(x.raw_dim(), |i| {
+                if !inside(&i) || i[a] + 1 >= image[a] {
+                    return 0.0;
+                }
+                let mut next = i.clone();
+                next[a] += 1;
+                x[&next] - x[&i]
+            })
         })
-    }).collect();
+        .collect();
     let norm = ArrayD::from_shape_fn(x.raw_dim(), |i| grads.iter().map(|g| g[&i] * g[&i]).sum::<f64>().sqrt());
     let units: Vec<ArrayD<f64>> = grads.iter().map(|g| ndarray::Zip::from(g).and(&norm).map_collect(|&g, &n| if n > 0.0 { g / n } else { 0.0 })).collect();
     ArrayD::from_shape_fn(x.raw_dim(), |i| {

@@ -5,12 +5,12 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{SCAN_COLUMNS};
+#[cfg(test)]
+use super::scan_rows::scan_f64;
+use super::SCAN_COLUMNS;
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
-#[cfg(test)]
-use super::scan_rows::scan_f64;
 
 /// Threads (columns times chunks) worth splitting columns for: enough to fill a large GPU.
 const TARGET_THREADS: usize = 1 << 16;
@@ -77,10 +77,7 @@ pub fn record(rec: &mut Recording, x: Buf, len: usize, inner: usize, exclusive: 
     rec.expect_dtype(x, Dtype::F32, "column scan input")?;
     let total = rec.shape(x).len();
     if len == 0 || inner < 2 || !total.is_multiple_of(len * inner) {
-        return Err(Error::Shape(format!(
-            "column scan: (len {len}, inner {inner}) with inner > 1 does not tile an array of shape {:?}",
-            rec.dims(x)
-        )));
+        return Err(Error::Shape(format!("column scan: (len {len}, inner {inner}) with inner > 1 does not tile an array of shape {:?}", rec.dims(x))));
     }
     let dims = rec.dims(x).to_vec();
     let y = rec.temp(&dims, Dtype::F32)?;

@@ -63,7 +63,12 @@ fn written_out() -> String {
     s += "        for (var r = lid / SEG; r < GROUP; r += 16u) {\n";
     s += &(0..8).map(|m| format!("            let q{m} = tile[at(r + {}u, HALO + k)];\n", 2 * m)).collect::<String>();
     s += &(0..8)
-        .map(|m| format!("            if (first + r + {r}u < p.lines) {{\n                c[(first + r + {r}u) * p.n + u32(s0) + k] = q{m};\n            }}\n", r = 2 * m))
+        .map(|m| {
+            format!(
+                "            if (first + r + {r}u < p.lines) {{\n                c[(first + r + {r}u) * p.n + u32(s0) + k] = q{m};\n            }}\n",
+                r = 2 * m
+            )
+        })
         .collect::<String>();
     s + "        }\n    }"
 }
@@ -92,7 +97,11 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Bu
     let segments = n.div_ceil(SEGMENT);
     let lines = total / n;
     if total > u32::MAX as usize {
-        return Err(Error::TooLarge { what: format!("a spline prefilter of {total} samples in one dispatch"), bytes: total as u64 * 4, limit: u32::MAX as u64 * 4 });
+        return Err(Error::TooLarge {
+            what: format!("a spline prefilter of {total} samples in one dispatch"),
+            bytes: total as u64 * 4,
+            limit: u32::MAX as u64 * 4,
+        });
     }
     let y = rec.temp_like(x, Dtype::F32)?;
     let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, init: init as u32, lines: lines as u32 };

@@ -27,7 +27,11 @@ pub struct Params {
 /// leading axis of one texel for 2.
 pub fn texture_dims(dims: &[usize]) -> Vec<usize> {
     let bordered = dims.iter().map(|&n| n + 2 * BORDER);
-    if dims.len() == 2 { std::iter::once(1).chain(bordered).collect() } else { bordered.collect() }
+    if dims.len() == 2 {
+        std::iter::once(1).chain(bordered).collect()
+    } else {
+        bordered.collect()
+    }
 }
 
 /// The array's axes for a texture of `texels` ([`texture_dims`] undone).

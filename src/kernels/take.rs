@@ -28,7 +28,7 @@ pub fn record(rec: &mut Recording, x: Buf, index: Buf) -> Result<Buf> {
     }
     let out = rec.temp_like(index, dtype)?;
     let count = rec.shape(index).len();
-    let words = dtype.words() as u32;
+    let words = dtype.words();
     let p = Params { count: count as u32, len: len as u32, words, unused: 0 };
     rec.dispatch(&TAKE, &[], bytemuck::bytes_of(&p), &[x, index, out], TAKE.groups(count as u64 * words as u64));
     Ok(out)

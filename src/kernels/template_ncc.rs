@@ -27,7 +27,9 @@ pub struct Params {
 /// its sum of squared deviations, `flat` the relative spread at or below which a window counts
 /// as flat (its response 0).
 pub fn record(rec: &mut Recording, numerator: Buf, s1: (Buf, Buf), s2: (Buf, Buf), volume: usize, tssd: f32, flat: f32) -> Result<Buf> {
-    for (b, what) in [(numerator, "numerator"), (s1.0, "window sums"), (s1.1, "window sums"), (s2.0, "window sums of squares"), (s2.1, "window sums of squares")] {
+    for (b, what) in
+        [(numerator, "numerator"), (s1.0, "window sums"), (s1.1, "window sums"), (s2.0, "window sums of squares"), (s2.1, "window sums of squares")]
+    {
         rec.expect_dtype(b, Dtype::F32, what)?;
         rec.expect_same_shape(numerator, b, "template matching terms")?;
     }

@@ -20,8 +20,14 @@ pub struct Params {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum UnaryOp {
     /// x * scale + offset
-    Affine { scale: f32, offset: f32 },
-    Clamp { lo: f32, hi: f32 },
+    Affine {
+        scale: f32,
+        offset: f32,
+    },
+    Clamp {
+        lo: f32,
+        hi: f32,
+    },
     Abs,
     Sqrt,
     Exp,

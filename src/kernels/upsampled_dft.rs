@@ -39,7 +39,8 @@ fn kernel() -> &'static KernelInfo {
     static KERNEL: std::sync::OnceLock<&'static KernelInfo> = std::sync::OnceLock::new();
     KERNEL.get_or_init(|| {
         // The bin times the series' first value, then one step per output: a product each.
-        let sums: String = "        var e = cmul(v, start);\n".to_string() + &(0..KC).map(|s| format!("        a{s} += e;\n        e = cmul(e, ratio);\n")).collect::<String>();
+        let sums: String = "        var e = cmul(v, start);\n".to_string()
+            + &(0..KC).map(|s| format!("        a{s} += e;\n        e = cmul(e, ratio);\n")).collect::<String>();
         let mut code: String = (0..KC).map(|s| format!("    var a{s} = vec2<f32>(0.0);\n")).collect();
         code += "    let row = chunks + 1u;\n";
         code += "    for (var j = first; j < min(last, p.n); j++) {\n        let v = x[(o * p.n + j) * p.inner + q];\n";
@@ -59,7 +60,11 @@ fn kernel() -> &'static KernelInfo {
 
 /// numpy's fftfreq numerator: bin j of n as a signed frequency.
 pub fn signed_frequency(j: usize, n: usize) -> f64 {
-    if j <= (n - 1) / 2 { j as f64 } else { j as f64 - n as f64 }
+    if j <= (n - 1) / 2 {
+        j as f64
+    } else {
+        j as f64 - n as f64
+    }
 }
 
 /// The table of one axis of length `full`: the kernel exp(2πi (k − offset) f_j / (full ·
@@ -119,7 +124,19 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, table: Buf, r: usize, ha
     let splits = bins.div_ceil(span);
     let partial = rec.temp(&[splits, out_dims.iter().product()], Dtype::C32)?;
     let count = splits * threads;
-    let p = Params { outer: outer as u32, n: n as u32, inner: inner as u32, r: r as u32, rpad: rpad as u32, full: full as u32, mirrored: mirrored as u32, count: count as u32, span: span as u32, unused: [0; 3], lines };
+    let p = Params {
+        outer: outer as u32,
+        n: n as u32,
+        inner: inner as u32,
+        r: r as u32,
+        rpad: rpad as u32,
+        full: full as u32,
+        mirrored: mirrored as u32,
+        count: count as u32,
+        span: span as u32,
+        unused: [0; 3],
+        lines,
+    };
     rec.dispatch(kernel(), &[], bytemuck::bytes_of(&p), &[x, table, partial], UPSAMPLED_DFT.groups(count as u64));
     Ok(partial)
 }

@@ -11,7 +11,6 @@ pub mod registration;
 pub mod scan;
 pub mod tomography;
 
-
 /// One value for every axis, or one per axis (a parameter such as sigma, size, shift or zoom).
 pub(crate) fn per_axis<T: Copy>(values: &[T], ndim: usize, what: &str) -> crate::error::Result<Vec<T>> {
     match values.len() {

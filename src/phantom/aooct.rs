@@ -63,9 +63,8 @@ pub fn eye_motion(bscans: usize, motion: &EyeMotion, seed: u64) -> Vec<[f64; 3]>
     (0..bscans)
         .map(|j| {
             let t = j as f64;
-            let drift = |axis: usize| {
-                harmonics[axis].iter().enumerate().map(|(k, &(a, phase))| a * (tau * (k + 1) as f64 * t / (1.3 * n) + phase).sin()).sum::<f64>()
-            };
+            let drift =
+                |axis: usize| harmonics[axis].iter().enumerate().map(|(k, &(a, phase))| a * (tau * (k + 1) as f64 * t / (1.3 * n) + phase).sin()).sum::<f64>();
             let mut shift = [drift(0), motion.axial * (tau * 2.5 * t / n + axial_phase).sin(), drift(1)];
             for &(at, dy, dx) in &saccades {
                 // The jump takes two B-scans.
@@ -134,7 +133,8 @@ impl Retina {
         };
         let shadow = 1.0 - 0.7 * vessel;
         let inner = 0.9 * (1.0 + 0.6 * vessel) * band(0.0, thick) + 0.35 * band(0.12, 2.0 * thick);
-        let outer = 0.4 * band(0.3, thick) + 0.3 * band(0.5, thin) + (1.0 * band(0.56, thin) + 0.8 * band(0.62, thin)) * (0.25 + cones) + 0.7 * band(0.68, thick);
+        let outer =
+            0.4 * band(0.3, thick) + 0.3 * band(0.5, thin) + (1.0 * band(0.56, thin) + 0.8 * band(0.62, thin)) * (0.25 + cones) + 0.7 * band(0.68, thick);
         0.03 + inner + shadow * outer
     }
 
@@ -216,7 +216,8 @@ impl Retina {
 
 /// A deterministic 64-bit hash of a seed and two lattice coordinates (splitmix64 finaliser).
 fn hash(seed: u64, a: i64, b: i64, salt: u64) -> u64 {
-    let mut h = seed ^ (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (b as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) ^ salt.wrapping_mul(0x1656_67B1_9E37_79F9);
+    let mut h =
+        seed ^ (a as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ (b as u64).wrapping_mul(0xC2B2_AE3D_27D4_EB4F) ^ salt.wrapping_mul(0x1656_67B1_9E37_79F9);
     h = (h ^ (h >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     h = (h ^ (h >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     h ^ (h >> 31)

@@ -33,7 +33,14 @@ struct Ellipse {
 
 fn ellipses(n: usize) -> impl Iterator<Item = Ellipse> {
     let half = n as f64 / 2.0;
-    ELLIPSES.iter().map(move |&[value, a, b, x0, y0, degrees]| Ellipse { value, a: a * half, b: b * half, x0: x0 * half, y0: y0 * half, phi: degrees.to_radians() })
+    ELLIPSES.iter().map(move |&[value, a, b, x0, y0, degrees]| Ellipse {
+        value,
+        a: a * half,
+        b: b * half,
+        x0: x0 * half,
+        y0: y0 * half,
+        phi: degrees.to_radians(),
+    })
 }
 
 /// The pixel centre (x, y) of (r, c) in an n×n image.
@@ -68,7 +75,11 @@ pub fn sinogram(n: usize, angles: &[f64], t: &[f64]) -> Array2<f64> {
             .map(|e| {
                 let s2 = (e.a * (theta - e.phi).cos()).powi(2) + (e.b * (theta - e.phi).sin()).powi(2);
                 let tau = t[k] - (e.x0 * theta.cos() + e.y0 * theta.sin());
-                if tau * tau < s2 { 2.0 * e.value * e.a * e.b / s2 * (s2 - tau * tau).sqrt() } else { 0.0 }
+                if tau * tau < s2 {
+                    2.0 * e.value * e.a * e.b / s2 * (s2 - tau * tau).sqrt()
+                } else {
+                    0.0
+                }
             })
             .sum()
     })

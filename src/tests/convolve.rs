@@ -103,8 +103,13 @@ fn padding_is_fast_and_free_of_wrap_around() {
 fn gaussian_weights_match_scipy() {
     // scipy.ndimage._filters._gaussian_kernel1d(1.5, 0, 6), first half.
     let want = [
-        8.922106863539231e-05, 1.028196578138909e-03, 7.597402196596929e-03, 3.599434807370883e-02, 1.093411749545305e-01,
-        2.129_675_285_478_54e-1, 2.659642571610709e-01,
+        8.922106863539231e-05,
+        1.028196578138909e-03,
+        7.597402196596929e-03,
+        3.599434807370883e-02,
+        1.093411749545305e-01,
+        2.129_675_285_478_54e-1,
+        2.659642571610709e-01,
     ];
     let w = convolve::gaussian_kernel1d(1.5, convolve::GAUSSIAN_TRUNCATE);
     assert_eq!(w.len(), 13);
@@ -188,7 +193,11 @@ fn fftconvolve_and_fftcorrelate_match_direct_sums() {
                 let what = format!("{ad:?} ⊛ {kd:?} {mode:?} correlate={corr}");
                 let got = run_gpu(&a, |rec, ab| {
                     let kb = rec.upload_f32(&k.view())?;
-                    if corr { convolve::fftcorrelate(rec, ab, kb, mode) } else { convolve::fftconvolve(rec, ab, kb, mode) }
+                    if corr {
+                        convolve::fftcorrelate(rec, ab, kb, mode)
+                    } else {
+                        convolve::fftconvolve(rec, ab, kb, mode)
+                    }
                 });
                 let want = if corr { cpu::signal_correlate(&to64(&a), &to64(&k), mode) } else { cpu::signal_convolve(&to64(&a), &to64(&k), mode) };
                 match (got, want) {
@@ -262,21 +271,14 @@ fn kernel_spectrum_is_reused() {
 // ---------------------------------------------------------------------------------------------
 // Spatial filters
 
-const BOUNDARIES: [Boundary; 6] =
-    [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
+const BOUNDARIES: [Boundary; 6] = [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
 
 #[test]
 fn correlate_and_convolve_every_boundary() {
     // (input, kernel): even and odd kernel axes, 1-4D, a single-element axis, a kernel larger
     // than the input.
-    let cases: &[(&[usize], &[usize])] = &[
-        (&[13], &[4]),
-        (&[1], &[3]),
-        (&[7, 10], &[3, 4]),
-        (&[5, 6, 7], &[2, 3, 3]),
-        (&[3, 4, 2, 5], &[3, 2, 3, 2]),
-        (&[3, 2], &[7, 5]),
-    ];
+    let cases: &[(&[usize], &[usize])] =
+        &[(&[13], &[4]), (&[1], &[3]), (&[7, 10], &[3, 4]), (&[5, 6, 7], &[2, 3, 3]), (&[3, 4, 2, 5], &[3, 2, 3, 2]), (&[3, 2], &[7, 5])];
     for &(xd, kd) in cases {
         let (x, k) = (rand_array(xd), rand_array(kd));
         let (x64, k64) = (to64(&x), to64(&k));
@@ -402,4 +404,3 @@ fn bad_input_is_reported() {
 
 // ---------------------------------------------------------------------------------------------
 // Command line
-

@@ -35,7 +35,8 @@ fn every_mode_in_chunks_matches_the_direct_reference() {
         for mode in [Mode::Full, Mode::Same, Mode::Valid] {
             for correlate in [false, true] {
                 let (got, chunks) = chunked::convolve(&gpu, &a.view(), &k.view(), mode, correlate).unwrap();
-                let want = if correlate { cpu::signal_correlate(&to64(&a), &to64(&k), mode) } else { cpu::signal_convolve(&to64(&a), &to64(&k), mode) }.unwrap();
+                let want =
+                    if correlate { cpu::signal_correlate(&to64(&a), &to64(&k), mode) } else { cpu::signal_convolve(&to64(&a), &to64(&k), mode) }.unwrap();
                 let err = rel_err(&got, &want);
                 assert!(err <= 1e-6, "{dims:?} ⊛ {kdims:?} {mode:?} correlate={correlate} in {chunks} chunks: {err:e}");
                 assert!(chunks > 1, "{dims:?}: expected chunks under a {CAP}-byte cap");

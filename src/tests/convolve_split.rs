@@ -24,13 +24,7 @@ const MODES: [Mode; 3] = [Mode::Full, Mode::Same, Mode::Valid];
 
 /// (image, kernel): 1-4 axes, primes and odd lengths, kernels longer than M = N/P along axis 0
 /// for P ≥ 3 (13 ⊛ 9: N ≥ 21), and a kernel larger than the image everywhere (valid mode).
-const CASES: &[(&[usize], &[usize])] = &[
-    (&[23], &[5]),
-    (&[13, 7], &[9, 3]),
-    (&[4, 3], &[7, 5]),
-    (&[11, 6, 5], &[3, 4, 2]),
-    (&[5, 3, 4, 6], &[4, 2, 3, 3]),
-];
+const CASES: &[(&[usize], &[usize])] = &[(&[23], &[5]), (&[13, 7], &[9, 3]), (&[4, 3], &[7, 5]), (&[11, 6, 5], &[3, 4, 2]), (&[5, 3, 4, 6], &[4, 2, 3, 3])];
 
 fn rel_err64(got: &ArrayD<f64>, want: &ArrayD<f64>) -> f64 {
     let num: f64 = got.iter().zip(want).map(|(g, w)| (g - w).powi(2)).sum();
@@ -184,7 +178,8 @@ fn parts_chosen_from_a_lowered_buffer_limit() {
     let g = convolve::Geometry::new(a.shape(), k.shape(), Mode::Full).unwrap();
     let limit = g.padded.iter().product::<usize>() as u64 * 2;
     small.lower_max_buffer_bytes(limit);
-    let (got, report) = split::convolve_split(std::slice::from_ref(&small), &a.view(), &k.view(), Mode::Full, &SplitOptions { poison: true, ..Default::default() }).unwrap();
+    let (got, report) =
+        split::convolve_split(std::slice::from_ref(&small), &a.view(), &k.view(), Mode::Full, &SplitOptions { poison: true, ..Default::default() }).unwrap();
     check(&got, &cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Full).unwrap(), "lowered buffer limit");
     assert!(report.parts > 1, "the whole run should not fit {limit} bytes per buffer");
     assert_eq!(report.adapters, vec![format!("{}: {}", small.summary().index, small.summary().name)]);
@@ -225,4 +220,3 @@ fn bad_input_is_an_error() {
     assert!(matches!(split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &forced(0)), Err(Error::Invalid(_))));
     assert!(matches!(split::convolve_split(&[], &a.view(), &k.view(), Mode::Same, &no), Err(Error::Invalid(_))));
 }
-

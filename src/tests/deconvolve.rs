@@ -9,7 +9,7 @@ use common::*;
 
 use lucent::kernels::rl_ratio::{self, Ratio};
 use lucent::kernels::{rl_predict, rl_tv, rl_update};
-use lucent::ops::deconvolve::{self, cpu, RlBoundary, Geometry, Init, RichardsonLucy, RlOptions, StopRule};
+use lucent::ops::deconvolve::{self, cpu, Geometry, Init, RichardsonLucy, RlBoundary, RlOptions, StopRule};
 use lucent::{Error, Recording};
 use ndarray::{ArrayD, Dimension, IxDyn};
 use rand::Rng;
@@ -96,14 +96,8 @@ fn rl_direct(image: &ArrayD<f64>, psf: &ArrayD<f64>, iterations: usize, periodic
 fn reference_matches_direct_convolution() {
     // f64 FFTs against f64 sums: round-off of ~1e-16 per operation over a few hundred terms and
     // 3 iterations stays far below 1e-12.
-    let cases: &[(&[usize], &[usize])] = &[
-        (&[7, 9], &[3, 3]),
-        (&[7, 9], &[4, 2]),
-        (&[5, 8], &[5, 1]),
-        (&[11], &[4]),
-        (&[4, 5, 6], &[3, 2, 3]),
-        (&[5, 3, 4], &[2, 3, 4]),
-    ];
+    let cases: &[(&[usize], &[usize])] =
+        &[(&[7, 9], &[3, 3]), (&[7, 9], &[4, 2]), (&[5, 8], &[5, 1]), (&[11], &[4]), (&[4, 5, 6], &[3, 2, 3]), (&[5, 3, 4], &[2, 3, 4])];
     for &(dims, pdims) in cases {
         for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
             let (x, p) = (image(dims), psf(pdims));
@@ -165,11 +159,11 @@ fn check_gpu(dims: &[usize], pdims: &[usize], iterations: usize, opts: RlOptions
 #[test]
 fn gpu_matches_reference_2d() {
     let cases: &[(&[usize], &[usize])] = &[
-        (&[37, 53], &[5, 4]),   // primes, even PSF axis
+        (&[37, 53], &[5, 4]), // primes, even PSF axis
         (&[64, 29], &[9, 9]),
-        (&[17, 19], &[17, 2]),  // PSF as long as the image along one axis
+        (&[17, 19], &[17, 2]), // PSF as long as the image along one axis
         (&[1, 31], &[1, 7]),
-        (&[12, 16], &[1, 1]),   // a delta PSF: nothing changes
+        (&[12, 16], &[1, 1]), // a delta PSF: nothing changes
     ];
     for &(dims, pdims) in cases {
         for boundary in [RlBoundary::Zero, RlBoundary::Periodic] {
@@ -285,7 +279,8 @@ fn total_variation_matches_reference() {
 fn tv_kernel_matches_its_twin() {
     // A padded array with the image in its corner (extent < shape) and without; 1-3 spatial
     // axes, a batch axis in front.
-    let cases: &[(&[usize], &[usize], usize)] = &[(&[1, 40], &[1, 33], 1), (&[12, 17], &[12, 17], 2), (&[6, 10, 9], &[5, 7, 9], 3), (&[3, 8, 11], &[3, 6, 11], 2)];
+    let cases: &[(&[usize], &[usize], usize)] =
+        &[(&[1, 40], &[1, 33], 1), (&[12, 17], &[12, 17], 2), (&[6, 10, 9], &[5, 7, 9], 3), (&[3, 8, 11], &[3, 6, 11], 2)];
     for &(dims, extent, spatial) in cases {
         let x = image(dims);
         let mut rec = Recording::new(gpu());
@@ -553,10 +548,8 @@ fn beads_error(dims: &[usize], pdims: &[usize], sigma: &[f64], beads: &[&[usize]
 fn acceleration_converges_faster_on_beads() {
     // Measured (relative L2 to the truth): 2D plain 20 0.755, accelerated 20 0.522, plain 40
     // 0.639; 3D 0.757, 0.523, 0.625.
-    let cases: &[(&[usize], &[usize], &[f64], &[&[usize]])] = &[
-        (&[33, 30], &[11, 11], &[1.6, 1.6], &[&[8, 9], &[20, 21], &[25, 6]]),
-        (&[11, 22, 19], &[5, 9, 9], &[1.0, 1.4, 1.4], &[&[5, 6, 5], &[4, 14, 12]]),
-    ];
+    let cases: &[(&[usize], &[usize], &[f64], &[&[usize]])] =
+        &[(&[33, 30], &[11, 11], &[1.6, 1.6], &[&[8, 9], &[20, 21], &[25, 6]]), (&[11, 22, 19], &[5, 9, 9], &[1.0, 1.4, 1.4], &[&[5, 6, 5], &[4, 14, 12]])];
     for &(dims, pdims, sigma, beads) in cases {
         let plain = beads_error(dims, pdims, sigma, beads, 20, false);
         let fast = beads_error(dims, pdims, sigma, beads, 20, true);
@@ -771,7 +764,6 @@ fn extended_boundary_reduces_border_errors() {
 }
 
 const EXTENDED_MARGIN: f64 = 0.45;
-
 
 /// Negative observed data is refused, naming the minimum and the option; with `clip_negative`
 /// both paths deconvolve the clipped image (and agree with the reference on it).

@@ -50,7 +50,8 @@ fn slabs_equal_the_whole_image_update() {
     let cases: &[(&[usize], &[usize], usize)] = &[(&[41, 19, 17], &[7, 5, 3], 3), (&[37, 29], &[9, 6], 2), (&[30, 11, 9], &[4, 3, 4], 2)];
     for &(dims, pdims, gpus) in cases {
         let (x, p) = (image(dims), psf(pdims));
-        let opts_list = [RlOptions::default(), RlOptions { tv: Some(0.002), ..Default::default() }, RlOptions { init: Init::Constant(0.5), ..Default::default() }];
+        let opts_list =
+            [RlOptions::default(), RlOptions { tv: Some(0.002), ..Default::default() }, RlOptions { init: Init::Constant(0.5), ..Default::default() }];
         for opts in opts_list {
             let gpus = devices(gpus, None);
             let iterations = 6;

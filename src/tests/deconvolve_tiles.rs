@@ -5,14 +5,13 @@
 //! twin (the same tiling with the f64 reference), progress, and bad input.
 //! Temporaries are poisoned (NaN) so an element no kernel writes fails the comparison.
 
-
 use crate::tests::common;
 use common::specimens::*;
 use common::*;
 
+use lucent::gpu::GpuOptions;
 use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions, TilePlan};
 use lucent::ops::deconvolve::{self, cpu, RlBoundary, RlOptions, StopRule};
-use lucent::gpu::GpuOptions;
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, Axis, IxDyn};
 use rand::Rng;
@@ -196,8 +195,10 @@ fn progress_covers_tiles_times_iterations() {
     let x = specimen(&[30, 31], 5, 1).mapv(|v| v as f32);
     let mut seen = Vec::new();
     let tile_opts = TileOptions { tiles: Some(vec![2, 3]), ..Default::default() };
-    let r = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::single(p.view()), 3, &RlOptions::default(), &tile_opts, |t| seen.push(t.overall()))
-        .unwrap();
+    let r = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::single(p.view()), 3, &RlOptions::default(), &tile_opts, |t| {
+        seen.push(t.overall())
+    })
+    .unwrap();
     assert_eq!(r.report.tiles, 6);
     let want: Vec<(usize, usize)> = (1..=18).map(|i| (i, 18)).collect();
     assert_eq!(seen, want);
@@ -217,7 +218,8 @@ fn default_guard_stays_within_1e_3() {
         let mut counts = vec![3; pd.len()];
         counts[0] = if pd.len() == 3 { 1 } else { 3 }; // a thin stack stays whole along z
         let tile_opts = TileOptions { tiles: Some(counts), ..Default::default() };
-        let got = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &tile_opts, |_| {}).unwrap();
+        let got =
+            tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &tile_opts, |_| {}).unwrap();
         let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
         let (l2, max) = errors32(&got.estimate, &want);
         assert!(l2 <= 1e-3 && max <= 1e-3, "{dims:?} σ {sigma}: relative L2 {l2:e}, max {max:e}");
@@ -359,7 +361,9 @@ fn bad_input_is_an_error() {
     let x = specimen(&[40, 40], 5, 1).mapv(|v| v as f32);
     let grid = psf_grid([2, 2], &[5, 5]);
     let opts = RlOptions::default();
-    let run = |psfs: &PsfGrid, opts: &RlOptions, t: &TileOptions| tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), psfs, 3, opts, t, |_| {}).err();
+    let run = |psfs: &PsfGrid, opts: &RlOptions, t: &TileOptions| {
+        tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), psfs, 3, opts, t, |_| {}).err()
+    };
     let shape = |e: &Error| matches!(e, Error::Shape(_));
     let invalid = |e: &Error| matches!(e, Error::Invalid(_));
 
@@ -400,6 +404,3 @@ fn bad_input_is_an_error() {
 
 // ---------------------------------------------------------------------------------------------
 // The CLI: --psf-grid, automatic tiling, the JSON report.
-
-
-

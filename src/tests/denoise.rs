@@ -60,7 +60,12 @@ fn batches_are_denoised_item_by_item_against_the_batch_s_largest_structure() {
     // 4D data over 3 axes and 3D data over 2: each item on its own, the magnitude mapping
     // relative to the whole batch's largest tensor norm, as the reference does; as one array
     // (direct sums) and item by item (FFT).
-    for (dims, d, method) in [(vec![3usize, 9, 12, 11], 3, Method::Fft), (vec![3, 9, 12, 11], 3, Method::Spatial), (vec![5, 13, 17], 2, Method::Auto), (vec![2, 3, 11, 10], 2, Method::Fft)] {
+    for (dims, d, method) in [
+        (vec![3usize, 9, 12, 11], 3, Method::Fft),
+        (vec![3, 9, 12, 11], 3, Method::Spatial),
+        (vec![5, 13, 17], 2, Method::Auto),
+        (vec![2, 3, 11, 10], 2, Method::Fft),
+    ] {
         let x = textured(&dims);
         // Items of different strength: a batch-wide and a per-item scale would differ.
         let x = ArrayD::from_shape_fn(x.raw_dim(), |i| x[&i] * (1.0 + i[0] as f32));
@@ -75,14 +80,21 @@ fn batches_are_denoised_item_by_item_against_the_batch_s_largest_structure() {
 #[test]
 fn slabs_give_the_whole_volume_result() {
     let g = poisoned_gpu();
-    for (dims, slab, method) in [(vec![41usize, 12, 10], 8, Method::Fft), (vec![5, 30, 9, 8], 6, Method::Fft), (vec![35, 16], 7, Method::Auto), (vec![4, 22, 9, 8], 6, Method::Spatial)] {
+    for (dims, slab, method) in
+        [(vec![41usize, 12, 10], 8, Method::Fft), (vec![5, 30, 9, 8], 6, Method::Fft), (vec![35, 16], 7, Method::Auto), (vec![4, 22, 9, 8], 6, Method::Spatial)]
+    {
         let x = textured(&dims);
         let whole = Options { method, ..Options::default() };
         let (y, report) = adaptive_filter_with(g, &x.view(), &whole, &mut |_, _, _| {}).unwrap();
         assert_eq!(report.slabs, 1);
         let sliced = Options { slab_len: Some(slab), ..whole.clone() };
         let mut seen = 0;
-        let (z, report) = adaptive_filter_with(g, &x.view(), &sliced, &mut |stage, _, total| { seen += 1; assert!(stage == "structure" || stage == "reconstruction"); assert!(total > 1); }).unwrap();
+        let (z, report) = adaptive_filter_with(g, &x.view(), &sliced, &mut |stage, _, total| {
+            seen += 1;
+            assert!(stage == "structure" || stage == "reconstruction");
+            assert!(total > 1);
+        })
+        .unwrap();
         assert!(report.slabs > 2, "{dims:?}: {} slabs", report.slabs);
         assert_eq!(seen, 2 * report.slabs);
         let e = rel(&z, &to64(&y));
@@ -119,7 +131,10 @@ fn the_moving_edge_phantom_gains_over_10_db_4d_beats_3d_beats_2d_and_fast_motion
     // 3D wins, as the paper's argument expects (f64 reference: 33.2 vs 30.6 dB).
     let clean = dynamic::moving_edge(shape, 3.0).into_dyn();
     let noisy = dynamic::noisy(&clean.clone().into_dimensionality().unwrap(), 0.25, 11).into_dyn().mapv(|v| v as f32);
-    let fast: Vec<f64> = [3, 4].iter().map(|&d| psnr(&adaptive_filter(g, &noisy, &Options { dims: Some(d), method: Method::Fft, ..Options::default() }).unwrap(), &clean)).collect();
+    let fast: Vec<f64> = [3, 4]
+        .iter()
+        .map(|&d| psnr(&adaptive_filter(g, &noisy, &Options { dims: Some(d), method: Method::Fft, ..Options::default() }).unwrap(), &clean))
+        .collect();
     println!("fast motion: 3D {:.2} dB, 4D {:.2}", fast[0], fast[1]);
     assert!(fast[0] > fast[1] && fast[1] > psnr(&noisy, &clean) + 10.0, "{fast:?}");
 }
@@ -140,7 +155,11 @@ fn edge_stays_put(y: &ArrayD<f32>, clean: &ArrayD<f64>, shape: [usize; 4], speed
                 let level = clean[[t, z, 0, x]] + 0.5;
                 let line: Vec<f64> = (0..ny).map(|r| y[[t, z, r, x]] as f64).collect();
                 let k = (1..ny / 2 + 4).find(|&r| line[r] >= level && line[r - 1] < level);
-                let Some(k) = k else { far += 1; lines += 1; continue };
+                let Some(k) = k else {
+                    far += 1;
+                    lines += 1;
+                    continue;
+                };
                 let found = k as f64 - 1.0 + (level - line[k - 1]) / (line[k] - line[k - 1]);
                 // The partial-volume step's middle sits at edge_at exactly.
                 let error = (found - edge).abs();
@@ -177,4 +196,3 @@ fn bad_input_is_refused_and_constant_data_kept() {
     let y = adaptive_filter(g, &flat, &Options::default()).unwrap();
     assert!(y.iter().all(|&v| (v - 2.5).abs() < 1e-5), "{:?}", y.iter().fold(0.0f32, |m, v| m.max((v - 2.5).abs())));
 }
-

@@ -42,7 +42,10 @@ fn smooth_prime_and_long_lengths() {
     }
     // Columns whose real parts fit more to a workgroup than their complex lines: stages exchange
     // real, then imaginary halves (lavapipe, 32 KiB: 625 and 729 points; 48 KiB: 1024, 2048).
-    let split: Vec<usize> = [625, 729, 1024, 2048].into_iter().filter(|&n| matches!(plan::plan_axis(n, plan::DeviceLimits::of(gpu()), 7, false), Some(plan::AxisPlan::Single(p)) if p.split && p.batch > 1)).collect();
+    let split: Vec<usize> = [625, 729, 1024, 2048]
+        .into_iter()
+        .filter(|&n| matches!(plan::plan_axis(n, plan::DeviceLimits::of(gpu()), 7, false), Some(plan::AxisPlan::Single(p)) if p.split && p.batch > 1))
+        .collect();
     assert!(split.len() >= 2, "{split:?}");
     for (i, &n) in split.iter().enumerate() {
         check_c2c(gpu(), &[n, 7], &[0], i % 2 == 0, Norm::Backward);
@@ -157,7 +160,12 @@ fn real_lines_packed_in_pairs() {
     }
     // A real inverse of a product (conjugate: a correlation) fused into the packing load, rows
     // and columns.
-    for (half, axis, len, op) in [([6usize, 8], 1usize, 15usize, Product::Mul), ([8, 6], 0, 15, Product::MulConj), ([6, 8], 1, 14, Product::CrossPower), ([8, 6], 0, 14, Product::CrossPower)] {
+    for (half, axis, len, op) in [
+        ([6usize, 8], 1usize, 15usize, Product::Mul),
+        ([8, 6], 0, 15, Product::MulConj),
+        ([6, 8], 1, 14, Product::CrossPower),
+        ([8, 6], 0, 14, Product::CrossPower),
+    ] {
         let n = half.iter().product();
         let x = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
         let y = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
@@ -172,7 +180,13 @@ fn real_lines_packed_in_pairs() {
         assert!(e.rel_l2 <= 1e-6 && e.rel_max < max_bound(len, false), "c2r product {op:?} {half:?} axis {axis}: {:e} {:e}", e.rel_l2, e.rel_max);
     }
     // Zero padding of the input along the real axis (fused or a step) and the others.
-    for (dims, from, axes) in [(&[5usize, 8, 15][..], &[3usize, 8, 10][..], &[0usize, 1, 2][..]), (&[9, 6, 4], &[9, 4, 4], &[0, 1]), (&[3, 101], &[3, 60], &[1]), (&[27, 5], &[20, 5], &[0]), (&[15, 6], &[11, 6], &[0])] {
+    for (dims, from, axes) in [
+        (&[5usize, 8, 15][..], &[3usize, 8, 10][..], &[0usize, 1, 2][..]),
+        (&[9, 6, 4], &[9, 4, 4], &[0, 1]),
+        (&[3, 101], &[3, 60], &[1]),
+        (&[27, 5], &[20, 5], &[0]),
+        (&[15, 6], &[11, 6], &[0]),
+    ] {
         let n: usize = from.iter().product();
         let x = ArrayD::from_shape_vec(IxDyn(from), random(n)).unwrap();
         let fusion = Fusion { input: Some(from.to_vec()), window: None, product: None };
@@ -211,7 +225,11 @@ fn plans_are_reusable_inside_one_recording() {
 fn zero_padded<T: Clone + Default>(x: &ArrayD<T>, dims: &[usize]) -> ArrayD<T> {
     ArrayD::from_shape_fn(IxDyn(dims), |i| {
         let i = i.slice();
-        if i.iter().zip(x.shape()).all(|(&j, &n)| j < n) { x[i].clone() } else { T::default() }
+        if i.iter().zip(x.shape()).all(|(&j, &n)| j < n) {
+            x[i].clone()
+        } else {
+            T::default()
+        }
     })
 }
 
@@ -219,7 +237,8 @@ fn zero_padded<T: Clone + Default>(x: &ArrayD<T>, dims: &[usize]) -> ArrayD<T> {
 fn windowed<T: Clone>(full: &ArrayD<T>, window: &[Window]) -> ArrayD<T> {
     let dims: Vec<usize> = window.iter().map(|w| w.len).collect();
     ArrayD::from_shape_fn(IxDyn(&dims), |i| {
-        let j: Vec<usize> = i.slice().iter().zip(window).zip(full.shape()).map(|((&w, win), &n)| (win.origin + w as i64).rem_euclid(n as i64) as usize).collect();
+        let j: Vec<usize> =
+            i.slice().iter().zip(window).zip(full.shape()).map(|((&w, win), &n)| (win.origin + w as i64).rem_euclid(n as i64) as usize).collect();
         full[j.as_slice()].clone()
     })
 }
@@ -288,7 +307,11 @@ fn fused_padding_window_and_product() {
         assert!(e.rel_l2 <= 1e-6, "r2c {from:?} -> {dims:?}: relative L2 {:e}", e.rel_l2);
     }
     // Real inverse of a product (conjugate, a correlation), windowed: what convolutions run.
-    for (half, len, win, op) in [([9usize, 10, 7], 12usize, [(-4i64, 5usize), (2, 9), (-1, 11)], Product::MulConj), ([5, 13, 9], 17, [(0, 5), (0, 13), (3, 14)], Product::Mul), ([5, 13, 9], 16, [(0, 5), (0, 13), (0, 16)], Product::CrossPower)] {
+    for (half, len, win, op) in [
+        ([9usize, 10, 7], 12usize, [(-4i64, 5usize), (2, 9), (-1, 11)], Product::MulConj),
+        ([5, 13, 9], 17, [(0, 5), (0, 13), (3, 14)], Product::Mul),
+        ([5, 13, 9], 16, [(0, 5), (0, 13), (0, 16)], Product::CrossPower),
+    ] {
         let n: usize = half.iter().product();
         let x = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
         let y = ArrayD::from_shape_vec(IxDyn(&half), random_complex(n)).unwrap();
@@ -314,7 +337,12 @@ fn fused_padding_window_and_product() {
 /// the input's buffer); others (Bluestein, four-step) still give the right answer.
 #[test]
 fn in_place_where_the_layout_allows() {
-    for (dims, axes, inverse, all_in_place) in [(vec![12usize, 35, 9], vec![0usize, 1, 2], false, true), (vec![5, 16], vec![1], true, true), (vec![17, 6], vec![0, 1], false, false), (vec![8192, 3], vec![0], true, false)] {
+    for (dims, axes, inverse, all_in_place) in [
+        (vec![12usize, 35, 9], vec![0usize, 1, 2], false, true),
+        (vec![5, 16], vec![1], true, true),
+        (vec![17, 6], vec![0, 1], false, false),
+        (vec![8192, 3], vec![0], true, false),
+    ] {
         check_in_place(gpu(), &dims, &axes, inverse, all_in_place);
     }
 }

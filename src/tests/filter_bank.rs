@@ -51,13 +51,8 @@ fn bank_and_fftconvolve(image: &ArrayD<f32>, kernels: &[ArrayD<f32>], mode: Mode
 #[test]
 fn every_response_matches_fftconvolve_and_the_reference() {
     // (image, kernel shape, number of kernels): odd counts leave one kernel unpaired.
-    let cases: &[(&[usize], &[usize], usize)] = &[
-        (&[37], &[5], 3),
-        (&[1], &[1], 1),
-        (&[17, 23], &[5, 4], 5),
-        (&[9, 11, 13], &[3, 5, 3], 3),
-        (&[3, 5, 7, 9], &[3, 3, 1, 5], 4),
-    ];
+    let cases: &[(&[usize], &[usize], usize)] =
+        &[(&[37], &[5], 3), (&[1], &[1], 1), (&[17, 23], &[5, 4], 5), (&[9, 11, 13], &[3, 5, 3], 3), (&[3, 5, 7, 9], &[3, 3, 1, 5], 4)];
     for &(xd, kd, n) in cases {
         let image = rand_array(xd);
         let mut kernels: Vec<_> = (0..n).map(|_| rand_array(kd)).collect();

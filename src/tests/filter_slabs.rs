@@ -14,18 +14,17 @@ use common::*;
 use std::ops::Range;
 use std::sync::OnceLock;
 
+use lucent::gpu::GpuOptions;
 use lucent::graph::{row_ranges, Chunked, Recording};
 use lucent::ops::convolve::{cpu, gaussian_passes, slabs, uniform_passes, Boundary};
 use lucent::ops::layout::chunks;
-use lucent::gpu::GpuOptions;
 use lucent::{Error, Gpu, GpuArray};
 use ndarray::{ArrayD, IxDyn};
 
 const LIMIT: u64 = 4096;
 const TOL: f64 = 1e-6;
 
-const BOUNDARIES: [Boundary; 6] =
-    [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
+const BOUNDARIES: [Boundary; 6] = [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
 
 /// Buffers of at most `LIMIT` bytes, temporaries poisoned; with `memory`, that device budget.
 fn capped(memory: Option<u64>) -> Gpu {
@@ -83,7 +82,8 @@ fn slabs_match_the_reference_and_the_whole_volume() {
 #[test]
 fn separable_filters_span_chunks() {
     // Gaussians and uniform filters along every axis, one longer than axis 0 (folded onto it).
-    let cases: &[(&[usize], &[f32], &[usize])] = &[(&[41, 7, 5], &[1.5, 0.8, 2.0], &[5, 2, 3]), (&[9, 40], &[5.0, 1.0], &[12, 3]), (&[29, 5, 3, 4], &[1.6, 0.0, 1.0, 0.7], &[4, 1, 3, 2])];
+    let cases: &[(&[usize], &[f32], &[usize])] =
+        &[(&[41, 7, 5], &[1.5, 0.8, 2.0], &[5, 2, 3]), (&[9, 40], &[5.0, 1.0], &[12, 3]), (&[29, 5, 3, 4], &[1.6, 0.0, 1.0, 0.7], &[4, 1, 3, 2])];
     for &(dims, sigma, size) in cases {
         let x = rand_array(dims);
         let (x64, xa) = (x.mapv(|v| v as f64), x.mapv(|v| v.abs() as f64));

@@ -21,8 +21,7 @@ use ndarray::{ArrayD, IxDyn};
 
 const TOL: f64 = 1e-6;
 
-const BOUNDARIES: [Boundary; 6] =
-    [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
+const BOUNDARIES: [Boundary; 6] = [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
 
 /// Error relative to Σ|w||x| (see the module's comment).
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, magnitude: &ArrayD<f64>, what: &str) {
@@ -199,7 +198,12 @@ fn bad_input_is_reported() {
     let long_w = ArrayD::from_shape_vec(IxDyn(&[1, 9000]), random(9000)).unwrap();
     let got = run_gpu(&x, |rec, xb| convolve::correlate(rec, xb, &long_w.view(), Boundary::Wrap)).unwrap();
     let (x64, k64) = (to64(&x), to64(&long_w));
-    check(&got, &cpu::correlate(&x64, &k64, Boundary::Wrap), &cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), Boundary::Wrap), "long kernel falls back");
+    check(
+        &got,
+        &cpu::correlate(&x64, &k64, Boundary::Wrap),
+        &cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), Boundary::Wrap),
+        "long kernel falls back",
+    );
 }
 
 /// The ops choose the tiled kernel exactly where `correlate_tiled` says it pays: at least 3 taps
@@ -209,10 +213,28 @@ fn bad_input_is_reported() {
 #[test]
 fn tiled_exactly_where_it_pays() {
     let kernels: &[&[usize]] = &[
-        &[2], &[3], &[8], &[9], &[13],
-        &[1, 2], &[1, 8], &[1, 9], &[1, 15], &[15, 1], &[9, 2], &[2, 4], &[2, 5], &[3, 3], &[3, 2], &[4, 3],
-        &[5, 1, 1], &[3, 1, 9], &[2, 3, 3], &[2, 2, 4],
-        &[2, 1, 3, 3], &[1, 2, 1, 9],
+        &[2],
+        &[3],
+        &[8],
+        &[9],
+        &[13],
+        &[1, 2],
+        &[1, 8],
+        &[1, 9],
+        &[1, 15],
+        &[15, 1],
+        &[9, 2],
+        &[2, 4],
+        &[2, 5],
+        &[3, 3],
+        &[3, 2],
+        &[4, 3],
+        &[5, 1, 1],
+        &[3, 1, 9],
+        &[2, 3, 3],
+        &[2, 2, 4],
+        &[2, 1, 3, 3],
+        &[1, 2, 1, 9],
         // A halo wider than workgroup memory: the window kernel whatever the taps.
         &[1, 9000],
     ];

@@ -83,7 +83,15 @@ fn the_pair_is_adjoint_and_keeps_the_sum() {
     let noise = rand_array(&[128, 128]).mapv(|v| v + 1.0);
     let f = smoothed(&noise, 2.0);
     // Tapered to 0 between radii 40 and 56 (a smooth image inside the disk).
-    let taper = |d: f64| if d < 40.0 { 1.0 } else if d < 56.0 { (std::f64::consts::FRAC_PI_2 * (d - 40.0) / 16.0).cos().powi(2) as f32 } else { 0.0 };
+    let taper = |d: f64| {
+        if d < 40.0 {
+            1.0
+        } else if d < 56.0 {
+            (std::f64::consts::FRAC_PI_2 * (d - 40.0) / 16.0).cos().powi(2) as f32
+        } else {
+            0.0
+        }
+    };
     let f = Array2::from_shape_fn((128, 128), |(r, c)| f[[r, c]] * taper((r as f64 - mid).hypot(c as f64 - mid)));
     let s = rand_array(&[192, 128]);
     let rf = lucent::tomography::radon(gpu, &f, &g).unwrap();
@@ -124,7 +132,11 @@ fn fbp_of_the_exact_shepp_logan_sinogram() {
         }
     }
     let err = (num / den).sqrt();
-    eprintln!("FBP, N = 512, 768 angles: log-polar against the equally filtered reference: relative L2 {err:.2e}; to the phantom {:.4} (direct {:.4})", (to_phantom / den).sqrt(), (direct_to_phantom / den).sqrt());
+    eprintln!(
+        "FBP, N = 512, 768 angles: log-polar against the equally filtered reference: relative L2 {err:.2e}; to the phantom {:.4} (direct {:.4})",
+        (to_phantom / den).sqrt(),
+        (direct_to_phantom / den).sqrt()
+    );
     assert!(err < 0.02, "relative L2 {err}");
     assert!(to_phantom <= 1.05 * direct_to_phantom);
 }

@@ -3,6 +3,8 @@
 //! name items as `lucent::...` (the crate calls itself `lucent` in tests, so the harness is shared
 //! with tests/it, the public API and CLI tests).
 
+#![allow(clippy::type_complexity)] // the tables of cases
+
 #[path = "../../tests/it/common/mod.rs"]
 #[allow(dead_code)]
 mod common;
@@ -34,6 +36,6 @@ mod registration;
 mod scan;
 mod stripes;
 mod template;
+mod timings;
 mod tomography;
 mod transfer;
-mod timings;

@@ -102,16 +102,20 @@ fn binary_ops_match_cpu() {
             let z = binary::record(&mut rec, op, xb, yb).unwrap();
             let d = rec.download(z);
             let got = rec.run().unwrap().c32(d).unwrap();
-            let want: Vec<Complex64> = x.iter().zip(&y).map(|(a, b)| {
-                let (a, b) = (Complex64::new(a.re as f64, a.im as f64), Complex64::new(b.re as f64, b.im as f64));
-                match op {
-                    BinaryOp::Add => a + b,
-                    BinaryOp::Sub => a - b,
-                    BinaryOp::ComplexMul => a * b,
-                    BinaryOp::CrossPower => a * b.conj() / (a * b.conj()).norm().max(binary::CROSS_POWER_FLOOR as f64),
-                    _ => a * b.conj(),
-                }
-            }).collect();
+            let want: Vec<Complex64> = x
+                .iter()
+                .zip(&y)
+                .map(|(a, b)| {
+                    let (a, b) = (Complex64::new(a.re as f64, a.im as f64), Complex64::new(b.re as f64, b.im as f64));
+                    match op {
+                        BinaryOp::Add => a + b,
+                        BinaryOp::Sub => a - b,
+                        BinaryOp::ComplexMul => a * b,
+                        BinaryOp::CrossPower => a * b.conj() / (a * b.conj()).norm().max(binary::CROSS_POWER_FLOOR as f64),
+                        _ => a * b.conj(),
+                    }
+                })
+                .collect();
             let err = rel_l2_c(got.as_slice().unwrap(), &want);
             assert!(err < 1e-6, "{op:?} {dims:?}: {err:e}");
         }

@@ -13,7 +13,8 @@ use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex32;
 use rand::Rng;
 
-const OPS: [Reduction; 8] = [Reduction::Sum, Reduction::Mean, Reduction::Min, Reduction::Max, Reduction::ArgMin, Reduction::ArgMax, Reduction::SumSquares, Reduction::ArgMaxAbs];
+const OPS: [Reduction; 8] =
+    [Reduction::Sum, Reduction::Mean, Reduction::Min, Reduction::Max, Reduction::ArgMin, Reduction::ArgMax, Reduction::SumSquares, Reduction::ArgMaxAbs];
 const KERNEL_OPS: [ReduceOp; 7] = [ReduceOp::Sum, ReduceOp::Min, ReduceOp::Max, ReduceOp::ArgMin, ReduceOp::ArgMax, ReduceOp::SumSquares, ReduceOp::ArgMaxAbs];
 
 /// Sums are double-f32 all the way (TwoSum per element, compensated partials), so the only
@@ -156,10 +157,13 @@ fn sum_is_compensated() {
         let mut rec = Recording::new(gpu());
         rec.set_poison(true);
         let xb = rec.upload_f32(&a.view()).unwrap();
-        let cases: Vec<_> = axes(dims.len()).into_iter().map(|axis| {
-            let y = reduce::record(&mut rec, xb, Reduction::Sum, axis).unwrap();
-            (axis, rec.download(y))
-        }).collect();
+        let cases: Vec<_> = axes(dims.len())
+            .into_iter()
+            .map(|axis| {
+                let y = reduce::record(&mut rec, xb, Reduction::Sum, axis).unwrap();
+                (axis, rec.download(y))
+            })
+            .collect();
         let results = rec.run().unwrap();
         for (axis, d) in cases {
             let want = cpu::reduce(&a.view(), Reduction::Sum, axis).unwrap();

@@ -153,10 +153,18 @@ fn one_reference_many_moving_images() {
     for (k, shift) in [[3isize, -4], [-17, 20], [0, 0], [18, -20]].iter().enumerate() {
         let moving = roll(&reference.mapv(|v| v as f64), shift).mapv(|v| v as f32);
         let got = correlator.register(&moving.view()).unwrap();
-        let wrapped: Vec<f64> = shift.iter().zip(&dims).map(|(&s, &n)| {
-            let s = (-s).rem_euclid(n as isize);
-            if s > n as isize / 2 { (s - n as isize) as f64 } else { s as f64 }
-        }).collect();
+        let wrapped: Vec<f64> = shift
+            .iter()
+            .zip(&dims)
+            .map(|(&s, &n)| {
+                let s = (-s).rem_euclid(n as isize);
+                if s > n as isize / 2 {
+                    (s - n as isize) as f64
+                } else {
+                    s as f64
+                }
+            })
+            .collect();
         assert_eq!(got.shift, wrapped, "moving image {k}");
         assert!(got.error.unwrap() < 1e-3, "an exact roll: error {:?}", got.error);
     }
@@ -187,7 +195,6 @@ fn bad_input_is_refused_and_empty_images_have_no_error() {
         assert_eq!(got.error, None);
     }
 }
-
 
 // skimage.registration.phase_cross_correlation(fftn(reference), fftn(moving), space="fourier"),
 // scikit-image 0.26.0, the spectra computed in f64 and rounded to complex64: the golden images
@@ -252,8 +259,26 @@ const GOLDEN_MAPS: &[GoldenMap] = &[
     (11, &[39, 33], 1.0, &[(0, 0.0), (214, -0.12684908509254456), (429, 0.0), (643, 0.02667910046875477), (857, 0.0), (1072, 0.288280725479126), (1286, 0.0)]),
     (12, &[31, 31], 0.3261425793170929, &[(0, 0.0), (160, 0.0), (320, 0.0), (480, -0.0028185457922518253), (640, 0.0), (800, 0.0), (960, 0.0)]),
     (13, &[17, 21, 15], 1.0, &[(0, 0.0), (892, 0.0), (1785, 0.0), (2677, 0.0018043421441689134), (3569, 0.0), (4462, 0.0), (5354, 0.0)]),
-    (14, &[59], 0.9999985098838806, &[(0, 0.0), (10, 0.0), (19, 0.42627912759780884), (29, -0.16233187913894653), (39, -0.22296522557735443), (48, 0.984946072101593), (58, 0.0)]),
-    (15, &[23, 25], 0.9999995827674866, &[(0, 0.0), (96, -0.20882035791873932), (191, 0.11015141755342484), (287, 0.9999995827674866), (383, -0.012998715974390507), (478, 0.15405809879302979), (574, 0.0)]),
+    (
+        14,
+        &[59],
+        0.9999985098838806,
+        &[(0, 0.0), (10, 0.0), (19, 0.42627912759780884), (29, -0.16233187913894653), (39, -0.22296522557735443), (48, 0.984946072101593), (58, 0.0)],
+    ),
+    (
+        15,
+        &[23, 25],
+        0.9999995827674866,
+        &[
+            (0, 0.0),
+            (96, -0.20882035791873932),
+            (191, 0.11015141755342484),
+            (287, 0.9999995827674866),
+            (383, -0.012998715974390507),
+            (478, 0.15405809879302979),
+            (574, 0.0),
+        ],
+    ),
 ];
 
 #[test]
@@ -343,7 +368,10 @@ fn record_form_registers_several_images_in_one_submission() {
     let movings: Vec<ArrayD<f32>> = shifts.iter().map(|s| roll(&reference.mapv(|v| v as f64), s).mapv(|v| v as f32)).collect();
     let mut rec = lucent::Recording::new(gpu);
     let r = rec.upload_f32(&reference.view()).unwrap();
-    let spectrum = lucent::fft::FftPlan::cached(gpu, &dims, &[0, 1], lucent::fft::Transform::RealForward, lucent::fft::Norm::Backward).unwrap().record(&mut rec, r).unwrap();
+    let spectrum = lucent::fft::FftPlan::cached(gpu, &dims, &[0, 1], lucent::fft::Transform::RealForward, lucent::fft::Norm::Backward)
+        .unwrap()
+        .record(&mut rec, r)
+        .unwrap();
     let peaks: Vec<_> = movings
         .iter()
         .map(|m| {

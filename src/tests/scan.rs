@@ -130,9 +130,9 @@ fn summed_area_tables_2d_and_3d() {
         (&[3, 2_000], 2),
         (&[5, 7, 11], 3),
         (&[9, 1, 13], 3),
-        (&[5, 7, 11], 2),       // batched 2D
-        (&[3, 5, 7, 9], 2),     // batched 4D
-        (&[2, 13, 17, 19], 3),  // batched 3D
+        (&[5, 7, 11], 2),      // batched 2D
+        (&[3, 5, 7, 9], 2),    // batched 4D
+        (&[2, 13, 17, 19], 3), // batched 3D
     ];
     for &(dims, n) in cases {
         for positive in [false, true] {

@@ -56,7 +56,13 @@ fn spikes_and_weak_peaks_are_replaced() {
     let found = stripes::register_volume_reference(&series.reference.view(), &series.moving[0].view(), &StripeRegistration::default(), &mut |_, _| {}).unwrap();
     for b in &found.bscans[20..24] {
         assert_ne!(b.status, Status::Ok, "noise B-scan {} kept as measured: {:?}", b.bscan, b.shift);
-        assert!((0..3).all(|a| (b.shift[a] - series.truth[0][b.bscan][a]).abs() <= 1.0), "B-scan {} interpolated to {:?}, truth {:?}", b.bscan, b.shift, series.truth[0][b.bscan]);
+        assert!(
+            (0..3).all(|a| (b.shift[a] - series.truth[0][b.bscan][a]).abs() <= 1.0),
+            "B-scan {} interpolated to {:?}, truth {:?}",
+            b.bscan,
+            b.shift,
+            series.truth[0][b.bscan]
+        );
     }
     assert!(within_one(&found.bscans, &series.truth[0]) >= 0.95);
 }
@@ -68,7 +74,11 @@ fn shifted_rows(reference: &Array3<f32>, shifts: &[[i64; 3]]) -> Array3<f32> {
         let [dy, dz, dx] = shifts[j];
         let (y, z, x) = (j as i64 + dy, z as i64 + dz, x as i64 + dx);
         let inside = (0..slow as i64).contains(&y) && (0..depth as i64).contains(&z) && (0..width as i64).contains(&x);
-        if inside { reference[[y as usize, z as usize, x as usize]] } else { 0.0 }
+        if inside {
+            reference[[y as usize, z as usize, x as usize]]
+        } else {
+            0.0
+        }
     })
 }
 
@@ -199,7 +209,6 @@ fn bad_input_is_refused() {
     assert!(matches!(stripes::apply(gpu, &m, &shifts, 2), Err(Error::Invalid(_))));
     assert!(matches!(stripes::average(&[]), Err(Error::Empty(_))));
 }
-
 
 #[test]
 fn small_volumes_register_without_panics() {

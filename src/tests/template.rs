@@ -99,12 +99,42 @@ fn reference_equals_scikit_image() {
     // scikit-image 0.26: (pad_input, mode, probes (index, value), sum of the response).
     type Case = (bool, PadMode, [(&'static [usize], f64); 4], f64);
     let cases: [Case; 6] = [
-        (false, PadMode::Constant(0.0), [(&[0, 0], 0.6913176614415073), (&[2, 5], 0.10321098587549309), (&[5, 8], -0.2235887023962541), (&[4, 7], -0.2800336302635908)], -5.0776887902948475),
-        (true, PadMode::Constant(0.75), [(&[0, 0], -0.05136459834986873), (&[2, 5], -0.45594197911699696), (&[8, 10], 0.37761419309311367), (&[4, 7], 0.7589874052693334)], 0.37872469734717007),
-        (true, PadMode::Edge, [(&[0, 0], 0.050417447129053924), (&[2, 5], -0.45594197911699497), (&[8, 10], 0.11157278186965386), (&[4, 7], 0.7589874052693347)], -2.6723983484311646),
-        (true, PadMode::Reflect, [(&[0, 0], -0.39949731357018126), (&[2, 5], -0.4559419791169967), (&[8, 10], 0.27141711939004637), (&[4, 7], 0.7589874052693336)], -2.275305136291089),
-        (true, PadMode::Symmetric, [(&[0, 0], -0.28003398628974285), (&[2, 5], -0.4559419791169966), (&[8, 10], 0.11157278186965386), (&[4, 7], 0.7589874052693345)], -3.050685431857784),
-        (true, PadMode::Wrap, [(&[0, 0], -0.14038925416122164), (&[2, 5], -0.4559419791169957), (&[8, 10], 0.3764459666071838), (&[4, 7], 0.7589874052693328)], 0.0814768266510551),
+        (
+            false,
+            PadMode::Constant(0.0),
+            [(&[0, 0], 0.6913176614415073), (&[2, 5], 0.10321098587549309), (&[5, 8], -0.2235887023962541), (&[4, 7], -0.2800336302635908)],
+            -5.0776887902948475,
+        ),
+        (
+            true,
+            PadMode::Constant(0.75),
+            [(&[0, 0], -0.05136459834986873), (&[2, 5], -0.45594197911699696), (&[8, 10], 0.37761419309311367), (&[4, 7], 0.7589874052693334)],
+            0.37872469734717007,
+        ),
+        (
+            true,
+            PadMode::Edge,
+            [(&[0, 0], 0.050417447129053924), (&[2, 5], -0.45594197911699497), (&[8, 10], 0.11157278186965386), (&[4, 7], 0.7589874052693347)],
+            -2.6723983484311646,
+        ),
+        (
+            true,
+            PadMode::Reflect,
+            [(&[0, 0], -0.39949731357018126), (&[2, 5], -0.4559419791169967), (&[8, 10], 0.27141711939004637), (&[4, 7], 0.7589874052693336)],
+            -2.275305136291089,
+        ),
+        (
+            true,
+            PadMode::Symmetric,
+            [(&[0, 0], -0.28003398628974285), (&[2, 5], -0.4559419791169966), (&[8, 10], 0.11157278186965386), (&[4, 7], 0.7589874052693345)],
+            -3.050685431857784,
+        ),
+        (
+            true,
+            PadMode::Wrap,
+            [(&[0, 0], -0.14038925416122164), (&[2, 5], -0.4559419791169957), (&[8, 10], 0.3764459666071838), (&[4, 7], 0.7589874052693328)],
+            0.0814768266510551,
+        ),
     ];
     for (pad_input, mode, probes, sum) in cases {
         let how = TemplateMatch { pad_input, mode };
@@ -120,8 +150,18 @@ fn reference_equals_scikit_image() {
     let t = f(&[3, 2, 4], |i| (0.7 * i[0] as f64 - 0.4 * (i[1] * i[2]) as f64).cos() + 0.2 * i[2] as f64);
     type Case3 = (bool, PadMode, [(&'static [usize], f64); 3], f64);
     let cases: [Case3; 2] = [
-        (false, PadMode::Constant(0.0), [(&[0, 0, 0], -0.7734075518935171), (&[2, 3, 1], -0.15284725392746001), (&[4, 6, 2], -0.11911313133846854)], -18.56301896273052),
-        (true, PadMode::Symmetric, [(&[0, 0, 0], -0.4888553454340276), (&[2, 3, 1], -0.33831102436725663), (&[6, 7, 5], -0.22073209646318806)], -65.08983893159193),
+        (
+            false,
+            PadMode::Constant(0.0),
+            [(&[0, 0, 0], -0.7734075518935171), (&[2, 3, 1], -0.15284725392746001), (&[4, 6, 2], -0.11911313133846854)],
+            -18.56301896273052,
+        ),
+        (
+            true,
+            PadMode::Symmetric,
+            [(&[0, 0, 0], -0.4888553454340276), (&[2, 3, 1], -0.33831102436725663), (&[6, 7, 5], -0.22073209646318806)],
+            -65.08983893159193,
+        ),
     ];
     for (pad_input, mode, probes, sum) in cases {
         let how = TemplateMatch { pad_input, mode };
@@ -192,10 +232,13 @@ fn finds_the_template_and_its_copies() {
         }
     }
     let got = gpu_match(&image, &t, &TemplateMatch::default());
-    let mut found: Vec<Vec<usize>> = template::peaks(&got.view(), 3, 5).into_iter().map(|(at, v)| {
-        assert!(v > 0.999, "{at:?}: {v}");
-        at
-    }).collect();
+    let mut found: Vec<Vec<usize>> = template::peaks(&got.view(), 3, 5)
+        .into_iter()
+        .map(|(at, v)| {
+            assert!(v > 0.999, "{at:?}: {v}");
+            at
+        })
+        .collect();
     found.sort();
     assert_eq!(found, places.iter().map(|p| p.to_vec()).collect::<Vec<_>>());
     // With pad_input the peak is at the template's centre.
@@ -230,7 +273,6 @@ fn bad_input_is_an_error() {
     assert_eq!(PadMode::parse("constant", 0.5).unwrap(), PadMode::Constant(0.5));
 }
 
-
 #[test]
 fn window_sums_in_double_single_keep_48_bits() {
     // Values 1000 + [0, 1): f32 sums of a window would keep ~7 digits, the pairs keep ~14. Outputs
@@ -250,12 +292,18 @@ fn window_sums_in_double_single_keep_48_bits() {
             out[axis] -= m - 1;
             assert_eq!(hi.shape(), out.as_slice());
             for (at, &h) in hi.indexed_iter() {
-                let want: f64 = (0..m).map(|j| {
-                    let mut i = at.as_array_view().to_vec();
-                    i[axis] += j;
-                    let v = x[IxDyn(&i)] as f64;
-                    if squares { v * v } else { v }
-                }).sum();
+                let want: f64 = (0..m)
+                    .map(|j| {
+                        let mut i = at.as_array_view().to_vec();
+                        i[axis] += j;
+                        let v = x[IxDyn(&i)] as f64;
+                        if squares {
+                            v * v
+                        } else {
+                            v
+                        }
+                    })
+                    .sum();
                 let got = h as f64 + lo[&at] as f64;
                 assert!((got - want).abs() <= 1e-12 * want.abs(), "axis {axis} squares {squares} at {at:?}: {got} vs {want}");
             }

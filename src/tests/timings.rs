@@ -25,8 +25,8 @@ use lucent::fft::{self, cpu as fft_cpu, plan, Norm, Transform};
 use lucent::ops::convolve::{self, split, Mode};
 use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions};
 use lucent::ops::deconvolve::{self, cpu as rl_cpu, RlOptions};
-use lucent::GpuOptions;
 use lucent::Gpu;
+use lucent::GpuOptions;
 use ndarray::{ArrayD, Axis, IxDyn};
 
 /// The median milliseconds of `reps` calls of `f` after two warm-up calls.
@@ -62,7 +62,6 @@ fn api_calls() {
     println!("richardson_lucy 256^3 psf 31^3 10 it: {:.3} ms", median_ms(5, || drop(lucent::restoration::richardson_lucy(g, &volume, &psf, 10, &o).unwrap())));
 }
 
-
 /// The full accuracy sweep of the FFT issue (was tests/it/fft.rs, `--ignored`).
 #[test]
 #[ignore = "a timing, run by hand on a GPU"]
@@ -85,9 +84,19 @@ fn fft_sweep() {
             let want = fft_cpu::c2c(&to64(&x), &[1], inverse, Norm::Backward);
             let e = errors(&flat_c(&got), &flat_c64(&want));
             let bluestein = uses_bluestein(gpu(), &[1, n], &[1], Transform::Forward);
-            let class = if bluestein { "bluestein" } else if plan::factor(n, gpu().options().tuning).is_none() { "rader" } else if n.is_power_of_two() { "pow2" } else { "smooth" };
+            let class = if bluestein {
+                "bluestein"
+            } else if plan::factor(n, gpu().options().tuning).is_none() {
+                "rader"
+            } else if n.is_power_of_two() {
+                "pow2"
+            } else {
+                "smooth"
+            };
             let w = worst.entry(class).or_insert((0.0f64, 0.0f64, 0usize));
-            if e.rel_l2 > w.0 { *w = (e.rel_l2, w.1, n); }
+            if e.rel_l2 > w.0 {
+                *w = (e.rel_l2, w.1, n);
+            }
             w.1 = w.1.max(e.rel_max);
             if !inverse && [64, 1000, 1024, 4096, 257, 509, 1021, 4093, 2039, 1 << 16, 1 << 20].contains(&n) {
                 println!("lucent_accuracy n={n} rel_l2={:.3e} rel_max={:.3e}", e.rel_l2, e.rel_max);
@@ -119,11 +128,15 @@ fn split_host() {
                 re.mapv(|v| num_complex::Complex32::new(v, 0.5 * v))
             })
             .collect();
-        let best = |f: &mut dyn FnMut()| (0..3).map(|_| {
-            let t = std::time::Instant::now();
-            f();
-            t.elapsed().as_secs_f64() * 1e3
-        }).fold(f64::INFINITY, f64::min);
+        let best = |f: &mut dyn FnMut()| {
+            (0..3)
+                .map(|_| {
+                    let t = std::time::Instant::now();
+                    f();
+                    t.elapsed().as_secs_f64() * 1e3
+                })
+                .fold(f64::INFINITY, f64::min)
+        };
         let mut out = ArrayD::<f32>::zeros(IxDyn(&g.out));
         // Groups of 1 (the old pipeline), 3 (one GPU, two parts in flight), 5 (two GPUs).
         for group in [1, 3, 5] {
@@ -167,8 +180,17 @@ fn rl_tiles() {
     let want = whole.estimate.mapv(|v| v as f64);
     let spectrum = tiles::spectrum_bytes(x.shape(), p.shape(), opts.boundary).unwrap();
     for fraction in [4, 16] {
-        let small = Gpu::open(&GpuOptions { max_buffer_bytes: Some(spectrum / fraction), ..GpuOptions::from_env().expect("valid LUCENT_* variables") }).unwrap();
-        let r = match tiles::richardson_lucy_tiled(std::slice::from_ref(&small), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, &TileOptions::default(), |_| {}) {
+        let small =
+            Gpu::open(&GpuOptions { max_buffer_bytes: Some(spectrum / fraction), ..GpuOptions::from_env().expect("valid LUCENT_* variables") }).unwrap();
+        let r = match tiles::richardson_lucy_tiled(
+            std::slice::from_ref(&small),
+            &x.view(),
+            &PsfGrid::single(p.view()),
+            iterations,
+            &opts,
+            &TileOptions::default(),
+            |_| {},
+        ) {
             Ok(r) => r,
             Err(e) => {
                 println!("limit 1/{fraction}: {e}");
@@ -179,13 +201,27 @@ fn rl_tiles() {
         let rep = &r.report;
         println!(
             "limit 1/{fraction}: {} tiles of {:?} (guard {:?}), {:.1} ms in all ({:.2}× whole), per tile {:?} ms; vs whole: L2 {l2:.1e}, max {max:.1e}",
-            rep.tiles, rep.window, rep.guard, rep.total_ms, rep.total_ms / whole_ms, rep.tile_ms.iter().map(|v| v.round()).collect::<Vec<_>>()
+            rep.tiles,
+            rep.window,
+            rep.guard,
+            rep.total_ms,
+            rep.total_ms / whole_ms,
+            rep.tile_ms.iter().map(|v| v.round()).collect::<Vec<_>>()
         );
     }
     let grid: Vec<ArrayD<f32>> = (0..16).map(|i| gaussian(&[extent(sigma); 2], &[sigma * (0.8 + 0.03 * i as f64); 2])).collect();
     let views: Vec<_> = grid.iter().map(|g| g.view()).collect();
     let stacked = ndarray::stack(Axis(0), &views).unwrap().into_shape_with_order(IxDyn(&[4, 4, extent(sigma), extent(sigma)])).unwrap();
-    let r = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::new(stacked.view(), [4, 4]).unwrap(), iterations, &opts, &TileOptions::default(), |_| {}).unwrap();
+    let r = tiles::richardson_lucy_tiled(
+        std::slice::from_ref(gpu()),
+        &x.view(),
+        &PsfGrid::new(stacked.view(), [4, 4]).unwrap(),
+        iterations,
+        &opts,
+        &TileOptions::default(),
+        |_| {},
+    )
+    .unwrap();
     println!("4×4 PSF grid: {} tiles of {:?}, {:.1} ms ({:.2}× whole)", r.report.tiles, r.report.window, r.report.total_ms, r.report.total_ms / whole_ms);
 }
 
@@ -219,7 +255,11 @@ fn rl_guard_rule() {
                 let (mut lo, mut hi) = (0, tiles::exact_guard(m, k).min(cap));
                 while lo < hi {
                     let mid = (lo + hi) / 2;
-                    if within(mid) { hi = mid } else { lo = mid + 1 }
+                    if within(mid) {
+                        hi = mid
+                    } else {
+                        lo = mid + 1
+                    }
                 }
                 let r = m as f64 / 2.0;
                 let note = if lo == cap { " (capped)" } else { "" };

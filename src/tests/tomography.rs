@@ -145,7 +145,6 @@ fn bad_input_is_refused() {
     assert!(Filter::parse("butterworth").is_err());
 }
 
-
 #[test]
 fn mlem_equals_the_reference_and_its_kl_divergence_falls() {
     // Poisson counts of the Shepp-Logan phantom's projections (mean ~50 where it is dense).
@@ -184,7 +183,10 @@ fn find_center_finds_a_shifted_rotation_axis() {
         // The f64 reference's search agrees.
         let s = sinogram.mapv(f64::from).insert_axis(Axis(0));
         let (cpu_found, _) = lucent::ops::tomography::find_center(&g, 8.0, |centres| {
-            Ok(centres.iter().map(|&c| cpu::fbp(&s.view(), &Geometry { center: c, ..g.clone() }, Filter::Ramp).index_axis_move(Axis(0), 0).mapv(|v| v as f32).into_dyn()).collect())
+            Ok(centres
+                .iter()
+                .map(|&c| cpu::fbp(&s.view(), &Geometry { center: c, ..g.clone() }, Filter::Ramp).index_axis_move(Axis(0), 0).mapv(|v| v as f32).into_dyn())
+                .collect())
         })
         .unwrap();
         assert!((cpu_found - found).abs() <= 0.1, "GPU {found}, CPU {cpu_found}");

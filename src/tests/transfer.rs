@@ -7,7 +7,7 @@ use common::*;
 
 use lucent::gpu::GpuOptions;
 use lucent::{Gpu, GpuArray, Recording};
-use ndarray::{ArrayD, IxDyn, Slice, Axis};
+use ndarray::{ArrayD, Axis, IxDyn, Slice};
 
 fn small_pieces() -> Gpu {
     open(GpuOptions { stream_piece_bytes: 4096 + 12, ..GpuOptions::from_env().unwrap() })

@@ -7,8 +7,8 @@ use std::process::{Command, Output};
 
 use common::{arr, lucent_cli, rand_array, random_positive, rel_l2};
 use lucent::io;
-use lucent::ndimage::Boundary;
 use lucent::ndimage;
+use lucent::ndimage::Boundary;
 use lucent::restoration::{cpu as rl_cpu, RlOptions};
 use lucent::signal::{self, Mode};
 
@@ -103,7 +103,8 @@ fn convolve_many_inputs_with_one_kernel() {
     let out = dir.path("blurred");
     std::fs::create_dir_all(&out).unwrap();
     let p: Vec<PathBuf> = (0..3).map(|i| dir.path(&format!("x{i}.npy"))).collect();
-    let run = lucent(&["convolve", s(&p[0]), s(&p[1]), s(&p[2]), s(&dir.path("k.npy")), "-o", s(&out), "--mode", "same", "--method", "fft", "--json", "--quiet"]);
+    let run =
+        lucent(&["convolve", s(&p[0]), s(&p[1]), s(&p[2]), s(&dir.path("k.npy")), "-o", s(&out), "--mode", "same", "--method", "fft", "--json", "--quiet"]);
     assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
     let reports = json_lines(&run);
     assert_eq!(reports.len(), 3);

@@ -1,9 +1,9 @@
 //! The CLI of convolve: the commands run on files, their reports and refusals.
 
-use lucent::ndimage::{self, Boundary};
-use lucent::signal::{self, Mode};
 use crate::common;
 use common::*;
+use lucent::ndimage::{self, Boundary};
+use lucent::signal::{self, Mode};
 use ndarray::ArrayD;
 const TOL: f64 = 1e-6;
 
@@ -35,7 +35,21 @@ fn cli_convolve_and_filter() {
     // Filters: a Gaussian on the GPU, a kernel convolution with a constant boundary on the CPU.
     lucent_json(&["filter", &path("a.npy"), "-o", &path("g.npy"), "--gaussian", "1.5,0.8", "--boundary", "nearest"], &[]);
     check(&read("g.npy"), &ndimage::cpu::gaussian_filter(&a64, &[1.5f32 as f64, 0.8f32 as f64], Boundary::Nearest), TOL, "cli gaussian");
-    let args = ["--device", "cpu", "filter", &path("a.npy"), "-o", &path("c.npy"), "--kernel", &path("k.npy"), "--convolve", "--boundary", "constant", "--cval", "-0.25"];
+    let args = [
+        "--device",
+        "cpu",
+        "filter",
+        &path("a.npy"),
+        "-o",
+        &path("c.npy"),
+        "--kernel",
+        &path("k.npy"),
+        "--convolve",
+        "--boundary",
+        "constant",
+        "--cval",
+        "-0.25",
+    ];
     lucent_json(&args, &[]);
     check(&read("c.npy"), &ndimage::cpu::convolve(&a64, &k64, Boundary::Constant(-0.25)), TOL, "cli convolve filter");
 

@@ -1,8 +1,8 @@
 //! The CLI of convolve split: the commands run on files, their reports and refusals.
 
-use lucent::signal::{self, Mode};
 use crate::common;
 use common::*;
+use lucent::signal::{self, Mode};
 use ndarray::ArrayD;
 const TOL: f64 = 1e-6;
 

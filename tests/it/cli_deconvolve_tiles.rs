@@ -1,9 +1,9 @@
 //! The CLI of deconvolve tiles: the commands run on files, their reports and refusals.
 
-use lucent::restoration::{cpu, PsfGrid, RlOptions, TileOptions};
 use crate::common;
 use common::specimens::*;
 use common::*;
+use lucent::restoration::{cpu, PsfGrid, RlOptions, TileOptions};
 use ndarray::{ArrayD, Axis, IxDyn};
 use rand::Rng;
 
@@ -66,7 +66,10 @@ fn cli_psf_grid_and_automatic_tiles() {
     // One PSF and a device the image does not fit: tiles without being asked.
     let single = path("psf.npy");
     lucent::io::write_real(&single, &psfs.index_axis(Axis(0), 0).index_axis(Axis(0), 0)).unwrap();
-    let report = run_ok(&["deconvolve", &input, "--psf", &single, "-o", &output, "-n", "2"], &[("LUCENT_MAX_BUFFER_BYTES", "4096"), ("LUCENT_DEVICE_MEMORY_BYTES", "32768")]);
+    let report = run_ok(
+        &["deconvolve", &input, "--psf", &single, "-o", &output, "-n", "2"],
+        &[("LUCENT_MAX_BUFFER_BYTES", "4096"), ("LUCENT_DEVICE_MEMORY_BYTES", "32768")],
+    );
     let tiles = report["details"]["tiles"].as_u64().unwrap();
     assert!(tiles > 1, "{report}");
     assert!(report["details"]["guard"].is_array(), "{report}");

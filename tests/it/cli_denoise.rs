@@ -1,8 +1,8 @@
 //! The CLI of denoise: the commands run on files, their reports and refusals.
 
-use lucent::denoise::cpu;
 use crate::common;
 use common::*;
+use lucent::denoise::cpu;
 use lucent::denoise::Options;
 use ndarray::ArrayD;
 
@@ -37,11 +37,13 @@ fn the_cli_denoises_npy_and_tiff_series_on_the_gpu_and_the_cpu() {
     let got = lucent::io::read_real(path("cpu.npy")).unwrap();
     assert!(rel(&got, &want) < 1e-6, "{}", rel(&got, &want));
     // TIFF volumes as time points: the same as the .npy series.
-    let frames: Vec<String> = (0..3).map(|t| {
-        let p = path(&format!("t{t}.tif"));
-        lucent::io::write_real(&p, &x.index_axis(ndarray::Axis(0), t).to_owned().view()).unwrap();
-        p
-    }).collect();
+    let frames: Vec<String> = (0..3)
+        .map(|t| {
+            let p = path(&format!("t{t}.tif"));
+            lucent::io::write_real(&p, &x.index_axis(ndarray::Axis(0), t).to_owned().view()).unwrap();
+            p
+        })
+        .collect();
     let mut args: Vec<&str> = vec!["denoise"];
     args.extend(frames.iter().map(|s| s.as_str()));
     let tiff_out = path("tiff.npy");

@@ -106,7 +106,10 @@ fn split_and_tiles_beyond_host_memory_are_refused() {
     };
     says_all(&["--device", "gpu", "convolve", x, k, "-o", o, "--mode", "same", "--parts", "2"], "the split convolution of [40, 40] with [16, 16] (2 parts");
     for device in ["gpu", "cpu"] {
-        says_all(&["--device", device, "deconvolve", x, "--psf", psfs, "--psf-grid", "2,2", "-o", o, "-n", "2"], "tiled Richardson-Lucy of [40, 40] in 4 tiles");
+        says_all(
+            &["--device", device, "deconvolve", x, "--psf", psfs, "--psf-grid", "2,2", "-o", o, "-n", "2"],
+            "tiled Richardson-Lucy of [40, 40] in 4 tiles",
+        );
     }
     // A budget that holds them runs both.
     for args in [

@@ -41,7 +41,14 @@ fn complex_transforms_match_the_reference() {
     let (input, output) = (dir.path().join("x.npy"), dir.path().join("y.npy"));
     let cases = [
         ComplexCase { dims: &[3, 5, 7], args: &[], axes: &[0, 1, 2], inverse: false, norm: Norm::Backward, device: "gpu" },
-        ComplexCase { dims: &[2, 3, 4, 5], args: &["--inverse", "--axes", "0,-1", "--norm", "ortho"], axes: &[0, 3], inverse: true, norm: Norm::Ortho, device: "gpu" },
+        ComplexCase {
+            dims: &[2, 3, 4, 5],
+            args: &["--inverse", "--axes", "0,-1", "--norm", "ortho"],
+            axes: &[0, 3],
+            inverse: true,
+            norm: Norm::Ortho,
+            device: "gpu",
+        },
         ComplexCase { dims: &[11, 6], args: &["--axes=1", "--norm", "forward"], axes: &[1], inverse: false, norm: Norm::Forward, device: "cpu" },
     ];
     for ComplexCase { dims, args: extra, axes, inverse, norm, device } in cases {

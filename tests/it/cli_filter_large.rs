@@ -1,12 +1,11 @@
 //! The CLI of filter large: the commands run on files, their reports and refusals.
 
-
 use crate::common;
 use common::*;
-use std::time::{Duration, Instant};
 use lucent::ndimage::{self, Boundary};
 use lucent::Error;
 use ndarray::ArrayD;
+use std::time::{Duration, Instant};
 const TOL: f64 = 4e-6;
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {

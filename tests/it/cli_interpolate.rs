@@ -1,9 +1,9 @@
 //! The CLI of interpolate: the commands run on files, their reports and refusals.
 
-use lucent::ndimage::{cpu, AffineMap, Sampler, Sampling};
 use crate::common;
 use common::*;
 use lucent::ndimage::{self, SplineMode};
+use lucent::ndimage::{cpu, AffineMap, Sampler, Sampling};
 use ndarray::{ArrayD, IxDyn};
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
@@ -72,9 +72,15 @@ fn cli_resample() {
     let m64 = m.mapv(|v| v as f64);
     let cases: Vec<(Vec<&str>, ArrayD<f64>)> = vec![
         (vec!["--shift", "-4.7,2"], cpu::map_coordinates(&x64, &at(ndimage::shift_map(&[13, 17], &[-4.7, 2.0]).unwrap()), &how(3, SplineMode::Constant))),
-        (vec!["--shift=-4.7,2", "--mode", "nearest"], cpu::map_coordinates(&x64, &at(ndimage::shift_map(&[13, 17], &[-4.7, 2.0]).unwrap()), &how(3, SplineMode::Nearest))),
+        (
+            vec!["--shift=-4.7,2", "--mode", "nearest"],
+            cpu::map_coordinates(&x64, &at(ndimage::shift_map(&[13, 17], &[-4.7, 2.0]).unwrap()), &how(3, SplineMode::Nearest)),
+        ),
         (vec!["--zoom", "1.6", "--order", "1"], cpu::map_coordinates(&x64, &at(ndimage::zoom_map(&[13, 17], &[1.6]).unwrap()), &how(1, SplineMode::Constant))),
-        (vec!["--rotate", "-30", "--reshape", "--mode", "mirror"], cpu::map_coordinates(&x64, &at(ndimage::rotate_map(&[13, 17], -30.0, [1, 0], true).unwrap()), &how(3, SplineMode::Mirror))),
+        (
+            vec!["--rotate", "-30", "--reshape", "--mode", "mirror"],
+            cpu::map_coordinates(&x64, &at(ndimage::rotate_map(&[13, 17], -30.0, [1, 0], true).unwrap()), &how(3, SplineMode::Mirror)),
+        ),
         (
             vec!["--affine", "M", "--offset", "0.4,-0.8", "--output-shape", "9,20", "--mode", "grid-wrap"],
             cpu::map_coordinates(&x64, &ndimage::coordinates(&AffineMap::new(&m64.view(), &[0.4, -0.8], 2).unwrap(), &[9, 20]), &how(3, SplineMode::GridWrap)),
@@ -82,7 +88,14 @@ fn cli_resample() {
         (vec!["--coordinates", "C", "--mode", "reflect", "--order", "0"], cpu::map_coordinates(&x64, &c.mapv(|v| v as f64), &how(0, SplineMode::Reflect))),
     ];
     for (extra, want) in cases {
-        let extra: Vec<String> = extra.iter().map(|a| match *a { "M" => path("m.npy"), "C" => path("c.npy"), a => a.to_string() }).collect();
+        let extra: Vec<String> = extra
+            .iter()
+            .map(|a| match *a {
+                "M" => path("m.npy"),
+                "C" => path("c.npy"),
+                a => a.to_string(),
+            })
+            .collect();
         for device in ["auto", "cpu"] {
             let (input, output) = (path("x.npy"), path("y.npy"));
             let args: Vec<&str> = ["--device", device, "resample", &input, "-o", &output].into_iter().chain(extra.iter().map(String::as_str)).collect();

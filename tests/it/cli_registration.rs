@@ -1,8 +1,8 @@
 //! The CLI of registration: the commands run on files, their reports and refusals.
 
-use lucent::registration::cpu;
 use crate::common;
 use common::*;
+use lucent::registration::cpu;
 use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex64;
 
@@ -33,7 +33,8 @@ fn cli_register() {
     // The same images as their spectra, in Fourier space.
     let spectrum = |x: &ArrayD<f32>| {
         let axes = [0usize, 1];
-        lucent::fft::cpu::c2c(&x.mapv(|v| Complex64::new(v as f64, 0.0)), &axes, false, lucent::fft::Norm::Backward).mapv(|v| num_complex::Complex32::new(v.re as f32, v.im as f32))
+        lucent::fft::cpu::c2c(&x.mapv(|v| Complex64::new(v as f64, 0.0)), &axes, false, lucent::fft::Norm::Backward)
+            .mapv(|v| num_complex::Complex32::new(v.re as f32, v.im as f32))
     };
     lucent::io::write_complex(path("R.npy"), &spectrum(&reference).view()).unwrap();
     lucent::io::write_complex(path("M.npy"), &spectrum(&moving).view()).unwrap();
@@ -44,17 +45,42 @@ fn cli_register() {
     // Masked: the shift of the masked correlation, on both devices.
     let mask = ArrayD::from_shape_vec(IxDyn(&[24, 31]), random(24 * 31).iter().map(|&v| if v > -0.5 { 1.0f32 } else { 0.0 }).collect()).unwrap();
     lucent::io::write_real(path("mask.npy"), &mask.view()).unwrap();
-    let want = cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &mask.mapv(|v| v != 0.0), &mask.mapv(|v| v != 0.0), 0.3, 1.0);
+    let want = cpu::masked_phase_cross_correlation(
+        &reference.mapv(|v| v as f64),
+        &moving.mapv(|v| v as f64),
+        &mask.mapv(|v| v != 0.0),
+        &mask.mapv(|v| v != 0.0),
+        0.3,
+        1.0,
+    );
     for device in ["auto", "cpu"] {
-        let out = lucent_json(&["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy")], &[]);
+        let out = lucent_json(
+            &["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy")],
+            &[],
+        );
         assert_eq!(out["details"]["shift"], serde_json::json!(want), "masked, {device}: {out}");
         assert!(out["details"]["error"].is_null(), "{out}");
     }
     // Masked with --upsample: refined below a sample, in quarters, the same on both devices.
-    let shifts: Vec<serde_json::Value> = ["auto", "cpu"].iter().map(|device| {
-        let args = ["--device", device, "register", &path("r.npy"), &path("m.npy"), "--reference-mask", &path("mask.npy"), "--moving-mask", &path("mask.npy"), "--upsample", "4"];
-        lucent_json(&args, &[])["details"]["shift"].clone()
-    }).collect();
+    let shifts: Vec<serde_json::Value> = ["auto", "cpu"]
+        .iter()
+        .map(|device| {
+            let args = [
+                "--device",
+                device,
+                "register",
+                &path("r.npy"),
+                &path("m.npy"),
+                "--reference-mask",
+                &path("mask.npy"),
+                "--moving-mask",
+                &path("mask.npy"),
+                "--upsample",
+                "4",
+            ];
+            lucent_json(&args, &[])["details"]["shift"].clone()
+        })
+        .collect();
     assert_eq!(shifts[0], shifts[1], "masked --upsample 4: GPU and CPU");
     for (got, whole) in shifts[0].as_array().unwrap().iter().zip(&want) {
         let got = got.as_f64().unwrap();

@@ -1,8 +1,8 @@
 //! The CLI of template: the commands run on files, their reports and refusals.
 
-use lucent::registration::{self, PadMode, TemplateMatch};
 use crate::common;
 use common::*;
+use lucent::registration::{self, PadMode, TemplateMatch};
 use ndarray::{ArrayD, IxDyn};
 
 fn max_abs_diff(got: &ArrayD<f32>, want: &ArrayD<f64>) -> f64 {
@@ -25,7 +25,8 @@ fn cli_writes_the_map_and_prints_peaks() {
     let want = registration::cpu::match_template(&image.mapv(|v| v as f64), &t.mapv(|v| v as f64), &how).unwrap();
     for device in ["auto", "cpu"] {
         let (i, tp, o) = (path("image.npy"), path("t.npy"), path("map.npy"));
-        let report = lucent_json(&["--device", device, "match", &i, &tp, "-o", &o, "--pad-input", "--mode", "symmetric", "--peaks", "2", "--min-distance", "4"], &[]);
+        let report =
+            lucent_json(&["--device", device, "match", &i, &tp, "-o", &o, "--pad-input", "--mode", "symmetric", "--peaks", "2", "--min-distance", "4"], &[]);
         let map = lucent::io::read_real(&o).unwrap();
         assert!(max_abs_diff(&map, &want) <= 1e-4, "{device}");
         assert_eq!(report["details"]["peaks"][0]["index"], serde_json::json!([23, 12]), "{device}: {report}");

@@ -21,9 +21,13 @@ fn cli_phantom_radon_fbp_backproject() {
     assert!(phantom.iter().zip(want.iter()).all(|(&a, &b)| a == b as f32));
     let mut results = Vec::new();
     for device in ["auto", "cpu"] {
-        let out = lucent_json(&["--device", device, "radon", &path("p.npy"), "-o", &path("s.npy"), "--angles", "60", "--detectors", "53", "--center", "26.5"], &[]);
+        let out =
+            lucent_json(&["--device", device, "radon", &path("p.npy"), "-o", &path("s.npy"), "--angles", "60", "--detectors", "53", "--center", "26.5"], &[]);
         assert_eq!(out["shape_out"], serde_json::json!([60, 53]), "{out}");
-        lucent_json(&["--device", device, "fbp", &path("s.npy"), "-o", &path(&format!("f-{device}.npy")), "--size", "48", "--center", "26.5", "--filter", "hamming"], &[]);
+        lucent_json(
+            &["--device", device, "fbp", &path("s.npy"), "-o", &path(&format!("f-{device}.npy")), "--size", "48", "--center", "26.5", "--filter", "hamming"],
+            &[],
+        );
         lucent_json(&["--device", device, "backproject", &path("s.npy"), "-o", &path(&format!("b-{device}.npy")), "--size", "48", "--center", "26.5"], &[]);
         results.push(["f", "b"].map(|k| lucent::io::read_real(path(&format!("{k}-{device}.npy"))).unwrap()));
     }
@@ -32,10 +36,13 @@ fn cli_phantom_radon_fbp_backproject() {
         assert!(rel_l2_of(gpu, &cpu.mapv(f64::from)) <= 1e-5, "GPU and CPU differ ({k})");
     }
     // EM on both devices: the same KL divergences.
-    let kl: Vec<Vec<f64>> = ["auto", "cpu"].iter().map(|device| {
-        let out = lucent_json(&["--device", device, "em", &path("s.npy"), "-o", &path("e.npy"), "-n", "4", "--size", "48", "--center", "26.5"], &[]);
-        out["details"]["kl_divergence"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
-    }).collect();
+    let kl: Vec<Vec<f64>> = ["auto", "cpu"]
+        .iter()
+        .map(|device| {
+            let out = lucent_json(&["--device", device, "em", &path("s.npy"), "-o", &path("e.npy"), "-n", "4", "--size", "48", "--center", "26.5"], &[]);
+            out["details"]["kl_divergence"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect()
+        })
+        .collect();
     assert_eq!(kl[0].len(), 4);
     assert!(kl[0].iter().zip(&kl[1]).all(|(a, b)| (a - b).abs() <= 1e-4 * b.abs()), "{kl:?}");
     // The rotation centre the sinogram was taken with (26.5; the middle of 53 bins is 26).

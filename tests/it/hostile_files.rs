@@ -72,8 +72,7 @@ static ALLOCATOR: Counting = Counting;
 fn read(path: &Path) -> lucent::Result<Loaded> {
     let start = Instant::now();
     LARGEST.with(|c| c.set(0));
-    let result = std::panic::catch_unwind(|| io::read_with_budget(path, BUDGET))
-        .unwrap_or_else(|_| panic!("reading {} panicked", path.display()));
+    let result = std::panic::catch_unwind(|| io::read_with_budget(path, BUDGET)).unwrap_or_else(|_| panic!("reading {} panicked", path.display()));
     let largest = LARGEST.with(Cell::get);
     assert!(largest <= MAX_ALLOCATION, "reading {} allocated {largest} bytes at once", path.display());
     assert!(start.elapsed() < Duration::from_secs(2), "reading {} took {:?}", path.display(), start.elapsed());

@@ -132,8 +132,7 @@ fn npy_reads_every_real_dtype_in_both_byte_orders() {
         let le: Vec<u8> = samples.iter().flat_map(|(b, _)| b.clone()).collect();
         let want: Vec<f32> = samples.iter().map(|s| s.1).collect();
         let size = samples[0].0.len();
-        let orders: &[(&str, Vec<u8>)] =
-            if size == 1 { &[("|", le.clone())] } else { &[("<", le.clone()), (">", swap(&le, size)), ("=", le.clone())] };
+        let orders: &[(&str, Vec<u8>)] = if size == 1 { &[("|", le.clone())] } else { &[("<", le.clone()), (">", swap(&le, size)), ("=", le.clone())] };
         for (order, data) in orders {
             let descr = format!("{order}{code}");
             let file = npy_file(1, &dict(&descr, false, &shape), data);
@@ -184,7 +183,9 @@ fn npy_reads_header_versions_1_2_3_and_loose_headers() {
     let data: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
     let loose = "{\"shape\":(3,2),\"fortran_order\":False,\"descr\":\"<f4\"}   ";
     let old_long = "{'descr': '<f4', 'fortran_order': False, 'shape': (3L, 2L), }";
-    for (version, d) in [(1, dict("<f4", false, &[3, 2])), (2, dict("<f4", false, &[3, 2])), (3, dict("<f4", false, &[3, 2])), (1, loose.into()), (1, old_long.into())] {
+    for (version, d) in
+        [(1, dict("<f4", false, &[3, 2])), (2, dict("<f4", false, &[3, 2])), (3, dict("<f4", false, &[3, 2])), (1, loose.into()), (1, old_long.into())]
+    {
         let Loaded::Real(b) = npy::decode(&npy_file(version, &d, &data)).unwrap() else { panic!("not real") };
         assert_eq!(b, a, "version {version}, {d}");
     }
@@ -374,7 +375,11 @@ fn tiff_by_hand(big_endian: bool, (w, h, rows): (u32, u32, u32), (size, format):
             out.resize(out.len().next_multiple_of(2), 0);
             let at = out.len() as u32;
             values.iter().for_each(|&v| out.extend(u32s(v)));
-            if values.len() == 1 { values[0] } else { at }
+            if values.len() == 1 {
+                values[0]
+            } else {
+                at
+            }
         };
         let (offsets_at, counts_at) = (array(&offsets), array(&counts));
         let n = strips.len() as u32;

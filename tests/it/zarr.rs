@@ -34,7 +34,8 @@ fn write_v2_image(root: &Path, values: &ArrayD<u16>, chunks: &[usize]) -> std::p
         "datasets": [{"path": "0", "coordinateTransformations": [{"type": "scale", "scale": [0.5, 0.1, 0.1]}]}]}]});
     std::fs::write(root.join(".zattrs"), attrs.to_string()).unwrap();
     let shape = values.shape();
-    let zarray = json!({"zarr_format": 2, "shape": shape, "chunks": chunks, "dtype": "<u2", "compressor": null, "fill_value": 0, "order": "C", "filters": null});
+    let zarray =
+        json!({"zarr_format": 2, "shape": shape, "chunks": chunks, "dtype": "<u2", "compressor": null, "fill_value": 0, "order": "C", "filters": null});
     std::fs::write(root.join("0/.zarray"), zarray.to_string()).unwrap();
     let grid: Vec<usize> = shape.iter().zip(chunks).map(|(n, c)| n.div_ceil(*c)).collect();
     for index in ndarray::indices(IxDyn(&grid)) {

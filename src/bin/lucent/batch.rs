@@ -176,7 +176,7 @@ impl Batch<'_> {
 /// budget, computed slab by slab along its slowest axis ([`stream`]).
 pub enum Input {
     Whole(ArrayD<f32>),
-    Rows(io::zarr::Source),
+    Rows(Box<io::zarr::Source>),
 }
 
 /// Host copies of a slab a command holds at once: the slab read, the library's staging of it,
@@ -200,7 +200,7 @@ pub fn read_input(path: &Path) -> Result<Input, Error> {
     let shape = source.shape();
     let bytes = shape.iter().try_fold(4 * SLAB_COPIES, |b, &n| b.checked_mul(n as u64));
     match bytes.is_none_or(|b| b > lucent::host::host_budget_bytes().unwrap_or(u64::MAX)) {
-        true => Ok(Input::Rows(source)),
+        true => Ok(Input::Rows(Box::new(source))),
         false => source.read_rows(0..shape.first().copied().unwrap_or(0)).map(Input::Whole),
     }
 }
@@ -231,7 +231,10 @@ pub fn stream(
         shape_in: shape.clone(),
         shape_out: shape,
         details: json!({ "streamed": streamed, "host_budget_bytes": budget }),
-        summary: format!("{what}, streamed in {} slabs of {} rows ({:?} halo rows; {} bytes a slab at most)", streamed.slabs, streamed.slab_rows, streamed.halo, streamed.peak_slab_bytes),
+        summary: format!(
+            "{what}, streamed in {} slabs of {} rows ({:?} halo rows; {} bytes a slab at most)",
+            streamed.slabs, streamed.slab_rows, streamed.halo, streamed.peak_slab_bytes
+        ),
     })
 }
 
@@ -245,11 +248,7 @@ fn outputs(inputs: &[PathBuf], output: &Path, ext: impl Fn(&Path) -> &'static st
         return Ok(vec![output.to_path_buf()]);
     }
     if !as_dir {
-        return Err(Error::Invalid(format!(
-            "{} inputs need an output directory: -o {}/ (it is created if missing)",
-            inputs.len(),
-            output.display()
-        )));
+        return Err(Error::Invalid(format!("{} inputs need an output directory: -o {}/ (it is created if missing)", inputs.len(), output.display())));
     }
     std::fs::create_dir_all(output).map_err(|e| file_error(output, format!("cannot create the output directory: {e}")))?;
     let mut seen = HashSet::new();

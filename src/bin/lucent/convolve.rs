@@ -164,7 +164,6 @@ fn one(
     })
 }
 
-
 /// A bar over the slabs or parts of a run spread over them (more than one), never with --quiet.
 struct PartsBar<'a> {
     global: &'a Global,
@@ -180,7 +179,9 @@ impl<'a> PartsBar<'a> {
         if total > 1 && !self.global.quiet {
             let bar = self.bar.get_or_init(|| {
                 let bar = ProgressBar::new(total as u64);
-                bar.set_style(ProgressStyle::with_template("convolution {bar:30} {pos}/{len} slabs or parts [{elapsed_precise}, {eta} left]").expect("a valid template"));
+                bar.set_style(
+                    ProgressStyle::with_template("convolution {bar:30} {pos}/{len} slabs or parts [{elapsed_precise}, {eta} left]").expect("a valid template"),
+                );
                 bar
             });
             bar.set_position(done as u64);

@@ -136,12 +136,17 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let more = json!({ "psf": args.psf.display().to_string(), "psf_grid": args.psf_grid, "iterations": args.iterations });
     options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
     let batch = Batch { command: "deconvolve", global, options };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.devices(args.adapters.as_deref()), batch::read_input, |data, input, output, device, stages| {
-        match data {
+    batch.run(
+        &args.inputs,
+        &args.output,
+        batch::real_ext,
+        || global.devices(args.adapters.as_deref()),
+        batch::read_input,
+        |data, input, output, device, stages| match data {
             Input::Whole(image) => one(global, args, (&psfs, &opts), image, (input, output), device, stages),
             Input::Rows(source) => streamed(args, (&psfs, &opts), &source, output, device, stages),
-        }
-    })
+        },
+    )
 }
 
 /// A Zarr input beyond the host memory budget, deconvolved in slabs of rows, each with halos of
@@ -309,8 +314,7 @@ fn progress_bar(global: &Global, iterations: usize) -> ProgressBar {
     // Drawn on stderr, and only when it is a terminal.
     let bar = ProgressBar::new(iterations as u64);
     bar.set_style(
-        ProgressStyle::with_template("Richardson-Lucy {bar:30} {pos}/{len} iterations {msg} [{elapsed_precise}, {eta} left]")
-            .expect("a valid template"),
+        ProgressStyle::with_template("Richardson-Lucy {bar:30} {pos}/{len} iterations {msg} [{elapsed_precise}, {eta} left]").expect("a valid template"),
     );
     bar
 }

@@ -93,9 +93,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         details,
         ..Report::new("demo", report::device(&gpu))
     };
-    lucent::host::write_atomic(&args.out.join("report.json"), |w| {
-        serde_json::to_writer_pretty(&mut *w, &report).map_err(|e| Error::Io(e.into()))
-    })?;
+    lucent::host::write_atomic(&args.out.join("report.json"), |w| serde_json::to_writer_pretty(&mut *w, &report).map_err(|e| Error::Io(e.into())))?;
     let (registration, tomography, denoising) = (&report.details["registration"], &report.details["tomography"], &report.details["denoising"]);
     if global.json {
         report.print();
@@ -113,7 +111,12 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             tomography["relative_l2_error_vs_phantom"]["em"].as_f64().unwrap_or(f64::NAN)
         );
         let db = |k: &str| denoising["psnr_db"][k].as_f64().unwrap_or(f64::NAN);
-        println!("4D denoising of a noisy moving edge: PSNR noisy {:.1} dB, over 3 axes {:.1}, over 4 {:.1}", db("noisy"), db("denoised_3d"), db("denoised_4d"));
+        println!(
+            "4D denoising of a noisy moving edge: PSNR noisy {:.1} dB, over 3 axes {:.1}, over 4 {:.1}",
+            db("noisy"),
+            db("denoised_3d"),
+            db("denoised_4d")
+        );
         println!("wrote {} (panels.png: truth | observed | restored, max projections along z; registration.png: en-face average unregistered | registered | reference; registration_trace.png: shifts found over the truth; tomography.png: phantom | FBP | MLEM; denoise.png: noisy | 3D | 4D | clean)", args.out.display());
         println!(
             "again from the files: lucent deconvolve {} --psf {} -o restored.npy -n {}",

@@ -6,8 +6,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use lucent::registration::{self, BscanShift, StripeRegistration};
 use lucent::phantom::aooct::{self, EyeMotion};
+use lucent::registration::{self, BscanShift, StripeRegistration};
 use lucent::{io, Error, Gpu};
 use ndarray::{Array2, Array3, Axis};
 use serde_json::{json, Value};
@@ -40,7 +40,8 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64) -> Result<Value, Error> {
         found.push(shifts);
     }
     let register_ms = ms_since(t);
-    let within: usize = found.iter().zip(&series.truth).map(|(f, t)| f.iter().zip(t).filter(|(b, t)| (0..3).all(|a| (b.shift[a] - t[a]).abs() <= 1.0)).count()).sum();
+    let within: usize =
+        found.iter().zip(&series.truth).map(|(f, t)| f.iter().zip(t).filter(|(b, t)| (0..3).all(|a| (b.shift[a] - t[a]).abs() <= 1.0)).count()).sum();
     let bscans = MOVING * SHAPE[0];
 
     let mut unregistered = series.reference.clone();

@@ -4,8 +4,8 @@
 use std::path::Path;
 use std::time::Instant;
 
-use lucent::tomography::{cpu, Filter, Geometry, EM_EPSILON};
 use lucent::phantom::{shepp_logan, Rng};
+use lucent::tomography::{cpu, Filter, Geometry, EM_EPSILON};
 use lucent::{io, Error, Gpu};
 use ndarray::{Array2, Axis};
 use serde_json::{json, Value};

@@ -3,10 +3,10 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use lucent::denoise::{Method, Options};
 use lucent::denoise::cpu;
+use lucent::denoise::{Method, Options};
 use lucent::{io, Error};
-use ndarray::{Axis, ArrayD};
+use ndarray::{ArrayD, Axis};
 use serde_json::json;
 
 use crate::report::{self, Report, Stages};

@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use crate::batch::{self, Batch, Device, Outcome};
 use crate::report::Stages;
 
+use lucent::check::check_finite;
 use lucent::fft::{self, Norm};
 use lucent::io::{self, Loaded};
-use lucent::check::check_finite;
 use lucent::{Error, Gpu, Shape};
 use ndarray::ArrayD;
 use num_complex::Complex32;
@@ -112,9 +112,14 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let options = json!({ "transform": args.transform(), "axes": args.axes, "norm": args.norm, "len": args.len });
     let batch = Batch { command: "fft", global, options };
     let ext = |input: &Path| if args.real && args.inverse { batch::real_ext(input) } else { "npy" };
-    batch.run(&args.inputs, &args.output, ext, || global.device(), |input| io::read(input), |loaded, input, output, device, stages| {
-        one(args, loaded, input, output, device, stages)
-    })
+    batch.run(
+        &args.inputs,
+        &args.output,
+        ext,
+        || global.device(),
+        |input| io::read(input),
+        |loaded, input, output, device, stages| one(args, loaded, input, output, device, stages),
+    )
 }
 
 fn one(args: &Args, loaded: Loaded, input: &Path, output: &Path, device: &Device, stages: &mut Stages) -> Result<Outcome, Error> {
@@ -180,19 +185,12 @@ fn real_inverse_len(path: &Path, dims: &[usize], axes: &[usize], len: Option<usi
         Some(0) => return Err(Error::Invalid("--len must be at least 1".into())),
         Some(n) => n,
         None if m < 2 => {
-            return Err(Error::Invalid(format!(
-                "the output length along axis {last} would be 0 ({} has {m} value there); give it with --len",
-                path.display()
-            )))
+            return Err(Error::Invalid(format!("the output length along axis {last} would be 0 ({} has {m} value there); give it with --len", path.display())))
         }
         None => 2 * (m - 1),
     };
     if len / 2 + 1 != m {
-        return Err(Error::Invalid(format!(
-            "--len {len} needs {} values along axis {last}, {} has {m}",
-            len / 2 + 1,
-            path.display()
-        )));
+        return Err(Error::Invalid(format!("--len {len} needs {} values along axis {last}, {} has {m}", len / 2 + 1, path.display())));
     }
     Ok(len)
 }

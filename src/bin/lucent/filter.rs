@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::builder::PossibleValuesParser;
-use lucent::ndimage::{self, Boundary};
 use lucent::check::check_finite;
+use lucent::ndimage::{self, Boundary};
 use lucent::ndimage::{check_filter_weights, cpu, gaussian_passes, uniform_passes};
 use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
@@ -99,7 +99,11 @@ impl Filter {
             Filter::Uniform(size) => cpu::separable(&x64, &uniform_passes(size, x.shape(), b)?, b),
             Filter::Kernel { kernel, convolve } => {
                 let k = kernel.mapv(|v| v as f64);
-                if *convolve { cpu::convolve(&x64, &k, b) } else { cpu::correlate(&x64, &k, b) }
+                if *convolve {
+                    cpu::convolve(&x64, &k, b)
+                } else {
+                    cpu::correlate(&x64, &k, b)
+                }
             }
         };
         Ok(y.mapv(|v| v as f32))
@@ -108,7 +112,7 @@ impl Filter {
     /// How far along axis 0 an output element reads its input (the halo of a streamed slab).
     fn reach(&self) -> usize {
         match self {
-            Filter::Gaussian(sigma) => (ndimage::GAUSSIAN_TRUNCATE as f64 * sigma[0] as f64 + 0.5) as usize,
+            Filter::Gaussian(sigma) => (ndimage::GAUSSIAN_TRUNCATE * sigma[0] as f64 + 0.5) as usize,
             Filter::Uniform(size) => size[0] / 2 + 1,
             Filter::Kernel { kernel, .. } => kernel.shape()[0],
         }
@@ -134,23 +138,30 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut options = json!({ "filter": filter.name(), "boundary": boundary.name(), "cval": boundary.cval(), "kernel": args.kernel });
     options.as_object_mut().unwrap().extend(filter.options().as_object().unwrap().clone());
     let batch = Batch { command: "filter", global, options };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), batch::read_input, |data, input, output, device, stages| {
-        let apply = |x: ArrayD<f32>| match device.gpu() {
-            Some(gpu) => filter.on_gpu(gpu, &x, boundary),
-            None => filter.on_cpu(&x, boundary),
-        };
-        match data {
-            Input::Whole(image) => one(&filter, boundary, image, (input, output), stages, apply),
-            Input::Rows(source) => {
-                if matches!(boundary, Boundary::Wrap) {
-                    return Err(Error::Invalid("the wrap boundary needs the whole array; this Zarr input is beyond the host memory budget".into()));
+    batch.run(
+        &args.inputs,
+        &args.output,
+        batch::real_ext,
+        || global.device(),
+        batch::read_input,
+        |data, input, output, device, stages| {
+            let apply = |x: ArrayD<f32>| match device.gpu() {
+                Some(gpu) => filter.on_gpu(gpu, &x, boundary),
+                None => filter.on_cpu(&x, boundary),
+            };
+            match data {
+                Input::Whole(image) => one(&filter, boundary, image, (input, output), stages, apply),
+                Input::Rows(source) => {
+                    if matches!(boundary, Boundary::Wrap) {
+                        return Err(Error::Invalid("the wrap boundary needs the whole array; this Zarr input is beyond the host memory budget".into()));
+                    }
+                    let what = format!("{} filter {:?} ({})", filter.name(), source.shape(), boundary.name());
+                    let reach = filter.reach();
+                    batch::stream(&source, output, ([reach, reach], batch::slab_copies(device, 4)), what, stages, apply)
                 }
-                let what = format!("{} filter {:?} ({})", filter.name(), source.shape(), boundary.name());
-                let reach = filter.reach();
-                batch::stream(&source, output, ([reach, reach], batch::slab_copies(device, 4)), what, stages, apply)
             }
-        }
-    })
+        },
+    )
 }
 
 fn one(

@@ -199,7 +199,14 @@ fn print_report(global: &Global, args: &Args, shape: &[usize], options: Value, s
     let ms = Stages::default().total(start);
     let total = ms.total;
     if global.json {
-        Report { output: report::path(&args.output), shape_out: Some(shape.to_vec()), options, ms, ..Report::new("phantom", report::device(None::<&lucent::Gpu>)) }.print();
+        Report {
+            output: report::path(&args.output),
+            shape_out: Some(shape.to_vec()),
+            options,
+            ms,
+            ..Report::new("phantom", report::device(None::<&lucent::Gpu>))
+        }
+        .print();
     }
     total
 }

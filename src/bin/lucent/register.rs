@@ -69,16 +69,18 @@ fn run_masked(global: &Global, args: &Args, reference_mask: &std::path::Path, mo
         // The first moving image's report counts the reference's reading and the device's opening.
         let (mut stages, t) = if k == 0 { (std::mem::take(&mut first), start) } else { (Stages::default(), Instant::now()) };
         let moving = stages.read(|| io::read_real(path))?;
-        let shift = stages.compute(|| Ok(match &gpu {
-            Some(g) => lucent::registration::masked_phase_cross_correlation(g, &reference, &moving, &rm, &mm, args.overlap_ratio, args.upsample)?,
-            None => {
-                // The GPU path's checks, then the reference in f64.
-                lucent::registration::check_masked_registration(&reference.view(), &moving.view(), &rm.view(), &mm.view(), args.overlap_ratio)?;
-                let full: Vec<usize> = reference.shape().iter().map(|&n| 2 * n - 1).collect();
-                lucent::host::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
-                cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio, args.upsample)
-            }
-        }))?;
+        let shift = stages.compute(|| {
+            Ok(match &gpu {
+                Some(g) => lucent::registration::masked_phase_cross_correlation(g, &reference, &moving, &rm, &mm, args.overlap_ratio, args.upsample)?,
+                None => {
+                    // The GPU path's checks, then the reference in f64.
+                    lucent::registration::check_masked_registration(&reference.view(), &moving.view(), &rm.view(), &mm.view(), args.overlap_ratio)?;
+                    let full: Vec<usize> = reference.shape().iter().map(|&n| 2 * n - 1).collect();
+                    lucent::host::check_host_array("the masked correlation's arrays", &full, 16 * 8)?;
+                    cpu::masked_phase_cross_correlation(&reference.mapv(|v| v as f64), &moving.mapv(|v| v as f64), &rm, &mm, args.overlap_ratio, args.upsample)
+                }
+            })
+        })?;
         if global.json {
             let found = json!({ "shift": shift, "error": null, "phasediff": null, "masked": true });
             print_report(args, path, reference.shape(), &gpu, stages.total(t), found);
@@ -157,17 +159,24 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         // The first moving image's report counts the reference's reading and the device's opening.
         let (mut stages, t) = if k == 0 { (std::mem::take(&mut first), start) } else { (Stages::default(), Instant::now()) };
         let moving = stages.read(|| Images::read(path, fourier))?;
-        let found: Registration = stages.compute(|| Ok(match (&correlator, &moving) {
-            (Some(c), Images::Real(m)) => c.register(&m.view())?,
-            (Some(c), Images::Fourier(m)) => c.register_spectrum(&m.view())?,
-            (None, _) => {
-                if moving.shape() != reference.shape() {
-                    return Err(Error::Shape(format!("{}: the moving image {:?} and the reference {:?} differ", path.display(), moving.shape(), reference.shape())));
+        let found: Registration = stages.compute(|| {
+            Ok(match (&correlator, &moving) {
+                (Some(c), Images::Real(m)) => c.register(&m.view())?,
+                (Some(c), Images::Fourier(m)) => c.register_spectrum(&m.view())?,
+                (None, _) => {
+                    if moving.shape() != reference.shape() {
+                        return Err(Error::Shape(format!(
+                            "{}: the moving image {:?} and the reference {:?} differ",
+                            path.display(),
+                            moving.shape(),
+                            reference.shape()
+                        )));
+                    }
+                    moving.check("the moving image")?;
+                    cpu::phase_cross_correlation_spectra(reference64.as_ref().expect("made without a GPU"), &moving.spectrum64(), &how)
                 }
-                moving.check("the moving image")?;
-                cpu::phase_cross_correlation_spectra(reference64.as_ref().expect("made without a GPU"), &moving.spectrum64(), &how)
-            }
-        }))?;
+            })
+        })?;
         if global.json {
             let details = json!({ "shift": found.shift, "error": found.error, "phasediff": found.phasediff, "masked": false });
             print_report(args, path, reference.shape(), &gpu, stages.total(t), details);

@@ -120,7 +120,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let transform = match (&args.shift, &args.zoom, &args.affine, args.rotate, &args.coordinates) {
         (Some(s), ..) => Transform::Shift(s.clone()),
         (_, Some(z), ..) => Transform::Zoom(z.clone()),
-        (_, _, Some(path), ..) => Transform::Affine(io::read_real(path)?.mapv(|v| v as f64), args.offset.clone().unwrap_or_default(), args.output_shape.clone()),
+        (_, _, Some(path), ..) => {
+            Transform::Affine(io::read_real(path)?.mapv(|v| v as f64), args.offset.clone().unwrap_or_default(), args.output_shape.clone())
+        }
         (_, _, _, Some(angle), _) => {
             let axes = match args.axes.as_deref() {
                 None => [1, 0],
@@ -136,9 +138,14 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let how = Sampling { order: args.order, mode: SplineMode::parse(&args.mode)?, cval: args.cval, prefilter: !args.no_prefilter, sampler };
     let options = json!({ "transform": transform.name(), "order": args.order, "mode": args.mode, "cval": args.cval, "prefilter": !args.no_prefilter, "sampler": args.sampler });
     let batch = Batch { command: "resample", global, options };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
-        one(&transform, &how, image, output, device, stages)
-    })
+    batch.run(
+        &args.inputs,
+        &args.output,
+        batch::real_ext,
+        || global.device(),
+        |input| io::read_real(input),
+        |image, _, output, device, stages| one(&transform, &how, image, output, device, stages),
+    )
 }
 
 fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Outcome, Error> {

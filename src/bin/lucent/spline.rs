@@ -5,8 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use clap::builder::PossibleValuesParser;
-use lucent::ndimage::{self, SplineMode};
 use lucent::ndimage::cpu;
+use lucent::ndimage::{self, SplineMode};
 use lucent::{io, Error};
 use ndarray::ArrayD;
 use serde_json::json;
@@ -34,9 +34,14 @@ pub struct Args {
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mode = SplineMode::parse(&args.mode)?;
     let batch = Batch { command: "spline-filter", global, options: json!({ "order": 3, "mode": args.mode }) };
-    batch.run(&args.inputs, &args.output, batch::real_ext, || global.device(), |input| io::read_real(input), |image, _, output, device, stages| {
-        one(mode, image, output, device, stages)
-    })
+    batch.run(
+        &args.inputs,
+        &args.output,
+        batch::real_ext,
+        || global.device(),
+        |input| io::read_real(input),
+        |image, _, output, device, stages| one(mode, image, output, device, stages),
+    )
 }
 
 fn one(mode: SplineMode, image: ArrayD<f32>, output: &Path, device: &Device, stages: &mut Stages) -> Result<Outcome, Error> {

@@ -321,7 +321,14 @@ impl Run<'_> {
         } else if !global.quiet {
             let device = Global::device_name(self.gpu);
             let ms = ms.compute.unwrap_or(0.0) + ms.write.unwrap_or(0.0);
-            eprintln!("lucent: {}: {} angles, {} detectors, {}² images ({method}) on {device} in {ms:.1} ms; wrote {}", self.command, g.angles.len(), g.detectors, g.size, self.output.display());
+            eprintln!(
+                "lucent: {}: {} angles, {} detectors, {}² images ({method}) on {device} in {ms:.1} ms; wrote {}",
+                self.command,
+                g.angles.len(),
+                g.detectors,
+                g.size,
+                self.output.display()
+            );
         }
     }
 }
@@ -365,6 +372,9 @@ fn progress_bar(global: &Global, slices: usize, what: &str) -> indicatif::Progre
         return indicatif::ProgressBar::hidden();
     }
     let bar = indicatif::ProgressBar::new(slices as u64);
-    bar.set_style(indicatif::ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} slices [{{elapsed_precise}}, {{eta}} left]")).expect("a valid template"));
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} slices [{{elapsed_precise}}, {{eta}} left]"))
+            .expect("a valid template"),
+    );
     bar
 }

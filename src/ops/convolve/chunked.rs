@@ -42,7 +42,8 @@ fn in_chunks(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, 
     let axes: Vec<usize> = (0..padded.len()).collect();
     let forward = ChunkedFft::new(gpu, &padded, &axes, Transform::RealForward, Norm::Backward, &rows)?;
     let len = *padded.last().unwrap();
-    let inverse = ChunkedFft::inverse_of_product(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows(), false)?;
+    let inverse =
+        ChunkedFft::inverse_of_product(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows(), false)?;
 
     let mut rec = Recording::new(gpu);
     let origin = vec![0; padded.len()];
@@ -62,7 +63,8 @@ fn check_memory(gpu: &Gpu, padded: &[usize], g: &Geometry) -> Result<()> {
     let needed = bytes_in_core(padded);
     let budget = gpu.memory_budget_bytes();
     if needed > budget {
-        let what = format!("the convolution of {:?} with {:?} in core (padded {padded:?}; device memory budget, LUCENT_DEVICE_MEMORY_BYTES)", g.image, g.kernel);
+        let what =
+            format!("the convolution of {:?} with {:?} in core (padded {padded:?}; device memory budget, LUCENT_DEVICE_MEMORY_BYTES)", g.image, g.kernel);
         return Err(Error::TooLarge { what, bytes: needed, limit: budget });
     }
     Ok(())

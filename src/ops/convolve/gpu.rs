@@ -56,7 +56,10 @@ impl KernelSpectrum {
     pub fn for_window(&self, gpu: &Gpu, geometry: Geometry) -> Result<KernelSpectrum> {
         let g = &self.geometry;
         if (&geometry.kernel, &geometry.padded) != (&g.kernel, &g.padded) {
-            return Err(Error::Shape(format!("a spectrum of kernel {:?} at lengths {:?} given kernel {:?} at {:?}", g.kernel, g.padded, geometry.kernel, geometry.padded)));
+            return Err(Error::Shape(format!(
+                "a spectrum of kernel {:?} at lengths {:?} given kernel {:?} at {:?}",
+                g.kernel, g.padded, geometry.kernel, geometry.padded
+            )));
         }
         let forward = forward_plan(gpu, &geometry, &geometry.image)?;
         let (convolve, correlate) = (inverse_plan(gpu, &geometry, false)?, inverse_plan(gpu, &geometry, true)?);
@@ -107,11 +110,7 @@ impl KernelSpectrum {
     fn record_product(&self, rec: &mut Recording, image: Buf, inverse: &FftPlan) -> Result<Buf> {
         rec.expect_dtype(image, Dtype::F32, "convolution image")?;
         if rec.dims(image) != self.geometry.image.as_slice() {
-            return Err(Error::Shape(format!(
-                "kernel spectrum made for images of shape {:?}, given {:?}",
-                self.geometry.image,
-                rec.dims(image)
-            )));
+            return Err(Error::Shape(format!("kernel spectrum made for images of shape {:?}, given {:?}", self.geometry.image, rec.dims(image))));
         }
         let kernel = rec.input(&self.spectrum);
         let image = self.forward.record(rec, image)?;
@@ -168,14 +167,7 @@ pub(super) fn direct(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, g: &
 
 /// `y[o] = Σ_j weights[j] · x[origin + o + j]` over an output of shape `out_dims`: tiled through
 /// workgroup memory when that pays and the halo fits, else one thread per output.
-pub(super) fn window(
-    rec: &mut Recording,
-    x: Buf,
-    weights: &ArrayViewD<f32>,
-    out_dims: &[usize],
-    origin: &[i64],
-    boundary: Boundary,
-) -> Result<Buf> {
+pub(super) fn window(rec: &mut Recording, x: Buf, weights: &ArrayViewD<f32>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
     if correlate_tiled::pays(weights.shape()) {
         if let Some(tiling) = correlate_tiled::Tiling::for_gpu(rec.gpu(), out_dims, weights.shape()) {
             return correlate_tiled::record_with(rec, x, weights, out_dims, origin, boundary, tiling);

@@ -206,7 +206,11 @@ impl Geometry {
                 let need = least_len(image[d], kernel[d], start[d], out[d]);
                 // Even on the last axis, where the real FFT of an even length takes the half-length
                 // complex path (about twice as fast as the odd path, for a few percent more samples).
-                if d == last { 2 * smooth_at_least(need.div_ceil(2)) } else { smooth_at_least(need) }
+                if d == last {
+                    2 * smooth_at_least(need.div_ceil(2))
+                } else {
+                    smooth_at_least(need)
+                }
             })
             .collect();
         Geometry { image: image.to_vec(), kernel: kernel.to_vec(), mode, out, start, padded }
@@ -294,7 +298,11 @@ fn signal(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, mode: Mode, met
         Method::Direct => gpu::direct(rec, a, kernel, &g, correlate),
         _ => {
             let spectrum = KernelSpectrum::new(rec.gpu(), kernel, rec.dims(a), mode)?;
-            if correlate { spectrum.record_correlate(rec, a) } else { spectrum.record(rec, a) }
+            if correlate {
+                spectrum.record_correlate(rec, a)
+            } else {
+                spectrum.record(rec, a)
+            }
         }
     }
 }
@@ -376,12 +384,7 @@ pub fn gaussian_passes(sigma: &[f32], dims: &[usize], boundary: Boundary) -> Res
         return Err(Error::Invalid(format!("gaussian_filter: sigma must be finite and non-negative, got {s}")));
     }
     check_boundary(boundary)?;
-    sigma
-        .iter()
-        .enumerate()
-        .filter(|(_, &s)| s as f64 > 1e-15)
-        .map(|(axis, &s)| Ok((axis, gaussian_weights(s as f64, dims[axis], boundary)?)))
-        .collect()
+    sigma.iter().enumerate().filter(|(_, &s)| s as f64 > 1e-15).map(|(axis, &s)| Ok((axis, gaussian_weights(s as f64, dims[axis], boundary)?))).collect()
 }
 
 /// scipy.ndimage.uniform_filter(x, size, mode, cval): the mean over `size` samples per axis
@@ -452,6 +455,8 @@ fn fold_slot(q: i128, n: usize, boundary: Boundary) -> usize {
 pub fn gaussian_weights(sigma: f64, n: usize, boundary: Boundary) -> Result<Vec<f64>> {
     let radius = (GAUSSIAN_TRUNCATE * sigma + 0.5).floor();
     // In f64 first: the radius of a huge sigma overflows any integer.
+    // Written so that a NaN radius is refused too.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     if !(2.0 * radius + 1.0 <= MAX_GAUSSIAN_TAPS as f64) {
         return Err(Error::Invalid(format!(
             "gaussian_filter: sigma {sigma} needs a kernel of {:.3e} taps, more than the limit of {MAX_GAUSSIAN_TAPS} (sigma up to about {:.2e})",
@@ -461,7 +466,7 @@ pub fn gaussian_weights(sigma: f64, n: usize, boundary: Boundary) -> Result<Vec<
     }
     let radius = radius as i64;
     let len = folded_len(n, boundary);
-    if 2 * radius as u64 + 1 <= len as u64 {
+    if 2 * (radius as u64) < len as u64 {
         return Ok(gaussian_kernel1d(sigma, GAUSSIAN_TRUNCATE));
     }
     let mut w = vec![0.0; len];
@@ -486,7 +491,17 @@ pub fn uniform_weights(size: usize, n: usize, boundary: Boundary) -> Vec<f64> {
     let (lo, hi) = (-(m / 2), m - 1 - m / 2);
     let counts: Vec<i128> = match boundary {
         // m > 2n + 1: lo < -n and hi ≥ n, so the end taps take the offsets beyond ±n.
-        Boundary::Constant(_) | Boundary::Nearest => (0..l).map(|t| if t == 0 { -n - lo + 1 } else if t == l - 1 { hi - n + 1 } else { 1 }).collect(),
+        Boundary::Constant(_) | Boundary::Nearest => (0..l)
+            .map(|t| {
+                if t == 0 {
+                    -n - lo + 1
+                } else if t == l - 1 {
+                    hi - n + 1
+                } else {
+                    1
+                }
+            })
+            .collect(),
         // Offsets q ≡ t - l/2 (mod l) in lo..=hi.
         _ => (0..l)
             .map(|t| {
@@ -519,14 +534,7 @@ pub fn gaussian_kernel1d(sigma: f64, truncate: f64) -> Vec<f64> {
 /// neighbours. With an odd kernel this equals scipy.ndimage.convolve(mode='constant'). The
 /// kernel (the applicability) should be non-negative; `eps` ≥ 0 keeps the ratio finite where no
 /// certainty reaches.
-pub fn normalized_convolution(
-    rec: &mut Recording,
-    x: Buf,
-    certainty: Buf,
-    kernel: &ArrayViewD<f32>,
-    method: Method,
-    eps: f32,
-) -> Result<Buf> {
+pub fn normalized_convolution(rec: &mut Recording, x: Buf, certainty: Buf, kernel: &ArrayViewD<f32>, method: Method, eps: f32) -> Result<Buf> {
     rec.expect_same_shape(x, certainty, "normalized convolution: signal and certainty")?;
     if !(eps.is_finite() && eps >= 0.0) {
         return Err(Error::Invalid(format!("normalized convolution: eps must be finite and non-negative, got {eps}")));
@@ -584,7 +592,6 @@ pub fn along_axis(dims: &[usize], weights: &[f32], axis: usize) -> Result<ArrayD
     kdims[axis] = weights.len();
     Ok(ArrayD::from_shape_vec(IxDyn(&kdims), weights.to_vec()).unwrap())
 }
-
 
 /// A copy of `x` (a filter that leaves every axis alone still returns a new array).
 fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {

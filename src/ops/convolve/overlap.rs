@@ -67,7 +67,9 @@ pub fn slab_count(gpus: &[Gpu], g: &Geometry, least: usize) -> Option<usize> {
     let row_bytes = g.image[1..].iter().product::<usize>() * 4;
     let target_rows = (slab_target_bytes() / row_bytes.max(1)).max(2 * halo).max(1);
     let first = rows.div_ceil(target_rows).max(least).max(gpus.len());
-    (first..=rows).take_while(|&slabs| halo <= rows / slabs).find(|&slabs| plan_slabs(g, slabs).iter().all(|s| chunked::bytes_in_core(&s.geometry.padded) <= budget))
+    (first..=rows)
+        .take_while(|&slabs| halo <= rows / slabs)
+        .find(|&slabs| plan_slabs(g, slabs).iter().all(|s| chunked::bytes_in_core(&s.geometry.padded) <= budget))
 }
 
 /// `a` convolved with `k` (oriented as a convolution) in `slabs` slabs over `gpus`;

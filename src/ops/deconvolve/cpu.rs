@@ -5,7 +5,7 @@
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
 use num_complex::Complex64;
 
-use super::{acceleration, prepared_psf, validate, RlBoundary, Change, Geometry, Init, Progress, RlOptions};
+use super::{acceleration, prepared_psf, validate, Change, Geometry, Init, Progress, RlBoundary, RlOptions};
 use crate::error::Result;
 use crate::fft::{cpu as fft, Norm};
 use crate::kernels::rl_tv;
@@ -124,5 +124,11 @@ impl Operator {
 fn relative_change(x: &ArrayD<f64>, previous: &ArrayD<f64>) -> f64 {
     let change: f64 = Zip::from(x).and(previous).fold(0.0, |acc, &a, &b| acc + (a - b) * (a - b));
     let norm: f64 = x.iter().map(|v| v * v).sum();
-    if norm > 0.0 { (change / norm).sqrt() } else if change > 0.0 { f64::INFINITY } else { 0.0 }
+    if norm > 0.0 {
+        (change / norm).sqrt()
+    } else if change > 0.0 {
+        f64::INFINITY
+    } else {
+        0.0
+    }
 }

@@ -102,13 +102,7 @@ pub struct RichardsonLucy<'g> {
 impl<'g> RichardsonLucy<'g> {
     /// Validates (see [`super::validate`]) and prepares `iterations` iterations: whole, or with
     /// the arrays in as few chunks along axis 0 as the device's buffers allow.
-    pub fn new(
-        gpu: &'g Gpu,
-        image: &ArrayViewD<f32>,
-        psf: &ArrayViewD<f32>,
-        iterations: usize,
-        opts: &RlOptions,
-    ) -> Result<RichardsonLucy<'g>> {
+    pub fn new(gpu: &'g Gpu, image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usize, opts: &RlOptions) -> Result<RichardsonLucy<'g>> {
         let start = Instant::now();
         let geometry = validate(image, psf, iterations, opts)?;
         crate::gpu::trace("rl: validated", start);
@@ -137,7 +131,9 @@ impl<'g> RichardsonLucy<'g> {
         let axes = geometry.spatial_axes();
         let forward = ChunkedFft::new(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward, &rows)?;
         let len = geometry.padded[*axes.last().unwrap()];
-        let inverse = |conj| ChunkedFft::inverse_of_product(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows(), conj);
+        let inverse = |conj| {
+            ChunkedFft::inverse_of_product(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows(), conj)
+        };
         let (blur, adjoint) = (inverse(false)?, inverse(true)?);
         let plans = Plans { forward, blur, adjoint, rows };
         crate::gpu::trace("rl: plans", start);
@@ -304,7 +300,7 @@ fn check_memory(gpu: &Gpu, g: &Geometry, opts: &RlOptions) -> Result<()> {
 fn chunked_geometry(g: &Geometry, boundary: RlBoundary, chunks: usize) -> Result<(Geometry, Vec<Range<usize>>)> {
     let n = g.padded[0];
     if chunks == 1 {
-        return Ok((g.clone(), vec![0..n]));
+        return Ok((g.clone(), std::iter::once(0..n).collect()));
     }
     if g.batch_axes() == 1 {
         return Ok((g.clone(), row_ranges(n, n.div_ceil(chunks))));
@@ -541,7 +537,7 @@ fn monitor(gpu: &Gpu, estimate: &[GpuArray]) -> Result<Monitor> {
     let previous = estimate.iter().map(|e| GpuArray::empty(gpu, e.dims(), Dtype::F32)).collect::<Result<Vec<_>>>()?;
     let mut rec = Recording::new(gpu);
     let (e, p) = (Chunked::inputs(&mut rec, estimate)?, Chunked::inputs(&mut rec, &previous)?);
-    e.each_pair(&mut rec, &p, |rec, e, p| copy_vec4::record(rec, e, p))?;
+    e.each_pair(&mut rec, &p, copy_vec4::record)?;
     let snapshot = rec.compile()?;
 
     let mut rec = Recording::new(gpu);
@@ -582,7 +578,7 @@ fn record_step_sums(rec: &mut Recording, a: &Accelerated, e: &Chunked, y: &Chunk
     let (cross_out, square_out) = (rec.input(&a.cross), rec.input(&a.square));
     copy_vec4::record(rec, cross, cross_out)?;
     copy_vec4::record(rec, square, square_out)?;
-    g.each_pair(rec, &gp, |rec, g, gp| copy_vec4::record(rec, g, gp))
+    g.each_pair(rec, &gp, copy_vec4::record)
 }
 
 /// ‖x − x_previous‖ / ‖x‖ from the monitor's two sums.
@@ -590,7 +586,13 @@ fn relative_change(gpu: &Gpu, m: &Monitor) -> Result<f64> {
     let r = m.measure.run(gpu)?;
     let change = r.f32(m.squared_change)?[[0]] as f64;
     let norm = r.f32(m.squared_norm)?[[0]] as f64;
-    Ok(if norm > 0.0 { (change / norm).sqrt() } else if change > 0.0 { f64::INFINITY } else { 0.0 })
+    Ok(if norm > 0.0 {
+        (change / norm).sqrt()
+    } else if change > 0.0 {
+        f64::INFINITY
+    } else {
+        0.0
+    })
 }
 
 fn median(v: &mut [f64]) -> Option<f64> {

@@ -33,9 +33,9 @@
 //! image's own).
 
 pub mod cpu;
+mod gpu;
 pub mod slabs;
 pub mod tiles;
-mod gpu;
 
 pub use crate::kernels::rl_predict::acceleration;
 
@@ -46,11 +46,11 @@ use ndarray::{ArrayD, ArrayViewD, Dimension, IxDyn};
 use rustfft::num_traits::Zero;
 use serde::Serialize;
 
+use crate::check::check_finite;
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
 use crate::gpu::Shape;
 use crate::kernels::rl_ratio::Ratio;
-use crate::check::check_finite;
 use crate::Gpu;
 
 /// What the convolution assumes outside the image.
@@ -184,10 +184,7 @@ impl Geometry {
         let batch = image.len() - psf.len();
         for (d, (&m, &n)) in psf.iter().zip(&image[batch..]).enumerate() {
             if m > n {
-                return Err(Error::Invalid(format!(
-                    "the PSF (shape {psf:?}) is larger than the image (shape {image:?}) along axis {}: {m} > {n}",
-                    d + batch
-                )));
+                return Err(Error::Invalid(format!("the PSF (shape {psf:?}) is larger than the image (shape {image:?}) along axis {}: {m} > {n}", d + batch)));
             }
         }
         let (mut padded, mut offset, mut support) = (image.to_vec(), vec![0; image.len()], image.to_vec());
@@ -518,13 +515,7 @@ pub struct RlResult {
 /// whole iteration resident on the device (`Error::TooLarge` when it does not fit; [`restore`]
 /// tiles then). See [`RichardsonLucy`] for progress reporting.
 #[cfg(test)]
-pub fn richardson_lucy(
-    gpu: &Gpu,
-    image: &ArrayViewD<f32>,
-    psf: &ArrayViewD<f32>,
-    iterations: usize,
-    opts: &RlOptions,
-) -> Result<RlResult> {
+pub fn richardson_lucy(gpu: &Gpu, image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usize, opts: &RlOptions) -> Result<RlResult> {
     RichardsonLucy::new(gpu, image, psf, iterations, opts)?.run(|_| {})
 }
 

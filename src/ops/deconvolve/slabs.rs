@@ -67,7 +67,8 @@ pub fn richardson_lucy_slabs(
 ) -> Result<(ArrayD<f32>, SlabsReport)> {
     let start = Instant::now();
     let g = super::validate(image, psf, iterations, opts)?;
-    let slabs = plan(gpus.len(), &g, opts).ok_or_else(|| Error::Invalid(format!("Richardson-Lucy of {:?} cannot be split into {} slabs exactly", g.image, gpus.len())))?;
+    let slabs = plan(gpus.len(), &g, opts)
+        .ok_or_else(|| Error::Invalid(format!("Richardson-Lucy of {:?} cannot be split into {} slabs exactly", g.image, gpus.len())))?;
     let parts: Vec<Mutex<Option<Result<RichardsonLucy>>>> = slabs.iter().map(|_| Mutex::new(None)).collect();
     crate::gpu::on_workers(gpus.len(), |i| {
         let held = image.slice_axis(Axis(0), Slice::from(slabs[i].1.clone()));
@@ -143,9 +144,13 @@ fn exchange(parts: &[RichardsonLucy], slabs: &[(Range<usize>, Range<usize>)]) ->
         let ((left, left_held), (right, right_held)) = (&slabs[b], &slabs[b + 1]);
         let result = match task % 2 {
             // The right slab's first halo rows, [right_held.start, right.start), are the left's own.
-            0 => parts[b].padded_rows(right_held.start - left_held.start..right.start - left_held.start).and_then(|rows| parts[b + 1].set_padded_rows(0, &rows)),
+            0 => {
+                parts[b].padded_rows(right_held.start - left_held.start..right.start - left_held.start).and_then(|rows| parts[b + 1].set_padded_rows(0, &rows))
+            }
             // The left slab's last halo rows, [left.end, left_held.end), are the right's own.
-            _ => parts[b + 1].padded_rows(left.end - right_held.start..left_held.end - right_held.start).and_then(|rows| parts[b].set_padded_rows(left.end - left_held.start, &rows)),
+            _ => parts[b + 1]
+                .padded_rows(left.end - right_held.start..left_held.end - right_held.start)
+                .and_then(|rows| parts[b].set_padded_rows(left.end - left_held.start, &rows)),
         };
         if let Err(e) = result {
             failed.lock().unwrap().get_or_insert(e);

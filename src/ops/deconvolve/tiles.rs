@@ -72,7 +72,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice, Zip};
 use rustfft::num_traits::Float;
 use serde::Serialize;
 
-use super::{cpu, validate, RlBoundary, Geometry, RichardsonLucy, RlOptions};
+use super::{cpu, validate, Geometry, RichardsonLucy, RlBoundary, RlOptions};
 use crate::error::{Error, Result};
 use crate::Gpu;
 
@@ -278,10 +278,7 @@ struct AxisCut {
 impl AxisCut {
     fn cut(&self, axis: usize) -> Result<Vec<AxisTile>> {
         if self.regions > self.n || self.tiles == 0 {
-            return Err(Error::Invalid(format!(
-                "axis {axis} of {} elements cannot hold {} regions of {} tiles",
-                self.n, self.regions, self.tiles
-            )));
+            return Err(Error::Invalid(format!("axis {axis} of {} elements cannot hold {} regions of {} tiles", self.n, self.regions, self.tiles)));
         }
         let mut cores = Vec::new();
         for r in 0..self.regions {
@@ -589,9 +586,7 @@ fn fitted_plan(
             None => {
                 let (bytes, limit) = if fits_buffer { (working, memory_bytes.unwrap()) } else { (largest, max_buffer_bytes.unwrap()) };
                 return Err(Error::TooLarge {
-                    what: format!(
-                        "one Richardson-Lucy tile (window {window:?}, guard bands {guard:?}: tiles cannot be smaller than the PSF {psf:?})"
-                    ),
+                    what: format!("one Richardson-Lucy tile (window {window:?}, guard bands {guard:?}: tiles cannot be smaller than the PSF {psf:?})"),
                     bytes,
                     limit,
                 });
@@ -651,9 +646,10 @@ fn run_tiles<T: Float + Send + Sync>(
         let outer = outer.broadcast(&estimate.shape()[..last.index()]).expect("the weights span the window's spatial axes");
         let mut out = out.lock().unwrap();
         let mut target = out.slice_each_axis_mut(select);
-        Zip::from(target.lanes_mut(last)).and(estimate.lanes(last)).and(&outer).par_for_each(|mut o, e, &w| {
-            o.iter_mut().zip(e).zip(inner).for_each(|((o, &e), &v)| *o = *o + e * T::from(w * v).unwrap())
-        });
+        Zip::from(target.lanes_mut(last))
+            .and(estimate.lanes(last))
+            .and(&outer)
+            .par_for_each(|mut o, e, &w| o.iter_mut().zip(e).zip(inner).for_each(|((o, &e), &v)| *o = *o + e * T::from(w * v).unwrap()));
         Ok(())
     };
     let (next, failed) = (AtomicUsize::new(0), Mutex::new(None));

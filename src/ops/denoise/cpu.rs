@@ -187,7 +187,16 @@ pub fn downsample(x: &ArrayD<f64>, d: usize, factors: &[usize]) -> ArrayD<f64> {
         dims[axis] = n.div_ceil(2);
         let mut out = ArrayD::zeros(IxDyn(&dims));
         for (src, mut dst) in y.lanes(Axis(axis)).into_iter().zip(out.lanes_mut(Axis(axis))) {
-            let at = |i: i64| src[(if i < 0 { -i } else if i >= n as i64 { 2 * (n as i64 - 1) - i } else { i }).clamp(0, n as i64 - 1) as usize];
+            let at = |i: i64| {
+                src[(if i < 0 {
+                    -i
+                } else if i >= n as i64 {
+                    2 * (n as i64 - 1) - i
+                } else {
+                    i
+                })
+                .clamp(0, n as i64 - 1) as usize]
+            };
             for (k, o) in dst.iter_mut().enumerate() {
                 let i = 2 * k as i64;
                 *o = (at(i - 1) + 2.0 * at(i) + at(i + 1)) / 4.0;
@@ -398,10 +407,14 @@ mod tests {
             let c = |i: usize, j: usize| 0.3 + (i * 7 + j * 7 + i * j) as f64 * 0.11;
             for i in 0..d {
                 for j in 0..d {
-                    let back: f64 = directions.iter().zip(&duals).map(|(n, m)| {
-                        let inner: f64 = (0..d).flat_map(|a| (0..d).map(move |b| (a, b))).map(|(a, b)| c(a, b) * m[a][b]).sum();
-                        inner * n[i] * n[j]
-                    }).sum();
+                    let back: f64 = directions
+                        .iter()
+                        .zip(&duals)
+                        .map(|(n, m)| {
+                            let inner: f64 = (0..d).flat_map(|a| (0..d).map(move |b| (a, b))).map(|(a, b)| c(a, b) * m[a][b]).sum();
+                            inner * n[i] * n[j]
+                        })
+                        .sum();
                     assert!((back - c(i, j)).abs() < 1e-12, "d {d} ({i}, {j}): {back} vs {}", c(i, j));
                 }
             }
@@ -420,13 +433,17 @@ mod tests {
                 state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
                 (state >> 11) as f64 / (1u64 << 53) as f64
             });
-            let identity: Vec<ArrayD<f64>> = crate::ops::denoise::dual_tensors(d).iter().map(|m| ArrayD::from_elem(IxDyn(&dims), (0..d).map(|i| m[i][i]).sum::<f64>())).collect();
+            let identity: Vec<ArrayD<f64>> =
+                crate::ops::denoise::dual_tensors(d).iter().map(|m| ArrayD::from_elem(IxDyn(&dims), (0..d).map(|i| m[i][i]).sum::<f64>())).collect();
             let y = reconstruct(&x, &identity, &filters);
             let worst = (&y - &x).iter().fold(0.0f64, |w, v| w.max(v.abs()));
             assert!(worst < 1e-12, "{dims:?}: off by {worst}");
             let zero: Vec<ArrayD<f64>> = identity.iter().map(|c| c.mapv(|_| 0.0)).collect();
             let smooth = reconstruct(&x, &zero, &filters);
-            let spread = |a: &ArrayD<f64>| { let m = a.mean().unwrap(); a.iter().map(|v| (v - m) * (v - m)).sum::<f64>() };
+            let spread = |a: &ArrayD<f64>| {
+                let m = a.mean().unwrap();
+                a.iter().map(|v| (v - m) * (v - m)).sum::<f64>()
+            };
             assert!(spread(&smooth) < 0.5 * spread(&x), "{dims:?}: the lowpass keeps {} of {}", spread(&smooth), spread(&x));
         }
     }

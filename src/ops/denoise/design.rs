@@ -75,7 +75,15 @@ pub fn least_squares(h: &dyn Fn(&[f64]) -> Complex64, taps: usize, d: usize) -> 
 /// The inverse of K_ij = (1/m) Σ_k w(v_k) cos(v_k (i − j)), i, j < n (K is symmetric positive
 /// definite, w > 0 everywhere).
 fn toeplitz_inverse(n: usize, m: usize) -> Vec<Vec<f64>> {
-    let entry = |lag: i64| (0..m).map(|k| { let v = frequency(k, m); weight(v) * (v * lag as f64).cos() }).sum::<f64>() / m as f64;
+    let entry = |lag: i64| {
+        (0..m)
+            .map(|k| {
+                let v = frequency(k, m);
+                weight(v) * (v * lag as f64).cos()
+            })
+            .sum::<f64>()
+            / m as f64
+    };
     invert((0..n).map(|i| (0..n).map(|j| entry(i as i64 - j as i64)).collect()).collect())
 }
 
@@ -83,7 +91,8 @@ fn toeplitz_inverse(n: usize, m: usize) -> Vec<Vec<f64>> {
 /// partial pivoting in f64.
 pub fn invert(a: Vec<Vec<f64>>) -> Vec<Vec<f64>> {
     let n = a.len();
-    let mut g: Vec<Vec<f64>> = a.into_iter().enumerate().map(|(i, row)| row.into_iter().chain((0..n).map(|j| if i == j { 1.0 } else { 0.0 })).collect()).collect();
+    let mut g: Vec<Vec<f64>> =
+        a.into_iter().enumerate().map(|(i, row)| row.into_iter().chain((0..n).map(|j| if i == j { 1.0 } else { 0.0 })).collect()).collect();
     for c in 0..n {
         let pivot = (c..n).max_by(|&a, &b| g[a][c].abs().total_cmp(&g[b][c].abs())).expect("rows");
         g.swap(c, pivot);

@@ -178,7 +178,11 @@ pub fn plan(gpu: &Gpu, dims: &[usize], d: usize, o: &Options) -> Result<Slabs> {
                 let mut window = dims.to_vec();
                 window[axis] = len;
                 let (a, b) = (pass(len, true)?, pass(len, false)?);
-                return Err(Error::TooLarge { what: format!("adaptive filtering of a slab of shape {window:?} (largest buffer {} bytes)", a.1.max(b.1)), bytes: a.0.max(b.0), limit: gpu.memory_budget_bytes().min(gpu.max_buffer_bytes()) });
+                return Err(Error::TooLarge {
+                    what: format!("adaptive filtering of a slab of shape {window:?} (largest buffer {} bytes)", a.1.max(b.1)),
+                    bytes: a.0.max(b.0),
+                    limit: gpu.memory_budget_bytes().min(gpu.max_buffer_bytes()),
+                });
             }
             len
         }
@@ -225,7 +229,7 @@ fn lowpass_stack(rec: &mut Recording, stack: Buf, arrays: usize, dims: &[usize],
 /// A bank of designed kernels for inputs (already extended past their borders) of one shape,
 /// applied by FFT or by direct sums (in chunks of filters, each chunk one pass over the input).
 enum Bank {
-    Fft(FilterBank),
+    Fft(Box<FilterBank>),
     Spatial { chunks: Vec<(GpuArray, usize)>, taps: Vec<usize> },
 }
 
@@ -257,9 +261,13 @@ impl Bank {
                 .collect::<Result<Vec<_>>>()?;
             return Ok(Bank::Spatial { chunks, taps });
         }
-        let kernels: Vec<ArrayD<f32>> = kernels.iter().map(|k| k.mapv(|v| v as f32).into_shape_with_order(IxDyn(&shape))).collect::<std::result::Result<_, _>>().map_err(|e| Error::Invalid(e.to_string()))?;
+        let kernels: Vec<ArrayD<f32>> = kernels
+            .iter()
+            .map(|k| k.mapv(|v| v as f32).into_shape_with_order(IxDyn(&shape)))
+            .collect::<std::result::Result<_, _>>()
+            .map_err(|e| Error::Invalid(e.to_string()))?;
         let views: Vec<ArrayViewD<f32>> = kernels.iter().map(|k| k.view()).collect();
-        Ok(Bank::Fft(FilterBank::new(gpu, &views, image, Mode::Valid)?))
+        Ok(Bank::Fft(Box::new(FilterBank::new(gpu, &views, image, Mode::Valid)?)))
     }
 
     /// Every response, packed in pairs in one complex stack of `count` samples per pair, with
@@ -299,7 +307,13 @@ impl Bank {
 
     /// The responses pair by pair: `consume(rec, q, stack, offset, scale)` with pair q at
     /// `offset` of `stack` (by FFT one pair lives at a time, by direct sums one chunk).
-    fn record_pairs(&self, rec: &mut Recording, x: Buf, count: usize, mut consume: impl FnMut(&mut Recording, usize, Buf, usize, f32) -> Result<()>) -> Result<()> {
+    fn record_pairs(
+        &self,
+        rec: &mut Recording,
+        x: Buf,
+        count: usize,
+        mut consume: impl FnMut(&mut Recording, usize, Buf, usize, f32) -> Result<()>,
+    ) -> Result<()> {
         match self {
             Bank::Fft(bank) => bank.record_pairs(rec, x, |rec, q, window, scale| consume(rec, q, window, 0, scale)),
             Bank::Spatial { chunks, taps } => {
@@ -348,7 +362,17 @@ struct Placement {
 
 /// The result for one data window of `dims` (the data mirrored past the window's ends) from
 /// the structure tensor's window (a stack).
-fn record_reconstruction(rec: &mut Recording, x: Buf, dims: &[usize], d: usize, tensor: Buf, at: &Placement, largest: f64, o: &Options, bank: &Bank) -> Result<Buf> {
+fn record_reconstruction(
+    rec: &mut Recording,
+    x: Buf,
+    dims: &[usize],
+    d: usize,
+    tensor: Buf,
+    at: &Placement,
+    largest: f64,
+    o: &Options,
+    bank: &Bank,
+) -> Result<Buf> {
     let rank = dims.len();
     let components = d * (d + 1) / 2;
     let mut coefficients = [0.0f32; 100];
@@ -417,7 +441,11 @@ fn pipelined<P: Send, R: Send>(
                 if let Some((k, r)) = done.take() {
                     post(k, r)?;
                 }
-                if s + 1 < n { prep(s + 1).map(Some) } else { Ok(None) }
+                if s + 1 < n {
+                    prep(s + 1).map(Some)
+                } else {
+                    Ok(None)
+                }
             },
         );
         next = side?;
@@ -442,7 +470,15 @@ fn bank_for(banks: &Mutex<HashMap<Vec<usize>, Arc<Bank>>>, padded: &[usize], mak
 
 /// The structure pass over data of exactly d axes: the lowpass filtered tensor's components at
 /// low resolution (one host array each) and the largest tensor norm.
-pub fn structure(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<(Vec<ArrayD<f32>>, f64)> {
+pub fn structure(
+    gpu: &Gpu,
+    x: &ArrayViewD<f32>,
+    d: usize,
+    o: &Options,
+    slabs: &Slabs,
+    report: &mut Report,
+    progress: &mut dyn FnMut(&str, usize, usize),
+) -> Result<(Vec<ArrayD<f32>>, f64)> {
     let dims = x.shape().to_vec();
     let rank = dims.len();
     let factors = factors_of(rank, d, o);
@@ -504,7 +540,17 @@ fn largest_norm(tensor: &[ArrayD<f32>], d: usize) -> f64 {
 }
 
 /// The reconstruction pass: the result for data of exactly d axes from the structure pass.
-pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, tensor: &[ArrayD<f32>], largest: f64, o: &Options, slabs: &Slabs, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<ArrayD<f32>> {
+pub fn reconstruction(
+    gpu: &Gpu,
+    x: &ArrayViewD<f32>,
+    d: usize,
+    tensor: &[ArrayD<f32>],
+    largest: f64,
+    o: &Options,
+    slabs: &Slabs,
+    report: &mut Report,
+    progress: &mut dyn FnMut(&str, usize, usize),
+) -> Result<ArrayD<f32>> {
     let dims = x.shape().to_vec();
     let rank = dims.len();
     let factors = factors_of(rank, d, o);
@@ -517,7 +563,9 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, tensor: &[ArrayD
     let peak = AtomicU64::new(0);
     let started = Instant::now();
     let window = |s: usize| windows(dims[axis], f, &slabs.ranges[s], o);
-    let prep = |s: usize| -> Result<(ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>)> {
+    // A slab's data window, its tensor window, where it goes, and the bank it is filtered with.
+    type Prepared = (ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>);
+    let prep = |s: usize| -> Result<Prepared> {
         let w = window(s);
         let data = window_of(x, axis, &w.data);
         let parts: Vec<ArrayD<f32>> = tensor.iter().map(|t| window_of(&t.view(), axis, &w.tensor)).collect();
@@ -547,7 +595,9 @@ pub fn reconstruction(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, tensor: &[ArrayD
     let post = |s: usize, y: ArrayD<f32>| -> Result<()> {
         let (own, w) = (&slabs.ranges[s], window(s));
         let skip = own.start - w.data.start;
-        Zip::from(out.slice_axis_mut(Axis(axis), Slice::from(own.clone()))).and(y.slice_axis(Axis(axis), Slice::from(skip..skip + own.len()))).par_for_each(|o, &v| *o = v);
+        Zip::from(out.slice_axis_mut(Axis(axis), Slice::from(own.clone())))
+            .and(y.slice_axis(Axis(axis), Slice::from(skip..skip + own.len())))
+            .par_for_each(|o, &v| *o = v);
         Ok(())
     };
     pipelined(slabs.ranges.len(), prep, run, post, &mut |s| progress("reconstruction", s, slabs.ranges.len()))?;
@@ -564,7 +614,14 @@ pub fn batches_together(d: usize, o: &Options) -> bool {
 
 /// The adaptive filter of data whose last d axes are filtered (at most one leading, batch, axis;
 /// checked by the caller), slab by slab.
-pub fn adaptive_filter(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, o: &Options, report: &mut Report, progress: &mut dyn FnMut(&str, usize, usize)) -> Result<ArrayD<f32>> {
+pub fn adaptive_filter(
+    gpu: &Gpu,
+    x: &ArrayViewD<f32>,
+    d: usize,
+    o: &Options,
+    report: &mut Report,
+    progress: &mut dyn FnMut(&str, usize, usize),
+) -> Result<ArrayD<f32>> {
     let slabs = plan(gpu, x.shape(), d, o)?;
     report.slabs = slabs.ranges.len();
     report.axis = slabs.axis;

@@ -57,7 +57,10 @@ impl Lognormal {
     pub fn check(&self) -> Result<()> {
         let ok = |v: f64| v.is_finite() && v > 0.0;
         if !ok(self.center) || self.center >= std::f64::consts::PI || !ok(self.bandwidth) {
-            return Err(Error::Invalid(format!("a lognormal filter of centre {} rad/sample (0 to π) and bandwidth {} octaves (more than 0)", self.center, self.bandwidth)));
+            return Err(Error::Invalid(format!(
+                "a lognormal filter of centre {} rad/sample (0 to π) and bandwidth {} octaves (more than 0)",
+                self.center, self.bandwidth
+            )));
         }
         Ok(())
     }
@@ -205,7 +208,13 @@ impl Options {
 
     pub fn check(&self) -> Result<()> {
         self.structure.check()?;
-        let positive = |name: &str, v: f64| if v.is_finite() && v > 0.0 { Ok(()) } else { Err(Error::Invalid(format!("adaptive filtering: {name} must be finite and above 0, got {v}"))) };
+        let positive = |name: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(Error::Invalid(format!("adaptive filtering: {name} must be finite and above 0, got {v}")))
+            }
+        };
         for (name, taps) in [("structure taps", self.structure_taps), ("reconstruction taps", self.reconstruction_taps)] {
             if taps % 2 == 0 || !(3..=15).contains(&taps) {
                 return Err(Error::Invalid(format!("adaptive filtering: {name} must be odd, 3 to 15, got {taps}")));
@@ -236,7 +245,11 @@ impl Options {
     /// The reconstruction lowpass LP(ρ).
     pub fn lowpass_at(&self, rho: f64, d: usize) -> f64 {
         let cutoff = self.lowpass_cutoff(d);
-        if rho >= cutoff { 0.0 } else { (std::f64::consts::FRAC_PI_2 * rho / cutoff).cos().powi(2) }
+        if rho >= cutoff {
+            0.0
+        } else {
+            (std::f64::consts::FRAC_PI_2 * rho / cutoff).cos().powi(2)
+        }
     }
 
     /// The reconstruction lowpass's cutoff ρc over d axes.
@@ -317,7 +330,11 @@ pub fn isotropy(x: f64, o: &Options) -> f64 {
     let (a, b) = (o.isotropy_alpha, o.isotropy_beta);
     let p = (x * (1.0 - a)).powf(b);
     let q = (a * (1.0 - x)).powf(b);
-    if p + q == 0.0 { 0.0 } else { p / (p + q) }
+    if p + q == 0.0 {
+        0.0
+    } else {
+        p / (p + q)
+    }
 }
 
 /// The coefficients that turn the control tensor's components (in [`tensor_components`]'
@@ -356,23 +373,51 @@ fn design_filters(d: usize, o: &Options) -> Filters {
     let radial = |u: &[f64]| o.structure.radial(rho(u));
     let taps = o.structure_taps;
     let mut structure: Vec<ArrayD<f64>> = (0..d)
-        .map(|i| design::least_squares(&|u| { let r = rho(u); if r == 0.0 { Complex64::new(0.0, 0.0) } else { Complex64::new(0.0, radial(u) * u[i] / r) } }, taps, d))
+        .map(|i| {
+            design::least_squares(
+                &|u| {
+                    let r = rho(u);
+                    if r == 0.0 {
+                        Complex64::new(0.0, 0.0)
+                    } else {
+                        Complex64::new(0.0, radial(u) * u[i] / r)
+                    }
+                },
+                taps,
+                d,
+            )
+        })
         .collect();
     structure.extend(tensor_components(d).into_iter().map(|(i, j)| {
-        design::least_squares(&|u| { let r = rho(u); if r == 0.0 { Complex64::new(0.0, 0.0) } else { Complex64::new(radial(u) * u[i] * u[j] / (r * r), 0.0) } }, taps, d)
+        design::least_squares(
+            &|u| {
+                let r = rho(u);
+                if r == 0.0 {
+                    Complex64::new(0.0, 0.0)
+                } else {
+                    Complex64::new(radial(u) * u[i] * u[j] / (r * r), 0.0)
+                }
+            },
+            taps,
+            d,
+        )
     }));
     let taps = o.reconstruction_taps;
     let highpass: Vec<ArrayD<f64>> = reconstruction_directions(d)
         .iter()
         .map(|n| {
-            design::least_squares(&|u| {
-                let r = rho(u);
-                if r == 0.0 {
-                    return Complex64::new(0.0, 0.0);
-                }
-                let along: f64 = u.iter().zip(n).map(|(a, b)| a * b).sum::<f64>() / r;
-                Complex64::new((1.0 - o.lowpass_at(r, d)) * along * along, 0.0)
-            }, taps, d)
+            design::least_squares(
+                &|u| {
+                    let r = rho(u);
+                    if r == 0.0 {
+                        return Complex64::new(0.0, 0.0);
+                    }
+                    let along: f64 = u.iter().zip(n).map(|(a, b)| a * b).sum::<f64>() / r;
+                    Complex64::new((1.0 - o.lowpass_at(r, d)) * along * along, 0.0)
+                },
+                taps,
+                d,
+            )
         })
         .collect();
     // LP = δ − Σ_k tr(M_k) HP_k: with C = I the filters sum to δ exactly, whatever the design's

@@ -121,7 +121,11 @@ fn pad_edges(x: &ArrayD<f64>, pad: usize, mode: SplineMode, cval: f64) -> ArrayD
                 i.clamp(0, x.shape()[a] as isize - 1) as usize
             })
             .collect();
-        if inside || mode == SplineMode::Nearest { x[src.as_slice()] } else { cval }
+        if inside || mode == SplineMode::Nearest {
+            x[src.as_slice()]
+        } else {
+            cval
+        }
     })
 }
 
@@ -203,31 +207,59 @@ fn fold(c: f64, n: usize, mode: SplineMode) -> f64 {
             let s = 2.0 * n - 2.0;
             if below {
                 let v = s * (-c / s).trunc() + c;
-                if v <= 1.0 - n { v + s } else { -v }
+                if v <= 1.0 - n {
+                    v + s
+                } else {
+                    -v
+                }
             } else {
                 let v = c - s * (c / s).trunc();
-                if v >= n { s - v } else { v }
+                if v >= n {
+                    s - v
+                } else {
+                    v
+                }
             }
         }
         SplineMode::Reflect => {
             let s = 2.0 * n;
             if below {
                 let v = if c < -s { s * (-c / s).trunc() + c } else { c };
-                if v < -n { v + s } else { (-v - 1.0).max(-1.0 + 1e-15) }
+                if v < -n {
+                    v + s
+                } else {
+                    (-v - 1.0).max(-1.0 + 1e-15)
+                }
             } else {
                 let v = c - s * (c / s).trunc();
-                if v >= n { s - v - 1.0 } else { v }
+                if v >= n {
+                    s - v - 1.0
+                } else {
+                    v
+                }
             }
         }
         SplineMode::Wrap => {
             let s = n - 1.0;
-            if below { c + s * ((-c / s).trunc() + 1.0) } else { c - s * (c / s).trunc() }
+            if below {
+                c + s * ((-c / s).trunc() + 1.0)
+            } else {
+                c - s * (c / s).trunc()
+            }
         }
         SplineMode::GridWrap => {
-            if below { c + n * ((-1.0 - c) / n).trunc() + n } else { c - n * (c / n).trunc() }
+            if below {
+                c + n * ((-1.0 - c) / n).trunc() + n
+            } else {
+                c - n * (c / n).trunc()
+            }
         }
         SplineMode::Nearest => {
-            if below { 0.0 } else { n - 1.0 }
+            if below {
+                0.0
+            } else {
+                n - 1.0
+            }
         }
         SplineMode::Constant | SplineMode::GridConstant => -1.0,
     }
@@ -236,11 +268,15 @@ fn fold(c: f64, n: usize, mode: SplineMode) -> f64 {
 /// scipy.ndimage.fourier_shift in f64: every element times its axes' phase factors.
 pub fn fourier_shift(x: &ArrayD<num_complex::Complex64>, shift: &[f64], real: Option<(usize, usize)>) -> crate::error::Result<ArrayD<num_complex::Complex64>> {
     let factors = super::phase_factors(x.shape(), shift, real)?;
-    let starts: Vec<usize> = x.shape().iter().scan(0, |at, &n| {
-        let s = *at;
-        *at += n;
-        Some(s)
-    }).collect();
+    let starts: Vec<usize> = x
+        .shape()
+        .iter()
+        .scan(0, |at, &n| {
+            let s = *at;
+            *at += n;
+            Some(s)
+        })
+        .collect();
     let mut y = x.clone();
     for (at, v) in y.indexed_iter_mut() {
         for (a, &s) in starts.iter().enumerate() {

@@ -194,11 +194,18 @@ impl Sampling {
                 return Err(Error::Invalid(format!("the texture sampler reads arrays of 2 or 3 axes, not {rank} (use --sampler buffer)")));
             }
             Sampler::Texture if !rec.gpu().filters_f32() => {
-                return Err(Error::Invalid(format!("the texture sampler needs an adapter that filters f32 textures; {} does not (use --sampler buffer)", rec.gpu().summary().name)));
+                return Err(Error::Invalid(format!(
+                    "the texture sampler needs an adapter that filters f32 textures; {} does not (use --sampler buffer)",
+                    rec.gpu().summary().name
+                )));
             }
             Sampler::Texture => true,
         };
-        if texture { spline_texture::record(rec, x, self.mode.code(), self.cval) } else { Ok(x) }
+        if texture {
+            spline_texture::record(rec, x, self.mode.code(), self.cval)
+        } else {
+            Ok(x)
+        }
     }
 
     /// Whether the input is prefiltered, and padded first by [`PREPAD`].
@@ -247,11 +254,24 @@ impl AffineMap {
         }
         let at = |a: usize, b: usize| matrix[[a, b].as_slice()];
         let map = match shape.as_slice() {
-            [n] if *n == d => AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| if a == b { matrix[[a].as_slice()] } else { 0.0 }).collect()).collect(), offset },
+            [n] if *n == d => {
+                AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| if a == b { matrix[[a].as_slice()] } else { 0.0 }).collect()).collect(), offset }
+            }
             [r, c] if *r == d && *c == d => AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| at(a, b)).collect()).collect(), offset },
-            [r, c] if *r == d && *c == d + 1 => AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| at(a, b)).collect()).collect(), offset: (0..d).map(|a| at(a, d)).collect() },
-            [r, c] if *r == d + 1 && *c == d + 1 => AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| at(a, b)).collect()).collect(), offset: (0..d).map(|a| at(a, d)).collect() },
-            other => return Err(Error::Shape(format!("affine_transform: a matrix of shape {other:?} for a {d}-axis array (expected ({d},), ({d}, {d}), ({d}, {}) or ({}, {}))", d + 1, d + 1, d + 1))),
+            [r, c] if *r == d && *c == d + 1 => {
+                AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| at(a, b)).collect()).collect(), offset: (0..d).map(|a| at(a, d)).collect() }
+            }
+            [r, c] if *r == d + 1 && *c == d + 1 => {
+                AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| at(a, b)).collect()).collect(), offset: (0..d).map(|a| at(a, d)).collect() }
+            }
+            other => {
+                return Err(Error::Shape(format!(
+                    "affine_transform: a matrix of shape {other:?} for a {d}-axis array (expected ({d},), ({d}, {d}), ({d}, {}) or ({}, {}))",
+                    d + 1,
+                    d + 1,
+                    d + 1
+                )))
+            }
         };
         if map.matrix.iter().flatten().chain(&map.offset).any(|v| !v.is_finite()) {
             return Err(Error::NonFinite(format!("affine_transform: the matrix {:?} and offset {:?}", map.matrix, map.offset)));
@@ -332,7 +352,10 @@ pub fn zoom_map(dims: &[usize], zoom: &[f64]) -> Result<(AffineMap, Vec<usize>)>
     // The sampling kernels index outputs with u32: a larger one is refused before any cast.
     let samples: f64 = sizes.iter().product();
     if samples > u32::MAX as f64 || sizes.contains(&0.0) {
-        return Err(Error::Invalid(format!("zoom {zoom:?} of {dims:?} gives the shape {sizes:?} ({samples:e} samples; lucent resamples 1 to {} at once)", u32::MAX)));
+        return Err(Error::Invalid(format!(
+            "zoom {zoom:?} of {dims:?} gives the shape {sizes:?} ({samples:e} samples; lucent resamples 1 to {} at once)",
+            u32::MAX
+        )));
     }
     let out: Vec<usize> = sizes.iter().map(|&n| n as usize).collect();
     crate::gpu::Shape::new(&out)?;
@@ -379,9 +402,7 @@ pub fn rotate_map(dims: &[usize], angle: f64, axes: [isize; 2], reshape: bool) -
 pub fn coordinates(map: &AffineMap, out: &[usize]) -> ndarray::ArrayD<f64> {
     let d = out.len();
     let shape: Vec<usize> = std::iter::once(d).chain(out.iter().copied()).collect();
-    ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&shape), |at| {
-        map.offset[at[0]] + (0..d).map(|b| map.matrix[at[0]][b] * at[b + 1] as f64).sum::<f64>()
-    })
+    ndarray::ArrayD::from_shape_fn(ndarray::IxDyn(&shape), |at| map.offset[at[0]] + (0..d).map(|b| map.matrix[at[0]][b] * at[b + 1] as f64).sum::<f64>())
 }
 
 /// By elimination with partial pivoting (d ≤ 4).

@@ -27,7 +27,7 @@ pub fn rows_from(a: usize, e: usize, offset: usize, n: usize, clamp: bool) -> Op
         (lo.max(0)..hi.min(n), (-lo).max(0), (hi - n).max(0))
     };
     let inside = hi > 0 && lo < n;
-    (inside || clamp).then(|| (src.start as usize..src.end as usize, before as usize, after as usize))
+    (inside || clamp).then_some((src.start as usize..src.end as usize, before as usize, after as usize))
 }
 
 /// Chunk `r` (rows along axis 0) of `x` placed at `offset` in a zero array of shape `dims`:
@@ -41,8 +41,7 @@ pub fn place_rows(rec: &mut Recording, x: &ArrayViewD<f32>, dims: &[usize], offs
         return Ok(t);
     };
     let rows = rec.upload_once_f32(&x.slice_axis(Axis(0), src.into()))?;
-    let pads: Vec<(usize, usize)> =
-        (0..dims.len()).map(|d| if d == 0 { (before, after) } else { (offset[d], dims[d] - x.shape()[d] - offset[d]) }).collect();
+    let pads: Vec<(usize, usize)> = (0..dims.len()).map(|d| if d == 0 { (before, after) } else { (offset[d], dims[d] - x.shape()[d] - offset[d]) }).collect();
     if pads.iter().all(|&p| p == (0, 0)) {
         return Ok(rows);
     }

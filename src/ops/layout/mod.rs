@@ -52,13 +52,10 @@ pub fn crop(rec: &mut Recording, x: Buf, start: &[usize], size: &[usize]) -> Res
     }
     for d in 0..dims.len() {
         if start[d].checked_add(size[d]).is_none_or(|end| end > dims[d]) {
-            return Err(Error::Invalid(format!(
-                "crop window start {start:?} size {size:?} leaves the {dims:?} array along axis {d}"
-            )));
+            return Err(Error::Invalid(format!("crop window start {start:?} size {size:?} leaves the {dims:?} array along axis {d}")));
         }
     }
-    let maps: Vec<AxisMap> =
-        (0..dims.len()).map(|d| AxisMap { len: size[d], src_axis: d, origin: start[d] as i64, step: 1 }).collect();
+    let maps: Vec<AxisMap> = (0..dims.len()).map(|d| AxisMap { len: size[d], src_axis: d, origin: start[d] as i64, step: 1 }).collect();
     gather::record(rec, x, &maps, Boundary::Constant(0.0))
 }
 
@@ -67,13 +64,7 @@ pub fn flip(rec: &mut Recording, x: Buf, axes: &[usize]) -> Result<Buf> {
     let dims = rec.dims(x).to_vec();
     check_axes(&dims, axes, "flip")?;
     let maps: Vec<AxisMap> = (0..dims.len())
-        .map(|d| {
-            if axes.contains(&d) {
-                AxisMap { len: dims[d], src_axis: d, origin: dims[d] as i64 - 1, step: -1 }
-            } else {
-                AxisMap::identity(d, dims[d])
-            }
-        })
+        .map(|d| if axes.contains(&d) { AxisMap { len: dims[d], src_axis: d, origin: dims[d] as i64 - 1, step: -1 } } else { AxisMap::identity(d, dims[d]) })
         .collect();
     gather::record(rec, x, &maps, Boundary::Constant(0.0))
 }
@@ -108,17 +99,14 @@ pub fn ifftshift(rec: &mut Recording, x: Buf, axes: &[usize]) -> Result<Buf> {
 fn half_shift(rec: &mut Recording, x: Buf, axes: &[usize], sign: i64, what: &str) -> Result<Buf> {
     let dims = rec.dims(x).to_vec();
     check_axes(&dims, axes, what)?;
-    let shifts: Vec<i64> = (0..dims.len())
-        .map(|d| if axes.contains(&d) { (sign * (dims[d] / 2) as i64).rem_euclid(dims[d] as i64) } else { 0 })
-        .collect();
+    let shifts: Vec<i64> = (0..dims.len()).map(|d| if axes.contains(&d) { (sign * (dims[d] / 2) as i64).rem_euclid(dims[d] as i64) } else { 0 }).collect();
     circular_shift(rec, x, &shifts)
 }
 
 /// out[i] = x[(i - shift) mod n] per axis, with shifts already in `0..n`.
 fn circular_shift(rec: &mut Recording, x: Buf, shifts: &[i64]) -> Result<Buf> {
     let dims = rec.dims(x).to_vec();
-    let maps: Vec<AxisMap> =
-        (0..dims.len()).map(|d| AxisMap { len: dims[d], src_axis: d, origin: -shifts[d], step: 1 }).collect();
+    let maps: Vec<AxisMap> = (0..dims.len()).map(|d| AxisMap { len: dims[d], src_axis: d, origin: -shifts[d], step: 1 }).collect();
     gather::record(rec, x, &maps, Boundary::Wrap)
 }
 

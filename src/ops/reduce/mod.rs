@@ -75,12 +75,7 @@ pub fn geometry(dims: &[usize], axis: Option<usize>) -> Result<Geometry> {
     if out_dims.is_empty() {
         out_dims.push(1);
     }
-    Ok(Geometry {
-        outer: dims[..axis].iter().product(),
-        len: dims[axis],
-        inner: dims[axis + 1..].iter().product(),
-        out_dims,
-    })
+    Ok(Geometry { outer: dims[..axis].iter().product(), len: dims[axis], inner: dims[axis + 1..].iter().product(), out_dims })
 }
 
 /// Records `op` over the whole of `x` (`axis` None) or along `axis`, into a new array: F32

@@ -50,7 +50,11 @@ fn contract(x: &ArrayD<Complex64>, a: usize, r: usize, upsample: f64, offset: f6
     dims[a] = r;
     // The kernel, once for every lane.
     let kernel: Vec<Vec<Complex64>> = (0..r)
-        .map(|k| (0..n).map(|j| Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * (k as f64 - offset) * signed_frequency(j, n) / (n as f64 * upsample))).collect())
+        .map(|k| {
+            (0..n)
+                .map(|j| Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * (k as f64 - offset) * signed_frequency(j, n) / (n as f64 * upsample)))
+                .collect()
+        })
         .collect();
     let mut out = ArrayD::zeros(IxDyn(&dims));
     for (mut o, lane) in out.lanes_mut(Axis(a)).into_iter().zip(x.lanes(Axis(a))) {
@@ -66,14 +70,26 @@ fn contract(x: &ArrayD<Complex64>, a: usize, r: usize, upsample: f64, offset: f6
 /// images at every overlap, of shape fixed + moving − 1 per axis, clipped to [−1, 1], zero where
 /// the denominator is below 1000 ε of its largest value or the overlap below `overlap_ratio` of
 /// its largest (ε: f32's, as scikit-image takes it for f32 images).
-pub fn cross_correlate_masked(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64) -> ArrayD<f64> {
+pub fn cross_correlate_masked(
+    fixed: &ArrayD<f64>,
+    moving: &ArrayD<f64>,
+    fixed_mask: &ArrayD<bool>,
+    moving_mask: &ArrayD<bool>,
+    overlap_ratio: f64,
+) -> ArrayD<f64> {
     masked_parts(fixed, moving, fixed_mask, moving_mask, overlap_ratio).1
 }
 
 /// [`cross_correlate_masked`] beside each value's condition, √(Σf² Σm²) over the whole masked
 /// images / √(var f · var m) over its overlap: an f32 computation through FFTs rounds each value
 /// by about ε log2(n) times it, which a comparison must allow.
-pub fn masked_parts(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64) -> (ArrayD<f64>, ArrayD<f64>) {
+pub fn masked_parts(
+    fixed: &ArrayD<f64>,
+    moving: &ArrayD<f64>,
+    fixed_mask: &ArrayD<bool>,
+    moving_mask: &ArrayD<bool>,
+    overlap_ratio: f64,
+) -> (ArrayD<f64>, ArrayD<f64>) {
     let eps = f32::EPSILON as f64;
     let full: Vec<usize> = fixed.shape().iter().zip(moving.shape()).map(|(a, b)| a + b - 1).collect();
     let axes: Vec<usize> = (0..full.len()).collect();
@@ -109,9 +125,15 @@ pub fn masked_parts(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_mask: &Arra
     let condition = denom.mapv(|d| if d > 0.0 { energy / d } else { 0.0 });
     let tol = 1e3 * eps * denom.iter().fold(0.0f64, |m, v| m.max(v.abs()));
     let threshold = overlap_ratio * overlap.iter().fold(f64::MIN, |m, &v| m.max(v));
-    let map = ndarray::Zip::from(&numerator).and(&denom).and(&overlap).map_collect(|&n, &d, &o| {
-        if d > tol && o >= threshold { (n / d).clamp(-1.0, 1.0) } else { 0.0 }
-    });
+    let map = ndarray::Zip::from(&numerator).and(&denom).and(&overlap).map_collect(
+        |&n, &d, &o| {
+            if d > tol && o >= threshold {
+                (n / d).clamp(-1.0, 1.0)
+            } else {
+                0.0
+            }
+        },
+    );
     (condition, map)
 }
 
@@ -119,7 +141,14 @@ pub fn masked_parts(fixed: &ArrayD<f64>, moving: &ArrayD<f64>, fixed_mask: &Arra
 /// moving_mask=.., overlap_ratio)`: the shift from the centre of the masked correlation's
 /// maxima (all of them, averaged, as scikit-image does); with `upsample_factor` above 1, a
 /// unique maximum refined below a sample as the GPU refines it.
-pub fn masked_phase_cross_correlation(reference: &ArrayD<f64>, moving: &ArrayD<f64>, reference_mask: &ArrayD<bool>, moving_mask: &ArrayD<bool>, overlap_ratio: f64, upsample_factor: f64) -> Vec<f64> {
+pub fn masked_phase_cross_correlation(
+    reference: &ArrayD<f64>,
+    moving: &ArrayD<f64>,
+    reference_mask: &ArrayD<bool>,
+    moving_mask: &ArrayD<bool>,
+    overlap_ratio: f64,
+    upsample_factor: f64,
+) -> Vec<f64> {
     let xcorr = cross_correlate_masked(moving, reference, moving_mask, reference_mask, overlap_ratio);
     let shift = super::masked::centre_of_maxima(&xcorr, reference.shape());
     let max = xcorr.iter().fold(f64::MIN, |m, &v| m.max(v));

@@ -17,14 +17,27 @@ use crate::ops::reduce::{self, Reduction};
 
 /// scikit-image's `cross_correlate_masked(fixed, moving, fixed_mask, moving_mask, mode="full",
 /// axes=all, overlap_ratio)`: shape fixed + moving − 1 per axis, values in [−1, 1].
-pub fn cross_correlate_masked(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<ArrayD<f32>> {
+pub fn cross_correlate_masked(
+    gpu: &Gpu,
+    fixed: &ArrayViewD<f32>,
+    moving: &ArrayViewD<f32>,
+    fixed_mask: &ArrayViewD<bool>,
+    moving_mask: &ArrayViewD<bool>,
+    overlap_ratio: f64,
+) -> Result<ArrayD<f32>> {
     check_inputs(fixed, moving, fixed_mask, moving_mask, overlap_ratio)?;
     correlate(gpu, fixed, moving, fixed_mask, moving_mask, overlap_ratio)
 }
 
 /// What [`cross_correlate_masked`] refuses: images of 1-4 axes, not empty, finite, of one rank;
 /// masks of their images' shapes selecting at least one sample; an overlap ratio in [0, 1].
-pub fn check_inputs(fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<()> {
+pub fn check_inputs(
+    fixed: &ArrayViewD<f32>,
+    moving: &ArrayViewD<f32>,
+    fixed_mask: &ArrayViewD<bool>,
+    moving_mask: &ArrayViewD<bool>,
+    overlap_ratio: f64,
+) -> Result<()> {
     check(fixed, fixed_mask, "fixed")?;
     check(moving, moving_mask, "moving")?;
     if fixed.ndim() != moving.ndim() {
@@ -39,7 +52,13 @@ pub fn check_inputs(fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mas
 /// What [`masked_phase_cross_correlation`] refuses: [`check_inputs`]', images of two shapes, and
 /// an image constant where its mask is true (no variance: every normalised correlation is
 /// rounding noise, and the shift would be an arbitrary one).
-pub fn check_registration(reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<()> {
+pub fn check_registration(
+    reference: &ArrayViewD<f32>,
+    moving: &ArrayViewD<f32>,
+    reference_mask: &ArrayViewD<bool>,
+    moving_mask: &ArrayViewD<bool>,
+    overlap_ratio: f64,
+) -> Result<()> {
     if reference.shape() != moving.shape() {
         return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
     }
@@ -51,15 +70,25 @@ pub fn check_registration(reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>,
 fn check_variance(x: &ArrayViewD<f32>, mask: &ArrayViewD<bool>, what: &str) -> Result<()> {
     let mut masked = x.iter().zip(mask.iter()).filter(|(_, &m)| m).map(|(&v, _)| v);
     match masked.next() {
-        Some(first) if masked.all(|v| v == first) => Err(Error::Invalid(format!("the {what} is constant ({first}) where its mask is true: masked registration needs some variance"))),
+        Some(first) if masked.all(|v| v == first) => {
+            Err(Error::Invalid(format!("the {what} is constant ({first}) where its mask is true: masked registration needs some variance")))
+        }
         _ => Ok(()),
     }
 }
 
 /// [`cross_correlate_masked`] of checked inputs.
-fn correlate(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, fixed_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64) -> Result<ArrayD<f32>> {
+fn correlate(
+    gpu: &Gpu,
+    fixed: &ArrayViewD<f32>,
+    moving: &ArrayViewD<f32>,
+    fixed_mask: &ArrayViewD<bool>,
+    moving_mask: &ArrayViewD<bool>,
+    overlap_ratio: f64,
+) -> Result<ArrayD<f32>> {
     let mut rec = Recording::new(gpu);
-    let mut upload = |x: &ArrayViewD<f32>, m: &ArrayViewD<bool>| -> Result<(Buf, Buf)> { Ok((rec.upload_once_f32(x)?, rec.upload_once_f32(&as_weights(m).view())?)) };
+    let mut upload =
+        |x: &ArrayViewD<f32>, m: &ArrayViewD<bool>| -> Result<(Buf, Buf)> { Ok((rec.upload_once_f32(x)?, rec.upload_once_f32(&as_weights(m).view())?)) };
     let ((x, xm), (y, ym)) = (upload(fixed, fixed_mask)?, upload(moving, moving_mask)?);
     let out = record_cross_correlate_masked(&mut rec, x, y, xm, ym, overlap_ratio)?;
     let out = rec.download(out);
@@ -125,7 +154,15 @@ pub fn record_cross_correlate_masked(rec: &mut Recording, fixed: Buf, moving: Bu
 /// samples; the centre of the correlation's maxima, averaged over ties as scikit-image does);
 /// with `upsample_factor` above 1, a unique maximum refined below a sample by a parabola through
 /// it and its neighbours along each axis, rounded to 1/upsample_factor.
-pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, reference_mask: &ArrayViewD<bool>, moving_mask: &ArrayViewD<bool>, overlap_ratio: f64, upsample_factor: f64) -> Result<Vec<f64>> {
+pub fn masked_phase_cross_correlation(
+    gpu: &Gpu,
+    reference: &ArrayViewD<f32>,
+    moving: &ArrayViewD<f32>,
+    reference_mask: &ArrayViewD<bool>,
+    moving_mask: &ArrayViewD<bool>,
+    overlap_ratio: f64,
+    upsample_factor: f64,
+) -> Result<Vec<f64>> {
     // Shapes here; the contents (finite, masks not empty, variance) on the device.
     if reference.shape() != moving.shape() {
         return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
@@ -142,7 +179,15 @@ pub fn masked_phase_cross_correlation(gpu: &Gpu, reference: &ArrayViewD<f32>, mo
 /// weights of exactly 0 or 1, [`as_weights`]), in one submission: the maximum found there, and
 /// the map read back only where it is not unique. The checks run on the device too: each image
 /// finite, each mask selecting a sample, each image not constant inside its mask.
-pub fn masked_phase_cross_correlation_resident(gpu: &Gpu, reference: &GpuArray, moving: &GpuArray, reference_mask: &GpuArray, moving_mask: &GpuArray, overlap_ratio: f64, upsample_factor: f64) -> Result<Vec<f64>> {
+pub fn masked_phase_cross_correlation_resident(
+    gpu: &Gpu,
+    reference: &GpuArray,
+    moving: &GpuArray,
+    reference_mask: &GpuArray,
+    moving_mask: &GpuArray,
+    overlap_ratio: f64,
+    upsample_factor: f64,
+) -> Result<Vec<f64>> {
     if !(upsample_factor.is_finite() && (1.0..=1e4).contains(&upsample_factor)) {
         return Err(Error::Invalid(format!("upsample factor {upsample_factor} (1 to 10000)")));
     }

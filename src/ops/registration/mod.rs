@@ -115,7 +115,11 @@ pub fn refinement_shapes(dims: &[usize], upsample: f64) -> Vec<Vec<usize>> {
 /// downwards (within half a sample), else 0: a peak's position below a sample.
 pub(crate) fn parabola(lo: f64, c: f64, hi: f64) -> f64 {
     let curvature = lo - 2.0 * c + hi;
-    if curvature < 0.0 { (0.5 * (lo - hi) / curvature).clamp(-0.5, 0.5) } else { 0.0 }
+    if curvature < 0.0 {
+        (0.5 * (lo - hi) / curvature).clamp(-0.5, 0.5)
+    } else {
+        0.0
+    }
 }
 
 /// Whole-sample peak positions as signed shifts: beyond half an axis counts from its end.
@@ -216,7 +220,12 @@ impl<'g> PhaseCorrelator<'g> {
     pub fn register_resident(&self, moving: &GpuArray) -> Result<Registration> {
         let (want, what) = if self.fourier { (Dtype::C32, "spectrum") } else { (Dtype::F32, "image") };
         if moving.shape().dims() != self.dims.as_slice() || moving.dtype() != want {
-            return Err(Error::Shape(format!("the moving {what} {:?} {:?} and the reference {:?} {want:?} differ", moving.shape().dims(), moving.dtype(), self.dims)));
+            return Err(Error::Shape(format!(
+                "the moving {what} {:?} {:?} and the reference {:?} {want:?} differ",
+                moving.shape().dims(),
+                moving.dtype(),
+                self.dims
+            )));
         }
         let gpu = self.gpu;
         let dims = &self.dims;
@@ -268,7 +277,14 @@ pub struct CoarsePeak {
 /// reference's fftn. With `keep`, the cross-power spectrum is
 /// also written there (what the upsampled refinement reads); without, it is fused into the
 /// inverse transform's load.
-pub fn record_phase_correlation(rec: &mut Recording, reference: Buf, moving: Buf, dims: &[usize], normalization: Normalization, keep: Option<Buf>) -> Result<CoarsePeak> {
+pub fn record_phase_correlation(
+    rec: &mut Recording,
+    reference: Buf,
+    moving: Buf,
+    dims: &[usize],
+    normalization: Normalization,
+    keep: Option<Buf>,
+) -> Result<CoarsePeak> {
     let fourier = rec.dtype(moving) == Dtype::C32;
     let target = if fourier { moving } else { forward(rec, moving)? };
     rec.expect_same_shape(reference, target, "phase correlation spectra")?;
@@ -297,7 +313,11 @@ fn refine(gpu: &Gpu, product: &GpuArray, dims: &[usize], coarse: &[usize], upsam
     for shape in refinement_shapes(dims, upsample) {
         let bytes = shape.iter().map(|&n| n as u64).product::<u64>() * 8;
         if bytes > gpu.max_buffer_bytes() {
-            return Err(Error::TooLarge { what: format!("the refinement at upsample factor {upsample} (an array of shape {shape:?})"), bytes, limit: gpu.max_buffer_bytes() });
+            return Err(Error::TooLarge {
+                what: format!("the refinement at upsample factor {upsample} (an array of shape {shape:?})"),
+                bytes,
+                limit: gpu.max_buffer_bytes(),
+            });
         }
     }
     let (r, offsets) = region(dims, coarse, upsample);
@@ -400,7 +420,12 @@ fn inverse(rec: &mut Recording, x: Buf, dims: &[usize], product: Option<(Buf, Pr
 }
 
 /// scikit-image's `phase_cross_correlation(reference, moving, upsample_factor, normalization)`.
-pub fn phase_cross_correlation(gpu: &Gpu, reference: &ndarray::ArrayViewD<f32>, moving: &ndarray::ArrayViewD<f32>, how: &PhaseCorrelation) -> Result<Registration> {
+pub fn phase_cross_correlation(
+    gpu: &Gpu,
+    reference: &ndarray::ArrayViewD<f32>,
+    moving: &ndarray::ArrayViewD<f32>,
+    how: &PhaseCorrelation,
+) -> Result<Registration> {
     if reference.shape() != moving.shape() {
         return Err(Error::Shape(format!("the reference {:?} and the moving image {:?} differ", reference.shape(), moving.shape())));
     }
@@ -409,7 +434,12 @@ pub fn phase_cross_correlation(gpu: &Gpu, reference: &ndarray::ArrayViewD<f32>, 
 
 /// scikit-image's `phase_cross_correlation(..., space="fourier")`: the two images given as their
 /// full spectra (fftn), complex, of one shape.
-pub fn phase_cross_correlation_spectra(gpu: &Gpu, reference: &ndarray::ArrayViewD<Complex32>, moving: &ndarray::ArrayViewD<Complex32>, how: &PhaseCorrelation) -> Result<Registration> {
+pub fn phase_cross_correlation_spectra(
+    gpu: &Gpu,
+    reference: &ndarray::ArrayViewD<Complex32>,
+    moving: &ndarray::ArrayViewD<Complex32>,
+    how: &PhaseCorrelation,
+) -> Result<Registration> {
     if reference.shape() != moving.shape() {
         return Err(Error::Shape(format!("the reference spectrum {:?} and the moving one {:?} differ", reference.shape(), moving.shape())));
     }

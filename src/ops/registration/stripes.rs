@@ -62,7 +62,8 @@ impl Default for StripeRegistration {
 
 impl StripeRegistration {
     fn check(&self) -> Result<()> {
-        let sizes = [("stripe", self.stripe), ("coarse step", self.coarse_step), ("window", self.window), ("window step", self.window_step), ("median", self.median)];
+        let sizes =
+            [("stripe", self.stripe), ("coarse step", self.coarse_step), ("window", self.window), ("window step", self.window_step), ("median", self.median)];
         if let Some((name, _)) = sizes.iter().find(|(_, v)| *v == 0) {
             return Err(Error::Invalid(format!("the {name} must be at least 1")));
         }
@@ -156,7 +157,11 @@ fn stripe_rows(centre: usize, stripe: usize, slow: usize) -> (usize, usize) {
 /// The coarse stripes' centre B-scans: one every `coarse_step`, the first half a step in.
 fn stripe_centres(slow: usize, how: &StripeRegistration) -> Vec<usize> {
     let centres: Vec<usize> = (how.coarse_step / 2..slow).step_by(how.coarse_step).collect();
-    if centres.is_empty() { vec![slow / 2] } else { centres }
+    if centres.is_empty() {
+        vec![slow / 2]
+    } else {
+        centres
+    }
 }
 
 /// How the stages measure a correlation peak: on the GPU, or in f64 on the CPU.
@@ -170,7 +175,12 @@ trait Measure {
 }
 
 /// The stages over one measurer, for a volume of `slow` B-scans.
-fn register_with(measure: &mut impl Measure, slow: usize, how: &StripeRegistration, progress: &mut dyn FnMut(usize, usize)) -> Result<(Vec<BscanShift>, Vec<BscanShift>, f64, f64)> {
+fn register_with(
+    measure: &mut impl Measure,
+    slow: usize,
+    how: &StripeRegistration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<(Vec<BscanShift>, Vec<BscanShift>, f64, f64)> {
     let window = how.window.min(slow);
     let t = Instant::now();
     let centres = stripe_centres(slow, how);
@@ -262,7 +272,11 @@ fn median(values: &mut [f64]) -> f64 {
     }
     values.sort_by(f64::total_cmp);
     let n = values.len();
-    if n % 2 == 1 { values[n / 2] } else { 0.5 * (values[n / 2 - 1] + values[n / 2]) }
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        0.5 * (values[n / 2 - 1] + values[n / 2])
+    }
 }
 
 fn ms_since(t: Instant) -> f64 {
@@ -294,7 +308,13 @@ pub fn register_volume(gpu: &Gpu, reference: &ArrayView3<f32>, moving: &ArrayVie
 }
 
 /// [`register_volume`], calling `progress(done, total)` as the fine stage registers B-scans.
-pub fn register_volume_with(gpu: &Gpu, reference: &ArrayView3<f32>, moving: &ArrayView3<f32>, how: &StripeRegistration, progress: &mut dyn FnMut(usize, usize)) -> Result<VolumeRegistration> {
+pub fn register_volume_with(
+    gpu: &Gpu,
+    reference: &ArrayView3<f32>,
+    moving: &ArrayView3<f32>,
+    how: &StripeRegistration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<VolumeRegistration> {
     how.check()?;
     check_volumes(reference, moving)?;
     let t = Instant::now();
@@ -305,7 +325,12 @@ pub fn register_volume_with(gpu: &Gpu, reference: &ArrayView3<f32>, moving: &Arr
 }
 
 /// [`register_volume_with`] with every correlation in f64 on the CPU: the reference.
-pub fn register_volume_reference(reference: &ArrayView3<f32>, moving: &ArrayView3<f32>, how: &StripeRegistration, progress: &mut dyn FnMut(usize, usize)) -> Result<VolumeRegistration> {
+pub fn register_volume_reference(
+    reference: &ArrayView3<f32>,
+    moving: &ArrayView3<f32>,
+    how: &StripeRegistration,
+    progress: &mut dyn FnMut(usize, usize),
+) -> Result<VolumeRegistration> {
     how.check()?;
     check_volumes(reference, moving)?;
     let mut measure = CpuMeasure { reference: reference.mapv(f64::from), moving: moving.mapv(f64::from), spectrum: None };

@@ -21,8 +21,8 @@ use crate::error::{Error, Result};
 use crate::gpu::{Gpu, Shape};
 use crate::graph::{Buf, Recording};
 use crate::kernels::boundary::Boundary;
-use crate::kernels::{template_ncc, window_sum};
 use crate::kernels::unary::{self, UnaryOp};
+use crate::kernels::{template_ncc, window_sum};
 use crate::ops::convolve::{self, Method, Mode};
 use crate::ops::layout;
 
@@ -225,6 +225,10 @@ pub fn match_template_reference(image: &ArrayD<f64>, template: &ArrayD<f64>, how
         }
         let numerator = xcorr - s1 * tmean;
         let den = ((s2 - s1 * s1 / volume) * tssd).max(0.0).sqrt();
-        if den > f64::EPSILON { numerator / den } else { 0.0 }
+        if den > f64::EPSILON {
+            numerator / den
+        } else {
+            0.0
+        }
     }))
 }

@@ -118,7 +118,13 @@ pub fn filter_response(filter: Filter, padded: usize) -> Vec<f64> {
     let mut kernel = vec![Complex64::new(0.0, 0.0); padded];
     for (i, v) in kernel.iter_mut().enumerate() {
         let n = if i <= padded / 2 { i as f64 } else { i as f64 - padded as f64 };
-        let value = if n == 0.0 { 0.25 } else if (n as i64) % 2 != 0 { -1.0 / (std::f64::consts::PI * n).powi(2) } else { 0.0 };
+        let value = if n == 0.0 {
+            0.25
+        } else if (n as i64) % 2 != 0 {
+            -1.0 / (std::f64::consts::PI * n).powi(2)
+        } else {
+            0.0
+        };
         *v = Complex64::new(value, 0.0);
     }
     FftPlanner::new().plan_fft_forward(padded).process(&mut kernel);
@@ -132,7 +138,13 @@ pub fn filter_response(filter: Filter, padded: usize) -> Vec<f64> {
             let tau = 2.0 * std::f64::consts::PI;
             ramp * match filter {
                 Filter::Ramp => 1.0,
-                Filter::SheppLogan => if k == 0 { 1.0 } else { omega.sin() / omega },
+                Filter::SheppLogan => {
+                    if k == 0 {
+                        1.0
+                    } else {
+                        omega.sin() / omega
+                    }
+                }
                 Filter::Cosine => omega.cos(),
                 Filter::Hamming => 0.54 - 0.46 * (tau * centred).cos(),
                 Filter::Hann => 0.5 - 0.5 * (tau * centred).cos(),
@@ -240,13 +252,16 @@ pub mod logpolar {
         let (nrho, ntheta) = (s.nrho, s.ntheta);
         let half = kernel_spectrum(nrho, ntheta, nrho as f64 * s.drho, sign, power);
         let columns = ntheta / 2 + 1;
-        Array2::from_shape_fn((nrho, ntheta), |(r, k)| {
-            if k < columns {
-                half[r * columns + k]
-            } else {
-                half[((nrho - r) % nrho) * columns + (ntheta - k)].conj()
-            }
-        })
+        Array2::from_shape_fn(
+            (nrho, ntheta),
+            |(r, k)| {
+                if k < columns {
+                    half[r * columns + k]
+                } else {
+                    half[((nrho - r) % nrho) * columns + (ntheta - k)].conj()
+                }
+            },
+        )
     }
 
     /// ifft2(fft2(x) · z), real part.
@@ -291,7 +306,8 @@ pub mod logpolar {
                     sino[[a as usize, k]]
                 }
             });
-            let c = spline_filter1d(&spline_filter1d(&extended.into_dyn(), 0, SplineMode::Mirror), 1, SplineMode::Mirror).into_dimensionality().expect("two axes");
+            let c =
+                spline_filter1d(&spline_filter1d(&extended.into_dyn(), 0, SplineMode::Mirror), 1, SplineMode::Mirror).into_dimensionality().expect("two axes");
             for span in 0..SPANS {
                 let grid = Array2::from_shape_fn((nrho, ntheta), |(j, m)| {
                     if m < ntheta / 4 || m >= 3 * ntheta / 4 {
@@ -332,7 +348,9 @@ pub mod logpolar {
         let mid = (n as f64 - 1.0) / 2.0;
         let mut out = Array3::zeros((images.dim().0, angles, detectors));
         for (b, image) in images.axis_iter(Axis(0)).enumerate() {
-            let c: Array2<f64> = spline_filter1d(&spline_filter1d(&image.to_owned().into_dyn(), 0, SplineMode::Mirror), 1, SplineMode::Mirror).into_dimensionality().expect("two axes");
+            let c: Array2<f64> = spline_filter1d(&spline_filter1d(&image.to_owned().into_dyn(), 0, SplineMode::Mirror), 1, SplineMode::Mirror)
+                .into_dimensionality()
+                .expect("two axes");
             let spans: Vec<Array2<f64>> = (0..SPANS)
                 .map(|span| {
                     let (sin, cos) = (span as f64 * BETA).sin_cos();

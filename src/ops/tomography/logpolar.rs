@@ -96,7 +96,10 @@ pub fn angle_spans(g: &Geometry) -> Vec<(usize, f64, bool)> {
 pub fn unsuitable(g: &Geometry) -> Option<String> {
     let a = g.angles.len();
     if a < EXTRA_ROWS || g.size < 8 || g.detectors < 8 {
-        return Some(format!("{a} angles, a {}² image and {} detectors (the log-polar method takes 16 angles and 8 pixels and detectors or more)", g.size, g.detectors));
+        return Some(format!(
+            "{a} angles, a {}² image and {} detectors (the log-polar method takes 16 angles and 8 pixels and detectors or more)",
+            g.size, g.detectors
+        ));
     }
     let step = PI / a as f64;
     let first = g.angles[0];
@@ -208,14 +211,18 @@ pub fn grid_bytes(g: &Geometry) -> u64 {
 pub fn end_corrections(p: usize) -> Vec<f64> {
     let mut gregory = vec![1.0f64];
     for n in 1..=p {
-        let sign = |e: usize| if e % 2 == 0 { 1.0 } else { -1.0 };
+        let sign = |e: usize| if e.is_multiple_of(2) { 1.0 } else { -1.0 };
         gregory.push(-(0..n).map(|k| gregory[k] * sign(n - k) / (n - k + 1) as f64).sum::<f64>());
     }
     let binomial = |n: usize, k: usize| (0..k).fold(1.0, |acc, i| acc * (n - i) as f64 / (i + 1) as f64);
     (0..p)
         .map(|j| {
             let sum: f64 = (1..p).map(|k| gregory[k + 1].abs() * binomial(k, j)).sum();
-            if j % 2 == 0 { -sum } else { sum }
+            if j % 2 == 0 {
+                -sum
+            } else {
+                sum
+            }
         })
         .collect()
 }
@@ -319,7 +326,19 @@ mod tests {
         // The 11-point rule: Gregory's coefficients (solved in exact rationals, the common
         // denominator 958003200), and a smooth non-periodic function integrated to ~1e-11.
         let d = end_corrections(END_CORRECTION);
-        let exact = [-216254335.0, 679543284.0, -1412947389.0, 2415881496.0, -3103579086.0, 2939942400.0, -2023224114.0, 984515304.0, -321455811.0, 63253516.0, -5675265.0];
+        let exact = [
+            -216254335.0,
+            679543284.0,
+            -1412947389.0,
+            2415881496.0,
+            -3103579086.0,
+            2939942400.0,
+            -2023224114.0,
+            984515304.0,
+            -321455811.0,
+            63253516.0,
+            -5675265.0,
+        ];
         for (got, want) in d.iter().zip(exact) {
             assert!((got - want / 958003200.0).abs() < 1e-10, "{d:?}");
         }

@@ -274,10 +274,14 @@ fn filter_shifted(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Fil
         filter_lines::record(rec, spectrum, response)?
     } else {
         let turn = 2.0 * std::f64::consts::PI * shift / padded as f64;
-        let response: Vec<num_complex::Complex32> = response.iter().enumerate().map(|(k, &v)| {
-            let (sin, cos) = (turn * k as f64).sin_cos();
-            num_complex::Complex32::new((v * cos) as f32, (v * sin) as f32)
-        }).collect();
+        let response: Vec<num_complex::Complex32> = response
+            .iter()
+            .enumerate()
+            .map(|(k, &v)| {
+                let (sin, cos) = (turn * k as f64).sin_cos();
+                num_complex::Complex32::new((v * cos) as f32, (v * sin) as f32)
+            })
+            .collect();
         let response = rec.upload_once_c32(&ArrayD::from_shape_vec(IxDyn(&[response.len()]), response).expect("one axis").view())?;
         crate::kernels::logpolar::times_spectrum(rec, spectrum, response)?
     };
@@ -358,10 +362,13 @@ pub fn histogram_entropy(values: impl Iterator<Item = f64>, range: (f64, f64)) -
         bins[b] += 1;
         total += 1;
     }
-    bins.iter().filter(|&&c| c > 0).map(|&c| {
-        let p = c as f64 / total.max(1) as f64;
-        -p * p.log2()
-    }).sum()
+    bins.iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = c as f64 / total.max(1) as f64;
+            -p * p.log2()
+        })
+        .sum()
 }
 
 /// The rotation centre of a sinogram (angles over [0, π)), as TomoPy's `find_center`: the one
@@ -384,7 +391,11 @@ pub fn find_center(g: &Geometry, radius: f64, mut reconstruct: impl FnMut(&[f64]
     let mut scores = Vec::new();
     let mut search = |centres: Vec<f64>| -> Result<f64> {
         let images = reconstruct(&centres)?;
-        let tried: Vec<(f64, f64)> = centres.iter().zip(&images).map(|(&c, image)| (c, histogram_entropy(image.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64), range))).collect();
+        let tried: Vec<(f64, f64)> = centres
+            .iter()
+            .zip(&images)
+            .map(|(&c, image)| (c, histogram_entropy(image.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64), range)))
+            .collect();
         let best = tried.iter().min_by(|a, b| a.1.total_cmp(&b.1)).map_or(middle, |s| s.0);
         scores.extend(tried);
         Ok(best)

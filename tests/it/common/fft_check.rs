@@ -38,7 +38,11 @@ pub fn flat_c64(a: &ArrayD<Complex64>) -> Vec<f64> {
 /// The gate's bound on max|Δ|/max|ref| for a transform of `n` points in all.
 pub fn max_bound(n: usize, bluestein: bool) -> f64 {
     let b = 2e-6 + 5e-7 * (n.max(1) as f64).log10();
-    if bluestein { 2.0 * b } else { b }
+    if bluestein {
+        2.0 * b
+    } else {
+        b
+    }
 }
 
 pub fn uses_bluestein(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform) -> bool {

@@ -1,6 +1,5 @@
 //! Shared test helpers: one GPU per test binary, fresh random inputs, error metrics.
 
-
 pub mod fft_check;
 pub mod specimens;
 
@@ -110,13 +109,17 @@ pub fn to64<T: Widen>(x: &ArrayD<T>) -> ArrayD<T::Wide> {
 
 /// The boundary with |cval|: the magnitude Σ|w||x| of a direct sum pads |x| with |cval|.
 pub fn abs_boundary(b: Boundary) -> Boundary {
-    if let Boundary::Constant(v) = b { Boundary::Constant(v.abs()) } else { b }
+    if let Boundary::Constant(v) = b {
+        Boundary::Constant(v.abs())
+    } else {
+        b
+    }
 }
 
 /// Runs the `lucent` binary with `args` and extra environment variables.
 pub fn lucent_cli(args: &[&str], env: &[(&str, &str)]) -> std::process::Output {
     // Cargo names the binary to integration tests only (tests/it); the unit tests share this harness.
-    let exe = option_env!("CARGO_BIN_EXE_lucent").expect("CLI tests live in tests/it, where cargo builds the binary");
+    let Some(exe) = option_env!("CARGO_BIN_EXE_lucent") else { panic!("CLI tests live in tests/it, where cargo builds the binary") };
     std::process::Command::new(exe).args(args).envs(env.iter().copied()).output().expect("the lucent binary runs")
 }
 

@@ -248,9 +248,9 @@ fn direct_4d(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &mut Vec<
         let g = Geometry::new(&dims, &kdims, Mode::Same)?;
         let mut direct_ms = None;
         let case = format!("convolve_direct4d_tiled_k{edge}");
-        if let Some(r) = time_case(gpu, args, &x, &case, roof, &mut |rec, xb| {
-            signal::record_convolve(rec, xb, &kernel.view(), Mode::Same, Method::Direct).map(|_| ())
-        })? {
+        if let Some(r) =
+            time_case(gpu, args, &x, &case, roof, &mut |rec, xb| signal::record_convolve(rec, xb, &kernel.view(), Mode::Same, Method::Direct).map(|_| ()))?
+        {
             report_direct(global, &r, &g, g.direct_cost_ns() * 1e-6);
             direct_ms = Some(r.ms);
             rows.push(r);
@@ -307,9 +307,7 @@ fn bank_vs_separate(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &m
     let uploaded = kernels.iter().map(|k| lucent::GpuArray::upload_f32(gpu, &k.view())).collect::<Result<Vec<_>, _>>()?;
     let timed = [
         time_case(gpu, args, &x, "convolve_bank6_k15", roof, &mut |rec, xb| bank.record(rec, xb).map(|_| ()))?,
-        time_case(gpu, args, &x, "convolve_bank6_separate_cached_k15", roof, &mut |rec, xb| {
-            spectra.iter().try_for_each(|s| s.record(rec, xb).map(|_| ()))
-        })?,
+        time_case(gpu, args, &x, "convolve_bank6_separate_cached_k15", roof, &mut |rec, xb| spectra.iter().try_for_each(|s| s.record(rec, xb).map(|_| ())))?,
         time_case(gpu, args, &x, "convolve_bank6_separate_k15", roof, &mut |rec, xb| {
             uploaded.iter().try_for_each(|k| {
                 let kb = rec.input(k);
@@ -328,9 +326,7 @@ fn bank_vs_separate(gpu: &Gpu, args: &Args, global: &Global, roof: f64, rows: &m
 
 /// A separable bump (finite, positive, not trivially sparse).
 fn smooth_kernel(dims: &[usize]) -> ArrayD<f32> {
-    ArrayD::from_shape_fn(IxDyn(dims), |i| {
-        (0..dims.len()).map(|d| 1.0 + (i[d] as f32 * 0.7).sin().abs()).product::<f32>()
-    })
+    ArrayD::from_shape_fn(IxDyn(dims), |i| (0..dims.len()).map(|d| 1.0 + (i[d] as f32 * 0.7).sin().abs()).product::<f32>())
 }
 
 /// One read of the image and one write of the result, in `ms`.

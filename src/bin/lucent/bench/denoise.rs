@@ -48,7 +48,13 @@ fn direct_gflop(shape: &[usize], d: usize, o: &Options) -> f64 {
 pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error> {
     let named = |name: &str| args.filter.as_deref().is_some_and(|f| f.contains(name));
     let (paper, mid) = (named("paper"), named("mid"));
-    let shape = if paper { [20, 445, 512, 512] } else if mid { [16, 64, 256, 256] } else { [16, 32, 48, 48] };
+    let shape = if paper {
+        [20, 445, 512, 512]
+    } else if mid {
+        [16, 64, 256, 256]
+    } else {
+        [16, 32, 48, 48]
+    };
     let started = Instant::now();
     let (x, clean) = noisy_phantom(shape, 0.25);
     eprintln!("denoise: made {shape:?} in {:.1} s", started.elapsed().as_secs_f64());
@@ -62,7 +68,21 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
     };
     let cases: Vec<(usize, Method)> = (if paper { 4..=4 } else { 2..=4 }).flat_map(|d| methods.iter().map(move |&m| (d, m))).collect();
     for (d, method) in cases {
-        let case = format!("denoise_{}_{d}d_{}", if paper { "paper" } else if mid { "mid" } else { "phantom" }, match method { Method::Fft => "fft", Method::Spatial => "spatial", Method::Auto => "auto" });
+        let case = format!(
+            "denoise_{}_{d}d_{}",
+            if paper {
+                "paper"
+            } else if mid {
+                "mid"
+            } else {
+                "phantom"
+            },
+            match method {
+                Method::Fft => "fft",
+                Method::Spatial => "spatial",
+                Method::Auto => "auto",
+            }
+        );
         let o = Options { dims: Some(d), method, ..Options::default() };
         // Warm-up: the same run (FFT kernels and pipelines compiled for these shapes); the
         // paper's size runs once, cold, as a command would.

@@ -106,7 +106,15 @@ pub fn suite(gpu: &Gpu, args: &Args, own_shapes: &[Vec<usize>], roof_gbs: f64, g
             let (plan, _, ms, timer) = time_c2c(gpu, &dims, &[axis], 5)?;
             let r = row(&format!("fft_axis{axis}"), &dims, bytes, plan.dispatches(), ms, timer, roof_gbs);
             if !global.quiet && !global.json {
-                eprintln!("{:<22} {:>16} {:>10.4} ms {:>8.1} GB/s {:>6.1}% of copy ({} passes)", r.case, shape_name(&dims), r.ms, r.gb_per_s, r.percent_of_copy, plan.dispatches());
+                eprintln!(
+                    "{:<22} {:>16} {:>10.4} ms {:>8.1} GB/s {:>6.1}% of copy ({} passes)",
+                    r.case,
+                    shape_name(&dims),
+                    r.ms,
+                    r.gb_per_s,
+                    r.percent_of_copy,
+                    plan.dispatches()
+                );
             }
             rows.push(r);
         }
@@ -141,13 +149,5 @@ fn reps(bytes: u64) -> u64 {
 /// `passes` full reads and writes of `bytes` each, in `ms`.
 fn row(case: &str, dims: &[usize], bytes: u64, passes: usize, ms: f64, timer: &'static str, roof_gbs: f64) -> Row {
     let gbs = (2 * passes as u64 * bytes) as f64 / (ms * 1e6);
-    Row {
-        case: case.to_string(),
-        shape: dims.to_vec(),
-        mib: bytes >> 20,
-        ms,
-        gb_per_s: gbs,
-        percent_of_copy: 100.0 * gbs / roof_gbs,
-        timer,
-    }
+    Row { case: case.to_string(), shape: dims.to_vec(), mib: bytes >> 20, ms, gb_per_s: gbs, percent_of_copy: 100.0 * gbs / roof_gbs, timer }
 }

@@ -22,7 +22,11 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
     let samplers = if gpu.filters_f32() { &samplers[..] } else { &samplers[..1] };
     let cubic = |mode, sampler| Sampling { order: 3, mode, cval: 0.0, prefilter: true, sampler };
     let linear = |sampler| Sampling { order: 1, mode: SplineMode::Constant, cval: 0.0, prefilter: true, sampler };
-    let m = AffineMap::new(&ArrayD::from_shape_vec(IxDyn(&[3, 3]), vec![0.98, 0.17, 0.0, -0.17, 0.98, 0.05, 0.0, -0.04, 1.01]).unwrap().view(), &[2.0, -3.0, 1.5], 3)?;
+    let m = AffineMap::new(
+        &ArrayD::from_shape_vec(IxDyn(&[3, 3]), vec![0.98, 0.17, 0.0, -0.17, 0.98, 0.05, 0.0, -0.04, 1.01]).unwrap().view(),
+        &[2.0, -3.0, 1.5],
+        3,
+    )?;
     for edge in [256usize, 512] {
         let dims = vec![edge; 3];
         let bytes = (edge * edge * edge * 4) as u64;
@@ -31,24 +35,40 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
         }
         let x = resident(gpu, &dims, 1.0)?;
         let shift = ndimage::shift_map(&dims, &[1.3, -2.7, 0.4])?;
-        let mut cases: Vec<(String, f64, Record)> = vec![("interp_spline_filter".into(), 6.0, Box::new(|rec| {
-            let input = rec.input(&x);
-            ndimage::record_spline_filter(rec, input, SplineMode::Mirror).map(|_| ())
-        }))];
+        let mut cases: Vec<(String, f64, Record)> = vec![(
+            "interp_spline_filter".into(),
+            6.0,
+            Box::new(|rec| {
+                let input = rec.input(&x);
+                ndimage::record_spline_filter(rec, input, SplineMode::Mirror).map(|_| ())
+            }),
+        )];
         for &(suffix, sampler) in samplers {
             let (shift, m, dims, x) = (&shift, &m, &dims, &x);
-            cases.push((format!("interp_shift_order3{suffix}"), 8.0, Box::new(move |rec| {
-                let input = rec.input(x);
-                ndimage::record_affine_transform(rec, input, &shift.0, dims, &cubic(SplineMode::Mirror, sampler)).map(|_| ())
-            })));
-            cases.push((format!("interp_affine_order3{suffix}"), 8.0, Box::new(move |rec| {
-                let input = rec.input(x);
-                ndimage::record_affine_transform(rec, input, m, dims, &cubic(SplineMode::Constant, sampler)).map(|_| ())
-            })));
-            cases.push((format!("interp_affine_order1{suffix}"), 2.0, Box::new(move |rec| {
-                let input = rec.input(x);
-                ndimage::record_affine_transform(rec, input, m, dims, &linear(sampler)).map(|_| ())
-            })));
+            cases.push((
+                format!("interp_shift_order3{suffix}"),
+                8.0,
+                Box::new(move |rec| {
+                    let input = rec.input(x);
+                    ndimage::record_affine_transform(rec, input, &shift.0, dims, &cubic(SplineMode::Mirror, sampler)).map(|_| ())
+                }),
+            ));
+            cases.push((
+                format!("interp_affine_order3{suffix}"),
+                8.0,
+                Box::new(move |rec| {
+                    let input = rec.input(x);
+                    ndimage::record_affine_transform(rec, input, m, dims, &cubic(SplineMode::Constant, sampler)).map(|_| ())
+                }),
+            ));
+            cases.push((
+                format!("interp_affine_order1{suffix}"),
+                2.0,
+                Box::new(move |rec| {
+                    let input = rec.input(x);
+                    ndimage::record_affine_transform(rec, input, m, dims, &linear(sampler)).map(|_| ())
+                }),
+            ));
         }
         // One pass per axis too: the goal is per pass.
         let x = &x;
@@ -116,7 +136,15 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
 }
 
 /// One case's median time and bandwidth: `passes` × the input's bytes moved.
-fn row(gpu: &Gpu, case: &str, dims: &[usize], passes: f64, roof_gbs: f64, global: &Global, mut build: impl FnMut(&mut Recording) -> Result<(), Error>) -> Result<Row, Error> {
+fn row(
+    gpu: &Gpu,
+    case: &str,
+    dims: &[usize],
+    passes: f64,
+    roof_gbs: f64,
+    global: &Global,
+    mut build: impl FnMut(&mut Recording) -> Result<(), Error>,
+) -> Result<Row, Error> {
     super::print_passes(gpu, case, &mut build)?;
     let bytes = dims.iter().product::<usize>() as u64 * 4;
     let reps = ((1u64 << 31) / bytes).clamp(2, 20);
@@ -124,7 +152,11 @@ fn row(gpu: &Gpu, case: &str, dims: &[usize], passes: f64, roof_gbs: f64, global
     let gbs = passes * bytes as f64 / (ms * 1e6);
     let name = dims.iter().map(|d| d.to_string()).collect::<Vec<_>>().join("x");
     if !global.quiet && !global.json {
-        eprintln!("{case:<32} {name:>12} {ms:>10.4} ms {gbs:>8.1} GB/s {:>6.1}% of copy, {:.3e} samples/s", 100.0 * gbs / roof_gbs, bytes as f64 / 4.0 / (ms * 1e-3));
+        eprintln!(
+            "{case:<32} {name:>12} {ms:>10.4} ms {gbs:>8.1} GB/s {:>6.1}% of copy, {:.3e} samples/s",
+            100.0 * gbs / roof_gbs,
+            bytes as f64 / 4.0 / (ms * 1e-3)
+        );
     }
     Ok(Row { case: case.to_string(), shape: dims.to_vec(), mib: bytes >> 20, ms, gb_per_s: gbs, percent_of_copy: 100.0 * gbs / roof_gbs, timer })
 }

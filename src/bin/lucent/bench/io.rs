@@ -49,7 +49,7 @@ fn run_cases(args: &Args, global: &Global, dir: &Path, mib: u64, bytes: u64) -> 
     }
     if wanted("io_tiff_f32") {
         // Pages of 2048 x 2048 (16 MiB), as microscopes store stacks (512 x 512 for odd sizes).
-        let edge = if mib % 16 == 0 { 2048 } else { 512 };
+        let edge = if mib.is_multiple_of(16) { 2048 } else { 512 };
         let pages = real.view().into_shape_with_order(IxDyn(&[n / (edge * edge), edge, edge])).unwrap();
         let path = dir.join("f32.tif");
         row("io_tiff_f32_write", median_ms(|| io::write_real(&path, &pages))?);

@@ -7,8 +7,8 @@ mod convolve;
 mod denoise;
 mod fft;
 mod interpolate;
-mod register;
 mod io;
+mod register;
 mod rl;
 mod tomography;
 mod transfer;
@@ -77,7 +77,12 @@ fn cases() -> Vec<Case> {
         Case { name: "complex_mul", bytes_per_elem: 24.0, dtype: Dtype::C32, record: |r, i| binary::record_into(r, BinaryOp::ComplexMul, i.a, i.b, i.out) },
         // Reductions and scans: the minimum traffic (one read; a read and a write).
         Case { name: "reduce_sum", bytes_per_elem: 4.0, dtype: Dtype::F32, record: |r, i| reduce::record(r, i.a, reduce::Reduction::Sum, None).map(|_| ()) },
-        Case { name: "reduce_argmax", bytes_per_elem: 4.0, dtype: Dtype::F32, record: |r, i| reduce::record(r, i.a, reduce::Reduction::ArgMax, None).map(|_| ()) },
+        Case {
+            name: "reduce_argmax",
+            bytes_per_elem: 4.0,
+            dtype: Dtype::F32,
+            record: |r, i| reduce::record(r, i.a, reduce::Reduction::ArgMax, None).map(|_| ()),
+        },
         Case { name: "scan_cumsum", bytes_per_elem: 8.0, dtype: Dtype::F32, record: |r, i| scan::cumsum(r, i.a, 0, false).map(|_| ()) },
     ]
 }
@@ -131,7 +136,15 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             let (ms, timer) = if case.name == copy.name { roof } else { measure(&gpu, case, bytes)? };
             let gbs = case.bytes_per_elem * (bytes / 4) as f64 / case.dtype.bytes() as f64 * 4.0 / (ms * 1e6);
             let roof_gbs = copy.bytes_per_elem * (bytes / 4) as f64 / (roof.0 * 1e6);
-            rows.push(Row { case: case.name.to_string(), shape: vec![(bytes / case.dtype.bytes()) as usize], mib, ms, gb_per_s: gbs, percent_of_copy: 100.0 * gbs / roof_gbs, timer });
+            rows.push(Row {
+                case: case.name.to_string(),
+                shape: vec![(bytes / case.dtype.bytes()) as usize],
+                mib,
+                ms,
+                gb_per_s: gbs,
+                percent_of_copy: 100.0 * gbs / roof_gbs,
+                timer,
+            });
             if !global.quiet && !global.json {
                 eprintln!("{:<16} {:>6} MiB {:>10.4} ms {:>9.1} GB/s {:>6.1}% of copy", case.name, mib, ms, gbs, 100.0 * gbs / roof_gbs);
             }
@@ -198,13 +211,8 @@ fn print_rows(global: &Global, args: &Args, start: std::time::Instant, device_js
             "fft_shape": args.fft_shape,
             "fft_axes": args.fft_axes,
         });
-        Report {
-            options,
-            ms: report::Stages::default().total(start),
-            details: serde_json::json!({ "rows": rows }),
-            ..Report::new("bench", device_json)
-        }
-        .print();
+        Report { options, ms: report::Stages::default().total(start), details: serde_json::json!({ "rows": rows }), ..Report::new("bench", device_json) }
+            .print();
     } else {
         println!("device: {device}");
         println!("{:<22} {:>18} {:>8} {:>12} {:>10} {:>9}", "case", "shape", "MiB", "ms", "GB/s", "% copy");
@@ -273,9 +281,8 @@ pub fn time_repeated(gpu: &Gpu, reps: u64, mut build: impl FnMut(&mut Recording)
             break;
         }
     }
-    let mut times: Vec<(f64, bool)> = (0..7)
-        .map(|_| compiled.run(gpu).map(|r| (r.report.gpu_ms.unwrap_or(r.report.wall_ms), r.report.gpu_ms.is_some())))
-        .collect::<Result<_, _>>()?;
+    let mut times: Vec<(f64, bool)> =
+        (0..7).map(|_| compiled.run(gpu).map(|r| (r.report.gpu_ms.unwrap_or(r.report.wall_ms), r.report.gpu_ms.is_some()))).collect::<Result<_, _>>()?;
     times.sort_by(|x, y| x.0.total_cmp(&y.0));
     let (ms, gpu_timer) = times[times.len() / 2];
     Ok((ms / reps as f64, if gpu_timer { "gpu" } else { "wall" }))

@@ -11,8 +11,8 @@
 
 use std::time::Instant;
 
-use lucent::GpuArray;
 use lucent::registration::{PhaseCorrelation, PhaseCorrelator};
+use lucent::GpuArray;
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, IxDyn};
 
@@ -77,7 +77,9 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         }
         rows.push(Row { case: case.into(), shape: dims.to_vec(), mib: 16, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
     }
-    for (dims, tdims, at, pad_input) in [(vec![2048usize, 2048], vec![64usize, 64], [1000usize, 900, 0], true), (vec![128, 256, 256], vec![16, 32, 32], [40, 100, 80], false)] {
+    for (dims, tdims, at, pad_input) in
+        [(vec![2048usize, 2048], vec![64usize, 64], [1000usize, 900, 0], true), (vec![128, 256, 256], vec![16, 32, 32], [40, 100, 80], false)]
+    {
         let case = format!("register_match_template_{}d", dims.len());
         let bytes = dims.iter().product::<usize>() as u64 * 4;
         if !wanted(&case) || bytes > args.max_mib << 20 {

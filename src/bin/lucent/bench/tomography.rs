@@ -65,7 +65,15 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         if !global.quiet && !global.json {
             eprintln!("{:<36} {:>12} {ms:>10.3} ms  {} angles", "tomo_stack_fbp", format!("{slices}x{n}x{n}"), 3 * n / 2);
         }
-        rows.push(Row { case: "tomo_stack_fbp".into(), shape: vec![slices, n, n], mib: (slices * n * n * 4) as u64 >> 20, ms, gb_per_s: 0.0, percent_of_copy: 0.0, timer: "wall" });
+        rows.push(Row {
+            case: "tomo_stack_fbp".into(),
+            shape: vec![slices, n, n],
+            mib: (slices * n * n * 4) as u64 >> 20,
+            ms,
+            gb_per_s: 0.0,
+            percent_of_copy: 0.0,
+            timer: "wall",
+        });
     }
     Ok(rows)
 }

@@ -4,8 +4,8 @@
 //! one-call functions move their inputs and results. Host wall clock, median after warm-up.
 
 use lucent::engine::unary::{self, UnaryOp};
-use lucent::{GpuArray, Recording};
 use lucent::{Error, Gpu};
+use lucent::{GpuArray, Recording};
 
 use super::register::median_after_warm_up;
 use super::{Args, Row};
@@ -21,16 +21,20 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         let host = super::uniform(&[n], 0x9E37_79B9_7F4A_7C15);
         let device = GpuArray::upload_f32(gpu, &host.view())?;
         let probe = GpuArray::upload_f32(gpu, &host.slice(ndarray::s![..1]).into_dyn())?;
-        let cases: [(&str, Box<dyn Fn() -> Result<(), Error>>); 3] = [
+        type Case<'a> = (&'a str, Box<dyn Fn() -> Result<(), Error> + 'a>);
+        let cases: [Case; 3] = [
             ("transfer_upload", Box::new(|| GpuArray::upload_f32(gpu, &host.view()).and_then(|_| probe.download_f32(gpu)).map(drop))),
             ("transfer_download", Box::new(|| device.download_f32(gpu).map(drop))),
-            ("transfer_round_trip", Box::new(|| {
-                let mut rec = Recording::new(gpu);
-                let x = rec.upload_once_f32(&host.view())?;
-                let y = unary::record(&mut rec, UnaryOp::Abs, x)?;
-                let d = rec.download(y);
-                rec.run()?.into_f32(d).map(drop)
-            })),
+            (
+                "transfer_round_trip",
+                Box::new(|| {
+                    let mut rec = Recording::new(gpu);
+                    let x = rec.upload_once_f32(&host.view())?;
+                    let y = unary::record(&mut rec, UnaryOp::Abs, x)?;
+                    let d = rec.download(y);
+                    rec.run()?.into_f32(d).map(drop)
+                }),
+            ),
         ];
         for (case, run) in cases {
             if args.filter.as_deref().is_some_and(|f| !case.contains(f) && !"transfer".starts_with(f)) {

@@ -172,7 +172,9 @@ pub fn recombine<T: FftNum>(out: &mut ArrayD<T>, zs: &[(usize, &ArrayD<Complex<T
     // weight/P · W_N^(-n·p) for every output row and part, row-major.
     let rows_out = plan.geometry.out[0];
     let w: Vec<Complex<T>> = (0..rows_out)
-        .flat_map(|o| zs.iter().map(move |&(p, _)| to_t::<T>(unit_root(part_row(o) as u128 * p as u128, n_len as u128).conj() * (plan.weight(p) / plan.parts as f64))))
+        .flat_map(|o| {
+            zs.iter().map(move |&(p, _)| to_t::<T>(unit_root(part_row(o) as u128 * p as u128, n_len as u128).conj() * (plan.weight(p) / plan.parts as f64)))
+        })
         .collect();
     // Work units: (part row n1, a column range) with the output rows that read it; about four
     // per thread (for rayon to balance), none under 4096 columns.

@@ -50,7 +50,11 @@ impl SplitPlan {
     /// How many times part p counts in the sum: once for the self-mirrored parts 0 and P/2,
     /// twice for the others (their mirror P - p is not computed).
     pub fn weight(&self, p: usize) -> f64 {
-        if p == 0 || 2 * p == self.parts { 1.0 } else { 2.0 }
+        if p == 0 || 2 * p == self.parts {
+            1.0
+        } else {
+            2.0
+        }
     }
 
     /// Bytes of one complex array of the part's transform shape.

@@ -94,7 +94,13 @@ pub(super) fn convolve(
     let (what, bytes) = match smallest {
         Some((plan, bytes)) => {
             let budget = opts.max_part_bytes.map_or(String::new(), |b| format!("; memory budget {b} bytes per part"));
-            (format!("even one part of the split convolution of {:?} with {:?} ({} parts of {:?} complex{budget})", g.image, g.kernel, plan.parts, plan.part_dims), bytes)
+            (
+                format!(
+                    "even one part of the split convolution of {:?} with {:?} ({} parts of {:?} complex{budget})",
+                    g.image, g.kernel, plan.parts, plan.part_dims
+                ),
+                bytes,
+            )
         }
         None => (format!("the convolution of {:?} with {:?} in one part", g.image, g.kernel), g.padded.iter().map(|&d| d as u64).product::<u64>() * 8),
     };
@@ -124,12 +130,7 @@ impl PartRunner {
             let fusion = Fusion { input: Some(input.dims().to_vec()), ..Fusion::default() };
             FftPlan::fused(gpu, &plan.part_dims, &axes, Transform::Forward, Norm::Backward, &fusion)
         };
-        let window = plan
-            .out_part_dims()
-            .iter()
-            .enumerate()
-            .map(|(d, &len)| Window { origin: if d == 0 { 0 } else { g.start[d] as i64 }, len })
-            .collect();
+        let window = plan.out_part_dims().iter().enumerate().map(|(d, &len)| Window { origin: if d == 0 { 0 } else { g.start[d] as i64 }, len }).collect();
         let fusion = Fusion { window: Some(window), product: Some(Product::Mul), ..Fusion::default() };
         let inverse = FftPlan::fused(gpu, &plan.part_dims, &axes, Transform::Inverse, Norm::Backward, &fusion)?;
         let mut rec = Recording::new(gpu);
