@@ -3,11 +3,16 @@
 //! A portable GPU compute engine on wgpu (Vulkan, Metal, DX12; lavapipe in CI) whose every kernel
 //! is hand-written WGSL, for scientific imaging.
 //!
-//! The namespaces follow numpy, scipy and scikit-image: [`fft`], [`signal`], [`ndimage`],
-//! [`restoration`], [`registration`]. Each function takes ndarray arrays of any dimension type,
+//! One front door per family, named as numpy, scipy, scikit-image and the field know them:
+//! [`fft`] (numpy.fft), [`signal`] (scipy.signal), [`ndimage`] (scipy.ndimage), [`restoration`]
+//! (skimage.restoration), [`registration`] (skimage.registration and AO-OCT stripes),
+//! [`tomography`] (ASTRA's 2D parallel beam: projection, FBP, MLEM, the centre search),
+//! [`denoise`] (4D adaptive filtering) and [`phantom`] (synthetic objects with known truth);
+//! [`io`] reads and writes files. Each function takes ndarray arrays of any dimension type,
 //! returns owned arrays of the same type (or, for registration, the shift and its measures),
-//! decides itself how to run (whole, tiled or split) and reuses what it made before on the same
-//! [`Gpu`] (plans, kernel spectra, pipelines):
+//! validates its input, decides itself how to run (whole, chunked, tiled or split) and reuses what
+//! it made before on the same [`Gpu`] (plans, kernel spectra, pipelines). Each family's `cpu`
+//! module is its f64 reference, with the same semantics:
 //!
 //! ```no_run
 //! use lucent::restoration::{richardson_lucy, RlOptions};
@@ -21,7 +26,9 @@
 //!
 //! Underneath, work is recorded, then run: a [`Recording`] collects uploads, kernel dispatches
 //! over buffer proxies and downloads; running it plans buffer reuse, encodes everything into one
-//! compute pass and submits once ([`Recording::run_async`] awaits it without blocking).
+//! compute pass and submits once ([`Recording::run_async`] awaits it without blocking). An app
+//! that builds its own pipelines finds the engine in [`engine`] (the device, the executor, the
+//! primitive `record` forms) and each family's `record_*` forms beside its one-call functions.
 //!
 //! ```no_run
 //! use lucent::{Gpu, Recording, engine::binary::{self, BinaryOp}};
