@@ -80,7 +80,7 @@ struct Plans {
 /// computes the OTF and compiles one iteration; `run` repeats it.
 ///
 /// ```no_run
-/// # use lucent::ops::deconvolve::{RichardsonLucy, RlOptions};
+/// # use lucent::restoration::{RichardsonLucy, RlOptions};
 /// # fn f(gpu: &lucent::Gpu, image: ndarray::ArrayD<f32>, psf: ndarray::ArrayD<f32>) -> lucent::Result<()> {
 /// let rl = RichardsonLucy::new(gpu, &image.view(), &psf.view(), 30, &RlOptions::default())?;
 /// let result = rl.run(|p| eprintln!("{}/{}", p.done, p.total))?;
