@@ -26,11 +26,13 @@ use super::{filters, tensor_components, weight_coefficients, Options};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
+use crate::kernels::boundary::Boundary;
 use crate::kernels::denoise::{self, four, AccumulateParams, ControlParams, DIRECT_FILTERS, NO_RESPONSE};
 use crate::kernels::gather::{self, AxisMap};
 use crate::kernels::{copy_range, fill};
 use crate::ops::convolve::bank::FilterBank;
-use crate::ops::convolve::{correlate1d, gaussian_weights, Boundary, Geometry, Mode};
+use crate::ops::convolve::{Geometry, Mode};
+use crate::ops::filter::{correlate1d, gaussian_weights};
 use crate::ops::layout;
 
 /// Where the work went: slabs, seconds per stage (host transfers included), the largest device
