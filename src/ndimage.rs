@@ -32,7 +32,7 @@ use crate::ops::filter::{along_axis, slabs};
 use crate::ops::interpolate;
 
 pub use crate::kernels::boundary::Boundary;
-pub use crate::ops::filter::{check_filter_weights, gaussian_passes, uniform_passes};
+pub use crate::ops::filter::{check_filter_weights, filter_halo, gaussian_passes, uniform_passes, AxisFilter};
 pub use crate::ops::filter::{
     convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,
     gaussian_filter as record_gaussian_filter, gaussian_kernel1d, normalized_convolution as record_normalized_convolution,

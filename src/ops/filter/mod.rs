@@ -98,6 +98,26 @@ pub fn uniform_passes(size: &[usize], dims: &[usize], boundary: Boundary) -> Res
     Ok(size.iter().enumerate().filter(|(_, &n)| n > 1).map(|(axis, &m)| (axis, uniform_weights(m, dims[axis], boundary))).collect())
 }
 
+/// A separable filter along one axis, as [`filter_halo`] takes it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum AxisFilter {
+    /// [`gaussian_filter`]'s standard deviation along the axis (truncate = 4).
+    Gaussian(f64),
+    /// [`uniform_filter`]'s size along the axis.
+    Uniform(usize),
+}
+
+/// The halo of a chunk of a separable filter along one axis: the samples beyond its own, on each
+/// side, that a chunk reads so that its outputs equal the whole array's (the CLI's streamed
+/// slabs, lucent.dask's chunks). Gaussian: the kernel's radius ⌊4σ + 0.5⌋, as
+/// [`gaussian_kernel1d`] makes it; uniform: half the box plus one (the reach is size/2).
+pub fn filter_halo(filter: AxisFilter) -> usize {
+    match filter {
+        AxisFilter::Gaussian(sigma) => (GAUSSIAN_TRUNCATE * sigma + 0.5) as usize,
+        AxisFilter::Uniform(size) => size / 2 + 1,
+    }
+}
+
 /// One correlate1d per pass, in order (a copy of x when there is none).
 pub fn separable(rec: &mut Recording, x: Buf, passes: &[(usize, Vec<f64>)], boundary: Boundary) -> Result<Buf> {
     let mut cur = None;

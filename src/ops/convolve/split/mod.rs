@@ -31,7 +31,8 @@ pub struct SplitOptions {
     /// Force P parts (1: the whole array in one run).
     pub parts: Option<usize>,
     /// Device memory one part (or the whole run) may hold, in bytes, on top of the per-buffer
-    /// limit of each device. A GPU holds up to `in_flight` parts.
+    /// limit of each device. A GPU holds up to `in_flight` parts. Whatever is asked, the parts a
+    /// GPU holds at once also fit its device memory budget (`Gpu::memory_budget_bytes`).
     pub max_part_bytes: Option<u64>,
     /// Parts each GPU holds at once, each with its own buffers (default 2: while one part
     /// computes, the other's upload and download and the host's handling of them proceed, so

@@ -50,8 +50,13 @@ pub(super) fn convolve(
     check_finite(a, "convolution input")?;
     check_finite(k, "convolution kernel")?;
     crate::host::check_host_array("the convolution's result", &g.out, 4)?;
-    let budget = opts.max_part_bytes.unwrap_or(u64::MAX);
     let in_flight = opts.in_flight.unwrap_or(DEFAULT_IN_FLIGHT).max(1);
+    // What one part may hold on the device: the asked budget per part, and the device memory
+    // budget of the smallest GPU shared by the parts it holds at once (the whole run holds one).
+    let device = gpus.iter().map(|g| g.memory_budget_bytes()).min().unwrap();
+    let asked = opts.max_part_bytes.unwrap_or(u64::MAX);
+    let part_budget = |slots: usize| asked.min(device / slots as u64);
+    let mut budget = part_budget(1);
     // A plan beyond the host budget is skipped (more parts hold less); if none fits, the last
     // refusal is the error.
     let mut host_refusal = None;
@@ -74,6 +79,7 @@ pub(super) fn convolve(
             host_refusal = Some(e);
             continue;
         }
+        budget = part_budget(slots_per_gpu(gpus.len(), plan.computed_parts().count(), in_flight));
         // Two complex part-sized arrays (the two spectra multiplied) are the least a part holds.
         smallest = Some((plan.clone(), 2 * plan.part_bytes()));
         if plan.part_bytes() > max_buffer || 2 * plan.part_bytes() > budget {
@@ -93,7 +99,11 @@ pub(super) fn convolve(
     }
     let (what, bytes) = match smallest {
         Some((plan, bytes)) => {
-            let budget = opts.max_part_bytes.map_or(String::new(), |b| format!("; memory budget {b} bytes per part"));
+            let budget = match opts.max_part_bytes {
+                Some(b) if b <= budget => format!("; memory budget {b} bytes per part"),
+                _ if budget < u64::MAX => format!("; device memory budget {device} bytes, {budget} bytes per part in flight"),
+                _ => String::new(),
+            };
             (
                 format!(
                     "even one part of the split convolution of {:?} with {:?} ({} parts of {:?} complex{budget})",
@@ -165,8 +175,12 @@ impl PartRunner {
 /// Worker threads of a run: `in_flight` per GPU, no more GPUs than parts to compute and no more
 /// slots per GPU than its share of them (each worker compiles its part and holds its buffers).
 fn workers(gpus: usize, parts: usize, in_flight: usize) -> usize {
-    let gpus = gpus.min(parts).max(1);
-    gpus * in_flight.min(parts.div_ceil(gpus))
+    gpus.min(parts).max(1) * slots_per_gpu(gpus, parts, in_flight)
+}
+
+/// Parts one GPU holds at once in a run of `workers`: each shares its device memory budget.
+fn slots_per_gpu(gpus: usize, parts: usize, in_flight: usize) -> usize {
+    in_flight.min(parts.div_ceil(gpus.min(parts).max(1))).max(1)
 }
 
 /// Errors that mean "this size does not fit this device": try more parts.
