@@ -51,12 +51,11 @@ pub(super) fn convolve(
     check_finite(k, "convolution kernel")?;
     crate::host::check_host_array("the convolution's result", &g.out, 4)?;
     let in_flight = opts.in_flight.unwrap_or(DEFAULT_IN_FLIGHT).max(1);
-    // What one part may hold on the device: the asked budget per part, and the device memory
-    // budget of the smallest GPU shared by the parts it holds at once (the whole run holds one).
+    // What one part (or the whole run) may hold on the device: the budget asked per part and
+    // the device memory budget of the smallest GPU. (A GPU holds further parts in flight only
+    // where they fit its budget too: `run_parts`.)
     let device = gpus.iter().map(|g| g.memory_budget_bytes()).min().unwrap();
-    let asked = opts.max_part_bytes.unwrap_or(u64::MAX);
-    let part_budget = |slots: usize| asked.min(device / slots as u64);
-    let mut budget = part_budget(1);
+    let budget = opts.max_part_bytes.unwrap_or(u64::MAX).min(device);
     // A plan beyond the host budget is skipped (more parts hold less); if none fits, the last
     // refusal is the error.
     let mut host_refusal = None;
@@ -79,7 +78,6 @@ pub(super) fn convolve(
             host_refusal = Some(e);
             continue;
         }
-        budget = part_budget(slots_per_gpu(gpus.len(), plan.computed_parts().count(), in_flight));
         // Two complex part-sized arrays (the two spectra multiplied) are the least a part holds.
         smallest = Some((plan.clone(), 2 * plan.part_bytes()));
         if plan.part_bytes() > max_buffer || 2 * plan.part_bytes() > budget {
@@ -100,8 +98,8 @@ pub(super) fn convolve(
     let (what, bytes) = match smallest {
         Some((plan, bytes)) => {
             let budget = match opts.max_part_bytes {
-                Some(b) if b <= budget => format!("; memory budget {b} bytes per part"),
-                _ if budget < u64::MAX => format!("; device memory budget {device} bytes, {budget} bytes per part in flight"),
+                Some(b) if b <= device => format!("; memory budget {b} bytes per part"),
+                _ if device < u64::MAX => format!("; device memory budget {device} bytes"),
                 _ => String::new(),
             };
             (
@@ -175,12 +173,8 @@ impl PartRunner {
 /// Worker threads of a run: `in_flight` per GPU, no more GPUs than parts to compute and no more
 /// slots per GPU than its share of them (each worker compiles its part and holds its buffers).
 fn workers(gpus: usize, parts: usize, in_flight: usize) -> usize {
-    gpus.min(parts).max(1) * slots_per_gpu(gpus, parts, in_flight)
-}
-
-/// Parts one GPU holds at once in a run of `workers`: each shares its device memory budget.
-fn slots_per_gpu(gpus: usize, parts: usize, in_flight: usize) -> usize {
-    in_flight.min(parts.div_ceil(gpus.min(parts).max(1))).max(1)
+    let gpus = gpus.min(parts).max(1);
+    gpus * in_flight.min(parts.div_ceil(gpus))
 }
 
 /// Errors that mean "this size does not fit this device": try more parts.
@@ -297,6 +291,7 @@ fn run_parts(
         in_flight: opts.in_flight.unwrap_or(DEFAULT_IN_FLIGHT).max(1),
     };
     let slots = report.in_flight;
+    let peak = first.peak_bytes();
     let mut first = Some(first);
     let mut failure = None;
     std::thread::scope(|s| {
@@ -329,7 +324,10 @@ fn run_parts(
         // The queue is shared; it closes (and the preparer stops) once every worker has gone.
         let queue = Arc::new(Mutex::new(prepared_rx));
         for (i, gpu) in gpus.iter().enumerate() {
-            for slot in 0..slots {
+            // As many parts in flight as the GPU's device memory budget holds (at least one,
+            // which the plan fitted to it).
+            let fit = (gpu.memory_budget_bytes() / peak.max(1)).max(1);
+            for slot in 0..slots.min(usize::try_from(fit).unwrap_or(usize::MAX)) {
                 let runner = if i == 0 && slot == 0 { first.take() } else { None };
                 let (queue, finished_tx, spent_tx) = (queue.clone(), finished_tx.clone(), spent_tx.clone());
                 s.spawn(move || worker(i, slot, gpu, plan, runner, opts.poison, &queue, &finished_tx, &spent_tx));
