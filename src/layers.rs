@@ -113,9 +113,13 @@ fn the_check_sees_grouped_and_root_imports() {
     assert_eq!(crate_paths("let x = crate::fft::plan::smooth(crate::Gpu::new());", &roots), ["fft", "gpu"]);
 }
 
-/// The ops by layer, lowest first: an op imports only ops of layers below its own.
+/// The ops by layer, lowest first: an op imports only ops of layers below its own. `filter`
+/// (scipy.ndimage) sits above `convolve` (scipy.signal) because it genuinely needs it: its
+/// filters sum each output's window with the dispatch scipy.signal's direct method uses
+/// (`convolve::window`, tiled or one thread per output), and normalised convolution is two
+/// scipy.signal convolutions in 'same' mode (`KernelSpectrum`, `Method`).
 const OP_LAYERS: &[&[&str]] =
-    &[&["layout", "reduce", "scan"], &["filter", "convolve", "interpolate"], &["deconvolve", "registration", "tomography", "denoise"]];
+    &[&["layout", "reduce", "scan"], &["convolve", "interpolate"], &["filter"], &["deconvolve", "registration", "tomography", "denoise"]];
 
 #[test]
 fn ops_import_only_ops_below() {
@@ -170,4 +174,52 @@ fn the_cli_and_python_call_only_the_front_doors() {
         }
     }
     assert!(wrong.is_empty(), "the CLI or Python past the front doors:\n{}", wrong.join("\n"));
+}
+
+/// Each kernel `shaders/<family>/<stem>.wgsl` has its wrapper `src/kernels/<stem>.rs`, and each
+/// wrapper names a kernel or a shared snippet (`shaders/common/<stem>.wgsl`: the parameters or
+/// the boundary modes several kernels share). The texture samplers are the one exception: each
+/// is its buffer kernel read through a texture binding (which an override cannot switch), recorded
+/// by the buffer kernel's wrapper (`kernels::map_coordinates::specialised` picks either).
+#[test]
+fn each_kernel_has_one_wrapper_of_its_stem() {
+    const SAME_WRAPPER: [(&str, &str); 2] = [("affine_sample_texture", "affine_sample"), ("map_coordinates_texture", "map_coordinates")];
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let (mut kernels, mut snippets) = (Vec::new(), Vec::new());
+    for family in std::fs::read_dir(root.join("shaders")).unwrap() {
+        let family = family.unwrap().path();
+        if !family.is_dir() {
+            continue;
+        }
+        for file in std::fs::read_dir(&family).unwrap() {
+            let file = file.unwrap().path();
+            if file.extension().is_some_and(|e| e == "wgsl") {
+                let stem = file.file_stem().unwrap().to_string_lossy().to_string();
+                if family.ends_with("common") {
+                    snippets.push(stem)
+                } else {
+                    kernels.push(stem)
+                }
+            }
+        }
+    }
+    assert!(kernels.len() > 40, "found only {} kernels under shaders/", kernels.len());
+    let wrappers: Vec<String> = std::fs::read_dir(root.join("src/kernels"))
+        .unwrap()
+        .map(|f| f.unwrap().path().file_stem().unwrap().to_string_lossy().to_string())
+        .filter(|s| s != "mod")
+        .collect();
+    let mut wrong = Vec::new();
+    for k in &kernels {
+        let wrapper = SAME_WRAPPER.iter().find(|(t, _)| t == k).map_or(k.as_str(), |(_, w)| w);
+        if !wrappers.iter().any(|w| w == wrapper) {
+            wrong.push(format!("shaders/**/{k}.wgsl has no src/kernels/{wrapper}.rs"));
+        }
+    }
+    for w in &wrappers {
+        if !kernels.contains(w) && !snippets.contains(w) {
+            wrong.push(format!("src/kernels/{w}.rs wraps no shaders/**/{w}.wgsl"));
+        }
+    }
+    assert!(wrong.is_empty(), "kernels and wrappers apart:\n{}", wrong.join("\n"));
 }

@@ -6,7 +6,7 @@
 //! Arrays beyond one device buffer stay on the device in chunks along axis 0, each slab of
 //! output rows filtered with its halo gathered from the neighbouring chunks (through the host,
 //! slab by slab, when the device's memory cannot hold the array twice), with the same result. A Gaussian or uniform kernel longer than its axis is folded onto the axis on the host
-//! (same result, work bounded by the array: `ops::convolve::gaussian_weights`); a Gaussian of
+//! (same result, work bounded by the array: `ops::filter::gaussian_weights`); a Gaussian of
 //! more than `MAX_GAUSSIAN_TAPS` taps is an error. Non-finite input (reported with the index of
 //! the first bad element) and a non-finite `cval` are errors. The `record_*` forms add the same work to a [`crate::Recording`].
 //!
@@ -28,12 +28,12 @@ use ndarray::{Array, ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::{with_dim, Gpu, Shape};
 use crate::graph::Recording;
-use crate::ops::convolve::{along_axis, slabs};
+use crate::ops::filter::{along_axis, slabs};
 use crate::ops::interpolate;
 
 pub use crate::kernels::boundary::Boundary;
-pub use crate::ops::convolve::{check_filter_weights, gaussian_passes, uniform_passes};
-pub use crate::ops::convolve::{
+pub use crate::ops::filter::{check_filter_weights, filter_halo, gaussian_passes, uniform_passes, AxisFilter};
+pub use crate::ops::filter::{
     convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,
     gaussian_filter as record_gaussian_filter, gaussian_kernel1d, normalized_convolution as record_normalized_convolution,
     uniform_filter as record_uniform_filter, GAUSSIAN_TRUNCATE,
@@ -47,7 +47,7 @@ pub use crate::ops::interpolate::{coordinates, rotate_map, shift_map, zoom_map};
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
 /// and what the tests compare against.
 pub mod cpu {
-    pub use crate::ops::convolve::cpu::{convolve, convolve1d, correlate, correlate1d, gaussian_filter, separable, uniform_filter};
+    pub use crate::ops::filter::cpu::{convolve, convolve1d, correlate, correlate1d, gaussian_filter, separable, uniform_filter};
     pub use crate::ops::interpolate::cpu::{fourier_shift, map_coordinates, spline_filter, spline_filter1d};
 }
 

@@ -89,7 +89,7 @@ def gaussian_filter(input: Any, sigma: Any, mode: str = "reflect", cval: float =
     """
     x = da.asarray(input)
     sigmas = [float(s) for s in on_axes(sigma, axes, x.ndim, "sigma", 0.0)]
-    depth = [int(truncate * s + 0.5) for s in sigmas]
+    depth = [_lucent.filter_halo(sigma=s) for s in sigmas]
     return _chunked(x, depth, lambda c: ndimage.gaussian_filter(c, sigmas, mode=mode, cval=cval, truncate=truncate), _edges(mode))
 
 
@@ -103,7 +103,7 @@ def uniform_filter(input: Any, size: Any = 3, mode: str = "reflect", cval: float
     """
     x = da.asarray(input)
     sizes = [int(s) for s in on_axes(size, axes, x.ndim, "size", 1)]
-    return _chunked(x, [s // 2 + 1 for s in sizes], lambda c: ndimage.uniform_filter(c, sizes, mode=mode, cval=cval), _edges(mode))
+    return _chunked(x, [_lucent.filter_halo(size=s) for s in sizes], lambda c: ndimage.uniform_filter(c, sizes, mode=mode, cval=cval), _edges(mode))
 
 
 def fftconvolve(in1: Any, in2: Any, mode: str = "same") -> da.Array:

@@ -3,7 +3,7 @@ use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
 use pyo3::prelude::*;
 
 use crate::{out, to_py, Context};
-use lucent::ndimage::{self, Boundary};
+use lucent::ndimage::{self, AxisFilter, Boundary};
 
 type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
 type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
@@ -45,7 +45,20 @@ fn uniform_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, size: Ve
     out(py, py.detach(|| ndimage::uniform_filter(&ctx.gpu, &x, &size, b)))
 }
 
+/// The halo of a chunk of gaussian_filter (`sigma`) or uniform_filter (`size`) along one axis
+/// (lucent.dask's; `lucent::ndimage::filter_halo`).
+#[pyfunction]
+#[pyo3(signature = (*, sigma=None, size=None))]
+fn filter_halo(sigma: Option<f64>, size: Option<usize>) -> PyResult<usize> {
+    match (sigma, size) {
+        (Some(sigma), None) => Ok(ndimage::filter_halo(AxisFilter::Gaussian(sigma))),
+        (None, Some(size)) => Ok(ndimage::filter_halo(AxisFilter::Uniform(size))),
+        _ => Err(pyo3::exceptions::PyValueError::new_err("filter_halo takes one of sigma and size")),
+    }
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(filter_halo, m)?)?;
     m.add_function(wrap_pyfunction!(correlate, m)?)?;
     m.add_function(wrap_pyfunction!(correlate1d, m)?)?;
     m.add_function(wrap_pyfunction!(gaussian_filter, m)?)?;

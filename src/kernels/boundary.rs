@@ -33,13 +33,11 @@ impl Boundary {
 
     /// The mode scipy.ndimage calls `name`, with `cval` for "constant" (and only there: a
     /// non-zero `cval` with another mode is an error, as it would be ignored). A NaN or infinite
-    /// `cval` is an error.
+    /// `cval` is an error ([`Boundary::constant`]).
     pub fn from_name(name: &str, cval: f32) -> Result<Boundary> {
-        if !cval.is_finite() {
-            return Err(Error::Invalid(format!("cval must be finite, got {cval}")));
-        }
+        let constant = Boundary::constant(cval)?;
         let b = match name {
-            "constant" => return Ok(Boundary::Constant(cval)),
+            "constant" => return Ok(constant),
             "reflect" => Boundary::Reflect,
             "nearest" => Boundary::Nearest,
             "mirror" => Boundary::Mirror,
@@ -49,6 +47,26 @@ impl Boundary {
         match cval {
             0.0 => Ok(b),
             _ => Err(Error::Invalid(format!("cval {cval} applies only to the constant mode, not {name}"))),
+        }
+    }
+
+    /// `Constant(cval)` with a finite `cval`: a NaN or infinity outside would reach every output
+    /// a kernel touches (scipy's results differ by mode; lucent refuses it, as it refuses
+    /// non-finite input). The one check of `cval`: [`Boundary::from_name`] makes its constant
+    /// here, and the filters' entry points check a `Boundary` given to them with
+    /// [`Boundary::check`].
+    pub fn constant(cval: f32) -> Result<Boundary> {
+        if !cval.is_finite() {
+            return Err(Error::NonFinite(format!("filter cval: {cval} (must be finite)")));
+        }
+        Ok(Boundary::Constant(cval))
+    }
+
+    /// `Ok` for a boundary [`Boundary::constant`] accepts (every mode but a non-finite constant).
+    pub fn check(self) -> Result<()> {
+        match self {
+            Boundary::Constant(cval) => Boundary::constant(cval).map(drop),
+            _ => Ok(()),
         }
     }
 

@@ -1,11 +1,11 @@
-//! `shaders/tomography/project.wgsl` and `backproject.wgsl`: the parallel-beam projector pair
-//! (linear interpolation along the detector; each the other's adjoint).
+//! `shaders/tomography/project.wgsl`: the parallel-beam projector (linear interpolation along
+//! the detector; `kernels::backproject` is its adjoint). The parameters are both kernels'.
 
 use bytemuck::{Pod, Zeroable};
 
 use super::boundary::Boundary;
 use super::gather::AxisMap;
-use super::{BACKPROJECT, PROJECT};
+use super::PROJECT;
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -33,7 +33,7 @@ pub struct Setup {
     pub rays: Buf,
 }
 
-fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
+pub(super) fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
     let angles = rec.dims(s.rays)[0];
     if count > u32::MAX as usize {
         return Err(Error::Invalid(format!("{count} projector threads (at most {})", u32::MAX)));
@@ -51,7 +51,7 @@ fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
 }
 
 /// Projections (batch, angles, detectors) of images (batch, size, size).
-pub fn project(rec: &mut Recording, images: Buf, s: &Setup) -> Result<Buf> {
+pub fn record(rec: &mut Recording, images: Buf, s: &Setup) -> Result<Buf> {
     rec.expect_dtype(images, Dtype::F32, "images")?;
     let dims = rec.dims(images).to_vec();
     let [batch, h, w] = dims[..] else { return Err(Error::Shape(format!("images {dims:?} (batch, size, size)"))) };
@@ -65,21 +65,5 @@ pub fn project(rec: &mut Recording, images: Buf, s: &Setup) -> Result<Buf> {
     let count = batch * angles * s.detectors;
     let p = params(rec, s, count)?;
     rec.dispatch(&PROJECT, &[], bytemuck::bytes_of(&p), &[images, transposed, s.rays, out], PROJECT.groups(count as u64));
-    Ok(out)
-}
-
-/// Back-projections (batch, size, size) of sinograms (batch, angles, detectors).
-pub fn backproject(rec: &mut Recording, sinograms: Buf, s: &Setup) -> Result<Buf> {
-    rec.expect_dtype(sinograms, Dtype::F32, "sinograms")?;
-    let dims = rec.dims(sinograms).to_vec();
-    let angles = rec.dims(s.rays)[0];
-    let [batch, a, d] = dims[..] else { return Err(Error::Shape(format!("sinograms {dims:?} (batch, angles, detectors)"))) };
-    if a != angles || d != s.detectors {
-        return Err(Error::Shape(format!("sinograms {dims:?} for {angles} angles and {} detectors", s.detectors)));
-    }
-    let out = rec.temp(&[batch, s.size, s.size], Dtype::F32)?;
-    let count = batch * s.size * s.size;
-    let p = params(rec, s, count)?;
-    rec.dispatch(&BACKPROJECT, &[], bytemuck::bytes_of(&p), &[sinograms, s.rays, out], BACKPROJECT.groups(count as u64));
     Ok(out)
 }

@@ -4,6 +4,7 @@
 pub mod convolve;
 pub mod deconvolve;
 pub mod denoise;
+pub mod filter;
 pub mod interpolate;
 pub mod layout;
 pub mod reduce;

@@ -1,6 +1,8 @@
-//! Convolution, correlation and spatial filters against the f64 CPU references (direct sums over
-//! explicitly padded arrays), which are themselves checked against values computed with scipy
-//! 1.17. Fresh random inputs every run, temporaries poisoned (NaN), awkward shapes.
+//! scipy.signal's convolution and correlation (`ops::convolve`) against the f64 CPU references
+//! (direct sums over explicitly padded arrays), which are themselves checked against values
+//! computed with scipy 1.17 (with scipy.ndimage's references and bad input: the two share them).
+//! Fresh random inputs every run, temporaries poisoned (NaN), awkward shapes. The filters:
+//! `tests/filter.rs`, with these helpers.
 //!
 //! Tolerances (relative L2 over the output):
 //! - FFT path, 1e-6: f32 transforms with f64 twiddles have a relative error of a few f32
@@ -14,24 +16,26 @@
 use crate::tests::common;
 use common::*;
 
-use lucent::ops::convolve::{self, cpu, Boundary, Geometry, KernelSpectrum, Method, Mode};
+use lucent::kernels::boundary::Boundary;
+use lucent::ops::convolve::{self, cpu, Geometry, KernelSpectrum, Method, Mode};
+use lucent::ops::filter::{self, cpu as filter_cpu};
 use lucent::{Buf, Error, Recording};
 use ndarray::{ArrayD, IxDyn};
 
-const TOL: f64 = 1e-6;
+pub(super) const TOL: f64 = 1e-6;
 
 /// Direct sums in f32 are accurate relative to the sums of absolute terms, Σ|w|·|x| (not to
 /// the result, which may cancel: one output of a length-1 axis is x·Σw). The error over that:
 /// at most T·u (u = 6e-8) for T taps, typically far less; ≤ 2e-6 worst case for the 36-tap
 /// kernels here, ~u·√T ≈ 4e-7 in practice.
-fn check_direct(got: &ArrayD<f32>, want: &ArrayD<f64>, magnitude: &ArrayD<f64>, what: &str) {
+pub(super) fn check_direct(got: &ArrayD<f32>, want: &ArrayD<f64>, magnitude: &ArrayD<f64>, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}: shape");
     let err: f64 = got.iter().zip(want).map(|(&g, &w)| (g as f64 - w).powi(2)).sum::<f64>().sqrt();
     let scale: f64 = magnitude.iter().map(|m| m * m).sum::<f64>().sqrt();
     assert!(got.iter().all(|v| v.is_finite()) && err <= 1e-6 * scale, "{what}: error {:e} relative to Σ|w||x|", err / scale);
 }
 
-fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, tol: f64, what: &str) {
+pub(super) fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, tol: f64, what: &str) {
     assert_eq!(got.shape(), want.shape(), "{what}: shape");
     let (g, w): (Vec<f32>, Vec<f64>) = (got.iter().copied().collect(), want.iter().copied().collect());
     let err = rel_l2(&g, &w);
@@ -39,7 +43,7 @@ fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, tol: f64, what: &str) {
 }
 
 /// Records `f` on an uploaded (poisoned-temporaries) recording and downloads its result.
-fn run_gpu(x: &ArrayD<f32>, f: impl FnOnce(&mut Recording, Buf) -> Result<Buf, Error>) -> Result<ArrayD<f32>, Error> {
+pub(super) fn run_gpu(x: &ArrayD<f32>, f: impl FnOnce(&mut Recording, Buf) -> Result<Buf, Error>) -> Result<ArrayD<f32>, Error> {
     let mut rec = Recording::new(gpu());
     rec.set_poison(true);
     let xb = rec.upload_f32(&x.view())?;
@@ -99,25 +103,6 @@ fn padding_is_fast_and_free_of_wrap_around() {
     }
 }
 
-#[test]
-fn gaussian_weights_match_scipy() {
-    // scipy.ndimage._filters._gaussian_kernel1d(1.5, 0, 6), first half.
-    let want = [
-        8.922106863539231e-05,
-        1.028196578138909e-03,
-        7.597402196596929e-03,
-        3.599434807370883e-02,
-        1.093411749545305e-01,
-        2.129_675_285_478_54e-1,
-        2.659642571610709e-01,
-    ];
-    let w = convolve::gaussian_kernel1d(1.5, convolve::GAUSSIAN_TRUNCATE);
-    assert_eq!(w.len(), 13);
-    for (i, &v) in want.iter().enumerate() {
-        assert!((w[i] - v).abs() < 1e-15 && (w[12 - i] - v).abs() < 1e-15, "{i}: {} vs {v}", w[i]);
-    }
-}
-
 fn a1(v: &[f64]) -> ArrayD<f64> {
     ArrayD::from_shape_vec(IxDyn(&[v.len()]), v.to_vec()).unwrap()
 }
@@ -158,8 +143,8 @@ fn references_match_scipy() {
     ];
     let w = [1., 10., 100., 1000.];
     for (b, corr, conv) in ndimage {
-        assert_eq!(cpu::correlate1d(&x, &w, 0, b), a1(&corr), "correlate1d {b:?}");
-        assert_eq!(cpu::convolve1d(&x, &w, 0, b), a1(&conv), "convolve1d {b:?}");
+        assert_eq!(filter_cpu::correlate1d(&x, &w, 0, b), a1(&corr), "correlate1d {b:?}");
+        assert_eq!(filter_cpu::convolve1d(&x, &w, 0, b), a1(&conv), "convolve1d {b:?}");
     }
     // A kernel longer than the input: the periodic extensions.
     let (x3, w7) = (a1(&[1., 2., 3.]), [1., 10., 100., 1000., 1e4, 1e5, 1e6]);
@@ -169,16 +154,16 @@ fn references_match_scipy() {
         (Boundary::Wrap, [1321321., 2132132., 3213213.]),
         (Boundary::Nearest, [3321111., 3332111., 3333211.]),
     ] {
-        assert_eq!(cpu::correlate1d(&x3, &w7, 0, b), a1(&want), "long kernel {b:?}");
+        assert_eq!(filter_cpu::correlate1d(&x3, &w7, 0, b), a1(&want), "long kernel {b:?}");
     }
     // 2D with an even axis.
     let x2 = ArrayD::from_shape_fn(IxDyn(&[3, 4]), |i| (i[0] * 4 + i[1]) as f64);
     let w2 = ArrayD::from_shape_vec(IxDyn(&[2, 3]), vec![1., 2., 3., 10., 20., 30.]).unwrap();
     let m = |v: [[f64; 4]; 3]| ArrayD::from_shape_vec(IxDyn(&[3, 4]), v.concat()).unwrap();
-    assert_eq!(cpu::convolve(&x2, &w2, Boundary::Mirror), m([[68., 68., 134., 178.], [332., 332., 398., 442.], [548., 548., 614., 658.]]));
-    assert_eq!(cpu::correlate(&x2, &w2, Boundary::Reflect), m([[33., 88., 154., 187.], [273., 328., 394., 427.], [537., 592., 658., 691.]]));
+    assert_eq!(filter_cpu::convolve(&x2, &w2, Boundary::Mirror), m([[68., 68., 134., 178.], [332., 332., 398., 442.], [548., 548., 614., 658.]]));
+    assert_eq!(filter_cpu::correlate(&x2, &w2, Boundary::Reflect), m([[33., 88., 154., 187.], [273., 328., 394., 427.], [537., 592., 658., 691.]]));
     let one = ArrayD::from_elem(IxDyn(&[1, 1]), 5.0);
-    assert_eq!(cpu::correlate(&one, &w2, Boundary::Mirror), ArrayD::from_elem(IxDyn(&[1, 1]), 330.0));
+    assert_eq!(filter_cpu::correlate(&one, &w2, Boundary::Mirror), ArrayD::from_elem(IxDyn(&[1, 1]), 330.0));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -269,93 +254,6 @@ fn kernel_spectrum_is_reused() {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Spatial filters
-
-const BOUNDARIES: [Boundary; 6] = [Boundary::Constant(0.0), Boundary::Constant(0.7), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
-
-#[test]
-fn correlate_and_convolve_every_boundary() {
-    // (input, kernel): even and odd kernel axes, 1-4D, a single-element axis, a kernel larger
-    // than the input.
-    let cases: &[(&[usize], &[usize])] =
-        &[(&[13], &[4]), (&[1], &[3]), (&[7, 10], &[3, 4]), (&[5, 6, 7], &[2, 3, 3]), (&[3, 4, 2, 5], &[3, 2, 3, 2]), (&[3, 2], &[7, 5])];
-    for &(xd, kd) in cases {
-        let (x, k) = (rand_array(xd), rand_array(kd));
-        let (x64, k64) = (to64(&x), to64(&k));
-        let (xa, ka) = (x64.mapv(f64::abs), k64.mapv(f64::abs));
-        for b in BOUNDARIES {
-            let got = run_gpu(&x, |rec, xb| convolve::correlate(rec, xb, &k.view(), b)).unwrap();
-            let (want, magnitude) = (cpu::correlate(&x64, &k64, b), cpu::correlate(&xa, &ka, abs_boundary(b)));
-            check_direct(&got, &want, &magnitude, &format!("correlate {xd:?} {kd:?} {b:?}"));
-            let got = run_gpu(&x, |rec, xb| convolve::convolve(rec, xb, &k.view(), b)).unwrap();
-            let (want, magnitude) = (cpu::convolve(&x64, &k64, b), cpu::convolve(&xa, &ka, abs_boundary(b)));
-            check_direct(&got, &want, &magnitude, &format!("convolve {xd:?} {kd:?} {b:?}"));
-        }
-    }
-}
-
-#[test]
-fn one_dimensional_filters_on_every_axis() {
-    let dims = [6usize, 7, 8];
-    let x = rand_array(&dims);
-    for len in [4usize, 5] {
-        let w = random(len);
-        let w64: Vec<f64> = w.iter().map(|&v| v as f64).collect();
-        for axis in 0..3 {
-            for b in BOUNDARIES {
-                let got = run_gpu(&x, |rec, xb| convolve::correlate1d(rec, xb, &w, axis, b)).unwrap();
-                check(&got, &cpu::correlate1d(&to64(&x), &w64, axis, b), TOL, &format!("correlate1d len {len} axis {axis} {b:?}"));
-            }
-            let got = run_gpu(&x, |rec, xb| convolve::convolve1d(rec, xb, &w, axis, Boundary::Reflect)).unwrap();
-            check(&got, &cpu::convolve1d(&to64(&x), &w64, axis, Boundary::Reflect), TOL, &format!("convolve1d len {len} axis {axis}"));
-        }
-    }
-}
-
-#[test]
-fn gaussian_and_uniform_filters() {
-    let dims = [12usize, 9, 14];
-    let x = rand_array(&dims);
-    let x64 = to64(&x);
-    for b in BOUNDARIES {
-        // Axis 1 has sigma 0: left alone, as scipy does.
-        let got = run_gpu(&x, |rec, xb| convolve::gaussian_filter(rec, xb, &[1.3, 0.0, 2.1], b)).unwrap();
-        check(&got, &cpu::gaussian_filter(&x64, &[1.3f32 as f64, 0.0, 2.1f32 as f64], b), TOL, &format!("gaussian {b:?}"));
-        let got = run_gpu(&x, |rec, xb| convolve::uniform_filter(rec, xb, &[3, 4, 1], b)).unwrap();
-        check(&got, &cpu::uniform_filter(&x64, &[3, 4, 1], b), TOL, &format!("uniform {b:?}"));
-    }
-    // One value for every axis; a Gaussian wider than the array; nothing to do is a copy.
-    let got = run_gpu(&x, |rec, xb| convolve::gaussian_filter(rec, xb, &[3.0], Boundary::Mirror)).unwrap();
-    check(&got, &cpu::gaussian_filter(&x64, &[3.0; 3], Boundary::Mirror), TOL, "gaussian sigma 3");
-    let got = run_gpu(&x, |rec, xb| convolve::uniform_filter(rec, xb, &[1], Boundary::Reflect)).unwrap();
-    check(&got, &x64, 0.0, "uniform size 1");
-}
-
-/// Certainty in [0.3, 1] with a fifth of the samples missing (0), a positive kernel, eps 1e-6.
-/// Tolerance 2e-6: numerator and denominator each carry their path's ≤ 3e-7 error relative to
-/// their norms, and the ratio divides by denominators that stay within a few times their RMS
-/// (≥ 20 positive taps, most of them on certain samples), so an element's relative error grows
-/// a few times at most (measured: ~2.5e-7).
-#[test]
-fn normalized_convolution_matches() {
-    let dims = [30usize, 27];
-    let x = rand_array(&dims);
-    let c = ArrayD::from_shape_vec(IxDyn(&dims), random_positive(30 * 27)).unwrap().mapv(|v| if v < 0.3 { 0.0 } else { v.min(1.0) });
-    for kd in [[5usize, 5], [4, 6]] {
-        let k = ArrayD::from_shape_vec(IxDyn(&kd), random_positive(kd[0] * kd[1])).unwrap();
-        let want = cpu::normalized_convolution(&to64(&x), &to64(&c), &to64(&k), 1e-6).unwrap();
-        for method in [Method::Direct, Method::Fft] {
-            let got = run_gpu(&x, |rec, xb| {
-                let cb = rec.upload_f32(&c.view())?;
-                convolve::normalized_convolution(rec, xb, cb, &k.view(), method, 1e-6)
-            })
-            .unwrap();
-            check(&got, &want, 2e-6, &format!("normalized convolution {kd:?} {method:?}"));
-        }
-    }
-}
-
-// ---------------------------------------------------------------------------------------------
 // Bad input
 
 #[test]
@@ -368,35 +266,35 @@ fn bad_input_is_reported() {
     assert!(nonfinite(convolve::convolve_host(gpu(), &a.view(), &nan.view(), Mode::Full)));
     assert!(nonfinite(convolve::convolve_host(gpu(), &nan.view(), &a.view(), Mode::Full)));
     assert!(nonfinite(run_gpu(&a, |rec, b| convolve::signal_convolve(rec, b, &nan.view(), Mode::Same, Method::Direct))));
-    assert!(nonfinite(run_gpu(&a, |rec, b| convolve::correlate(rec, b, &nan.view(), Boundary::Reflect))));
+    assert!(nonfinite(run_gpu(&a, |rec, b| filter::correlate(rec, b, &nan.view(), Boundary::Reflect))));
     let inf = nan.mapv(|v| if v.is_nan() { f32::INFINITY } else { v });
-    assert!(nonfinite(run_gpu(&a, |rec, b| convolve::normalized_convolution(rec, b, b, &inf.view(), Method::Auto, 0.0))));
+    assert!(nonfinite(run_gpu(&a, |rec, b| filter::normalized_convolution(rec, b, b, &inf.view(), Method::Auto, 0.0))));
     // Empty, too many axes, mismatched ranks, valid with neither array the larger.
     let empty = ArrayD::<f32>::zeros(IxDyn(&[0, 3]));
     assert!(matches!(convolve::convolve_host(gpu(), &a.view(), &empty.view(), Mode::Full), Err(Error::Empty(_))));
-    assert!(matches!(run_gpu(&a, |rec, b| convolve::correlate(rec, b, &empty.view(), Boundary::Wrap)), Err(Error::Empty(_))));
+    assert!(matches!(run_gpu(&a, |rec, b| filter::correlate(rec, b, &empty.view(), Boundary::Wrap)), Err(Error::Empty(_))));
     let five = ArrayD::<f32>::ones(IxDyn(&[1, 1, 1, 1, 2]));
     assert!(matches!(convolve::convolve_host(gpu(), &five.view(), &five.view(), Mode::Full), Err(Error::Invalid(_))));
     let line = rand_array(&[3]);
     assert!(matches!(convolve::convolve_host(gpu(), &a.view(), &line.view(), Mode::Full), Err(Error::Shape(_))));
-    assert!(matches!(run_gpu(&a, |rec, b| convolve::correlate(rec, b, &line.view(), Boundary::Wrap)), Err(Error::Shape(_))));
+    assert!(matches!(run_gpu(&a, |rec, b| filter::correlate(rec, b, &line.view(), Boundary::Wrap)), Err(Error::Shape(_))));
     let wide = rand_array(&[2, 9]);
     assert!(matches!(convolve::convolve_host(gpu(), &a.view(), &wide.view(), Mode::Valid), Err(Error::Shape(_))));
     assert!(matches!(KernelSpectrum::new(gpu(), &wide.view(), &[6, 5], Mode::Valid), Err(Error::Shape(_))));
     // Filter parameters.
     let invalid = |r: Result<ArrayD<f32>, Error>| matches!(r, Err(Error::Invalid(_)));
-    assert!(invalid(run_gpu(&a, |rec, b| convolve::gaussian_filter(rec, b, &[-1.0], Boundary::Reflect))));
-    assert!(invalid(run_gpu(&a, |rec, b| convolve::gaussian_filter(rec, b, &[f32::NAN, 1.0], Boundary::Reflect))));
-    assert!(invalid(run_gpu(&a, |rec, b| convolve::gaussian_filter(rec, b, &[1.0, 1.0, 1.0], Boundary::Reflect))));
-    assert!(invalid(run_gpu(&a, |rec, b| convolve::uniform_filter(rec, b, &[0], Boundary::Reflect))));
-    assert!(invalid(run_gpu(&a, |rec, b| convolve::correlate1d(rec, b, &[1.0], 2, Boundary::Reflect))));
-    assert!(matches!(run_gpu(&a, |rec, b| convolve::correlate1d(rec, b, &[], 0, Boundary::Reflect)), Err(Error::Empty(_))));
-    assert!(invalid(run_gpu(&a, |rec, b| convolve::normalized_convolution(rec, b, b, &a.view(), Method::Direct, -1.0))));
+    assert!(invalid(run_gpu(&a, |rec, b| filter::gaussian_filter(rec, b, &[-1.0], Boundary::Reflect))));
+    assert!(invalid(run_gpu(&a, |rec, b| filter::gaussian_filter(rec, b, &[f32::NAN, 1.0], Boundary::Reflect))));
+    assert!(invalid(run_gpu(&a, |rec, b| filter::gaussian_filter(rec, b, &[1.0, 1.0, 1.0], Boundary::Reflect))));
+    assert!(invalid(run_gpu(&a, |rec, b| filter::uniform_filter(rec, b, &[0], Boundary::Reflect))));
+    assert!(invalid(run_gpu(&a, |rec, b| filter::correlate1d(rec, b, &[1.0], 2, Boundary::Reflect))));
+    assert!(matches!(run_gpu(&a, |rec, b| filter::correlate1d(rec, b, &[], 0, Boundary::Reflect)), Err(Error::Empty(_))));
+    assert!(invalid(run_gpu(&a, |rec, b| filter::normalized_convolution(rec, b, b, &a.view(), Method::Direct, -1.0))));
     let other = rand_array(&[5, 6]);
     assert!(matches!(
         run_gpu(&a, |rec, b| {
             let c = rec.upload_f32(&other.view())?;
-            convolve::normalized_convolution(rec, b, c, &a.view(), Method::Direct, 0.0)
+            filter::normalized_convolution(rec, b, c, &a.view(), Method::Direct, 0.0)
         }),
         Err(Error::Shape(_))
     ));

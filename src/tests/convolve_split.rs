@@ -14,6 +14,7 @@
 use crate::tests::common;
 use common::*;
 
+use lucent::gpu::GpuOptions;
 use lucent::ops::convolve::split::{self, SplitOptions};
 use lucent::ops::convolve::{self, cpu, Mode};
 use lucent::{Error, Gpu};
@@ -168,6 +169,35 @@ fn parts_chosen_from_a_memory_budget() {
     let (got, report) = split::convolve_split(gpus, &a.view(), &k.view(), Mode::Same, &opts).unwrap();
     check(&got, &want, "budget of 1/4 of the whole run");
     assert!(report.parts > 1 && report.peak_bytes <= budget, "P = {}, peak {} > budget {budget}", report.parts, report.peak_bytes);
+}
+
+/// The device memory budget (`GpuOptions::device_memory_bytes`, LUCENT_DEVICE_MEMORY_BYTES)
+/// bounds the split as the buffer limit does: with no budget per part asked, the whole run does
+/// not fit a third of its peak, and every part's working set fits the budget, however many parts
+/// are asked in flight (a GPU holds only those its budget has room for).
+#[test]
+fn parts_fit_the_device_memory_budget() {
+    let (a, k) = (rand_array(&[60, 10, 9]), rand_array(&[7, 3, 4]));
+    let want = cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Same).unwrap();
+    let (_, whole) = split::convolve_split(std::slice::from_ref(gpu()), &a.view(), &k.view(), Mode::Same, &SplitOptions::default()).unwrap();
+    assert_eq!(whole.parts, 1);
+    let memory = whole.peak_bytes / 3;
+    let small = common::open(GpuOptions { device_memory_bytes: Some(memory), ..GpuOptions::from_env().unwrap() });
+    assert_eq!(small.memory_budget_bytes(), memory);
+    for in_flight in [None, Some(1), Some(3)] {
+        let opts = SplitOptions { in_flight, poison: true, ..Default::default() };
+        let (got, report) = split::convolve_split(std::slice::from_ref(&small), &a.view(), &k.view(), Mode::Same, &opts).unwrap();
+        let what = format!("device memory {memory} bytes, {in_flight:?} in flight: P = {}", report.parts);
+        check(&got, &want, &what);
+        assert!(report.parts > 1 && report.per_part.len() == report.computed_parts, "{what}");
+        for part in &report.per_part {
+            assert!(part.peak_bytes > 0 && part.peak_bytes <= memory, "{what}: part {} holds {} bytes", part.part, part.peak_bytes);
+        }
+    }
+    // A budget below every part's working set is an error naming it, not a part run beyond it.
+    let tiny = common::open(GpuOptions { device_memory_bytes: Some(256), ..GpuOptions::from_env().unwrap() });
+    let e = split::convolve_split(std::slice::from_ref(&tiny), &a.view(), &k.view(), Mode::Same, &SplitOptions::default()).unwrap_err();
+    assert!(matches!(e, Error::TooLarge { .. }) && e.to_string().contains("device memory budget 256"), "{e}");
 }
 
 #[test]

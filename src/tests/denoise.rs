@@ -16,7 +16,7 @@ use ndarray::{ArrayD, IxDyn};
 fn textured(dims: &[usize]) -> ArrayD<f32> {
     let noise = to64(&rand_array(dims));
     let sigmas = vec![1.5; dims.len()];
-    let smooth = lucent::ops::convolve::cpu::gaussian_filter(&noise, &sigmas, lucent::ops::convolve::Boundary::Mirror);
+    let smooth = lucent::ops::filter::cpu::gaussian_filter(&noise, &sigmas, lucent::kernels::boundary::Boundary::Mirror);
     (smooth * 8.0 + to64(&rand_array(dims)) * 0.3).mapv(|v| v as f32)
 }
 

@@ -1,7 +1,7 @@
 //! Filters with kernels much longer than the axes (issue 17, defects 1 and 3) and non-finite
 //! input or cval (defect 5).
 //!
-//! A kernel longer than its axis is folded onto the axis on the host (`ops::convolve::
+//! A kernel longer than its axis is folded onto the axis on the host (`ops::filter::
 //! gaussian_weights`, `uniform_weights`): the GPU result is checked against the unfolded f64
 //! reference (scipy's kernel, direct sums over explicitly padded arrays) for the sizes that once
 //! gave wrong answers, against the folded f64 reference and closed forms for sizes whose
@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use lucent::kernels::correlate_tiled;
 use lucent::ndimage::{self, Boundary};
-use lucent::ops::convolve::{self, cpu};
+use lucent::ops::filter::{self, cpu};
 use lucent::Error;
 use ndarray::ArrayD;
 
@@ -70,14 +70,14 @@ fn folding_matches_the_unfolded_reference_at_every_length() {
     let x64 = to64(&x);
     for b in BOUNDARIES {
         for size in 1..=24 {
-            let passes = convolve::uniform_passes(&[size], x.shape(), b).unwrap();
+            let passes = filter::uniform_passes(&[size], x.shape(), b).unwrap();
             let want = cpu::uniform_filter(&x64, &[size; 3], b);
             let got = cpu::separable(&x64, &passes, b);
             let err = (&got - &want).iter().map(|v| v.abs()).fold(0.0, f64::max);
             assert!(err < 1e-12, "uniform {size} {b:?}: {err:e}");
         }
         for sigma in [0.3, 0.9, 1.0, 1.6, 2.1, 3.3, 7.0] {
-            let passes = convolve::gaussian_passes(&[sigma], x.shape(), b).unwrap();
+            let passes = filter::gaussian_passes(&[sigma], x.shape(), b).unwrap();
             let want = cpu::gaussian_filter(&x64, &[sigma as f64; 3], b);
             let got = cpu::separable(&x64, &passes, b);
             let err = (&got - &want).iter().map(|v| v.abs()).fold(0.0, f64::max);
@@ -99,7 +99,7 @@ fn huge_sizes_are_bounded() {
     for b in BOUNDARIES {
         let t = Instant::now();
         let got = ndimage::gaussian_filter(gpu(), &x, &[1e6], b).unwrap();
-        let passes = convolve::gaussian_passes(&[1e6], x.shape(), b).unwrap();
+        let passes = filter::gaussian_passes(&[1e6], x.shape(), b).unwrap();
         assert!(passes.iter().all(|(_, w)| w.len() <= 65), "{b:?}: folded to {:?}", passes.iter().map(|(_, w)| w.len()).collect::<Vec<_>>());
         check(&got, &cpu::separable(&x64, &passes, b), &format!("gaussian 1e6 {b:?}"));
         assert!(t.elapsed() < limit, "gaussian 1e6 {b:?} took {:?}", t.elapsed());
@@ -124,7 +124,7 @@ fn huge_sizes_are_bounded() {
         for b in BOUNDARIES {
             let t = Instant::now();
             let got = ndimage::uniform_filter(gpu(), &x, &[size], b).unwrap();
-            let passes = convolve::uniform_passes(&[size], x.shape(), b).unwrap();
+            let passes = filter::uniform_passes(&[size], x.shape(), b).unwrap();
             check(&got, &cpu::separable(&x64, &passes, b), &format!("uniform {size} {b:?}"));
             let closed = match b {
                 Boundary::Wrap | Boundary::Reflect => Some(ArrayD::from_elem(x.shape(), mean)),

@@ -1,4 +1,4 @@
-//! Direct filters on volumes larger than one buffer (`ops::convolve::slabs`), with buffers capped
+//! Direct filters on volumes larger than one buffer (`ops::filter::slabs`), with buffers capped
 //! at 4 KiB so volumes of a few thousand elements span several chunks: in core (the array in
 //! chunks on the device, each slab's halo gathered there across chunk boundaries) and, when the
 //! device memory budget refuses that, slab by slab through the host. Against the f64 references
@@ -16,7 +16,8 @@ use std::sync::OnceLock;
 
 use lucent::gpu::GpuOptions;
 use lucent::graph::{row_ranges, Chunked, Recording};
-use lucent::ops::convolve::{cpu, gaussian_passes, slabs, uniform_passes, Boundary};
+use lucent::kernels::boundary::Boundary;
+use lucent::ops::filter::{cpu, gaussian_passes, slabs, uniform_passes};
 use lucent::ops::layout::chunks;
 use lucent::{Error, Gpu, GpuArray};
 use ndarray::{ArrayD, IxDyn};

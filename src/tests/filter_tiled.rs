@@ -1,5 +1,5 @@
 //! The tiled direct correlation (`kernels::correlate_tiled`) against the f64 references of
-//! `ops::convolve::cpu` (direct sums over explicitly padded arrays): 1-4D, awkward shapes, every
+//! `ops::filter::cpu` (direct sums over explicitly padded arrays): 1-4D, awkward shapes, every
 //! boundary, kernels larger than the input, 7⁴ and 11⁴ kernels, tilings forced small so kernel
 //! rows are loaded in chunks and tiles repeat along every axis. Fresh random inputs, poisoned
 //! temporaries.
@@ -15,7 +15,9 @@ use common::*;
 
 use lucent::kernels::correlate_tiled::{self, Tiling};
 
-use lucent::ops::convolve::{self, cpu, Boundary, Method, Mode};
+use lucent::kernels::boundary::Boundary;
+use lucent::ops::convolve::{self, cpu, Method, Mode};
+use lucent::ops::filter::{self, cpu as filter_cpu};
 use lucent::{Buf, Error, Gpu, Recording};
 use ndarray::{ArrayD, IxDyn};
 
@@ -82,7 +84,7 @@ fn check_correlate(xd: &[usize], kd: &[usize], boundaries: &[Boundary], tiling: 
     let (xa, ka) = (x64.mapv(f64::abs), k64.mapv(f64::abs));
     for &b in boundaries {
         let got = tiled_correlate(&x, &k, b, tiling).unwrap();
-        let (want, magnitude) = (cpu::correlate(&x64, &k64, b), cpu::correlate(&xa, &ka, abs_boundary(b)));
+        let (want, magnitude) = (filter_cpu::correlate(&x64, &k64, b), filter_cpu::correlate(&xa, &ka, abs_boundary(b)));
         check(&got, &want, &magnitude, &format!("tiled {xd:?} ⋆ {kd:?} {b:?} {tiling:?}"));
     }
 }
@@ -160,10 +162,10 @@ fn ops_use_the_tiled_path() {
         got
     };
     for b in [Boundary::Reflect, Boundary::Constant(0.2)] {
-        let got = tiled_run(&format!("correlate {b:?}"), &|rec, xb| convolve::correlate(rec, xb, &k.view(), b));
-        check(&got, &cpu::correlate(&x64, &k64, b), &cpu::correlate(&xa, &ka, abs_boundary(b)), &format!("correlate {b:?}"));
-        let got = tiled_run(&format!("convolve {b:?}"), &|rec, xb| convolve::convolve(rec, xb, &k.view(), b));
-        check(&got, &cpu::convolve(&x64, &k64, b), &cpu::convolve(&xa, &ka, abs_boundary(b)), &format!("convolve {b:?}"));
+        let got = tiled_run(&format!("correlate {b:?}"), &|rec, xb| filter::correlate(rec, xb, &k.view(), b));
+        check(&got, &filter_cpu::correlate(&x64, &k64, b), &filter_cpu::correlate(&xa, &ka, abs_boundary(b)), &format!("correlate {b:?}"));
+        let got = tiled_run(&format!("convolve {b:?}"), &|rec, xb| filter::convolve(rec, xb, &k.view(), b));
+        check(&got, &filter_cpu::convolve(&x64, &k64, b), &filter_cpu::convolve(&xa, &ka, abs_boundary(b)), &format!("convolve {b:?}"));
     }
     for mode in [Mode::Full, Mode::Same, Mode::Valid] {
         let got = tiled_run(&format!("signal_convolve {mode:?}"), &|rec, xb| convolve::signal_convolve(rec, xb, &k.view(), mode, Method::Direct));
@@ -196,12 +198,12 @@ fn bad_input_is_reported() {
     assert!(matches!(r, Err(Error::Invalid(_))));
     // The ops fall back to the window kernel for it.
     let long_w = ArrayD::from_shape_vec(IxDyn(&[1, 9000]), random(9000)).unwrap();
-    let got = run_gpu(&x, |rec, xb| convolve::correlate(rec, xb, &long_w.view(), Boundary::Wrap)).unwrap();
+    let got = run_gpu(&x, |rec, xb| filter::correlate(rec, xb, &long_w.view(), Boundary::Wrap)).unwrap();
     let (x64, k64) = (to64(&x), to64(&long_w));
     check(
         &got,
-        &cpu::correlate(&x64, &k64, Boundary::Wrap),
-        &cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), Boundary::Wrap),
+        &filter_cpu::correlate(&x64, &k64, Boundary::Wrap),
+        &filter_cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), Boundary::Wrap),
         "long kernel falls back",
     );
 }
@@ -253,11 +255,11 @@ fn tiled_exactly_where_it_pays() {
         assert_eq!(correlate_tiled::pays(kd), claimed, "pays({kd:?})");
         let fits = Tiling::for_gpu(profiled(), &xd, kd).is_some();
         for b in [Boundary::Nearest, Boundary::Constant(0.3)] {
-            let (got, dispatched) = run_gpu_kernels(&x, |rec, xb| convolve::correlate(rec, xb, &k.view(), b)).unwrap();
+            let (got, dispatched) = run_gpu_kernels(&x, |rec, xb| filter::correlate(rec, xb, &k.view(), b)).unwrap();
             assert_eq!(tiled(&dispatched), Some(claimed && fits), "{xd:?} ⋆ {kd:?} {b:?}: dispatched {dispatched:?}");
             let (x64, k64) = (to64(&x), to64(&k));
-            let magnitude = cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), abs_boundary(b));
-            check(&got, &cpu::correlate(&x64, &k64, b), &magnitude, &format!("{xd:?} ⋆ {kd:?} {b:?}"));
+            let magnitude = filter_cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), abs_boundary(b));
+            check(&got, &filter_cpu::correlate(&x64, &k64, b), &magnitude, &format!("{xd:?} ⋆ {kd:?} {b:?}"));
         }
         seen_tiled |= claimed && fits;
         seen_window |= !(claimed && fits);

@@ -8,8 +8,9 @@ use common::*;
 
 use std::fmt::Debug;
 
+use lucent::kernels::boundary::Boundary;
 use lucent::kernels::gather::{self, AxisMap};
-use lucent::ops::layout::{self, cpu, Boundary};
+use lucent::ops::layout::{self, cpu};
 use lucent::{Buf, Dtype, Error, GpuArray, Recording, Results};
 use ndarray::{ArrayD, IxDyn};
 use num_complex::Complex32;

@@ -22,6 +22,7 @@ mod denoise;
 mod fft;
 mod fft_chunked;
 mod fft_loops;
+mod filter;
 mod filter_bank;
 mod filter_large;
 mod filter_slabs;

@@ -7,6 +7,7 @@ use common::*;
 use lucent::kernels::binary::{self, BinaryOp};
 use lucent::kernels::complex_to_real::{self, ComplexToReal};
 use lucent::kernels::complex_unary::{self, ComplexUnary};
+use lucent::kernels::multiply_lines::{self, Factor};
 use lucent::kernels::unary::{self, UnaryOp};
 use lucent::kernels::{real_to_complex, select};
 use lucent::{Dtype, Error, Recording};
@@ -157,6 +158,42 @@ fn complex_maps_match_cpu() {
         let got = rec.run().unwrap().c32(d).unwrap();
         assert_eq!(got.as_slice().unwrap(), real_to_complex::cpu(&r).as_slice(), "{dims:?}");
     }
+}
+
+/// Lines times one factor of their trailing axes, real (FBP's filter) or complex (the log-polar
+/// kernel's spectrum): a real factor scales exactly; a complex one rounds as `cmul` does (FMA
+/// contraction may round its two products once: within a few ulps of the result).
+#[test]
+fn multiply_lines_matches_cpu() {
+    for (dims, tail) in [(&[7usize, 5][..], 1), (&[3, 4, 9][..], 1), (&[2, 3, 4, 6][..], 2), (&[13][..], 1)] {
+        let n: usize = dims.iter().product();
+        let x = random_complex(n);
+        let fdims = &dims[dims.len() - tail..];
+        let len: usize = fdims.iter().product();
+        let (real, complex) = (random(len), random_complex(len));
+        for is_complex in [false, true] {
+            let mut rec = Recording::new(gpu());
+            rec.set_poison(true);
+            let xb = rec.upload_c32(&carr(dims, x.clone()).view()).unwrap();
+            let fb = if is_complex { rec.upload_c32(&carr(fdims, complex.clone()).view()) } else { rec.upload_f32(&arr(fdims, real.clone()).view()) }.unwrap();
+            let y = multiply_lines::record(&mut rec, xb, fb).unwrap();
+            let d = rec.download(y);
+            let got = rec.run().unwrap().c32(d).unwrap();
+            let factor = if is_complex { Factor::Complex(&complex) } else { Factor::Real(&real) };
+            let want = multiply_lines::cpu(&x, factor);
+            if is_complex {
+                let want: Vec<Complex64> = want.iter().map(|c| Complex64::new(c.re as f64, c.im as f64)).collect();
+                let err = rel_l2_c(got.as_slice().unwrap(), &want);
+                assert!(err < 1e-6, "complex factor {dims:?}: {err:e}");
+            } else {
+                assert_eq!(got.as_slice().unwrap(), want.as_slice(), "real factor {dims:?}");
+            }
+        }
+    }
+    let mut rec = Recording::new(gpu());
+    let xb = rec.upload_c32(&carr(&[4, 6], random_complex(24)).view()).unwrap();
+    let short = rec.upload_f32(&arr(&[5], random(5)).view()).unwrap();
+    assert!(matches!(multiply_lines::record(&mut rec, xb, short), Err(Error::Shape(_))));
 }
 
 #[test]

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use clap::builder::PossibleValuesParser;
 use lucent::check::check_finite;
 use lucent::ndimage::{self, Boundary};
-use lucent::ndimage::{check_filter_weights, cpu, gaussian_passes, uniform_passes};
+use lucent::ndimage::{check_filter_weights, cpu, filter_halo, gaussian_passes, uniform_passes, AxisFilter};
 use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::json;
@@ -112,8 +112,8 @@ impl Filter {
     /// How far along axis 0 an output element reads its input (the halo of a streamed slab).
     fn reach(&self) -> usize {
         match self {
-            Filter::Gaussian(sigma) => (ndimage::GAUSSIAN_TRUNCATE * sigma[0] as f64 + 0.5) as usize,
-            Filter::Uniform(size) => size[0] / 2 + 1,
+            Filter::Gaussian(sigma) => filter_halo(AxisFilter::Gaussian(sigma[0] as f64)),
+            Filter::Uniform(size) => filter_halo(AxisFilter::Uniform(size[0])),
             Filter::Kernel { kernel, .. } => kernel.shape()[0],
         }
     }

@@ -25,11 +25,12 @@ use crate::fft::{FftPlan, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::boundary::Boundary;
 use crate::kernels::complex_to_real::{self, ComplexToReal};
 use crate::kernels::gather::{self, AxisMap};
 use crate::kernels::real_to_complex;
 use crate::kernels::unary::{self, UnaryOp};
-use crate::ops::layout::{self, Boundary};
+use crate::ops::layout;
 
 /// Kernels of one shape, packed in pairs as complex spectra for images of one shape and a
 /// scipy.signal mode (full, same, valid as fftconvolve). Recordings that use it must be on the

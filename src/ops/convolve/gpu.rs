@@ -10,8 +10,8 @@ use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Fusion, Norm, Product, Transform, Window};
 use crate::gpu::{content_hash, Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
+use crate::kernels::boundary::Boundary;
 use crate::kernels::{correlate_tiled, correlate_window};
-use crate::ops::layout::Boundary;
 
 /// A kernel's spectrum on the device, made once for one image shape and mode: the real FFT of
 /// the kernel zero-padded to the geometry's fast lengths, with the transform plans for images of
@@ -154,7 +154,7 @@ fn inverse_plan(gpu: &Gpu, g: &Geometry, correlate: bool) -> Result<FftPlan> {
 
 /// scipy.signal's direct method: the output window as a correlation of the zero-extended image
 /// with the kernel (reversed for a convolution).
-pub(super) fn direct(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<Buf> {
+pub(crate) fn direct(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<Buf> {
     let reversed;
     let weights = if correlate {
         kernel.view()
@@ -166,8 +166,10 @@ pub(super) fn direct(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, g: &
 }
 
 /// `y[o] = Σ_j weights[j] · x[origin + o + j]` over an output of shape `out_dims`: tiled through
-/// workgroup memory when that pays and the halo fits, else one thread per output.
-pub(super) fn window(rec: &mut Recording, x: Buf, weights: &ArrayViewD<f32>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
+/// workgroup memory when that pays and the halo fits, else one thread per output. The direct
+/// sums of scipy.signal's direct method (zero outside) and of scipy.ndimage's filters
+/// (`ops::filter`, any boundary).
+pub(crate) fn window(rec: &mut Recording, x: Buf, weights: &ArrayViewD<f32>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
     if correlate_tiled::pays(weights.shape()) {
         if let Some(tiling) = correlate_tiled::Tiling::for_gpu(rec.gpu(), out_dims, weights.shape()) {
             return correlate_tiled::record_with(rec, x, weights, out_dims, origin, boundary, tiling);
@@ -178,7 +180,7 @@ pub(super) fn window(rec: &mut Recording, x: Buf, weights: &ArrayViewD<f32>, out
 }
 
 /// The kernel reversed along every axis.
-pub(super) fn reverse(kernel: &ArrayViewD<f32>) -> ArrayD<f32> {
+pub(crate) fn reverse(kernel: &ArrayViewD<f32>) -> ArrayD<f32> {
     let mut v = kernel.view();
     for a in 0..v.ndim() {
         v.invert_axis(Axis(a));

@@ -24,11 +24,12 @@ use crate::fft::{first_fitting, least_chunks, real_and_spectrum_bytes, ChunkedFf
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{row_ranges, Buf, Chunked, Compiled, Download, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
+use crate::kernels::boundary::Boundary as Edge;
 use crate::kernels::rl_ratio;
 use crate::kernels::rl_tv::{self, Neighbours};
 use crate::kernels::{copy_vec4, fill, rl_predict, rl_update};
+use crate::ops::layout;
 use crate::ops::layout::chunks::rows_from;
-use crate::ops::layout::{self, Boundary as Edge};
 use crate::ops::reduce::{self, Reduction};
 
 /// The arrays that stay on the device for the whole run, all of the padded shape, each as its

@@ -8,7 +8,9 @@ use rayon::prelude::*;
 
 use super::{isotropy, magnitude, tensor_components, weight_coefficients, Filters, Options};
 use crate::error::Result;
-use crate::ops::convolve::{cpu as conv, Boundary, Mode};
+use crate::kernels::boundary::Boundary;
+use crate::ops::convolve::{cpu as conv, Mode};
+use crate::ops::filter::cpu as filter;
 use crate::ops::layout;
 
 /// `x` convolved with the centred kernel `k` over its last axes (k's rank; leading axes of x
@@ -58,8 +60,8 @@ pub fn normalized_lowpass(x: &ArrayD<f64>, d: usize, sigma: f64) -> ArrayD<f64> 
     let mut sigmas = vec![0.0; rank - d];
     sigmas.extend(std::iter::repeat_n(sigma, d));
     let zero = Boundary::Constant(0.0);
-    let num = conv::gaussian_filter(x, &sigmas, zero);
-    let den = conv::gaussian_filter(&ArrayD::from_elem(x.raw_dim(), 1.0), &sigmas, zero);
+    let num = filter::gaussian_filter(x, &sigmas, zero);
+    let den = filter::gaussian_filter(&ArrayD::from_elem(x.raw_dim(), 1.0), &sigmas, zero);
     num / den
 }
 

@@ -8,7 +8,7 @@
 //! 2. **Reconstruction** (per slab, the data with `Halo::data` samples and the tensor with
 //!    `Halo::weights` on each side): the control tensor's weights and their lowpass at low
 //!    resolution, then the reconstruction bank's pairs, each added into the result as it comes
-//!    (`kernels::denoise::accumulate` interpolates the weights), so one pair lives at a time.
+//!    (`kernels::denoise_accumulate` interpolates the weights), so one pair lives at a time.
 //!
 //! Every stage reaches a bounded distance, so each slab's own part equals the whole-volume
 //! result; the slab length is the longest whose windows fit the device's buffers and memory.
@@ -26,11 +26,16 @@ use super::{filters, tensor_components, weight_coefficients, Options};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
-use crate::kernels::denoise::{self, four, AccumulateParams, ControlParams, DIRECT_FILTERS, NO_RESPONSE};
+use crate::kernels::boundary::Boundary;
+use crate::kernels::denoise_accumulate::{self, AccumulateParams, NO_RESPONSE};
+use crate::kernels::denoise_control::{self, ControlParams};
+use crate::kernels::denoise_direct::{self, four, DIRECT_FILTERS};
 use crate::kernels::gather::{self, AxisMap};
 use crate::kernels::{copy_range, fill};
+use crate::kernels::{denoise_normalize, denoise_structure};
 use crate::ops::convolve::bank::FilterBank;
-use crate::ops::convolve::{correlate1d, gaussian_weights, Boundary, Geometry, Mode};
+use crate::ops::convolve::{Geometry, Mode};
+use crate::ops::filter::{correlate1d, gaussian_weights};
 use crate::ops::layout;
 
 /// Where the work went: slabs, seconds per stage (host transfers included), the largest device
@@ -223,7 +228,7 @@ fn lowpass_stack(rec: &mut Recording, stack: Buf, arrays: usize, dims: &[usize],
     fill::record(rec, ones, 1.0);
     let certainty = filter(rec, ones, 1)?;
     let filtered = filter(rec, stack, arrays)?;
-    denoise::normalize(rec, filtered, certainty)
+    denoise_normalize::record(rec, filtered, certainty)
 }
 
 /// A bank of designed kernels for inputs (already extended past their borders) of one shape,
@@ -276,7 +281,7 @@ impl Bank {
         if let Bank::Spatial { chunks, taps } = self {
             if let [(weights, filters)] = &chunks[..] {
                 let w = rec.input(weights);
-                let (stack, _) = denoise::direct(rec, x, w, taps, *filters)?;
+                let (stack, _) = denoise_direct::record(rec, x, w, taps, *filters)?;
                 return Ok((stack, vec![1.0; filters.div_ceil(2)]));
             }
         }
@@ -320,7 +325,7 @@ impl Bank {
                 let mut q = 0;
                 for (weights, filters) in chunks {
                     let w = rec.input(weights);
-                    let (stack, _) = denoise::direct(rec, x, w, taps, *filters)?;
+                    let (stack, _) = denoise_direct::record(rec, x, w, taps, *filters)?;
                     for p in 0..filters.div_ceil(2) {
                         consume(rec, q, stack, p * count, 1.0)?;
                         q += 1;
@@ -348,7 +353,7 @@ fn record_tensor(rec: &mut Recording, x: Buf, dims: &[usize], d: usize, o: &Opti
     let r = o.structure_taps / 2;
     let padded = layout::pad(rec, y, &pads(rank, d, r), Boundary::Mirror)?;
     let (stack, inverse_scales) = bank.record_stack(rec, padded, low.iter().product())?;
-    let tensor = denoise::structure(rec, stack, d, &inverse_scales)?;
+    let tensor = denoise_structure::record(rec, stack, d, &inverse_scales)?;
     lowpass_stack(rec, tensor, d * (d + 1) / 2, &low, d, o.tensor_sigma)
 }
 
@@ -392,7 +397,7 @@ fn record_reconstruction(
         gamma0: o.gamma0 as f32,
         coefficients,
     };
-    let weights = denoise::control(rec, tensor, d, &p)?;
+    let weights = denoise_control::record(rec, tensor, d, &p)?;
     let weights = lowpass_stack(rec, weights, components, &at.low_dims, d, o.control_sigma)?;
     let r = o.reconstruction_taps / 2;
     let padded = layout::pad(rec, x, &pads(rank, d, r), Boundary::Mirror)?;
@@ -416,7 +421,7 @@ fn record_reconstruction(
             pair_at: at_pair as u32,
             unused: 0,
         };
-        denoise::accumulate(rec, pair, weights, out, &p)
+        denoise_accumulate::record(rec, pair, weights, out, &p)
     })?;
     Ok(out)
 }

@@ -43,9 +43,10 @@ pub mod cpu;
 
 use crate::error::{Error, Result};
 use crate::graph::{Buf, Recording};
+use crate::kernels::boundary::Boundary;
 use crate::kernels::spline_prefilter::{self, Init};
 use crate::kernels::{copy_vec4, map_coordinates as sample, spline_texture};
-use crate::ops::layout::{self, Boundary};
+use crate::ops::layout;
 
 /// Samples scipy pads `nearest` and `grid-constant` inputs with before prefiltering them.
 pub const PREPAD: usize = 12;

@@ -5,7 +5,7 @@
 
 use ndarray::{concatenate, ArrayD, Axis, IxDyn, Slice};
 
-use super::Boundary;
+use crate::kernels::boundary::Boundary;
 
 pub fn permute<T: Clone>(x: &ArrayD<T>, axes: &[usize]) -> ArrayD<T> {
     x.view().permuted_axes(IxDyn(axes)).as_standard_layout().into_owned()

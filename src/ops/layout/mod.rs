@@ -15,7 +15,7 @@ use crate::error::{Error, Result};
 use crate::graph::{Buf, Recording};
 use crate::kernels::gather::{self, AxisMap};
 
-pub use crate::kernels::boundary::Boundary;
+use crate::kernels::boundary::Boundary;
 
 /// numpy.transpose(x, axes): output axis d is input axis `axes[d]`.
 pub fn permute(rec: &mut Recording, x: Buf, axes: &[usize]) -> Result<Buf> {

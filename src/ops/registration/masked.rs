@@ -12,7 +12,7 @@ use crate::fft::{plan::smooth_at_least, FftPlan, Fusion, Norm, Product, Transfor
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::kernels::{count_equal, fill, masked_ncc, peak_neighbours, select};
+use crate::kernels::{count_equal, fill, masked_ncc, masked_ncc_finish, peak_neighbours, select};
 use crate::ops::reduce::{self, Reduction};
 
 /// scikit-image's `cross_correlate_masked(fixed, moving, fixed_mask, moving_mask, mode="full",
@@ -146,7 +146,7 @@ pub fn record_cross_correlate_masked(rec: &mut Recording, fixed: Buf, moving: Bu
     masked_ncc::record(rec, overlap, fixed_part, moving_part, a, d, e)?;
     let largest_denominator = reduce::record(rec, d, Reduction::Max, None)?;
     let largest_overlap = reduce::record(rec, overlap, Reduction::Max, None)?;
-    masked_ncc::finish(rec, a, d, overlap, largest_denominator, largest_overlap, overlap_ratio as f32)
+    masked_ncc_finish::record(rec, a, d, overlap, largest_denominator, largest_overlap, overlap_ratio as f32)
 }
 
 /// scikit-image's masked `phase_cross_correlation(reference, moving, reference_mask=..,

@@ -34,7 +34,8 @@ use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Fusion, Norm, Transform};
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
-use crate::kernels::logpolar::{self as lp, Params};
+use crate::kernels::logpolar::Params;
+use crate::kernels::{logpolar_extend, logpolar_from_image, logpolar_from_sinogram, logpolar_to_image, logpolar_to_sinogram, multiply_lines};
 use crate::ops::interpolate::{self, SplineMode};
 
 /// Spans of angles, each convolved on its own log-polar grid.
@@ -277,7 +278,7 @@ fn convolve(rec: &mut Recording, x: Buf, kernel: &GpuArray, plan: &LogPolar) -> 
     })?;
     let spectrum = forward.record(rec, flat)?;
     let k = rec.input(kernel);
-    let product = lp::times_spectrum(rec, spectrum, k)?;
+    let product = multiply_lines::record(rec, spectrum, k)?;
     let half = rec.dims(product).to_vec();
     // (The inverse returning the stored columns only took a gather pass of its own.)
     let back = FftPlan::cached(gpu, &half, &[1, 2], Transform::RealInverse { len: lines[2] }, Norm::Backward)?.record(rec, product)?;
@@ -288,14 +289,14 @@ fn convolve(rec: &mut Recording, x: Buf, kernel: &GpuArray, plan: &LogPolar) -> 
 /// object's disk are 0.
 pub fn record_backproject(rec: &mut Recording, sinograms: Buf, plan: &LogPolar) -> Result<Buf> {
     let p = plan.params;
-    let extended = lp::extend(rec, sinograms, &p)?;
+    let extended = logpolar_extend::record(rec, sinograms, &p)?;
     let coefficients = interpolate::spline_filter1d(rec, extended, 1, SplineMode::Mirror)?;
     let coefficients = interpolate::spline_filter1d(rec, coefficients, 2, SplineMode::Mirror)?;
-    let g = lp::from_sinogram(rec, coefficients, &p)?;
+    let g = logpolar_from_sinogram::record(rec, coefficients, &p)?;
     let b = convolve(rec, g, &plan.backward, plan)?;
     // The integral over θ as the sum over the angles: 1 / (π / angles).
     let scale = Params { scale: p.angles as f32 / PI as f32, ..p };
-    lp::to_image(rec, b, &scale)
+    logpolar_to_image::record(rec, b, &scale)
 }
 
 /// Projections (batch, angles, detectors) of images (batch, N, N); the image outside the
@@ -304,12 +305,12 @@ pub fn record_project(rec: &mut Recording, images: Buf, plan: &LogPolar) -> Resu
     let p = plan.params;
     let coefficients = interpolate::spline_filter1d(rec, images, 1, SplineMode::Mirror)?;
     let coefficients = interpolate::spline_filter1d(rec, coefficients, 2, SplineMode::Mirror)?;
-    let f = lp::from_image(rec, coefficients, &p)?;
+    let f = logpolar_from_image::record(rec, coefficients, &p)?;
     let r = convolve(rec, f, &plan.forward, plan)?;
     // Lengths along the line in the disk's coordinates are a_R / R of the image's.
     let scale = Params { scale: p.radius / p.a_r, ..p };
     let spans = rec.input(&plan.spans);
-    lp::to_sinogram(rec, r, spans, &scale)
+    logpolar_to_sinogram::record(rec, r, spans, &scale)
 }
 
 #[cfg(test)]

@@ -29,9 +29,10 @@ use ndarray::{ArrayD, IxDyn};
 use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Norm, Transform};
 use crate::graph::{Buf, Recording};
+use crate::kernels::backproject;
 use crate::kernels::project::{self, Setup};
 use crate::kernels::unary::{self, UnaryOp};
-use crate::kernels::{boundary::Boundary, em, filter_lines};
+use crate::kernels::{boundary::Boundary, em_ratio, em_update, multiply_lines};
 use crate::ops::layout;
 use crate::ops::reduce::{self, Reduction};
 
@@ -219,7 +220,7 @@ pub fn record_project(rec: &mut Recording, images: Buf, g: &Geometry) -> Result<
         logpolar::record_project(rec, x, &*logpolar::LogPolar::cached(rec.gpu(), g)?)?
     } else {
         let setup = g.setup(rec)?;
-        project::project(rec, x, &setup)?
+        project::record(rec, x, &setup)?
     };
     unbatched(rec, y, single)
 }
@@ -232,7 +233,7 @@ pub fn record_backproject(rec: &mut Recording, sinograms: Buf, g: &Geometry) -> 
         logpolar::record_backproject(rec, x, &*logpolar::LogPolar::cached(rec.gpu(), g)?)?
     } else {
         let setup = g.setup(rec)?;
-        project::backproject(rec, x, &setup)?
+        backproject::record(rec, x, &setup)?
     };
     unbatched(rec, y, single)
 }
@@ -271,7 +272,7 @@ fn filter_shifted(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Fil
     let filtered = if shift == 0.0 {
         let response: Vec<f32> = response.iter().map(|&v| v as f32).collect();
         let response = rec.upload_once_f32(&ArrayD::from_shape_vec(IxDyn(&[response.len()]), response).expect("one axis").view())?;
-        filter_lines::record(rec, spectrum, response)?
+        multiply_lines::record(rec, spectrum, response)?
     } else {
         let turn = 2.0 * std::f64::consts::PI * shift / padded as f64;
         let response: Vec<num_complex::Complex32> = response
@@ -283,7 +284,7 @@ fn filter_shifted(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Fil
             })
             .collect();
         let response = rec.upload_once_c32(&ArrayD::from_shape_vec(IxDyn(&[response.len()]), response).expect("one axis").view())?;
-        crate::kernels::logpolar::times_spectrum(rec, spectrum, response)?
+        multiply_lines::record(rec, spectrum, response)?
     };
     let half = rec.dims(filtered).to_vec();
     let back = FftPlan::cached(gpu, &half, &[last], Transform::RealInverse { len: padded }, Norm::Backward)?.record(rec, filtered)?;
@@ -332,10 +333,10 @@ pub fn record_mlem(rec: &mut Recording, sinograms: Buf, g: &Geometry, iterations
         // (The log-polar projections of a non-negative image may dip below 0 by a little:
         // the ratio takes them as 0.)
         let q = record_project(rec, f, g)?;
-        let (ratio, terms) = em::ratio(rec, sinograms, q, EM_EPSILON)?;
+        let (ratio, terms) = em_ratio::record(rec, sinograms, q, EM_EPSILON)?;
         sums.push((sum_all(rec, q)?, sum_all(rec, terms)?));
         let back = record_backproject(rec, ratio, g)?;
-        f = em::update(rec, f, back, norm)?;
+        f = em_update::record(rec, f, back, norm)?;
     }
     Ok(Mlem { estimate: f, sums })
 }

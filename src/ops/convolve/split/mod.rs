@@ -31,7 +31,9 @@ pub struct SplitOptions {
     /// Force P parts (1: the whole array in one run).
     pub parts: Option<usize>,
     /// Device memory one part (or the whole run) may hold, in bytes, on top of the per-buffer
-    /// limit of each device. A GPU holds up to `in_flight` parts.
+    /// limit of each device. A GPU holds up to `in_flight` parts. Whatever is asked, a part also
+    /// fits the device memory budget (`Gpu::memory_budget_bytes`), and a GPU holds no more parts
+    /// at once than its budget has room for.
     pub max_part_bytes: Option<u64>,
     /// Parts each GPU holds at once, each with its own buffers (default 2: while one part
     /// computes, the other's upload and download and the host's handling of them proceed, so
@@ -69,7 +71,8 @@ pub struct SplitReport {
     pub adapters: Vec<String>,
     /// The largest device memory one part held.
     pub peak_bytes: u64,
-    /// Parts each GPU was asked to hold at once (it holds up to this many times `peak_bytes`).
+    /// Parts each GPU was asked to hold at once (it holds up to this many times `peak_bytes`,
+    /// fewer where its device memory budget has room for fewer).
     pub in_flight: usize,
 }
 

@@ -50,8 +50,12 @@ pub(super) fn convolve(
     check_finite(a, "convolution input")?;
     check_finite(k, "convolution kernel")?;
     crate::host::check_host_array("the convolution's result", &g.out, 4)?;
-    let budget = opts.max_part_bytes.unwrap_or(u64::MAX);
     let in_flight = opts.in_flight.unwrap_or(DEFAULT_IN_FLIGHT).max(1);
+    // What one part (or the whole run) may hold on the device: the budget asked per part and
+    // the device memory budget of the smallest GPU. (A GPU holds further parts in flight only
+    // where they fit its budget too: `run_parts`.)
+    let device = gpus.iter().map(|g| g.memory_budget_bytes()).min().unwrap();
+    let budget = opts.max_part_bytes.unwrap_or(u64::MAX).min(device);
     // A plan beyond the host budget is skipped (more parts hold less); if none fits, the last
     // refusal is the error.
     let mut host_refusal = None;
@@ -93,7 +97,11 @@ pub(super) fn convolve(
     }
     let (what, bytes) = match smallest {
         Some((plan, bytes)) => {
-            let budget = opts.max_part_bytes.map_or(String::new(), |b| format!("; memory budget {b} bytes per part"));
+            let budget = match opts.max_part_bytes {
+                Some(b) if b <= device => format!("; memory budget {b} bytes per part"),
+                _ if device < u64::MAX => format!("; device memory budget {device} bytes"),
+                _ => String::new(),
+            };
             (
                 format!(
                     "even one part of the split convolution of {:?} with {:?} ({} parts of {:?} complex{budget})",
@@ -283,6 +291,7 @@ fn run_parts(
         in_flight: opts.in_flight.unwrap_or(DEFAULT_IN_FLIGHT).max(1),
     };
     let slots = report.in_flight;
+    let peak = first.peak_bytes();
     let mut first = Some(first);
     let mut failure = None;
     std::thread::scope(|s| {
@@ -315,7 +324,10 @@ fn run_parts(
         // The queue is shared; it closes (and the preparer stops) once every worker has gone.
         let queue = Arc::new(Mutex::new(prepared_rx));
         for (i, gpu) in gpus.iter().enumerate() {
-            for slot in 0..slots {
+            // As many parts in flight as the GPU's device memory budget holds (at least one,
+            // which the plan fitted to it).
+            let fit = (gpu.memory_budget_bytes() / peak.max(1)).max(1);
+            for slot in 0..slots.min(usize::try_from(fit).unwrap_or(usize::MAX)) {
                 let runner = if i == 0 && slot == 0 { first.take() } else { None };
                 let (queue, finished_tx, spent_tx) = (queue.clone(), finished_tx.clone(), spent_tx.clone());
                 s.spawn(move || worker(i, slot, gpu, plan, runner, opts.poison, &queue, &finished_tx, &spent_tx));

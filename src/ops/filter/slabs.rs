@@ -13,12 +13,15 @@ use std::ops::Range;
 
 use ndarray::{ArrayD, ArrayViewD, Axis, Slice};
 
-use super::{along_axis, check_boundary, check_finite, gpu};
+use super::along_axis;
+use crate::check::check_finite;
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, GpuArray, Shape};
 use crate::graph::{row_ranges, Chunked, Output, Recording};
+use crate::kernels::boundary::Boundary;
 use crate::kernels::{copy_range, fill};
-use crate::ops::layout::{chunks, Boundary};
+use crate::ops::convolve::{reverse, window};
+use crate::ops::layout::chunks;
 use crate::Gpu;
 
 /// scipy.ndimage.correlate(x, kernel, mode) of a host array of any size along axis 0.
@@ -39,7 +42,7 @@ pub fn separable_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[(usize, Vec<f64>
     if passes.is_empty() {
         Shape::new(x.shape())?;
         check_finite(x, "filter input")?;
-        check_boundary(boundary)?;
+        boundary.check()?;
         return Ok(x.to_owned());
     }
     filter_host(gpu, x, &passes, boundary)
@@ -61,7 +64,7 @@ impl Pass {
     /// scipy.ndimage.convolve: the reversed kernel, shifted by one on even axes.
     pub fn convolve(kernel: &ArrayViewD<f32>) -> Pass {
         let origin = kernel.shape().iter().map(|&m| -(((m - 1) / 2) as i64)).collect();
-        Pass { weights: gpu::reverse(kernel), origin }
+        Pass { weights: reverse(kernel), origin }
     }
 
     /// correlate1d's weights along `axis` of an array of shape `dims`.
@@ -87,7 +90,7 @@ fn filter_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Bounda
         check_finite(&p.weights.view(), "filter kernel")?;
     }
     check_finite(x, "filter input")?;
-    check_boundary(boundary)?;
+    boundary.check()?;
     match in_core(gpu, x, passes, boundary) {
         Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {
             let mut cur = None;
@@ -130,7 +133,7 @@ fn in_core(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Boundary) 
 pub fn filter_chunks(rec: &mut Recording, x: &Chunked, pass: &Pass, boundary: Boundary, out: &[Range<usize>]) -> Result<Chunked> {
     let dims = x.dims.clone();
     if x.len() == 1 && out.len() == 1 {
-        let y = gpu::window(rec, x.parts[0], &pass.weights.view(), &dims, &pass.origin, boundary)?;
+        let y = window(rec, x.parts[0], &pass.weights.view(), &dims, &pass.origin, boundary)?;
         return Chunked::from_parts(rec, vec![y]);
     }
     let in_rows = x.rows(rec);
@@ -143,12 +146,12 @@ pub fn filter_chunks(rec: &mut Recording, x: &Chunked, pass: &Pass, boundary: Bo
             if let Some(c) = in_rows.iter().position(|i| i == r).filter(|_| pass.rows() == 1 && pass.origin[0] == 0) {
                 let mut out_dims = dims.clone();
                 out_dims[0] = r.len();
-                return gpu::window(rec, x.parts[c], &pass.weights.view(), &out_dims, &pass.origin, boundary);
+                return window(rec, x.parts[c], &pass.weights.view(), &out_dims, &pass.origin, boundary);
             }
             let input = gather_rows(rec, x, pass.origin[0] + r.start as i64, r.len() + pass.rows() - 1, boundary)?;
             let mut out_dims = dims.clone();
             out_dims[0] = r.len();
-            gpu::window(rec, input, &pass.weights.view(), &out_dims, &slab_origin, boundary)
+            window(rec, input, &pass.weights.view(), &out_dims, &slab_origin, boundary)
         })
         .collect::<Result<Vec<_>>>()?;
     Chunked::from_parts(rec, parts)
@@ -197,7 +200,7 @@ fn through_host(gpu: &Gpu, x: &ArrayViewD<f32>, pass: &Pass, boundary: Boundary)
         out_dims[0] = end - start;
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&input.view())?;
-        let yb = gpu::window(&mut rec, xb, &pass.weights.view(), &out_dims, &slab_origin, boundary)?;
+        let yb = window(&mut rec, xb, &pass.weights.view(), &out_dims, &slab_origin, boundary)?;
         let d = rec.download(yb);
         let slab = rec.run()?.into_f32(d)?;
         y.slice_axis_mut(Axis(0), Slice::from(start..end)).assign(&slab);
