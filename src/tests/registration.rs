@@ -315,6 +315,22 @@ fn masked_reference_matches_scikit_image() {
     }
 }
 
+/// Overlap counts exactly at `overlap_ratio × largest` are kept, as scikit-image keeps them (its
+/// threshold is in f64): full masks of 10 samples give counts 10 − |lag|, so the lags ±7 count
+/// 3 = 0.3 × 10. With 0.3 rounded up to an f32 they fell below it on the GPU and read 0.
+#[test]
+fn masked_overlap_exactly_at_the_ratio_is_kept() {
+    let (f, g) = (rand_array(&[10]), rand_array(&[10]));
+    let mask = ArrayD::from_elem(IxDyn(&[10]), true);
+    let want = cpu::cross_correlate_masked(&to64(&f), &to64(&g), &mask, &mask, 0.3);
+    let got = lucent::registration::cross_correlate_masked(poisoned_gpu(), &f, &g, &mask, &mask, 0.3).unwrap();
+    for lag in [2, 16] {
+        assert!(want[lag] != 0.0, "the reference keeps lag index {lag}");
+        assert!((got[lag] as f64 - want[lag]).abs() <= 1e-4, "lag index {lag}: GPU {} vs reference {}", got[lag], want[lag]);
+    }
+    assert_eq!((got[1], want[1]), (0.0, 0.0), "a count of 2 is below the ratio");
+}
+
 #[test]
 fn masked_correlation_of_unequal_shapes_and_bad_masks() {
     // Fixed and moving of different shapes (prime, odd, axes of 1), random masks: the GPU

@@ -146,7 +146,19 @@ pub fn record_cross_correlate_masked(rec: &mut Recording, fixed: Buf, moving: Bu
     masked_ncc::record(rec, overlap, fixed_part, moving_part, a, d, e)?;
     let largest_denominator = reduce::record(rec, d, Reduction::Max, None)?;
     let largest_overlap = reduce::record(rec, overlap, Reduction::Max, None)?;
-    masked_ncc_finish::record(rec, a, d, overlap, largest_denominator, largest_overlap, overlap_ratio as f32)
+    masked_ncc_finish::record(rec, a, d, overlap, largest_denominator, largest_overlap, f32_at_most(overlap_ratio))
+}
+
+/// The largest f32 not above `x` (≥ 0). The overlap counts are whole numbers and scikit-image
+/// compares them with `overlap_ratio × largest` in f64: 0.3 rounded to the nearest f32 is above
+/// 0.3, so a count exactly at the threshold (60 of 200) fell below it on the GPU and was zeroed.
+fn f32_at_most(x: f64) -> f32 {
+    let y = x as f32;
+    if f64::from(y) > x && y > 0.0 {
+        f32::from_bits(y.to_bits() - 1)
+    } else {
+        y
+    }
 }
 
 /// scikit-image's masked `phase_cross_correlation(reference, moving, reference_mask=..,
