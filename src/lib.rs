@@ -73,6 +73,7 @@ pub mod io;
 pub(crate) mod kernels;
 pub mod ndimage;
 pub(crate) mod ops;
+pub(crate) mod placement;
 pub mod phantom;
 pub mod registration;
 pub mod restoration;

@@ -28,6 +28,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
 use crate::graph::{row_ranges, Buf, Chunked, Recording};
 use crate::kernels::binary::{self, BinaryOp};
+use crate::placement::Misfit;
 use crate::kernels::copy_vec4;
 
 /// The fewest chunks along axis 0 in which a real array of shape `padded` and its half spectrum
@@ -51,7 +52,8 @@ pub fn first_fitting<T>(gpu: &Gpu, from: usize, mut attempt: impl FnMut(usize) -
     let (mut chunks, start) = (from.max(1), std::time::Instant::now());
     loop {
         match attempt(chunks) {
-            Err(e @ Error::TooLarge { .. }) if chunks < most_chunks(gpu) => {
+            // (More chunks of the same total help a limit, not a device out of memory.)
+            Err(e) if Misfit::of(&e) == Some(Misfit::Limit) && chunks < most_chunks(gpu) => {
                 crate::gpu::trace(&format!("{chunks} chunks do not fit ({e})"), start);
                 chunks += 1
             }

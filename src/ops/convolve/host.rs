@@ -11,6 +11,7 @@ use super::split::{self, SplitOptions, SplitReport};
 use super::{check_finite, cpu, gpu, Geometry, KernelSpectrum, Method, Mode};
 use crate::error::{Error, Result};
 use crate::graph::Recording;
+use crate::placement::{does_not_fit, Misfit};
 use crate::Gpu;
 
 /// How [`convolve`] ran.
@@ -61,7 +62,7 @@ pub fn convolve(
     if chosen == Method::Direct {
         match direct(first, a, k, &g, correlate) {
             // The cost model chose direct sums, but the arrays do not fit: the FFT path splits.
-            Err(Error::TooLarge { .. }) if method == Method::Auto => {}
+            Err(e) if Misfit::of(&e) == Some(Misfit::Limit) && method == Method::Auto => {}
             other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None, chunks: 1, slabs: None })),
         }
     }
@@ -121,9 +122,4 @@ fn whole_fft(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, co
     let y = if correlate { spectrum.record_correlate(&mut rec, x)? } else { spectrum.record(&mut rec, x)? };
     let d = rec.download(y);
     rec.run()?.into_f32(d)
-}
-
-/// Errors that mean "this size does not fit this device".
-fn does_not_fit(e: &Error) -> bool {
-    matches!(e, Error::TooLarge { .. } | Error::OutOfMemory(_))
 }

@@ -24,6 +24,8 @@ use super::{chunked, Geometry, KernelSpectrum, Mode};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::Recording;
+use crate::host::ms_since;
+use crate::placement::does_not_fit;
 
 /// Where the time went (serialised into `lucent convolve --json`).
 #[derive(Clone, Debug, Serialize)]
@@ -108,7 +110,7 @@ pub fn convolve(
             let mut done = done.lock().unwrap();
             match result {
                 Ok(chunks) => {
-                    done.0.push(SlabTiming { slab, rows: rows[slab].clone(), worker, ms: started.elapsed().as_secs_f64() * 1e3, chunks });
+                    done.0.push(SlabTiming { slab, rows: rows[slab].clone(), worker, ms: ms_since(started), chunks });
                     progress(done.0.len(), rows.len());
                 }
                 Err(e) => {
@@ -142,7 +144,7 @@ pub fn convolve(
         return Err(e);
     }
     let adapters = gpus.iter().map(|gpu| format!("{}: {}", gpu.summary().index, gpu.summary().name)).collect();
-    Ok((y, SlabReport { slabs: rows.len(), halo_rows: g.kernel[0] - 1, adapters, per_slab, total_ms: start.elapsed().as_secs_f64() * 1e3 }))
+    Ok((y, SlabReport { slabs: rows.len(), halo_rows: g.kernel[0] - 1, adapters, per_slab, total_ms: ms_since(start) }))
 }
 
 /// Which slab each GPU takes next: at first an even contiguous run each; a GPU whose run is done
@@ -228,7 +230,7 @@ impl Stream<'_, '_, '_> {
     fn fits<T>(&mut self, attempt: Result<T>) -> Result<Option<T>> {
         match attempt {
             Ok(v) => Ok(Some(v)),
-            Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {
+            Err(e) if does_not_fit(&e) => {
                 self.carry = None;
                 Ok(None)
             }

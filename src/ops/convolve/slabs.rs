@@ -19,6 +19,7 @@ use crate::gpu::{Dtype, GpuArray, Shape};
 use crate::graph::{row_ranges, Chunked, Output, Recording};
 use crate::kernels::{copy_range, fill};
 use crate::ops::layout::{chunks, Boundary};
+use crate::placement::does_not_fit;
 use crate::Gpu;
 
 /// scipy.ndimage.correlate(x, kernel, mode) of a host array of any size along axis 0.
@@ -89,7 +90,7 @@ fn filter_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Bounda
     check_finite(x, "filter input")?;
     check_boundary(boundary)?;
     match in_core(gpu, x, passes, boundary) {
-        Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {
+        Err(e) if does_not_fit(&e) => {
             let mut cur = None;
             for p in passes {
                 cur = Some(through_host(gpu, &cur.as_ref().map_or_else(|| x.view(), |c: &ArrayD<f32>| c.view()), p, boundary)?);

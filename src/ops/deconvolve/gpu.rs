@@ -22,6 +22,7 @@ use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
 use crate::fft::{first_fitting, least_chunks, real_and_spectrum_bytes, ChunkedFft, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::host::ms_since;
 use crate::graph::{row_ranges, Buf, Chunked, Compiled, Download, Output, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::rl_ratio;
@@ -598,8 +599,4 @@ fn relative_change(gpu: &Gpu, m: &Monitor) -> Result<f64> {
 fn median(v: &mut [f64]) -> Option<f64> {
     v.sort_by(f64::total_cmp);
     (!v.is_empty()).then(|| v[v.len() / 2])
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

@@ -51,6 +51,7 @@ use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
 use crate::gpu::Shape;
 use crate::kernels::rl_ratio::Ratio;
+use crate::placement::does_not_fit;
 use crate::Gpu;
 
 /// What the convolution assumes outside the image.
@@ -552,14 +553,14 @@ pub fn restore(
                 let r = rl.run(&mut progress)?;
                 return Ok((r.estimate, RlRun::Whole(r.report)));
             }
-            Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {}
+            Err(e) if does_not_fit(&e) => {}
             Err(e) => return Err(e),
         }
         // Beyond one GPU: slabs resident on every GPU, exact, where the options allow.
         if slabs::plan(gpus.len(), &Geometry::new(image.shape(), psf.shape(), opts.boundary)?, opts).is_some() {
             match slabs::richardson_lucy_slabs(gpus, image, &psf, iterations, opts, &mut progress) {
                 Ok((estimate, report)) => return Ok((estimate, RlRun::Slabs(report))),
-                Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {}
+                Err(e) if does_not_fit(&e) => {}
                 Err(e) => return Err(e),
             }
         }

@@ -74,6 +74,7 @@ use serde::Serialize;
 
 use super::{cpu, validate, Geometry, RichardsonLucy, RlBoundary, RlOptions};
 use crate::error::{Error, Result};
+use crate::host::ms_since;
 use crate::Gpu;
 
 /// PSFs, one per region of a GY × GX grid over the image's last two spatial axes: region
@@ -689,8 +690,4 @@ fn standard_copy(x: &ArrayViewD<f32>) -> ArrayD<f32> {
     let mut out = ArrayD::from_shape_vec(x.raw_dim(), crate::host::zeroed_vec(x.len())).expect("the window's size");
     Zip::from(&mut out).and(x).par_for_each(|o, &v| *o = v);
     out
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

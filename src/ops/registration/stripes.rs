@@ -26,6 +26,7 @@ use super::{forward, parabola, record_phase_correlation, Normalization};
 use crate::error::{Error, Result};
 use crate::fft::{cpu as fft_cpu, Norm};
 use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::host::ms_since;
 use crate::graph::{Buf, Recording};
 use crate::kernels::boundary::Boundary;
 use crate::kernels::{affine_sample, copy_range, fill, peak_neighbours};
@@ -277,10 +278,6 @@ fn median(values: &mut [f64]) -> f64 {
     } else {
         0.5 * (values[n / 2 - 1] + values[n / 2])
     }
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }
 
 /// Two volumes of one shape (slow, depth, fast), finite and not constant.

@@ -32,7 +32,9 @@ use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Fusion, Norm, Product, Transform, Window};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Compiled, Download, Recording};
+use crate::host::ms_since;
 use crate::ops::convolve::{check_finite, Geometry, Mode};
+use crate::placement::does_not_fit;
 
 /// Chooses P (the fewest parts that fit, trying them on `gpus[0]`) and runs the convolution:
 /// [`super::convolve_split_with_progress`].
@@ -167,11 +169,6 @@ impl PartRunner {
 fn workers(gpus: usize, parts: usize, in_flight: usize) -> usize {
     let gpus = gpus.min(parts).max(1);
     gpus * in_flight.min(parts.div_ceil(gpus))
-}
-
-/// Errors that mean "this size does not fit this device": try more parts.
-fn does_not_fit(e: &Error) -> bool {
-    matches!(e, Error::TooLarge { .. } | Error::OutOfMemory(_))
 }
 
 fn adapter_name(gpu: &Gpu) -> String {
@@ -395,8 +392,4 @@ fn worker(
             return;
         }
     }
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }
