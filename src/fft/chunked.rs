@@ -28,8 +28,8 @@ use crate::error::{Error, Result};
 use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
 use crate::graph::{row_ranges, Buf, Chunked, Recording};
 use crate::kernels::binary::{self, BinaryOp};
-use crate::placement::Misfit;
 use crate::kernels::copy_vec4;
+use crate::placement::Misfit;
 
 /// The fewest chunks along axis 0 in which a real array of shape `padded` and its half spectrum
 /// (along the last axis) fit one buffer of `gpu` each.

@@ -11,7 +11,7 @@ use super::split::{self, SplitOptions, SplitReport};
 use super::{check_finite, cpu, gpu, Geometry, KernelSpectrum, Method, Mode};
 use crate::error::{Error, Result};
 use crate::graph::Recording;
-use crate::placement::{does_not_fit, Misfit};
+use crate::placement::{does_not_fit, Misfit, Progress};
 use crate::Gpu;
 
 /// How [`convolve`] ran.
@@ -37,14 +37,14 @@ pub struct Signal {
 
 /// `op` of `a` with `k` on `gpus`: the first GPU unless a split run spreads parts over all.
 /// Split options only apply to the FFT path; asking for parts or a memory budget makes `Auto`
-/// choose it. `progress(done, total)` counts the parts of a split run.
+/// choose it. `progress` counts the slabs or the parts of a split run.
 pub fn convolve(
     gpus: &[Gpu],
     a: &ArrayViewD<f32>,
     k: &ArrayViewD<f32>,
     op: Signal,
     opts: &SplitOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(ArrayD<f32>, HostRun)> {
     let Signal { mode, method, correlate } = op;
     let first = gpus.first().ok_or_else(|| Error::Invalid("no GPU to convolve on".into()))?;

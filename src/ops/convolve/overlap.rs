@@ -25,7 +25,7 @@ use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::Recording;
 use crate::host::ms_since;
-use crate::placement::does_not_fit;
+use crate::placement::{does_not_fit, Progress};
 
 /// Where the time went (serialised into `lucent convolve --json`).
 #[derive(Clone, Debug, Serialize)]
@@ -75,14 +75,14 @@ pub fn slab_count(gpus: &[Gpu], g: &Geometry, least: usize) -> Option<usize> {
 }
 
 /// `a` convolved with `k` (oriented as a convolution) in `slabs` slabs over `gpus`;
-/// `progress(done, total)` after each slab.
+/// `progress` (stage "slabs") after each slab.
 pub fn convolve(
     gpus: &[Gpu],
     a: &ArrayViewD<f32>,
     k: &ArrayViewD<f32>,
     mode: Mode,
     slabs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(ArrayD<f32>, SlabReport)> {
     let start = Instant::now();
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
@@ -111,7 +111,7 @@ pub fn convolve(
             match result {
                 Ok(chunks) => {
                     done.0.push(SlabTiming { slab, rows: rows[slab].clone(), worker, ms: ms_since(started), chunks });
-                    progress(done.0.len(), rows.len());
+                    progress(Progress::new("slabs", done.0.len(), rows.len()));
                 }
                 Err(e) => {
                     done.1.get_or_insert(e);

@@ -22,8 +22,8 @@ use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
 use crate::fft::{first_fitting, least_chunks, real_and_spectrum_bytes, ChunkedFft, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
-use crate::host::ms_since;
 use crate::graph::{row_ranges, Buf, Chunked, Compiled, Download, Output, Recording};
+use crate::host::ms_since;
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::rl_ratio;
 use crate::kernels::rl_tv::{self, Neighbours};
@@ -194,7 +194,7 @@ impl<'g> RichardsonLucy<'g> {
                 _ => None,
             };
             self.report.iterations = done;
-            progress(Progress { done, total: self.iterations, relative_change: change });
+            progress(Progress::new("iterations", done, self.iterations).with_change(change));
             if let (Some(rule), Some(c)) = (check, change) {
                 self.report.changes.push(Change { iteration: done, relative_change: c });
                 if c < rule.tolerance {

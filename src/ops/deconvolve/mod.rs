@@ -462,14 +462,10 @@ pub fn prepared_psf(psf: &ArrayViewD<f32>, normalize: bool) -> ArrayD<f64> {
     }
 }
 
-/// After an iteration: how many are done, of how many, and the relative change when this
-/// iteration measured it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Progress {
-    pub done: usize,
-    pub total: usize,
-    pub relative_change: Option<f64>,
-}
+/// After an iteration: stage "iterations", how many are done, of how many, and the relative
+/// change when this iteration measured it (the one progress type of every long call; tiled runs
+/// name the tile in `piece`).
+pub use crate::placement::Progress;
 
 /// One measurement of the stopping rule.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -565,9 +561,6 @@ pub fn restore(
             }
         }
     }
-    let r = tiles::richardson_lucy_tiled(gpus, image, psfs, iterations, opts, &TileOptions::default(), |p| {
-        let (done, total) = p.overall();
-        progress(Progress { done, total, relative_change: None })
-    })?;
+    let r = tiles::richardson_lucy_tiled(gpus, image, psfs, iterations, opts, &TileOptions::default(), progress)?;
     Ok((r.estimate, RlRun::Tiled(r.report)))
 }

@@ -94,7 +94,7 @@ pub fn richardson_lucy_slabs(
             exchange(&parts, &slabs)?;
             exchange_ms += ms_since(t);
         }
-        progress(Progress { done, total: iterations, relative_change: None });
+        progress(Progress::new("iterations", done, iterations));
     }
     let iterate_ms = ms_since(iterating);
 

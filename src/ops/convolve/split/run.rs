@@ -34,7 +34,7 @@ use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Compiled, Download, Recording};
 use crate::host::ms_since;
 use crate::ops::convolve::{check_finite, Geometry, Mode};
-use crate::placement::does_not_fit;
+use crate::placement::{does_not_fit, Progress};
 
 /// Chooses P (the fewest parts that fit, trying them on `gpus[0]`) and runs the convolution:
 /// [`super::convolve_split_with_progress`].
@@ -44,7 +44,7 @@ pub(super) fn convolve(
     k: &ArrayViewD<f32>,
     mode: Mode,
     opts: &SplitOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(ArrayD<f32>, SplitReport)> {
     let start = Instant::now();
     let first = gpus.first().ok_or_else(|| Error::Invalid("the split convolution needs at least one GPU".into()))?;
@@ -67,7 +67,7 @@ pub(super) fn convolve(
                 continue;
             }
             if let Some(whole) = whole(first, a, k, &g, budget, opts.poison)? {
-                progress(1, 1);
+                progress(Progress::new("parts", 1, 1));
                 return Ok(whole.report(&plan, first, start));
             }
             continue;
@@ -260,7 +260,7 @@ fn run_parts(
     plan: &SplitPlan,
     first: PartRunner,
     opts: &SplitOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
     start: Instant,
 ) -> Result<(ArrayD<f32>, SplitReport)> {
     let total = plan.computed_parts().count();
@@ -338,7 +338,7 @@ fn run_parts(
                     report.adapters.push(f.timing.adapter.clone());
                 }
                 report.per_part.push(f.timing);
-                progress(report.per_part.len(), total);
+                progress(Progress::new("parts", report.per_part.len(), total));
             }
         }
     });
