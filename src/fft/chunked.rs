@@ -180,7 +180,7 @@ impl ChunkedFft {
             true => {
                 let direction = if inverse { Transform::Inverse } else { Transform::Forward };
                 // The product stays a pass of its own here: fused into this strided pass it made
-                // the 1024³ RL iteration 13% slower on an H100 (BENCHMARKS.md run 11).
+                // the 1024³ RL iteration 13% slower on an H100 (BENCHMARKS.md).
                 let along = FftPlan::cached(gpu, &complex_chunk, &[0], direction, norm)?;
                 let cross = Cross::new(gpu, k, m, inverse)?;
                 Some(Across { along, cross, scale: norm.factor(k, inverse) as f32 })

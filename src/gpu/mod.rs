@@ -39,8 +39,7 @@ pub(crate) fn free_in_background<T: Send + 'static>(value: T) {
 
 /// Runs `work` for each of `workers` GPU workers, each on a (scoped) thread of its own; one
 /// worker runs on the calling thread. (A rayon pool of its own per worker, so that one worker's
-/// host copies would not queue behind another's, changed nothing measurable: BENCHMARKS.md run
-/// 17.)
+/// host copies would not queue behind another's, changed nothing measurable: BENCHMARKS.md.)
 pub(crate) fn on_workers(workers: usize, work: impl Fn(usize) + Sync) {
     if workers <= 1 {
         return work(0);

@@ -84,7 +84,7 @@ pub fn convolve(
             }
         }
         // Beyond one buffer: streamed slabs of rows, which ran faster than holding the arrays
-        // on the device in chunks (BENCHMARKS.md run 21), else in core in chunks.
+        // on the device in chunks (BENCHMARKS.md), else in core in chunks.
         if let Some(run) = slabs(&gpus[..1], 2) {
             return run;
         }

@@ -3,14 +3,14 @@
 //! (whole, or in chunks), just the input rows its outputs read — its own rows and the kernel's
 //! extent minus one along axis 0 — and its rows stream back straight into the result. Unlike
 //! the frequency split ([`super::split`]) nothing is folded or recombined on the host, which was
-//! nearly all of that path's time (BENCHMARKS.md run 14); the price is the halo rows each slab
+//! nearly all of that path's time (BENCHMARKS.md); the price is the halo rows each slab
 //! transforms again, so slabs are used while a slab's halo is no larger than its own rows.
 //!
 //! Each GPU streams: it takes consecutive slabs (a contiguous run of them, then half of the
 //! largest run another GPU has left), so a slab's halo rows are copied on the device from the
 //! previous slab's input rather than sent again, and while one slab's work runs on the GPU the
 //! next one's rows go up and the previous one's results come down. Slabs are a few hundred MiB,
-//! so each GPU allocates little: the driver serialises device allocation across GPUs (run 14).
+//! so each GPU allocates little: the driver serialises device allocation across GPUs (BENCHMARKS.md).
 
 use std::collections::HashMap;
 use std::ops::Range;

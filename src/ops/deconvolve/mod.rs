@@ -416,7 +416,7 @@ pub fn check_iterations(iterations: usize) -> Result<()> {
 /// The observed image as the iteration takes it: negative values clipped to 0 where the options
 /// ask for it ([`validate`] refuses them otherwise).
 /// Scanned and clipped on every core: one thread's scan of a 256³ image took 14 ms, a third of a
-/// 10-iteration run on an H200 (BENCHMARKS run 28).
+/// 10-iteration run on an H200 (BENCHMARKS.md).
 pub(crate) fn observed<'a>(image: &ArrayViewD<'a, f32>, opts: &RlOptions) -> ndarray::CowArray<'a, f32, ndarray::IxDyn> {
     match opts.clip_negative && crate::check::first_where(image, |v| v < 0.0).is_some() {
         true => {
