@@ -55,7 +55,7 @@ pub(crate) fn on_workers(workers: usize, work: impl Fn(usize) + Sync) {
 /// With `LUCENT_TRACE=1`, prints how long a host-side phase took (compile, upload, wait,
 /// download) to stderr: where the time of one-shot runs goes.
 pub(crate) fn trace(what: &str, since: std::time::Instant) {
-    trace_ms(what, since.elapsed().as_secs_f64() * 1e3);
+    trace_ms(what, crate::host::ms_since(since));
 }
 
 /// [`trace`] of a time already measured (with `LUCENT_PROFILE=1` too, each node's GPU time).
