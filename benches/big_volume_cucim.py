@@ -1,4 +1,4 @@
-"""The peer of `lucent deconvolve` on volumes beyond one buffer binding (issue 18): cuCIM's
+"""The peer of `lucent deconvolve` on volumes beyond one buffer binding: cuCIM's
 richardson_lucy (scikit-image on CuPy) in core on the same GPU, host array to host array, timed
 in three parts (upload, GPU work, download), then compared with lucent's result.
 Usage: big_volume_cucim.py vol.npy psf.npy iterations lucent_result.npy

@@ -1,4 +1,4 @@
-"""Issue 21 on the GPU machine, beside `lucent` (argv[1], the binary): (1) the geometry against
+"""lucent against ASTRA on the GPU machine, beside `lucent` (argv[1], the binary): (1) the geometry against
 ASTRA's 2D parallel-beam `cuda` projector on point sources (each sinogram row's centroid and mass,
 N = 64 and 63, 12 angles); (2) FBP of the exact Shepp-Logan sinogram (N = 512, 768 angles, ramp)
 by lucent and by ASTRA's FBP_CUDA (ram-lak) on the same data, relative L2 against the phantom

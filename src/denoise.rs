@@ -19,6 +19,7 @@ use crate::ops::denoise::gpu;
 
 pub use crate::ops::denoise::gpu::Report;
 pub use crate::ops::denoise::{Lognormal, Method, Options};
+pub use crate::placement::Progress;
 
 /// The CPU reference (f64), with the semantics of the GPU function: what `--device cpu` runs
 /// and what the tests compare against.
@@ -29,20 +30,15 @@ pub mod cpu {
 /// The data denoised over its last `o.dims` axes (every leading index on its own), with `x`'s
 /// shape.
 pub fn adaptive_filter<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, o: &Options) -> Result<Array<f32, D>> {
-    let (y, _) = adaptive_filter_with(gpu, &x.view().into_dyn(), o, &mut |_, _, _| {})?;
+    let (y, _) = adaptive_filter_with(gpu, &x.view().into_dyn(), o, &mut |_| {})?;
     y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))
 }
 
-/// [`adaptive_filter`] with `progress(stage, done, total)` called before every slab of every
-/// pass, and the [`Report`]. Items of a batch (the leading axes) run as one array where both
-/// filter banks go by direct sums, else one by one; either way the magnitude mapping is
-/// relative to the largest structure of the whole batch.
-pub fn adaptive_filter_with(
-    gpu: &Gpu,
-    x: &ndarray::ArrayViewD<f32>,
-    o: &Options,
-    progress: &mut dyn FnMut(&str, usize, usize),
-) -> Result<(ArrayD<f32>, Report)> {
+/// [`adaptive_filter`] with `progress` (stage "structure" or "reconstruction", slabs done of
+/// how many) called before every slab of every pass, and the [`Report`]. Items of a batch (the
+/// leading axes) run as one array where both filter banks go by direct sums, else one by one;
+/// either way the magnitude mapping is relative to the largest structure of the whole batch.
+pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options, progress: &mut dyn FnMut(Progress)) -> Result<(ArrayD<f32>, Report)> {
     o.check()?;
     let d = o.axes(x.ndim())?;
     if x.is_empty() {
@@ -67,16 +63,16 @@ pub fn adaptive_filter_with(
     let mut tensors = Vec::with_capacity(batch);
     let mut largest = 0f64;
     for b in 0..batch {
-        let (t, l) = gpu::structure(gpu, &flat.index_axis(Axis(0), b), d, o, &slabs, &mut report, &mut |stage, done, _| {
-            progress(stage, b * total + done, batch * total)
+        let (t, l) = gpu::structure(gpu, &flat.index_axis(Axis(0), b), d, o, &slabs, &mut report, &mut |p| {
+            progress(Progress::new(p.stage, b * total + p.done, batch * total))
         })?;
         tensors.push(t);
         largest = largest.max(l);
     }
     let mut out = ArrayD::<f32>::zeros(flat.raw_dim());
     for (b, mut slot) in out.axis_iter_mut(Axis(0)).enumerate() {
-        let y = gpu::reconstruction(gpu, &flat.index_axis(Axis(0), b), d, &tensors[b], largest, o, &slabs, &mut report, &mut |stage, done, _| {
-            progress(stage, b * total + done, batch * total)
+        let y = gpu::reconstruction(gpu, &flat.index_axis(Axis(0), b), d, &tensors[b], largest, o, &slabs, &mut report, &mut |p| {
+            progress(Progress::new(p.stage, b * total + p.done, batch * total))
         })?;
         slot.assign(&y);
     }

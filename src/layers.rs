@@ -1,8 +1,10 @@
 //! The import rule, checked on the sources: each layer imports only from layers below it
-//! (`error`/`check`/`host`/`phantom` ← `gpu` ← `graph` ← `kernels` ← `fft` ← `ops` ← the public namespaces
+//! (`error`/`check`/`host`/`phantom` ← `gpu` ← `graph` ← `placement` ← `kernels` ← `fft` ← `ops` ← the public namespaces
 //! `signal`, `ndimage`, `restoration`, `registration`, `tomography`, `denoise` ← `io` ← the `lucent` binary).
 //! `host` is the host machine's memory and files (budgets, atomic writes); `io`, the file formats,
 //! sits above the engine, so an app built without the `io` feature loses no part of it.
+//! `placement` (which errors send a call to a smaller form, the one progress type) sits below
+//! `fft` and the ops, which both fall back from whole to chunked forms.
 //! docs/ARCHITECTURE.md explains them.
 
 use std::collections::HashMap;
@@ -13,6 +15,7 @@ const LAYERS: &[&[&str]] = &[
     &["error", "check", "host", "phantom"],
     &["gpu"],
     &["graph"],
+    &["placement"],
     &["kernels"],
     &["fft"],
     &["ops"],
@@ -166,7 +169,7 @@ fn the_cli_and_python_call_only_the_front_doors() {
     let mut wrong = Vec::new();
     for file in &files {
         for (n, line) in std::fs::read_to_string(file).unwrap().lines().enumerate() {
-            for private in ["ops", "kernels", "graph", "gpu"] {
+            for private in ["ops", "placement", "kernels", "graph", "gpu"] {
                 if line.contains(&format!("lucent::{private}::")) || line.contains(&format!("lucent::{{{private}")) {
                     wrong.push(format!("{}:{}: names `lucent::{private}`", file.strip_prefix(root).unwrap().display(), n + 1));
                 }

@@ -81,6 +81,7 @@ pub(crate) mod kernels;
 pub mod ndimage;
 pub(crate) mod ops;
 pub mod phantom;
+pub(crate) mod placement;
 pub mod registration;
 pub mod restoration;
 pub mod signal;

@@ -22,11 +22,10 @@ use crate::error::Result;
 use crate::gpu::{with_dim, Gpu};
 use crate::ops::deconvolve;
 
-pub use crate::ops::deconvolve::tiles::{
-    halo_width as rl_halo, richardson_lucy_tiled, working_set_bytes, PsfGrid, TileOptions, TileProgress, TiledReport, TiledResult,
-};
+pub use crate::ops::deconvolve::tiles::{halo_width as rl_halo, richardson_lucy_tiled, working_set_bytes, PsfGrid, TileOptions, TiledReport, TiledResult};
 pub use crate::ops::deconvolve::{check_iterations, restore as richardson_lucy_on, Geometry, RlResult};
 pub use crate::ops::deconvolve::{Init, Progress, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlRun, StopRule};
+pub use crate::placement::Piece;
 
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
 /// and what the tests compare against.

@@ -32,6 +32,7 @@ pub use crate::ops::convolve::{
     fftconvolve as record_fftconvolve, fftcorrelate as record_fftcorrelate, signal_convolve as record_convolve, signal_correlate as record_correlate, Method,
     Mode,
 };
+pub use crate::placement::Progress;
 // The cost model of `Method::Auto` (picoseconds), which `lucent bench` calibrates.
 pub use crate::ops::convolve::{Geometry, KernelSpectrum, DIRECT_PS_PER_OUTPUT, DIRECT_TILED_PS_PER_TAP, DIRECT_WINDOW_PS_PER_TAP};
 
@@ -73,6 +74,6 @@ where
 
 fn run(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, method: Method, correlate: bool) -> Result<ArrayD<f32>> {
     let op = host::Signal { mode, method, correlate };
-    let (y, _) = host::convolve(slice::from_ref(gpu), a, k, op, &SplitOptions::default(), &|_, _| {})?;
+    let (y, _) = host::convolve(slice::from_ref(gpu), a, k, op, &SplitOptions::default(), &|_| {})?;
     Ok(y)
 }

@@ -21,6 +21,7 @@ use ndarray::{ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::Gpu;
 use crate::graph::Recording;
+pub use crate::placement::Progress;
 
 pub use crate::ops::tomography::{
     kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Method, Mlem, EM_EPSILON,
@@ -65,7 +66,7 @@ fn one_call<D: Dimension>(
     what: &str,
     per_slice: u64,
     out: [usize; 2],
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(Progress),
     record: impl Fn(&mut Recording, crate::graph::Buf) -> Result<crate::graph::Buf>,
 ) -> Result<ndarray::Array<f32, D>> {
     let x = x.view().into_dyn();
@@ -95,7 +96,7 @@ fn one_call<D: Dimension>(
         let array = rec.run()?.array(o);
         let rows = [range.len(), out[0], out[1]];
         crate::gpu::GpuArray::download_window_into_f32(gpu, &[array], &[0, 0, 0], &rows, &mut result[range.start * per..range.end * per])?;
-        progress(range.end, slices);
+        progress(Progress::new("slices", range.end, slices));
     }
     crate::gpu::with_dim(ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[slices, out[0], out[1]]), result).expect("sizes match"))
 }
@@ -116,14 +117,14 @@ pub enum Operation {
     Fbp(Filter),
 }
 
-/// [`radon`], [`backproject`] or [`fbp`] of a slice or a stack, calling `progress(done, total)`
-/// after each batch of a stack's slices.
+/// [`radon`], [`backproject`] or [`fbp`] of a slice or a stack, calling `progress` (stage
+/// "slices": done, of how many) after each batch of a stack's slices.
 pub fn apply<D: Dimension>(
     gpu: &Gpu,
     op: Operation,
     x: &ArrayBase<impl Data<Elem = f32>, D>,
     g: &Geometry,
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<ndarray::Array<f32, D>> {
     let bytes = slice_bytes(g);
     match op {
@@ -135,17 +136,17 @@ pub fn apply<D: Dimension>(
 
 /// The projections (angles, detectors) of an N×N image, or (S, angles, detectors) of a stack.
 pub fn radon<D: Dimension>(gpu: &Gpu, image: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry) -> Result<ndarray::Array<f32, D>> {
-    apply(gpu, Operation::Radon, image, g, &mut |_, _| {})
+    apply(gpu, Operation::Radon, image, g, &mut |_| {})
 }
 
 /// The back-projection (N, N) of a sinogram (angles, detectors), or of a stack.
 pub fn backproject<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry) -> Result<ndarray::Array<f32, D>> {
-    apply(gpu, Operation::Backproject, sinogram, g, &mut |_, _| {})
+    apply(gpu, Operation::Backproject, sinogram, g, &mut |_| {})
 }
 
 /// Filtered back-projection of a sinogram (angles equally spaced over [0, π)), or of a stack.
 pub fn fbp<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, D>, g: &Geometry, filter: Filter) -> Result<ndarray::Array<f32, D>> {
-    apply(gpu, Operation::Fbp(filter), sinogram, g, &mut |_, _| {})
+    apply(gpu, Operation::Fbp(filter), sinogram, g, &mut |_| {})
 }
 
 /// One batch's MLEM estimate and, per iteration, its Σ Rf and Σ g ln(g / (Rf + ε)).
@@ -160,16 +161,16 @@ pub fn mlem<D: Dimension>(
     g: &Geometry,
     iterations: usize,
 ) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
-    mlem_with(gpu, sinogram, g, iterations, &mut |_, _| {})
+    mlem_with(gpu, sinogram, g, iterations, &mut |_| {})
 }
 
-/// [`mlem`], calling `progress(done, total)` after each batch of a stack's slices.
+/// [`mlem`], calling `progress` (stage "slices") after each batch of a stack's slices.
 pub fn mlem_with<D: Dimension>(
     gpu: &Gpu,
     sinogram: &ArrayBase<impl Data<Elem = f32>, D>,
     g: &Geometry,
     iterations: usize,
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<(ndarray::Array<f32, D>, Vec<f64>)> {
     if !(1..=100_000).contains(&iterations) {
         return Err(crate::Error::Invalid(format!("{iterations} EM iterations (1 to 100000)")));
@@ -203,7 +204,7 @@ pub fn mlem_with<D: Dimension>(
             let (part, part_sums) = run(&x.slice_axis(ndarray::Axis(0), range))?;
             estimate.slice_axis_mut(ndarray::Axis(0), range).assign(&part);
             sums.iter_mut().zip(part_sums).for_each(|(s, p)| *s = (s.0 + p.0, s.1 + p.1));
-            progress(end, slices);
+            progress(Progress::new("slices", end, slices));
         }
         (estimate, sums)
     };

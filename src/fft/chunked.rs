@@ -29,6 +29,7 @@ use crate::gpu::{BindingInfo, BindingKind, Dtype, Gpu, GpuArray, KernelInfo};
 use crate::graph::{row_ranges, Buf, Chunked, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::copy_vec4;
+use crate::placement::Misfit;
 
 /// The fewest chunks along axis 0 in which a real array of shape `padded` and its half spectrum
 /// (along the last axis) fit one buffer of `gpu` each.
@@ -51,7 +52,8 @@ pub fn first_fitting<T>(gpu: &Gpu, from: usize, mut attempt: impl FnMut(usize) -
     let (mut chunks, start) = (from.max(1), std::time::Instant::now());
     loop {
         match attempt(chunks) {
-            Err(e @ Error::TooLarge { .. }) if chunks < most_chunks(gpu) => {
+            // (More chunks of the same total help a limit, not a device out of memory.)
+            Err(e) if Misfit::of(&e) == Some(Misfit::Limit) && chunks < most_chunks(gpu) => {
                 crate::gpu::trace(&format!("{chunks} chunks do not fit ({e})"), start);
                 chunks += 1
             }
@@ -178,7 +180,7 @@ impl ChunkedFft {
             true => {
                 let direction = if inverse { Transform::Inverse } else { Transform::Forward };
                 // The product stays a pass of its own here: fused into this strided pass it made
-                // the 1024³ RL iteration 13% slower on an H100 (BENCHMARKS.md run 11).
+                // the 1024³ RL iteration 13% slower on an H100 (BENCHMARKS.md).
                 let along = FftPlan::cached(gpu, &complex_chunk, &[0], direction, norm)?;
                 let cross = Cross::new(gpu, k, m, inverse)?;
                 Some(Across { along, cross, scale: norm.factor(k, inverse) as f32 })

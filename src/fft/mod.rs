@@ -26,6 +26,7 @@ use crate::check::check_finite;
 use crate::error::{Error, Result};
 use crate::gpu::{with_dim, Gpu};
 use crate::graph::{Buf, Download, Recording, Results};
+use crate::placement::Misfit;
 
 /// Which way and between which types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -159,8 +160,9 @@ fn on_host<O: Clone + rustfft::num_traits::Zero>(
         let d = rec.download(y);
         fetch(&mut rec.run()?, d)
     };
+    // Chunks hold the same total in more buffers: they help a limit, not a device out of memory.
     match whole() {
-        Err(Error::TooLarge { .. }) => chunked::host_transform(gpu, dims, axes, t, norm, upload, fetch),
+        Err(e) if Misfit::of(&e) == Some(Misfit::Limit) => chunked::host_transform(gpu, dims, axes, t, norm, upload, fetch),
         other => other,
     }
 }

@@ -15,14 +15,14 @@ const RADICES: [usize; 11] = [16, 15, 9, 8, 4, 2, 3, 5, 7, 11, 13];
 const ODD_COMPOSITES: [usize; 2] = [15, 9];
 /// Threads per workgroup that short lines are batched up to (`LUCENT_FFT_THREADS` overrides):
 /// smaller workgroups occupy the GPU more finely and their barriers wait for fewer warps
-/// (measured: BENCHMARKS.md run 4).
+/// (measured: BENCHMARKS.md).
 const WORKGROUP_THREADS: usize = 64;
 /// Adjacent columns a strided pass reads, where memory allows (`LUCENT_FFT_COLUMNS` overrides):
 /// 8 complex numbers are 64 bytes, whole 32-byte sectors. 16 where rows do not start on a sector
 /// (columns apart not a multiple of 4: one sector more per group) in workgroups of at most 512
 /// threads, and in passes of 8 elements a thread of at most 320 threads (split exchanges: 1024,
-/// where 16 complex lines would not fit); larger workgroups lost (measured: BENCHMARKS.md runs 8
-/// and 9).
+/// where 16 complex lines would not fit); larger workgroups lost (measured:
+/// BENCHMARKS.md).
 const STRIDED_LINES: usize = 8;
 const STRIDED_LINES_WIDE: usize = 16;
 const STRIDED_UNALIGNED_MAX_THREADS: usize = 512;
@@ -35,10 +35,10 @@ const STRIDED_MIN_BATCH: usize = 4;
 /// group's first stage while it transforms the current one: one group per 32 threads, up to
 /// LOOPS (`LUCENT_FFT_LOOP` caps it, `LUCENT_FFT_LOOP_THREADS` sets the threshold). A workgroup
 /// otherwise waits for its loads, then computes; large ones are few per multiprocessor, so the
-/// memory idles (measured: BENCHMARKS.md run 5).
+/// memory idles (measured: BENCHMARKS.md).
 const LOOPS: usize = 4;
 /// Split-exchange passes (512-1024 threads, registers for two stages) loop over 2 groups, which
-/// beat 4 (measured: BENCHMARKS.md run 9).
+/// beat 4 (measured: BENCHMARKS.md).
 const SPLIT_LOOPS: usize = 2;
 const LOOP_THREADS: usize = 64;
 /// Threads a looping pass dispatches at least, else it does not loop: two full waves of the
@@ -51,11 +51,11 @@ const MIN_THREADS: usize = 1 << 19;
 /// or 16 where radices up to 16 take fewer stages (n = 16, 128, 256, 1024, 2048, 4096, 8192; and
 /// factors 11 and 13, whose butterflies need more than 8). `LUCENT_FFT_REGISTERS=8|16` forces
 /// one. Kernels of 8 take fewer registers, so more threads fit each multiprocessor, but a stage
-/// more cost more than that (measured: BENCHMARKS.md run 6). (32 made NVIDIA's shader compiler
+/// more cost more than that (measured: BENCHMARKS.md). (32 made NVIDIA's shader compiler
 /// take minutes.)
 ///
 /// The odd composites 15 and 9 (16 elements) only where they take two stages fewer: where they
-/// saved one they were slower (measured: BENCHMARKS.md run 7).
+/// saved one they were slower (measured: BENCHMARKS.md).
 fn radix_plan(n: usize, tuning: Tuning) -> Option<(Vec<usize>, usize)> {
     if let Some(forced) = tuning.registers {
         return radices_up_to(n, forced, false).map(|r| (r, forced));
@@ -107,8 +107,8 @@ fn loops(threads: usize, split: bool, tuning: Tuning) -> usize {
 
 /// Whether a transform of `elements` complex numbers is large enough for 16-column passes of
 /// 8 elements a thread (see STRIDED_LINES): at least 8 × `min_threads`, so that halving the
-/// workgroups still fills the GPU twice over; below that 8 were faster (measured: BENCHMARKS.md
-/// run 9).
+/// workgroups still fills the GPU twice over; below that 8 were faster (measured:
+/// BENCHMARKS.md).
 pub fn wide_columns(elements: usize, tuning: Tuning) -> bool {
     elements >= 8 * min_threads(tuning)
 }
@@ -123,14 +123,14 @@ pub fn min_threads(tuning: Tuning) -> usize {
 /// stages write elements r apart along the line, so power-of-two strides would put lanes on
 /// the same banks. Odd lengths step by odd strides, which need no padding; lanes of a
 /// strided pass run across lines, which the line stride keeps apart (`line_stride`); padding
-/// there only cost index arithmetic and memory (measured: BENCHMARKS.md run 9).
+/// there only cost index arithmetic and memory (measured: BENCHMARKS.md).
 /// `LUCENT_FFT_PAD=0|1` forces it off or on.
 fn padded_inside(n: usize, along: bool, tuning: Tuning) -> bool {
     tuning.pad.unwrap_or(along && n.is_multiple_of(2))
 }
 
-/// `LUCENT_FFT_BANKS=0`: line strides merely odd, as before run 9 (for A/B measurements; see
-/// `line_stride`).
+/// `LUCENT_FFT_BANKS=0`: line strides merely odd, as before the strides kept lines on distinct
+/// banks (for A/B measurements; see `line_stride`).
 fn bank_strides(tuning: Tuning) -> bool {
     tuning.banks.unwrap_or(true)
 }
@@ -275,7 +275,7 @@ fn fit_lines(n: usize, threads: usize, wanted: usize, strided: bool, along: bool
 /// every stage's butterflies spread evenly over the threads: one contiguous line whose complex
 /// numbers do not fit, or columns (as many as `line_pass` would read, where memory allows: twice
 /// as many as whole complex lines; `plan_axis` takes it where it holds more), which beat fewer
-/// columns a pass and the four-step's two passes (measured: BENCHMARKS.md run 9).
+/// columns a pass and the four-step's two passes (measured: BENCHMARKS.md).
 pub fn split_line_pass(n: usize, limits: DeviceLimits, columns: usize, wide: bool) -> Option<LinePass> {
     let strided = columns > 1;
     let (radices, elements) = radix_plan(n, limits.tuning)?;
@@ -311,7 +311,7 @@ enum Lanes {
 /// line·stride + element: F lines side by side (strided passes) need stride = (slots/F)·odd,
 /// lines of F < slots threads stride = F·odd, otherwise any odd stride.
 /// (A merely odd stride put lines c and c + stride⁻¹ mod 16 of an 8-line batch on the same
-/// banks: a 2-way conflict on every access; measured: BENCHMARKS.md run 9.)
+/// banks: a 2-way conflict on every access; measured: BENCHMARKS.md.)
 fn line_stride(n: usize, padded: bool, batch: usize, lanes: Lanes, slots: usize, tuning: Tuning) -> usize {
     let base = if padded { n + n / 16 } else { n };
     if !bank_strides(tuning) {

@@ -169,7 +169,7 @@ impl Gpu {
             max_buffer_bytes,
             device_memory_bytes: device_memory_bytes(adapter),
             options: options.clone(),
-            open_ms: start.elapsed().as_secs_f64() * 1e3,
+            open_ms: crate::host::ms_since(start),
             linear_sampler: Default::default(),
         };
         // By default a quarter of the memory budget where it is known (streamed slabs reuse a

@@ -39,8 +39,7 @@ pub(crate) fn free_in_background<T: Send + 'static>(value: T) {
 
 /// Runs `work` for each of `workers` GPU workers, each on a (scoped) thread of its own; one
 /// worker runs on the calling thread. (A rayon pool of its own per worker, so that one worker's
-/// host copies would not queue behind another's, changed nothing measurable: BENCHMARKS.md run
-/// 17.)
+/// host copies would not queue behind another's, changed nothing measurable: BENCHMARKS.md.)
 pub(crate) fn on_workers(workers: usize, work: impl Fn(usize) + Sync) {
     if workers <= 1 {
         return work(0);
@@ -56,7 +55,7 @@ pub(crate) fn on_workers(workers: usize, work: impl Fn(usize) + Sync) {
 /// With `LUCENT_TRACE=1`, prints how long a host-side phase took (compile, upload, wait,
 /// download) to stderr: where the time of one-shot runs goes.
 pub(crate) fn trace(what: &str, since: std::time::Instant) {
-    trace_ms(what, since.elapsed().as_secs_f64() * 1e3);
+    trace_ms(what, crate::host::ms_since(since));
 }
 
 /// [`trace`] of a time already measured (with `LUCENT_PROFILE=1` too, each node's GPU time).

@@ -23,7 +23,7 @@ pub struct GpuOptions {
     pub device_memory_bytes: Option<u64>,
     /// Device memory is sub-allocated from blocks of this many MiB (4, the least wgpu allows):
     /// arrays in wgpu's default 128-256 MiB blocks ran strided FFT passes up to a third slower
-    /// depending on where they landed (BENCHMARKS.md run 8). `LUCENT_MEMBLOCK_MIB`.
+    /// depending on where they landed (BENCHMARKS.md). `LUCENT_MEMBLOCK_MIB`.
     pub memblock_mib: u64,
     /// Bytes of freed device buffers kept for reuse (0: none; None: a quarter of the memory
     /// budget where the device tells its memory, at least 4 GiB). Kept buffers are released when

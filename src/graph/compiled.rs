@@ -496,7 +496,7 @@ impl Compiled {
                 report.gpu_ms = Some(ms(0));
             }
         }
-        report.wall_ms = start.elapsed().as_secs_f64() * 1e3;
+        report.wall_ms = crate::host::ms_since(start);
         Ok(Results { downloads, outputs: self.output_arrays(), report })
     }
 

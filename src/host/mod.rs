@@ -1,7 +1,8 @@
 //! The host machine, below the engine: its memory (the budget a computation or a reader may use,
 //! zeroed vectors for large results in huge pages, the process's peak) and its files (atomic
-//! writes, [`write_atomic`]). Everything above uses these, the file formats of `io` included;
-//! nothing here knows a file format.
+//! writes, [`write_atomic`]) and its clock ([`ms_since`], the one millisecond timer of every
+//! report). Everything above uses these, the file formats of `io` included; nothing here knows a
+//! file format.
 
 mod atomic;
 
@@ -56,6 +57,11 @@ pub fn check_host_array(what: &str, dims: &[usize], elem_bytes: u64) -> Result<(
 /// host budget: for a computation's working set, summed with checked arithmetic by its plan.
 pub fn check_host_bytes(what: &str, bytes: Option<u64>) -> Result<()> {
     check_budget(what, bytes, host_budget_bytes()?).map_err(Error::Invalid)
+}
+
+/// Milliseconds since `t` (host wall time): the unit of every `*_ms` a report holds.
+pub fn ms_since(t: std::time::Instant) -> f64 {
+    t.elapsed().as_secs_f64() * 1e3
 }
 
 /// The most host memory this process has held so far (VmHWM of /proc/self/status), in bytes,

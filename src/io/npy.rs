@@ -7,7 +7,7 @@
 //! order (Fortran data is returned in standard C layout). Written: little-endian float32 and
 //! complex64 in C order, version 1.0 (2.0 when the header needs more than 65,535 bytes).
 //!
-//! Speed (issue 18): little-endian float32 and complex64 are read straight into the final array
+//! Speed (files of many GiB are the use): little-endian float32 and complex64 are read straight into the final array
 //! and written straight from it; other dtypes are converted in bounded pieces, so a read holds
 //! the result plus at most one piece of raw bytes (Fortran order adds one transposed copy).
 

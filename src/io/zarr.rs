@@ -25,6 +25,7 @@ use zarrs::group::{Group, GroupBuilder};
 
 use crate::error::{Error, Result};
 use crate::host::{check_budget, file_error};
+use crate::placement::Progress;
 
 /// The physical metadata of an OME-Zarr level: its axes and coordinate transformations (scale,
 /// translation) as the image's multiscales metadata holds them, and the image's name.
@@ -342,14 +343,14 @@ pub fn slab_rows(shape: &[usize], halo: [usize; 2], copies: u64, budget: u64, ch
 
 /// `op` applied slab by slab along the rows of `source` into `sink`: each slab read with `halo`
 /// rows before and after (fewer at the ends), `op` returning an array of its input's shape, of
-/// which the slab's own rows are written. `progress(rows done, rows)` after each slab.
+/// which the slab's own rows are written. `progress` (stage "rows": done, of how many) after each slab.
 pub fn stream_rows(
     source: &Source,
     sink: &Sink,
     slab: usize,
     halo: [usize; 2],
     mut op: impl FnMut(ArrayD<f32>) -> Result<ArrayD<f32>>,
-    mut progress: impl FnMut(usize, usize),
+    mut progress: impl FnMut(Progress),
 ) -> Result<Streamed> {
     let rows = source.shape()[0];
     let slab = slab.max(1);
@@ -367,7 +368,7 @@ pub fn stream_rows(
         streamed.peak_slab_bytes = streamed.peak_slab_bytes.max(bytes);
         sink.write_rows(start, &output.slice_axis(Axis(0), Slice::from(start - lo..end - lo)))?;
         streamed.slabs += 1;
-        progress(end, rows);
+        progress(Progress::new("rows", end, rows));
     }
     Ok(streamed)
 }

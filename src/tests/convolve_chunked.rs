@@ -50,21 +50,21 @@ fn host_convolve_takes_slabs_then_chunks_then_the_split() {
     let gpu = chunky();
     let (a, k) = (rand_array(&[131, 31]), rand_array(&[7, 7]));
     let op = Signal { mode: Mode::Same, method: Method::Fft, correlate: false };
-    let (got, run) = host::convolve(std::slice::from_ref(&gpu), &a.view(), &k.view(), op, &SplitOptions::default(), &|_, _| {}).unwrap();
+    let (got, run) = host::convolve(std::slice::from_ref(&gpu), &a.view(), &k.view(), op, &SplitOptions::default(), &|_| {}).unwrap();
     assert!(run.slabs.is_some() && run.split.is_none(), "{run:?}");
     let want = cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Same).unwrap();
     assert!(rel_err(&got, &want) <= 1e-6);
     // A halo (59 rows) larger than half the output rows (31) leaves no slabs: in chunks.
     let (ta, tk) = (rand_array(&[90, 61]), rand_array(&[60, 5]));
     let valid = Signal { mode: Mode::Valid, ..op };
-    let (tall, run) = host::convolve(std::slice::from_ref(&gpu), &ta.view(), &tk.view(), valid, &SplitOptions::default(), &|_, _| {}).unwrap();
+    let (tall, run) = host::convolve(std::slice::from_ref(&gpu), &ta.view(), &tk.view(), valid, &SplitOptions::default(), &|_| {}).unwrap();
     assert!(run.chunks > 1 && run.slabs.is_none() && run.split.is_none(), "{run:?}");
     assert!(rel_err(&tall, &cpu::signal_convolve(&to64(&ta), &to64(&tk), Mode::Valid).unwrap()) <= 1e-6);
     // A device memory budget still allows slabs of rows, each in core; one below any slab whose
     // halo (6 rows) is no larger than its rows sends it to the split.
     for (budget, slabs) in [(4 * CAP, true), (CAP / 2, false)] {
         let small = open(GpuOptions { max_buffer_bytes: Some(CAP), device_memory_bytes: Some(budget), ..GpuOptions::from_env().unwrap() });
-        let (got, run) = host::convolve(std::slice::from_ref(&small), &a.view(), &k.view(), op, &SplitOptions::default(), &|_, _| {}).unwrap();
+        let (got, run) = host::convolve(std::slice::from_ref(&small), &a.view(), &k.view(), op, &SplitOptions::default(), &|_| {}).unwrap();
         assert_eq!((run.slabs.is_some(), run.split.is_some()), (slabs, !slabs), "budget {budget}: {run:?}");
         assert!(rel_err(&got, &want) <= 1e-6, "budget {budget}");
     }

@@ -44,7 +44,7 @@ fn several_gpus_take_slabs_of_rows() {
             for correlate in [false, true] {
                 let op = Signal { mode, method: Method::Fft, correlate };
                 let done = std::sync::Mutex::new(Vec::new());
-                let progress = |d: usize, t: usize| done.lock().unwrap().push((d, t));
+                let progress = |p: lucent::signal::Progress| done.lock().unwrap().push((p.done, p.total));
                 let (got, run) = host::convolve(&gpus, &a.view(), &k.view(), op, &SplitOptions::default(), &progress).unwrap();
                 let what = format!("{ad:?} ⊛ {kd:?} {mode:?} correlate {correlate}");
                 assert!(rel_err(&got, &reference(&a, &k, mode, correlate)) <= 1e-6, "{what}");
@@ -70,7 +70,7 @@ fn any_slab_count_matches_the_reference() {
         let want = reference(&a, &k, mode, false);
         let rows = want.shape()[0];
         for slabs in [1, 2, 3, 5, rows - 1, rows] {
-            let (got, report) = overlap::convolve(&gpus, &a.view(), &k.view(), mode, slabs, &|_, _| {}).unwrap();
+            let (got, report) = overlap::convolve(&gpus, &a.view(), &k.view(), mode, slabs, &|_| {}).unwrap();
             assert_eq!(report.slabs, slabs, "{mode:?}");
             assert!(rel_err(&got, &want) <= 1e-6, "{mode:?} in {slabs} slabs");
         }
@@ -84,7 +84,7 @@ fn slabs_beyond_one_buffer_hold_their_arrays_in_chunks() {
     let gpus = two(GpuOptions { max_buffer_bytes: Some(CAP), device_memory_bytes: Some(16 * CAP), ..poisoned() });
     let (a, k) = (rand_array(&[400, 37]), rand_array(&[7, 7]));
     let op = Signal { mode: Mode::Same, method: Method::Fft, correlate: true };
-    let (got, run) = host::convolve(&gpus, &a.view(), &k.view(), op, &SplitOptions::default(), &|_, _| {}).unwrap();
+    let (got, run) = host::convolve(&gpus, &a.view(), &k.view(), op, &SplitOptions::default(), &|_| {}).unwrap();
     assert!(rel_err(&got, &reference(&a, &k, Mode::Same, true)) <= 1e-6);
     let report = run.slabs.expect("slabs");
     assert!(report.slabs >= 2 && report.per_slab.iter().any(|s| s.chunks > 1), "{report:?}");
@@ -101,7 +101,7 @@ fn halos_larger_than_slabs_go_to_the_split() {
     let g = Geometry::new(a.shape(), k.shape(), Mode::Same).unwrap();
     assert_eq!(overlap::slab_count(&gpus, &g, 1), None);
     let op = Signal { mode: Mode::Same, method: Method::Fft, correlate: false };
-    let (got, run) = host::convolve(&gpus, &a.view(), &k.view(), op, &SplitOptions::default(), &|_, _| {}).unwrap();
+    let (got, run) = host::convolve(&gpus, &a.view(), &k.view(), op, &SplitOptions::default(), &|_| {}).unwrap();
     assert!(run.slabs.is_none() && run.split.is_some(), "{run:?}");
     assert!(rel_err(&got, &reference(&a, &k, Mode::Same, false)) <= 1e-6);
 }
@@ -115,7 +115,7 @@ fn one_gpu_streams_many_slabs_in_small_pieces() {
     for mode in [Mode::Full, Mode::Same, Mode::Valid] {
         let want = reference(&a, &k, mode, false);
         for slabs in [3, 10] {
-            let (got, report) = overlap::convolve(&gpu, &a.view(), &k.view(), mode, slabs, &|_, _| {}).unwrap();
+            let (got, report) = overlap::convolve(&gpu, &a.view(), &k.view(), mode, slabs, &|_| {}).unwrap();
             assert_eq!(report.per_slab.iter().map(|s| s.slab).collect::<Vec<_>>(), (0..slabs).collect::<Vec<_>>());
             assert!(rel_err(&got, &want) <= 1e-6, "{mode:?} in {slabs} slabs");
         }

@@ -222,7 +222,7 @@ fn parts_spread_over_two_devices() {
     let gpus = [Gpu::new().unwrap(), Gpu::new().unwrap()];
     let (a, k) = (rand_array(&[30, 9, 8]), rand_array(&[6, 4, 3]));
     let done = std::sync::Mutex::new(Vec::new());
-    let progress = |d: usize, t: usize| done.lock().unwrap().push((d, t));
+    let progress = |p: lucent::signal::Progress| done.lock().unwrap().push((p.done, p.total));
     let opts = SplitOptions { in_flight: Some(3), ..forced(6) };
     let (got, report) = split::convolve_split_with_progress(&gpus, &a.view(), &k.view(), Mode::Same, &opts, &progress).unwrap();
     check(&got, &cpu::signal_convolve(&to64(&a), &to64(&k), Mode::Same).unwrap(), "two devices, P = 6");

@@ -196,7 +196,7 @@ fn progress_covers_tiles_times_iterations() {
     let mut seen = Vec::new();
     let tile_opts = TileOptions { tiles: Some(vec![2, 3]), ..Default::default() };
     let r = tiles::richardson_lucy_tiled(std::slice::from_ref(gpu()), &x.view(), &PsfGrid::single(p.view()), 3, &RlOptions::default(), &tile_opts, |t| {
-        seen.push(t.overall())
+        seen.push((t.done, t.total))
     })
     .unwrap();
     assert_eq!(r.report.tiles, 6);
@@ -282,7 +282,7 @@ fn tiles_spread_over_several_gpus() {
     let (opts, psfs) = (RlOptions::default(), PsfGrid::single(p.view()));
     let counts = TileOptions { tiles: Some(vec![3, 2]), ..Default::default() };
     let mut seen = Vec::new();
-    let two = tiles::richardson_lucy_tiled(&gpus, &x.view(), &psfs, iterations, &opts, &counts, |t| seen.push(t.overall())).unwrap();
+    let two = tiles::richardson_lucy_tiled(&gpus, &x.view(), &psfs, iterations, &opts, &counts, |t| seen.push((t.done, t.total))).unwrap();
     let one = tiles::richardson_lucy_tiled(&gpus[..1], &x.view(), &psfs, iterations, &opts, &counts, |_| {}).unwrap();
     let (twin, _) = tiles::richardson_lucy_tiled_cpu(&x.view(), &psfs, iterations, &opts, &counts, |_| {}).unwrap();
     let r = &two.report;

@@ -41,13 +41,13 @@ fn every_stage_matches_the_f64_reference() {
         let want = cpu::stages(&to64(&x), d, &o);
         let slabs = dgpu::plan(g, &dims, d, &o).unwrap();
         let mut report = dgpu::Report::default();
-        let (tensor, largest) = dgpu::structure(g, &x.view(), d, &o, &slabs, &mut report, &mut |_, _, _| {}).unwrap();
+        let (tensor, largest) = dgpu::structure(g, &x.view(), d, &o, &slabs, &mut report, &mut |_| {}).unwrap();
         for (c, (i, j)) in tensor_components(d).into_iter().enumerate() {
             let e = rel(&tensor[c], &want.tensor[c]);
             assert!(e < 1e-5, "{dims:?} {method:?} T[{i}{j}]: {e}");
         }
         assert!((largest - want.largest).abs() < 1e-5 * want.largest, "{dims:?}: largest {largest} vs {}", want.largest);
-        let y = dgpu::reconstruction(g, &x.view(), d, &tensor, largest, &o, &slabs, &mut report, &mut |_, _, _| {}).unwrap();
+        let y = dgpu::reconstruction(g, &x.view(), d, &tensor, largest, &o, &slabs, &mut report, &mut |_| {}).unwrap();
         let e = rel(&y, &want.output);
         assert!(e < 1e-5, "{dims:?} {method:?} output: {e}");
         // The result differs from the data: the filter did something.
@@ -85,14 +85,14 @@ fn slabs_give_the_whole_volume_result() {
     {
         let x = textured(&dims);
         let whole = Options { method, ..Options::default() };
-        let (y, report) = adaptive_filter_with(g, &x.view(), &whole, &mut |_, _, _| {}).unwrap();
+        let (y, report) = adaptive_filter_with(g, &x.view(), &whole, &mut |_| {}).unwrap();
         assert_eq!(report.slabs, 1);
         let sliced = Options { slab_len: Some(slab), ..whole.clone() };
         let mut seen = 0;
-        let (z, report) = adaptive_filter_with(g, &x.view(), &sliced, &mut |stage, _, total| {
+        let (z, report) = adaptive_filter_with(g, &x.view(), &sliced, &mut |p| {
             seen += 1;
-            assert!(stage == "structure" || stage == "reconstruction");
-            assert!(total > 1);
+            assert!(p.stage == "structure" || p.stage == "reconstruction");
+            assert!(p.total > 1);
         })
         .unwrap();
         assert!(report.slabs > 2, "{dims:?}: {} slabs", report.slabs);

@@ -1,5 +1,5 @@
-//! Filters with kernels much longer than the axes (issue 17, defects 1 and 3) and non-finite
-//! input or cval (defect 5).
+//! Filters with kernels much longer than the axes (which once gave wrong answers, or could not
+//! be made at all) and non-finite input or cval.
 //!
 //! A kernel longer than its axis is folded onto the axis on the host (`ops::filter::
 //! gaussian_weights`, `uniform_weights`): the GPU result is checked against the unfolded f64
@@ -8,12 +8,13 @@
 //! unfolded kernel could not be made, and sizes beyond the Gaussian's tap limit must be a clear
 //! error, quickly.
 //!
-//! Data in [0, 1) as in the issue (its mean is the answer of the widest filters). Tolerance
+//! Data in [0, 1), as in the failing cases (its mean is the answer of the widest filters). Tolerance
 //! 4e-6 relative L2: a folded kernel has at most 2n + 1 taps (≤ 65 here) summed in plain f32
 //! (compensation starts at 256 taps), two passes for the 2D image: the rounding bound is
 //! 2 · 65 · 2^-24 ≈ 7.7e-6, typically ~7e-7; a folded kernel's end taps carry nearly all the
 //! weight, so the small taps are added to a large sum (measured up to 1.3e-6, uniform 20000
-//! nearest, in about one run of ten; the wrong answers of issue 17 were off by 1e-4 and more).
+//! nearest, in about one run of ten; the wrong answers these tests guard against were off by 1e-4
+//! and more).
 
 use crate::tests::common;
 use common::*;
@@ -42,7 +43,7 @@ fn image(dims: &[usize]) -> ArrayD<f32> {
     rand_array(dims).mapv(|v| v + 0.5)
 }
 
-/// The sizes of issue 17 that gave wrong answers on the GPU, and their neighbours, against
+/// The sizes that once gave wrong answers on the GPU, and their neighbours, against
 /// scipy's unfolded kernel: every boundary, a 32×32 image, a 1-wide axis and a 2-wide one.
 #[test]
 fn long_kernels_match_the_unfolded_reference() {
@@ -86,7 +87,7 @@ fn folding_matches_the_unfolded_reference_at_every_length() {
     }
 }
 
-/// Sizes whose kernels could not be made (issue 17: panics, aborts, gigabytes): a correct answer
+/// Sizes whose kernels once could not be made (panics, aborts, gigabytes): a correct answer
 /// against the folded f64 reference and the closed forms, or a clear error, each within seconds.
 #[test]
 fn huge_sizes_are_bounded() {
@@ -149,7 +150,7 @@ fn huge_sizes_are_bounded() {
 }
 
 /// Long kernels on longer axes are not folded: the GPU's direct sums over ~30000 taps (a length
-/// that lost its far taps in issue 17) against the unfolded f64 reference, on an axis of 40009.
+/// that once lost its far taps) against the unfolded f64 reference, on an axis of 40009.
 /// Plain f32 sums erred by up to 1e-4 of max|x| (in constant mode, cval 0.7, one product is
 /// added T times and rounds the same way each time, an error growing like T·u; 3e-6 in reflect
 /// mode); the kernels now sum long windows in compensated blocks (`COMPENSATED_TAPS`), which err

@@ -29,7 +29,7 @@ fn known_motion_is_recovered_through_a_saccade_and_the_gpu_equals_the_reference(
         let how = StripeRegistration::default();
         let (reference, moving) = (series.reference.view(), series.moving[0].view());
         let gpu = stripes::register_volume(poisoned_gpu(), &reference, &moving, &how).unwrap();
-        let cpu = stripes::register_volume_reference(&reference, &moving, &how, &mut |_, _| {}).unwrap();
+        let cpu = stripes::register_volume_reference(&reference, &moving, &how, &mut |_| {}).unwrap();
         assert_eq!(gpu.bscans.len(), shape[0]);
         for (g, c) in gpu.bscans.iter().zip(&cpu.bscans).chain(gpu.stripes.iter().zip(&cpu.stripes)) {
             assert_eq!((g.bscan, g.status), (c.bscan, c.status), "{shape:?}: B-scan {}", g.bscan);
@@ -53,7 +53,7 @@ fn spikes_and_weak_peaks_are_replaced() {
     let mut rng = lucent::phantom::Rng::new(0x5EED_2024);
     let noise = ndarray::ArrayD::from_shape_simple_fn(ndarray::IxDyn(&[4, 40, 48]), || rng.uniform() as f32 - 0.5);
     series.moving[0].slice_mut(s![20..24, .., ..]).assign(&noise.into_dimensionality::<ndarray::Ix3>().unwrap());
-    let found = stripes::register_volume_reference(&series.reference.view(), &series.moving[0].view(), &StripeRegistration::default(), &mut |_, _| {}).unwrap();
+    let found = stripes::register_volume_reference(&series.reference.view(), &series.moving[0].view(), &StripeRegistration::default(), &mut |_| {}).unwrap();
     for b in &found.bscans[20..24] {
         assert_ne!(b.status, Status::Ok, "noise B-scan {} kept as measured: {:?}", b.bscan, b.shift);
         assert!(
@@ -218,7 +218,7 @@ fn small_volumes_register_without_panics() {
         let (r, m) = (series.reference.view(), series.moving[0].view());
         let how = StripeRegistration::default();
         let gpu = stripes::register_volume(gpu(), &r, &m, &how);
-        let cpu = stripes::register_volume_reference(&r, &m, &how, &mut |_, _| {});
+        let cpu = stripes::register_volume_reference(&r, &m, &how, &mut |_| {});
         match (gpu, cpu) {
             (Ok(g), Ok(c)) => {
                 assert_eq!(g.bscans.len(), shape[0]);

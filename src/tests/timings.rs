@@ -37,7 +37,7 @@ fn median_ms(reps: usize, mut f: impl FnMut()) -> f64 {
         .map(|_| {
             let t = std::time::Instant::now();
             f();
-            t.elapsed().as_secs_f64() * 1e3
+            lucent::host::ms_since(t)
         })
         .collect();
     ms.sort_by(f64::total_cmp);
@@ -133,7 +133,7 @@ fn split_host() {
                 .map(|_| {
                     let t = std::time::Instant::now();
                     f();
-                    t.elapsed().as_secs_f64() * 1e3
+                    lucent::host::ms_since(t)
                 })
                 .fold(f64::INFINITY, f64::min)
         };
@@ -175,7 +175,7 @@ fn rl_tiles() {
     let opts = RlOptions::default();
     let t = std::time::Instant::now();
     let whole = deconvolve::richardson_lucy(gpu(), &x.view(), &p.view(), iterations, &opts).unwrap();
-    let whole_ms = t.elapsed().as_secs_f64() * 1e3;
+    let whole_ms = lucent::host::ms_since(t);
     println!("whole {n}²: {whole_ms:.1} ms ({:.3} ms per iteration, peak {} MiB)", whole.report.ms_per_iteration, whole.report.peak_bytes >> 20);
     let want = whole.estimate.mapv(|v| v as f64);
     let spectrum = tiles::spectrum_bytes(x.shape(), p.shape(), opts.boundary).unwrap();

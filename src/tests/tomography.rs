@@ -203,7 +203,7 @@ fn stacks_beyond_the_budget_go_in_batches_of_slices() {
     let images = rand_array(&[5, 12, 12]);
     let whole = lucent::tomography::radon(gpu(), &images, &g).unwrap();
     let mut reports = Vec::new();
-    let batched = lucent::tomography::apply(&small, lucent::tomography::Operation::Radon, &images, &g, &mut |done, total| reports.push((done, total))).unwrap();
+    let batched = lucent::tomography::apply(&small, lucent::tomography::Operation::Radon, &images, &g, &mut |p| reports.push((p.done, p.total))).unwrap();
     assert_eq!(whole, batched);
     assert!(reports.len() >= 3 && reports.windows(2).all(|w| w[0].0 < w[1].0) && reports.last() == Some(&(5, 5)), "{reports:?}");
     let sinos = rand_array(&[5, 10, 12]).mapv(|v| v + 1.0);
@@ -215,7 +215,7 @@ fn stacks_beyond_the_budget_go_in_batches_of_slices() {
     }
     let (a, kl_a) = lucent::tomography::mlem(gpu(), &sinos, &g, 4).unwrap();
     let mut reports = Vec::new();
-    let (b, kl_b) = lucent::tomography::mlem_with(&small, &sinos, &g, 4, &mut |done, total| reports.push((done, total))).unwrap();
+    let (b, kl_b) = lucent::tomography::mlem_with(&small, &sinos, &g, 4, &mut |p| reports.push((p.done, p.total))).unwrap();
     assert!(reports.len() >= 3 && reports.last() == Some(&(5, 5)), "{reports:?}");
     assert!(rel_l2_of(&b, &a.mapv(f64::from)) <= 1e-6);
     assert!(kl_a.iter().zip(&kl_b).all(|(x, y)| (x - y).abs() <= 1e-5 * x.abs()), "{kl_a:?} vs {kl_b:?}");

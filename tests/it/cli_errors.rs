@@ -1,5 +1,5 @@
 //! The CLI refuses what it cannot do with one clear line and exit code 1, before any work and
-//! without leaving files behind (issue 17's smaller defects).
+//! without leaving files behind.
 
 use crate::common;
 

@@ -1,4 +1,4 @@
-//! Hostile and odd input for every reader (.npy, .tif/.tiff, .png), issue 17: truncated files,
+//! Hostile and odd input for every reader (.npy, .tif/.tiff, .png): truncated files,
 //! lying headers (dimensions far beyond the data, products that overflow 64 bits), oversized
 //! dimensions, a symlink to /dev/zero, a directory, and a few hundred seeded byte flips of valid
 //! small files. Each read must return `Err` (or a correct array), never panic, finish quickly and
@@ -271,16 +271,16 @@ fn tiff_page(w: u32, h: u32, bits: u32, compression: u32, offset: u32, strip: &[
 fn tiff_lying_headers_fail_before_allocating() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    // The 198-byte file of issue 17: 100000 x 100000 float32 pixels, a 64-byte strip.
-    let issue = tiff_page(100_000, 100_000, 32, 1, 0, &[0; 64], 0);
-    assert_eq!(issue.len(), 198);
-    expect_error(&write(d, "issue17.tif", &issue), "truncated");
+    // A 198-byte file whose header claims 100000 x 100000 float32 pixels (40 GB) in a 64-byte strip.
+    let lying = tiff_page(100_000, 100_000, 32, 1, 0, &[0; 64], 0);
+    assert_eq!(lying.len(), 198);
+    expect_error(&write(d, "lying.tif", &lying), "truncated");
     expect_error(&write(d, "max.tif", &tiff_page(u32::MAX, u32::MAX, 64, 1, 0, &[0; 64], 0)), "truncated");
     expect_error(&write(d, "beyond.tif", &tiff_page(4, 4, 32, 1, 1 << 30, &[0; 64], 0)), "beyond the file's end");
     // Compressed data cannot be checked against its size; the budget stops it.
     expect_error(&write(d, "deflate.tif", &tiff_page(100_000, 100_000, 32, 8, 0, &[0; 64], 0)), "host memory");
     // A tag claiming more values than the file holds (the first directory is read before limits).
-    let mut counted = issue.clone();
+    let mut counted = lying.clone();
     counted[74..78].copy_from_slice(&60_000_000u32.to_le_bytes()); // StripOffsets' count
     expect_error(&write(d, "count.tif", &counted), "claims 60000000 values");
     // A directory that points back to itself.

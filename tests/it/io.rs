@@ -592,7 +592,7 @@ fn failed_writes_leave_no_file() {
     assert_eq!(entries(dir.path()), vec![path]);
 }
 
-/// Issue 18's read and write paths through files at a size of many elements (37x53x3): float32
+/// The `.npy` fast read and write paths through files at a size of many elements (37x53x3): float32
 /// and complex64 read in place, float64, int16 and big-endian float32 converted, Fortran order
 /// rearranged, and writes from standard and strided arrays.
 #[test]

@@ -225,7 +225,7 @@ pub fn stream(
     let sink = io::zarr::Sink::create(output, &shape, Some(&chunks), source.ome())?;
     let budget = lucent::host::host_budget_bytes()?;
     let rows = io::zarr::slab_rows(&shape, halo, copies, budget, sink.chunks()[0])?;
-    let streamed = stages.compute(|| io::zarr::stream_rows(source, &sink, rows, halo, op, |_, _| {}))?;
+    let streamed = stages.compute(|| io::zarr::stream_rows(source, &sink, rows, halo, op, |_| {}))?;
     stages.write(|| sink.finish())?;
     Ok(Outcome {
         shape_in: shape.clone(),

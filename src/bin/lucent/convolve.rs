@@ -92,7 +92,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             batch::stream(&source, output, ([m / 2, m / 2], batch::slab_copies(device, 8)), what, stages, |slab| match device.gpus.is_empty() {
                 false => {
                     let op = signal::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
-                    Ok(signal::convolve_on(&device.gpus, &slab.view(), &kernel.view(), op, &opts, &|_, _| {})?.0)
+                    Ok(signal::convolve_on(&device.gpus, &slab.view(), &kernel.view(), op, &opts, &|_| {})?.0)
                 }
                 true => {
                     let method = args.method.resolve(&Geometry::new(slab.shape(), kernel.shape(), args.mode)?);
@@ -119,7 +119,7 @@ fn one(
         false => {
             let bar = PartsBar::new(global);
             let op = signal::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
-            let progress = |done: usize, total: usize| bar.show(done, total);
+            let progress = |p: signal::Progress| bar.show(p.done, p.total);
             let (y, run) = signal::convolve_on(&device.gpus, &image.view(), &kernel.view(), op, opts, &progress)?;
             Ok((y, run.method, run.split, run.chunks, run.slabs))
         }

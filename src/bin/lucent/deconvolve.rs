@@ -246,17 +246,13 @@ fn on_cpu_any(
     psfs: &PsfGrid,
     iterations: usize,
     opts: &RlOptions,
-    mut progress: impl FnMut(restoration::Progress),
+    progress: impl FnMut(restoration::Progress),
 ) -> Result<(ArrayD<f32>, RlRun), Error> {
     if psfs.grid() == [1, 1] {
         let r = on_cpu(image, &psfs.psf([0, 0]), iterations, opts, progress)?;
         return Ok((r.estimate, RlRun::Whole(r.report)));
     }
-    let show = |p: restoration::TileProgress| {
-        let (done, total) = p.overall();
-        progress(restoration::Progress { done, total, relative_change: None })
-    };
-    let (e, r) = cpu::richardson_lucy_tiled_cpu(image, psfs, iterations, opts, &TileOptions::default(), show)?;
+    let (e, r) = cpu::richardson_lucy_tiled_cpu(image, psfs, iterations, opts, &TileOptions::default(), progress)?;
     Ok((e.mapv(|v| v as f32), RlRun::Tiled(r)))
 }
 

@@ -31,7 +31,7 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64) -> Result<Value, Error> {
         let (r, m) = (series.reference.view(), moving.view());
         let shifts = match gpu {
             Some(g) => registration::register_volume(g, &r, &m, &how)?.bscans,
-            None => registration::cpu::register_volume(&r, &m, &how, &mut |_, _| {})?.bscans,
+            None => registration::cpu::register_volume(&r, &m, &how, &mut |_| {})?.bscans,
         };
         registered.push(match gpu {
             Some(g) => registration::apply_shifts(g, &m, &shifts, 1)?,

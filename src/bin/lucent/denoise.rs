@@ -146,10 +146,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         Some(gpu) => {
             let bar = if global.quiet || global.json { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(1) };
             bar.set_style(indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} slabs [{elapsed_precise}]").expect("a valid template"));
-            let out = lucent::denoise::adaptive_filter_with(gpu, &x.view(), &options, &mut |stage, done, total| {
-                bar.set_length(total as u64);
-                bar.set_message(stage.to_string());
-                bar.set_position(done as u64);
+            let out = lucent::denoise::adaptive_filter_with(gpu, &x.view(), &options, &mut |p| {
+                bar.set_length(p.total as u64);
+                bar.set_message(p.stage.to_string());
+                bar.set_position(p.done as u64);
             })?;
             bar.finish_and_clear();
             Ok((out.0, Some(out.1)))

@@ -113,7 +113,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     for (v, path) in args.moving.iter().enumerate() {
         let moving = stages.read(|| read_volume(path))?;
         let base = v * reference.dim().0;
-        let mut progress = |done: usize, _: usize| bar.set_position((base + done) as u64);
+        let mut progress = |p: registration::Progress| bar.set_position((base + p.done) as u64);
         let t = Instant::now();
         let result = stages.compute(|| match &gpu {
             Some(g) => registration::register_volume_with(g, &reference.view(), &moving.view(), &how, &mut progress),

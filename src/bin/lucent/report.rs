@@ -9,7 +9,8 @@
 //! compute, write) and `total`; `host_peak_bytes`, the process's peak host memory so far (Linux;
 //! null elsewhere); `details`, what only this command found or measured.
 //!
-//! Also the one stage timer (`Stages`, which is the `ms` object) and `ms_since`.
+//! Also the one stage timer (`Stages`, which is the `ms` object), and `ms_since` (the library's,
+//! `lucent::host::ms_since`).
 
 use std::path::Path;
 use std::time::Instant;
@@ -18,10 +19,8 @@ use lucent::{Error, Gpu};
 use serde::Serialize;
 use serde_json::{json, Value};
 
-/// Milliseconds since `t`.
-pub fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
-}
+/// The library's millisecond timer, which the commands name from here.
+pub use lucent::host::ms_since;
 
 /// The report's `ms`: each stage's milliseconds, added up by running it through here (a stage
 /// a command does not have is left out), and the total.

@@ -74,7 +74,7 @@ pub struct Args {
     /// Where samples are read: a storage buffer (f32 weights; 1-4 axes, every adapter) or the
     /// texture unit's linear filter (2-3 axes; faster for map_coordinates and zoom, but its
     /// weights have 8 fraction bits on NVIDIA: errors up to ~2% of the range). auto: the
-    /// buffer (BENCHMARKS.md run 19).
+    /// buffer (BENCHMARKS.md).
     #[arg(long, default_value = "auto", value_parser = PossibleValuesParser::new(Sampler::NAMES))]
     sampler: String,
 }

@@ -175,7 +175,7 @@ pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
     let sinograms = stages.compute(|| match &gpu {
         Some(gpu) => {
             let bar = progress_bar(global, images.dim().0, "projecting");
-            let out = lucent::tomography::apply(gpu, lucent::tomography::Operation::Radon, &images, &g, &mut |done, _| bar.set_position(done as u64))?;
+            let out = lucent::tomography::apply(gpu, lucent::tomography::Operation::Radon, &images, &g, &mut |p| bar.set_position(p.done as u64))?;
             bar.finish_and_clear();
             Ok(out)
         }
@@ -223,7 +223,7 @@ pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
     let (estimate, kl) = stages.compute(|| match &gpu {
         Some(gpu) => {
             let bar = progress_bar(global, sinograms.dim().0, "EM");
-            let out = lucent::tomography::mlem_with(gpu, &sinograms, &g, args.iterations, &mut |done, _| bar.set_position(done as u64))?;
+            let out = lucent::tomography::mlem_with(gpu, &sinograms, &g, args.iterations, &mut |p| bar.set_position(p.done as u64))?;
             bar.finish_and_clear();
             Ok(out)
         }
@@ -256,7 +256,7 @@ pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error
         (Some(gpu), op) => {
             let what = if op == Operation::Fbp { lucent::tomography::Operation::Fbp(filter) } else { lucent::tomography::Operation::Backproject };
             let bar = progress_bar(global, sinograms.dim().0, "reconstructing");
-            let out = lucent::tomography::apply(gpu, what, &sinograms, &g, &mut |done, _| bar.set_position(done as u64))?;
+            let out = lucent::tomography::apply(gpu, what, &sinograms, &g, &mut |p| bar.set_position(p.done as u64))?;
             bar.finish_and_clear();
             Ok(out)
         }

@@ -11,6 +11,7 @@ use super::split::{self, SplitOptions, SplitReport};
 use super::{check_finite, cpu, gpu, Geometry, KernelSpectrum, Method, Mode};
 use crate::error::{Error, Result};
 use crate::graph::Recording;
+use crate::placement::{does_not_fit, Misfit, Progress};
 use crate::Gpu;
 
 /// How [`convolve`] ran.
@@ -36,14 +37,14 @@ pub struct Signal {
 
 /// `op` of `a` with `k` on `gpus`: the first GPU unless a split run spreads parts over all.
 /// Split options only apply to the FFT path; asking for parts or a memory budget makes `Auto`
-/// choose it. `progress(done, total)` counts the parts of a split run.
+/// choose it. `progress` counts the slabs or the parts of a split run.
 pub fn convolve(
     gpus: &[Gpu],
     a: &ArrayViewD<f32>,
     k: &ArrayViewD<f32>,
     op: Signal,
     opts: &SplitOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(ArrayD<f32>, HostRun)> {
     let Signal { mode, method, correlate } = op;
     let first = gpus.first().ok_or_else(|| Error::Invalid("no GPU to convolve on".into()))?;
@@ -61,7 +62,7 @@ pub fn convolve(
     if chosen == Method::Direct {
         match direct(first, a, k, &g, correlate) {
             // The cost model chose direct sums, but the arrays do not fit: the FFT path splits.
-            Err(Error::TooLarge { .. }) if method == Method::Auto => {}
+            Err(e) if Misfit::of(&e) == Some(Misfit::Limit) && method == Method::Auto => {}
             other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None, chunks: 1, slabs: None })),
         }
     }
@@ -83,7 +84,7 @@ pub fn convolve(
             }
         }
         // Beyond one buffer: streamed slabs of rows, which ran faster than holding the arrays
-        // on the device in chunks (BENCHMARKS.md run 21), else in core in chunks.
+        // on the device in chunks (BENCHMARKS.md), else in core in chunks.
         if let Some(run) = slabs(&gpus[..1], 2) {
             return run;
         }
@@ -121,9 +122,4 @@ fn whole_fft(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, co
     let y = if correlate { spectrum.record_correlate(&mut rec, x)? } else { spectrum.record(&mut rec, x)? };
     let d = rec.download(y);
     rec.run()?.into_f32(d)
-}
-
-/// Errors that mean "this size does not fit this device".
-fn does_not_fit(e: &Error) -> bool {
-    matches!(e, Error::TooLarge { .. } | Error::OutOfMemory(_))
 }

@@ -120,11 +120,11 @@ impl std::str::FromStr for Method {
 // `--filter convolve_direct4d` print the measurements and the model's estimates side by side to refit.
 
 /// Direct sums, per output: reading the input and writing the result, the part that does not
-/// grow with the kernel, fit to the window kernel on 4096² (measured: BENCHMARKS.md run 1).
+/// grow with the kernel, fit to the window kernel on 4096² (measured: BENCHMARKS.md).
 pub const DIRECT_PS_PER_OUTPUT: f64 = 8.0;
 
 /// Direct sums, per tap and output, in the one-thread-per-output window kernel, fit on 4096²
-/// and 256³ (measured: BENCHMARKS.md run 1).
+/// and 256³ (measured: BENCHMARKS.md).
 pub const DIRECT_WINDOW_PS_PER_TAP: f64 = 1.0;
 
 /// Direct sums, per tap and output, in the tiled kernel (`correlate_tiled`). Not yet measured:
@@ -134,8 +134,8 @@ pub const DIRECT_WINDOW_PS_PER_TAP: f64 = 1.0;
 pub const DIRECT_TILED_PS_PER_TAP: f64 = 0.1;
 
 /// FFT path (uncached: the kernel is transformed too, as `signal_convolve` does), per padded
-/// element and log2 of the padded size, fit with the fixed cost below (measured: BENCHMARKS.md
-/// run 1).
+/// element and log2 of the padded size, fit with the fixed cost below (measured:
+/// BENCHMARKS.md).
 pub const FFT_PS_PER_ELEMENT_LOG2: f64 = 3.5;
 
 /// FFT path, fixed cost (a few dozen dispatches, the kernel's transform): 50 µs.

@@ -3,14 +3,14 @@
 //! (whole, or in chunks), just the input rows its outputs read — its own rows and the kernel's
 //! extent minus one along axis 0 — and its rows stream back straight into the result. Unlike
 //! the frequency split ([`super::split`]) nothing is folded or recombined on the host, which was
-//! nearly all of that path's time (BENCHMARKS.md run 14); the price is the halo rows each slab
+//! nearly all of that path's time (BENCHMARKS.md); the price is the halo rows each slab
 //! transforms again, so slabs are used while a slab's halo is no larger than its own rows.
 //!
 //! Each GPU streams: it takes consecutive slabs (a contiguous run of them, then half of the
 //! largest run another GPU has left), so a slab's halo rows are copied on the device from the
 //! previous slab's input rather than sent again, and while one slab's work runs on the GPU the
 //! next one's rows go up and the previous one's results come down. Slabs are a few hundred MiB,
-//! so each GPU allocates little: the driver serialises device allocation across GPUs (run 14).
+//! so each GPU allocates little: the driver serialises device allocation across GPUs (BENCHMARKS.md).
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -24,6 +24,8 @@ use super::{chunked, Geometry, KernelSpectrum, Mode};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::Recording;
+use crate::host::ms_since;
+use crate::placement::{does_not_fit, Progress};
 
 /// Where the time went (serialised into `lucent convolve --json`).
 #[derive(Clone, Debug, Serialize)]
@@ -73,14 +75,14 @@ pub fn slab_count(gpus: &[Gpu], g: &Geometry, least: usize) -> Option<usize> {
 }
 
 /// `a` convolved with `k` (oriented as a convolution) in `slabs` slabs over `gpus`;
-/// `progress(done, total)` after each slab.
+/// `progress` (stage "slabs") after each slab.
 pub fn convolve(
     gpus: &[Gpu],
     a: &ArrayViewD<f32>,
     k: &ArrayViewD<f32>,
     mode: Mode,
     slabs: usize,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(ArrayD<f32>, SlabReport)> {
     let start = Instant::now();
     let g = Geometry::new(a.shape(), k.shape(), mode)?;
@@ -108,8 +110,8 @@ pub fn convolve(
             let mut done = done.lock().unwrap();
             match result {
                 Ok(chunks) => {
-                    done.0.push(SlabTiming { slab, rows: rows[slab].clone(), worker, ms: started.elapsed().as_secs_f64() * 1e3, chunks });
-                    progress(done.0.len(), rows.len());
+                    done.0.push(SlabTiming { slab, rows: rows[slab].clone(), worker, ms: ms_since(started), chunks });
+                    progress(Progress::new("slabs", done.0.len(), rows.len()));
                 }
                 Err(e) => {
                     done.1.get_or_insert(e);
@@ -142,7 +144,7 @@ pub fn convolve(
         return Err(e);
     }
     let adapters = gpus.iter().map(|gpu| format!("{}: {}", gpu.summary().index, gpu.summary().name)).collect();
-    Ok((y, SlabReport { slabs: rows.len(), halo_rows: g.kernel[0] - 1, adapters, per_slab, total_ms: start.elapsed().as_secs_f64() * 1e3 }))
+    Ok((y, SlabReport { slabs: rows.len(), halo_rows: g.kernel[0] - 1, adapters, per_slab, total_ms: ms_since(start) }))
 }
 
 /// Which slab each GPU takes next: at first an even contiguous run each; a GPU whose run is done
@@ -228,7 +230,7 @@ impl Stream<'_, '_, '_> {
     fn fits<T>(&mut self, attempt: Result<T>) -> Result<Option<T>> {
         match attempt {
             Ok(v) => Ok(Some(v)),
-            Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {
+            Err(e) if does_not_fit(&e) => {
                 self.carry = None;
                 Ok(None)
             }

@@ -76,7 +76,7 @@ pub fn richardson_lucy_with(
         }
         result.iterations = done;
         let change = previous.map(|p| relative_change(&estimate, &p));
-        progress(Progress { done, total: iterations, relative_change: change });
+        progress(Progress::new("iterations", done, iterations).with_change(change));
         if let (Some(rule), Some(c)) = (opts.stop, change) {
             result.changes.push(Change { iteration: done, relative_change: c });
             if c < rule.tolerance {

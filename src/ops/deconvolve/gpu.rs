@@ -23,6 +23,7 @@ use crate::fft::plan::smooth_at_least;
 use crate::fft::{first_fitting, least_chunks, real_and_spectrum_bytes, ChunkedFft, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{row_ranges, Buf, Chunked, Compiled, Download, Output, Recording};
+use crate::host::ms_since;
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::boundary::Boundary as Edge;
 use crate::kernels::rl_ratio;
@@ -194,7 +195,7 @@ impl<'g> RichardsonLucy<'g> {
                 _ => None,
             };
             self.report.iterations = done;
-            progress(Progress { done, total: self.iterations, relative_change: change });
+            progress(Progress::new("iterations", done, self.iterations).with_change(change));
             if let (Some(rule), Some(c)) = (check, change) {
                 self.report.changes.push(Change { iteration: done, relative_change: c });
                 if c < rule.tolerance {
@@ -599,8 +600,4 @@ fn relative_change(gpu: &Gpu, m: &Monitor) -> Result<f64> {
 fn median(v: &mut [f64]) -> Option<f64> {
     v.sort_by(f64::total_cmp);
     (!v.is_empty()).then(|| v[v.len() / 2])
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

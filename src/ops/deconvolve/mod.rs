@@ -51,6 +51,7 @@ use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
 use crate::gpu::Shape;
 use crate::kernels::rl_ratio::Ratio;
+use crate::placement::does_not_fit;
 use crate::Gpu;
 
 /// What the convolution assumes outside the image.
@@ -415,7 +416,7 @@ pub fn check_iterations(iterations: usize) -> Result<()> {
 /// The observed image as the iteration takes it: negative values clipped to 0 where the options
 /// ask for it ([`validate`] refuses them otherwise).
 /// Scanned and clipped on every core: one thread's scan of a 256³ image took 14 ms, a third of a
-/// 10-iteration run on an H200 (BENCHMARKS run 28).
+/// 10-iteration run on an H200 (BENCHMARKS.md).
 pub(crate) fn observed<'a>(image: &ArrayViewD<'a, f32>, opts: &RlOptions) -> ndarray::CowArray<'a, f32, ndarray::IxDyn> {
     match opts.clip_negative && crate::check::first_where(image, |v| v < 0.0).is_some() {
         true => {
@@ -461,14 +462,10 @@ pub fn prepared_psf(psf: &ArrayViewD<f32>, normalize: bool) -> ArrayD<f64> {
     }
 }
 
-/// After an iteration: how many are done, of how many, and the relative change when this
-/// iteration measured it.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct Progress {
-    pub done: usize,
-    pub total: usize,
-    pub relative_change: Option<f64>,
-}
+/// After an iteration: stage "iterations", how many are done, of how many, and the relative
+/// change when this iteration measured it (the one progress type of every long call; tiled runs
+/// name the tile in `piece`).
+pub use crate::placement::Progress;
 
 /// One measurement of the stopping rule.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize)]
@@ -552,21 +549,18 @@ pub fn restore(
                 let r = rl.run(&mut progress)?;
                 return Ok((r.estimate, RlRun::Whole(r.report)));
             }
-            Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {}
+            Err(e) if does_not_fit(&e) => {}
             Err(e) => return Err(e),
         }
         // Beyond one GPU: slabs resident on every GPU, exact, where the options allow.
         if slabs::plan(gpus.len(), &Geometry::new(image.shape(), psf.shape(), opts.boundary)?, opts).is_some() {
             match slabs::richardson_lucy_slabs(gpus, image, &psf, iterations, opts, &mut progress) {
                 Ok((estimate, report)) => return Ok((estimate, RlRun::Slabs(report))),
-                Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {}
+                Err(e) if does_not_fit(&e) => {}
                 Err(e) => return Err(e),
             }
         }
     }
-    let r = tiles::richardson_lucy_tiled(gpus, image, psfs, iterations, opts, &TileOptions::default(), |p| {
-        let (done, total) = p.overall();
-        progress(Progress { done, total, relative_change: None })
-    })?;
+    let r = tiles::richardson_lucy_tiled(gpus, image, psfs, iterations, opts, &TileOptions::default(), progress)?;
     Ok((r.estimate, RlRun::Tiled(r.report)))
 }

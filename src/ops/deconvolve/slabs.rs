@@ -19,6 +19,7 @@ use serde::Serialize;
 
 use super::{gpu::RichardsonLucy, Geometry, Progress, RlBoundary, RlOptions};
 use crate::error::{Error, Result};
+use crate::host::ms_since;
 use crate::Gpu;
 
 /// How a slab run went (serialised into `lucent deconvolve --json`).
@@ -93,7 +94,7 @@ pub fn richardson_lucy_slabs(
             exchange(&parts, &slabs)?;
             exchange_ms += ms_since(t);
         }
-        progress(Progress { done, total: iterations, relative_change: None });
+        progress(Progress::new("iterations", done, iterations));
     }
     let iterate_ms = ms_since(iterating);
 
@@ -157,8 +158,4 @@ fn exchange(parts: &[RichardsonLucy], slabs: &[(Range<usize>, Range<usize>)]) ->
         }
     });
     failed.into_inner().unwrap().map_or(Ok(()), Err)
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

@@ -74,6 +74,8 @@ use serde::Serialize;
 
 use super::{cpu, validate, Geometry, RichardsonLucy, RlBoundary, RlOptions};
 use crate::error::{Error, Result};
+use crate::host::ms_since;
+use crate::placement::{Piece, Progress};
 use crate::Gpu;
 
 /// PSFs, one per region of a GY × GX grid over the image's last two spatial axes: region
@@ -378,25 +380,6 @@ pub fn fits_whole(gpu: &Gpu, image: &[usize], psf: &[usize], opts: &RlOptions) -
     Ok(spectrum_bytes(image, psf, opts.boundary)? <= gpu.max_buffer_bytes())
 }
 
-/// After each iteration of each tile: the tile (0-based) of how many, and its iterations.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
-pub struct TileProgress {
-    pub tile: usize,
-    pub tiles: usize,
-    /// Iterations done on this tile.
-    pub done: usize,
-    pub iterations: usize,
-    /// Iterations done over all tiles (tiles run at once on several GPUs).
-    pub done_overall: usize,
-}
-
-impl TileProgress {
-    /// Iterations done over all tiles, and the total.
-    pub fn overall(&self) -> (usize, usize) {
-        (self.done_overall, self.tiles * self.iterations)
-    }
-}
-
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct TiledReport {
     pub device: String,
@@ -448,7 +431,7 @@ pub fn richardson_lucy_tiled(
     iterations: usize,
     opts: &RlOptions,
     tiles: &TileOptions,
-    progress: impl FnMut(TileProgress),
+    progress: impl FnMut(Progress),
 ) -> Result<TiledResult> {
     let start = Instant::now();
     let smallest = gpus.iter().map(|g| g.max_buffer_bytes()).min().ok_or_else(|| Error::Invalid("tiled Richardson-Lucy needs at least one GPU".into()))?;
@@ -483,7 +466,7 @@ pub fn richardson_lucy_tiled_cpu(
     iterations: usize,
     opts: &RlOptions,
     tiles: &TileOptions,
-    progress: impl FnMut(TileProgress),
+    progress: impl FnMut(Progress),
 ) -> Result<(ArrayD<f64>, TiledReport)> {
     let start = Instant::now();
     let plan = plan(image, psfs, iterations, opts, tiles, None)?;
@@ -616,7 +599,7 @@ fn run_tiles<T: Float + Send + Sync>(
     psfs: &PsfGrid,
     workers: usize,
     iterations: usize,
-    mut progress: impl FnMut(TileProgress),
+    mut progress: impl FnMut(Progress),
     solve: impl Fn(usize, usize, &ArrayViewD<f32>, &ArrayViewD<f32>, &dyn Fn(usize)) -> Result<ArrayD<T>> + Sync,
 ) -> Result<ArrayD<T>> {
     crate::host::check_host_bytes(
@@ -674,7 +657,9 @@ fn run_tiles<T: Float + Send + Sync>(
             // Every worker has finished: the last sender goes with `ticks`, ending the loop below.
         });
         for (overall, (tile, done)) in ticked.iter().enumerate() {
-            progress(TileProgress { tile, tiles: tiles.len(), done, iterations, done_overall: overall + 1 });
+            // Iterations over all tiles (tiles run at once on several GPUs), and this tile's own.
+            let piece = Piece { index: tile, count: tiles.len(), done, total: iterations };
+            progress(Progress::new("iterations", overall + 1, tiles.len() * iterations).in_piece(piece));
         }
     });
     match failed.into_inner().unwrap() {
@@ -689,8 +674,4 @@ fn standard_copy(x: &ArrayViewD<f32>) -> ArrayD<f32> {
     let mut out = ArrayD::from_shape_vec(x.raw_dim(), crate::host::zeroed_vec(x.len())).expect("the window's size");
     Zip::from(&mut out).and(x).par_for_each(|o, &v| *o = v);
     out
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }

@@ -37,6 +37,7 @@ use crate::ops::convolve::bank::FilterBank;
 use crate::ops::convolve::{Geometry, Mode};
 use crate::ops::filter::{correlate1d, gaussian_weights};
 use crate::ops::layout;
+use crate::placement::Progress;
 
 /// Where the work went: slabs, seconds per stage (host transfers included), the largest device
 /// memory one run held.
@@ -482,7 +483,7 @@ pub fn structure(
     o: &Options,
     slabs: &Slabs,
     report: &mut Report,
-    progress: &mut dyn FnMut(&str, usize, usize),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<ArrayD<f32>>, f64)> {
     let dims = x.shape().to_vec();
     let rank = dims.len();
@@ -526,7 +527,7 @@ pub fn structure(
         }
         Ok(())
     };
-    pipelined(slabs.ranges.len(), prep, run, post, &mut |s| progress("structure", s, slabs.ranges.len()))?;
+    pipelined(slabs.ranges.len(), prep, run, post, &mut |s| progress(Progress::new("structure", s, slabs.ranges.len())))?;
     report.peak_bytes = report.peak_bytes.max(peak.into_inner());
     let largest = largest_norm(&tensor, d);
     report.structure_s += started.elapsed().as_secs_f64();
@@ -554,7 +555,7 @@ pub fn reconstruction(
     o: &Options,
     slabs: &Slabs,
     report: &mut Report,
-    progress: &mut dyn FnMut(&str, usize, usize),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<ArrayD<f32>> {
     let dims = x.shape().to_vec();
     let rank = dims.len();
@@ -605,7 +606,7 @@ pub fn reconstruction(
             .par_for_each(|o, &v| *o = v);
         Ok(())
     };
-    pipelined(slabs.ranges.len(), prep, run, post, &mut |s| progress("reconstruction", s, slabs.ranges.len()))?;
+    pipelined(slabs.ranges.len(), prep, run, post, &mut |s| progress(Progress::new("reconstruction", s, slabs.ranges.len())))?;
     report.peak_bytes = report.peak_bytes.max(peak.into_inner());
     report.reconstruction_s += started.elapsed().as_secs_f64();
     Ok(out)
@@ -619,14 +620,7 @@ pub fn batches_together(d: usize, o: &Options) -> bool {
 
 /// The adaptive filter of data whose last d axes are filtered (at most one leading, batch, axis;
 /// checked by the caller), slab by slab.
-pub fn adaptive_filter(
-    gpu: &Gpu,
-    x: &ArrayViewD<f32>,
-    d: usize,
-    o: &Options,
-    report: &mut Report,
-    progress: &mut dyn FnMut(&str, usize, usize),
-) -> Result<ArrayD<f32>> {
+pub fn adaptive_filter(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, o: &Options, report: &mut Report, progress: &mut dyn FnMut(Progress)) -> Result<ArrayD<f32>> {
     let slabs = plan(gpu, x.shape(), d, o)?;
     report.slabs = slabs.ranges.len();
     report.axis = slabs.axis;

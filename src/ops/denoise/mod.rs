@@ -1,4 +1,4 @@
-//! True 4D adaptive-filtering denoising (issue 22; Eklund, Andersson and Knutsson, Int. J.
+//! True 4D adaptive-filtering denoising (Eklund, Andersson and Knutsson, Int. J.
 //! Biomedical Imaging 2011): one code path for 2, 3 and 4 dimensions (the last `dims` axes of
 //! the data, filtered together; leading axes are batches, denoised one by one).
 //!
@@ -291,7 +291,7 @@ pub enum Method {
     Spatial,
 }
 
-/// The most taps × vec4 groups `Method::Auto` sums directly (BENCHMARKS.md run 27, warm, H200:
+/// The most taps × vec4 groups `Method::Auto` sums directly (BENCHMARKS.md, warm, H200:
 /// 11³ taps × 2 groups (3D reconstruction) beat FFTs, 7⁴ × 4 (4D structure) lost to them).
 pub const SPATIAL_UP_TO: usize = 4000;
 

@@ -22,6 +22,7 @@ use crate::kernels::boundary::Boundary;
 use crate::kernels::{copy_range, fill};
 use crate::ops::convolve::{reverse, window};
 use crate::ops::layout::chunks;
+use crate::placement::does_not_fit;
 use crate::Gpu;
 
 /// scipy.ndimage.correlate(x, kernel, mode) of a host array of any size along axis 0.
@@ -92,7 +93,7 @@ fn filter_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Bounda
     check_finite(x, "filter input")?;
     boundary.check()?;
     match in_core(gpu, x, passes, boundary) {
-        Err(Error::TooLarge { .. } | Error::OutOfMemory(_)) => {
+        Err(e) if does_not_fit(&e) => {
             let mut cur = None;
             for p in passes {
                 cur = Some(through_host(gpu, &cur.as_ref().map_or_else(|| x.view(), |c: &ArrayD<f32>| c.view()), p, boundary)?);

@@ -31,7 +31,7 @@
 //! 2^d linear fetches (Sigg and Hadwiger); the filter's weights are rounded to the adapter's
 //! sub-texel bits (8 on NVIDIA), so each axis' fetch may be off by 2^-8 of the largest
 //! difference between the values it blends. Measured by examples/sampler_error.rs on random
-//! values in [0, 1) (BENCHMARKS.md run 19): on an H200 relative L2 1.5-2.3e-3 (order 1) and
+//! values in [0, 1) (BENCHMARKS.md, the sampler's error): on an H200 relative L2 1.5-2.3e-3 (order 1) and
 //! 3.8-6.7e-3 (order 3), largest errors 0.45-0.74% and 1.0-2.0% of the range; on lavapipe
 //! 0.6-2.7e-6 and 2-10e-6. It is faster where the sampler's own work dominates (map_coordinates
 //! of 4096² in 0.79 ms against 1.85 on the H200, zoom ×2 of 256³ in 2.28 against 3.03) and

@@ -27,10 +27,12 @@ use crate::error::{Error, Result};
 use crate::fft::{cpu as fft_cpu, Norm};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
+use crate::host::ms_since;
 use crate::kernels::boundary::Boundary;
 use crate::kernels::{affine_sample, copy_range, fill, peak_neighbours};
 use crate::ops::interpolate::{cpu as interpolate_cpu, spline_filter1d, Sampling, SplineMode};
 use crate::ops::layout;
+use crate::placement::Progress;
 
 /// The stages' sizes and the cleaning's thresholds.
 #[derive(Clone, Debug, PartialEq)]
@@ -179,7 +181,7 @@ fn register_with(
     measure: &mut impl Measure,
     slow: usize,
     how: &StripeRegistration,
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<(Vec<BscanShift>, Vec<BscanShift>, f64, f64)> {
     let window = how.window.min(slow);
     let t = Instant::now();
@@ -200,7 +202,7 @@ fn register_with(
     let mut done = 0;
     for (&start, bscans) in &groups {
         done += bscans.len();
-        progress(done, slow);
+        progress(Progress::new("B-scans", done, slow));
         for (&j, peak) in bscans.iter().zip(measure.window(start, window, bscans)?) {
             let dy = (start + window / 2) as f64 + peak.shift[0] - j as f64;
             measured[j] = Peak { shift: [dy, peak.shift[1], peak.shift[2]], peak: peak.peak };
@@ -279,10 +281,6 @@ fn median(values: &mut [f64]) -> f64 {
     }
 }
 
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
-}
-
 /// Two volumes of one shape (slow, depth, fast), finite and not constant.
 fn check_volumes(reference: &ArrayView3<f32>, moving: &ArrayView3<f32>) -> Result<()> {
     if reference.shape() != moving.shape() {
@@ -304,16 +302,16 @@ fn check_volumes(reference: &ArrayView3<f32>, moving: &ArrayView3<f32>) -> Resul
 /// Registers every B-scan of `moving` onto `reference` (volumes of one shape: slow, depth,
 /// fast) on the GPU.
 pub fn register_volume(gpu: &Gpu, reference: &ArrayView3<f32>, moving: &ArrayView3<f32>, how: &StripeRegistration) -> Result<VolumeRegistration> {
-    register_volume_with(gpu, reference, moving, how, &mut |_, _| {})
+    register_volume_with(gpu, reference, moving, how, &mut |_| {})
 }
 
-/// [`register_volume`], calling `progress(done, total)` as the fine stage registers B-scans.
+/// [`register_volume`], calling `progress` (stage "B-scans") as the fine stage registers B-scans.
 pub fn register_volume_with(
     gpu: &Gpu,
     reference: &ArrayView3<f32>,
     moving: &ArrayView3<f32>,
     how: &StripeRegistration,
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<VolumeRegistration> {
     how.check()?;
     check_volumes(reference, moving)?;
@@ -329,7 +327,7 @@ pub fn register_volume_reference(
     reference: &ArrayView3<f32>,
     moving: &ArrayView3<f32>,
     how: &StripeRegistration,
-    progress: &mut dyn FnMut(usize, usize),
+    progress: &mut dyn FnMut(Progress),
 ) -> Result<VolumeRegistration> {
     how.check()?;
     check_volumes(reference, moving)?;

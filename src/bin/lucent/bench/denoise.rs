@@ -87,12 +87,12 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         // Warm-up: the same run (FFT kernels and pipelines compiled for these shapes); the
         // paper's size runs once, cold, as a command would.
         if !paper {
-            adaptive_filter_with(gpu, &x.view(), &o, &mut |_, _, _| {})?;
+            adaptive_filter_with(gpu, &x.view(), &o, &mut |_| {})?;
         }
         let t = Instant::now();
-        let (y, report) = adaptive_filter_with(gpu, &x.view(), &o, &mut |stage, done, total| {
+        let (y, report) = adaptive_filter_with(gpu, &x.view(), &o, &mut |p| {
             if paper && !global.quiet {
-                eprintln!("  {stage} {done}/{total} at {:.1} s", t.elapsed().as_secs_f64());
+                eprintln!("  {} {}/{} at {:.1} s", p.stage, p.done, p.total, t.elapsed().as_secs_f64());
             }
         })?;
         let ms = ms_since(t);

@@ -1,4 +1,4 @@
-//! The file I/O suite of `lucent bench` (issue 18): write and read a `.npy` (float32, complex64,
+//! The file I/O suite of `lucent bench` (the readers' and writers' speed): write and read a `.npy` (float32, complex64,
 //! and a float64 file read with conversion) and a float32 TIFF of `--max-mib` (at most 1 GiB) in
 //! a temporary directory (`TMPDIR`; on tmpfs such as /dev/shm the writes' fsync costs nothing),
 //! median of 3 runs each. Reads come from the page cache (the file was just written). The roof

@@ -1,4 +1,4 @@
-//! The registration suite of `lucent bench` (issue 20): the phase-correlation cases of
+//! The registration suite of `lucent bench`, against cuCIM: the phase-correlation cases of
 //! ../shared/bench/cucim_reference.py on device-resident images (a random reference, the moving
 //! image its roll by (3, −5, 7)), the reference's spectrum computed once (`PhaseCorrelator`, as
 //! cuCIM's `space="fourier"` row): 128³, 256³ and 512³ at upsample 1 and 10, and 2048² at

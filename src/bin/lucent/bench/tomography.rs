@@ -1,4 +1,4 @@
-//! The tomography suite of `lucent bench` (issue 21): ASTRA's cases (`astra_reference.py`), an
+//! The tomography suite of `lucent bench`, against ASTRA: ASTRA's cases (`astra_reference.py`), an
 //! N×N random image with 3N/2 angles over [0, π) and N detectors, host arrays in and out as a
 //! user calls the one-calls: forward projection, back-projection, FBP (ramp) at N = 256 to 2048,
 //! and 100 EM iterations at N ≤ 512; with `--filter tomo_stack`, a stack of 512 slices of 1024²

@@ -19,6 +19,7 @@ use serde::Serialize;
 use super::Mode;
 use crate::error::Result;
 use crate::gpu::Gpu;
+use crate::placement::Progress;
 
 #[cfg(test)]
 pub use host::{fold, fold_reusing, recombine, reference};
@@ -93,17 +94,18 @@ pub struct PartTiming {
 /// scipy.signal.fftconvolve(a, k, mode) of finite f32 host arrays on `gpus`, split along axis 0
 /// when the whole run does not fit (see the module docs). With P = 1 it is [`super::convolve_host`].
 pub fn convolve_split(gpus: &[Gpu], a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, opts: &SplitOptions) -> Result<(ArrayD<f32>, SplitReport)> {
-    convolve_split_with_progress(gpus, a, k, mode, opts, &|_, _| {})
+    convolve_split_with_progress(gpus, a, k, mode, opts, &|_| {})
 }
 
-/// [`convolve_split`] calling `progress(parts done, parts to compute)` as each part is added in.
+/// [`convolve_split`] calling `progress` (stage "parts": done, of how many to compute) as each
+/// part is added in.
 pub fn convolve_split_with_progress(
     gpus: &[Gpu],
     a: &ArrayViewD<f32>,
     k: &ArrayViewD<f32>,
     mode: Mode,
     opts: &SplitOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(ArrayD<f32>, SplitReport)> {
     run::convolve(gpus, a, k, mode, opts, progress)
 }

@@ -32,7 +32,9 @@ use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Fusion, Norm, Product, Transform, Window};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Compiled, Download, Recording};
+use crate::host::ms_since;
 use crate::ops::convolve::{check_finite, Geometry, Mode};
+use crate::placement::{does_not_fit, Progress};
 
 /// Chooses P (the fewest parts that fit, trying them on `gpus[0]`) and runs the convolution:
 /// [`super::convolve_split_with_progress`].
@@ -42,7 +44,7 @@ pub(super) fn convolve(
     k: &ArrayViewD<f32>,
     mode: Mode,
     opts: &SplitOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
 ) -> Result<(ArrayD<f32>, SplitReport)> {
     let start = Instant::now();
     let first = gpus.first().ok_or_else(|| Error::Invalid("the split convolution needs at least one GPU".into()))?;
@@ -69,7 +71,7 @@ pub(super) fn convolve(
                 continue;
             }
             if let Some(whole) = whole(first, a, k, &g, budget, opts.poison)? {
-                progress(1, 1);
+                progress(Progress::new("parts", 1, 1));
                 return Ok(whole.report(&plan, first, start));
             }
             continue;
@@ -177,11 +179,6 @@ fn workers(gpus: usize, parts: usize, in_flight: usize) -> usize {
     gpus * in_flight.min(parts.div_ceil(gpus))
 }
 
-/// Errors that mean "this size does not fit this device": try more parts.
-fn does_not_fit(e: &Error) -> bool {
-    matches!(e, Error::TooLarge { .. } | Error::OutOfMemory(_))
-}
-
 fn adapter_name(gpu: &Gpu) -> String {
     format!("{}: {}", gpu.summary().index, gpu.summary().name)
 }
@@ -271,7 +268,7 @@ fn run_parts(
     plan: &SplitPlan,
     first: PartRunner,
     opts: &SplitOptions,
-    progress: &(dyn Fn(usize, usize) + Sync),
+    progress: &(dyn Fn(Progress) + Sync),
     start: Instant,
 ) -> Result<(ArrayD<f32>, SplitReport)> {
     let total = plan.computed_parts().count();
@@ -353,7 +350,7 @@ fn run_parts(
                     report.adapters.push(f.timing.adapter.clone());
                 }
                 report.per_part.push(f.timing);
-                progress(report.per_part.len(), total);
+                progress(Progress::new("parts", report.per_part.len(), total));
             }
         }
     });
@@ -407,8 +404,4 @@ fn worker(
             return;
         }
     }
-}
-
-fn ms_since(t: Instant) -> f64 {
-    t.elapsed().as_secs_f64() * 1e3
 }
