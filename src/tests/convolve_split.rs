@@ -34,9 +34,7 @@ fn rel_err64(got: &ArrayD<f64>, want: &ArrayD<f64>) -> f64 {
 }
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
-    assert_eq!(got.shape(), want.shape(), "{what}: shape");
-    let err = rel_l2(got.as_slice().unwrap(), want.as_slice().unwrap());
-    assert!(err <= TOL, "{what}: relative L2 error {err:e} > {TOL:e}");
+    assert_rel_l2(got, want, TOL, what);
 }
 
 /// Valid mode needs one array at least as large as the other on every axis.

@@ -14,7 +14,6 @@ use lucent::ops::deconvolve::tiles::{self, PsfGrid, TileOptions, TilePlan};
 use lucent::ops::deconvolve::{self, cpu, RlBoundary, RlOptions, StopRule};
 use lucent::{Error, Gpu};
 use ndarray::{ArrayD, Axis, IxDyn};
-use rand::Rng;
 
 /// Every recording (the setup, the iteration, the crop) starts its temporaries as NaN.
 fn gpu() -> &'static Gpu {
@@ -81,21 +80,6 @@ fn guard_width_is_never_more_than_exact() {
 
 // ---------------------------------------------------------------------------------------------
 // A spatially variant PSF.
-
-/// A grid of Gaussian PSFs of different widths, stacked as (GY, GX, ...psf).
-fn psf_grid(grid: [usize; 2], dims: &[usize]) -> ArrayD<f32> {
-    let mut rng = rand::rng();
-    let psfs: Vec<ArrayD<f32>> = (0..grid[0] * grid[1])
-        .map(|_| {
-            let sigma: Vec<f64> = dims.iter().map(|&m| rng.random_range(0.15..0.3) * m as f64).collect();
-            gaussian(dims, &sigma)
-        })
-        .collect();
-    let views: Vec<_> = psfs.iter().map(|p| p.view()).collect();
-    let stacked = ndarray::stack(Axis(0), &views).unwrap();
-    let shape: Vec<usize> = grid.iter().chain(dims).copied().collect();
-    stacked.into_shape_with_order(IxDyn(&shape)).unwrap()
-}
 
 /// With guard bands of `exact_guard`, the interior of each region (weight 1: the core less half
 /// a blend) is whole-image RL with that region's PSF, up to f32 round-off.

@@ -8,10 +8,7 @@ use ndarray::ArrayD;
 const TOL: f64 = 1e-6;
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, tol: f64, what: &str) {
-    assert_eq!(got.shape(), want.shape(), "{what}: shape");
-    let (g, w): (Vec<f32>, Vec<f64>) = (got.iter().copied().collect(), want.iter().copied().collect());
-    let err = rel_l2(&g, &w);
-    assert!(err <= tol, "{what}: relative L2 error {err:e} > {tol:e}");
+    assert_rel_l2(got, want, tol, what);
 }
 
 #[test]

@@ -7,9 +7,7 @@ use ndarray::ArrayD;
 const TOL: f64 = 1e-6;
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
-    assert_eq!(got.shape(), want.shape(), "{what}: shape");
-    let err = rel_l2(got.as_slice().unwrap(), want.as_slice().unwrap());
-    assert!(err <= TOL, "{what}: relative L2 error {err:e} > {TOL:e}");
+    assert_rel_l2(got, want, TOL, what);
 }
 
 /// `lucent convolve` end to end: a part budget splits the run (correlation too), LUCENT_MAX_BUFFER_BYTES

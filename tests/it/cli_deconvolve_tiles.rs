@@ -4,28 +4,12 @@ use crate::common;
 use common::specimens::*;
 use common::*;
 use lucent::restoration::{cpu, PsfGrid, RlOptions, TileOptions};
-use ndarray::{ArrayD, Axis, IxDyn};
-use rand::Rng;
+use ndarray::Axis;
 
 /// GPU against the f64 reference after `iterations` (tests/deconvolve.rs derives it: four f32
 /// transforms per iteration within 2e-6 each, adding in quadrature).
 fn tolerance(iterations: usize) -> f64 {
     2e-6 * (4.0 * iterations as f64).sqrt()
-}
-
-/// A grid of Gaussian PSFs of different widths, stacked as (GY, GX, ...psf).
-fn psf_grid(grid: [usize; 2], dims: &[usize]) -> ArrayD<f32> {
-    let mut rng = rand::rng();
-    let psfs: Vec<ArrayD<f32>> = (0..grid[0] * grid[1])
-        .map(|_| {
-            let sigma: Vec<f64> = dims.iter().map(|&m| rng.random_range(0.15..0.3) * m as f64).collect();
-            gaussian(dims, &sigma)
-        })
-        .collect();
-    let views: Vec<_> = psfs.iter().map(|p| p.view()).collect();
-    let stacked = ndarray::stack(Axis(0), &views).unwrap();
-    let shape: Vec<usize> = grid.iter().chain(dims).copied().collect();
-    stacked.into_shape_with_order(IxDyn(&shape)).unwrap()
 }
 
 /// The binary with poisoned temporaries (LUCENT_POISON=1) and `env`.

@@ -9,10 +9,7 @@ use std::time::{Duration, Instant};
 const TOL: f64 = 4e-6;
 
 fn check(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
-    assert_eq!(got.shape(), want.shape(), "{what}: shape");
-    let (g, w): (Vec<f32>, Vec<f64>) = (got.iter().copied().collect(), want.iter().copied().collect());
-    let err = rel_l2(&g, &w);
-    assert!(err <= TOL, "{what}: relative L2 error {err:e} > {TOL:e}");
+    assert_rel_l2(got, want, TOL, what);
 }
 
 /// Uniform in [0, 1).

@@ -129,3 +129,40 @@ pub fn lucent_json(args: &[&str], env: &[(&str, &str)]) -> serde_json::Value {
     assert!(out.status.success(), "lucent {args:?} failed: {}", String::from_utf8_lossy(&out.stderr));
     serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("the report is not JSON ({e}): {}", String::from_utf8_lossy(&out.stdout)))
 }
+
+/// Asserts `got` has `want`'s shape and lies within `tol` of it in relative L2 error.
+pub fn assert_rel_l2(got: &ArrayD<f32>, want: &ArrayD<f64>, tol: f64, what: &str) {
+    assert_eq!(got.shape(), want.shape(), "{what}: shape");
+    let (g, w): (Vec<f32>, Vec<f64>) = (got.iter().copied().collect(), want.iter().copied().collect());
+    let err = rel_l2(&g, &w);
+    assert!(err <= tol, "{what}: relative L2 error {err:e} > {tol:e}");
+}
+
+/// An interpolation against its f64 reference: relative L2 within 1e-5, and pointwise within 1e-5
+/// of the largest value (one wrong segment of a long line barely moves the L2 norm).
+pub fn assert_resampled(got: &ArrayD<f32>, want: &ArrayD<f64>, what: &str) {
+    assert_rel_l2(got, want, 1e-5, what);
+    let scale = want.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    let worst = got.iter().zip(want).fold(0.0f64, |m, (&g, w)| m.max((g as f64 - w).abs()));
+    assert!(worst <= 1e-5 * scale, "{what}: largest error {worst:e} of values up to {scale:e}");
+}
+
+/// The texture sampler's documented bound: with `bits` fraction bits in the filter's weights
+/// (8 on NVIDIA; the Vulkan minimum `subTexelPrecisionBits` is 4, lavapipe's error is ~100×
+/// below this), each of the rank axes' linear fetches may be off by 2^-bits of the largest
+/// difference between the values it blends: the samples' range for order 1, the coefficients'
+/// (at most 3× the samples', the prefilter's ℓ1 gain) for order 3. Order 0 reads texel centres:
+/// exact, as the buffer path (ties aside).
+pub fn check_texture(got: &ArrayD<f32>, want: &ArrayD<f64>, x: &ArrayD<f32>, cval: f32, order: u32, what: &str) {
+    assert_eq!(got.shape(), want.shape(), "{what}");
+    let (lo, hi) = x.iter().fold((cval, cval), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    let gain = if order == 3 { 3.0 } else { 1.0 };
+    let bound = x.ndim() as f64 * (hi - lo) as f64 * gain / 256.0;
+    let worst = got.iter().zip(want).fold(0.0f64, |m, (&g, w)| m.max((g as f64 - w).abs()));
+    if order == 0 {
+        let differ = got.iter().zip(want).filter(|(g, w)| (**g as f64 - **w).abs() > 1e-6).count();
+        assert!(differ * 100 <= got.len().max(100), "{what}: {differ} of {} differ", got.len());
+    } else {
+        assert!(worst <= bound, "{what}: largest error {worst:e}, bound {bound:e}");
+    }
+}

@@ -85,3 +85,18 @@ pub fn errors32(got: &ArrayD<f32>, want: &ArrayD<f64>) -> (f64, f64) {
     assert!(got.iter().all(|v| v.is_finite()), "non-finite values in the result");
     errors(&got.iter().map(|&v| v as f64).collect::<Vec<_>>(), &flat64(want))
 }
+
+/// A grid of Gaussian PSFs of different widths, stacked as (GY, GX, ...psf).
+pub fn psf_grid(grid: [usize; 2], dims: &[usize]) -> ArrayD<f32> {
+    let mut rng = rand::rng();
+    let psfs: Vec<ArrayD<f32>> = (0..grid[0] * grid[1])
+        .map(|_| {
+            let sigma: Vec<f64> = dims.iter().map(|&m| rng.random_range(0.15..0.3) * m as f64).collect();
+            gaussian(dims, &sigma)
+        })
+        .collect();
+    let views: Vec<_> = psfs.iter().map(|p| p.view()).collect();
+    let stacked = ndarray::stack(ndarray::Axis(0), &views).unwrap();
+    let shape: Vec<usize> = grid.iter().chain(dims).copied().collect();
+    stacked.into_shape_with_order(IxDyn(&shape)).unwrap()
+}
