@@ -1,0 +1,1 @@
+//! No code: see Cargo.toml. The crate only turns features on.
