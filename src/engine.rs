@@ -21,7 +21,9 @@
 //! ```
 
 pub use crate::gpu::{AdapterSummary, BindingInfo, BindingKind, Dtype, Gpu, GpuArray, GpuOptions, KernelInfo, PipelineStats, Shape, Tuning};
+// How the families placed a call (the `placement` of their reports) and how far it has come.
 pub use crate::graph::{Buf, Chunked, ChunkedDownload, Compiled, Download, NodeTime, Output, Recording, Results, RunReport};
+pub use crate::placement::{Declined, Form, Placement, Progress};
 
 // The primitive kernels, each with its typed `record` form and CPU twin.
 pub use crate::kernels::{binary, complex_to_real, complex_unary, copy_range, copy_vec4, fill, real_to_complex, select, take, unary};

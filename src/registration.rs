@@ -36,7 +36,9 @@ pub use crate::ops::registration::stripes::{
 pub use crate::ops::registration::stripes::{register_volume_with, Average};
 pub use crate::ops::registration::template::{check_shapes as check_template_shapes, output_dims as template_output_dims};
 pub use crate::ops::registration::template::{peaks, record_match_template, PadMode, TemplateMatch};
-pub use crate::ops::registration::{record_phase_correlation, CoarsePeak, Normalization, PhaseCorrelation, PhaseCorrelator, Registration};
+pub use crate::ops::registration::{
+    check_upsample_factor, record_phase_correlation, CoarsePeak, Normalization, PhaseCorrelation, PhaseCorrelator, Registration,
+};
 pub use crate::placement::Progress;
 
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs

@@ -69,7 +69,7 @@ where
     D2: Dimension,
 {
     let psf = psf.view().into_dyn();
-    let (estimate, run) = deconvolve::restore(std::slice::from_ref(gpu), &image.view().into_dyn(), &PsfGrid::single(psf), num_iter, opts, progress)?;
+    let (estimate, run, _) = deconvolve::restore(std::slice::from_ref(gpu), &image.view().into_dyn(), &PsfGrid::single(psf), num_iter, opts, progress)?;
     Ok((with_dim(estimate)?, run))
 }
 
@@ -96,6 +96,6 @@ where
         other => return Err(crate::Error::Shape(format!("a PSF grid has shape (GY, GX, psf...), not {other:?}"))),
     };
     let psfs = PsfGrid::new(psfs, grid)?;
-    let (estimate, run) = deconvolve::restore(std::slice::from_ref(gpu), &image.view().into_dyn(), &psfs, num_iter, opts, progress)?;
+    let (estimate, run, _) = deconvolve::restore(std::slice::from_ref(gpu), &image.view().into_dyn(), &psfs, num_iter, opts, progress)?;
     Ok((with_dim(estimate)?, run))
 }

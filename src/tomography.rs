@@ -24,7 +24,7 @@ use crate::graph::Recording;
 pub use crate::placement::Progress;
 
 pub use crate::ops::tomography::{
-    kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_project, Filter, Geometry, Method, Mlem, EM_EPSILON,
+    kl_divergence, record_backproject, record_fbp, record_filter, record_mlem, record_mlem_from, record_project, Filter, Geometry, Method, Mlem, EM_EPSILON,
 };
 
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
@@ -39,6 +39,7 @@ pub mod cpu {
     /// [`super::find_center`] with the reference FBP.
     pub fn find_center(sinogram: &ndarray::ArrayView2<f32>, g: &Geometry, radius: f64) -> Result<(f64, Vec<(f64, f64)>)> {
         crate::check::check_finite(&sinogram.view().into_dyn(), "the sinogram")?;
+        crate::ops::tomography::check_center_search(sinogram, g)?;
         let s = sinogram.mapv(f64::from).insert_axis(Axis(0));
         crate::ops::tomography::find_center(g, radius, |centres| {
             Ok(centres
@@ -149,6 +150,9 @@ pub fn fbp<D: Dimension>(gpu: &Gpu, sinogram: &ArrayBase<impl Data<Elem = f32>, 
     apply(gpu, Operation::Fbp(filter), sinogram, g, &mut |_| {})
 }
 
+/// MLEM iterations one recording holds (about 40 KB of recorded steps each).
+const EM_STEPS_PER_RECORDING: usize = 256;
+
 /// One batch's MLEM estimate and, per iteration, its Σ Rf and Σ g ln(g / (Rf + ε)).
 type EmPart = (ndarray::ArrayD<f32>, Vec<(f64, f64)>);
 
@@ -181,17 +185,27 @@ pub fn mlem_with<D: Dimension>(
         return Err(crate::Error::Invalid(format!("a negative count ({v}) in the sinogram: EM takes counts of 0 or more")));
     }
     let counts: f64 = x.iter().map(|&v| v as f64).sum();
-    // Stacks in batches of slices; the KL divergence sums over all of them.
+    // Stacks in batches of slices; the KL divergence sums over all of them. A long run goes in
+    // several recordings, the estimate carried from one to the next: a recording holds every
+    // step it records, so one recording of all iterations grew with their count.
     let run = |part: &ndarray::ArrayViewD<f32>| -> Result<EmPart> {
-        let mut rec = Recording::new(gpu);
-        let b = rec.upload_once_f32(part)?;
-        let run = record_mlem(&mut rec, b, g, iterations)?;
-        let d = rec.download(run.estimate);
-        let sums: Vec<_> = run.sums.iter().map(|&(q, t)| (rec.download(q), rec.download(t))).collect();
-        let results = rec.run()?;
-        let first = |v: ndarray::ArrayD<f32>| v.iter().next().copied().unwrap_or(f32::NAN) as f64;
-        let sums = sums.iter().map(|&(q, t)| Ok((first(results.f32(q)?), first(results.f32(t)?)))).collect::<Result<Vec<_>>>()?;
-        Ok((results.into_f32(d)?, sums))
+        let (mut estimate, mut sums): (Option<ndarray::ArrayD<f32>>, Vec<(f64, f64)>) = (None, Vec::with_capacity(iterations));
+        while sums.len() < iterations {
+            let steps = (iterations - sums.len()).min(EM_STEPS_PER_RECORDING);
+            let mut rec = Recording::new(gpu);
+            let b = rec.upload_once_f32(part)?;
+            let start = estimate.as_ref().map(|f| rec.upload_once_f32(&f.view())).transpose()?;
+            let run = record_mlem_from(&mut rec, b, start, g, steps)?;
+            let d = rec.download(run.estimate);
+            let downloads: Vec<_> = run.sums.iter().map(|&(q, t)| (rec.download(q), rec.download(t))).collect();
+            let results = rec.run()?;
+            let first = |v: ndarray::ArrayD<f32>| v.iter().next().copied().unwrap_or(f32::NAN) as f64;
+            for &(q, t) in &downloads {
+                sums.push((first(results.f32(q)?), first(results.f32(t)?)));
+            }
+            estimate = Some(results.into_f32(d)?);
+        }
+        Ok((estimate.expect("at least one iteration"), sums))
     };
     let (estimate, sums) = if x.ndim() != 3 {
         run(&x)?
@@ -218,6 +232,7 @@ pub fn mlem_with<D: Dimension>(
 /// centre (detector coordinate) and each tried centre's entropy.
 pub fn find_center(gpu: &Gpu, sinogram: &ndarray::ArrayView2<f32>, g: &Geometry, radius: f64) -> Result<(f64, Vec<(f64, f64)>)> {
     crate::check::check_finite(&sinogram.view().into_dyn(), "the sinogram")?;
+    crate::ops::tomography::check_center_search(sinogram, g)?;
     let resident = crate::gpu::GpuArray::upload_f32(gpu, &sinogram.view().into_dyn())?;
     crate::ops::tomography::find_center(g, radius, |centres| {
         // Eight reconstructions per submission.

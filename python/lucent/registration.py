@@ -31,7 +31,8 @@ def phase_cross_correlation(reference_image: Any, moving_image: Any, *, upsample
 
     With masks (Padfield's masked normalised cross-correlation) the error and phase difference
     are NaN, as scikit-image's; ``upsample_factor`` above 1 then refines the shift below a
-    sample, which scikit-image does not do.
+    sample, which scikit-image does not do. ``upsample_factor`` is a whole number (1 to 10000):
+    a fraction misplaces the refinement's grid, and scikit-image's shifts are wrong for it too.
 
     >>> import numpy as np, lucent
     >>> a = np.random.rand(32, 32).astype("f4")

@@ -61,6 +61,12 @@ def test_bad_input_raises():
         lucent.registration.phase_cross_correlation(np.ones((8, 8)), np.ones((8, 9)))
     with pytest.raises(ValueError):
         lucent.registration.phase_cross_correlation(np.ones((8, 8)), np.ones((8, 8)), upsample_factor=0.5)
+    # A fractional factor misplaces the refinement's grid (scikit-image returns wrong shifts):
+    # refused, with masks too.
+    a = np.random.default_rng(3).random((32, 32))
+    for masks in [{}, {"reference_mask": np.ones((32, 32), bool), "moving_mask": np.ones((32, 32), bool)}]:
+        with pytest.raises(ValueError, match="whole number"):
+            lucent.registration.phase_cross_correlation(a, np.roll(a, (-3, 5), axis=(0, 1)), upsample_factor=1.5, **masks)
     with pytest.raises(NotImplementedError):
         lucent.registration.phase_cross_correlation(np.ones((8, 8)), np.ones((8, 8)), disambiguate=True)
     with pytest.raises(ValueError):

@@ -26,7 +26,7 @@ use crate::check::check_finite;
 use crate::error::{Error, Result};
 use crate::gpu::{with_dim, Gpu};
 use crate::graph::{Buf, Download, Recording, Results};
-use crate::placement::Misfit;
+use crate::placement::{Form, GiveWay, Ladder};
 
 /// Which way and between which types.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,9 +161,10 @@ fn on_host<O: Clone + rustfft::num_traits::Zero>(
         fetch(&mut rec.run()?, d)
     };
     // Chunks hold the same total in more buffers: they help a limit, not a device out of memory.
-    match whole() {
-        Err(e) if Misfit::of(&e) == Some(Misfit::Limit) => chunked::host_transform(gpu, dims, axes, t, norm, upload, fetch),
-        other => other,
+    let mut ladder = Ladder::new();
+    match ladder.attempt(Form::Whole, GiveWay::OnLimit, whole)? {
+        Some(y) => Ok(y),
+        None => chunked::host_transform(gpu, dims, axes, t, norm, upload, fetch),
     }
 }
 

@@ -32,7 +32,9 @@ pub fn zeroed_vec<T: bytemuck::Zeroable>(len: usize) -> Vec<T> {
 }
 
 /// The host memory a reader may use for one file, in bytes: `LUCENT_HOST_BUDGET_BYTES` if set,
-/// else three quarters of physical memory (from /proc/meminfo on Linux, 16 GiB elsewhere).
+/// else three quarters of physical memory (from /proc/meminfo on Linux, 16 GiB elsewhere), and
+/// no more than three quarters of the address space the process has left under its limit
+/// (`ulimit -v`, Linux): past it an allocation aborts the process instead of failing cleanly.
 pub fn host_budget_bytes() -> Result<u64> {
     if let Ok(v) = std::env::var("LUCENT_HOST_BUDGET_BYTES") {
         return v
@@ -42,7 +44,31 @@ pub fn host_budget_bytes() -> Result<u64> {
             .filter(|&b| b > 0)
             .ok_or_else(|| Error::Invalid(format!("LUCENT_HOST_BUDGET_BYTES=`{v}` is not a positive number of bytes")));
     }
-    Ok(physical_memory().map_or(16 << 30, |m| m / 4 * 3))
+    let physical = physical_memory().map_or(16 << 30, |m| m / 4 * 3);
+    Ok(address_space_left().map_or(physical, |left| physical.min(left / 4 * 3)))
+}
+
+/// The address space this process may still map under its limit (RLIMIT_AS less what it maps
+/// now), or None without a limit.
+#[cfg(target_os = "linux")]
+fn address_space_left() -> Option<u64> {
+    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
+    // SAFETY: getrlimit writes one rlimit into the struct it is given.
+    if unsafe { libc::getrlimit(libc::RLIMIT_AS, &mut limit) } != 0 || limit.rlim_cur == libc::RLIM_INFINITY {
+        return None;
+    }
+    // /proc/self/statm: the mapped size in pages first.
+    let pages: u64 = std::fs::read_to_string("/proc/self/statm").ok()?.split_whitespace().next()?.parse().ok()?;
+    // SAFETY: sysconf only reads a system constant.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+    #[allow(clippy::unnecessary_cast)] // rlim_t is u64 here, narrower on some targets
+    let limit = limit.rlim_cur as u64;
+    Some(limit.saturating_sub(pages.saturating_mul(page)))
+}
+
+#[cfg(not(target_os = "linux"))]
+fn address_space_left() -> Option<u64> {
+    None
 }
 
 /// Fails unless an array of `dims` with elements of `elem_bytes` bytes fits the host budget: for

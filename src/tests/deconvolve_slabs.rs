@@ -74,7 +74,7 @@ fn restore_takes_slabs_beyond_one_gpu_where_the_options_allow() {
     let whole = deconvolve::RichardsonLucy::new(&devices(1, None)[0], &x.view(), &p.view(), 1, &RlOptions::default()).unwrap().report().peak_bytes;
     let gpus = devices(2, Some(whole * 3 / 4));
     let opts = RlOptions::default();
-    let (got, run) = deconvolve::restore(&gpus, &x.view(), &PsfGrid::single(p.view()), 5, &opts, |_| {}).unwrap();
+    let (got, run, _) = deconvolve::restore(&gpus, &x.view(), &PsfGrid::single(p.view()), 5, &opts, |_| {}).unwrap();
     assert!(matches!(run, RlRun::Slabs(_)), "{run:?}");
     check(&got, &x, &p, 5, &opts, "restore in slabs");
     // Acceleration's step sums and the stopping rule's span the whole volume: no slabs (tiles).

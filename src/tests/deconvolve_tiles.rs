@@ -280,18 +280,18 @@ fn tiles_spread_over_several_gpus() {
     // restore(): the whole image on the first GPU when it fits, else slabs resident on all of
     // them (exact; tests/deconvolve_slabs.rs), else tiles over all of them (here: acceleration,
     // whose sums span the image).
-    let (whole, run) = deconvolve::restore(&gpus, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
+    let (whole, run, _) = deconvolve::restore(&gpus, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
     assert!(matches!(run, deconvolve::RlRun::Whole(_)), "{run:?}");
     let want = cpu::richardson_lucy(&x.view(), &p.view(), iterations, &opts).unwrap().estimate;
     assert!(errors32(&whole, &want).0 <= tolerance(iterations));
     let small = || open(GpuOptions { max_buffer_bytes: Some(8 << 10), device_memory_bytes: Some(64 << 10), ..options() });
     let small = [small(), small()];
-    let (slabs, run) = deconvolve::restore(&small, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
+    let (slabs, run, _) = deconvolve::restore(&small, &x.view(), &psfs, iterations, &opts, |_| {}).unwrap();
     assert!(matches!(run, deconvolve::RlRun::Slabs(_)), "{run:?}");
     assert!(errors32(&slabs, &want).0 <= tolerance(iterations));
     let accelerated = RlOptions { accelerate: true, ..opts };
     let small = || open(GpuOptions { max_buffer_bytes: Some(8 << 10), device_memory_bytes: Some(80 << 10), ..options() });
-    let (tiled, run) = deconvolve::restore(&[small(), small()], &x.view(), &psfs, iterations, &accelerated, |_| {}).unwrap();
+    let (tiled, run, _) = deconvolve::restore(&[small(), small()], &x.view(), &psfs, iterations, &accelerated, |_| {}).unwrap();
     match run {
         deconvolve::RlRun::Tiled(r) => assert!(r.tiles > 1 && r.adapters.len() == 2, "{r:?}"),
         other => panic!("expected tiles: {other:?}"),
@@ -310,7 +310,7 @@ fn tiles_beyond_one_buffer_run_in_chunks() {
     let p = gaussian(&[extent(sigma); 2], &[sigma; 2]);
     let x = observed(&specimen(&[120, 110], 60, 8), &p);
     let opts = RlOptions::default();
-    let (got, run) = deconvolve::restore(std::slice::from_ref(&gpu), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, |_| {}).unwrap();
+    let (got, run, _) = deconvolve::restore(std::slice::from_ref(&gpu), &x.view(), &PsfGrid::single(p.view()), iterations, &opts, |_| {}).unwrap();
     let deconvolve::RlRun::Tiled(r) = run else { panic!("expected tiles under a {memory}-byte budget: {run:?}") };
     assert!(r.tiles > 1, "{r:?}");
     assert!(tiles::spectrum_bytes(&r.window, p.shape(), opts.boundary).unwrap() > limit, "tiles fit one buffer: {r:?}");

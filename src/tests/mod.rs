@@ -31,6 +31,7 @@ mod graph;
 mod interpolate;
 mod layout;
 mod logpolar;
+mod placement;
 mod pointwise;
 mod reduce;
 mod registration;

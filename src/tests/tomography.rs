@@ -169,6 +169,36 @@ fn mlem_equals_the_reference_and_its_kl_divergence_falls() {
     assert!(matches!(lucent::tomography::mlem(gpu(), &counts, &g, 0), Err(Error::Invalid(_))));
 }
 
+/// A long EM run goes in several recordings (memory stays flat with the iteration count): the
+/// estimate and KL divergences equal those of one recording of every iteration.
+#[test]
+fn long_mlem_runs_in_recordings_equal_to_one() {
+    let n = 12;
+    let g = Geometry::new(n, Geometry::equally_spaced(14), None, None).unwrap();
+    let exact = shepp_logan::sinogram(n, &g.angles, &g.detector_coordinates());
+    let mut rng = lucent::phantom::Rng::new(8);
+    let counts = exact.mapv(|v| rng.poisson(3.0 * v.max(0.0)) as f32);
+    let iterations = 300;
+    let (got, kl) = lucent::tomography::mlem(gpu(), &counts, &g, iterations).unwrap();
+    let mut rec = lucent::Recording::new(gpu());
+    let b = rec.upload_once_f32(&counts.view().into_dyn()).unwrap();
+    let run = lucent::tomography::record_mlem(&mut rec, b, &g, iterations).unwrap();
+    let d = rec.download(run.estimate);
+    let last = run.sums.last().copied().unwrap();
+    let (q, t) = (rec.download(last.0), rec.download(last.1));
+    let results = rec.run().unwrap();
+    let want = results.f32(d).unwrap();
+    assert_eq!(kl.len(), iterations);
+    assert!(rel_l2_of(&got.clone().into_dyn(), &want.mapv(f64::from)) <= 1e-6, "{}", rel_l2_of(&got.into_dyn(), &want.mapv(f64::from)));
+    let counts_sum: f64 = counts.iter().map(|&v| v as f64).sum();
+    let want_kl = lucent::tomography::kl_divergence(
+        results.f32(q).unwrap().iter().next().copied().unwrap() as f64,
+        results.f32(t).unwrap().iter().next().copied().unwrap() as f64,
+        counts_sum,
+    );
+    assert!((kl[iterations - 1] - want_kl).abs() <= 1e-6 * want_kl.abs().max(1.0), "{} vs {want_kl}", kl[iterations - 1]);
+}
+
 #[test]
 fn find_center_finds_a_shifted_rotation_axis() {
     let n = 64;

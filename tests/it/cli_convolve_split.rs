@@ -44,6 +44,16 @@ fn cli_splits_and_reports() {
             "slabs" => assert!(report["details"]["slabs"]["slabs"].as_u64().unwrap() > 1 && report["details"]["split"].is_null(), "{extra:?}: {report}"),
             other => panic!("no such path {other}"),
         }
+        // The placement names the form that ran and its pieces; under the small device the whole
+        // run gave way first, with the budget it was beyond.
+        let placement = &report["placement"];
+        assert_eq!(placement["form"], path_taken, "{extra:?}: {report}");
+        assert!(placement["pieces"].as_u64().unwrap() > 1, "{extra:?}: {report}");
+        let declined = placement["declined"].as_array().unwrap();
+        if !env.is_empty() {
+            assert_eq!(declined[0]["form"], "whole", "{extra:?} {env:?}: {report}");
+            assert!(declined[0]["why"].as_str().unwrap().contains("bytes"), "{extra:?} {env:?}: {report}");
+        }
         check(&lucent::io::read_real(path("y.npy")).unwrap(), &want, &format!("cli {extra:?} {env:?}"));
     }
     let out = run(&["--max-part-bytes", "64"], &[]);

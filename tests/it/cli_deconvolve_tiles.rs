@@ -57,4 +57,9 @@ fn cli_psf_grid_and_automatic_tiles() {
     let tiles = report["details"]["tiles"].as_u64().unwrap();
     assert!(tiles > 1, "{report}");
     assert!(report["details"]["guard"].is_array(), "{report}");
+    // The whole run gave way (beyond a buffer or the device), then tiles ran.
+    let placement = &report["placement"];
+    assert_eq!(placement["form"], "tiles", "{report}");
+    assert_eq!(placement["pieces"].as_u64(), Some(tiles), "{report}");
+    assert_eq!(placement["declined"][0]["form"], "whole", "{report}");
 }

@@ -12,7 +12,7 @@ use ndarray::{ArrayD, IxDyn};
 use serde_json::Value;
 
 /// The report's top-level keys: nothing else (a command's own results go in `details`).
-const KEYS: [&str; 10] = ["command", "device", "input", "output", "shape_in", "shape_out", "options", "ms", "host_peak_bytes", "details"];
+const KEYS: [&str; 11] = ["command", "device", "input", "output", "shape_in", "shape_out", "options", "ms", "host_peak_bytes", "placement", "details"];
 
 /// What `input` or `output` holds for a command.
 #[derive(Clone, Copy, Debug)]
@@ -139,6 +139,8 @@ fn file_commands() {
     let r = report(&["--device", "cpu", "deconvolve", &positive, "--psf", &psf, "-o", &at(d, "rl.npy"), "-n", "2"], "deconvolve", PATH, BOTH);
     assert_eq!(r["details"]["path"], "whole", "{r}");
     assert_eq!(r["options"]["iterations"], 2, "{r}");
+    // The CPU reference has no forms to choose from.
+    assert!(r["placement"].is_null(), "{r}");
 }
 
 /// register (one report per moving image) and match.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use indicatif::{ProgressBar, ProgressStyle};
+use lucent::engine::{Form, Placement};
 use lucent::{io, Error, Gpu};
 use ndarray::ArrayD;
 use serde_json::{json, Value};
@@ -53,6 +54,9 @@ impl Device {
 pub struct Outcome {
     pub shape_in: Vec<usize>,
     pub shape_out: Vec<usize>,
+    /// How the library placed the work (JSON `placement`; None: no forms to choose from, or
+    /// the CPU reference).
+    pub placement: Option<Placement>,
     /// Command-specific details (JSON `details`).
     pub details: Value,
     /// The human-readable line, without the output path.
@@ -150,6 +154,7 @@ impl Batch<'_> {
                 shape_out: Some(r.shape_out),
                 options: self.options.clone(),
                 ms,
+                placement: r.placement,
                 details: r.details,
                 ..Report::new(self.command, report::device(&device.gpus))
             }
@@ -230,6 +235,7 @@ pub fn stream(
     Ok(Outcome {
         shape_in: shape.clone(),
         shape_out: shape,
+        placement: Some(Placement::planned(Form::Slabs, streamed.slabs)),
         details: json!({ "streamed": streamed, "host_budget_bytes": budget }),
         summary: format!(
             "{what}, streamed in {} slabs of {} rows ({:?} halo rows; {} bytes a slab at most)",

@@ -115,13 +115,13 @@ fn one(
     let geometry = Geometry::new(image.shape(), kernel.shape(), args.mode)?;
     batch::check_format(output, image.ndim(), false)?;
 
-    let (y, method, split, chunks, slabs) = stages.compute(|| match device.gpus.is_empty() {
+    let (y, method, split, chunks, slabs, placement) = stages.compute(|| match device.gpus.is_empty() {
         false => {
             let bar = PartsBar::new(global);
             let op = signal::Signal { mode: args.mode, method: args.method, correlate: args.correlate };
             let progress = |p: signal::Progress| bar.show(p.done, p.total);
             let (y, run) = signal::convolve_on(&device.gpus, &image.view(), &kernel.view(), op, opts, &progress)?;
-            Ok((y, run.method, run.split, run.chunks, run.slabs))
+            Ok((y, run.method, run.split, run.chunks, run.slabs, Some(run.placement)))
         }
         true => {
             // (The library's path makes these checks itself.) The reference works in f64 on the
@@ -129,7 +129,7 @@ fn one(
             lucent::check::check_finite(&image.view(), &input.display().to_string())?;
             lucent::host::check_host_array("the reference's padded arrays", &geometry.padded, 16)?;
             let method = args.method.resolve(&geometry);
-            Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None, 1, None))
+            Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None, 1, None, None))
         }
     })?;
     stages.write(|| io::write_real_like(output, &y.view(), input))?;
@@ -156,6 +156,7 @@ fn one(
     Ok(Outcome {
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
+        placement,
         // method: what auto chose; chunks: buffers per array on the device (1: whole); slabs:
         // the slabs of rows over the GPUs; split: the parts of a split FFT run (None: in core,
         // or direct).

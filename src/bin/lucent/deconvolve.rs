@@ -176,9 +176,9 @@ fn streamed(
     let elements = window.iter().product::<usize>() as u64;
     let device_copies = restoration::working_set_bytes(&window, psf.shape(), opts)?.div_ceil(4 * elements);
     batch::stream(source, output, ([halo, halo], batch::slab_copies(device, device_copies)), what, stages, |slab| {
-        let (estimate, _) = match device.gpus.is_empty() {
-            false => restoration::richardson_lucy_on(&device.gpus, &slab.view(), psfs, args.iterations, opts, |_| {})?,
-            true => on_cpu_any(&slab.view(), psfs, args.iterations, opts, |_| {})?,
+        let estimate = match device.gpus.is_empty() {
+            false => restoration::richardson_lucy_on(&device.gpus, &slab.view(), psfs, args.iterations, opts, |_| {})?.0,
+            true => on_cpu_any(&slab.view(), psfs, args.iterations, opts, |_| {})?.0,
         };
         Ok(estimate)
     })
@@ -203,9 +203,9 @@ fn one(
             bar.set_message(format!("change {c:.2e}"));
         }
     };
-    let (estimate, run) = stages.compute(|| match device.gpus.is_empty() {
-        false => restoration::richardson_lucy_on(&device.gpus, &image.view(), psfs, args.iterations, opts, show),
-        true => on_cpu_any(&image.view(), psfs, args.iterations, opts, show),
+    let (estimate, run, placement) = stages.compute(|| match device.gpus.is_empty() {
+        false => restoration::richardson_lucy_on(&device.gpus, &image.view(), psfs, args.iterations, opts, show).map(|(e, run, p)| (e, run, Some(p))),
+        true => on_cpu_any(&image.view(), psfs, args.iterations, opts, show).map(|(e, run)| (e, run, None)),
     })?;
     bar.finish_and_clear();
     stages.write(|| io::write_real_like(output, &estimate.view(), input))?;
@@ -234,6 +234,7 @@ fn one(
     Ok(Outcome {
         shape_in: image.shape().to_vec(),
         shape_out: estimate.shape().to_vec(),
+        placement,
         // path: whole or tiled, with what that path measured.
         details: serde_json::to_value(&run).expect("reports serialise"),
         summary,

@@ -5,6 +5,7 @@ use std::time::Instant;
 
 use lucent::denoise::cpu;
 use lucent::denoise::{Method, Options};
+use lucent::engine::{Form, Placement};
 use lucent::{io, Error};
 use ndarray::{ArrayD, Axis};
 use serde_json::json;
@@ -169,6 +170,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             shape_out: Some(y.shape().to_vec()),
             options: args.json_options(),
             ms: stages.total(start),
+            // Slabs planned from the device's budgets, none larger tried first.
+            placement: run.as_ref().map(|r| Placement::planned(Form::Slabs, r.slabs)),
             // dims: the axes filtered together; report: the GPU run's slabs and timings.
             details: json!({ "dims": d, "report": run }),
             ..Report::new("denoise", report::device(&gpu))

@@ -139,6 +139,7 @@ fn one(args: &Args, loaded: Loaded, input: &Path, output: &Path, device: &Device
     })?;
     let dtype = if matches!(result, Loaded::Real(_)) { "float32" } else { "complex64" };
     Ok(Outcome {
+        placement: None,
         summary: format!("{} {:?} -> {:?} over axes {:?}", job.name(), shape_in, result.shape(), axes),
         shape_out: result.shape().to_vec(),
         shape_in,

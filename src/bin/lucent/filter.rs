@@ -178,6 +178,7 @@ fn one(
     let y = stages.compute(|| apply(image))?;
     stages.write(|| io::write_real_like(output, &y.view(), input))?;
     Ok(Outcome {
+        placement: None,
         shape_in: shape.clone(),
         shape_out: y.shape().to_vec(),
         details: json!({}),

@@ -94,6 +94,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if amplitudes.iter().any(|v| !(v.is_finite() && *v >= 0.0 && *v <= 1e4)) {
         return Err(Error::Invalid(format!("motion amplitudes {amplitudes:?}: finite, from 0 to 10000 voxels")));
     }
+    if motion.saccades > slow {
+        return Err(Error::Invalid(format!("--saccades {}: at most one per B-scan ({slow})", motion.saccades)));
+    }
     lucent::host::check_host_array("each volume", &[slow, depth, width], 4)?;
     let start = Instant::now();
     let retina = Retina::new([slow, depth, width], args.seed);

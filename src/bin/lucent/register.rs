@@ -126,6 +126,8 @@ impl Images {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    // (Before any file is read, for the CPU reference too.)
+    lucent::registration::check_upsample_factor(args.upsample)?;
     if let (Some(r), Some(m)) = (&args.reference_mask, &args.moving_mask) {
         return run_masked(global, args, r, m);
     }

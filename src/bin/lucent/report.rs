@@ -7,7 +7,10 @@
 //! there is no such array); `options`, the options as plain values (names as on the command
 //! line); `ms`, the milliseconds of each stage the command has (open, pipelines, read,
 //! compute, write) and `total`; `host_peak_bytes`, the process's peak host memory so far (Linux;
-//! null elsewhere); `details`, what only this command found or measured.
+//! null elsewhere); `placement`, how the library placed the work (the form that ran: whole,
+//! chunks, slabs, tiles or split; its pieces; the larger forms that gave way and why), null where
+//! the command's work has no forms to choose from or ran on the CPU reference; `details`, what
+//! only this command found or measured.
 //!
 //! Also the one stage timer (`Stages`, which is the `ms` object), and `ms_since` (the library's,
 //! `lucent::host::ms_since`).
@@ -15,6 +18,7 @@
 use std::path::Path;
 use std::time::Instant;
 
+use lucent::engine::Placement;
 use lucent::{Error, Gpu};
 use serde::Serialize;
 use serde_json::{json, Value};
@@ -101,6 +105,7 @@ pub struct Report {
     pub ms: Stages,
     /// The process's peak host memory when the report was made.
     pub host_peak_bytes: Option<u64>,
+    pub placement: Option<Placement>,
     pub details: Value,
 }
 
@@ -118,6 +123,7 @@ impl Report {
             options: Value::Null,
             ms: Stages::default(),
             host_peak_bytes: lucent::host::host_peak_bytes(),
+            placement: None,
             details: json!({}),
         }
     }

@@ -107,6 +107,9 @@ impl Transform {
             Transform::Affine(matrix, offset, shape) => {
                 let out = shape.clone().unwrap_or_else(|| dims.to_vec());
                 lucent::Shape::new(&out)?;
+                if out.len() != dims.len() {
+                    return Err(Error::Shape(format!("--output-shape {out:?} must have the input's {} axes (the input is {dims:?})", dims.len())));
+                }
                 (AffineMap::new(&matrix.view(), offset, dims.len())?, out)
             }
             Transform::Shift(s) => ndimage::shift_map(dims, s)?,
@@ -177,6 +180,7 @@ fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path,
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Outcome {
+        placement: None,
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
         details: json!({}),

@@ -57,6 +57,7 @@ fn one(mode: SplineMode, image: ArrayD<f32>, output: &Path, device: &Device, sta
     })?;
     stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Outcome {
+        placement: None,
         shape_in: image.shape().to_vec(),
         shape_out: y.shape().to_vec(),
         details: json!({}),

@@ -112,7 +112,7 @@ pub struct EmArgs {
 pub struct FindCenterArgs {
     /// The sinogram (angles, detectors), or a stack whose --slice is searched: .npy or TIFF.
     input: PathBuf,
-    /// Search this far (detector bins) either side of the detector's middle.
+    /// Search this far (detector bins) either side of the detector's middle (at most to its ends).
     #[arg(long, default_value_t = 16.0)]
     radius: f64,
     /// The slice of a stack to search.
@@ -167,6 +167,8 @@ pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
     let angles = match (&args.geometry.angles_file, args.angles) {
         (Some(_), Some(_)) => return Err(Error::Invalid("--angles and --angles-file: give one".into())),
         (Some(path), None) => stages.read(|| read_angles(path))?,
+        // The count's range before its angles are made.
+        (None, Some(n)) if !(1..=Geometry::MAX_ANGLES).contains(&n) => return Err(Error::Invalid(format!("--angles {n}: 1 to 2^20 angles"))),
         (None, count) => Geometry::equally_spaced(count.unwrap_or(h)),
     };
     let gpu = stages.open(|| global.gpu())?;

@@ -11,7 +11,7 @@ use super::split::{self, SplitOptions, SplitReport};
 use super::{check_finite, cpu, gpu, Geometry, KernelSpectrum, Method, Mode};
 use crate::error::{Error, Result};
 use crate::graph::Recording;
-use crate::placement::{does_not_fit, Misfit, Progress};
+use crate::placement::{Form, GiveWay, Ladder, Needs, Placement, Progress};
 use crate::Gpu;
 
 /// How [`convolve`] ran.
@@ -25,6 +25,8 @@ pub struct HostRun {
     pub chunks: usize,
     /// The slabs of output rows spread over the GPUs (None: not run in slabs).
     pub slabs: Option<SlabReport>,
+    /// The form that ran and the larger ones that gave way.
+    pub placement: Placement,
 }
 
 /// What to compute: scipy.signal.convolve(a, k, mode, method), or correlate.
@@ -59,50 +61,59 @@ pub fn convolve(
         Method::Auto if split_asked => Method::Fft,
         m => m.resolve(&g),
     };
+    let run = |method, placement| HostRun { method, split: None, chunks: 1, slabs: None, placement };
+    if chosen == Method::Direct && method == Method::Direct {
+        return direct(first, a, k, &g, correlate).map(|y| (y, run(Method::Direct, Placement::planned(Form::Whole, 1))));
+    }
+    // The forms, largest first; each one that does not fit gives way to the next.
+    let mut ladder = Ladder::new();
     if chosen == Method::Direct {
-        match direct(first, a, k, &g, correlate) {
-            // The cost model chose direct sums, but the arrays do not fit: the FFT path splits.
-            Err(e) if Misfit::of(&e) == Some(Misfit::Limit) && method == Method::Auto => {}
-            other => return other.map(|y| (y, HostRun { method: Method::Direct, split: None, chunks: 1, slabs: None })),
+        // The cost model chose direct sums; where the arrays do not fit, the FFT path cuts them.
+        if let Some(y) = ladder.attempt(Form::Whole, GiveWay::OnLimit, || direct(first, a, k, &g, correlate))? {
+            return Ok((y, run(Method::Direct, ladder.placed(Form::Whole, 1))));
         }
     }
     // A correlation in slabs or split is the convolution with the reversed kernel.
     let kernel = if correlate { cpu::reverse(&k.to_owned()) } else { k.to_owned() };
-    let slabs = |gpus: &[Gpu], least: usize| -> Option<Result<(ArrayD<f32>, HostRun)>> {
-        let count = overlap::slab_count(gpus, &g, least)?;
-        match overlap::convolve(gpus, a, &kernel.view(), mode, count, progress) {
-            Err(e) if does_not_fit(&e) => None,
-            other => Some(other.map(|(y, report)| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: Some(report) }))),
-        }
+    let slabs = |ladder: &mut Ladder, gpus: &[Gpu], least: usize| -> Result<Option<(ArrayD<f32>, SlabReport)>> {
+        let Some(count) = overlap::slab_count(gpus, &g, least) else {
+            ladder.rule_out(Form::Slabs, "the kernel's halo would outweigh a slab that fits the device");
+            return Ok(None);
+        };
+        ladder.attempt(Form::Slabs, GiveWay::OnMisfit, || overlap::convolve(gpus, a, &kernel.view(), mode, count, progress))
+    };
+    let in_slabs = |ladder: Ladder, (y, report): (ArrayD<f32>, SlabReport)| {
+        let placement = ladder.placed(Form::Slabs, report.slabs);
+        (y, HostRun { slabs: Some(report), ..run(Method::Fft, placement) })
     };
     if !split_asked {
         // Within the device memory budget, as the chunked run is: beyond it, slabs.
-        if super::chunked::bytes_in_core(&g.padded) <= first.memory_budget_bytes() {
-            match whole_fft(first, a, k, mode, correlate) {
-                Err(e) if does_not_fit(&e) => {}
-                other => return other.map(|y| (y, HostRun { method: Method::Fft, split: None, chunks: 1, slabs: None })),
+        let whole = Needs { buffer: 0, device: super::chunked::bytes_in_core(&g.padded) };
+        if ladder.fits(Form::Whole, first, whole) {
+            if let Some(y) = ladder.attempt(Form::Whole, GiveWay::OnMisfit, || whole_fft(first, a, k, mode, correlate))? {
+                return Ok((y, run(Method::Fft, ladder.placed(Form::Whole, 1))));
             }
         }
         // Beyond one buffer: streamed slabs of rows, which ran faster than holding the arrays
         // on the device in chunks (BENCHMARKS.md), else in core in chunks.
-        if let Some(run) = slabs(&gpus[..1], 2) {
-            return run;
+        if let Some(done) = slabs(&mut ladder, &gpus[..1], 2)? {
+            return Ok(in_slabs(ladder, done));
         }
-        match super::chunked::convolve(first, a, k, mode, correlate) {
-            Err(e) if does_not_fit(&e) => {}
-            other => return other.map(|(y, chunks)| (y, HostRun { method: Method::Fft, split: None, chunks, slabs: None })),
+        if let Some((y, chunks)) = ladder.attempt(Form::Chunks, GiveWay::OnMisfit, || super::chunked::convolve(first, a, k, mode, correlate))? {
+            return Ok((y, HostRun { chunks, ..run(Method::Fft, ladder.placed(Form::Chunks, chunks)) }));
         }
     }
     // Several GPUs, or beyond one GPU's memory: slabs of rows, each in core on one GPU, unless
     // the frequency split's parts or budgets are asked for or the halo would outweigh a slab.
     let split_options = opts.parts.is_some() || opts.max_part_bytes.is_some() || opts.in_flight.is_some();
     if !split_options {
-        if let Some(run) = slabs(gpus, if gpus.len() > 1 { 1 } else { 2 }) {
-            return run;
+        if let Some(done) = slabs(&mut ladder, gpus, if gpus.len() > 1 { 1 } else { 2 })? {
+            return Ok(in_slabs(ladder, done));
         }
     }
     let (y, report) = split::convolve_split_with_progress(gpus, a, &kernel.view(), mode, opts, progress)?;
-    Ok((y, HostRun { method: Method::Fft, split: Some(report), chunks: 1, slabs: None }))
+    let placement = ladder.placed(Form::Split, report.parts);
+    Ok((y, HostRun { split: Some(report), ..run(Method::Fft, placement) }))
 }
 
 fn direct(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<ArrayD<f32>> {

@@ -51,7 +51,7 @@ use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
 use crate::gpu::Shape;
 use crate::kernels::rl_ratio::Ratio;
-use crate::placement::does_not_fit;
+use crate::placement::{Form, GiveWay, Ladder, Placement};
 use crate::Gpu;
 
 /// What the convolution assumes outside the image.
@@ -531,8 +531,9 @@ pub enum RlRun {
 /// Richardson-Lucy of a host image on `gpus`, deciding how: the whole image resident on the
 /// first GPU (in chunks where it exceeds one buffer) when it fits its memory and there is one
 /// PSF, else slabs resident on every GPU with their halos exchanged ([`slabs`]) where the
-/// options and sizes allow, else tiles spread over every GPU (each region of a PSF grid deconvolved with its own
-/// PSF, tiles sized to the devices). `progress` sees iterations done over all tiles.
+/// options and sizes allow, else tiles spread over every GPU (each region of a PSF grid
+/// deconvolved with its own PSF, tiles sized to the devices). `progress` sees iterations done
+/// over all tiles. With the result: how the run went, and how it was placed.
 pub fn restore(
     gpus: &[Gpu],
     image: &ArrayViewD<f32>,
@@ -540,27 +541,31 @@ pub fn restore(
     iterations: usize,
     opts: &RlOptions,
     mut progress: impl FnMut(Progress),
-) -> Result<(ArrayD<f32>, RlRun)> {
+) -> Result<(ArrayD<f32>, RlRun, Placement)> {
     let gpu = gpus.first().ok_or_else(|| Error::Invalid("Richardson-Lucy needs at least one GPU".into()))?;
+    let mut ladder = Ladder::new();
     if psfs.grid() == [1, 1] {
         let psf = psfs.psf([0, 0]);
-        match RichardsonLucy::new(gpu, image, &psf, iterations, opts) {
-            Ok(rl) => {
-                let r = rl.run(&mut progress)?;
-                return Ok((r.estimate, RlRun::Whole(r.report)));
-            }
-            Err(e) if does_not_fit(&e) => {}
-            Err(e) => return Err(e),
+        if let Some(rl) = ladder.attempt(Form::Whole, GiveWay::OnMisfit, || RichardsonLucy::new(gpu, image, &psf, iterations, opts))? {
+            let r = rl.run(&mut progress)?;
+            let chunks = r.report.chunks;
+            let placement = ladder.placed(if chunks > 1 { Form::Chunks } else { Form::Whole }, chunks);
+            return Ok((r.estimate, RlRun::Whole(r.report), placement));
         }
         // Beyond one GPU: slabs resident on every GPU, exact, where the options allow.
-        if slabs::plan(gpus.len(), &Geometry::new(image.shape(), psf.shape(), opts.boundary)?, opts).is_some() {
-            match slabs::richardson_lucy_slabs(gpus, image, &psf, iterations, opts, &mut progress) {
-                Ok((estimate, report)) => return Ok((estimate, RlRun::Slabs(report))),
-                Err(e) if does_not_fit(&e) => {}
-                Err(e) => return Err(e),
+        if let Some(plan) = slabs::plan(gpus.len(), &Geometry::new(image.shape(), psf.shape(), opts.boundary)?, opts) {
+            let run = || slabs::richardson_lucy_slabs(gpus, image, &psf, iterations, opts, &mut progress);
+            if let Some((estimate, report)) = ladder.attempt(Form::Slabs, GiveWay::OnMisfit, run)? {
+                return Ok((estimate, RlRun::Slabs(report), ladder.placed(Form::Slabs, plan.len())));
             }
+        } else if gpus.len() > 1 {
+            ladder
+                .rule_out(Form::Slabs, "exact slabs need the zero boundary, no acceleration or stopping rule, no batch axis, and slabs at least a halo thick");
         }
+    } else {
+        ladder.rule_out(Form::Whole, "a PSF grid is deconvolved region by region, in tiles");
     }
     let r = tiles::richardson_lucy_tiled(gpus, image, psfs, iterations, opts, &TileOptions::default(), progress)?;
-    Ok((r.estimate, RlRun::Tiled(r.report)))
+    let placement = ladder.placed(Form::Tiles, r.report.tiles);
+    Ok((r.estimate, RlRun::Tiled(r.report), placement))
 }

@@ -22,7 +22,7 @@ use crate::kernels::boundary::Boundary;
 use crate::kernels::{copy_range, fill};
 use crate::ops::convolve::{reverse, window};
 use crate::ops::layout::chunks;
-use crate::placement::does_not_fit;
+use crate::placement::{Form, GiveWay, Ladder};
 use crate::Gpu;
 
 /// scipy.ndimage.correlate(x, kernel, mode) of a host array of any size along axis 0.
@@ -92,16 +92,16 @@ fn filter_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Bounda
     }
     check_finite(x, "filter input")?;
     boundary.check()?;
-    match in_core(gpu, x, passes, boundary) {
-        Err(e) if does_not_fit(&e) => {
-            let mut cur = None;
-            for p in passes {
-                cur = Some(through_host(gpu, &cur.as_ref().map_or_else(|| x.view(), |c: &ArrayD<f32>| c.view()), p, boundary)?);
-            }
-            Ok(cur.expect("at least one pass"))
-        }
-        other => other,
+    // In core (whole, or chunks where the array exceeds a buffer), else slabs through the host.
+    let mut ladder = Ladder::new();
+    if let Some(y) = ladder.attempt(Form::Chunks, GiveWay::OnMisfit, || in_core(gpu, x, passes, boundary))? {
+        return Ok(y);
     }
+    let mut cur = None;
+    for p in passes {
+        cur = Some(through_host(gpu, &cur.as_ref().map_or_else(|| x.view(), |c: &ArrayD<f32>| c.view()), p, boundary)?);
+    }
+    Ok(cur.expect("at least one pass"))
 }
 
 /// Every pass on the device, the array in as few chunks as the slabs allow.

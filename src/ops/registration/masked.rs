@@ -200,9 +200,7 @@ pub fn masked_phase_cross_correlation_resident(
     overlap_ratio: f64,
     upsample_factor: f64,
 ) -> Result<Vec<f64>> {
-    if !(upsample_factor.is_finite() && (1.0..=1e4).contains(&upsample_factor)) {
-        return Err(Error::Invalid(format!("upsample factor {upsample_factor} (1 to 10000)")));
-    }
+    super::check_upsample_factor(upsample_factor)?;
     let dims = reference.shape().dims().to_vec();
     for (x, what) in [(moving, "the moving image"), (reference_mask, "the reference mask"), (moving_mask, "the moving mask")] {
         if x.shape().dims() != dims.as_slice() || x.dtype() != Dtype::F32 {

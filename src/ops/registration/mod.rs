@@ -64,11 +64,18 @@ impl Default for PhaseCorrelation {
 
 impl PhaseCorrelation {
     fn check(&self) -> Result<()> {
-        if !(self.upsample_factor.is_finite() && self.upsample_factor >= 1.0 && self.upsample_factor <= 1e4) {
-            return Err(Error::Invalid(format!("upsample factor {} (1 to 10000)", self.upsample_factor)));
-        }
-        Ok(())
+        check_upsample_factor(self.upsample_factor)
     }
+}
+
+/// An upsample factor is a whole number from 1 to 10000: the refinement's grid steps by
+/// 1/factor of a sample around a whole-sample peak, which a fractional factor misplaces
+/// (scikit-image returns wrong shifts for it too).
+pub fn check_upsample_factor(factor: f64) -> Result<()> {
+    if !(factor.is_finite() && (1.0..=1e4).contains(&factor) && factor.fract() == 0.0) {
+        return Err(Error::Invalid(format!("upsample factor {factor}: a whole number from 1 to 10000")));
+    }
+    Ok(())
 }
 
 /// The result of a registration.

@@ -80,12 +80,15 @@ pub const LOGPOLAR_FROM: usize = 256;
 impl Geometry {
     /// An N×N image seen at `angles`; `detectors` defaults to N, `center` to the detector's
     /// middle, (detectors − 1) / 2.
+    /// The most projection angles a geometry takes.
+    pub const MAX_ANGLES: usize = 1 << 20;
+
     pub fn new(size: usize, angles: Vec<f64>, detectors: Option<usize>, center: Option<f64>) -> Result<Geometry> {
         let detectors = detectors.unwrap_or(size);
         if !(1..=1 << 16).contains(&size) || !(1..=1 << 16).contains(&detectors) {
             return Err(Error::Invalid(format!("an image of {size}² and {detectors} detectors (1 to 65536 each)")));
         }
-        if angles.is_empty() || angles.len() > 1 << 20 {
+        if angles.is_empty() || angles.len() > Geometry::MAX_ANGLES {
             return Err(Error::Invalid(format!("{} angles (1 to 2^20)", angles.len())));
         }
         if let Some(bad) = angles.iter().find(|a| !a.is_finite()) {
@@ -319,6 +322,12 @@ pub struct Mlem {
 /// here): f ← f · R#(g / (Rf + ε)) / R#1, every step on the device (pixels no ray reaches stay
 /// 0 after the first update).
 pub fn record_mlem(rec: &mut Recording, sinograms: Buf, g: &Geometry, iterations: usize) -> Result<Mlem> {
+    record_mlem_from(rec, sinograms, None, g, iterations)
+}
+
+/// [`record_mlem`] from the estimate `start` (None: a constant 1), so that a long run can go on
+/// in several recordings.
+pub fn record_mlem_from(rec: &mut Recording, sinograms: Buf, start: Option<Buf>, g: &Geometry, iterations: usize) -> Result<Mlem> {
     let dims = rec.dims(sinograms).to_vec();
     let mut image_dims = dims[..dims.len() - 2].to_vec();
     image_dims.extend([g.size, g.size]);
@@ -326,8 +335,14 @@ pub fn record_mlem(rec: &mut Recording, sinograms: Buf, g: &Geometry, iterations
     crate::kernels::fill::record(rec, ones, 1.0);
     let norm = record_backproject(rec, ones, g)?;
     let norm = unary::record(rec, UnaryOp::MaxScalar(f32::MIN_POSITIVE), norm)?;
-    let mut f = rec.temp(&image_dims, crate::gpu::Dtype::F32)?;
-    crate::kernels::fill::record(rec, f, 1.0);
+    let mut f = match start {
+        Some(f) => f,
+        None => {
+            let f = rec.temp(&image_dims, crate::gpu::Dtype::F32)?;
+            crate::kernels::fill::record(rec, f, 1.0);
+            f
+        }
+    };
     let mut sums = Vec::with_capacity(iterations);
     for _ in 0..iterations {
         // (The log-polar projections of a non-negative image may dip below 0 by a little:
@@ -372,15 +387,40 @@ pub fn histogram_entropy(values: impl Iterator<Item = f64>, range: (f64, f64)) -
         .sum()
 }
 
+/// Refuses sinograms that have no centre to find: fewer than 3 detectors, one angle repeated,
+/// or no variation at all (the search would return its window's edge).
+pub fn check_center_search(sinogram: &ndarray::ArrayView2<f32>, g: &Geometry) -> Result<()> {
+    if g.detectors < 3 {
+        return Err(Error::Invalid(format!("{} detector(s): a centre search needs 3 or more", g.detectors)));
+    }
+    let spread = g.angles.iter().fold(f64::MAX, |m, &a| m.min(a)) - g.angles.iter().fold(f64::MIN, |m, &a| m.max(a));
+    if spread.abs() < 1e-9 {
+        return Err(Error::Invalid("every projection has the same angle: a centre search needs angles spread over [0, π)".into()));
+    }
+    let (lo, hi) = sinogram.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    if hi <= lo {
+        return Err(Error::Invalid(format!("the sinogram is constant ({lo}): there is no centre to find")));
+    }
+    Ok(())
+}
+
+/// Centres [`find_center`] reconstructs at once.
+const CENTRES_AT_ONCE: usize = 8;
+
 /// The rotation centre of a sinogram (angles over [0, π)), as TomoPy's `find_center`: the one
 /// whose FBP reconstruction's histogram (inside the inscribed circle) has the least entropy,
 /// searched in steps of ½ within `radius` of the detector's middle, then in steps of 0.05
 /// around the best; `reconstruct(center)` reconstructs with that centre.
 pub fn find_center(g: &Geometry, radius: f64, mut reconstruct: impl FnMut(&[f64]) -> Result<Vec<ndarray::ArrayD<f32>>>) -> Result<(f64, Vec<(f64, f64)>)> {
+    let middle = (g.detectors as f64 - 1.0) / 2.0;
     if !(radius.is_finite() && radius > 0.0) {
         return Err(Error::Invalid(format!("the centre's search radius {radius} (more than 0)")));
     }
-    let middle = (g.detectors as f64 - 1.0) / 2.0;
+    // Centres off the detector reconstruct nothing: the search stays on it, which also bounds
+    // the count of centres by the input's size.
+    let radius = radius.min(middle.max(0.5));
+    // The images scored at once (one batch of centres), each size² floats.
+    crate::host::check_host_array("the centre search's reconstructions", &[CENTRES_AT_ONCE, g.size, g.size], 4)?;
     let mid = (g.size as f64 - 1.0) / 2.0;
     let inside = |i: usize| {
         let (r, c) = (i / g.size, i % g.size);
@@ -391,12 +431,13 @@ pub fn find_center(g: &Geometry, radius: f64, mut reconstruct: impl FnMut(&[f64]
     let range = values.iter().fold((f64::MAX, f64::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
     let mut scores = Vec::new();
     let mut search = |centres: Vec<f64>| -> Result<f64> {
-        let images = reconstruct(&centres)?;
-        let tried: Vec<(f64, f64)> = centres
-            .iter()
-            .zip(&images)
-            .map(|(&c, image)| (c, histogram_entropy(image.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64), range)))
-            .collect();
+        // A batch of centres at a time, each image scored and dropped: memory stays bounded.
+        let mut tried = Vec::with_capacity(centres.len());
+        for batch in centres.chunks(CENTRES_AT_ONCE) {
+            let images = reconstruct(batch)?;
+            let score = |image: &ndarray::ArrayD<f32>| histogram_entropy(image.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64), range);
+            tried.extend(batch.iter().zip(&images).map(|(&c, image)| (c, score(image))));
+        }
         let best = tried.iter().min_by(|a, b| a.1.total_cmp(&b.1)).map_or(middle, |s| s.0);
         scores.extend(tried);
         Ok(best)
