@@ -163,6 +163,25 @@ pub fn read_complex(path: impl AsRef<Path>) -> Result<ArrayD<Complex32>> {
     }
 }
 
+/// Fails unless a result of `ndim` axes (complex or real) can be written to `path`: its
+/// directory exists and its format is known and holds that many axes of that kind. Commands ask
+/// this of every output before they compute, so that a run does not fail, or write some
+/// outputs and not others, at its end.
+pub fn check_output(path: &Path, ndim: usize, complex: bool) -> Result<()> {
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
+        return Err(file_error(path, format!("the directory {} does not exist", dir.display())));
+    }
+    match Format::from_path(path)? {
+        Format::Npy => Ok(()),
+        _ if complex => Err(file_error(path, "a complex result can only be written to .npy".into())),
+        Format::Png if ndim != 2 => Err(file_error(path, format!("a PNG holds a 2D image; this result has {ndim} axes (write .npy or .tif)"))),
+        Format::Tiff if !(2..=3).contains(&ndim) => {
+            Err(file_error(path, format!("TIFF holds 2D images or 3D stacks; this result has {ndim} axes (write .npy or .zarr)")))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// Writes real data: float32 `.npy`, float32 `.tif` (2D: one page, 3D: one page per slice), or an
 /// 8-bit `.png` preview of a 2D array scaled min..max to 0..255 (see [`png::write`] for 16 bits).
 pub fn write_real(path: impl AsRef<Path>, x: &ArrayViewD<f32>) -> Result<()> {

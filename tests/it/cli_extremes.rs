@@ -111,11 +111,12 @@ fn option_extremes_run_or_fail_in_one_line() {
 }
 
 /// Counts and sizes whose arrays would not fit the memory the process may map, under a 4 GiB
-/// address-space cap: refused in one line before anything is allocated (or, where the value
-/// only widens a search, run within bounds), never an abort; a refused run writes nothing.
+/// address-space cap, and outputs that cannot hold their result: refused in one line before
+/// anything is allocated or written (or, where the value only widens a search, run within
+/// bounds), never an abort; a refused run writes nothing.
 #[cfg(target_os = "linux")]
 #[test]
-fn huge_counts_and_sizes_are_checked_before_allocating() {
+fn bad_counts_sizes_and_outputs_are_refused_before_any_work() {
     let dir = std::env::temp_dir().join(format!("lucent-huge-counts-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -129,6 +130,8 @@ fn huge_counts_and_sizes_are_checked_before_allocating() {
     lucent::io::write_real(p("zero.npy"), &ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[20, 24])).view()).unwrap();
     lucent::io::write_real(p("one.npy"), &ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[20, 1]), random_positive(20)).unwrap().view()).unwrap();
     lucent::io::write_real(p("same.npy"), &ndarray::ArrayD::<f32>::from_elem(ndarray::IxDyn(&[20]), 0.3).view()).unwrap();
+    lucent::io::write_real(p("vol.npy"), &ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[8, 16, 16]), random_positive(8 * 16 * 16)).unwrap().view()).unwrap();
+    lucent::io::write_real(p("series.npy"), &rand_array(&[3, 4, 8, 8]).view()).unwrap();
     let base = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
     // (command line, the error's words or "" for a run that succeeds, a file the run must not
     // leave behind)
@@ -164,6 +167,16 @@ fn huge_counts_and_sizes_are_checked_before_allocating() {
         (base(&["find-center", &p("one.npy")]), "detector", None),
         (base(&["find-center", &p("sino.npy"), "--angles-file", &p("same.npy")]), "same angle", None),
         (base(&["--device", "cpu", "find-center", &p("zero.npy")]), "constant", None),
+        // Outputs whose format cannot hold the result: refused before anything is computed or
+        // written (register-volume wrote its CSV, then failed on the PNG; denoise failed after
+        // computing).
+        (base(&["register-volume", &p("vol.npy"), &p("vol.npy"), "-o", &p("s.csv"), "--apply", &p("out.png")]), "PNG", Some(p("s.csv"))),
+        (base(&["denoise", &p("series.npy"), "-o", &p("d.tif")]), "TIFF", Some(p("d.tif"))),
+        (
+            base(&["phantom", "--aooct", "--size", "32,16,32", "-o", &p("ref.npy"), "--moving", &p("mov.png"), "--truth", &p("t.csv")]),
+            "PNG",
+            Some(p("ref.npy")),
+        ),
         // A fractional upsample factor misplaces the refinement: refused, on the CPU too.
         (base(&["register", &p("x.npy"), &p("x.npy"), "--upsample", "1.5"]), "whole number", None),
         (base(&["--device", "cpu", "register", &p("x.npy"), &p("x.npy"), "--upsample", "2.5"]), "whole number", None),

@@ -283,12 +283,7 @@ fn check_output_dir(path: &Path) -> Result<(), Error> {
 
 /// Fails when a result of `ndim` axes (complex if `complex`) cannot go to `path`'s format.
 pub fn check_format(path: &Path, ndim: usize, complex: bool) -> Result<(), Error> {
-    match io::Format::from_path(path)? {
-        io::Format::Npy => Ok(()),
-        _ if complex => Err(file_error(path, "a complex result can only be written to .npy".into())),
-        io::Format::Png if ndim != 2 => Err(file_error(path, format!("a PNG holds a 2D image; this result has {ndim} axes (write .npy or .tif)"))),
-        _ => Ok(()),
-    }
+    io::check_output(path, ndim, complex)
 }
 
 /// The float32 format of an input's result in an output directory: its own, a PNG's as TIFF

@@ -143,6 +143,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut stages = Stages::default();
     let gpu = stages.open(|| global.gpu())?;
     let x = stages.read(|| read(&args.inputs))?;
+    // The output's format holds the result (4D: .npy or .zarr) before anything is computed.
+    io::check_output(&args.output, x.ndim(), false)?;
     let (y, run) = stages.compute(|| match &gpu {
         Some(gpu) => {
             let bar = if global.quiet || global.json { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(1) };

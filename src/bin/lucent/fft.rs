@@ -23,8 +23,9 @@ use crate::Global;
   lucent fft half.npy -o image.npy --real --inverse --len 255 --json
   lucent fft a.npy b.npy c.npy -o spectra/ --real              one .npy per input in spectra/")]
 pub struct Args {
-    /// Input .npy files: complex64/complex128 for complex transforms and --real --inverse, any
-    /// real dtype for --real (TIFF and PNG are accepted too).
+    /// Input .npy files: complex64/complex128 for complex transforms (real input is taken as
+    /// complex, as numpy.fft.fftn takes it) and --real --inverse, any real dtype for --real (TIFF
+    /// and PNG are accepted too).
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// Output: complex64 .npy; float32 (.npy, .tif, .png) for --real --inverse. With several
@@ -167,7 +168,11 @@ fn make_job(args: &Args, path: &Path, input: Loaded, axes: &[usize]) -> Result<J
     let wrong = |message: &str| Error::File { path: path.display().to_string(), message: message.to_string() };
     match (input, args.real, args.inverse) {
         (Loaded::Complex(x), false, inverse) => Ok(Job::Complex { x, inverse }),
-        (Loaded::Real(_), false, _) => Err(wrong("holds real data; a complex transform needs complex64/complex128 input (use --real for rfftn)")),
+        // numpy.fft.fftn/ifftn take real input as complex with zero imaginary parts.
+        (Loaded::Real(x), false, inverse) => {
+            lucent::host::check_host_array("the complex copy of the real input", x.shape(), 8)?;
+            Ok(Job::Complex { x: x.mapv(|v| Complex32::new(v, 0.0)), inverse })
+        }
         (Loaded::Real(x), true, false) => Ok(Job::RealForward { x }),
         (Loaded::Complex(_), true, false) => Err(wrong("holds complex data; --real (rfftn) needs real input")),
         (Loaded::Complex(x), true, true) => {

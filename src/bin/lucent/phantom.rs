@@ -98,6 +98,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         return Err(Error::Invalid(format!("--saccades {}: at most one per B-scan ({slow})", motion.saccades)));
     }
     lucent::host::check_host_array("each volume", &[slow, depth, width], 4)?;
+    // Every output checked before the first is written.
+    for volume in std::iter::once(&args.output).chain(&args.moving) {
+        io::check_output(volume, 3, false)?;
+    }
     let start = Instant::now();
     let retina = Retina::new([slow, depth, width], args.seed);
     io::write_real(&args.output, &retina.reference(args.seed).view().into_dyn())?;

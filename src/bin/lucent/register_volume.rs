@@ -97,6 +97,13 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if ![0, 1, 3].contains(&args.order) {
         return Err(Error::Invalid(format!("--order {} (0, 1 or 3)", args.order)));
     }
+    // Every output checked before anything is computed or written.
+    for volume in [&args.apply, &args.average].into_iter().flatten() {
+        io::check_output(volume, 3, false)?;
+    }
+    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
+        return Err(Error::File { path: args.output.display().to_string(), message: format!("the directory {} does not exist", dir.display()) });
+    }
     let start = Instant::now();
     let mut stages = Stages::default();
     let reference = stages.read(|| read_volume(&args.reference))?;
