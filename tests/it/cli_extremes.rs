@@ -226,3 +226,60 @@ fn long_em_runs_keep_memory_flat() {
         assert!(long < short + (40 << 20), "4000 iterations peaked at {long} bytes, 100 at {short}");
     }
 }
+
+/// Finite input near float32's largest value: every command either writes a finite result or
+/// refuses in one line and writes nothing; never NaN or Inf with exit 0.
+#[test]
+fn input_near_the_float32_limit_never_gives_silent_non_finite_results() {
+    let dir = std::env::temp_dir().join(format!("lucent-near-max-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let huge = |dims: &[usize]| {
+        let n = dims.iter().product();
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(dims), random_positive(n).into_iter().map(|v| 1e38 + 2.3e38 * v.min(1.0)).collect()).unwrap()
+    };
+    lucent::io::write_real(p("big.npy"), &huge(&[24, 24]).view()).unwrap();
+    lucent::io::write_real(p("sino.npy"), &huge(&[20, 24]).view()).unwrap();
+    lucent::io::write_real(p("series.npy"), &huge(&[3, 4, 8, 8]).view()).unwrap();
+    lucent::io::write_real(p("k.npy"), &rand_array(&[3, 4]).view()).unwrap();
+    lucent::io::write_real(p("psf.npy"), &ndarray::ArrayD::from_elem(ndarray::IxDyn(&[3, 3]), 1.0f32).view()).unwrap();
+    let base = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<String>>();
+    let out = p("out.npy");
+    let cases = [
+        base(&["fft", &p("big.npy"), "-o", &out, "--real"]),
+        base(&["fft", &p("big.npy"), "-o", &out]),
+        base(&["convolve", &p("big.npy"), &p("k.npy"), "-o", &out]),
+        base(&["spline-filter", &p("big.npy"), "-o", &out]),
+        base(&["resample", &p("big.npy"), "-o", &out, "--zoom", "2"]),
+        base(&["radon", &p("big.npy"), "-o", &out]),
+        base(&["fbp", &p("sino.npy"), "-o", &out]),
+        base(&["deconvolve", &p("big.npy"), "--psf", &p("psf.npy"), "-o", &out, "-n", "3"]),
+        base(&["denoise", &p("series.npy"), "-o", &out, "--dims", "3"]),
+        base(&["filter", &p("big.npy"), "-o", &out, "--gaussian", "2"]),
+    ];
+    let mut failures = Vec::new();
+    for args in &cases {
+        let _ = std::fs::remove_file(&out);
+        match run(args, Duration::from_secs(60)) {
+            None => failures.push(format!("{args:?}: still running after 60 s")),
+            Some((0, _)) => {
+                let finite = match lucent::io::read(&out).unwrap() {
+                    lucent::io::Loaded::Real(y) => y.iter().all(|v| v.is_finite()),
+                    lucent::io::Loaded::Complex(y) => y.iter().all(|v| v.re.is_finite() && v.im.is_finite()),
+                };
+                if !finite {
+                    failures.push(format!("{args:?}: exit 0 with a non-finite result"));
+                }
+            }
+            Some((1, stderr)) if stderr.trim_end().lines().count() == 1 && stderr.starts_with("lucent: error: ") => {
+                if std::path::Path::new(&out).exists() {
+                    failures.push(format!("{args:?}: refused but wrote {out}"));
+                }
+            }
+            Some((code, stderr)) => failures.push(format!("{args:?}: exit {code}, stderr: {stderr}")),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
+}

@@ -281,6 +281,18 @@ fn check_output_dir(path: &Path) -> Result<(), Error> {
     }
 }
 
+/// Refuses a result with a non-finite value: every command refuses non-finite input, so one in
+/// the result means values near float32's limits overflowed on the way. Asked of every result
+/// before it is written (README "Input limits and odd data"), instead of writing NaN or Inf.
+pub fn check_result<T: lucent::check::Finite>(y: &ndarray::ArrayViewD<T>) -> Result<(), Error> {
+    lucent::check::check_finite(y, "the result").map_err(|e| {
+        Error::Invalid(format!(
+            "{}: float32 overflowed on the way from finite input (values near its limits, ±3.4e38); scale the input (to about 1) and run again",
+            e.to_string().trim_start_matches("non-finite value in ")
+        ))
+    })
+}
+
 /// Fails when a result of `ndim` axes (complex if `complex`) cannot go to `path`'s format.
 pub fn check_format(path: &Path, ndim: usize, complex: bool) -> Result<(), Error> {
     io::check_output(path, ndim, complex)

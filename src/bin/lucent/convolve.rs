@@ -132,6 +132,7 @@ fn one(
             Ok((on_cpu(&image, kernel, args.mode, method, args.correlate)?, method, None, 1, None, None))
         }
     })?;
+    batch::check_result(&y.view())?;
     stages.write(|| io::write_real_like(output, &y.view(), input))?;
 
     let op = if args.correlate { "correlate" } else { "convolve" };

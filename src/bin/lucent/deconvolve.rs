@@ -208,6 +208,7 @@ fn one(
         true => on_cpu_any(&image.view(), psfs, args.iterations, opts, show).map(|(e, run)| (e, run, None)),
     })?;
     bar.finish_and_clear();
+    batch::check_result(&estimate.view())?;
     stages.write(|| io::write_real_like(output, &estimate.view(), input))?;
     let summary = match &run {
         RlRun::Whole(r) => summary(r),

@@ -162,6 +162,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             Ok((cpu::adaptive_filter(&x.mapv(f64::from), &options)?.mapv(|v| v as f32), None))
         }
     })?;
+    crate::batch::check_result(&y.view())?;
     stages.write(|| io::write_real(&args.output, &y.view()))?;
     let d = options.axes(x.ndim())?;
     if global.json {

@@ -135,8 +135,8 @@ fn one(args: &Args, loaded: Loaded, input: &Path, output: &Path, device: &Device
         None => job.on_cpu(&axes, args.norm),
     })?;
     stages.write(|| match &result {
-        Loaded::Real(y) => io::write_real(output, &y.view()),
-        Loaded::Complex(y) => io::write_complex(output, &y.view()),
+        Loaded::Real(y) => batch::check_result(&y.view()).and_then(|()| io::write_real(output, &y.view())),
+        Loaded::Complex(y) => batch::check_result(&y.view()).and_then(|()| io::write_complex(output, &y.view())),
     })?;
     let dtype = if matches!(result, Loaded::Real(_)) { "float32" } else { "complex64" };
     Ok(Outcome {

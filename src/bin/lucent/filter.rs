@@ -176,6 +176,7 @@ fn one(
     batch::check_format(output, image.ndim(), false)?;
     let shape = image.shape().to_vec();
     let y = stages.compute(|| apply(image))?;
+    batch::check_result(&y.view())?;
     stages.write(|| io::write_real_like(output, &y.view(), input))?;
     Ok(Outcome {
         placement: None,

@@ -61,6 +61,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             Ok(registration::cpu::match_template(&image.mapv(|v| v as f64), &t.mapv(|v| v as f64), &how)?.mapv(|v| v.clamp(-1.0, 1.0) as f32))
         }
     })?;
+    crate::batch::check_result(&response.view())?;
     stages.write(|| io::write_real(&args.output, &response.view()))?;
     let peaks = registration::peaks(&response.view(), args.peaks, args.min_distance);
     if global.json {

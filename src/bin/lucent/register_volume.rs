@@ -145,10 +145,12 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     bar.finish_and_clear();
     stages.write(|| write_csv(&args.output, &found.iter().map(|f| &f.1).collect::<Vec<_>>()))?;
     if let (Some(out), Some(volume)) = (&args.apply, &applied) {
+        crate::batch::check_result(&volume.view().into_dyn())?;
         stages.write(|| io::write_real(out, &volume.view().into_dyn()))?;
     }
     if let (Some(out), Some(mean)) = (&args.average, mean) {
         let mean = stages.compute(|| Ok(mean.finish()))?;
+        crate::batch::check_result(&mean.view().into_dyn())?;
         stages.write(|| io::write_real(out, &mean.view().into_dyn()))?;
     }
     let counts = |r: &VolumeRegistration, s: Status| r.bscans.iter().filter(|b| b.status == s).count();

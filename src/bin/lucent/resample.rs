@@ -178,6 +178,7 @@ fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path,
         }
         _ => unreachable!("a map or coordinates"),
     })?;
+    batch::check_result(&y.view())?;
     stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Outcome {
         placement: None,

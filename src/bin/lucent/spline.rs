@@ -55,6 +55,7 @@ fn one(mode: SplineMode, image: ArrayD<f32>, output: &Path, device: &Device, sta
             Ok(cpu::spline_filter(&image.mapv(|v| v as f64), mode).mapv(|v| v as f32))
         }
     })?;
+    batch::check_result(&y.view())?;
     stages.write(|| io::write_real(output, &y.view()))?;
     Ok(Outcome {
         placement: None,

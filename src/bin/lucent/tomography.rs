@@ -150,6 +150,7 @@ fn as_stack(x: ArrayD<f32>, what: &str) -> Result<(ndarray::Array3<f32>, bool), 
 
 fn write(path: &Path, y: ndarray::Array3<f32>, single: bool) -> Result<Vec<usize>, Error> {
     let y = if single { y.index_axis_move(ndarray::Axis(0), 0).into_dyn() } else { y.into_dyn() };
+    crate::batch::check_result(&y.view().into_dyn())?;
     io::write_real(path, &y.view())?;
     Ok(y.shape().to_vec())
 }
