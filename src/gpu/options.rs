@@ -89,6 +89,8 @@ impl GpuOptions {
                 Some(v) => Err(Error::Invalid(format!("{name}={v}: expected 0 or 1"))),
             }
         };
+        // Read by the slab planner of the convolution; an unparsable value is an error here, once.
+        number("LUCENT_SLAB_MIB", 1)?;
         let d = GpuOptions::default();
         Ok(GpuOptions {
             adapter: var("LUCENT_ADAPTER"),

@@ -283,3 +283,30 @@ fn input_near_the_float32_limit_never_gives_silent_non_finite_results() {
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// Options that would be silently ignored are refused in one line: each applies to another
+/// option or has no meaning at that value.
+#[test]
+fn options_that_would_be_ignored_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let positive = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[9, 12]), random_positive(108)).unwrap();
+    lucent::io::write_real(p("pos.npy"), &positive.view()).unwrap();
+    lucent::io::write_real(p("psf.npy"), &ndarray::ArrayD::from_elem(ndarray::IxDyn(&[3, 3]), 1.0f32).view()).unwrap();
+    lucent::io::write_real(p("series.npy"), &rand_array(&[3, 4, 8, 8]).view()).unwrap();
+    let cases: [(&[&str], &[(&str, &str)], &str); 6] = [
+        (&["filter", &p("pos.npy"), "-o", &p("y.npy"), "--gaussian", "1", "--convolve"], &[], "--convolve applies to --kernel"),
+        (&["resample", &p("pos.npy"), "-o", &p("y.npy"), "--zoom", "2", "--offset", "1,2"], &[], "--offset applies to --affine"),
+        (&["resample", &p("pos.npy"), "-o", &p("y.npy"), "--zoom", "2", "--output-shape", "4,4"], &[], "--output-shape applies to --affine"),
+        (&["deconvolve", &p("pos.npy"), "--psf", &p("psf.npy"), "-o", &p("y.npy"), "-n", "2", "--filter-epsilon=-1"], &[], "filter_epsilon"),
+        (&["denoise", &p("series.npy"), "-o", &p("y.npy"), "--slab", "0"], &[], "slab length of 0"),
+        (&["convolve", &p("pos.npy"), &p("psf.npy"), "-o", &p("y.npy")], &[("LUCENT_SLAB_MIB", "abc")], "LUCENT_SLAB_MIB=abc"),
+    ];
+    for (args, env, words) in cases {
+        let out = common::lucent_cli(args, env);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.trim_end().lines().count() == 1 && stderr.contains(words), "{args:?}: {stderr}");
+        assert!(!dir.path().join("y.npy").exists(), "{args:?} wrote its output");
+    }
+}

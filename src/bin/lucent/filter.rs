@@ -128,6 +128,9 @@ impl Filter {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    if args.convolve && args.kernel.is_none() {
+        return Err(Error::Invalid("--convolve applies to --kernel (the Gaussian and uniform filters are symmetric)".into()));
+    }
     let filter = match (&args.gaussian, &args.uniform, &args.kernel) {
         (Some(s), _, _) => Filter::Gaussian(s.clone()),
         (_, Some(n), _) => Filter::Uniform(n.clone()),

@@ -120,6 +120,13 @@ impl Transform {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    if args.affine.is_none() {
+        for (given, option) in [(args.offset.is_some(), "--offset"), (args.output_shape.is_some(), "--output-shape")] {
+            if given {
+                return Err(Error::Invalid(format!("{option} applies to --affine")));
+            }
+        }
+    }
     let transform = match (&args.shift, &args.zoom, &args.affine, args.rotate, &args.coordinates) {
         (Some(s), ..) => Transform::Shift(s.clone()),
         (_, Some(z), ..) => Transform::Zoom(z.clone()),

@@ -437,8 +437,9 @@ fn check_options(opts: &RlOptions) -> Result<()> {
     if !(opts.eps.is_finite() && opts.eps >= 0.0) {
         return Err(Error::Invalid(format!("eps must be finite and non-negative, got {}", opts.eps)));
     }
-    if let Some(f) = opts.filter_epsilon.filter(|f| !f.is_finite()) {
-        return Err(Error::Invalid(format!("filter_epsilon must be finite, got {f}")));
+    // (A negative one would never apply: the blurred estimate is never below it.)
+    if let Some(f) = opts.filter_epsilon.filter(|f| !(f.is_finite() && *f >= 0.0)) {
+        return Err(Error::Invalid(format!("filter_epsilon must be finite and non-negative, got {f}")));
     }
     if let Some(s) = opts.stop {
         if !(s.tolerance.is_finite() && s.tolerance > 0.0) || s.every == 0 {

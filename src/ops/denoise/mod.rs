@@ -233,6 +233,9 @@ impl Options {
         if !(self.isotropy_alpha > 0.0 && self.isotropy_alpha < 1.0) {
             return Err(Error::Invalid(format!("adaptive filtering: the isotropy alpha must lie in (0, 1), got {}", self.isotropy_alpha)));
         }
+        if self.slab_len == Some(0) {
+            return Err(Error::Invalid("adaptive filtering: a slab length of 0 (1 or more, or none for as long as the GPU holds)".into()));
+        }
         Ok(())
     }
 
