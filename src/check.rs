@@ -53,6 +53,42 @@ pub(crate) fn first_where<T: Copy + Send + Sync>(x: &ArrayViewD<T>, bad: impl Fn
     Some((index, data[at]))
 }
 
+/// Magnitudes up to 2^20 (and down to 2^-20) survive, in f32, the fourth powers and squared
+/// sums that structure tensors and normalised correlations take.
+const SAFE_LOG2: i32 = 20;
+
+/// The power of two `2^e` that brings `x`'s largest magnitude to about 1, where that magnitude
+/// lies outside [2^-20, 2^20] (None inside it, or for an array of zeros). Multiplying by a power
+/// of two is exact, so an op that is equivariant (or invariant) under scaling computes on
+/// [`scaled`]`(x, e)` and undoes it exactly: the same bits where no scaling was needed, and no
+/// overflow or underflow on the way where it was (values near f32's limits).
+pub fn power_of_two_scale(x: &ArrayViewD<f32>) -> Option<i32> {
+    power_of_two_for(largest_magnitude(x))
+}
+
+/// [`power_of_two_scale`] of data whose largest magnitude is `largest`.
+pub fn power_of_two_for(largest: f32) -> Option<i32> {
+    if !largest.is_finite() {
+        return None; // (non-finite values are the finiteness checks' to report)
+    }
+    let e = (largest as f64).log2().round() as i32;
+    (largest > 0.0 && e.abs() > SAFE_LOG2).then_some(-e)
+}
+
+/// The largest |value| of `x` (0 for an empty array), on every core.
+pub fn largest_magnitude(x: &ArrayViewD<f32>) -> f32 {
+    match x.as_slice() {
+        Some(data) => data.par_chunks(1 << 16).map(|c| c.iter().fold(0.0f32, |m, v| m.max(v.abs()))).reduce(|| 0.0, f32::max),
+        None => x.iter().fold(0.0f32, |m, v| m.max(v.abs())),
+    }
+}
+
+/// `x × 2^e`, exactly (computed in f64: 2^e itself may lie beyond f32's range).
+pub fn scaled(x: &ArrayViewD<f32>, e: i32) -> ndarray::ArrayD<f32> {
+    let factor = 2f64.powi(e);
+    x.mapv(|v| (v as f64 * factor) as f32)
+}
+
 #[cfg(test)]
 mod tests {
     use ndarray::{ArrayD, IxDyn};
@@ -75,5 +111,23 @@ mod tests {
         y[[3, 777]] = -2.0;
         y[[4, 5]] = -1.0;
         assert_eq!(super::first_where(&y.view(), |v| v < 0.0), Some((vec![3, 777], -2.0)));
+    }
+
+    #[test]
+    fn scaling_by_powers_of_two_is_exact_and_only_where_needed() {
+        let x = ArrayD::from_shape_fn(IxDyn(&[4, 5]), |i| (i[0] as f32 - 1.7) * (i[1] as f32 + 0.3));
+        assert_eq!(super::power_of_two_scale(&x.view()), None);
+        assert_eq!(super::power_of_two_scale(&ArrayD::<f32>::zeros(IxDyn(&[3])).view()), None);
+        for factor in [3.3e38f32 / 8.0, 1e11, 1e-10, 1e-40] {
+            let big = x.mapv(|v| v * factor);
+            let e = super::power_of_two_scale(&big.view()).expect("out of range");
+            let near_one = super::scaled(&big.view(), e);
+            let largest = near_one.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+            assert!((0.5..=2.0).contains(&largest), "{factor}: {largest}");
+            // Back exactly (subnormal inputs excepted: they carry fewer bits to begin with).
+            if factor > 1e-30 {
+                assert_eq!(super::scaled(&near_one.view(), -e), big, "{factor}");
+            }
+        }
     }
 }

@@ -196,3 +196,21 @@ fn bad_input_is_refused_and_constant_data_kept() {
     let y = adaptive_filter(g, &flat, &Options::default()).unwrap();
     assert!(y.iter().all(|&v| (v - 2.5).abs() < 1e-5), "{:?}", y.iter().fold(0.0f32, |m, v| m.max((v - 2.5).abs())));
 }
+
+/// Adaptive filtering is scale-equivariant: data far from 1 (×1e11, ×1e-10, near f32's limit)
+/// is filtered near 1 and scaled back, and equals the filtered data times the scale (it was all
+/// NaN, or 5% off, before).
+#[test]
+fn data_of_any_magnitude_is_filtered_as_data_near_one() {
+    let g = gpu();
+    let x = textured(&[23, 20, 17]);
+    let o = Options { dims: Some(3), ..Options::default() };
+    let y = adaptive_filter(g, &x, &o).unwrap();
+    for factor in [1e11f64, 1e-10, 3e37] {
+        let big = x.mapv(|v| (v as f64 * factor) as f32);
+        let got = adaptive_filter(g, &big, &o).unwrap();
+        assert!(got.iter().all(|v| v.is_finite()), "×{factor}: non-finite values");
+        let e = rel(&got.mapv(|v| (v as f64 / factor) as f32), &to64(&y));
+        assert!(e < 1e-5, "×{factor}: relative L2 {e:e} from the filtered data");
+    }
+}

@@ -310,3 +310,26 @@ fn window_sums_in_double_single_keep_48_bits() {
         }
     }
 }
+
+/// The normalised correlation is invariant to the image's and the template's scales: data far
+/// from 1 in magnitude gives the response of data near 1 (an image ×1e19 gave an all-zero map,
+/// a template ×3e38 a response of −1 where +1 was right).
+#[test]
+fn images_and_templates_of_any_magnitude_match_as_near_one() {
+    let image = rand_array(&[31, 26]);
+    let template = image.slice(ndarray::s![9..16, 4..12]).to_owned().into_dyn();
+    let gpu = gpu();
+    for how in [TemplateMatch::default(), TemplateMatch { pad_input: true, mode: PadMode::Constant(0.5) }] {
+        let want = template::match_template(gpu, &image.view(), &template.view(), &how).unwrap();
+        for (image_factor, template_factor) in [(1e19f32, 1.0f32), (1.0, 3e38 / 2.0), (1e-12, 1e-9)] {
+            let scaled_how = match how.mode {
+                PadMode::Constant(c) => TemplateMatch { mode: PadMode::Constant(c * image_factor), ..how },
+                _ => how,
+            };
+            let (i, t) = (image.mapv(|v| v * image_factor), template.mapv(|v| v * template_factor));
+            let got = template::match_template(gpu, &i.view(), &t.view(), &scaled_how).unwrap();
+            let e = rel_l2(got.as_slice().unwrap(), to64(&want).as_slice().unwrap());
+            assert!(e < 1e-4, "image ×{image_factor}, template ×{template_factor}, {how:?}: relative L2 {e:e}");
+        }
+    }
+}

@@ -159,6 +159,23 @@ fn along_last_axis(rec: &mut Recording, pairs: window_sum::Input, m: usize) -> R
 pub fn match_template(gpu: &Gpu, image: &ArrayViewD<f32>, template: &ArrayViewD<f32>, how: &TemplateMatch) -> Result<ArrayD<f32>> {
     check_shapes(image.shape(), template.shape())?;
     check_finite(image, "the image")?;
+    // The normalised correlation is invariant to scaling the image (with its padding constant)
+    // and the template: each far from 1 in magnitude is brought near it, exactly, so that sums of
+    // squares do not overflow or underflow in f32.
+    let cval = match how.mode {
+        PadMode::Constant(c) if how.pad_input => c,
+        _ => 0.0,
+    };
+    if let Some(e) = crate::check::power_of_two_for(crate::check::largest_magnitude(image).max(cval.abs())) {
+        let mode = match how.mode {
+            PadMode::Constant(c) => PadMode::Constant((c as f64 * 2f64.powi(e)) as f32),
+            other => other,
+        };
+        return match_template(gpu, &crate::check::scaled(image, e).view(), template, &TemplateMatch { mode, ..*how });
+    }
+    if let Some(e) = crate::check::power_of_two_scale(template) {
+        return match_template(gpu, image, &crate::check::scaled(template, e).view(), how);
+    }
     let mean = (image.iter().map(|&v| v as f64).sum::<f64>() / image.len() as f64) as f32;
     let mut rec = Recording::new(gpu);
     let x = rec.upload_f32(image)?;
