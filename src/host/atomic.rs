@@ -16,8 +16,10 @@ where
     F: FnOnce(&mut BufWriter<Output>) -> Result<()>,
 {
     let (tmp, file) = create_temporary(path)?;
+    super::temporaries::track(&tmp);
     let result = fill_and_sync(path, file, write)
         .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| file_error(path, format!("cannot move the finished file into place: {e}"))));
+    super::temporaries::untrack(&tmp);
     match result {
         Ok(()) => {
             sync_directory(path);

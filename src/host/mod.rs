@@ -5,6 +5,7 @@
 //! file format.
 
 mod atomic;
+pub mod temporaries;
 
 use std::path::Path;
 

@@ -195,14 +195,17 @@ impl Sink {
         if !dir.is_dir() {
             return Err(file_error(path, format!("the directory {} does not exist", dir.display())));
         }
+        crate::host::temporaries::remove_stale(dir, &name);
         let temporary = dir.join(format!(".{name}.lucent-{}.tmp", std::process::id()));
         let _ = std::fs::remove_dir_all(&temporary);
         std::fs::create_dir(&temporary).map_err(|e| file_error(path, format!("cannot create {}: {e}", temporary.display())))?;
+        crate::host::temporaries::track(&temporary);
         let array = Self::layout(&temporary, shape, chunks, ome).map_err(|e| zarr_error(path, e));
         let sink = |array| Sink { array, temporary: temporary.clone(), target: path.to_path_buf(), finished: false };
         match array {
             Ok(array) => Ok(sink(array)),
             Err(e) => {
+                crate::host::temporaries::untrack(&temporary);
                 let _ = std::fs::remove_dir_all(&temporary);
                 Err(e)
             }
@@ -270,6 +273,7 @@ impl Sink {
         if existed {
             std::fs::rename(&self.target, &old).map_err(|e| file_error(&self.target, format!("cannot replace: {e}")))?;
         }
+        crate::host::temporaries::untrack(&self.temporary);
         if let Err(e) = std::fs::rename(&self.temporary, &self.target) {
             if existed {
                 let _ = std::fs::rename(&old, &self.target);
@@ -287,6 +291,7 @@ impl Sink {
 impl Drop for Sink {
     fn drop(&mut self) {
         if !self.finished {
+            crate::host::temporaries::untrack(&self.temporary);
             let _ = std::fs::remove_dir_all(&self.temporary);
         }
     }

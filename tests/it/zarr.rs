@@ -191,3 +191,45 @@ fn bad_stores_and_outputs_are_refused_and_leave_nothing() {
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(".zarr output"));
     assert!(!p.join("o.npy").exists());
 }
+
+/// A streamed run stopped by SIGTERM or SIGINT leaves no temporary store and no output; a store
+/// left by a process that died without cleaning up (SIGKILL) is removed by the next run that
+/// writes the same output.
+#[cfg(target_os = "linux")]
+#[test]
+fn signals_and_dead_processes_leave_no_temporaries() {
+    let dir = tempfile::tempdir().unwrap();
+    let (input, output, psf) = (dir.path().join("in.zarr"), dir.path().join("out.zarr"), dir.path().join("psf.npy"));
+    let kernel = gaussian(&[5, 7, 7], &[1.0, 1.3, 1.3]);
+    io::write_real(&input, &observed(&specimen(&VOLUME, 60, 4), &kernel).view()).unwrap();
+    io::write_real(&psf, &kernel.view()).unwrap();
+    let temporaries = || -> Vec<String> {
+        std::fs::read_dir(dir.path()).unwrap().flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with(".out.zarr.")).collect()
+    };
+    for signal in [libc::SIGTERM, libc::SIGINT] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_lucent"))
+            .args(["deconvolve", s(&input), "--psf", s(&psf), "-o", s(&output), "-n", "40", "--quiet"])
+            .env("LUCENT_HOST_BUDGET_BYTES", BUDGET.to_string())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let temporary = dir.path().join(format!(".out.zarr.lucent-{}.tmp", child.id()));
+        let start = std::time::Instant::now();
+        while !temporary.exists() && child.try_wait().unwrap().is_none() && start.elapsed().as_secs() < 60 {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
+        assert!(temporary.exists(), "the run wrote no temporary store to stop it in");
+        // SAFETY: a signal to the child this test spawned.
+        unsafe { libc::kill(child.id() as i32, signal) };
+        let status = child.wait().unwrap();
+        assert!(!status.success(), "signal {signal}: {status:?}");
+        assert!(temporaries().is_empty() && !output.exists(), "signal {signal} left {:?}", temporaries());
+    }
+    // A dead process's store (no process has this id: beyond the kernel's pid range).
+    let stale = dir.path().join(".out.zarr.lucent-4000000000.tmp");
+    std::fs::create_dir(&stale).unwrap();
+    std::fs::write(stale.join("chunk"), b"partial").unwrap();
+    let out = lucent_cli(&["filter", s(&input), "-o", s(&output), "--gaussian", "1"], &[("LUCENT_HOST_BUDGET_BYTES", &BUDGET.to_string())]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(temporaries().is_empty() && output.exists(), "left {:?}", temporaries());
+}

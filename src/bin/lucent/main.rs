@@ -205,8 +205,40 @@ impl Global {
     }
 }
 
+/// On SIGINT, SIGTERM or SIGHUP the unfinished outputs' temporaries are removed, then the
+/// process ends as the signal would end it. The signals are blocked here, before any other
+/// thread starts (threads inherit the mask), and taken by one thread with `sigwait`, where
+/// removing files is safe (a signal handler may not allocate or walk directories).
+#[cfg(target_os = "linux")]
+fn clean_up_on_signals() {
+    // SAFETY: plain signal-mask calls on a sigset_t this function initialises; the waiting
+    // thread only removes files, then restores the default action and raises the signal.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            libc::sigaddset(&mut set, signal);
+        }
+        if libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut()) != 0 {
+            return;
+        }
+        std::thread::spawn(move || {
+            let mut signal = 0;
+            if libc::sigwait(&set, &mut signal) == 0 {
+                lucent::host::temporaries::remove_tracked();
+                libc::signal(signal, libc::SIG_DFL);
+                libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+                libc::raise(signal);
+                std::process::exit(128 + signal);
+            }
+        });
+    }
+}
+
 fn main() {
     private_runtime_dir();
+    #[cfg(target_os = "linux")]
+    clean_up_on_signals();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version

@@ -1,0 +1,59 @@
+//! The temporaries of unfinished outputs (atomic files, Zarr stores being written): tracked while
+//! they exist, so that a process stopped by a signal can remove them ([`remove_tracked`], called
+//! by the command line's signal thread), and recognisable by the process id in their names, so
+//! that a later run removes the Zarr stores of processes that died without cleaning up
+//! ([`remove_stale`]; atomic files are not looked for: a directory of many outputs would be
+//! listed once per file).
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+static TRACKED: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Tracks `path` (a temporary file or directory) until [`untrack`].
+pub fn track(path: &Path) {
+    TRACKED.lock().unwrap_or_else(|e| e.into_inner()).push(path.to_path_buf());
+}
+
+/// Stops tracking `path` (it was moved into place or removed).
+pub fn untrack(path: &Path) {
+    TRACKED.lock().unwrap_or_else(|e| e.into_inner()).retain(|p| p != path);
+}
+
+/// Removes every tracked temporary: what a process stopped by a signal leaves unfinished.
+pub fn remove_tracked() {
+    let paths = std::mem::take(&mut *TRACKED.lock().unwrap_or_else(|e| e.into_inner()));
+    for path in paths {
+        let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+    }
+}
+
+/// Removes, from `dir`, the temporaries of `name` (`.{name}.lucent-PID.tmp` and `.old`, and
+/// `.{name}.PID.N.tmp`) whose process is no longer running: a run killed hard (SIGKILL, power
+/// loss) leaves them; the next run that writes `name` takes them away.
+pub fn remove_stale(dir: &Path, name: &str) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let prefix = format!(".{name}.");
+    for entry in entries.flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        let Some(rest) = file.strip_prefix(&prefix) else { continue };
+        let pid = rest
+            .strip_prefix("lucent-")
+            .and_then(|r| r.strip_suffix(".tmp").or_else(|| r.strip_suffix(".old")))
+            .or_else(|| rest.strip_suffix(".tmp").and_then(|r| r.split('.').next()))
+            .and_then(|p| p.parse::<u32>().ok());
+        if pid.is_some_and(|p| p != std::process::id() && !running(p)) {
+            let path = entry.path();
+            let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+        }
+    }
+}
+
+/// Whether process `pid` is running (Linux: /proc; elsewhere assumed, so nothing is removed).
+fn running(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        true
+    }
+}
