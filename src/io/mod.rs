@@ -101,6 +101,7 @@ impl Format {
             "npy" => Ok(Format::Npy),
             "tif" | "tiff" => Ok(Format::Tiff),
             "png" => Ok(Format::Png),
+            "" => Err(file_error(path, "has no file extension; lucent reads and writes .npy, .tif, .tiff, .png and .zarr".into())),
             _ => Err(file_error(path, format!("unknown extension `.{ext}`; lucent reads and writes .npy, .tif, .tiff, .png and .zarr"))),
         }
     }

@@ -93,6 +93,9 @@ pub struct Source {
 impl Source {
     pub fn open(path: &Path) -> Result<Source> {
         let (root, inner) = locate(path)?;
+        if root.exists() && !root.is_dir() {
+            return Err(file_error(path, format!("{} is a file, not a Zarr store (a directory)", root.display())));
+        }
         if !root.is_dir() {
             return Err(file_error(path, format!("the Zarr store {} does not exist", root.display())));
         }

@@ -310,3 +310,42 @@ fn options_that_would_be_ignored_are_refused() {
         assert!(!dir.path().join("y.npy").exists(), "{args:?} wrote its output");
     }
 }
+
+/// Refusals name the file and the problem in one line: 0-d, 5-D and empty arrays name their
+/// input; a path without an extension says so; a regular file named .zarr is not a store; a
+/// negative number after a space is a value (`--cval -inf`, `--gaussian -1`), refused for what
+/// it is, not taken for an option.
+#[test]
+fn refusals_name_the_file_and_the_problem() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    lucent::io::write_real(p("img.npy"), &rand_array(&[8, 9]).view()).unwrap();
+    lucent::io::write_real(p("five.npy"), &ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[2, 2, 2, 2, 2])).view()).unwrap();
+    lucent::io::write_real(p("empty.npy"), &ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[0, 4])).view()).unwrap();
+    std::fs::write(p("file.zarr"), b"not a store").unwrap();
+    std::fs::write(p("noext"), b"").unwrap();
+    let (five, empty, zarr, noext) = (p("five.npy"), p("empty.npy"), p("file.zarr"), p("noext"));
+    let cases: [(&[&str], &[&str]); 7] = [
+        (&["filter", &five, "-o", &p("y.npy"), "--gaussian", "1"], &[&five, "1 to 4 axes"]),
+        (&["filter", &empty, "-o", &p("y.npy"), "--gaussian", "1"], &[&empty, "no elements"]),
+        (&["filter", &noext, "-o", &p("y.npy"), "--gaussian", "1"], &[&noext, "no file extension"]),
+        (&["filter", &zarr, "-o", &p("y.npy"), "--gaussian", "1"], &[&zarr, "is a file, not a Zarr store"]),
+        (&["filter", &p("img.npy"), "-o", &p("y.npy"), "--uniform", "3", "--boundary", "constant", "--cval", "-inf"], &["cval", "inf"]),
+        (&["filter", &p("img.npy"), "-o", &p("y.npy"), "--gaussian", "-1"], &["-1"]),
+        (&["resample", &p("img.npy"), "-o", &p("y.npy"), "--shift", "-2.5,1"], &[]),
+    ];
+    for (args, words) in cases {
+        let out = common::lucent_cli(args, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if words.is_empty() {
+            assert!(out.status.success(), "{args:?}: {stderr}");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
+        assert!(!stderr.contains("unexpected argument"), "{args:?}: {stderr}");
+        for w in words {
+            assert!(stderr.contains(w), "{args:?}: `{w}` not in {stderr}");
+        }
+    }
+}

@@ -125,7 +125,9 @@ impl Batch<'_> {
                     };
                     self.print(&bar, input, out, &device, r, ms.total(t));
                 }
-                Err(e) if inputs.len() == 1 => return Err(e),
+                // Named by its input unless the error names its own file already.
+                Err(e @ Error::File { .. }) if inputs.len() == 1 => return Err(e),
+                Err(e) if inputs.len() == 1 => return Err(Error::File { path: input.display().to_string(), message: e.to_string() }),
                 Err(e) => {
                     failed += 1;
                     bar.suspend(|| eprintln!("lucent: error: {}: {e}", input.display()));

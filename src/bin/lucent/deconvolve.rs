@@ -60,17 +60,17 @@ pub struct Args {
     #[arg(long)]
     no_normalize_psf: bool,
     /// Stop early once the relative change of the estimate falls below this.
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     stop_tolerance: Option<f64>,
     /// With --stop-tolerance: measure the change every this many iterations.
     #[arg(long, default_value_t = 5, requires = "stop_tolerance")]
     check_every: usize,
     /// Where the blurred estimate is below this, the ratio is 0 (scikit-image's filter_epsilon).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     filter_epsilon: Option<f32>,
     /// Total-variation regularisation (RL-TV, Dey et al. 2006) with this weight λ, e.g. 0.002;
     /// below 1/(2 × spatial axes).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     tv: Option<f32>,
     /// Clip negative values of the image to 0 (Richardson-Lucy needs non-negative data; without
     /// this an image with negative values is refused).

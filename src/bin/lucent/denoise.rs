@@ -29,32 +29,32 @@ pub struct Args {
     #[arg(long)]
     dims: Option<usize>,
     /// The magnitude mapping's noise level, relative to the largest structure.
-    #[arg(long, default_value_t = Options::default().sigma)]
+    #[arg(long, default_value_t = Options::default().sigma, allow_hyphen_values = true)]
     sigma: f64,
     /// The magnitude mapping's slope above the noise level.
-    #[arg(long, default_value_t = Options::default().alpha)]
+    #[arg(long, default_value_t = Options::default().alpha, allow_hyphen_values = true)]
     alpha: f64,
     /// The magnitude mapping's slope below the noise level.
-    #[arg(long, default_value_t = Options::default().beta)]
+    #[arg(long, default_value_t = Options::default().beta, allow_hyphen_values = true)]
     beta: f64,
     /// The isotropy mapping's half point (an eigenvalue ratio in (0, 1)).
-    #[arg(long, default_value_t = Options::default().isotropy_alpha)]
+    #[arg(long, default_value_t = Options::default().isotropy_alpha, allow_hyphen_values = true)]
     isotropy_alpha: f64,
     /// The isotropy mapping's slope.
-    #[arg(long, default_value_t = Options::default().isotropy_beta)]
+    #[arg(long, default_value_t = Options::default().isotropy_beta, allow_hyphen_values = true)]
     isotropy_beta: f64,
     /// The control tensor's overall gain.
-    #[arg(long, default_value_t = Options::default().gamma0)]
+    #[arg(long, default_value_t = Options::default().gamma0, allow_hyphen_values = true)]
     gamma0: f64,
     /// The reconstruction lowpass's cutoff (radians per sample; default 1.8 over 2 or 3 axes,
     /// 2.2 over 4).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     lowpass: Option<f64>,
     /// σ of the structure tensor's smoothing (downsampled samples).
-    #[arg(long, default_value_t = Options::default().tensor_sigma)]
+    #[arg(long, default_value_t = Options::default().tensor_sigma, allow_hyphen_values = true)]
     tensor_sigma: f64,
     /// σ of the control tensor's smoothing (downsampled samples).
-    #[arg(long, default_value_t = Options::default().control_sigma)]
+    #[arg(long, default_value_t = Options::default().control_sigma, allow_hyphen_values = true)]
     control_sigma: f64,
     /// Taps per axis of the monomial (structure) filters.
     #[arg(long, default_value_t = Options::default().structure_taps)]

@@ -39,7 +39,7 @@ pub struct Args {
     #[arg(long)]
     real: bool,
     /// Axes to transform, comma-separated, negative counting from the end (default: all).
-    #[arg(long, value_delimiter = ',', allow_negative_numbers = true)]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     axes: Option<Vec<isize>>,
     /// numpy's norm: which direction carries the 1/n.
     #[arg(long, value_enum, default_value_t = Norm::Backward)]

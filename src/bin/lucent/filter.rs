@@ -38,7 +38,7 @@ pub struct Args {
     output: PathBuf,
     /// Gaussian filter (truncated at 4 sigma): one standard deviation for every axis, or one
     /// per axis, comma-separated.
-    #[arg(long, value_delimiter = ',')]
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     gaussian: Option<Vec<f32>>,
     /// Mean over a box: one size for every axis, or one per axis.
     #[arg(long, value_delimiter = ',')]
@@ -53,7 +53,7 @@ pub struct Args {
     #[arg(long, default_value = "reflect", value_parser = PossibleValuesParser::new(Boundary::NAMES))]
     boundary: String,
     /// The value outside the array for --boundary constant.
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     cval: f32,
 }
 

@@ -34,7 +34,7 @@ pub struct Args {
     #[arg(long, default_value = "constant", value_parser = PossibleValuesParser::new(PadMode::NAMES))]
     mode: String,
     /// The value outside the image with --mode constant (scikit-image's constant_values).
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     cval: f32,
     /// Print the K highest responses (at least --min-distance apart).
     #[arg(long, default_value_t = 1)]

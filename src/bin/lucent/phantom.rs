@@ -34,10 +34,10 @@ pub struct Args {
     #[arg(long)]
     noisy: Option<PathBuf>,
     /// With --series: the noise's standard deviation.
-    #[arg(long, default_value_t = 0.25)]
+    #[arg(long, default_value_t = 0.25, allow_hyphen_values = true)]
     sigma: f64,
     /// With --series moving-edge: the edge's speed in voxels per frame.
-    #[arg(long, default_value_t = 0.5)]
+    #[arg(long, default_value_t = 0.5, allow_hyphen_values = true)]
     speed: f64,
     /// The phantom, or with --aooct the reference volume (no motion): .npy or .tif.
     #[arg(short, long)]
@@ -56,19 +56,19 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// Peak drift along the slow and fast axes (voxels).
-    #[arg(long, default_value_t = 2.5, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 2.5, allow_hyphen_values = true)]
     drift: f64,
     /// Tremor's standard deviation per B-scan (voxels).
-    #[arg(long, default_value_t = 0.15, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.15, allow_hyphen_values = true)]
     tremor: f64,
     /// Amplitude of the axial motion (voxels).
-    #[arg(long, default_value_t = 1.5, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1.5, allow_hyphen_values = true)]
     axial: f64,
     /// Micro-saccades per volume.
     #[arg(long, default_value_t = 1)]
     saccades: usize,
     /// Length of each micro-saccade (voxels).
-    #[arg(long, default_value_t = 6.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 6.0, allow_hyphen_values = true)]
     saccade: f64,
 }
 

@@ -30,7 +30,7 @@ pub struct Args {
     #[arg(required = true)]
     moving: Vec<PathBuf>,
     /// Shifts to 1/N of a sample (scikit-image's upsample_factor; 1: whole samples).
-    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     upsample: f64,
     /// The cross-power spectrum's normalisation: phase (phase correlation) or none.
     #[arg(long, default_value = "phase", value_parser = PossibleValuesParser::new(["phase", "none"]))]
@@ -49,7 +49,7 @@ pub struct Args {
     moving_mask: Option<PathBuf>,
     /// With masks: overlaps below this fraction of the largest are left out (scikit-image's
     /// overlap_ratio).
-    #[arg(long, default_value_t = 0.3)]
+    #[arg(long, default_value_t = 0.3, allow_hyphen_values = true)]
     overlap_ratio: f64,
 }
 

@@ -60,16 +60,16 @@ pub struct Args {
     #[arg(long, default_value_t = 16)]
     window_step: usize,
     /// A B-scan's shift further than this (voxels) from its neighbours' median is a spike.
-    #[arg(long, default_value_t = 2.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 2.0, allow_hyphen_values = true)]
     spike: f64,
     /// The same for the coarse stripes.
-    #[arg(long, default_value_t = 8.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 8.0, allow_hyphen_values = true)]
     coarse_spike: f64,
     /// Neighbours (odd, itself included) whose median a shift is compared with.
     #[arg(long, default_value_t = 5)]
     median: usize,
     /// A peak below this fraction of the median peak is no measurement.
-    #[arg(long, default_value_t = 0.3, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.3, allow_hyphen_values = true)]
     min_peak: f64,
 }
 

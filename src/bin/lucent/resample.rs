@@ -63,7 +63,7 @@ pub struct Args {
     #[arg(long, default_value = "constant", value_parser = PossibleValuesParser::new(SplineMode::NAMES))]
     mode: String,
     /// The value outside the array for the constant modes.
-    #[arg(long, default_value_t = 0.0, allow_negative_numbers = true)]
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
     cval: f32,
     /// The output's shape for --affine (default: the input's).
     #[arg(long, value_delimiter = ',', requires = "affine")]

@@ -21,7 +21,7 @@ pub struct Angles {
     #[arg(long)]
     angles_file: Option<PathBuf>,
     /// The rotation centre in detector coordinates (default: the detector's middle).
-    #[arg(long, allow_negative_numbers = true)]
+    #[arg(long, allow_hyphen_values = true)]
     center: Option<f64>,
     /// The projector pair: the log-polar method where it applies (angles equally spaced over
     /// [0, π), the centre at the detector's middle) and the image is 256² or more, else direct.
@@ -113,7 +113,7 @@ pub struct FindCenterArgs {
     /// The sinogram (angles, detectors), or a stack whose --slice is searched: .npy or TIFF.
     input: PathBuf,
     /// Search this far (detector bins) either side of the detector's middle (at most to its ends).
-    #[arg(long, default_value_t = 16.0)]
+    #[arg(long, default_value_t = 16.0, allow_hyphen_values = true)]
     radius: f64,
     /// The slice of a stack to search.
     #[arg(long, default_value_t = 0)]
