@@ -324,8 +324,9 @@ fn refusals_name_the_file_and_the_problem() {
     lucent::io::write_real(p("empty.npy"), &ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&[0, 4])).view()).unwrap();
     std::fs::write(p("file.zarr"), b"not a store").unwrap();
     std::fs::write(p("noext"), b"").unwrap();
+    lucent::io::write_real(p("row.npy"), &rand_array(&[1, 8]).view()).unwrap();
     let (five, empty, zarr, noext) = (p("five.npy"), p("empty.npy"), p("file.zarr"), p("noext"));
-    let cases: [(&[&str], &[&str]); 7] = [
+    let cases: [(&[&str], &[&str]); 8] = [
         (&["filter", &five, "-o", &p("y.npy"), "--gaussian", "1"], &[&five, "1 to 4 axes"]),
         (&["filter", &empty, "-o", &p("y.npy"), "--gaussian", "1"], &[&empty, "no elements"]),
         (&["filter", &noext, "-o", &p("y.npy"), "--gaussian", "1"], &[&noext, "no file extension"]),
@@ -333,6 +334,8 @@ fn refusals_name_the_file_and_the_problem() {
         (&["filter", &p("img.npy"), "-o", &p("y.npy"), "--uniform", "3", "--boundary", "constant", "--cval", "-inf"], &["cval", "inf"]),
         (&["filter", &p("img.npy"), "-o", &p("y.npy"), "--gaussian", "-1"], &["-1"]),
         (&["resample", &p("img.npy"), "-o", &p("y.npy"), "--shift", "-2.5,1"], &[]),
+        // An axis of one sample zooms as scipy zooms it (it was refused as a singular map).
+        (&["resample", &p("row.npy"), "-o", &p("y.npy"), "--zoom", "2"], &[]),
     ];
     for (args, words) in cases {
         let out = common::lucent_cli(args, &[]);

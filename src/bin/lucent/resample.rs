@@ -168,6 +168,9 @@ fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path,
     };
     batch::check_format(output, out_rank, false)?;
     let y = stages.compute(|| match (device.gpu(), &map, transform) {
+        // (Zoom's own call: an axis of one sample zooms with factor 0, a map affine_transform
+        // refuses as singular.)
+        (Some(gpu), Some(_), Transform::Zoom(z)) => ndimage::zoom(gpu, &image, z, how),
         (Some(gpu), Some((m, out)), _) => {
             let matrix = ArrayD::from_shape_fn(ndarray::IxDyn(&[out.len(), out.len()]), |at| m.matrix[at[0]][at[1]]);
             ndimage::affine_transform(gpu, &image, &matrix.view(), &m.offset, Some(out), how)
