@@ -28,8 +28,9 @@ __all__ = ["richardson_lucy", "richardson_lucy_grid"]
 
 def _options(init: Optional[float], normalize_psf: bool, filter_epsilon: Optional[float], boundary: str,
              tv: Optional[float], accelerate: bool, stop: Optional[tuple], eps: float, clip_negative: bool) -> dict:
+    # Negative values go into the update as scikit-image lets them, unless clipped.
     o = {"normalize_psf": bool(normalize_psf), "boundary": boundary, "accelerate": bool(accelerate), "eps": float(eps),
-         "clip_negative": bool(clip_negative)}
+         "clip_negative": bool(clip_negative), "allow_negative": not clip_negative}
     if init is not None:
         o["init"] = float(init)
     # scikit-image tests `if filter_epsilon:`, so 0 means none.
@@ -46,7 +47,7 @@ def _options(init: Optional[float], normalize_psf: bool, filter_epsilon: Optiona
 def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True, filter_epsilon: Optional[float] = None,
                     *, init: Optional[float] = 0.5, normalize_psf: bool = False, boundary: Boundary = "zero",
                     tv: Optional[float] = None, accelerate: bool = False, stop: Optional[tuple[float, int]] = None,
-                    eps: float = 1e-12, clip_negative: bool = True, context: Optional[Context] = None) -> np.ndarray:
+                    eps: float = 1e-12, clip_negative: bool = False, context: Optional[Context] = None) -> np.ndarray:
     """skimage.restoration.richardson_lucy: ``num_iter`` Richardson-Lucy iterations from a
     constant 0.5, clipped to [-1, 1] at the end when ``clip``.
 
@@ -56,8 +57,8 @@ def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True,
     ``tv`` (Richardson-Lucy-TV's lambda, 0.001 to 0.01 typical), ``accelerate`` (Biggs-Andrews),
     ``stop=(tolerance, every)`` (end when the relative change falls below tolerance, checked
     every ``every`` iterations), ``eps`` (added to the blurred estimate), ``clip_negative``
-    (True: negative image values, such as an FFT's round-off, are clipped to 0, where
-    scikit-image lets them into the update; False: they are a ValueError). A PSF of fewer axes
+    (True: negative image values, such as noise or an FFT's round-off, are clipped to 0;
+    False, the default: they go into the update as scikit-image lets them). A PSF of fewer axes
     than the image deconvolves every slice along the leading axes. For PSFs of even length the
     update correlates with the PSF (the exact adjoint of the blur), where scikit-image convolves
     with the flipped PSF in 'same' mode, one sample off; for odd lengths the two agree.
@@ -76,7 +77,7 @@ def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True,
 def richardson_lucy_grid(image: Any, psfs: Any, num_iter: int = 50, clip: bool = True,
                          filter_epsilon: Optional[float] = None, *, init: Optional[float] = 0.5, normalize_psf: bool = False,
                          boundary: Boundary = "zero", tv: Optional[float] = None, accelerate: bool = False,
-                         stop: Optional[tuple[float, int]] = None, eps: float = 1e-12, clip_negative: bool = True,
+                         stop: Optional[tuple[float, int]] = None, eps: float = 1e-12, clip_negative: bool = False,
                          context: Optional[Context] = None) -> np.ndarray:
     """:func:`richardson_lucy` with a spatially varying PSF: ``psfs`` has one PSF per region of
     a regular grid over the image's last axes, shape (grid rows, grid columns, *psf shape); each

@@ -29,6 +29,7 @@ fn rl_options(set: &Set<'_>) -> PyResult<RlOptions> {
             "tv" => o.tv = Some(v.extract()?),
             "accelerate" => o.accelerate = v.extract()?,
             "clip_negative" => o.clip_negative = v.extract()?,
+            "allow_negative" => o.allow_negative = v.extract()?,
             "stop" => {
                 let (tolerance, every) = v.extract()?;
                 o.stop = Some(StopRule { tolerance, every });

@@ -126,8 +126,12 @@ pub struct RlOptions {
     /// [`acceleration`].
     pub accelerate: bool,
     /// Clip negative observed values to 0 (camera offsets, background subtraction). Otherwise an
-    /// image with negative values is refused: Richardson-Lucy assumes non-negative data.
+    /// image with negative values is refused (Richardson-Lucy assumes non-negative data), unless
+    /// `allow_negative`.
     pub clip_negative: bool,
+    /// Take negative observed values as they are, as scikit-image does (its `richardson_lucy`
+    /// runs on noisy data that dips below 0): the Python drop-in's default.
+    pub allow_negative: bool,
 }
 
 impl Default for RlOptions {
@@ -142,6 +146,7 @@ impl Default for RlOptions {
             tv: None,
             accelerate: false,
             clip_negative: false,
+            allow_negative: false,
         }
     }
 }
@@ -372,7 +377,7 @@ pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usiz
     let geometry = Geometry::new(image.shape(), psf.shape(), opts.boundary)?;
     check_finite(image, "the image")?;
     check_finite(psf, "the PSF")?;
-    if !opts.clip_negative {
+    if !opts.clip_negative && !opts.allow_negative {
         if let Some((idx, v)) = crate::check::first_where(image, |v| v < 0.0) {
             let min = image.iter().copied().fold(f32::INFINITY, f32::min);
             return Err(Error::Invalid(format!(
