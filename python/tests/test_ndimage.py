@@ -110,3 +110,21 @@ def test_unsupported_and_bad_arguments_raise():
         lucent.ndimage.correlate(x, np.ones(3))
     with pytest.raises(ValueError):
         lucent.ndimage.gaussian_filter(x, 1, mode="reflect", cval=1)
+
+
+@pytest.mark.parametrize("mode", ["constant", "nearest", "mirror", "reflect", "wrap", "grid-constant", "grid-wrap", "grid-mirror"])
+def test_spline_coefficients_are_sampled_as_scipy_samples_them(rng, mode):
+    # prefilter=False: the input is spline coefficients, sampled even where the map moves by
+    # whole samples (scipy's test_shift09 and test_affine_transform09 at order 3; lucent copied
+    # the coefficients there).
+    data = np.array([[4, 1, 3, 2], [7, 6, 8, 5], [3, 5, 3, 6]], float)
+    coefficients = ndi.spline_filter(data, order=3)
+    if mode == "constant":
+        got = lucent.ndimage.shift(coefficients, [1, 1], order=3, prefilter=False)
+        np.testing.assert_allclose(got, [[0, 0, 0, 0], [0, 4, 1, 3], [0, 7, 6, 8]], atol=1e-5)
+        got = lucent.ndimage.affine_transform(coefficients, [1, 1], [-1, -1], order=3, prefilter=False)
+        np.testing.assert_allclose(got, [[0, 0, 0, 0], [0, 4, 1, 3], [0, 7, 6, 8]], atol=1e-5)
+    x = rng.random((13, 11))
+    for shift in ([1, 1], [0.3, -2], [2, 0]):
+        want = ndi.shift(x, shift, order=3, prefilter=False, mode=mode)
+        assert np.abs(lucent.ndimage.shift(x, shift, order=3, prefilter=False, mode=mode) - want).max() < 1e-5, shift

@@ -2674,3 +2674,18 @@ fn fourier_shift_matches_scipy_and_rolls() {
     assert!(ndimage::fourier_shift(&gpu, &spectrum, &[1.0, 2.0], None, -1).is_err());
     assert!(ndimage::fourier_shift(&gpu, &spectrum, &[1.0], Some(9), -1).is_err());
 }
+
+/// With `prefilter` false the input is spline coefficients, sampled even where the map moves by
+/// whole samples: scipy's test_shift09 (order 3) expects the data back from its coefficients
+/// ([[0,0,0,0],[0,4,1,3],[0,7,6,8]]); the whole-sample shortcut returned the coefficients.
+#[test]
+fn spline_coefficients_are_sampled_at_whole_sample_shifts() {
+    let data = ArrayD::from_shape_vec(IxDyn(&[3, 4]), vec![4.0, 1.0, 3.0, 2.0, 7.0, 6.0, 8.0, 5.0, 3.0, 5.0, 3.0, 6.0]).unwrap();
+    let coefficients = cpu::spline_filter(&data, SplineMode::Mirror).mapv(|v| v as f32);
+    let how = Sampling { prefilter: false, ..Sampling::default() };
+    let got = ndimage::shift(poisoned_gpu(), &coefficients, &[1.0, 1.0], &how).unwrap();
+    let want = [0.0, 0.0, 0.0, 0.0, 0.0, 4.0, 1.0, 3.0, 0.0, 7.0, 6.0, 8.0];
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-5, "{got:?}");
+    }
+}

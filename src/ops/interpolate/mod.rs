@@ -432,7 +432,8 @@ fn determinant(m: &[Vec<f64>]) -> f64 {
 
 /// scipy.ndimage.affine_transform(x, matrix, offset, output_shape, order, mode, cval,
 /// prefilter) for an [`AffineMap`]. Axes the map leaves alone are read with order 0 and not
-/// prefiltered (the same values: a spline through the samples passes through them).
+/// prefiltered (the same values: a spline through the samples passes through them), unless the
+/// input is already spline coefficients (`prefilter` false at order 3): those are sampled.
 pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_shape: &[usize], how: &Sampling) -> Result<Buf> {
     how.check()?;
     let dims = rec.dims(x).to_vec();
@@ -440,7 +441,8 @@ pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_sha
     if map.matrix.len() != rank || output_shape.len() != rank {
         return Err(Error::Shape(format!("affine_transform of a {dims:?} array to {output_shape:?} with a {}-axis map", map.matrix.len())));
     }
-    let kept: Vec<bool> = (0..rank).map(|a| map.keeps(a) && how.order > 0).collect();
+    let interpolating = how.order == 1 || how.prefilter;
+    let kept: Vec<bool> = (0..rank).map(|a| map.keeps(a) && how.order > 0 && interpolating).collect();
     let orders: Vec<u32> = kept.iter().map(|&k| if k { 0 } else { how.order }).collect();
     let (mut input, mut offset) = (x, map.offset.clone());
     if let Some(pad) = how.prepad() {
