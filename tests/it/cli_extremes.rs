@@ -72,6 +72,20 @@ fn option_extremes_run_or_fail_in_one_line() {
     let filt = base(&["filter", &p("x.npy"), "-o", &p("y.npy")]);
     let rl = base(&["deconvolve", &p("pos.npy"), "--psf", &p("psf.npy"), "-o", &p("y.npy"), "-n", "2"]);
     let fft = base(&["fft", &p("half.npy"), "-o", &p("y.npy"), "--real", "--inverse"]);
+    // The newer commands' inputs: a 12² image and its 12-angle sinogram, a mask, a 6×8×10
+    // volume, a 3×6×8 series, an affine matrix.
+    lucent::io::write_real(p("ph12.npy"), &ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[12, 12]), random_positive(144)).unwrap().view()).unwrap();
+    lucent::io::write_real(p("sino.npy"), &ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[12, 12]), random_positive(144)).unwrap().view()).unwrap();
+    lucent::io::write_real(p("mask.npy"), &ndarray::ArrayD::from_elem(ndarray::IxDyn(&[9, 12]), 1.0f32).view()).unwrap();
+    lucent::io::write_real(p("vol.npy"), &ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[6, 8, 10]), random_positive(480)).unwrap().view()).unwrap();
+    lucent::io::write_real(p("series.npy"), &rand_array(&[3, 6, 8]).view()).unwrap();
+    lucent::io::write_real(p("m.npy"), &ndarray::arr1(&[1.0f32, 1.0]).into_dyn().view()).unwrap();
+    let radon = base(&["radon", &p("ph12.npy"), "-o", &p("y.npy")]);
+    let matching = base(&["match", &p("x.npy"), &p("k.npy"), "-o", &p("y.npy"), "--pad-input"]);
+    let volume = base(&["register-volume", &p("vol.npy"), &p("vol.npy"), "-o", &p("s.csv")]);
+    let denoise = base(&["denoise", &p("series.npy"), "-o", &p("y.npy"), "--dims", "2"]);
+    let aooct = base(&["phantom", "--aooct", "--size", "8,6,8", "-o", &p("ph.npy"), "--moving", &p("mov.npy")]);
+    let resample = base(&["resample", &p("x.npy"), "-o", &p("y.npy")]);
     let cases: Vec<(Vec<String>, &str)> = vec![
         (conv.clone(), "--parts"),
         (conv.clone(), "--max-part-bytes"),
@@ -91,21 +105,83 @@ fn option_extremes_run_or_fail_in_one_line() {
         (base(&["demo", "--out", &p("demo")]), "-n"),
         (base(&["bench", "--filter", "copy", "--max-mib", "1"]), "--min-mib"),
         // (A huge --max-mib is a valid request: every size up to the device's buffer limit.)
+        (radon.clone(), "--angles"),
+        (radon.clone(), "--detectors"),
+        (radon.clone(), "--center"),
+        (base(&["backproject", &p("sino.npy"), "-o", &p("y.npy")]), "--size"),
+        (base(&["fbp", &p("sino.npy"), "-o", &p("y.npy")]), "--size"),
+        (base(&["fbp", &p("sino.npy"), "-o", &p("y.npy")]), "--center"),
+        (base(&["em", &p("sino.npy"), "-o", &p("y.npy"), "--size", "8"]), "-n"),
+        (base(&["em", &p("sino.npy"), "-o", &p("y.npy"), "-n", "2"]), "--size"),
+        (base(&["find-center", &p("sino.npy")]), "--radius"),
+        (base(&["find-center", &p("sino.npy")]), "--slice"),
+        (matching.clone(), "--cval"),
+        (matching.clone(), "--peaks"),
+        (matching.clone(), "--min-distance"),
+        (base(&["register", &p("x.npy"), &p("x.npy")]), "--upsample"),
+        (base(&["register", &p("x.npy"), &p("x.npy"), "--reference-mask", &p("mask.npy"), "--moving-mask", &p("mask.npy")]), "--overlap-ratio"),
+        (volume.clone(), "--order"),
+        (volume.clone(), "--stripe"),
+        (volume.clone(), "--coarse-step"),
+        (volume.clone(), "--window"),
+        (volume.clone(), "--window-step"),
+        (volume.clone(), "--spike"),
+        (volume.clone(), "--coarse-spike"),
+        (volume.clone(), "--median"),
+        (volume.clone(), "--min-peak"),
+        (base(&["denoise", &p("series.npy"), "-o", &p("y.npy")]), "--dims"),
+        (denoise.clone(), "--sigma"),
+        (denoise.clone(), "--alpha"),
+        (denoise.clone(), "--beta"),
+        (denoise.clone(), "--isotropy-alpha"),
+        (denoise.clone(), "--isotropy-beta"),
+        (denoise.clone(), "--lowpass"),
+        (denoise.clone(), "--tensor-sigma"),
+        (denoise.clone(), "--control-sigma"),
+        (denoise.clone(), "--structure-taps"),
+        (denoise.clone(), "--reconstruction-taps"),
+        (denoise.clone(), "--slab"),
+        (base(&["phantom", "-o", &p("ph.npy")]), "--size"),
+        (base(&["phantom", "-o", &p("ph.npy"), "--size", "16"]), "--seed"),
+        (base(&["phantom", "--series", "moving-edge", "--size", "2,4,8,8", "-o", &p("ph.npy"), "--noisy", &p("n.npy")]), "--sigma"),
+        (base(&["phantom", "--series", "moving-edge", "--size", "2,4,8,8", "-o", &p("ph.npy")]), "--speed"),
+        (aooct.clone(), "--drift"),
+        (aooct.clone(), "--tremor"),
+        (aooct.clone(), "--axial"),
+        (aooct.clone(), "--saccades"),
+        (aooct.clone(), "--saccade"),
+        (resample.clone(), "--shift"),
+        (resample.clone(), "--zoom"),
+        (resample.clone(), "--rotate"),
+        ([resample.clone(), base(&["--zoom", "1.5"])].concat(), "--order"),
+        ([resample.clone(), base(&["--zoom", "1.5"])].concat(), "--cval"),
+        ([resample.clone(), base(&["--affine", &p("m.npy")])].concat(), "--offset"),
+        ([resample.clone(), base(&["--affine", &p("m.npy")])].concat(), "--output-shape"),
     ];
-    let mut failures = Vec::new();
-    for (line, option) in &cases {
-        for value in EXTREMES {
-            // The value joined with `=` so that a leading '-' is a value, not an option.
-            let args = [line.clone(), vec![format!("{option}={value}")]].concat();
-            let args = if option == &"-n" { [line.clone(), vec!["-n".into(), value.into()]].concat() } else { args };
-            match run(&args, Duration::from_secs(60)) {
-                None => failures.push(format!("{option} {value}: still running after 60 s")),
-                Some((0, _)) => {}
-                Some((1, stderr)) if stderr.trim_end().lines().count() == 1 && stderr.starts_with("lucent: error: ") => {}
-                Some((code, stderr)) => failures.push(format!("{option} {value}: exit {code}, stderr: {stderr}")),
-            }
+    // Three runs at a time (most are refusals, quick; a few open the device).
+    let failures = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for worker in 0..3 {
+            let (cases, failures) = (&cases, &failures);
+            scope.spawn(move || {
+                for (line, option) in cases.iter().skip(worker).step_by(3) {
+                    for value in EXTREMES {
+                        // The value joined with `=` so that a leading '-' is a value, not an option.
+                        let args = [line.clone(), vec![format!("{option}={value}")]].concat();
+                        let args = if option == &"-n" { [line.clone(), vec!["-n".into(), value.into()]].concat() } else { args };
+                        let failure = match run(&args, Duration::from_secs(60)) {
+                            None => Some(format!("{option} {value}: still running after 60 s")),
+                            Some((0, _)) => None,
+                            Some((1, stderr)) if stderr.trim_end().lines().count() == 1 && stderr.starts_with("lucent: error: ") => None,
+                            Some((code, stderr)) => Some(format!("{option} {value}: exit {code}, stderr: {stderr}")),
+                        };
+                        failures.lock().unwrap().extend(failure);
+                    }
+                }
+            });
         }
-    }
+    });
+    let failures = failures.into_inner().unwrap();
     let _ = std::fs::remove_dir_all(&dir);
     assert!(failures.is_empty(), "{} cases:\n{}", failures.len(), failures.join("\n"));
 }
