@@ -100,7 +100,16 @@ impl Source {
             return Err(file_error(path, format!("the Zarr store {} does not exist", root.display())));
         }
         let store = Arc::new(FilesystemStore::new(&root).map_err(|e| zarr_error(path, e))?);
-        let image = Group::open(store.clone(), &inner).ok().and_then(|g| multiscales(g.attributes()).and_then(|m| level_of(m, None)));
+        let group = Group::open(store.clone(), &inner).ok();
+        let image = group.as_ref().and_then(|g| multiscales(g.attributes()).and_then(|m| level_of(m, None)));
+        if let (Some(g), None) = (&group, &image) {
+            // A group that is no image with a level to read: say so, not that it is no array.
+            let what = match multiscales(g.attributes()) {
+                Some(_) => "an OME-Zarr image with no datasets (its multiscales list no level with a path)",
+                None => "a Zarr group, not an array or an OME-Zarr image: name one of its arrays (store.zarr/path)",
+            };
+            return Err(file_error(path, what.into()));
+        }
         let (array_path, ome) = match image {
             Some((level, ome)) => (format!("{}/{level}", inner.trim_end_matches('/')), ome),
             None => {

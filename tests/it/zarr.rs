@@ -233,3 +233,24 @@ fn signals_and_dead_processes_leave_no_temporaries() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(temporaries().is_empty() && output.exists(), "left {:?}", temporaries());
 }
+
+/// A group that is no image to read says so: an OME-Zarr image whose multiscales list no
+/// dataset, and a plain group (it was "expected string \"array\"", zarrs' words for the node).
+#[test]
+fn groups_without_an_image_to_read_are_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let group = |name: &str, attributes: serde_json::Value| {
+        let root = dir.path().join(name);
+        std::fs::create_dir(&root).unwrap();
+        let meta = json!({"zarr_format": 3, "node_type": "group", "attributes": attributes});
+        std::fs::write(root.join("zarr.json"), meta.to_string()).unwrap();
+        root
+    };
+    let empty = group("empty.zarr", json!({"ome": {"version": "0.5", "multiscales": [{"axes": [{"name": "y"}, {"name": "x"}], "datasets": []}]}}));
+    let plain = group("plain.zarr", json!({}));
+    for (store, words) in [(empty, "no datasets"), (plain, "a Zarr group, not an array")] {
+        let out = lucent_cli(&["filter", s(&store), "-o", s(&dir.path().join("y.npy")), "--gaussian", "1"], &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.trim_end().lines().count() == 1 && stderr.contains(words), "{stderr}");
+    }
+}
