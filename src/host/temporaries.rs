@@ -28,19 +28,18 @@ pub fn remove_tracked() {
     }
 }
 
-/// Removes, from `dir`, the temporaries of `name` (`.{name}.lucent-PID.tmp` and `.old`, and
-/// `.{name}.PID.N.tmp`) whose process is no longer running: a run killed hard (SIGKILL, power
+/// Removes, from `dir`, the temporary stores of `name` (`.{name}.lucent-PID.tmp` and `.old`)
+/// whose process is no longer running: a run killed hard (SIGKILL, power
 /// loss) leaves them; the next run that writes `name` takes them away.
 pub fn remove_stale(dir: &Path, name: &str) {
     let Ok(entries) = std::fs::read_dir(dir) else { return };
     let prefix = format!(".{name}.");
     for entry in entries.flatten() {
         let file = entry.file_name().to_string_lossy().into_owned();
-        let Some(rest) = file.strip_prefix(&prefix) else { continue };
-        let pid = rest
-            .strip_prefix("lucent-")
+        let pid = file
+            .strip_prefix(&prefix)
+            .and_then(|r| r.strip_prefix("lucent-"))
             .and_then(|r| r.strip_suffix(".tmp").or_else(|| r.strip_suffix(".old")))
-            .or_else(|| rest.strip_suffix(".tmp").and_then(|r| r.split('.').next()))
             .and_then(|p| p.parse::<u32>().ok());
         if pid.is_some_and(|p| p != std::process::id() && !running(p)) {
             let path = entry.path();

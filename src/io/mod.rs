@@ -164,14 +164,20 @@ pub fn read_complex(path: impl AsRef<Path>) -> Result<ArrayD<Complex32>> {
     }
 }
 
+/// Fails unless the directory an output goes into exists (none named: the current one).
+pub fn check_directory(path: &Path) -> Result<()> {
+    match path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
+        Some(dir) => Err(file_error(path, format!("the directory {} does not exist", dir.display()))),
+        None => Ok(()),
+    }
+}
+
 /// Fails unless a result of `ndim` axes (complex or real) can be written to `path`: its
 /// directory exists and its format is known and holds that many axes of that kind. Commands ask
 /// this of every output before they compute, so that a run does not fail, or write some
 /// outputs and not others, at its end.
 pub fn check_output(path: &Path, ndim: usize, complex: bool) -> Result<()> {
-    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
-        return Err(file_error(path, format!("the directory {} does not exist", dir.display())));
-    }
+    check_directory(path)?;
     match Format::from_path(path)? {
         Format::Npy => Ok(()),
         _ if complex => Err(file_error(path, "a complex result can only be written to .npy".into())),

@@ -203,10 +203,8 @@ impl Sink {
         if shape.is_empty() || shape.contains(&0) {
             return Err(file_error(path, format!("cannot write an empty array of shape {shape:?}")));
         }
+        super::check_directory(path)?;
         let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        if !dir.is_dir() {
-            return Err(file_error(path, format!("the directory {} does not exist", dir.display())));
-        }
         crate::host::temporaries::remove_stale(dir, &name);
         let temporary = dir.join(format!(".{name}.lucent-{}.tmp", std::process::id()));
         let _ = std::fs::remove_dir_all(&temporary);

@@ -277,10 +277,7 @@ fn outputs(inputs: &[PathBuf], output: &Path, ext: impl Fn(&Path) -> &'static st
 /// directory.
 fn check_output_dir(path: &Path) -> Result<(), Error> {
     io::Format::from_path(path)?;
-    match path.parent().filter(|d| !d.as_os_str().is_empty()) {
-        Some(dir) if !dir.is_dir() => Err(file_error(path, format!("the directory {} does not exist", dir.display()))),
-        _ => Ok(()),
-    }
+    io::check_directory(path)
 }
 
 /// Refuses a result with a non-finite value: every command refuses non-finite input, so one in

@@ -101,9 +101,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     for volume in [&args.apply, &args.average].into_iter().flatten() {
         io::check_output(volume, 3, false)?;
     }
-    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty() && !d.is_dir()) {
-        return Err(Error::File { path: args.output.display().to_string(), message: format!("the directory {} does not exist", dir.display()) });
-    }
+    io::check_directory(&args.output)?;
     let start = Instant::now();
     let mut stages = Stages::default();
     let reference = stages.read(|| read_volume(&args.reference))?;
