@@ -75,6 +75,17 @@ pub fn power_of_two_for(largest: f32) -> Option<i32> {
     (largest > 0.0 && e.abs() > SAFE_LOG2).then_some(-e)
 }
 
+/// `x` brought into [2^-20, 2^20] by [`power_of_two_scale`] where it lies outside (a copy, and
+/// the exponent e it was multiplied by 2^e with), else `x` itself and 0: the input of an op
+/// whose result does not change under scaling, or whose scale is undone after (a shift, a
+/// normalised correlation), so that its sums cannot overflow or underflow f32.
+pub fn in_safe_range<'a>(x: &ArrayViewD<'a, f32>) -> (ndarray::CowArray<'a, f32, ndarray::IxDyn>, i32) {
+    match power_of_two_scale(x) {
+        Some(e) => (scaled(x, e).into(), e),
+        None => (x.clone().into(), 0),
+    }
+}
+
 /// The largest |value| of `x` (0 for an empty array), on every core.
 pub fn largest_magnitude(x: &ArrayViewD<f32>) -> f32 {
     match x.as_slice() {

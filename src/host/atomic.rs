@@ -1,6 +1,7 @@
 //! Atomic output: write to a temporary file beside the target, fsync it, then rename it over the
 //! target. A crash or an error leaves either the old file or the complete new one, never a part.
 
+use std::cell::RefCell;
 use std::fs::{File, OpenOptions};
 use std::io::{BufWriter, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -9,27 +10,88 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::file_error;
 use crate::error::Result;
 
-/// Calls `write` on a buffered temporary file in `path`'s directory, then moves it into place.
-/// On any failure the temporary file is removed and `path` is left as it was.
+/// Calls `write` on a buffered temporary file in `path`'s directory, then moves it into place
+/// (inside [`all_or_nothing`], when every output is written). On any failure the temporary file
+/// is removed and `path` is left as it was.
 pub fn write_atomic<F>(path: &Path, write: F) -> Result<()>
 where
     F: FnOnce(&mut BufWriter<Output>) -> Result<()>,
 {
     let (tmp, file) = create_temporary(path)?;
     super::temporaries::track(&tmp);
-    let result = fill_and_sync(path, file, write)
-        .and_then(|()| std::fs::rename(&tmp, path).map_err(|e| file_error(path, format!("cannot move the finished file into place: {e}"))));
-    super::temporaries::untrack(&tmp);
-    match result {
-        Ok(()) => {
-            sync_directory(path);
-            Ok(())
-        }
-        Err(e) => {
-            let _ = std::fs::remove_file(&tmp);
-            Err(e)
-        }
+    if let Err(e) = fill_and_sync(path, file, write) {
+        super::temporaries::untrack(&tmp);
+        let _ = std::fs::remove_file(&tmp);
+        return Err(e);
     }
+    let target = path.to_path_buf();
+    let temporary = tmp.clone();
+    move_into_place(&tmp, move || {
+        let moved = std::fs::rename(&temporary, &target).map_err(|e| file_error(&target, format!("cannot move the finished file into place: {e}")));
+        match moved {
+            Ok(()) => sync_directory(&target),
+            Err(_) => {
+                let _ = std::fs::remove_file(&temporary);
+            }
+        }
+        moved
+    })
+}
+
+/// An output written to a temporary (file or directory, tracked) that `commit` moves into place.
+struct Pending {
+    temporary: PathBuf,
+    commit: Box<dyn FnOnce() -> Result<()>>,
+}
+
+thread_local! {
+    /// The outputs [`all_or_nothing`] holds back, while it runs on this thread.
+    static HELD: RefCell<Option<Vec<Pending>>> = const { RefCell::new(None) };
+}
+
+/// Moves a finished output into place with `commit` (which removes `temporary` if it fails),
+/// now, or inside [`all_or_nothing`] when all are written. `temporary` stays tracked until then.
+pub(crate) fn move_into_place(temporary: &Path, commit: impl FnOnce() -> Result<()> + 'static) -> Result<()> {
+    let pending = Pending { temporary: temporary.to_path_buf(), commit: Box::new(commit) };
+    let pending = HELD.with_borrow_mut(|held| match held {
+        Some(list) => {
+            list.push(pending);
+            None
+        }
+        None => Some(pending),
+    });
+    match pending {
+        Some(p) => {
+            let done = (p.commit)();
+            super::temporaries::untrack(&p.temporary);
+            done
+        }
+        None => Ok(()),
+    }
+}
+
+/// Runs `write_all`, whose outputs ([`write_atomic`], Zarr stores) are held back as finished
+/// temporaries and moved into place together at its end: a failure in any of them (a full disk
+/// at the second output, a format refused late) leaves every target as it was. The moves
+/// themselves are renames within each target's directory, which do not run out of space.
+pub fn all_or_nothing<T>(write_all: impl FnOnce() -> Result<T>) -> Result<T> {
+    let outer = HELD.with_borrow_mut(|held| held.replace(Vec::new()));
+    let result = write_all();
+    let held = HELD.with_borrow_mut(|held| std::mem::replace(held, outer)).unwrap_or_default();
+    let mut held = held.into_iter();
+    let result = result.and_then(|value| {
+        for p in held.by_ref() {
+            let done = (p.commit)();
+            super::temporaries::untrack(&p.temporary);
+            done?;
+        }
+        Ok(value)
+    });
+    for p in held {
+        super::temporaries::untrack(&p.temporary);
+        let _ = std::fs::remove_dir_all(&p.temporary).or_else(|_| std::fs::remove_file(&p.temporary));
+    }
+    result
 }
 
 /// A new, exclusively created file `.<name>.<pid>.<n>.tmp` in the target's directory (same

@@ -9,7 +9,8 @@ pub mod temporaries;
 
 use std::path::Path;
 
-pub use atomic::{write_atomic, Output};
+pub(crate) use atomic::move_into_place;
+pub use atomic::{all_or_nothing, write_atomic, Output};
 
 use crate::error::{Error, Result};
 

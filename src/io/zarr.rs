@@ -125,6 +125,13 @@ impl Source {
         };
         let array = Array::open(store, &array_path).map_err(|e| zarr_error(path, e))?;
         let source = Source { array, path: path.to_path_buf(), ome };
+        // A chunk is decoded whole, whatever part of it is read: it must fit the host budget
+        // before any is (a chunk shape of 2^31 once failed "to fill whole buffer", or aborted
+        // under a capped address space).
+        let chunks = source.chunks();
+        let element = source.array.data_type().fixed_size().unwrap_or(8) as u64;
+        let bytes = chunks.iter().try_fold(element, |b, &n| b.checked_mul(n as u64));
+        check_budget(&format!("one chunk of the array (shape {chunks:?})"), bytes, crate::host::host_budget_bytes()?).map_err(|m| file_error(path, m))?;
         source.convert(&vec![0..0; source.shape().len()])?; // the data type is one lucent converts
         Ok(source)
     }
@@ -278,24 +285,35 @@ impl Sink {
 
     /// Puts the complete image at the target path, replacing what was there.
     pub fn finish(mut self) -> Result<()> {
-        let old = self.target.with_file_name(format!(".{}.lucent-{}.old", self.target.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
-        let existed = self.target.exists();
-        if existed {
-            std::fs::rename(&self.target, &old).map_err(|e| file_error(&self.target, format!("cannot replace: {e}")))?;
-        }
-        crate::host::temporaries::untrack(&self.temporary);
-        if let Err(e) = std::fs::rename(&self.temporary, &self.target) {
-            if existed {
-                let _ = std::fs::rename(&old, &self.target);
-            }
-            return Err(file_error(&self.target, format!("cannot write: {e}")));
-        }
+        // From here the temporary is the move's to remove (now, or inside host::all_or_nothing).
         self.finished = true;
-        if existed {
-            let _ = std::fs::remove_dir_all(&old);
-        }
-        Ok(())
+        let (temporary, target) = (self.temporary.clone(), self.target.clone());
+        crate::host::move_into_place(&self.temporary, move || replace_store(&temporary, &target))
     }
+}
+
+/// Moves the finished store `temporary` to `target`, replacing what is there (kept aside until
+/// the move succeeded); on failure `temporary` is removed and `target` left as it was.
+fn replace_store(temporary: &Path, target: &Path) -> Result<()> {
+    let old = target.with_file_name(format!(".{}.lucent-{}.old", target.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+    let existed = target.exists();
+    if existed {
+        if let Err(e) = std::fs::rename(target, &old) {
+            let _ = std::fs::remove_dir_all(temporary);
+            return Err(file_error(target, format!("cannot replace: {e}")));
+        }
+    }
+    if let Err(e) = std::fs::rename(temporary, target) {
+        if existed {
+            let _ = std::fs::rename(&old, target);
+        }
+        let _ = std::fs::remove_dir_all(temporary);
+        return Err(file_error(target, format!("cannot write: {e}")));
+    }
+    if existed {
+        let _ = std::fs::remove_dir_all(&old);
+    }
+    Ok(())
 }
 
 impl Drop for Sink {

@@ -102,6 +102,41 @@ fn reference_and_gpu_match_scikit_image() {
     }
 }
 
+/// Values up to f32's limit (either image, not a power of two) register as the f64 reference
+/// registers them: the shift as at ordinary scale, and the error and phase difference
+/// scikit-image's of the images as given (with phase normalisation the error depends on their
+/// scale). The sums of squares once overflowed ("non-finite value"), and were refused for the
+/// moving image only.
+#[test]
+fn images_near_f32_limits_register_as_the_f64_reference() {
+    for (i, &(dims, shift, frac, u, phase, want, ..)) in GOLDEN.iter().enumerate().filter(|(_, g)| g.3.fract() == 0.0) {
+        let (reference, moving) = case(dims, shift, frac, 0x9E37_79B9_7F4A_7C15u64.wrapping_add(i as u64));
+        for (r, m) in [(3.1e38f32, 1.0f32), (1.0, 2.9e37), (5e30, 3e-3), (7e22, 1e25)] {
+            let what = format!("case {i}: {dims:?} u {u}, reference × {r:e}, moving × {m:e}");
+            let (rs, ms) = (reference.mapv(|v| v * r), moving.mapv(|v| v * m));
+            let on_cpu = cpu::phase_cross_correlation(&rs.mapv(|v| v as f64), &ms.mapv(|v| v as f64), &how(u, phase));
+            assert!(on_cpu.shift.iter().zip(want).all(|(a, b)| (a - b).abs() <= 1e-4), "{what}: the reference's shift {:?}", on_cpu.shift);
+            let got = phase_cross_correlation(poisoned_gpu(), &rs, &ms, &how(u, phase)).unwrap();
+            compare(&got, want, on_cpu.error.unwrap(), on_cpu.phasediff.unwrap(), &what);
+        }
+    }
+    let (reference, moving) = case(&[23, 19], &[4, -6], 0.0, 17);
+    let masks = ArrayD::from_elem(IxDyn(&[23, 19]), true);
+    let plain = lucent::registration::masked_phase_cross_correlation(poisoned_gpu(), &reference, &moving, &masks, &masks, 0.3, 1.0).unwrap();
+    let big = lucent::registration::masked_phase_cross_correlation(
+        poisoned_gpu(),
+        &reference.mapv(|v| v * 3e38),
+        &moving.mapv(|v| v * 1e-29),
+        &masks,
+        &masks,
+        0.3,
+        1.0,
+    )
+    .unwrap();
+    assert_eq!(plain, vec![-4.0, 6.0]);
+    assert_eq!(big, plain, "masked, scaled");
+}
+
 /// `x` moved by `shift` samples (periodically, sub-sample through the Fourier shift theorem), f64.
 fn fourier_shifted(x: &ArrayD<f64>, shift: &[f64]) -> ArrayD<f64> {
     let axes: Vec<usize> = (0..x.ndim()).collect();

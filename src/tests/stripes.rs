@@ -43,6 +43,23 @@ fn known_motion_is_recovered_through_a_saccade_and_the_gpu_equals_the_reference(
 }
 
 #[test]
+fn a_volume_against_itself_is_still_at_every_bscan() {
+    // The first B-scan once sat half a window from its window's first row, where a circular
+    // correlation cannot tell +window/2 from −window/2: it came back a spike.
+    let series = aooct::series([67, 24, 40], 1, &EyeMotion::default(), 7);
+    let reference = series.reference.view();
+    let how = StripeRegistration { window: 16, window_step: 8, ..StripeRegistration::default() };
+    let gpu = stripes::register_volume(poisoned_gpu(), &reference, &reference, &how).unwrap();
+    let cpu = stripes::register_volume_reference(&reference, &reference, &how, &mut |_| {}).unwrap();
+    for found in [&gpu, &cpu] {
+        for b in &found.bscans {
+            assert_eq!(b.status, Status::Ok, "B-scan {}: {:?}", b.bscan, b.shift);
+            assert!(b.shift.iter().all(|v| v.abs() <= 0.05), "B-scan {}: {:?}", b.bscan, b.shift);
+        }
+    }
+}
+
+#[test]
 fn spikes_and_weak_peaks_are_replaced() {
     // A moving volume whose B-scans 20..23 are noise: their peaks are weak or their shifts wild,
     // and they must come back interpolated between their neighbours, not as measured.

@@ -198,6 +198,25 @@ fn gpu_matches_the_reference_on_random_shapes() {
 }
 
 #[test]
+fn a_padding_constant_far_from_the_image_is_summed_directly_or_refused() {
+    // Values near 3 padded with a constant thousands of spreads away: through an FFT the
+    // padding's rounding drowned the windows inside the image; 1e8 gave a false perfect match.
+    let image = rand_array(&[29, 37]).mapv(|v| v as f64) + 3.0;
+    let t = rand_array(&[6, 7]).mapv(|v| v as f64);
+    for c in [2003.0f32, -1500.0] {
+        let how = TemplateMatch { pad_input: true, mode: PadMode::Constant(c) };
+        let want = template::match_template_reference(&image, &t, &how).unwrap();
+        let worst = max_abs_diff(&gpu_match(&image, &t, &how), &want);
+        assert!(worst <= 1e-4, "cval {c}: {worst}");
+    }
+    for c in [1e8f32, -3e6] {
+        let how = TemplateMatch { pad_input: true, mode: PadMode::Constant(c) };
+        let refused = template::match_template(poisoned_gpu(), &to32(&image).view(), &to32(&t).view(), &how);
+        assert!(matches!(&refused, Err(Error::Invalid(m)) if m.contains("nearer constant")), "cval {c}: {refused:?}");
+    }
+}
+
+#[test]
 fn flat_windows_and_templates_give_zero() {
     // A flat region (value 5) wider than the template: its windows give 0, as scikit-image.
     let mut image = rand_array(&[30, 28]).mapv(|v| v as f64);

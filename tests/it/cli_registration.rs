@@ -30,6 +30,19 @@ fn cli_register() {
         assert_eq!(out["details"]["shift"], serde_json::json!([-5.0, 9.0]), "{device}: {out}");
         assert!(out["details"]["error"].as_f64().is_some() && out["details"]["phasediff"].as_f64().is_some(), "{device}: {out}");
     }
+    // Values up to f32's limit, as either image (an int64 2^62 read as f32 was accepted as the
+    // reference and refused as the moving image: its sum of squares overflowed).
+    lucent::io::write_real(path("big_r.npy"), &reference.mapv(|v| v * 3e37).view()).unwrap();
+    lucent::io::write_real(path("big_m.npy"), &moving.mapv(|v| v * 2.9e38).view()).unwrap();
+    lucent::io::write_real(path("flat.npy"), &ArrayD::from_elem(IxDyn(&[24, 31]), 2f32.powi(62)).view()).unwrap();
+    for device in ["auto", "cpu"] {
+        let out = lucent_json(&["--device", device, "register", &path("big_r.npy"), &path("big_m.npy")], &[]);
+        assert_eq!(out["details"]["shift"], serde_json::json!([-5.0, 9.0]), "{device}: {out}");
+        for (r, m) in [("flat.npy", "r.npy"), ("r.npy", "flat.npy")] {
+            let out = lucent_cli(&["--device", device, "register", &path(r), &path(m)], &[]);
+            assert!(out.status.success(), "{device} {r} {m}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
     // The same images as their spectra, in Fourier space.
     let spectrum = |x: &ArrayD<f32>| {
         let axes = [0usize, 1];

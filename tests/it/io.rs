@@ -592,6 +592,41 @@ fn failed_writes_leave_no_file() {
     assert_eq!(entries(dir.path()), vec![path]);
 }
 
+/// Several outputs written inside `all_or_nothing` move into place together: a failure at the
+/// last (after an .npy, a TIFF and a Zarr store were finished) leaves every target as it was and
+/// no temporary; without a failure all are written.
+#[test]
+fn outputs_written_together_are_all_written_or_none() {
+    let dir = tmp();
+    let (old, new) = (random_array(&[3, 4]), random_array(&[5, 2]));
+    let paths = ["a.npy", "b.tif", "c.zarr"].map(|n| dir.path().join(n));
+    for p in &paths {
+        io::write_real(p, &old.view()).unwrap();
+    }
+    let listing = |d: &Path| {
+        let mut e = entries(d);
+        e.sort();
+        e
+    };
+    let before = listing(dir.path());
+    let result = lucent::host::all_or_nothing(|| {
+        for p in &paths {
+            io::write_real(p, &new.view())?;
+        }
+        lucent::host::write_atomic(&dir.path().join("d.csv"), |_| Err(Error::Invalid("simulated full disk".into())))
+    });
+    assert!(matches!(result, Err(Error::Invalid(_))), "{result:?}");
+    assert_eq!(listing(dir.path()), before, "a temporary was left or a target replaced");
+    for p in &paths {
+        assert_eq!(io::read_real(p).unwrap(), old, "{} was replaced", p.display());
+    }
+    lucent::host::all_or_nothing(|| paths.iter().try_for_each(|p| io::write_real(p, &new.view()))).unwrap();
+    assert_eq!(listing(dir.path()), before);
+    for p in &paths {
+        assert_eq!(io::read_real(p).unwrap(), new, "{}", p.display());
+    }
+}
+
 /// The `.npy` fast read and write paths through files at a size of many elements (37x53x3): float32
 /// and complex64 read in place, float64, int16 and big-endian float32 converted, Fortran order
 /// rearranged, and writes from standard and strided arrays.

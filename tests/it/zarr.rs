@@ -254,3 +254,23 @@ fn groups_without_an_image_to_read_are_named() {
         assert!(!out.status.success() && stderr.trim_end().lines().count() == 1 && stderr.contains(words), "{stderr}");
     }
 }
+
+/// A chunk shape beyond the host budget is refused when the store is opened, before a chunk is
+/// decoded (2^31 elements: zarrs' "failed to fill whole buffer", or an abort under a cap).
+#[test]
+fn chunks_beyond_the_host_budget_are_refused_before_reading() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("huge_chunks.zarr");
+    std::fs::create_dir_all(root.join("c")).unwrap();
+    let meta = json!({
+        "zarr_format": 3, "node_type": "array", "shape": [10], "data_type": "float32",
+        "chunk_grid": {"name": "regular", "configuration": {"chunk_shape": [1u64 << 31]}},
+        "chunk_key_encoding": {"name": "default", "configuration": {"separator": "/"}},
+        "fill_value": 0.0, "codecs": [{"name": "bytes", "configuration": {"endian": "little"}}]
+    });
+    std::fs::write(root.join("zarr.json"), meta.to_string()).unwrap();
+    std::fs::write(root.join("c/0"), [0u8; 40]).unwrap();
+    let out = lucent_cli(&["filter", s(&root), "-o", s(&dir.path().join("y.npy")), "--gaussian", "1"], &[("LUCENT_HOST_BUDGET_BYTES", "1000000000")]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.trim_end().lines().count() == 1 && stderr.contains("one chunk of the array"), "{stderr}");
+}

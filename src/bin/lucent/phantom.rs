@@ -104,28 +104,32 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     let start = Instant::now();
     let retina = Retina::new([slow, depth, width], args.seed);
-    io::write_real(&args.output, &retina.reference(args.seed).view().into_dyn())?;
-    let mut truth = Vec::new();
-    // One volume in memory at a time.
-    for (v, path) in args.moving.iter().enumerate() {
-        let (volume, shifts) = retina.moving(v, &motion, args.seed);
-        io::write_real(path, &volume.view().into_dyn())?;
-        truth.push(shifts);
-    }
-    if let Some(path) = &args.truth {
-        lucent::host::write_atomic(path, |w| {
-            (|| -> std::io::Result<()> {
-                writeln!(w, "volume,bscan,dz,dy,dx")?;
-                for (v, shifts) in truth.iter().enumerate() {
-                    for (j, [dy, dz, dx]) in shifts.iter().enumerate() {
-                        writeln!(w, "{v},{j},{dz:.6},{dy:.6},{dx:.6}")?;
+    // The reference, the moving volumes and the truth: all written, or none.
+    lucent::host::all_or_nothing(|| {
+        io::write_real(&args.output, &retina.reference(args.seed).view().into_dyn())?;
+        let mut truth = Vec::new();
+        // One volume in memory at a time.
+        for (v, path) in args.moving.iter().enumerate() {
+            let (volume, shifts) = retina.moving(v, &motion, args.seed);
+            io::write_real(path, &volume.view().into_dyn())?;
+            truth.push(shifts);
+        }
+        if let Some(path) = &args.truth {
+            lucent::host::write_atomic(path, |w| {
+                (|| -> std::io::Result<()> {
+                    writeln!(w, "volume,bscan,dz,dy,dx")?;
+                    for (v, shifts) in truth.iter().enumerate() {
+                        for (j, [dy, dz, dx]) in shifts.iter().enumerate() {
+                            writeln!(w, "{v},{j},{dz:.6},{dy:.6},{dx:.6}")?;
+                        }
                     }
-                }
-                Ok(())
-            })()
-            .map_err(Error::Io)
-        })?;
-    }
+                    Ok(())
+                })()
+                .map_err(Error::Io)
+            })?;
+        }
+        Ok(())
+    })?;
     let options = json!({
         "phantom": "aooct",
         "size": [slow, depth, width],
@@ -181,10 +185,13 @@ fn series(global: &Global, args: &Args, kind: &str) -> Result<(), Error> {
     let start = Instant::now();
     let shape = [t, z, y, x];
     let clean = if kind == "textured" { dynamic::textured(shape, args.seed) } else { dynamic::moving_edge(shape, args.speed) };
-    io::write_real(&args.output, &clean.mapv(|v| v as f32).into_dyn().view())?;
-    if let Some(path) = &args.noisy {
-        io::write_real(path, &dynamic::noisy(&clean, args.sigma, args.seed).mapv(|v| v as f32).into_dyn().view())?;
-    }
+    lucent::host::all_or_nothing(|| {
+        io::write_real(&args.output, &clean.mapv(|v| v as f32).into_dyn().view())?;
+        if let Some(path) = &args.noisy {
+            io::write_real(path, &dynamic::noisy(&clean, args.sigma, args.seed).mapv(|v| v as f32).into_dyn().view())?;
+        }
+        Ok(())
+    })?;
     let options = json!({
         "phantom": kind,
         "size": size,

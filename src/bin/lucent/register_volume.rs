@@ -141,16 +141,21 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         found.push((path, result, register_ms, ms_since(t)));
     }
     bar.finish_and_clear();
-    stages.write(|| write_csv(&args.output, &found.iter().map(|f| &f.1).collect::<Vec<_>>()))?;
-    if let (Some(out), Some(volume)) = (&args.apply, &applied) {
-        crate::batch::check_result(&volume.view().into_dyn())?;
-        stages.write(|| io::write_real(out, &volume.view().into_dyn()))?;
+    let mean = mean.map(|m| stages.compute(|| Ok(m.finish()))).transpose()?;
+    for result in applied.iter().chain(&mean) {
+        crate::batch::check_result(&result.view().into_dyn())?;
     }
-    if let (Some(out), Some(mean)) = (&args.average, mean) {
-        let mean = stages.compute(|| Ok(mean.finish()))?;
-        crate::batch::check_result(&mean.view().into_dyn())?;
-        stages.write(|| io::write_real(out, &mean.view().into_dyn()))?;
-    }
+    // The shifts, the registered volume and the mean: all written, or none.
+    lucent::host::all_or_nothing(|| {
+        stages.write(|| write_csv(&args.output, &found.iter().map(|f| &f.1).collect::<Vec<_>>()))?;
+        if let (Some(out), Some(volume)) = (&args.apply, &applied) {
+            stages.write(|| io::write_real(out, &volume.view().into_dyn()))?;
+        }
+        if let (Some(out), Some(mean)) = (&args.average, &mean) {
+            stages.write(|| io::write_real(out, &mean.view().into_dyn()))?;
+        }
+        Ok(())
+    })?;
     let counts = |r: &VolumeRegistration, s: Status| r.bscans.iter().filter(|b| b.status == s).count();
     if global.json {
         let volumes: Vec<_> = found

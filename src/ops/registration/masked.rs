@@ -182,7 +182,10 @@ pub fn masked_phase_cross_correlation(
     check_shape(reference, reference_mask, "reference")?;
     check_shape(moving, moving_mask, "moving")?;
     let upload = |x: &ArrayViewD<f32>| GpuArray::upload_f32(gpu, x);
-    let (r, m) = (upload(reference)?, upload(moving)?);
+    // Normalised cross-correlation does not change under scaling; its sums of squares of values
+    // near f32's limits would overflow.
+    let in_range = crate::check::in_safe_range;
+    let (r, m) = (upload(&in_range(reference).0.view())?, upload(&in_range(moving).0.view())?);
     let (rm, mm) = (upload(&as_weights(reference_mask).view())?, upload(&as_weights(moving_mask).view())?);
     masked_phase_cross_correlation_resident(gpu, &r, &m, &rm, &mm, overlap_ratio, upsample_factor)
 }
@@ -228,7 +231,7 @@ pub fn masked_phase_cross_correlation_resident(
         let [power, selected, lowest, highest] = c.each_ref().map(|&d| results.f32(d).map(|v| v.iter().next().copied().unwrap_or(f32::NAN)));
         let (power, selected, lowest, highest) = (power?, selected?, lowest?, highest?);
         if !power.is_finite() {
-            return Err(Error::NonFinite(format!("the {what} (its sum of squares is not finite)")));
+            return Err(Error::NonFinite(format!("the {what}, or its sum of squares overflows f32 (scale it)")));
         }
         if selected.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
             return Err(Error::Invalid(format!("the {what}'s mask selects no sample")));

@@ -155,6 +155,16 @@ fn finish(dims: &[usize], coarse: &[usize], fine: Option<&[usize]>, peak: Comple
     Registration { shift, error: error.is_finite().then_some(error), phasediff: phasediff.is_finite().then_some(phasediff) }
 }
 
+/// `x` brought near 1 by a power of two 2^e where it lies beyond 2^20 (the copy and e), else `x`
+/// and 0. Only large values: scikit-image floors the cross-power spectrum's magnitude at
+/// 100 ε, so at small magnitudes its normalisation, and with it the result, depends on the scale.
+fn scaled_down<'a>(x: &ndarray::ArrayViewD<'a, f32>) -> (ndarray::CowArray<'a, f32, ndarray::IxDyn>, i32) {
+    match crate::check::power_of_two_scale(x) {
+        Some(e) if e < 0 => (crate::check::scaled(x, e).into(), e),
+        _ => (x.clone().into(), 0),
+    }
+}
+
 /// A reference image's spectrum on the device, for registering many moving images against it
 /// at the cost of one forward transform each (or none: [`PhaseCorrelator::from_spectrum`]).
 pub struct PhaseCorrelator<'g> {
@@ -170,6 +180,8 @@ pub struct PhaseCorrelator<'g> {
     how: PhaseCorrelation,
     /// scikit-image's space "fourier": the images are given as their full spectra (fftn).
     fourier: bool,
+    /// The reference was multiplied by 2^scale on its way to the device (values near f32's limits).
+    scale: i32,
 }
 
 impl<'g> PhaseCorrelator<'g> {
@@ -177,15 +189,20 @@ impl<'g> PhaseCorrelator<'g> {
     pub fn new(gpu: &'g Gpu, reference: &ndarray::ArrayViewD<f32>, how: &PhaseCorrelation) -> Result<PhaseCorrelator<'g>> {
         how.check()?;
         check_image(reference, "the reference image")?;
+        // Large values are brought near 1 by a power of two (exact), so that the sums of squares
+        // do not overflow; the amplitudes are scaled back in f64.
+        let (reference, e) = scaled_down(reference);
         let mut rec = Recording::new(gpu);
-        let x = rec.upload_once_f32(reference)?;
+        let x = rec.upload_once_f32(&reference.view())?;
         let spectrum = forward(&mut rec, x)?;
         let out = rec.output(spectrum);
         let power = sum_of_squares(&mut rec, x)?;
         let power = rec.download(power);
         let results = rec.run()?;
         let power = first(results.f32(power)?) as f64;
-        PhaseCorrelator::with(gpu, reference.shape(), results.array(out), power, how, false)
+        let mut correlator = PhaseCorrelator::with(gpu, reference.shape(), results.array(out), power, how, false)?;
+        correlator.scale = e;
+        Ok(correlator)
     }
 
     /// scikit-image's space "fourier": `reference` is a reference image's full spectrum (fftn;
@@ -205,14 +222,15 @@ impl<'g> PhaseCorrelator<'g> {
 
     fn with(gpu: &'g Gpu, dims: &[usize], spectrum: GpuArray, power: f64, how: &PhaseCorrelation, fourier: bool) -> Result<PhaseCorrelator<'g>> {
         let product = GpuArray::empty(gpu, spectrum.shape().dims(), Dtype::C32)?;
-        Ok(PhaseCorrelator { gpu, dims: dims.to_vec(), spectrum, product, power, how: *how, fourier })
+        Ok(PhaseCorrelator { gpu, dims: dims.to_vec(), spectrum, product, power, how: *how, fourier, scale: 0 })
     }
 
     /// The shift registering `moving` (the reference's shape) onto the reference.
     pub fn register(&self, moving: &ndarray::ArrayViewD<f32>) -> Result<Registration> {
         check_image(moving, "the moving image")?;
-        let array = GpuArray::upload_f32(self.gpu, moving)?;
-        self.register_resident(&array)
+        let (moving, e) = scaled_down(moving);
+        let array = GpuArray::upload_f32(self.gpu, &moving.view())?;
+        self.register_scaled(&array, e)
     }
 
     /// [`PhaseCorrelator::register`] in Fourier space: `moving` is the moving image's spectrum.
@@ -225,6 +243,14 @@ impl<'g> PhaseCorrelator<'g> {
     /// [`PhaseCorrelator::register`] of an image (f32) or, in Fourier space, a spectrum (c32)
     /// already on the device.
     pub fn register_resident(&self, moving: &GpuArray) -> Result<Registration> {
+        self.register_scaled(moving, 0)
+    }
+
+    /// [`PhaseCorrelator::register_resident`] of a moving image multiplied by 2^scale: the
+    /// amplitudes and the correlation's value are scaled back in f64 (the error and phase
+    /// difference are scikit-image's of the images as given; with phase normalisation the error
+    /// depends on their scale).
+    fn register_scaled(&self, moving: &GpuArray, scale: i32) -> Result<Registration> {
         let (want, what) = if self.fourier { (Dtype::C32, "spectrum") } else { (Dtype::F32, "image") };
         if moving.shape().dims() != self.dims.as_slice() || moving.dtype() != want {
             return Err(Error::Shape(format!(
@@ -257,14 +283,21 @@ impl<'g> PhaseCorrelator<'g> {
             target_power /= n;
         }
         if !target_power.is_finite() {
-            return Err(Error::NonFinite(format!("the moving {what} (its sum of squares is not finite)")));
+            return Err(Error::NonFinite(format!("the moving {what}, or its sum of squares overflows f32 (scale it)")));
         }
+        // Undo the scaling: Σx² by 4^-e, the correlation (without phase normalisation) by
+        // 2^-(e_reference + e_moving).
+        let (source_power, target_power) = (self.power * 4f64.powi(-self.scale), target_power * 4f64.powi(-scale));
+        let unscale = |peak: Complex64| match self.how.normalization {
+            Normalization::Phase => peak,
+            Normalization::None => peak * 2f64.powi(-(self.scale + scale)),
+        };
         let coarse = unravel(flat, dims);
         if !upsampled {
-            return Ok(finish(dims, &coarse, None, peak, self.power, target_power, &self.how));
+            return Ok(finish(dims, &coarse, None, unscale(peak), source_power, target_power, &self.how));
         }
         let (peak, fine) = refine(gpu, &self.product, dims, &coarse, self.how.upsample_factor, !self.fourier)?;
-        Ok(finish(dims, &coarse, Some(&fine), peak, self.power * n, target_power * n, &self.how))
+        Ok(finish(dims, &coarse, Some(&fine), unscale(peak), source_power * n, target_power * n, &self.how))
     }
 }
 

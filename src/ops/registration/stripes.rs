@@ -171,9 +171,9 @@ trait Measure {
     /// Each stripe's rows (start, count) of the moving volume, kept at its own rows of a zero
     /// volume, against the whole reference.
     fn stripes(&mut self, rows: &[(usize, usize)]) -> Result<Vec<Peak>>;
-    /// Each of `bscans`, alone at row window / 2 of a zero sub-volume of `window` rows, against
-    /// the reference's rows start .. start + window.
-    fn window(&mut self, start: usize, window: usize, bscans: &[usize]) -> Result<Vec<Peak>>;
+    /// Each of `bscans` (B-scan, row), alone at its row of a zero sub-volume of `window` rows,
+    /// against the reference's rows start .. start + window.
+    fn window(&mut self, start: usize, window: usize, bscans: &[(usize, usize)]) -> Result<Vec<Peak>>;
 }
 
 /// The stages over one measurer, for a volume of `slow` B-scans.
@@ -191,20 +191,25 @@ fn register_with(
     let coarse_ms = ms_since(t);
 
     let t = Instant::now();
-    let mut groups: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    // Each B-scan sits at its predicted row of its window, so the shift left to measure is
+    // small: a circular correlation cannot tell a shift of window / 2 from one of −window / 2
+    // (a B-scan at the volume's first row, centred in a window clamped to start at 0, was one).
+    let mut groups: BTreeMap<usize, Vec<(usize, usize)>> = BTreeMap::new();
     let coarse: Vec<(f64, [f64; 3])> = stripes.iter().map(|b| (b.bscan as f64, b.shift)).collect();
     for j in 0..slow {
         let predicted = j as f64 + linear(&coarse, j as f64, 0);
         let nearest = ((predicted - (window / 2) as f64) / how.window_step as f64).round().max(0.0) as usize * how.window_step;
-        groups.entry(nearest.min(slow - window)).or_default().push(j);
+        let start = nearest.min(slow - window);
+        let row = (predicted.round() - start as f64).clamp(0.0, (window - 1) as f64) as usize;
+        groups.entry(start).or_default().push((j, row));
     }
     let mut measured = vec![Peak { shift: [0.0; 3], peak: f64::NAN }; slow];
     let mut done = 0;
     for (&start, bscans) in &groups {
         done += bscans.len();
         progress(Progress::new("B-scans", done, slow));
-        for (&j, peak) in bscans.iter().zip(measure.window(start, window, bscans)?) {
-            let dy = (start + window / 2) as f64 + peak.shift[0] - j as f64;
+        for (&(j, row), peak) in bscans.iter().zip(measure.window(start, window, bscans)?) {
+            let dy = (start + row) as f64 + peak.shift[0] - j as f64;
             measured[j] = Peak { shift: [dy, peak.shift[1], peak.shift[2]], peak: peak.peak };
         }
     }
@@ -390,16 +395,16 @@ impl Measure for GpuMeasure<'_> {
         self.peaks(rec, spectrum, &movings)
     }
 
-    fn window(&mut self, start: usize, window: usize, bscans: &[usize]) -> Result<Vec<Peak>> {
+    fn window(&mut self, start: usize, window: usize, bscans: &[(usize, usize)]) -> Result<Vec<Peak>> {
         let [_, depth, width] = self.dims;
         let mut rec = Recording::new(self.gpu);
         let (r, m) = (rec.input(&self.reference), rec.input(&self.moving));
         let sub = layout::crop(&mut rec, r, &[start, 0, 0], &[window, depth, width])?;
         let spectrum = forward(&mut rec, sub)?;
         let mut movings = Vec::new();
-        for &j in bscans {
+        for &(j, row) in bscans {
             let bscan = layout::crop(&mut rec, m, &[j, 0, 0], &[1, depth, width])?;
-            movings.push(layout::pad(&mut rec, bscan, &[(window / 2, window - window / 2 - 1), (0, 0), (0, 0)], Boundary::Constant(0.0))?);
+            movings.push(layout::pad(&mut rec, bscan, &[(row, window - row - 1), (0, 0), (0, 0)], Boundary::Constant(0.0))?);
         }
         self.peaks(rec, spectrum, &movings)
     }
@@ -443,14 +448,14 @@ impl Measure for CpuMeasure {
             .collect())
     }
 
-    fn window(&mut self, start: usize, window: usize, bscans: &[usize]) -> Result<Vec<Peak>> {
+    fn window(&mut self, start: usize, window: usize, bscans: &[(usize, usize)]) -> Result<Vec<Peak>> {
         let sub = spectrum(&self.reference.slice(s![start..start + window, .., ..]).to_owned());
         let (_, depth, width) = self.moving.dim();
         Ok(bscans
             .iter()
-            .map(|&j| {
+            .map(|&(j, row)| {
                 let mut m = Array3::zeros((window, depth, width));
-                m.slice_mut(s![window / 2, .., ..]).assign(&self.moving.slice(s![j, .., ..]));
+                m.slice_mut(s![row, .., ..]).assign(&self.moving.slice(s![j, .., ..]));
                 correlate(&sub, &m)
             })
             .collect())

@@ -104,9 +104,19 @@ pub fn output_dims(image: &[usize], template: &[usize], pad_input: bool) -> Vec<
     }
 }
 
+/// How far (in the image's largest |x - mean|) a padding constant may lie from the image's mean:
+/// the windows' sums run along the padded lines in double-single arithmetic (about 2^-48 of
+/// the padding's square), which must stay below 1e-5 of a window's variance.
+const FARTHEST_PADDING: f64 = 16384.0;
+
 /// The response of a device image (f32) to a host template (finite); `mean` is subtracted from
-/// the image first (its mean: any value is exact in real arithmetic, the mean keeps f32 so).
-pub fn record_match_template(rec: &mut Recording, image: Buf, template: &ArrayViewD<f32>, how: &TemplateMatch, mean: f32) -> Result<Buf> {
+/// the image first (its mean: any value is exact in real arithmetic, the mean keeps f32 so), and
+/// `spread` is the image's largest |x - mean| (a bound will do). A padding constant further than
+/// 64 spreads from the mean has the correlation summed directly, window by window: through an
+/// FFT, the padding's magnitude would set the rounding of the windows inside the image too; one
+/// further than [`FARTHEST_PADDING`] spreads is refused (a constant of 1e8 beside values near 1
+/// gave false perfect matches).
+pub fn record_match_template(rec: &mut Recording, image: Buf, template: &ArrayViewD<f32>, how: &TemplateMatch, mean: f32, spread: f32) -> Result<Buf> {
     let dims = rec.dims(image).to_vec();
     check_shapes(&dims, template.shape())?;
     check_finite(template, "the template")?;
@@ -120,7 +130,23 @@ pub fn record_match_template(rec: &mut Recording, image: Buf, template: &ArrayVi
     let template_mean = template.iter().map(|&v| v as f64).sum::<f64>() / volume as f64;
     let centred = template.mapv(|v| (v as f64 - template_mean) as f32);
     let tssd: f64 = template.iter().map(|&v| (v as f64 - template_mean).powi(2)).sum();
-    let numerator = convolve::signal_correlate(rec, q, &centred.view(), Mode::Valid, Method::Auto)?;
+    let method = match how.mode {
+        PadMode::Constant(c) if how.pad_input => {
+            let far = (c as f64 - mean as f64).abs() / spread as f64;
+            if far > FARTHEST_PADDING {
+                return Err(Error::Invalid(format!(
+                    "constant_values {c} lies {far:.3e} times the image's spread from its mean (at most {FARTHEST_PADDING}): in f32 the windows beside the padding would lose their variance; pad the image yourself or give a nearer constant"
+                )));
+            }
+            if far > 64.0 {
+                Method::Direct
+            } else {
+                Method::Auto
+            }
+        }
+        _ => Method::Auto,
+    };
+    let numerator = convolve::signal_correlate(rec, q, &centred.view(), Mode::Valid, method)?;
     let s1 = window_sums(rec, window_sum::Input::Values(q), &m)?;
     let s2 = window_sums(rec, window_sum::Input::Squares(q), &m)?;
     // The pairs' rounding relative to V·s2 (about 48 bits, a few per summed axis): below it a
@@ -177,9 +203,10 @@ pub fn match_template(gpu: &Gpu, image: &ArrayViewD<f32>, template: &ArrayViewD<
         return match_template(gpu, image, &crate::check::scaled(template, e).view(), how);
     }
     let mean = (image.iter().map(|&v| v as f64).sum::<f64>() / image.len() as f64) as f32;
+    let spread = image.iter().fold(0.0f32, |s, &v| s.max((v - mean).abs()));
     let mut rec = Recording::new(gpu);
     let x = rec.upload_f32(image)?;
-    let y = record_match_template(&mut rec, x, template, how, mean)?;
+    let y = record_match_template(&mut rec, x, template, how, mean, spread)?;
     let d = rec.download(y);
     rec.run()?.into_f32(d)
 }

@@ -88,11 +88,12 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         let image = super::uniform(&dims, 0x2545_F491_4F6C_DD1D);
         let t = image.slice_each_axis(|a| ndarray::Slice::from(at[a.axis.index()]..at[a.axis.index()] + tdims[a.axis.index()])).to_owned();
         let mean = (image.iter().map(|&v| v as f64).sum::<f64>() / image.len() as f64) as f32;
+        let spread = image.iter().fold(0.0f32, |s, &v| s.max((v - mean).abs()));
         let resident = GpuArray::upload_f32(gpu, &image.view())?;
         let how = lucent::registration::TemplateMatch { pad_input, ..Default::default() };
         let mut rec = lucent::Recording::new(gpu);
         let x = rec.input(&resident);
-        let y = lucent::registration::record_match_template(&mut rec, x, &t.view(), &how, mean)?;
+        let y = lucent::registration::record_match_template(&mut rec, x, &t.view(), &how, mean, spread)?;
         rec.output(y);
         let compiled = rec.compile()?;
         let ms = median_after_warm_up(9, || compiled.run(gpu).map(drop))?;
