@@ -9,6 +9,7 @@ pub mod temporaries;
 
 use std::path::Path;
 
+#[cfg(feature = "zarr")]
 pub(crate) use atomic::move_into_place;
 pub use atomic::{all_or_nothing, write_atomic, Output};
 
