@@ -82,6 +82,7 @@ pub mod ndimage;
 pub(crate) mod ops;
 pub mod phantom;
 pub(crate) mod placement;
+pub mod psf;
 pub mod registration;
 pub mod restoration;
 pub mod signal;

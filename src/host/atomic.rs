@@ -18,7 +18,6 @@ where
     F: FnOnce(&mut BufWriter<Output>) -> Result<()>,
 {
     let (tmp, file) = create_temporary(path)?;
-    super::temporaries::track(&tmp);
     if let Err(e) = fill_and_sync(path, file, write) {
         super::temporaries::untrack(&tmp);
         let _ = std::fs::remove_file(&tmp);
@@ -105,9 +104,15 @@ fn create_temporary(path: &Path) -> Result<(PathBuf, File)> {
     };
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
-    let file =
-        OpenOptions::new().write(true).create_new(true).open(&tmp).map_err(|e| file_error(path, format!("cannot create a file in {}: {e}", dir.display())))?;
-    Ok((tmp, file))
+    // Tracked before it exists: a signal between the two would otherwise leave it behind.
+    super::temporaries::track(&tmp);
+    match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+        Ok(file) => Ok((tmp, file)),
+        Err(e) => {
+            super::temporaries::untrack(&tmp);
+            Err(file_error(path, format!("cannot create a file in {}: {e}", dir.display())))
+        }
+    }
 }
 
 fn fill_and_sync<F>(path: &Path, file: File, write: F) -> Result<()>

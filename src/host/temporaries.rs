@@ -21,10 +21,19 @@ pub fn untrack(path: &Path) {
 }
 
 /// Removes every tracked temporary: what a process stopped by a signal leaves unfinished.
+/// The process's other threads may still be writing into a store while it is removed (a new
+/// chunk makes the walk fail on a directory no longer empty): removal is tried again, a few
+/// times, while the path exists.
 pub fn remove_tracked() {
     let paths = std::mem::take(&mut *TRACKED.lock().unwrap_or_else(|e| e.into_inner()));
     for path in paths {
-        let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+        for _ in 0..50 {
+            let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
+            if std::fs::symlink_metadata(&path).is_err() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
     }
 }
 

@@ -215,8 +215,12 @@ impl Sink {
         crate::host::temporaries::remove_stale(dir, &name);
         let temporary = dir.join(format!(".{name}.lucent-{}.tmp", std::process::id()));
         let _ = std::fs::remove_dir_all(&temporary);
-        std::fs::create_dir(&temporary).map_err(|e| file_error(path, format!("cannot create {}: {e}", temporary.display())))?;
+        // Tracked before it exists: a signal between the two would otherwise leave it behind.
         crate::host::temporaries::track(&temporary);
+        if let Err(e) = std::fs::create_dir(&temporary) {
+            crate::host::temporaries::untrack(&temporary);
+            return Err(file_error(path, format!("cannot create {}: {e}", temporary.display())));
+        }
         let array = Self::layout(&temporary, shape, chunks, ome).map_err(|e| zarr_error(path, e));
         let sink = |array| Sink { array, temporary: temporary.clone(), target: path.to_path_buf(), finished: false };
         match array {

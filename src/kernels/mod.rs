@@ -38,6 +38,8 @@ pub mod multiply_lines;
 pub mod peak_neighbours;
 pub mod phase_ramp;
 pub mod project;
+pub mod psf_pixels;
+pub mod psf_radial;
 pub mod real_to_complex;
 pub mod reduce_columns;
 pub mod reduce_rows;

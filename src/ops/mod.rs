@@ -7,6 +7,7 @@ pub mod denoise;
 pub mod filter;
 pub mod interpolate;
 pub mod layout;
+pub mod psf;
 pub mod reduce;
 pub mod registration;
 pub mod scan;

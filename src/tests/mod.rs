@@ -33,6 +33,7 @@ mod layout;
 mod logpolar;
 mod placement;
 mod pointwise;
+mod psf;
 mod reduce;
 mod registration;
 mod scan;

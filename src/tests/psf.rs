@@ -1,0 +1,232 @@
+//! PSF models (psfmodels 0.3.3's `make_psf`): the f64 twin against values psfmodels printed
+//! (sums, sums of squares and picked pixels of vectorial, scalar and Gaussian PSFs over water,
+//! oil and silicone objectives, index mismatches, odd and even sizes, counts and positions of
+//! planes, oversampling 1-3, normalised or not), the GPU against the twin within 1e-4 relative
+//! L2 (output poisoned), and bad parameters refused.
+
+use crate::tests::common;
+use common::*;
+
+use lucent::psf::{self, Model, Planes, PsfOptions};
+use lucent::Error;
+
+type Golden = (PsfOptions, [usize; 3], f64, f64, &'static [(usize, f64)]);
+
+fn golden() -> Vec<Golden> {
+    let d = PsfOptions::default;
+    vec![
+        (
+            PsfOptions { z: Planes::Count { nz: 7, dz: 0.1 }, nx: 9, ..d() },
+            [7, 9, 9],
+            146.30736211281177,
+            61.348622911726714,
+            &[
+                (13, 0.21226657583330671),
+                (561, 0.1237905550169132),
+                (542, 0.23073673299715255),
+                (504, 0.1068896265285741),
+                (485, 0.053560822734550956),
+                (447, 0.4779732877569821),
+                (283, 1.0),
+            ],
+        ),
+        (
+            PsfOptions {
+                z: Planes::Positions(vec![4.0, 4.6, 5.0, 5.3, 6.1]),
+                nx: 10,
+                dxy: 0.1,
+                na: 1.1,
+                ni: 1.33,
+                ni0: 1.33,
+                ns: 1.33,
+                pz: 5.0,
+                wvl: 0.52,
+                model: Model::Scalar,
+                ..d()
+            },
+            [5, 10, 10],
+            27.716755664038033,
+            7.973602290597602,
+            &[
+                (13, 0.03370764257701098),
+                (432, 0.025146171124666515),
+                (351, 0.04465433240679849),
+                (270, 0.0020882835406118433),
+                (189, 0.007092239708374796),
+                (27, 0.033954572848011136),
+                (244, 1.0),
+            ],
+        ),
+        (
+            PsfOptions { z: Planes::Count { nz: 6, dz: 0.3 }, nx: 12, dxy: 0.065, na: 1.49, ns: 1.33, pz: 12.0, oversample_factor: 2, ..d() },
+            [6, 12, 12],
+            118.07768595873429,
+            38.23538792956317,
+            &[
+                (13, 0.050064709892048594),
+                (156, 0.045879257080389195),
+                (299, 0.01556678321544398),
+                (442, 0.027820586636940155),
+                (728, 0.021013521053972264),
+                (150, 0.07384243011506166),
+                (785, 1.0),
+            ],
+        ),
+        (
+            PsfOptions {
+                z: Planes::Count { nz: 5, dz: 0.5 },
+                nx: 11,
+                dxy: 0.1,
+                na: 1.3,
+                ni: 1.406,
+                ni0: 1.406,
+                ns: 1.38,
+                pz: 30.0,
+                oversample_factor: 1,
+                model: Model::Scalar,
+                ..d()
+            },
+            [5, 11, 11],
+            34.0374587711021,
+            7.536279361246683,
+            &[
+                (13, 0.020735486560983597),
+                (67, 0.025756129562301815),
+                (121, 0.012374538201106875),
+                (175, 0.023689631146275623),
+                (283, 0.030523451171003944),
+                (391, 0.009682250950302234),
+                (423, 1.0),
+            ],
+        ),
+        (
+            PsfOptions {
+                z: Planes::Count { nz: 5, dz: 0.4 },
+                nx: 13,
+                dxy: 0.08,
+                na: 1.3,
+                ni: 1.518,
+                tg: 175.0,
+                ng: 1.52,
+                ns: 1.36,
+                pz: 3.0,
+                normalize: false,
+                ..d()
+            },
+            [5, 13, 13],
+            255.92868863142905,
+            268.5691911353716,
+            &[
+                (13, 0.10452819061559308),
+                (327, 0.0279910847420026),
+                (641, 0.2793401043797969),
+                (110, 0.5743690703122012),
+                (424, 1.4732776218129022),
+                (521, 0.13275268220741704),
+                (253, 4.510199466315433),
+            ],
+        ),
+        (
+            PsfOptions { z: Planes::Count { nz: 5, dz: 0.3 }, nx: 9, dxy: 0.1, na: 0.5, ni: 1.0, ni0: 1.0, model: Model::Gaussian, ..d() },
+            [5, 9, 9],
+            183.47127957682196,
+            105.24454475229389,
+            &[
+                (13, 0.5126025632089235),
+                (237, 0.3118722498335661),
+                (56, 0.548967770400943),
+                (99, 0.25066711968765965),
+                (323, 0.11012970517618768),
+                (366, 0.722122947350807),
+                (202, 1.0),
+            ],
+        ),
+        (
+            PsfOptions { z: Planes::Count { nz: 4, dz: 0.2 }, nx: 8, dxy: 0.06, na: 1.2, ni: 1.33, ni0: 1.33, model: Model::Gaussian, ..d() },
+            [4, 8, 8],
+            70.66702287168387,
+            34.668126482835845,
+            &[
+                (13, 0.19758250843214945),
+                (252, 0.10782755790088272),
+                (235, 0.4900908371435842),
+                (201, 0.10782755790088272),
+                (184, 0.026417252509174274),
+                (150, 0.29782595917225385),
+                (91, 1.0),
+            ],
+        ),
+    ]
+}
+
+#[test]
+fn the_reference_equals_psfmodels() {
+    for (o, shape, sum, squares, picks) in golden() {
+        let what = format!("{:?} {:?}", o.model, o.z);
+        let psf = psf::cpu::make_psf(&o).unwrap();
+        assert_eq!(psf.shape(), shape, "{what}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * b.abs().max(1.0);
+        assert!(close(psf.sum(), sum), "{what}: sum {} vs psfmodels' {sum}", psf.sum());
+        let sq: f64 = psf.iter().map(|v| v * v).sum();
+        assert!(close(sq, squares), "{what}: sum of squares {sq} vs {squares}");
+        for &(i, v) in picks {
+            let got = psf.iter().nth(i).copied().unwrap();
+            assert!(close(got, v), "{what}: element {i} is {got}, psfmodels' {v}");
+        }
+    }
+}
+
+#[test]
+fn the_gpu_equals_the_reference_within_1e_4() {
+    let mut cases: Vec<PsfOptions> = golden().into_iter().map(|g| g.0).collect();
+    let d = PsfOptions::default;
+    // Awkward sizes and far planes: a prime width, 3 sub-pixels, 40 µm deep in water with an oil
+    // objective (strong spherical aberration), a plane 4 µm from focus.
+    cases.push(PsfOptions { z: Planes::Positions(vec![36.0, 39.7, 40.0, 44.0]), nx: 17, dxy: 0.07, na: 1.4, ns: 1.33, pz: 40.0, ..d() });
+    cases.push(PsfOptions {
+        z: Planes::Count { nz: 3, dz: 0.25 },
+        nx: 23,
+        dxy: 0.04,
+        na: 0.8,
+        ni: 1.0,
+        ni0: 1.0,
+        ns: 1.0,
+        pz: 0.0,
+        wvl: 0.45,
+        model: Model::Scalar,
+        ..d()
+    });
+    for o in cases {
+        let what = format!("{:?} nx {} {:?}", o.model, o.nx, o.z);
+        let want = psf::cpu::make_psf(&o).unwrap();
+        let got = psf::make_psf(poisoned_gpu(), &o).unwrap();
+        assert_eq!(got.shape(), want.shape(), "{what}");
+        let err = rel_l2(got.as_slice().unwrap(), want.as_slice().unwrap());
+        eprintln!("{what}: relative L2 error {err:e}");
+        assert!(err <= 1e-4, "{what}: relative L2 error {err:e}");
+    }
+}
+
+#[test]
+fn bad_parameters_are_refused() {
+    let d = PsfOptions::default;
+    let bad = [
+        (PsfOptions { na: 1.6, ..d() }, "less than the immersion"),
+        (PsfOptions { dxy: 0.0, ..d() }, "dxy"),
+        (PsfOptions { pz: -1.0, ..d() }, "pz"),
+        (PsfOptions { wvl: f64::NAN, ..d() }, "not finite"),
+        (PsfOptions { ns: -1.33, ..d() }, "greater than 0"),
+        (PsfOptions { tg: -5.0, ..d() }, "negative"),
+        (PsfOptions { nx: 0, ..d() }, "nx"),
+        (PsfOptions { oversample_factor: 0, ..d() }, "oversample_factor"),
+        (PsfOptions { z: Planes::Count { nz: 0, dz: 0.1 }, ..d() }, "planes"),
+        (PsfOptions { z: Planes::Positions(vec![0.0, f64::INFINITY]), ..d() }, "finite"),
+        (PsfOptions { z: Planes::Positions(vec![1e9]), ..d() }, "too far"),
+        (PsfOptions { nx: 30000, z: Planes::Count { nz: 60000, dz: 0.1 }, ..d() }, "host memory"),
+    ];
+    for (o, words) in bad {
+        for result in [psf::make_psf(gpu(), &o).map(drop), psf::cpu::make_psf(&o).map(drop)] {
+            assert!(matches!(&result, Err(Error::Invalid(m)) if m.contains(words)), "{words}: {result:?}");
+        }
+    }
+}
