@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod filters;
 mod interpolate;
+mod psf;
 mod restoration;
 mod spectral;
 mod tomography;
@@ -83,6 +84,7 @@ fn _lucent(m: &Bound<'_, PyModule>) -> PyResult<()> {
     spectral::register(m)?;
     filters::register(m)?;
     interpolate::register(m)?;
+    psf::register(m)?;
     restoration::register(m)?;
     tomography::register(m)?;
     Ok(())

@@ -215,14 +215,17 @@ fn bad_parameters_are_refused() {
         (PsfOptions { dxy: 0.0, ..d() }, "dxy"),
         (PsfOptions { pz: -1.0, ..d() }, "pz"),
         (PsfOptions { wvl: f64::NAN, ..d() }, "not finite"),
-        (PsfOptions { ns: -1.33, ..d() }, "greater than 0"),
+        (PsfOptions { ns: -1.33, ..d() }, "from 1 to 5"),
+        (PsfOptions { wvl: 1e-45, ..d() }, "intervals"),
+        (PsfOptions { tg: 1e30, ..d() }, "at most"),
         (PsfOptions { tg: -5.0, ..d() }, "negative"),
         (PsfOptions { nx: 0, ..d() }, "nx"),
         (PsfOptions { oversample_factor: 0, ..d() }, "oversample_factor"),
         (PsfOptions { z: Planes::Count { nz: 0, dz: 0.1 }, ..d() }, "planes"),
-        (PsfOptions { z: Planes::Positions(vec![0.0, f64::INFINITY]), ..d() }, "finite"),
-        (PsfOptions { z: Planes::Positions(vec![1e9]), ..d() }, "too far"),
-        (PsfOptions { nx: 30000, z: Planes::Count { nz: 60000, dz: 0.1 }, ..d() }, "host memory"),
+        (PsfOptions { z: Planes::Positions(vec![0.0, f64::INFINITY]), ..d() }, "within ±"),
+        (PsfOptions { z: Planes::Positions(vec![1e9]), ..d() }, "within ±"),
+        (PsfOptions { z: Planes::Positions(vec![9e4]), ..d() }, "too far"),
+        (PsfOptions { nx: 8000, z: Planes::Count { nz: 4000, dz: 0.1 }, ..d() }, "host memory"),
     ];
     for (o, words) in bad {
         for result in [psf::make_psf(gpu(), &o).map(drop), psf::cpu::make_psf(&o).map(drop)] {

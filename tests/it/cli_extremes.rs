@@ -158,7 +158,13 @@ fn option_extremes_run_or_fail_in_one_line() {
         ([resample.clone(), base(&["--zoom", "1.5"])].concat(), "--cval"),
         ([resample.clone(), base(&["--affine", &p("m.npy")])].concat(), "--offset"),
         ([resample.clone(), base(&["--affine", &p("m.npy")])].concat(), "--output-shape"),
+        (base(&["psf", "-o", &p("psf.npy"), "--nx", "9"]), "--nz"),
+        (base(&["psf", "-o", &p("psf.npy"), "--nz", "5"]), "--nx"),
     ];
+    let psf = base(&["psf", "-o", &p("psf.npy"), "--nz", "5", "--nx", "9"]);
+    let psf_options =
+        ["--dz", "--z", "--dxy", "--pz", "--na", "--wvl", "--ns", "--ni", "--ni0", "--ng", "--ng0", "--tg", "--tg0", "--ti0", "--oversample-factor"];
+    let cases: Vec<(Vec<String>, &str)> = cases.into_iter().chain(psf_options.iter().map(|&o| (psf.clone(), o))).collect();
     // Three runs at a time (most are refusals, quick; a few open the device).
     let failures = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {

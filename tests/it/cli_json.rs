@@ -182,7 +182,7 @@ fn registration_and_matching() {
     assert_eq!(r["options"]["template"], t_path.as_str());
 }
 
-/// phantom (no input), register-volume (a series in, CSV out), denoise.
+/// phantom and psf (no input), register-volume (a series in, CSV out), denoise.
 #[test]
 fn phantoms_volumes_and_denoising() {
     let dir = tempfile::tempdir().unwrap();
@@ -192,6 +192,29 @@ fn phantoms_volumes_and_denoising() {
     let r = report(&args, "phantom", (Files::Null, Files::Path), (false, true));
     assert_eq!(r["shape_out"], serde_json::json!([24, 16, 24]), "{r}");
     assert_eq!((r["options"]["phantom"].as_str(), r["options"]["moving"].clone()), (Some("aooct"), serde_json::json!([moving])), "{r}");
+
+    // psf: no input; the model's file equals the library's, on the GPU and the CPU.
+    for device in ["auto", "cpu"] {
+        let out = at(d, &format!("psf-{device}.npy"));
+        let args = ["--device", device, "psf", "-o", &out, "--nz", "5", "--nx", "11", "--model", "scalar", "--pz", "2", "--ns", "1.33"];
+        let r = report(&args, "psf", (Files::Null, Files::Path), (false, true));
+        assert_eq!(
+            (r["shape_out"].clone(), r["options"]["model"].clone(), r["options"]["z"]["nz"].clone()),
+            (serde_json::json!([5, 11, 11]), "scalar".into(), 5.into()),
+            "{r}"
+        );
+        let o = lucent::psf::PsfOptions {
+            z: lucent::psf::Planes::Count { nz: 5, dz: 0.05 },
+            nx: 11,
+            pz: 2.0,
+            ns: 1.33,
+            model: lucent::psf::Model::Scalar,
+            ..Default::default()
+        };
+        let written = lucent::io::read_real(&out).unwrap();
+        let want = lucent::psf::cpu::make_psf(&o).unwrap().into_dyn();
+        assert_rel_l2(&written, &want, 1e-4, &format!("lucent psf on {device}"));
+    }
 
     let args = ["--device", "cpu", "register-volume", &reference, &moving, "-o", &at(d, "shifts.csv"), "--average", &at(d, "mean.npy")];
     let r = report(&args, "register-volume", (Files::Paths, Files::Path), (true, false));

@@ -14,6 +14,7 @@ mod filter;
 mod info;
 mod matching;
 mod phantom;
+mod psf;
 mod register;
 mod register_volume;
 mod report;
@@ -75,6 +76,8 @@ enum Command {
     Filter(filter::Args),
     /// scipy.ndimage.spline_filter: cubic B-spline coefficients along every axis.
     SplineFilter(spline::Args),
+    /// A widefield PSF model (psfmodels' make_psf: vectorial, scalar or Gaussian), no measured PSF needed.
+    Psf(psf::Args),
     /// scipy.ndimage's shift, zoom, affine_transform, rotate and map_coordinates.
     ///
     /// Example: lucent resample volume.npy -o moved.npy --shift -4.7,2,0.5
@@ -258,6 +261,7 @@ fn main() {
         Command::Convolve(args) => convolve::run(&global, &args),
         Command::Filter(args) => filter::run(&global, &args),
         Command::SplineFilter(args) => spline::run(&global, &args),
+        Command::Psf(args) => psf::run(&global, &args),
         Command::Resample(args) => resample::run(&global, &args),
         Command::Register(args) => register::run(&global, &args),
         Command::Match(args) => matching::run(&global, &args),

@@ -95,6 +95,10 @@ impl Default for PsfOptions {
 
 /// The most Simpson intervals one radial integral may take (their count is an f32 on the device).
 const MOST_SAMPLES: f64 = (1 << 20) as f64;
+/// The most planes, and the largest distance (µm) any length or position may have: beyond a
+/// microscope's, and within f32 (psfmodels' core takes most parameters as f32).
+const MOST_PLANES: usize = 1 << 12;
+const FARTHEST: f64 = 1e5;
 
 impl PsfOptions {
     /// The planes' positions (µm from the coverslip): numpy.linspace(pz − L, pz + L, nz) with
@@ -130,15 +134,26 @@ impl PsfOptions {
         if let Some((name, v)) = named.iter().find(|(_, v)| !v.is_finite()) {
             return Err(Error::Invalid(format!("PSF model: {name} = {v} is not finite")));
         }
-        for (name, v) in [("NA", self.na), ("wvl", self.wvl), ("ns", self.ns), ("ni", self.ni), ("ni0", self.ni0), ("ng", self.ng), ("ng0", self.ng0)] {
-            if v <= 0.0 {
-                return Err(Error::Invalid(format!("PSF model: {name} = {v} must be greater than 0")));
+        for (name, v) in [("ns", self.ns), ("ni", self.ni), ("ni0", self.ni0), ("ng", self.ng), ("ng0", self.ng0)] {
+            if !(1.0..=5.0).contains(&v) {
+                return Err(Error::Invalid(format!("PSF model: refractive index {name} = {v} (from 1 to 5)")));
+            }
+        }
+        if !(self.na > 0.0 && self.wvl > 0.0 && self.wvl <= 100.0) {
+            return Err(Error::Invalid(format!("PSF model: NA {} must be greater than 0 and wvl {} µm from above 0 to 100", self.na, self.wvl)));
+        }
+        for (name, v) in [("tg", self.tg), ("tg0", self.tg0), ("ti0", self.ti0), ("pz", self.pz.abs())] {
+            if v > FARTHEST {
+                return Err(Error::Invalid(format!("PSF model: {name} = {v} µm (at most {FARTHEST} µm)")));
             }
         }
         for (name, v) in [("tg", self.tg), ("tg0", self.tg0), ("ti0", self.ti0)] {
             if v < 0.0 {
                 return Err(Error::Invalid(format!("PSF model: {name} = {v} µm must not be negative")));
             }
+        }
+        if self.dxy > 1000.0 {
+            return Err(Error::Invalid(format!("PSF model: dxy {} µm (at most 1000)", self.dxy)));
         }
         if self.na >= self.ni {
             return Err(Error::Invalid(format!("PSF model: NA {} must be less than the immersion medium's index ni {}", self.na, self.ni)));
@@ -149,8 +164,8 @@ impl PsfOptions {
         if self.pz < 0.0 {
             return Err(Error::Invalid(format!("PSF model: pz {} should be >= 0 (the source lies above the coverslip)", self.pz)));
         }
-        if self.nx == 0 || self.nx > 1 << 15 {
-            return Err(Error::Invalid(format!("PSF model: nx {} (1 to 32768 pixels)", self.nx)));
+        if self.nx == 0 || self.nx > 1 << 13 {
+            return Err(Error::Invalid(format!("PSF model: nx {} (1 to 8192 pixels)", self.nx)));
         }
         if !(1..=16).contains(&self.oversample_factor) {
             return Err(Error::Invalid(format!(
@@ -160,13 +175,16 @@ impl PsfOptions {
         }
         match &self.z {
             Planes::Count { nz, dz } => {
-                if *nz == 0 || *nz > 1 << 16 || !dz.is_finite() || *dz < 0.0 {
-                    return Err(Error::Invalid(format!("PSF model: {nz} planes {dz} µm apart (1 to 65536 planes, dz finite and not negative)")));
+                if *nz == 0 || *nz > MOST_PLANES || !(0.0..=1e4).contains(dz) {
+                    return Err(Error::Invalid(format!("PSF model: {nz} planes {dz} µm apart (1 to {MOST_PLANES} planes, dz from 0 to 10000 µm)")));
                 }
             }
             Planes::Positions(z) => {
-                if z.is_empty() || z.len() > 1 << 16 || z.iter().any(|v| !v.is_finite()) {
-                    return Err(Error::Invalid(format!("PSF model: {} plane positions (1 to 65536, each finite)", z.len())));
+                if z.is_empty() || z.len() > MOST_PLANES || z.iter().any(|v| v.is_nan() || v.abs() > FARTHEST) {
+                    return Err(Error::Invalid(format!(
+                        "PSF model: {} plane positions (1 to {MOST_PLANES}, each within ±{FARTHEST} µm of the coverslip)",
+                        z.len()
+                    )));
                 }
             }
         }
@@ -284,9 +302,9 @@ impl Plan {
             for ri in 0..rmax {
                 let bessel = optics.k0 * (optics.dxy / sf as f64 * ri as f64) * optics.ni;
                 let n = (4.0 * (1.0 + optics.alpha * w.max(bessel) / std::f64::consts::PI).floor()).max(20.0);
-                if n > MOST_SAMPLES {
+                if n.is_nan() || n > MOST_SAMPLES {
                     return Err(Error::Invalid(format!(
-                        "PSF model: the plane at z = {zk} µm lies too far from the source (pz {}) for the pupil integral ({n} intervals)",
+                        "PSF model: the pupil integral at z = {zk} µm would take {n:.3e} intervals (at most 2^20): the plane lies too far from the source (pz {}), or the wavelength, pixel size or mismatch of thicknesses and indices is beyond a microscope's",
                         o.pz
                     )));
                 }

@@ -1,0 +1,153 @@
+//! `lucent psf`: a widefield PSF model (psfmodels 0.3.3's `make_psf`: vectorial, scalar or
+//! Gaussian) written to a file, on the GPU, or with `--device cpu` or no adapter on the f64
+//! reference.
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use lucent::psf::{self, Model, Planes, PsfOptions};
+use lucent::{io, Error};
+use serde_json::json;
+
+use crate::report::{self, Report, Stages};
+use crate::Global;
+
+#[derive(clap::Args)]
+#[command(after_help = "Every length is in µm; the names and defaults are psfmodels'.
+
+Examples:
+  lucent psf -o psf.tif
+  lucent psf -o psf.npy --nz 65 --dz 0.2 --nx 127 --dxy 0.1 --na 1.1 --ni 1.33 --ni0 1.33 --ns 1.33 --wvl 0.52 --pz 5
+  lucent psf -o psf.npy --z 4.0,4.5,5.0 --model scalar --pz 4.5 --json")]
+pub struct Args {
+    /// Output: float32 .npy, .tif/.tiff or .zarr (planes × nx × nx).
+    #[arg(short, long)]
+    output: PathBuf,
+    /// The model: vectorial (Aguet et al. 2009), scalar (Gibson-Lanni) or gaussian.
+    #[arg(long, value_enum, default_value_t = Model::Vectorial)]
+    model: Model,
+    /// Planes centred on the source (psfmodels' integer z).
+    #[arg(long, default_value_t = 51, conflicts_with = "z")]
+    nz: usize,
+    /// Distance between planes.
+    #[arg(long, default_value_t = 0.05, conflicts_with = "z")]
+    dz: f64,
+    /// The planes' positions relative to the coverslip instead (comma-separated).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    z: Option<Vec<f64>>,
+    /// Pixels along y and x.
+    #[arg(long, default_value_t = 51)]
+    nx: usize,
+    /// Pixel size in the sample.
+    #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
+    dxy: f64,
+    /// The point source's height above the coverslip.
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pz: f64,
+    /// Numerical aperture.
+    #[arg(long, default_value_t = 1.4, allow_hyphen_values = true)]
+    na: f64,
+    /// Emission wavelength.
+    #[arg(long, default_value_t = 0.6, allow_hyphen_values = true)]
+    wvl: f64,
+    /// Sample refractive index.
+    #[arg(long, default_value_t = 1.47, allow_hyphen_values = true)]
+    ns: f64,
+    /// Immersion medium index, experimental and design.
+    #[arg(long, default_value_t = 1.515, allow_hyphen_values = true)]
+    ni: f64,
+    #[arg(long, default_value_t = 1.515, allow_hyphen_values = true)]
+    ni0: f64,
+    /// Coverslip index, experimental and design.
+    #[arg(long, default_value_t = 1.515, allow_hyphen_values = true)]
+    ng: f64,
+    #[arg(long, default_value_t = 1.515, allow_hyphen_values = true)]
+    ng0: f64,
+    /// Coverslip thickness, experimental and design.
+    #[arg(long, default_value_t = 170.0, allow_hyphen_values = true)]
+    tg: f64,
+    #[arg(long, default_value_t = 170.0, allow_hyphen_values = true)]
+    tg0: f64,
+    /// The objective's working distance (immersion thickness, design).
+    #[arg(long, default_value_t = 150.0, allow_hyphen_values = true)]
+    ti0: f64,
+    /// Sub-pixels per pixel along each axis, summed (pixel integration).
+    #[arg(long, default_value_t = 3)]
+    oversample_factor: usize,
+    /// Keep the model's scale instead of dividing by the largest value.
+    #[arg(long)]
+    no_normalize: bool,
+}
+
+impl Args {
+    fn options(&self) -> PsfOptions {
+        PsfOptions {
+            z: match &self.z {
+                Some(z) => Planes::Positions(z.clone()),
+                None => Planes::Count { nz: self.nz, dz: self.dz },
+            },
+            nx: self.nx,
+            dxy: self.dxy,
+            pz: self.pz,
+            na: self.na,
+            wvl: self.wvl,
+            ns: self.ns,
+            ni: self.ni,
+            ni0: self.ni0,
+            ng: self.ng,
+            ng0: self.ng0,
+            tg: self.tg,
+            tg0: self.tg0,
+            ti0: self.ti0,
+            oversample_factor: self.oversample_factor,
+            normalize: !self.no_normalize,
+            model: self.model,
+        }
+    }
+}
+
+pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    let start = Instant::now();
+    let o = args.options();
+    o.check()?;
+    io::check_output(&args.output, 3, false)?;
+    let mut stages = Stages::default();
+    let gpu = stages.open(|| global.gpu())?;
+    let y = stages.compute(|| match &gpu {
+        Some(g) => psf::make_psf(g, &o),
+        None => psf::cpu::make_psf(&o).map(|p| p.mapv(|v| v as f32)),
+    })?;
+    let y = y.into_dyn();
+    crate::batch::check_result(&y.view())?;
+    stages.write(|| io::write_real(&args.output, &y.view()))?;
+    let ms = stages.total(start);
+    let total = ms.total;
+    if global.json {
+        Report {
+            output: report::path(&args.output),
+            shape_out: Some(y.shape().to_vec()),
+            options: json!({
+                "model": format!("{:?}", o.model).to_lowercase(),
+                "z": match &o.z { Planes::Count { nz, dz } => json!({ "nz": nz, "dz": dz }), Planes::Positions(z) => json!(z) },
+                "nx": o.nx, "dxy": o.dxy, "pz": o.pz, "NA": o.na, "wvl": o.wvl,
+                "ns": o.ns, "ni": o.ni, "ni0": o.ni0, "ng": o.ng, "ng0": o.ng0,
+                "tg": o.tg, "tg0": o.tg0, "ti0": o.ti0,
+                "oversample_factor": o.oversample_factor, "normalize": o.normalize,
+            }),
+            ms,
+            ..Report::new("psf", report::device(gpu.as_ref()))
+        }
+        .print();
+    } else if !global.quiet {
+        eprintln!(
+            "lucent: wrote a {:?} PSF {:?} (NA {}, λ {} µm, source {} µm deep) on {} in {total:.0} ms",
+            o.model,
+            y.shape(),
+            o.na,
+            o.wvl,
+            o.pz,
+            crate::Global::device_name(gpu.as_ref())
+        );
+    }
+    Ok(())
+}
