@@ -8,6 +8,7 @@ mod denoise;
 mod fft;
 mod interpolate;
 mod io;
+mod psf;
 mod register;
 mod rl;
 mod tomography;
@@ -181,6 +182,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if fft_shapes.is_empty() && suite("denoise") {
         rows.extend(denoise::suite(&gpu, args, global)?);
+    }
+    if fft_shapes.is_empty() && suite("psf") {
+        rows.extend(psf::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("transfer") {
         rows.extend(transfer::suite(&gpu, args, global)?);
