@@ -23,6 +23,7 @@ use crate::gpu::{with_dim, Gpu};
 use crate::ops::deconvolve;
 
 pub use crate::ops::deconvolve::tiles::{halo_width as rl_halo, richardson_lucy_tiled, working_set_bytes, PsfGrid, TileOptions, TiledReport, TiledResult};
+pub use crate::ops::deconvolve::wiener::{check_wiener, wiener};
 pub use crate::ops::deconvolve::{check_iterations, restore as richardson_lucy_on, Geometry, RlResult};
 pub use crate::ops::deconvolve::{Init, Progress, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlRun, StopRule};
 pub use crate::placement::Piece;
@@ -32,6 +33,7 @@ pub use crate::placement::Piece;
 pub mod cpu {
     pub use crate::ops::deconvolve::cpu::{convolve, richardson_lucy, richardson_lucy_with, CpuResult};
     pub use crate::ops::deconvolve::tiles::richardson_lucy_tiled_cpu;
+    pub use crate::ops::deconvolve::wiener::wiener_reference as wiener;
 }
 
 /// Richardson-Lucy deconvolution of `image` by `psf` (the image's rank, or fewer axes: applied

@@ -1,4 +1,4 @@
-"""skimage.restoration's Richardson-Lucy deconvolution on the GPU, with lucent's options as
+"""skimage.restoration's Richardson-Lucy and Wiener-Hunt deconvolution on the GPU, with lucent's options as
 extra keywords (boundaries, total-variation regularisation, acceleration, a stopping rule,
 spatially varying PSFs); and the adaptive denoising of :mod:`lucent.denoise`.
 
@@ -23,7 +23,7 @@ from ._context import Context, resolve
 
 Boundary = Literal["zero", "periodic", "extended"]
 
-__all__ = ["richardson_lucy", "richardson_lucy_grid"]
+__all__ = ["richardson_lucy", "richardson_lucy_grid", "wiener"]
 
 
 def _options(init: Optional[float], normalize_psf: bool, filter_epsilon: Optional[float], boundary: str,
@@ -91,3 +91,29 @@ def richardson_lucy_grid(image: Any, psfs: Any, num_iter: int = 50, clip: bool =
     """
     o = _options(init, normalize_psf, filter_epsilon, boundary, tv, accelerate, stop, eps, clip_negative)
     return _lucent.richardson_lucy(resolve(context), real(image, "image"), real(psfs, "psfs"), count(num_iter, "num_iter"), True, bool(clip), o)[0]
+
+
+def wiener(image: Any, psf: Any, balance: float, reg: Any = None, is_real: bool = True, clip: bool = True, *,
+           context: Optional[Context] = None) -> np.ndarray:
+    """skimage.restoration.wiener: Wiener-Hunt deconvolution with the Laplacian regulariser,
+    ``conj(H) / (|H|² + balance |L|²)`` on the image's spectrum (circular), ``psf`` an impulse
+    response of the image's axes (element m // 2 of each axis is its centre; not normalised),
+    the result clipped to [-1, 1] when ``clip``.
+
+    ``reg`` (another regulariser) and ``psf`` given as a transfer function are not implemented;
+    ``is_real`` only says which half of the spectrum such inputs would be given over, so with an
+    impulse response either value gives the same result.
+
+    >>> import numpy as np, lucent
+    >>> x = np.zeros((16, 16), "f4"); x[8, 8] = 1
+    >>> psf = np.ones((3, 3), "f4") / 9
+    >>> blurred = lucent.signal.fftconvolve(x, psf, mode="same")
+    >>> bool(lucent.restoration.wiener(blurred, psf, 1e-4)[8, 8] > 0.9)
+    True
+    """
+    if reg is not None:
+        raise NotImplementedError("wiener: reg (a regulariser other than the Laplacian) is not implemented")
+    psf = np.asarray(psf)
+    if np.iscomplexobj(psf):
+        raise NotImplementedError("wiener: a PSF given as a transfer function (complex) is not implemented; give the impulse response")
+    return _lucent.wiener(resolve(context), real(image, "image"), real(psf, "psf"), float(balance), bool(clip))

@@ -129,7 +129,15 @@ fn rl_halo(psf_extent: usize, iterations: usize) -> usize {
     lucent::restoration::rl_halo(psf_extent, iterations)
 }
 
+/// Wiener-Hunt deconvolution (scikit-image's `wiener` with the Laplacian regulariser).
+#[pyfunction]
+fn wiener<'py>(py: Python<'py>, ctx: &Context, image: F32<'py>, psf: F32<'py>, balance: f64, clip: bool) -> Result<'py> {
+    let (image, psf) = (image.as_array(), psf.as_array());
+    out(py, py.detach(|| lucent::restoration::wiener(&ctx.gpu, &image, &psf, balance, clip)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(wiener, m)?)?;
     m.add_function(wrap_pyfunction!(richardson_lucy, m)?)?;
     m.add_function(wrap_pyfunction!(rl_halo, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;

@@ -99,3 +99,29 @@ def test_bad_input_raises():
         lucent.restoration.richardson_lucy(np.full((8, 8), np.nan), np.ones((3, 3)), 3)
     with pytest.raises(ValueError, match="boundary"):
         lucent.restoration.richardson_lucy(image, np.ones((3, 3)), 3, boundary="mirror")
+
+
+@pytest.mark.parametrize("shape,psf_shape,balance", [((37, 29), (5, 7), 0.05), ((11, 17, 13), (3, 4, 2), 0.1), ((61,), (9,), 0.01), ((24, 20), (6, 6), 0.5)])
+def test_wiener_matches_scikit_image(rng, shape, psf_shape, balance):
+    image, psf = blurred_pair(rng, shape, psf_shape)
+    image += 0.01 * rng.standard_normal(shape)
+    for clip in (True, False):
+        expected = skimage.restoration.wiener(image.astype(np.float64), psf.astype(np.float64), balance, clip=clip)
+        got = lucent.restoration.wiener(image, psf, balance, clip=clip)
+        assert got.dtype == np.float32 and got.shape == shape
+        assert rel(got, expected) < 1e-5, (clip, rel(got, expected))
+    # is_real only names the half of a spectrum that is not given here.
+    assert np.array_equal(lucent.restoration.wiener(image, psf, balance, is_real=False), lucent.restoration.wiener(image, psf, balance))
+
+
+def test_wiener_refuses_what_it_does_not_implement(rng):
+    image, psf = blurred_pair(rng, (16, 16), (3, 3))
+    with pytest.raises(NotImplementedError):
+        lucent.restoration.wiener(image, psf, 0.1, reg=np.ones((3, 3)))
+    with pytest.raises(NotImplementedError):
+        lucent.restoration.wiener(image, np.fft.rfftn(psf, image.shape, axes=(0, 1)), 0.1)
+    for bad in ({"balance": -1.0}, {"balance": float("nan")}):
+        with pytest.raises(ValueError):
+            lucent.restoration.wiener(image, psf, **bad)
+    with pytest.raises(ValueError):
+        lucent.restoration.wiener(image, np.ones((17, 3)), 0.1)

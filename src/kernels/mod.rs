@@ -56,6 +56,7 @@ pub mod take;
 pub mod template_ncc;
 pub mod unary;
 pub mod upsampled_dft;
+pub mod wiener_filter;
 pub mod window_sum;
 
 /// Count of 16-byte vectors covering `len` elements of `bytes_per_elem` bytes (buffers are

@@ -42,3 +42,4 @@ mod template;
 mod timings;
 mod tomography;
 mod transfer;
+mod wiener;

@@ -63,3 +63,37 @@ fn cli_psf_grid_and_automatic_tiles() {
     assert_eq!(placement["pieces"].as_u64(), Some(tiles), "{report}");
     assert_eq!(placement["declined"][0]["form"], "whole", "{report}");
 }
+
+/// `--method wiener`: the file equals the library's result on the PSF divided by its sum (GPU
+/// and f64 reference); Richardson-Lucy's options and a missing --balance are refused.
+#[test]
+fn cli_wiener() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let x = rand_array(&[27, 33]).mapv(|v| v + 0.5);
+    let psf = rand_array(&[5, 4]).mapv(|v| v.abs() + 0.2);
+    lucent::io::write_real(path("x.npy"), &x.view()).unwrap();
+    lucent::io::write_real(path("psf.npy"), &psf.view()).unwrap();
+    let normalised = psf.mapv(|v| v as f64) / psf.iter().map(|&v| v as f64).sum::<f64>();
+    let want = cpu::wiener(&x.mapv(|v| v as f64), &normalised, 0.05, false).unwrap();
+    for device in ["auto", "cpu"] {
+        let out = path(&format!("w-{device}.npy"));
+        let r =
+            run_ok(&["--device", device, "deconvolve", &path("x.npy"), "--psf", &path("psf.npy"), "-o", &out, "--method", "wiener", "--balance", "0.05"], &[]);
+        assert_eq!(r["options"]["method"], "wiener", "{r}");
+        assert_rel_l2(&lucent::io::read_real(&out).unwrap(), &want, 1e-5, &format!("lucent deconvolve --method wiener on {device}"));
+    }
+    let base = ["deconvolve", &path("x.npy"), "--psf", &path("psf.npy"), "-o", &path("y.npy"), "--method", "wiener"];
+    for (extra, words) in [
+        (&[][..], "needs --balance"),
+        (&["--balance", "0.1", "-n", "5"][..], "--iterations belongs"),
+        (&["--balance", "0.1", "--tv", "0.01"][..], "--tv belongs"),
+    ] {
+        let out = lucent(&[&base[..], extra].concat(), &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(words), "{extra:?}: {stderr}");
+    }
+    let out = lucent(&["deconvolve", &path("x.npy"), "--psf", &path("psf.npy"), "-o", &path("y.npy"), "--balance", "0.1"], &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("belong to --method wiener"));
+    assert!(!std::path::Path::new(&path("y.npy")).exists());
+}

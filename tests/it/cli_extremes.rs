@@ -158,6 +158,7 @@ fn option_extremes_run_or_fail_in_one_line() {
         ([resample.clone(), base(&["--zoom", "1.5"])].concat(), "--cval"),
         ([resample.clone(), base(&["--affine", &p("m.npy")])].concat(), "--offset"),
         ([resample.clone(), base(&["--affine", &p("m.npy")])].concat(), "--output-shape"),
+        (base(&["deconvolve", &p("pos.npy"), "--psf", &p("psf.npy"), "-o", &p("y.npy"), "--method", "wiener"]), "--balance"),
         (base(&["psf", "-o", &p("psf.npy"), "--nx", "9"]), "--nz"),
         (base(&["psf", "-o", &p("psf.npy"), "--nz", "5"]), "--nx"),
     ];

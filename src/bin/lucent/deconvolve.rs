@@ -89,6 +89,25 @@ pub struct Args {
     /// axes; each region is deconvolved with its PSF and the regions are blended smoothly.
     #[arg(long, value_name = "GY,GX", value_parser = parse_grid)]
     psf_grid: Option<[usize; 2]>,
+    /// rl: Richardson-Lucy; wiener: Wiener-Hunt deconvolution (scikit-image's `wiener`, the
+    /// Laplacian regulariser, circular), one pass, with --balance.
+    #[arg(long, value_enum, default_value_t = Method::Rl)]
+    method: Method,
+    /// With --method wiener: the regularisation weight λ (scikit-image's balance), e.g. 0.01;
+    /// larger trades resolution for less noise.
+    #[arg(long, allow_hyphen_values = true)]
+    balance: Option<f64>,
+    /// With --method wiener: clip the result to [-1, 1] (scikit-image's default clip=True,
+    /// for data scaled to [0, 1]).
+    #[arg(long)]
+    clip: bool,
+}
+
+/// `--method`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Method {
+    Rl,
+    Wiener,
 }
 
 fn parse_grid(s: &str) -> Result<[usize; 2], String> {
@@ -126,6 +145,12 @@ impl Args {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    if args.method == Method::Wiener {
+        return wiener(global, args);
+    }
+    if args.balance.is_some() || args.clip {
+        return Err(Error::Invalid("--balance and --clip belong to --method wiener".into()));
+    }
     let psf = io::read_real(&args.psf)?;
     let psfs = match args.psf_grid {
         Some(g) => PsfGrid::new(psf.view(), g)?,
@@ -145,6 +170,73 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         |data, input, output, device, stages| match data {
             Input::Whole(image) => one(global, args, (&psfs, &opts), image, (input, output), device, stages),
             Input::Rows(source) => streamed(args, (&psfs, &opts), &source, output, device, stages),
+        },
+    )
+}
+
+/// `--method wiener`: each image restored in one pass, whole (on the GPU, or the f64 reference).
+fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
+    let Some(balance) = args.balance else { return Err(Error::Invalid("--method wiener needs --balance (e.g. 0.01)".into())) };
+    // Richardson-Lucy's options mean nothing here: refused rather than ignored.
+    let rl_only = [
+        ("--iterations", args.iterations != 20),
+        ("--init", args.init != Init::Observed),
+        ("--boundary", args.boundary != RlBoundary::Zero),
+        ("--stop-tolerance", args.stop_tolerance.is_some()),
+        ("--filter-epsilon", args.filter_epsilon.is_some()),
+        ("--tv", args.tv.is_some()),
+        ("--clip-negative", args.clip_negative),
+        ("--accelerate", args.accelerate),
+        ("--adapters", args.adapters.is_some()),
+        ("--psf-grid", args.psf_grid.is_some()),
+    ];
+    if let Some((name, _)) = rl_only.iter().find(|(_, given)| *given) {
+        return Err(Error::Invalid(format!("{name} belongs to Richardson-Lucy, not --method wiener")));
+    }
+    let psf = io::read_real(&args.psf)?;
+    // As for Richardson-Lucy, the PSF divided by its sum unless asked not to (scikit-image's
+    // wiener takes it as given: --no-normalize-psf).
+    let psf = match args.no_normalize_psf {
+        true => psf,
+        false => {
+            let total: f64 = psf.iter().map(|&v| v as f64).sum();
+            if !(total.is_finite() && total != 0.0) {
+                return Err(Error::Invalid(format!("the PSF sums to {total}: it cannot be normalised (--no-normalize-psf to take it as given)")));
+            }
+            psf.mapv(|v| (v as f64 / total) as f32)
+        }
+    };
+    let options =
+        json!({ "method": "wiener", "psf": args.psf.display().to_string(), "balance": balance, "clip": args.clip, "normalize_psf": !args.no_normalize_psf });
+    let batch = Batch { command: "deconvolve", global, options };
+    batch.run(
+        &args.inputs,
+        &args.output,
+        batch::real_ext,
+        || global.device(),
+        batch::read_input,
+        |data, input, output, device, stages| {
+            let Input::Whole(image) = data else {
+                return Err(Error::Invalid("--method wiener needs the whole image; this Zarr input is beyond the host memory budget".into()));
+            };
+            batch::check_format(output, image.ndim(), false)?;
+            let y = stages.compute(|| match device.gpu() {
+                Some(gpu) => restoration::wiener(gpu, &image.view(), &psf.view(), balance, args.clip),
+                None => {
+                    restoration::check_wiener(&image.view(), &psf.view(), balance)?;
+                    lucent::host::check_host_array("the reference's spectra", image.shape(), 48)?;
+                    Ok(cpu::wiener(&image.mapv(|v| v as f64), &psf.mapv(|v| v as f64), balance, args.clip)?.mapv(|v| v as f32))
+                }
+            })?;
+            batch::check_result(&y.view())?;
+            stages.write(|| io::write_real_like(output, &y.view(), input))?;
+            Ok(Outcome {
+                shape_in: image.shape().to_vec(),
+                shape_out: y.shape().to_vec(),
+                placement: None,
+                details: json!({}),
+                summary: format!("Wiener-Hunt deconvolution of {:?} (balance {balance})", image.shape()),
+            })
         },
     )
 }

@@ -36,6 +36,7 @@ pub mod cpu;
 mod gpu;
 pub mod slabs;
 pub mod tiles;
+pub mod wiener;
 
 pub use crate::kernels::rl_predict::acceleration;
 

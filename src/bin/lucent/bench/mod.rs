@@ -13,6 +13,7 @@ mod register;
 mod rl;
 mod tomography;
 mod transfer;
+mod wiener;
 
 use lucent::engine::binary::{self, BinaryOp};
 use lucent::engine::unary::{self, UnaryOp};
@@ -185,6 +186,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if fft_shapes.is_empty() && suite("psf") {
         rows.extend(psf::suite(&gpu, args, global)?);
+    }
+    if fft_shapes.is_empty() && suite("wiener") {
+        rows.extend(wiener::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("transfer") {
         rows.extend(transfer::suite(&gpu, args, global)?);
