@@ -16,7 +16,7 @@
 //! # Ok::<(), lucent::Error>(())
 //! ```
 
-pub use crate::ops::psf::{make_psf, Model, Planes, PsfOptions};
+pub use crate::ops::psf::{make_psf, record_psf, Model, Planes, PsfOptions};
 
 /// The f64 reference, what `--device cpu` runs and the tests compare against.
 pub mod cpu {

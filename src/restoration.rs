@@ -23,7 +23,7 @@ use crate::gpu::{with_dim, Gpu};
 use crate::ops::deconvolve;
 
 pub use crate::ops::deconvolve::tiles::{halo_width as rl_halo, richardson_lucy_tiled, working_set_bytes, PsfGrid, TileOptions, TiledReport, TiledResult};
-pub use crate::ops::deconvolve::wiener::{check_wiener, wiener};
+pub use crate::ops::deconvolve::wiener::{check_wiener, record_wiener, wiener};
 pub use crate::ops::deconvolve::{check_iterations, restore as richardson_lucy_on, Geometry, RlResult};
 pub use crate::ops::deconvolve::{Init, Progress, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlRun, StopRule};
 pub use crate::placement::Piece;

@@ -108,7 +108,8 @@ def wiener(image: Any, psf: Any, balance: float, reg: Any = None, is_real: bool 
     >>> x = np.zeros((16, 16), "f4"); x[8, 8] = 1
     >>> psf = np.ones((3, 3), "f4") / 9
     >>> blurred = lucent.signal.fftconvolve(x, psf, mode="same")
-    >>> bool(lucent.restoration.wiener(blurred, psf, 1e-4)[8, 8] > 0.9)
+    >>> restored = lucent.restoration.wiener(blurred, psf, 1e-4)
+    >>> bool(restored[8, 8] > 0.7 > 3 * blurred[8, 8])  # the point sharpened back (skimage: 0.742)
     True
     """
     if reg is not None:

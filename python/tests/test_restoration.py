@@ -36,10 +36,17 @@ def test_noisy_data_below_zero_is_deconvolved_as_scikit_image_does(rng):
     image = scipy.signal.fftconvolve(sparse, psf, "same")
     noisy = image + 0.1 * image.std() * rng.standard_normal(image.shape)
     assert noisy.min() < 0
-    expected = skimage.restoration.richardson_lucy(noisy, psf, num_iter=5)
-    assert rel(lucent.restoration.richardson_lucy(noisy, psf, num_iter=5), expected) < 1e-4
-    clipped = skimage.restoration.richardson_lucy(np.clip(noisy, 0, None), psf, num_iter=5)
-    assert rel(lucent.restoration.richardson_lucy(noisy, psf, num_iter=5, clip_negative=True), clipped) < 1e-4
+    # Where the blurred estimate nears 0 beside negative data the update amplifies rounding: the
+    # bound is 1e-4, or twice scikit-image's own float32 result's distance from its float64 one
+    # where f32 cannot do better (a draw in a few hundred: 1.9e-4 against 1e-4).
+    def bound(image):
+        exact = skimage.restoration.richardson_lucy(image, psf, num_iter=5)
+        single = skimage.restoration.richardson_lucy(image.astype(np.float32), psf.astype(np.float32), num_iter=5)
+        return exact, max(1e-4, 2 * rel(single, exact))
+    expected, tolerance = bound(noisy)
+    assert rel(lucent.restoration.richardson_lucy(noisy, psf, num_iter=5), expected) < tolerance
+    clipped, tolerance = bound(np.clip(noisy, 0, None))
+    assert rel(lucent.restoration.richardson_lucy(noisy, psf, num_iter=5, clip_negative=True), clipped) < tolerance
 
 
 def test_even_psfs_use_the_exact_adjoint(rng):

@@ -233,3 +233,19 @@ fn bad_parameters_are_refused() {
         }
     }
 }
+
+#[test]
+fn the_record_form_gives_the_model_at_its_own_scale() {
+    for model in [Model::Vectorial, Model::Gaussian] {
+        let o = PsfOptions { z: Planes::Count { nz: 3, dz: 0.2 }, nx: 9, model, normalize: false, ..PsfOptions::default() };
+        let mut rec = lucent::Recording::new(poisoned_gpu());
+        let planes = psf::record_psf(&mut rec, &o).unwrap();
+        let d = rec.download(planes);
+        let got = rec.run().unwrap().into_f32(d).unwrap();
+        let want = psf::make_psf(poisoned_gpu(), &o).unwrap().into_dyn();
+        assert_eq!(got, want, "{model:?}");
+    }
+    let mut rec = lucent::Recording::new(gpu());
+    let refused = psf::record_psf(&mut rec, &PsfOptions::default());
+    assert!(matches!(&refused, Err(Error::Invalid(m)) if m.contains("normalize")), "{refused:?}");
+}

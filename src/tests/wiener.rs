@@ -154,3 +154,14 @@ fn bad_input_is_refused() {
         assert!(message.contains(words), "{words}: {result:?}");
     }
 }
+
+#[test]
+fn the_record_form_equals_the_one_call() {
+    let (x, p) = (rand_array(&[19, 24]).mapv(|v| v + 0.5), rand_array(&[4, 5]).mapv(|v| v.abs() + 0.1));
+    let mut rec = lucent::Recording::new(poisoned_gpu());
+    let image = rec.upload_f32(&x.view()).unwrap();
+    let y = lucent::restoration::record_wiener(&mut rec, image, &p.view(), 0.05, true).unwrap();
+    let d = rec.download(y);
+    let got = rec.run().unwrap().into_f32(d).unwrap();
+    assert_eq!(got, wiener(poisoned_gpu(), &x.view(), &p.view(), 0.05, true).unwrap());
+}

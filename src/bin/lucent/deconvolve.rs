@@ -223,7 +223,8 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
             let y = stages.compute(|| match device.gpu() {
                 Some(gpu) => restoration::wiener(gpu, &image.view(), &psf.view(), balance, args.clip),
                 None => {
-                    restoration::check_wiener(&image.view(), &psf.view(), balance)?;
+                    restoration::check_wiener(image.shape(), &psf.view(), balance)?;
+                    lucent::check::check_finite(&image.view(), "the image")?;
                     lucent::host::check_host_array("the reference's spectra", image.shape(), 48)?;
                     Ok(cpu::wiener(&image.mapv(|v| v as f64), &psf.mapv(|v| v as f64), balance, args.clip)?.mapv(|v| v as f32))
                 }

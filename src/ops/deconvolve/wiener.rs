@@ -11,25 +11,21 @@ use num_complex::Complex64;
 
 use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Norm, Transform};
-use crate::gpu::Gpu;
-use crate::graph::Recording;
+use crate::gpu::{Dtype, Gpu};
+use crate::graph::{Buf, Recording};
 use crate::kernels::boundary::Boundary;
 use crate::kernels::unary::{self, UnaryOp};
 use crate::kernels::wiener_filter;
 use crate::ops::layout;
 
-/// Image and PSF of one rank (1 to 4 axes), the PSF no larger than the image along any axis,
-/// both finite and not empty; `balance` finite and not negative.
-pub fn check_wiener(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, balance: f64) -> Result<()> {
-    crate::gpu::Shape::new(image.shape())?;
-    if psf.ndim() != image.ndim() || psf.is_empty() || psf.shape().iter().zip(image.shape()).any(|(m, n)| m > n) {
-        return Err(Error::Shape(format!(
-            "a PSF of shape {:?} for an image of shape {:?}: give it the image's axes, each no longer",
-            psf.shape(),
-            image.shape()
-        )));
+/// An image of `dims` (1 to 4 axes) and a PSF of its rank, no longer along any axis, finite and
+/// not empty; `balance` finite and not negative. (The image's values are checked apart: on the
+/// host, or not at all for a device array.)
+pub fn check_wiener(dims: &[usize], psf: &ArrayViewD<f32>, balance: f64) -> Result<()> {
+    crate::gpu::Shape::new(dims)?;
+    if psf.ndim() != dims.len() || psf.is_empty() || psf.shape().iter().zip(dims).any(|(m, n)| m > n) {
+        return Err(Error::Shape(format!("a PSF of shape {:?} for an image of shape {dims:?}: give it the image's axes, each no longer", psf.shape())));
     }
-    crate::check::check_finite(image, "the image")?;
     crate::check::check_finite(psf, "the PSF")?;
     if !(balance.is_finite() && balance >= 0.0) {
         return Err(Error::Invalid(format!("balance {balance}: finite and not negative")));
@@ -50,34 +46,47 @@ fn at_origin<T: Copy + Default>(psf: &ArrayViewD<T>, dims: &[usize]) -> ArrayD<T
 
 /// `skimage.restoration.wiener(image, psf, balance, clip=clip)` on the GPU.
 pub fn wiener(gpu: &Gpu, image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, balance: f64, clip: bool) -> Result<ArrayD<f32>> {
-    check_wiener(image, psf, balance)?;
-    let dims = image.shape().to_vec();
-    let axes: Vec<usize> = (0..dims.len()).collect();
+    check_wiener(image.shape(), psf, balance)?;
+    crate::check::check_finite(image, "the image")?;
     let mut rec = Recording::new(gpu);
-    // The image straight into the device's staging memory; the PSF (small) placed at the
-    // origin on the device: padded with zeros to the image's shape, rolled back by m // 2.
+    // The image straight into the device's staging memory.
     let x = rec.upload_once_f32(image)?;
+    let y = record_wiener(&mut rec, x, psf, balance, clip)?;
+    let d = rec.download(y);
+    rec.run()?.into_f32(d)
+}
+
+/// [`wiener`] recorded into a pipeline: `image` a device array (f32, 1 to 4 axes), `psf` a host
+/// array of its axes, each no longer, finite; the restored image (f32, the image's shape).
+pub fn record_wiener(rec: &mut Recording, image: Buf, psf: &ArrayViewD<f32>, balance: f64, clip: bool) -> Result<Buf> {
+    rec.expect_dtype(image, Dtype::F32, "the image")?;
+    let dims = rec.dims(image).to_vec();
+    check_wiener(&dims, psf, balance)?;
+    let gpu = rec.gpu();
+    let axes: Vec<usize> = (0..dims.len()).collect();
+    // The PSF (small) placed at the origin on the device: padded with zeros to the image's
+    // shape, rolled back by m // 2.
     let small = rec.upload_f32(psf)?;
     let pads: Vec<(usize, usize)> = psf.shape().iter().zip(&dims).map(|(&m, &n)| (0, n - m)).collect();
-    let padded = layout::pad(&mut rec, small, &pads, Boundary::Constant(0.0))?;
+    let padded = layout::pad(rec, small, &pads, Boundary::Constant(0.0))?;
     let shifts: Vec<isize> = psf.shape().iter().map(|&m| -((m / 2) as isize)).collect();
-    let h = layout::roll(&mut rec, padded, &shifts, &axes)?;
+    let h = layout::roll(rec, padded, &shifts, &axes)?;
     let forward = FftPlan::cached(gpu, &dims, &axes, Transform::RealForward, Norm::Backward)?;
-    let (y, h) = (forward.record(&mut rec, x)?, forward.record(&mut rec, h)?);
-    let filtered = wiener_filter::record(&mut rec, y, h, &dims, balance as f32)?;
+    let (y, h) = (forward.record(rec, image)?, forward.record(rec, h)?);
+    let filtered = wiener_filter::record(rec, y, h, &dims, balance as f32)?;
     let half = rec.dims(filtered).to_vec();
     let inverse = FftPlan::cached(gpu, &half, &axes, Transform::RealInverse { len: dims[dims.len() - 1] }, Norm::Backward)?;
-    let mut out = inverse.record(&mut rec, filtered)?;
-    if clip {
-        out = unary::record(&mut rec, UnaryOp::Clamp { lo: -1.0, hi: 1.0 }, out)?;
+    let out = inverse.record(rec, filtered)?;
+    match clip {
+        true => unary::record(rec, UnaryOp::Clamp { lo: -1.0, hi: 1.0 }, out),
+        false => Ok(out),
     }
-    let d = rec.download(out);
-    rec.run()?.into_f32(d)
 }
 
 /// The f64 reference: the same filter through full complex transforms.
 pub fn wiener_reference(image: &ArrayD<f64>, psf: &ArrayD<f64>, balance: f64, clip: bool) -> Result<ArrayD<f64>> {
-    check_wiener(&image.mapv(|v| v as f32).view(), &psf.mapv(|v| v as f32).view(), balance)?;
+    check_wiener(image.shape(), &psf.mapv(|v| v as f32).view(), balance)?;
+    crate::check::check_finite(&image.mapv(|v| v as f32).view(), "the image")?;
     let dims = image.shape().to_vec();
     let axes: Vec<usize> = (0..dims.len()).collect();
     let complex = |x: &ArrayD<f64>| x.mapv(|v| Complex64::new(v, 0.0));

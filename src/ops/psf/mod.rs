@@ -13,7 +13,7 @@ use num_complex::Complex64;
 
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
-use crate::graph::Recording;
+use crate::graph::{Buf, Recording};
 use crate::kernels::{psf_pixels, psf_radial};
 
 /// psfmodels' `model`.
@@ -328,11 +328,34 @@ pub fn make_psf(gpu: &Gpu, o: &PsfOptions) -> Result<Array3<f32>> {
     if o.model == Model::Gaussian {
         return Ok(cpu::make_psf(o)?.mapv(|v| v as f32));
     }
+    let mut rec = Recording::new(gpu);
+    let planes = record_psf(&mut rec, &PsfOptions { normalize: false, ..o.clone() })?;
+    let d = rec.download(planes);
+    let psf = rec.run()?.into_f32(d)?;
+    let mut psf = psf.into_dimensionality::<ndarray::Ix3>().expect("planes × nx × nx");
+    if o.normalize {
+        let max = crate::check::largest_magnitude(&psf.view().into_dyn());
+        if max > 0.0 {
+            psf.mapv_inplace(|v| v / max);
+        }
+    }
+    Ok(psf)
+}
+
+/// [`make_psf`] recorded into a pipeline (planes × nx × nx, f32), at the model's own scale:
+/// `o.normalize` must be false (the division by the largest value is [`make_psf`]'s, on the
+/// host). The Gaussian is computed on the host and uploaded.
+pub fn record_psf(rec: &mut Recording, o: &PsfOptions) -> Result<Buf> {
+    if o.normalize {
+        return Err(Error::Invalid("record_psf gives the model at its own scale: set normalize to false (make_psf divides by the largest value)".into()));
+    }
+    if o.model == Model::Gaussian {
+        return rec.upload_f32(&cpu::make_psf(o)?.mapv(|v| v as f32).into_dyn().view());
+    }
     let plan = Plan::of(o)?;
     let vectorial = o.model == Model::Vectorial;
     let q = &plan.optics;
     let planes = plan.z.len();
-    let mut rec = Recording::new(gpu);
     let samples = ArrayD::from_shape_vec(IxDyn(&[planes, plan.rmax]), plan.samples.iter().map(|&n| n as f32).collect()).expect("planes × radii");
     let depth = ArrayD::from_shape_vec(IxDyn(&[planes]), plan.z.iter().map(|z| (q.zp - z) as f32).collect()).expect("one per plane");
     let (samples, depth) = (rec.upload_f32(&samples.view())?, rec.upload_f32(&depth.view())?);
@@ -358,16 +381,6 @@ pub fn make_psf(gpu: &Gpu, o: &PsfOptions) -> Result<Array3<f32>> {
         dn_i0: dn(q.ni0),
         ..Default::default()
     };
-    let profile = psf_radial::record(&mut rec, samples, depth, vectorial, p)?;
-    let planes_buf = psf_pixels::record(&mut rec, profile, plan.nx, plan.sf, plan.xymax)?;
-    let d = rec.download(planes_buf);
-    let psf = rec.run()?.into_f32(d)?;
-    let mut psf = psf.into_dimensionality::<ndarray::Ix3>().expect("planes × nx × nx");
-    if o.normalize {
-        let max = crate::check::largest_magnitude(&psf.view().into_dyn());
-        if max > 0.0 {
-            psf.mapv_inplace(|v| v / max);
-        }
-    }
-    Ok(psf)
+    let profile = psf_radial::record(rec, samples, depth, vectorial, p)?;
+    psf_pixels::record(rec, profile, plan.nx, plan.sf, plan.xymax)
 }
