@@ -7,7 +7,8 @@
 //! [`fft`] (numpy.fft), [`signal`] (scipy.signal), [`ndimage`] (scipy.ndimage), [`restoration`]
 //! (skimage.restoration), [`registration`] (skimage.registration and AO-OCT stripes),
 //! [`tomography`] (ASTRA's 2D parallel beam: projection, FBP, MLEM, the centre search),
-//! [`denoise`] (4D adaptive filtering) and [`phantom`] (synthetic objects with known truth);
+//! [`denoise`] (4D adaptive filtering), [`psf`] (psfmodels' PSF models) and [`phantom`]
+//! (synthetic objects with known truth);
 //! [`io`] reads and writes files. Each function takes ndarray arrays of any dimension type,
 //! returns owned arrays of the same type (or, for registration, the shift and its measures),
 //! validates its input, decides itself how to run (whole, chunked, tiled or split) and reuses what
