@@ -97,3 +97,58 @@ fn cli_wiener() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("belong to --method wiener"));
     assert!(!std::path::Path::new(&path("y.npy")).exists());
 }
+
+/// `--psf-model`: no PSF file; the result equals deconvolving with the model written to a file
+/// (the f64 model at the image's odd sizes: 23 planes of 39², and the 2D focal plane), for
+/// Richardson-Lucy and Wiener; the missing step, a 2D --dz and the optics without a model are
+/// refused.
+#[test]
+fn cli_psf_model() {
+    use lucent::psf::{Model, Planes, PsfOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let x = rand_array(&[24, 40, 44]).mapv(|v| v + 0.5);
+    lucent::io::write_real(path("x3.npy"), &x.view()).unwrap();
+    lucent::io::write_real(path("x2.npy"), &x.index_axis(ndarray::Axis(0), 3).to_owned().view()).unwrap();
+    let optics = ["--na", "1.2", "--ni", "1.33", "--ni0", "1.33", "--ns", "1.33", "--wvl", "0.52"];
+    let o =
+        |z: Planes, nx: usize| PsfOptions { z, nx, dxy: 0.1, na: 1.2, ni: 1.33, ni0: 1.33, ns: 1.33, wvl: 0.52, model: Model::Scalar, ..Default::default() };
+    let model3 = lucent::psf::cpu::make_psf(&o(Planes::Count { nz: 23, dz: 0.2 }, 39)).unwrap().mapv(|v| v as f32).into_dyn();
+    let model2 = lucent::psf::cpu::make_psf(&o(Planes::Positions(vec![0.0]), 39)).unwrap().mapv(|v| v as f32).index_axis_move(ndarray::Axis(0), 0).into_dyn();
+    lucent::io::write_real(path("p3.npy"), &model3.view()).unwrap();
+    lucent::io::write_real(path("p2.npy"), &model2.view()).unwrap();
+    let cases: [(&str, &str, &[&str]); 2] =
+        [("x3.npy", "p3.npy", &["-n", "4", "--dz", "0.2"]), ("x2.npy", "p2.npy", &["--method", "wiener", "--balance", "0.02"])];
+    for (input, psf, extra) in cases {
+        let (input_path, m_path) = (path(input), path("m.npy"));
+        let by_model = [&["deconvolve", &input_path, "-o", &m_path, "--psf-model", "scalar", "--dxy", "0.1"][..], &optics, extra].concat();
+        let r = run_ok(&by_model, &[]);
+        assert_eq!(r["options"]["psf"]["model"]["model"], "scalar", "{r}");
+        let extra: Vec<&str> = extra.iter().copied().filter(|a| !["--dz", "0.2"].contains(a)).collect();
+        let (f_path, psf_path) = (path("f.npy"), path(psf));
+        run_ok(&[&["deconvolve", &input_path, "-o", &f_path, "--psf", &psf_path][..], &extra].concat(), &[]);
+        let (m, f) = (lucent::io::read_real(path("m.npy")).unwrap(), lucent::io::read_real(path("f.npy")).unwrap());
+        assert_eq!(m, f, "{input}: the model's result differs from the file's");
+    }
+    for (args, words) in [
+        (vec!["deconvolve", "X3", "-o", "Y", "--psf-model", "scalar", "--dxy", "0.1"], "needs --dz"),
+        (vec!["deconvolve", "X2", "-o", "Y", "--psf-model", "scalar", "--dxy", "0.1", "--dz", "0.2"], "--dz belongs to a 3D image"),
+        (vec!["deconvolve", "X2", "-o", "Y", "--psf", "P2", "--na", "1.1"], "belong to --psf-model"),
+    ] {
+        let args: Vec<String> = args
+            .iter()
+            .map(|a| match *a {
+                "X3" => path("x3.npy"),
+                "X2" => path("x2.npy"),
+                "Y" => path("y.npy"),
+                "P2" => path("p2.npy"),
+                a => a.to_string(),
+            })
+            .collect();
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = lucent(&args, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(words), "{args:?}: {stderr}");
+    }
+    assert!(!std::path::Path::new(&path("y.npy")).exists());
+}

@@ -159,6 +159,8 @@ fn option_extremes_run_or_fail_in_one_line() {
         ([resample.clone(), base(&["--affine", &p("m.npy")])].concat(), "--offset"),
         ([resample.clone(), base(&["--affine", &p("m.npy")])].concat(), "--output-shape"),
         (base(&["deconvolve", &p("pos.npy"), "--psf", &p("psf.npy"), "-o", &p("y.npy"), "--method", "wiener"]), "--balance"),
+        (base(&["deconvolve", &p("pos.npy"), "-o", &p("y.npy"), "-n", "2", "--psf-model", "gaussian"]), "--dxy"),
+        (base(&["deconvolve", &p("pos.npy"), "-o", &p("y.npy"), "-n", "2", "--psf-model", "scalar", "--dxy", "0.1"]), "--na"),
         (base(&["psf", "-o", &p("psf.npy"), "--nx", "9"]), "--nz"),
         (base(&["psf", "-o", &p("psf.npy"), "--nz", "5"]), "--nx"),
     ];

@@ -38,8 +38,25 @@ pub struct Args {
     inputs: Vec<PathBuf>,
     /// The point spread function, no larger than the image along any axis (its element
     /// (m-1)/2 on each axis is the centre, as scipy's 'same' convolution).
-    #[arg(long)]
-    psf: PathBuf,
+    #[arg(long, required_unless_present = "psf_model")]
+    psf: Option<PathBuf>,
+    /// No PSF file: a model of the microscope (psfmodels' vectorial, scalar or gaussian; see
+    /// `lucent psf`) from --dxy (and --dz for a 3D image), --na, --wvl, --ni, --ns, --pz, ...;
+    /// computed on the host in f64, centred, with the image's axes.
+    #[arg(long, value_enum, conflicts_with_all = ["psf", "psf_grid"], requires = "dxy")]
+    psf_model: Option<lucent::psf::Model>,
+    /// With --psf-model: the image's pixel size along y and x (µm).
+    #[arg(long, requires = "psf_model", allow_hyphen_values = true)]
+    dxy: Option<f64>,
+    /// With --psf-model and a 3D image: its step along z (µm).
+    #[arg(long, requires = "psf_model", allow_hyphen_values = true)]
+    dz: Option<f64>,
+    /// With --psf-model: the model's size, NZ,NX planes and pixels (default: the image's, odd,
+    /// at most 65 planes and 65 pixels).
+    #[arg(long, value_name = "NZ,NX", value_delimiter = ',', requires = "psf_model")]
+    psf_size: Option<Vec<usize>>,
+    #[command(flatten)]
+    optics: crate::psf::Optics,
     /// The restored image: float32 .npy or .tif, an OME-Zarr image (.zarr), or an 8-bit .png
     /// preview of a 2D image. With
     /// several inputs, a directory.
@@ -144,6 +161,74 @@ impl Args {
     }
 }
 
+/// The PSF: the file's, or a model made for each image.
+enum PsfSource {
+    File(ArrayD<f32>),
+    Model(lucent::psf::Model),
+}
+
+impl Args {
+    /// The PSF file, or (with --psf-model) the model to make for each image.
+    fn psf_source(&self) -> Result<PsfSource, Error> {
+        if self.psf_model.is_none() && !self.optics.is_default() {
+            return Err(Error::Invalid("the microscope's options (--na, --wvl, --ni, ...) belong to --psf-model".into()));
+        }
+        match (&self.psf, self.psf_model) {
+            (Some(path), None) => Ok(PsfSource::File(io::read_real(path)?)),
+            (None, Some(model)) => Ok(PsfSource::Model(model)),
+            _ => Err(Error::Invalid("give --psf FILE or --psf-model MODEL".into())),
+        }
+    }
+
+    /// The PSF for an image of `dims`: the file's, or the model's (2D: the focal plane at pz;
+    /// 3D: planes --dz apart centred on pz), odd sizes no larger than the image's.
+    fn psf_for(&self, source: &PsfSource, dims: &[usize]) -> Result<ArrayD<f32>, Error> {
+        let model = match source {
+            PsfSource::File(psf) => return Ok(psf.clone()),
+            PsfSource::Model(model) => *model,
+        };
+        let odd = |n: usize| if n.is_multiple_of(2) { n.saturating_sub(1).max(1) } else { n };
+        if !(2..=3).contains(&dims.len()) {
+            return Err(Error::Invalid(format!("--psf-model needs a 2D or 3D image, not one of shape {dims:?}")));
+        }
+        let lateral = odd(dims[dims.len() - 2].min(dims[dims.len() - 1]));
+        let (nz, nx) = match self.psf_size.as_deref() {
+            Some(&[nz, nx]) => (nz, nx),
+            Some(other) => return Err(Error::Invalid(format!("--psf-size {other:?}: two counts NZ,NX"))),
+            None => (if dims.len() == 3 { odd(dims[0]).min(65) } else { 1 }, lateral.min(65)),
+        };
+        let dxy = self.dxy.ok_or_else(|| Error::Invalid("--psf-model needs --dxy, the image's pixel size (µm)".into()))?;
+        let z = match (dims.len(), self.dz) {
+            (2, None) => lucent::psf::Planes::Positions(vec![self.optics.pz()]),
+            (2, Some(_)) => return Err(Error::Invalid("--dz belongs to a 3D image; this one is 2D".into())),
+            (_, Some(dz)) => lucent::psf::Planes::Count { nz, dz },
+            (_, None) => return Err(Error::Invalid("--psf-model with a 3D image needs --dz, its step along z (µm)".into())),
+        };
+        let psf = crate::psf::make(None, &self.optics.options(model, z, nx, dxy, true))?;
+        Ok(match dims.len() {
+            2 => psf.index_axis_move(ndarray::Axis(0), 0).into_dyn(),
+            _ => psf.into_dyn(),
+        })
+    }
+
+    /// The PSF as the report names it: its file, or the model's options.
+    fn psf_json(&self) -> serde_json::Value {
+        match (&self.psf, self.psf_model) {
+            (Some(path), _) => json!(path.display().to_string()),
+            (None, Some(model)) => {
+                let o = self.optics.options(model, lucent::psf::Planes::Positions(vec![]), 0, self.dxy.unwrap_or(f64::NAN), true);
+                let mut model = crate::psf::options_json(&o);
+                // The planes and size are the image's (or --psf-size), the scale the sum's.
+                for key in ["z", "nx", "normalize"] {
+                    model.as_object_mut().expect("an object").remove(key);
+                }
+                json!({ "model": model, "dz": self.dz, "size": self.psf_size })
+            }
+            (None, None) => serde_json::Value::Null,
+        }
+    }
+}
+
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.method == Method::Wiener {
         return wiener(global, args);
@@ -151,14 +236,18 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.balance.is_some() || args.clip {
         return Err(Error::Invalid("--balance and --clip belong to --method wiener".into()));
     }
-    let psf = io::read_real(&args.psf)?;
+    let source = args.psf_source()?;
+    let psf = match source {
+        PsfSource::Model(_) => return with_model(global, args, &source),
+        PsfSource::File(psf) => psf,
+    };
     let psfs = match args.psf_grid {
         Some(g) => PsfGrid::new(psf.view(), g)?,
         None => PsfGrid::single(psf.view()),
     };
     let opts = args.options();
     let mut options = serde_json::to_value(opts).expect("options serialise");
-    let more = json!({ "psf": args.psf.display().to_string(), "psf_grid": args.psf_grid, "iterations": args.iterations });
+    let more = json!({ "psf": args.psf_json(), "psf_grid": args.psf_grid, "iterations": args.iterations });
     options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
     let batch = Batch { command: "deconvolve", global, options };
     batch.run(
@@ -170,6 +259,31 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         |data, input, output, device, stages| match data {
             Input::Whole(image) => one(global, args, (&psfs, &opts), image, (input, output), device, stages),
             Input::Rows(source) => streamed(args, (&psfs, &opts), &source, output, device, stages),
+        },
+    )
+}
+
+/// Richardson-Lucy with a model PSF, made for each image's rank and size (whole images only).
+fn with_model(global: &Global, args: &Args, source: &PsfSource) -> Result<(), Error> {
+    let opts = args.options();
+    let mut options = serde_json::to_value(opts).expect("options serialise");
+    let more = json!({ "psf": args.psf_json(), "iterations": args.iterations });
+    options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
+    let batch = Batch { command: "deconvolve", global, options };
+    batch.run(
+        &args.inputs,
+        &args.output,
+        batch::real_ext,
+        || global.devices(args.adapters.as_deref()),
+        batch::read_input,
+        |data, input, output, device, stages| {
+            let Input::Whole(image) = data else {
+                return Err(Error::Invalid(
+                    "--psf-model needs the whole image; this Zarr input is beyond the host memory budget (make the PSF with `lucent psf`, then give it with --psf)".into(),
+                ));
+            };
+            let psf = stages.compute(|| args.psf_for(source, image.shape()))?;
+            one(global, args, (&PsfGrid::single(psf.view()), &opts), image, (input, output), device, stages)
         },
     )
 }
@@ -193,21 +307,20 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
     if let Some((name, _)) = rl_only.iter().find(|(_, given)| *given) {
         return Err(Error::Invalid(format!("{name} belongs to Richardson-Lucy, not --method wiener")));
     }
-    let psf = io::read_real(&args.psf)?;
+    let source = args.psf_source()?;
     // As for Richardson-Lucy, the PSF divided by its sum unless asked not to (scikit-image's
     // wiener takes it as given: --no-normalize-psf).
-    let psf = match args.no_normalize_psf {
-        true => psf,
-        false => {
-            let total: f64 = psf.iter().map(|&v| v as f64).sum();
-            if !(total.is_finite() && total != 0.0) {
-                return Err(Error::Invalid(format!("the PSF sums to {total}: it cannot be normalised (--no-normalize-psf to take it as given)")));
-            }
-            psf.mapv(|v| (v as f64 / total) as f32)
+    let normalized = |psf: ArrayD<f32>| -> Result<ArrayD<f32>, Error> {
+        if args.no_normalize_psf {
+            return Ok(psf);
         }
+        let total: f64 = psf.iter().map(|&v| v as f64).sum();
+        if !(total.is_finite() && total != 0.0) {
+            return Err(Error::Invalid(format!("the PSF sums to {total}: it cannot be normalised (--no-normalize-psf to take it as given)")));
+        }
+        Ok(psf.mapv(|v| (v as f64 / total) as f32))
     };
-    let options =
-        json!({ "method": "wiener", "psf": args.psf.display().to_string(), "balance": balance, "clip": args.clip, "normalize_psf": !args.no_normalize_psf });
+    let options = json!({ "method": "wiener", "psf": args.psf_json(), "balance": balance, "clip": args.clip, "normalize_psf": !args.no_normalize_psf });
     let batch = Batch { command: "deconvolve", global, options };
     batch.run(
         &args.inputs,
@@ -220,6 +333,7 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
                 return Err(Error::Invalid("--method wiener needs the whole image; this Zarr input is beyond the host memory budget".into()));
             };
             batch::check_format(output, image.ndim(), false)?;
+            let psf = normalized(args.psf_for(&source, image.shape())?)?;
             let y = stages.compute(|| match device.gpu() {
                 Some(gpu) => restoration::wiener(gpu, &image.view(), &psf.view(), balance, args.clip),
                 None => {

@@ -29,65 +29,84 @@ pub struct Args {
     /// Planes centred on the source (psfmodels' integer z).
     #[arg(long, default_value_t = 51, conflicts_with = "z")]
     nz: usize,
+    /// Pixels along y and x.
+    #[arg(long, default_value_t = PsfOptions::default().nx)]
+    nx: usize,
+    /// Pixel size in the sample.
+    #[arg(long, default_value_t = PsfOptions::default().dxy, allow_hyphen_values = true)]
+    dxy: f64,
     /// Distance between planes.
     #[arg(long, default_value_t = 0.05, conflicts_with = "z")]
     dz: f64,
     /// The planes' positions relative to the coverslip instead (comma-separated).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     z: Option<Vec<f64>>,
-    /// Pixels along y and x.
-    #[arg(long, default_value_t = 51)]
-    nx: usize,
-    /// Pixel size in the sample.
-    #[arg(long, default_value_t = 0.05, allow_hyphen_values = true)]
-    dxy: f64,
-    /// The point source's height above the coverslip.
-    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
-    pz: f64,
-    /// Numerical aperture.
-    #[arg(long, default_value_t = 1.4, allow_hyphen_values = true)]
-    na: f64,
-    /// Emission wavelength.
-    #[arg(long, default_value_t = 0.6, allow_hyphen_values = true)]
-    wvl: f64,
-    /// Sample refractive index.
-    #[arg(long, default_value_t = 1.47, allow_hyphen_values = true)]
-    ns: f64,
-    /// Immersion medium index, experimental and design.
-    #[arg(long, default_value_t = 1.515, allow_hyphen_values = true)]
-    ni: f64,
-    #[arg(long, default_value_t = 1.515, allow_hyphen_values = true)]
-    ni0: f64,
-    /// Coverslip index, experimental and design.
-    #[arg(long, default_value_t = 1.515, allow_hyphen_values = true)]
-    ng: f64,
-    #[arg(long, default_value_t = 1.515, allow_hyphen_values = true)]
-    ng0: f64,
-    /// Coverslip thickness, experimental and design.
-    #[arg(long, default_value_t = 170.0, allow_hyphen_values = true)]
-    tg: f64,
-    #[arg(long, default_value_t = 170.0, allow_hyphen_values = true)]
-    tg0: f64,
-    /// The objective's working distance (immersion thickness, design).
-    #[arg(long, default_value_t = 150.0, allow_hyphen_values = true)]
-    ti0: f64,
-    /// Sub-pixels per pixel along each axis, summed (pixel integration).
-    #[arg(long, default_value_t = 3)]
-    oversample_factor: usize,
+    #[command(flatten)]
+    optics: Optics,
     /// Keep the model's scale instead of dividing by the largest value.
     #[arg(long)]
     no_normalize: bool,
 }
 
-impl Args {
-    fn options(&self) -> PsfOptions {
+/// The microscope's optics with psfmodels' names and defaults (lengths in µm): shared by `lucent
+/// psf` and `lucent deconvolve --psf-model`.
+#[derive(clap::Args, Clone, Debug, PartialEq)]
+pub struct Optics {
+    /// The point source's height above the coverslip.
+    #[arg(long, default_value_t = PsfOptions::default().pz, allow_hyphen_values = true)]
+    pz: f64,
+    /// Numerical aperture.
+    #[arg(long, default_value_t = PsfOptions::default().na, allow_hyphen_values = true)]
+    na: f64,
+    /// Emission wavelength.
+    #[arg(long, default_value_t = PsfOptions::default().wvl, allow_hyphen_values = true)]
+    wvl: f64,
+    /// Sample refractive index.
+    #[arg(long, default_value_t = PsfOptions::default().ns, allow_hyphen_values = true)]
+    ns: f64,
+    /// Immersion medium index, experimental and design.
+    #[arg(long, default_value_t = PsfOptions::default().ni, allow_hyphen_values = true)]
+    ni: f64,
+    #[arg(long, default_value_t = PsfOptions::default().ni0, allow_hyphen_values = true)]
+    ni0: f64,
+    /// Coverslip index, experimental and design.
+    #[arg(long, default_value_t = PsfOptions::default().ng, allow_hyphen_values = true)]
+    ng: f64,
+    #[arg(long, default_value_t = PsfOptions::default().ng0, allow_hyphen_values = true)]
+    ng0: f64,
+    /// Coverslip thickness, experimental and design.
+    #[arg(long, default_value_t = PsfOptions::default().tg, allow_hyphen_values = true)]
+    tg: f64,
+    #[arg(long, default_value_t = PsfOptions::default().tg0, allow_hyphen_values = true)]
+    tg0: f64,
+    /// The objective's working distance (immersion thickness, design).
+    #[arg(long, default_value_t = PsfOptions::default().ti0, allow_hyphen_values = true)]
+    ti0: f64,
+    /// Sub-pixels per pixel along each axis, summed (pixel integration).
+    #[arg(long, default_value_t = PsfOptions::default().oversample_factor)]
+    oversample_factor: usize,
+}
+
+impl Optics {
+    /// The source's height above the coverslip (µm).
+    pub fn pz(&self) -> f64 {
+        self.pz
+    }
+
+    /// Whether every value is psfmodels' default (none was given).
+    pub fn is_default(&self) -> bool {
+        let d = PsfOptions::default();
+        let given = [self.pz, self.na, self.wvl, self.ns, self.ni, self.ni0, self.ng, self.ng0, self.tg, self.tg0, self.ti0];
+        let default = [d.pz, d.na, d.wvl, d.ns, d.ni, d.ni0, d.ng, d.ng0, d.tg, d.tg0, d.ti0];
+        given == default && self.oversample_factor == d.oversample_factor
+    }
+
+    /// The model's options: `z` planes of `nx` × `nx` pixels of `dxy`.
+    pub fn options(&self, model: Model, z: Planes, nx: usize, dxy: f64, normalize: bool) -> PsfOptions {
         PsfOptions {
-            z: match &self.z {
-                Some(z) => Planes::Positions(z.clone()),
-                None => Planes::Count { nz: self.nz, dz: self.dz },
-            },
-            nx: self.nx,
-            dxy: self.dxy,
+            z,
+            nx,
+            dxy,
             pz: self.pz,
             na: self.na,
             wvl: self.wvl,
@@ -100,9 +119,39 @@ impl Args {
             tg0: self.tg0,
             ti0: self.ti0,
             oversample_factor: self.oversample_factor,
-            normalize: !self.no_normalize,
-            model: self.model,
+            normalize,
+            model,
         }
+    }
+}
+
+/// The options as the reports list them.
+pub fn options_json(o: &PsfOptions) -> serde_json::Value {
+    json!({
+        "model": format!("{:?}", o.model).to_lowercase(),
+        "z": match &o.z { Planes::Count { nz, dz } => json!({ "nz": nz, "dz": dz }), Planes::Positions(z) => json!(z) },
+        "nx": o.nx, "dxy": o.dxy, "pz": o.pz, "NA": o.na, "wvl": o.wvl,
+        "ns": o.ns, "ni": o.ni, "ni0": o.ni0, "ng": o.ng, "ng0": o.ng0,
+        "tg": o.tg, "tg0": o.tg0, "ti0": o.ti0,
+        "oversample_factor": o.oversample_factor, "normalize": o.normalize,
+    })
+}
+
+/// The model on `gpu`, or on the f64 reference without one.
+pub fn make(gpu: Option<&lucent::Gpu>, o: &PsfOptions) -> Result<ndarray::Array3<f32>, Error> {
+    match gpu {
+        Some(g) => psf::make_psf(g, o),
+        None => psf::cpu::make_psf(o).map(|p| p.mapv(|v| v as f32)),
+    }
+}
+
+impl Args {
+    fn options(&self) -> PsfOptions {
+        let z = match &self.z {
+            Some(z) => Planes::Positions(z.clone()),
+            None => Planes::Count { nz: self.nz, dz: self.dz },
+        };
+        self.optics.options(self.model, z, self.nx, self.dxy, !self.no_normalize)
     }
 }
 
@@ -113,10 +162,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     io::check_output(&args.output, 3, false)?;
     let mut stages = Stages::default();
     let gpu = stages.open(|| global.gpu())?;
-    let y = stages.compute(|| match &gpu {
-        Some(g) => psf::make_psf(g, &o),
-        None => psf::cpu::make_psf(&o).map(|p| p.mapv(|v| v as f32)),
-    })?;
+    let y = stages.compute(|| make(gpu.as_ref(), &o))?;
     let y = y.into_dyn();
     crate::batch::check_result(&y.view())?;
     stages.write(|| io::write_real(&args.output, &y.view()))?;
@@ -126,14 +172,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         Report {
             output: report::path(&args.output),
             shape_out: Some(y.shape().to_vec()),
-            options: json!({
-                "model": format!("{:?}", o.model).to_lowercase(),
-                "z": match &o.z { Planes::Count { nz, dz } => json!({ "nz": nz, "dz": dz }), Planes::Positions(z) => json!(z) },
-                "nx": o.nx, "dxy": o.dxy, "pz": o.pz, "NA": o.na, "wvl": o.wvl,
-                "ns": o.ns, "ni": o.ni, "ni0": o.ni0, "ng": o.ng, "ng0": o.ng0,
-                "tg": o.tg, "tg0": o.tg0, "ti0": o.ti0,
-                "oversample_factor": o.oversample_factor, "normalize": o.normalize,
-            }),
+            options: options_json(&o),
             ms,
             ..Report::new("psf", report::device(gpu.as_ref()))
         }

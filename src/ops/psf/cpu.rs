@@ -4,6 +4,7 @@
 
 use ndarray::Array3;
 use num_complex::Complex64;
+use rayon::prelude::*;
 
 use super::{Model, Plan, PsfOptions};
 use crate::error::Result;
@@ -92,8 +93,10 @@ pub fn make_psf(o: &PsfOptions) -> Result<Array3<f64>> {
             let vectorial = model == Model::Vectorial;
             let mut psf = Array3::zeros((plan.z.len(), plan.nx, plan.nx));
             let width = 2 * plan.xymax + 1;
-            for k in 0..plan.z.len() {
-                let radial: Vec<f64> = (0..plan.rmax).map(|ri| profile(&plan, k, ri, vectorial)).collect();
+            // The radial profiles on every core (each plane's on its own).
+            let profiles: Vec<Vec<f64>> =
+                (0..plan.z.len()).into_par_iter().map(|k| (0..plan.rmax).map(|ri| profile(&plan, k, ri, vectorial)).collect()).collect();
+            for (k, radial) in profiles.iter().enumerate() {
                 for fy in 0..width {
                     for fx in 0..width {
                         let (x, y) = (fx as f64 - plan.xymax as f64, fy as f64 - plan.xymax as f64);
