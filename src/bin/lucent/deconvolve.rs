@@ -237,13 +237,11 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         return Err(Error::Invalid("--balance and --clip belong to --method wiener".into()));
     }
     let source = args.psf_source()?;
-    let psf = match source {
-        PsfSource::Model(_) => return with_model(global, args, &source),
-        PsfSource::File(psf) => psf,
-    };
-    let psfs = match args.psf_grid {
-        Some(g) => PsfGrid::new(psf.view(), g)?,
-        None => PsfGrid::single(psf.view()),
+    // A file's PSF (or grid) serves every image; a model is made for each image's shape.
+    let psfs = match (&source, args.psf_grid) {
+        (PsfSource::File(psf), Some(g)) => Some(PsfGrid::new(psf.view(), g)?),
+        (PsfSource::File(psf), None) => Some(PsfGrid::single(psf.view())),
+        (PsfSource::Model(_), _) => None,
     };
     let opts = args.options();
     let mut options = serde_json::to_value(opts).expect("options serialise");
@@ -256,34 +254,17 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         batch::real_ext,
         || global.devices(args.adapters.as_deref()),
         batch::read_input,
-        |data, input, output, device, stages| match data {
-            Input::Whole(image) => one(global, args, (&psfs, &opts), image, (input, output), device, stages),
-            Input::Rows(source) => streamed(args, (&psfs, &opts), &source, output, device, stages),
-        },
-    )
-}
-
-/// Richardson-Lucy with a model PSF, made for each image's rank and size (whole images only).
-fn with_model(global: &Global, args: &Args, source: &PsfSource) -> Result<(), Error> {
-    let opts = args.options();
-    let mut options = serde_json::to_value(opts).expect("options serialise");
-    let more = json!({ "psf": args.psf_json(), "iterations": args.iterations });
-    options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
-    let batch = Batch { command: "deconvolve", global, options };
-    batch.run(
-        &args.inputs,
-        &args.output,
-        batch::real_ext,
-        || global.devices(args.adapters.as_deref()),
-        batch::read_input,
-        |data, input, output, device, stages| {
-            let Input::Whole(image) = data else {
-                return Err(Error::Invalid(
-                    "--psf-model needs the whole image; this Zarr input is beyond the host memory budget (make the PSF with `lucent psf`, then give it with --psf)".into(),
-                ));
-            };
-            let psf = stages.compute(|| args.psf_for(source, image.shape()))?;
-            one(global, args, (&PsfGrid::single(psf.view()), &opts), image, (input, output), device, stages)
+        |data, input, output, device, stages| match (data, &psfs) {
+            (Input::Whole(image), Some(psfs)) => one(global, args, (psfs, &opts), image, (input, output), device, stages),
+            (Input::Rows(rows), Some(psfs)) => streamed(args, (psfs, &opts), &rows, output, device, stages),
+            (Input::Whole(image), None) => {
+                let psf = stages.compute(|| args.psf_for(&source, image.shape()))?;
+                one(global, args, (&PsfGrid::single(psf.view()), &opts), image, (input, output), device, stages)
+            }
+            (Input::Rows(_), None) => Err(Error::Invalid(
+                "--psf-model needs the whole image; this Zarr input is beyond the host memory budget (make the PSF with `lucent psf`, then give it with --psf)"
+                    .into(),
+            )),
         },
     )
 }
