@@ -80,9 +80,20 @@ pub fn power_of_two_for(largest: f32) -> Option<i32> {
 /// whose result does not change under scaling, or whose scale is undone after (a shift, a
 /// normalised correlation), so that its sums cannot overflow or underflow f32.
 pub fn in_safe_range<'a>(x: &ArrayViewD<'a, f32>) -> (ndarray::CowArray<'a, f32, ndarray::IxDyn>, i32) {
+    scaled_where(x, |_| true)
+}
+
+/// [`in_safe_range`] for values beyond 2^20 only (small ones kept as they are): for ops whose
+/// result depends on the scale below some floor (scikit-image's phase correlation floors the
+/// cross-power spectrum's magnitude at 100 ε).
+pub fn large_in_safe_range<'a>(x: &ArrayViewD<'a, f32>) -> (ndarray::CowArray<'a, f32, ndarray::IxDyn>, i32) {
+    scaled_where(x, |e| e < 0)
+}
+
+fn scaled_where<'a>(x: &ArrayViewD<'a, f32>, when: impl Fn(i32) -> bool) -> (ndarray::CowArray<'a, f32, ndarray::IxDyn>, i32) {
     match power_of_two_scale(x) {
-        Some(e) => (scaled(x, e).into(), e),
-        None => (x.clone().into(), 0),
+        Some(e) if when(e) => (scaled(x, e).into(), e),
+        _ => (x.clone().into(), 0),
     }
 }
 

@@ -155,16 +155,6 @@ fn finish(dims: &[usize], coarse: &[usize], fine: Option<&[usize]>, peak: Comple
     Registration { shift, error: error.is_finite().then_some(error), phasediff: phasediff.is_finite().then_some(phasediff) }
 }
 
-/// `x` brought near 1 by a power of two 2^e where it lies beyond 2^20 (the copy and e), else `x`
-/// and 0. Only large values: scikit-image floors the cross-power spectrum's magnitude at
-/// 100 ε, so at small magnitudes its normalisation, and with it the result, depends on the scale.
-fn scaled_down<'a>(x: &ndarray::ArrayViewD<'a, f32>) -> (ndarray::CowArray<'a, f32, ndarray::IxDyn>, i32) {
-    match crate::check::power_of_two_scale(x) {
-        Some(e) if e < 0 => (crate::check::scaled(x, e).into(), e),
-        _ => (x.clone().into(), 0),
-    }
-}
-
 /// A reference image's spectrum on the device, for registering many moving images against it
 /// at the cost of one forward transform each (or none: [`PhaseCorrelator::from_spectrum`]).
 pub struct PhaseCorrelator<'g> {
@@ -190,8 +180,9 @@ impl<'g> PhaseCorrelator<'g> {
         how.check()?;
         check_image(reference, "the reference image")?;
         // Large values are brought near 1 by a power of two (exact), so that the sums of squares
-        // do not overflow; the amplitudes are scaled back in f64.
-        let (reference, e) = scaled_down(reference);
+        // do not overflow; the amplitudes are scaled back in f64. Small ones stay: scikit-image
+        // floors the cross-power spectrum at 100 ε, so there its result depends on the scale.
+        let (reference, e) = crate::check::large_in_safe_range(reference);
         let mut rec = Recording::new(gpu);
         let x = rec.upload_once_f32(&reference.view())?;
         let spectrum = forward(&mut rec, x)?;
@@ -228,7 +219,7 @@ impl<'g> PhaseCorrelator<'g> {
     /// The shift registering `moving` (the reference's shape) onto the reference.
     pub fn register(&self, moving: &ndarray::ArrayViewD<f32>) -> Result<Registration> {
         check_image(moving, "the moving image")?;
-        let (moving, e) = scaled_down(moving);
+        let (moving, e) = crate::check::large_in_safe_range(moving);
         let array = GpuArray::upload_f32(self.gpu, &moving.view())?;
         self.register_scaled(&array, e)
     }
