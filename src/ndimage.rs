@@ -38,6 +38,7 @@ pub use crate::ops::filter::{
     gaussian_filter as record_gaussian_filter, gaussian_kernel1d, normalized_convolution as record_normalized_convolution,
     uniform_filter as record_uniform_filter, GAUSSIAN_TRUNCATE,
 };
+pub use crate::ops::interpolate::deskew::{deskew_map, Deskew, MAX_DESKEW_EXTENT};
 pub use crate::ops::interpolate::{
     affine_transform as record_affine_transform, map_coordinates as record_map_coordinates, spline_filter as record_spline_filter,
     spline_filter1d as record_spline_filter1d, AffineMap, Sampler, Sampling, SplineMode,
@@ -214,6 +215,65 @@ pub fn fourier_shift<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
     let y = interpolate::fourier_shift(&mut rec, x, shift, n.map(|n| (axis as usize, n)))?;
     let dl = rec.download(y);
     with_dim(rec.run()?.into_c32(dl)?)
+}
+
+/// pycudadecon's deskewGPU of a stage-scanned light-sheet stack (planes, rows, columns), or
+/// with `geometry.rotate` the stack in coverslip coordinates (see [`Deskew`]): the affine map of
+/// [`deskew_map`] sampled as [`affine_transform`] samples (pycudadecon: order 1, mode constant,
+/// cval its `pad_val`). A stack beyond one device buffer or the device's memory is deskewed in
+/// slabs of rows (rows are independent), with the same result.
+pub fn deskew<S: Data<Elem = f32>>(gpu: &Gpu, stack: &ArrayBase<S, ndarray::Ix3>, geometry: &Deskew, how: &Sampling) -> Result<ndarray::Array3<f32>> {
+    let (map, out) = deskew_map(stack.shape(), geometry)?;
+    crate::host::check_host_array("the deskewed stack", &out, 4)?;
+    let rows = deskew_rows(gpu, stack.shape(), &out, how)?;
+    let ny = out[1];
+    if rows >= ny {
+        return on_device(gpu, stack, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how));
+    }
+    let mut result = ndarray::Array3::<f32>::zeros((out[0], out[1], out[2]));
+    for y0 in (0..ny).step_by(rows) {
+        let y1 = (y0 + rows).min(ny);
+        let slab_out = [out[0], y1 - y0, out[2]];
+        let part = on_device(gpu, &stack.slice(ndarray::s![.., y0..y1, ..]), |rec, x| interpolate::affine_transform(rec, x, &map, &slab_out, how))?;
+        result.slice_mut(ndarray::s![.., y0..y1, ..]).assign(&part);
+    }
+    Ok(result)
+}
+
+/// pycudadecon's default `pad_val`: the median of the stack's last plane (f64, numpy's median).
+pub fn deskew_pad_default<S: Data<Elem = f32>>(stack: &ArrayBase<S, ndarray::Ix3>) -> f64 {
+    if stack.is_empty() {
+        return f64::NAN;
+    }
+    let last = stack.shape()[0] - 1;
+    let mut plane: Vec<f64> = stack.index_axis(ndarray::Axis(0), last).iter().map(|&v| v as f64).collect();
+    crate::ops::reduce::cpu::median(&mut plane)
+}
+
+/// [`deskew`]'s work added to a recording: `x` a device stack in one buffer.
+pub fn record_deskew(rec: &mut Recording, x: crate::Buf, geometry: &Deskew, how: &Sampling) -> Result<crate::Buf> {
+    let (map, out) = deskew_map(rec.dims(x), geometry)?;
+    interpolate::affine_transform(rec, x, &map, &out, how)
+}
+
+/// Rows of a stack `dims` deskewed to `out` at once: every buffer within one binding and the
+/// dispatch's index range, the input, its prefiltered (and padded) copies and the output within
+/// the device's memory budget.
+fn deskew_rows(gpu: &Gpu, dims: &[usize], out: &[usize], how: &Sampling) -> Result<usize> {
+    let pad = how.prepad().unwrap_or(0) as u64;
+    let row_in = (dims[0] as u64 + 2 * pad) * (dims[2] as u64 + 2 * pad) * 4;
+    let row_out = out[0] as u64 * out[2] as u64 * 4;
+    let copies = 1 + u64::from(how.prepad().is_some()) + u64::from(pad > 0);
+    let largest = gpu.max_buffer_bytes().min(u32::MAX as u64 * 4);
+    let rows = (largest / row_in.max(row_out)).min(gpu.memory_budget_bytes() / (copies * row_in + row_out));
+    if rows == 0 {
+        return Err(crate::Error::TooLarge {
+            what: format!("one row of the deskew of {dims:?} to {out:?}"),
+            bytes: copies * row_in + row_out,
+            limit: largest.min(gpu.memory_budget_bytes()),
+        });
+    }
+    Ok(rows as usize)
 }
 
 /// `op` on `input` uploaded whole (finite), its result downloaded.

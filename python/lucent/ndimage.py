@@ -1,7 +1,7 @@
 """scipy.ndimage on the GPU: filters (correlate, convolve, their 1D forms, gaussian_filter,
 uniform_filter) and interpolation (spline_filter, map_coordinates, affine_transform, shift,
 zoom, rotate, fourier_shift), arrays of 1-4 axes, scipy's argument names, defaults and
-boundary modes.
+boundary modes; and ``deskew`` for stage-scanned light-sheet stacks (pycudadecon's deskewGPU).
 
 Computed in float32: float64 and integer input is converted first, and the result is float32
 unless ``output`` (a dtype, or an array written in place) says otherwise. Interpolation takes
@@ -29,7 +29,7 @@ Sampler = Literal["auto", "buffer", "texture"]
 
 __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "gaussian_filter", "uniform_filter",
            "spline_filter", "spline_filter1d", "map_coordinates", "affine_transform", "shift", "zoom", "rotate",
-           "fourier_shift"]
+           "fourier_shift", "deskew"]
 
 # scipy's filter modes that are other names of the five lucent implements.
 _ALIASES = {"grid-constant": "constant", "grid-mirror": "reflect", "grid-wrap": "wrap"}
@@ -271,3 +271,35 @@ def fourier_shift(input: Any, shift: Any, n: int = -1, axis: int = -1, output: A
     s = [float(v) for v in per_axis(shift, x.ndim, "shift")]
     r = _lucent.fourier_shift(resolve(context), x, s, None if n < 0 else int(n), int(axis))
     return finish(r, output)
+
+
+def deskew(im: Any, dxdata: float = 0.1, dzdata: float = 0.5, angle: float = 31.5, width: int = 0, shift: float = 0,
+           pad_val: Optional[float] = None, *, rotate: bool = False, order: int = 1, mode: str = "constant",
+           context: Optional[Context] = None) -> np.ndarray:
+    """pycudadecon's ``deskewGPU`` (same arguments and defaults, lengths in µm) on any GPU: a
+    stage-scanned light-sheet stack (planes, rows, columns) with each plane moved along x by
+    ``dzdata·cos(angle)/dxdata`` pixels per plane, the output ``nx + ⌊nz·dzdata·|cos(angle)|/dxdata⌋``
+    wide unless ``width`` is given, ``shift`` moving its centre, ``pad_val`` outside the stack
+    (``None``: the median of the last plane, as pycudadecon). Returned in the input's dtype, as
+    pycudadecon does.
+
+    With ``rotate=True`` the stack in coverslip coordinates instead: (Z, Y, X) with isotropic
+    voxels of ``dxdata``, height Z from the camera's first column, X along the stage from the
+    stack's first sample, in one interpolation from the raw stack. ``order`` 1 (linear, as
+    pycudadecon) or 3 (cubic B-spline); the result equals ``scipy.ndimage.affine_transform`` with
+    the same map (lucent.ndimage.deskew's Rust documentation gives it).
+
+    >>> import numpy as np, lucent
+    >>> raw = np.zeros((4, 1, 6), "f4"); raw[:, 0, 2] = 1
+    >>> d = lucent.ndimage.deskew(raw, dxdata=0.1, dzdata=0.2, angle=60, pad_val=0)
+    >>> d.shape, [int(np.argmax(d[k, 0])) for k in range(4)]
+    ((4, 1, 10), [2, 3, 4, 5])
+    """
+    x = np.asarray(im)
+    if x.ndim != 3:
+        raise ValueError(f"deskew takes a stack of 3 axes (planes, rows, columns), got shape {x.shape}")
+    if pad_val is None:
+        pad_val = float(np.median(x[-1]))
+    r = _lucent.deskew(resolve(context), real(x, "im"), float(angle), float(dzdata), float(dxdata), int(width),
+                       float(shift), bool(rotate), _how(order, mode, pad_val, True, "buffer"))
+    return r.astype(x.dtype, copy=False)

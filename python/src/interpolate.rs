@@ -83,6 +83,31 @@ fn rotate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, angle: f64, axes
     out(py, py.detach(|| ndimage::rotate(&ctx.gpu, &x, angle, axes, reshape, &how)))
 }
 
+/// pycudadecon's deskewGPU geometry, or coverslip coordinates (lucent::ndimage::deskew).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn deskew<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: F32<'py>,
+    angle: f64,
+    dzdata: f64,
+    dxdata: f64,
+    width: usize,
+    shift: f64,
+    rotate: bool,
+    how: How,
+) -> Result<'py> {
+    let how = how.sampling()?;
+    let x = input.as_array();
+    let x = x
+        .view()
+        .into_dimensionality::<ndarray::Ix3>()
+        .map_err(|_| to_py(lucent::Error::Shape(format!("deskew takes a stack of 3 axes (planes, rows, columns), got {:?}", x.shape()))))?;
+    let geometry = ndimage::Deskew { angle, dzdata, dxdata, width, shift, rotate };
+    out(py, py.detach(|| ndimage::deskew(&ctx.gpu, &x, &geometry, &how).map(|y| y.into_dyn())))
+}
+
 #[pyfunction]
 fn fourier_shift<'py>(
     py: Python<'py>,
@@ -104,5 +129,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(zoom, m)?)?;
     m.add_function(wrap_pyfunction!(rotate, m)?)?;
     m.add_function(wrap_pyfunction!(fourier_shift, m)?)?;
+    m.add_function(wrap_pyfunction!(deskew, m)?)?;
     Ok(())
 }

@@ -167,7 +167,10 @@ fn option_extremes_run_or_fail_in_one_line() {
     let psf = base(&["psf", "-o", &p("psf.npy"), "--nz", "5", "--nx", "9"]);
     let psf_options =
         ["--dz", "--z", "--dxy", "--pz", "--na", "--wvl", "--ns", "--ni", "--ni0", "--ng", "--ng0", "--tg", "--tg0", "--ti0", "--oversample-factor"];
-    let cases: Vec<(Vec<String>, &str)> = cases.into_iter().chain(psf_options.iter().map(|&o| (psf.clone(), o))).collect();
+    let deskew = base(&["deskew", &p("vol.npy"), "-o", &p("y.npy")]);
+    let deskew_options = ["--angle", "--dzdata", "--dxdata", "--width", "--shift", "--pad-val"];
+    let cases: Vec<(Vec<String>, &str)> =
+        cases.into_iter().chain(psf_options.iter().map(|&o| (psf.clone(), o))).chain(deskew_options.iter().map(|&o| (deskew.clone(), o))).collect();
     // Three runs at a time (most are refusals, quick; a few open the device).
     let failures = std::sync::Mutex::new(Vec::new());
     std::thread::scope(|scope| {

@@ -22,6 +22,7 @@ mod cli_registration;
 mod cli_stripes;
 mod cli_template;
 mod cli_tomography;
+mod deskew;
 mod hostile_files;
 mod io;
 mod zarr;

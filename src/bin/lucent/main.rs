@@ -9,6 +9,7 @@ mod demo_denoise;
 mod demo_register;
 mod demo_tomography;
 mod denoise;
+mod deskew;
 mod fft;
 mod filter;
 mod info;
@@ -82,6 +83,11 @@ enum Command {
     ///
     /// Example: lucent resample volume.npy -o moved.npy --shift -4.7,2,0.5
     Resample(resample::Args),
+    /// Deskew stage-scanned light-sheet stacks (pycudadecon's deskewGPU), or turn them to
+    /// coverslip coordinates.
+    ///
+    /// Example: lucent deskew raw.tif -o deskewed.tif --angle 31.5 --dzdata 0.4 --dxdata 0.104
+    Deskew(deskew::Args),
     /// skimage.registration.phase_cross_correlation: the shift registering each moving image
     /// onto the reference.
     ///
@@ -263,6 +269,7 @@ fn main() {
         Command::SplineFilter(args) => spline::run(&global, &args),
         Command::Psf(args) => psf::run(&global, &args),
         Command::Resample(args) => resample::run(&global, &args),
+        Command::Deskew(args) => deskew::run(&global, &args),
         Command::Register(args) => register::run(&global, &args),
         Command::Match(args) => matching::run(&global, &args),
         Command::RegisterVolume(args) => register_volume::run(&global, &args),

@@ -598,6 +598,5 @@ fn relative_change(gpu: &Gpu, m: &Monitor) -> Result<f64> {
 }
 
 fn median(v: &mut [f64]) -> Option<f64> {
-    v.sort_by(f64::total_cmp);
-    (!v.is_empty()).then(|| v[v.len() / 2])
+    (!v.is_empty()).then(|| crate::ops::reduce::cpu::median(v))
 }

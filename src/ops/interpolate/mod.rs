@@ -40,6 +40,7 @@
 //! for scipy's users; `texture` is there for those who trade it for speed.
 
 pub mod cpu;
+pub mod deskew;
 
 use crate::error::{Error, Result};
 use crate::graph::{Buf, Recording};

@@ -17,3 +17,18 @@ pub fn reduce(x: &ArrayViewD<f32>, op: Reduction, axis: Option<usize>) -> Result
     }
     Ok(ArrayD::from_shape_vec(IxDyn(&g.out_dims), out).unwrap())
 }
+
+/// numpy's median: the middle value, the mean of the middle two for an even count; NaN if empty.
+/// Sorts `values`.
+pub fn median(values: &mut [f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.sort_by(f64::total_cmp);
+    let n = values.len();
+    if n % 2 == 1 {
+        values[n / 2]
+    } else {
+        0.5 * (values[n / 2 - 1] + values[n / 2])
+    }
+}

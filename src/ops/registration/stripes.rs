@@ -32,6 +32,7 @@ use crate::kernels::boundary::Boundary;
 use crate::kernels::{affine_sample, copy_range, fill, peak_neighbours};
 use crate::ops::interpolate::{cpu as interpolate_cpu, spline_filter1d, Sampling, SplineMode};
 use crate::ops::layout;
+use crate::ops::reduce::cpu::median;
 use crate::placement::Progress;
 
 /// The stages' sizes and the cleaning's thresholds.
@@ -269,20 +270,6 @@ fn linear(points: &[(f64, [f64; 3])], x: f64, axis: usize) -> f64 {
         (Some(a), None) => a.1[axis],
         (None, Some(b)) => b.1[axis],
         (None, None) => 0.0,
-    }
-}
-
-/// The median (the mean of the middle two for an even count); NaN if empty.
-fn median(values: &mut [f64]) -> f64 {
-    if values.is_empty() {
-        return f64::NAN;
-    }
-    values.sort_by(f64::total_cmp);
-    let n = values.len();
-    if n % 2 == 1 {
-        values[n / 2]
-    } else {
-        0.5 * (values[n / 2 - 1] + values[n / 2])
     }
 }
 
