@@ -38,7 +38,7 @@ pub use crate::ops::filter::{
     gaussian_filter as record_gaussian_filter, gaussian_kernel1d, normalized_convolution as record_normalized_convolution,
     uniform_filter as record_uniform_filter, GAUSSIAN_TRUNCATE,
 };
-pub use crate::ops::interpolate::deskew::{deskew_map, Deskew, MAX_DESKEW_EXTENT};
+pub use crate::ops::interpolate::deskew::{deskew_map, skew_map, Deskew, MAX_DESKEW_EXTENT};
 pub use crate::ops::interpolate::{
     affine_transform as record_affine_transform, map_coordinates as record_map_coordinates, spline_filter as record_spline_filter,
     spline_filter1d as record_spline_filter1d, AffineMap, Sampler, Sampling, SplineMode,
@@ -248,6 +248,18 @@ pub fn deskew_pad_default<S: Data<Elem = f32>>(stack: &ArrayBase<S, ndarray::Ix3
     let last = stack.shape()[0] - 1;
     let mut plane: Vec<f64> = stack.index_axis(ndarray::Axis(0), last).iter().map(|&v| v as f64).collect();
     crate::ops::reduce::cpu::median(&mut plane)
+}
+
+/// A small array of the deskewed frame (a model PSF, planes [`Deskew::deskewed_dz`] apart,
+/// centred on its middle plane) as the raw stage-scanned stack sees it ([`skew_map`]), on the
+/// host in f64 (cubic B-spline, zero outside, its small negative ringing set to 0 so the PSF
+/// stays a PSF): the PSF to deconvolve a raw stack with before deskewing it.
+pub fn skew_psf(psf: &ndarray::ArrayView3<f64>, geometry: &Deskew) -> Result<ndarray::Array3<f64>> {
+    let (map, out) = skew_map(psf.shape(), geometry)?;
+    crate::host::check_host_array("the skewed PSF's coordinates", &[3, out[0], out[1], out[2]], 8)?;
+    let how = Sampling { order: 3, mode: SplineMode::Constant, cval: 0.0, prefilter: true, sampler: interpolate::Sampler::Buffer };
+    let y = interpolate::cpu::map_coordinates(&psf.to_owned().into_dyn(), &coordinates(&map, &out), &how);
+    Ok(y.mapv(|v| v.max(0.0)).into_dimensionality().expect("three axes"))
 }
 
 /// [`deskew`]'s work added to a recording: `x` a device stack in one buffer.

@@ -230,3 +230,89 @@ fn cli_deskew() {
     let out = lucent_cli(&["deskew", &path("flat.npy"), "-o", &path("bad.npy")], &[]);
     assert!(String::from_utf8_lossy(&out.stderr).contains("3 axes"), "{}", String::from_utf8_lossy(&out.stderr));
 }
+
+/// skew_psf moves plane k of a centred blob by −f·(k − kc) columns about the widened centre,
+/// keeps it non-negative, and a skewed blob deskewed again is the blob (where both reach).
+#[test]
+fn skewed_psf_is_the_deskew_undone() {
+    let d = Deskew { angle: 31.5, dzdata: 0.3, dxdata: 0.1, ..Default::default() };
+    let (nz, ny, nx) = (9usize, 7usize, 15usize);
+    let blob = ndarray::Array3::from_shape_fn((nz, ny, nx), |(k, j, i)| {
+        let (a, b, c) = (k as f64 - 4.0, j as f64 - 3.0, i as f64 - 7.0);
+        (-(a * a / 8.0 + b * b / 3.0 + c * c / 3.0)).exp()
+    });
+    let skewed = ndimage::skew_psf(&blob.view(), &d).unwrap();
+    let f = 31.5f64.to_radians().cos() * 0.3 / 0.1;
+    let width = skewed.shape()[2];
+    assert_eq!(width, nx + 2 * (f * 4.0).ceil() as usize);
+    assert!(skewed.iter().all(|&v| v >= 0.0));
+    for k in 0..nz {
+        let plane = skewed.index_axis(ndarray::Axis(0), k);
+        let (mass, moment) = plane.indexed_iter().fold((0.0, 0.0), |(m, s), ((_, i), &v)| (m + v, s + v * i as f64));
+        let want = (width as f64 - 1.0) / 2.0 - f * (k as f64 - 4.0);
+        assert!((moment / mass - want).abs() < 0.05, "plane {k}: centroid {:.3}, expected {want:.3}", moment / mass);
+    }
+}
+
+/// `lucent deconvolve --deskew` with a model PSF equals its steps run one by one: the model made
+/// in the deskewed frame (planes dz·sin θ apart) and skewed (`skew_psf`) given as a PSF file,
+/// then `lucent deskew` of the result; the refusals.
+#[test]
+fn cli_deconvolve_then_deskew() {
+    use lucent::psf::{Model, Planes, PsfOptions};
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let x = rand_array(&[14, 20, 48]).mapv(|v| v + 0.5);
+    lucent::io::write_real(path("raw.npy"), &x.view()).unwrap();
+    let d = Deskew { angle: 31.5, dzdata: 0.3, dxdata: 0.1, ..Default::default() };
+    let model = lucent::psf::cpu::make_psf(&PsfOptions {
+        z: Planes::Count { nz: 7, dz: d.deskewed_dz() },
+        nx: 9,
+        dxy: 0.1,
+        na: 1.1,
+        ni: 1.33,
+        ni0: 1.33,
+        ns: 1.33,
+        wvl: 0.52,
+        model: Model::Scalar,
+        ..Default::default()
+    })
+    .unwrap();
+    // The model as the CLI holds it (float32), then skewed in f64.
+    let skewed = ndimage::skew_psf(&model.mapv(|v| v as f32 as f64).view(), &d).unwrap().mapv(|v| v as f32);
+    lucent::io::write_real(path("skewed.npy"), &skewed.view().into_dyn()).unwrap();
+    let optics = ["--na", "1.1", "--ni", "1.33", "--ni0", "1.33", "--ns", "1.33", "--wvl", "0.52"];
+    let (raw, one_path) = (path("raw.npy"), path("one.npy"));
+    for extra in [&["-n", "3"][..], &["--method", "wiener", "--balance", "0.05"]] {
+        let whole = [
+            &["deconvolve", &raw, "-o", &one_path, "--psf-model", "scalar", "--dxy", "0.1", "--dz", "0.3", "--deskew", "31.5", "--psf-size", "7,9"][..],
+            &optics,
+            extra,
+        ]
+        .concat();
+        let r = lucent_json(&whole, &[]);
+        assert_eq!(r["options"]["deskew"]["angle"], 31.5, "{r}");
+        lucent_json(&[&["deconvolve", &path("raw.npy"), "-o", &path("a.npy"), "--psf", &path("skewed.npy")][..], extra].concat(), &[]);
+        lucent_json(&["deskew", &path("a.npy"), "-o", &path("b.npy"), "--angle", "31.5", "--dzdata", "0.3", "--dxdata", "0.1"], &[]);
+        let (one, steps) = (lucent::io::read_real(path("one.npy")).unwrap(), lucent::io::read_real(path("b.npy")).unwrap());
+        assert_eq!(r["shape_out"], serde_json::json!(steps.shape()), "{r}");
+        let worst = one.iter().zip(&steps).fold(0.0f32, |m, (a, b)| m.max((a - b).abs()));
+        assert_eq!(one, steps, "{extra:?}: --deskew differs from its steps by up to {worst:e}");
+    }
+    lucent::io::write_real(path("flat.npy"), &x.index_axis(ndarray::Axis(0), 0).to_owned().view()).unwrap();
+    for (args, words) in [
+        (vec!["deconvolve", &path("raw.npy"), "-o", &path("y.npy"), "--psf", &path("skewed.npy"), "--deskew", "31.5", "--dz", "0.3"], "needs --dxy"),
+        (vec!["deconvolve", &path("raw.npy"), "-o", &path("y.npy"), "--psf", &path("skewed.npy"), "--dxy", "0.1"], "--dxy belongs to --psf-model or --deskew"),
+        (
+            vec!["deconvolve", &path("flat.npy"), "-o", &path("y.npy"), "--psf", &path("skewed.npy"), "--deskew", "31.5", "--dz", "0.3", "--dxy", "0.1"],
+            "3 axes",
+        ),
+        (vec!["deconvolve", &path("raw.npy"), "-o", &path("y.npy"), "--psf", &path("skewed.npy"), "--deskew", "0", "--dz", "0.3", "--dxy", "0.1"], "no skew"),
+        (vec!["deconvolve", &path("raw.npy"), "-o", &path("y.npy"), "--psf", &path("skewed.npy"), "--coverslip"], "--deskew"),
+    ] {
+        let out = lucent_cli(&args, &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(words) && stderr.trim().lines().count() == 1, "{args:?}: {stderr}");
+        assert!(!std::path::Path::new(&path("y.npy")).exists());
+    }
+}

@@ -26,6 +26,8 @@ use crate::Global;
   lucent deconvolve stack.tif --psf psfs.npy --psf-grid 3,4 -o restored.tif
   lucent deconvolve field.tif --psf psf.tif -o restored.tif --boundary extended
   lucent deconvolve t*.tif --psf psf.tif -o restored/ -n 30
+  lucent deconvolve raw.tif --psf-model vectorial --na 1.1 --ni 1.33 --ni0 1.33 --ns 1.33 --wvl 0.53 \
+      --dxy 0.104 --dz 0.4 --deskew 31.5 -o deskewed.tif -n 15
 
 A PSF with one axis fewer than the image deconvolves each slice along the first axis.
 An image whose working set exceeds the GPU's buffer limit is deconvolved in tiles with guard
@@ -45,12 +47,23 @@ pub struct Args {
     /// computed on the host in f64, centred, with the image's axes.
     #[arg(long, value_enum, conflicts_with_all = ["psf", "psf_grid"], requires = "dxy")]
     psf_model: Option<lucent::psf::Model>,
-    /// With --psf-model: the image's pixel size along y and x (µm).
-    #[arg(long, requires = "psf_model", allow_hyphen_values = true)]
+    /// With --psf-model or --deskew: the image's pixel size along y and x (µm).
+    #[arg(long, allow_hyphen_values = true)]
     dxy: Option<f64>,
-    /// With --psf-model and a 3D image: its step along z (µm).
-    #[arg(long, requires = "psf_model", allow_hyphen_values = true)]
+    /// With --psf-model and a 3D image, or --deskew: its step along z (µm; with --deskew the
+    /// stage's step between raw planes, pycudadecon's dzdata).
+    #[arg(long, allow_hyphen_values = true)]
     dz: Option<f64>,
+    /// Raw stage-scanned light-sheet stacks, the sheet at this angle (degrees) to the stage's
+    /// motion: deconvolved as acquired, then deskewed (`lucent deskew`'s geometry, linear,
+    /// outside the stack the last plane's median) with --dxy as the pixel size and --dz as the
+    /// stage step. A --psf-model is made in the deskewed frame (planes --dz·sin θ apart) and
+    /// skewed into the raw stack's; a --psf file is taken as measured the same way as the data.
+    #[arg(long, allow_hyphen_values = true)]
+    deskew: Option<f64>,
+    /// With --deskew: the result in coverslip coordinates (`lucent deskew --rotate`).
+    #[arg(long, requires = "deskew")]
+    coverslip: bool,
     /// With --psf-model: the model's size, NZ,NX planes and pixels (default: the image's, odd,
     /// at most 65 planes and 65 pixels).
     #[arg(long, value_name = "NZ,NX", value_delimiter = ',', requires = "psf_model")]
@@ -198,17 +211,80 @@ impl Args {
             None => (if dims.len() == 3 { odd(dims[0]).min(65) } else { 1 }, lateral.min(65)),
         };
         let dxy = self.dxy.ok_or_else(|| Error::Invalid("--psf-model needs --dxy, the image's pixel size (µm)".into()))?;
-        let z = match (dims.len(), self.dz) {
-            (2, None) => lucent::psf::Planes::Positions(vec![self.optics.pz()]),
-            (2, Some(_)) => return Err(Error::Invalid("--dz belongs to a 3D image; this one is 2D".into())),
-            (_, Some(dz)) => lucent::psf::Planes::Count { nz, dz },
-            (_, None) => return Err(Error::Invalid("--psf-model with a 3D image needs --dz, its step along z (µm)".into())),
+        let z = match (dims.len(), self.dz, self.geometry()?) {
+            (2, None, _) => lucent::psf::Planes::Positions(vec![self.optics.pz()]),
+            (2, Some(_), _) => return Err(Error::Invalid("--dz belongs to a 3D image; this one is 2D".into())),
+            (_, Some(_), Some(g)) => lucent::psf::Planes::Count { nz, dz: g.deskewed_dz() },
+            (_, Some(dz), None) => lucent::psf::Planes::Count { nz, dz },
+            (_, None, _) => return Err(Error::Invalid("--psf-model with a 3D image needs --dz, its step along z (µm)".into())),
         };
         let psf = crate::psf::make(None, &self.optics.options(model, z, nx, dxy, true))?;
+        if let Some(g) = self.geometry()? {
+            let skewed = lucent::ndimage::skew_psf(&psf.mapv(|v| v as f64).view(), &g)?;
+            if skewed.shape()[2] > dims[2] {
+                return Err(Error::Invalid(format!(
+                    "the model PSF skewed into the raw stack's frame is {} columns wide, beyond the image's {}: fewer planes with --psf-size",
+                    skewed.shape()[2],
+                    dims[2]
+                )));
+            }
+            return Ok(skewed.mapv(|v| v as f32).into_dyn());
+        }
         Ok(match dims.len() {
             2 => psf.index_axis_move(ndarray::Axis(0), 0).into_dyn(),
             _ => psf.into_dyn(),
         })
+    }
+
+    /// With --deskew: the geometry (--dxy the pixel size, --dz the stage step), checked.
+    fn geometry(&self) -> Result<Option<lucent::ndimage::Deskew>, Error> {
+        let Some(angle) = self.deskew else { return Ok(None) };
+        let (Some(dxdata), Some(dzdata)) = (self.dxy, self.dz) else {
+            return Err(Error::Invalid("--deskew needs --dxy (the pixel size) and --dz (the stage step), in µm".into()));
+        };
+        let g = lucent::ndimage::Deskew { angle, dzdata, dxdata, rotate: self.coverslip, ..Default::default() };
+        lucent::ndimage::deskew_map(&[1, 1, 1], &g)?;
+        Ok(Some(g))
+    }
+
+    /// Checks the options that belong to others: --dxy and --dz to a model or the deskew.
+    fn check_pairs(&self) -> Result<(), Error> {
+        if self.psf_model.is_none() && self.deskew.is_none() {
+            for (given, name) in [(self.dxy.is_some(), "--dxy"), (self.dz.is_some(), "--dz")] {
+                if given {
+                    return Err(Error::Invalid(format!("{name} belongs to --psf-model or --deskew")));
+                }
+            }
+        }
+        if self.psf_model.is_none() && self.psf_size.is_some() {
+            return Err(Error::Invalid("--psf-size belongs to --psf-model".into()));
+        }
+        self.geometry().map(drop)
+    }
+
+    /// With --deskew: a stack of 3 axes, and a deskewed shape within the limits.
+    fn check_deskewable(&self, dims: &[usize]) -> Result<(), Error> {
+        if let Some(g) = self.geometry()? {
+            let (_, out) = lucent::ndimage::deskew_map(dims, &g)?;
+            lucent::host::check_host_array("the deskewed stack", &out, 4)?;
+        }
+        Ok(())
+    }
+
+    /// With --deskew: the restored raw stack deskewed (on the GPU, or the f64 reference).
+    fn deskewed(&self, estimate: ArrayD<f32>, device: &Device) -> Result<ArrayD<f32>, Error> {
+        let Some(g) = self.geometry()? else { return Ok(estimate) };
+        let stack = estimate.into_dimensionality::<ndarray::Ix3>().map_err(|_| Error::Shape("--deskew takes stacks of 3 axes".into()))?;
+        let how = lucent::ndimage::Sampling { order: 1, cval: lucent::ndimage::deskew_pad_default(&stack) as f32, ..Default::default() };
+        match device.gpu() {
+            Some(gpu) => Ok(lucent::ndimage::deskew(gpu, &stack, &g, &how)?.into_dyn()),
+            None => {
+                let (map, out) = lucent::ndimage::deskew_map(stack.shape(), &g)?;
+                lucent::host::check_host_array("the reference's coordinates", &[3, out[0], out[1], out[2]], 8)?;
+                let coords = lucent::ndimage::coordinates(&map, &out);
+                Ok(lucent::ndimage::cpu::map_coordinates(&stack.mapv(|v| v as f64).into_dyn(), &coords, &how).mapv(|v| v as f32))
+            }
+        }
     }
 
     /// The PSF as the report names it: its file, or the model's options.
@@ -222,7 +298,7 @@ impl Args {
                 for key in ["z", "nx", "normalize"] {
                     model.as_object_mut().expect("an object").remove(key);
                 }
-                json!({ "model": model, "dz": self.dz, "size": self.psf_size })
+                json!({ "model": model, "dz": self.geometry().ok().flatten().map_or(self.dz, |g| Some(g.deskewed_dz())), "size": self.psf_size })
             }
             (None, None) => serde_json::Value::Null,
         }
@@ -230,6 +306,7 @@ impl Args {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    args.check_pairs()?;
     if args.method == Method::Wiener {
         return wiener(global, args);
     }
@@ -245,7 +322,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     };
     let opts = args.options();
     let mut options = serde_json::to_value(opts).expect("options serialise");
-    let more = json!({ "psf": args.psf_json(), "psf_grid": args.psf_grid, "iterations": args.iterations });
+    let more = json!({ "psf": args.psf_json(), "psf_grid": args.psf_grid, "iterations": args.iterations, "deskew": deskew_json(args)? });
     options.as_object_mut().unwrap().extend(more.as_object().unwrap().clone());
     let batch = Batch { command: "deconvolve", global, options };
     batch.run(
@@ -258,6 +335,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             (Input::Whole(image), Some(psfs)) => one(global, args, (psfs, &opts), image, (input, output), device, stages),
             (Input::Rows(rows), Some(psfs)) => streamed(args, (psfs, &opts), &rows, output, device, stages),
             (Input::Whole(image), None) => {
+                args.check_deskewable(image.shape())?;
                 let psf = stages.compute(|| args.psf_for(&source, image.shape()))?;
                 one(global, args, (&PsfGrid::single(psf.view()), &opts), image, (input, output), device, stages)
             }
@@ -267,6 +345,14 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             )),
         },
     )
+}
+
+/// The deskew as the report names it (null without --deskew).
+fn deskew_json(args: &Args) -> Result<serde_json::Value, Error> {
+    Ok(args.geometry()?.map_or(
+        serde_json::Value::Null,
+        |g| json!({ "angle": g.angle, "dzdata": g.dzdata, "dxdata": g.dxdata, "coverslip": g.rotate, "deskewed_dz": g.deskewed_dz() }),
+    ))
 }
 
 /// `--method wiener`: each image restored in one pass, whole (on the GPU, or the f64 reference).
@@ -301,7 +387,9 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
         }
         Ok(psf.mapv(|v| (v as f64 / total) as f32))
     };
-    let options = json!({ "method": "wiener", "psf": args.psf_json(), "balance": balance, "clip": args.clip, "normalize_psf": !args.no_normalize_psf });
+    let options = json!({
+        "method": "wiener", "psf": args.psf_json(), "balance": balance, "clip": args.clip, "normalize_psf": !args.no_normalize_psf, "deskew": deskew_json(args)?,
+    });
     let batch = Batch { command: "deconvolve", global, options };
     batch.run(
         &args.inputs,
@@ -313,6 +401,7 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
             let Input::Whole(image) = data else {
                 return Err(Error::Invalid("--method wiener needs the whole image; this Zarr input is beyond the host memory budget".into()));
             };
+            args.check_deskewable(image.shape())?;
             batch::check_format(output, image.ndim(), false)?;
             let psf = normalized(args.psf_for(&source, image.shape())?)?;
             let y = stages.compute(|| match device.gpu() {
@@ -324,6 +413,7 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
                     Ok(cpu::wiener(&image.mapv(|v| v as f64), &psf.mapv(|v| v as f64), balance, args.clip)?.mapv(|v| v as f32))
                 }
             })?;
+            let y = stages.compute(|| args.deskewed(y, device))?;
             batch::check_result(&y.view())?;
             stages.write(|| io::write_real_like(output, &y.view(), input))?;
             Ok(Outcome {
@@ -347,8 +437,10 @@ fn streamed(
     device: &Device,
     stages: &mut Stages,
 ) -> Result<Outcome, Error> {
-    if psfs.grid() != [1, 1] || opts.boundary == RlBoundary::Periodic {
-        return Err(Error::Invalid("a PSF grid or the periodic boundary needs the whole image; this Zarr input is beyond the host memory budget".into()));
+    if psfs.grid() != [1, 1] || opts.boundary == RlBoundary::Periodic || args.deskew.is_some() {
+        return Err(Error::Invalid(
+            "a PSF grid, the periodic boundary or --deskew needs the whole image; this Zarr input is beyond the host memory budget".into(),
+        ));
     }
     let psf = psfs.psf([0, 0]);
     let shape = source.shape();
@@ -381,6 +473,7 @@ fn one(
     device: &Device,
     stages: &mut Stages,
 ) -> Result<Outcome, Error> {
+    args.check_deskewable(image.shape())?;
     batch::check_format(output, image.ndim(), false)?;
 
     let bar = progress_bar(global, args.iterations);
@@ -396,6 +489,7 @@ fn one(
         true => on_cpu_any(&image.view(), psfs, args.iterations, opts, show).map(|(e, run)| (e, run, None)),
     })?;
     bar.finish_and_clear();
+    let estimate = stages.compute(|| args.deskewed(estimate, device))?;
     batch::check_result(&estimate.view())?;
     stages.write(|| io::write_real_like(output, &estimate.view(), input))?;
     let summary = match &run {

@@ -17,6 +17,11 @@
 //!   column's height up, X from the smallest X of the stack: one interpolation from the raw
 //!   stack (no deskew-then-rotate double blur).
 //!
+//! - Skewed (a PSF): the inverse of the deskew for a small array in the deskewed frame, such as
+//!   a model PSF whose planes are [`Deskew::deskewed_dz`] apart: plane k moved by −f·(k − kc)
+//!   about the centre plane kc, widened to hold it, so a raw stack can be deconvolved before
+//!   it is deskewed.
+//!
 //! Y is left alone by both maps, so a stack beyond one buffer is deskewed in slabs of rows
 //! (`ndimage::deskew`) with the same result.
 
@@ -117,4 +122,22 @@ pub fn deskew_map(dims: &[usize], d: &Deskew) -> Result<(AffineMap, Vec<usize>)>
     };
     crate::gpu::Shape::new(&out)?;
     Ok((map, out))
+}
+
+/// The affine map and output shape that shear an array of the deskewed frame (planes, rows,
+/// columns; a PSF centred on its middle plane) into the raw stack's frame: output (k, j, x)
+/// reads column x + f·(k − kc) − (width − nx)/2, the width the least of nx's parity that holds
+/// every moved plane.
+pub fn skew_map(dims: &[usize], d: &Deskew) -> Result<(AffineMap, Vec<usize>)> {
+    d.check()?;
+    let &[nz, ny, nx] = dims else {
+        return Err(Error::Shape(format!("skewing takes an array of 3 axes (planes, rows, columns), got {dims:?}")));
+    };
+    crate::gpu::Shape::new(dims)?;
+    let f = d.cos_sin().0 * d.dzdata / d.dxdata;
+    let kc = (nz as f64 - 1.0) / 2.0;
+    let width = extent("width", nx as f64 + 2.0 * (f.abs() * kc).ceil())?;
+    let matrix = vec![vec![1.0, 0.0, 0.0], vec![0.0, 1.0, 0.0], vec![f, 0.0, 1.0]];
+    let offset = vec![0.0, 0.0, -f * kc - (width - nx) as f64 / 2.0];
+    Ok((AffineMap { matrix, offset }, vec![nz, ny, width]))
 }
