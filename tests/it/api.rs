@@ -197,3 +197,26 @@ fn memory_budget_follows_the_option() {
         assert!(heap > 0);
     }
 }
+
+/// check_finite names the first non-finite element's index in row-major order, for contiguous
+/// arrays and for strided views alike (views are scanned row by row), and the uploads of a
+/// strided view hold its elements in row-major order.
+#[test]
+fn non_finite_index_and_strided_uploads() {
+    use crate::common::{gpu, rand_array};
+    let mut x = rand_array(&[5, 7, 6]);
+    x[[3, 2, 4]] = f32::NAN;
+    x[[4, 0, 1]] = f32::INFINITY;
+    let err = lucent::check::check_finite(&x.view(), "x").unwrap_err().to_string();
+    assert!(err.contains("NaN at index [3, 2, 4]"), "{err}");
+    let strided = x.slice(ndarray::s![.., 0..6;2, ..]).into_dyn();
+    let err = lucent::check::check_finite(&strided, "x").unwrap_err().to_string();
+    assert!(err.contains("NaN at index [3, 1, 4]"), "{err}");
+    let columns = x.slice(ndarray::s![4.., .., 1..2]).into_dyn();
+    let err = lucent::check::check_finite(&columns, "x").unwrap_err().to_string();
+    assert!(err.contains("inf at index [0, 0, 0]"), "{err}");
+    let y = rand_array(&[4, 9, 5]);
+    let view = y.slice(ndarray::s![1.., ..;3, 1..4]).into_dyn();
+    let back = lucent::GpuArray::upload_f32(gpu(), &view).unwrap().download_f32(gpu()).unwrap();
+    assert_eq!(back, view.to_owned());
+}

@@ -5,6 +5,7 @@
 
 mod convolve;
 mod denoise;
+mod deskew;
 mod fft;
 mod interpolate;
 mod io;
@@ -186,6 +187,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if fft_shapes.is_empty() && suite("psf") {
         rows.extend(psf::suite(&gpu, args, global)?);
+    }
+    if fft_shapes.is_empty() && suite("deskew") {
+        rows.extend(deskew::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("wiener") {
         rows.extend(wiener::suite(&gpu, args, global)?);
