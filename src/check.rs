@@ -1,7 +1,7 @@
 //! Checks of host input that every layer shares (below the GPU code, so kernels, transforms and
 //! ops all report bad values the same way).
 
-use ndarray::{ArrayViewD, Dimension};
+use ndarray::ArrayViewD;
 use num_complex::Complex32;
 use rayon::prelude::*;
 
