@@ -43,6 +43,7 @@ pub mod psf_radial;
 pub mod real_to_complex;
 pub mod reduce_columns;
 pub mod reduce_rows;
+pub mod rl_normalize;
 pub mod rl_predict;
 pub mod rl_ratio;
 pub mod rl_tv;

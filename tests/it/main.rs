@@ -7,6 +7,7 @@
 mod common;
 
 mod api;
+mod blind;
 mod cli_batch;
 mod cli_convolve;
 mod cli_convolve_split;

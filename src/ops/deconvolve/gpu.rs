@@ -70,7 +70,7 @@ struct Accelerated {
 }
 
 /// The transforms of one iteration and the chunks they work on.
-struct Plans {
+pub(super) struct Plans {
     forward: ChunkedFft,
     /// irfftn of the spectrum times the OTF, and times its conjugate (the product fused).
     blur: ChunkedFft,
@@ -130,14 +130,7 @@ impl<'g> RichardsonLucy<'g> {
         let start = Instant::now();
         let (geometry, rows) = chunked_geometry(whole, opts.boundary, chunks)?;
         check_memory(gpu, &geometry, opts)?;
-        let axes = geometry.spatial_axes();
-        let forward = ChunkedFft::new(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward, &rows)?;
-        let len = geometry.padded[*axes.last().unwrap()];
-        let inverse = |conj| {
-            ChunkedFft::inverse_of_product(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows(), conj)
-        };
-        let (blur, adjoint) = (inverse(false)?, inverse(true)?);
-        let plans = Plans { forward, blur, adjoint, rows };
+        let plans = Plans::new(gpu, &geometry, rows)?;
         crate::gpu::trace("rl: plans", start);
         let (resident, setup_peak_bytes) = upload(gpu, &geometry, &plans, image, psf, opts)?;
         crate::gpu::trace("rl: upload, padding, OTF", start);
@@ -275,6 +268,26 @@ impl<'g> RichardsonLucy<'g> {
     }
 }
 
+impl Plans {
+    /// The forward transform of the padded arrays in chunks `rows`, and the two inverses of a
+    /// product with a spectrum (the blur, and its adjoint with the conjugate).
+    pub(super) fn new(gpu: &Gpu, geometry: &Geometry, rows: Vec<Range<usize>>) -> Result<Plans> {
+        let axes = geometry.spatial_axes();
+        let forward = ChunkedFft::new(gpu, &geometry.padded, &axes, Transform::RealForward, Norm::Backward, &rows)?;
+        let len = geometry.padded[*axes.last().unwrap()];
+        let inverse = |conj| {
+            ChunkedFft::inverse_of_product(gpu, forward.output_dims(), &axes, Transform::RealInverse { len }, Norm::Backward, forward.output_rows(), conj)
+        };
+        let (blur, adjoint) = (inverse(false)?, inverse(true)?);
+        Ok(Plans { forward, blur, adjoint, rows })
+    }
+
+    /// rfftn of the chunked padded array `x` (its spectrum, as the blur's other factor).
+    pub(super) fn spectrum(&self, rec: &mut Recording, x: &Chunked) -> Result<Chunked> {
+        self.forward.record(rec, x)
+    }
+}
+
 /// Fails with `TooLarge` when the run would need more device memory than the budget
 /// ([`Gpu::memory_budget_bytes`]), counted before anything is allocated: the resident arrays
 /// (observed, estimate, OTF, and the options' own) and the iteration's pooled temporaries, at
@@ -360,7 +373,7 @@ fn upload(gpu: &Gpu, g: &Geometry, plans: &Plans, image: &ArrayViewD<f32>, psf: 
 
 /// The chunk `r` of the observed image placed in the padded array (zeros around it) and of the
 /// first estimate (as [`Geometry::first_estimate`]).
-fn observed_and_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &ArrayViewD<f32>, opts: &RlOptions) -> Result<(Buf, Buf)> {
+pub(super) fn observed_and_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &ArrayViewD<f32>, opts: &RlOptions) -> Result<(Buf, Buf)> {
     let observed = layout::chunks::place_rows(rec, image, &g.padded, &g.offset, r)?;
     let first = match (opts.init, g.is_extended()) {
         (Init::Observed, false) => copy(rec, observed)?,
@@ -418,7 +431,7 @@ fn extended_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &A
     layout::pad(rec, x, &zeros, Edge::Constant(0.0))
 }
 
-fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {
+pub(super) fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {
     let t = rec.temp_like(x, Dtype::F32)?;
     copy_vec4::record(rec, x, t)?;
     Ok(t)
@@ -427,7 +440,7 @@ fn copy(rec: &mut Recording, x: Buf) -> Result<Buf> {
 /// Rows `r` of the PSF wrapped around the origin of the padded array ([`Geometry::wrap_psf`]):
 /// axis 0 wrapped on the host (a few of the PSF's rows, or its copies along a batch axis), the
 /// other axes zero-padded and rolled on the device.
-fn wrapped_psf(rec: &mut Recording, g: &Geometry, r: &Range<usize>, psf: &ArrayViewD<f64>) -> Result<Buf> {
+pub(super) fn wrapped_psf(rec: &mut Recording, g: &Geometry, r: &Range<usize>, psf: &ArrayViewD<f64>) -> Result<Buf> {
     let batch = g.batch_axes();
     let mut dims = vec![r.len()];
     dims.extend_from_slice(&psf.shape()[1 - batch..]);
@@ -519,14 +532,14 @@ fn record_tv(rec: &mut Recording, e: &Chunked, rows: &[Range<usize>], g: &Geomet
 }
 
 /// irfftn(rfftn(x) · h), or with conj(h) (the adjoint), the product fused into the inverse.
-fn convolve(rec: &mut Recording, plans: &Plans, x: &Chunked, h: &Chunked, adjoint: bool) -> Result<Chunked> {
+pub(super) fn convolve(rec: &mut Recording, plans: &Plans, x: &Chunked, h: &Chunked, adjoint: bool) -> Result<Chunked> {
     let spectrum = plans.forward.record(rec, x)?;
     let inverse = if adjoint { &plans.adjoint } else { &plans.blur };
     inverse.record_with(rec, &spectrum, h)
 }
 
 /// Σ x over all chunks, one element.
-fn sum(rec: &mut Recording, x: &Chunked) -> Result<Buf> {
+pub(super) fn sum(rec: &mut Recording, x: &Chunked) -> Result<Buf> {
     let mut total = reduce::record(rec, x.parts[0], Reduction::Sum, None)?;
     for &p in &x.parts[1..] {
         let part = reduce::record(rec, p, Reduction::Sum, None)?;

@@ -32,6 +32,7 @@
 //! there equals the linear one on the image (for [`RlBoundary::Periodic`] the padded shape is the
 //! image's own).
 
+pub mod blind;
 pub mod cpu;
 mod gpu;
 pub mod slabs;
