@@ -104,3 +104,63 @@ fn blind_recovers_a_psf_from_a_wrong_start() {
     assert!(psf_end < 0.5 * psf_start, "the PSF moved from {psf_start:.3} only to {psf_end:.3}");
     assert!(restored < with_wrong, "blind {restored:.3} is no better than RL with the wrong PSF {with_wrong:.3}");
 }
+
+/// `lucent deconvolve --method blind` on files, on the GPU and the CPU reference: the library's
+/// result and its PSF (--psf-out), the options in the report; misplaced options refused in one
+/// line with nothing written.
+#[test]
+fn cli_blind() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let image = positive(&[33, 38]).mapv(|v| v + 0.2);
+    let psf = positive(&[7, 7]).mapv(|v| v + 0.1);
+    lucent::io::write_real(path("x.npy"), &image.view()).unwrap();
+    lucent::io::write_real(path("p.npy"), &psf.view()).unwrap();
+    let o = BlindOptions { iterations: 5, psf_iterations: 2, psf_prior: 0.25, ..Default::default() };
+    let (want, want_psf) = cpu::blind_richardson_lucy(&image.view(), &psf.view(), &o).unwrap();
+    for device in ["auto", "cpu"] {
+        let (out, psf_out) = (path(&format!("y-{device}.npy")), path(&format!("h-{device}.npy")));
+        let r = lucent_json(
+            &[
+                "--device",
+                device,
+                "deconvolve",
+                &path("x.npy"),
+                "--psf",
+                &path("p.npy"),
+                "-o",
+                &out,
+                "--method",
+                "blind",
+                "-n",
+                "5",
+                "--psf-iterations",
+                "2",
+                "--psf-prior",
+                "0.25",
+                "--psf-out",
+                &psf_out,
+            ],
+            &[("LUCENT_POISON", "1")],
+        );
+        assert_eq!(r["options"]["method"], "blind", "{r}");
+        assert_eq!(r["options"]["blind"]["psf_iterations"], 2, "{r}");
+        assert_rel_l2(&lucent::io::read_real(&out).unwrap(), &want, 1e-4, &format!("{device}: image"));
+        assert_rel_l2(&lucent::io::read_real(&psf_out).unwrap(), &want_psf, 1e-4, &format!("{device}: PSF"));
+    }
+    let base = ["deconvolve", &path("x.npy"), "--psf", &path("p.npy"), "-o", &path("bad.npy")];
+    for (extra, words) in [
+        (&["--method", "blind", "--accelerate"][..], "--accelerate is not available"),
+        (&["--method", "blind", "--boundary", "extended"], "extended is not available"),
+        (&["--method", "blind", "--tv", "0.01"], "--tv is not available"),
+        (&["--psf-prior", "0.5"], "belong to --method blind"),
+        (&["--method", "wiener", "--balance", "0.1", "--psf-out", &path("h.npy")], "belong to --method blind"),
+        (&["--method", "blind", "--psf-prior", "-1"], "prior"),
+        (&["--method", "blind", "--psf-iterations", "0"], "PSF updates"),
+    ] {
+        let out = lucent_cli(&[&base[..], extra].concat(), &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(words) && stderr.trim().lines().count() == 1, "{extra:?}: {stderr}");
+        assert!(!std::path::Path::new(&path("bad.npy")).exists() && !std::path::Path::new(&path("h.npy")).exists());
+    }
+}

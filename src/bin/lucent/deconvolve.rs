@@ -120,13 +120,24 @@ pub struct Args {
     #[arg(long, value_name = "GY,GX", value_parser = parse_grid)]
     psf_grid: Option<[usize; 2]>,
     /// rl: Richardson-Lucy; wiener: Wiener-Hunt deconvolution (scikit-image's `wiener`, the
-    /// Laplacian regulariser, circular), one pass, with --balance.
+    /// Laplacian regulariser, circular), one pass, with --balance; blind: blind Richardson-Lucy
+    /// (MATLAB's deconvblind), the PSF refined from --psf or --psf-model as a start.
     #[arg(long, value_enum, default_value_t = Method::Rl)]
     method: Method,
     /// With --method wiener: the regularisation weight λ (scikit-image's balance), e.g. 0.01;
     /// larger trades resolution for less noise.
     #[arg(long, allow_hyphen_values = true)]
     balance: Option<f64>,
+    /// With --method blind: PSF updates per iteration (after each object update).
+    #[arg(long, default_value_t = 1)]
+    psf_iterations: usize,
+    /// With --method blind: pull the PSF towards the starting one after each update,
+    /// h = (h + λ h₀)/(1 + λ) (0: none).
+    #[arg(long, allow_hyphen_values = true)]
+    psf_prior: Option<f64>,
+    /// With --method blind: write the recovered PSF here (float32 .npy or .tif; one input).
+    #[arg(long)]
+    psf_out: Option<PathBuf>,
     /// With --method wiener: clip the result to [-1, 1] (scikit-image's default clip=True,
     /// for data scaled to [0, 1]).
     #[arg(long)]
@@ -138,6 +149,7 @@ pub struct Args {
 enum Method {
     Rl,
     Wiener,
+    Blind,
 }
 
 fn parse_grid(s: &str) -> Result<[usize; 2], String> {
@@ -307,8 +319,13 @@ impl Args {
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     args.check_pairs()?;
-    if args.method == Method::Wiener {
-        return wiener(global, args);
+    if args.method != Method::Blind && (args.psf_iterations != 1 || args.psf_prior.is_some() || args.psf_out.is_some()) {
+        return Err(Error::Invalid("--psf-iterations, --psf-prior and --psf-out belong to --method blind".into()));
+    }
+    match args.method {
+        Method::Wiener => return wiener(global, args),
+        Method::Blind => return blind(global, args),
+        Method::Rl => {}
     }
     if args.balance.is_some() || args.clip {
         return Err(Error::Invalid("--balance and --clip belong to --method wiener".into()));
@@ -422,6 +439,84 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
                 placement: None,
                 details: json!({}),
                 summary: format!("Wiener-Hunt deconvolution of {:?} (balance {balance})", image.shape()),
+            })
+        },
+    )
+}
+
+/// `--method blind`: each image and its PSF restored together from the starting PSF (on the
+/// GPU, or the f64 reference), `--psf-out` the recovered PSF.
+fn blind(global: &Global, args: &Args) -> Result<(), Error> {
+    if args.balance.is_some() || args.clip {
+        return Err(Error::Invalid("--balance and --clip belong to --method wiener".into()));
+    }
+    let not_blind = [
+        ("--stop-tolerance", args.stop_tolerance.is_some()),
+        ("--tv", args.tv.is_some()),
+        ("--accelerate", args.accelerate),
+        ("--adapters", args.adapters.is_some()),
+        ("--psf-grid", args.psf_grid.is_some()),
+        ("--boundary extended", args.boundary == RlBoundary::Extended),
+    ];
+    if let Some((name, _)) = not_blind.iter().find(|(_, given)| *given) {
+        return Err(Error::Invalid(format!("{name} is not available with --method blind")));
+    }
+    if args.psf_out.is_some() && args.inputs.len() > 1 {
+        return Err(Error::Invalid("--psf-out takes one input (one recovered PSF)".into()));
+    }
+    let source = args.psf_source()?;
+    let o = restoration::BlindOptions {
+        iterations: args.iterations,
+        object_iterations: 1,
+        psf_iterations: args.psf_iterations,
+        psf_prior: args.psf_prior.unwrap_or(0.0),
+        rl: args.options(),
+    };
+    let options = json!({ "method": "blind", "psf": args.psf_json(), "blind": o, "deskew": deskew_json(args)? });
+    let batch = Batch { command: "deconvolve", global, options };
+    batch.run(
+        &args.inputs,
+        &args.output,
+        batch::real_ext,
+        || global.device(),
+        batch::read_input,
+        |data, input, output, device, stages| {
+            let Input::Whole(image) = data else {
+                return Err(Error::Invalid("--method blind needs the whole image; this Zarr input is beyond the host memory budget".into()));
+            };
+            args.check_deskewable(image.shape())?;
+            batch::check_format(output, image.ndim(), false)?;
+            let psf = args.psf_for(&source, image.shape())?;
+            restoration::check_blind(&image.view(), &psf.view(), &o)?;
+            if let Some(path) = &args.psf_out {
+                batch::check_format(path, psf.ndim(), false)?;
+            }
+            let bar = progress_bar(global, o.iterations);
+            let (estimate, recovered, report) = stages.compute(|| match device.gpu() {
+                Some(gpu) => restoration::blind_richardson_lucy_with(gpu, &image.view(), &psf.view(), &o, |p| bar.set_position(p.done as u64))
+                    .map(|r| (r.estimate, r.psf, serde_json::to_value(&r.report).expect("reports serialise"))),
+                None => {
+                    let (e, p) = cpu::blind_richardson_lucy(&image.view(), &psf.view(), &o)?;
+                    Ok((e.mapv(|v| v as f32), p.mapv(|v| v as f32), json!({ "device": "cpu (f64 reference)" })))
+                }
+            })?;
+            bar.finish_and_clear();
+            let estimate = stages.compute(|| args.deskewed(estimate, device))?;
+            batch::check_result(&estimate.view())?;
+            batch::check_result(&recovered.view())?;
+            stages.write(|| match &args.psf_out {
+                Some(path) => lucent::host::all_or_nothing(|| {
+                    io::write_real_like(output, &estimate.view(), input)?;
+                    io::write_real(path, &recovered.view())
+                }),
+                None => io::write_real_like(output, &estimate.view(), input),
+            })?;
+            Ok(Outcome {
+                shape_in: image.shape().to_vec(),
+                shape_out: estimate.shape().to_vec(),
+                placement: None,
+                details: report,
+                summary: format!("blind Richardson-Lucy of {:?}: {} iterations, PSF {:?} recovered", image.shape(), o.iterations, recovered.shape()),
             })
         },
     )
