@@ -22,3 +22,20 @@ pub use crate::ops::psf::{make_psf, record_psf, Model, Planes, PsfOptions};
 pub mod cpu {
     pub use crate::ops::psf::cpu::{bessel_j0, bessel_j1, make_psf};
 }
+
+/// Largest planes and pixels [`size_for_image`] gives a model PSF.
+pub const MAX_MODEL_EXTENT: usize = 65;
+
+/// The size (planes, pixels) of a model PSF to deconvolve an image of shape `dims` (2D: one
+/// plane; 3D: planes, rows, columns) with: odd, so the source sits on a sample, no larger than
+/// the image, at most [`MAX_MODEL_EXTENT`] along each axis. What `lucent deconvolve
+/// --psf-model` and Python's `richardson_lucy(psf_model=...)` make.
+pub fn size_for_image(dims: &[usize]) -> crate::Result<(usize, usize)> {
+    let odd = |n: usize| if n.is_multiple_of(2) { n.saturating_sub(1).max(1) } else { n };
+    if !(2..=3).contains(&dims.len()) || dims.contains(&0) {
+        return Err(crate::Error::Invalid(format!("a model PSF needs a 2D or 3D image, not one of shape {dims:?}")));
+    }
+    let lateral = odd(dims[dims.len() - 2].min(dims[dims.len() - 1])).min(MAX_MODEL_EXTENT);
+    let planes = if dims.len() == 3 { odd(dims[0]).min(MAX_MODEL_EXTENT) } else { 1 };
+    Ok((planes, lateral))
+}

@@ -129,6 +129,33 @@ fn rl_halo(psf_extent: usize, iterations: usize) -> usize {
     lucent::restoration::rl_halo(psf_extent, iterations)
 }
 
+/// Blind Richardson-Lucy from the initial PSF `psf` (lucent::restoration::blind_richardson_lucy):
+/// the estimate and the recovered PSF.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn blind_richardson_lucy<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    image: F32<'py>,
+    psf: F32<'py>,
+    num_iter: usize,
+    psf_iter: usize,
+    psf_prior: f64,
+    options: Set<'py>,
+) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, Bound<'py, PyArrayDyn<f32>>)> {
+    let o = lucent::restoration::BlindOptions { iterations: num_iter, object_iterations: 1, psf_iterations: psf_iter, psf_prior, rl: rl_options(&options)? };
+    let (x, h) = (image.as_array(), psf.as_array());
+    let r = py.detach(|| lucent::restoration::blind_richardson_lucy(&ctx.gpu, &x, &h, &o));
+    let r = r.map_err(crate::to_py)?;
+    Ok((out(py, Ok(r.estimate))?, out(py, Ok(r.psf))?))
+}
+
+/// The model PSF's (planes, pixels) for an image of `shape` (lucent::psf::size_for_image).
+#[pyfunction]
+fn psf_size_for_image(shape: Vec<usize>) -> PyResult<(usize, usize)> {
+    lucent::psf::size_for_image(&shape).map_err(crate::to_py)
+}
+
 /// Wiener-Hunt deconvolution (scikit-image's `wiener` with the Laplacian regulariser).
 #[pyfunction]
 fn wiener<'py>(py: Python<'py>, ctx: &Context, image: F32<'py>, psf: F32<'py>, balance: f64, clip: bool) -> Result<'py> {
@@ -138,6 +165,8 @@ fn wiener<'py>(py: Python<'py>, ctx: &Context, image: F32<'py>, psf: F32<'py>, b
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(wiener, m)?)?;
+    m.add_function(wrap_pyfunction!(blind_richardson_lucy, m)?)?;
+    m.add_function(wrap_pyfunction!(psf_size_for_image, m)?)?;
     m.add_function(wrap_pyfunction!(richardson_lucy, m)?)?;
     m.add_function(wrap_pyfunction!(rl_halo, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;

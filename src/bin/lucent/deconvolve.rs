@@ -212,15 +212,11 @@ impl Args {
             PsfSource::File(psf) => return Ok(psf.clone()),
             PsfSource::Model(model) => *model,
         };
-        let odd = |n: usize| if n.is_multiple_of(2) { n.saturating_sub(1).max(1) } else { n };
-        if !(2..=3).contains(&dims.len()) {
-            return Err(Error::Invalid(format!("--psf-model needs a 2D or 3D image, not one of shape {dims:?}")));
-        }
-        let lateral = odd(dims[dims.len() - 2].min(dims[dims.len() - 1]));
+        let fitting = lucent::psf::size_for_image(dims)?;
         let (nz, nx) = match self.psf_size.as_deref() {
             Some(&[nz, nx]) => (nz, nx),
             Some(other) => return Err(Error::Invalid(format!("--psf-size {other:?}: two counts NZ,NX"))),
-            None => (if dims.len() == 3 { odd(dims[0]).min(65) } else { 1 }, lateral.min(65)),
+            None => fitting,
         };
         let dxy = self.dxy.ok_or_else(|| Error::Invalid("--psf-model needs --dxy, the image's pixel size (µm)".into()))?;
         let z = match (dims.len(), self.dz, self.geometry()?) {

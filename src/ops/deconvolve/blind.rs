@@ -15,6 +15,10 @@
 //! are Richardson-Lucy's ([`super::Geometry`]); the PSF update is the object update with the
 //! roles exchanged, so both run on the same padded arrays and transforms.
 //!
+//! As every blind method, many iterations on a sparse object (beads on black) drift towards the
+//! trivial solution (a sharp PSF, the object the image itself): tens of iterations, or a prior
+//! towards a model PSF, keep it near the truth (tests/it/blind.rs measures a synthetic case).
+//!
 //! The GPU path holds the observed image, both estimates and the support mask resident, records
 //! one iteration once (the PSF's spectrum, the object updates, the object's spectrum, the PSF
 //! updates with the sum reduced and divided on the device) and runs it `iterations` times: one
