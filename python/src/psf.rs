@@ -66,7 +66,25 @@ fn make_psf<'py>(py: Python<'py>, ctx: &Context, z: Z, dz: f64, options: Set<'py
     out(py, py.detach(|| lucent::psf::make_psf(&ctx.gpu, &o).map(|p| p.into_dyn())))
 }
 
+/// The confocal PSF (lucent::psf::confocal_psf): `confocal` is (ex_wvl, em_wvl, pinhole_au,
+/// pinhole_irrelevance_threshold).
+#[pyfunction]
+fn confocal_psf<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    z: Z,
+    dz: f64,
+    options: Set<'py>,
+    confocal: (f64, f64, f64, f64),
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    let o = psf_options(z, dz, &options)?;
+    let (ex_wvl, em_wvl, pinhole_au, pinhole_irrelevance_threshold) = confocal;
+    let c = lucent::psf::Confocal { ex_wvl, em_wvl, pinhole_au, pinhole_irrelevance_threshold };
+    out(py, py.detach(|| lucent::psf::confocal_psf(&ctx.gpu, &o, &c).map(|p| p.into_dyn())))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(make_psf, m)?)?;
+    m.add_function(wrap_pyfunction!(confocal_psf, m)?)?;
     Ok(())
 }

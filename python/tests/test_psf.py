@@ -116,3 +116,18 @@ def test_bad_input_raises():
         lucent.psf.make_psf(np.zeros((2, 2)), 9)
     with pytest.raises(TypeError):
         lucent.psf.make_psf(3.5, 9)
+
+
+@pytest.mark.parametrize("nx", [15, 14])
+@pytest.mark.parametrize("model", ["scalar", "vectorial"])
+def test_confocal_psf_equals_psfmodels(nx, model):
+    kw = dict(dxy=0.08, dz=0.25, NA=1.2, ns=1.33, ni=1.33, ni0=1.33, ex_wvl=0.488, em_wvl=0.52, model=model)
+    for au in (0.5, 1.0, 2.5):
+        want = psfmodels.confocal_psf(7, nx, pinhole_au=au, **kw)
+        got = lucent.psf.confocal_psf(7, nx, pinhole_au=au, **kw)
+        assert got.shape == want.shape and got.dtype == np.float32
+        assert rel(got, want) < 1e-4, au
+    # Past the threshold: the excitation PSF alone.
+    assert rel(lucent.psf.confocal_psf(7, nx, pinhole_au=60, **kw), psfmodels.confocal_psf(7, nx, pinhole_au=60, **kw)) < 1e-4
+    with pytest.raises(ValueError, match="pinhole_au"):
+        lucent.psf.confocal_psf(7, nx, pinhole_au=-1, **kw)

@@ -170,6 +170,8 @@ fn option_extremes_run_or_fail_in_one_line() {
     let psf = base(&["psf", "-o", &p("psf.npy"), "--nz", "5", "--nx", "9"]);
     let psf_options =
         ["--dz", "--z", "--dxy", "--pz", "--na", "--wvl", "--ns", "--ni", "--ni0", "--ng", "--ng0", "--tg", "--tg0", "--ti0", "--oversample-factor"];
+    let confocal = base(&["psf", "-o", &p("psf.npy"), "--nz", "5", "--nx", "9", "--pinhole-au", "1"]);
+    let cases: Vec<(Vec<String>, &str)> = cases.into_iter().chain(["--pinhole-au", "--ex-wvl", "--em-wvl"].iter().map(|&o| (confocal.clone(), o))).collect();
     let deskew = base(&["deskew", &p("vol.npy"), "-o", &p("y.npy")]);
     let deskew_options = ["--angle", "--dzdata", "--dxdata", "--width", "--shift", "--pad-val"];
     let cases: Vec<(Vec<String>, &str)> =

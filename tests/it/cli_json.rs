@@ -214,7 +214,37 @@ fn phantoms_volumes_and_denoising() {
         let written = lucent::io::read_real(&out).unwrap();
         let want = lucent::psf::cpu::make_psf(&o).unwrap().into_dyn();
         assert_rel_l2(&written, &want, 1e-4, &format!("lucent psf on {device}"));
+        // --pinhole-au: the confocal model, its parameters in the report.
+        let out = at(d, &format!("confocal-{device}.npy"));
+        let args = [
+            "--device",
+            device,
+            "psf",
+            "-o",
+            &out,
+            "--nz",
+            "5",
+            "--nx",
+            "12",
+            "--model",
+            "scalar",
+            "--ns",
+            "1.33",
+            "--pinhole-au",
+            "0.8",
+            "--ex-wvl",
+            "0.49",
+            "--em-wvl",
+            "0.53",
+        ];
+        let r = report(&args, "psf", (Files::Null, Files::Path), (false, true));
+        assert_eq!(r["options"]["confocal"]["pinhole_au"], 0.8, "{r}");
+        let c = lucent::psf::Confocal { ex_wvl: 0.49, em_wvl: 0.53, pinhole_au: 0.8, ..Default::default() };
+        let want = lucent::psf::cpu::confocal_psf(&lucent::psf::PsfOptions { nx: 12, pz: 0.0, ..o.clone() }, &c).unwrap().into_dyn();
+        assert_rel_l2(&lucent::io::read_real(&out).unwrap(), &want, 1e-4, &format!("lucent psf --pinhole-au on {device}"));
     }
+    let out = lucent_cli(&["psf", "-o", &at(d, "bad.npy"), "--pinhole-au", "1", "--wvl", "0.5"], &[]);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not --wvl"), "{}", String::from_utf8_lossy(&out.stderr));
 
     let args = ["--device", "cpu", "register-volume", &reference, &moving, "-o", &at(d, "shifts.csv"), "--average", &at(d, "mean.npy")];
     let r = report(&args, "register-volume", (Files::Paths, Files::Path), (true, false));

@@ -18,7 +18,8 @@ use crate::Global;
 Examples:
   lucent psf -o psf.tif
   lucent psf -o psf.npy --nz 65 --dz 0.2 --nx 127 --dxy 0.1 --na 1.1 --ni 1.33 --ni0 1.33 --ns 1.33 --wvl 0.52 --pz 5
-  lucent psf -o psf.npy --z 4.0,4.5,5.0 --model scalar --pz 4.5 --json")]
+  lucent psf -o psf.npy --z 4.0,4.5,5.0 --model scalar --pz 4.5 --json
+  lucent psf -o confocal.tif --pinhole-au 1 --ex-wvl 0.488 --em-wvl 0.52 --na 1.2 --ni 1.33 --ni0 1.33 --ns 1.33")]
 pub struct Args {
     /// Output: float32 .npy, .tif/.tiff or .zarr (planes × nx × nx).
     #[arg(short, long)]
@@ -46,6 +47,16 @@ pub struct Args {
     /// Keep the model's scale instead of dividing by the largest value.
     #[arg(long)]
     no_normalize: bool,
+    /// A confocal PSF (psfmodels' confocal_psf) with a pinhole of this diameter in Airy units:
+    /// the excitation PSF times the emission PSF convolved with the pinhole in each plane.
+    #[arg(long, allow_hyphen_values = true)]
+    pinhole_au: Option<f64>,
+    /// With --pinhole-au: the excitation wavelength (µm).
+    #[arg(long, requires = "pinhole_au", allow_hyphen_values = true)]
+    ex_wvl: Option<f64>,
+    /// With --pinhole-au: the emission wavelength (µm; the pinhole's Airy unit is 1.22 em_wvl / NA).
+    #[arg(long, requires = "pinhole_au", allow_hyphen_values = true)]
+    em_wvl: Option<f64>,
 }
 
 /// The microscope's optics with psfmodels' names and defaults (lengths in µm): shared by `lucent
@@ -146,6 +157,18 @@ pub fn make(gpu: Option<&lucent::Gpu>, o: &PsfOptions) -> Result<ndarray::Array3
 }
 
 impl Args {
+    /// With --pinhole-au: the confocal parameters (the wavelengths default to --wvl).
+    fn confocal(&self) -> Result<Option<psf::Confocal>, Error> {
+        let Some(pinhole_au) = self.pinhole_au else { return Ok(None) };
+        if self.optics.wvl != PsfOptions::default().wvl {
+            return Err(Error::Invalid("a confocal PSF takes --ex-wvl and --em-wvl, not --wvl".into()));
+        }
+        let d = psf::Confocal::default();
+        let c = psf::Confocal { ex_wvl: self.ex_wvl.unwrap_or(d.ex_wvl), em_wvl: self.em_wvl.unwrap_or(d.em_wvl), pinhole_au, ..d };
+        c.check()?;
+        Ok(Some(c))
+    }
+
     fn options(&self) -> PsfOptions {
         let z = match &self.z {
             Some(z) => Planes::Positions(z.clone()),
@@ -159,10 +182,15 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let start = Instant::now();
     let o = args.options();
     o.check()?;
+    let confocal = args.confocal()?;
     io::check_output(&args.output, 3, false)?;
     let mut stages = Stages::default();
     let gpu = stages.open(|| global.gpu())?;
-    let y = stages.compute(|| make(gpu.as_ref(), &o))?;
+    let y = stages.compute(|| match (&confocal, gpu.as_ref()) {
+        (None, gpu) => make(gpu, &o),
+        (Some(c), Some(gpu)) => psf::confocal_psf(gpu, &o, c),
+        (Some(c), None) => psf::cpu::confocal_psf(&o, c).map(|p| p.mapv(|v| v as f32)),
+    })?;
     let y = y.into_dyn();
     crate::batch::check_result(&y.view())?;
     stages.write(|| io::write_real(&args.output, &y.view()))?;
@@ -172,7 +200,15 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         Report {
             output: report::path(&args.output),
             shape_out: Some(y.shape().to_vec()),
-            options: options_json(&o),
+            options: match &confocal {
+                None => options_json(&o),
+                Some(c) => {
+                    let mut j = options_json(&o);
+                    j.as_object_mut().expect("an object").remove("wvl");
+                    j.as_object_mut().expect("an object").insert("confocal".into(), json!(c));
+                    j
+                }
+            },
             ms,
             ..Report::new("psf", report::device(gpu.as_ref()))
         }
