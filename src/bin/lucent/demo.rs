@@ -1,7 +1,9 @@
-//! `lucent demo`: a self-contained Richardson-Lucy run. It synthesises a 3D specimen (beads and
-//! filaments), blurs it with a widefield-like PSF (an axially elongated Gaussian), adds Poisson
-//! noise, deconvolves it (GPU if present, else the CPU reference with a warning) and writes
-//! max-projection PNGs, the volumes as .npy and report.json; then registers a synthetic AO-OCT
+//! `lucent demo`: a self-contained Richardson-Lucy run without a measured PSF. It synthesises a
+//! 3D specimen (beads and filaments), blurs it with the vectorial widefield PSF of a water
+//! objective (lucent::psf, Aguet et al. 2009), adds Poisson noise, deconvolves it with the same
+//! model made from the microscope's parameters, as `lucent deconvolve --psf-model` does (GPU if
+//! present, else the CPU reference with a warning) and writes max-projection PNGs beside the
+//! PSF's xz section, the volumes as .npy and report.json; then registers a synthetic AO-OCT
 //! series under eye motion (demo_register.rs) and reconstructs a Shepp-Logan phantom from
 //! Poisson counts (demo_tomography.rs) and denoises a noisy 4D series over 3 and 4 axes
 //! (demo_denoise.rs). Everything is deterministic (`--seed`).
@@ -36,10 +38,27 @@ pub struct Args {
     seed: u64,
 }
 
-/// The specimen's shape (z, y, x) and the PSF's Gaussian widths and size.
+/// The specimen's shape (z, y, x), its voxel (µm) and the PSF's planes and pixels.
 const SHAPE: [usize; 3] = [32, 128, 128];
-const PSF_SIGMA: [f64; 3] = [3.0, 1.6, 1.6];
-const PSF_SHAPE: [usize; 3] = [17, 13, 13];
+const DZ: f64 = 0.25;
+const DXY: f64 = 0.1;
+const PSF_SIZE: [usize; 2] = [17, 25];
+
+/// The microscope: a 1.1 NA water-dipping objective, 0.52 µm emission, the source at the
+/// coverslip (the model lucent deconvolve --psf-model makes from the same options).
+fn psf_options() -> lucent::psf::PsfOptions {
+    lucent::psf::PsfOptions {
+        z: lucent::psf::Planes::Count { nz: PSF_SIZE[0], dz: DZ },
+        nx: PSF_SIZE[1],
+        dxy: DXY,
+        na: 1.1,
+        ni: 1.33,
+        ni0: 1.33,
+        ns: 1.33,
+        wvl: 0.52,
+        ..Default::default()
+    }
+}
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let start = Instant::now();
@@ -48,7 +67,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     std::fs::create_dir_all(&args.out).map_err(|e| file_error(&args.out, format!("cannot create the folder: {e}")))?;
     let mut rng = Rng::new(args.seed);
     let truth = specimen(&mut rng);
-    let psf = gaussian_psf();
+    let psf = lucent::psf::cpu::make_psf(&psf_options())?.into_dyn();
+    let psf = &psf / psf.sum();
     let blurred = cpu::convolve(&truth.view(), &psf.view(), RlBoundary::Zero)?;
     let observed = blurred.mapv(|v| rng.poisson(v.max(0.0)) as f32);
     let simulate_ms = ms_since(start);
@@ -57,7 +77,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if gpu.is_none() {
         global.warn("no GPU: deconvolving on the f64 CPU reference, which is much slower");
     }
-    let psf32 = psf.mapv(|v| v as f32);
+    // Restored with the model made again from the microscope's parameters (no PSF file).
+    let psf32 = crate::psf::make(gpu.as_ref(), &psf_options())?.into_dyn();
     let opts = RlOptions::default();
     let result = restore(global, gpu.as_ref(), &observed.view(), &psf32.view(), args.iterations, &opts)?;
 
@@ -75,7 +96,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let details = json!({
         "seed": args.seed,
         "shape": SHAPE,
-        "psf": { "shape": PSF_SHAPE, "sigma_zyx": PSF_SIGMA, "model": "Gaussian" },
+        "psf": crate::psf::options_json(&psf_options()),
+        "voxel_um": [DZ, DXY, DXY],
         "photons": observed.iter().map(|&v| v as f64).sum::<f64>(),
         "relative_l2_error_vs_truth": { "observed": error_observed, "restored": error_restored },
         "deconvolution": result.report,
@@ -98,7 +120,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if global.json {
         report.print();
     } else if !global.quiet {
-        println!("specimen {SHAPE:?} (beads and filaments), Gaussian PSF σ(z,y,x) = {PSF_SIGMA:?}, Poisson noise: simulated in {simulate_ms:.0} ms");
+        println!(
+            "specimen {SHAPE:?} of {DZ}×{DXY}×{DXY} µm voxels (beads and filaments), vectorial PSF of a 1.1 NA water objective at 0.52 µm, Poisson noise: simulated in {simulate_ms:.0} ms"
+        );
         println!("{}", summary(&result.report));
         println!("relative L2 error vs truth: observed {error_observed:.3}, restored {error_restored:.3}");
         println!(
@@ -117,12 +141,13 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             db("denoised_3d"),
             db("denoised_4d")
         );
-        println!("wrote {} (panels.png: truth | observed | restored, max projections along z; registration.png: en-face average unregistered | registered | reference; registration_trace.png: shifts found over the truth; tomography.png: phantom | FBP | MLEM; denoise.png: noisy | 3D | 4D | clean)", args.out.display());
+        println!("wrote {} (panels.png: truth | observed | restored, max projections along z | the PSF's xz section, 1 µm = 30 px, square root of intensity; registration.png: en-face average unregistered | registered | reference; registration_trace.png: shifts found over the truth; tomography.png: phantom | FBP | MLEM; denoise.png: noisy | 3D | 4D | clean)", args.out.display());
         println!(
-            "again from the files: lucent deconvolve {} --psf {} -o restored.npy -n {}",
+            "again from the file, no PSF needed: lucent deconvolve {} -o restored.npy -n {} --psf-model vectorial --dxy {DXY} --dz {DZ} --psf-size {},{} --na 1.1 --ni 1.33 --ni0 1.33 --ns 1.33 --wvl 0.52",
             args.out.join("observed.npy").display(),
-            args.out.join("psf.npy").display(),
-            args.iterations
+            args.iterations,
+            PSF_SIZE[0],
+            PSF_SIZE[1]
         );
     }
     Ok(())
@@ -176,14 +201,21 @@ fn splat(x: &mut ArrayD<f64>, at: [f64; 3], sigma: f64, amount: f64) {
     }
 }
 
-/// An axially elongated Gaussian, sum 1, centred on element (m - 1) / 2 of each axis.
-fn gaussian_psf() -> ArrayD<f64> {
-    let p = ArrayD::from_shape_fn(IxDyn(&PSF_SHAPE), |i| {
-        let r2: f64 = (0..3).map(|d| ((i[d] as f64 - ((PSF_SHAPE[d] - 1) / 2) as f64) / PSF_SIGMA[d]).powi(2)).sum();
-        (-r2 / 2.0).exp()
-    });
-    let sum = p.sum();
-    p / sum
+/// The PSF's xz section through its centre as a panel of the MIPs' size: 30 pixels per µm along
+/// both axes (nearest sample), the square root of the intensity so the side lobes show.
+fn psf_section(psf: &ArrayD<f32>) -> Array2<f32> {
+    let (nz, ny, nx) = (psf.shape()[0], psf.shape()[1], psf.shape()[2]);
+    let scale = 30.0; // pixels per µm
+    let (h, w) = (SHAPE[1], SHAPE[2]);
+    let (top, left) = (h as f64 / 2.0 - nz as f64 * DZ * scale / 2.0, w as f64 / 2.0 - nx as f64 * DXY * scale / 2.0);
+    Array2::from_shape_fn((h, w), |(r, c)| {
+        let (z, x) = (((r as f64 - top) / (DZ * scale)).floor(), ((c as f64 - left) / (DXY * scale)).floor());
+        if (0.0..nz as f64).contains(&z) && (0.0..nx as f64).contains(&x) {
+            psf[[z as usize, ny / 2, x as usize]].max(0.0).sqrt()
+        } else {
+            0.0
+        }
+    })
 }
 
 /// ‖x − truth‖ / ‖truth‖.
@@ -205,10 +237,11 @@ fn write_files(dir: &Path, truth: &ArrayD<f32>, observed: &ArrayD<f32>, restored
     for (name, x) in volumes {
         write(&format!("{name}.npy"), x)?;
     }
-    let projections: Vec<Array2<f32>> = volumes[..3].iter().map(|(_, x)| max_projection(x)).collect();
+    let mut projections: Vec<Array2<f32>> = volumes[..3].iter().map(|(_, x)| max_projection(x)).collect();
     for ((name, _), p) in volumes.iter().zip(&projections) {
         write(&format!("{name}_mip.png"), &p.clone().into_dyn())?;
     }
+    projections.push(psf_section(psf));
     write("panels.png", &montage(&projections).into_dyn())?;
     Ok(names)
 }
