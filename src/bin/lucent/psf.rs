@@ -214,12 +214,15 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         }
         .print();
     } else if !global.quiet {
+        let light = match &confocal {
+            None => format!("λ {} µm", o.wvl),
+            Some(c) => format!("confocal: λ {} µm in, {} µm out, pinhole {} AU", c.ex_wvl, c.em_wvl, c.pinhole_au),
+        };
         eprintln!(
-            "lucent: wrote a {:?} PSF {:?} (NA {}, λ {} µm, source {} µm deep) on {} in {total:.0} ms",
+            "lucent: wrote a {:?} PSF {:?} (NA {}, {light}, source {} µm deep) on {} in {total:.0} ms",
             o.model,
             y.shape(),
             o.na,
-            o.wvl,
             o.pz,
             crate::Global::device_name(gpu.as_ref())
         );
