@@ -221,23 +221,65 @@ pub fn fourier_shift<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
 /// with `geometry.rotate` the stack in coverslip coordinates (see [`Deskew`]): the affine map of
 /// [`deskew_map`] sampled as [`affine_transform`] samples (pycudadecon: order 1, mode constant,
 /// cval its `pad_val`). A stack beyond one device buffer or the device's memory is deskewed in
-/// slabs of rows (rows are independent), with the same result.
+/// slabs with the same result: of planes for the deskewed frame (a plane reads only its own
+/// plane: the slabs are contiguous in and out), of rows for the coverslip frame.
 pub fn deskew<S: Data<Elem = f32>>(gpu: &Gpu, stack: &ArrayBase<S, ndarray::Ix3>, geometry: &Deskew, how: &Sampling) -> Result<ndarray::Array3<f32>> {
     let (map, out) = deskew_map(stack.shape(), geometry)?;
     crate::host::check_host_array("the deskewed stack", &out, 4)?;
-    let rows = deskew_rows(gpu, stack.shape(), &out, how)?;
-    let ny = out[1];
-    if rows >= ny {
+    // Slabs along the axis the map leaves alone: planes (axis 0) unless rotated, else rows.
+    let axis = if geometry.rotate { 1 } else { 0 };
+    let per_slab = deskew_slab(gpu, stack.shape(), &out, axis, how)?;
+    if per_slab >= out[axis] {
         return on_device(gpu, stack, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how));
     }
-    let mut result = ndarray::Array3::<f32>::zeros((out[0], out[1], out[2]));
-    for y0 in (0..ny).step_by(rows) {
-        let y1 = (y0 + rows).min(ny);
-        let slab_out = [out[0], y1 - y0, out[2]];
-        let part = on_device(gpu, &stack.slice(ndarray::s![.., y0..y1, ..]), |rec, x| interpolate::affine_transform(rec, x, &map, &slab_out, how))?;
-        result.slice_mut(ndarray::s![.., y0..y1, ..]).assign(&part);
+    let mut result = ndarray::Array3::from_shape_vec((out[0], out[1], out[2]), crate::host::zeroed_vec(out.iter().product())).expect("the output's size");
+    for first in (0..out[axis]).step_by(per_slab) {
+        let end = (first + per_slab).min(out[axis]);
+        let mut part_out = out.clone();
+        part_out[axis] = end - first;
+        // The slab's own index starts at 0: other axes' coordinates move by the slab's start.
+        let mut part_map = map.clone();
+        (0..3).filter(|&a| a != axis).for_each(|a| part_map.offset[a] += map.matrix[a][axis] * first as f64);
+        let input = stack.slice_axis(ndarray::Axis(axis), (first..end).into());
+        let part = on_device(gpu, &input, |rec, x| interpolate::affine_transform(rec, x, &part_map, &part_out, how))?;
+        let mut target = result.slice_axis_mut(ndarray::Axis(axis), (first..end).into());
+        match (target.as_slice_mut(), part.as_slice()) {
+            // Planes: one contiguous block, copied by every core.
+            (Some(t), Some(p)) => {
+                use rayon::prelude::*;
+                t.par_chunks_mut(1 << 20).zip(p.par_chunks(1 << 20)).for_each(|(t, p)| t.copy_from_slice(p));
+            }
+            _ => target.assign(&part),
+        }
     }
     Ok(result)
+}
+
+/// [`deskew`]'s work added to a recording: `x` a device stack in one buffer.
+pub fn record_deskew(rec: &mut Recording, x: crate::Buf, geometry: &Deskew, how: &Sampling) -> Result<crate::Buf> {
+    let (map, out) = deskew_map(rec.dims(x), geometry)?;
+    interpolate::affine_transform(rec, x, &map, &out, how)
+}
+
+/// Planes or rows (`axis`) of a stack `dims` deskewed to `out` at once: every buffer within one
+/// binding and the dispatch's index range, the input, its prefiltered (and padded) copies and
+/// the output within the device's memory budget.
+fn deskew_slab(gpu: &Gpu, dims: &[usize], out: &[usize], axis: usize, how: &Sampling) -> Result<usize> {
+    let pad = how.prepad().unwrap_or(0) as u64;
+    let padded = |n: usize, a: usize| n as u64 + if a == axis { 0 } else { 2 * pad };
+    let slice_in = (0..3).filter(|&a| a != axis).map(|a| padded(dims[a], a)).product::<u64>() * 4;
+    let slice_out = (0..3).filter(|&a| a != axis).map(|a| out[a] as u64).product::<u64>() * 4;
+    let copies = 1 + u64::from(how.prepad().is_some()) + u64::from(pad > 0);
+    let largest = gpu.max_buffer_bytes().min(u32::MAX as u64 * 4);
+    let per_slab = (largest / slice_in.max(slice_out)).min(gpu.memory_budget_bytes() / (copies * slice_in + slice_out));
+    if per_slab == 0 {
+        return Err(crate::Error::TooLarge {
+            what: format!("one {} of the deskew of {dims:?} to {out:?}", if axis == 0 { "plane" } else { "row" }),
+            bytes: copies * slice_in + slice_out,
+            limit: largest.min(gpu.memory_budget_bytes()),
+        });
+    }
+    Ok(per_slab as usize)
 }
 
 /// pycudadecon's default `pad_val`: the median of the stack's last plane (f64, numpy's median).
@@ -260,32 +302,6 @@ pub fn skew_psf(psf: &ndarray::ArrayView3<f64>, geometry: &Deskew) -> Result<nda
     let how = Sampling { order: 3, mode: SplineMode::Constant, cval: 0.0, prefilter: true, sampler: interpolate::Sampler::Buffer };
     let y = interpolate::cpu::map_coordinates(&psf.to_owned().into_dyn(), &coordinates(&map, &out), &how);
     Ok(y.mapv(|v| v.max(0.0)).into_dimensionality().expect("three axes"))
-}
-
-/// [`deskew`]'s work added to a recording: `x` a device stack in one buffer.
-pub fn record_deskew(rec: &mut Recording, x: crate::Buf, geometry: &Deskew, how: &Sampling) -> Result<crate::Buf> {
-    let (map, out) = deskew_map(rec.dims(x), geometry)?;
-    interpolate::affine_transform(rec, x, &map, &out, how)
-}
-
-/// Rows of a stack `dims` deskewed to `out` at once: every buffer within one binding and the
-/// dispatch's index range, the input, its prefiltered (and padded) copies and the output within
-/// the device's memory budget.
-fn deskew_rows(gpu: &Gpu, dims: &[usize], out: &[usize], how: &Sampling) -> Result<usize> {
-    let pad = how.prepad().unwrap_or(0) as u64;
-    let row_in = (dims[0] as u64 + 2 * pad) * (dims[2] as u64 + 2 * pad) * 4;
-    let row_out = out[0] as u64 * out[2] as u64 * 4;
-    let copies = 1 + u64::from(how.prepad().is_some()) + u64::from(pad > 0);
-    let largest = gpu.max_buffer_bytes().min(u32::MAX as u64 * 4);
-    let rows = (largest / row_in.max(row_out)).min(gpu.memory_budget_bytes() / (copies * row_in + row_out));
-    if rows == 0 {
-        return Err(crate::Error::TooLarge {
-            what: format!("one row of the deskew of {dims:?} to {out:?}"),
-            bytes: copies * row_in + row_out,
-            limit: largest.min(gpu.memory_budget_bytes()),
-        });
-    }
-    Ok(rows as usize)
 }
 
 /// `op` on `input` uploaded whole (finite), its result downloaded.

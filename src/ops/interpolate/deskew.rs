@@ -22,8 +22,9 @@
 //!   about the centre plane kc, widened to hold it, so a raw stack can be deconvolved before
 //!   it is deskewed.
 //!
-//! Y is left alone by both maps, so a stack beyond one buffer is deskewed in slabs of rows
-//! (`ndimage::deskew`) with the same result.
+//! Y is left alone by both maps, and the deskewed frame reads each plane from its own plane, so
+//! a stack beyond one buffer is deskewed in slabs (`ndimage::deskew`: of planes, contiguous in
+//! and out, or of rows for the coverslip frame) with the same result.
 
 use super::AffineMap;
 use crate::error::{Error, Result};

@@ -3,6 +3,7 @@
 //! from GPU timestamps when the adapter has them (else host wall time), as the median of several
 //! runs of a recording that repeats the work many times in one compute pass.
 
+mod blind;
 mod convolve;
 mod denoise;
 mod deskew;
@@ -187,6 +188,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if fft_shapes.is_empty() && suite("psf") {
         rows.extend(psf::suite(&gpu, args, global)?);
+    }
+    if fft_shapes.is_empty() && suite("blind") {
+        rows.extend(blind::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("deskew") {
         rows.extend(deskew::suite(&gpu, args, global)?);

@@ -33,5 +33,25 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             timer: "wall",
         });
     }
+    // The confocal model: two widefield models (0.488 and 0.52 µm) and the pinhole's
+    // convolution in every plane.
+    if wanted("psf_confocal") {
+        let (nz, nx) = (128usize, 256usize);
+        let o = PsfOptions { z: Planes::Count { nz, dz: 0.05 }, nx, ..PsfOptions::default() };
+        let c = lucent::psf::Confocal { ex_wvl: 0.488, em_wvl: 0.52, pinhole_au: 1.0, ..Default::default() };
+        let ms = median_after_warm_up(5, || lucent::psf::confocal_psf(gpu, &o, &c).map(drop))?;
+        if !global.quiet && !global.json {
+            eprintln!("{:<36} {:>12} {ms:>10.3} ms", "psf_confocal", format!("{nz}x{nx}x{nx}"));
+        }
+        rows.push(Row {
+            case: "psf_confocal".into(),
+            shape: vec![nz, nx, nx],
+            mib: (nz * nx * nx * 4) as u64 >> 20,
+            ms,
+            gb_per_s: 0.0,
+            percent_of_copy: 0.0,
+            timer: "wall",
+        });
+    }
     Ok(rows)
 }
