@@ -24,6 +24,7 @@ use crate::ops::deconvolve;
 
 pub use crate::ops::deconvolve::blind::{blind_richardson_lucy, blind_richardson_lucy_with, check_blind, BlindOptions, BlindReport, BlindResult};
 pub use crate::ops::deconvolve::tiles::{halo_width as rl_halo, richardson_lucy_tiled, working_set_bytes, PsfGrid, TileOptions, TiledReport, TiledResult};
+pub use crate::ops::deconvolve::unsupervised::{unsupervised_wiener, GibbsParams, Unsupervised};
 pub use crate::ops::deconvolve::wiener::{check_wiener, record_wiener, wiener};
 pub use crate::ops::deconvolve::{check_iterations, restore as richardson_lucy_on, Geometry, RlResult};
 pub use crate::ops::deconvolve::{Init, Progress, RichardsonLucy, RlBoundary, RlOptions, RlReport, RlRun, StopRule};
@@ -35,6 +36,7 @@ pub mod cpu {
     pub use crate::ops::deconvolve::blind::blind_richardson_lucy_reference as blind_richardson_lucy;
     pub use crate::ops::deconvolve::cpu::{convolve, richardson_lucy, richardson_lucy_with, CpuResult};
     pub use crate::ops::deconvolve::tiles::richardson_lucy_tiled_cpu;
+    pub use crate::ops::deconvolve::unsupervised::unsupervised_wiener_reference as unsupervised_wiener;
     pub use crate::ops::deconvolve::wiener::wiener_reference as wiener;
 }
 

@@ -24,7 +24,7 @@ from ._context import Context, resolve
 
 Boundary = Literal["zero", "periodic", "extended"]
 
-__all__ = ["richardson_lucy", "richardson_lucy_grid", "blind_richardson_lucy", "wiener"]
+__all__ = ["richardson_lucy", "richardson_lucy_grid", "blind_richardson_lucy", "wiener", "unsupervised_wiener"]
 
 
 def _options(init: Optional[float], normalize_psf: bool, filter_epsilon: Optional[float], boundary: str,
@@ -193,3 +193,52 @@ def wiener(image: Any, psf: Any, balance: float, reg: Any = None, is_real: bool 
     if np.iscomplexobj(psf):
         raise NotImplementedError("wiener: a PSF given as a transfer function (complex) is not implemented; give the impulse response")
     return _lucent.wiener(resolve(context), real(image, "image"), real(psf, "psf"), float(balance), bool(clip))
+
+
+def unsupervised_wiener(image: Any, psf: Any, reg: Any = None, user_params: Optional[dict] = None, is_real: bool = True,
+                        clip: bool = True, *, rng: Any = None, context: Optional[Context] = None) -> tuple[np.ndarray, dict]:
+    """skimage.restoration.unsupervised_wiener: Wiener-Hunt deconvolution with the regularisation
+    and the noise estimated by a Gibbs sampler (Orieux et al. 2010), the posterior mean of the
+    object's samples returned with the chains ``{'noise': [...], 'prior': [...]}``.
+    ``user_params`` as scikit-image's (``threshold`` 1e-4, ``max_num_iter`` 200, ``min_num_iter``
+    30, ``burnin`` 15); ``rng`` an int seed or a numpy Generator (one number drawn from it seeds
+    lucent's own generator), None for a fresh seed.
+
+    The random draws are lucent's (on the GPU), not numpy's: for a given ``rng`` the chains and
+    the estimate are not scikit-image's draw for draw but follow the same law (the test suite
+    compares them with scikit-image's own spread between seeds). In 2D the computation is
+    scikit-image's; 3D images are transformed over every axis (scikit-image mixes 2D transforms
+    of the last two axes with N-D transfer functions there). ``reg``, a ``callback`` (the samples
+    stay on the device) and a PSF given as a transfer function are not implemented.
+
+    >>> import numpy as np, lucent
+    >>> x = np.zeros((32, 32), "f4"); x[8:24, 12:20] = 1
+    >>> psf = np.ones((3, 3), "f4") / 9
+    >>> blurred = lucent.signal.fftconvolve(x, psf, mode="same") + 0.01 * np.random.default_rng(0).standard_normal(x.shape)
+    >>> restored, chains = lucent.restoration.unsupervised_wiener(blurred, psf, rng=1)
+    >>> restored.shape, len(chains["noise"]) == len(chains["prior"]) > 30
+    ((32, 32), True)
+    """
+    if reg is not None:
+        raise NotImplementedError("unsupervised_wiener: reg (a regulariser other than the Laplacian) is not implemented")
+    psf = np.asarray(psf)
+    if np.iscomplexobj(psf):
+        raise NotImplementedError("unsupervised_wiener: a PSF given as a transfer function (complex) is not implemented")
+    params = {"threshold": 1e-4, "max_num_iter": 200, "min_num_iter": 30, "burnin": 15, "callback": None}
+    params.update(user_params or {})
+    unknown = set(params) - {"threshold", "max_num_iter", "min_num_iter", "burnin", "callback"}
+    if unknown:
+        raise ValueError(f"unsupervised_wiener: unknown user_params {sorted(unknown)}")
+    if params["callback"] is not None:
+        raise NotImplementedError("unsupervised_wiener: a callback is not implemented (the samples stay on the device)")
+    if isinstance(rng, np.random.Generator):
+        seed = int(rng.integers(2**63))
+    elif rng is None:
+        seed = int(np.random.default_rng().integers(2**63))
+    else:
+        seed = count(rng, "rng")
+    x, noise, prior = _lucent.unsupervised_wiener(resolve(context), real(image, "image"), real(psf, "psf"),
+                                                  float(params["threshold"]), count(params["max_num_iter"], "max_num_iter"),
+                                                  count(params["min_num_iter"], "min_num_iter"),
+                                                  count(params["burnin"], "burnin"), bool(clip), seed)
+    return x, {"noise": noise, "prior": prior}

@@ -150,6 +150,28 @@ fn blind_richardson_lucy<'py>(
     Ok((out(py, Ok(r.estimate))?, out(py, Ok(r.psf))?))
 }
 
+/// Unsupervised Wiener-Hunt (lucent::restoration::unsupervised_wiener): the posterior mean and
+/// the noise and prior chains.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn unsupervised_wiener<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    image: F32<'py>,
+    psf: F32<'py>,
+    threshold: f64,
+    max_num_iter: usize,
+    min_num_iter: usize,
+    burnin: usize,
+    clip: bool,
+    seed: u64,
+) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, Vec<f64>, Vec<f64>)> {
+    let p = lucent::restoration::GibbsParams { threshold, max_num_iter, min_num_iter, burnin };
+    let (x, h) = (image.as_array(), psf.as_array());
+    let r = py.detach(|| lucent::restoration::unsupervised_wiener(&ctx.gpu, &x, &h, &p, clip, seed)).map_err(crate::to_py)?;
+    Ok((out(py, Ok(r.estimate))?, r.noise, r.prior))
+}
+
 /// The model PSF's (planes, pixels) for an image of `shape` (lucent::psf::size_for_image).
 #[pyfunction]
 fn psf_size_for_image(shape: Vec<usize>) -> PyResult<(usize, usize)> {
@@ -166,6 +188,7 @@ fn wiener<'py>(py: Python<'py>, ctx: &Context, image: F32<'py>, psf: F32<'py>, b
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(wiener, m)?)?;
     m.add_function(wrap_pyfunction!(blind_richardson_lucy, m)?)?;
+    m.add_function(wrap_pyfunction!(unsupervised_wiener, m)?)?;
     m.add_function(wrap_pyfunction!(psf_size_for_image, m)?)?;
     m.add_function(wrap_pyfunction!(richardson_lucy, m)?)?;
     m.add_function(wrap_pyfunction!(rl_halo, m)?)?;

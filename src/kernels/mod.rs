@@ -25,6 +25,7 @@ pub mod em_update;
 pub mod fft_axis_map;
 pub mod fill;
 pub mod gather;
+pub mod gibbs_wiener;
 pub mod logpolar;
 pub mod logpolar_extend;
 pub mod logpolar_from_image;

@@ -26,4 +26,5 @@ mod cli_tomography;
 mod deskew;
 mod hostile_files;
 mod io;
+mod unsupervised;
 mod zarr;

@@ -37,6 +37,7 @@ pub mod cpu;
 mod gpu;
 pub mod slabs;
 pub mod tiles;
+pub mod unsupervised;
 pub mod wiener;
 
 pub use crate::kernels::rl_predict::acceleration;

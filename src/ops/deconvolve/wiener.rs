@@ -35,7 +35,7 @@ pub fn check_wiener(dims: &[usize], psf: &ArrayViewD<f32>, balance: f64) -> Resu
 
 /// The PSF in an array of `dims`, element m // 2 of each axis at the origin, the rest wrapped
 /// (scikit-image's `ir2tf` before its transform): the reference's.
-fn at_origin<T: Copy + Default>(psf: &ArrayViewD<T>, dims: &[usize]) -> ArrayD<T> {
+pub(super) fn at_origin<T: Copy + Default>(psf: &ArrayViewD<T>, dims: &[usize]) -> ArrayD<T> {
     let mut out = ArrayD::from_elem(IxDyn(dims), T::default());
     for (i, &v) in psf.indexed_iter() {
         let at: Vec<usize> = (0..dims.len()).map(|a| (i[a] + dims[a] - psf.shape()[a] / 2) % dims[a]).collect();
@@ -64,15 +64,8 @@ pub fn record_wiener(rec: &mut Recording, image: Buf, psf: &ArrayViewD<f32>, bal
     check_wiener(&dims, psf, balance)?;
     let gpu = rec.gpu();
     let axes: Vec<usize> = (0..dims.len()).collect();
-    // The PSF (small) placed at the origin on the device: padded with zeros to the image's
-    // shape, rolled back by m // 2.
-    let small = rec.upload_f32(psf)?;
-    let pads: Vec<(usize, usize)> = psf.shape().iter().zip(&dims).map(|(&m, &n)| (0, n - m)).collect();
-    let padded = layout::pad(rec, small, &pads, Boundary::Constant(0.0))?;
-    let shifts: Vec<isize> = psf.shape().iter().map(|&m| -((m / 2) as isize)).collect();
-    let h = layout::roll(rec, padded, &shifts, &axes)?;
     let forward = FftPlan::cached(gpu, &dims, &axes, Transform::RealForward, Norm::Backward)?;
-    let (y, h) = (forward.record(rec, image)?, forward.record(rec, h)?);
+    let (y, h) = (forward.record(rec, image)?, record_transfer(rec, psf, &dims)?);
     let filtered = wiener_filter::record(rec, y, h, &dims, balance as f32)?;
     let half = rec.dims(filtered).to_vec();
     let inverse = FftPlan::cached(gpu, &half, &axes, Transform::RealInverse { len: dims[dims.len() - 1] }, Norm::Backward)?;
@@ -81,6 +74,19 @@ pub fn record_wiener(rec: &mut Recording, image: Buf, psf: &ArrayViewD<f32>, bal
         true => unary::record(rec, UnaryOp::Clamp { lo: -1.0, hi: 1.0 }, out),
         false => Ok(out),
     }
+}
+
+/// The PSF's transfer function for real arrays of `dims` (rfftn half spectrum, c32): the PSF
+/// (small) placed at the origin on the device, padded with zeros to the image's shape and rolled
+/// back by m // 2 (scikit-image's `ir2tf`).
+pub(super) fn record_transfer(rec: &mut Recording, psf: &ArrayViewD<f32>, dims: &[usize]) -> Result<Buf> {
+    let axes: Vec<usize> = (0..dims.len()).collect();
+    let small = rec.upload_f32(psf)?;
+    let pads: Vec<(usize, usize)> = psf.shape().iter().zip(dims).map(|(&m, &n)| (0, n - m)).collect();
+    let padded = layout::pad(rec, small, &pads, Boundary::Constant(0.0))?;
+    let shifts: Vec<isize> = psf.shape().iter().map(|&m| -((m / 2) as isize)).collect();
+    let h = layout::roll(rec, padded, &shifts, &axes)?;
+    FftPlan::cached(rec.gpu(), dims, &axes, Transform::RealForward, Norm::Backward)?.record(rec, h)
 }
 
 /// The f64 reference: the same filter through full complex transforms.
