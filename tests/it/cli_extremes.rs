@@ -163,6 +163,7 @@ fn option_extremes_run_or_fail_in_one_line() {
         (base(&["deconvolve", &p("pos.npy"), "-o", &p("y.npy"), "-n", "2", "--psf-model", "scalar", "--dxy", "0.1"]), "--na"),
         (base(&["deconvolve", &p("pos.npy"), "--psf", &p("psf.npy"), "-o", &p("y.npy"), "-n", "2", "--method", "blind"]), "--psf-iterations"),
         (base(&["deconvolve", &p("pos.npy"), "--psf", &p("psf.npy"), "-o", &p("y.npy"), "-n", "2", "--method", "blind"]), "--psf-prior"),
+        (base(&["deconvolve", &p("pos.npy"), "--psf", &p("psf.npy"), "-o", &p("y.npy"), "--method", "unsupervised-wiener"]), "--seed"),
         (base(&["deconvolve", &p("pos.npy"), "-o", &p("y.npy"), "-n", "2", "--psf-model", "gaussian", "--dxy", "0.1", "--dz", "0.2"]), "--deskew"),
         (base(&["psf", "-o", &p("psf.npy"), "--nx", "9"]), "--nz"),
         (base(&["psf", "-o", &p("psf.npy"), "--nz", "5"]), "--nx"),

@@ -48,3 +48,42 @@ fn unsupervised_refusals() {
     let err = unsupervised_wiener(gpu, &image.view(), &rand_array(&[3]).view(), &GibbsParams::default(), true, 1).err().unwrap().to_string();
     assert!(err.contains("PSF"), "{err}");
 }
+
+/// `lucent deconvolve --method unsupervised-wiener --seed S`: the library's result (the PSF
+/// divided by its sum, as for every method) on the GPU and the reference's on the CPU, the
+/// chains in the report; misplaced options refused.
+#[test]
+fn cli_unsupervised_wiener() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let image = rand_array(&[30, 36]).mapv(|v| v + 0.5);
+    let psf = rand_array(&[5, 5]).mapv(|v| v.abs() + 0.1);
+    lucent::io::write_real(path("x.npy"), &image.view()).unwrap();
+    lucent::io::write_real(path("p.npy"), &psf.view()).unwrap();
+    let total: f64 = psf.iter().map(|&v| v as f64).sum();
+    let normalised = psf.mapv(|v| (v as f64 / total) as f32);
+    let p = GibbsParams::default();
+    let on_gpu = unsupervised_wiener(gpu(), &image.view(), &normalised.view(), &p, false, 5).unwrap();
+    let on_cpu = cpu::unsupervised_wiener(&image.mapv(|v| v as f64), &normalised.mapv(|v| v as f64), &p, false, 5).unwrap();
+    for (device, want) in [("auto", on_gpu.estimate.mapv(|v| v as f64)), ("cpu", on_cpu.estimate)] {
+        let out = path(&format!("y-{device}.npy"));
+        let r = lucent_json(
+            &["--device", device, "deconvolve", &path("x.npy"), "--psf", &path("p.npy"), "-o", &out, "--method", "unsupervised-wiener", "--seed", "5"],
+            &[],
+        );
+        assert_eq!((r["options"]["method"].as_str(), r["options"]["seed"].as_u64()), (Some("unsupervised-wiener"), Some(5)), "{r}");
+        assert_eq!(r["details"]["chains"]["noise"].as_array().map(|c| c.len()), Some(on_gpu.noise.len()), "{r}");
+        assert_rel_l2(&lucent::io::read_real(&out).unwrap(), &want, 1e-4, device);
+    }
+    let base = ["deconvolve", &path("x.npy"), "--psf", &path("p.npy"), "-o", &path("bad.npy")];
+    for (extra, words) in [
+        (&["--method", "unsupervised-wiener", "--balance", "0.1"][..], "estimates the balance"),
+        (&["--seed", "3"], "--seed belongs"),
+        (&["--method", "unsupervised-wiener", "--tv", "0.01"], "not --method unsupervised-wiener"),
+    ] {
+        let out = lucent_cli(&[&base[..], extra].concat(), &[]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(words) && stderr.trim().lines().count() == 1, "{extra:?}: {stderr}");
+        assert!(!std::path::Path::new(&path("bad.npy")).exists());
+    }
+}

@@ -120,8 +120,10 @@ pub struct Args {
     #[arg(long, value_name = "GY,GX", value_parser = parse_grid)]
     psf_grid: Option<[usize; 2]>,
     /// rl: Richardson-Lucy; wiener: Wiener-Hunt deconvolution (scikit-image's `wiener`, the
-    /// Laplacian regulariser, circular), one pass, with --balance; blind: blind Richardson-Lucy
-    /// (MATLAB's deconvblind), the PSF refined from --psf or --psf-model as a start.
+    /// Laplacian regulariser, circular), one pass, with --balance; unsupervised-wiener: the
+    /// same with the balance and the noise estimated by a Gibbs sampler (scikit-image's
+    /// `unsupervised_wiener`, --seed); blind: blind Richardson-Lucy (MATLAB's deconvblind), the
+    /// PSF refined from --psf or --psf-model as a start.
     #[arg(long, value_enum, default_value_t = Method::Rl)]
     method: Method,
     /// With --method wiener: the regularisation weight λ (scikit-image's balance), e.g. 0.01;
@@ -138,7 +140,11 @@ pub struct Args {
     /// With --method blind: write the recovered PSF here (float32 .npy or .tif; one input).
     #[arg(long)]
     psf_out: Option<PathBuf>,
-    /// With --method wiener: clip the result to [-1, 1] (scikit-image's default clip=True,
+    /// With --method unsupervised-wiener: the seed of the sampler's draws (default: a fresh one,
+    /// reported).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// With --method wiener or unsupervised-wiener: clip the result to [-1, 1] (scikit-image's default clip=True,
     /// for data scaled to [0, 1]).
     #[arg(long)]
     clip: bool,
@@ -149,6 +155,7 @@ pub struct Args {
 enum Method {
     Rl,
     Wiener,
+    UnsupervisedWiener,
     Blind,
 }
 
@@ -318,8 +325,11 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.method != Method::Blind && (args.psf_iterations != 1 || args.psf_prior.is_some() || args.psf_out.is_some()) {
         return Err(Error::Invalid("--psf-iterations, --psf-prior and --psf-out belong to --method blind".into()));
     }
+    if args.method != Method::UnsupervisedWiener && args.seed.is_some() {
+        return Err(Error::Invalid("--seed belongs to --method unsupervised-wiener".into()));
+    }
     match args.method {
-        Method::Wiener => return wiener(global, args),
+        Method::Wiener | Method::UnsupervisedWiener => return wiener(global, args),
         Method::Blind => return blind(global, args),
         Method::Rl => {}
     }
@@ -370,7 +380,15 @@ fn deskew_json(args: &Args) -> Result<serde_json::Value, Error> {
 
 /// `--method wiener`: each image restored in one pass, whole (on the GPU, or the f64 reference).
 fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
-    let Some(balance) = args.balance else { return Err(Error::Invalid("--method wiener needs --balance (e.g. 0.01)".into())) };
+    let unsupervised = args.method == Method::UnsupervisedWiener;
+    let balance = match (args.balance, unsupervised) {
+        (Some(_), true) => return Err(Error::Invalid("--method unsupervised-wiener estimates the balance: drop --balance".into())),
+        (Some(b), false) => b,
+        (None, true) => 0.0,
+        (None, false) => return Err(Error::Invalid("--method wiener needs --balance (e.g. 0.01)".into())),
+    };
+    let seed = args.seed.unwrap_or_else(|| std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64));
+    let method_name = if unsupervised { "unsupervised-wiener" } else { "wiener" };
     // Richardson-Lucy's options mean nothing here: refused rather than ignored.
     let rl_only = [
         ("--iterations", args.iterations != 20),
@@ -385,7 +403,7 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
         ("--psf-grid", args.psf_grid.is_some()),
     ];
     if let Some((name, _)) = rl_only.iter().find(|(_, given)| *given) {
-        return Err(Error::Invalid(format!("{name} belongs to Richardson-Lucy, not --method wiener")));
+        return Err(Error::Invalid(format!("{name} belongs to Richardson-Lucy, not --method {method_name}")));
     }
     let source = args.psf_source()?;
     // As for Richardson-Lucy, the PSF divided by its sum unless asked not to (scikit-image's
@@ -400,9 +418,15 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
         }
         Ok(psf.mapv(|v| (v as f64 / total) as f32))
     };
-    let options = json!({
-        "method": "wiener", "psf": args.psf_json(), "balance": balance, "clip": args.clip, "normalize_psf": !args.no_normalize_psf, "deskew": deskew_json(args)?,
-    });
+    let options = match unsupervised {
+        false => json!({
+            "method": "wiener", "psf": args.psf_json(), "balance": balance, "clip": args.clip, "normalize_psf": !args.no_normalize_psf, "deskew": deskew_json(args)?,
+        }),
+        true => json!({
+            "method": "unsupervised-wiener", "psf": args.psf_json(), "user_params": restoration::GibbsParams::default(), "seed": seed, "clip": args.clip,
+            "normalize_psf": !args.no_normalize_psf, "deskew": deskew_json(args)?,
+        }),
+    };
     let batch = Batch { command: "deconvolve", global, options };
     batch.run(
         &args.inputs,
@@ -417,13 +441,26 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
             args.check_deskewable(image.shape())?;
             batch::check_format(output, image.ndim(), false)?;
             let psf = normalized(args.psf_for(&source, image.shape())?)?;
-            let y = stages.compute(|| match device.gpu() {
-                Some(gpu) => restoration::wiener(gpu, &image.view(), &psf.view(), balance, args.clip),
-                None => {
+            let mut chains = serde_json::Value::Null;
+            let y = stages.compute(|| match (device.gpu(), unsupervised) {
+                (Some(gpu), false) => restoration::wiener(gpu, &image.view(), &psf.view(), balance, args.clip),
+                (None, false) => {
                     restoration::check_wiener(image.shape(), &psf.view(), balance)?;
                     lucent::check::check_finite(&image.view(), "the image")?;
                     lucent::host::check_host_array("the reference's spectra", image.shape(), 48)?;
                     Ok(cpu::wiener(&image.mapv(|v| v as f64), &psf.mapv(|v| v as f64), balance, args.clip)?.mapv(|v| v as f32))
+                }
+                (Some(gpu), true) => {
+                    let r = restoration::unsupervised_wiener(gpu, &image.view(), &psf.view(), &restoration::GibbsParams::default(), args.clip, seed)?;
+                    chains = json!({ "noise": r.noise, "prior": r.prior });
+                    Ok(r.estimate)
+                }
+                (None, true) => {
+                    lucent::host::check_host_array("the reference's spectra", image.shape(), 48)?;
+                    let r =
+                        cpu::unsupervised_wiener(&image.mapv(|v| v as f64), &psf.mapv(|v| v as f64), &restoration::GibbsParams::default(), args.clip, seed)?;
+                    chains = json!({ "noise": r.noise, "prior": r.prior });
+                    Ok(r.estimate.mapv(|v| v as f32))
                 }
             })?;
             let y = stages.compute(|| args.deskewed(y, device))?;
@@ -433,8 +470,15 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
                 shape_in: image.shape().to_vec(),
                 shape_out: y.shape().to_vec(),
                 placement: None,
-                details: json!({}),
-                summary: format!("Wiener-Hunt deconvolution of {:?} (balance {balance})", image.shape()),
+                summary: match unsupervised {
+                    false => format!("Wiener-Hunt deconvolution of {:?} (balance {balance})", image.shape()),
+                    true => format!(
+                        "unsupervised Wiener-Hunt deconvolution of {:?}: {} Gibbs iterations (seed {seed})",
+                        image.shape(),
+                        chains["noise"].as_array().map_or(0, |c| c.len().saturating_sub(1))
+                    ),
+                },
+                details: json!({ "chains": chains }),
             })
         },
     )
