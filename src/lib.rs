@@ -7,7 +7,7 @@
 //! [`fft`] (numpy.fft), [`signal`] (scipy.signal), [`ndimage`] (scipy.ndimage), [`restoration`]
 //! (skimage.restoration), [`registration`] (skimage.registration and AO-OCT stripes),
 //! [`tomography`] (ASTRA's 2D parallel beam: projection, FBP, MLEM, the centre search),
-//! [`denoise`] (4D adaptive filtering), [`psf`] (psfmodels' PSF models) and [`phantom`]
+//! [`denoise`] (4D adaptive filtering), [`psf`] (psfmodels' widefield and confocal PSF models) and [`phantom`]
 //! (synthetic objects with known truth);
 //! [`io`] reads and writes files. Each function takes ndarray arrays of any dimension type,
 //! returns owned arrays of the same type (or, for registration, the shift and its measures),
