@@ -32,6 +32,10 @@ use crate::ops::filter::{along_axis, slabs};
 use crate::ops::interpolate;
 
 pub use crate::kernels::boundary::Boundary;
+pub use crate::ops::filter::derivatives::{
+    edge as edge_terms, gaussian_gradient_magnitude as gradient_magnitude_terms, gaussian_kernel1d_order, gaussian_laplace as laplace_of_gaussian_terms,
+    laplace as laplace_terms, record_terms, GaussianFilter, Terms,
+};
 pub use crate::ops::filter::{check_filter_weights, filter_halo, gaussian_passes, uniform_passes, AxisFilter};
 pub use crate::ops::filter::{
     convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,
@@ -49,6 +53,7 @@ pub use crate::ops::interpolate::{coordinates, rotate_map, shift_map, zoom_map};
 /// and what the tests compare against.
 pub mod cpu {
     pub use crate::ops::filter::cpu::{convolve, convolve1d, correlate, correlate1d, gaussian_filter, separable, uniform_filter};
+    pub use crate::ops::filter::derivatives::terms_reference as filter_terms;
     pub use crate::ops::interpolate::cpu::{fourier_shift, map_coordinates, spline_filter, spline_filter1d};
 }
 
@@ -101,6 +106,108 @@ pub fn convolve1d<S: Data<Elem = f32>, D: Dimension>(
 pub fn gaussian_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sigma: &[f32], mode: Boundary) -> Result<Array<f32, D>> {
     let passes = gaussian_passes(sigma, input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
+}
+
+/// scipy.ndimage.gaussian_filter(input, sigma, order, mode=mode, cval=cval, truncate, radius)
+/// with every parameter ([`GaussianFilter`]: derivatives of order 0-3 per axis).
+pub fn gaussian_filter_with<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    g: &GaussianFilter,
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
+    let passes = g.passes(input.shape(), mode)?;
+    with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
+}
+
+/// scipy.ndimage.gaussian_filter1d(input, sigma, axis, order, mode=mode, cval=cval, truncate,
+/// radius) (negative axes count from the end).
+#[allow(clippy::too_many_arguments)]
+pub fn gaussian_filter1d<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    sigma: f64,
+    axis: isize,
+    order: usize,
+    mode: Boundary,
+    truncate: f64,
+    radius: Option<usize>,
+) -> Result<Array<f32, D>> {
+    let d = input.ndim();
+    let a = if axis < 0 { axis + d as isize } else { axis };
+    if !(0..d as isize).contains(&a) {
+        return Err(crate::Error::Invalid(format!("gaussian_filter1d: axis {axis} of a {d}-axis array")));
+    }
+    let mut sigmas = vec![0.0; d];
+    sigmas[a as usize] = sigma;
+    let g = GaussianFilter { sigma: sigmas, order: vec![order], truncate, radius: radius.map(|r| vec![r]) };
+    gaussian_filter_with(gpu, input, &g, mode)
+}
+
+/// scipy.ndimage.gaussian_laplace(input, sigma, mode=mode, cval=cval, truncate=..., radius=...):
+/// the sum of the second derivatives along every axis (`g`'s order is not used).
+pub fn gaussian_laplace<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, g: &GaussianFilter, mode: Boundary) -> Result<Array<f32, D>> {
+    let terms = laplace_of_gaussian_terms(g, input.shape(), mode)?;
+    filter_terms(gpu, input, &terms, mode)
+}
+
+/// scipy.ndimage.gaussian_gradient_magnitude(input, sigma, mode=mode, cval=cval, ...): the root
+/// of the sum of the squared first derivatives (`g`'s order is not used).
+pub fn gaussian_gradient_magnitude<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    g: &GaussianFilter,
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
+    let terms = gradient_magnitude_terms(g, input.shape(), mode)?;
+    filter_terms(gpu, input, &terms, mode)
+}
+
+/// scipy.ndimage.sobel(input, axis, mode=mode, cval=cval).
+pub fn sobel<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: isize, mode: Boundary) -> Result<Array<f32, D>> {
+    filter_terms(gpu, input, &edge_terms(input.shape(), axis, [1.0, 2.0, 1.0], mode)?, mode)
+}
+
+/// scipy.ndimage.prewitt(input, axis, mode=mode, cval=cval).
+pub fn prewitt<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: isize, mode: Boundary) -> Result<Array<f32, D>> {
+    filter_terms(gpu, input, &edge_terms(input.shape(), axis, [1.0, 1.0, 1.0], mode)?, mode)
+}
+
+/// scipy.ndimage.laplace(input, mode=mode, cval=cval).
+pub fn laplace<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, mode: Boundary) -> Result<Array<f32, D>> {
+    filter_terms(gpu, input, &laplace_terms(input.shape(), mode)?, mode)
+}
+
+/// A sum of separable filters ([`Terms`]): on the device in one recording when the array and
+/// the terms' temporaries fit, else each chain through the slab path and the sum on the host.
+pub fn filter_terms<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, terms: &Terms, mode: Boundary) -> Result<Array<f32, D>> {
+    let bytes = Shape::new(input.shape())?.len() as u64 * 4;
+    if bytes <= gpu.max_buffer_bytes() && bytes.saturating_mul(5) <= gpu.memory_budget_bytes() {
+        return on_device(gpu, input, |rec, x| record_terms(rec, x, terms, mode));
+    }
+    let x = input.view().into_dyn();
+    let mut total: Option<ndarray::ArrayD<f32>> = None;
+    for chain in &terms.chains {
+        let mut y = slabs::separable_host(gpu, &x, chain, mode)?;
+        if terms.root_sum_of_squares {
+            y.par_mapv_inplace(|v| v * v);
+        }
+        total = Some(match total {
+            None => y,
+            Some(mut t) => {
+                ndarray::Zip::from(&mut t).and(&y).par_for_each(|t, &v| *t += v);
+                t
+            }
+        });
+    }
+    let mut total = match total {
+        Some(t) => t,
+        None => slabs::separable_host(gpu, &x, &[], mode)?,
+    };
+    if terms.root_sum_of_squares {
+        total.par_mapv_inplace(f32::sqrt);
+    }
+    with_dim(total)
 }
 
 /// scipy.ndimage.uniform_filter(input, size, mode=mode, cval=cval): `size` one value for every

@@ -31,11 +31,47 @@ fn correlate1d<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, weights: Ve
     out(py, py.detach(|| f(&ctx.gpu, &x, &weights, axis, b)))
 }
 
+/// scipy.ndimage.gaussian_filter with every parameter (per-axis sigma, order and radius) and
+/// the filters built on it: `which` is "filter", "laplace" (gaussian_laplace) or "magnitude"
+/// (gaussian_gradient_magnitude).
 #[pyfunction]
-fn gaussian_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, sigma: Vec<f32>, mode: &str, cval: f32) -> Result<'py> {
+#[allow(clippy::too_many_arguments)]
+fn gaussian_filter<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: F32<'py>,
+    sigma: Vec<f64>,
+    order: Vec<usize>,
+    radius: Option<Vec<usize>>,
+    truncate: f64,
+    mode: &str,
+    cval: f32,
+    which: &str,
+) -> Result<'py> {
+    let b = boundary(mode, cval)?;
+    let g = ndimage::GaussianFilter { sigma, order, truncate, radius };
+    let x = input.as_array();
+    let run = |gpu: &lucent::Gpu| match which {
+        "laplace" => ndimage::gaussian_laplace(gpu, &x, &g, b),
+        "magnitude" => ndimage::gaussian_gradient_magnitude(gpu, &x, &g, b),
+        _ => ndimage::gaussian_filter_with(gpu, &x, &g, b),
+    };
+    out(py, py.detach(|| run(&ctx.gpu)))
+}
+
+/// scipy.ndimage.sobel / prewitt along `axis` (`which` "sobel" or "prewitt"), or laplace.
+#[pyfunction]
+fn edge_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, which: &str, axis: isize, mode: &str, cval: f32) -> Result<'py> {
     let b = boundary(mode, cval)?;
     let x = input.as_array();
-    out(py, py.detach(|| ndimage::gaussian_filter(&ctx.gpu, &x, &sigma, b)))
+    out(
+        py,
+        py.detach(|| match which {
+            "sobel" => ndimage::sobel(&ctx.gpu, &x, axis, b),
+            "prewitt" => ndimage::prewitt(&ctx.gpu, &x, axis, b),
+            _ => ndimage::laplace(&ctx.gpu, &x, b),
+        }),
+    )
 }
 
 #[pyfunction]
@@ -62,6 +98,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(correlate, m)?)?;
     m.add_function(wrap_pyfunction!(correlate1d, m)?)?;
     m.add_function(wrap_pyfunction!(gaussian_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(edge_filter, m)?)?;
     m.add_function(wrap_pyfunction!(uniform_filter, m)?)?;
     Ok(())
 }

@@ -23,6 +23,7 @@ mod cli_registration;
 mod cli_stripes;
 mod cli_template;
 mod cli_tomography;
+mod derivatives;
 mod deskew;
 mod hostile_files;
 mod io;

@@ -10,6 +10,7 @@
 //! [`cpu`] holds the f64 references, written with direct sums over explicitly padded arrays.
 
 pub mod cpu;
+pub mod derivatives;
 pub mod slabs;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
