@@ -36,6 +36,7 @@ pub use crate::ops::filter::derivatives::{
     edge as edge_terms, gaussian_gradient_magnitude as gradient_magnitude_terms, gaussian_kernel1d_order, gaussian_laplace as laplace_of_gaussian_terms,
     laplace as laplace_terms, record_terms, GaussianFilter, Terms,
 };
+pub use crate::ops::filter::morphology::{check_origin, generate_binary_structure, record_extreme, Footprint};
 pub use crate::ops::filter::{check_filter_weights, filter_halo, gaussian_passes, uniform_passes, AxisFilter};
 pub use crate::ops::filter::{
     convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,
@@ -54,6 +55,7 @@ pub use crate::ops::interpolate::{coordinates, rotate_map, shift_map, zoom_map};
 pub mod cpu {
     pub use crate::ops::filter::cpu::{convolve, convolve1d, correlate, correlate1d, gaussian_filter, separable, uniform_filter};
     pub use crate::ops::filter::derivatives::terms_reference as filter_terms;
+    pub use crate::ops::filter::morphology::extreme_reference as footprint_extreme;
     pub use crate::ops::interpolate::cpu::{fourier_shift, map_coordinates, spline_filter, spline_filter1d};
 }
 
@@ -208,6 +210,128 @@ pub fn filter_terms<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayB
         total.par_mapv_inplace(f32::sqrt);
     }
     with_dim(total)
+}
+
+/// scipy.ndimage.minimum_filter(input, footprint=footprint, mode=mode, cval=cval, origin=origin)
+/// (a `size` is an all-true footprint of that shape; `origin` empty for zeros).
+pub fn minimum_filter<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    footprint: &ndarray::ArrayViewD<bool>,
+    origin: &[i64],
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
+    let f = Footprint::new(footprint, None, origin)?;
+    on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, false, mode))
+}
+
+/// scipy.ndimage.maximum_filter(input, footprint=footprint, mode=mode, cval=cval, origin=origin).
+pub fn maximum_filter<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    footprint: &ndarray::ArrayViewD<bool>,
+    origin: &[i64],
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
+    let f = Footprint::new(footprint, None, origin)?;
+    on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, true, mode))
+}
+
+/// scipy.ndimage.grey_erosion(input, footprint=footprint, structure=structure, mode=mode,
+/// cval=cval, origin=origin): the minimum of x − structure over the footprint.
+pub fn grey_erosion<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    footprint: &ndarray::ArrayViewD<bool>,
+    structure: Option<&ndarray::ArrayViewD<f32>>,
+    origin: &[i64],
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
+    let f = Footprint::new(footprint, structure, origin)?.negated();
+    on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, false, mode))
+}
+
+/// scipy.ndimage.grey_dilation(input, footprint=..., structure=..., mode=mode, cval=cval,
+/// origin=origin): the maximum of x + structure over the reflected footprint.
+pub fn grey_dilation<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    footprint: &ndarray::ArrayViewD<bool>,
+    structure: Option<&ndarray::ArrayViewD<f32>>,
+    origin: &[i64],
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
+    let f = Footprint::reflected(footprint, structure, origin)?;
+    on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, true, mode))
+}
+
+/// How a binary morphology call runs (scipy's `structure`, `iterations`, `border_value`,
+/// `origin`, `mask`): `iterations` 0 repeats until the result no longer changes.
+#[derive(Clone, Debug)]
+pub struct Binary<'a> {
+    pub structure: ndarray::ArrayViewD<'a, bool>,
+    pub iterations: usize,
+    pub border_value: bool,
+    pub origin: Vec<i64>,
+    pub mask: Option<ndarray::ArrayViewD<'a, bool>>,
+}
+
+/// scipy.ndimage.binary_erosion: true where the structure, placed there, covers only true
+/// elements (outside: `border_value`), repeated `iterations` times (only where `mask` is true).
+pub fn binary_erosion<S: Data<Elem = bool>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, b: &Binary) -> Result<Array<bool, D>> {
+    let f = Footprint::new(&b.structure, None, &b.origin)?;
+    binary_repeat(gpu, input.view().into_dyn(), b, &f, false).and_then(with_dim)
+}
+
+/// scipy.ndimage.binary_dilation: true where the reflected structure, placed there, covers a
+/// true element, repeated `iterations` times (only where `mask` is true).
+pub fn binary_dilation<S: Data<Elem = bool>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, b: &Binary) -> Result<Array<bool, D>> {
+    let f = Footprint::reflected(&b.structure, None, &b.origin)?;
+    binary_repeat(gpu, input.view().into_dyn(), b, &f, true).and_then(with_dim)
+}
+
+/// scipy.ndimage.binary_opening: `iterations` erosions, then as many dilations.
+pub fn binary_opening<S: Data<Elem = bool>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, b: &Binary) -> Result<Array<bool, D>> {
+    let eroded = binary_erosion(gpu, input, b)?;
+    binary_dilation(gpu, &eroded, b)
+}
+
+/// scipy.ndimage.binary_closing: `iterations` dilations, then as many erosions.
+pub fn binary_closing<S: Data<Elem = bool>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, b: &Binary) -> Result<Array<bool, D>> {
+    let dilated = binary_dilation(gpu, input, b)?;
+    binary_erosion(gpu, &dilated, b)
+}
+
+/// One binary erosion or dilation step after another on the device (0/1 in f32), the mask
+/// applied between steps on the host.
+fn binary_repeat(gpu: &Gpu, input: ndarray::ArrayViewD<bool>, b: &Binary, f: &Footprint, maximum: bool) -> Result<ndarray::ArrayD<bool>> {
+    if b.structure.ndim() != input.ndim() {
+        return Err(crate::Error::Shape(format!("a structure of {} axes for an array of {:?}: give it the input's rank", b.structure.ndim(), input.shape())));
+    }
+    if let Some(m) = &b.mask {
+        if m.shape() != input.shape() {
+            return Err(crate::Error::Shape(format!("a mask of shape {:?} for an array of {:?}", m.shape(), input.shape())));
+        }
+    }
+    Shape::new(input.shape())?;
+    let edge = Boundary::Constant(if b.border_value { 1.0 } else { 0.0 });
+    let mut current = input.mapv(|v| if v { 1.0f32 } else { 0.0 });
+    // Without a mask the steps are one recording; with one (or until stable) step by step.
+    let steps = if b.mask.is_none() && b.iterations > 0 { b.iterations } else { 1 };
+    let limit = if b.iterations == 0 { current.len() + 1 } else { b.iterations.div_ceil(steps) };
+    for _ in 0..limit {
+        let next = on_device(gpu, &current, |rec, x| (0..steps).try_fold(x, |x, _| record_extreme(rec, x, f, maximum, edge)))?;
+        let next = match &b.mask {
+            Some(m) => ndarray::Zip::from(&next).and(&current).and(m).map_collect(|&n, &c, &keep| if keep { n } else { c }),
+            None => next,
+        };
+        let unchanged = next == current;
+        current = next;
+        if b.iterations == 0 && unchanged {
+            break;
+        }
+    }
+    Ok(current.mapv(|v| v > 0.5))
 }
 
 /// scipy.ndimage.uniform_filter(input, size, mode=mode, cval=cval): `size` one value for every

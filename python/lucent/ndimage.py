@@ -29,7 +29,10 @@ from ._context import Context, resolve
 Sampler = Literal["auto", "buffer", "texture"]
 
 __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "gaussian_filter", "gaussian_filter1d",
-           "gaussian_laplace", "gaussian_gradient_magnitude", "sobel", "prewitt", "laplace", "uniform_filter",
+           "gaussian_laplace", "gaussian_gradient_magnitude", "sobel", "prewitt", "laplace", "uniform_filter", "minimum_filter", "maximum_filter",
+           "minimum_filter1d", "maximum_filter1d", "grey_erosion", "grey_dilation", "grey_opening", "grey_closing",
+           "morphological_gradient", "white_tophat", "black_tophat", "binary_erosion", "binary_dilation",
+           "binary_opening", "binary_closing", "generate_binary_structure", "iterate_structure",
            "spline_filter", "spline_filter1d", "map_coordinates", "affine_transform", "shift", "zoom", "rotate",
            "fourier_shift", "deskew"]
 
@@ -403,3 +406,278 @@ def deskew(im: Any, dxdata: float = 0.1, dzdata: float = 0.5, angle: float = 31.
     r = _lucent.deskew(resolve(context), real(x, "im"), float(angle), float(dzdata), float(dxdata), int(width),
                        float(shift), bool(rotate), _how(order, mode, pad_val, True, "buffer"))
     return r.astype(x.dtype, copy=False)
+
+
+# ---------------------------------------------------------------------------------------------
+# Rank filters and morphology
+
+def _footprint(size: Any, footprint: Any, structure: Any, ndim: int, function: str) -> tuple:
+    """scipy's (size | footprint | structure) as a boolean footprint and the structure's values."""
+    values = None
+    if structure is not None:
+        values = np.ascontiguousarray(structure, dtype=np.float32)
+        if footprint is None:
+            footprint = np.ones(values.shape, bool)
+    if footprint is None:
+        if size is None:
+            raise RuntimeError("no footprint or filter size provided")
+        footprint = np.ones([int(s) for s in per_axis(size, ndim, "size")], bool)
+    footprint = np.ascontiguousarray(footprint, dtype=bool)
+    if footprint.ndim != ndim:
+        raise RuntimeError(f"{function}: the footprint array has {footprint.ndim} axes, the input {ndim}")
+    if not footprint.any():
+        raise ValueError("All-zero footprint is not supported.")
+    return footprint, values
+
+
+def _origins(origin: Any, ndim: int) -> list:
+    return [int(o) for o in per_axis(origin, ndim, "origin")]
+
+
+def _extreme(which: str, input: Any, size: Any, footprint: Any, structure: Any, output: Any, mode: str, cval: float,
+             origin: Any, context: Optional[Context]) -> np.ndarray:
+    x = real(input, "input")
+    fp, values = _footprint(size, footprint, structure, x.ndim, which)
+    r = _lucent.footprint_filter(resolve(context), x, which, fp, values, _origins(origin, x.ndim), _mode(mode), cval)
+    return finish(r, output)
+
+
+def minimum_filter(input: Any, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect",
+                   cval: float = 0.0, origin: Any = 0, *, axes: Optional[Sequence[int]] = None,
+                   context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.minimum_filter: the minimum over ``size`` (a box) or ``footprint``.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.minimum_filter(np.array([3, 1, 4, 1, 5, 9, 2], "f4"), size=3)
+    array([1., 1., 1., 1., 1., 2., 2.], dtype=float32)
+    """
+    if axes is not None:
+        raise NotImplementedError("minimum_filter: axes is not implemented (a footprint of the input's rank)")
+    return _extreme("minimum", input, size, footprint, None, output, mode, cval, origin, context)
+
+
+def maximum_filter(input: Any, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect",
+                   cval: float = 0.0, origin: Any = 0, *, axes: Optional[Sequence[int]] = None,
+                   context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.maximum_filter: the maximum over ``size`` (a box) or ``footprint``.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.maximum_filter(np.array([3, 1, 4, 1, 5, 9, 2], "f4"), size=3)
+    array([3., 4., 4., 5., 9., 9., 9.], dtype=float32)
+    """
+    if axes is not None:
+        raise NotImplementedError("maximum_filter: axes is not implemented (a footprint of the input's rank)")
+    return _extreme("maximum", input, size, footprint, None, output, mode, cval, origin, context)
+
+
+def _one_axis_box(x: np.ndarray, size: int, axis: int) -> np.ndarray:
+    shape = [1] * x.ndim
+    shape[_axis(axis, x.ndim)] = int(size)
+    return np.ones(shape, bool)
+
+
+def minimum_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                     origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.minimum_filter1d: the minimum over ``size`` samples along ``axis``."""
+    x = real(input, "input")
+    if int(size) < 1:
+        raise RuntimeError("incorrect filter size")
+    origins = [0] * x.ndim
+    origins[_axis(axis, x.ndim)] = int(origin)
+    return _extreme("minimum", x, None, _one_axis_box(x, size, axis), None, output, mode, cval, origins, context)
+
+
+def maximum_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                     origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.maximum_filter1d: the maximum over ``size`` samples along ``axis``."""
+    x = real(input, "input")
+    if int(size) < 1:
+        raise RuntimeError("incorrect filter size")
+    origins = [0] * x.ndim
+    origins[_axis(axis, x.ndim)] = int(origin)
+    return _extreme("maximum", x, None, _one_axis_box(x, size, axis), None, output, mode, cval, origins, context)
+
+
+def grey_erosion(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, axes: Optional[Sequence[int]] = None,
+                 context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.grey_erosion: the minimum of input − structure over the footprint (flat
+    without a structure).
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.grey_erosion(np.array([[5, 3, 8], [2, 7, 6], [9, 4, 1]], "f4"), size=(1, 3))
+    array([[3., 3., 3.],
+           [2., 2., 6.],
+           [4., 1., 1.]], dtype=float32)
+    """
+    if axes is not None:
+        raise NotImplementedError("grey_erosion: axes is not implemented")
+    return _extreme("erosion", input, size, footprint, structure, output, mode, cval, origin, context)
+
+
+def grey_dilation(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
+                  mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, axes: Optional[Sequence[int]] = None,
+                  context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.grey_dilation: the maximum of input + structure over the reflected footprint.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.grey_dilation(np.array([0, 0, 5, 0, 0], "f4"), size=3)
+    array([0., 5., 5., 5., 0.], dtype=float32)
+    """
+    if axes is not None:
+        raise NotImplementedError("grey_dilation: axes is not implemented")
+    return _extreme("dilation", input, size, footprint, structure, output, mode, cval, origin, context)
+
+
+def grey_opening(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.grey_opening: grey erosion, then grey dilation."""
+    tmp = grey_erosion(input, size, footprint, structure, None, mode, cval, origin, context=context)
+    return grey_dilation(tmp, size, footprint, structure, output, mode, cval, origin, context=context)
+
+
+def grey_closing(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.grey_closing: grey dilation, then grey erosion."""
+    tmp = grey_dilation(input, size, footprint, structure, None, mode, cval, origin, context=context)
+    return grey_erosion(tmp, size, footprint, structure, output, mode, cval, origin, context=context)
+
+
+def morphological_gradient(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
+                           mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
+                           context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.morphological_gradient: grey dilation minus grey erosion."""
+    d = grey_dilation(input, size, footprint, structure, None, mode, cval, origin, context=context)
+    e = grey_erosion(input, size, footprint, structure, None, mode, cval, origin, context=context)
+    return finish(d - e, output)
+
+
+def white_tophat(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.white_tophat: the input minus its grey opening."""
+    x = real(input, "input")
+    return finish(x - grey_opening(x, size, footprint, structure, None, mode, cval, origin, context=context), output)
+
+
+def black_tophat(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
+                 mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.black_tophat: the grey closing minus the input."""
+    x = real(input, "input")
+    return finish(grey_closing(x, size, footprint, structure, None, mode, cval, origin, context=context) - x, output)
+
+
+def generate_binary_structure(rank: int, connectivity: int) -> np.ndarray:
+    """scipy.ndimage.generate_binary_structure: the elements of a 3^rank cube within
+    ``connectivity`` city-block steps of its centre.
+
+    >>> import lucent
+    >>> lucent.ndimage.generate_binary_structure(2, 1).astype(int)
+    array([[0, 1, 0],
+           [1, 1, 1],
+           [0, 1, 0]])
+    """
+    if connectivity < 1:
+        connectivity = 1
+    if rank < 1:
+        return np.array(True)
+    grid = np.indices([3] * rank)
+    return np.abs(grid - 1).sum(axis=0) <= connectivity
+
+
+def _binary(which: str, input: Any, structure: Any, iterations: int, mask: Any, output: Any, border_value: Any,
+            origin: Any, brute_force: bool, context: Optional[Context]) -> np.ndarray:
+    a = np.asarray(input)
+    if np.iscomplexobj(a):
+        raise TypeError("Complex type not supported")
+    x = np.ascontiguousarray(a != 0)
+    s = generate_binary_structure(x.ndim, 1) if structure is None else np.ascontiguousarray(np.asarray(structure) != 0)
+    if s.ndim != x.ndim:
+        raise RuntimeError("structure and input must have same dimensionality")
+    m = None if mask is None else np.ascontiguousarray(np.asarray(mask) != 0)
+    iterations = int(iterations)
+    r = _lucent.binary_morphology(resolve(context), x, which, s, max(iterations, 0), bool(border_value),
+                                  _origins(origin, x.ndim), m)
+    return finish(r, output)
+
+
+def binary_erosion(input: Any, structure: Any = None, iterations: int = 1, mask: Any = None, output: Any = None,
+                   border_value: Any = 0, origin: Any = 0, brute_force: bool = False, *, axes: Optional[Sequence[int]] = None,
+                   context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.binary_erosion: true where the structure (default: the cross of
+    connectivity 1), placed there, covers only true elements (``border_value`` outside);
+    ``iterations`` times (below 1: until nothing changes), only where ``mask`` is true.
+
+    >>> import numpy as np, lucent
+    >>> x = np.zeros((5, 5), bool); x[1:4, 1:4] = True
+    >>> lucent.ndimage.binary_erosion(x).astype(int)[1:4, 1:4]
+    array([[0, 0, 0],
+           [0, 1, 0],
+           [0, 0, 0]])
+    """
+    if axes is not None:
+        raise NotImplementedError("binary_erosion: axes is not implemented")
+    return _binary("erosion", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
+
+
+def binary_dilation(input: Any, structure: Any = None, iterations: int = 1, mask: Any = None, output: Any = None,
+                    border_value: Any = 0, origin: Any = 0, brute_force: bool = False, *, axes: Optional[Sequence[int]] = None,
+                    context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.binary_dilation: true where the reflected structure, placed there, covers a
+    true element; ``iterations`` times (below 1: until nothing changes), only where ``mask`` is
+    true.
+
+    >>> import numpy as np, lucent
+    >>> x = np.zeros((5, 5), bool); x[2, 2] = True
+    >>> int(lucent.ndimage.binary_dilation(x).sum())
+    5
+    """
+    if axes is not None:
+        raise NotImplementedError("binary_dilation: axes is not implemented")
+    return _binary("dilation", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
+
+
+def binary_opening(input: Any, structure: Any = None, iterations: int = 1, output: Any = None, origin: Any = 0,
+                   mask: Any = None, border_value: Any = 0, brute_force: bool = False, *,
+                   axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.binary_opening: ``iterations`` erosions, then as many dilations."""
+    if axes is not None:
+        raise NotImplementedError("binary_opening: axes is not implemented")
+    return _binary("opening", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
+
+
+def binary_closing(input: Any, structure: Any = None, iterations: int = 1, output: Any = None, origin: Any = 0,
+                   mask: Any = None, border_value: Any = 0, brute_force: bool = False, *,
+                   axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.binary_closing: ``iterations`` dilations, then as many erosions."""
+    if axes is not None:
+        raise NotImplementedError("binary_closing: axes is not implemented")
+    return _binary("closing", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
+
+
+def iterate_structure(structure: Any, iterations: int, origin: Any = None, *, context: Optional[Context] = None) -> Any:
+    """scipy.ndimage.iterate_structure: the structure dilated by itself ``iterations`` − 1 times
+    (and the origin scaled with it when one is given).
+
+    >>> import lucent
+    >>> lucent.ndimage.iterate_structure(lucent.ndimage.generate_binary_structure(2, 1), 2).astype(int)
+    array([[0, 0, 1, 0, 0],
+           [0, 1, 1, 1, 0],
+           [1, 1, 1, 1, 1],
+           [0, 1, 1, 1, 0],
+           [0, 0, 1, 0, 0]])
+    """
+    structure = np.asarray(structure)
+    if iterations < 2:
+        out = structure.copy()
+    else:
+        ni = iterations - 1
+        shape = [ii + ni * (ii - 1) for ii in structure.shape]
+        pos = [ni * (structure.shape[ii] // 2) for ii in range(len(shape))]
+        slc = tuple(slice(pos[ii], pos[ii] + structure.shape[ii], None) for ii in range(len(shape)))
+        out = np.zeros(shape, bool)
+        out[slc] = structure != 0
+        out = binary_dilation(out, structure, iterations=ni, context=context)
+    if origin is None:
+        return out
+    origin = per_axis(origin, structure.ndim, "origin")
+    return out, [iterations * o for o in origin]

@@ -93,12 +93,70 @@ fn filter_halo(sigma: Option<f64>, size: Option<usize>) -> PyResult<usize> {
     }
 }
 
+/// Minimum or maximum filters and grey morphology over a footprint (`which`: "minimum",
+/// "maximum", "erosion", "dilation"), `structure` the grey structure's values (or None).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn footprint_filter<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: F32<'py>,
+    which: &str,
+    footprint: PyReadonlyArrayDyn<'py, bool>,
+    structure: Option<F32<'py>>,
+    origin: Vec<i64>,
+    mode: &str,
+    cval: f32,
+) -> Result<'py> {
+    let b = boundary(mode, cval)?;
+    let (x, f) = (input.as_array(), footprint.as_array());
+    let s = structure.as_ref().map(|s| s.as_array());
+    out(
+        py,
+        py.detach(|| match which {
+            "minimum" => ndimage::minimum_filter(&ctx.gpu, &x, &f, &origin, b),
+            "maximum" => ndimage::maximum_filter(&ctx.gpu, &x, &f, &origin, b),
+            "erosion" => ndimage::grey_erosion(&ctx.gpu, &x, &f, s.as_ref(), &origin, b),
+            _ => ndimage::grey_dilation(&ctx.gpu, &x, &f, s.as_ref(), &origin, b),
+        }),
+    )
+}
+
+/// Binary morphology (`which`: "erosion", "dilation", "opening", "closing").
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn binary_morphology<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: PyReadonlyArrayDyn<'py, bool>,
+    which: &str,
+    structure: PyReadonlyArrayDyn<'py, bool>,
+    iterations: usize,
+    border_value: bool,
+    origin: Vec<i64>,
+    mask: Option<PyReadonlyArrayDyn<'py, bool>>,
+) -> PyResult<Bound<'py, PyArrayDyn<bool>>> {
+    let x = input.as_array();
+    let b = ndimage::Binary { structure: structure.as_array(), iterations, border_value, origin, mask: mask.as_ref().map(|m| m.as_array()) };
+    out(
+        py,
+        py.detach(|| match which {
+            "erosion" => ndimage::binary_erosion(&ctx.gpu, &x, &b),
+            "dilation" => ndimage::binary_dilation(&ctx.gpu, &x, &b),
+            "opening" => ndimage::binary_opening(&ctx.gpu, &x, &b),
+            _ => ndimage::binary_closing(&ctx.gpu, &x, &b),
+        }),
+    )
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(filter_halo, m)?)?;
     m.add_function(wrap_pyfunction!(correlate, m)?)?;
     m.add_function(wrap_pyfunction!(correlate1d, m)?)?;
     m.add_function(wrap_pyfunction!(gaussian_filter, m)?)?;
     m.add_function(wrap_pyfunction!(edge_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(footprint_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(binary_morphology, m)?)?;
     m.add_function(wrap_pyfunction!(uniform_filter, m)?)?;
     Ok(())
 }

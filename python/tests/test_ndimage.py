@@ -162,3 +162,59 @@ def test_derivative_filters_with_axes_and_long_kernels(rng):
         lucent.ndimage.gaussian_filter(x, 1.0, order=4)
     with pytest.raises(ValueError):
         lucent.ndimage.sobel(x, axis=3)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("mode", MODES)
+def test_rank_filters_and_grey_morphology_match_scipy(rng, shape, mode):
+    # Minima and maxima are selections: equal to scipy bit for bit (the input in float32).
+    x = rng.standard_normal(shape).astype("f4")
+    cval = 0.75 if mode == "constant" else 0.0
+    kw = dict(mode=mode, cval=cval)
+    d = len(shape)
+    fp = rng.random(tuple(min(2 + i, n) for i, n in enumerate(shape))) > 0.3
+    fp.flat[0] = True
+    origin = [-(m // 2) if i % 2 else (m - 1) // 2 for i, m in enumerate(fp.shape)]
+    size = [3 + (i % 2) for i in range(d)]
+    for lu, sp in [(lucent.ndimage.minimum_filter, ndi.minimum_filter), (lucent.ndimage.maximum_filter, ndi.maximum_filter)]:
+        assert np.array_equal(lu(x, size=size, **kw), sp(x, size=size, **kw))
+        assert np.array_equal(lu(x, footprint=fp, origin=origin, **kw), sp(x, footprint=fp, origin=origin, **kw))
+    for lu, sp in [(lucent.ndimage.grey_erosion, ndi.grey_erosion), (lucent.ndimage.grey_dilation, ndi.grey_dilation),
+                   (lucent.ndimage.grey_opening, ndi.grey_opening), (lucent.ndimage.grey_closing, ndi.grey_closing),
+                   (lucent.ndimage.morphological_gradient, ndi.morphological_gradient),
+                   (lucent.ndimage.white_tophat, ndi.white_tophat), (lucent.ndimage.black_tophat, ndi.black_tophat)]:
+        assert np.array_equal(lu(x, size=size, **kw), sp(x, size=size, **kw)), lu.__name__
+        assert np.array_equal(lu(x, footprint=fp, **kw), sp(x, footprint=fp, **kw)), lu.__name__
+    structure = rng.random(fp.shape).astype("f4")
+    for lu, sp in [(lucent.ndimage.grey_erosion, ndi.grey_erosion), (lucent.ndimage.grey_dilation, ndi.grey_dilation)]:
+        assert np.allclose(lu(x, structure=structure, **kw), sp(x, structure=structure, **kw), atol=1e-6, rtol=0), lu.__name__
+    axis = -1
+    assert np.array_equal(lucent.ndimage.minimum_filter1d(x, 4, axis, **kw), ndi.minimum_filter1d(x, 4, axis, **kw))
+    assert np.array_equal(lucent.ndimage.maximum_filter1d(x, 5, 0, origin=1, **kw), ndi.maximum_filter1d(x, 5, 0, origin=1, **kw))
+
+
+@pytest.mark.parametrize("shape", [(31,), (19, 23), (7, 11, 13), (3, 5, 6, 7)])
+def test_binary_morphology_matches_scipy(rng, shape):
+    x = rng.random(shape) > 0.4
+    d = len(shape)
+    mask = rng.random(shape) > 0.2
+    structures = [None, ndi.generate_binary_structure(d, d), rng.random(tuple(min(2 + i % 2, n) for i, n in enumerate(shape))) > 0.3]
+    for s in structures:
+        if s is not None:
+            s.flat[0] = True
+        for f in ["binary_erosion", "binary_dilation", "binary_opening", "binary_closing"]:
+            lu, sp = getattr(lucent.ndimage, f), getattr(ndi, f)
+            for kw in [{}, {"iterations": 2}, {"border_value": 1}, {"iterations": 0}, {"mask": mask, "iterations": 2}]:
+                assert np.array_equal(lu(x, s, **kw), sp(x, s, **kw)), (f, kw, None if s is None else s.shape)
+    if d <= 3:
+        s = ndi.generate_binary_structure(d, 1)
+        for o in ([0] * d, [1] + [0] * (d - 1), [-1] * d):
+            assert np.array_equal(lucent.ndimage.binary_erosion(x, s, origin=o), ndi.binary_erosion(x, s, origin=o)), o
+            assert np.array_equal(lucent.ndimage.binary_dilation(x, s, origin=o), ndi.binary_dilation(x, s, origin=o)), o
+    for rank in range(1, 5):
+        for c in range(0, rank + 2):
+            assert np.array_equal(lucent.ndimage.generate_binary_structure(rank, c), ndi.generate_binary_structure(rank, c))
+    s = ndi.generate_binary_structure(2, 1)
+    assert np.array_equal(lucent.ndimage.iterate_structure(s, 3), ndi.iterate_structure(s, 3))
+    with pytest.raises(ValueError, match="origin"):
+        lucent.ndimage.binary_erosion(x, ndi.generate_binary_structure(d, 1), origin=2)

@@ -27,5 +27,6 @@ mod derivatives;
 mod deskew;
 mod hostile_files;
 mod io;
+mod morphology;
 mod unsupervised;
 mod zarr;

@@ -11,6 +11,7 @@
 
 pub mod cpu;
 pub mod derivatives;
+pub mod morphology;
 pub mod slabs;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};

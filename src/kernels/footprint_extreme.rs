@@ -1,0 +1,53 @@
+//! `shaders/filter/footprint_extreme.wgsl`: the minimum or maximum of x[i + offset] + weight over
+//! a footprint's taps, with scipy.ndimage's modes (rank filters, grey and binary morphology).
+
+use bytemuck::{Pod, Zeroable};
+
+use super::boundary::Boundary;
+use super::FOOTPRINT_EXTREME;
+use crate::error::{Error, Result};
+use crate::gpu::Dtype;
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in footprint_extreme.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Params {
+    pub dims: [u32; 4],
+    pub count: u32,
+    pub taps: u32,
+    pub cval: f32,
+    pub unused: u32,
+}
+
+/// `y[i] = min (or max) over taps t of x[i + offsets[t]] + weights[t]` for `x` of 1-4 axes
+/// (f32); `offsets` one per axis of x for each tap.
+pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[f32], maximum: bool, boundary: Boundary) -> Result<Buf> {
+    rec.expect_dtype(x, Dtype::F32, "filtered array")?;
+    let dims = rec.dims(x).to_vec();
+    let d = dims.len();
+    if d == 0 || d > 4 || offsets.is_empty() || offsets.len() != weights.len() || offsets.iter().any(|o| o.len() != d) {
+        return Err(Error::Shape(format!(
+            "a footprint of {} taps over an array of {dims:?}: 1 to 4 axes, one offset per axis and one weight per tap",
+            offsets.len()
+        )));
+    }
+    if offsets.iter().flatten().any(|o| o.unsigned_abs() >= 1 << 24) {
+        return Err(Error::Invalid("footprint offsets beyond 2^24".into()));
+    }
+    let lead = 4 - d;
+    let flat: Vec<f32> = offsets.iter().flat_map(|o| (0..4).map(move |a| if a < lead { 0.0 } else { o[a - lead] as f32 })).collect();
+    let off = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[offsets.len(), 4]), flat).expect("4 per tap").view())?;
+    let w = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[weights.len()]), weights.to_vec()).expect("one per tap").view())?;
+    let y = rec.temp(&dims, Dtype::F32)?;
+    let count = dims.iter().product::<usize>();
+    let mut p = Params::zeroed();
+    for (a, &n) in dims.iter().enumerate() {
+        p.dims[lead + a] = n as u32;
+    }
+    (0..lead).for_each(|a| p.dims[a] = 1);
+    (p.count, p.taps, p.cval) = (count as u32, offsets.len() as u32, if let Boundary::Constant(c) = boundary { c } else { 0.0 });
+    let constants = [("MODE", boundary.code() as f64), ("MAXIMUM", f64::from(u8::from(maximum)))];
+    rec.dispatch(&FOOTPRINT_EXTREME, &constants, bytemuck::bytes_of(&p), &[x, off, w, y], FOOTPRINT_EXTREME.groups(count as u64));
+    Ok(y)
+}

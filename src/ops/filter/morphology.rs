@@ -1,0 +1,132 @@
+//! scipy.ndimage's minimum and maximum filters over a footprint, grey morphology (erosion and
+//! dilation with a flat footprint or a structure's values) and binary morphology (erosion,
+//! dilation, opening, closing with a structure, iterations, a border value and a mask), all on
+//! one kernel: the minimum or maximum over a footprint's taps of x[i + offset] + weight
+//! (kernels::footprint_extreme).
+//!
+//! scipy's centring: footprint element j reads x[i + j − (m/2 + origin)] along each axis, an
+//! origin within −(m/2) ..= (m − 1)/2. Dilations reflect the footprint (and the structure) and
+//! negate the origin, one less for an even length, as scipy's `grey_dilation` and
+//! `binary_dilation` do; a binary array is 0/1 in f32 on the device (erosion: the minimum over
+//! the structure, the border `border_value`; dilation: the maximum over the reflected one).
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+
+use crate::error::{Error, Result};
+use crate::graph::{Buf, Recording};
+use crate::kernels::boundary::Boundary;
+use crate::kernels::footprint_extreme;
+
+/// The taps of a footprint: one offset per axis and one weight each.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Footprint {
+    pub offsets: Vec<Vec<i64>>,
+    pub weights: Vec<f32>,
+}
+
+/// scipy's origin check for a footprint of `shape`: one origin per axis within
+/// −(m/2) ..= (m − 1)/2.
+pub fn check_origin(shape: &[usize], origin: &[i64]) -> Result<Vec<i64>> {
+    let origin = crate::ops::per_axis(if origin.is_empty() { &[0] } else { origin }, shape.len(), "origin")?;
+    for (&m, &o) in shape.iter().zip(&origin) {
+        let m = m as i64;
+        if o < -(m / 2) || o > (m - 1) / 2 {
+            return Err(Error::Invalid(format!("invalid origin {o} for a footprint of length {m} (from {} to {})", -(m / 2), (m - 1) / 2)));
+        }
+    }
+    Ok(origin)
+}
+
+impl Footprint {
+    /// The taps of `footprint` (true: in; the input's rank) with weights `structure` (its shape;
+    /// None: flat), scipy's centring with `origin` (empty: zeros).
+    pub fn new(footprint: &ArrayViewD<bool>, structure: Option<&ArrayViewD<f32>>, origin: &[i64]) -> Result<Footprint> {
+        if footprint.is_empty() || footprint.ndim() == 0 {
+            return Err(Error::Shape(format!("a footprint of shape {:?}: at least one element and one axis", footprint.shape())));
+        }
+        if let Some(s) = structure {
+            if s.shape() != footprint.shape() {
+                return Err(Error::Shape(format!("a structure of shape {:?} for a footprint of {:?}", s.shape(), footprint.shape())));
+            }
+            crate::check::check_finite(s, "the structure")?;
+        }
+        let origin = check_origin(footprint.shape(), origin)?;
+        let centre: Vec<i64> = footprint.shape().iter().zip(&origin).map(|(&m, &o)| (m / 2) as i64 + o).collect();
+        let mut f = Footprint { offsets: Vec::new(), weights: Vec::new() };
+        for (j, &inside) in footprint.indexed_iter() {
+            if inside {
+                f.offsets.push((0..footprint.ndim()).map(|a| j[a] as i64 - centre[a]).collect());
+                f.weights.push(structure.map_or(0.0, |s| s[&j]));
+            }
+        }
+        if f.offsets.is_empty() {
+            return Err(Error::Invalid("the footprint selects no element (scipy: 'All-zero footprint is not supported.')".into()));
+        }
+        Ok(f)
+    }
+
+    /// scipy's dilation of `footprint` (and `structure`) at `origin`: both reflected along every
+    /// axis, the origin negated and one less along an even axis.
+    pub fn reflected(footprint: &ArrayViewD<bool>, structure: Option<&ArrayViewD<f32>>, origin: &[i64]) -> Result<Footprint> {
+        let origin = check_origin(footprint.shape(), origin)?;
+        let flip = |a: &ArrayViewD<bool>| {
+            let mut v = a.to_owned();
+            (0..v.ndim()).for_each(|k| v.invert_axis(ndarray::Axis(k)));
+            v
+        };
+        let footprint = flip(footprint);
+        let structure = structure.map(|s| {
+            let mut v = s.to_owned();
+            (0..v.ndim()).for_each(|k| v.invert_axis(ndarray::Axis(k)));
+            v
+        });
+        let origin: Vec<i64> = origin.iter().zip(footprint.shape()).map(|(&o, &m)| -o - i64::from(m % 2 == 0)).collect();
+        let structure = structure.as_ref().map(|s| s.view());
+        Footprint::new(&footprint.view(), structure.as_ref(), &origin)
+    }
+
+    /// The same taps with every weight negated (grey erosion subtracts the structure).
+    pub fn negated(mut self) -> Footprint {
+        self.weights.iter_mut().for_each(|w| *w = -*w);
+        self
+    }
+}
+
+/// The minimum (or maximum) over the footprint, recorded.
+pub fn record_extreme(rec: &mut Recording, x: Buf, f: &Footprint, maximum: bool, boundary: Boundary) -> Result<Buf> {
+    if f.offsets.first().is_some_and(|o| o.len() != rec.dims(x).len()) {
+        return Err(Error::Shape(format!("a footprint of {} axes for an array of {:?}: give it the input's rank", f.offsets[0].len(), rec.dims(x))));
+    }
+    boundary.check()?;
+    footprint_extreme::record(rec, x, &f.offsets, &f.weights, maximum, boundary)
+}
+
+/// The f64 reference of [`record_extreme`].
+pub fn extreme_reference(x: &ArrayD<f64>, f: &Footprint, maximum: bool, boundary: Boundary) -> ArrayD<f64> {
+    let dims = x.shape().to_vec();
+    ArrayD::from_shape_fn(IxDyn(&dims), |i| {
+        let mut best = if maximum { f64::NEG_INFINITY } else { f64::INFINITY };
+        for (o, &w) in f.offsets.iter().zip(&f.weights) {
+            let mut at = vec![0usize; dims.len()];
+            let mut outside = false;
+            for a in 0..dims.len() {
+                match boundary.fold(i[a] as i64 + o[a], dims[a] as i64) {
+                    Some(j) => at[a] = j as usize,
+                    None => outside = true,
+                }
+            }
+            let v = if outside { boundary.cval() as f64 } else { x[IxDyn(&at)] } + w as f64;
+            best = if maximum { best.max(v) } else { best.min(v) };
+        }
+        best
+    })
+}
+
+/// scipy.ndimage.generate_binary_structure(rank, connectivity): the elements within
+/// `connectivity` steps (city-block) of the centre of a 3^rank cube.
+pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<ArrayD<bool>> {
+    if !(1..=4).contains(&rank) {
+        return Err(Error::Invalid(format!("generate_binary_structure: rank {rank} (1 to 4 axes here)")));
+    }
+    Ok(ArrayD::from_shape_fn(IxDyn(&vec![3; rank]), |i| (0..rank).map(|a| i[a].abs_diff(1)).sum::<usize>() <= connectivity.max(1)))
+}

@@ -1,0 +1,100 @@
+//! Rank filters and morphology (lucent::ndimage: minimum_filter, maximum_filter, grey_erosion,
+//! grey_dilation, binary_erosion/dilation/opening/closing, generate_binary_structure): values
+//! scipy 1.17.1 printed, the GPU against the f64 reference on random footprints of odd and even
+//! lengths with origins over 1-4 axes in every mode (selections: bit for bit), refusals. The
+//! Python suite compares every function with scipy itself.
+
+use crate::common;
+use common::*;
+use lucent::ndimage::{self, cpu, Binary, Boundary, Footprint};
+use ndarray::{arr2, ArrayD, IxDyn};
+use rand::Rng;
+
+fn fixed() -> ArrayD<f32> {
+    // numpy: ((np.arange(35).reshape(5, 7) * 7) % 11).astype(float)
+    ArrayD::from_shape_fn(IxDyn(&[5, 7]), |i| (((i[0] * 7 + i[1]) * 7) % 11) as f32)
+}
+
+#[test]
+fn morphology_matches_scipy() {
+    let gpu = gpu();
+    let x = fixed();
+    let ones = |s: &[usize]| ArrayD::from_elem(IxDyn(s), true);
+    let min = ndimage::minimum_filter(gpu, &x, &ones(&[2, 3]).view(), &[], Boundary::Wrap).unwrap();
+    assert_eq!(
+        min.index_axis(ndarray::Axis(0), 2).iter().copied().collect::<Vec<f32>>(),
+        [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 1.0],
+        "minimum_filter(x, size=(2, 3), mode='wrap')"
+    );
+    let structure = arr2(&[[0.0f32, 1.5], [2.0, 0.25]]).into_dyn();
+    let gd = ndimage::grey_dilation(gpu, &x, &ones(&[2, 2]).view(), Some(&structure.view()), &[], Boundary::Nearest).unwrap();
+    assert_eq!(
+        gd.index_axis(ndarray::Axis(0), 2).iter().copied().collect::<Vec<f32>>(),
+        [10.25, 7.0, 11.0, 10.0, 11.5, 10.0, 10.0],
+        "grey_dilation(x, structure=..., mode='nearest')"
+    );
+    let b = x.mapv(|v| v > 1.0);
+    let s12 = ones(&[1, 2]);
+    let be = ndimage::binary_erosion(gpu, &b, &Binary { structure: s12.view(), iterations: 1, border_value: false, origin: vec![], mask: None }).unwrap();
+    let want = [[0, 0, 1, 1, 1, 1, 1], [0, 0, 0, 1, 0, 0, 1], [0, 1, 1, 1, 1, 0, 0], [0, 0, 0, 1, 1, 1, 1], [0, 1, 0, 0, 1, 0, 0]];
+    assert_eq!(be.mapv(u8::from), arr2(&want).mapv(|v: u8| v).into_dyn(), "binary_erosion(x > 1, ones((1, 2)))");
+    let s22 = ones(&[2, 2]);
+    let bd =
+        ndimage::binary_dilation(gpu, &x.mapv(|v| v > 8.0), &Binary { structure: s22.view(), iterations: 1, border_value: true, origin: vec![], mask: None })
+            .unwrap();
+    let want = [[0, 0, 1, 1, 0, 1, 1], [1, 0, 1, 1, 0, 0, 1], [1, 0, 1, 1, 1, 0, 1], [1, 0, 0, 1, 1, 0, 1], [1, 1, 1, 1, 1, 1, 1]];
+    assert_eq!(bd.mapv(u8::from), arr2(&want).mapv(|v: u8| v).into_dyn(), "binary_dilation(x > 8, ones((2, 2)), border_value=1)");
+    let cross = ndimage::generate_binary_structure(2, 1).unwrap();
+    assert_eq!(cross.mapv(u8::from), arr2(&[[0u8, 1, 0], [1, 1, 1], [0, 1, 0]]).into_dyn());
+}
+
+/// Random footprints (odd and even lengths, origins at both ends) over 1-4 axes in every mode,
+/// flat (bit for bit) and with a structure's weights (within f32's rounding of the sum), on a
+/// poisoned GPU, against the f64 reference.
+#[test]
+fn footprint_extremes_match_the_reference() {
+    let gpu = poisoned_gpu();
+    let mut rng = rand::rng();
+    for dims in [vec![29usize], vec![19, 23], vec![7, 11, 13], vec![3, 5, 6, 7]] {
+        let x = rand_array(&dims);
+        let x64 = x.mapv(|v| v as f64);
+        let fdims: Vec<usize> = dims.iter().enumerate().map(|(a, &n)| (2 + a % 3).min(n)).collect();
+        let mut fp = ArrayD::from_shape_fn(IxDyn(&fdims), |_| rng.random::<f32>() > 0.3);
+        fp.as_slice_mut().unwrap()[0] = true;
+        let origin: Vec<i64> = fdims.iter().enumerate().map(|(a, &m)| if a % 2 == 0 { (m as i64 - 1) / 2 } else { -(m as i64 / 2) }).collect();
+        let structure = ArrayD::from_shape_fn(IxDyn(&fdims), |_| rng.random::<f32>());
+        for mode in [Boundary::Reflect, Boundary::Constant(0.75), Boundary::Nearest, Boundary::Mirror, Boundary::Wrap] {
+            for maximum in [false, true] {
+                let f = Footprint::new(&fp.view(), None, &origin).unwrap();
+                let got = if maximum {
+                    ndimage::maximum_filter(gpu, &x, &fp.view(), &origin, mode)
+                } else {
+                    ndimage::minimum_filter(gpu, &x, &fp.view(), &origin, mode)
+                }
+                .unwrap();
+                assert_eq!(got, cpu::footprint_extreme(&x64, &f, maximum, mode).mapv(|v| v as f32), "{dims:?} {mode:?} max {maximum}");
+            }
+            let erosion = ndimage::grey_erosion(gpu, &x, &fp.view(), Some(&structure.view()), &origin, mode).unwrap();
+            let want = cpu::footprint_extreme(&x64, &Footprint::new(&fp.view(), Some(&structure.view()), &origin).unwrap().negated(), false, mode);
+            assert_rel_l2(&erosion, &want, 1e-7, &format!("{dims:?} {mode:?} grey erosion"));
+            let dilation = ndimage::grey_dilation(gpu, &x, &fp.view(), Some(&structure.view()), &origin, mode).unwrap();
+            let want = cpu::footprint_extreme(&x64, &Footprint::reflected(&fp.view(), Some(&structure.view()), &origin).unwrap(), true, mode);
+            assert_rel_l2(&dilation, &want, 1e-7, &format!("{dims:?} {mode:?} grey dilation"));
+        }
+    }
+}
+
+#[test]
+fn morphology_refusals() {
+    let gpu = gpu();
+    let x = rand_array(&[6, 7]);
+    let fp = ArrayD::from_elem(IxDyn(&[3, 3]), true);
+    let empty = ArrayD::from_elem(IxDyn(&[3, 3]), false);
+    assert!(ndimage::minimum_filter(gpu, &x, &empty.view(), &[], Boundary::Reflect).unwrap_err().to_string().contains("no element"));
+    assert!(ndimage::minimum_filter(gpu, &x, &fp.view(), &[2], Boundary::Reflect).unwrap_err().to_string().contains("invalid origin"));
+    assert!(ndimage::maximum_filter(gpu, &x, &ArrayD::from_elem(IxDyn(&[3]), true).view(), &[], Boundary::Reflect).unwrap_err().to_string().contains("rank"));
+    let b = x.mapv(|v| v > 0.0);
+    let s3 = ArrayD::from_elem(IxDyn(&[3]), true);
+    let err = ndimage::binary_erosion(gpu, &b, &Binary { structure: s3.view(), iterations: 1, border_value: false, origin: vec![], mask: None }).unwrap_err();
+    assert!(err.to_string().contains("rank"), "{err}");
+}
