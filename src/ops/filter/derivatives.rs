@@ -77,9 +77,9 @@ impl GaussianFilter {
     /// (scipy skips the others, their order too).
     pub fn passes(&self, dims: &[usize], boundary: Boundary) -> Result<Chain> {
         let d = dims.len();
-        let sigma = crate::ops::per_axis(&self.sigma, d, "sigma")?;
-        let order = crate::ops::per_axis(&self.order, d, "order")?;
-        let radius = self.radius.as_deref().map(|r| crate::ops::per_axis(r, d, "radius")).transpose()?;
+        let sigma = super::per_axis(&self.sigma, d, "sigma")?;
+        let order = super::per_axis(&self.order, d, "order")?;
+        let radius = self.radius.as_deref().map(|r| super::per_axis(r, d, "radius")).transpose()?;
         if let Some(s) = sigma.iter().find(|s| !s.is_finite() || **s < 0.0) {
             return Err(Error::Invalid(format!("gaussian_filter: sigma must be finite and non-negative, got {s}")));
         }

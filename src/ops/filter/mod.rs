@@ -16,6 +16,7 @@ pub mod slabs;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
+use super::per_axis;
 use crate::check::check_finite;
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Shape};
@@ -74,7 +75,7 @@ pub fn gaussian_filter(rec: &mut Recording, x: Buf, sigma: &[f32], boundary: Bou
 /// The one-axis passes of [`gaussian_filter`] on an array of shape `dims`: (axis, weights) for
 /// every axis whose sigma is above 1e-15, the weights folded by [`gaussian_weights`].
 pub fn gaussian_passes(sigma: &[f32], dims: &[usize], boundary: Boundary) -> Result<Vec<(usize, Vec<f64>)>> {
-    let sigma = super::per_axis(sigma, dims.len(), "sigma")?;
+    let sigma = per_axis(sigma, dims.len(), "sigma")?;
     if let Some(s) = sigma.iter().find(|s| !s.is_finite() || **s < 0.0) {
         return Err(Error::Invalid(format!("gaussian_filter: sigma must be finite and non-negative, got {s}")));
     }
@@ -92,7 +93,7 @@ pub fn uniform_filter(rec: &mut Recording, x: Buf, size: &[usize], boundary: Bou
 /// The one-axis passes of [`uniform_filter`] on an array of shape `dims`, folded by
 /// [`uniform_weights`].
 pub fn uniform_passes(size: &[usize], dims: &[usize], boundary: Boundary) -> Result<Vec<(usize, Vec<f64>)>> {
-    let size = super::per_axis(size, dims.len(), "size")?;
+    let size = per_axis(size, dims.len(), "size")?;
     if size.contains(&0) {
         return Err(Error::Invalid(format!("uniform_filter: sizes must be at least 1, got {size:?}")));
     }

@@ -27,7 +27,7 @@ pub struct Footprint {
 /// scipy's origin check for a footprint of `shape`: one origin per axis within
 /// −(m/2) ..= (m − 1)/2.
 pub fn check_origin(shape: &[usize], origin: &[i64]) -> Result<Vec<i64>> {
-    let origin = crate::ops::per_axis(if origin.is_empty() { &[0] } else { origin }, shape.len(), "origin")?;
+    let origin = super::per_axis(if origin.is_empty() { &[0] } else { origin }, shape.len(), "origin")?;
     for (&m, &o) in shape.iter().zip(&origin) {
         let m = m as i64;
         if o < -(m / 2) || o > (m - 1) / 2 {
