@@ -36,7 +36,7 @@ pub use crate::ops::filter::derivatives::{
     edge as edge_terms, gaussian_gradient_magnitude as gradient_magnitude_terms, gaussian_kernel1d_order, gaussian_laplace as laplace_of_gaussian_terms,
     laplace as laplace_terms, record_terms, GaussianFilter, Terms,
 };
-pub use crate::ops::filter::morphology::{check_origin, generate_binary_structure, record_extreme, Footprint};
+pub use crate::ops::filter::morphology::{check_origin, generate_binary_structure, record_extreme, record_squared_distances, Footprint, EDT_FAR};
 pub use crate::ops::filter::{check_filter_weights, filter_halo, gaussian_passes, uniform_passes, AxisFilter};
 pub use crate::ops::filter::{
     convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,
@@ -263,6 +263,20 @@ pub fn grey_dilation<S: Data<Elem = f32>, D: Dimension>(
 ) -> Result<Array<f32, D>> {
     let f = Footprint::reflected(footprint, structure, origin)?;
     on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, true, mode))
+}
+
+/// scipy.ndimage.distance_transform_edt(input, sampling): the exact Euclidean distance of every
+/// non-zero element to the nearest zero element, `sampling` the spacing of each axis (one value
+/// or one per axis; empty for 1). Felzenszwalb and Huttenlocher's lower envelopes, one pass per
+/// axis on the device, squared distances in f32 (exact for squared distances below 2^24 in
+/// units of the spacing). An input without a zero element is refused (no distance to measure).
+pub fn distance_transform_edt<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sampling: &[f64]) -> Result<Array<f32, D>> {
+    let mut squared = on_device(gpu, input, |rec, x| record_squared_distances(rec, x, sampling))?;
+    if squared.iter().any(|&v| v >= EDT_FAR) {
+        return Err(crate::Error::Invalid("distance_transform_edt: the input has no zero element (background) to measure distances to".into()));
+    }
+    squared.par_mapv_inplace(f32::sqrt);
+    Ok(squared)
 }
 
 /// How a binary morphology call runs (scipy's `structure`, `iterations`, `border_value`,

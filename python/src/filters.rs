@@ -149,6 +149,13 @@ fn binary_morphology<'py>(
     )
 }
 
+/// scipy.ndimage.distance_transform_edt's distances (lucent::ndimage::distance_transform_edt).
+#[pyfunction]
+fn distance_transform_edt<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, sampling: Vec<f64>) -> Result<'py> {
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::distance_transform_edt(&ctx.gpu, &x, &sampling)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(filter_halo, m)?)?;
     m.add_function(wrap_pyfunction!(correlate, m)?)?;
@@ -157,6 +164,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(edge_filter, m)?)?;
     m.add_function(wrap_pyfunction!(footprint_filter, m)?)?;
     m.add_function(wrap_pyfunction!(binary_morphology, m)?)?;
+    m.add_function(wrap_pyfunction!(distance_transform_edt, m)?)?;
     m.add_function(wrap_pyfunction!(uniform_filter, m)?)?;
     Ok(())
 }

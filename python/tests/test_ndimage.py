@@ -218,3 +218,20 @@ def test_binary_morphology_matches_scipy(rng, shape):
     assert np.array_equal(lucent.ndimage.iterate_structure(s, 3), ndi.iterate_structure(s, 3))
     with pytest.raises(ValueError, match="origin"):
         lucent.ndimage.binary_erosion(x, ndi.generate_binary_structure(d, 1), origin=2)
+
+
+@pytest.mark.parametrize("shape", [(53,), (31, 29), (9, 17, 12), (4, 6, 5, 7)])
+def test_distance_transform_edt_matches_scipy(rng, shape):
+    for density in (0.01, 0.3):
+        x = rng.random(shape) > density
+        x.flat[rng.integers(x.size)] = False
+        sampling = [0.5 + 0.4 * i for i in range(len(shape))]
+        for s in (None, sampling):
+            got = lucent.ndimage.distance_transform_edt(x, sampling=s)
+            want = ndi.distance_transform_edt(x, sampling=s)
+            assert got.dtype == np.float32
+            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    with pytest.raises(ValueError, match="no zero"):
+        lucent.ndimage.distance_transform_edt(np.ones(shape))
+    with pytest.raises(NotImplementedError):
+        lucent.ndimage.distance_transform_edt(x, return_indices=True)

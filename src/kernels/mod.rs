@@ -20,6 +20,7 @@ pub mod denoise_control;
 pub mod denoise_direct;
 pub mod denoise_normalize;
 pub mod denoise_structure;
+pub mod edt_axis;
 pub mod em_ratio;
 pub mod em_update;
 pub mod fft_axis_map;

@@ -7,7 +7,7 @@
 use crate::common;
 use common::*;
 use lucent::ndimage::{self, cpu, Binary, Boundary, Footprint};
-use ndarray::{arr2, ArrayD, IxDyn};
+use ndarray::{arr2, ArrayD, Dimension, IxDyn};
 use rand::Rng;
 
 fn fixed() -> ArrayD<f32> {
@@ -97,4 +97,39 @@ fn morphology_refusals() {
     let s3 = ArrayD::from_elem(IxDyn(&[3]), true);
     let err = ndimage::binary_erosion(gpu, &b, &Binary { structure: s3.view(), iterations: 1, border_value: false, origin: vec![], mask: None }).unwrap_err();
     assert!(err.to_string().contains("rank"), "{err}");
+}
+
+/// The exact distance transform against brute force (the nearest zero by exhaustive search, in
+/// f64) on random masks of 1-4 awkward axes with anisotropic sampling: within f32's rounding of
+/// the squared distance; scipy's printed values for one case; no zero refused.
+#[test]
+fn distance_transform_is_exact() {
+    let gpu = poisoned_gpu();
+    let mut rng = rand::rng();
+    for (dims, sampling) in [(vec![37usize], vec![0.7]), (vec![13, 17], vec![1.0, 2.5]), (vec![7, 9, 11], vec![1.3, 0.6, 1.0]), (vec![3, 5, 4, 6], vec![1.0])] {
+        for density in [0.02, 0.3] {
+            let mut x = ArrayD::from_shape_fn(IxDyn(&dims), |_| if rng.random::<f64>() < density { 0.0f32 } else { 1.0 });
+            x.as_slice_mut().unwrap()[0] = 0.0;
+            let got = ndimage::distance_transform_edt(gpu, &x, &sampling).unwrap();
+            let w: Vec<f64> = (0..dims.len()).map(|a| *sampling.get(a).unwrap_or(&sampling[0])).collect();
+            let zeros: Vec<Vec<usize>> = x.indexed_iter().filter(|(_, &v)| v == 0.0).map(|(i, _)| i.slice().to_vec()).collect();
+            let want = ArrayD::from_shape_fn(IxDyn(&dims), |i| {
+                zeros.iter().map(|z| (0..dims.len()).map(|a| (w[a] * (i[a] as f64 - z[a] as f64)).powi(2)).sum::<f64>()).fold(f64::INFINITY, f64::min).sqrt()
+            });
+            for (k, (g, e)) in got.iter().zip(want.iter()).enumerate() {
+                assert!((*g as f64 - e).abs() <= 1e-6 * e.max(1.0), "{dims:?} {sampling:?}: element {k}: {g} vs {e}");
+            }
+        }
+    }
+    // scipy.ndimage.distance_transform_edt(x > 1, sampling=(1.5, 1)) for the fixed array, row 2.
+    let x = fixed().mapv(|v| if v > 1.0 { 1.0f32 } else { 0.0 });
+    let got = ndimage::distance_transform_edt(gpu, &x, &[1.5, 1.0]).unwrap();
+    let row: Vec<f32> = got.index_axis(ndarray::Axis(0), 2).iter().copied().collect();
+    let want = [1.8027756377319946f32, 1.5, 1.8027756377319946, 1.8027756377319946, 1.0, 0.0, 1.0];
+    for (g, w) in row.iter().zip(want) {
+        assert!((g - w).abs() < 1e-6, "{row:?} vs {want:?}");
+    }
+    let err = ndimage::distance_transform_edt(gpu, &ArrayD::from_elem(IxDyn(&[4, 5]), 1.0f32), &[]).unwrap_err().to_string();
+    assert!(err.contains("no zero element"), "{err}");
+    assert!(ndimage::distance_transform_edt(gpu, &x, &[0.0]).unwrap_err().to_string().contains("sampling"));
 }

@@ -9,6 +9,8 @@
 //! negate the origin, one less for an even length, as scipy's `grey_dilation` and
 //! `binary_dilation` do; a binary array is 0/1 in f32 on the device (erosion: the minimum over
 //! the structure, the border `border_value`; dilation: the maximum over the reflected one).
+//! The exact Euclidean distance transform (scipy's `distance_transform_edt`, in scipy's
+//! morphology module too) is Felzenszwalb and Huttenlocher's lower envelopes, one pass per axis.
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
@@ -120,6 +122,22 @@ pub fn extreme_reference(x: &ArrayD<f64>, f: &Footprint, maximum: bool, boundary
         }
         best
     })
+}
+
+/// Squared distances beyond any finite one: what the exact distance transform leaves where no
+/// zero element is reachable (an input without zeros).
+pub use crate::kernels::edt_axis::FAR as EDT_FAR;
+
+/// scipy.ndimage.distance_transform_edt's squared distances, recorded: one Felzenszwalb-
+/// Huttenlocher pass per axis (the first reading the input: 0 at its zeros), `sampling` one
+/// spacing per axis, finite and positive.
+pub fn record_squared_distances(rec: &mut Recording, x: Buf, sampling: &[f64]) -> Result<Buf> {
+    let d = rec.dims(x).len();
+    let sampling = super::per_axis(if sampling.is_empty() { &[1.0] } else { sampling }, d, "sampling")?;
+    if let Some(w) = sampling.iter().find(|w| !(w.is_finite() && **w > 0.0)) {
+        return Err(Error::Invalid(format!("distance_transform_edt: sampling must be finite and positive, got {w}")));
+    }
+    (0..d).try_fold(x, |f, a| crate::kernels::edt_axis::record(rec, f, a, (sampling[a] * sampling[a]) as f32, a == 0))
 }
 
 /// scipy.ndimage.generate_binary_structure(rank, connectivity): the elements within

@@ -1,0 +1,90 @@
+// One axis of the exact Euclidean distance transform (Felzenszwalb and Huttenlocher 2012): per
+// line, the lower envelope of the parabolas w²(q − p)² + f(p) over the line's samples p, then the
+// envelope's value at every q. Passes over every axis in turn give squared distances to the
+// nearest zero of the input (scipy.ndimage.distance_transform_edt with `sampling`, w the axis'
+// spacing). With FIRST the pass reads the input itself: f = 0 at its zeros, "far" elsewhere.
+// "Far" is 3.0e38 (no finite parabola), skipped when the envelope is built; a line with no
+// finite sample stays far. One thread per line; v (the envelope's sample indices) and z (its
+// breakpoints) in scratch buffers of n + 1 per line.
+#import common/grid
+
+override FIRST: bool;
+
+struct Params { dims: vec4<u32>, axis: u32, lines: u32, w2: f32, unused: u32 }  // mirrored in src/kernels/edt_axis.rs
+
+@group(0) @binding(0) var<storage, read> f: array<f32>;
+@group(0) @binding(1) var<storage, read_write> d: array<f32>;
+@group(0) @binding(2) var<storage, read_write> v: array<u32>;
+@group(0) @binding(3) var<storage, read_write> z: array<f32>;
+@group(0) @binding(4) var<uniform> p: Params;
+
+const FAR: f32 = 3.0e38;
+
+fn value(at: u32) -> f32 {
+    if (FIRST) {
+        return select(0.0, FAR, f[at] != 0.0);
+    }
+    return f[at];
+}
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let line = workgroup_index(wid, nwg) * 64u + lid;
+    if (line >= p.lines) {
+        return;
+    }
+    // The line's first element and stride: the other axes' coordinates from the line index.
+    var stride = 1u;
+    for (var a = 3u; a > p.axis; a--) {
+        stride *= p.dims[a];
+    }
+    let n = p.dims[p.axis];
+    let inner = line % stride;
+    let outer = line / stride;
+    let base = outer * stride * n + inner;
+    let scratch = line * (n + 1u);
+    var k = -1;
+    for (var q = 0u; q < n; q++) {
+        let fq = value(base + q * stride);
+        if (fq >= FAR) {
+            continue;
+        }
+        let qf = f32(q);
+        var s = -FAR;
+        loop {
+            if (k < 0) {
+                s = -FAR;
+                break;
+            }
+            let pv = v[scratch + u32(k)];
+            let pf = f32(pv);
+            let fp = value(base + pv * stride);
+            s = ((fq + p.w2 * qf * qf) - (fp + p.w2 * pf * pf)) / (2.0 * p.w2 * (qf - pf));
+            if (s > z[scratch + u32(k)]) {
+                break;
+            }
+            k -= 1;
+        }
+        k += 1;
+        v[scratch + u32(k)] = q;
+        z[scratch + u32(k)] = s;
+    }
+    if (k < 0) {
+        for (var q = 0u; q < n; q++) {
+            d[base + q * stride] = FAR;
+        }
+        return;
+    }
+    let last = k;
+    var j = 0;
+    for (var q = 0u; q < n; q++) {
+        let qf = f32(q);
+        while (j < last && z[scratch + u32(j + 1)] < qf) {
+            j += 1;
+        }
+        let pv = v[scratch + u32(j)];
+        let dq = qf - f32(pv);
+        d[base + q * stride] = p.w2 * dq * dq + value(base + pv * stride);
+    }
+}

@@ -1,0 +1,44 @@
+//! `shaders/filter/edt_axis.wgsl`: one axis of the exact Euclidean distance transform
+//! (Felzenszwalb-Huttenlocher lower envelopes, one thread per line).
+
+use bytemuck::{Pod, Zeroable};
+
+use super::EDT_AXIS;
+use crate::error::{Error, Result};
+use crate::gpu::Dtype;
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in edt_axis.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Params {
+    pub dims: [u32; 4],
+    pub axis: u32,
+    pub lines: u32,
+    pub w2: f32,
+    pub unused: u32,
+}
+
+/// "Far" (no zero reached yet) in the squared distances.
+pub const FAR: f32 = 3.0e38;
+
+/// Squared distances along `axis` (spacing² `w2`) from `f` (with `first`, the input itself: 0 at
+/// its zeros, [`FAR`] elsewhere), f32 of 1-4 axes.
+pub fn record(rec: &mut Recording, f: Buf, axis: usize, w2: f32, first: bool) -> Result<Buf> {
+    rec.expect_dtype(f, Dtype::F32, "distances")?;
+    let dims = rec.dims(f).to_vec();
+    if dims.is_empty() || dims.len() > 4 || axis >= dims.len() {
+        return Err(Error::Shape(format!("an EDT pass along axis {axis} of {dims:?}")));
+    }
+    let lead = 4 - dims.len();
+    let mut four = [1u32; 4];
+    dims.iter().enumerate().for_each(|(a, &n)| four[lead + a] = n as u32);
+    let n = dims[axis];
+    let lines = dims.iter().product::<usize>() / n;
+    let v = rec.temp(&[lines, n + 1], Dtype::U32)?;
+    let z = rec.temp(&[lines, n + 1], Dtype::F32)?;
+    let d = rec.temp(&dims, Dtype::F32)?;
+    let p = Params { dims: four, axis: (lead + axis) as u32, lines: lines as u32, w2, unused: 0 };
+    rec.dispatch(&EDT_AXIS, &[("FIRST", f64::from(u8::from(first)))], bytemuck::bytes_of(&p), &[f, d, v, z], EDT_AXIS.groups(lines as u64));
+    Ok(d)
+}
