@@ -125,9 +125,9 @@ fn distance_transform_is_exact() {
     let x = fixed().mapv(|v| if v > 1.0 { 1.0f32 } else { 0.0 });
     let got = ndimage::distance_transform_edt(gpu, &x, &[1.5, 1.0]).unwrap();
     let row: Vec<f32> = got.index_axis(ndarray::Axis(0), 2).iter().copied().collect();
-    let want = [1.8027756377319946f32, 1.5, 1.8027756377319946, 1.8027756377319946, 1.0, 0.0, 1.0];
+    let want: [f64; 7] = [1.8027756377319946, 1.5, 1.8027756377319946, 1.8027756377319946, 1.0, 0.0, 1.0];
     for (g, w) in row.iter().zip(want) {
-        assert!((g - w).abs() < 1e-6, "{row:?} vs {want:?}");
+        assert!((*g as f64 - w).abs() < 1e-6, "{row:?} vs {want:?}");
     }
     let err = ndimage::distance_transform_edt(gpu, &ArrayD::from_elem(IxDyn(&[4, 5]), 1.0f32), &[]).unwrap_err().to_string();
     assert!(err.contains("no zero element"), "{err}");
