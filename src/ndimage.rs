@@ -36,7 +36,7 @@ pub use crate::ops::filter::derivatives::{
     edge as edge_terms, gaussian_gradient_magnitude as gradient_magnitude_terms, gaussian_kernel1d_order, gaussian_laplace as laplace_of_gaussian_terms,
     laplace as laplace_terms, record_terms, GaussianFilter, Terms,
 };
-pub use crate::ops::filter::morphology::{check_origin, generate_binary_structure, record_extreme, record_squared_distances, Footprint, EDT_FAR};
+pub use crate::ops::filter::morphology::{check_origin, generate_binary_structure, label, record_extreme, record_squared_distances, Footprint, EDT_FAR};
 pub use crate::ops::filter::{check_filter_weights, filter_halo, gaussian_passes, uniform_passes, AxisFilter};
 pub use crate::ops::filter::{
     convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,

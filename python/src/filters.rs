@@ -156,6 +156,14 @@ fn distance_transform_edt<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, 
     out(py, py.detach(|| ndimage::distance_transform_edt(&ctx.gpu, &x, &sampling)))
 }
 
+/// scipy.ndimage.label (lucent::ndimage::label): the labels and their count.
+#[pyfunction]
+fn label<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, structure: PyReadonlyArrayDyn<'py, bool>) -> PyResult<(Bound<'py, PyArrayDyn<u32>>, usize)> {
+    let (x, s) = (input.as_array(), structure.as_array());
+    let (labels, n) = py.detach(|| ndimage::label(&ctx.gpu, &x, &s)).map_err(to_py)?;
+    Ok((out(py, Ok(labels))?, n))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(filter_halo, m)?)?;
     m.add_function(wrap_pyfunction!(correlate, m)?)?;
@@ -165,6 +173,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(footprint_filter, m)?)?;
     m.add_function(wrap_pyfunction!(binary_morphology, m)?)?;
     m.add_function(wrap_pyfunction!(distance_transform_edt, m)?)?;
+    m.add_function(wrap_pyfunction!(label, m)?)?;
     m.add_function(wrap_pyfunction!(uniform_filter, m)?)?;
     Ok(())
 }

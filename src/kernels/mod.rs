@@ -28,6 +28,7 @@ pub mod fill;
 pub mod footprint_extreme;
 pub mod gather;
 pub mod gibbs_wiener;
+pub mod label;
 pub mod logpolar;
 pub mod logpolar_extend;
 pub mod logpolar_from_image;

@@ -133,3 +133,74 @@ fn distance_transform_is_exact() {
     assert!(err.contains("no zero element"), "{err}");
     assert!(ndimage::distance_transform_edt(gpu, &x, &[0.0]).unwrap_err().to_string().contains("sampling"));
 }
+
+/// Connected components by flood fill in raster order (scipy's numbering), the reference.
+fn flood_labels(x: &ArrayD<f32>, structure: &ArrayD<bool>) -> (ArrayD<u32>, usize) {
+    let dims = x.shape().to_vec();
+    let d = dims.len();
+    let steps: Vec<Vec<i64>> =
+        structure.indexed_iter().filter(|(j, &on)| on && (0..d).any(|a| j[a] != 1)).map(|(j, _)| (0..d).map(|a| j[a] as i64 - 1).collect()).collect();
+    let mut out = ArrayD::<u32>::zeros(IxDyn(&dims));
+    let mut count = 0;
+    for (start, &v) in x.indexed_iter() {
+        if v == 0.0 || out[&start] != 0 {
+            continue;
+        }
+        count += 1;
+        let mut stack = vec![start.slice().to_vec()];
+        out[IxDyn(start.slice())] = count;
+        while let Some(p) = stack.pop() {
+            for s in &steps {
+                let q: Vec<i64> = (0..d).map(|a| p[a] as i64 + s[a]).collect();
+                if (0..d).any(|a| q[a] < 0 || q[a] >= dims[a] as i64) {
+                    continue;
+                }
+                let q: Vec<usize> = q.iter().map(|&v| v as usize).collect();
+                if x[IxDyn(&q)] != 0.0 && out[IxDyn(&q)] == 0 {
+                    out[IxDyn(&q)] = count;
+                    stack.push(q);
+                }
+            }
+        }
+    }
+    (out, count as usize)
+}
+
+/// label against flood fill (random masks of 1-4 axes, both connectivities, a long snake that
+/// takes many rounds) and scipy's printed labels; the structure's rules.
+#[test]
+fn label_matches_flood_fill_and_scipy() {
+    let gpu = poisoned_gpu();
+    let mut rng = rand::rng();
+    for dims in [vec![97usize], vec![31, 37], vec![9, 13, 11], vec![4, 5, 6, 7]] {
+        for density in [0.3, 0.55] {
+            let x = ArrayD::from_shape_fn(IxDyn(&dims), |_| if rng.random::<f64>() < density { 1.0f32 } else { 0.0 });
+            for connectivity in [1, dims.len()] {
+                let s = ndimage::generate_binary_structure(dims.len(), connectivity).unwrap();
+                let (got, n) = ndimage::label(gpu, &x.view(), &s.view()).unwrap();
+                let (want, m) = flood_labels(&x, &s);
+                assert_eq!((n, &got), (m, &want), "{dims:?} density {density} connectivity {connectivity}");
+            }
+        }
+    }
+    // A serpentine path through a 41 × 41 grid: one component, labels travel ~800 steps.
+    let snake = ArrayD::from_shape_fn(IxDyn(&[41, 41]), |i| {
+        let (r, c) = (i[0], i[1]);
+        f32::from(u8::from(r % 2 == 0 || (r % 4 == 1 && c == 40) || (r % 4 == 3 && c == 0)))
+    });
+    let s = ndimage::generate_binary_structure(2, 1).unwrap();
+    let (got, n) = ndimage::label(gpu, &snake.view(), &s.view()).unwrap();
+    assert_eq!((n, got), (1, snake.mapv(|v| v as u32)));
+    let x = fixed().mapv(|v| if v > 5.0 { 1.0f32 } else { 0.0 });
+    let (got, n) = ndimage::label(gpu, &x.view(), &s.view()).unwrap();
+    let want = [[0u32, 1, 0, 2, 2, 0, 3], [0, 0, 4, 0, 0, 5, 0], [6, 6, 0, 7, 0, 0, 8], [0, 0, 9, 0, 10, 10, 0], [11, 0, 0, 12, 0, 0, 13]];
+    assert_eq!((n, got), (13, arr2(&want).into_dyn()), "scipy.ndimage.label(x > 5)");
+    let full = ndimage::generate_binary_structure(2, 2).unwrap();
+    let (got, n) = ndimage::label(gpu, &x.view(), &full.view()).unwrap();
+    let want = [[0u32, 1, 0, 1, 1, 0, 1], [0, 0, 1, 0, 0, 1, 0], [1, 1, 0, 1, 0, 0, 1], [0, 0, 1, 0, 1, 1, 0], [2, 0, 0, 1, 0, 0, 1]];
+    assert_eq!((n, got), (2, arr2(&want).into_dyn()), "scipy.ndimage.label(x > 5, full connectivity)");
+    let mut odd = full.clone();
+    odd[[0, 0]] = false;
+    assert!(ndimage::label(gpu, &x.view(), &odd.view()).unwrap_err().to_string().contains("symmetric"));
+    assert!(ndimage::label(gpu, &x.view(), &ArrayD::from_elem(IxDyn(&[3, 2]), true).view()).unwrap_err().to_string().contains("equal to 3"));
+}

@@ -148,3 +148,79 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Arr
     }
     Ok(ArrayD::from_shape_fn(IxDyn(&vec![3; rank]), |i| (0..rank).map(|a| i[a].abs_diff(1)).sum::<usize>() <= connectivity.max(1)))
 }
+
+/// scipy.ndimage.label(input, structure): connected components of the non-zero elements, the
+/// neighbours those `structure` (3 along every axis, symmetric; true at the centre) marks,
+/// numbered 1.. in raster order of each component's first element (as scipy numbers them), 0 for
+/// the background; and their count. On the device by label equivalence (kernels::label), the
+/// numbering on the host.
+pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<f32>, structure: &ArrayViewD<bool>) -> Result<(ArrayD<u32>, usize)> {
+    let d = input.ndim();
+    if structure.ndim() != d || structure.shape().iter().any(|&m| m != 3) {
+        return Err(Error::Shape(format!(
+            "structure of shape {:?} for a {d}-axis input: each axis of length 3 (scipy: 'structure dimensions must be equal to 3')",
+            structure.shape()
+        )));
+    }
+    let flat: Vec<bool> = structure.iter().copied().collect();
+    if flat.iter().zip(flat.iter().rev()).any(|(a, b)| a != b) {
+        return Err(Error::Invalid("Structuring element must be symmetric (scipy's rule)".into()));
+    }
+    crate::gpu::Shape::new(input.shape())?;
+    crate::check::check_finite(input, "input")?;
+    let lead = 4 - d;
+    let offsets: Vec<f32> = structure
+        .indexed_iter()
+        .filter(|(j, &on)| on && (0..d).any(|a| j[a] != 1))
+        .flat_map(|(j, _)| (0..4).map(move |a| if a < lead { 0.0 } else { j[a - lead] as f32 - 1.0 }))
+        .collect();
+    let mut rec = Recording::new(gpu);
+    let x = rec.upload_once_f32(input)?;
+    let labels = rec.temp(&[input.len()], crate::gpu::Dtype::U32)?;
+    let changed = rec.temp(&[1], crate::gpu::Dtype::U32)?;
+    // At least one tap (a structure of the centre alone: no neighbours) so the buffer exists.
+    let taps = if offsets.is_empty() { vec![0.0; 4] } else { offsets.clone() };
+    let off = rec.upload_f32(&ArrayD::from_shape_vec(IxDyn(&[taps.len()]), taps).expect("4 per tap").view())?;
+    crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Init, x, labels, changed, off)?;
+    let (x, labels, changed, off) = (rec.output(x), rec.output(labels), rec.output(changed), rec.output(off));
+    let results = rec.compile()?.run(gpu)?;
+    let (x, labels, changed, off) = (results.array(x), results.array(labels), results.array(changed), results.array(off));
+    if !offsets.is_empty() {
+        // Rounds of hooks and compressions until one changes nothing (labels only decrease:
+        // bounded by the element count).
+        let mut rec = Recording::new(gpu);
+        let (xb, lb, cb, ob) = (rec.input(&x), rec.input(&labels), rec.input(&changed), rec.input(&off));
+        crate::kernels::fill::record(&mut rec, cb, 0.0);
+        for _ in 0..4 {
+            crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Hook, xb, lb, cb, ob)?;
+            crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Compress, xb, lb, cb, ob)?;
+        }
+        let round = rec.compile()?;
+        for _ in 0..=input.len() {
+            round.run(gpu)?;
+            if changed.download_u32(gpu)?.iter().all(|&c| c == 0) {
+                break;
+            }
+        }
+    }
+    let roots = labels.download_u32(gpu)?;
+    // Every component carries its least (first in raster order) element's index.
+    let mut number = vec![0u32; roots.len()];
+    let mut count = 0u32;
+    let flat = roots.as_slice().expect("one axis");
+    let out: Vec<u32> = flat
+        .iter()
+        .enumerate()
+        .map(|(i, &r)| {
+            if r == crate::kernels::label::NONE {
+                return 0;
+            }
+            if r as usize == i {
+                count += 1;
+                number[i] = count;
+            }
+            number[r as usize]
+        })
+        .collect();
+    Ok((ArrayD::from_shape_vec(IxDyn(input.shape()), out).expect("the input's size"), count as usize))
+}
