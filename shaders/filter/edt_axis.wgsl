@@ -5,7 +5,8 @@
 // spacing). With FIRST the pass reads the input itself: f = 0 at its zeros, "far" elsewhere.
 // "Far" is 3.0e38 (no finite parabola), skipped when the envelope is built; a line with no
 // finite sample stays far. One thread per line; v (the envelope's sample indices) and z (its
-// breakpoints) in scratch buffers of n + 1 per line.
+// breakpoints) in scratch buffers of n + 1 per line, interleaved (entry k of line l at
+// k·lines + l) so that neighbouring threads touch neighbouring words.
 #import common/grid
 
 override FIRST: bool;
@@ -43,7 +44,6 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let inner = line % stride;
     let outer = line / stride;
     let base = outer * stride * n + inner;
-    let scratch = line * (n + 1u);
     var k = -1;
     for (var q = 0u; q < n; q++) {
         let fq = value(base + q * stride);
@@ -57,18 +57,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 s = -FAR;
                 break;
             }
-            let pv = v[scratch + u32(k)];
+            let pv = v[u32(k) * p.lines + line];
             let pf = f32(pv);
             let fp = value(base + pv * stride);
             s = ((fq + p.w2 * qf * qf) - (fp + p.w2 * pf * pf)) / (2.0 * p.w2 * (qf - pf));
-            if (s > z[scratch + u32(k)]) {
+            if (s > z[u32(k) * p.lines + line]) {
                 break;
             }
             k -= 1;
         }
         k += 1;
-        v[scratch + u32(k)] = q;
-        z[scratch + u32(k)] = s;
+        v[u32(k) * p.lines + line] = q;
+        z[u32(k) * p.lines + line] = s;
     }
     if (k < 0) {
         for (var q = 0u; q < n; q++) {
@@ -80,10 +80,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var j = 0;
     for (var q = 0u; q < n; q++) {
         let qf = f32(q);
-        while (j < last && z[scratch + u32(j + 1)] < qf) {
+        while (j < last && z[u32(j + 1) * p.lines + line] < qf) {
             j += 1;
         }
-        let pv = v[scratch + u32(j)];
+        let pv = v[u32(j) * p.lines + line];
         let dq = qf - f32(pv);
         d[base + q * stride] = p.w2 * dq * dq + value(base + pv * stride);
     }

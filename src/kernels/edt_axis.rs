@@ -35,8 +35,8 @@ pub fn record(rec: &mut Recording, f: Buf, axis: usize, w2: f32, first: bool) ->
     dims.iter().enumerate().for_each(|(a, &n)| four[lead + a] = n as u32);
     let n = dims[axis];
     let lines = dims.iter().product::<usize>() / n;
-    let v = rec.temp(&[lines, n + 1], Dtype::U32)?;
-    let z = rec.temp(&[lines, n + 1], Dtype::F32)?;
+    let v = rec.temp(&[n + 1, lines], Dtype::U32)?;
+    let z = rec.temp(&[n + 1, lines], Dtype::F32)?;
     let d = rec.temp(&dims, Dtype::F32)?;
     let p = Params { dims: four, axis: (lead + axis) as u32, lines: lines as u32, w2, unused: 0 };
     rec.dispatch(&EDT_AXIS, &[("FIRST", f64::from(u8::from(first)))], bytemuck::bytes_of(&p), &[f, d, v, z], EDT_AXIS.groups(lines as u64));

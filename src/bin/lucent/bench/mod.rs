@@ -10,6 +10,7 @@ mod deskew;
 mod fft;
 mod interpolate;
 mod io;
+mod ndimage;
 mod psf;
 mod register;
 mod rl;
@@ -191,6 +192,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if fft_shapes.is_empty() && suite("blind") {
         rows.extend(blind::suite(&gpu, args, global)?);
+    }
+    if fft_shapes.is_empty() && suite("ndimage") {
+        rows.extend(ndimage::suite(&gpu, args, global)?);
     }
     if fft_shapes.is_empty() && suite("deskew") {
         rows.extend(deskew::suite(&gpu, args, global)?);
