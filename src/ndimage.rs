@@ -36,7 +36,9 @@ pub use crate::ops::filter::derivatives::{
     edge as edge_terms, gaussian_gradient_magnitude as gradient_magnitude_terms, gaussian_kernel1d_order, gaussian_laplace as laplace_of_gaussian_terms,
     laplace as laplace_terms, record_terms, GaussianFilter, Terms,
 };
-pub use crate::ops::filter::morphology::{check_origin, generate_binary_structure, label, record_extreme, record_squared_distances, Footprint, EDT_FAR};
+pub use crate::ops::filter::morphology::{
+    check_origin, generate_binary_structure, label, rank_within, record_extreme, record_rank, record_squared_distances, Footprint, EDT_FAR,
+};
 pub use crate::ops::filter::{check_filter_weights, filter_halo, gaussian_passes, uniform_passes, AxisFilter};
 pub use crate::ops::filter::{
     convolve as record_convolve, convolve1d as record_convolve1d, correlate as record_correlate, correlate1d as record_correlate1d,
@@ -56,6 +58,7 @@ pub mod cpu {
     pub use crate::ops::filter::cpu::{convolve, convolve1d, correlate, correlate1d, gaussian_filter, separable, uniform_filter};
     pub use crate::ops::filter::derivatives::terms_reference as filter_terms;
     pub use crate::ops::filter::morphology::extreme_reference as footprint_extreme;
+    pub use crate::ops::filter::morphology::rank_reference as footprint_rank;
     pub use crate::ops::interpolate::cpu::{fourier_shift, map_coordinates, spline_filter, spline_filter1d};
 }
 
@@ -235,6 +238,35 @@ pub fn maximum_filter<S: Data<Elem = f32>, D: Dimension>(
 ) -> Result<Array<f32, D>> {
     let f = Footprint::new(footprint, None, origin)?;
     on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, true, mode))
+}
+
+/// scipy.ndimage.rank_filter(input, rank, footprint=footprint, mode=mode, cval=cval,
+/// origin=origin): the `rank`-th smallest over the footprint (negative: from the end), at most
+/// 343 taps (7³) for now.
+pub fn rank_filter<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    rank: i64,
+    footprint: &ndarray::ArrayViewD<bool>,
+    origin: &[i64],
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
+    let f = Footprint::new(footprint, None, origin)?;
+    let r = rank_within(rank, f.offsets.len())?;
+    on_device(gpu, input, |rec, x| record_rank(rec, x, &f, r, mode))
+}
+
+/// scipy.ndimage.median_filter(input, footprint=footprint, mode=mode, cval=cval, origin=origin):
+/// the rank (taps / 2) element over the footprint.
+pub fn median_filter<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    footprint: &ndarray::ArrayViewD<bool>,
+    origin: &[i64],
+    mode: Boundary,
+) -> Result<Array<f32, D>> {
+    let taps = footprint.iter().filter(|&&b| b).count();
+    rank_filter(gpu, input, (taps / 2) as i64, footprint, origin, mode)
 }
 
 /// scipy.ndimage.grey_erosion(input, footprint=footprint, structure=structure, mode=mode,

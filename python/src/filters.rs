@@ -122,6 +122,15 @@ fn footprint_filter<'py>(
     )
 }
 
+/// scipy.ndimage.rank_filter over a footprint (the rank already within its taps or negative).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn rank_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, rank: i64, footprint: PyReadonlyArrayDyn<'py, bool>, origin: Vec<i64>, mode: &str, cval: f32) -> Result<'py> {
+    let b = boundary(mode, cval)?;
+    let (x, f) = (input.as_array(), footprint.as_array());
+    out(py, py.detach(|| ndimage::rank_filter(&ctx.gpu, &x, rank, &f, &origin, b)))
+}
+
 /// Binary morphology (`which`: "erosion", "dilation", "opening", "closing").
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -174,6 +183,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(binary_morphology, m)?)?;
     m.add_function(wrap_pyfunction!(distance_transform_edt, m)?)?;
     m.add_function(wrap_pyfunction!(label, m)?)?;
+    m.add_function(wrap_pyfunction!(rank_filter, m)?)?;
     m.add_function(wrap_pyfunction!(uniform_filter, m)?)?;
     Ok(())
 }

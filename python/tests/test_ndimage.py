@@ -275,3 +275,22 @@ def test_scipy_drop_in_script(rng):
     np.testing.assert_allclose(edt_lu, edt_sp, rtol=1e-6, atol=1e-6)
     grad_lu = lucent.ndimage.gaussian_gradient_magnitude(img, 1.5)
     assert rel(grad_lu, ndi.gaussian_gradient_magnitude(img, 1.5)) < 1e-5
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+@pytest.mark.parametrize("mode", MODES)
+def test_rank_median_percentile_match_scipy(rng, shape, mode):
+    # Selections: bit for bit with scipy (float32 input).
+    x = rng.standard_normal(shape).astype("f4")
+    kw = dict(mode=mode, cval=0.75 if mode == "constant" else 0.0)
+    fp = rng.random(tuple(min(3, n) for n in shape)) > 0.3
+    fp.flat[0] = True
+    taps = int(fp.sum())
+    assert np.array_equal(lucent.ndimage.median_filter(x, size=3, **kw), ndi.median_filter(x, size=3, **kw))
+    assert np.array_equal(lucent.ndimage.median_filter(x, footprint=fp, **kw), ndi.median_filter(x, footprint=fp, **kw))
+    for rank in (0, 1, taps // 3, -1):
+        assert np.array_equal(lucent.ndimage.rank_filter(x, rank, footprint=fp, **kw), ndi.rank_filter(x, rank, footprint=fp, **kw)), rank
+    for p in (10, 50.0, 75, 100, -20):
+        assert np.array_equal(lucent.ndimage.percentile_filter(x, p, footprint=fp, **kw), ndi.percentile_filter(x, p, footprint=fp, **kw)), p
+    origin = [1 if fp.shape[i] > 2 else 0 for i in range(x.ndim)]
+    assert np.array_equal(lucent.ndimage.median_filter(x, footprint=fp, origin=origin, **kw), ndi.median_filter(x, footprint=fp, origin=origin, **kw))

@@ -26,6 +26,7 @@ pub mod em_update;
 pub mod fft_axis_map;
 pub mod fill;
 pub mod footprint_extreme;
+pub mod footprint_rank;
 pub mod gather;
 pub mod gibbs_wiener;
 pub mod label;

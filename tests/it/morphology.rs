@@ -204,3 +204,38 @@ fn label_matches_flood_fill_and_scipy() {
     assert!(ndimage::label(gpu, &x.view(), &odd.view()).unwrap_err().to_string().contains("symmetric"));
     assert!(ndimage::label(gpu, &x.view(), &ArrayD::from_elem(IxDyn(&[3, 2]), true).view()).unwrap_err().to_string().contains("equal to 3"));
 }
+
+/// rank_filter and median_filter against the f64 reference (sorting every window): random
+/// footprints over 1-4 axes, every mode, every rank from the ends and the middle; bit for bit (a
+/// selection); the rank and size rules.
+#[test]
+fn rank_filters_match_the_reference() {
+    let gpu = poisoned_gpu();
+    let mut rng = rand::rng();
+    for dims in [vec![41usize], vec![17, 19], vec![6, 9, 7], vec![3, 4, 5, 6]] {
+        let x = rand_array(&dims);
+        let x64 = x.mapv(|v| v as f64);
+        let fdims: Vec<usize> = dims.iter().enumerate().map(|(a, &n)| (3 + a % 2).min(n)).collect();
+        let mut fp = ArrayD::from_shape_fn(IxDyn(&fdims), |_| rng.random::<f32>() > 0.25);
+        fp.as_slice_mut().unwrap()[0] = true;
+        let f = Footprint::new(&fp.view(), None, &[]).unwrap();
+        let taps = f.offsets.len() as i64;
+        // Every mode in 2D, two elsewhere (lavapipe runs the per-thread arrays slowly).
+        let modes = [Boundary::Reflect, Boundary::Constant(0.25), Boundary::Nearest, Boundary::Mirror, Boundary::Wrap];
+        for mode in if dims.len() == 2 { &modes[..] } else { &modes[..2] } {
+            let mode = *mode;
+            for rank in [0, taps / 2, -2] {
+                let got = ndimage::rank_filter(gpu, &x, rank, &fp.view(), &[], mode).unwrap();
+                let r = ndimage::rank_within(rank, taps as usize).unwrap();
+                assert_eq!(got, cpu::footprint_rank(&x64, &f, r, mode).mapv(|v| v as f32), "{dims:?} {mode:?} rank {rank}");
+            }
+            let median = ndimage::median_filter(gpu, &x, &fp.view(), &[], mode).unwrap();
+            assert_eq!(median, cpu::footprint_rank(&x64, &f, (taps / 2) as usize, mode).mapv(|v| v as f32), "{dims:?} {mode:?} median");
+        }
+    }
+    let x = rand_array(&[8, 9]);
+    let fp = ArrayD::from_elem(IxDyn(&[3, 3]), true);
+    assert!(ndimage::rank_filter(gpu, &x, 9, &fp.view(), &[], Boundary::Reflect).unwrap_err().to_string().contains("not within"));
+    let big = ArrayD::from_elem(IxDyn(&[19, 19]), true);
+    assert!(ndimage::median_filter(gpu, &x, &big.view(), &[], Boundary::Reflect).unwrap_err().to_string().contains("343"));
+}

@@ -103,6 +103,43 @@ pub fn record_extreme(rec: &mut Recording, x: Buf, f: &Footprint, maximum: bool,
     footprint_extreme::record(rec, x, &f.offsets, &f.weights, maximum, boundary)
 }
 
+/// The `rank`-th smallest over the footprint (scipy's rank_filter; the weights are not used),
+/// recorded.
+pub fn record_rank(rec: &mut Recording, x: Buf, f: &Footprint, rank: usize, boundary: Boundary) -> Result<Buf> {
+    if f.offsets.first().is_some_and(|o| o.len() != rec.dims(x).len()) {
+        return Err(Error::Shape(format!("a footprint of {} axes for an array of {:?}: give it the input's rank", f.offsets[0].len(), rec.dims(x))));
+    }
+    boundary.check()?;
+    crate::kernels::footprint_rank::record(rec, x, &f.offsets, rank, boundary)
+}
+
+/// scipy's rank rule: a negative rank counts from the end; the result within the footprint's
+/// taps.
+pub fn rank_within(rank: i64, taps: usize) -> Result<usize> {
+    let r = if rank < 0 { rank + taps as i64 } else { rank };
+    if r < 0 || r >= taps as i64 {
+        return Err(Error::Invalid(format!("rank {rank} not within the footprint's {taps} elements (scipy: 'rank not within filter footprint size')")));
+    }
+    Ok(r as usize)
+}
+
+/// The f64 reference of [`record_rank`].
+pub fn rank_reference(x: &ArrayD<f64>, f: &Footprint, rank: usize, boundary: Boundary) -> ArrayD<f64> {
+    let dims = x.shape().to_vec();
+    ArrayD::from_shape_fn(IxDyn(&dims), |i| {
+        let mut v: Vec<f64> = f
+            .offsets
+            .iter()
+            .map(|o| {
+                let at: Option<Vec<usize>> = (0..dims.len()).map(|a| boundary.fold(i[a] as i64 + o[a], dims[a] as i64).map(|j| j as usize)).collect();
+                at.map_or(boundary.cval() as f64, |at| x[IxDyn(&at)])
+            })
+            .collect();
+        v.sort_by(f64::total_cmp);
+        v[rank]
+    })
+}
+
 /// The f64 reference of [`record_extreme`].
 pub fn extreme_reference(x: &ArrayD<f64>, f: &Footprint, maximum: bool, boundary: Boundary) -> ArrayD<f64> {
     let dims = x.shape().to_vec();

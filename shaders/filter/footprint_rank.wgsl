@@ -1,0 +1,74 @@
+// The rank-th smallest of x[i + offset] over a footprint's taps (scipy.ndimage's rank_filter,
+// median_filter, percentile_filter), one output per thread, arrays of 1-4 axes (slots padded on
+// the left), samples outside by the mode (constant: cval). The taps' values are gathered into
+// the thread's own array (at most MAX_TAPS) and the rank found by Hoare's selection, an exact
+// value of the input (or cval), as scipy's. Offsets: whole numbers stored as f32, four per tap.
+#import common/grid
+#import common/boundary
+
+override MODE: u32;
+const MAX_TAPS: u32 = 343u;  // mirrored in src/kernels/footprint_rank.rs
+
+struct Params { dims: vec4<u32>, count: u32, taps: u32, rank: u32, cval: f32 }  // mirrored in src/kernels/footprint_rank.rs
+
+@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(1) var<storage, read> offsets: array<vec4<f32>>;
+@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@group(0) @binding(3) var<uniform> p: Params;
+
+@compute @workgroup_size(64)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let i = workgroup_index(wid, nwg) * 64u + lid;
+    if (i >= p.count) {
+        return;
+    }
+    var c: vec4<i32>;
+    var rest = i;
+    for (var a = 3; a >= 0; a--) {
+        c[a] = i32(rest % p.dims[a]);
+        rest = rest / p.dims[a];
+    }
+    let n = vec4<i32>(p.dims);
+    var v: array<f32, MAX_TAPS>;
+    for (var t = 0u; t < p.taps; t++) {
+        let o = vec4<i32>(offsets[t]);
+        var index = 0;
+        var outside = false;
+        for (var a = 0; a < 4; a++) {
+            let j = boundary_fold(c[a] + o[a], n[a], MODE);
+            outside = outside || j < 0;
+            index = index * n[a] + max(j, 0);
+        }
+        v[t] = select(x[index], p.cval, outside);
+    }
+    // Hoare's selection of the rank-th smallest in v[0 .. taps).
+    var lo = 0i;
+    var hi = i32(p.taps) - 1;
+    let k = i32(p.rank);
+    while (lo < hi) {
+        let pivot = v[(lo + hi) / 2];
+        var a = lo;
+        var b = hi;
+        loop {
+            while (v[a] < pivot) { a++; }
+            while (v[b] > pivot) { b--; }
+            if (a <= b) {
+                let t = v[a];
+                v[a] = v[b];
+                v[b] = t;
+                a++;
+                b--;
+            }
+            if (a > b) { break; }
+        }
+        if (k <= b) {
+            hi = b;
+        } else if (k >= a) {
+            lo = a;
+        } else {
+            break;
+        }
+    }
+    y[i] = v[k];
+}
