@@ -125,7 +125,16 @@ fn footprint_filter<'py>(
 /// scipy.ndimage.rank_filter over a footprint (the rank already within its taps or negative).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn rank_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, rank: i64, footprint: PyReadonlyArrayDyn<'py, bool>, origin: Vec<i64>, mode: &str, cval: f32) -> Result<'py> {
+fn rank_filter<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: F32<'py>,
+    rank: i64,
+    footprint: PyReadonlyArrayDyn<'py, bool>,
+    origin: Vec<i64>,
+    mode: &str,
+    cval: f32,
+) -> Result<'py> {
     let b = boundary(mode, cval)?;
     let (x, f) = (input.as_array(), footprint.as_array());
     out(py, py.detach(|| ndimage::rank_filter(&ctx.gpu, &x, rank, &f, &origin, b)))
