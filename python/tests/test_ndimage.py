@@ -288,7 +288,7 @@ def test_rank_median_percentile_match_scipy(rng, shape, mode):
     taps = int(fp.sum())
     assert np.array_equal(lucent.ndimage.median_filter(x, size=3, **kw), ndi.median_filter(x, size=3, **kw))
     assert np.array_equal(lucent.ndimage.median_filter(x, footprint=fp, **kw), ndi.median_filter(x, footprint=fp, **kw))
-    for rank in (0, 1, taps // 3, -1):
+    for rank in {r for r in (0, 1, taps // 3, -1) if -taps <= r < taps}:  # a random footprint may hold one element
         assert np.array_equal(lucent.ndimage.rank_filter(x, rank, footprint=fp, **kw), ndi.rank_filter(x, rank, footprint=fp, **kw)), rank
     for p in (10, 50.0, 75, 100, -20):
         assert np.array_equal(lucent.ndimage.percentile_filter(x, p, footprint=fp, **kw), ndi.percentile_filter(x, p, footprint=fp, **kw)), p

@@ -224,7 +224,8 @@ fn rank_filters_match_the_reference() {
         let modes = [Boundary::Reflect, Boundary::Constant(0.25), Boundary::Nearest, Boundary::Mirror, Boundary::Wrap];
         for mode in if dims.len() == 2 { &modes[..] } else { &modes[..2] } {
             let mode = *mode;
-            for rank in [0, taps / 2, -2] {
+            // A random footprint may hold a single element: only the ranks within it.
+            for rank in [0, taps / 2, -2].into_iter().filter(|&r| -taps <= r && r < taps) {
                 let got = ndimage::rank_filter(gpu, &x, rank, &fp.view(), &[], mode).unwrap();
                 let r = ndimage::rank_within(rank, taps as usize).unwrap();
                 assert_eq!(got, cpu::footprint_rank(&x64, &f, r, mode).mapv(|v| v as f32), "{dims:?} {mode:?} rank {rank}");
