@@ -6,6 +6,7 @@
 // tap.
 #import common/grid
 #import common/boundary
+#import common/footprint
 
 override MODE: u32;
 override MAXIMUM: bool;
@@ -25,24 +26,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
-    var c: vec4<i32>;
-    var rest = i;
-    for (var a = 3; a >= 0; a--) {
-        c[a] = i32(rest % p.dims[a]);
-        rest = rest / p.dims[a];
-    }
+    let c = footprint_coords(i, p.dims);
     let n = vec4<i32>(p.dims);
     var best = select(3.4028235e38, -3.4028235e38, MAXIMUM);
     for (var t = 0u; t < p.taps; t++) {
-        let o = vec4<i32>(offsets[t]);
-        var index = 0;
-        var outside = false;
-        for (var a = 0; a < 4; a++) {
-            let j = boundary_fold(c[a] + o[a], n[a], MODE);
-            outside = outside || j < 0;
-            index = index * n[a] + max(j, 0);
-        }
-        let v = select(x[index], p.cval, outside) + weights[t];
+        let index = footprint_index(c, vec4<i32>(offsets[t]), n, MODE);
+        let v = select(x[max(index, 0)], p.cval, index < 0) + weights[t];
         best = select(min(best, v), max(best, v), MAXIMUM);
     }
     y[i] = best;

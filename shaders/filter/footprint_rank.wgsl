@@ -5,6 +5,7 @@
 // value of the input (or cval), as scipy's. Offsets: whole numbers stored as f32, four per tap.
 #import common/grid
 #import common/boundary
+#import common/footprint
 
 override MODE: u32;
 const MAX_TAPS: u32 = 343u;  // mirrored in src/kernels/footprint_rank.rs
@@ -23,24 +24,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
-    var c: vec4<i32>;
-    var rest = i;
-    for (var a = 3; a >= 0; a--) {
-        c[a] = i32(rest % p.dims[a]);
-        rest = rest / p.dims[a];
-    }
+    let c = footprint_coords(i, p.dims);
     let n = vec4<i32>(p.dims);
     var v: array<f32, MAX_TAPS>;
     for (var t = 0u; t < p.taps; t++) {
-        let o = vec4<i32>(offsets[t]);
-        var index = 0;
-        var outside = false;
-        for (var a = 0; a < 4; a++) {
-            let j = boundary_fold(c[a] + o[a], n[a], MODE);
-            outside = outside || j < 0;
-            index = index * n[a] + max(j, 0);
-        }
-        v[t] = select(x[index], p.cval, outside);
+        let index = footprint_index(c, vec4<i32>(offsets[t]), n, MODE);
+        v[t] = select(x[max(index, 0)], p.cval, index < 0);
     }
     // Hoare's selection of the rank-th smallest in v[0 .. taps).
     var lo = 0i;

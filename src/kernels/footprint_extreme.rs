@@ -32,12 +32,8 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[f32]
             offsets.len()
         )));
     }
-    if offsets.iter().flatten().any(|o| o.unsigned_abs() >= 1 << 24) {
-        return Err(Error::Invalid("footprint offsets beyond 2^24".into()));
-    }
     let lead = 4 - d;
-    let flat: Vec<f32> = offsets.iter().flat_map(|o| (0..4).map(move |a| if a < lead { 0.0 } else { o[a - lead] as f32 })).collect();
-    let off = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[offsets.len(), 4]), flat).expect("4 per tap").view())?;
+    let off = upload_offsets(rec, offsets, d)?;
     let w = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[weights.len()]), weights.to_vec()).expect("one per tap").view())?;
     let y = rec.temp(&dims, Dtype::F32)?;
     let count = dims.iter().product::<usize>();
@@ -50,4 +46,15 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[f32]
     let constants = [("MODE", boundary.code() as f64), ("MAXIMUM", f64::from(u8::from(maximum)))];
     rec.dispatch(&FOOTPRINT_EXTREME, &constants, bytemuck::bytes_of(&p), &[x, off, w, y], FOOTPRINT_EXTREME.groups(count as u64));
     Ok(y)
+}
+
+/// A footprint's offsets on the device as the footprint kernels read them: four f32 per tap (the
+/// axes of a `d`-axis array padded with 0 on the left), whole numbers below 2^24.
+pub(crate) fn upload_offsets(rec: &mut Recording, offsets: &[Vec<i64>], d: usize) -> Result<Buf> {
+    if offsets.iter().flatten().any(|o| o.unsigned_abs() >= 1 << 24) {
+        return Err(Error::Invalid("footprint offsets beyond 2^24".into()));
+    }
+    let lead = 4 - d;
+    let flat: Vec<f32> = offsets.iter().flat_map(|o| (0..4).map(move |a| if a < lead { 0.0 } else { o[a - lead] as f32 })).collect();
+    rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[offsets.len(), 4]), flat).expect("4 per tap").view())
 }

@@ -39,8 +39,7 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], rank: usize, bo
         )));
     }
     let lead = 4 - d;
-    let flat: Vec<f32> = offsets.iter().flat_map(|o| (0..4).map(move |a| if a < lead { 0.0 } else { o[a - lead] as f32 })).collect();
-    let off = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[offsets.len(), 4]), flat).expect("4 per tap").view())?;
+    let off = super::footprint_extreme::upload_offsets(rec, offsets, d)?;
     let y = rec.temp(&dims, Dtype::F32)?;
     let count = dims.iter().product::<usize>();
     let mut p = Params::zeroed();
