@@ -477,26 +477,26 @@ def _one_axis_box(x: np.ndarray, size: int, axis: int) -> np.ndarray:
     return np.ones(shape, bool)
 
 
-def minimum_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
-                     origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
-    """scipy.ndimage.minimum_filter1d: the minimum over ``size`` samples along ``axis``."""
+def _extreme1d(which: str, input: Any, size: int, axis: int, output: Any, mode: str, cval: float, origin: int,
+               context: Optional[Context]) -> np.ndarray:
     x = real(input, "input")
     if int(size) < 1:
         raise RuntimeError("incorrect filter size")
     origins = [0] * x.ndim
     origins[_axis(axis, x.ndim)] = int(origin)
-    return _extreme("minimum", x, None, _one_axis_box(x, size, axis), None, output, mode, cval, origins, context)
+    return _extreme(which, x, None, _one_axis_box(x, size, axis), None, output, mode, cval, origins, context)
+
+
+def minimum_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                     origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.minimum_filter1d: the minimum over ``size`` samples along ``axis``."""
+    return _extreme1d("minimum", input, size, axis, output, mode, cval, origin, context)
 
 
 def maximum_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
                      origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.maximum_filter1d: the maximum over ``size`` samples along ``axis``."""
-    x = real(input, "input")
-    if int(size) < 1:
-        raise RuntimeError("incorrect filter size")
-    origins = [0] * x.ndim
-    origins[_axis(axis, x.ndim)] = int(origin)
-    return _extreme("maximum", x, None, _one_axis_box(x, size, axis), None, output, mode, cval, origins, context)
+    return _extreme1d("maximum", input, size, axis, output, mode, cval, origin, context)
 
 
 def grey_erosion(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,

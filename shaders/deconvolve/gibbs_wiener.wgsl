@@ -9,6 +9,7 @@
 // draws the same ones).
 #import common/grid
 #import common/complex
+#import common/laplacian
 
 struct Params { count: u32, ndim: u32, seed: u32, hermitian: u32, dims: vec4<u32>, half: vec4<u32>, scale: f32, unused0: f32, unused1: f32, unused2: f32 }  // mirrored in src/kernels/gibbs_wiener.rs
 
@@ -37,18 +38,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
-    var rest = i;
-    var laplacian = 0.0;
-    var first_column = false;
-    for (var d = 0u; d < p.ndim; d++) {
-        let axis = p.ndim - 1u - d;
-        let k = rest % p.half[axis];
-        rest = rest / p.half[axis];
-        if (d == 0u) {
-            first_column = k == 0u;
-        }
-        laplacian += 2.0 - 2.0 * cos(TWO_PI * (f32(k) / f32(p.dims[axis])));
-    }
+    let laplacian = half_spectrum_laplacian(i, p.ndim, p.dims, p.half);
+    let first_column = i % p.half[p.ndim - 1u] == 0u;
     let gn = bitcast<f32>(state[0]);
     let gx = bitcast<f32>(state[1]);
     let iteration = state[2];

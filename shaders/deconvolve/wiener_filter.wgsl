@@ -5,13 +5,12 @@
 // real. One thread per frequency of the rfftn half spectrum (last axis n/2 + 1).
 #import common/grid
 #import common/complex
+#import common/laplacian
 struct Params { count: u32, ndim: u32, unused0: u32, unused1: u32, dims: vec4<u32>, half: vec4<u32>, balance: f32, unused2: f32, unused3: f32, unused4: f32 }  // mirrored in src/kernels/wiener_filter.rs
 @group(0) @binding(0) var<storage, read> spectrum: array<vec2<f32>>;
 @group(0) @binding(1) var<storage, read> transfer: array<vec2<f32>>;
 @group(0) @binding(2) var<storage, read_write> out: array<vec2<f32>>;
 @group(0) @binding(3) var<uniform> p: Params;
-
-const TWO_PI: f32 = 6.283185307179586;
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -20,15 +19,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.count) {
         return;
     }
-    var rest = i;
-    var laplacian = 0.0;
-    for (var d = 0u; d < p.ndim; d++) {
-        let axis = p.ndim - 1u - d;
-        let k = rest % p.half[axis];
-        rest = rest / p.half[axis];
-        // k / n in [0, 1): the angle's rounding stays below an ulp of 2π.
-        laplacian += 2.0 - 2.0 * cos(TWO_PI * (f32(k) / f32(p.dims[axis])));
-    }
+    let laplacian = half_spectrum_laplacian(i, p.ndim, p.dims, p.half);
     let h = transfer[i];
     out[i] = cmul_conj(spectrum[i], h) / (dot(h, h) + p.balance * laplacian * laplacian);
 }

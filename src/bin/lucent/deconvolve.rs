@@ -370,6 +370,15 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     )
 }
 
+/// The whole image of a one-pass method (`what` names it), refused for a Zarr input beyond the
+/// host memory budget.
+fn whole(data: Input, what: &str) -> Result<ArrayD<f32>, Error> {
+    match data {
+        Input::Whole(image) => Ok(image),
+        Input::Rows(_) => Err(Error::Invalid(format!("{what} needs the whole image; this Zarr input is beyond the host memory budget"))),
+    }
+}
+
 /// The deskew as the report names it (null without --deskew).
 fn deskew_json(args: &Args) -> Result<serde_json::Value, Error> {
     Ok(args.geometry()?.map_or(
@@ -435,9 +444,7 @@ fn wiener(global: &Global, args: &Args) -> Result<(), Error> {
         || global.device(),
         batch::read_input,
         |data, input, output, device, stages| {
-            let Input::Whole(image) = data else {
-                return Err(Error::Invalid("--method wiener needs the whole image; this Zarr input is beyond the host memory budget".into()));
-            };
+            let image = whole(data, "--method wiener")?;
             args.check_deskewable(image.shape())?;
             batch::check_format(output, image.ndim(), false)?;
             let psf = normalized(args.psf_for(&source, image.shape())?)?;
@@ -521,9 +528,7 @@ fn blind(global: &Global, args: &Args) -> Result<(), Error> {
         || global.device(),
         batch::read_input,
         |data, input, output, device, stages| {
-            let Input::Whole(image) = data else {
-                return Err(Error::Invalid("--method blind needs the whole image; this Zarr input is beyond the host memory budget".into()));
-            };
+            let image = whole(data, "--method blind")?;
             args.check_deskewable(image.shape())?;
             batch::check_format(output, image.ndim(), false)?;
             let psf = args.psf_for(&source, image.shape())?;
