@@ -25,6 +25,9 @@ import numpy as np
 from . import _lucent
 from ._arrays import axis as _axis, complex64, finish, on_axes, per_axis, real, unsupported
 from ._context import Context, resolve
+from ._measurements import (center_of_mass, extrema, find_objects, histogram, labeled_comprehension, maximum,
+                            maximum_position, mean, median, minimum, minimum_position, standard_deviation, sum,
+                            sum_labels, variance)
 
 Sampler = Literal["auto", "buffer", "texture"]
 
@@ -35,7 +38,9 @@ __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "gaussian_filte
            "binary_opening", "binary_closing", "generate_binary_structure", "iterate_structure",
            "distance_transform_edt", "label", "rank_filter", "median_filter", "percentile_filter",
            "spline_filter", "spline_filter1d", "map_coordinates", "affine_transform", "shift", "zoom", "rotate",
-           "fourier_shift", "deskew"]
+           "fourier_shift", "deskew", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
+           "maximum", "median", "minimum_position", "maximum_position", "extrema", "center_of_mass", "histogram",
+           "find_objects", "labeled_comprehension"]
 
 # scipy's filter modes that are other names of the five lucent implements.
 _ALIASES = {"grid-constant": "constant", "grid-mirror": "reflect", "grid-wrap": "wrap"}

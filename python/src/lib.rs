@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 
 mod filters;
 mod interpolate;
+mod measurements;
 mod psf;
 mod restoration;
 mod spectral;
@@ -84,6 +85,7 @@ fn _lucent(m: &Bound<'_, PyModule>) -> PyResult<()> {
     spectral::register(m)?;
     filters::register(m)?;
     interpolate::register(m)?;
+    measurements::register(m)?;
     psf::register(m)?;
     restoration::register(m)?;
     tomography::register(m)?;

@@ -252,7 +252,7 @@ def test_label_matches_scipy(rng, shape):
 
 def test_scipy_drop_in_script(rng):
     # The segmentation script through lucent.ndimage and scipy.ndimage, every
-    # intermediate compared: smooth, threshold, open, label, measure sizes, distance map.
+    # intermediate compared: smooth, threshold, open, label, measure, distance map.
     img = rng.random((64, 80))
     img[16:40, 20:50] += 1.5
     img[45:60, 60:75] += 1.0
@@ -270,6 +270,17 @@ def test_scipy_drop_in_script(rng):
     assert n_lu == n_sp and np.array_equal(labels_lu, labels_sp)
     sizes = np.bincount(labels_sp.ravel())[1:]
     assert np.array_equal(np.bincount(labels_lu.ravel())[1:], sizes) and len(sizes) >= 2
+    # Measurements of the regions, on the smoothed image.
+    index = np.arange(1, n_sp + 1)
+    for name in ("sum_labels", "mean", "standard_deviation", "median", "center_of_mass"):
+        got = np.asarray(getattr(lucent.ndimage, name)(smooth_sp, labels_sp, index))
+        np.testing.assert_allclose(got, np.asarray(getattr(ndi, name)(smooth_sp, labels_sp, index)), rtol=1e-5)
+    assert np.array_equal(lucent.ndimage.sum_labels(np.ones_like(img), labels_sp, index), sizes)
+    for got, want in zip(lucent.ndimage.extrema(smooth_sp, labels_sp, index), ndi.extrema(smooth_sp, labels_sp, index)):
+        assert np.array_equal(got, want)
+    assert lucent.ndimage.find_objects(labels_sp) == ndi.find_objects(labels_sp)
+    assert np.array_equal(lucent.ndimage.histogram(smooth_sp, 0.9, 2.5, 8, labels_sp),
+                          ndi.histogram(smooth_sp, 0.9, 2.5, 8, labels_sp))
     edt_lu = lucent.ndimage.distance_transform_edt(opened_sp)
     edt_sp = ndi.distance_transform_edt(opened_sp)
     np.testing.assert_allclose(edt_lu, edt_sp, rtol=1e-6, atol=1e-6)

@@ -27,6 +27,7 @@ mod derivatives;
 mod deskew;
 mod hostile_files;
 mod io;
+mod measurements;
 mod morphology;
 mod unsupervised;
 mod zarr;

@@ -52,6 +52,12 @@ pub use crate::ops::interpolate::{
 };
 pub use crate::ops::interpolate::{coordinates, rotate_map, shift_map, zoom_map};
 
+pub mod measurements;
+pub use measurements::{
+    center_of_mass, extrema, find_objects, histogram, maximum, maximum_position, mean, median, minimum, minimum_position, standard_deviation, sum_labels,
+    variance, Extrema, Regions,
+};
+
 /// The CPU references (f64), with the semantics of the GPU functions: what `--device cpu` runs
 /// and what the tests compare against.
 pub mod cpu {
