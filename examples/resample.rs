@@ -14,7 +14,7 @@ fn main() -> Result<(), lucent::Error> {
     let volume = Array3::from_shape_fn((40, 96, 128), |(z, y, x)| ((x as f32 / 9.0).sin() + (y as f32 / 7.0).cos()) * (1.0 + z as f32 / 40.0));
     let cubic = Sampling { order: 3, mode: SplineMode::Mirror, ..Default::default() };
     let shifted = ndimage::shift(&gpu, &volume, &[0.0, 2.5, -1.25], &cubic)?;
-    let zoomed = ndimage::zoom(&gpu, &volume, &[1.0, 0.5, 0.5], &cubic)?;
+    let zoomed = ndimage::zoom(&gpu, &volume, &[1.0, 0.5, 0.5], false, &cubic)?;
     let rotated = ndimage::rotate(&gpu, &volume, 30.0, [1, 2], true, &cubic)?;
     println!("shift (0, 2.5, -1.25): {:?} -> {:?}", volume.shape(), shifted.shape());
     println!("zoom (1, 0.5, 0.5):    {:?} -> {:?}", volume.shape(), zoomed.shape());
@@ -23,7 +23,7 @@ fn main() -> Result<(), lucent::Error> {
     // Two warps of one volume: the prefilter runs once.
     let mut rec = lucent::Recording::new(&gpu);
     let x = rec.upload_f32(&volume.view().into_dyn())?;
-    let coefficients = record_spline_filter(&mut rec, x, SplineMode::Mirror)?;
+    let coefficients = record_spline_filter(&mut rec, x, 3, SplineMode::Mirror)?;
     let sample = Sampling { prefilter: false, ..cubic };
     let dims = volume.shape();
     let left = record_affine_transform(&mut rec, coefficients, &AffineMap::shift(&[0.0, 0.0, 0.5]), dims, &sample)?;

@@ -6,8 +6,9 @@ boundary modes; and ``deskew`` for stage-scanned light-sheet stacks (pycudadecon
 
 Computed in float32: float64 and integer input is converted first, and the result is float32
 unless ``output`` (a dtype, or an array written in place) says otherwise. Interpolation takes
-orders 0, 1 and 3, and lucent's ``sampler``: "buffer" (exact), "texture" (hardware linear
-filtering, faster in places, weights rounded to a few bits) or "auto".
+scipy's B-spline orders 0 to 5, and lucent's ``sampler``: "buffer" (exact), "texture" (orders
+0, 1 and 3: hardware linear filtering, faster in places, weights rounded to a few bits) or
+"auto" (the buffer).
 
 >>> import numpy as np, lucent
 >>> x = np.random.rand(40, 31).astype("f4")
@@ -32,13 +33,15 @@ from ._measurements import (center_of_mass, extrema, find_objects, histogram, la
 Sampler = Literal["auto", "buffer", "texture"]
 
 __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "gaussian_filter", "gaussian_filter1d",
-           "gaussian_laplace", "gaussian_gradient_magnitude", "sobel", "prewitt", "laplace", "uniform_filter", "minimum_filter", "maximum_filter",
+           "gaussian_laplace", "gaussian_gradient_magnitude", "generic_gradient_magnitude", "generic_laplace", "sobel", "prewitt", "laplace", "uniform_filter", "minimum_filter", "maximum_filter",
            "minimum_filter1d", "maximum_filter1d", "grey_erosion", "grey_dilation", "grey_opening", "grey_closing",
            "morphological_gradient", "white_tophat", "black_tophat", "binary_erosion", "binary_dilation",
-           "binary_opening", "binary_closing", "generate_binary_structure", "iterate_structure",
+           "binary_opening", "binary_closing", "binary_fill_holes", "binary_hit_or_miss", "binary_propagation",
+           "morphological_laplace", "value_indices", "generic_filter", "generic_filter1d", "vectorized_filter",
+           "distance_transform_bf", "distance_transform_cdt", "watershed_ift", "uniform_filter1d", "geometric_transform", "generate_binary_structure", "iterate_structure",
            "distance_transform_edt", "label", "rank_filter", "median_filter", "percentile_filter",
            "spline_filter", "spline_filter1d", "map_coordinates", "affine_transform", "shift", "zoom", "rotate",
-           "fourier_shift", "deskew", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
+           "fourier_shift", "fourier_gaussian", "fourier_uniform", "fourier_ellipsoid", "deskew", "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum",
            "maximum", "median", "minimum_position", "maximum_position", "extrema", "center_of_mass", "histogram",
            "find_objects", "labeled_comprehension"]
 
@@ -235,6 +238,53 @@ def laplace(input: Any, output: Any = None, mode: str = "reflect", cval: float =
     return finish(_lucent.edge_filter(resolve(context), x, "laplace", 0, _mode(mode), cval), output)
 
 
+def generic_gradient_magnitude(input: Any, derivative: Any, output: Any = None, mode: Any = "reflect",
+                               cval: float = 0.0, extra_arguments: Sequence = (), extra_keywords: Optional[dict] = None,
+                               *, axes: Optional[Sequence[int]] = None) -> np.ndarray:
+    """scipy.ndimage.generic_gradient_magnitude: sqrt(Σ derivative(input, axis, ...)²) over the
+    axes, with ``derivative(input, axis, output, mode, cval, *extra_arguments,
+    **extra_keywords)`` as scipy calls it (lucent's sobel or prewitt run on the GPU).
+
+    >>> import numpy as np, lucent
+    >>> x = np.zeros((5, 5), "f4"); x[:, 3:] = 1
+    >>> lucent.ndimage.generic_gradient_magnitude(x, lucent.ndimage.sobel)[2].tolist()
+    [0.0, 0.0, 4.0, 4.0, 0.0]
+    """
+    return _generic(input, derivative, output, mode, cval, extra_arguments, extra_keywords, axes, True)
+
+
+def generic_laplace(input: Any, derivative2: Any, output: Any = None, mode: Any = "reflect", cval: float = 0.0,
+                    extra_arguments: Sequence = (), extra_keywords: Optional[dict] = None, *,
+                    axes: Optional[Sequence[int]] = None) -> np.ndarray:
+    """scipy.ndimage.generic_laplace: Σ derivative2(input, axis, ...) over the axes, called as
+    scipy calls it."""
+    return _generic(input, derivative2, output, mode, cval, extra_arguments, extra_keywords, axes, False)
+
+
+def _generic(input: Any, derivative: Any, output: Any, mode: Any, cval: float, extra_arguments: Sequence,
+             extra_keywords: Optional[dict], axes: Optional[Sequence[int]], magnitude: bool) -> np.ndarray:
+    # scipy's composition: the first axis into the output, the others added to it.
+    a = np.asarray(input)
+    axes = list(range(a.ndim)) if axes is None else [_axis(int(ax), a.ndim) for ax in axes]
+    modes = list(mode) if isinstance(mode, (list, tuple)) else [mode] * len(axes)
+    if len(modes) != len(axes):
+        raise RuntimeError("sequence argument must have length equal to input rank")
+    kw = extra_keywords or {}
+    out = np.zeros(a.shape, a.dtype if output is None else output) if not isinstance(output, np.ndarray) else output
+    if not axes:
+        out[...] = a
+        return out
+    derivative(a, axes[0], out, modes[0], cval, *extra_arguments, **kw)  # writes the output
+    if magnitude:
+        np.multiply(out, out, out)
+    for ax, m in zip(axes[1:], modes[1:]):
+        d = np.asarray(derivative(a, ax, out.dtype, m, cval, *extra_arguments, **kw))
+        out += d * d if magnitude else d
+    if magnitude:
+        np.sqrt(out, out, casting="unsafe")
+    return out
+
+
 def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0,
                    *, axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.uniform_filter: the mean over a box of ``size`` (one value or one per axis).
@@ -249,19 +299,60 @@ def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "r
     return finish(_lucent.uniform_filter(resolve(context), x, sizes, _mode(mode), cval), output)
 
 
+def uniform_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
+                     origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.uniform_filter1d: the mean over ``size`` samples along ``axis``."""
+    x = real(input, "input")
+    sizes = [1] * x.ndim
+    sizes[_axis(axis, x.ndim)] = int(size)
+    return uniform_filter(x, sizes, output, mode, cval, origin, context=context)
+
+
+def geometric_transform(input: Any, mapping: Any, output_shape: Optional[Sequence[int]] = None, output: Any = None,
+                        order: int = 3, mode: str = "constant", cval: float = 0.0, prefilter: bool = True,
+                        extra_arguments: Sequence = (), extra_keywords: Optional[dict] = None, *,
+                        sampler: Sampler = "auto", context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.geometric_transform: ``mapping(output index, *extra_arguments,
+    **extra_keywords)`` gives the input coordinates of each output element (called once per
+    element on the host, as scipy calls it), then `map_coordinates` samples them on the GPU.
+
+    >>> import numpy as np, lucent
+    >>> lucent.ndimage.geometric_transform(np.arange(5, dtype="f4"), lambda i: (i[0] + 0.5,), order=1)
+    array([0.5, 1.5, 2.5, 3.5, 0. ], dtype=float32)
+    """
+    a = np.asarray(input)
+    shape = tuple(a.shape if output_shape is None else output_shape)
+    kw = extra_keywords or {}
+    coords = np.empty((a.ndim,) + shape, dtype=np.float64)
+    for index in np.ndindex(*shape):
+        c = mapping(index, *extra_arguments, **kw)
+        if len(c) != a.ndim:
+            raise RuntimeError("mapping must return a sequence of input coordinates, one per input axis")
+        coords[(slice(None),) + index] = c
+    return map_coordinates(a, coords, output, order, mode, cval, prefilter, sampler=sampler, context=context)
+
+
+def _order(order: Any, lowest: int = 0) -> int:
+    """scipy's spline orders (0-5; spline_filter 2-5), refused as scipy refuses them."""
+    o = int(order)
+    if not lowest <= o <= 5:
+        raise RuntimeError(f"spline order {order} not supported (orders {lowest} to 5)")
+    return o
+
+
 def _spline(input: Any, order: int, axis: Optional[int], output: Any, mode: str, context: Optional[Context]) -> np.ndarray:
     x = real(input, "input")
+    order = _order(order, 0 if axis is not None else 2)
     if order in (0, 1):
         return finish(x.copy(), output)
-    unsupported("order", order, 3, "spline_filter")
     ax = None if axis is None else _axis(axis, x.ndim)
-    return finish(_lucent.spline_filter(resolve(context), x, ax, mode), output)
+    return finish(_lucent.spline_filter(resolve(context), x, order, ax, mode), output)
 
 
 def spline_filter(input: Any, order: int = 3, output: Any = None, mode: str = "mirror", *,
                   context: Optional[Context] = None) -> np.ndarray:
-    """scipy.ndimage.spline_filter: the cubic B-spline coefficients of ``input`` (order 3;
-    orders 0 and 1 return the input). The result is float32 unless ``output`` says otherwise.
+    """scipy.ndimage.spline_filter: the B-spline coefficients of ``input`` (orders 2 to 5, as
+    scipy). The result is float32 unless ``output`` says otherwise.
 
     >>> import numpy as np, lucent
     >>> lucent.ndimage.spline_filter(np.ones((4, 5), "f4")).round(5).max()
@@ -272,7 +363,8 @@ def spline_filter(input: Any, order: int = 3, output: Any = None, mode: str = "m
 
 def spline_filter1d(input: Any, order: int = 3, axis: int = -1, output: Any = None, mode: str = "mirror", *,
                     context: Optional[Context] = None) -> np.ndarray:
-    """scipy.ndimage.spline_filter1d: :func:`spline_filter` along one axis.
+    """scipy.ndimage.spline_filter1d: :func:`spline_filter` along one axis (orders 0 and 1
+    return the input).
 
     >>> import numpy as np, lucent
     >>> lucent.ndimage.spline_filter1d(np.ones(6, "f4")).round(5)
@@ -282,7 +374,7 @@ def spline_filter1d(input: Any, order: int = 3, axis: int = -1, output: Any = No
 
 
 def _how(order: int, mode: str, cval: float, prefilter: bool, sampler: str) -> tuple:
-    return (int(order), mode, float(cval), bool(prefilter), sampler)
+    return (_order(order), mode, float(cval), bool(prefilter), sampler)
 
 
 def map_coordinates(input: Any, coordinates: Any, output: Any = None, order: int = 3, mode: str = "constant",
@@ -333,17 +425,25 @@ def shift(input: Any, shift: Any, output: Any = None, order: int = 3, mode: str 
 def zoom(input: Any, zoom: Any, output: Any = None, order: int = 3, mode: str = "constant", cval: float = 0.0,
          prefilter: bool = True, *, grid_mode: bool = False, sampler: Sampler = "auto",
          context: Optional[Context] = None) -> np.ndarray:
-    """scipy.ndimage.zoom: resampled by ``zoom`` (one factor or one per axis), corners aligned,
-    round(n × factor) samples per axis.
+    """scipy.ndimage.zoom: resampled by ``zoom`` (one factor or one per axis), round(n × factor)
+    samples per axis, the corners' samples aligned, or with ``grid_mode`` the pixels' outer edges
+    (warning, as scipy, that "grid-constant" and "grid-wrap" suit it better than "constant" and
+    "wrap").
 
     >>> import numpy as np, lucent
     >>> lucent.ndimage.zoom(np.array([0, 1], "f4"), 2, order=1)
     array([0.        , 0.33333334, 0.6666667 , 1.        ], dtype=float32)
+    >>> lucent.ndimage.zoom(np.array([0, 1], "f4"), 2, order=1, grid_mode=True, mode="grid-wrap")
+    array([0.25, 0.25, 0.75, 0.75], dtype=float32)
     """
-    unsupported("grid_mode", grid_mode, False, "zoom")
     x = real(input, "input")
     z = [float(v) for v in per_axis(zoom, x.ndim, "zoom")]
-    return finish(_lucent.zoom(resolve(context), x, z, _how(order, mode, cval, prefilter, sampler)), output)
+    suggest = {"constant": "grid-constant", "wrap": "grid-wrap"}.get(mode) if grid_mode else None
+    if suggest is not None:
+        import warnings
+        warnings.warn(f"It is recommended to use mode = {suggest} instead of {mode} when grid_mode is True.", stacklevel=2)
+    r = _lucent.zoom(resolve(context), x, z, bool(grid_mode), _how(order, mode, cval, prefilter, sampler))
+    return finish(r, output)
 
 
 def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool = True, output: Any = None, order: int = 3,
@@ -366,20 +466,63 @@ def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool
     return finish(r, output)
 
 
+def _fourier(which: str, input: Any, values: Any, n: int, axis: int, output: Any, name: str,
+             context: Optional[Context]) -> np.ndarray:
+    """A spectrum times a Fourier filter's transfer function, in scipy's result dtype: the
+    input's for complex64/complex128 (and float32 but for fourier_shift), else complex128 for
+    fourier_shift and float64 for the others (real input gives the real part)."""
+    a = np.asarray(input)
+    x = complex64(a)
+    v = [float(s) for s in per_axis(values, x.ndim, name)]
+    r = _lucent.fourier_filter(resolve(context), x, which, v, None if n < 0 else int(n), int(axis))
+    keep = (np.complex64, np.complex128) if which == "shift" else (np.complex64, np.complex128, np.float32)
+    dtype = a.dtype if a.dtype in keep else np.dtype(np.complex128 if which == "shift" else np.float64)
+    return finish(r.astype(dtype) if np.iscomplexobj(np.zeros(0, dtype)) else r.real.astype(dtype), output)
+
+
 def fourier_shift(input: Any, shift: Any, n: int = -1, axis: int = -1, output: Any = None, *,
                   context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.fourier_shift: a spectrum multiplied by the phase ramp of ``shift``
-    (n ≥ 0: a real transform's half spectrum along ``axis`` of a length-n signal). complex64.
+    (n ≥ 0: a real transform's half spectrum along ``axis`` of a length-n signal); complex64 or
+    complex128 as scipy (computed in complex64).
 
     >>> import numpy as np, lucent
     >>> x = np.arange(4, dtype="f4")
     >>> np.fft.ifft(lucent.ndimage.fourier_shift(np.fft.fft(x), 1)).real.round(4)
     array([3., 0., 1., 2.], dtype=float32)
     """
-    x = complex64(input)
-    s = [float(v) for v in per_axis(shift, x.ndim, "shift")]
-    r = _lucent.fourier_shift(resolve(context), x, s, None if n < 0 else int(n), int(axis))
-    return finish(r, output)
+    return _fourier("shift", input, shift, n, axis, output, "shift", context)
+
+
+def fourier_gaussian(input: Any, sigma: Any, n: int = -1, axis: int = -1, output: Any = None, *,
+                     context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.fourier_gaussian: a spectrum times exp(−2π² σ² f²) along each axis (the
+    transform of a Gaussian filter; ``n`` and ``axis`` as fourier_shift's).
+
+    >>> import numpy as np, lucent
+    >>> x = np.zeros(8); x[4] = 1
+    >>> y = np.fft.ifft(lucent.ndimage.fourier_gaussian(np.fft.fft(x), 1.0)).real
+    >>> bool(abs(y.sum() - 1) < 1e-6), int(y.argmax())
+    (True, 4)
+    """
+    return _fourier("gaussian", input, sigma, n, axis, output, "sigma", context)
+
+
+def fourier_uniform(input: Any, size: Any, n: int = -1, axis: int = -1, output: Any = None, *,
+                    context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.fourier_uniform: a spectrum times sinc(size · f) along each axis (the
+    transform of a box of ``size`` samples)."""
+    return _fourier("uniform", input, size, n, axis, output, "size", context)
+
+
+def fourier_ellipsoid(input: Any, size: Any, n: int = -1, axis: int = -1, output: Any = None, *,
+                      context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.fourier_ellipsoid: a spectrum of 1-3 axes times the transform of an
+    ellipsoid of diameters ``size`` (a box in 1-D, a disc in 2-D, a ball in 3-D)."""
+    a = np.asarray(input)
+    if a.ndim > 3:
+        raise NotImplementedError("Only 1d, 2d and 3d inputs are supported")
+    return _fourier("ellipsoid", a, size, n, axis, output, "size", context)
 
 
 def deskew(im: Any, dxdata: float = 0.1, dzdata: float = 0.5, angle: float = 31.5, width: int = 0, shift: float = 0,
@@ -395,7 +538,7 @@ def deskew(im: Any, dxdata: float = 0.1, dzdata: float = 0.5, angle: float = 31.
     With ``rotate=True`` the stack in coverslip coordinates instead: (Z, Y, X) with isotropic
     voxels of ``dxdata``, height Z from the camera's first column, X along the stage from the
     stack's first sample, in one interpolation from the raw stack. ``order`` 1 (linear, as
-    pycudadecon) or 3 (cubic B-spline); the result equals ``scipy.ndimage.affine_transform`` with
+    pycudadecon), 3 (cubic B-spline) or another of scipy's 0-5; the result equals ``scipy.ndimage.affine_transform`` with
     the same map (lucent.ndimage.deskew's Rust documentation gives it).
 
     >>> import numpy as np, lucent
@@ -660,6 +803,117 @@ def binary_closing(input: Any, structure: Any = None, iterations: int = 1, outpu
     return _binary("closing", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
 
 
+def binary_fill_holes(input: Any, structure: Any = None, output: Any = None, origin: Any = 0, *,
+                      axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.binary_fill_holes: the input with every background region that the
+    structure's neighbourhood (default: connectivity 1) does not join to the array's edge set
+    true.
+
+    >>> import numpy as np, lucent
+    >>> x = np.ones((5, 5), bool); x[2, 2] = False; x[0, 2] = False
+    >>> lucent.ndimage.binary_fill_holes(x).astype(int)[:3, 2].tolist()
+    [0, 1, 1]
+    """
+    if axes is not None:
+        raise NotImplementedError("binary_fill_holes: axes is not implemented")
+    return _binary("fill_holes", input, structure, 1, None, output, 0, origin, False, context)
+
+
+def binary_hit_or_miss(input: Any, structure1: Any = None, structure2: Any = None, output: Any = None, origin1: Any = 0,
+                       origin2: Any = None, *, axes: Optional[Sequence[int]] = None,
+                       context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.binary_hit_or_miss: where ``structure1`` fits the foreground and
+    ``structure2`` (default: its complement) the background: erosion of the input by the first
+    and of its complement (border 1) by the second."""
+    if axes is not None:
+        raise NotImplementedError("binary_hit_or_miss: axes is not implemented")
+    x = np.asarray(input) != 0
+    s1 = generate_binary_structure(x.ndim, 1) if structure1 is None else np.asarray(structure1) != 0
+    s2 = np.logical_not(s1) if structure2 is None else np.asarray(structure2) != 0
+    hit = binary_erosion(x, s1, origin=origin1, context=context)
+    miss = binary_erosion(~x, s2, border_value=1, origin=origin1 if origin2 is None else origin2, context=context)
+    return finish(hit & miss, output)
+
+
+def binary_propagation(input: Any, structure: Any = None, mask: Any = None, output: Any = None, border_value: Any = 0,
+                       origin: Any = 0, *, axes: Optional[Sequence[int]] = None,
+                       context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.binary_propagation: dilation repeated until stable, only where ``mask``
+    is true (the reconstruction of the mask's regions from the input's seeds)."""
+    return binary_dilation(input, structure, -1, mask, output, border_value, origin, axes=axes, context=context)
+
+
+def morphological_laplace(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
+                          mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
+                          context: Optional[Context] = None) -> np.ndarray:
+    """scipy.ndimage.morphological_laplace: grey dilation plus grey erosion minus twice the
+    input."""
+    d = grey_dilation(input, size, footprint, structure, None, mode, cval, origin, context=context)
+    e = grey_erosion(input, size, footprint, structure, None, mode, cval, origin, context=context)
+    x = np.asarray(input).astype(d.dtype, copy=False)
+    return finish(d + e - x - x, output)
+
+
+def value_indices(arr: Any, *, ignore_value: Any = None) -> dict:
+    """scipy.ndimage.value_indices: for every distinct value of an integer array, the indices
+    of its elements (a tuple of arrays, one per axis, in C order), skipping ``ignore_value``.
+
+    >>> import numpy as np, lucent
+    >>> {int(k): [i.tolist() for i in v] for k, v in lucent.ndimage.value_indices(np.array([[1, 0], [1, 2]])).items()}
+    {0: [[0], [1]], 1: [[0, 1], [0, 0]], 2: [[1], [1]]}
+    """
+    a = np.asarray(arr)
+    if not (np.issubdtype(a.dtype, np.integer) or a.dtype == np.bool_):
+        raise ValueError("Parameter 'arr' must be an integer array")
+    flat = a.ravel()
+    order = np.argsort(flat, kind="stable")
+    values, starts = np.unique(flat[order], return_index=True)
+    ends = np.append(starts[1:], flat.size)
+    out = {}
+    for v, lo, hi in zip(values, starts, ends):
+        if ignore_value is not None and v == ignore_value:
+            continue
+        out[v] = np.unravel_index(order[lo:hi], a.shape)
+    return out
+
+
+def _python_per_element(name: str) -> Any:
+    def refused(*args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(f"lucent.ndimage.{name} runs a Python function per element or window, which a "
+                                  f"GPU cannot; call scipy.ndimage.{name}")
+    refused.__name__ = name
+    refused.__doc__ = f"scipy.ndimage.{name}: not supported (a Python function per element); raises NotImplementedError."
+    return refused
+
+
+generic_filter = _python_per_element("generic_filter")
+generic_filter1d = _python_per_element("generic_filter1d")
+vectorized_filter = _python_per_element("vectorized_filter")
+
+
+def distance_transform_bf(input: Any, metric: str = "euclidean", sampling: Any = None, return_distances: bool = True,
+                          return_indices: bool = False, distances: Any = None, indices: Any = None, *,
+                          context: Optional[Context] = None) -> Any:
+    """scipy.ndimage.distance_transform_bf: the Euclidean metric is `distance_transform_edt`'s
+    exact result; taxicab and chessboard are not implemented."""
+    if metric != "euclidean":
+        raise NotImplementedError(f"distance_transform_bf: metric {metric!r} is not implemented (euclidean is)")
+    return distance_transform_edt(input, sampling, return_distances, return_indices, distances, indices, context=context)
+
+
+def distance_transform_cdt(input: Any, metric: Any = "chessboard", return_distances: bool = True,
+                           return_indices: bool = False, distances: Any = None, indices: Any = None) -> Any:
+    """scipy.ndimage.distance_transform_cdt: not implemented (chamfer distances); raises
+    NotImplementedError — `distance_transform_edt` gives exact Euclidean distances."""
+    raise NotImplementedError("distance_transform_cdt (chamfer distances) is not implemented; "
+                              "distance_transform_edt gives exact Euclidean distances")
+
+
+def watershed_ift(input: Any, markers: Any, structure: Any = None, output: Any = None) -> Any:
+    """scipy.ndimage.watershed_ift: not implemented; raises NotImplementedError."""
+    raise NotImplementedError("watershed_ift is not implemented (scikit-image's watershed is the usual choice)")
+
+
 def iterate_structure(structure: Any, iterations: int, origin: Any = None, *, context: Optional[Context] = None) -> Any:
     """scipy.ndimage.iterate_structure: the structure dilated by itself ``iterations`` − 1 times
     (and the origin scaled with it when one is given).
@@ -729,7 +983,7 @@ def label(input: Any, structure: Any = None, output: Any = None, *, context: Opt
     a = np.asarray(input)
     if np.iscomplexobj(a):
         raise TypeError("Complex type not supported")
-    x = np.ascontiguousarray(a != 0, dtype=np.float32)
+    x = np.ascontiguousarray(a != 0)
     s = generate_binary_structure(x.ndim, 1) if structure is None else np.ascontiguousarray(np.asarray(structure) != 0)
     if s.ndim != x.ndim:
         raise RuntimeError("structure and input must have equal rank")
@@ -741,7 +995,7 @@ def label(input: Any, structure: Any = None, output: Any = None, *, context: Opt
             raise ValueError("output shape not correct")
         output[...] = labels
         return n
-    return labels.astype(np.int32 if output is None else output), n
+    return (labels if output is None else labels.astype(output)), n
 
 
 def _rank(rank_of, input: Any, size: Any, footprint: Any, output: Any, mode: str, cval: float, origin: Any,

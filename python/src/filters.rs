@@ -140,7 +140,7 @@ fn rank_filter<'py>(
     out(py, py.detach(|| ndimage::rank_filter(&ctx.gpu, &x, rank, &f, &origin, b)))
 }
 
-/// Binary morphology (`which`: "erosion", "dilation", "opening", "closing").
+/// Binary morphology (`which`: "erosion", "dilation", "opening", "closing", "fill_holes").
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn binary_morphology<'py>(
@@ -162,6 +162,7 @@ fn binary_morphology<'py>(
             "erosion" => ndimage::binary_erosion(&ctx.gpu, &x, &b),
             "dilation" => ndimage::binary_dilation(&ctx.gpu, &x, &b),
             "opening" => ndimage::binary_opening(&ctx.gpu, &x, &b),
+            "fill_holes" => ndimage::binary_fill_holes(&ctx.gpu, &x, &b.structure, &b.origin),
             _ => ndimage::binary_closing(&ctx.gpu, &x, &b),
         }),
     )
@@ -174,12 +175,22 @@ fn distance_transform_edt<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, 
     out(py, py.detach(|| ndimage::distance_transform_edt(&ctx.gpu, &x, &sampling)))
 }
 
-/// scipy.ndimage.label (lucent::ndimage::label): the labels and their count.
+/// scipy.ndimage.label (lucent::ndimage::label): the labels (int32, scipy's type) and their
+/// count.
 #[pyfunction]
-fn label<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, structure: PyReadonlyArrayDyn<'py, bool>) -> PyResult<(Bound<'py, PyArrayDyn<u32>>, usize)> {
+fn label<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: PyReadonlyArrayDyn<'py, bool>,
+    structure: PyReadonlyArrayDyn<'py, bool>,
+) -> PyResult<(Bound<'py, PyArrayDyn<i32>>, usize)> {
     let (x, s) = (input.as_array(), structure.as_array());
     let (labels, n) = py.detach(|| ndimage::label(&ctx.gpu, &x, &s)).map_err(to_py)?;
-    Ok((out(py, Ok(labels))?, n))
+    // Counts stay below 2^31 (the element limit), so the u32 labels are i32 bit for bit: no copy.
+    let shape = labels.raw_dim();
+    let (words, _) = labels.into_raw_vec_and_offset();
+    let signed = ndarray::ArrayD::from_shape_vec(shape, bytemuck::cast_vec::<u32, i32>(words)).expect("the same length");
+    Ok((out(py, Ok(signed))?, n))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

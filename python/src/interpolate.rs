@@ -26,16 +26,16 @@ impl How {
     }
 }
 
-/// scipy.ndimage.spline_filter (axis None) or spline_filter1d, order 3.
+/// scipy.ndimage.spline_filter (axis None) or spline_filter1d of `order`.
 #[pyfunction]
-fn spline_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, axis: Option<usize>, mode: &str) -> Result<'py> {
+fn spline_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, order: u32, axis: Option<usize>, mode: &str) -> Result<'py> {
     let mode = SplineMode::parse(mode).map_err(to_py)?;
     let x = input.as_array();
     out(
         py,
         py.detach(|| match axis {
-            None => ndimage::spline_filter(&ctx.gpu, &x, mode),
-            Some(axis) => ndimage::spline_filter1d(&ctx.gpu, &x, axis, mode),
+            None => ndimage::spline_filter(&ctx.gpu, &x, order, mode),
+            Some(axis) => ndimage::spline_filter1d(&ctx.gpu, &x, order, axis, mode),
         }),
     )
 }
@@ -70,10 +70,10 @@ fn shift<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, shift: Vec<f64>, 
 }
 
 #[pyfunction]
-fn zoom<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, zoom: Vec<f64>, how: How) -> Result<'py> {
+fn zoom<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, zoom: Vec<f64>, grid_mode: bool, how: How) -> Result<'py> {
     let how = how.sampling()?;
     let x = input.as_array();
-    out(py, py.detach(|| ndimage::zoom(&ctx.gpu, &x, &zoom, &how)))
+    out(py, py.detach(|| ndimage::zoom(&ctx.gpu, &x, &zoom, grid_mode, &how)))
 }
 
 #[pyfunction]
@@ -108,17 +108,28 @@ fn deskew<'py>(
     out(py, py.detach(|| ndimage::deskew(&ctx.gpu, &x, &geometry, &how).map(|y| y.into_dyn())))
 }
 
+/// scipy.ndimage's Fourier filters of a spectrum: `which` is "shift", "gaussian", "uniform" or
+/// "ellipsoid", `values` the shift, sigma or size.
 #[pyfunction]
-fn fourier_shift<'py>(
+#[allow(clippy::too_many_arguments)]
+fn fourier_filter<'py>(
     py: Python<'py>,
     ctx: &Context,
     input: PyReadonlyArrayDyn<'py, Complex32>,
-    shift: Vec<f64>,
+    which: &str,
+    values: Vec<f64>,
     n: Option<usize>,
     axis: isize,
 ) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
     let x = input.as_array();
-    out(py, py.detach(|| ndimage::fourier_shift(&ctx.gpu, &x, &shift, n, axis)))
+    let f = match which {
+        "shift" => ndimage::fourier_shift,
+        "gaussian" => ndimage::fourier_gaussian,
+        "uniform" => ndimage::fourier_uniform,
+        "ellipsoid" => ndimage::fourier_ellipsoid,
+        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown Fourier filter {which}"))),
+    };
+    out(py, py.detach(|| f(&ctx.gpu, &x, &values, n, axis)))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -128,7 +139,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shift, m)?)?;
     m.add_function(wrap_pyfunction!(zoom, m)?)?;
     m.add_function(wrap_pyfunction!(rotate, m)?)?;
-    m.add_function(wrap_pyfunction!(fourier_shift, m)?)?;
+    m.add_function(wrap_pyfunction!(fourier_filter, m)?)?;
     m.add_function(wrap_pyfunction!(deskew, m)?)?;
     Ok(())
 }

@@ -1,3 +1,5 @@
+import warnings
+
 import numpy as np
 import pytest
 import scipy.ndimage as ndi
@@ -44,7 +46,7 @@ def test_output_argument(rng):
         lucent.ndimage.gaussian_filter(x, 1.2, output=np.zeros((3, 3)))
 
 
-@pytest.mark.parametrize("order", [0, 1, 3])
+@pytest.mark.parametrize("order", [0, 1, 2, 3, 4, 5])
 @pytest.mark.parametrize("mode", ["constant", "nearest", "mirror", "reflect", "wrap", "grid-wrap", "grid-constant"])
 def test_interpolation_matches_scipy(rng, order, mode):
     x = rng.random((17, 22))
@@ -61,6 +63,9 @@ def test_interpolation_matches_scipy(rng, order, mode):
     if order:
         assert rel(lucent.ndimage.shift(x, (2.3, -1.7), **kw), ndi.shift(x, (2.3, -1.7), **skw)) < 1e-5
         assert rel(lucent.ndimage.zoom(x, (1.7, 0.6), **kw), ndi.zoom(x, (1.7, 0.6), **skw)) < 1e-5
+        with warnings.catch_warnings():  # scipy's advice on constant and wrap with grid_mode, both sides
+            warnings.simplefilter("ignore")
+            assert rel(lucent.ndimage.zoom(x, (1.7, 0.6), grid_mode=True, **kw), ndi.zoom(x, (1.7, 0.6), grid_mode=True, **skw)) < 1e-5
         assert rel(lucent.ndimage.rotate(x, 33.0, **kw), ndi.rotate(x, 33.0, **skw)) < 1e-5
         assert rel(lucent.ndimage.rotate(x, -20.0, reshape=False, **kw), ndi.rotate(x, -20.0, reshape=False, **skw)) < 1e-5
 
@@ -69,6 +74,13 @@ def test_three_axes_and_spline_filter(rng):
     x = rng.random((9, 12, 10))
     assert rel(lucent.ndimage.spline_filter(x), ndi.spline_filter(x)) < 1e-5
     assert rel(lucent.ndimage.spline_filter1d(x, axis=1, mode="wrap"), ndi.spline_filter1d(x, axis=1, mode="wrap")) < 1e-5
+    for order in [2, 3, 4, 5]:
+        for mode in ["mirror", "reflect", "nearest", "grid-wrap", "constant"]:
+            assert rel(lucent.ndimage.spline_filter(x, order, mode=mode), ndi.spline_filter(x, order, mode=mode)) < 1e-5, (order, mode)
+            assert rel(lucent.ndimage.spline_filter1d(x, order, axis=-1, mode=mode), ndi.spline_filter1d(x, order, axis=-1, mode=mode)) < 1e-5, (order, mode)
+    for order in [0, 1]:
+        assert np.array_equal(lucent.ndimage.spline_filter1d(x, order), ndi.spline_filter1d(x, order).astype(np.float32))
+    assert rel(lucent.ndimage.zoom(x, 1.3, order=5), ndi.zoom(x, 1.3, order=5)) < 1e-5
     assert rel(lucent.ndimage.rotate(x, 25, axes=(0, 2)), ndi.rotate(x, 25, axes=(0, 2))) < 1e-5
     assert rel(lucent.ndimage.zoom(x, 1.3), ndi.zoom(x, 1.3)) < 1e-5
     coeffs = ndi.spline_filter(x)
@@ -90,11 +102,26 @@ def test_fourier_shift(rng):
 
 def test_unsupported_and_bad_arguments_raise():
     x = np.ones((6, 7), np.float32)
-    for call in [lambda: lucent.ndimage.uniform_filter(x, 3, origin=1), lambda: lucent.ndimage.zoom(x, 2, grid_mode=True),
-                 lambda: lucent.ndimage.gaussian_filter(x, 1, mode=["reflect", "wrap"]),
-                 lambda: lucent.ndimage.spline_filter(x, order=5)]:
+    for call in [lambda: lucent.ndimage.uniform_filter(x, 3, origin=1),
+                 lambda: lucent.ndimage.gaussian_filter(x, 1, mode=["reflect", "wrap"])]:
         with pytest.raises(NotImplementedError):
             call()
+    # scipy's spline orders: 0-5, spline_filter 2-5; RuntimeError as scipy raises.
+    for order in [6, -1]:
+        for call in [lambda: lucent.ndimage.map_coordinates(x, np.zeros((2, 3)), order=order),
+                     lambda: lucent.ndimage.shift(x, 1, order=order), lambda: lucent.ndimage.zoom(x, 2, order=order),
+                     lambda: lucent.ndimage.rotate(x, 5, order=order),
+                     lambda: lucent.ndimage.affine_transform(x, [1, 1], order=order),
+                     lambda: lucent.ndimage.spline_filter(x, order=order),
+                     lambda: lucent.ndimage.spline_filter1d(x, order=order)]:
+            with pytest.raises(RuntimeError, match="spline order"):
+                call()
+    with pytest.raises(RuntimeError, match="spline order"):
+        lucent.ndimage.spline_filter(x, order=1)
+    with pytest.raises(ValueError, match="texture sampler reads orders 0, 1 and 3"):
+        lucent.ndimage.shift(x, 0.5, order=2, sampler="texture")
+    with pytest.warns(UserWarning, match="grid-constant"):
+        lucent.ndimage.zoom(x, 2, grid_mode=True)
     with pytest.raises(ValueError):
         lucent.ndimage.gaussian_filter(x, 1, mode="sideways")
     with pytest.raises(ValueError):
@@ -103,8 +130,6 @@ def test_unsupported_and_bad_arguments_raise():
         lucent.ndimage.gaussian_filter(np.array([1.0, np.nan]), 1)
     with pytest.raises(ValueError):
         lucent.ndimage.map_coordinates(x, np.zeros((3, 4)))
-    with pytest.raises(ValueError):
-        lucent.ndimage.shift(x, 1, order=2)
     with pytest.raises(ValueError):
         lucent.ndimage.correlate(x, np.ones(3))
     with pytest.raises(ValueError):

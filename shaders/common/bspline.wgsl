@@ -1,16 +1,87 @@
-// B-spline sampling from a storage buffer: the taps of orders 0, 1 and 3 along each axis and
+// B-spline sampling from a storage buffer: the order + 1 taps (orders 0-5) along each axis and
 // one sample (common/spline_fold for the modes). A kernel that imports this declares the sampled
 // array as `x: array<f32>`; the pipeline is specialised by the mode and the taps per axis, so the
-// loops over taps unroll and the folding of other modes compiles away.
+// folding of other modes compiles away and the loops over taps have known counts.
 #import common/spline_fold
 
 // The taps along one axis: element offsets, weights (zero past the order's taps) and, for
 // grid-constant, whether each lies inside; `cval` where the coordinate alone decides the sample.
 struct Taps {
-    at: vec4<u32>,
-    w: vec4<f32>,
-    inside: vec4<bool>,
+    at: array<u32, 6>,
+    w: array<f32, 6>,
+    inside: array<bool, 6>,
     cval: bool,
+}
+
+// An axis of one sample, read once with weight 1 (the leading axes added to make four).
+fn lone() -> Taps {
+    var t: Taps;
+    t.w[0] = 1.0;
+    t.inside[0] = true;
+    return t;
+}
+
+// The B-spline weights of the `order`'s taps at `x` from the middle tap's sample (in [0, 1) for
+// odd orders, [-0.5, 0.5) for even ones): scipy's get_spline_interpolation_weights, each weight
+// written as a polynomial without cancellation in f32 (Horner in the distance u ∈ [0, 1] from
+// the spline's next knot outward), since the coefficients of orders 4-5 alternate with up to 7×
+// the samples' amplitude and scale the weights' errors by that.
+fn spline_weights(x: f32, order: u32) -> array<f32, 6> {
+    var w: array<f32, 6>;
+    switch order {
+        case 0u: {
+            w[0] = 1.0;
+        }
+        case 1u: {
+            w[0] = 1.0 - x;
+            w[1] = x;
+        }
+        case 2u: {
+            w[0] = 0.5 * (0.5 - x) * (0.5 - x);
+            w[1] = 0.75 - x * x;
+            w[2] = 0.5 * (0.5 + x) * (0.5 + x);
+        }
+        case 3u: {
+            let c = cubic_weights(x);
+            w = array<f32, 6>(c.x, c.y, c.z, c.w, 0.0, 0.0);
+        }
+        case 4u: {
+            let a = 0.5 - x;
+            let b = 0.5 + x;
+            let t = x * x;
+            w[0] = a * a * a * a / 24.0;
+            w[1] = quartic_side(a);
+            w[2] = t * (t * 0.25 - 0.625) + 115.0 / 192.0;
+            w[3] = quartic_side(b);
+            w[4] = b * b * b * b / 24.0;
+        }
+        default: {
+            let y = 1.0 - x;
+            w[0] = y * y * y * y * y / 120.0;
+            w[1] = quintic_outer(y);
+            w[2] = quintic_inner(x);
+            w[3] = quintic_inner(y);
+            w[4] = quintic_outer(x);
+            w[5] = x * x * x * x * x / 120.0;
+        }
+    }
+    return w;
+}
+
+// The order-4 B-spline at 1.5 - u from its centre, u in [0, 1]: ((1 + u)^4 - 5 u^4) / 24.
+fn quartic_side(u: f32) -> f32 {
+    return (1.0 + u * (4.0 + u * (6.0 + u * (4.0 - 4.0 * u)))) / 24.0;
+}
+
+// The order-5 B-spline at y in [0, 1] from its centre (scipy's form), and at 2 - u, u in
+// [0, 1]: ((1 + u)^5 - 6 u^5) / 120.
+fn quintic_inner(y: f32) -> f32 {
+    let t = y * y;
+    return t * (t * (0.25 - y / 12.0) - 0.5) + 0.55;
+}
+
+fn quintic_outer(u: f32) -> f32 {
+    return (1.0 + u * (5.0 + u * (10.0 + u * (10.0 + u * (5.0 - 5.0 * u))))) / 120.0;
 }
 
 // Axis of `n` samples and element stride `stride` read with `taps` taps at coordinate `c`.
@@ -24,27 +95,26 @@ fn axis_taps(c: f32, n: u32, stride: u32, taps: u32) -> Taps {
         v = fold(v, f32(n), MODE);
     }
     t.cval = is_nan(c) || (!unfolded && v <= -1.0);
-    let base = select(floor(v), floor(v + 0.5), taps == 1u);
-    let start = i32(base) - select(0, 1, taps == 4u);
-    let f = v - floor(v);
-    if (taps == 1u) {
-        t.w = vec4<f32>(1.0, 0.0, 0.0, 0.0);
-    } else if (taps == 2u) {
-        t.w = vec4<f32>(1.0 - f, f, 0.0, 0.0);
-    } else {
-        t.w = cubic_weights(f);
+    // Even orders centre their taps on the nearest sample, odd ones on the one below (scipy).
+    let order = taps - 1u;
+    let base = select(floor(v), floor(v + 0.5), order % 2u == 0u);
+    let start = i32(base) - i32(order / 2u);
+    t.w = spline_weights(v - base, order);
+    let edge = start < 0 || start + i32(taps) > i32(n);
+    for (var k = 0u; k < taps; k++) {
+        var j = start + i32(k);
+        if (edge) {
+            j = tap(j, n);
+        }
+        t.inside[k] = j >= 0;
+        t.at[k] = u32(max(j, 0)) * stride;
     }
-    var j = vec4<i32>(start) + vec4<i32>(0, 1, 2, 3);
-    if (start < 0 || start + i32(taps) > i32(n)) {
-        j = vec4<i32>(tap(j.x, n), tap(j.y, n), tap(j.z, n), tap(j.w, n));
-    }
-    t.inside = j >= vec4<i32>(0);
-    t.at = vec4<u32>(max(j, vec4<i32>(0))) * stride;
     return t;
 }
 
 // The weighted taps of four axes (T0..T3 of them), slowest first. The loops below are the
-// readable form; src/kernels/map_coordinates.rs writes them out per specialisation.
+// readable form; src/kernels/map_coordinates.rs writes out the taps of orders up to 3, and the
+// last axis' row of taps of higher orders inside these loops.
 fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: f32) -> f32 {
     // unrolled: begin
     let checked = MODE == GRID_CONSTANT;
@@ -77,7 +147,7 @@ fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: f32) -> f32 {
 // `x` (axes `dims`, slowest first) at coordinates `c`; cval where the mode says so.
 fn sample(c: vec4<f32>, dims: vec4<u32>, cval: f32) -> f32 {
     // The leading axes added to make four read their one sample, without folding.
-    var a0 = Taps(vec4<u32>(0u), vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<bool>(true), false);
+    var a0 = lone();
     var a1 = a0;
     var a2 = a0;
     let a3 = axis_taps(c.w, dims.w, 1u, T3);

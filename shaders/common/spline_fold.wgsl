@@ -1,7 +1,7 @@
 // scipy.ndimage's boundary modes for B-spline sampling (src/ops/interpolate/mod.rs): the
 // sampling kernels' specialisation (mode, rank, taps per axis), folding a coordinate or a tap
-// into the array, the cubic B-spline's weights and NaN on the bits. Arrays are seen with 4 axes (leading axes of one sample
-// added); taps per axis are order + 1 (1, 2 or 4).
+// into the array, the cubic B-spline's weights and NaN on the bits. Arrays are seen with 4 axes
+// (leading axes of one sample added); taps per axis are order + 1 (1 to 6).
 
 override MODE: u32 = 0u;
 override RANK: u32 = 2u;  // the array's own axes: the last RANK of the four

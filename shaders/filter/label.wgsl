@@ -1,5 +1,5 @@
 // Connected-component labelling (scipy.ndimage.label) by label equivalence on the device:
-// STAGE 0 gives every non-zero element its own index as label (NONE elsewhere); STAGE 1 hooks:
+// STAGE 0 gives every true element of the mask its own index as label (NONE elsewhere); STAGE 1 hooks:
 // each element takes the least label among its structure's neighbours and links its old label's
 // element to it (atomicMin), raising `changed`; STAGE 2 compresses: each label replaced by its
 // label's label until it points at itself. Labels only decrease and stay indices of elements of
@@ -11,7 +11,7 @@ override STAGE: u32;
 
 struct Params { dims: vec4<u32>, count: u32, taps: u32, unused0: u32, unused1: u32 }  // mirrored in src/kernels/label.rs
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<u32>;  // the mask, one byte per element
 @group(0) @binding(1) var<storage, read_write> labels: array<atomic<u32>>;
 @group(0) @binding(2) var<storage, read_write> changed: array<atomic<u32>>;
 @group(0) @binding(3) var<storage, read> offsets: array<vec4<f32>>;
@@ -27,7 +27,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         return;
     }
     if (STAGE == 0u) {
-        atomicStore(&labels[i], select(NONE, i, x[i] != 0.0));
+        atomicStore(&labels[i], select(NONE, i, ((x[i >> 2u] >> ((i & 3u) * 8u)) & 0xffu) != 0u));
         return;
     }
     let own = atomicLoad(&labels[i]);

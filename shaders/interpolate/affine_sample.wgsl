@@ -1,5 +1,5 @@
-// scipy.ndimage.affine_transform from a storage buffer: an array of 1-4 axes, 4^d taps per cubic
-// sample (common/bspline, common/affine_sample_body).
+// scipy.ndimage.affine_transform from a storage buffer: an array of 1-4 axes, (order + 1)^d taps
+// per sample (common/bspline, common/affine_sample_body).
 #import common/bspline
 #import common/affine_sample_body
 

@@ -1,5 +1,6 @@
 // scipy.ndimage.map_coordinates from a storage buffer: an array of 1-4 axes (already prefiltered
-// and padded for order 3), 4^d taps per cubic sample (common/bspline, common/map_coordinates_body).
+// and padded for orders above 1), (order + 1)^d taps per sample (common/bspline,
+// common/map_coordinates_body).
 #import common/bspline
 #import common/map_coordinates_body
 

@@ -1,9 +1,11 @@
-// The cubic B-spline prefilter along one axis (scipy.ndimage.spline_filter1d, order 3): the gain
-// 6, a causal pass, then an anti-causal pass (Unser, Aldroubi and Eden 1991; pole z = √3 − 2).
-// scipy's initial values are the two passes run over the line extended without end by the
-// boundary (whole-sample symmetric, half-sample symmetric or periodic), so each line is cut into
+// One pole of the B-spline prefilter along one axis (scipy.ndimage.spline_filter1d): the pole's
+// gain, a causal pass, then an anti-causal pass (Unser, Aldroubi and Eden 1991); orders with two
+// poles run the kernel once per pole (src/kernels/spline_prefilter.rs).
+// scipy's initial values are the passes run over the line extended without end by the boundary
+// (whole-sample symmetric, half-sample symmetric or periodic; a pole's output keeps the
+// extension's symmetry, so the next pole folds it the same way), so each line is cut into
 // segments of SEG samples computed independently: a segment's passes start HALO samples outside
-// it (|z|^HALO ≈ 7e-10 of the truncated terms), reading the extension folded into the line. The
+// it (|z|^HALO ≤ 2e-9 of the truncated terms), reading the extension folded into the line. The
 // array is viewed as (outer, n, inner); a workgroup takes one segment of 64 consecutive lines and
 // the next workgroups the next segments of the same lines (whose halos are then still in cache),
 // so segments at the line ends, which fold, are whole workgroups. Along every axis but the last
@@ -23,9 +25,11 @@ struct Params {
 @group(0) @binding(1) var<storage, read_write> c: array<f32>;
 @group(0) @binding(2) var<uniform> p: Params;
 
-const Z: f32 = -0.26794919243112270;
-const SEG: u32 = 32u;
-const HALO: u32 = 16u;
+override Z: f32 = -0.26794919243112270;  // the pole (√3 − 2: cubic)
+override GAIN: f32 = 6.0;                 // (1 - z)(1 - 1/z)
+// (SEG, HALO) is (32, 16), or (16, 24) for the poles of orders 4 and 5 beyond |z| = 0.27.
+override SEG: u32 = 32u;
+override HALO: u32 = 16u;
 const GROUP: u32 = 64u;
 const SPAN: u32 = 64u;  // SEG + 2 · HALO: a staged row
 
@@ -92,7 +96,7 @@ fn emit(j: u32, v: f32) {
 // tile, row r being line first + r (the last line again past the end) from sample s0 - HALO on,
 // each thread one column of every row; per thread the causal pass from HALO samples before its
 // segment to HALO after it and the anti-causal pass back from there, the segment's samples
-// emitted; the staged rows' outputs stored row by row, two rows of SEG per step. The loops below
+// emitted; the staged rows' outputs stored row by row, 64 / SEG rows per step. The loops below
 // are the readable form; src/kernels/spline_prefilter.rs writes them out (the samples loaded
 // first, without folding where the segment and its halos lie inside the line, and 32 loads in
 // flight per thread when staging, so loads issue together).
@@ -104,16 +108,16 @@ fn segments(staged: bool, first: u32, lid: u32) {
         }
         workgroupBarrier();
     }
-    var plus: array<f32, 48>;  // SEG + HALO
+    var plus: array<f32, 48>;  // SEG + HALO at most
     var cp = 0.0;
     for (var k = s0 - i32(HALO); k < s0; k++) {
-        cp = 6.0 * extended(k) + Z * cp;
+        cp = GAIN * extended(k) + Z * cp;
     }
     for (var j = 0u; j < SEG + HALO; j++) {
-        cp = 6.0 * extended(s0 + i32(j)) + Z * cp;
+        cp = GAIN * extended(s0 + i32(j)) + Z * cp;
         plus[j] = cp;
     }
-    var out: array<f32, 32>;  // SEG
+    var out: array<f32, 32>;  // SEG at most
     var cm = 0.0;
     for (var j = SEG + HALO; j > 0u; j--) {
         cm = Z * (cm - plus[j - 1u]);
@@ -126,7 +130,7 @@ fn segments(staged: bool, first: u32, lid: u32) {
     }
     if (staged) {
         workgroupBarrier();
-        for (var r = lid / SEG; r < GROUP; r += 2u) {
+        for (var r = lid / SEG; r < GROUP; r += GROUP / SEG) {
             if (first + r < p.lines) {
                 c[(first + r) * p.n + u32(s0) + lid % SEG] = tile[at(r, HALO + lid % SEG)];
             }

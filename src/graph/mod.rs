@@ -116,6 +116,17 @@ impl<'g> Recording<'g> {
         self.upload(data.shape(), Dtype::C32, || crate::gpu::row_major_bytes(data).into_owned())
     }
 
+    /// A mask as bytes (1 true, 0 false), four to a u32 word (the last padded with 0): a
+    /// quarter of an f32 upload; kernels read element i as byte i % 4 of word i / 4.
+    pub fn upload_mask(&mut self, data: &ArrayViewD<bool>) -> Result<Buf> {
+        let words = data.len().div_ceil(4);
+        self.upload(&[words.max(1)], Dtype::U32, || {
+            let mut bytes: Vec<u8> = data.iter().map(|&v| u8::from(v)).collect();
+            bytes.resize(4 * words.max(1), 0);
+            bytes
+        })
+    }
+
     /// Uploads `data` now, without keeping a copy for later runs: for large data a recording
     /// runs once (the caller's array is written straight into the device's staging memory).
     pub fn upload_once_f32(&mut self, data: &ArrayViewD<f32>) -> Result<Buf> {

@@ -4,7 +4,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::map_coordinates::{as_four, sampled_dims, specialised};
+use super::map_coordinates::{as_four, check_orders, sampled_dims, specialised};
 use super::{AFFINE_SAMPLE, AFFINE_SAMPLE_TEXTURE};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Shape};
@@ -34,6 +34,7 @@ pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], 
     if out_dims.len() != rank || matrix.len() != rank || matrix.iter().any(|r| r.len() != rank) || offset.len() != rank || orders.len() != rank {
         return Err(Error::Shape(format!("an affine map of a {rank}-axis array needs a {rank}×{rank} matrix, {rank} offsets and an output of {rank} axes")));
     }
+    check_orders(orders)?;
     let points = Shape::new(out_dims)?.len();
     if points > u32::MAX as usize {
         return Err(Error::TooLarge { what: format!("{points} samples in one dispatch"), bytes: points as u64 * 4, limit: u32::MAX as u64 * 4 });

@@ -29,14 +29,14 @@ pub enum Stage {
     Compress,
 }
 
-/// Records one stage over `x` (f32 of 1-4 axes: non-zero is foreground), `labels` (u32 of x's
-/// length), `changed` (u32 × 1) and the neighbours' `offsets` (f32 × 4 per tap, leading axes 0).
-pub fn record(rec: &mut Recording, stage: Stage, x: Buf, labels: Buf, changed: Buf, offsets: Buf) -> Result<()> {
-    rec.expect_dtype(x, Dtype::F32, "labelled array")?;
+/// Records one stage over the mask `x` of shape `dims` (1-4 axes, bytes four to a u32 word:
+/// `Recording::upload_mask`), `labels` (u32, one per element), `changed` (u32 × 1) and the
+/// neighbours' `offsets` (f32 × 4 per tap, leading axes 0).
+pub fn record(rec: &mut Recording, stage: Stage, x: Buf, dims: &[usize], labels: Buf, changed: Buf, offsets: Buf) -> Result<()> {
+    rec.expect_dtype(x, Dtype::U32, "labelled mask")?;
     rec.expect_dtype(labels, Dtype::U32, "labels")?;
-    let dims = rec.dims(x).to_vec();
     let count = dims.iter().product::<usize>();
-    if dims.is_empty() || dims.len() > 4 || rec.shape(labels).len() != count || count > i32::MAX as usize {
+    if dims.is_empty() || dims.len() > 4 || rec.shape(labels).len() != count || rec.shape(x).len() < count.div_ceil(4) || count > i32::MAX as usize {
         return Err(Error::Shape(format!("labels of an array of {dims:?}: 1 to 4 axes, below 2^31 elements")));
     }
     let lead = 4 - dims.len();

@@ -28,9 +28,9 @@ pub(crate) fn as_four(dims: &[usize]) -> [u32; 4] {
 }
 
 /// The sampling kernel of `kernels` (buffer, texture) for `texture`, specialised for `mode` (the
-/// kernel's code) and the `orders` of a 1-4-axis array: its loops over taps (common/bspline.wgsl)
-/// or fetches (common/bspline_texture.wgsl) written out for the taps (order + 1) of each of the
-/// four axes, and the override constants.
+/// kernel's code) and the `orders` (0-5) of a 1-4-axis array: its loops over taps
+/// (common/bspline.wgsl) or fetches (common/bspline_texture.wgsl) written out for the taps
+/// (order + 1) of each of the four axes, and the override constants.
 pub(crate) fn specialised(kernels: [&'static KernelInfo; 2], texture: bool, mode: u32, orders: &[u32]) -> (&'static KernelInfo, Vec<(&'static str, f64)>) {
     let mut taps = [1usize; 4];
     taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as usize + 1);
@@ -44,6 +44,14 @@ pub(crate) fn specialised(kernels: [&'static KernelInfo; 2], texture: bool, mode
     ];
     let code = if texture { fetch_sum([taps[1], taps[2], taps[3]]) } else { tap_sum(taps, mode == self::mode::GRID_CONSTANT) };
     (kernels[texture as usize].unrolled(&code), constants)
+}
+
+/// Orders 0-5 (the kernels hold 6 taps per axis).
+pub(crate) fn check_orders(orders: &[u32]) -> Result<()> {
+    match orders.iter().find(|&&o| o > 5) {
+        Some(o) => Err(Error::Invalid(format!("B-spline sampling of order {o} (orders 0 to 5)"))),
+        None => Ok(()),
+    }
 }
 
 /// The axes of the array `x` holds: its own, or those of the array a texture was made of.
@@ -67,35 +75,60 @@ pub mod mode {
     pub const GRID_CONSTANT: u32 = 6;
 }
 
-/// `tap_sum` for `taps` per axis: one line per row of taps along the last axis, its weight the
-/// product of the other axes' (an axis of one tap weighs 1).
+/// `tap_sum` for `taps` per axis: where no axis has more than 4 (orders up to 3), one line per
+/// row of taps along the last axis, its weight the product of the other axes' (an axis of one
+/// tap weighs 1); beyond (orders 4 and 5: up to 6^4 taps), loops over the leading axes' taps
+/// around one written-out row, so the kernel stays small.
 fn tap_sum(taps: [usize; 4], checked: bool) -> String {
-    const C: [&str; 4] = ["x", "y", "z", "w"];
-    let mut s = String::from("    var sum = 0.0;\n");
-    for k0 in 0..taps[0] {
-        for k1 in 0..taps[1] {
-            for k2 in 0..taps[2] {
-                let k = [k0, k1, k2];
-                let row = format!("a0.at.{} + a1.at.{} + a2.at.{}", C[k0], C[k1], C[k2]);
-                let inside = format!("a0.inside.{} && a1.inside.{} && a2.inside.{}", C[k0], C[k1], C[k2]);
-                let terms: Vec<String> = (0..taps[3])
-                    .map(|k3| {
-                        let value = format!("x[{row} + a3.at.{}]", C[k3]);
-                        let value = if checked { format!("select(cval, {value}, {inside} && a3.inside.{})", C[k3]) } else { value };
-                        if taps[3] == 1 {
-                            value
-                        } else {
-                            format!("a3.w.{} * {value}", C[k3])
-                        }
-                    })
-                    .collect();
-                let weight: Vec<String> = (0..3).filter(|&a| taps[a] > 1).map(|a| format!("a{a}.w.{}", C[k[a]])).collect();
-                let weight = if weight.is_empty() { String::new() } else { weight.join(" * ") + " * " };
-                s += &format!("    sum += {weight}({});\n", terms.join(" + "));
+    // One row of taps along the last axis at element `row` (all inside: `row_in`).
+    let row_sum = |row: &str, row_in: &str| -> String {
+        let terms: Vec<String> = (0..taps[3])
+            .map(|k3| {
+                let value = format!("x[{row} + a3.at[{k3}]]");
+                let value = if checked { format!("select(cval, {value}, {row_in} && a3.inside[{k3}])") } else { value };
+                if taps[3] == 1 {
+                    value
+                } else {
+                    format!("a3.w[{k3}] * {value}")
+                }
+            })
+            .collect();
+        terms.join(" + ")
+    };
+    if taps.iter().all(|&t| t <= 4) {
+        let mut s = String::from("    var sum = 0.0;\n");
+        for k0 in 0..taps[0] {
+            for k1 in 0..taps[1] {
+                for k2 in 0..taps[2] {
+                    let k = [k0, k1, k2];
+                    let row = format!("a0.at[{k0}] + a1.at[{k1}] + a2.at[{k2}]");
+                    let inside = format!("a0.inside[{k0}] && a1.inside[{k1}] && a2.inside[{k2}]");
+                    let weight: Vec<String> = (0..3).filter(|&a| taps[a] > 1).map(|a| format!("a{a}.w[{}]", k[a])).collect();
+                    let weight = if weight.is_empty() { String::new() } else { weight.join(" * ") + " * " };
+                    s += &format!("    sum += {weight}({});\n", row_sum(&format!("({row})"), &format!("({inside})")));
+                }
             }
         }
+        return s + "    return sum;";
     }
-    s + "    return sum;"
+    format!(
+        "    var sum = 0.0;
+    for (var k0 = 0u; k0 < T0; k0++) {{
+        var s1 = 0.0;
+        for (var k1 = 0u; k1 < T1; k1++) {{
+            var s2 = 0.0;
+            for (var k2 = 0u; k2 < T2; k2++) {{
+                let row = a0.at[k0] + a1.at[k1] + a2.at[k2];
+                let row_in = a0.inside[k0] && a1.inside[k1] && a2.inside[k2];
+                s2 += a2.w[k2] * ({});
+            }}
+            s1 += a1.w[k1] * s2;
+        }}
+        sum += a0.w[k0] * s1;
+    }}
+    return sum;",
+        row_sum("row", "row_in")
+    )
 }
 
 /// `fetch_sum` (common/bspline_texture.wgsl) for `taps` along the texture's three axes: one line
@@ -127,6 +160,7 @@ pub fn record(rec: &mut Recording, x: Buf, coords: Buf, order: u32, mode: u32, p
     if cdims[0] != dims.len() || cdims.len() < 2 {
         return Err(Error::Shape(format!("coordinates of shape {cdims:?} for a {}-axis array: the first axis must be {}", dims.len(), dims.len())));
     }
+    check_orders(&[order])?;
     let points: usize = cdims[1..].iter().product();
     if points > u32::MAX as usize {
         return Err(Error::TooLarge { what: format!("{points} samples in one dispatch"), bytes: points as u64 * 4, limit: u32::MAX as u64 * 4 });

@@ -27,6 +27,7 @@ pub mod fft_axis_map;
 pub mod fill;
 pub mod footprint_extreme;
 pub mod footprint_rank;
+pub mod fourier_ellipsoid;
 pub mod gather;
 pub mod gibbs_wiener;
 pub mod label;

@@ -1,5 +1,5 @@
-//! `shaders/interpolate/spline_prefilter.wgsl`: the cubic B-spline prefilter along one axis,
-//! one thread per segment of a line.
+//! `shaders/interpolate/spline_prefilter.wgsl`: the B-spline prefilter of orders 2-5 along one
+//! axis, one pass per pole, one thread per segment of a line.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -19,54 +19,86 @@ pub struct Params {
     pub lines: u32,
 }
 
-/// Samples of a line one thread computes (SEG in the kernel), and those its passes start
-/// before and end after it (HALO).
-const SEGMENT: usize = 32;
-const HALO: usize = 16;
+/// The samples of a line one thread computes (SEG in the kernel) and those its passes start
+/// before and end after it (HALO), SEG + 2 · HALO = 64 (a staged row): (32, 16) where
+/// |z|^16 ≤ 1e-9, else (16, 24) (|z|^24 ≤ 2e-9 for order 5's larger pole).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Segments {
+    seg: usize,
+    halo: usize,
+}
 
-/// The kernel with `segments` written out, generated once.
-fn kernel() -> &'static KernelInfo {
-    static KERNEL: std::sync::OnceLock<&'static KernelInfo> = std::sync::OnceLock::new();
-    KERNEL.get_or_init(|| SPLINE_PREFILTER.unrolled(&written_out()))
+impl Segments {
+    fn of(pole: f64) -> Segments {
+        if pole.abs() <= 0.27 {
+            Segments { seg: 32, halo: 16 }
+        } else {
+            Segments { seg: 16, halo: 24 }
+        }
+    }
+}
+
+/// The poles of the B-spline prefilter of `order` (2-5; scipy's `get_filter_poles`), in f64.
+pub fn poles(order: u32) -> Result<Vec<f64>> {
+    Ok(match order {
+        2 => vec![8f64.sqrt() - 3.0],
+        3 => vec![3f64.sqrt() - 2.0],
+        4 => vec![(664.0 - 438976f64.sqrt()).sqrt() + 304f64.sqrt() - 19.0, (664.0 + 438976f64.sqrt()).sqrt() - 304f64.sqrt() - 19.0],
+        5 => vec![(67.5 - 4436.25f64.sqrt()).sqrt() + 26.25f64.sqrt() - 6.5, (67.5 + 4436.25f64.sqrt()).sqrt() - 26.25f64.sqrt() - 6.5],
+        _ => return Err(Error::Invalid(format!("spline prefilter of order {order} (orders 2 to 5 have one)"))),
+    })
+}
+
+/// The prefilter's gain: the product over the poles of (1 − z)(1 − 1/z).
+pub fn gain(poles: &[f64]) -> f64 {
+    poles.iter().map(|z| (1.0 - z) * (1.0 - 1.0 / z)).product()
+}
+
+/// The kernel with `segments` written out for `at`, generated once per geometry.
+fn kernel(at: Segments) -> &'static KernelInfo {
+    static KERNELS: [std::sync::OnceLock<&'static KernelInfo>; 2] = [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
+    KERNELS[usize::from(at.seg != 32)].get_or_init(|| SPLINE_PREFILTER.unrolled(&written_out(at)))
 }
 
 /// The kernel's `segments` written out straight: the staged loads, the samples, the causal
 /// values and the outputs are named registers, not arrays.
-fn written_out() -> String {
-    let span = 2 * HALO + SEGMENT;
+fn written_out(Segments { seg, halo }: Segments) -> String {
+    let span = 2 * halo + seg;
     let mut s = String::from("    if (staged) {\n        let last_line = p.lines - 1u;\n        let column = u32(s0) - HALO + lid;\n");
     s += "        for (var r = 0u; r < GROUP; r += 32u) {\n";
     s += &(0..32).map(|m| format!("            let t{m} = x[min(first + r + {m}u, last_line) * p.n + column];\n")).collect::<String>();
     s += &(0..32).map(|m| format!("            tile[at(r + {m}u, lid)] = t{m};\n")).collect::<String>();
     s += "        }\n        workgroupBarrier();\n    }\n";
     s += &(0..span).map(|k| format!("    var v{k}: f32;\n")).collect::<String>();
-    s += &format!("    if (s0 >= i32(HALO) && s0 + {} <= i32(p.n)) {{\n", SEGMENT + HALO);
-    s += &(0..span).map(|k| format!("        v{k} = near(s0 + {});\n", k as i64 - HALO as i64)).collect::<String>();
+    s += &format!("    if (s0 >= i32(HALO) && s0 + {} <= i32(p.n)) {{\n", seg + halo);
+    s += &(0..span).map(|k| format!("        v{k} = near(s0 + {});\n", k as i64 - halo as i64)).collect::<String>();
     s += "    } else {\n";
-    s += &(0..span).map(|k| format!("        v{k} = extended(s0 + {});\n", k as i64 - HALO as i64)).collect::<String>();
+    s += &(0..span).map(|k| format!("        v{k} = extended(s0 + {});\n", k as i64 - halo as i64)).collect::<String>();
     s += "    }\n    var cp = 0.0;\n";
-    s += &(0..HALO).map(|k| format!("    cp = 6.0 * v{k} + Z * cp;\n")).collect::<String>();
-    for j in 0..SEGMENT + HALO {
+    s += &(0..halo).map(|k| format!("    cp = GAIN * v{k} + Z * cp;\n")).collect::<String>();
+    for j in 0..seg + halo {
         let prev = if j == 0 { "cp".to_string() } else { format!("p{}", j - 1) };
-        s += &format!("    let p{j} = 6.0 * v{} + Z * {prev};\n", j + HALO);
+        s += &format!("    let p{j} = GAIN * v{} + Z * {prev};\n", j + halo);
     }
     s += "    var cm = 0.0;\n";
-    for j in (SEGMENT..SEGMENT + HALO).rev() {
+    for j in (seg..seg + halo).rev() {
         s += &format!("    cm = Z * (cm - p{j});\n");
     }
-    for j in (0..SEGMENT).rev() {
-        let prev = if j == SEGMENT - 1 { "cm".to_string() } else { format!("o{}", j + 1) };
+    for j in (0..seg).rev() {
+        let prev = if j == seg - 1 { "cm".to_string() } else { format!("o{}", j + 1) };
         s += &format!("    let o{j} = Z * ({prev} - p{j});\n");
     }
-    s += &(0..SEGMENT).map(|j| format!("    emit({j}u, o{j});\n")).collect::<String>();
+    s += &(0..seg).map(|j| format!("    emit({j}u, o{j});\n")).collect::<String>();
+    // The staged rows stored 64 / seg at a time, eight such steps in flight.
+    let rows = 64 / seg;
     s += "    if (staged) {\n        workgroupBarrier();\n        let k = lid % SEG;\n";
-    s += "        for (var r = lid / SEG; r < GROUP; r += 16u) {\n";
-    s += &(0..8).map(|m| format!("            let q{m} = tile[at(r + {}u, HALO + k)];\n", 2 * m)).collect::<String>();
+    s += &format!("        for (var r = lid / SEG; r < GROUP; r += {}u) {{\n", 8 * rows);
+    s += &(0..8).map(|m| format!("            let q{m} = tile[at(r + {}u, HALO + k)];\n", rows * m)).collect::<String>();
     s += &(0..8)
         .map(|m| {
             format!(
                 "            if (first + r + {r}u < p.lines) {{\n                c[(first + r + {r}u) * p.n + u32(s0) + k] = q{m};\n            }}\n",
-                r = 2 * m
+                r = rows * m
             )
         })
         .collect::<String>();
@@ -84,9 +116,13 @@ pub enum Init {
     Wrap = 2,
 }
 
-/// The prefiltered coefficients of f32 `x` along `axis` (of length > 1).
-pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Buf> {
+/// The coefficients of the B-spline of `order` (2-5) through f32 `x` along `axis` (of two or
+/// more samples): per pole its gain and its causal and anti-causal passes, one dispatch per
+/// pole. (scipy applies the gains' product first, in f64; each pole its own keeps the f32
+/// intermediates of order 5 at the samples' scale, 25× smaller.)
+pub fn record(rec: &mut Recording, x: Buf, axis: usize, order: u32, init: Init) -> Result<Buf> {
     rec.expect_dtype(x, Dtype::F32, "spline prefilter input")?;
+    let poles = poles(order)?;
     let dims = rec.dims(x).to_vec();
     let n = *dims.get(axis).ok_or_else(|| Error::Invalid(format!("axis {axis} of a {dims:?} array")))?;
     if n < 2 {
@@ -94,7 +130,6 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Bu
     }
     let inner: usize = dims[axis + 1..].iter().product();
     let total = rec.shape(x).len();
-    let segments = n.div_ceil(SEGMENT);
     let lines = total / n;
     if total > u32::MAX as usize {
         return Err(Error::TooLarge {
@@ -103,11 +138,17 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, init: Init) -> Result<Bu
             limit: u32::MAX as u64 * 4,
         });
     }
-    let y = rec.temp_like(x, Dtype::F32)?;
-    let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, init: init as u32, lines: lines as u32 };
-    let last = [("LAST", if inner == 1 { 1.0 } else { 0.0 })];
-    // Each workgroup one segment of 64 lines.
-    let groups = lines.div_ceil(64) * segments;
-    rec.dispatch(kernel(), &last, bytemuck::bytes_of(&p), &[x, y], groups as u64);
+    let mut y = x;
+    for &z in &poles {
+        let at = Segments::of(z);
+        let segments = n.div_ceil(at.seg);
+        let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, init: init as u32, lines: lines as u32 };
+        let constants = [("LAST", if inner == 1 { 1.0 } else { 0.0 }), ("Z", z), ("GAIN", gain(&[z])), ("SEG", at.seg as f64), ("HALO", at.halo as f64)];
+        let out = rec.temp_like(x, Dtype::F32)?;
+        // Each workgroup one segment of 64 lines.
+        let groups = lines.div_ceil(64) * segments;
+        rec.dispatch(kernel(at), &constants, bytemuck::bytes_of(&p), &[y, out], groups as u64);
+        y = out;
+    }
     Ok(y)
 }

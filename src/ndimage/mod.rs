@@ -11,9 +11,9 @@
 //! the first bad element) and a non-finite `cval` are errors. The `record_*` forms add the same work to a [`crate::Recording`].
 //!
 //! Interpolation with scipy.ndimage's semantics: [`spline_filter`] and [`spline_filter1d`] (the
-//! cubic B-spline prefilter), [`map_coordinates`], [`affine_transform`], [`shift`], [`zoom`] and
-//! [`rotate`] (orders 0, 1 and 3, scipy's spline modes in [`SplineMode`], cval and prefilter in
-//! [`Sampling`]), and [`fourier_shift`]; examples/resample.rs chains them in one recording.
+//! B-spline prefilter), [`map_coordinates`], [`affine_transform`], [`shift`], [`zoom`] and
+//! [`rotate`] (B-spline orders 0 to 5, scipy's spline modes in [`SplineMode`], cval and
+//! prefilter in [`Sampling`]), and [`fourier_shift`]; examples/resample.rs chains them in one recording.
 //!
 //! ```no_run
 //! use lucent::ndimage::{gaussian_filter, Boundary};
@@ -36,6 +36,7 @@ pub use crate::ops::filter::derivatives::{
     edge as edge_terms, gaussian_gradient_magnitude as gradient_magnitude_terms, gaussian_kernel1d_order, gaussian_laplace as laplace_of_gaussian_terms,
     laplace as laplace_terms, record_terms, GaussianFilter, Terms,
 };
+pub use crate::ops::filter::fourier::{record_fourier_filter, FourierFilter};
 pub use crate::ops::filter::morphology::{
     check_origin, generate_binary_structure, label, rank_within, record_extreme, record_rank, record_squared_distances, Footprint, EDT_FAR,
 };
@@ -63,6 +64,7 @@ pub use measurements::{
 pub mod cpu {
     pub use crate::ops::filter::cpu::{convolve, convolve1d, correlate, correlate1d, gaussian_filter, separable, uniform_filter};
     pub use crate::ops::filter::derivatives::terms_reference as filter_terms;
+    pub use crate::ops::filter::fourier::fourier_filter_reference as fourier_filter;
     pub use crate::ops::filter::morphology::extreme_reference as footprint_extreme;
     pub use crate::ops::filter::morphology::rank_reference as footprint_rank;
     pub use crate::ops::interpolate::cpu::{fourier_shift, map_coordinates, spline_filter, spline_filter1d};
@@ -354,6 +356,47 @@ pub fn binary_closing<S: Data<Elem = bool>, D: Dimension>(gpu: &Gpu, input: &Arr
     binary_erosion(gpu, &dilated, b)
 }
 
+/// scipy.ndimage.binary_fill_holes(input, structure, origin): the input with every background
+/// region that `structure`'s neighbourhood does not join to the outside of the array set true
+/// (scipy: the complement of a dilation from the border, border value 1, within the background,
+/// until stable). A symmetric structure of 3 along every axis at origin 0 (connectivities)
+/// labels the background once on the device and keeps the regions that reach past an edge;
+/// other structures dilate step by step as scipy.
+pub fn binary_fill_holes<S: Data<Elem = bool>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    structure: &ndarray::ArrayViewD<bool>,
+    origin: &[i64],
+) -> Result<Array<bool, D>> {
+    let input = input.view().into_dyn();
+    let s = structure;
+    if s.ndim() != input.ndim() {
+        return Err(crate::Error::Shape(format!("a structure of {} axes for an array of {:?}: give it the input's rank", s.ndim(), input.shape())));
+    }
+    let flat: Vec<bool> = s.iter().copied().collect();
+    let symmetric = flat.iter().eq(flat.iter().rev());
+    if !(s.shape().iter().all(|&n| n == 3) && symmetric && origin.iter().all(|&o| o == 0)) {
+        let mask = input.mapv(|v| !v);
+        let from_border = Binary { structure: s.view(), iterations: 0, border_value: true, origin: origin.to_vec(), mask: Some(mask.view()) };
+        let outside = binary_dilation(gpu, &ndarray::ArrayD::from_elem(input.raw_dim(), false), &from_border)?;
+        return with_dim(outside.mapv(|v| !v));
+    }
+    let background = input.mapv(|v| !v);
+    let (labels, n) = label(gpu, &background.view(), s)?;
+    // Axis a can step out of the array below (above) when the structure has a true element at
+    // index 0 (2) along it.
+    let steps = |index: usize| (0..s.ndim()).map(move |a| s.indexed_iter().any(|(j, &on)| on && j[a] == index));
+    let (down, up): (Vec<bool>, Vec<bool>) = (steps(0).collect(), steps(2).collect());
+    let shape = input.shape();
+    let mut outside = vec![false; n + 1];
+    for (at, &l) in labels.indexed_iter() {
+        if l > 0 && !outside[l as usize] {
+            outside[l as usize] = (0..shape.len()).any(|a| (down[a] && at[a] == 0) || (up[a] && at[a] + 1 == shape[a]));
+        }
+    }
+    with_dim(ndarray::Zip::from(&input).and(&labels).map_collect(|&v, &l| v || (l > 0 && !outside[l as usize])))
+}
+
 /// One binary erosion or dilation step after another on the device (0/1 in f32), the mask
 /// applied between steps on the host.
 fn binary_repeat(gpu: &Gpu, input: ndarray::ArrayViewD<bool>, b: &Binary, f: &Footprint, maximum: bool) -> Result<ndarray::ArrayD<bool>> {
@@ -393,15 +436,23 @@ pub fn uniform_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &Arra
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
 }
 
-/// scipy.ndimage.spline_filter(input, order=3, mode=mode): the cubic B-spline coefficients of
-/// every axis in turn (see `ops::interpolate` for the modes' boundaries), in f32. Finite input.
-pub fn spline_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, mode: SplineMode) -> Result<Array<f32, D>> {
-    on_device(gpu, input, |rec, x| interpolate::spline_filter(rec, x, mode))
+/// scipy.ndimage.spline_filter(input, order, mode=mode): the coefficients of the B-spline of
+/// `order` (2-5; scipy refuses 0 and 1 here) of every axis in turn (see `ops::interpolate` for
+/// the modes' boundaries), in f32. Finite input.
+pub fn spline_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, order: u32, mode: SplineMode) -> Result<Array<f32, D>> {
+    on_device(gpu, input, |rec, x| interpolate::spline_filter(rec, x, order, mode))
 }
 
-/// scipy.ndimage.spline_filter1d(input, order=3, axis, mode=mode), in f32. Finite input.
-pub fn spline_filter1d<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: usize, mode: SplineMode) -> Result<Array<f32, D>> {
-    on_device(gpu, input, |rec, x| interpolate::spline_filter1d(rec, x, axis, mode))
+/// scipy.ndimage.spline_filter1d(input, order, axis, mode=mode): orders 0-5 (0 and 1: a copy),
+/// in f32. Finite input.
+pub fn spline_filter1d<S: Data<Elem = f32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    order: u32,
+    axis: usize,
+    mode: SplineMode,
+) -> Result<Array<f32, D>> {
+    on_device(gpu, input, |rec, x| interpolate::spline_filter1d(rec, x, order, axis, mode))
 }
 
 /// scipy.ndimage.map_coordinates(input, coordinates, order, mode, cval, prefilter): `input`
@@ -450,11 +501,13 @@ pub fn shift<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, 
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }
 
-/// scipy.ndimage.zoom(input, zoom, order, mode, cval, prefilter, grid_mode=False): `zoom` one
+/// scipy.ndimage.zoom(input, zoom, order, mode, cval, prefilter, grid_mode): `zoom` one
 /// factor for every axis or one per axis; the output has round(n · factor) samples per axis
-/// (ties to even, as Python rounds).
-pub fn zoom<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, zoom: &[f64], how: &Sampling) -> Result<Array<f32, D>> {
-    let (map, out) = interpolate::zoom_map(input.shape(), zoom)?;
+/// (ties to even, as Python rounds); the corners' samples aligned, or with `grid_mode` the
+/// pixels' outer edges (scipy keeps the mode as given: `grid-constant` and `grid-wrap` are the
+/// ones that see the array as pixels).
+pub fn zoom<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, zoom: &[f64], grid_mode: bool, how: &Sampling) -> Result<Array<f32, D>> {
+    let (map, out) = interpolate::zoom_map(input.shape(), zoom, grid_mode)?;
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }
 
@@ -485,17 +538,68 @@ pub fn fourier_shift<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
     n: Option<usize>,
     axis: isize,
 ) -> Result<Array<num_complex::Complex32, D>> {
+    on_spectrum(gpu, input, n, axis, "fourier_shift", |rec, x, real| interpolate::fourier_shift(rec, x, shift, real))
+}
+
+/// scipy.ndimage.fourier_gaussian(input, sigma, n, axis): a spectrum times the transform of a
+/// Gaussian of standard deviation `sigma` (one value or one per axis), exp(−2π² σ² f²); `n` and
+/// `axis` as [`fourier_shift`]'s.
+pub fn fourier_gaussian<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    sigma: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<num_complex::Complex32, D>> {
+    on_spectrum(gpu, input, n, axis, "fourier_gaussian", |rec, x, real| record_fourier_filter(rec, x, FourierFilter::Gaussian, sigma, real))
+}
+
+/// scipy.ndimage.fourier_uniform(input, size, n, axis): a spectrum times the transform of a box
+/// of `size` samples along each axis, sinc(size · f).
+pub fn fourier_uniform<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    size: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<num_complex::Complex32, D>> {
+    on_spectrum(gpu, input, n, axis, "fourier_uniform", |rec, x, real| record_fourier_filter(rec, x, FourierFilter::Uniform, size, real))
+}
+
+/// scipy.ndimage.fourier_ellipsoid(input, size, n, axis): a spectrum of 1-3 axes times the
+/// transform of an ellipsoid of diameters `size` (sin r / r, 2 J1(r) / r or 3 (sin r − r cos r)
+/// / r³ at r = π |size · f|).
+pub fn fourier_ellipsoid<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    size: &[f64],
+    n: Option<usize>,
+    axis: isize,
+) -> Result<Array<num_complex::Complex32, D>> {
+    on_spectrum(gpu, input, n, axis, "fourier_ellipsoid", |rec, x, real| record_fourier_filter(rec, x, FourierFilter::Ellipsoid, size, real))
+}
+
+/// Runs `record(rec, spectrum, real)` on a finite complex input, `real` = (axis, n) for a half
+/// spectrum (negative axes count from the end).
+fn on_spectrum<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    n: Option<usize>,
+    axis: isize,
+    what: &str,
+    record: impl FnOnce(&mut Recording, crate::Buf, Option<(usize, usize)>) -> Result<crate::Buf>,
+) -> Result<Array<num_complex::Complex32, D>> {
     Shape::new(input.shape())?;
     let d = input.ndim() as isize;
     let axis = if axis < 0 { axis + d } else { axis };
     if !(0..d).contains(&axis) {
-        return Err(crate::Error::Invalid(format!("fourier_shift: axis {axis} of a {d}-axis array")));
+        return Err(crate::Error::Invalid(format!("{what}: axis {axis} of a {d}-axis array")));
     }
     let input = input.view().into_dyn();
     crate::check::check_finite(&input, "input")?;
     let mut rec = Recording::new(gpu);
     let x = rec.upload_once_c32(&input)?;
-    let y = interpolate::fourier_shift(&mut rec, x, shift, n.map(|n| (axis as usize, n)))?;
+    let y = record(&mut rec, x, n.map(|n| (axis as usize, n)))?;
     let dl = rec.download(y);
     with_dim(rec.run()?.into_c32(dl)?)
 }

@@ -1,6 +1,7 @@
-//! The cubic B-spline prefilter (ops::interpolate): the f64 reference against values scipy
-//! 1.17.1 printed and against the defining property (the B-spline through the coefficients
-//! passes through the samples, with the mode's extension); the GPU against the reference on
+//! The B-spline prefilter (ops::interpolate): the f64 reference against values scipy 1.17.1
+//! printed (cubic; orders 2, 4 and 5 in tests/it/spline_orders.rs) and against the defining
+//! property (the B-spline of orders 2-5 through the coefficients passes through the samples,
+//! with the mode's extension); the GPU against the reference on
 //! fresh random arrays of awkward shapes (1, 2, primes, lines beyond the initial sums' horizon),
 //! every mode, one axis and all axes, temporaries poisoned.
 //!
@@ -235,7 +236,7 @@ fn reference_matches_scipy() {
         ),
     ];
     for (name, want) in golden {
-        let got = cpu::spline_filter1d(&ArrayD::from_shape_vec(IxDyn(&[20]), x.to_vec()).unwrap(), 0, SplineMode::parse(name).unwrap());
+        let got = cpu::spline_filter1d(&ArrayD::from_shape_vec(IxDyn(&[20]), x.to_vec()).unwrap(), 3, 0, SplineMode::parse(name).unwrap());
         for (g, w) in got.iter().zip(want) {
             assert!((g - w).abs() <= 1e-12 * w.abs().max(1.0), "{name}: {got:?} vs {want:?}");
         }
@@ -245,39 +246,46 @@ fn reference_matches_scipy() {
 
 #[test]
 fn reference_interpolates_the_samples() {
-    // (c[i-1] + 4 c[i] + c[i+1]) / 6 = x[i], the coefficients extended as the mode extends.
-    for n in [2usize, 3, 4, 5, 8, 13, 40] {
+    // Σ_k c[i + k] b(k) = x[i] with b the B-spline of the order at the integers (order 3:
+    // (c[i-1] + 4 c[i] + c[i+1]) / 6), the coefficients extended as the mode extends.
+    let splines: [(u32, &[f64]); 4] = [
+        (2, &[1.0 / 8.0, 6.0 / 8.0, 1.0 / 8.0]),
+        (3, &[1.0 / 6.0, 4.0 / 6.0, 1.0 / 6.0]),
+        (4, &[1.0 / 384.0, 76.0 / 384.0, 230.0 / 384.0, 76.0 / 384.0, 1.0 / 384.0]),
+        (5, &[1.0 / 120.0, 26.0 / 120.0, 66.0 / 120.0, 26.0 / 120.0, 1.0 / 120.0]),
+    ];
+    for (n, (order, b)) in [2usize, 3, 4, 5, 8, 13, 40].into_iter().flat_map(|n| splines.iter().map(move |s| (n, s))) {
         let x: Vec<f64> = random(n).iter().map(|&v| v as f64).collect();
+        // (Order 5 on two samples reaches two periods out.)
         for (init, ext) in [
             (
                 Init::Mirror,
                 (|j: isize, n: isize| {
-                    if j < 0 {
-                        -j
-                    } else if j >= n {
-                        2 * n - 2 - j
+                    let m = j.rem_euclid(2 * n - 2);
+                    if m >= n {
+                        2 * n - 2 - m
                     } else {
-                        j
+                        m
                     }
                 }) as fn(isize, isize) -> isize,
             ),
             (Init::Reflect, |j, n| {
-                if j < 0 {
-                    -j - 1
-                } else if j >= n {
-                    2 * n - 1 - j
+                let m = j.rem_euclid(2 * n);
+                if m >= n {
+                    2 * n - 1 - m
                 } else {
-                    j
+                    m
                 }
             }),
             (Init::Wrap, |j, n| j.rem_euclid(n)),
         ] {
             let mut c = x.clone();
-            cpu::filter_line(&mut c, init);
+            cpu::filter_line(&mut c, *order, init);
             let at = |j: isize| c[ext(j, n as isize) as usize];
+            let half = b.len() as isize / 2;
             for i in 0..n as isize {
-                let back = (at(i - 1) + 4.0 * at(i) + at(i + 1)) / 6.0;
-                assert!((back - x[i as usize]).abs() <= 1e-12, "{init:?} n = {n}: sample {i} {back} vs {}", x[i as usize]);
+                let back: f64 = b.iter().enumerate().map(|(k, w)| w * at(i + k as isize - half)).sum();
+                assert!((back - x[i as usize]).abs() <= 1e-12, "order {order} {init:?} n = {n}: sample {i} {back} vs {}", x[i as usize]);
             }
         }
     }
@@ -293,11 +301,11 @@ fn gpu_matches_the_reference() {
         let x64 = x.mapv(|v| v as f64);
         for mode in MODES {
             let what = format!("{dims:?} {mode:?}");
-            let all = ndimage::spline_filter(&gpu, &x, mode).unwrap();
-            assert_resampled(&all, &cpu::spline_filter(&x64, mode), &what);
+            let all = ndimage::spline_filter(&gpu, &x, 3, mode).unwrap();
+            assert_resampled(&all, &cpu::spline_filter(&x64, 3, mode), &what);
             for axis in 0..dims.len() {
-                let one = ndimage::spline_filter1d(&gpu, &x, axis, mode).unwrap();
-                assert_resampled(&one, &cpu::spline_filter1d(&x64, axis, mode), &format!("{what} axis {axis}"));
+                let one = ndimage::spline_filter1d(&gpu, &x, 3, axis, mode).unwrap();
+                assert_resampled(&one, &cpu::spline_filter1d(&x64, 3, axis, mode), &format!("{what} axis {axis}"));
             }
         }
     }
@@ -307,12 +315,12 @@ fn gpu_matches_the_reference() {
 fn bad_input_is_reported() {
     let gpu = poisoned();
     let x = rand_array(&[4, 5]);
-    assert!(matches!(ndimage::spline_filter1d(&gpu, &x, 2, SplineMode::Mirror), Err(Error::Invalid(_))));
+    assert!(matches!(ndimage::spline_filter1d(&gpu, &x, 3, 2, SplineMode::Mirror), Err(Error::Invalid(_))));
     let mut nan = x.clone();
     nan[[1, 2]] = f32::NAN;
-    assert!(matches!(ndimage::spline_filter(&gpu, &nan, SplineMode::Mirror), Err(Error::NonFinite(_))));
+    assert!(matches!(ndimage::spline_filter(&gpu, &nan, 3, SplineMode::Mirror), Err(Error::NonFinite(_))));
     let empty = ArrayD::<f32>::zeros(IxDyn(&[0, 3]));
-    assert!(matches!(ndimage::spline_filter(&gpu, &empty, SplineMode::Mirror), Err(Error::Empty(_))));
+    assert!(matches!(ndimage::spline_filter(&gpu, &empty, 3, SplineMode::Mirror), Err(Error::Empty(_))));
 }
 
 #[test]
@@ -656,7 +664,7 @@ fn sampling_errors_and_nan() {
     let x = rand_array(&[6, 7]);
     let c = rand_array(&[2, 5]);
     let bad = |how: Sampling, c: &ArrayD<f32>| ndimage::map_coordinates(&gpu, &x, c, &how).err();
-    assert!(matches!(bad(Sampling { order: 2, ..Default::default() }, &c), Some(Error::Invalid(_))));
+    assert!(matches!(bad(Sampling { order: 6, ..Default::default() }, &c), Some(Error::Invalid(_))));
     assert!(matches!(bad(Sampling { cval: f32::NAN, ..Default::default() }, &c), Some(Error::NonFinite(_))));
     assert!(matches!(bad(Sampling::default(), &rand_array(&[3, 5])), Some(Error::Shape(_))));
     // NaN coordinates give cval, in every mode.
@@ -2380,7 +2388,7 @@ fn shift_zoom_affine_and_rotate_match_scipy() {
         let how = Sampling { order, mode: SplineMode::parse(mode).unwrap(), cval: 0.5, prefilter: true, sampler: Sampler::Buffer };
         let got = match kind {
             "shift" => ndimage::shift(&gpu, &x, args, &how),
-            "zoom" => ndimage::zoom(&gpu, &x, args, &how),
+            "zoom" => ndimage::zoom(&gpu, &x, args, false, &how),
             "affine" => {
                 let m = ArrayD::from_shape_vec(IxDyn(&[2, 2]), args[..4].to_vec()).unwrap();
                 ndimage::affine_transform(&gpu, &x, &m.view(), &args[4..], Some(&[4, 7]), &how)
@@ -2410,7 +2418,7 @@ fn affine_family_on_the_gpu_matches_the_reference() {
     let maps: Vec<(&str, AffineMap, Vec<usize>)> = vec![
         ("affine", AffineMap::new(&m.view(), &[0.7, -1.4, 2.2], 3).unwrap(), vec![10, 8, 9]),
         ("shift", AffineMap::shift(&[2.4, 0.0, -3.6]), vec![9, 11, 7]),
-        ("zoom", AffineMap::zoom(&[9, 11, 7], &[14, 6, 7]), vec![14, 6, 7]),
+        ("zoom", AffineMap::zoom(&[9, 11, 7], &[14, 6, 7], false), vec![14, 6, 7]),
         // A whole-number shift and another length along the axis left alone.
         ("diagonal", AffineMap::new(&ArrayD::from_shape_vec(IxDyn(&[3]), vec![1.0, 1.6, 0.45]).unwrap().view(), &[3.0, -0.8, 1.3], 3).unwrap(), vec![8, 6, 13]),
         ("rotate", AffineMap::rotate(37.0, [0, 2], &[9, 11, 7], &[9, 11, 7]), vec![9, 11, 7]),
@@ -2462,7 +2470,7 @@ fn texture_sampler_matches_the_reference() {
     let m = ArrayD::from_shape_vec(IxDyn(&[3, 3]), vec![0.8, 0.3, 0.0, -0.2, 1.1, 0.1, 0.05, 0.0, 0.9]).unwrap();
     let maps: Vec<(&str, AffineMap, Vec<usize>)> = vec![
         ("affine", AffineMap::new(&m.view(), &[0.7, -1.4, 2.2], 3).unwrap(), vec![10, 8, 9]),
-        ("zoom", AffineMap::zoom(&[9, 11, 7], &[14, 6, 7]), vec![14, 6, 7]),
+        ("zoom", AffineMap::zoom(&[9, 11, 7], &[14, 6, 7], false), vec![14, 6, 7]),
         // Axes left alone (one fetch at a texel's centre) beside cubic ones.
         ("diagonal", AffineMap::new(&ArrayD::from_shape_vec(IxDyn(&[3]), vec![1.0, 1.6, 0.45]).unwrap().view(), &[3.0, -0.8, 1.3], 3).unwrap(), vec![8, 6, 13]),
     ];
@@ -2524,10 +2532,10 @@ fn affine_errors() {
     let wrong = ArrayD::from_shape_vec(IxDyn(&[3, 2]), vec![1.0; 6]).unwrap();
     assert!(matches!(ndimage::affine_transform(&gpu, &x, &wrong.view(), &[], None, &how), Err(Error::Shape(_))));
     assert!(ndimage::shift(&gpu, &x, &[1.0, 2.0, 3.0], &how).is_err());
-    assert!(ndimage::zoom(&gpu, &x, &[0.0], &how).is_err());
-    assert!(ndimage::zoom(&gpu, &x, &[0.01], &how).is_err());
+    assert!(ndimage::zoom(&gpu, &x, &[0.0], false, &how).is_err());
+    assert!(ndimage::zoom(&gpu, &x, &[0.01], false, &how).is_err());
     // An output whose element count would wrap: refused, not a wrapped size.
-    assert!(matches!(ndimage::zoom(&gpu, &x, &[1e30], &how), Err(Error::Invalid(_))));
+    assert!(matches!(ndimage::zoom(&gpu, &x, &[1e30], false, &how), Err(Error::Invalid(_))));
     assert!(ndimage::rotate(&gpu, &x, 10.0, [0, 0], false, &how).is_err());
     assert!(ndimage::rotate(&gpu, &x, 10.0, [0, 5], false, &how).is_err());
     // A homogeneous matrix carries the offset; an (d, d + 1) one too.
@@ -2681,7 +2689,7 @@ fn fourier_shift_matches_scipy_and_rolls() {
 #[test]
 fn spline_coefficients_are_sampled_at_whole_sample_shifts() {
     let data = ArrayD::from_shape_vec(IxDyn(&[3, 4]), vec![4.0, 1.0, 3.0, 2.0, 7.0, 6.0, 8.0, 5.0, 3.0, 5.0, 3.0, 6.0]).unwrap();
-    let coefficients = cpu::spline_filter(&data, SplineMode::Mirror).mapv(|v| v as f32);
+    let coefficients = cpu::spline_filter(&data, 3, SplineMode::Mirror).mapv(|v| v as f32);
     let how = Sampling { prefilter: false, ..Sampling::default() };
     let got = ndimage::shift(poisoned_gpu(), &coefficients, &[1.0, 1.0], &how).unwrap();
     let want = [0.0, 0.0, 0.0, 0.0, 0.0, 4.0, 1.0, 3.0, 0.0, 7.0, 6.0, 8.0];

@@ -228,7 +228,7 @@ fn register_volume_and_phantom_refuse_bad_input() {
         run(&[&r, &r, "--median", "4"], "must be odd");
         run(&[&r, &r, "--spike", "-1"], "spike threshold -1");
         run(&[&r, &r, "--min-peak", "1.5"], "minimum peak 1.5");
-        run(&[&r, &r, "--order", "2"], "--order 2");
+        run(&[&r, &r, "--order", "6"], "--order 6");
         run(&[&r, &r, &r, "--apply", &path("a.npy")], "--apply writes one registered volume");
     }
     assert!(!dir.join("shifts.csv").exists() && !dir.join("a.npy").exists(), "a refused run left its output");

@@ -6,20 +6,28 @@ use lucent::ndimage::{self, SplineMode};
 use lucent::ndimage::{cpu, AffineMap, Sampler, Sampling};
 use ndarray::{ArrayD, IxDyn};
 
-/// `lucent spline-filter` end to end, on the GPU and on the reference, every mode name.
+/// `lucent spline-filter` end to end, on the GPU and on the reference, every mode name, the
+/// default order (3) and the others in turn.
 #[test]
 fn cli_spline_filter() {
     let dir = tempfile::tempdir().unwrap();
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let x = rand_array(&[19, 6, 11]);
     lucent::io::write_real(path("x.npy"), &x.view()).unwrap();
-    for name in SplineMode::NAMES {
-        let want = cpu::spline_filter(&x.mapv(|v| v as f64), SplineMode::parse(name).unwrap());
+    for (i, name) in SplineMode::NAMES.iter().enumerate() {
+        // Order 3 unless given; orders 2, 4 and 5 each with some of the modes.
+        let order = [3, 2, 3, 4, 3, 5, 3, 4][i];
+        let want = cpu::spline_filter(&x.mapv(|v| v as f64), order, SplineMode::parse(name).unwrap());
         for device in ["auto", "cpu"] {
             let (input, output) = (path("x.npy"), path("c.npy"));
-            let report = lucent_json(&["--device", device, "spline-filter", &input, "-o", &output, "--mode", name], &[]);
-            assert_eq!(report["options"]["mode"], name, "{report}");
-            assert_resampled(&lucent::io::read_real(&output).unwrap(), &want, &format!("cli {name} {device}"));
+            let given = order.to_string();
+            let mut args = vec!["--device", device, "spline-filter", &input, "-o", &output, "--mode", name];
+            if order != 3 {
+                args.extend(["--order", given.as_str()]);
+            }
+            let report = lucent_json(&args, &[]);
+            assert_eq!((report["options"]["mode"].as_str(), report["options"]["order"].as_u64()), (Some(*name), Some(order as u64)), "{report}");
+            assert_resampled(&lucent::io::read_real(&output).unwrap(), &want, &format!("cli {name} order {order} {device}"));
         }
     }
 }
@@ -46,7 +54,22 @@ fn cli_resample() {
             vec!["--shift=-4.7,2", "--mode", "nearest"],
             cpu::map_coordinates(&x64, &at(ndimage::shift_map(&[13, 17], &[-4.7, 2.0]).unwrap()), &how(3, SplineMode::Nearest)),
         ),
-        (vec!["--zoom", "1.6", "--order", "1"], cpu::map_coordinates(&x64, &at(ndimage::zoom_map(&[13, 17], &[1.6]).unwrap()), &how(1, SplineMode::Constant))),
+        (
+            vec!["--zoom", "1.6", "--order", "1"],
+            cpu::map_coordinates(&x64, &at(ndimage::zoom_map(&[13, 17], &[1.6], false).unwrap()), &how(1, SplineMode::Constant)),
+        ),
+        (
+            vec!["--zoom", "1.6", "--order", "4", "--mode", "grid-constant"],
+            cpu::map_coordinates(&x64, &at(ndimage::zoom_map(&[13, 17], &[1.6], false).unwrap()), &how(4, SplineMode::GridConstant)),
+        ),
+        (
+            vec!["--zoom", "1.6,0.7", "--grid-mode", "--order", "5", "--mode", "grid-wrap"],
+            cpu::map_coordinates(&x64, &at(ndimage::zoom_map(&[13, 17], &[1.6, 0.7], true).unwrap()), &how(5, SplineMode::GridWrap)),
+        ),
+        (
+            vec!["--shift=-4.7,2", "--order", "5", "--mode", "mirror"],
+            cpu::map_coordinates(&x64, &at(ndimage::shift_map(&[13, 17], &[-4.7, 2.0]).unwrap()), &how(5, SplineMode::Mirror)),
+        ),
         (
             vec!["--rotate", "-30", "--reshape", "--mode", "mirror"],
             cpu::map_coordinates(&x64, &at(ndimage::rotate_map(&[13, 17], -30.0, [1, 0], true).unwrap()), &how(3, SplineMode::Mirror)),
@@ -81,6 +104,6 @@ fn cli_resample() {
     check_texture(&lucent::io::read_real(path("y.npy")).unwrap(), &want, &x, 0.0, 3, "--sampler texture");
     let refused = lucent_cli(&["resample", &path("x.npy"), "-o", &path("y.npy"), "--shift", "1", "--zoom", "2"], &[]);
     assert_eq!(refused.status.code(), Some(1), "two transforms at once");
-    let refused = lucent_cli(&["resample", &path("x.npy"), "-o", &path("y.npy"), "--shift", "1", "--order", "2"], &[]);
-    assert!(!refused.status.success(), "order 2");
+    let refused = lucent_cli(&["resample", &path("x.npy"), "-o", &path("y.npy"), "--shift", "1", "--order", "6"], &[]);
+    assert!(!refused.status.success(), "order 6");
 }

@@ -225,7 +225,7 @@ fn cli_deskew() {
         (&["--angle", "0"][..], "no skew"),
         (&["--dzdata", "nan"][..], "must be finite"),
         (&["--rotate", "--width", "20"][..], "whole stack"),
-        (&["--order", "2"][..], "invalid value"),
+        (&["--order", "6"][..], "invalid value"),
     ] {
         let out = lucent_cli(&[&["deskew", &path("raw.npy"), "-o", &path("bad.npy")][..], extra].concat(), &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);

@@ -177,7 +177,7 @@ fn label_matches_flood_fill_and_scipy() {
             let x = ArrayD::from_shape_fn(IxDyn(&dims), |_| if rng.random::<f64>() < density { 1.0f32 } else { 0.0 });
             for connectivity in [1, dims.len()] {
                 let s = ndimage::generate_binary_structure(dims.len(), connectivity).unwrap();
-                let (got, n) = ndimage::label(gpu, &x.view(), &s.view()).unwrap();
+                let (got, n) = ndimage::label(gpu, &x.mapv(|v| v != 0.0).view(), &s.view()).unwrap();
                 let (want, m) = flood_labels(&x, &s);
                 assert_eq!((n, &got), (m, &want), "{dims:?} density {density} connectivity {connectivity}");
             }
@@ -189,20 +189,20 @@ fn label_matches_flood_fill_and_scipy() {
         f32::from(u8::from(r % 2 == 0 || (r % 4 == 1 && c == 40) || (r % 4 == 3 && c == 0)))
     });
     let s = ndimage::generate_binary_structure(2, 1).unwrap();
-    let (got, n) = ndimage::label(gpu, &snake.view(), &s.view()).unwrap();
+    let (got, n) = ndimage::label(gpu, &snake.mapv(|v| v != 0.0).view(), &s.view()).unwrap();
     assert_eq!((n, got), (1, snake.mapv(|v| v as u32)));
     let x = fixed().mapv(|v| if v > 5.0 { 1.0f32 } else { 0.0 });
-    let (got, n) = ndimage::label(gpu, &x.view(), &s.view()).unwrap();
+    let (got, n) = ndimage::label(gpu, &x.mapv(|v| v != 0.0).view(), &s.view()).unwrap();
     let want = [[0u32, 1, 0, 2, 2, 0, 3], [0, 0, 4, 0, 0, 5, 0], [6, 6, 0, 7, 0, 0, 8], [0, 0, 9, 0, 10, 10, 0], [11, 0, 0, 12, 0, 0, 13]];
     assert_eq!((n, got), (13, arr2(&want).into_dyn()), "scipy.ndimage.label(x > 5)");
     let full = ndimage::generate_binary_structure(2, 2).unwrap();
-    let (got, n) = ndimage::label(gpu, &x.view(), &full.view()).unwrap();
+    let (got, n) = ndimage::label(gpu, &x.mapv(|v| v != 0.0).view(), &full.view()).unwrap();
     let want = [[0u32, 1, 0, 1, 1, 0, 1], [0, 0, 1, 0, 0, 1, 0], [1, 1, 0, 1, 0, 0, 1], [0, 0, 1, 0, 1, 1, 0], [2, 0, 0, 1, 0, 0, 1]];
     assert_eq!((n, got), (2, arr2(&want).into_dyn()), "scipy.ndimage.label(x > 5, full connectivity)");
     let mut odd = full.clone();
     odd[[0, 0]] = false;
-    assert!(ndimage::label(gpu, &x.view(), &odd.view()).unwrap_err().to_string().contains("symmetric"));
-    assert!(ndimage::label(gpu, &x.view(), &ArrayD::from_elem(IxDyn(&[3, 2]), true).view()).unwrap_err().to_string().contains("equal to 3"));
+    assert!(ndimage::label(gpu, &x.mapv(|v| v != 0.0).view(), &odd.view()).unwrap_err().to_string().contains("symmetric"));
+    assert!(ndimage::label(gpu, &x.mapv(|v| v != 0.0).view(), &ArrayD::from_elem(IxDyn(&[3, 2]), true).view()).unwrap_err().to_string().contains("equal to 3"));
 }
 
 /// rank_filter and median_filter against the f64 reference (sorting every window): random
@@ -239,4 +239,33 @@ fn rank_filters_match_the_reference() {
     assert!(ndimage::rank_filter(gpu, &x, 9, &fp.view(), &[], Boundary::Reflect).unwrap_err().to_string().contains("not within"));
     let big = ArrayD::from_elem(IxDyn(&[19, 19]), true);
     assert!(ndimage::median_filter(gpu, &x, &big.view(), &[], Boundary::Reflect).unwrap_err().to_string().contains("343"));
+}
+
+/// binary_fill_holes by labelling the background equals scipy's definition (a dilation from the
+/// border within the background until stable, complemented) on random masks of 1-4 axes and
+/// both connectivities; and a ring's hole, but not a notch open to the edge, is filled.
+#[test]
+fn fill_holes_by_labels_equals_scipys_dilation() {
+    let gpu = gpu();
+    let mut rng = rand::rng();
+    for dims in [&[41][..], &[13, 17], &[7, 9, 11], &[4, 5, 6, 3]] {
+        let x = ArrayD::from_shape_fn(IxDyn(dims), |_| rng.random::<f32>() > 0.45);
+        for connectivity in [1, dims.len()] {
+            let s = ndimage::generate_binary_structure(dims.len(), connectivity).unwrap();
+            let filled = ndimage::binary_fill_holes(gpu, &x, &s.view(), &[]).unwrap();
+            let mask = x.mapv(|v| !v);
+            let b = Binary { structure: s.view(), iterations: 0, border_value: true, origin: vec![], mask: Some(mask.view()) };
+            let outside = ndimage::binary_dilation(gpu, &ArrayD::from_elem(IxDyn(dims), false), &b).unwrap();
+            assert_eq!(filled, outside.mapv(|v| !v), "{dims:?} connectivity {connectivity}");
+        }
+    }
+    // numpy: a 5 × 6 ring with a hole at (2, 2) and a notch at (2, 5) open to the edge.
+    let mut ring = ArrayD::from_elem(IxDyn(&[5, 6]), false);
+    for (i, j) in (1..4).flat_map(|i| (1..6).map(move |j| (i, j))) {
+        ring[[i, j]] = !((i, j) == (2, 2) || (i, j) == (2, 5));
+    }
+    let s = ndimage::generate_binary_structure(2, 1).unwrap();
+    let filled = ndimage::binary_fill_holes(gpu, &ring, &s.view(), &[]).unwrap();
+    assert!(filled[[2, 2]] && !filled[[2, 5]] && !filled[[0, 0]]);
+    assert_eq!(filled.iter().filter(|&&v| v).count(), 14, "scipy: 14 true elements");
 }

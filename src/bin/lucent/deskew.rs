@@ -50,8 +50,8 @@ pub struct Args {
     /// Coverslip coordinates (Z, Y, X) with isotropic voxels of --dxdata, in one interpolation.
     #[arg(long)]
     rotate: bool,
-    /// Spline order: 1 (linear, as pycudadecon) or 3 (cubic).
-    #[arg(long, default_value_t = 1, value_parser = PossibleValuesParser::new(["1", "3"]).map(|s| s.parse::<u32>().unwrap()))]
+    /// B-spline order, 0 to 5: 1 (linear, as pycudadecon), 3 (cubic).
+    #[arg(long, default_value_t = 1, value_parser = PossibleValuesParser::new(["0", "1", "2", "3", "4", "5"]).map(|s| s.parse::<u32>().unwrap()))]
     order: u32,
     /// Values beyond the edges, as scipy.ndimage names them (constant: --pad-val).
     #[arg(long, default_value = "constant", value_parser = PossibleValuesParser::new(SplineMode::NAMES))]

@@ -44,7 +44,7 @@ pub struct Args {
     /// moving volume, each row over the volumes that reach it.
     #[arg(long)]
     average: Option<PathBuf>,
-    /// Interpolation order of --apply and --average (0, 1 or 3).
+    /// Interpolation order of --apply and --average (0-5, scipy's B-spline orders).
     #[arg(long, default_value_t = 1)]
     order: u32,
     /// B-scans per coarse stripe.
@@ -94,8 +94,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.apply.is_some() && args.moving.len() > 1 {
         return Err(Error::Invalid("--apply writes one registered volume: give one moving volume (--average takes a series)".into()));
     }
-    if ![0, 1, 3].contains(&args.order) {
-        return Err(Error::Invalid(format!("--order {} (0, 1 or 3)", args.order)));
+    if args.order > 5 {
+        return Err(Error::Invalid(format!("--order {} (0 to 5)", args.order)));
     }
     // Every output checked before anything is computed or written.
     for volume in [&args.apply, &args.average].into_iter().flatten() {

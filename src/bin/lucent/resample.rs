@@ -1,5 +1,5 @@
 //! `lucent resample`: scipy.ndimage's shift, zoom, affine_transform, rotate and map_coordinates
-//! of array files (orders 0, 1, 3; scipy's modes), on the GPU, or with `--device cpu` or no
+//! of array files (B-spline orders 0-5; scipy's modes), on the GPU, or with `--device cpu` or no
 //! adapter on the f64 reference (map_coordinates at the transform's coordinates).
 
 use std::path::{Path, PathBuf};
@@ -34,9 +34,14 @@ pub struct Args {
     /// scipy.ndimage.shift: one shift for every axis, or one per axis (output o reads o − shift).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     shift: Option<Vec<f64>>,
-    /// scipy.ndimage.zoom (grid_mode=False): one factor for every axis, or one per axis.
+    /// scipy.ndimage.zoom: one factor for every axis, or one per axis (the corners' samples
+    /// aligned unless --grid-mode).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
     zoom: Option<Vec<f64>>,
+    /// With --zoom: align the pixels' outer edges (scipy's grid_mode=True; with the modes
+    /// grid-constant or grid-wrap for values outside).
+    #[arg(long, requires = "zoom")]
+    grid_mode: bool,
     /// scipy.ndimage.affine_transform with the matrix in this .npy: (d,) diagonal, (d, d),
     /// (d, d+1) or homogeneous (d+1, d+1); it maps output indices to input coordinates.
     #[arg(long)]
@@ -56,8 +61,8 @@ pub struct Args {
     /// scipy.ndimage.map_coordinates at the coordinates in this .npy, shaped (d, ...).
     #[arg(long)]
     coordinates: Option<PathBuf>,
-    /// Spline order: 0 (nearest), 1 (linear) or 3 (cubic).
-    #[arg(long, default_value_t = 3, value_parser = PossibleValuesParser::new(["0", "1", "3"]).map(|s| s.parse::<u32>().unwrap()))]
+    /// B-spline order, 0 (nearest) to 5: 1 linear, 3 cubic.
+    #[arg(long, default_value_t = 3, value_parser = PossibleValuesParser::new(["0", "1", "2", "3", "4", "5"]).map(|s| s.parse::<u32>().unwrap()))]
     order: u32,
     /// Values beyond the edges, as scipy.ndimage names them.
     #[arg(long, default_value = "constant", value_parser = PossibleValuesParser::new(SplineMode::NAMES))]
@@ -68,7 +73,7 @@ pub struct Args {
     /// The output's shape for --affine (default: the input's).
     #[arg(long, value_delimiter = ',', requires = "affine")]
     output_shape: Option<Vec<usize>>,
-    /// Sample the input as it is, without the cubic spline prefilter (scipy's prefilter=False).
+    /// Sample the input as it is, without the B-spline prefilter (scipy's prefilter=False).
     #[arg(long)]
     no_prefilter: bool,
     /// Where samples are read: a storage buffer (f32 weights; 1-4 axes, every adapter) or the
@@ -85,7 +90,8 @@ enum Transform {
     Affine(ArrayD<f64>, Vec<f64>, Option<Vec<usize>>),
     Coordinates(ArrayD<f32>),
     Shift(Vec<f64>),
-    Zoom(Vec<f64>),
+    /// The factors, grid_mode.
+    Zoom(Vec<f64>, bool),
     Rotate(f64, [isize; 2], bool),
 }
 
@@ -95,7 +101,7 @@ impl Transform {
             Transform::Affine(..) => "affine_transform",
             Transform::Coordinates(_) => "map_coordinates",
             Transform::Shift(_) => "shift",
-            Transform::Zoom(_) => "zoom",
+            Transform::Zoom(..) => "zoom",
             Transform::Rotate(..) => "rotate",
         }
     }
@@ -113,7 +119,7 @@ impl Transform {
                 (AffineMap::new(&matrix.view(), offset, dims.len())?, out)
             }
             Transform::Shift(s) => ndimage::shift_map(dims, s)?,
-            Transform::Zoom(z) => ndimage::zoom_map(dims, z)?,
+            Transform::Zoom(z, grid) => ndimage::zoom_map(dims, z, *grid)?,
             Transform::Rotate(angle, axes, reshape) => ndimage::rotate_map(dims, *angle, *axes, *reshape)?,
         }))
     }
@@ -129,7 +135,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     let transform = match (&args.shift, &args.zoom, &args.affine, args.rotate, &args.coordinates) {
         (Some(s), ..) => Transform::Shift(s.clone()),
-        (_, Some(z), ..) => Transform::Zoom(z.clone()),
+        (_, Some(z), ..) => Transform::Zoom(z.clone(), args.grid_mode),
         (_, _, Some(path), ..) => {
             Transform::Affine(io::read_real(path)?.mapv(|v| v as f64), args.offset.clone().unwrap_or_default(), args.output_shape.clone())
         }
@@ -146,7 +152,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     };
     let sampler = Sampler::parse(&args.sampler)?;
     let how = Sampling { order: args.order, mode: SplineMode::parse(&args.mode)?, cval: args.cval, prefilter: !args.no_prefilter, sampler };
-    let options = json!({ "transform": transform.name(), "order": args.order, "mode": args.mode, "cval": args.cval, "prefilter": !args.no_prefilter, "sampler": args.sampler });
+    let mut options = json!({ "transform": transform.name(), "order": args.order, "mode": args.mode, "cval": args.cval, "prefilter": !args.no_prefilter, "sampler": args.sampler });
+    if args.grid_mode {
+        options["grid_mode"] = json!(true);
+    }
     let batch = Batch { command: "resample", global, options };
     batch.run(
         &args.inputs,
@@ -170,7 +179,7 @@ fn one(transform: &Transform, how: &Sampling, image: ArrayD<f32>, output: &Path,
     let y = stages.compute(|| match (device.gpu(), &map, transform) {
         // (Zoom's own call: an axis of one sample zooms with factor 0, a map affine_transform
         // refuses as singular.)
-        (Some(gpu), Some(_), Transform::Zoom(z)) => ndimage::zoom(gpu, &image, z, how),
+        (Some(gpu), Some(_), Transform::Zoom(z, grid)) => ndimage::zoom(gpu, &image, z, *grid, how),
         (Some(gpu), Some((m, out)), _) => {
             let matrix = ArrayD::from_shape_fn(ndarray::IxDyn(&[out.len(), out.len()]), |at| m.matrix[at[0]][at[1]]);
             ndimage::affine_transform(gpu, &image, &matrix.view(), &m.offset, Some(out), how)

@@ -11,6 +11,7 @@
 
 pub mod cpu;
 pub mod derivatives;
+pub mod fourier;
 pub mod morphology;
 pub mod slabs;
 

@@ -174,7 +174,20 @@ pub fn record_squared_distances(rec: &mut Recording, x: Buf, sampling: &[f64]) -
     if let Some(w) = sampling.iter().find(|w| !(w.is_finite() && **w > 0.0)) {
         return Err(Error::Invalid(format!("distance_transform_edt: sampling must be finite and positive, got {w}")));
     }
-    (0..d).try_fold(x, |f, a| crate::kernels::edt_axis::record(rec, f, a, (sampling[a] * sampling[a]) as f32, a == 0))
+    let pass =
+        |rec: &mut Recording, f: Buf, a: usize, along: usize| crate::kernels::edt_axis::record(rec, f, along, (sampling[a] * sampling[a]) as f32, a == 0);
+    if d == 1 {
+        return pass(rec, x, 0, 0);
+    }
+    // One thread walks each line, so neighbouring threads read neighbouring memory only along
+    // axes other than the last: those pass in place, the last with the last two axes swapped
+    // (the passes commute; the first reads the input).
+    let f = (0..d - 1).try_fold(x, |f, a| pass(rec, f, a, a))?;
+    let mut swap: Vec<usize> = (0..d).collect();
+    swap.swap(d - 2, d - 1);
+    let t = crate::ops::layout::permute(rec, f, &swap)?;
+    let t = pass(rec, t, d - 1, d - 2)?;
+    crate::ops::layout::permute(rec, t, &swap)
 }
 
 /// scipy.ndimage.generate_binary_structure(rank, connectivity): the elements within
@@ -191,7 +204,7 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Arr
 /// numbered 1.. in raster order of each component's first element (as scipy numbers them), 0 for
 /// the background; and their count. On the device by label equivalence (kernels::label), the
 /// numbering on the host.
-pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<f32>, structure: &ArrayViewD<bool>) -> Result<(ArrayD<u32>, usize)> {
+pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -> Result<(ArrayD<u32>, usize)> {
     let d = input.ndim();
     if structure.ndim() != d || structure.shape().iter().any(|&m| m != 3) {
         return Err(Error::Shape(format!(
@@ -204,7 +217,7 @@ pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<f32>, structure: &ArrayVi
         return Err(Error::Invalid("Structuring element must be symmetric (scipy's rule)".into()));
     }
     crate::gpu::Shape::new(input.shape())?;
-    crate::check::check_finite(input, "input")?;
+    let dims = input.shape().to_vec();
     let lead = 4 - d;
     let offsets: Vec<f32> = structure
         .indexed_iter()
@@ -212,13 +225,13 @@ pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<f32>, structure: &ArrayVi
         .flat_map(|(j, _)| (0..4).map(move |a| if a < lead { 0.0 } else { j[a - lead] as f32 - 1.0 }))
         .collect();
     let mut rec = Recording::new(gpu);
-    let x = rec.upload_once_f32(input)?;
+    let x = rec.upload_mask(input)?;
     let labels = rec.temp(&[input.len()], crate::gpu::Dtype::U32)?;
     let changed = rec.temp(&[1], crate::gpu::Dtype::U32)?;
     // At least one tap (a structure of the centre alone: no neighbours) so the buffer exists.
     let taps = if offsets.is_empty() { vec![0.0; 4] } else { offsets.clone() };
     let off = rec.upload_f32(&ArrayD::from_shape_vec(IxDyn(&[taps.len()]), taps).expect("4 per tap").view())?;
-    crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Init, x, labels, changed, off)?;
+    crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Init, x, &dims, labels, changed, off)?;
     let (x, labels, changed, off) = (rec.output(x), rec.output(labels), rec.output(changed), rec.output(off));
     let results = rec.compile()?.run(gpu)?;
     let (x, labels, changed, off) = (results.array(x), results.array(labels), results.array(changed), results.array(off));
@@ -229,8 +242,8 @@ pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<f32>, structure: &ArrayVi
         let (xb, lb, cb, ob) = (rec.input(&x), rec.input(&labels), rec.input(&changed), rec.input(&off));
         crate::kernels::fill::record(&mut rec, cb, 0.0);
         for _ in 0..4 {
-            crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Hook, xb, lb, cb, ob)?;
-            crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Compress, xb, lb, cb, ob)?;
+            crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Hook, xb, &dims, lb, cb, ob)?;
+            crate::kernels::label::record(&mut rec, crate::kernels::label::Stage::Compress, xb, &dims, lb, cb, ob)?;
         }
         let round = rec.compile()?;
         for _ in 0..=input.len() {
@@ -241,23 +254,31 @@ pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<f32>, structure: &ArrayVi
         }
     }
     let roots = labels.download_u32(gpu)?;
-    // Every component carries its least (first in raster order) element's index.
+    let (out, count) = number_components(roots.as_slice().expect("one axis"));
+    Ok((ArrayD::from_shape_vec(IxDyn(input.shape()), out).expect("the input's size"), count))
+}
+
+/// Numbers components 1.. in raster order of their least elements, given each element's least
+/// element's index (`NONE`: background), in parallel blocks: the roots counted per block, the
+/// blocks' first numbers summed, every root numbered, every element given its root's number.
+fn number_components(roots: &[u32]) -> (Vec<u32>, usize) {
+    use rayon::prelude::*;
+    let none = crate::kernels::label::NONE;
+    let block = (roots.len() / (4 * rayon::current_num_threads())).max(1 << 16);
+    let is_root = |(i, &r): (usize, &u32)| r != none && r as usize == i;
+    let counts: Vec<u32> =
+        roots.par_chunks(block).enumerate().map(|(b, c)| c.iter().enumerate().filter(|&(j, r)| is_root((b * block + j, r))).count() as u32).collect();
+    let first: Vec<u32> = counts.iter().scan(0, |at, &c| Some(std::mem::replace(at, *at + c))).collect();
     let mut number = vec![0u32; roots.len()];
-    let mut count = 0u32;
-    let flat = roots.as_slice().expect("one axis");
-    let out: Vec<u32> = flat
-        .iter()
-        .enumerate()
-        .map(|(i, &r)| {
-            if r == crate::kernels::label::NONE {
-                return 0;
+    number.par_chunks_mut(block).zip(roots.par_chunks(block)).enumerate().for_each(|(b, (n, c))| {
+        let mut next = first[b];
+        for (j, r) in c.iter().enumerate() {
+            if is_root((b * block + j, r)) {
+                next += 1;
+                n[j] = next;
             }
-            if r as usize == i {
-                count += 1;
-                number[i] = count;
-            }
-            number[r as usize]
-        })
-        .collect();
-    Ok((ArrayD::from_shape_vec(IxDyn(input.shape()), out).expect("the input's size"), count as usize))
+        }
+    });
+    let out = roots.par_iter().map(|&r| if r == none { 0 } else { number[r as usize] }).collect();
+    (out, counts.iter().map(|&c| c as usize).sum())
 }

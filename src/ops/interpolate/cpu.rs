@@ -1,90 +1,96 @@
 //! The f64 reference of the prefilter: scipy's `ni_splines.c` line by line (exact sums, no
-//! horizon), with the half-sample initial value read before it is updated.
+//! horizon), with the half-sample initial value read before it is updated; and of sampling:
+//! scipy's `ni_interpolation.c` taps and `get_spline_interpolation_weights`.
 
 use ndarray::{ArrayD, Axis};
 
 use super::SplineMode;
-use crate::kernels::spline_prefilter::Init;
+use crate::kernels::spline_prefilter::{gain, poles, Init};
 
-const Z: f64 = -0.267_949_192_431_122_7; // √3 − 2
-
-/// scipy.ndimage.spline_filter1d(x, 3, axis, mode) in f64.
-pub fn spline_filter1d(x: &ArrayD<f64>, axis: usize, mode: SplineMode) -> ArrayD<f64> {
+/// scipy.ndimage.spline_filter1d(x, order, axis, mode) in f64 (orders 0 and 1: a copy).
+pub fn spline_filter1d(x: &ArrayD<f64>, order: u32, axis: usize, mode: SplineMode) -> ArrayD<f64> {
     let mut y = x.clone();
+    if order < 2 {
+        return y;
+    }
     for mut line in y.lanes_mut(Axis(axis)) {
         let mut c: Vec<f64> = line.to_vec();
-        filter_line(&mut c, mode.init());
+        filter_line(&mut c, order, mode.init());
         line.iter_mut().zip(c).for_each(|(o, v)| *o = v);
     }
     y
 }
 
-/// scipy.ndimage.spline_filter(x, 3, mode) in f64: every axis in turn.
-pub fn spline_filter(x: &ArrayD<f64>, mode: SplineMode) -> ArrayD<f64> {
-    (0..x.ndim()).fold(x.clone(), |y, axis| spline_filter1d(&y, axis, mode))
+/// scipy.ndimage.spline_filter(x, order, mode) in f64: every axis in turn.
+pub fn spline_filter(x: &ArrayD<f64>, order: u32, mode: SplineMode) -> ArrayD<f64> {
+    (0..x.ndim()).fold(x.clone(), |y, axis| spline_filter1d(&y, order, axis, mode))
 }
 
-/// One line in place: gain, causal pass, anti-causal pass.
-pub fn filter_line(c: &mut [f64], init: Init) {
+/// One line in place (order 2-5): the gain, then per pole the causal and the anti-causal pass.
+pub fn filter_line(c: &mut [f64], order: u32, init: Init) {
     let n = c.len();
+    let poles = poles(order).expect("a prefilter order");
     if n < 2 {
         return;
     }
-    c.iter_mut().for_each(|v| *v *= (1.0 - Z) * (1.0 - 1.0 / Z));
-    c[0] = causal_first(c, init);
-    for i in 1..n {
-        c[i] += Z * c[i - 1];
-    }
-    c[n - 1] = anticausal_last(c, init);
-    for i in (0..n - 1).rev() {
-        c[i] = Z * (c[i + 1] - c[i]);
+    let g = gain(&poles);
+    c.iter_mut().for_each(|v| *v *= g);
+    for z in poles {
+        c[0] = causal_first(c, z, init);
+        for i in 1..n {
+            c[i] += z * c[i - 1];
+        }
+        c[n - 1] = anticausal_last(c, z, init);
+        for i in (0..n - 1).rev() {
+            c[i] = z * (c[i + 1] - c[i]);
+        }
     }
 }
 
-fn causal_first(c: &[f64], init: Init) -> f64 {
+fn causal_first(c: &[f64], z: f64, init: Init) -> f64 {
     let n = c.len();
     match init {
         Init::Mirror => {
-            let zn1 = Z.powi(n as i32 - 1);
-            let (mut s, mut zi) = (c[0] + zn1 * c[n - 1], Z);
+            let zn1 = z.powi(n as i32 - 1);
+            let (mut s, mut zi) = (c[0] + zn1 * c[n - 1], z);
             for i in 1..n - 1 {
                 s += zi * (c[i] + zn1 * c[n - 1 - i]);
-                zi *= Z;
+                zi *= z;
             }
             s / (1.0 - zn1 * zn1)
         }
         Init::Reflect => {
-            let zn = Z.powi(n as i32);
-            let (mut s, mut zi) = (c[0] + zn * c[n - 1], Z);
+            let zn = z.powi(n as i32);
+            let (mut s, mut zi) = (c[0] + zn * c[n - 1], z);
             for i in 1..n {
                 s += zi * (c[i] + zn * c[n - 1 - i]);
-                zi *= Z;
+                zi *= z;
             }
-            s * Z / (1.0 - zn * zn) + c[0]
+            s * z / (1.0 - zn * zn) + c[0]
         }
         Init::Wrap => {
-            let (mut s, mut zi) = (c[0], Z);
+            let (mut s, mut zi) = (c[0], z);
             for i in 1..n {
                 s += zi * c[n - i];
-                zi *= Z;
+                zi *= z;
             }
             s / (1.0 - zi)
         }
     }
 }
 
-fn anticausal_last(c: &[f64], init: Init) -> f64 {
+fn anticausal_last(c: &[f64], z: f64, init: Init) -> f64 {
     let n = c.len();
     match init {
-        Init::Mirror => (Z * c[n - 2] + c[n - 1]) * Z / (Z * Z - 1.0),
-        Init::Reflect => c[n - 1] * Z / (Z - 1.0),
+        Init::Mirror => (z * c[n - 2] + c[n - 1]) * z / (z * z - 1.0),
+        Init::Reflect => c[n - 1] * z / (z - 1.0),
         Init::Wrap => {
-            let (mut s, mut zi) = (c[n - 1], Z);
+            let (mut s, mut zi) = (c[n - 1], z);
             for &v in &c[..n - 1] {
                 s += zi * v;
-                zi *= Z;
+                zi *= z;
             }
-            s * Z / (zi - 1.0)
+            s * z / (zi - 1.0)
         }
     }
 }
@@ -97,7 +103,7 @@ pub fn map_coordinates(x: &ArrayD<f64>, coords: &ArrayD<f64>, how: &super::Sampl
         None => (x.clone(), 0),
         Some(pad) => {
             let padded = if pad == 0 { x.clone() } else { pad_edges(x, pad, how.mode, how.cval as f64) };
-            (spline_filter(&padded, how.mode), pad)
+            (spline_filter(&padded, how.order, how.mode), pad)
         }
     };
     let dims = input.shape().to_vec();
@@ -140,9 +146,10 @@ fn sample(x: &ArrayD<f64>, dims: &[usize], at: &[f64], how: &super::Sampling) ->
         if c.is_nan() || (c <= -1.0 && !unfolded) {
             return cval;
         }
-        let start = if order == 0 { (c + 0.5).floor() } else { c.floor() } as i64 - (order / 2) as i64;
-        starts.push(start);
-        weights.push(spline_weights(c - c.floor(), order));
+        // Even orders centre their taps on the nearest sample, odd ones on the one below.
+        let base = if order % 2 == 0 { (c + 0.5).floor() } else { c.floor() };
+        starts.push(base as i64 - (order / 2) as i64);
+        weights.push(spline_weights(c - base, order));
     }
     let taps = order + 1;
     let mut sum = 0.0;
@@ -166,16 +173,33 @@ fn sample(x: &ArrayD<f64>, dims: &[usize], at: &[f64], how: &super::Sampling) ->
     sum
 }
 
-/// The B-spline weights of the order's taps at fraction `f` (order 0: the one nearest sample).
-fn spline_weights(f: f64, order: usize) -> Vec<f64> {
-    match order {
-        0 => vec![1.0],
-        1 => vec![1.0 - f, f],
-        _ => {
-            let g = 1.0 - f;
-            vec![g * g * g / 6.0, (4.0 - 6.0 * f * f + 3.0 * f * f * f) / 6.0, (4.0 - 6.0 * g * g + 3.0 * g * g * g) / 6.0, f * f * f / 6.0]
+/// The B-spline weights of the order's taps at `x` from the middle tap's sample (in [0, 1) for
+/// odd orders, [−0.5, 0.5) for even ones), as scipy's `get_spline_interpolation_weights`: the
+/// last weight is 1 minus the others.
+pub fn spline_weights(x: f64, order: usize) -> Vec<f64> {
+    let mut w = match order {
+        0 => return vec![1.0],
+        1 => vec![1.0 - x],
+        2 => vec![0.5 * (0.5 - x) * (0.5 - x), 0.75 - x * x],
+        3 => {
+            let z = 1.0 - x;
+            vec![z * z * z / 6.0, (x * x * (x - 2.0) * 3.0 + 4.0) / 6.0, (z * z * (z - 2.0) * 3.0 + 4.0) / 6.0]
         }
-    }
+        4 => {
+            let quartic = |y: f64| y * (y * (y * (5.0 - y) / 6.0 - 1.25) + 5.0 / 24.0) + 55.0 / 96.0;
+            let (t, y) = (x * x, 0.5 - x);
+            vec![y * y * y * y / 24.0, quartic(1.0 + x), t * (t * 0.25 - 0.625) + 115.0 / 192.0, quartic(1.0 - x)]
+        }
+        5 => {
+            let inner = |y: f64| y * y * (y * y * (0.25 - y / 12.0) - 0.5) + 0.55;
+            let outer = |y: f64| y * (y * (y * (y * (y / 24.0 - 0.375) + 1.25) - 1.75) + 0.625) + 0.425;
+            let y = 1.0 - x;
+            vec![y * y * y * y * y / 120.0, outer(1.0 + x), inner(x), inner(1.0 - x), outer(2.0 - x)]
+        }
+        _ => panic!("spline order {order}"),
+    };
+    w.push(1.0 - w.iter().sum::<f64>());
+    w
 }
 
 /// Where tap `i` reads on an axis of `n`: itself inside, else folded (`constant` and `wrap` by

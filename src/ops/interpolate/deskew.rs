@@ -1,7 +1,7 @@
 //! Deskewing stage-scanned light-sheet stacks: the geometry of cudaDecon/pycudadecon's
 //! `deskewGPU(im, dxdata, dzdata, angle, width, shift, pad_val)` as an [`AffineMap`], and its
-//! rotation to coverslip coordinates, both sampled by [`super::affine_transform`] (orders 1 and
-//! 3, any of scipy's modes), so they equal scipy.ndimage.affine_transform with the same map.
+//! rotation to coverslip coordinates, both sampled by [`super::affine_transform`] (any of scipy's
+//! orders 0-5 and modes), so they equal scipy.ndimage.affine_transform with the same map.
 //!
 //! The stack's planes k (stage steps of `dzdata`) hold camera pixels (j, i) of `dxdata`; the sheet
 //! and the camera's x axis make `angle` with the stage's motion. Sample coordinates: along the

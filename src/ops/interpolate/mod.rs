@@ -1,36 +1,47 @@
-//! Interpolation with scipy.ndimage's semantics: the cubic B-spline prefilter
-//! ([`spline_filter1d`], [`spline_filter`]), which turns samples into the coefficients cubic
-//! B-spline interpolation reads, and sampling at arbitrary coordinates ([`map_coordinates`],
-//! orders 0, 1 and 3) (Unser, Aldroubi and Eden 1991; on the GPU after Ruijters and
+//! Interpolation with scipy.ndimage's semantics, B-splines of orders 0 to 5: the prefilter
+//! ([`spline_filter1d`], [`spline_filter`]), which turns samples into the coefficients B-spline
+//! interpolation of orders 2-5 reads, and sampling at arbitrary coordinates
+//! ([`map_coordinates`]) (Unser, Aldroubi and Eden 1991; on the GPU after Ruijters and
 //! Thévenaz 2012, with each line cut into segments whose passes start from the boundary's
 //! extension a few samples outside, so a line's segments run in parallel: see
 //! shaders/interpolate/spline_prefilter.wgsl).
 //!
-//! The boundary decides the passes' initial values as scipy's `apply_filter` does: `mirror`,
-//! `constant`, `grid-constant` and `wrap` take the whole-sample symmetric extension; `reflect`
-//! (`grid-mirror`) and `nearest` the half-sample symmetric one; `grid-wrap` the periodic one.
-//! (scipy then pads `nearest` and `grid-constant` inputs before sampling; that is the sampling
-//! functions' business.) The half-sample initial value is the exact one: scipy up to 1.17 reads
-//! an already updated `c[0]` on lines of two or three samples (gh-24550), a difference of up to
-//! ~1e-4 there and below f32's resolution from eight samples on. Lines of one sample are left as
-//! they are, as scipy leaves them.
+//! The prefilter of order 2 or 3 has one pole, of order 4 or 5 two (scipy's
+//! `get_filter_poles`): the gain (the product of (1 − z)(1 − 1/z)), then per pole a causal and
+//! an anti-causal pass. The boundary decides the passes' initial values as scipy's
+//! `apply_filter` does: `mirror`, `constant`, `grid-constant` and `wrap` take the whole-sample
+//! symmetric extension; `reflect` (`grid-mirror`) and `nearest` the half-sample symmetric one;
+//! `grid-wrap` the periodic one. (scipy then pads `nearest` and `grid-constant` inputs before
+//! sampling; that is the sampling functions' business.) The half-sample initial value is the
+//! exact one: scipy up to 1.17 reads an already updated `c[0]` (gh-24550), a difference of order
+//! |z|^2n on a line of n samples: up to ~1e-4 on lines of two or three samples, 6e-7 for order 5
+//! on eight, below f32's resolution from eight samples on for orders 2-4 and twelve for order 5.
+//! Lines of one sample are left as they are, as scipy leaves them.
 //!
-//! Sampling follows scipy's geometric transform: with order 3 and the prefilter, `nearest` and
-//! `grid-constant` inputs are first padded by [`PREPAD`] samples (edge values, or cval) and the
-//! coordinates shifted by it. Per axis the coordinate is folded into the array by the mode
-//! (`mirror` period 2n − 2, `reflect` 2n, `wrap` n − 1 as scipy's, `grid-wrap` n; `constant`
-//! gives cval outside [0, n − 1]; `nearest` and `grid-constant` are not folded); taps start at
-//! floor(c) − order/2 (order 0: the nearest sample) and taps outside the array fold by the mode,
-//! `constant` and `wrap` by `mirror`, while `grid-constant` reads cval there. NaN coordinates
-//! give cval.
+//! Sampling follows scipy's geometric transform: with orders above 1 and the prefilter,
+//! `nearest` and `grid-constant` inputs are first padded by [`PREPAD`] samples (edge values, or
+//! cval) and the coordinates shifted by it. Per axis the coordinate is folded into the array by
+//! the mode (`mirror` period 2n − 2, `reflect` 2n, `wrap` n − 1 as scipy's, `grid-wrap` n;
+//! `constant` gives cval outside [0, n − 1]; `nearest` and `grid-constant` are not folded);
+//! order + 1 taps start at floor(c) − order/2 for odd orders, floor(c + 0.5) − order/2 for even
+//! ones (order 0: the nearest sample), weighted by scipy's `get_spline_interpolation_weights`;
+//! taps outside the array fold by the mode, `constant` and `wrap` by `mirror`, while
+//! `grid-constant` reads cval there. NaN coordinates give cval.
 //!
-//! Two samplers read the coefficients ([`Sampler`]). The buffer sampler loads the 4^d taps of a
-//! cubic sample from a storage buffer in f32: relative L2 errors of ~1e-7 against the f64
-//! reference, any rank, any adapter. The texture sampler (2 and 3 axes, adapters with
-//! `FLOAT32_FILTERABLE`) puts them in a bordered `R32Float` texture and reads a cubic sample as
-//! 2^d linear fetches (Sigg and Hadwiger); the filter's weights are rounded to the adapter's
-//! sub-texel bits (8 on NVIDIA), so each axis' fetch may be off by 2^-8 of the largest
-//! difference between the values it blends. Measured by examples/sampler_error.rs on random
+//! Two samplers read the coefficients ([`Sampler`]). The buffer sampler loads the (order + 1)^d
+//! taps of a sample from a storage buffer in f32 (loops over the taps of orders 4-5, written out
+//! below): relative L2 errors of ~1e-7 against the f64 reference, any rank, any adapter. Orders
+//! 4 and 5 reach ~1e-5 on arrays of 4 axes: their prefilter amplifies the alternating
+//! component by 4.8 and 7.5 per axis (3 for cubic), and with it the f32 coefficients'
+//! rounding, as rounding scipy's own coefficients to f32 does (the GPU's prefilter applies each
+//! pole's gain in its own pass and the weights are written without cancellation for that).
+//!
+//! The texture sampler (orders 0, 1 and 3, arrays of 2 and 3 axes, adapters with
+//! `FLOAT32_FILTERABLE`; other orders are refused with it, and `auto` takes the buffer) puts the
+//! coefficients in a bordered `R32Float` texture and reads a cubic sample as 2^d linear fetches
+//! (Sigg and Hadwiger); the filter's weights are rounded to the adapter's sub-texel bits (8 on
+//! NVIDIA), so each axis' fetch may be off by 2^-8 of the largest difference between the values
+//! it blends. Measured by examples/sampler_error.rs on random
 //! values in [0, 1) (BENCHMARKS.md, the sampler's error): on an H200 relative L2 1.5-2.3e-3 (order 1) and
 //! 3.8-6.7e-3 (order 3), largest errors 0.45-0.74% and 1.0-2.0% of the range; on lavapipe
 //! 0.6-2.7e-6 and 2-10e-6. It is faster where the sampler's own work dominates (map_coordinates
@@ -107,26 +118,43 @@ impl SplineMode {
     }
 }
 
-/// scipy.ndimage.spline_filter1d(x, order=3, axis, mode): the cubic B-spline coefficients along
-/// one axis of an f32 array (a copy where the axis has one sample).
-pub fn spline_filter1d(rec: &mut Recording, x: Buf, axis: usize, mode: SplineMode) -> Result<Buf> {
+/// scipy's spline orders: 0 to 5.
+pub const MAX_ORDER: u32 = 5;
+
+/// An order beyond [`MAX_ORDER`] refused in one line.
+pub fn check_order(order: u32) -> Result<()> {
+    if order > MAX_ORDER {
+        return Err(Error::Invalid(format!("spline order {order} (scipy's orders are 0 to {MAX_ORDER})")));
+    }
+    Ok(())
+}
+
+/// scipy.ndimage.spline_filter1d(x, order, axis, mode): the coefficients of the B-spline of
+/// `order` along one axis of an f32 array (a copy for orders 0 and 1, or where the axis has
+/// one sample).
+pub fn spline_filter1d(rec: &mut Recording, x: Buf, order: u32, axis: usize, mode: SplineMode) -> Result<Buf> {
+    check_order(order)?;
     let dims = rec.dims(x).to_vec();
     match dims.get(axis) {
         None => Err(Error::Invalid(format!("spline_filter1d: axis {axis} of a {}-axis array", dims.len()))),
-        Some(1) => {
+        Some(&n) if n == 1 || order < 2 => {
             let y = rec.temp_like(x, rec.dtype(x))?;
             copy_vec4::record(rec, x, y)?;
             Ok(y)
         }
-        Some(_) => spline_prefilter::record(rec, x, axis, mode.init()),
+        Some(_) => spline_prefilter::record(rec, x, axis, order, mode.init()),
     }
 }
 
-/// scipy.ndimage.spline_filter(x, order=3, mode): [`spline_filter1d`] along every axis in turn.
-pub fn spline_filter(rec: &mut Recording, x: Buf, mode: SplineMode) -> Result<Buf> {
+/// scipy.ndimage.spline_filter(x, order, mode): [`spline_filter1d`] along every axis in turn
+/// (orders 2-5: scipy refuses 0 and 1 here).
+pub fn spline_filter(rec: &mut Recording, x: Buf, order: u32, mode: SplineMode) -> Result<Buf> {
+    if !(2..=MAX_ORDER).contains(&order) {
+        return Err(Error::Invalid(format!("spline_filter of order {order} (orders 2 to {MAX_ORDER}; 0 and 1 need no filter)")));
+    }
     let mut y = x;
     for axis in 0..rec.dims(x).len() {
-        y = spline_filter1d(rec, y, axis, mode)?;
+        y = spline_filter1d(rec, y, order, axis, mode)?;
     }
     Ok(y)
 }
@@ -140,9 +168,9 @@ pub enum Sampler {
     Auto,
     /// Loads from a storage buffer: f32 arithmetic throughout, 1-4 axes, any adapter.
     Buffer,
-    /// The texture unit's linear filter (arrays of 2 or 3 axes, adapters that filter f32
-    /// textures): 2^d fetches per cubic sample instead of 4^d loads, with the filter's weights
-    /// rounded to few bits (see the module's notes for the error).
+    /// The texture unit's linear filter (orders 0, 1 and 3 of arrays of 2 or 3 axes, adapters
+    /// that filter f32 textures): 2^d fetches per cubic sample instead of 4^d loads, with the
+    /// filter's weights rounded to few bits (see the module's notes for the error).
     Texture,
 }
 
@@ -178,8 +206,9 @@ impl Default for Sampling {
 
 impl Sampling {
     fn check(&self) -> Result<()> {
-        if ![0, 1, 3].contains(&self.order) {
-            return Err(Error::Invalid(format!("interpolation order {} (lucent samples with orders 0, 1 and 3)", self.order)));
+        check_order(self.order)?;
+        if self.sampler == Sampler::Texture && ![0, 1, 3].contains(&self.order) {
+            return Err(Error::Invalid(format!("the texture sampler reads orders 0, 1 and 3, not {} (the buffer sampler reads every order)", self.order)));
         }
         if !self.cval.is_finite() {
             return Err(Error::NonFinite(format!("cval {}", self.cval)));
@@ -225,11 +254,11 @@ pub fn map_coordinates(rec: &mut Recording, x: Buf, coords: Buf, how: &Sampling)
     let rank = rec.dims(x).len();
     let (input, pad) = match how.prepad() {
         None => (x, 0),
-        Some(0) => (spline_filter(rec, x, how.mode)?, 0),
+        Some(0) => (spline_filter(rec, x, how.order, how.mode)?, 0),
         Some(pad) => {
             let edge = if how.mode == SplineMode::Nearest { Boundary::Nearest } else { Boundary::Constant(how.cval) };
             let padded = layout::pad(rec, x, &vec![(pad, pad); rank], edge)?;
-            (spline_filter(rec, padded, how.mode)?, pad)
+            (spline_filter(rec, padded, how.order, how.mode)?, pad)
         }
     };
     let input = how.source(rec, input)?;
@@ -290,12 +319,19 @@ impl AffineMap {
         AffineMap { matrix: identity(d), offset: shift.iter().map(|s| -s).collect() }
     }
 
-    /// scipy.ndimage.zoom's map (grid_mode=False) from `input` to `output` shapes: output k
-    /// reads input k · (n_in − 1) / (n_out − 1) (factor 1 where the output has one sample).
-    pub fn zoom(input: &[usize], output: &[usize]) -> AffineMap {
+    /// scipy.ndimage.zoom's map from `input` to `output` shapes: output k reads input
+    /// k · (n_in − 1) / (n_out − 1), the corners' samples aligned (factor 1 where the output has
+    /// one sample); with `grid_mode` the pixels' outer edges aligned instead: input
+    /// (k + 0.5) · n_in / n_out − 0.5.
+    pub fn zoom(input: &[usize], output: &[usize], grid_mode: bool) -> AffineMap {
         let d = input.len();
-        let factor = |a: usize| if output[a] > 1 { (input[a] as f64 - 1.0) / (output[a] as f64 - 1.0) } else { 1.0 };
-        AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| if a == b { factor(a) } else { 0.0 }).collect()).collect(), offset: vec![0.0; d] }
+        let factor = |a: usize| match (grid_mode, output[a]) {
+            (true, n) => input[a] as f64 / n as f64,
+            (false, n) if n > 1 => (input[a] as f64 - 1.0) / (n as f64 - 1.0),
+            _ => 1.0,
+        };
+        let offset = (0..d).map(|a| if grid_mode { 0.5 * factor(a) - 0.5 } else { 0.0 }).collect();
+        AffineMap { matrix: (0..d).map(|a| (0..d).map(|b| if a == b { factor(a) } else { 0.0 }).collect()).collect(), offset }
     }
 
     /// scipy.ndimage.rotate's map in the plane of `axes` (sorted) by `degrees`, for an input of
@@ -344,8 +380,9 @@ pub fn shift_map(dims: &[usize], shift: &[f64]) -> Result<(AffineMap, Vec<usize>
     Ok((AffineMap::shift(&shift), dims.to_vec()))
 }
 
-/// scipy.ndimage.zoom's map and output shape (round(n · factor), ties to even as Python rounds).
-pub fn zoom_map(dims: &[usize], zoom: &[f64]) -> Result<(AffineMap, Vec<usize>)> {
+/// scipy.ndimage.zoom's map ([`AffineMap::zoom`]) and output shape (round(n · factor), ties to
+/// even as Python rounds).
+pub fn zoom_map(dims: &[usize], zoom: &[f64], grid_mode: bool) -> Result<(AffineMap, Vec<usize>)> {
     let zoom = super::per_axis(zoom, dims.len(), "zoom")?;
     if zoom.iter().any(|v| !v.is_finite() || *v <= 0.0) {
         return Err(Error::Invalid(format!("zoom factors must be finite and positive, got {zoom:?}")));
@@ -361,7 +398,7 @@ pub fn zoom_map(dims: &[usize], zoom: &[f64]) -> Result<(AffineMap, Vec<usize>)>
     }
     let out: Vec<usize> = sizes.iter().map(|&n| n as usize).collect();
     crate::gpu::Shape::new(&out)?;
-    Ok((AffineMap::zoom(dims, &out), out))
+    Ok((AffineMap::zoom(dims, &out, grid_mode), out))
 }
 
 /// scipy.ndimage.rotate's map and output shape: `angle` in degrees in the plane of `axes`
@@ -434,7 +471,7 @@ fn determinant(m: &[Vec<f64>]) -> f64 {
 /// scipy.ndimage.affine_transform(x, matrix, offset, output_shape, order, mode, cval,
 /// prefilter) for an [`AffineMap`]. Axes the map leaves alone are read with order 0 and not
 /// prefiltered (the same values: a spline through the samples passes through them), unless the
-/// input is already spline coefficients (`prefilter` false at order 3): those are sampled.
+/// input is already spline coefficients (`prefilter` false at orders above 1): those are sampled.
 pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_shape: &[usize], how: &Sampling) -> Result<Buf> {
     how.check()?;
     let dims = rec.dims(x).to_vec();
@@ -454,40 +491,46 @@ pub fn affine_transform(rec: &mut Recording, x: Buf, map: &AffineMap, output_sha
             offset.iter_mut().zip(&pads).for_each(|(o, p)| *o += p.0 as f64);
         }
         for a in (0..rank).filter(|&a| !kept[a]) {
-            input = spline_filter1d(rec, input, a, how.mode)?;
+            input = spline_filter1d(rec, input, how.order, a, how.mode)?;
         }
     }
     let input = how.source(rec, input)?;
     crate::kernels::affine_sample::record(rec, input, &map.matrix, &offset, output_shape, &orders, how.mode.code(), how.cval)
 }
 
+/// The frequency of every sample of every axis of a spectrum of shape `dims` (scipy.ndimage's
+/// Fourier filters): numpy's fftfreq f = k/n (k ≥ n/2 counted from −n), or along `real` =
+/// (axis, n) f = k/n of a real transform's half spectrum of a length-n signal. In f64.
+pub fn frequencies(dims: &[usize], real: Option<(usize, usize)>, what: &str) -> Result<Vec<Vec<f64>>> {
+    if let Some((axis, n)) = real {
+        if axis >= dims.len() || n / 2 + 1 != dims[axis] {
+            return Err(Error::Shape(format!("{what}: a half spectrum of length {n} along axis {axis} has {} samples, the input {dims:?}", n / 2 + 1)));
+        }
+    }
+    let axis = |a: usize, len: usize| -> Vec<f64> {
+        let half = real.filter(|r| r.0 == a);
+        (0..len)
+            .map(|k| match half {
+                Some((_, n)) => k as f64 / n as f64,
+                None if 2 * k < len => k as f64 / len as f64,
+                None => (k as f64 - len as f64) / len as f64,
+            })
+            .collect()
+    };
+    Ok(dims.iter().enumerate().map(|(a, &len)| axis(a, len)).collect())
+}
+
 /// The per-axis phase factors of scipy.ndimage.fourier_shift for a spectrum of shape `dims`,
-/// axis after axis: exp(−2πi · shift · f) at numpy's fftfreq f = k/n (k ≥ n/2 counted from −n),
-/// or along `real` = (axis, n) at f = k/n of a real transform's half spectrum of a length-n
-/// signal. In f64.
+/// axis after axis: exp(−2πi · shift · f) at the [`frequencies`]. In f64.
 pub fn phase_factors(dims: &[usize], shift: &[f64], real: Option<(usize, usize)>) -> Result<Vec<num_complex::Complex64>> {
     let shift = super::per_axis(shift, dims.len(), "fourier_shift")?;
     if shift.iter().any(|v| !v.is_finite()) {
         return Err(Error::NonFinite(format!("fourier_shift: shift {shift:?}")));
     }
-    if let Some((axis, n)) = real {
-        if axis >= dims.len() || n / 2 + 1 != dims[axis] {
-            return Err(Error::Shape(format!("fourier_shift: a half spectrum of length {n} along axis {axis} has {} samples, the input {dims:?}", n / 2 + 1)));
-        }
-    }
     let mut factors = Vec::with_capacity(dims.iter().sum());
-    for (a, (&len, &s)) in dims.iter().zip(&shift).enumerate() {
-        let half = real.filter(|r| r.0 == a);
-        for k in 0..len {
-            let f = match half {
-                Some((_, n)) => k as f64 / n as f64,
-                None if 2 * k < len => k as f64 / len as f64,
-                None => (k as f64 - len as f64) / len as f64,
-            };
-            // The phase's fraction of a turn first, so large shifts keep their precision.
-            let turns = (s * f).rem_euclid(1.0);
-            factors.push(num_complex::Complex64::from_polar(1.0, -2.0 * std::f64::consts::PI * turns));
-        }
+    for (f, s) in frequencies(dims, real, "fourier_shift")?.iter().zip(&shift) {
+        // The phase's fraction of a turn first, so large shifts keep their precision.
+        factors.extend(f.iter().map(|f| num_complex::Complex64::from_polar(1.0, -2.0 * std::f64::consts::PI * (s * f).rem_euclid(1.0))));
     }
     Ok(factors)
 }

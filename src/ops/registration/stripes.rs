@@ -451,16 +451,16 @@ impl Measure for CpuMeasure {
 
 /// The moving volume registered: reference row y is the B-scan whose position j + dy rounds to
 /// y (the strongest peak among several; `Ok` ones first), shifted by (−dz, −dx) with the
-/// spline of `order` (0, 1 or 3; zero outside). Rows no B-scan lands on stay 0 and are
+/// spline of `order` (0-5; zero outside). Rows no B-scan lands on stay 0 and are
 /// reported false in the second result.
 pub fn apply(gpu: &Gpu, moving: &ArrayView3<f32>, shifts: &[BscanShift], order: u32) -> Result<(Array3<f32>, Vec<bool>)> {
     let sources = landing(moving, shifts, order)?;
     let (slow, depth, width) = moving.dim();
     let mut rec = Recording::new(gpu);
     let mut coefficients = rec.upload_f32(&moving.view().into_dyn())?;
-    if order == 3 {
+    if order > 1 {
         for axis in [1, 2] {
-            coefficients = spline_filter1d(&mut rec, coefficients, axis, SplineMode::Constant)?;
+            coefficients = spline_filter1d(&mut rec, coefficients, order, axis, SplineMode::Constant)?;
         }
     }
     let out = rec.temp(&[slow, depth, width], Dtype::F32)?;
@@ -500,9 +500,7 @@ fn landing<'s>(moving: &ArrayView3<f32>, shifts: &'s [BscanShift], order: u32) -
     if shifts.len() != slow {
         return Err(Error::Shape(format!("{} shifts for {slow} B-scans", shifts.len())));
     }
-    if ![0, 1, 3].contains(&order) {
-        return Err(Error::Invalid(format!("interpolation order {order} (0, 1 or 3)")));
-    }
+    crate::ops::interpolate::check_order(order)?;
     if shifts.iter().any(|b| b.shift.iter().any(|v| !v.is_finite()) || b.bscan >= slow) {
         return Err(Error::Invalid("a shift that is not finite, or of a B-scan beyond the volume".into()));
     }

@@ -88,7 +88,7 @@ fn cubic_weights(f: f64) -> [f64; 4] {
 #[cfg(test)]
 pub fn backproject_spline(sinograms: &ArrayView3<f64>, g: &Geometry) -> Array3<f64> {
     use crate::ops::interpolate::{cpu::spline_filter1d, SplineMode};
-    let coefficients = spline_filter1d(&sinograms.to_owned().into_dyn(), 2, SplineMode::Mirror);
+    let coefficients = spline_filter1d(&sinograms.to_owned().into_dyn(), 3, 2, SplineMode::Mirror);
     let n = g.size;
     Array3::from_shape_fn((sinograms.dim().0, n, n), |(b, r, c)| {
         let (x, y) = g.pixel_centre(r, c);
@@ -306,8 +306,9 @@ pub mod logpolar {
                     sino[[a as usize, k]]
                 }
             });
-            let c =
-                spline_filter1d(&spline_filter1d(&extended.into_dyn(), 0, SplineMode::Mirror), 1, SplineMode::Mirror).into_dimensionality().expect("two axes");
+            let c = spline_filter1d(&spline_filter1d(&extended.into_dyn(), 3, 0, SplineMode::Mirror), 3, 1, SplineMode::Mirror)
+                .into_dimensionality()
+                .expect("two axes");
             for span in 0..SPANS {
                 let grid = Array2::from_shape_fn((nrho, ntheta), |(j, m)| {
                     if m < ntheta / 4 || m >= 3 * ntheta / 4 {
@@ -348,7 +349,7 @@ pub mod logpolar {
         let mid = (n as f64 - 1.0) / 2.0;
         let mut out = Array3::zeros((images.dim().0, angles, detectors));
         for (b, image) in images.axis_iter(Axis(0)).enumerate() {
-            let c: Array2<f64> = spline_filter1d(&spline_filter1d(&image.to_owned().into_dyn(), 0, SplineMode::Mirror), 1, SplineMode::Mirror)
+            let c: Array2<f64> = spline_filter1d(&spline_filter1d(&image.to_owned().into_dyn(), 3, 0, SplineMode::Mirror), 3, 1, SplineMode::Mirror)
                 .into_dimensionality()
                 .expect("two axes");
             let spans: Vec<Array2<f64>> = (0..SPANS)

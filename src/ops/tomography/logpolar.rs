@@ -290,8 +290,8 @@ fn convolve(rec: &mut Recording, x: Buf, kernel: &GpuArray, plan: &LogPolar) -> 
 pub fn record_backproject(rec: &mut Recording, sinograms: Buf, plan: &LogPolar) -> Result<Buf> {
     let p = plan.params;
     let extended = logpolar_extend::record(rec, sinograms, &p)?;
-    let coefficients = interpolate::spline_filter1d(rec, extended, 1, SplineMode::Mirror)?;
-    let coefficients = interpolate::spline_filter1d(rec, coefficients, 2, SplineMode::Mirror)?;
+    let coefficients = interpolate::spline_filter1d(rec, extended, 3, 1, SplineMode::Mirror)?;
+    let coefficients = interpolate::spline_filter1d(rec, coefficients, 3, 2, SplineMode::Mirror)?;
     let g = logpolar_from_sinogram::record(rec, coefficients, &p)?;
     let b = convolve(rec, g, &plan.backward, plan)?;
     // The integral over θ as the sum over the angles: 1 / (π / angles).
@@ -303,8 +303,8 @@ pub fn record_backproject(rec: &mut Recording, sinograms: Buf, plan: &LogPolar) 
 /// object's disk is not seen.
 pub fn record_project(rec: &mut Recording, images: Buf, plan: &LogPolar) -> Result<Buf> {
     let p = plan.params;
-    let coefficients = interpolate::spline_filter1d(rec, images, 1, SplineMode::Mirror)?;
-    let coefficients = interpolate::spline_filter1d(rec, coefficients, 2, SplineMode::Mirror)?;
+    let coefficients = interpolate::spline_filter1d(rec, images, 3, 1, SplineMode::Mirror)?;
+    let coefficients = interpolate::spline_filter1d(rec, coefficients, 3, 2, SplineMode::Mirror)?;
     let f = logpolar_from_image::record(rec, coefficients, &p)?;
     let r = convolve(rec, f, &plan.forward, plan)?;
     // Lengths along the line in the disk's coordinates are a_R / R of the image's.

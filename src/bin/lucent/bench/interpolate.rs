@@ -40,7 +40,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
             6.0,
             Box::new(|rec| {
                 let input = rec.input(&x);
-                ndimage::record_spline_filter(rec, input, SplineMode::Mirror).map(|_| ())
+                ndimage::record_spline_filter(rec, input, 3, SplineMode::Mirror).map(|_| ())
             }),
         )];
         for &(suffix, sampler) in samplers {
@@ -76,7 +76,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
             .map(|axis| {
                 let record: Record = Box::new(move |rec| {
                     let input = rec.input(x);
-                    ndimage::record_spline_filter1d(rec, input, axis, SplineMode::Mirror).map(|_| ())
+                    ndimage::record_spline_filter1d(rec, input, 3, axis, SplineMode::Mirror).map(|_| ())
                 });
                 (format!("interp_spline_filter1d_axis{axis}"), record)
             })
@@ -119,7 +119,7 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
     if (512u64 * 512 * 512 * 4) <= gpu.max_buffer_bytes() {
         let dims = vec![256usize; 3];
         let x = resident(gpu, &dims, 1.0)?;
-        let (map, out) = ndimage::zoom_map(&dims, &[2.0])?;
+        let (map, out) = ndimage::zoom_map(&dims, &[2.0], false)?;
         for &(suffix, sampler) in samplers {
             let case = format!("interp_zoom_order3{suffix}");
             if wanted(&case) {
@@ -130,6 +130,14 @@ pub fn suite(gpu: &Gpu, args: &Args, roof_gbs: f64, global: &Global) -> Result<V
                     ndimage::record_affine_transform(rec, input, &map, &out, &how).map(|_| ())
                 })?);
             }
+        }
+        if wanted("interp_zoom_order5") {
+            // Two poles: twice the cubic prefilter's traffic; 216 taps per output sample.
+            let how = Sampling { order: 5, mode: SplineMode::Constant, cval: 0.0, prefilter: true, sampler: Sampler::Buffer };
+            rows.push(row(gpu, "interp_zoom_order5", &dims, 12.0 + 8.0, roof_gbs, global, |rec| {
+                let input = rec.input(&x);
+                ndimage::record_affine_transform(rec, input, &map, &out, &how).map(|_| ())
+            })?);
         }
     }
     Ok(rows)

@@ -1,6 +1,6 @@
 //! The scipy.ndimage suite of `lucent bench` (issue 39's rows), against cupyx.scipy.ndimage
-//! (.device/ndimage_reference.py) on the same inputs: gaussian_gradient_magnitude (σ 2) and the
-//! exact distance transform of 512³ resident on the device (GPU time), and label of a 512³ mask
+//! (.device/ndimage_reference.py) on the same inputs: gaussian_gradient_magnitude (σ 2), median
+//! filters of 3³ and 7³ and the exact distance transform of 512³ resident on the device (GPU time), and label of a 512³ mask
 //! with host arrays in and out (its rounds read a flag back; wall clock). The masks: 1% zeros for
 //! the distance transform, 30% foreground for label (both uniform random, fixed seeds).
 
@@ -31,6 +31,18 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         })?;
         push("ndimage_gradient_magnitude", ms, timer);
     }
+    for size in [3usize, 7] {
+        let case = format!("ndimage_median_{size}");
+        if wanted(&case) {
+            let x = GpuArray::upload_f32(gpu, &super::uniform(&dims, 4).view())?;
+            let f = ndimage::Footprint::new(&ndarray::ArrayD::from_elem(ndarray::IxDyn(&[size; 3]), true).view(), None, &[])?;
+            let (ms, timer) = time_repeated(gpu, 1, |rec| {
+                let input = rec.input(&x);
+                ndimage::record_rank(rec, input, &f, size * size * size / 2, Boundary::Reflect).map(drop)
+            })?;
+            push(&case, ms, timer);
+        }
+    }
     if wanted("ndimage_edt") {
         let mask = super::uniform(&dims, 5).mapv(|v| if v < 0.01 { 0.0 } else { 1.0 });
         let x = GpuArray::upload_f32(gpu, &mask.view())?;
@@ -41,7 +53,7 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         push("ndimage_edt", ms, timer);
     }
     if wanted("ndimage_label") {
-        let mask = super::uniform(&dims, 7).mapv(|v| if v < 0.3 { 1.0 } else { 0.0 });
+        let mask = super::uniform(&dims, 7).mapv(|v| v < 0.3);
         let s = ndimage::generate_binary_structure(3, 1)?;
         let ms = median_after_warm_up(3, || ndimage::label(gpu, &mask.view(), &s.view()).map(drop))?;
         push("ndimage_label_host", ms, "wall");

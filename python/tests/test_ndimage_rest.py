@@ -1,0 +1,88 @@
+"""The rest of scipy.ndimage: hole filling, hit-or-miss, propagation, the generic derivative
+compositions, value_indices, geometric_transform, and the module's whole name list."""
+import numpy as np
+import pytest
+import scipy.ndimage as ndi
+
+import lucent
+
+SHAPES = [(40,), (23, 31), (9, 11, 13), (4, 5, 6, 7)]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_binary_fill_holes_matches_scipy(rng, shape):
+    x = rng.random(shape) > 0.45
+    d = len(shape)
+    for s in (None, ndi.generate_binary_structure(d, d), ndi.generate_binary_structure(d, 1)):
+        assert np.array_equal(lucent.ndimage.binary_fill_holes(x, s), ndi.binary_fill_holes(x, s))
+    # Structures that are not connectivities (asymmetric, even, off-centre): scipy's dilation.
+    asym = rng.random((3,) * d) > 0.5
+    asym.flat[asym.size // 2] = True
+    for s, origin in ((asym, 0), (asym, 1), (np.ones((2,) + (3,) * (d - 1), bool), 0)):
+        assert np.array_equal(lucent.ndimage.binary_fill_holes(x, s, origin=origin),
+                              ndi.binary_fill_holes(x, s, origin=origin))
+
+
+def test_hit_or_miss_propagation_morphological_laplace(rng):
+    x = rng.random((23, 31)) > 0.5
+    s1 = rng.random((3, 3)) > 0.5
+    for o1, o2 in ((0, None), ((0, 1), None), (0, (-1, 0))):
+        assert np.array_equal(lucent.ndimage.binary_hit_or_miss(x, s1, None, origin1=o1, origin2=o2),
+                              ndi.binary_hit_or_miss(x, s1, None, origin1=o1, origin2=o2))
+    assert np.array_equal(lucent.ndimage.binary_hit_or_miss(x), ndi.binary_hit_or_miss(x))
+    seed = x & (rng.random(x.shape) > 0.95)
+    assert np.array_equal(lucent.ndimage.binary_propagation(seed, mask=x), ndi.binary_propagation(seed, mask=x))
+    f = (rng.random((19, 22)) * 100).astype("f4")
+    np.testing.assert_allclose(lucent.ndimage.morphological_laplace(f, size=3), ndi.morphological_laplace(f, size=3),
+                               rtol=1e-6, atol=1e-4)
+
+
+def test_generic_derivative_compositions_and_uniform_filter1d(rng):
+    f = (rng.random((19, 22, 7)) * 100).astype("f4")
+    np.testing.assert_allclose(lucent.ndimage.generic_gradient_magnitude(f, lucent.ndimage.sobel),
+                               ndi.generic_gradient_magnitude(f, ndi.sobel), rtol=1e-5, atol=1e-3)
+
+    def d2(lib):
+        return lambda i, axis, output, mode, cval, w: lib.correlate1d(i, w, axis, output, mode, cval)
+
+    got = lucent.ndimage.generic_laplace(f, d2(lucent.ndimage), mode=["wrap", "nearest", "reflect"],
+                                         extra_arguments=([1, -2, 1],))
+    want = ndi.generic_laplace(f, d2(ndi), mode=["wrap", "nearest", "reflect"], extra_arguments=([1, -2, 1],))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-3)
+    np.testing.assert_allclose(lucent.ndimage.uniform_filter1d(f, 5, axis=1), ndi.uniform_filter1d(f, 5, axis=1),
+                               rtol=1e-5, atol=1e-4)
+
+
+def test_value_indices_and_geometric_transform(rng):
+    labels = rng.integers(-1, 4, (7, 9, 5))
+    for ignore in (None, 2):
+        got, want = lucent.ndimage.value_indices(labels, ignore_value=ignore), ndi.value_indices(labels, ignore_value=ignore)
+        assert got.keys() == want.keys()
+        for k in want:
+            assert all(np.array_equal(a, b) for a, b in zip(got[k], want[k]))
+    f = rng.random((12, 15)).astype("f4")
+
+    def mapping(i, a, b=0.0):
+        return i[0] * a + 0.3, i[1] * 1.1 - b
+
+    for order in (0, 1, 3):
+        got = lucent.ndimage.geometric_transform(f, mapping, (10, 14), order=order, extra_arguments=(0.73,),
+                                                 extra_keywords={"b": 0.5})
+        want = ndi.geometric_transform(f, mapping, (10, 14), order=order, extra_arguments=(0.73,), extra_keywords={"b": 0.5})
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+def test_every_scipy_ndimage_name_exists_and_the_unsupported_ones_say_why():
+    missing = [n for n in ndi.__all__ if not hasattr(lucent.ndimage, n)]
+    assert not missing, missing
+    x = np.ones((5, 5))
+    for name, call in (("generic_filter", lambda: lucent.ndimage.generic_filter(x, np.mean, 3)),
+                       ("generic_filter1d", lambda: lucent.ndimage.generic_filter1d(x, np.mean, 3)),
+                       ("vectorized_filter", lambda: lucent.ndimage.vectorized_filter(x, np.mean, size=3)),
+                       ("distance_transform_cdt", lambda: lucent.ndimage.distance_transform_cdt(x)),
+                       ("taxicab", lambda: lucent.ndimage.distance_transform_bf(x, "taxicab")),
+                       ("watershed_ift", lambda: lucent.ndimage.watershed_ift(x.astype("u1"), x.astype(int)))):
+        with pytest.raises(NotImplementedError, match=name):
+            call()
+    x[2, 2] = 0
+    np.testing.assert_allclose(lucent.ndimage.distance_transform_bf(x), ndi.distance_transform_bf(x), rtol=1e-6)
