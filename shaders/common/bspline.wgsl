@@ -6,19 +6,40 @@
 
 // The taps along one axis: element offsets, weights (zero past the order's taps) and, for
 // grid-constant, whether each lies inside; `cval` where the coordinate alone decides the sample.
+// Taps 1-4 in vectors (orders up to 3 read only these, in registers: arrays indexed in loops
+// cost the cubic kernels a third of their speed), taps 5-6 of orders 4 and 5 beside them.
 struct Taps {
-    at: array<u32, 6>,
-    w: array<f32, 6>,
-    inside: array<bool, 6>,
+    at: vec4<u32>,
+    w: vec4<f32>,
+    inside: vec4<bool>,
+    at2: vec2<u32>,
+    w2: vec2<f32>,
+    inside2: vec2<bool>,
     cval: bool,
 }
 
 // An axis of one sample, read once with weight 1 (the leading axes added to make four).
 fn lone() -> Taps {
-    var t: Taps;
-    t.w[0] = 1.0;
-    t.inside[0] = true;
-    return t;
+    return Taps(vec4<u32>(0u), vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<bool>(true), vec2<u32>(0u), vec2<f32>(0.0), vec2<bool>(true), false);
+}
+
+// Tap k of an axis (for loops over the taps of orders 4 and 5).
+fn tap_at(t: Taps, k: u32) -> u32 {
+    return select(t.at2[k & 1u], t.at[k & 3u], k < 4u);
+}
+
+fn tap_w(t: Taps, k: u32) -> f32 {
+    return select(t.w2[k & 1u], t.w[k & 3u], k < 4u);
+}
+
+fn tap_inside(t: Taps, k: u32) -> bool {
+    return select(t.inside2[k & 1u], t.inside[k & 3u], k < 4u);
+}
+
+// The weights of taps 1-4 and 5-6.
+struct Weights {
+    lo: vec4<f32>,
+    hi: vec2<f32>,
 }
 
 // The B-spline weights of the `order`'s taps at `x` from the middle tap's sample (in [0, 1) for
@@ -26,46 +47,33 @@ fn lone() -> Taps {
 // written as a polynomial without cancellation in f32 (Horner in the distance u ∈ [0, 1] from
 // the spline's next knot outward), since the coefficients of orders 4-5 alternate with up to 7×
 // the samples' amplitude and scale the weights' errors by that.
-fn spline_weights(x: f32, order: u32) -> array<f32, 6> {
-    var w: array<f32, 6>;
+fn spline_weights(x: f32, order: u32) -> Weights {
     switch order {
         case 0u: {
-            w[0] = 1.0;
+            return Weights(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec2<f32>(0.0));
         }
         case 1u: {
-            w[0] = 1.0 - x;
-            w[1] = x;
+            return Weights(vec4<f32>(1.0 - x, x, 0.0, 0.0), vec2<f32>(0.0));
         }
         case 2u: {
-            w[0] = 0.5 * (0.5 - x) * (0.5 - x);
-            w[1] = 0.75 - x * x;
-            w[2] = 0.5 * (0.5 + x) * (0.5 + x);
+            return Weights(vec4<f32>(0.5 * (0.5 - x) * (0.5 - x), 0.75 - x * x, 0.5 * (0.5 + x) * (0.5 + x), 0.0), vec2<f32>(0.0));
         }
         case 3u: {
-            let c = cubic_weights(x);
-            w = array<f32, 6>(c.x, c.y, c.z, c.w, 0.0, 0.0);
+            return Weights(cubic_weights(x), vec2<f32>(0.0));
         }
         case 4u: {
             let a = 0.5 - x;
             let b = 0.5 + x;
             let t = x * x;
-            w[0] = a * a * a * a / 24.0;
-            w[1] = quartic_side(a);
-            w[2] = t * (t * 0.25 - 0.625) + 115.0 / 192.0;
-            w[3] = quartic_side(b);
-            w[4] = b * b * b * b / 24.0;
+            let middle = t * (t * 0.25 - 0.625) + 115.0 / 192.0;
+            return Weights(vec4<f32>(a * a * a * a / 24.0, quartic_side(a), middle, quartic_side(b)), vec2<f32>(b * b * b * b / 24.0, 0.0));
         }
         default: {
             let y = 1.0 - x;
-            w[0] = y * y * y * y * y / 120.0;
-            w[1] = quintic_outer(y);
-            w[2] = quintic_inner(x);
-            w[3] = quintic_inner(y);
-            w[4] = quintic_outer(x);
-            w[5] = x * x * x * x * x / 120.0;
+            let lo = vec4<f32>(y * y * y * y * y / 120.0, quintic_outer(y), quintic_inner(x), quintic_inner(y));
+            return Weights(lo, vec2<f32>(quintic_outer(x), x * x * x * x * x / 120.0));
         }
     }
-    return w;
 }
 
 // The order-4 B-spline at 1.5 - u from its centre, u in [0, 1]: ((1 + u)^4 - 5 u^4) / 24.
@@ -99,16 +107,21 @@ fn axis_taps(c: f32, n: u32, stride: u32, taps: u32) -> Taps {
     let order = taps - 1u;
     let base = select(floor(v), floor(v + 0.5), order % 2u == 0u);
     let start = i32(base) - i32(order / 2u);
-    t.w = spline_weights(v - base, order);
-    let edge = start < 0 || start + i32(taps) > i32(n);
-    for (var k = 0u; k < taps; k++) {
-        var j = start + i32(k);
-        if (edge) {
-            j = tap(j, n);
+    let weights = spline_weights(v - base, order);
+    t.w = weights.lo;
+    t.w2 = weights.hi;
+    var j = vec4<i32>(start) + vec4<i32>(0, 1, 2, 3);
+    var j2 = vec2<i32>(start + 4) + vec2<i32>(0, 1);
+    if (start < 0 || start + i32(taps) > i32(n)) {
+        j = vec4<i32>(tap(j.x, n), tap(j.y, n), tap(j.z, n), tap(j.w, n));
+        if (taps > 4u) {
+            j2 = vec2<i32>(tap(j2.x, n), tap(j2.y, n));
         }
-        t.inside[k] = j >= 0;
-        t.at[k] = u32(max(j, 0)) * stride;
     }
+    t.inside = j >= vec4<i32>(0);
+    t.at = vec4<u32>(max(j, vec4<i32>(0))) * stride;
+    t.inside2 = j2 >= vec2<i32>(0);
+    t.at2 = vec2<u32>(max(j2, vec2<i32>(0))) * stride;
     return t;
 }
 
@@ -124,21 +137,21 @@ fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: f32) -> f32 {
         for (var k1 = 0u; k1 < T1; k1++) {
             var s2 = 0.0;
             for (var k2 = 0u; k2 < T2; k2++) {
-                let row = a0.at[k0] + a1.at[k1] + a2.at[k2];
-                let row_in = a0.inside[k0] && a1.inside[k1] && a2.inside[k2];
+                let row = tap_at(a0, k0) + tap_at(a1, k1) + tap_at(a2, k2);
+                let row_in = tap_inside(a0, k0) && tap_inside(a1, k1) && tap_inside(a2, k2);
                 var s3 = 0.0;
                 for (var k3 = 0u; k3 < T3; k3++) {
-                    var v = x[row + a3.at[k3]];
-                    if (checked && !(row_in && a3.inside[k3])) {
+                    var v = x[row + tap_at(a3, k3)];
+                    if (checked && !(row_in && tap_inside(a3, k3))) {
                         v = cval;
                     }
-                    s3 += a3.w[k3] * v;
+                    s3 += tap_w(a3, k3) * v;
                 }
-                s2 += a2.w[k2] * s3;
+                s2 += tap_w(a2, k2) * s3;
             }
-            s1 += a1.w[k1] * s2;
+            s1 += tap_w(a1, k1) * s2;
         }
-        sum += a0.w[k0] * s1;
+        sum += tap_w(a0, k0) * s1;
     }
     return sum;
     // unrolled: end

@@ -3,6 +3,9 @@
 // the left), samples outside by the mode (constant: cval). The taps' values are gathered into
 // the thread's own array (at most MAX_TAPS) and the rank found by Hoare's selection, an exact
 // value of the input (or cval), as scipy's. Offsets: whole numbers stored as f32, four per tap.
+// src/kernels/footprint_rank.rs writes the section below out per footprint: up to 64 taps as
+// straight-line variables sorted by Batcher's network (registers: NVIDIA's compiler keeps
+// loop-indexed arrays in local memory), beyond with the array sized to the taps.
 #import common/grid
 #import common/boundary
 #import common/footprint
@@ -17,6 +20,12 @@ struct Params { dims: vec4<u32>, count: u32, taps: u32, rank: u32, cval: f32 }  
 @group(0) @binding(2) var<storage, read_write> y: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
+// Tap t's value for the output at `c` (cval outside in mode constant).
+fn tap_value(c: vec4<i32>, n: vec4<i32>, t: u32) -> f32 {
+    let index = footprint_index(c, vec4<i32>(offsets[t]), n, MODE);
+    return select(x[max(index, 0)], p.cval, index < 0);
+}
+
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -26,10 +35,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let c = footprint_coords(i, p.dims);
     let n = vec4<i32>(p.dims);
+    // unrolled: begin
     var v: array<f32, MAX_TAPS>;
     for (var t = 0u; t < p.taps; t++) {
-        let index = footprint_index(c, vec4<i32>(offsets[t]), n, MODE);
-        v[t] = select(x[max(index, 0)], p.cval, index < 0);
+        v[t] = tap_value(c, n, t);
     }
     // Hoare's selection of the rank-th smallest in v[0 .. taps).
     var lo = 0i;
@@ -60,4 +69,5 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
     }
     y[i] = v[k];
+    // unrolled: end
 }

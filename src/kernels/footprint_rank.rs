@@ -45,6 +45,84 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], rank: usize, bo
     let mut p = Params::zeroed();
     (0..4).for_each(|a| p.dims[a] = if a < lead { 1 } else { dims[a - lead] as u32 });
     (p.count, p.taps, p.rank, p.cval) = (count as u32, offsets.len() as u32, rank as u32, boundary.cval());
-    rec.dispatch(&FOOTPRINT_RANK, &[("MODE", boundary.code() as f64)], bytemuck::bytes_of(&p), &[x, off, y], FOOTPRINT_RANK.groups(count as u64));
+    let kernel = FOOTPRINT_RANK.unrolled(&selection(offsets.len()));
+    rec.dispatch(kernel, &[("MODE", boundary.code() as f64)], bytemuck::bytes_of(&p), &[x, off, y], kernel.groups(count as u64));
     Ok(y)
+}
+
+/// Most taps selected by a sorting network in registers (beyond: the kernel's selection).
+const NETWORK_TAPS: usize = 64;
+
+/// The kernel's selection section for `taps` taps: up to [`NETWORK_TAPS`], the taps
+/// in variables padded with +inf to a power of two and sorted by Batcher's odd-even merge
+/// network (comparators between two paddings left out), the parameters' rank read; beyond, the kernel's
+/// own Hoare selection with its array sized to the taps.
+fn selection(taps: usize) -> String {
+    if taps > NETWORK_TAPS {
+        let source = FOOTPRINT_RANK.source;
+        let (b, e) = (source.find("// unrolled: begin").expect("marked"), source.find("// unrolled: end").expect("marked"));
+        let section = &source[b + "// unrolled: begin".len()..e];
+        return section.trim_end().replace("MAX_TAPS", &taps.to_string());
+    }
+    let size = taps.next_power_of_two();
+    let mut s = String::new();
+    for t in 0..size {
+        let value = if t < taps { format!("tap_value(c, n, {t}u)") } else { "bitcast<f32>(0x7f800000u)".into() };
+        s += &format!("    var v{t} = {value};\n");
+    }
+    for (a, b) in batcher_pairs(size) {
+        if a < taps || b < taps {
+            s += &format!("    {{ let low = min(v{a}, v{b}); v{b} = max(v{a}, v{b}); v{a} = low; }}\n");
+        }
+    }
+    // The rank from the parameters, so one pipeline serves every rank of a footprint.
+    s += "    switch p.rank {\n";
+    for r in 0..taps {
+        s += &format!("        case {r}u: {{ y[i] = v{r}; }}\n");
+    }
+    s + "        default: { y[i] = v0; }\n    }"
+}
+
+/// The comparators of Batcher's odd-even merge sort of `n` (a power of two) elements, in order
+/// (Knuth, TAOCP 5.3.4, algorithm M).
+fn batcher_pairs(n: usize) -> Vec<(usize, usize)> {
+    let mut pairs = Vec::new();
+    let mut p = 1;
+    while p < n {
+        let mut k = p;
+        while k >= 1 {
+            for j in (k % p..n - k).step_by(2 * k) {
+                for i in 0..k.min(n - j - k) {
+                    if (i + j) / (2 * p) == (i + j + k) / (2 * p) {
+                        pairs.push((i + j, i + j + k));
+                    }
+                }
+            }
+            k /= 2;
+        }
+        p *= 2;
+    }
+    pairs
+}
+
+#[cfg(test)]
+mod tests {
+    /// The network sorts every 0/1 input of its size (the zero-one principle: then it sorts all).
+    #[test]
+    fn batcher_network_sorts() {
+        for n in [1usize, 2, 4, 8, 16] {
+            let pairs = super::batcher_pairs(n);
+            for bits in 0u32..(1 << n) {
+                let mut v: Vec<u32> = (0..n).map(|i| (bits >> i) & 1).collect();
+                for &(a, b) in &pairs {
+                    if v[a] > v[b] {
+                        v.swap(a, b);
+                    }
+                }
+                assert!(v.windows(2).all(|w| w[0] <= w[1]), "n {n} bits {bits:b}");
+            }
+        }
+        assert_eq!(super::batcher_pairs(32).len(), 191);
+        assert_eq!(super::batcher_pairs(64).len(), 543);
+    }
 }

@@ -81,15 +81,17 @@ pub mod mode {
 /// around one written-out row, so the kernel stays small.
 fn tap_sum(taps: [usize; 4], checked: bool) -> String {
     // One row of taps along the last axis at element `row` (all inside: `row_in`).
+    // Taps 1-4 are components of Taps' vectors, 5-6 of its second ones.
+    let part = |field: &str, k: usize| if k < 4 { format!("a3.{field}[{k}]") } else { format!("a3.{field}2[{}]", k - 4) };
     let row_sum = |row: &str, row_in: &str| -> String {
         let terms: Vec<String> = (0..taps[3])
             .map(|k3| {
-                let value = format!("x[{row} + a3.at[{k3}]]");
-                let value = if checked { format!("select(cval, {value}, {row_in} && a3.inside[{k3}])") } else { value };
+                let value = format!("x[{row} + {}]", part("at", k3));
+                let value = if checked { format!("select(cval, {value}, {row_in} && {})", part("inside", k3)) } else { value };
                 if taps[3] == 1 {
                     value
                 } else {
-                    format!("a3.w[{k3}] * {value}")
+                    format!("{} * {value}", part("w", k3))
                 }
             })
             .collect();
@@ -118,13 +120,13 @@ fn tap_sum(taps: [usize; 4], checked: bool) -> String {
         for (var k1 = 0u; k1 < T1; k1++) {{
             var s2 = 0.0;
             for (var k2 = 0u; k2 < T2; k2++) {{
-                let row = a0.at[k0] + a1.at[k1] + a2.at[k2];
-                let row_in = a0.inside[k0] && a1.inside[k1] && a2.inside[k2];
-                s2 += a2.w[k2] * ({});
+                let row = tap_at(a0, k0) + tap_at(a1, k1) + tap_at(a2, k2);
+                let row_in = tap_inside(a0, k0) && tap_inside(a1, k1) && tap_inside(a2, k2);
+                s2 += tap_w(a2, k2) * ({});
             }}
-            s1 += a1.w[k1] * s2;
+            s1 += tap_w(a1, k1) * s2;
         }}
-        sum += a0.w[k0] * s1;
+        sum += tap_w(a0, k0) * s1;
     }}
     return sum;",
         row_sum("row", "row_in")

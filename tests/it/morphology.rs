@@ -234,6 +234,16 @@ fn rank_filters_match_the_reference() {
             assert_eq!(median, cpu::footprint_rank(&x64, &f, (taps / 2) as usize, mode).mapv(|v| v as f32), "{dims:?} {mode:?} median");
         }
     }
+    // Footprints of 56 taps (the largest sorting network, 64) and of 81 (the selection loop).
+    let x = rand_array(&[23, 29]);
+    for fdims in [[7usize, 8], [9, 9]] {
+        let fp = ArrayD::from_elem(IxDyn(&fdims), true);
+        let f = Footprint::new(&fp.view(), None, &[]).unwrap();
+        for rank in [0usize, 5, f.offsets.len() / 2, f.offsets.len() - 1] {
+            let got = ndimage::rank_filter(gpu, &x, rank as i64, &fp.view(), &[], Boundary::Mirror).unwrap();
+            assert_eq!(got, cpu::footprint_rank(&x.mapv(|v| v as f64), &f, rank, Boundary::Mirror).mapv(|v| v as f32), "{fdims:?} rank {rank}");
+        }
+    }
     let x = rand_array(&[8, 9]);
     let fp = ArrayD::from_elem(IxDyn(&[3, 3]), true);
     assert!(ndimage::rank_filter(gpu, &x, 9, &fp.view(), &[], Boundary::Reflect).unwrap_err().to_string().contains("not within"));
