@@ -55,15 +55,13 @@ def _mode(mode: Any) -> str:
     return _ALIASES.get(mode, mode)
 
 
-def _no_origin(origin: Any, function: str) -> None:
-    if np.any(np.asarray(origin) != 0):
-        raise NotImplementedError(f"lucent's {function} takes only origin=0")
-
-
 def _weights(input: Any, weights: Any, output: Any, mode: str, cval: float, origin: Any, flip: bool,
              context: Optional[Context]) -> np.ndarray:
-    _no_origin(origin, "convolve" if flip else "correlate")
-    r = _lucent.correlate(resolve(context), real(input, "input"), real(weights, "weights"), _mode(mode), cval, flip)
+    x, w = real(input, "input"), real(weights, "weights")
+    if w.ndim != x.ndim:
+        raise RuntimeError(f"weights.ndim ({w.ndim}) must match len(axes) ({x.ndim})")
+    origins = [int(o) for o in per_axis(origin, x.ndim, "origin")]
+    r = _lucent.correlate(resolve(context), x, w, _mode(mode), cval, flip, origins)
     return finish(r, output)
 
 
@@ -91,12 +89,11 @@ def convolve(input: Any, weights: Any, output: Any = None, mode: str = "reflect"
 
 def _one_axis(input: Any, weights: Any, axis: int, output: Any, mode: str, cval: float, origin: int, flip: bool,
               context: Optional[Context]) -> np.ndarray:
-    _no_origin(origin, "convolve1d" if flip else "correlate1d")
     x = real(input, "input")
     w = real(weights, "weights")
     if w.ndim != 1:
         raise ValueError("weights must be one-dimensional")
-    r = _lucent.correlate1d(resolve(context), x, w.tolist(), _axis(axis, x.ndim), _mode(mode), cval, flip)
+    r = _lucent.correlate1d(resolve(context), x, w.tolist(), _axis(axis, x.ndim), _mode(mode), cval, flip, int(origin))
     return finish(r, output)
 
 
@@ -293,9 +290,15 @@ def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "r
     >>> lucent.ndimage.uniform_filter(np.array([0, 0, 3, 0, 0], "f4"))
     array([0., 1., 1., 1., 0.], dtype=float32)
     """
-    _no_origin(origin, "uniform_filter")
     x = real(input, "input")
     sizes = [int(s) for s in on_axes(size, axes, x.ndim, "size", 1)]
+    origins = [int(o) for o in on_axes(origin, axes, x.ndim, "origin", 0)]
+    if any(origins):
+        # A moved box: the mean as one correlation per axis with the origin's weights.
+        for a, (n, o) in enumerate(zip(sizes, origins)):
+            if n > 1 or o:
+                x = correlate1d(x, np.full(n, 1.0 / n, np.float32), a, None, mode, cval, o, context=context)
+        return finish(x, output)
     return finish(_lucent.uniform_filter(resolve(context), x, sizes, _mode(mode), cval), output)
 
 

@@ -12,23 +12,35 @@ fn boundary(mode: &str, cval: f32) -> PyResult<Boundary> {
     Boundary::from_name(mode, cval).map_err(to_py)
 }
 
-/// scipy.ndimage.correlate, or convolve with `flip`.
-#[pyfunction]
-fn correlate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, weights: F32<'py>, mode: &str, cval: f32, flip: bool) -> Result<'py> {
-    let b = boundary(mode, cval)?;
-    let (x, w) = (input.as_array(), weights.as_array());
-    let f = if flip { ndimage::convolve } else { ndimage::correlate };
-    out(py, py.detach(|| f(&ctx.gpu, &x, &w, b)))
-}
-
-/// scipy.ndimage.correlate1d, or convolve1d with `flip`.
+/// scipy.ndimage.correlate, or convolve with `flip`, at scipy's `origin`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn correlate1d<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, weights: Vec<f32>, axis: usize, mode: &str, cval: f32, flip: bool) -> Result<'py> {
+fn correlate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, weights: F32<'py>, mode: &str, cval: f32, flip: bool, origin: Vec<i64>) -> Result<'py> {
     let b = boundary(mode, cval)?;
+    let w = ndimage::origin_weights(&weights.as_array(), &origin, flip).map_err(to_py)?;
     let x = input.as_array();
-    let f = if flip { ndimage::convolve1d } else { ndimage::correlate1d };
-    out(py, py.detach(|| f(&ctx.gpu, &x, &weights, axis, b)))
+    out(py, py.detach(|| ndimage::correlate(&ctx.gpu, &x, &w, b)))
+}
+
+/// scipy.ndimage.correlate1d, or convolve1d with `flip`, at scipy's `origin`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn correlate1d<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: F32<'py>,
+    weights: Vec<f32>,
+    axis: usize,
+    mode: &str,
+    cval: f32,
+    flip: bool,
+    origin: i64,
+) -> Result<'py> {
+    let b = boundary(mode, cval)?;
+    let w = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[weights.len()]), weights).expect("one axis");
+    let w = ndimage::origin_weights(&w.view(), &[origin], flip).map_err(to_py)?;
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::correlate1d(&ctx.gpu, &x, w.as_slice().expect("contiguous"), axis, b)))
 }
 
 /// scipy.ndimage.gaussian_filter with every parameter (per-axis sigma, order and radius) and

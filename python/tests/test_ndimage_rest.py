@@ -86,3 +86,29 @@ def test_every_scipy_ndimage_name_exists_and_the_unsupported_ones_say_why():
             call()
     x[2, 2] = 0
     np.testing.assert_allclose(lucent.ndimage.distance_transform_bf(x), ndi.distance_transform_bf(x), rtol=1e-6)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_linear_filters_take_scipys_origin(rng, shape):
+    # correlate/convolve (odd and even weights), their 1-D forms and uniform_filter with every
+    # valid origin at the extremes; an invalid one refused as scipy refuses it.
+    x = rng.standard_normal(shape).astype("f4")
+    d = len(shape)
+    for wshape in ((3,) * d, tuple(2 + (a % 3) for a in range(d))):
+        w = rng.standard_normal(wshape).astype("f4")
+        for origin in ([-(n // 2) for n in wshape], [(n - 1) // 2 for n in wshape]):
+            for name in ("correlate", "convolve"):
+                got = getattr(lucent.ndimage, name)(x, w, mode="nearest", origin=origin)
+                want = getattr(ndi, name)(x, w, mode="nearest", origin=origin)
+                assert np.abs(got - want).max() <= 1e-5 * (1 + np.abs(want).max()), (name, wshape, origin)
+    for name in ("correlate1d", "convolve1d"):
+        for n, origin in ((4, -2), (4, 1), (5, 2), (5, -1)):
+            w = rng.standard_normal(n)
+            got = getattr(lucent.ndimage, name)(x, w, axis=-1, mode="wrap", origin=origin)
+            want = getattr(ndi, name)(x, w, axis=-1, mode="wrap", origin=origin)
+            assert np.abs(got - want).max() <= 1e-5 * (1 + np.abs(want).max()), (name, n, origin)
+    got = lucent.ndimage.uniform_filter(x, 3, mode="reflect", origin=[1] + [-1] * (d - 1))
+    want = ndi.uniform_filter(x, 3, mode="reflect", origin=[1] + [-1] * (d - 1))
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match="origin"):
+        lucent.ndimage.correlate(x, np.ones((3,) * d, "f4"), origin=2)

@@ -3,7 +3,7 @@
 // the left), samples outside by the mode (constant: cval). The taps' values are gathered into
 // the thread's own array (at most MAX_TAPS) and the rank found by Hoare's selection, an exact
 // value of the input (or cval), as scipy's. Offsets: whole numbers stored as f32, four per tap.
-// src/kernels/footprint_rank.rs writes the section below out per footprint: up to 64 taps as
+// src/kernels/footprint_rank.rs writes the section below out per footprint: up to 32 taps as
 // straight-line variables sorted by Batcher's network (registers: NVIDIA's compiler keeps
 // loop-indexed arrays in local memory), beyond with the array sized to the taps.
 #import common/grid

@@ -70,6 +70,34 @@ pub mod cpu {
     pub use crate::ops::interpolate::cpu::{fourier_shift, map_coordinates, spline_filter, spline_filter1d};
 }
 
+/// The correlation weights that scipy.ndimage's `origin` asks for: `weights` (flipped for a
+/// convolution, whose origin scipy negates and, along even lengths, moves one more) padded with
+/// zeros so that their centre moves by the origin, for [`correlate`] and [`correlate1d`]. An
+/// origin outside −(len/2) ..= (len−1)/2 is refused, as scipy refuses it.
+pub fn origin_weights(weights: &ndarray::ArrayViewD<f32>, origin: &[i64], convolution: bool) -> Result<ndarray::ArrayD<f32>> {
+    let shape = weights.shape().to_vec();
+    let mut origin = crate::ops::per_axis(if origin.is_empty() { &[0] } else { origin }, shape.len(), "origin")?;
+    let mut w = weights.to_owned();
+    if convolution {
+        for a in 0..shape.len() {
+            w.invert_axis(ndarray::Axis(a));
+            origin[a] = -origin[a] - i64::from(shape[a] % 2 == 0);
+        }
+    }
+    let origin = check_origin(&shape, &origin)?;
+    if origin.iter().all(|&o| o == 0) {
+        return Ok(w);
+    }
+    // Zeros after the weights (origin > 0) or before them (< 0), twice the origin: the centre
+    // len/2 + |o| of the padded length lands where scipy puts it.
+    let padded: Vec<usize> = shape.iter().zip(&origin).map(|(&n, &o)| n + 2 * o.unsigned_abs() as usize).collect();
+    let mut out = ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&padded));
+    let start: Vec<usize> = origin.iter().map(|&o| if o < 0 { 2 * o.unsigned_abs() as usize } else { 0 }).collect();
+    let region: Vec<ndarray::SliceInfoElem> = start.iter().zip(&shape).map(|(&s, &n)| ndarray::SliceInfoElem::from(s..s + n)).collect();
+    out.slice_mut(region.as_slice()).assign(&w);
+    Ok(out)
+}
+
 /// scipy.ndimage.correlate(input, weights, mode, cval): weights of the input's rank.
 pub fn correlate<S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<f32, D>>
 where
