@@ -81,7 +81,7 @@ pub fn origin_weights(weights: &ndarray::ArrayViewD<f32>, origin: &[i64], convol
     if convolution {
         for a in 0..shape.len() {
             w.invert_axis(ndarray::Axis(a));
-            origin[a] = -origin[a] - i64::from(shape[a] % 2 == 0);
+            origin[a] = -origin[a] - i64::from(shape[a].is_multiple_of(2));
         }
     }
     let origin = check_origin(&shape, &origin)?;
