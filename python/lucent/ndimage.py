@@ -19,7 +19,9 @@ True
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional, Sequence, Union
+import functools
+import inspect
+from typing import Any, Callable, Literal, Optional, Sequence, Union
 
 import numpy as np
 
@@ -45,6 +47,50 @@ __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "gaussian_filte
            "maximum", "median", "minimum_position", "maximum_position", "extrema", "center_of_mass", "histogram",
            "find_objects", "labeled_comprehension"]
 
+def _complex_by_parts(function: Callable) -> Callable:
+    """scipy's complex input for a filter or sampler linear in its input: the real and imaginary
+    parts (with cval's) through ``function`` separately, the result complex64 (complex128 for
+    complex128 input; computed in float32 either way)."""
+    signature = inspect.signature(function)
+
+    @functools.wraps(function)
+    def by_parts(*args: Any, **kwargs: Any) -> Any:
+        bound = signature.bind(*args, **kwargs)
+        a = np.asarray(bound.arguments["input"])
+        if not np.iscomplexobj(a):
+            return function(*args, **kwargs)
+        bound.apply_defaults()
+        output, c = bound.arguments["output"], complex(bound.arguments.get("cval", 0.0))
+        parts = []
+        for part, cval in ((a.real, c.real), (a.imag, c.imag)):
+            bound.arguments.update(input=np.ascontiguousarray(part), output=None)
+            if "cval" in bound.arguments:
+                bound.arguments["cval"] = cval
+            parts.append(np.asarray(function(*bound.args, **bound.kwargs)))
+        return finish((parts[0] + 1j * parts[1]).astype(a.dtype), output)
+
+    return by_parts
+
+
+def _complex_weights(x: np.ndarray, w: np.ndarray, cval: Any, output: Any, conjugate: bool,
+                     run: Callable[[np.ndarray, np.ndarray, float], np.ndarray]) -> np.ndarray:
+    """A correlation or convolution with complex input or weights as scipy computes it (the
+    correlation with the weights' conjugate): four (or two) real ones, ``run(x part, w part,
+    cval part)``."""
+    w = np.conj(w) if conjugate else w
+    c = complex(cval)
+    re = run(x.real, w.real, c.real)
+    im = np.zeros_like(re)
+    if np.iscomplexobj(x):
+        im += run(x.imag, w.real, c.imag)
+    if np.iscomplexobj(w):
+        im += run(x.real, w.imag, c.real)
+        if np.iscomplexobj(x):
+            re -= run(x.imag, w.imag, c.imag)
+    dtype = x.dtype if np.iscomplexobj(x) else np.promote_types(x.dtype, np.complex64)
+    return finish((re + 1j * im).astype(dtype), output)
+
+
 # scipy's filter modes that are other names of the five lucent implements.
 _ALIASES = {"grid-constant": "constant", "grid-mirror": "reflect", "grid-wrap": "wrap"}
 
@@ -57,6 +103,10 @@ def _mode(mode: Any) -> str:
 
 def _weights(input: Any, weights: Any, output: Any, mode: str, cval: float, origin: Any, flip: bool,
              context: Optional[Context]) -> np.ndarray:
+    a, wa = np.asarray(input), np.asarray(weights)
+    if np.iscomplexobj(a) or np.iscomplexobj(wa):
+        return _complex_weights(a, wa, cval, output, not flip,
+                                lambda x, w, c: _weights(x, w, None, mode, c, origin, flip, context))
     x, w = real(input, "input"), real(weights, "weights")
     if w.ndim != x.ndim:
         raise RuntimeError(f"weights.ndim ({w.ndim}) must match len(axes) ({x.ndim})")
@@ -89,6 +139,10 @@ def convolve(input: Any, weights: Any, output: Any = None, mode: str = "reflect"
 
 def _one_axis(input: Any, weights: Any, axis: int, output: Any, mode: str, cval: float, origin: int, flip: bool,
               context: Optional[Context]) -> np.ndarray:
+    a, wa = np.asarray(input), np.asarray(weights)
+    if np.iscomplexobj(a) or np.iscomplexobj(wa):
+        return _complex_weights(a, wa, cval, output, not flip,
+                                lambda x, w, c: _one_axis(x, w, axis, None, mode, c, origin, flip, context))
     x = real(input, "input")
     w = real(weights, "weights")
     if w.ndim != 1:
@@ -133,6 +187,7 @@ def _gaussian(input: Any, sigma: Any, order: Any, output: Any, mode: str, cval: 
     return finish(r, output)
 
 
+@_complex_by_parts
 def gaussian_filter(input: Any, sigma: Any, order: Any = 0, output: Any = None, mode: str = "reflect", cval: float = 0.0,
                     truncate: float = 4.0, *, radius: Any = None, axes: Optional[Sequence[int]] = None,
                     context: Optional[Context] = None) -> np.ndarray:
@@ -150,6 +205,7 @@ def gaussian_filter(input: Any, sigma: Any, order: Any = 0, output: Any = None, 
     return _gaussian(input, sigma, order, output, mode, cval, truncate, radius, axes, "filter", context)
 
 
+@_complex_by_parts
 def gaussian_filter1d(input: Any, sigma: float, axis: int = -1, order: int = 0, output: Any = None, mode: str = "reflect",
                       cval: float = 0.0, truncate: float = 4.0, *, radius: Optional[int] = None,
                       context: Optional[Context] = None) -> np.ndarray:
@@ -282,6 +338,7 @@ def _generic(input: Any, derivative: Any, output: Any, mode: Any, cval: float, e
     return out
 
 
+@_complex_by_parts
 def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0,
                    *, axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.uniform_filter: the mean over a box of ``size`` (one value or one per axis).
@@ -302,6 +359,7 @@ def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "r
     return finish(_lucent.uniform_filter(resolve(context), x, sizes, _mode(mode), cval), output)
 
 
+@_complex_by_parts
 def uniform_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
                      origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.uniform_filter1d: the mean over ``size`` samples along ``axis``."""
@@ -352,6 +410,7 @@ def _spline(input: Any, order: int, axis: Optional[int], output: Any, mode: str,
     return finish(_lucent.spline_filter(resolve(context), x, order, ax, mode), output)
 
 
+@_complex_by_parts
 def spline_filter(input: Any, order: int = 3, output: Any = None, mode: str = "mirror", *,
                   context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.spline_filter: the B-spline coefficients of ``input`` (orders 2 to 5, as
@@ -364,6 +423,7 @@ def spline_filter(input: Any, order: int = 3, output: Any = None, mode: str = "m
     return _spline(input, order, None, output, mode, context)
 
 
+@_complex_by_parts
 def spline_filter1d(input: Any, order: int = 3, axis: int = -1, output: Any = None, mode: str = "mirror", *,
                     context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.spline_filter1d: :func:`spline_filter` along one axis (orders 0 and 1
@@ -380,6 +440,7 @@ def _how(order: int, mode: str, cval: float, prefilter: bool, sampler: str) -> t
     return (_order(order), mode, float(cval), bool(prefilter), sampler)
 
 
+@_complex_by_parts
 def map_coordinates(input: Any, coordinates: Any, output: Any = None, order: int = 3, mode: str = "constant",
                     cval: float = 0.0, prefilter: bool = True, *, sampler: Sampler = "auto",
                     context: Optional[Context] = None) -> np.ndarray:
@@ -394,6 +455,7 @@ def map_coordinates(input: Any, coordinates: Any, output: Any = None, order: int
     return finish(_lucent.map_coordinates(resolve(context), x, c, _how(order, mode, cval, prefilter, sampler)), output)
 
 
+@_complex_by_parts
 def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: Optional[Sequence[int]] = None,
                      output: Any = None, order: int = 3, mode: str = "constant", cval: float = 0.0, prefilter: bool = True,
                      *, sampler: Sampler = "auto", context: Optional[Context] = None) -> np.ndarray:
@@ -412,6 +474,7 @@ def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: O
     return finish(r, output)
 
 
+@_complex_by_parts
 def shift(input: Any, shift: Any, output: Any = None, order: int = 3, mode: str = "constant", cval: float = 0.0,
           prefilter: bool = True, *, sampler: Sampler = "auto", context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.shift: ``input`` moved by ``shift`` (one value or one per axis).
@@ -425,6 +488,7 @@ def shift(input: Any, shift: Any, output: Any = None, order: int = 3, mode: str 
     return finish(_lucent.shift(resolve(context), x, s, _how(order, mode, cval, prefilter, sampler)), output)
 
 
+@_complex_by_parts
 def zoom(input: Any, zoom: Any, output: Any = None, order: int = 3, mode: str = "constant", cval: float = 0.0,
          prefilter: bool = True, *, grid_mode: bool = False, sampler: Sampler = "auto",
          context: Optional[Context] = None) -> np.ndarray:
@@ -449,6 +513,7 @@ def zoom(input: Any, zoom: Any, output: Any = None, order: int = 3, mode: str = 
     return finish(r, output)
 
 
+@_complex_by_parts
 def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool = True, output: Any = None, order: int = 3,
            mode: str = "constant", cval: float = 0.0, prefilter: bool = True, *, sampler: Sampler = "auto",
            context: Optional[Context] = None) -> np.ndarray:

@@ -40,7 +40,8 @@ fn correlate1d<'py>(
     let w = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[weights.len()]), weights).expect("one axis");
     let w = ndimage::origin_weights(&w.view(), &[origin], flip).map_err(to_py)?;
     let x = input.as_array();
-    out(py, py.detach(|| ndimage::correlate1d(&ctx.gpu, &x, w.as_slice().expect("contiguous"), axis, b)))
+    let w: Vec<f32> = w.iter().copied().collect();
+    out(py, py.detach(|| ndimage::correlate1d(&ctx.gpu, &x, &w, axis, b)))
 }
 
 /// scipy.ndimage.gaussian_filter with every parameter (per-axis sigma, order and radius) and

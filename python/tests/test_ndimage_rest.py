@@ -112,3 +112,34 @@ def test_linear_filters_take_scipys_origin(rng, shape):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
     with pytest.raises(ValueError, match="origin"):
         lucent.ndimage.correlate(x, np.ones((3,) * d, "f4"), origin=2)
+
+
+def test_complex_input_and_weights_as_scipy(rng):
+    # Linear filters and samplers of complex input (and complex weights: scipy correlates with
+    # their conjugate, convolves with them as they are) by their real and imaginary parts.
+    shape = (9, 11)
+    x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype("c8")
+    xr = rng.standard_normal(shape).astype("f4")
+    w = rng.standard_normal((3, 4)) + 1j * rng.standard_normal((3, 4))
+
+    def check(got, want):
+        assert got.dtype == want.dtype, (got.dtype, want.dtype)
+        assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+
+    for name in ("correlate", "convolve"):
+        for xx, ww in ((x, w), (x, w.real), (xr, w), (x.astype("c16"), w)):
+            cval = 0.5 + 0.25j if np.iscomplexobj(xx) else 0.5
+            kw = dict(mode="constant", cval=cval, origin=[1, -1])
+            check(getattr(lucent.ndimage, name)(xx, ww, **kw), getattr(ndi, name)(xx, ww, **kw))
+        one = getattr(lucent.ndimage, name + "1d")(x, w[0], axis=0, mode="wrap")
+        check(one, getattr(ndi, name + "1d")(x, w[0], axis=0, mode="wrap"))
+    check(lucent.ndimage.gaussian_filter(x, 1.5), ndi.gaussian_filter(x, 1.5))
+    check(lucent.ndimage.gaussian_filter1d(x, 1.5, order=1), ndi.gaussian_filter1d(x, 1.5, order=1))
+    check(lucent.ndimage.uniform_filter(x, 3, mode="constant", cval=1 + 1j), ndi.uniform_filter(x, 3, mode="constant", cval=1 + 1j))
+    check(lucent.ndimage.zoom(x, 1.7, order=3), ndi.zoom(x, 1.7, order=3))
+    check(lucent.ndimage.shift(x, (0.3, -1.2), order=5, cval=2 - 1j), ndi.shift(x, (0.3, -1.2), order=5, cval=2 - 1j))
+    check(lucent.ndimage.rotate(x, 17, order=1), ndi.rotate(x, 17, order=1))
+    m = [[0.9, 0.1], [-0.1, 1.1]]
+    check(lucent.ndimage.affine_transform(x, m, order=3), ndi.affine_transform(x, m, order=3))
+    c = rng.random((2, 5, 6)) * 8
+    check(lucent.ndimage.map_coordinates(x, c, order=2), ndi.map_coordinates(x, c, order=2))

@@ -86,7 +86,8 @@ pub fn origin_weights(weights: &ndarray::ArrayViewD<f32>, origin: &[i64], convol
     }
     let origin = check_origin(&shape, &origin)?;
     if origin.iter().all(|&o| o == 0) {
-        return Ok(w);
+        // Row-major, flipped or not (callers read the elements in order).
+        return Ok(w.as_standard_layout().into_owned());
     }
     // Zeros after the weights (origin > 0) or before them (< 0), twice the origin: the centre
     // len/2 + |o| of the padded length lands where scipy puts it.

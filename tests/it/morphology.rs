@@ -279,3 +279,21 @@ fn fill_holes_by_labels_equals_scipys_dilation() {
     assert!(filled[[2, 2]] && !filled[[2, 5]] && !filled[[0, 0]]);
     assert_eq!(filled.iter().filter(|&&v| v).count(), 14, "scipy: 14 true elements");
 }
+
+/// origin_weights: scipy's origin as padding, a convolution's weights flipped (row-major, origin
+/// 0 included) with its origin negated, one more along even lengths; invalid origins refused.
+#[test]
+fn origin_weights_move_the_centre() {
+    let w = ArrayD::from_shape_vec(IxDyn(&[4]), vec![1.0f32, 2.0, 3.0, 4.0]).unwrap();
+    let at = |o: i64, conv: bool| ndimage::origin_weights(&w.view(), &[o], conv).unwrap().iter().copied().collect::<Vec<f32>>();
+    // Convolution, origin 0 on an even length: correlate origin −1 with the flipped weights.
+    assert_eq!(at(0, true), [0.0, 0.0, 4.0, 3.0, 2.0, 1.0]);
+    assert_eq!(at(1, false), [1.0, 2.0, 3.0, 4.0, 0.0, 0.0]);
+    assert_eq!(at(-2, false), [0.0, 0.0, 0.0, 0.0, 1.0, 2.0, 3.0, 4.0]);
+    assert_eq!(ndimage::origin_weights(&w.view(), &[1], true).unwrap().iter().copied().collect::<Vec<f32>>(), [0.0, 0.0, 0.0, 0.0, 4.0, 3.0, 2.0, 1.0]);
+    assert!(ndimage::origin_weights(&w.view(), &[2], false).unwrap_err().to_string().contains("invalid origin"));
+    let w2 = ArrayD::from_shape_fn(IxDyn(&[2, 3]), |i| (i[0] * 3 + i[1]) as f32);
+    let flipped = ndimage::origin_weights(&w2.view(), &[0], true).unwrap();
+    assert_eq!(flipped.shape(), &[4, 3]);
+    assert_eq!(flipped.as_slice().unwrap(), &[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0]);
+}
