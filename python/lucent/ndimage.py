@@ -102,39 +102,41 @@ def _mode(mode: Any) -> str:
 
 
 def _weights(input: Any, weights: Any, output: Any, mode: str, cval: float, origin: Any, flip: bool,
-             context: Optional[Context]) -> np.ndarray:
+             context: Optional[Context], axes: Any = None) -> np.ndarray:
     a, wa = np.asarray(input), np.asarray(weights)
     if np.iscomplexobj(a) or np.iscomplexobj(wa):
         return _complex_weights(a, wa, cval, output, not flip,
-                                lambda x, w, c: _weights(x, w, None, mode, c, origin, flip, context))
-    x, w = real(input, "input"), real(weights, "weights")
+                                lambda x, w, c: _weights(x, w, None, mode, c, origin, flip, context, axes))
+    x = real(input, "input")
+    listed = _listed_axes(axes, x.ndim)
+    w = real(_over_axes(wa, listed, x.ndim, "weights") if axes is not None else wa, "weights")
     if w.ndim != x.ndim:
         raise RuntimeError(f"weights.ndim ({w.ndim}) must match len(axes) ({x.ndim})")
-    origins = [int(o) for o in per_axis(origin, x.ndim, "origin")]
+    origins = _origins(origin, x.ndim, axes)
     r = _lucent.correlate(resolve(context), x, w, _mode(mode), cval, flip, origins)
     return finish(r, output)
 
 
 def correlate(input: Any, weights: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
-              context: Optional[Context] = None) -> np.ndarray:
+              axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.correlate: the correlation with ``weights`` (the input's rank).
 
     >>> import numpy as np, lucent
     >>> lucent.ndimage.correlate(np.arange(5, dtype="f4"), np.array([1, 0, 0], "f4"))
     array([0., 0., 1., 2., 3.], dtype=float32)
     """
-    return _weights(input, weights, output, mode, cval, origin, False, context)
+    return _weights(input, weights, output, mode, cval, origin, False, context, axes)
 
 
 def convolve(input: Any, weights: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
-             context: Optional[Context] = None) -> np.ndarray:
+             axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.convolve: the convolution with ``weights`` (the input's rank).
 
     >>> import numpy as np, lucent
     >>> lucent.ndimage.convolve(np.arange(5, dtype="f4"), np.array([1, 0, 0], "f4"))
     array([1., 2., 3., 4., 4.], dtype=float32)
     """
-    return _weights(input, weights, output, mode, cval, origin, True, context)
+    return _weights(input, weights, output, mode, cval, origin, True, context, axes)
 
 
 def _one_axis(input: Any, weights: Any, axis: int, output: Any, mode: str, cval: float, origin: int, flip: bool,
@@ -233,7 +235,7 @@ def gaussian_laplace(input: Any, sigma: Any, output: Any = None, mode: str = "re
     True
     """
     if axes is not None:
-        raise NotImplementedError("gaussian_laplace: axes is not implemented (every axis)")
+        return _gaussian_on_axes(input, sigma, 2, output, mode, cval, truncate, radius, axes, context)
     return _gaussian(input, sigma, 0, output, mode, cval, truncate, radius, None, "laplace", context)
 
 
@@ -249,8 +251,31 @@ def gaussian_gradient_magnitude(input: Any, sigma: Any, output: Any = None, mode
     array([0.9994, 0.9994], dtype=float32)
     """
     if axes is not None:
-        raise NotImplementedError("gaussian_gradient_magnitude: axes is not implemented (every axis)")
+        return _gaussian_on_axes(input, sigma, 1, output, mode, cval, truncate, radius, axes, context)
     return _gaussian(input, sigma, 0, output, mode, cval, truncate, radius, None, "magnitude", context)
+
+
+def _gaussian_on_axes(input: Any, sigma: Any, order: int, output: Any, mode: Any, cval: float, truncate: float,
+                      radius: Any, axes: Any, context: Optional[Context]) -> np.ndarray:
+    """gaussian_laplace (order 2) or gaussian_gradient_magnitude (order 1) over some axes, as
+    scipy composes them: the Gaussian's derivative along each listed axis; the Laplacian's σ 0
+    along the other axes, the gradient's σ smoothing every axis (scipy passes it on whole)."""
+    x = real(input, "input")
+    listed = _listed_axes(axes, x.ndim)
+    if order == 1:
+        sigmas = [float(s) for s in per_axis(sigma, x.ndim, "sigma")]
+    else:
+        sigmas = [0.0] * x.ndim
+        for a, s in zip(listed, per_axis(sigma, len(listed), "sigma")):
+            sigmas[a] = float(s)
+
+    def derivative(i: Any, axis: int, out: Any, m: Any, c: float) -> np.ndarray:
+        orders = [0] * x.ndim
+        orders[axis] = order
+        return gaussian_filter(i, sigmas, orders, out, m, c, truncate, radius=radius, context=context)
+
+    compose = generic_laplace if order == 2 else generic_gradient_magnitude
+    return compose(x, derivative, output, mode, cval, axes=listed)
 
 
 def sobel(input: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0, *,
@@ -286,7 +311,8 @@ def laplace(input: Any, output: Any = None, mode: str = "reflect", cval: float =
     array([2., 2., 2., 2.], dtype=float32)
     """
     if axes is not None:
-        raise NotImplementedError("laplace: axes is not implemented (every axis)")
+        second = lambda i, axis, out, m, c: correlate1d(i, [1, -2, 1], axis, out, m, c, context=context)  # noqa: E731
+        return generic_laplace(real(input, "input"), second, output, mode, cval, axes=axes)
     x = real(input, "input")
     return finish(_lucent.edge_filter(resolve(context), x, "laplace", 0, _mode(mode), cval), output)
 
@@ -628,18 +654,47 @@ def deskew(im: Any, dxdata: float = 0.1, dzdata: float = 0.5, angle: float = 31.
 # ---------------------------------------------------------------------------------------------
 # Rank filters and morphology
 
-def _footprint(size: Any, footprint: Any, structure: Any, ndim: int, function: str) -> tuple:
-    """scipy's (size | footprint | structure) as a boolean footprint and the structure's values."""
+def _listed_axes(axes: Any, ndim: int) -> tuple:
+    """scipy's ``axes`` (None: every axis) as distinct non-negative axes, in the order given."""
+    if axes is None:
+        return tuple(range(ndim))
+    listed = tuple(_axis(int(a), ndim) for a in (axes if isinstance(axes, (list, tuple, np.ndarray)) else [axes]))
+    if len(set(listed)) != len(listed):
+        raise ValueError("axes must be unique")
+    return listed
+
+
+def _over_axes(array: np.ndarray, listed: tuple, ndim: int, name: str) -> np.ndarray:
+    """A footprint, structure or weights of len(axes) dimensions given the input's rank: length
+    1 along the other axes (scipy's _expand_footprint; its dimensions follow the axes sorted)."""
+    if len(listed) == ndim:
+        return array
+    if array.ndim != len(listed):
+        raise RuntimeError(f"{name}.ndim ({array.ndim}) must match len(axes) ({len(listed)})")
+    return np.expand_dims(array, tuple(a for a in range(ndim) if a not in listed))
+
+
+def _footprint(size: Any, footprint: Any, structure: Any, ndim: int, function: str, axes: Any = None,
+               sizes_as_listed: bool = False) -> tuple:
+    """scipy's (size | footprint | structure) as a boolean footprint and the structure's values,
+    over ``axes`` (length 1 along the others). ``size`` follows the axes sorted, as a footprint's
+    dimensions do, or with ``sizes_as_listed`` the axes as given (scipy's separable minimum and
+    maximum filters)."""
+    listed = _listed_axes(axes, ndim)
     values = None
     if structure is not None:
-        values = np.ascontiguousarray(structure, dtype=np.float32)
+        values = np.asarray(structure, dtype=np.float32)
         if footprint is None:
             footprint = np.ones(values.shape, bool)
+        values = np.ascontiguousarray(_over_axes(values, listed, ndim, "structure"))
     if footprint is None:
         if size is None:
             raise RuntimeError("no footprint or filter size provided")
-        footprint = np.ones([int(s) for s in per_axis(size, ndim, "size")], bool)
-    footprint = np.ascontiguousarray(footprint, dtype=bool)
+        sizes = [int(s) for s in per_axis(size, len(listed), "size")]
+        if sizes_as_listed:
+            sizes = [dict(zip(listed, sizes))[a] for a in sorted(listed)]
+        footprint = np.ones(sizes, bool)
+    footprint = np.ascontiguousarray(_over_axes(np.asarray(footprint, dtype=bool), listed, ndim, "footprint"))
     if footprint.ndim != ndim:
         raise RuntimeError(f"{function}: the footprint array has {footprint.ndim} axes, the input {ndim}")
     if not footprint.any():
@@ -647,15 +702,20 @@ def _footprint(size: Any, footprint: Any, structure: Any, ndim: int, function: s
     return footprint, values
 
 
-def _origins(origin: Any, ndim: int) -> list:
-    return [int(o) for o in per_axis(origin, ndim, "origin")]
+def _origins(origin: Any, ndim: int, axes: Any = None) -> list:
+    """scipy's ``origin``, one per listed axis, 0 along the others."""
+    listed = _listed_axes(axes, ndim)
+    origins = [0] * ndim
+    for a, o in zip(listed, per_axis(origin, len(listed), "origin")):
+        origins[a] = int(o)
+    return origins
 
 
 def _extreme(which: str, input: Any, size: Any, footprint: Any, structure: Any, output: Any, mode: str, cval: float,
-             origin: Any, context: Optional[Context]) -> np.ndarray:
+             origin: Any, context: Optional[Context], axes: Any = None) -> np.ndarray:
     x = real(input, "input")
-    fp, values = _footprint(size, footprint, structure, x.ndim, which)
-    r = _lucent.footprint_filter(resolve(context), x, which, fp, values, _origins(origin, x.ndim), _mode(mode), cval)
+    fp, values = _footprint(size, footprint, structure, x.ndim, which, axes, sizes_as_listed=True)
+    r = _lucent.footprint_filter(resolve(context), x, which, fp, values, _origins(origin, x.ndim, axes), _mode(mode), cval)
     return finish(r, output)
 
 
@@ -668,9 +728,7 @@ def minimum_filter(input: Any, size: Any = None, footprint: Any = None, output: 
     >>> lucent.ndimage.minimum_filter(np.array([3, 1, 4, 1, 5, 9, 2], "f4"), size=3)
     array([1., 1., 1., 1., 1., 2., 2.], dtype=float32)
     """
-    if axes is not None:
-        raise NotImplementedError("minimum_filter: axes is not implemented (a footprint of the input's rank)")
-    return _extreme("minimum", input, size, footprint, None, output, mode, cval, origin, context)
+    return _extreme("minimum", input, size, footprint, None, output, mode, cval, origin, context, axes)
 
 
 def maximum_filter(input: Any, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect",
@@ -682,9 +740,7 @@ def maximum_filter(input: Any, size: Any = None, footprint: Any = None, output: 
     >>> lucent.ndimage.maximum_filter(np.array([3, 1, 4, 1, 5, 9, 2], "f4"), size=3)
     array([3., 4., 4., 5., 9., 9., 9.], dtype=float32)
     """
-    if axes is not None:
-        raise NotImplementedError("maximum_filter: axes is not implemented (a footprint of the input's rank)")
-    return _extreme("maximum", input, size, footprint, None, output, mode, cval, origin, context)
+    return _extreme("maximum", input, size, footprint, None, output, mode, cval, origin, context, axes)
 
 
 def _one_axis_box(x: np.ndarray, size: int, axis: int) -> np.ndarray:
@@ -727,9 +783,7 @@ def grey_erosion(input: Any, size: Any = None, footprint: Any = None, structure:
            [2., 2., 6.],
            [4., 1., 1.]], dtype=float32)
     """
-    if axes is not None:
-        raise NotImplementedError("grey_erosion: axes is not implemented")
-    return _extreme("erosion", input, size, footprint, structure, output, mode, cval, origin, context)
+    return _extreme("erosion", input, size, footprint, structure, output, mode, cval, origin, context, axes)
 
 
 def grey_dilation(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
@@ -741,9 +795,7 @@ def grey_dilation(input: Any, size: Any = None, footprint: Any = None, structure
     >>> lucent.ndimage.grey_dilation(np.array([0, 0, 5, 0, 0], "f4"), size=3)
     array([0., 5., 5., 5., 0.], dtype=float32)
     """
-    if axes is not None:
-        raise NotImplementedError("grey_dilation: axes is not implemented")
-    return _extreme("dilation", input, size, footprint, structure, output, mode, cval, origin, context)
+    return _extreme("dilation", input, size, footprint, structure, output, mode, cval, origin, context, axes)
 
 
 def grey_opening(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
@@ -802,18 +854,20 @@ def generate_binary_structure(rank: int, connectivity: int) -> np.ndarray:
 
 
 def _binary(which: str, input: Any, structure: Any, iterations: int, mask: Any, output: Any, border_value: Any,
-            origin: Any, brute_force: bool, context: Optional[Context]) -> np.ndarray:
+            origin: Any, brute_force: bool, context: Optional[Context], axes: Any = None) -> np.ndarray:
     a = np.asarray(input)
     if np.iscomplexobj(a):
         raise TypeError("Complex type not supported")
     x = np.ascontiguousarray(a != 0)
-    s = generate_binary_structure(x.ndim, 1) if structure is None else np.ascontiguousarray(np.asarray(structure) != 0)
-    if s.ndim != x.ndim:
+    listed = _listed_axes(axes, x.ndim)
+    s = generate_binary_structure(len(listed), 1) if structure is None else np.asarray(structure) != 0
+    if axes is None and s.ndim != x.ndim:
         raise RuntimeError("structure and input must have same dimensionality")
+    s = np.ascontiguousarray(_over_axes(s, listed, x.ndim, "structure"))
     m = None if mask is None else np.ascontiguousarray(np.asarray(mask) != 0)
     iterations = int(iterations)
     r = _lucent.binary_morphology(resolve(context), x, which, s, max(iterations, 0), bool(border_value),
-                                  _origins(origin, x.ndim), m)
+                                  _origins(origin, x.ndim, axes), m)
     return finish(r, output)
 
 
@@ -831,9 +885,7 @@ def binary_erosion(input: Any, structure: Any = None, iterations: int = 1, mask:
            [0, 1, 0],
            [0, 0, 0]])
     """
-    if axes is not None:
-        raise NotImplementedError("binary_erosion: axes is not implemented")
-    return _binary("erosion", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
+    return _binary("erosion", input, structure, iterations, mask, output, border_value, origin, brute_force, context, axes)
 
 
 def binary_dilation(input: Any, structure: Any = None, iterations: int = 1, mask: Any = None, output: Any = None,
@@ -848,27 +900,21 @@ def binary_dilation(input: Any, structure: Any = None, iterations: int = 1, mask
     >>> int(lucent.ndimage.binary_dilation(x).sum())
     5
     """
-    if axes is not None:
-        raise NotImplementedError("binary_dilation: axes is not implemented")
-    return _binary("dilation", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
+    return _binary("dilation", input, structure, iterations, mask, output, border_value, origin, brute_force, context, axes)
 
 
 def binary_opening(input: Any, structure: Any = None, iterations: int = 1, output: Any = None, origin: Any = 0,
                    mask: Any = None, border_value: Any = 0, brute_force: bool = False, *,
                    axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.binary_opening: ``iterations`` erosions, then as many dilations."""
-    if axes is not None:
-        raise NotImplementedError("binary_opening: axes is not implemented")
-    return _binary("opening", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
+    return _binary("opening", input, structure, iterations, mask, output, border_value, origin, brute_force, context, axes)
 
 
 def binary_closing(input: Any, structure: Any = None, iterations: int = 1, output: Any = None, origin: Any = 0,
                    mask: Any = None, border_value: Any = 0, brute_force: bool = False, *,
                    axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.binary_closing: ``iterations`` dilations, then as many erosions."""
-    if axes is not None:
-        raise NotImplementedError("binary_closing: axes is not implemented")
-    return _binary("closing", input, structure, iterations, mask, output, border_value, origin, brute_force, context)
+    return _binary("closing", input, structure, iterations, mask, output, border_value, origin, brute_force, context, axes)
 
 
 def binary_fill_holes(input: Any, structure: Any = None, output: Any = None, origin: Any = 0, *,
@@ -882,9 +928,7 @@ def binary_fill_holes(input: Any, structure: Any = None, output: Any = None, ori
     >>> lucent.ndimage.binary_fill_holes(x).astype(int)[:3, 2].tolist()
     [0, 1, 1]
     """
-    if axes is not None:
-        raise NotImplementedError("binary_fill_holes: axes is not implemented")
-    return _binary("fill_holes", input, structure, 1, None, output, 0, origin, False, context)
+    return _binary("fill_holes", input, structure, 1, None, output, 0, origin, False, context, axes)
 
 
 def binary_hit_or_miss(input: Any, structure1: Any = None, structure2: Any = None, output: Any = None, origin1: Any = 0,
@@ -893,13 +937,12 @@ def binary_hit_or_miss(input: Any, structure1: Any = None, structure2: Any = Non
     """scipy.ndimage.binary_hit_or_miss: where ``structure1`` fits the foreground and
     ``structure2`` (default: its complement) the background: erosion of the input by the first
     and of its complement (border 1) by the second."""
-    if axes is not None:
-        raise NotImplementedError("binary_hit_or_miss: axes is not implemented")
     x = np.asarray(input) != 0
-    s1 = generate_binary_structure(x.ndim, 1) if structure1 is None else np.asarray(structure1) != 0
+    s1 = generate_binary_structure(len(_listed_axes(axes, x.ndim)), 1) if structure1 is None else np.asarray(structure1) != 0
     s2 = np.logical_not(s1) if structure2 is None else np.asarray(structure2) != 0
-    hit = binary_erosion(x, s1, origin=origin1, context=context)
-    miss = binary_erosion(~x, s2, border_value=1, origin=origin1 if origin2 is None else origin2, context=context)
+    hit = binary_erosion(x, s1, origin=origin1, axes=axes, context=context)
+    miss = binary_erosion(~x, s2, border_value=1, origin=origin1 if origin2 is None else origin2, axes=axes,
+                          context=context)
     return finish(hit & miss, output)
 
 
@@ -1068,12 +1111,10 @@ def label(input: Any, structure: Any = None, output: Any = None, *, context: Opt
 
 def _rank(rank_of, input: Any, size: Any, footprint: Any, output: Any, mode: str, cval: float, origin: Any,
           axes: Optional[Sequence[int]], function: str, context: Optional[Context]) -> np.ndarray:
-    if axes is not None:
-        raise NotImplementedError(f"{function}: axes is not implemented (a footprint of the input's rank)")
     x = real(input, "input")
-    fp, _ = _footprint(size, footprint, None, x.ndim, function)
+    fp, _ = _footprint(size, footprint, None, x.ndim, function, axes)
     rank = rank_of(int(fp.sum()))
-    r = _lucent.rank_filter(resolve(context), x, rank, fp, _origins(origin, x.ndim), _mode(mode), cval)
+    r = _lucent.rank_filter(resolve(context), x, rank, fp, _origins(origin, x.ndim, axes), _mode(mode), cval)
     return finish(r, output)
 
 

@@ -33,15 +33,24 @@ def _run(in1: Any, in2: Any, mode: str, method: str, correlate: bool, context: O
 
 def fftconvolve(in1: Any, in2: Any, mode: Mode = "full", axes: Optional[Sequence[int]] = None, *,
                 context: Optional[Context] = None) -> np.ndarray:
-    """scipy.signal.fftconvolve(in1, in2, mode): the convolution by FFT, over every axis.
+    """scipy.signal.fftconvolve(in1, in2, mode, axes): the convolution by FFT, over every axis
+    or over ``axes`` (in2 of length 1 along the others).
 
     >>> import numpy as np, lucent
     >>> lucent.signal.fftconvolve(np.array([1, 2, 3], "f4"), np.array([0, 1, 0.5], "f4"))
     array([0. , 1. , 2.5, 4. , 1.5], dtype=float32)
     """
-    a = np.asarray(in1)
+    a, b = np.asarray(in1), np.asarray(in2)
     if axes is not None and sorted(_axes(axes, a.ndim)) != list(range(a.ndim)):
-        raise NotImplementedError("lucent's fftconvolve convolves over every axis (axes=None)")
+        # Axes left out are independent lines; where in2 has length 1 along them the
+        # convolution over every axis is the same thing (every mode keeps in1's length there).
+        listed = set(_axes(axes, a.ndim))
+        if b.ndim != a.ndim:
+            raise ValueError("in1 and in2 should have the same dimensionality")
+        for k in set(range(a.ndim)) - listed:
+            if b.shape[k] != 1:
+                raise NotImplementedError(f"lucent's fftconvolve over axes {sorted(listed)}: in2 must have length 1 "
+                                          f"along axis {k} (broadcasting a longer in2 is not implemented)")
     return _run(in1, in2, mode, "fft", False, context)
 
 

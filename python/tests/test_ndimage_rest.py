@@ -143,3 +143,57 @@ def test_complex_input_and_weights_as_scipy(rng):
     check(lucent.ndimage.affine_transform(x, m, order=3), ndi.affine_transform(x, m, order=3))
     c = rng.random((2, 5, 6)) * 8
     check(lucent.ndimage.map_coordinates(x, c, order=2), ndi.map_coordinates(x, c, order=2))
+
+
+def test_axes_as_scipy(rng):
+    # Weights, footprints and structures over some axes (length 1 along the others), origins
+    # given per listed axis, in scipy's order (unsorted axes included).
+    x = rng.standard_normal((6, 7, 8)).astype("f4")
+    m = rng.random((6, 7, 8)) > 0.4
+    w = rng.standard_normal((3, 4)).astype("f4")
+    for axes, origin in (((0, 2), 0), ((2, 0), (1, -1)), ((1,), 1), ((-1, -3), (0, 1))):
+        k = len(axes)
+        ww = w if k == 2 else w[0]
+        for name in ("correlate", "convolve"):
+            got = getattr(lucent.ndimage, name)(x, ww, mode="wrap", origin=origin, axes=axes)
+            want = getattr(ndi, name)(x, ww, mode="wrap", origin=origin, axes=axes)
+            assert np.abs(got - want).max() <= 1e-5 * (1 + np.abs(want).max()), (name, axes)
+        size = (3, 2)[:k]
+        for name in ("minimum_filter", "maximum_filter", "median_filter"):
+            # scipy's sizes follow the axes as listed (minimum, maximum) or sorted (median): an
+            # origin valid for one may be invalid for the other, refused by both.
+            kw = dict(size=size, mode="nearest", origin=origin, axes=axes)
+            try:
+                want = getattr(ndi, name)(x, **kw)
+            except ValueError:
+                with pytest.raises(ValueError, match="origin"):
+                    getattr(lucent.ndimage, name)(x, **kw)
+                continue
+            assert np.array_equal(getattr(lucent.ndimage, name)(x, **kw), want), (name, axes)
+        structure = rng.random((3, 3)[:k]).astype("f4")
+        got = lucent.ndimage.grey_erosion(x, structure=structure, axes=axes, origin=origin)
+        assert np.array_equal(got, ndi.grey_erosion(x, structure=structure, axes=axes, origin=origin)), axes
+        s = ndi.generate_binary_structure(k, 1)
+        for name in ("binary_erosion", "binary_dilation", "binary_opening", "binary_closing"):
+            got = getattr(lucent.ndimage, name)(m, s, origin=origin, axes=axes)
+            assert np.array_equal(got, getattr(ndi, name)(m, s, origin=origin, axes=axes)), (name, axes)
+        assert np.array_equal(lucent.ndimage.binary_fill_holes(m, axes=axes), ndi.binary_fill_holes(m, axes=axes)), axes
+    for axes in ((0, 2), (1,)):
+        for name, args in (("laplace", ()), ("gaussian_laplace", (1.5,)), ("gaussian_gradient_magnitude", (1.25,))):
+            got = getattr(lucent.ndimage, name)(x, *args, axes=axes)
+            want = getattr(ndi, name)(x, *args, axes=axes)
+            assert np.abs(got - want).max() <= 1e-5 * (1 + np.abs(want).max()), (name, axes)
+    with pytest.raises(RuntimeError, match="must match"):
+        lucent.ndimage.correlate(x, w, axes=(0,))
+
+
+def test_fftconvolve_over_some_axes(rng):
+    import scipy.signal
+    x = rng.standard_normal((5, 9, 8)).astype("f4")
+    k = rng.standard_normal((1, 4, 3)).astype("f4")
+    for mode in ("full", "same", "valid"):
+        got = lucent.signal.fftconvolve(x, k, mode=mode, axes=(1, 2))
+        want = scipy.signal.fftconvolve(x, k, mode=mode, axes=(1, 2))
+        assert got.shape == want.shape and np.abs(got - want).max() <= 1e-5 * np.abs(want).max(), mode
+    with pytest.raises(NotImplementedError, match="length 1"):
+        lucent.signal.fftconvolve(x, rng.standard_normal((5, 4, 3)), axes=(1, 2))

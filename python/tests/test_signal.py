@@ -52,4 +52,4 @@ def test_bad_input_raises():
     with pytest.raises(TypeError):
         lucent.signal.fftconvolve(np.ones(3, complex), np.ones(3))
     with pytest.raises(NotImplementedError):
-        lucent.signal.fftconvolve(np.ones((3, 3)), np.ones((1, 3)), axes=[1])
+        lucent.signal.fftconvolve(np.ones((3, 3)), np.ones((3, 3)), axes=[1])  # in2 longer than 1 along axis 0
