@@ -494,8 +494,23 @@ def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: O
     """
     x = real(input, "input")
     m = np.ascontiguousarray(matrix, dtype=np.float64)
-    off = [float(v) for v in per_axis(offset, x.ndim, "offset")]
+    d = x.ndim
+    if m.shape == (d + 1, d + 1) and not np.array_equal(m[d], np.eye(d + 1)[d]):
+        raise ValueError(f"Expected homogeneous transformation matrix with shape {m.shape} for image shape {x.shape}, "
+                         f"but bottom row was not equal to {[0] * d + [1]}")
     shape = None if output_shape is None else [int(n) for n in output_shape]
+    if m.ndim == 2 and m.shape[0] in (d, d + 1) and m.shape[1] not in (d, d + 1):
+        # scipy's matrix of ndim rows and as many columns as the output has axes (a rank change):
+        # every output element's input coordinates, then map_coordinates.
+        if shape is None or m.shape[1] not in (len(shape), len(shape) + 1):
+            raise RuntimeError("affine matrix has wrong number of columns")
+        off = np.asarray([float(v) for v in per_axis(offset, d, "offset")])
+        if m.shape[1] == len(shape) + 1:
+            m, off = m[:d, :-1], m[:d, -1]
+        grid = np.indices(shape, dtype=np.float64).reshape(len(shape), -1)
+        coords = (m[:d] @ grid + off[:, None]).reshape((d,) + tuple(shape))
+        return map_coordinates(x, coords, output, order, mode, cval, prefilter, sampler=sampler, context=context)
+    off = [float(v) for v in per_axis(offset, d, "offset")]
     r = _lucent.affine_transform(resolve(context), x, m, off, shape, _how(order, mode, cval, prefilter, sampler))
     return finish(r, output)
 

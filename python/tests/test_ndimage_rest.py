@@ -197,3 +197,18 @@ def test_fftconvolve_over_some_axes(rng):
         assert got.shape == want.shape and np.abs(got - want).max() <= 1e-5 * np.abs(want).max(), mode
     with pytest.raises(NotImplementedError, match="length 1"):
         lucent.signal.fftconvolve(x, rng.standard_normal((5, 4, 3)), axes=(1, 2))
+
+
+def test_affine_transform_rank_change_and_homogeneous_check(rng):
+    x = rng.random((5, 6, 7)).astype("f4")
+    m = np.array([[1.0, 0.0], [0.0, 1.0], [0.5, 0.25]])
+    for order in (1, 3):
+        got = lucent.ndimage.affine_transform(x, m, offset=[0.3, 0.1, 1.0], output_shape=(4, 5), order=order)
+        want = ndi.affine_transform(x, m, offset=[0.3, 0.1, 1.0], output_shape=(4, 5), order=order)
+        assert got.shape == want.shape and np.abs(got - want).max() < 1e-5
+    with pytest.raises(RuntimeError, match="columns"):
+        lucent.ndimage.affine_transform(x, m)
+    bad = np.eye(4)
+    bad[3, 0] = 0.5
+    with pytest.raises(ValueError, match="bottom row"):
+        lucent.ndimage.affine_transform(x, bad)
