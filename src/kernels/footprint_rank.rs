@@ -45,7 +45,7 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], rank: usize, bo
     let mut p = Params::zeroed();
     (0..4).for_each(|a| p.dims[a] = if a < lead { 1 } else { dims[a - lead] as u32 });
     (p.count, p.taps, p.rank, p.cval) = (count as u32, offsets.len() as u32, rank as u32, boundary.cval());
-    let kernel = FOOTPRINT_RANK.unrolled(&selection(offsets.len()));
+    let kernel = FOOTPRINT_RANK.unrolled(&selection(offsets, lead));
     rec.dispatch(kernel, &[("MODE", boundary.code() as f64)], bytemuck::bytes_of(&p), &[x, off, y], kernel.groups(count as u64));
     Ok(y)
 }
@@ -54,23 +54,46 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], rank: usize, bo
 /// 64-input network's 543 comparators took lavapipe's compiler 16 s; 32's 191 take 0.05.
 const NETWORK_TAPS: usize = 32;
 
-/// The kernel's selection section for `taps` taps: up to [`NETWORK_TAPS`], the taps
-/// in variables padded with +inf to a power of two and sorted by Batcher's odd-even merge
-/// network (comparators between two paddings left out), the parameters' rank read; beyond, the kernel's
-/// own Hoare selection with its array sized to the taps.
-fn selection(taps: usize) -> String {
+/// The kernel's selection section for a footprint's `offsets` (4 − `lead` axes): up to
+/// [`NETWORK_TAPS`], the taps in variables (read straight at their constant offsets where the
+/// whole footprint lies inside the array, folded by the mode elsewhere), padded with +inf to a
+/// power of two and sorted by Batcher's odd-even merge network (comparators between two
+/// paddings left out), the parameters' rank read; beyond, the kernel's own Hoare selection with
+/// its array sized to the taps.
+fn selection(offsets: &[Vec<i64>], lead: usize) -> String {
+    let taps = offsets.len();
     if taps > NETWORK_TAPS {
         let source = FOOTPRINT_RANK.source;
         let (b, e) = (source.find("// unrolled: begin").expect("marked"), source.find("// unrolled: end").expect("marked"));
         let section = &source[b + "// unrolled: begin".len()..e];
         return section.trim_end().replace("MAX_TAPS", &taps.to_string());
     }
+    let four = |o: &Vec<i64>| -> [i64; 4] {
+        let mut f = [0i64; 4];
+        f[lead..].copy_from_slice(o);
+        f
+    };
+    let vec = |f: [i64; 4]| format!("vec4<i32>({}, {}, {}, {})", f[0], f[1], f[2], f[3]);
+    let (lo, hi) = offsets
+        .iter()
+        .map(four)
+        .fold(([0i64; 4], [0i64; 4]), |(lo, hi), f| (std::array::from_fn(|a| lo[a].min(f[a])), std::array::from_fn(|a| hi[a].max(f[a]))));
     let size = taps.next_power_of_two();
     let mut s = String::new();
     for t in 0..size {
-        let value = if t < taps { format!("tap_value(c, n, {t}u)") } else { "bitcast<f32>(0x7f800000u)".into() };
-        s += &format!("    var v{t} = {value};\n");
+        let value = if t < taps { String::new() } else { " = bitcast<f32>(0x7f800000u)".into() };
+        s += &format!("    var v{t}: f32{value};\n");
     }
+    s += &format!("    if (all(c + {} >= vec4<i32>(0)) && all(c + {} < n)) {{\n", vec(lo), vec(hi));
+    s += "        let strides = vec4<i32>(n.y * n.z * n.w, n.z * n.w, n.w, 1);\n";
+    for (t, o) in offsets.iter().enumerate() {
+        s += &format!("        v{t} = x[u32(i32(i) + dot({}, strides))];\n", vec(four(o)));
+    }
+    s += "    } else {\n";
+    for t in 0..taps {
+        s += &format!("        v{t} = tap_value(c, n, {t}u);\n");
+    }
+    s += "    }\n";
     for (a, b) in batcher_pairs(size) {
         if a < taps || b < taps {
             s += &format!("    {{ let low = min(v{a}, v{b}); v{b} = max(v{a}, v{b}); v{a} = low; }}\n");
