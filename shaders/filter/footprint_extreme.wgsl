@@ -11,7 +11,10 @@
 override MODE: u32;
 override MAXIMUM: bool;
 
-struct Params { dims: vec4<u32>, count: u32, taps: u32, cval: f32, unused: u32 }  // mirrored in src/kernels/footprint_extreme.rs
+struct Params {
+    dims: vec4<u32>, count: u32, taps: u32, cval: f32, unused: u32,
+    lo: vec4<i32>, hi: vec4<i32>,  // the offsets' bounding box
+}  // mirrored in src/kernels/footprint_extreme.rs
 
 @group(0) @binding(0) var<storage, read> x: array<f32>;
 @group(0) @binding(1) var<storage, read> offsets: array<vec4<f32>>;
@@ -29,10 +32,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let c = footprint_coords(i, p.dims);
     let n = vec4<i32>(p.dims);
     var best = select(3.4028235e38, -3.4028235e38, MAXIMUM);
-    for (var t = 0u; t < p.taps; t++) {
-        let index = footprint_index(c, vec4<i32>(offsets[t]), n, MODE);
-        let v = select(x[max(index, 0)], p.cval, index < 0) + weights[t];
-        best = select(min(best, v), max(best, v), MAXIMUM);
+    if (all(c + p.lo >= vec4<i32>(0)) && all(c + p.hi < n)) {
+        // The whole footprint inside: each tap at its linear offset, no folding.
+        let strides = vec4<i32>(n.y * n.z * n.w, n.z * n.w, n.w, 1);
+        for (var t = 0u; t < p.taps; t++) {
+            let v = x[u32(i32(i) + dot(vec4<i32>(offsets[t]), strides))] + weights[t];
+            best = select(min(best, v), max(best, v), MAXIMUM);
+        }
+    } else {
+        for (var t = 0u; t < p.taps; t++) {
+            let index = footprint_index(c, vec4<i32>(offsets[t]), n, MODE);
+            let v = select(x[max(index, 0)], p.cval, index < 0) + weights[t];
+            best = select(min(best, v), max(best, v), MAXIMUM);
+        }
     }
     y[i] = best;
 }

@@ -18,6 +18,9 @@ pub struct Params {
     pub taps: u32,
     pub cval: f32,
     pub unused: u32,
+    /// The least and greatest offset along each axis (the footprint's bounding box).
+    pub lo: [i32; 4],
+    pub hi: [i32; 4],
 }
 
 /// `y[i] = min (or max) over taps t of x[i + offsets[t]] + weights[t]` for `x` of 1-4 axes
@@ -43,6 +46,11 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[f32]
     }
     (0..lead).for_each(|a| p.dims[a] = 1);
     (p.count, p.taps, p.cval) = (count as u32, offsets.len() as u32, if let Boundary::Constant(c) = boundary { c } else { 0.0 });
+    for o in offsets {
+        for (a, &v) in o.iter().enumerate() {
+            (p.lo[lead + a], p.hi[lead + a]) = (p.lo[lead + a].min(v as i32), p.hi[lead + a].max(v as i32));
+        }
+    }
     let constants = [("MODE", boundary.code() as f64), ("MAXIMUM", f64::from(u8::from(maximum)))];
     rec.dispatch(&FOOTPRINT_EXTREME, &constants, bytemuck::bytes_of(&p), &[x, off, w, y], FOOTPRINT_EXTREME.groups(count as u64));
     Ok(y)

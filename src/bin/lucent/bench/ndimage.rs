@@ -43,6 +43,17 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
             push(&case, ms, timer);
         }
     }
+    if wanted("ndimage_binary_erosion") {
+        // One erosion by the cross of connectivity 1 (7 taps) of a 0/1 volume, 30% zeros.
+        let mask = super::uniform(&dims, 6).mapv(|v| if v < 0.3 { 0.0 } else { 1.0 });
+        let x = GpuArray::upload_f32(gpu, &mask.view())?;
+        let f = ndimage::Footprint::new(&ndimage::generate_binary_structure(3, 1)?.view(), None, &[])?;
+        let (ms, timer) = time_repeated(gpu, 1, |rec| {
+            let input = rec.input(&x);
+            ndimage::record_extreme(rec, input, &f, false, Boundary::Constant(0.0)).map(drop)
+        })?;
+        push("ndimage_binary_erosion", ms, timer);
+    }
     if wanted("ndimage_edt") {
         let mask = super::uniform(&dims, 5).mapv(|v| if v < 0.01 { 0.0 } else { 1.0 });
         let x = GpuArray::upload_f32(gpu, &mask.view())?;
