@@ -1,4 +1,5 @@
-"""numpy.fft on the GPU: the same functions, arguments and conventions (axes, s, norm).
+"""numpy.fft on the GPU: the same functions, arguments and conventions (axes, s with -1 for
+the input's length, norm, out).
 
 Computed in single precision, as numpy 2 does for float32 input: the results are complex64
 (float32 for the inverse real transforms), for float64 input too. Any length (mixed radix,
@@ -37,11 +38,26 @@ def _transformed(ndim: int, s: Optional[Sequence[int]], axes: Optional[Sequence[
 
 
 def _shape(a: np.ndarray, s: Optional[Sequence[int]], axes: Optional[Sequence[int]]) -> tuple[np.ndarray, list[int]]:
-    """numpy's (s, axes): the axes transformed, and ``a`` cropped or zero-padded to ``s`` on them."""
+    """numpy's (s, axes): the axes transformed, and ``a`` cropped or zero-padded to ``s`` on them
+    (-1 in ``s``: the input's length, as numpy 2)."""
     axes = _transformed(a.ndim, s, axes)
     if s is None:
         return a, axes
-    return _fit(a, list(s), axes), axes
+    return _fit(a, _sizes(a, s, axes), axes), axes
+
+
+def _sizes(a: np.ndarray, s: Sequence[int], axes: list[int]) -> list[int]:
+    return [a.shape[ax] if int(n) == -1 else int(n) for n, ax in zip(s, axes)]
+
+
+def _placed(result: np.ndarray, out: Any) -> np.ndarray:
+    """numpy's ``out``: the result written into it (shape checked), else the result."""
+    if out is None:
+        return result
+    if not isinstance(out, np.ndarray) or out.shape != result.shape:
+        raise ValueError(f"out must be an array of shape {result.shape}")
+    out[...] = result
+    return out
 
 
 def _fit(a: np.ndarray, s: list[int], axes: list[int]) -> np.ndarray:
@@ -73,7 +89,8 @@ def _half_axis_back(y: np.ndarray, half: Optional[int]) -> np.ndarray:
     return y if half is None else np.ascontiguousarray(np.moveaxis(y, -1, half))
 
 
-def fftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None, *,
+def fftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
+         out: Any = None, *,
          context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.fftn: the N-dimensional discrete Fourier transform, complex64.
 
@@ -82,10 +99,11 @@ def fftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]
     np.complex64(24+0j)
     """
     x, ax = _shape(complex64(a), s, axes)
-    return _lucent.fftn(resolve(context), x, ax, norm or "backward")
+    return _placed(_lucent.fftn(resolve(context), x, ax, norm or "backward"), out)
 
 
-def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None, *,
+def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
+          out: Any = None, *,
           context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.ifftn: the inverse of :func:`fftn` (scaled by 1/n with norm "backward").
 
@@ -95,10 +113,11 @@ def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int
     True
     """
     x, ax = _shape(complex64(a), s, axes)
-    return _lucent.ifftn(resolve(context), x, ax, norm or "backward")
+    return _placed(_lucent.ifftn(resolve(context), x, ax, norm or "backward"), out)
 
 
-def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None, *,
+def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
+          out: Any = None, *,
           context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.rfftn: the transform of real input, n/2 + 1 values along the last axis transformed.
 
@@ -108,10 +127,11 @@ def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int
     """
     x, ax = _shape(real(a, "a"), s, axes)
     x, ax, half = _half_axis_last(x, ax)
-    return _half_axis_back(_lucent.rfftn(resolve(context), x, ax, norm or "backward"), half)
+    return _placed(_half_axis_back(_lucent.rfftn(resolve(context), x, ax, norm or "backward"), half), out)
 
 
-def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None, *,
+def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
+           out: Any = None, *,
            context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.irfftn: the inverse of :func:`rfftn`, float32; the last axis transformed has
     ``s[-1]`` values (default 2(m - 1) for m input values).
@@ -128,53 +148,59 @@ def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[in
         if length < 1:
             raise ValueError(f"invalid number of data points ({length}) specified")
     else:
-        length = int(s[-1])
-        x = _fit(x, list(s[:-1]) + [length // 2 + 1], ax)
+        sizes = _sizes(x, list(s[:-1]), ax[:-1])
+        length = x.shape[ax[-1]] if int(s[-1]) == -1 else int(s[-1])  # numpy 2: -1 is the input's length
+        x = _fit(x, sizes + [length // 2 + 1], ax)
     x, ax, half = _half_axis_last(x, ax)
-    return _half_axis_back(_lucent.irfftn(resolve(context), x, ax, length, norm or "backward"), half)
+    return _placed(_half_axis_back(_lucent.irfftn(resolve(context), x, ax, length, norm or "backward"), half), out)
 
 
-def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, *, context: Optional[Context] = None) -> np.ndarray:
+def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, out: Any = None, *,
+        context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.fft along one axis.
 
     >>> import numpy as np, lucent
     >>> lucent.fft.fft(np.arange(4, dtype="f4"))
     array([ 6.+0.j, -2.+2.j, -2.+0.j, -2.-2.j], dtype=complex64)
     """
-    return fftn(a, None if n is None else [n], [axis], norm, context=context)
+    return fftn(a, None if n is None else [n], [axis], norm, out, context=context)
 
 
-def ifft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, *, context: Optional[Context] = None) -> np.ndarray:
+def ifft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, out: Any = None, *,
+         context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.ifft along one axis.
 
     >>> import numpy as np, lucent
     >>> lucent.fft.ifft(np.ones(4, "f4")).real
     array([1., 0., 0., 0.], dtype=float32)
     """
-    return ifftn(a, None if n is None else [n], [axis], norm, context=context)
+    return ifftn(a, None if n is None else [n], [axis], norm, out, context=context)
 
 
-def rfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, *, context: Optional[Context] = None) -> np.ndarray:
+def rfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, out: Any = None, *,
+         context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.rfft along one axis.
 
     >>> import numpy as np, lucent
     >>> lucent.fft.rfft(np.ones(6, "f4")).shape
     (4,)
     """
-    return rfftn(a, None if n is None else [n], [axis], norm, context=context)
+    return rfftn(a, None if n is None else [n], [axis], norm, out, context=context)
 
 
-def irfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, *, context: Optional[Context] = None) -> np.ndarray:
+def irfft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, out: Any = None, *,
+          context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.irfft along one axis.
 
     >>> import numpy as np, lucent
     >>> lucent.fft.irfft(np.ones(4, "c8"), 6).shape
     (6,)
     """
-    return irfftn(a, None if n is None else [n], [axis], norm, context=context)
+    return irfftn(a, None if n is None else [n], [axis], norm, out, context=context)
 
 
-def fft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None, *,
+def fft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None,
+         out: Any = None, *,
          context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.fft2: :func:`fftn` over the last two axes.
 
@@ -182,10 +208,11 @@ def fft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -
     >>> lucent.fft.fft2(np.ones((3, 4, 5), "f4")).shape
     (3, 4, 5)
     """
-    return fftn(a, s, axes, norm, context=context)
+    return fftn(a, s, axes, norm, out, context=context)
 
 
-def ifft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None, *,
+def ifft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None,
+          out: Any = None, *,
           context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.ifft2: :func:`ifftn` over the last two axes.
 
@@ -193,10 +220,11 @@ def ifft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, 
     >>> lucent.fft.ifft2(np.ones((4, 5), "c8"))[0, 0]
     np.complex64(1+0j)
     """
-    return ifftn(a, s, axes, norm, context=context)
+    return ifftn(a, s, axes, norm, out, context=context)
 
 
-def rfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None, *,
+def rfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None,
+          out: Any = None, *,
           context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.rfft2: :func:`rfftn` over the last two axes.
 
@@ -204,10 +232,11 @@ def rfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, 
     >>> lucent.fft.rfft2(np.ones((4, 5), "f4")).shape
     (4, 3)
     """
-    return rfftn(a, s, axes, norm, context=context)
+    return rfftn(a, s, axes, norm, out, context=context)
 
 
-def irfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None, *,
+def irfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2, -1), norm: Norm = None,
+           out: Any = None, *,
            context: Optional[Context] = None) -> np.ndarray:
     """numpy.fft.irfft2: :func:`irfftn` over the last two axes.
 
@@ -215,4 +244,4 @@ def irfft2(a: Any, s: Optional[Sequence[int]] = None, axes: Sequence[int] = (-2,
     >>> lucent.fft.irfft2(np.ones((4, 3), "c8"), (4, 5)).shape
     (4, 5)
     """
-    return irfftn(a, s, axes, norm, context=context)
+    return irfftn(a, s, axes, norm, out, context=context)

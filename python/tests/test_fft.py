@@ -76,3 +76,20 @@ def test_bad_input_raises():
         lucent.fft.fftn(np.zeros(4), norm="sideways")
     with pytest.raises(TypeError):
         lucent.fft.rfftn(np.zeros(4, np.complex64))
+
+
+def test_numpy2_s_minus_one_and_out(rng):
+    x = rng.standard_normal((6, 9)).astype("f4")
+    kw = dict(axes=(0, 1))
+    np.testing.assert_allclose(lucent.fft.fftn(x, s=(-1, 12), **kw), np.fft.fftn(x, s=(-1, 12), **kw), rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(lucent.fft.rfftn(x, s=(4, -1), **kw), np.fft.rfftn(x, s=(4, -1), **kw), rtol=1e-4, atol=1e-4)
+    h = np.fft.rfftn(x).astype("c8")
+    for s in ((-1, -1), (-1, 9)):
+        np.testing.assert_allclose(lucent.fft.irfftn(h, s=s, **kw), np.fft.irfftn(h, s=s, **kw), rtol=1e-4, atol=1e-4)
+    out = np.zeros((6, 9), "c8")
+    r = lucent.fft.fft2(x, out=out)
+    assert r is out and np.allclose(out, np.fft.fft2(x), atol=1e-4)
+    out1 = np.zeros(9, "c8")
+    assert lucent.fft.fft(x[0], None, -1, None, out1) is out1
+    with pytest.raises(ValueError, match="out"):
+        lucent.fft.fft(x[0], out=np.zeros(3, "c8"))
