@@ -8,7 +8,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 
-/// Mirrors `Params` in phase_ramp.wgsl.
+/// Mirrors `Params` in phase_ramp.wgsl (and fourier_ellipsoid.wgsl).
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub struct Params {
@@ -19,14 +19,12 @@ pub struct Params {
     pub pad: [u32; 2],
 }
 
-/// `x` (complex) times Π_a table[start[a] + k_a] at index k; `table` holds each axis's factors
-/// in turn (complex, as many as the axis is long).
-pub fn record(rec: &mut Recording, x: Buf, table: Buf) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::C32, "phase ramp input")?;
-    rec.expect_dtype(table, Dtype::C32, "phase table")?;
+/// The parameters of a kernel that reads per-axis tables (each axis' entries one after another)
+/// for every element of `x`: its axes, each table's start, the rank and the element count.
+pub(crate) fn table_params(rec: &Recording, x: Buf, table: Buf, what: &str) -> Result<Params> {
     let dims = rec.dims(x).to_vec();
     if rec.shape(table).len() != dims.iter().sum::<usize>() {
-        return Err(Error::Shape(format!("a phase table of {} factors for an array of shape {dims:?}", rec.shape(table).len())));
+        return Err(Error::Shape(format!("{what} of {} values for an array of shape {dims:?}", rec.shape(table).len())));
     }
     let mut p = Params::zeroed();
     let mut at = 0;
@@ -35,6 +33,15 @@ pub fn record(rec: &mut Recording, x: Buf, table: Buf) -> Result<Buf> {
         at += n;
     }
     (p.rank, p.count) = (dims.len() as u32, rec.shape(x).len() as u32);
+    Ok(p)
+}
+
+/// `x` (complex) times Π_a table[start[a] + k_a] at index k; `table` holds each axis's factors
+/// in turn (complex, as many as the axis is long).
+pub fn record(rec: &mut Recording, x: Buf, table: Buf) -> Result<Buf> {
+    rec.expect_dtype(x, Dtype::C32, "phase ramp input")?;
+    rec.expect_dtype(table, Dtype::C32, "phase table")?;
+    let p = table_params(rec, x, table, "a phase table")?;
     let y = rec.temp_like(x, Dtype::C32)?;
     rec.dispatch(&PHASE_RAMP, &[], bytemuck::bytes_of(&p), &[x, table, y], PHASE_RAMP.groups(p.count as u64));
     Ok(y)
