@@ -133,3 +133,19 @@ def test_measurements_refuse_bad_input():
         lucent.ndimage.minimum(x, labels=np.zeros((4, 5), int), index=3)
     with pytest.raises(TypeError, match="integers"):
         lucent.ndimage.find_objects(x)
+
+
+def test_many_regions_are_checked_against_the_host_budget():
+    # Each region's accumulators are counted before they are allocated (a budget of 1 MB here).
+    import os
+    import subprocess
+    import sys
+    code = ("import numpy as np, lucent\n"
+            "try:\n"
+            "    lucent.ndimage.mean(np.ones(10), np.ones(10, int), np.arange(100000))\n"
+            "except ValueError as e:\n"
+            "    print('refused:', e)\n")
+    env = dict(os.environ, LUCENT_HOST_BUDGET_BYTES="1000000")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert "refused:" in out.stdout and "100000 regions" in out.stdout, out.stdout + out.stderr
+    assert len(lucent.ndimage.mean(np.ones(10), np.ones(10, int), np.arange(1000))) == 1000

@@ -380,7 +380,12 @@ impl<'a, T: Value, L: LabelValue> Plan<'a, T, L> {
             }
             _ => None,
         };
-        Ok(Plan { values, len, labels, shape, keys, table, entries, slots })
+        let plan = Plan { values, len, labels, shape, keys, table, entries, slots };
+        // Every chunk holds an accumulator per region (at most ~128 bytes each), and so does the
+        // merge: checked before any is allocated.
+        let bytes = (plan.slots as u64).checked_mul((plan.chunks() as u64 + 1) * 128);
+        crate::host::check_host_bytes(&format!("measurements of {} regions", plan.slots), bytes)?;
+        Ok(plan)
     }
 
     fn len(&self) -> usize {
