@@ -1,14 +1,18 @@
-"""scipy.ndimage on the GPU: filters (correlate, convolve, their 1D forms, gaussian_filter and
-gaussian_filter1d with derivatives, gaussian_laplace, gaussian_gradient_magnitude, sobel,
-prewitt, laplace, uniform_filter) and interpolation (spline_filter, map_coordinates, affine_transform, shift,
-zoom, rotate, fourier_shift), arrays of 1-4 axes, scipy's argument names, defaults and
-boundary modes; and ``deskew`` for stage-scanned light-sheet stacks (pycudadecon's deskewGPU).
+"""scipy.ndimage on the GPU, every name of scipy.ndimage 1.17 with its arguments, defaults and
+results: filters (correlate, convolve and their 1D forms, the Gaussian filters and derivatives,
+sobel, prewitt, laplace, uniform, minimum, maximum, rank, median and percentile filters),
+Fourier filters, interpolation (B-spline orders 0 to 5), morphology (binary and grey, hole
+filling, the exact Euclidean distance transform), labels and measurements; ``origin``, ``axes``
+and complex input as scipy takes them; arrays of 1-4 axes. ``deskew`` for stage-scanned
+light-sheet stacks (pycudadecon's deskewGPU). What lucent cannot do (a Python function per
+window, chamfer distances, watershed_ift) raises NotImplementedError saying so.
 
 Computed in float32: float64 and integer input is converted first, and the result is float32
-unless ``output`` (a dtype, or an array written in place) says otherwise. Interpolation takes
-scipy's B-spline orders 0 to 5, and lucent's ``sampler``: "buffer" (exact), "texture" (orders
-0, 1 and 3: hardware linear filtering, faster in places, weights rounded to a few bits) or
-"auto" (the buffer).
+(complex64 for complex input) unless ``output`` (a dtype, or an array written in place) says
+otherwise; the measurements of labelled regions are computed in float64 on the host.
+Interpolation takes lucent's ``sampler``: "buffer" (exact), "texture" (orders 0, 1 and 3:
+hardware linear filtering, faster in places, weights rounded to a few bits) or "auto" (the
+buffer).
 
 >>> import numpy as np, lucent
 >>> x = np.random.rand(40, 31).astype("f4")
