@@ -23,3 +23,13 @@ fn footprint_index(c: vec4<i32>, o: vec4<i32>, n: vec4<i32>, mode: u32) -> i32 {
     }
     return index;
 }
+
+// Whether the footprint whose offsets lie in [lo, hi] along each slot fits inside the array at
+// `c`: then every tap is read at its linear offset (`footprint_at`), without folding.
+fn footprint_inside(c: vec4<i32>, n: vec4<i32>, lo: vec4<i32>, hi: vec4<i32>) -> bool {
+    return all(c + lo >= vec4<i32>(0)) && all(c + hi < n);
+}
+
+fn footprint_at(i: u32, o: vec4<i32>, n: vec4<i32>) -> u32 {
+    return u32(i32(i) + dot(o, vec4<i32>(n.y * n.z * n.w, n.z * n.w, n.w, 1)));
+}

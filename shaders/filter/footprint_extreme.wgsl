@@ -32,11 +32,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let c = footprint_coords(i, p.dims);
     let n = vec4<i32>(p.dims);
     var best = select(3.4028235e38, -3.4028235e38, MAXIMUM);
-    if (all(c + p.lo >= vec4<i32>(0)) && all(c + p.hi < n)) {
-        // The whole footprint inside: each tap at its linear offset, no folding.
-        let strides = vec4<i32>(n.y * n.z * n.w, n.z * n.w, n.w, 1);
+    if (footprint_inside(c, n, p.lo, p.hi)) {
         for (var t = 0u; t < p.taps; t++) {
-            let v = x[u32(i32(i) + dot(vec4<i32>(offsets[t]), strides))] + weights[t];
+            let v = x[footprint_at(i, vec4<i32>(offsets[t]), n)] + weights[t];
             best = select(min(best, v), max(best, v), MAXIMUM);
         }
     } else {

@@ -46,14 +46,22 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[f32]
     }
     (0..lead).for_each(|a| p.dims[a] = 1);
     (p.count, p.taps, p.cval) = (count as u32, offsets.len() as u32, if let Boundary::Constant(c) = boundary { c } else { 0.0 });
-    for o in offsets {
-        for (a, &v) in o.iter().enumerate() {
-            (p.lo[lead + a], p.hi[lead + a]) = (p.lo[lead + a].min(v as i32), p.hi[lead + a].max(v as i32));
-        }
-    }
+    (p.lo, p.hi) = bounds(offsets, lead);
     let constants = [("MODE", boundary.code() as f64), ("MAXIMUM", f64::from(u8::from(maximum)))];
     rec.dispatch(&FOOTPRINT_EXTREME, &constants, bytemuck::bytes_of(&p), &[x, off, w, y], FOOTPRINT_EXTREME.groups(count as u64));
     Ok(y)
+}
+
+/// The least and greatest offset along each of the four slots (0 included; the `lead` slots
+/// padded on the left stay 0): the footprint's bounding box, for the kernels' inside test.
+pub(crate) fn bounds(offsets: &[Vec<i64>], lead: usize) -> ([i32; 4], [i32; 4]) {
+    let (mut lo, mut hi) = ([0i32; 4], [0i32; 4]);
+    for o in offsets {
+        for (a, &v) in o.iter().enumerate() {
+            (lo[lead + a], hi[lead + a]) = (lo[lead + a].min(v as i32), hi[lead + a].max(v as i32));
+        }
+    }
+    (lo, hi)
 }
 
 /// A footprint's offsets on the device as the footprint kernels read them: four f32 per tap (the

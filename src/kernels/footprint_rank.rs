@@ -68,26 +68,22 @@ fn selection(offsets: &[Vec<i64>], lead: usize) -> String {
         let section = &source[b + "// unrolled: begin".len()..e];
         return section.trim_end().replace("MAX_TAPS", &taps.to_string());
     }
-    let four = |o: &Vec<i64>| -> [i64; 4] {
-        let mut f = [0i64; 4];
-        f[lead..].copy_from_slice(o);
+    let four = |o: &Vec<i64>| -> [i32; 4] {
+        let mut f = [0i32; 4];
+        f[lead..].iter_mut().zip(o).for_each(|(f, &v)| *f = v as i32);
         f
     };
-    let vec = |f: [i64; 4]| format!("vec4<i32>({}, {}, {}, {})", f[0], f[1], f[2], f[3]);
-    let (lo, hi) = offsets
-        .iter()
-        .map(four)
-        .fold(([0i64; 4], [0i64; 4]), |(lo, hi), f| (std::array::from_fn(|a| lo[a].min(f[a])), std::array::from_fn(|a| hi[a].max(f[a]))));
+    let vec = |f: [i32; 4]| format!("vec4<i32>({}, {}, {}, {})", f[0], f[1], f[2], f[3]);
+    let (lo, hi) = super::footprint_extreme::bounds(offsets, lead);
     let size = taps.next_power_of_two();
     let mut s = String::new();
     for t in 0..size {
         let value = if t < taps { String::new() } else { " = bitcast<f32>(0x7f800000u)".into() };
         s += &format!("    var v{t}: f32{value};\n");
     }
-    s += &format!("    if (all(c + {} >= vec4<i32>(0)) && all(c + {} < n)) {{\n", vec(lo), vec(hi));
-    s += "        let strides = vec4<i32>(n.y * n.z * n.w, n.z * n.w, n.w, 1);\n";
+    s += &format!("    if (footprint_inside(c, n, {}, {})) {{\n", vec(lo), vec(hi));
     for (t, o) in offsets.iter().enumerate() {
-        s += &format!("        v{t} = x[u32(i32(i) + dot({}, strides))];\n", vec(four(o)));
+        s += &format!("        v{t} = x[footprint_at(i, {}, n)];\n", vec(four(o)));
     }
     s += "    } else {\n";
     for t in 0..taps {
