@@ -18,6 +18,12 @@ impl Finite for f32 {
     }
 }
 
+impl Finite for f64 {
+    fn is_finite(self) -> bool {
+        f64::is_finite(self)
+    }
+}
+
 impl Finite for Complex32 {
     fn is_finite(self) -> bool {
         Complex32::is_finite(self)

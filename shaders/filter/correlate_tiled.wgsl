@@ -15,9 +15,10 @@
 // added with Neumaier's compensation; the plain f32 sum of T taps errs by up to ~T·u.
 #import common/grid
 #import common/boundary
+#import common/real
 
 override MODE: u32 = 0u;           // Boundary::code()
-override TILE_VEC4S: u32 = 1024u;  // workgroup memory in vec4s, sized by the host to the plan
+override TILE_VEC4S: u32 = 1024u;  // workgroup memory in vec4<real>s, sized by the host to the plan
 override COMPENSATED: bool = false;
 
 const THREADS: u32 = 256u;
@@ -33,15 +34,15 @@ struct Params {
     tile_rows: u32,        // THREADS / XT
     chunk_rows: u32,       // kernel rows per workgroup-memory load
     k_blocks: u32,         // vec4s of weights per kernel row: ceil(k_dims.w / 4)
-    fill: f32,             // constant mode's value outside x
+    fill: f32,             // constant mode's value outside x (f32 precision in the f64 twin)
 }
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read> w: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<real>;
+@group(0) @binding(1) var<storage, read> w: array<vec4<real>>;
+@group(0) @binding(2) var<storage, read_write> y: array<real>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-var<workgroup> tile: array<vec4<f32>, TILE_VEC4S>;
+var<workgroup> tile: array<vec4<real>, TILE_VEC4S>;
 
 // Loads `rows` x `cols4` vec4s of the input plane starting at (in_y, in_x); `plane` is the
 // first row index of the folded slow coordinates (`plane_ok` false: constant mode, outside).
@@ -65,20 +66,20 @@ fn load_tile(lid: u32, rows: u32, cols4: u32, plane: u32, plane_ok: bool, in_y: 
             let ok = col_ok & vec4(plane_ok && cy >= 0);
             let row = (plane + u32(max(cy, 0))) * u32(p.in_dims.w);
             let v = vec4(x[row + col.x], x[row + col.y], x[row + col.z], x[row + col.w]);
-            tile[r * cols4 + c] = select(vec4(p.fill), v, ok);
+            tile[r * cols4 + c] = select(vec4(real(p.fill)), v, ok);
         }
     }
 }
 
 // Adds the block *acc to the sum *sum with Neumaier's compensation (the lost bits into *err),
 // per lane, and clears the block.
-fn flush(sum: ptr<function, vec4<f32>>, err: ptr<function, vec4<f32>>, acc: ptr<function, vec4<f32>>) {
+fn flush(sum: ptr<function, vec4<real>>, err: ptr<function, vec4<real>>, acc: ptr<function, vec4<real>>) {
     let s = *sum;
     let v = *acc;
     let t = s + v;
     *err += select((v - t) + s, (s - t) + v, abs(s) >= abs(v));
     *sum = t;
-    *acc = vec4(0.0);
+    *acc = vec4<real>(0.0);
 }
 
 @compute @workgroup_size(256)
@@ -103,12 +104,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let cols4 = 2u * xt + kb;  // tile row: 8 * XT outputs plus the halo, in vec4s
     let in_x = p.origin.w + i32(x0);
 
-    var acc0 = vec4(0.0);  // outputs x0 + 8 tx + 0..3
-    var acc1 = vec4(0.0);  // outputs x0 + 8 tx + 4..7
-    var sum0 = vec4(0.0);  // COMPENSATED: the blocks' sums and their lost bits
-    var sum1 = vec4(0.0);
-    var err0 = vec4(0.0);
-    var err1 = vec4(0.0);
+    var acc0 = vec4<real>(0.0);  // outputs x0 + 8 tx + 0..3
+    var acc1 = vec4<real>(0.0);  // outputs x0 + 8 tx + 4..7
+    var sum0 = vec4<real>(0.0);  // COMPENSATED: the blocks' sums and their lost bits
+    var sum1 = vec4<real>(0.0);
+    var err0 = vec4<real>(0.0);
+    var err1 = vec4<real>(0.0);
     for (var j0 = 0u; j0 < k.x; j0++) {
         let c0 = boundary_fold(p.origin.x + i32(o0 + j0), p.in_dims.x, MODE);
         for (var j1 = 0u; j1 < k.y; j1++) {

@@ -14,6 +14,7 @@
 // block test folds away and the sums are the plain ones.
 #import common/grid
 #import common/boundary
+#import common/real
 
 override MODE: u32 = 0u;  // Boundary::code()
 override COMPENSATED: bool = false;
@@ -21,7 +22,7 @@ override COMPENSATED: bool = false;
 const BLOCK: u32 = 16u;  // taps summed plainly between compensated additions
 
 // Neumaier's addition of v to the sum s.x, the low-order bits it loses gathered in s.y.
-fn add_compensated(s: vec2<f32>, v: f32) -> vec2<f32> {
+fn add_compensated(s: vec2<real>, v: real) -> vec2<real> {
     let t = s.x + v;
     let lost = select((v - t) + s.x, (s.x - t) + v, abs(s.x) >= abs(v));
     return vec2(t, s.y + lost);
@@ -35,14 +36,14 @@ struct Params {
     origin: vec4<i32>,     // input coordinate that output 0 reads with tap 0
     k_dims: vec4<i32>,     // weight shape
     count: u32,            // output elements
-    fill: f32,             // constant mode's value outside x
+    fill: f32,             // constant mode's value outside x (f32 precision in the f64 twin)
     pad0: u32,
     pad1: u32,
 }
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read> w: array<f32>;
-@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<real>;
+@group(0) @binding(1) var<storage, read> w: array<real>;
+@group(0) @binding(2) var<storage, read_write> y: array<real>;
 @group(0) @binding(3) var<uniform> p: Params;
 
 // Output coordinate of linear index i.
@@ -55,11 +56,11 @@ fn unravel(i: u32) -> vec4<i32> {
 }
 
 // The whole window lies inside x: one linear index stepped by the strides.
-fn inside_sum(base: vec4<i32>) -> f32 {
+fn inside_sum(base: vec4<i32>) -> real {
     let k = p.k_dims;
     let s = p.in_stride;
-    var acc = 0.0;
-    var sum = vec2(0.0);  // COMPENSATED: the blocks' sum and its lost bits
+    var acc = real(0.0);
+    var sum = vec2<real>(0.0);  // COMPENSATED: the blocks' sum and its lost bits
     var t = 0u;
     var ia = dot(base, s);
     for (var a = 0; a < k.x; a++) {
@@ -72,7 +73,7 @@ fn inside_sum(base: vec4<i32>) -> f32 {
                     t++;
                     if (COMPENSATED && t % BLOCK == 0u) {
                         sum = add_compensated(sum, acc);
-                        acc = 0.0;
+                        acc = real(0.0);
                     }
                 }
                 ic += s.z;
@@ -90,12 +91,12 @@ fn inside_sum(base: vec4<i32>) -> f32 {
 
 // Some of the window lies outside: each axis's coordinate folded once per loop level; a
 // negative fold (constant mode, outside) makes every tap below it read `fill`.
-fn boundary_sum(base: vec4<i32>) -> f32 {
+fn boundary_sum(base: vec4<i32>) -> real {
     let k = p.k_dims;
     let n = p.in_dims;
     let s = p.in_stride;
-    var acc = 0.0;
-    var sum = vec2(0.0);  // COMPENSATED: the blocks' sum and its lost bits
+    var acc = real(0.0);
+    var sum = vec2<real>(0.0);  // COMPENSATED: the blocks' sum and its lost bits
     var t = 0u;
     for (var a = 0; a < k.x; a++) {
         let ca = boundary_fold(base.x + a, n.x, MODE);
@@ -109,12 +110,12 @@ fn boundary_sum(base: vec4<i32>) -> f32 {
                     let cd = boundary_fold(base.w + d, n.w, MODE);
                     let ok = outer_ok && cd >= 0;
                     // A dummy in-range index where constant mode supplies the value.
-                    let v = select(p.fill, x[row + max(cd, 0)], ok);
+                    let v = select(real(p.fill), x[row + max(cd, 0)], ok);
                     acc = fma(w[t], v, acc);
                     t++;
                     if (COMPENSATED && t % BLOCK == 0u) {
                         sum = add_compensated(sum, acc);
-                        acc = 0.0;
+                        acc = real(0.0);
                     }
                 }
             }

@@ -1,18 +1,19 @@
-// z = x (op) y elementwise, four floats per thread. Complex arrays are interleaved, so complex
+// z = x (op) y elementwise, four reals per thread (f32, or f64 in the twin). Complex arrays are interleaved, so complex
 // add/sub are the real ones and the complex products treat each vec4 as two complex numbers.
 #import common/grid
+#import common/real
 #import common/complex
 
 override OP: u32;
 
 struct Params { count: u32, pad: u32 }  // count in vec4s; mirrored in src/kernels/binary.rs
 
-@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read> y: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> z: array<vec4<f32>>;
+@group(0) @binding(0) var<storage, read> x: array<vec4<real>>;
+@group(0) @binding(1) var<storage, read> y: array<vec4<real>>;
+@group(0) @binding(2) var<storage, read_write> z: array<vec4<real>>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-fn f(a: vec4<f32>, b: vec4<f32>) -> vec4<f32> {
+fn f(a: vec4<real>, b: vec4<real>) -> vec4<real> {
     switch OP {
         case 0u: { return a + b; }
         case 1u: { return a - b; }

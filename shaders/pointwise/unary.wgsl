@@ -1,26 +1,28 @@
-// y = f(x) elementwise on f32, four elements per thread. OP selects f (src/kernels/unary.rs).
+// y = f(x) elementwise on f32 (f64 in the twin), four elements per thread. OP selects f (src/kernels/unary.rs).
 #import common/grid
+#import common/real
 
 override OP: u32;
 
 struct Params { count: u32, pad: u32, a: f32, b: f32 }  // count in vec4s; mirrored in unary.rs
 
-@group(0) @binding(0) var<storage, read> x: array<vec4<f32>>;
-@group(0) @binding(1) var<storage, read_write> y: array<vec4<f32>>;
+@group(0) @binding(0) var<storage, read> x: array<vec4<real>>;
+@group(0) @binding(1) var<storage, read_write> y: array<vec4<real>>;
 @group(0) @binding(2) var<uniform> p: Params;
 
-fn f(v: vec4<f32>) -> vec4<f32> {
+fn f(v: vec4<real>) -> vec4<real> {
     switch OP {
-        case 0u: { return v * p.a + p.b; }                  // affine (scale, offset)
-        case 1u: { return clamp(v, vec4(p.a), vec4(p.b)); } // clamp to [a, b]
+        case 0u: { return v * real(p.a) + real(p.b); }                  // affine (scale, offset)
+        case 1u: { return clamp(v, vec4(real(p.a)), vec4(real(p.b))); } // clamp to [a, b]
         case 2u: { return abs(v); }
         case 3u: { return sqrt(v); }
-        case 4u: { return exp(v); }
-        case 5u: { return log(v); }
-        case 6u: { return max(v, vec4(p.a)); }
-        case 7u: { return min(v, vec4(p.a)); }
-        case 8u: { return v * p.a; }                        // scale alone (no fused add)
-        default: { return v + p.a; }                        // offset alone
+        // SPIR-V has no f64 exp/log: the f64 twin takes them in f32.
+        case 4u: { return vec4<real>(exp(vec4<f32>(v))); }
+        case 5u: { return vec4<real>(log(vec4<f32>(v))); }
+        case 6u: { return max(v, vec4(real(p.a))); }
+        case 7u: { return min(v, vec4(real(p.a))); }
+        case 8u: { return v * real(p.a); }                              // scale alone (no fused add)
+        default: { return v + real(p.a); }                              // offset alone
     }
 }
 

@@ -9,25 +9,54 @@ use num_complex::Complex32;
 use super::{Gpu, Pooled};
 use crate::error::{Error, Result};
 
-/// Element type: f32, complex f32 stored interleaved as WGSL `vec2<f32>`, or u32 (indices,
-/// e.g. the result of argmax).
+/// Element type: f32, complex f32 stored interleaved as WGSL `vec2<f32>`, u32 (indices, e.g.
+/// the result of argmax), or f64 (kernels with an f64 twin, on devices with `SHADER_F64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dtype {
     F32,
     C32,
     U32,
+    F64,
 }
 
 impl Dtype {
     pub fn bytes(self) -> u64 {
         match self {
             Dtype::F32 | Dtype::U32 => 4,
-            Dtype::C32 => 8,
+            Dtype::C32 | Dtype::F64 => 8,
         }
     }
     /// 32-bit words per element.
     pub fn words(self) -> u32 {
         (self.bytes() / 4) as u32
+    }
+}
+
+/// The real element types kernels compute in: f32 on every device, f64 on devices with
+/// `SHADER_F64` ([`Gpu::has_f64`]) through the kernels' f64 twins (`KernelInfo::for_dtype`).
+pub trait Real: ndarray::NdFloat + bytemuck::Pod + crate::check::Finite + Default {
+    const DTYPE: Dtype;
+    fn from_f64(v: f64) -> Self;
+    fn as_f64(self) -> f64;
+}
+
+impl Real for f32 {
+    const DTYPE: Dtype = Dtype::F32;
+    fn from_f64(v: f64) -> f32 {
+        v as f32
+    }
+    fn as_f64(self) -> f64 {
+        self as f64
+    }
+}
+
+impl Real for f64 {
+    const DTYPE: Dtype = Dtype::F64;
+    fn from_f64(v: f64) -> f64 {
+        v
+    }
+    fn as_f64(self) -> f64 {
+        self
     }
 }
 
@@ -80,6 +109,7 @@ pub struct GpuArray {
 impl GpuArray {
     /// An array with unspecified contents.
     pub fn empty(gpu: &Gpu, dims: &[usize], dtype: Dtype) -> Result<GpuArray> {
+        gpu.check_dtype(dtype)?;
         let shape = Shape::new(dims)?;
         let bytes = shape.len() as u64 * dtype.bytes();
         let buffer = gpu.create_buffer(&format!("lucent.array{dims:?}"), bytes)?;
@@ -91,7 +121,12 @@ impl GpuArray {
     }
 
     pub fn upload_f32(gpu: &Gpu, data: &ArrayViewD<f32>) -> Result<GpuArray> {
-        Self::upload(gpu, data.shape(), Dtype::F32, &row_major_bytes(data))
+        Self::upload_real(gpu, data)
+    }
+
+    /// A real array (f32, or f64 for the f64 kernels).
+    pub fn upload_real<T: Real>(gpu: &Gpu, data: &ArrayViewD<T>) -> Result<GpuArray> {
+        Self::upload(gpu, data.shape(), T::DTYPE, &row_major_bytes(data))
     }
 
     pub fn upload_c32(gpu: &Gpu, data: &ArrayViewD<Complex32>) -> Result<GpuArray> {
@@ -121,13 +156,22 @@ impl GpuArray {
     /// f32 arrays, one after another, as one host array of shape `dims` (chunks of an array
     /// along axis 0, joined), copied through a small reused staging buffer.
     pub fn download_joined_f32(gpu: &Gpu, arrays: &[GpuArray], dims: &[usize]) -> Result<ArrayD<f32>> {
+        Self::download_joined(gpu, arrays, dims)
+    }
+
+    /// [`GpuArray::download_joined_f32`] for arrays of any real type `T`.
+    pub fn download_joined<T: Real>(gpu: &Gpu, arrays: &[GpuArray], dims: &[usize]) -> Result<ArrayD<T>> {
         let len: usize = dims.iter().product();
-        if arrays.iter().map(|a| a.len()).sum::<usize>() != len || arrays.iter().any(|a| a.dtype != Dtype::F32) {
-            return Err(Error::Shape(format!("f32 arrays of {} elements do not make shape {dims:?}", arrays.iter().map(|a| a.len()).sum::<usize>())));
+        if arrays.iter().map(|a| a.len()).sum::<usize>() != len || arrays.iter().any(|a| a.dtype != T::DTYPE) {
+            return Err(Error::Shape(format!(
+                "{:?} arrays of {} elements do not make shape {dims:?}",
+                T::DTYPE,
+                arrays.iter().map(|a| a.len()).sum::<usize>()
+            )));
         }
-        let mut out = vec![0f32; len];
+        let mut out = vec![T::zero(); len];
         let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (&**a.buffer, a.len())).collect();
-        gpu.read_window_into(&sources, &[], 4, &[0], &[len], bytemuck::cast_slice_mut(&mut out))?;
+        gpu.read_window_into(&sources, &[], std::mem::size_of::<T>(), &[0], &[len], bytemuck::cast_slice_mut(&mut out))?;
         Ok(ArrayD::from_shape_vec(IxDyn(dims), out).expect("sizes checked"))
     }
 

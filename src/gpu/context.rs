@@ -140,8 +140,15 @@ impl Gpu {
         };
         let adapter = &adapters[index];
         let limits = adapter.limits();
-        let wanted = wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::SUBGROUP | wgpu::Features::PIPELINE_CACHE | wgpu::Features::FLOAT32_FILTERABLE;
-        let features = adapter.features() & wanted;
+        let wanted = wgpu::Features::TIMESTAMP_QUERY
+            | wgpu::Features::SUBGROUP
+            | wgpu::Features::PIPELINE_CACHE
+            | wgpu::Features::FLOAT32_FILTERABLE
+            | wgpu::Features::SHADER_F64;
+        let mut features = adapter.features() & wanted;
+        if options.no_f64 {
+            features.remove(wgpu::Features::SHADER_F64);
+        }
         let (device, queue) = pollster::block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("lucent.device"),
             required_features: features,
@@ -208,6 +215,18 @@ impl Gpu {
     pub fn has_timestamps(&self) -> bool {
         self.features.contains(wgpu::Features::TIMESTAMP_QUERY)
     }
+    /// Whether kernels can compute in f64 (`SHADER_F64`: NVIDIA and AMD through Vulkan, DX12,
+    /// lavapipe; not Metal): float64 data is then computed in float64, else in f32.
+    pub fn has_f64(&self) -> bool {
+        self.features.contains(wgpu::Features::SHADER_F64)
+    }
+    /// f64 arrays only where kernels can compute in f64 ([`Gpu::has_f64`]).
+    pub fn check_dtype(&self, dtype: super::Dtype) -> Result<()> {
+        if dtype == super::Dtype::F64 && !self.has_f64() {
+            return Err(Error::Dtype(format!("{} cannot compute in f64 (no SHADER_F64): f64 data is computed in f32 by the front doors", self.summary.name)));
+        }
+        Ok(())
+    }
     /// Whether `R32Float` textures can be sampled with linear filtering (the texture sampler).
     pub fn filters_f32(&self) -> bool {
         self.features.contains(wgpu::Features::FLOAT32_FILTERABLE)
@@ -263,7 +282,8 @@ impl Gpu {
     /// returned to the recycler when its last user drops it.
     pub(crate) fn create_buffer(&self, label: &str, bytes: u64) -> Result<Pooled> {
         self.check_buffer_size(label, bytes)?;
-        let size = bytes.max(16).div_ceil(16) * 16;
+        // Whole vec4<f64>s (the widest element kernels read), so arrayLength covers every element.
+        let size = bytes.max(32).div_ceil(32) * 32;
         Ok(Pooled::new(self.buffer(label, size, STORAGE_USAGE)?, self.recycler.clone()))
     }
 

@@ -12,7 +12,7 @@ mod transfer;
 mod tuning;
 
 pub(crate) use array::{row_major_bytes, with_dim};
-pub use array::{Dtype, GpuArray, Shape};
+pub use array::{Dtype, GpuArray, Real, Shape};
 pub use cache::content_hash;
 pub(crate) use context::STORAGE_USAGE;
 pub use context::{AdapterSummary, Gpu};

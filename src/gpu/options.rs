@@ -46,6 +46,9 @@ pub struct GpuOptions {
     /// Write each kernel's WGSL to this directory when it is first compiled (inspection).
     /// `LUCENT_DUMP_SHADERS`.
     pub dump_shaders: Option<PathBuf>,
+    /// Leave the adapter's f64 (`SHADER_F64`) unused: f64 data is computed in f32, as on
+    /// devices without it (tests of that path, A/B measurements). `LUCENT_NO_F64=1`.
+    pub no_f64: bool,
     /// Overrides of the FFT planner's defaults (A/B measurements, tests). `LUCENT_FFT_*`.
     pub tuning: Tuning,
 }
@@ -63,6 +66,7 @@ impl Default for GpuOptions {
             poison: false,
             profile: false,
             dump_shaders: None,
+            no_f64: false,
             tuning: Tuning::default(),
         }
     }
@@ -107,6 +111,7 @@ impl GpuOptions {
             poison: flag("LUCENT_POISON")?,
             profile: flag("LUCENT_PROFILE")?,
             dump_shaders: std::env::var_os("LUCENT_DUMP_SHADERS").filter(|d| !d.is_empty()).map(PathBuf::from),
+            no_f64: flag("LUCENT_NO_F64")?,
             tuning: Tuning::from_env()?,
         })
     }

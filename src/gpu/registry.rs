@@ -64,6 +64,16 @@ impl KernelInfo {
         self.bindings.iter().filter(|b| b.kind.supplied()).count()
     }
 
+    /// This kernel for data of `dtype`: itself for f32, its f64 twin (the source with
+    /// `common/real`'s `real` = f64, made by build.rs) for f64.
+    pub fn for_dtype(&'static self, dtype: super::Dtype) -> crate::error::Result<&'static KernelInfo> {
+        match dtype {
+            super::Dtype::F32 => Ok(self),
+            super::Dtype::F64 => f64_twin(self.name).ok_or_else(|| crate::error::Error::Dtype(format!("kernel {} has no f64 form", self.name))),
+            other => Err(crate::error::Error::Dtype(format!("kernel {} computes f32 or f64, not {other:?}", self.name))),
+        }
+    }
+
     /// This kernel with the lines between its `// unrolled: begin` and `// unrolled: end`
     /// markers replaced by `code`: the same steps written out straight, as the caller generates
     /// them. (NVIDIA's compiler leaves naga's loops rolled, so arrays indexed by a loop counter

@@ -31,6 +31,11 @@ impl Chunked {
         Chunked { parts: vec![b], dims: rec.dims(b).to_vec() }
     }
 
+    /// The element type of the chunks.
+    pub fn dtype(&self, rec: &Recording) -> Dtype {
+        rec.dtype(self.parts[0])
+    }
+
     /// The caller's device arrays, in order along axis 0.
     pub fn inputs(rec: &mut Recording, arrays: &[GpuArray]) -> Result<Chunked> {
         let parts: Vec<Buf> = arrays.iter().map(|a| rec.input(a)).collect();

@@ -60,10 +60,22 @@ impl Results {
 
     /// `f32` without a copy; the download is left empty (each is taken once).
     pub fn take_f32(&mut self, d: Download) -> Result<ArrayD<f32>> {
-        self.check(d, Dtype::F32)?;
+        self.take_real(d)
+    }
+
+    /// A real download (f32 without a copy, f64 copied out of its 4-byte words); the download
+    /// is left empty.
+    pub fn take_real<T: crate::gpu::Real>(&mut self, d: Download) -> Result<ArrayD<T>> {
+        self.check(d, T::DTYPE)?;
         let (words, dims, _) = &mut self.downloads[d.0];
         let words = std::mem::take(words);
-        ArrayD::from_shape_vec(IxDyn(dims), bytemuck::allocation::cast_vec(words)).map_err(|_| Error::Invalid("this download was taken already".into()))
+        let values = bytemuck::allocation::try_cast_vec(words).unwrap_or_else(|(_, w)| bytemuck::cast_slice(&w).to_vec());
+        ArrayD::from_shape_vec(IxDyn(dims), values).map_err(|_| Error::Invalid("this download was taken already".into()))
+    }
+
+    /// [`Results::take_real`] for the last use of the results.
+    pub fn into_real<T: crate::gpu::Real>(mut self, d: Download) -> Result<ArrayD<T>> {
+        self.take_real(d)
     }
 
     /// `c32` without a copy where the allocation allows, for the last use of the results.
@@ -178,7 +190,8 @@ fn texture_view(gpu: &Gpu, dims: &[usize]) -> wgpu::TextureView {
 /// The executor's NaN fill of a temporary before its first use: `shaders/util/fill.wgsl`, whose
 /// `Params` are (count, bits) (`kernels::fill` records the same kernel for algorithms).
 fn poison_fill(x: Buf, words: u64) -> Dispatch {
-    let params: [u32; 2] = [words as u32, f32::NAN.to_bits()];
+    // f32 NaN in every word: an f64 of two of them is a NaN too.
+    let params: [u32; 4] = [words as u32, f32::NAN.to_bits(), f32::NAN.to_bits(), 0];
     Dispatch {
         kernel: &FILL,
         constants: Vec::new(),
@@ -198,7 +211,7 @@ impl Compiled {
             .values
             .iter()
             .map(|v| ValueSpec {
-                bytes: v.bytes().div_ceil(16) * 16,
+                bytes: v.padded_bytes(),
                 // Views own no buffer: their uses count as uses of the value they view.
                 kind: match v.source {
                     Source::External(_) | Source::Alias(_) | Source::Texture => Kind::External,
@@ -241,7 +254,7 @@ impl Compiled {
             trace("compile: buffers", t);
             let resource_of = |b: Buf| -> wgpu::BindingResource {
                 let v = &rec.values[b.0];
-                let size = wgpu::BufferSize::new(v.bytes().div_ceil(16) * 16);
+                let size = wgpu::BufferSize::new(v.padded_bytes());
                 match &v.source {
                     Source::Texture => wgpu::BindingResource::TextureView(textures[b.0].as_ref().unwrap()),
                     Source::External(a) => wgpu::BindingResource::Buffer(wgpu::BufferBinding { buffer: &a.buffer, offset: 0, size }),

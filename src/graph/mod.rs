@@ -55,6 +55,12 @@ impl Value {
     pub fn bytes(&self) -> u64 {
         self.shape.len() as u64 * self.dtype.bytes()
     }
+    /// Bytes bound to kernels: whole vec4s of the element type (32 bytes for f64), so the
+    /// vec4 kernels' arrayLength covers every element.
+    pub fn padded_bytes(&self) -> u64 {
+        let align = if self.dtype == Dtype::F64 { 32 } else { 16 };
+        self.bytes().div_ceil(align) * align
+    }
 }
 
 pub(crate) struct Dispatch {
@@ -109,7 +115,21 @@ impl<'g> Recording<'g> {
     }
 
     pub fn upload_f32(&mut self, data: &ArrayViewD<f32>) -> Result<Buf> {
-        self.upload(data.shape(), Dtype::F32, || crate::gpu::row_major_bytes(data).into_owned())
+        self.upload_real(data)
+    }
+
+    /// A real array (f32, or f64 for the f64 kernels).
+    pub fn upload_real<T: crate::gpu::Real>(&mut self, data: &ArrayViewD<T>) -> Result<Buf> {
+        self.upload(data.shape(), T::DTYPE, || crate::gpu::row_major_bytes(data).into_owned())
+    }
+
+    /// Values given in f64 (weights, tables) as an array of the real type `dtype` (F32 or F64).
+    pub fn upload_as(&mut self, data: &ArrayViewD<f64>, dtype: Dtype) -> Result<Buf> {
+        match dtype {
+            Dtype::F64 => self.upload_real(data),
+            Dtype::F32 => self.upload_real(&data.mapv(|v| v as f32).view()),
+            other => Err(Error::Dtype(format!("values to upload as {other:?}: expected a real type"))),
+        }
     }
 
     pub fn upload_c32(&mut self, data: &ArrayViewD<Complex32>) -> Result<Buf> {
@@ -130,7 +150,12 @@ impl<'g> Recording<'g> {
     /// Uploads `data` now, without keeping a copy for later runs: for large data a recording
     /// runs once (the caller's array is written straight into the device's staging memory).
     pub fn upload_once_f32(&mut self, data: &ArrayViewD<f32>) -> Result<Buf> {
-        let array = GpuArray::upload_f32(self.gpu, data)?;
+        self.upload_once_real(data)
+    }
+
+    /// [`Recording::upload_once_f32`] for any real type.
+    pub fn upload_once_real<T: crate::gpu::Real>(&mut self, data: &ArrayViewD<T>) -> Result<Buf> {
+        let array = GpuArray::upload_real(self.gpu, data)?;
         Ok(self.input(&array))
     }
 
@@ -142,6 +167,7 @@ impl<'g> Recording<'g> {
 
     /// Checks the size before `bytes` copies the data (once).
     fn upload(&mut self, dims: &[usize], dtype: Dtype, bytes: impl FnOnce() -> Vec<u8>) -> Result<Buf> {
+        self.gpu.check_dtype(dtype)?;
         let shape = Shape::new(dims)?;
         self.gpu.check_buffer_size("upload", shape.len() as u64 * dtype.bytes())?;
         Ok(self.push(shape, dtype, Source::Upload(bytes())))
@@ -149,6 +175,7 @@ impl<'g> Recording<'g> {
 
     /// A temporary of the given shape; its buffer is shared with others whose lifetimes do not overlap.
     pub fn temp(&mut self, dims: &[usize], dtype: Dtype) -> Result<Buf> {
+        self.gpu.check_dtype(dtype)?;
         let shape = Shape::new(dims)?;
         self.gpu.check_buffer_size(&format!("array of shape {dims:?}"), shape.len() as u64 * dtype.bytes())?;
         Ok(self.push(shape, dtype, Source::Temp))

@@ -46,7 +46,7 @@ impl BinaryOp {
         match self {
             BinaryOp::Add | BinaryOp::Sub => dtype != Dtype::U32,
             BinaryOp::ComplexMul | BinaryOp::ComplexMulConj | BinaryOp::CrossPower => dtype == Dtype::C32,
-            _ => dtype == Dtype::F32,
+            _ => matches!(dtype, Dtype::F32 | Dtype::F64),
         }
     }
     pub fn apply(self, a: f32, b: f32) -> f32 {
@@ -85,9 +85,13 @@ pub fn record_into(rec: &mut Recording, op: BinaryOp, x: Buf, y: Buf, z: Buf) ->
     if !op.accepts(dtype) {
         return Err(Error::Dtype(format!("{op:?} does not apply to {dtype:?} arrays")));
     }
-    let count = vec4s(rec.shape(x).len(), dtype.bytes());
+    // f64 in the twin (vec4<f64>: four elements), everything else as f32 words.
+    let (kernel, count) = match dtype {
+        Dtype::F64 => (BINARY.for_dtype(dtype)?, rec.shape(x).len().div_ceil(4) as u32),
+        _ => (&BINARY, vec4s(rec.shape(x).len(), dtype.bytes())),
+    };
     let p = Params { count, pad: 0 };
-    rec.dispatch(&BINARY, &[("OP", op.code() as f64)], bytemuck::bytes_of(&p), &[x, y, z], BINARY.groups(count as u64));
+    rec.dispatch(kernel, &[("OP", op.code() as f64)], bytemuck::bytes_of(&p), &[x, y, z], kernel.groups(count as u64));
     Ok(())
 }
 

@@ -11,7 +11,7 @@ use ndarray::ArrayViewD;
 use super::boundary::Boundary;
 use super::{correlate_window, CORRELATE_TILED};
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu, Shape};
+use crate::gpu::{Dtype, Gpu, Real, Shape};
 use crate::graph::{Buf, Recording};
 
 /// Threads per workgroup and outputs per thread along the contiguous axis, as in the WGSL.
@@ -94,9 +94,14 @@ impl Tiling {
         Tiling { threads_x, chunk_rows, tile_vec4s: vec4s.div_ceil(TILE_STEP_VEC4S) * TILE_STEP_VEC4S }
     }
 
-    /// The plan for this adapter's workgroup memory.
+    /// The plan for this adapter's workgroup memory, for f32 data.
     pub fn for_gpu(gpu: &Gpu, out_dims: &[usize], k_dims: &[usize]) -> Option<Tiling> {
-        Tiling::plan(out_dims, k_dims, gpu.workgroup_memory_bytes())
+        Tiling::for_dtype(gpu, out_dims, k_dims, Dtype::F32)
+    }
+
+    /// The plan for data of `dtype` (f64 vec4s take twice the memory: planned in half of it).
+    pub fn for_dtype(gpu: &Gpu, out_dims: &[usize], k_dims: &[usize], dtype: Dtype) -> Option<Tiling> {
+        Tiling::plan(out_dims, k_dims, gpu.workgroup_memory_bytes() / dtype.words())
     }
 }
 
@@ -109,10 +114,11 @@ pub fn pays(k_dims: &[usize]) -> bool {
     x >= 3 && plane >= MIN_PLANE_TAPS
 }
 
-/// Records the correlation of `x` with host `weights` into a new temporary of shape `out_dims`,
+/// Records the correlation of `x` (f32, or f64 on devices with it) with host `weights` (sent in
+/// x's type) into a new temporary of shape `out_dims`,
 /// with the adapter's tiling; `Error::TooLarge` when the kernel's halo does not fit.
-pub fn record(rec: &mut Recording, x: Buf, weights: &ArrayViewD<f32>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
-    let tiling = Tiling::for_gpu(rec.gpu(), out_dims, weights.shape()).ok_or_else(|| {
+pub fn record<W: Real>(rec: &mut Recording, x: Buf, weights: &ArrayViewD<W>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
+    let tiling = Tiling::for_dtype(rec.gpu(), out_dims, weights.shape(), rec.dtype(x)).ok_or_else(|| {
         Error::Invalid(format!(
             "tiled correlation: the halo of a {:?} kernel does not fit {} bytes of workgroup memory",
             weights.shape(),
@@ -123,16 +129,17 @@ pub fn record(rec: &mut Recording, x: Buf, weights: &ArrayViewD<f32>, out_dims: 
 }
 
 /// As [`record`] with a given tiling (tests force small ones to exercise chunked kernel rows).
-pub fn record_with(
+pub fn record_with<W: Real>(
     rec: &mut Recording,
     x: Buf,
-    weights: &ArrayViewD<f32>,
+    weights: &ArrayViewD<W>,
     out_dims: &[usize],
     origin: &[i64],
     boundary: Boundary,
     tiling: Tiling,
 ) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::F32, "correlation input")?;
+    let dtype = rec.dtype(x);
+    let kernel = CORRELATE_TILED.for_dtype(dtype)?;
     let in_dims = rec.dims(x).to_vec();
     let k_dims = weights.shape().to_vec();
     let rank = in_dims.len();
@@ -140,12 +147,12 @@ pub fn record_with(
         return Err(Error::Shape(format!("correlation: input {in_dims:?}, weights {k_dims:?}, output {out_dims:?} and origin {origin:?} must have one rank")));
     }
     check_ranges(&in_dims, &k_dims, out_dims, origin)?;
-    if tiling.tile_vec4s * 16 > rec.gpu().workgroup_memory_bytes() || tiling.threads_x == 0 || !THREADS.is_multiple_of(tiling.threads_x) {
+    if tiling.tile_vec4s * 16 * dtype.words() > rec.gpu().workgroup_memory_bytes() || tiling.threads_x == 0 || !THREADS.is_multiple_of(tiling.threads_x) {
         return Err(Error::Invalid(format!("tiling {tiling:?} does not fit this adapter")));
     }
     let (in4, k4, out4) = (Shape::new(&in_dims)?.dims4(), Shape::new(&k_dims)?.dims4(), Shape::new(out_dims)?.dims4());
-    let w = rec.upload_f32(&padded_rows(weights, k4).into_dyn().view())?;
-    let y = rec.temp(out_dims, Dtype::F32)?;
+    let w = rec.upload_as(&padded_rows(weights, k4).into_dyn().view(), dtype)?;
+    let y = rec.temp(out_dims, dtype)?;
     let mut origin4 = [0i32; 4];
     for (o, &v) in origin4[4 - rank..].iter_mut().zip(origin) {
         *o = v as i32;
@@ -176,7 +183,7 @@ pub fn record_with(
     }
     let compensated = k_dims.iter().product::<usize>() >= correlate_window::COMPENSATED_TAPS;
     let constants = [("MODE", boundary.code() as f64), ("TILE_VEC4S", tiling.tile_vec4s as f64), ("COMPENSATED", f64::from(u8::from(compensated)))];
-    rec.dispatch(&CORRELATE_TILED, &constants, bytemuck::bytes_of(&p), &[x, w, y], groups);
+    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[x, w, y], groups);
     Ok(y)
 }
 
@@ -201,10 +208,10 @@ fn check_ranges(in_dims: &[usize], k_dims: &[usize], out_dims: &[usize], origin:
 }
 
 /// The weights as 4D rows of whole vec4s: the contiguous axis zero-padded to a multiple of 4.
-fn padded_rows(weights: &ArrayViewD<f32>, k4: [usize; 4]) -> ndarray::Array1<f32> {
+fn padded_rows<W: Real>(weights: &ArrayViewD<W>, k4: [usize; 4]) -> ndarray::Array1<f64> {
     let blocks = k4[3].div_ceil(4) * 4;
     let mut out = ndarray::Array1::zeros(k4[0] * k4[1] * k4[2] * blocks);
-    for (row, chunk) in weights.iter().copied().collect::<Vec<_>>().chunks(k4[3]).enumerate() {
+    for (row, chunk) in weights.iter().map(|w| w.as_f64()).collect::<Vec<_>>().chunks(k4[3]).enumerate() {
         out.as_slice_mut().unwrap()[row * blocks..row * blocks + k4[3]].copy_from_slice(chunk);
     }
     out

@@ -1,4 +1,4 @@
-//! `shaders/filter/correlate_window.wgsl`: direct correlation of an f32 array with a weight array
+//! `shaders/filter/correlate_window.wgsl`: direct correlation of an f32 (or f64) array with a weight array
 //! of the same rank, `y[o] = Σ_j w[j] · x[origin + o + j]`, over any output window; coordinates
 //! outside `x` are folded by a [`Boundary`] (constant mode reads its value). The spatial filters
 //! and the direct modes of `ops::convolve` are choices of `origin` and the output shape.
@@ -8,7 +8,7 @@ use bytemuck::{Pod, Zeroable};
 use super::boundary::Boundary;
 use super::CORRELATE_WINDOW;
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Shape};
+use crate::gpu::Shape;
 use crate::graph::{Buf, Recording};
 
 /// Windows of at least this many taps are summed with compensation (the WGSL's `COMPENSATED`:
@@ -33,16 +33,18 @@ pub struct Params {
 
 /// Records the correlation into a new temporary of shape `out_dims`.
 pub fn record(rec: &mut Recording, x: Buf, w: Buf, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
-    let y = rec.temp(out_dims, Dtype::F32)?;
+    let y = rec.temp(out_dims, rec.dtype(x))?;
     record_into(rec, x, w, y, origin, boundary)?;
     Ok(y)
 }
 
-/// Records `y[o] = Σ_j w[j] · x[origin + o + j]`; `x`, `w` and `y` are f32 arrays of one rank,
-/// `y` another buffer than both inputs.
+/// Records `y[o] = Σ_j w[j] · x[origin + o + j]`; `x`, `w` and `y` are arrays of one rank and
+/// one real type (f32, or f64 on devices with it), `y` another buffer than both inputs.
 pub fn record_into(rec: &mut Recording, x: Buf, w: Buf, y: Buf, origin: &[i64], boundary: Boundary) -> Result<()> {
-    for (b, what) in [(x, "correlation input"), (w, "correlation weights"), (y, "correlation output")] {
-        rec.expect_dtype(b, Dtype::F32, what)?;
+    let dtype = rec.dtype(x);
+    let kernel = CORRELATE_WINDOW.for_dtype(dtype)?;
+    for (b, what) in [(w, "correlation weights"), (y, "correlation output")] {
+        rec.expect_dtype(b, dtype, what)?;
     }
     if y == x || y == w {
         return Err(Error::Invalid("correlation is out of place: the output must be another buffer".into()));
@@ -75,7 +77,7 @@ pub fn record_into(rec: &mut Recording, x: Buf, w: Buf, y: Buf, origin: &[i64], 
     };
     let taps: usize = k_dims.iter().product();
     let constants = [("MODE", boundary.code() as f64), ("COMPENSATED", f64::from(u8::from(taps >= COMPENSATED_TAPS)))];
-    rec.dispatch(&CORRELATE_WINDOW, &constants, bytemuck::bytes_of(&p), &[x, w, y], CORRELATE_WINDOW.groups(count as u64));
+    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[x, w, y], kernel.groups(count as u64));
     Ok(())
 }
 

@@ -1,7 +1,7 @@
 //! `shaders/layout/gather.wgsl`: the general gather behind every layout op. Each output axis walks
 //! one input axis (a permutation), from `origin` in steps of `step` (1, or -1 to flip); source
 //! coordinates outside the input are folded back by a [`Boundary`] or, in constant mode, replaced
-//! by the fill value. Elements move as 32-bit words, so f32, u32 and complex arrays share it.
+//! by the fill value. Elements move as 32-bit words, so f32, u32, f64 and complex arrays share it.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -140,11 +140,15 @@ fn check_axes(in_dims: &[usize], axes: &[AxisMap]) -> Result<()> {
 }
 
 /// The element a constant boundary writes, as the kernel's two words: f32 bits, complex
-/// (value, 0), or for u32 arrays the value itself, which must then be a whole number in range.
+/// (value, 0), f64 (low, high), or for u32 arrays the value itself, which must then be a whole number in range.
 fn fill_words(boundary: Boundary, dtype: Dtype) -> Result<(u32, u32)> {
     let Boundary::Constant(v) = boundary else { return Ok((0, 0)) };
     match dtype {
         Dtype::F32 | Dtype::C32 => Ok((v.to_bits(), 0)),
+        Dtype::F64 => {
+            let b = (v as f64).to_bits();
+            Ok((b as u32, (b >> 32) as u32))
+        }
         Dtype::U32 if v >= 0.0 && v < u32::MAX as f32 && v.fract() == 0.0 => Ok((v as u32, 0)), // 2^32 is excluded
         Dtype::U32 => Err(Error::Invalid(format!("constant {v} cannot pad a u32 array (not a whole number in range)"))),
     }

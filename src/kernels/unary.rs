@@ -2,9 +2,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
-use super::{vec4s, UNARY};
+use super::UNARY;
 use crate::error::Result;
-use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in unary.wgsl.
@@ -72,21 +71,23 @@ impl UnaryOp {
     }
 }
 
-/// Records `y = op(x)` into `y` (same shape, f32, another buffer).
+/// Records `y = op(x)` into `y` (same shape, f32 or f64, another buffer). The f64 twin takes
+/// the scalars in f32 and exp/log through f32 (SPIR-V has no f64 forms of them).
 pub fn record_into(rec: &mut Recording, op: UnaryOp, x: Buf, y: Buf) -> Result<()> {
-    rec.expect_dtype(x, Dtype::F32, "unary op input")?;
-    rec.expect_dtype(y, Dtype::F32, "unary op output")?;
+    let dtype = rec.dtype(x);
+    let kernel = UNARY.for_dtype(dtype)?;
+    rec.expect_dtype(y, dtype, "unary op output")?;
     rec.expect_same_shape(x, y, "unary op")?;
     let (code, a, b) = op.encode();
-    let count = vec4s(rec.shape(x).len(), 4);
+    let count = rec.shape(x).len().div_ceil(4) as u32;
     let p = Params { count, pad: 0, a, b };
-    rec.dispatch(&UNARY, &[("OP", code as f64)], bytemuck::bytes_of(&p), &[x, y], UNARY.groups(count as u64));
+    rec.dispatch(kernel, &[("OP", code as f64)], bytemuck::bytes_of(&p), &[x, y], kernel.groups(count as u64));
     Ok(())
 }
 
 /// Records `op(x)` into a new temporary.
 pub fn record(rec: &mut Recording, op: UnaryOp, x: Buf) -> Result<Buf> {
-    let y = rec.temp_like(x, Dtype::F32)?;
+    let y = rec.temp_like(x, rec.dtype(x))?;
     record_into(rec, op, x, y)?;
     Ok(y)
 }

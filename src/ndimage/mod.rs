@@ -26,7 +26,7 @@
 use ndarray::{Array, ArrayBase, Data, Dimension};
 
 use crate::error::Result;
-use crate::gpu::{with_dim, Gpu, Shape};
+use crate::gpu::{with_dim, Gpu, Real, Shape};
 use crate::graph::Recording;
 use crate::ops::filter::{along_axis, slabs};
 use crate::ops::interpolate;
@@ -74,7 +74,7 @@ pub mod cpu {
 /// convolution, whose origin scipy negates and, along even lengths, moves one more) padded with
 /// zeros so that their centre moves by the origin, for [`correlate`] and [`correlate1d`]. An
 /// origin outside −(len/2) ..= (len−1)/2 is refused, as scipy refuses it.
-pub fn origin_weights(weights: &ndarray::ArrayViewD<f32>, origin: &[i64], convolution: bool) -> Result<ndarray::ArrayD<f32>> {
+pub fn origin_weights<T: Real>(weights: &ndarray::ArrayViewD<T>, origin: &[i64], convolution: bool) -> Result<ndarray::ArrayD<T>> {
     let shape = weights.shape().to_vec();
     let mut origin = crate::ops::per_axis(if origin.is_empty() { &[0] } else { origin }, shape.len(), "origin")?;
     let mut w = weights.to_owned();
@@ -92,7 +92,7 @@ pub fn origin_weights(weights: &ndarray::ArrayViewD<f32>, origin: &[i64], convol
     // Zeros after the weights (origin > 0) or before them (< 0), twice the origin: the centre
     // len/2 + |o| of the padded length lands where scipy puts it.
     let padded: Vec<usize> = shape.iter().zip(&origin).map(|(&n, &o)| n + 2 * o.unsigned_abs() as usize).collect();
-    let mut out = ndarray::ArrayD::<f32>::zeros(ndarray::IxDyn(&padded));
+    let mut out = ndarray::ArrayD::<T>::zeros(ndarray::IxDyn(&padded));
     let start: Vec<usize> = origin.iter().map(|&o| if o < 0 { 2 * o.unsigned_abs() as usize } else { 0 }).collect();
     let region: Vec<ndarray::SliceInfoElem> = start.iter().zip(&shape).map(|(&s, &n)| ndarray::SliceInfoElem::from(s..s + n)).collect();
     out.slice_mut(region.as_slice()).assign(&w);
@@ -100,64 +100,66 @@ pub fn origin_weights(weights: &ndarray::ArrayViewD<f32>, origin: &[i64], convol
 }
 
 /// scipy.ndimage.correlate(input, weights, mode, cval): weights of the input's rank.
-pub fn correlate<S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<f32, D>>
+pub fn correlate<T, S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<T, D>>
 where
-    S1: Data<Elem = f32>,
-    S2: Data<Elem = f32>,
+    T: Real,
+    S1: Data<Elem = T>,
+    S2: Data<Elem = T>,
     D: Dimension,
 {
     with_dim(slabs::correlate_host(gpu, &input.view().into_dyn(), &weights.view().into_dyn(), mode)?)
 }
 
 /// scipy.ndimage.convolve(input, weights, mode, cval).
-pub fn convolve<S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<f32, D>>
+pub fn convolve<T, S1, S2, D>(gpu: &Gpu, input: &ArrayBase<S1, D>, weights: &ArrayBase<S2, D>, mode: Boundary) -> Result<Array<T, D>>
 where
-    S1: Data<Elem = f32>,
-    S2: Data<Elem = f32>,
+    T: Real,
+    S1: Data<Elem = T>,
+    S2: Data<Elem = T>,
     D: Dimension,
 {
     with_dim(slabs::convolve_host(gpu, &input.view().into_dyn(), &weights.view().into_dyn(), mode)?)
 }
 
 /// scipy.ndimage.correlate1d(input, weights, axis, mode, cval).
-pub fn correlate1d<S: Data<Elem = f32>, D: Dimension>(
+pub fn correlate1d<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
-    weights: &[f32],
+    weights: &[T],
     axis: usize,
     mode: Boundary,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let kernel = along_axis(input.shape(), weights, axis)?;
     with_dim(slabs::correlate_host(gpu, &input.view().into_dyn(), &kernel.view(), mode)?)
 }
 
 /// scipy.ndimage.convolve1d(input, weights, axis, mode, cval).
-pub fn convolve1d<S: Data<Elem = f32>, D: Dimension>(
+pub fn convolve1d<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
-    weights: &[f32],
+    weights: &[T],
     axis: usize,
     mode: Boundary,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let kernel = along_axis(input.shape(), weights, axis)?;
     with_dim(slabs::convolve_host(gpu, &input.view().into_dyn(), &kernel.view(), mode)?)
 }
 
 /// scipy.ndimage.gaussian_filter(input, sigma, mode=mode, cval=cval, truncate=4.0): `sigma` one
 /// value for every axis or one per axis; axes with sigma ≤ 1e-15 are left alone.
-pub fn gaussian_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sigma: &[f32], mode: Boundary) -> Result<Array<f32, D>> {
+pub fn gaussian_filter<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sigma: &[f32], mode: Boundary) -> Result<Array<T, D>> {
     let passes = gaussian_passes(sigma, input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
 }
 
 /// scipy.ndimage.gaussian_filter(input, sigma, order, mode=mode, cval=cval, truncate, radius)
 /// with every parameter ([`GaussianFilter`]: derivatives of order 0-3 per axis).
-pub fn gaussian_filter_with<S: Data<Elem = f32>, D: Dimension>(
+pub fn gaussian_filter_with<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     g: &GaussianFilter,
     mode: Boundary,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let passes = g.passes(input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
 }
@@ -165,7 +167,7 @@ pub fn gaussian_filter_with<S: Data<Elem = f32>, D: Dimension>(
 /// scipy.ndimage.gaussian_filter1d(input, sigma, axis, order, mode=mode, cval=cval, truncate,
 /// radius) (negative axes count from the end).
 #[allow(clippy::too_many_arguments)]
-pub fn gaussian_filter1d<S: Data<Elem = f32>, D: Dimension>(
+pub fn gaussian_filter1d<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     sigma: f64,
@@ -174,7 +176,7 @@ pub fn gaussian_filter1d<S: Data<Elem = f32>, D: Dimension>(
     mode: Boundary,
     truncate: f64,
     radius: Option<usize>,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let d = input.ndim();
     let a = if axis < 0 { axis + d as isize } else { axis };
     if !(0..d as isize).contains(&a) {
@@ -188,47 +190,52 @@ pub fn gaussian_filter1d<S: Data<Elem = f32>, D: Dimension>(
 
 /// scipy.ndimage.gaussian_laplace(input, sigma, mode=mode, cval=cval, truncate=..., radius=...):
 /// the sum of the second derivatives along every axis (`g`'s order is not used).
-pub fn gaussian_laplace<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, g: &GaussianFilter, mode: Boundary) -> Result<Array<f32, D>> {
+pub fn gaussian_laplace<T: Real, S: Data<Elem = T>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    g: &GaussianFilter,
+    mode: Boundary,
+) -> Result<Array<T, D>> {
     let terms = laplace_of_gaussian_terms(g, input.shape(), mode)?;
     filter_terms(gpu, input, &terms, mode)
 }
 
 /// scipy.ndimage.gaussian_gradient_magnitude(input, sigma, mode=mode, cval=cval, ...): the root
 /// of the sum of the squared first derivatives (`g`'s order is not used).
-pub fn gaussian_gradient_magnitude<S: Data<Elem = f32>, D: Dimension>(
+pub fn gaussian_gradient_magnitude<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     g: &GaussianFilter,
     mode: Boundary,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let terms = gradient_magnitude_terms(g, input.shape(), mode)?;
     filter_terms(gpu, input, &terms, mode)
 }
 
 /// scipy.ndimage.sobel(input, axis, mode=mode, cval=cval).
-pub fn sobel<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: isize, mode: Boundary) -> Result<Array<f32, D>> {
+pub fn sobel<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: isize, mode: Boundary) -> Result<Array<T, D>> {
     filter_terms(gpu, input, &edge_terms(input.shape(), axis, [1.0, 2.0, 1.0], mode)?, mode)
 }
 
 /// scipy.ndimage.prewitt(input, axis, mode=mode, cval=cval).
-pub fn prewitt<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: isize, mode: Boundary) -> Result<Array<f32, D>> {
+pub fn prewitt<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, axis: isize, mode: Boundary) -> Result<Array<T, D>> {
     filter_terms(gpu, input, &edge_terms(input.shape(), axis, [1.0, 1.0, 1.0], mode)?, mode)
 }
 
 /// scipy.ndimage.laplace(input, mode=mode, cval=cval).
-pub fn laplace<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, mode: Boundary) -> Result<Array<f32, D>> {
+pub fn laplace<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, mode: Boundary) -> Result<Array<T, D>> {
     filter_terms(gpu, input, &laplace_terms(input.shape(), mode)?, mode)
 }
 
 /// A sum of separable filters ([`Terms`]): on the device in one recording when the array and
 /// the terms' temporaries fit, else each chain through the slab path and the sum on the host.
-pub fn filter_terms<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, terms: &Terms, mode: Boundary) -> Result<Array<f32, D>> {
-    let bytes = Shape::new(input.shape())?.len() as u64 * 4;
+pub fn filter_terms<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, terms: &Terms, mode: Boundary) -> Result<Array<T, D>> {
+    let bytes = Shape::new(input.shape())?.len() as u64 * T::DTYPE.bytes();
     if bytes <= gpu.max_buffer_bytes() && bytes.saturating_mul(5) <= gpu.memory_budget_bytes() {
         return on_device(gpu, input, |rec, x| record_terms(rec, x, terms, mode));
     }
     let x = input.view().into_dyn();
-    let mut total: Option<ndarray::ArrayD<f32>> = None;
+    let mut total: Option<ndarray::ArrayD<T>> = None;
     for chain in &terms.chains {
         let mut y = slabs::separable_host(gpu, &x, chain, mode)?;
         if terms.root_sum_of_squares {
@@ -247,7 +254,7 @@ pub fn filter_terms<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayB
         None => slabs::separable_host(gpu, &x, &[], mode)?,
     };
     if terms.root_sum_of_squares {
-        total.par_mapv_inplace(f32::sqrt);
+        total.par_mapv_inplace(T::sqrt);
     }
     with_dim(total)
 }
@@ -460,7 +467,7 @@ fn binary_repeat(gpu: &Gpu, input: ndarray::ArrayViewD<bool>, b: &Binary, f: &Fo
 
 /// scipy.ndimage.uniform_filter(input, size, mode=mode, cval=cval): `size` one value for every
 /// axis or one per axis.
-pub fn uniform_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, size: &[usize], mode: Boundary) -> Result<Array<f32, D>> {
+pub fn uniform_filter<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, size: &[usize], mode: Boundary) -> Result<Array<T, D>> {
     let passes = uniform_passes(size, input.shape(), mode)?;
     with_dim(slabs::separable_host(gpu, &input.view().into_dyn(), &passes, mode)?)
 }
@@ -720,18 +727,23 @@ pub fn skew_psf(psf: &ndarray::ArrayView3<f64>, geometry: &Deskew) -> Result<nda
     Ok(y.mapv(|v| v.max(0.0)).into_dimensionality().expect("three axes"))
 }
 
-/// `op` on `input` uploaded whole (finite), its result downloaded.
-fn on_device<S: Data<Elem = f32>, D: Dimension>(
+/// `op` on `input` uploaded whole (finite), its result downloaded (f64 data computed in f32 on
+/// a device without f64).
+fn on_device<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
-    op: impl FnOnce(&mut Recording, crate::Buf) -> Result<crate::Buf>,
-) -> Result<Array<f32, D>> {
+    op: impl Fn(&mut Recording, crate::Buf) -> Result<crate::Buf>,
+) -> Result<Array<T, D>> {
     Shape::new(input.shape())?;
     let input = input.view().into_dyn();
     crate::check::check_finite(&input, "input")?;
+    if T::DTYPE == crate::gpu::Dtype::F64 && !gpu.has_f64() {
+        let y = on_device(gpu, &input.mapv(|v| v.as_f64() as f32), op)?;
+        return with_dim(y.mapv(|v| T::from_f64(v as f64)));
+    }
     let mut rec = Recording::new(gpu);
-    let x = rec.upload_once_f32(&input)?;
+    let x = rec.upload_once_real(&input)?;
     let y = op(&mut rec, x)?;
     let d = rec.download(y);
-    with_dim(rec.run()?.into_f32(d)?)
+    with_dim(rec.run()?.into_real(d)?)
 }

@@ -285,7 +285,7 @@ fn bad_input_is_reported() {
     assert!(invalid(run_gpu(&a, |rec, b| filter::gaussian_filter(rec, b, &[1.0, 1.0, 1.0], Boundary::Reflect))));
     assert!(invalid(run_gpu(&a, |rec, b| filter::uniform_filter(rec, b, &[0], Boundary::Reflect))));
     assert!(invalid(run_gpu(&a, |rec, b| filter::correlate1d(rec, b, &[1.0], 2, Boundary::Reflect))));
-    assert!(matches!(run_gpu(&a, |rec, b| filter::correlate1d(rec, b, &[], 0, Boundary::Reflect)), Err(Error::Empty(_))));
+    assert!(matches!(run_gpu(&a, |rec, b| filter::correlate1d::<f32>(rec, b, &[], 0, Boundary::Reflect)), Err(Error::Empty(_))));
     assert!(invalid(run_gpu(&a, |rec, b| filter::normalized_convolution(rec, b, b, &a.view(), Method::Direct, -1.0))));
     let other = rand_array(&[5, 6]);
     assert!(matches!(

@@ -60,7 +60,7 @@ const CASES: &[(&[usize], &[usize])] = &[(&[37, 9, 11], &[5, 3, 4]), (&[4000], &
 fn slabs_match_the_reference_and_the_whole_volume() {
     for &(xd, kd) in CASES {
         let plane_bytes = xd[1..].iter().product::<usize>() as u64 * 4;
-        let rows = slabs::slab_rows(xd, kd[0], LIMIT).unwrap();
+        let rows = slabs::slab_rows(xd, kd[0], LIMIT, 4).unwrap();
         assert!(rows < xd[0] && (rows + kd[0] - 1) as u64 * plane_bytes <= LIMIT, "{xd:?}: {rows} rows per slab");
         let (x, k) = (rand_array(xd), rand_array(kd));
         let (x64, k64) = (x.mapv(|v| v as f64), k.mapv(|v| v as f64));

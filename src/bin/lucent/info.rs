@@ -31,6 +31,7 @@ pub fn run(global: &Global) -> Result<(), Error> {
                 "timestamp_query": g.has_timestamps(),
                 "subgroup": g.features().contains(wgpu::Features::SUBGROUP),
                 "float32_filterable": g.filters_f32(),
+                "shader_f64": g.has_f64(),
             },
         })
     });

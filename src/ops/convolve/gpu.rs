@@ -8,7 +8,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis};
 use super::{check_finite, Geometry, Mode};
 use crate::error::{Error, Result};
 use crate::fft::{FftPlan, Fusion, Norm, Product, Transform, Window};
-use crate::gpu::{content_hash, Dtype, Gpu, GpuArray};
+use crate::gpu::{content_hash, Dtype, Gpu, GpuArray, Real};
 use crate::graph::{Buf, Recording};
 use crate::kernels::boundary::Boundary;
 use crate::kernels::{correlate_tiled, correlate_window};
@@ -169,18 +169,19 @@ pub(crate) fn direct(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, g: &
 /// workgroup memory when that pays and the halo fits, else one thread per output. The direct
 /// sums of scipy.signal's direct method (zero outside) and of scipy.ndimage's filters
 /// (`ops::filter`, any boundary).
-pub(crate) fn window(rec: &mut Recording, x: Buf, weights: &ArrayViewD<f32>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
+pub(crate) fn window<W: Real>(rec: &mut Recording, x: Buf, weights: &ArrayViewD<W>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
+    let dtype = rec.dtype(x);
     if correlate_tiled::pays(weights.shape()) {
-        if let Some(tiling) = correlate_tiled::Tiling::for_gpu(rec.gpu(), out_dims, weights.shape()) {
+        if let Some(tiling) = correlate_tiled::Tiling::for_dtype(rec.gpu(), out_dims, weights.shape(), dtype) {
             return correlate_tiled::record_with(rec, x, weights, out_dims, origin, boundary, tiling);
         }
     }
-    let w = rec.upload_f32(weights)?;
+    let w = rec.upload_as(&weights.mapv(|v| v.as_f64()).view(), dtype)?;
     correlate_window::record(rec, x, w, out_dims, origin, boundary)
 }
 
 /// The kernel reversed along every axis.
-pub(crate) fn reverse(kernel: &ArrayViewD<f32>) -> ArrayD<f32> {
+pub(crate) fn reverse<W: Clone>(kernel: &ArrayViewD<W>) -> ArrayD<W> {
     let mut v = kernel.view();
     for a in 0..v.ndim() {
         v.invert_axis(Axis(a));

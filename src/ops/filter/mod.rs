@@ -1,4 +1,4 @@
-//! scipy.ndimage's spatial filters of f32 arrays of 1-4 axes: [`correlate`], [`convolve`],
+//! scipy.ndimage's spatial filters of f32 arrays (f64 on devices with it) of 1-4 axes: [`correlate`], [`convolve`],
 //! [`correlate1d`], [`convolve1d`], [`gaussian_filter`] (truncate = 4) and [`uniform_filter`],
 //! output shaped like the input, outside values from a [`Boundary`], each output's window summed
 //! directly (`ops::convolve::window`: `kernels::correlate_tiled` or `kernels::correlate_window`).
@@ -20,7 +20,7 @@ use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use super::per_axis;
 use crate::check::check_finite;
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Shape};
+use crate::gpu::{Dtype, Real, Shape};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::boundary::Boundary;
@@ -34,7 +34,7 @@ use crate::ops::convolve::{self, Geometry, KernelSpectrum, Method, Mode};
 /// scipy.ndimage.correlate(x, kernel, mode, cval, origin=0): `y[i] = Σ_j kernel[j] ·
 /// x[i + j - m/2]` per axis (m/2 rounded down, so an even kernel reaches one further back),
 /// outside values from `boundary`. The kernel has x's rank and finite values.
-pub fn correlate(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary: Boundary) -> Result<Buf> {
+pub fn correlate<W: Real>(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<W>, boundary: Boundary) -> Result<Buf> {
     check_filter_kernel(rec, x, kernel)?;
     boundary.check()?;
     let origin: Vec<i64> = kernel.shape().iter().map(|&m| -((m / 2) as i64)).collect();
@@ -44,7 +44,7 @@ pub fn correlate(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary
 
 /// scipy.ndimage.convolve(x, kernel, mode, cval, origin=0): `y[i] = Σ_j kernel[j] · x[i - j + m/2]`
 /// (a correlation with the reversed kernel, which scipy shifts by one on even axes).
-pub fn convolve(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary: Boundary) -> Result<Buf> {
+pub fn convolve<W: Real>(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<W>, boundary: Boundary) -> Result<Buf> {
     check_filter_kernel(rec, x, kernel)?;
     boundary.check()?;
     let origin: Vec<i64> = kernel.shape().iter().map(|&m| -(((m - 1) / 2) as i64)).collect();
@@ -53,13 +53,13 @@ pub fn convolve(rec: &mut Recording, x: Buf, kernel: &ArrayViewD<f32>, boundary:
 }
 
 /// scipy.ndimage.correlate1d(x, weights, axis, mode, cval, origin=0).
-pub fn correlate1d(rec: &mut Recording, x: Buf, weights: &[f32], axis: usize, boundary: Boundary) -> Result<Buf> {
+pub fn correlate1d<W: Real>(rec: &mut Recording, x: Buf, weights: &[W], axis: usize, boundary: Boundary) -> Result<Buf> {
     let kernel = along_axis(rec.dims(x), weights, axis)?;
     correlate(rec, x, &kernel.view(), boundary)
 }
 
 /// scipy.ndimage.convolve1d(x, weights, axis, mode, cval, origin=0).
-pub fn convolve1d(rec: &mut Recording, x: Buf, weights: &[f32], axis: usize, boundary: Boundary) -> Result<Buf> {
+pub fn convolve1d<W: Real>(rec: &mut Recording, x: Buf, weights: &[W], axis: usize, boundary: Boundary) -> Result<Buf> {
     let kernel = along_axis(rec.dims(x), weights, axis)?;
     convolve(rec, x, &kernel.view(), boundary)
 }
@@ -126,8 +126,8 @@ pub fn filter_halo(filter: AxisFilter) -> usize {
 pub fn separable(rec: &mut Recording, x: Buf, passes: &[(usize, Vec<f64>)], boundary: Boundary) -> Result<Buf> {
     let mut cur = None;
     for (axis, weights) in passes {
-        let weights: Vec<f32> = weights.iter().map(|&w| w as f32).collect();
-        cur = Some(correlate1d(rec, cur.unwrap_or(x), &weights, *axis, boundary)?);
+        // f64 weights, sent in x's type.
+        cur = Some(correlate1d(rec, cur.unwrap_or(x), weights, *axis, boundary)?);
     }
     cur.map_or_else(|| copy(rec, x), Ok)
 }
@@ -273,14 +273,16 @@ pub fn normalized_convolution(rec: &mut Recording, x: Buf, certainty: Buf, kerne
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-/// A filter kernel: x's rank, not empty, finite.
-fn check_filter_kernel(rec: &Recording, x: Buf, kernel: &ArrayViewD<f32>) -> Result<()> {
-    rec.expect_dtype(x, Dtype::F32, "filter input")?;
+/// A filter kernel: x's rank, not empty, finite; x real (f32, or f64 on devices with it).
+fn check_filter_kernel<W: Real>(rec: &Recording, x: Buf, kernel: &ArrayViewD<W>) -> Result<()> {
+    if !matches!(rec.dtype(x), Dtype::F32 | Dtype::F64) {
+        return Err(Error::Dtype(format!("filter input: expected F32 or F64, got {:?}", rec.dtype(x))));
+    }
     check_filter_weights(rec.dims(x), kernel)
 }
 
 /// The checks of [`correlate`] and [`convolve`] on their weights, for an input of shape `dims`.
-pub fn check_filter_weights(dims: &[usize], kernel: &ArrayViewD<f32>) -> Result<()> {
+pub fn check_filter_weights<W: Real>(dims: &[usize], kernel: &ArrayViewD<W>) -> Result<()> {
     Shape::new(kernel.shape())?;
     if kernel.ndim() != dims.len() {
         return Err(Error::Shape(format!("filter kernel {:?} must have the rank of the input {dims:?}", kernel.shape())));
@@ -289,7 +291,7 @@ pub fn check_filter_weights(dims: &[usize], kernel: &ArrayViewD<f32>) -> Result<
 }
 
 /// `weights` as a kernel of x's rank lying along `axis`.
-pub fn along_axis(dims: &[usize], weights: &[f32], axis: usize) -> Result<ArrayD<f32>> {
+pub fn along_axis<W: Clone>(dims: &[usize], weights: &[W], axis: usize) -> Result<ArrayD<W>> {
     if axis >= dims.len() {
         return Err(Error::Invalid(format!("axis {axis} is out of range for an array of shape {dims:?}")));
     }

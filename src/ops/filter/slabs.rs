@@ -16,7 +16,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, Slice};
 use super::along_axis;
 use crate::check::check_finite;
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, GpuArray, Shape};
+use crate::gpu::{GpuArray, Real, Shape};
 use crate::graph::{row_ranges, Chunked, Output, Recording};
 use crate::kernels::boundary::Boundary;
 use crate::kernels::{copy_range, fill};
@@ -26,19 +26,19 @@ use crate::placement::{Form, GiveWay, Ladder};
 use crate::Gpu;
 
 /// scipy.ndimage.correlate(x, kernel, mode) of a host array of any size along axis 0.
-pub fn correlate_host(gpu: &Gpu, x: &ArrayViewD<f32>, kernel: &ArrayViewD<f32>, boundary: Boundary) -> Result<ArrayD<f32>> {
+pub fn correlate_host<T: Real, W: Real>(gpu: &Gpu, x: &ArrayViewD<T>, kernel: &ArrayViewD<W>, boundary: Boundary) -> Result<ArrayD<T>> {
     filter_host(gpu, x, &[Pass::correlate(kernel)], boundary)
 }
 
 /// scipy.ndimage.convolve(x, kernel, mode) of a host array of any size along axis 0.
-pub fn convolve_host(gpu: &Gpu, x: &ArrayViewD<f32>, kernel: &ArrayViewD<f32>, boundary: Boundary) -> Result<ArrayD<f32>> {
+pub fn convolve_host<T: Real, W: Real>(gpu: &Gpu, x: &ArrayViewD<T>, kernel: &ArrayViewD<W>, boundary: Boundary) -> Result<ArrayD<T>> {
     filter_host(gpu, x, &[Pass::convolve(kernel)], boundary)
 }
 
 /// A separable filter ([`super::gaussian_passes`], [`super::uniform_passes`]) of a host array of
 /// any size: all passes in one submission, on the whole array or its chunks when the device
 /// holds it, else pass by pass in slabs through the host.
-pub fn separable_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[(usize, Vec<f64>)], boundary: Boundary) -> Result<ArrayD<f32>> {
+pub fn separable_host<T: Real>(gpu: &Gpu, x: &ArrayViewD<T>, passes: &[(usize, Vec<f64>)], boundary: Boundary) -> Result<ArrayD<T>> {
     let passes = passes.iter().map(|(axis, w)| Pass::along(x.shape(), *axis, w)).collect::<Result<Vec<_>>>()?;
     if passes.is_empty() {
         Shape::new(x.shape())?;
@@ -49,29 +49,29 @@ pub fn separable_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[(usize, Vec<f64>
     filter_host(gpu, x, &passes, boundary)
 }
 
-/// One correlation of a filter: its weights (x's rank) and where tap 0 reads, per axis.
+/// One correlation of a filter: its weights (x's rank; f64, sent in the data's type) and where
+/// tap 0 reads, per axis.
 #[derive(Clone, Debug)]
 pub struct Pass {
-    pub weights: ArrayD<f32>,
+    pub weights: ArrayD<f64>,
     pub origin: Vec<i64>,
 }
 
 impl Pass {
     /// scipy.ndimage.correlate's centring: tap j of m reads x[i + j - m/2].
-    pub fn correlate(kernel: &ArrayViewD<f32>) -> Pass {
-        Pass { weights: kernel.to_owned(), origin: kernel.shape().iter().map(|&m| -((m / 2) as i64)).collect() }
+    pub fn correlate<W: Real>(kernel: &ArrayViewD<W>) -> Pass {
+        Pass { weights: kernel.mapv(|w| w.as_f64()), origin: kernel.shape().iter().map(|&m| -((m / 2) as i64)).collect() }
     }
 
     /// scipy.ndimage.convolve: the reversed kernel, shifted by one on even axes.
-    pub fn convolve(kernel: &ArrayViewD<f32>) -> Pass {
+    pub fn convolve<W: Real>(kernel: &ArrayViewD<W>) -> Pass {
         let origin = kernel.shape().iter().map(|&m| -(((m - 1) / 2) as i64)).collect();
-        Pass { weights: reverse(kernel), origin }
+        Pass { weights: reverse(&kernel.mapv(|w| w.as_f64()).view()), origin }
     }
 
     /// correlate1d's weights along `axis` of an array of shape `dims`.
     pub fn along(dims: &[usize], axis: usize, weights: &[f64]) -> Result<Pass> {
-        let weights: Vec<f32> = weights.iter().map(|&w| w as f32).collect();
-        Ok(Pass::correlate(&along_axis(dims, &weights, axis)?.view()))
+        Ok(Pass::correlate(&along_axis(dims, weights, axis)?.view()))
     }
 
     fn rows(&self) -> usize {
@@ -81,7 +81,7 @@ impl Pass {
 
 /// The passes over a host array: on the whole array or its chunks when they fit the device's
 /// memory, else slab by slab through the host.
-fn filter_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Boundary) -> Result<ArrayD<f32>> {
+fn filter_host<T: Real>(gpu: &Gpu, x: &ArrayViewD<T>, passes: &[Pass], boundary: Boundary) -> Result<ArrayD<T>> {
     let dims = Shape::new(x.shape())?.dims().to_vec();
     for p in passes {
         Shape::new(p.weights.shape())?;
@@ -92,6 +92,11 @@ fn filter_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Bounda
     }
     check_finite(x, "filter input")?;
     boundary.check()?;
+    if T::DTYPE == crate::gpu::Dtype::F64 && !gpu.has_f64() {
+        // No f64 kernels here: computed in f32, returned as f64 (the front doors say so).
+        let y = filter_host(gpu, &x.mapv(|v| v.as_f64() as f32).view(), passes, boundary)?;
+        return Ok(y.mapv(|v| T::from_f64(v as f64)));
+    }
     // In core (whole, or chunks where the array exceeds a buffer), else slabs through the host.
     let mut ladder = Ladder::new();
     if let Some(y) = ladder.attempt(Form::Chunks, GiveWay::OnMisfit, || in_core(gpu, x, passes, boundary))? {
@@ -99,17 +104,18 @@ fn filter_host(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Bounda
     }
     let mut cur = None;
     for p in passes {
-        cur = Some(through_host(gpu, &cur.as_ref().map_or_else(|| x.view(), |c: &ArrayD<f32>| c.view()), p, boundary)?);
+        cur = Some(through_host(gpu, &cur.as_ref().map_or_else(|| x.view(), |c: &ArrayD<T>| c.view()), p, boundary)?);
     }
     Ok(cur.expect("at least one pass"))
 }
 
 /// Every pass on the device, the array in as few chunks as the slabs allow.
-fn in_core(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Boundary) -> Result<ArrayD<f32>> {
+fn in_core<T: Real>(gpu: &Gpu, x: &ArrayViewD<T>, passes: &[Pass], boundary: Boundary) -> Result<ArrayD<T>> {
     let dims = x.shape().to_vec();
     let halo = passes.iter().map(|p| p.rows() - 1).max().unwrap_or(0);
-    let data = Shape::new(&dims)?.len() as u64 * 4;
-    let per_chunk = if data <= gpu.max_buffer_bytes() { dims[0] } else { slab_rows(&dims, halo + 1, gpu.max_buffer_bytes())? };
+    let elem = T::DTYPE.bytes();
+    let data = Shape::new(&dims)?.len() as u64 * elem;
+    let per_chunk = if data <= gpu.max_buffer_bytes() { dims[0] } else { slab_rows(&dims, halo + 1, gpu.max_buffer_bytes(), elem)? };
     let rows = row_ranges(dims[0], per_chunk);
     // Input and output chunks, and one slab with its halo on the way.
     let needed = data.saturating_mul(2).saturating_add((rows[0].len() + halo) as u64 * (data / dims[0] as u64));
@@ -125,7 +131,7 @@ fn in_core(gpu: &Gpu, x: &ArrayViewD<f32>, passes: &[Pass], boundary: Boundary) 
     let outputs: Vec<Output> = cur.parts.iter().map(|&p| rec.output(p)).collect();
     let results = rec.run()?;
     let arrays: Vec<GpuArray> = outputs.iter().map(|&o| results.array(o)).collect();
-    GpuArray::download_joined_f32(gpu, &arrays, &dims)
+    GpuArray::download_joined(gpu, &arrays, &dims)
 }
 
 /// One pass over a chunked array (any chunking), its output in chunks of the rows `out`: each
@@ -171,9 +177,9 @@ pub fn separable_chunks(rec: &mut Recording, x: &Chunked, passes: &[(usize, Vec<
 }
 
 /// Output rows per slab along axis 0 so that a slab's input (rows + halo) and output each fit
-/// `max_bytes`; `Error::TooLarge` when not even one row does.
-pub fn slab_rows(dims: &[usize], kernel_rows: usize, max_bytes: u64) -> Result<usize> {
-    let plane_bytes = dims[1..].iter().product::<usize>() as u64 * 4;
+/// `max_bytes` (elements of `elem_bytes`); `Error::TooLarge` when not even one row does.
+pub fn slab_rows(dims: &[usize], kernel_rows: usize, max_bytes: u64, elem_bytes: u64) -> Result<usize> {
+    let plane_bytes = dims[1..].iter().product::<usize>() as u64 * elem_bytes;
     let fit = (max_bytes / plane_bytes) as usize;
     if fit < kernel_rows {
         return Err(Error::TooLarge {
@@ -187,10 +193,10 @@ pub fn slab_rows(dims: &[usize], kernel_rows: usize, max_bytes: u64) -> Result<u
 
 /// One pass slab by slab through the host: each slab's rows gathered on the host, uploaded,
 /// filtered and downloaded.
-fn through_host(gpu: &Gpu, x: &ArrayViewD<f32>, pass: &Pass, boundary: Boundary) -> Result<ArrayD<f32>> {
+fn through_host<T: Real>(gpu: &Gpu, x: &ArrayViewD<T>, pass: &Pass, boundary: Boundary) -> Result<ArrayD<T>> {
     let dims = x.shape().to_vec();
     let k0 = pass.rows();
-    let rows = slab_rows(&dims, k0, gpu.max_buffer_bytes())?;
+    let rows = slab_rows(&dims, k0, gpu.max_buffer_bytes(), T::DTYPE.bytes())?;
     let mut y = ArrayD::zeros(x.raw_dim());
     let mut slab_origin = pass.origin.clone();
     slab_origin[0] = 0;
@@ -200,10 +206,10 @@ fn through_host(gpu: &Gpu, x: &ArrayViewD<f32>, pass: &Pass, boundary: Boundary)
         let mut out_dims = dims.clone();
         out_dims[0] = end - start;
         let mut rec = Recording::new(gpu);
-        let xb = rec.upload_once_f32(&input.view())?;
+        let xb = rec.upload_once_real(&input.view())?;
         let yb = window(&mut rec, xb, &pass.weights.view(), &out_dims, &slab_origin, boundary)?;
         let d = rec.download(yb);
-        let slab = rec.run()?.into_f32(d)?;
+        let slab = rec.run()?.into_real::<T>(d)?;
         y.slice_axis_mut(Axis(0), Slice::from(start..end)).assign(&slab);
     }
     Ok(y)
@@ -225,10 +231,10 @@ fn row_runs(first: i64, count: usize, n: usize, boundary: Boundary) -> Vec<(usiz
 
 /// Rows `first .. first + count` of x along axis 0, folded by the boundary (constant mode:
 /// rows of its value outside).
-fn host_rows(x: &ArrayViewD<f32>, first: i64, count: usize, boundary: Boundary) -> ArrayD<f32> {
+fn host_rows<T: Real>(x: &ArrayViewD<T>, first: i64, count: usize, boundary: Boundary) -> ArrayD<T> {
     let mut dims = x.shape().to_vec();
     dims[0] = count;
-    let fill = if let Boundary::Constant(v) = boundary { v } else { 0.0 };
+    let fill = T::from_f64(if let Boundary::Constant(v) = boundary { v as f64 } else { 0.0 });
     let mut out = ArrayD::from_elem(dims, fill);
     for (at, src, len) in row_runs(first, count, x.shape()[0], boundary) {
         if let Some(s) = src {
@@ -244,7 +250,7 @@ fn gather_rows(rec: &mut Recording, x: &Chunked, first: i64, count: usize, bound
     let mut dims = x.dims.clone();
     dims[0] = count;
     let row: usize = dims[1..].iter().product();
-    let out = rec.temp(&dims, Dtype::F32)?;
+    let out = rec.temp(&dims, x.dtype(rec))?;
     let runs = row_runs(first, count, x.dims[0], boundary);
     if runs.iter().any(|r| r.1.is_none()) {
         fill::record(rec, out, if let Boundary::Constant(v) = boundary { v } else { 0.0 });

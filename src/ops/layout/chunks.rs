@@ -8,7 +8,7 @@ use ndarray::{ArrayViewD, Axis};
 
 use super::{pad, Boundary};
 use crate::error::Result;
-use crate::gpu::Dtype;
+use crate::gpu::Real;
 use crate::graph::{Buf, Chunked, Recording};
 use crate::kernels::fill;
 
@@ -32,15 +32,15 @@ pub fn rows_from(a: usize, e: usize, offset: usize, n: usize, clamp: bool) -> Op
 
 /// Chunk `r` (rows along axis 0) of `x` placed at `offset` in a zero array of shape `dims`:
 /// the rows it holds uploaded once and padded on the device.
-pub fn place_rows(rec: &mut Recording, x: &ArrayViewD<f32>, dims: &[usize], offset: &[usize], r: &Range<usize>) -> Result<Buf> {
+pub fn place_rows<T: Real>(rec: &mut Recording, x: &ArrayViewD<T>, dims: &[usize], offset: &[usize], r: &Range<usize>) -> Result<Buf> {
     let Some((src, before, after)) = rows_from(r.start, r.end, offset[0], x.shape()[0], false) else {
         let mut d = dims.to_vec();
         d[0] = r.len();
-        let t = rec.temp(&d, Dtype::F32)?;
+        let t = rec.temp(&d, T::DTYPE)?;
         fill::record(rec, t, 0.0);
         return Ok(t);
     };
-    let rows = rec.upload_once_f32(&x.slice_axis(Axis(0), src.into()))?;
+    let rows = rec.upload_once_real(&x.slice_axis(Axis(0), src.into()))?;
     let pads: Vec<(usize, usize)> = (0..dims.len()).map(|d| if d == 0 { (before, after) } else { (offset[d], dims[d] - x.shape()[d] - offset[d]) }).collect();
     if pads.iter().all(|&p| p == (0, 0)) {
         return Ok(rows);
@@ -49,7 +49,7 @@ pub fn place_rows(rec: &mut Recording, x: &ArrayViewD<f32>, dims: &[usize], offs
 }
 
 /// `x` placed at `offset` in a zero array of shape `dims`, in chunks of the rows `rows`.
-pub fn place(rec: &mut Recording, x: &ArrayViewD<f32>, dims: &[usize], offset: &[usize], rows: &[Range<usize>]) -> Result<Chunked> {
+pub fn place<T: Real>(rec: &mut Recording, x: &ArrayViewD<T>, dims: &[usize], offset: &[usize], rows: &[Range<usize>]) -> Result<Chunked> {
     let parts = rows.iter().map(|r| place_rows(rec, x, dims, offset, r)).collect::<Result<Vec<_>>>()?;
     Chunked::from_parts(rec, parts)
 }

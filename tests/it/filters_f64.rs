@@ -1,0 +1,143 @@
+//! The f64 path of the spatial filters (lucent::ndimage on f64 arrays: the kernels' f64 twins on
+//! devices with SHADER_F64) against the f64 references: fresh random inputs of awkward shapes in
+//! every mode, outputs poisoned, errors at f64's level (an f32 computation errs by ~1e-7 and
+//! fails every bound here); the chunked and slab paths; the f32 fallback where f64 is off.
+
+use crate::common;
+use common::*;
+use lucent::ndimage::{self, cpu, Boundary, GaussianFilter};
+use lucent::GpuOptions;
+use ndarray::{ArrayD, IxDyn};
+use rand::Rng;
+
+const MODES: [Boundary; 5] = [Boundary::Constant(0.25), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
+
+/// f64 errors: sums of at most a few hundred taps, each product rounded once (~1e-16).
+const F64_TOL: f64 = 1e-12;
+
+fn rand64(dims: &[usize]) -> ArrayD<f64> {
+    let mut rng = rand::rng();
+    ArrayD::from_shape_fn(IxDyn(dims), |_| rng.random::<f64>() - 0.5)
+}
+
+fn rel(got: &ArrayD<f64>, want: &ArrayD<f64>) -> f64 {
+    assert_eq!(got.shape(), want.shape());
+    if got.iter().any(|v| !v.is_finite()) {
+        return f64::INFINITY;
+    }
+    let num: f64 = got.iter().zip(want).map(|(g, w)| (g - w).powi(2)).sum();
+    let den: f64 = want.iter().map(|w| w * w).sum();
+    (num / den.max(f64::MIN_POSITIVE)).sqrt()
+}
+
+fn f64_gpu() -> &'static lucent::Gpu {
+    let gpu = poisoned_gpu();
+    assert!(gpu.has_f64(), "these tests need an adapter with SHADER_F64 (lavapipe, NVIDIA and AMD Vulkan have it)");
+    gpu
+}
+
+#[test]
+fn gaussian_and_uniform_filters_in_f64() {
+    let gpu = f64_gpu();
+    for dims in [&[13][..], &[7, 11], &[5, 6, 9], &[2, 3, 5, 7]] {
+        let x = rand64(dims);
+        for mode in MODES {
+            let sigma: Vec<f32> = (0..dims.len()).map(|a| [0.7, 1.9, 3.1, 1.2][a]).collect();
+            let got = ndimage::gaussian_filter(gpu, &x, &sigma, mode).unwrap();
+            let want = cpu::separable(&x, &ndimage::gaussian_passes(&sigma, dims, mode).unwrap(), mode);
+            let e = rel(&got, &want);
+            assert!(e < F64_TOL, "gaussian_filter {dims:?} {mode:?}: {e:.2e}");
+
+            let size: Vec<usize> = (0..dims.len()).map(|a| [3, 4, 7, 2][a]).collect();
+            let got = ndimage::uniform_filter(gpu, &x, &size, mode).unwrap();
+            let want = cpu::separable(&x, &ndimage::uniform_passes(&size, dims, mode).unwrap(), mode);
+            let e = rel(&got, &want);
+            assert!(e < F64_TOL, "uniform_filter {dims:?} {mode:?}: {e:.2e}");
+        }
+    }
+}
+
+/// Both direct kernels: one thread per output (small weights) and tiled (planes of ≥ 9 taps).
+#[test]
+fn correlate_and_convolve_in_f64() {
+    let gpu = f64_gpu();
+    for (dims, kdims) in [(&[29][..], &[4][..]), (&[17, 23], &[5, 6]), (&[6, 9, 31], &[2, 3, 4]), (&[3, 4, 5, 11], &[1, 2, 3, 5])] {
+        let x = rand64(dims);
+        let w = rand64(kdims);
+        for mode in MODES {
+            let got = ndimage::correlate(gpu, &x, &w, mode).unwrap();
+            let e = rel(&got, &cpu::correlate(&x, &w, mode));
+            assert!(e < F64_TOL, "correlate {dims:?} ⋆ {kdims:?} {mode:?}: {e:.2e}");
+            let got = ndimage::convolve(gpu, &x, &w, mode).unwrap();
+            let e = rel(&got, &cpu::convolve(&x, &w, mode));
+            assert!(e < F64_TOL, "convolve {dims:?} ⋆ {kdims:?} {mode:?}: {e:.2e}");
+        }
+    }
+}
+
+/// Sums of filter chains on the device: the f64 twins of the pointwise kernels too.
+#[test]
+fn derivative_filters_in_f64() {
+    let gpu = f64_gpu();
+    for dims in [&[19][..], &[9, 14], &[4, 7, 10]] {
+        let x = rand64(dims);
+        let g = GaussianFilter::new(&[1.3]);
+        for mode in [Boundary::Reflect, Boundary::Constant(-1.5), Boundary::Wrap] {
+            let cases = [
+                (
+                    "gaussian_gradient_magnitude",
+                    ndimage::gradient_magnitude_terms(&g, dims, mode).unwrap(),
+                    ndimage::gaussian_gradient_magnitude(gpu, &x, &g, mode).unwrap(),
+                ),
+                ("gaussian_laplace", ndimage::laplace_of_gaussian_terms(&g, dims, mode).unwrap(), ndimage::gaussian_laplace(gpu, &x, &g, mode).unwrap()),
+                ("sobel", ndimage::edge_terms(dims, -1, [1.0, 2.0, 1.0], mode).unwrap(), ndimage::sobel(gpu, &x, -1, mode).unwrap()),
+                ("laplace", ndimage::laplace_terms(dims, mode).unwrap(), ndimage::laplace(gpu, &x, mode).unwrap()),
+            ];
+            for (name, terms, got) in cases {
+                let e = rel(&got, &cpu::filter_terms(&x, &terms, mode));
+                assert!(e < F64_TOL, "{name} {dims:?} {mode:?}: {e:.2e}");
+            }
+        }
+    }
+}
+
+/// Arrays beyond one buffer: chunks on the device, then slabs through the host, equal to the
+/// whole-array f64 result.
+#[test]
+fn chunked_and_slab_paths_in_f64() {
+    let x = rand64(&[23, 8, 9]);
+    let sigma = [1.5f32, 0.8, 2.0];
+    let want = cpu::separable(&x, &ndimage::gaussian_passes(&sigma, x.shape(), Boundary::Mirror).unwrap(), Boundary::Mirror);
+    let base = GpuOptions { poison: true, ..GpuOptions::from_env().unwrap() };
+    // 16 planes of f64 per buffer (the kernel has 13 rows): chunks; then a device budget below
+    // two copies: slabs.
+    for options in [
+        GpuOptions { max_buffer_bytes: Some(16 * 8 * 9 * 8), ..base.clone() },
+        GpuOptions { max_buffer_bytes: Some(16 * 8 * 9 * 8), device_memory_bytes: Some(2 * 23 * 8 * 9 * 8 - 8), ..base.clone() },
+    ] {
+        let gpu = open(options);
+        let got = ndimage::gaussian_filter(&gpu, &x, &sigma, Boundary::Mirror).unwrap();
+        let e = rel(&got, &want);
+        assert!(e < F64_TOL, "gaussian_filter beyond one buffer: {e:.2e}");
+    }
+}
+
+/// With f64 off (as on Metal), f64 data is computed in f32: the f32 result, widened.
+#[test]
+fn f64_data_without_f64_is_computed_in_f32() {
+    let gpu = open(GpuOptions { no_f64: true, ..GpuOptions::from_env().unwrap() });
+    assert!(!gpu.has_f64());
+    let x = rand64(&[6, 17]);
+    let x32 = x.mapv(|v| v as f32);
+    for mode in MODES {
+        let got = ndimage::gaussian_filter(&gpu, &x, &[1.2], mode).unwrap();
+        let want = ndimage::gaussian_filter(&gpu, &x32, &[1.2], mode).unwrap().mapv(|v| v as f64);
+        assert_eq!(got, want, "{mode:?}");
+        let got = ndimage::gaussian_gradient_magnitude(&gpu, &x, &GaussianFilter::new(&[0.9]), mode).unwrap();
+        let want = ndimage::gaussian_gradient_magnitude(&gpu, &x32, &GaussianFilter::new(&[0.9]), mode).unwrap().mapv(|v| v as f64);
+        assert_eq!(got, want, "{mode:?}");
+    }
+    // The engine refuses f64 arrays there, saying why.
+    let e = lucent::GpuArray::upload_real(&gpu, &x.view()).unwrap_err().to_string();
+    assert!(e.contains("f64"), "{e}");
+}
