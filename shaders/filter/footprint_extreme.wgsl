@@ -7,6 +7,7 @@
 #import common/grid
 #import common/boundary
 #import common/footprint
+#import common/real
 
 override MODE: u32;
 override MAXIMUM: bool;
@@ -16,10 +17,10 @@ struct Params {
     lo: vec4<i32>, hi: vec4<i32>,  // the offsets' bounding box
 }  // mirrored in src/kernels/footprint_extreme.rs
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<real>;
 @group(0) @binding(1) var<storage, read> offsets: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read> weights: array<f32>;
-@group(0) @binding(3) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read> weights: array<real>;
+@group(0) @binding(3) var<storage, read_write> y: array<real>;
 @group(0) @binding(4) var<uniform> p: Params;
 
 @compute @workgroup_size(256)
@@ -31,7 +32,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     let c = footprint_coords(i, p.dims);
     let n = vec4<i32>(p.dims);
-    var best = select(3.4028235e38, -3.4028235e38, MAXIMUM);
+    // ∓infinity (inputs are finite), so every tap counts in either precision. (Assigned, not
+    // an initialiser: naga's SPIR-V writer panics on an override-dependent one.)
+    let start = real(bitcast<f32>(select(0x7f800000u, 0xff800000u, MAXIMUM)));
+    var best = start;
     if (footprint_inside(c, n, p.lo, p.hi)) {
         for (var t = 0u; t < p.taps; t++) {
             let v = x[footprint_at(i, vec4<i32>(offsets[t]), n)] + weights[t];
@@ -40,7 +44,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     } else {
         for (var t = 0u; t < p.taps; t++) {
             let index = footprint_index(c, vec4<i32>(offsets[t]), n, MODE);
-            let v = select(x[max(index, 0)], p.cval, index < 0) + weights[t];
+            let v = select(x[max(index, 0)], real(p.cval), index < 0) + weights[t];
             best = select(min(best, v), max(best, v), MAXIMUM);
         }
     }

@@ -9,21 +9,22 @@
 #import common/grid
 #import common/boundary
 #import common/footprint
+#import common/real
 
 override MODE: u32;
 const MAX_TAPS: u32 = 343u;  // mirrored in src/kernels/footprint_rank.rs
 
 struct Params { dims: vec4<u32>, count: u32, taps: u32, rank: u32, cval: f32 }  // mirrored in src/kernels/footprint_rank.rs
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<real>;
 @group(0) @binding(1) var<storage, read> offsets: array<vec4<f32>>;
-@group(0) @binding(2) var<storage, read_write> y: array<f32>;
+@group(0) @binding(2) var<storage, read_write> y: array<real>;
 @group(0) @binding(3) var<uniform> p: Params;
 
 // Tap t's value for the output at `c` (cval outside in mode constant).
-fn tap_value(c: vec4<i32>, n: vec4<i32>, t: u32) -> f32 {
+fn tap_value(c: vec4<i32>, n: vec4<i32>, t: u32) -> real {
     let index = footprint_index(c, vec4<i32>(offsets[t]), n, MODE);
-    return select(x[max(index, 0)], p.cval, index < 0);
+    return select(x[max(index, 0)], real(p.cval), index < 0);
 }
 
 @compute @workgroup_size(64)
@@ -36,7 +37,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let c = footprint_coords(i, p.dims);
     let n = vec4<i32>(p.dims);
     // unrolled: begin
-    var v: array<f32, MAX_TAPS>;
+    var v: array<real, MAX_TAPS>;
     for (var t = 0u; t < p.taps; t++) {
         v[t] = tap_value(c, n, t);
     }

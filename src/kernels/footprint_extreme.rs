@@ -6,7 +6,6 @@ use bytemuck::{Pod, Zeroable};
 use super::boundary::Boundary;
 use super::FOOTPRINT_EXTREME;
 use crate::error::{Error, Result};
-use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in footprint_extreme.wgsl.
@@ -24,9 +23,10 @@ pub struct Params {
 }
 
 /// `y[i] = min (or max) over taps t of x[i + offsets[t]] + weights[t]` for `x` of 1-4 axes
-/// (f32); `offsets` one per axis of x for each tap.
-pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[f32], maximum: bool, boundary: Boundary) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::F32, "filtered array")?;
+/// (f32, or f64 on devices with it; the weights sent in x's type); `offsets` one per axis of x for each tap.
+pub fn record<W: crate::gpu::Real>(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[W], maximum: bool, boundary: Boundary) -> Result<Buf> {
+    let dtype = rec.dtype(x);
+    let kernel = FOOTPRINT_EXTREME.for_dtype(dtype)?;
     let dims = rec.dims(x).to_vec();
     let d = dims.len();
     if d == 0 || d > 4 || offsets.is_empty() || offsets.len() != weights.len() || offsets.iter().any(|o| o.len() != d) {
@@ -37,8 +37,11 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[f32]
     }
     let lead = 4 - d;
     let off = upload_offsets(rec, offsets, d)?;
-    let w = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[weights.len()]), weights.to_vec()).expect("one per tap").view())?;
-    let y = rec.temp(&dims, Dtype::F32)?;
+    let w = rec.upload_as(
+        &ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[weights.len()]), weights.iter().map(|&w| w.as_f64()).collect()).expect("one per tap").view(),
+        dtype,
+    )?;
+    let y = rec.temp(&dims, dtype)?;
     let count = dims.iter().product::<usize>();
     let mut p = Params::zeroed();
     for (a, &n) in dims.iter().enumerate() {
@@ -48,7 +51,7 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], weights: &[f32]
     (p.count, p.taps, p.cval) = (count as u32, offsets.len() as u32, if let Boundary::Constant(c) = boundary { c } else { 0.0 });
     (p.lo, p.hi) = bounds(offsets, lead);
     let constants = [("MODE", boundary.code() as f64), ("MAXIMUM", f64::from(u8::from(maximum)))];
-    rec.dispatch(&FOOTPRINT_EXTREME, &constants, bytemuck::bytes_of(&p), &[x, off, w, y], FOOTPRINT_EXTREME.groups(count as u64));
+    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[x, off, w, y], kernel.groups(count as u64));
     Ok(y)
 }
 

@@ -6,7 +6,6 @@ use bytemuck::{Pod, Zeroable};
 use super::boundary::Boundary;
 use super::FOOTPRINT_RANK;
 use crate::error::{Error, Result};
-use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 
 /// Most taps a footprint may have (the kernel's per-thread array).
@@ -23,10 +22,11 @@ pub struct Params {
     pub cval: f32,
 }
 
-/// `y[i]` = the `rank`-th smallest (from 0) of x[i + offsets[t]] over the taps, `x` f32 of 1-4
-/// axes, `offsets` one per axis of x for each tap (1 to [`MAX_TAPS`]).
+/// `y[i]` = the `rank`-th smallest (from 0) of x[i + offsets[t]] over the taps, `x` f32 (or f64
+/// on devices with it) of 1-4 axes, `offsets` one per axis of x for each tap (1 to [`MAX_TAPS`]).
 pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], rank: usize, boundary: Boundary) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::F32, "filtered array")?;
+    let dtype = rec.dtype(x);
+    let twin = FOOTPRINT_RANK.for_dtype(dtype)?;
     let dims = rec.dims(x).to_vec();
     let d = dims.len();
     if d == 0 || d > 4 || offsets.iter().any(|o| o.len() != d) {
@@ -40,12 +40,12 @@ pub fn record(rec: &mut Recording, x: Buf, offsets: &[Vec<i64>], rank: usize, bo
     }
     let lead = 4 - d;
     let off = super::footprint_extreme::upload_offsets(rec, offsets, d)?;
-    let y = rec.temp(&dims, Dtype::F32)?;
+    let y = rec.temp(&dims, dtype)?;
     let count = dims.iter().product::<usize>();
     let mut p = Params::zeroed();
     (0..4).for_each(|a| p.dims[a] = if a < lead { 1 } else { dims[a - lead] as u32 });
     (p.count, p.taps, p.rank, p.cval) = (count as u32, offsets.len() as u32, rank as u32, boundary.cval());
-    let kernel = FOOTPRINT_RANK.unrolled(&selection(offsets, lead));
+    let kernel = twin.unrolled(&selection(offsets, lead));
     rec.dispatch(kernel, &[("MODE", boundary.code() as f64)], bytemuck::bytes_of(&p), &[x, off, y], kernel.groups(count as u64));
     Ok(y)
 }
@@ -78,8 +78,8 @@ fn selection(offsets: &[Vec<i64>], lead: usize) -> String {
     let size = taps.next_power_of_two();
     let mut s = String::new();
     for t in 0..size {
-        let value = if t < taps { String::new() } else { " = bitcast<f32>(0x7f800000u)".into() };
-        s += &format!("    var v{t}: f32{value};\n");
+        let value = if t < taps { String::new() } else { " = real(bitcast<f32>(0x7f800000u))".into() };
+        s += &format!("    var v{t}: real{value};\n");
     }
     s += &format!("    if (footprint_inside(c, n, {}, {})) {{\n", vec(lo), vec(hi));
     for (t, o) in offsets.iter().enumerate() {

@@ -261,25 +261,25 @@ pub fn filter_terms<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: 
 
 /// scipy.ndimage.minimum_filter(input, footprint=footprint, mode=mode, cval=cval, origin=origin)
 /// (a `size` is an all-true footprint of that shape; `origin` empty for zeros).
-pub fn minimum_filter<S: Data<Elem = f32>, D: Dimension>(
+pub fn minimum_filter<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     footprint: &ndarray::ArrayViewD<bool>,
     origin: &[i64],
     mode: Boundary,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let f = Footprint::new(footprint, None, origin)?;
     on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, false, mode))
 }
 
 /// scipy.ndimage.maximum_filter(input, footprint=footprint, mode=mode, cval=cval, origin=origin).
-pub fn maximum_filter<S: Data<Elem = f32>, D: Dimension>(
+pub fn maximum_filter<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     footprint: &ndarray::ArrayViewD<bool>,
     origin: &[i64],
     mode: Boundary,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let f = Footprint::new(footprint, None, origin)?;
     on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, true, mode))
 }
@@ -287,14 +287,14 @@ pub fn maximum_filter<S: Data<Elem = f32>, D: Dimension>(
 /// scipy.ndimage.rank_filter(input, rank, footprint=footprint, mode=mode, cval=cval,
 /// origin=origin): the `rank`-th smallest over the footprint (negative: from the end), at most
 /// 343 taps (7³) for now.
-pub fn rank_filter<S: Data<Elem = f32>, D: Dimension>(
+pub fn rank_filter<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     rank: i64,
     footprint: &ndarray::ArrayViewD<bool>,
     origin: &[i64],
     mode: Boundary,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let f = Footprint::new(footprint, None, origin)?;
     let r = rank_within(rank, f.offsets.len())?;
     on_device(gpu, input, |rec, x| record_rank(rec, x, &f, r, mode))
@@ -302,42 +302,44 @@ pub fn rank_filter<S: Data<Elem = f32>, D: Dimension>(
 
 /// scipy.ndimage.median_filter(input, footprint=footprint, mode=mode, cval=cval, origin=origin):
 /// the rank (taps / 2) element over the footprint.
-pub fn median_filter<S: Data<Elem = f32>, D: Dimension>(
+pub fn median_filter<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     footprint: &ndarray::ArrayViewD<bool>,
     origin: &[i64],
     mode: Boundary,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let taps = footprint.iter().filter(|&&b| b).count();
     rank_filter(gpu, input, (taps / 2) as i64, footprint, origin, mode)
 }
 
 /// scipy.ndimage.grey_erosion(input, footprint=footprint, structure=structure, mode=mode,
 /// cval=cval, origin=origin): the minimum of x − structure over the footprint.
-pub fn grey_erosion<S: Data<Elem = f32>, D: Dimension>(
+pub fn grey_erosion<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     footprint: &ndarray::ArrayViewD<bool>,
-    structure: Option<&ndarray::ArrayViewD<f32>>,
+    structure: Option<&ndarray::ArrayViewD<T>>,
     origin: &[i64],
     mode: Boundary,
-) -> Result<Array<f32, D>> {
-    let f = Footprint::new(footprint, structure, origin)?.negated();
+) -> Result<Array<T, D>> {
+    let structure = structure.map(|s| s.mapv(|v| v.as_f64()));
+    let f = Footprint::new(footprint, structure.as_ref().map(|s| s.view()).as_ref(), origin)?.negated();
     on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, false, mode))
 }
 
 /// scipy.ndimage.grey_dilation(input, footprint=..., structure=..., mode=mode, cval=cval,
 /// origin=origin): the maximum of x + structure over the reflected footprint.
-pub fn grey_dilation<S: Data<Elem = f32>, D: Dimension>(
+pub fn grey_dilation<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     footprint: &ndarray::ArrayViewD<bool>,
-    structure: Option<&ndarray::ArrayViewD<f32>>,
+    structure: Option<&ndarray::ArrayViewD<T>>,
     origin: &[i64],
     mode: Boundary,
-) -> Result<Array<f32, D>> {
-    let f = Footprint::reflected(footprint, structure, origin)?;
+) -> Result<Array<T, D>> {
+    let structure = structure.map(|s| s.mapv(|v| v.as_f64()));
+    let f = Footprint::reflected(footprint, structure.as_ref().map(|s| s.view()).as_ref(), origin)?;
     on_device(gpu, input, |rec, x| record_extreme(rec, x, &f, true, mode))
 }
 

@@ -141,3 +141,34 @@ fn f64_data_without_f64_is_computed_in_f32() {
     let e = lucent::GpuArray::upload_real(&gpu, &x.view()).unwrap_err().to_string();
     assert!(e.contains("f64"), "{e}");
 }
+
+/// Selections (rank, median, minimum, maximum, grey morphology) of f64 data return input values
+/// exactly: integers beyond f32's 2^24 and values f32 would round, equal to the reference bit
+/// for bit; both rank paths (the sorting network up to 32 taps, the selection beyond).
+#[test]
+fn selections_in_f64_are_exact() {
+    use ndimage::Footprint;
+    let gpu = f64_gpu();
+    let mut rng = rand::rng();
+    for dims in [&[31][..], &[9, 12], &[5, 6, 7]] {
+        // Distinct f64 values f32 cannot hold: 2^40 + small integers, plus random fractions.
+        let x = ArrayD::from_shape_fn(IxDyn(dims), |_| (1u64 << 40) as f64 + rng.random_range(0..1000) as f64 + rng.random::<f64>() * 1e-3);
+        for size in [3usize, 5] {
+            let fp = ArrayD::from_elem(IxDyn(&vec![size; dims.len()]), true);
+            let f = Footprint::new(&fp.view(), None, &[]).unwrap();
+            for mode in MODES {
+                let taps = f.offsets.len();
+                for rank in [0, taps / 2, taps - 1] {
+                    let got = ndimage::rank_filter(gpu, &x, rank as i64, &fp.view(), &[], mode).unwrap();
+                    assert_eq!(got, cpu::footprint_rank(&x, &f, rank, mode), "rank {rank} of {taps} {dims:?} {mode:?}");
+                }
+                assert_eq!(ndimage::minimum_filter(gpu, &x, &fp.view(), &[], mode).unwrap(), cpu::footprint_extreme(&x, &f, false, mode), "{dims:?} {mode:?}");
+                assert_eq!(ndimage::maximum_filter(gpu, &x, &fp.view(), &[], mode).unwrap(), cpu::footprint_extreme(&x, &f, true, mode), "{dims:?} {mode:?}");
+                let structure = ArrayD::from_shape_fn(fp.raw_dim(), |_| rng.random::<f64>());
+                let got = ndimage::grey_dilation(gpu, &x, &fp.view(), Some(&structure.view()), &[], mode).unwrap();
+                let want = cpu::footprint_extreme(&x, &Footprint::reflected(&fp.view(), Some(&structure.view()), &[]).unwrap(), true, mode);
+                assert_eq!(got, want, "grey_dilation {dims:?} {mode:?}");
+            }
+        }
+    }
+}

@@ -75,10 +75,11 @@ fn footprint_extremes_match_the_reference() {
                 assert_eq!(got, cpu::footprint_extreme(&x64, &f, maximum, mode).mapv(|v| v as f32), "{dims:?} {mode:?} max {maximum}");
             }
             let erosion = ndimage::grey_erosion(gpu, &x, &fp.view(), Some(&structure.view()), &origin, mode).unwrap();
-            let want = cpu::footprint_extreme(&x64, &Footprint::new(&fp.view(), Some(&structure.view()), &origin).unwrap().negated(), false, mode);
+            let want =
+                cpu::footprint_extreme(&x64, &Footprint::new(&fp.view(), Some(&structure.mapv(f64::from).view()), &origin).unwrap().negated(), false, mode);
             assert_rel_l2(&erosion, &want, 1e-7, &format!("{dims:?} {mode:?} grey erosion"));
             let dilation = ndimage::grey_dilation(gpu, &x, &fp.view(), Some(&structure.view()), &origin, mode).unwrap();
-            let want = cpu::footprint_extreme(&x64, &Footprint::reflected(&fp.view(), Some(&structure.view()), &origin).unwrap(), true, mode);
+            let want = cpu::footprint_extreme(&x64, &Footprint::reflected(&fp.view(), Some(&structure.mapv(f64::from).view()), &origin).unwrap(), true, mode);
             assert_rel_l2(&dilation, &want, 1e-7, &format!("{dims:?} {mode:?} grey dilation"));
         }
     }

@@ -23,7 +23,8 @@ use crate::kernels::footprint_extreme;
 #[derive(Clone, Debug, PartialEq)]
 pub struct Footprint {
     pub offsets: Vec<Vec<i64>>,
-    pub weights: Vec<f32>,
+    /// The structure's values (f64: sent in the data's type).
+    pub weights: Vec<f64>,
 }
 
 /// scipy's origin check for a footprint of `shape`: one origin per axis within
@@ -42,7 +43,7 @@ pub fn check_origin(shape: &[usize], origin: &[i64]) -> Result<Vec<i64>> {
 impl Footprint {
     /// The taps of `footprint` (true: in; the input's rank) with weights `structure` (its shape;
     /// None: flat), scipy's centring with `origin` (empty: zeros).
-    pub fn new(footprint: &ArrayViewD<bool>, structure: Option<&ArrayViewD<f32>>, origin: &[i64]) -> Result<Footprint> {
+    pub fn new(footprint: &ArrayViewD<bool>, structure: Option<&ArrayViewD<f64>>, origin: &[i64]) -> Result<Footprint> {
         if footprint.is_empty() || footprint.ndim() == 0 {
             return Err(Error::Shape(format!("a footprint of shape {:?}: at least one element and one axis", footprint.shape())));
         }
@@ -69,7 +70,7 @@ impl Footprint {
 
     /// scipy's dilation of `footprint` (and `structure`) at `origin`: both reflected along every
     /// axis, the origin negated and one less along an even axis.
-    pub fn reflected(footprint: &ArrayViewD<bool>, structure: Option<&ArrayViewD<f32>>, origin: &[i64]) -> Result<Footprint> {
+    pub fn reflected(footprint: &ArrayViewD<bool>, structure: Option<&ArrayViewD<f64>>, origin: &[i64]) -> Result<Footprint> {
         let origin = check_origin(footprint.shape(), origin)?;
         let flip = |a: &ArrayViewD<bool>| {
             let mut v = a.to_owned();
