@@ -155,7 +155,7 @@ pub fn extreme_reference(x: &ArrayD<f64>, f: &Footprint, maximum: bool, boundary
                     None => outside = true,
                 }
             }
-            let v = if outside { boundary.cval() as f64 } else { x[IxDyn(&at)] } + w as f64;
+            let v = if outside { boundary.cval() as f64 } else { x[IxDyn(&at)] } + w;
             best = if maximum { best.max(v) } else { best.min(v) };
         }
         best
