@@ -4,7 +4,7 @@ a volume larger than one machine, or than one GPU, runs chunk by chunk on a clus
 Each worker process opens its own lucent context (its GPU) on first use; :func:`assign_gpus`
 gives every worker of a ``dask.distributed`` client its own adapter on multi-GPU hosts. Halos:
 the filters' reach for :func:`gaussian_filter`, :func:`uniform_filter` and :func:`fftconvolve`
-(so the chunked result equals the whole-array one to float32 round-off) and tiled
+(so the chunked result equals the whole-array one to round-off; results in scipy's dtypes) and tiled
 Richardson-Lucy's guard and blend widths for :func:`richardson_lucy` (the result within the tiled run's
 tolerance of the whole-array one). At the array's own edges each operation applies its usual
 boundary, as on the whole array.
@@ -36,10 +36,12 @@ def _edges(mode: str) -> str:
     return "periodic" if mode in ("wrap", "grid-wrap") else "none"
 
 
-def _chunked(image: Any, depth: Sequence[int], block, boundary: str = "none") -> da.Array:
+def _chunked(image: Any, depth: Sequence[int], block, boundary: str = "none", dtype: Any = np.float32) -> da.Array:
+    """``block`` over the chunks with halos of ``depth``; ``dtype`` its results' (scipy's rules:
+    the input's for the ndimage filters)."""
     x = da.asarray(image)
-    return x.map_overlap(block, depth=dict(enumerate(int(d) for d in depth)), boundary=boundary, dtype=np.float32,
-                         meta=np.empty((0,) * x.ndim, np.float32))
+    return x.map_overlap(block, depth=dict(enumerate(int(d) for d in depth)), boundary=boundary, dtype=dtype,
+                         meta=np.empty((0,) * x.ndim, dtype))
 
 
 def richardson_lucy(image: Any, psf: Any, num_iter: int = 50, clip: bool = True, filter_epsilon: Optional[float] = None,
@@ -90,7 +92,8 @@ def gaussian_filter(input: Any, sigma: Any, mode: str = "reflect", cval: float =
     x = da.asarray(input)
     sigmas = [float(s) for s in on_axes(sigma, axes, x.ndim, "sigma", 0.0)]
     depth = [_lucent.filter_halo(sigma=s) for s in sigmas]
-    return _chunked(x, depth, lambda c: ndimage.gaussian_filter(c, sigmas, mode=mode, cval=cval, truncate=truncate), _edges(mode))
+    return _chunked(x, depth, lambda c: ndimage.gaussian_filter(c, sigmas, mode=mode, cval=cval, truncate=truncate), _edges(mode),
+                    x.dtype)
 
 
 def uniform_filter(input: Any, size: Any = 3, mode: str = "reflect", cval: float = 0.0, *,
@@ -103,7 +106,8 @@ def uniform_filter(input: Any, size: Any = 3, mode: str = "reflect", cval: float
     """
     x = da.asarray(input)
     sizes = [int(s) for s in on_axes(size, axes, x.ndim, "size", 1)]
-    return _chunked(x, [_lucent.filter_halo(size=s) for s in sizes], lambda c: ndimage.uniform_filter(c, sizes, mode=mode, cval=cval), _edges(mode))
+    return _chunked(x, [_lucent.filter_halo(size=s) for s in sizes], lambda c: ndimage.uniform_filter(c, sizes, mode=mode, cval=cval), _edges(mode),
+                    x.dtype)
 
 
 def fftconvolve(in1: Any, in2: Any, mode: str = "same") -> da.Array:
@@ -120,7 +124,8 @@ def fftconvolve(in1: Any, in2: Any, mode: str = "same") -> da.Array:
     x = da.asarray(in1)
     if kernel.ndim != x.ndim:
         raise ValueError("in1 and in2 should have the same dimensionality")
-    return _chunked(x, [m // 2 for m in kernel.shape], lambda c: signal.fftconvolve(c, kernel, "same"))
+    dtype = np.result_type(signal._transform_dtype(np.empty(0, x.dtype)), np.float32)
+    return _chunked(x, [m // 2 for m in kernel.shape], lambda c: signal.fftconvolve(c, kernel, "same"), "none", dtype)
 
 
 def assign_gpus(client: Any, adapters: Optional[Sequence[str]] = None) -> dict[str, str]:

@@ -1,14 +1,18 @@
 """numpy.fft on the GPU: the same functions, arguments and conventions (axes, s with -1 for
 the input's length, norm, out).
 
-Computed in single precision, as numpy 2 does for float32 input: the results are complex64
-(float32 for the inverse real transforms), for float64 input too. Any length (mixed radix,
-Rader, Bluestein); up to 4 axes.
+Results have numpy's dtypes: complex128 for float64, integer and boolean input (float64 from
+the inverse real transforms), complex64 for float32 and float16 (float32; numpy 2 keeps single
+precision), complex64 and complex128 kept. Computed in single precision today (a float64 GPU
+path for double precision input is coming): complex128 and float64 results hold float32's
+precision. Any length (mixed radix, Rader, Bluestein); up to 4 axes.
 
 >>> import numpy as np, lucent
 >>> x = np.random.rand(30, 17).astype("f4")
 >>> bool(np.allclose(lucent.fft.fftn(x), np.fft.fftn(x), atol=1e-4))
 True
+>>> lucent.fft.fft(np.arange(4)).dtype, lucent.fft.irfft(np.ones(3, "c8")).dtype
+(dtype('complex128'), dtype('float32'))
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ import numpy as np
 from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq
 
 from . import _lucent
-from ._arrays import axes as _axes, complex64, real
+from ._arrays import axes as _axes, complex64, finish, working
 from ._context import Context, resolve
 
 Norm = Optional[Literal["backward", "ortho", "forward"]]
@@ -50,8 +54,24 @@ def _sizes(a: np.ndarray, s: Sequence[int], axes: list[int]) -> list[int]:
     return [a.shape[ax] if int(n) == -1 else int(n) for n, ax in zip(s, axes)]
 
 
-def _placed(result: np.ndarray, out: Any) -> np.ndarray:
-    """numpy's ``out``: the result written into it (shape checked), else the result."""
+def _complex_dtype(a: Any) -> np.dtype:
+    """numpy.fft's result dtype for ``a``: complex128 for integers and booleans, else the
+    complex type of ``a``'s precision (complex64 for float16 and float32)."""
+    dt = np.asarray(a).dtype
+    if dt.kind in "biu":
+        return np.dtype(np.complex128)
+    return np.promote_types(dt, np.complex64)
+
+
+def _real_dtype(a: Any) -> np.dtype:
+    """numpy.fft's irfft dtype for ``a``: the real type of :func:`_complex_dtype`."""
+    return np.finfo(_complex_dtype(a)).dtype
+
+
+def _placed(result: np.ndarray, out: Any, dtype: Any) -> np.ndarray:
+    """numpy's ``out``: the result (in ``dtype``, numpy's) written into it (shape checked), else
+    the result."""
+    result = finish(result, None, dtype)
     if out is None:
         return result
     if not isinstance(out, np.ndarray) or out.shape != result.shape:
@@ -92,14 +112,15 @@ def _half_axis_back(y: np.ndarray, half: Optional[int]) -> np.ndarray:
 def fftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
          out: Any = None, *,
          context: Optional[Context] = None) -> np.ndarray:
-    """numpy.fft.fftn: the N-dimensional discrete Fourier transform, complex64.
+    """numpy.fft.fftn: the N-dimensional discrete Fourier transform (complex64 for float32 and
+    complex64 input, complex128 for float64, integers and complex128, as numpy).
 
     >>> import numpy as np, lucent
     >>> lucent.fft.fftn(np.ones((4, 6), "f4"))[0, 0]
     np.complex64(24+0j)
     """
     x, ax = _shape(complex64(a), s, axes)
-    return _placed(_lucent.fftn(resolve(context), x, ax, norm or "backward"), out)
+    return _placed(_lucent.fftn(resolve(context), x, ax, norm or "backward"), out, _complex_dtype(a))
 
 
 def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
@@ -113,7 +134,7 @@ def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int
     True
     """
     x, ax = _shape(complex64(a), s, axes)
-    return _placed(_lucent.ifftn(resolve(context), x, ax, norm or "backward"), out)
+    return _placed(_lucent.ifftn(resolve(context), x, ax, norm or "backward"), out, _complex_dtype(a))
 
 
 def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
@@ -125,15 +146,17 @@ def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int
     >>> lucent.fft.rfftn(np.zeros((8, 10), "f4")).shape
     (8, 6)
     """
-    x, ax = _shape(real(a, "a"), s, axes)
+    x, ax = _shape(working(a, "a"), s, axes)
     x, ax, half = _half_axis_last(x, ax)
-    return _placed(_half_axis_back(_lucent.rfftn(resolve(context), x, ax, norm or "backward"), half), out)
+    return _placed(_half_axis_back(_lucent.rfftn(resolve(context), x, ax, norm or "backward"), half), out,
+                   _complex_dtype(a))
 
 
 def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
            out: Any = None, *,
            context: Optional[Context] = None) -> np.ndarray:
-    """numpy.fft.irfftn: the inverse of :func:`rfftn`, float32; the last axis transformed has
+    """numpy.fft.irfftn: the inverse of :func:`rfftn`, real (float32 for complex64 input, float64
+    for complex128, as numpy); the last axis transformed has
     ``s[-1]`` values (default 2(m - 1) for m input values).
 
     >>> import numpy as np, lucent
@@ -141,6 +164,7 @@ def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[in
     >>> bool(np.allclose(lucent.fft.irfftn(lucent.fft.rfftn(x), x.shape), x, atol=1e-5))
     True
     """
+    dtype = _real_dtype(a)
     x = complex64(a)
     ax = _transformed(x.ndim, s, axes)
     if s is None:
@@ -152,7 +176,8 @@ def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[in
         length = x.shape[ax[-1]] if int(s[-1]) == -1 else int(s[-1])  # numpy 2: -1 is the input's length
         x = _fit(x, sizes + [length // 2 + 1], ax)
     x, ax, half = _half_axis_last(x, ax)
-    return _placed(_half_axis_back(_lucent.irfftn(resolve(context), x, ax, length, norm or "backward"), half), out)
+    r = _lucent.irfftn(resolve(context), x, ax, length, norm or "backward")
+    return _placed(_half_axis_back(r, half), out, dtype)
 
 
 def fft(a: Any, n: Optional[int] = None, axis: int = -1, norm: Norm = None, out: Any = None, *,

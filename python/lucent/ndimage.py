@@ -7,9 +7,25 @@ and complex input as scipy takes them; arrays of 1-4 axes. ``deskew`` for stage-
 light-sheet stacks (pycudadecon's deskewGPU). What lucent cannot do (a Python function per
 window, chamfer distances, watershed_ift) raises NotImplementedError saying so.
 
-Computed in float32: float64 and integer input is converted first, and the result is float32
-(complex64 for complex input) unless ``output`` (a dtype, or an array written in place) says
-otherwise; the measurements of labelled regions are computed in float64 on the host.
+Results have scipy's dtypes: ``output=None`` gives the input's dtype (uint8 in, uint8 out;
+float64 in, float64 out; complex64 and complex128 kept), ``output`` (a dtype, or an array
+written in place) another, and integer results are converted as scipy converts its double
+results: truncated toward zero (a C cast, wrapping around the type's range) by the filters,
+rounded to nearest (halves away from zero) and clipped to the type's range by the
+interpolation functions. As scipy: spline_filter's default result is float64, the distance
+transform's float64, label's int32, binary morphology's bool, the Fourier filters' as scipy's
+``fourier_*``. A 0-d input is taken where scipy takes it (a filter over no axes).
+Precision: the spatial filters (correlate, convolve and their 1D forms, the Gaussian, uniform
+and derivative filters, sobel, prewitt, laplace, rank, median, percentile, minimum and maximum
+filters, grey morphology) compute float64, integer and boolean input in float64 on devices
+with it (``lucent.context().f64``: Vulkan on NVIDIA and AMD, DX12, lavapipe), float32 input in
+float32; on devices without it (Metal) they compute in float32, return scipy's dtype and warn
+once per process. The selection filters refuse integers the computation cannot hold exactly
+(beyond ±2**53 in float64, ±2**24 in float32) rather than return them changed. Interpolation,
+the Fourier filters and the distance transform compute in float32 and return scipy's dtype
+(their float64 paths are to come). The measurements of labelled regions are computed in
+float64 on the host.
+
 Interpolation takes lucent's ``sampler``: "buffer" (exact), "texture" (orders 0, 1 and 3:
 hardware linear filtering, faster in places, weights rounded to a few bits) or "auto" (the
 buffer).
@@ -19,6 +35,10 @@ buffer).
 >>> import scipy.ndimage
 >>> bool(np.allclose(lucent.ndimage.gaussian_filter(x, 2), scipy.ndimage.gaussian_filter(x, 2), atol=1e-5))
 True
+>>> lucent.ndimage.uniform_filter(np.array([0, 0, 10, 0, 0], "u1"))  # 10/3 truncated, as scipy
+array([0, 3, 3, 3, 0], dtype=uint8)
+>>> lucent.ndimage.shift(np.array([0, 10, 0, 0], "u1"), 0.25, order=1)  # 7.5 and 2.5 rounded, as scipy
+array([0, 8, 3, 0], dtype=uint8)
 """
 
 from __future__ import annotations
@@ -30,7 +50,8 @@ from typing import Any, Callable, Literal, Optional, Sequence, Union
 import numpy as np
 
 from . import _lucent
-from ._arrays import axis as _axis, complex64, finish, on_axes, per_axis, real, unsupported
+from ._arrays import axis as _axis, complex64, convert, finish, on_axes, per_axis, result_dtype, unsupported, working
+from ._arrays import weights as _float64
 from ._context import Context, resolve
 from ._measurements import (center_of_mass, extrema, find_objects, histogram, labeled_comprehension, maximum,
                             maximum_position, mean, median, minimum, minimum_position, standard_deviation, sum,
@@ -53,8 +74,9 @@ __all__ = ["correlate", "convolve", "correlate1d", "convolve1d", "gaussian_filte
 
 def _complex_by_parts(function: Callable) -> Callable:
     """scipy's complex input for a filter or sampler linear in its input: the real and imaginary
-    parts (with cval's) through ``function`` separately, the result complex64 (complex128 for
-    complex128 input; computed in float32 either way)."""
+    parts (with cval's) through ``function`` separately, the result complex64 for complex64
+    input, complex128 for complex128 (or where the function's real result is float64, as
+    spline_filter's)."""
     signature = inspect.signature(function)
 
     @functools.wraps(function)
@@ -71,28 +93,68 @@ def _complex_by_parts(function: Callable) -> Callable:
             if "cval" in bound.arguments:
                 bound.arguments["cval"] = cval
             parts.append(np.asarray(function(*bound.args, **bound.kwargs)))
-        return finish((parts[0] + 1j * parts[1]).astype(a.dtype), output)
+        dtype = np.promote_types(parts[0].dtype, np.complex64)
+        return finish((parts[0] + 1j * parts[1]).astype(dtype), output)
 
     return by_parts
 
 
 def _complex_weights(x: np.ndarray, w: np.ndarray, cval: Any, output: Any, conjugate: bool,
-                     run: Callable[[np.ndarray, np.ndarray, float], np.ndarray]) -> np.ndarray:
+                     run: Callable[[np.ndarray, np.ndarray, float, Any], np.ndarray]) -> np.ndarray:
     """A correlation or convolution with complex input or weights as scipy computes it (the
     correlation with the weights' conjugate): four (or two) real ones, ``run(x part, w part,
-    cval part)``."""
+    cval part, dtype)``, each in the real dtype of scipy's complex result."""
     w = np.conj(w) if conjugate else w
     c = complex(cval)
-    re = run(x.real, w.real, c.real)
+    dtype = np.promote_types(x.dtype, np.complex64)
+    part = np.finfo(dtype).dtype
+    re = run(x.real, w.real, c.real, part)
     im = np.zeros_like(re)
     if np.iscomplexobj(x):
-        im += run(x.imag, w.real, c.imag)
+        im += run(x.imag, w.real, c.imag, part)
     if np.iscomplexobj(w):
-        im += run(x.real, w.imag, c.real)
+        im += run(x.real, w.imag, c.real, part)
         if np.iscomplexobj(x):
-            re -= run(x.imag, w.imag, c.imag)
-    dtype = x.dtype if np.iscomplexobj(x) else np.promote_types(x.dtype, np.complex64)
+            re -= run(x.imag, w.imag, c.imag, part)
     return finish((re + 1j * im).astype(dtype), output)
+
+
+def _scalar_identity(like: Any = None) -> Callable:
+    """scipy's 0-d input to a filter: a filter over no axes, the input itself in the result's
+    dtype (``like``: the default, else the input's), copied as scipy copies it (numpy's cast)."""
+    def decorate(function: Callable) -> Callable:
+        signature = inspect.signature(function)
+
+        @functools.wraps(function)
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            a = np.asarray(bound.arguments["input"])
+            if a.ndim != 0:
+                return function(*args, **kwargs)
+            return finish(a, bound.arguments.get("output"), a.dtype if like is None else like, "cast")
+        return wrapped
+    return decorate
+
+
+def _passes(input: np.ndarray, output: Any, like: Any,
+            steps: Sequence[Callable[[np.ndarray], np.ndarray]], context: Any = None) -> np.ndarray:
+    """A separable filter with an integer or boolean result as scipy computes it: each pass
+    along one axis written into the result's dtype (truncated) before the next pass reads it.
+    ``steps``: one function per pass, of the working array, giving the pass's float result
+    (``context``: the steps compute float64, as :func:`working` takes it). Booleans travel between passes as their bytes (uint8), as scipy reads them back."""
+    a = np.asarray(input)
+    if not steps:
+        return finish(a, output, like, "cast")
+    dt = result_dtype(output, like)
+    carry = np.dtype(np.uint8) if dt == np.bool_ else dt
+    for step in steps:
+        a = convert(step(working(a, "input", context=context)), carry)
+    return finish(a, output, like)
+
+
+def _integer_result(output: Any, like: Any) -> bool:
+    """Whether scipy's result is of integers or booleans (then computed pass by pass, as scipy)."""
+    return result_dtype(output, like).kind not in "fc"
 
 
 # scipy's filter modes that are other names of the five lucent implements.
@@ -110,15 +172,21 @@ def _weights(input: Any, weights: Any, output: Any, mode: str, cval: float, orig
     a, wa = np.asarray(input), np.asarray(weights)
     if np.iscomplexobj(a) or np.iscomplexobj(wa):
         return _complex_weights(a, wa, cval, output, not flip,
-                                lambda x, w, c: _weights(x, w, None, mode, c, origin, flip, context, axes))
-    x = real(input, "input")
+                                lambda x, w, c, o: _weights(x, w, o, mode, c, origin, flip, context, axes))
+    if a.ndim == 0:
+        # scipy's filter over no axes: the input times the (0-d) weights.
+        if wa.ndim != 0:
+            raise RuntimeError("filter weights array has incorrect shape.")
+        return finish(np.float64(a) * np.float64(wa), output, a.dtype)
+    ctx = resolve(context)
+    x = working(a, "input", context=ctx)
     listed = _listed_axes(axes, x.ndim)
-    w = real(_over_axes(wa, listed, x.ndim, "weights") if axes is not None else wa, "weights")
+    w = _float64(_over_axes(wa, listed, x.ndim, "weights") if axes is not None else wa)
     if w.ndim != x.ndim:
         raise RuntimeError(f"weights.ndim ({w.ndim}) must match len(axes) ({x.ndim})")
     origins = _origins(origin, x.ndim, axes)
-    r = _lucent.correlate(resolve(context), x, w, _mode(mode), cval, flip, origins)
-    return finish(r, output)
+    r = _lucent.correlate(ctx, x, w, _mode(mode), cval, flip, origins)
+    return finish(r, output, a.dtype)
 
 
 def correlate(input: Any, weights: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
@@ -148,13 +216,15 @@ def _one_axis(input: Any, weights: Any, axis: int, output: Any, mode: str, cval:
     a, wa = np.asarray(input), np.asarray(weights)
     if np.iscomplexobj(a) or np.iscomplexobj(wa):
         return _complex_weights(a, wa, cval, output, not flip,
-                                lambda x, w, c: _one_axis(x, w, axis, None, mode, c, origin, flip, context))
-    x = real(input, "input")
-    w = real(weights, "weights")
+                                lambda x, w, c, o: _one_axis(x, w, axis, o, mode, c, origin, flip, context))
+    ax = _axis(axis, a.ndim)
+    ctx = resolve(context)
+    x = working(a, "input", context=ctx)
+    w = _float64(weights) if wa.ndim else wa
     if w.ndim != 1:
         raise ValueError("weights must be one-dimensional")
-    r = _lucent.correlate1d(resolve(context), x, w.tolist(), _axis(axis, x.ndim), _mode(mode), cval, flip, int(origin))
-    return finish(r, output)
+    r = _lucent.correlate1d(ctx, x, w.tolist(), ax, _mode(mode), cval, flip, int(origin))
+    return finish(r, output, a.dtype)
 
 
 def correlate1d(input: Any, weights: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
@@ -181,18 +251,31 @@ def convolve1d(input: Any, weights: Any, axis: int = -1, output: Any = None, mod
 
 def _gaussian(input: Any, sigma: Any, order: Any, output: Any, mode: str, cval: float, truncate: float, radius: Any,
               axes: Optional[Sequence[int]], which: str, context: Optional[Context]) -> np.ndarray:
-    x = real(input, "input")
-    sigmas = [float(s) for s in on_axes(sigma, axes, x.ndim, "sigma", 0.0)]
-    orders = [int(o) for o in on_axes(order, axes, x.ndim, "order", 0)]
+    a = np.asarray(input)
+    sigmas = [float(s) for s in on_axes(sigma, axes, a.ndim, "sigma", 0.0)]
+    orders = [int(o) for o in on_axes(order, axes, a.ndim, "order", 0)]
     if any(o < 0 for o in orders):
         raise ValueError("order must be non-negative")
-    radii = None if radius is None else [int(r) for r in on_axes(radius, axes, x.ndim, "radius", 0)]
+    radii = None if radius is None else [int(r) for r in on_axes(radius, axes, a.ndim, "radius", 0)]
     if radii is not None and any(r < 0 for r in radii):
         raise ValueError("Radius must be a nonnegative integer.")
-    r = _lucent.gaussian_filter(resolve(context), x, sigmas, orders, radii, float(truncate), _mode(mode), cval, which)
-    return finish(r, output)
+
+    def run(x: np.ndarray, only: Optional[int] = None) -> np.ndarray:
+        # ``only``: one axis's pass (the others' sigma 0: untouched).
+        def keep(v: list, rest: Any) -> list:
+            return v if only is None else [v[k] if k == only else rest for k in range(a.ndim)]
+        r = None if radii is None else keep(radii, 0)
+        return _lucent.gaussian_filter(resolve(context), x, keep(sigmas, 0.0), keep(orders, 0), r, float(truncate),
+                                       _mode(mode), cval, which)
+
+    if which == "filter" and _integer_result(output, a.dtype):
+        # scipy's passes, one per axis of sigma above 1e-15, in the order of ``axes``.
+        passes = [k for k in _listed_axes(axes, a.ndim) if sigmas[k] > 1e-15]
+        return _passes(a, output, a.dtype, [functools.partial(run, only=k) for k in passes], resolve(context))
+    return finish(run(working(a, "input", context=resolve(context))), output, a.dtype)
 
 
+@_scalar_identity()
 @_complex_by_parts
 def gaussian_filter(input: Any, sigma: Any, order: Any = 0, output: Any = None, mode: str = "reflect", cval: float = 0.0,
                     truncate: float = 4.0, *, radius: Any = None, axes: Optional[Sequence[int]] = None,
@@ -222,11 +305,11 @@ def gaussian_filter1d(input: Any, sigma: float, axis: int = -1, order: int = 0, 
     >>> lucent.ndimage.gaussian_filter1d(np.arange(16, dtype="f4") ** 2, 1.0, order=2)[6:9].round(3)
     array([1.996, 1.995, 1.994], dtype=float32)
     """
-    x = real(input, "input")
-    a = _axis(axis, x.ndim)
-    return _gaussian(x, sigma, order, output, mode, cval, truncate, radius, [a], "filter", context)
+    a = np.asarray(input)
+    return _gaussian(a, sigma, order, output, mode, cval, truncate, radius, [_axis(axis, a.ndim)], "filter", context)
 
 
+@_scalar_identity()
 def gaussian_laplace(input: Any, sigma: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, *,
                      truncate: float = 4.0, radius: Any = None, axes: Optional[Sequence[int]] = None,
                      context: Optional[Context] = None) -> np.ndarray:
@@ -238,11 +321,12 @@ def gaussian_laplace(input: Any, sigma: Any, output: Any = None, mode: str = "re
     >>> bool(lucent.ndimage.gaussian_laplace(x, 1.0)[4, 4] < 0)
     True
     """
-    if axes is not None:
+    if axes is not None or _composed(input, output):
         return _gaussian_on_axes(input, sigma, 2, output, mode, cval, truncate, radius, axes, context)
     return _gaussian(input, sigma, 0, output, mode, cval, truncate, radius, None, "laplace", context)
 
 
+@_scalar_identity()
 def gaussian_gradient_magnitude(input: Any, sigma: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, *,
                                 truncate: float = 4.0, radius: Any = None, axes: Optional[Sequence[int]] = None,
                                 context: Optional[Context] = None) -> np.ndarray:
@@ -254,9 +338,18 @@ def gaussian_gradient_magnitude(input: Any, sigma: Any, output: Any = None, mode
     >>> lucent.ndimage.gaussian_gradient_magnitude(ramp, 1.0, mode="nearest")[3, 3:5].round(4)
     array([0.9994, 0.9994], dtype=float32)
     """
-    if axes is not None:
+    if axes is not None or _composed(input, output):
         return _gaussian_on_axes(input, sigma, 1, output, mode, cval, truncate, radius, axes, context)
     return _gaussian(input, sigma, 0, output, mode, cval, truncate, radius, None, "magnitude", context)
+
+
+def _composed(input: Any, output: Any) -> bool:
+    """Whether laplace, gaussian_laplace or gaussian_gradient_magnitude is computed as scipy
+    composes it (generic_laplace, generic_gradient_magnitude: one derivative per axis written
+    into the result's dtype, then added up in it) rather than in one GPU pass: for an integer
+    or boolean result, where those steps round, and for complex input."""
+    a = np.asarray(input)
+    return np.iscomplexobj(a) or _integer_result(output, a.dtype)
 
 
 def _gaussian_on_axes(input: Any, sigma: Any, order: int, output: Any, mode: Any, cval: float, truncate: float,
@@ -264,24 +357,42 @@ def _gaussian_on_axes(input: Any, sigma: Any, order: int, output: Any, mode: Any
     """gaussian_laplace (order 2) or gaussian_gradient_magnitude (order 1) over some axes, as
     scipy composes them: the Gaussian's derivative along each listed axis; the Laplacian's σ 0
     along the other axes, the gradient's σ smoothing every axis (scipy passes it on whole)."""
-    x = real(input, "input")
-    listed = _listed_axes(axes, x.ndim)
+    a = np.asarray(input)
+    listed = _listed_axes(axes, a.ndim)
     if order == 1:
-        sigmas = [float(s) for s in per_axis(sigma, x.ndim, "sigma")]
+        sigmas = [float(s) for s in per_axis(sigma, a.ndim, "sigma")]
     else:
-        sigmas = [0.0] * x.ndim
-        for a, s in zip(listed, per_axis(sigma, len(listed), "sigma")):
-            sigmas[a] = float(s)
+        sigmas = [0.0] * a.ndim
+        for k, s in zip(listed, per_axis(sigma, len(listed), "sigma")):
+            sigmas[k] = float(s)
 
     def derivative(i: Any, axis: int, out: Any, m: Any, c: float) -> np.ndarray:
-        orders = [0] * x.ndim
+        orders = [0] * a.ndim
         orders[axis] = order
         return gaussian_filter(i, sigmas, orders, out, m, c, truncate, radius=radius, context=context)
 
     compose = generic_laplace if order == 2 else generic_gradient_magnitude
-    return compose(x, derivative, output, mode, cval, axes=listed)
+    return compose(a, derivative, output, mode, cval, axes=listed)
 
 
+def _edge(which: str, input: Any, axis: int, output: Any, mode: str, cval: float,
+          context: Optional[Context]) -> np.ndarray:
+    """sobel or prewitt: scipy's [-1, 0, 1] along ``axis``, then the smoothing along each other
+    axis (pass by pass for an integer result, as scipy)."""
+    a = np.asarray(input)
+    ax = _axis(int(axis), a.ndim)
+    if not _integer_result(output, a.dtype):
+        return finish(_lucent.edge_filter(resolve(context), working(a, "input", context=resolve(context)), which, ax, _mode(mode), cval), output,
+                      a.dtype)
+    smooth = [1.0, 2.0, 1.0] if which == "sobel" else [1.0, 1.0, 1.0]
+
+    def step(weights: list, k: int) -> Callable[[np.ndarray], np.ndarray]:
+        return lambda x: _lucent.correlate1d(resolve(context), x, weights, k, _mode(mode), cval, False, 0)
+    steps = [step([-1.0, 0.0, 1.0], ax)] + [step(smooth, k) for k in range(a.ndim) if k != ax]
+    return _passes(a, output, a.dtype, steps, resolve(context))
+
+
+@_complex_by_parts
 def sobel(input: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0, *,
           context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.sobel: [-1, 0, 1] along ``axis``, [1, 2, 1] along the others.
@@ -290,10 +401,10 @@ def sobel(input: Any, axis: int = -1, output: Any = None, mode: str = "reflect",
     >>> lucent.ndimage.sobel(np.tile(np.arange(5, dtype="f4"), (4, 1)), axis=1)[1, 1:4]
     array([8., 8., 8.], dtype=float32)
     """
-    x = real(input, "input")
-    return finish(_lucent.edge_filter(resolve(context), x, "sobel", int(axis), _mode(mode), cval), output)
+    return _edge("sobel", input, axis, output, mode, cval, context)
 
 
+@_complex_by_parts
 def prewitt(input: Any, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0, *,
             context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.prewitt: [-1, 0, 1] along ``axis``, [1, 1, 1] along the others.
@@ -302,10 +413,10 @@ def prewitt(input: Any, axis: int = -1, output: Any = None, mode: str = "reflect
     >>> lucent.ndimage.prewitt(np.tile(np.arange(5, dtype="f4"), (4, 1)), axis=1)[1, 1:4]
     array([6., 6., 6.], dtype=float32)
     """
-    x = real(input, "input")
-    return finish(_lucent.edge_filter(resolve(context), x, "prewitt", int(axis), _mode(mode), cval), output)
+    return _edge("prewitt", input, axis, output, mode, cval, context)
 
 
+@_scalar_identity()
 def laplace(input: Any, output: Any = None, mode: str = "reflect", cval: float = 0.0, *, axes: Optional[Sequence[int]] = None,
             context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.laplace: the sum over axes of [1, -2, 1] along each.
@@ -314,11 +425,12 @@ def laplace(input: Any, output: Any = None, mode: str = "reflect", cval: float =
     >>> lucent.ndimage.laplace(np.arange(6, dtype="f4") ** 2)[1:5]
     array([2., 2., 2., 2.], dtype=float32)
     """
-    if axes is not None:
+    a = np.asarray(input)
+    if axes is not None or _composed(a, output):
         second = lambda i, axis, out, m, c: correlate1d(i, [1, -2, 1], axis, out, m, c, context=context)  # noqa: E731
-        return generic_laplace(real(input, "input"), second, output, mode, cval, axes=axes)
-    x = real(input, "input")
-    return finish(_lucent.edge_filter(resolve(context), x, "laplace", 0, _mode(mode), cval), output)
+        return generic_laplace(a, second, output, mode, cval, axes=axes)
+    return finish(_lucent.edge_filter(resolve(context), working(a, "input", context=resolve(context)), "laplace", 0, _mode(mode), cval), output,
+                  a.dtype)
 
 
 def generic_gradient_magnitude(input: Any, derivative: Any, output: Any = None, mode: Any = "reflect",
@@ -353,7 +465,7 @@ def _generic(input: Any, derivative: Any, output: Any, mode: Any, cval: float, e
     if len(modes) != len(axes):
         raise RuntimeError("sequence argument must have length equal to input rank")
     kw = extra_keywords or {}
-    out = np.zeros(a.shape, a.dtype if output is None else output) if not isinstance(output, np.ndarray) else output
+    out = output if isinstance(output, np.ndarray) else np.zeros(a.shape, result_dtype(output, a.dtype))
     if not axes:
         out[...] = a
         return out
@@ -368,6 +480,7 @@ def _generic(input: Any, derivative: Any, output: Any, mode: Any, cval: float, e
     return out
 
 
+@_scalar_identity()
 @_complex_by_parts
 def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "reflect", cval: float = 0.0, origin: Any = 0,
                    *, axes: Optional[Sequence[int]] = None, context: Optional[Context] = None) -> np.ndarray:
@@ -377,26 +490,35 @@ def uniform_filter(input: Any, size: Any = 3, output: Any = None, mode: str = "r
     >>> lucent.ndimage.uniform_filter(np.array([0, 0, 3, 0, 0], "f4"))
     array([0., 1., 1., 1., 0.], dtype=float32)
     """
-    x = real(input, "input")
-    sizes = [int(s) for s in on_axes(size, axes, x.ndim, "size", 1)]
-    origins = [int(o) for o in on_axes(origin, axes, x.ndim, "origin", 0)]
-    if any(origins):
-        # A moved box: the mean as one correlation per axis with the origin's weights.
-        for a, (n, o) in enumerate(zip(sizes, origins)):
-            if n > 1 or o:
-                x = correlate1d(x, np.full(n, 1.0 / n, np.float32), a, None, mode, cval, o, context=context)
-        return finish(x, output)
-    return finish(_lucent.uniform_filter(resolve(context), x, sizes, _mode(mode), cval), output)
+    a = np.asarray(input)
+    listed = _listed_axes(axes, a.ndim)
+    sizes = [int(n) for n in per_axis(size, len(listed), "size")]
+    origins = [int(o) for o in per_axis(origin, len(listed), "origin")]
+    # scipy's passes: one per axis of size above 1, in the order of ``axes``.
+    passes = [(k, n, o) for k, n, o in zip(listed, sizes, origins) if n > 1]
+    if any(o for _, _, o in passes) or _integer_result(output, a.dtype):
+        def step(k: int, n: int, o: int) -> Callable[[np.ndarray], np.ndarray]:
+            if o:  # a moved box: the mean as a correlation with the origin's weights
+                return lambda x: _lucent.correlate1d(resolve(context), x, [1.0 / n] * n, k, _mode(mode), cval, False, o)
+            box = [n if j == k else 1 for j in range(a.ndim)]
+            return lambda x: _lucent.uniform_filter(resolve(context), x, box, _mode(mode), cval)
+        return _passes(a, output, a.dtype, [step(*p) for p in passes], resolve(context))
+    box = [1] * a.ndim
+    for k, n, _ in passes:
+        box[k] = n
+    r = _lucent.uniform_filter(resolve(context), working(a, "input", context=resolve(context)), box, _mode(mode), cval)
+    return finish(r, output, a.dtype)
 
 
 @_complex_by_parts
 def uniform_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
                      origin: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.uniform_filter1d: the mean over ``size`` samples along ``axis``."""
-    x = real(input, "input")
-    sizes = [1] * x.ndim
-    sizes[_axis(axis, x.ndim)] = int(size)
-    return uniform_filter(x, sizes, output, mode, cval, origin, context=context)
+    a = np.asarray(input)
+    ax = _axis(axis, a.ndim)
+    if int(size) < 1:
+        raise RuntimeError("incorrect filter size")
+    return uniform_filter(a, int(size), output, mode, cval, int(origin), axes=[ax], context=context)
 
 
 def geometric_transform(input: Any, mapping: Any, output_shape: Optional[Sequence[int]] = None, output: Any = None,
@@ -431,24 +553,33 @@ def _order(order: Any, lowest: int = 0) -> int:
     return o
 
 
-def _spline(input: Any, order: int, axis: Optional[int], output: Any, mode: str, context: Optional[Context]) -> np.ndarray:
-    x = real(input, "input")
+def _spline(input: Any, order: int, axis: Optional[int], output: Any, mode: str,
+            context: Optional[Context]) -> np.ndarray:
+    a = np.asarray(input)
     order = _order(order, 0 if axis is not None else 2)
+    ax = None if axis is None else _axis(axis, a.ndim)
     if order in (0, 1):
-        return finish(x.copy(), output)
-    ax = None if axis is None else _axis(axis, x.ndim)
-    return finish(_lucent.spline_filter(resolve(context), x, order, ax, mode), output)
+        return finish(a, output, np.float64, "cast")
+
+    def run(x: np.ndarray, k: Optional[int] = ax) -> np.ndarray:
+        return _lucent.spline_filter(resolve(context), x, order, k, mode)
+    if ax is None and _integer_result(output, np.float64):
+        # scipy's passes, one per axis, each written into the integer output.
+        return _passes(a, output, np.float64, [functools.partial(run, k=k) for k in range(a.ndim)])
+    return finish(run(working(a, "input")), output, np.float64)
 
 
+@_scalar_identity(like=np.float64)
 @_complex_by_parts
 def spline_filter(input: Any, order: int = 3, output: Any = None, mode: str = "mirror", *,
                   context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.spline_filter: the B-spline coefficients of ``input`` (orders 2 to 5, as
-    scipy). The result is float32 unless ``output`` says otherwise.
+    scipy). The result is float64 (complex128 for complex input), as scipy's, unless ``output``
+    says otherwise.
 
     >>> import numpy as np, lucent
     >>> lucent.ndimage.spline_filter(np.ones((4, 5), "f4")).round(5).max()
-    np.float32(1.0)
+    np.float64(1.0)
     """
     return _spline(input, order, None, output, mode, context)
 
@@ -457,17 +588,31 @@ def spline_filter(input: Any, order: int = 3, output: Any = None, mode: str = "m
 def spline_filter1d(input: Any, order: int = 3, axis: int = -1, output: Any = None, mode: str = "mirror", *,
                     context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.spline_filter1d: :func:`spline_filter` along one axis (orders 0 and 1
-    return the input).
+    return the input); float64 unless ``output`` says otherwise.
 
     >>> import numpy as np, lucent
     >>> lucent.ndimage.spline_filter1d(np.ones(6, "f4")).round(5)
-    array([1., 1., 1., 1., 1., 1.], dtype=float32)
+    array([1., 1., 1., 1., 1., 1.])
     """
     return _spline(input, order, axis, output, mode, context)
 
 
 def _how(order: int, mode: str, cval: float, prefilter: bool, sampler: str) -> tuple:
     return (_order(order), mode, float(cval), bool(prefilter), sampler)
+
+
+def _sampled(input: Any) -> np.ndarray:
+    """The input of an interpolation function, refused as scipy refuses a 0-d one."""
+    a = np.asarray(input)
+    if a.ndim == 0:
+        raise RuntimeError("input and output rank must be > 0")
+    return a
+
+
+def _sample(a: np.ndarray, r: np.ndarray, output: Any) -> np.ndarray:
+    """An interpolation's result in scipy's dtype: the input's unless ``output`` says otherwise,
+    integers rounded to nearest and clipped, as scipy's interpolation functions write them."""
+    return finish(r, output, a.dtype, "nearest")
 
 
 @_complex_by_parts
@@ -480,9 +625,10 @@ def map_coordinates(input: Any, coordinates: Any, output: Any = None, order: int
     >>> lucent.ndimage.map_coordinates(np.arange(5, dtype="f4"), [[0.5, 2.25]], order=1)
     array([0.5 , 2.25], dtype=float32)
     """
-    x = real(input, "input")
-    c = real(coordinates, "coordinates")
-    return finish(_lucent.map_coordinates(resolve(context), x, c, _how(order, mode, cval, prefilter, sampler)), output)
+    a = _sampled(input)
+    c = working(coordinates, "coordinates")
+    how = _how(order, mode, cval, prefilter, sampler)
+    return _sample(a, _lucent.map_coordinates(resolve(context), working(a, "input"), c, how), output)
 
 
 @_complex_by_parts
@@ -496,7 +642,8 @@ def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: O
     >>> lucent.ndimage.affine_transform(np.arange(4, dtype="f4"), [1.0], offset=1, order=1)
     array([1., 2., 3., 0.], dtype=float32)
     """
-    x = real(input, "input")
+    a = _sampled(input)
+    x = working(a, "input")
     m = np.ascontiguousarray(matrix, dtype=np.float64)
     d = x.ndim
     if m.shape == (d + 1, d + 1) and not np.array_equal(m[d], np.eye(d + 1)[d]):
@@ -513,10 +660,10 @@ def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: O
             m, off = m[:d, :-1], m[:d, -1]
         grid = np.indices(shape, dtype=np.float64).reshape(len(shape), -1)
         coords = (m[:d] @ grid + off[:, None]).reshape((d,) + tuple(shape))
-        return map_coordinates(x, coords, output, order, mode, cval, prefilter, sampler=sampler, context=context)
+        return map_coordinates(a, coords, output, order, mode, cval, prefilter, sampler=sampler, context=context)
     off = [float(v) for v in per_axis(offset, d, "offset")]
     r = _lucent.affine_transform(resolve(context), x, m, off, shape, _how(order, mode, cval, prefilter, sampler))
-    return finish(r, output)
+    return _sample(a, r, output)
 
 
 @_complex_by_parts
@@ -528,9 +675,10 @@ def shift(input: Any, shift: Any, output: Any = None, order: int = 3, mode: str 
     >>> lucent.ndimage.shift(np.arange(4, dtype="f4"), 1, order=1)
     array([0., 0., 1., 2.], dtype=float32)
     """
-    x = real(input, "input")
-    s = [float(v) for v in per_axis(shift, x.ndim, "shift")]
-    return finish(_lucent.shift(resolve(context), x, s, _how(order, mode, cval, prefilter, sampler)), output)
+    a = _sampled(input)
+    s = [float(v) for v in per_axis(shift, a.ndim, "shift")]
+    r = _lucent.shift(resolve(context), working(a, "input"), s, _how(order, mode, cval, prefilter, sampler))
+    return _sample(a, r, output)
 
 
 @_complex_by_parts
@@ -548,14 +696,15 @@ def zoom(input: Any, zoom: Any, output: Any = None, order: int = 3, mode: str = 
     >>> lucent.ndimage.zoom(np.array([0, 1], "f4"), 2, order=1, grid_mode=True, mode="grid-wrap")
     array([0.25, 0.25, 0.75, 0.75], dtype=float32)
     """
-    x = real(input, "input")
-    z = [float(v) for v in per_axis(zoom, x.ndim, "zoom")]
+    a = _sampled(input)
+    z = [float(v) for v in per_axis(zoom, a.ndim, "zoom")]
     suggest = {"constant": "grid-constant", "wrap": "grid-wrap"}.get(mode) if grid_mode else None
     if suggest is not None:
         import warnings
         warnings.warn(f"It is recommended to use mode = {suggest} instead of {mode} when grid_mode is True.", stacklevel=2)
-    r = _lucent.zoom(resolve(context), x, z, bool(grid_mode), _how(order, mode, cval, prefilter, sampler))
-    return finish(r, output)
+    how = _how(order, mode, cval, prefilter, sampler)
+    r = _lucent.zoom(resolve(context), working(a, "input"), z, bool(grid_mode), how)
+    return _sample(a, r, output)
 
 
 @_complex_by_parts
@@ -571,12 +720,14 @@ def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool
            [0., 1., 0.],
            [1., 0., 0.]], dtype=float32)
     """
-    x = real(input, "input")
+    a = np.asarray(input)
+    if a.ndim < 2:
+        raise ValueError("input array should be at least 2D")
     if len(axes) != 2:
         raise ValueError("axes should contain exactly two values")
-    r = _lucent.rotate(resolve(context), x, float(angle), [int(axes[0]), int(axes[1])], bool(reshape),
+    r = _lucent.rotate(resolve(context), working(a, "input"), float(angle), [int(axes[0]), int(axes[1])], bool(reshape),
                        _how(order, mode, cval, prefilter, sampler))
-    return finish(r, output)
+    return _sample(a, r, output)
 
 
 def _fourier(which: str, input: Any, values: Any, n: int, axis: int, output: Any, name: str,
@@ -590,7 +741,11 @@ def _fourier(which: str, input: Any, values: Any, n: int, axis: int, output: Any
     r = _lucent.fourier_filter(resolve(context), x, which, v, None if n < 0 else int(n), int(axis))
     keep = (np.complex64, np.complex128) if which == "shift" else (np.complex64, np.complex128, np.float32)
     dtype = a.dtype if a.dtype in keep else np.dtype(np.complex128 if which == "shift" else np.float64)
-    return finish(r.astype(dtype) if np.iscomplexobj(np.zeros(0, dtype)) else r.real.astype(dtype), output)
+    value = convert(r, dtype, "cast")
+    if isinstance(output, np.ndarray):  # scipy's _get_output_fourier: any of its dtypes, the real part kept
+        output[...] = convert(value, output.dtype, "cast")
+        return output
+    return value if output is None else convert(value, output, "cast")
 
 
 def fourier_shift(input: Any, shift: Any, n: int = -1, axis: int = -1, output: Any = None, *,
@@ -665,9 +820,9 @@ def deskew(im: Any, dxdata: float = 0.1, dzdata: float = 0.5, angle: float = 31.
         raise ValueError(f"deskew takes a stack of 3 axes (planes, rows, columns), got shape {x.shape}")
     if pad_val is None:
         pad_val = float(np.median(x[-1]))
-    r = _lucent.deskew(resolve(context), real(x, "im"), float(angle), float(dzdata), float(dxdata), int(width),
+    r = _lucent.deskew(resolve(context), working(x, "im"), float(angle), float(dzdata), float(dxdata), int(width),
                        float(shift), bool(rotate), _how(order, mode, pad_val, True, "buffer"))
-    return r.astype(x.dtype, copy=False)
+    return finish(r, None, x.dtype, "cast")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -702,7 +857,7 @@ def _footprint(size: Any, footprint: Any, structure: Any, ndim: int, function: s
     listed = _listed_axes(axes, ndim)
     values = None
     if structure is not None:
-        values = np.asarray(structure, dtype=np.float32)
+        values = np.asarray(structure, dtype=np.float64)
         if footprint is None:
             footprint = np.ones(values.shape, bool)
         values = np.ascontiguousarray(_over_axes(values, listed, ndim, "structure"))
@@ -732,10 +887,37 @@ def _origins(origin: Any, ndim: int, axes: Any = None) -> list:
 
 def _extreme(which: str, input: Any, size: Any, footprint: Any, structure: Any, output: Any, mode: str, cval: float,
              origin: Any, context: Optional[Context], axes: Any = None) -> np.ndarray:
-    x = real(input, "input")
+    a = np.asarray(input)
+    if a.ndim == 0 and not np.iscomplexobj(a):
+        # scipy's filter over no axes: the element itself, less (erosion) or plus (dilation) a 0-d structure.
+        if structure is None:
+            return finish(a, output, a.dtype)
+        value = float(np.asarray(structure, dtype=np.float64))
+        return finish(np.float64(a) + (value if which == "dilation" else -value), output, a.dtype)
+    x = working(a, "input", exact=True, context=resolve(context))
     fp, values = _footprint(size, footprint, structure, x.ndim, which, axes, sizes_as_listed=True)
-    r = _lucent.footprint_filter(resolve(context), x, which, fp, values, _origins(origin, x.ndim, axes), _mode(mode), cval)
-    return finish(r, output)
+    origins = _origins(origin, x.ndim, axes)
+    integer = a.dtype.kind in "biu"
+    if integer and (values is not None or not fp.all()):
+        # scipy's point by point filter (any but a flat box) reads cval in the input's type.
+        cval = float(convert(np.float64(cval), a.dtype))
+
+    def run(fp: np.ndarray, values: Optional[np.ndarray]) -> np.ndarray:
+        return _lucent.footprint_filter(resolve(context), x, which, fp, values, origins, _mode(mode), cval)
+    if values is None or not integer:
+        return finish(run(fp, values), output, a.dtype)
+    # scipy with a structure on integer input: its first footprint element (in C order; the
+    # reflected footprint's for a dilation, so the last) adds the structure's value as a double,
+    # the others that value truncated to the input's type, added in that type (wrapping around
+    # where the sum leaves the type's range: that lucent does not reproduce).
+    on = np.flatnonzero(fp)
+    first = np.zeros_like(fp)
+    first.flat[on[-1] if which == "dilation" else on[0]] = True
+    r = run(first, values)
+    if len(on) > 1:
+        rest = run(np.ascontiguousarray(fp & ~first), np.trunc(values))
+        r = np.maximum(r, rest) if which in ("dilation", "maximum") else np.minimum(r, rest)
+    return finish(r, output, a.dtype)
 
 
 def minimum_filter(input: Any, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect",
@@ -770,12 +952,13 @@ def _one_axis_box(x: np.ndarray, size: int, axis: int) -> np.ndarray:
 
 def _extreme1d(which: str, input: Any, size: int, axis: int, output: Any, mode: str, cval: float, origin: int,
                context: Optional[Context]) -> np.ndarray:
-    x = real(input, "input")
+    a = np.asarray(input)
+    ax = _axis(axis, a.ndim)
     if int(size) < 1:
         raise RuntimeError("incorrect filter size")
-    origins = [0] * x.ndim
-    origins[_axis(axis, x.ndim)] = int(origin)
-    return _extreme(which, x, None, _one_axis_box(x, size, axis), None, output, mode, cval, origins, context)
+    origins = [0] * a.ndim
+    origins[ax] = int(origin)
+    return _extreme(which, a, None, _one_axis_box(a, size, ax), None, output, mode, cval, origins, context)
 
 
 def minimum_filter1d(input: Any, size: int, axis: int = -1, output: Any = None, mode: str = "reflect", cval: float = 0.0,
@@ -834,24 +1017,37 @@ def grey_closing(input: Any, size: Any = None, footprint: Any = None, structure:
 def morphological_gradient(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
                            mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
                            context: Optional[Context] = None) -> np.ndarray:
-    """scipy.ndimage.morphological_gradient: grey dilation minus grey erosion."""
-    d = grey_dilation(input, size, footprint, structure, None, mode, cval, origin, context=context)
-    e = grey_erosion(input, size, footprint, structure, None, mode, cval, origin, context=context)
-    return finish(d - e, output)
+    """scipy.ndimage.morphological_gradient: grey dilation minus grey erosion (in the input's
+    dtype, as scipy subtracts them; ``output`` only as an array, as scipy)."""
+    tmp = grey_dilation(input, size, footprint, structure, None, mode, cval, origin, context=context)
+    if isinstance(output, np.ndarray):
+        grey_erosion(input, size, footprint, structure, output, mode, cval, origin, context=context)
+        return np.subtract(tmp, output, output)
+    return tmp - grey_erosion(input, size, footprint, structure, None, mode, cval, origin, context=context)
 
 
 def white_tophat(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
                  mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, context: Optional[Context] = None) -> np.ndarray:
-    """scipy.ndimage.white_tophat: the input minus its grey opening."""
-    x = real(input, "input")
-    return finish(x - grey_opening(x, size, footprint, structure, None, mode, cval, origin, context=context), output)
+    """scipy.ndimage.white_tophat: the input minus its grey opening (in the result's dtype, as
+    scipy subtracts them; exclusive or for booleans)."""
+    a = np.asarray(input)
+    tmp = grey_erosion(a, size, footprint, structure, None, mode, cval, origin, context=context)
+    tmp = grey_dilation(tmp, size, footprint, structure, output, mode, cval, origin, context=context)
+    if a.dtype == np.bool_ and tmp.dtype == np.bool_:
+        return np.bitwise_xor(a, tmp, out=tmp)
+    return np.subtract(a, tmp, out=tmp)
 
 
 def black_tophat(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
                  mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, context: Optional[Context] = None) -> np.ndarray:
-    """scipy.ndimage.black_tophat: the grey closing minus the input."""
-    x = real(input, "input")
-    return finish(grey_closing(x, size, footprint, structure, None, mode, cval, origin, context=context) - x, output)
+    """scipy.ndimage.black_tophat: the grey closing minus the input (in the result's dtype, as
+    scipy subtracts them; exclusive or for booleans)."""
+    a = np.asarray(input)
+    tmp = grey_dilation(a, size, footprint, structure, None, mode, cval, origin, context=context)
+    tmp = grey_erosion(tmp, size, footprint, structure, output, mode, cval, origin, context=context)
+    if a.dtype == np.bool_ and tmp.dtype == np.bool_:
+        return np.bitwise_xor(tmp, a, out=tmp)
+    return np.subtract(tmp, a, out=tmp)
 
 
 def generate_binary_structure(rank: int, connectivity: int) -> np.ndarray:
@@ -877,9 +1073,15 @@ def _binary(which: str, input: Any, structure: Any, iterations: int, mask: Any, 
     a = np.asarray(input)
     if np.iscomplexobj(a):
         raise TypeError("Complex type not supported")
-    x = np.ascontiguousarray(a != 0)
-    listed = _listed_axes(axes, x.ndim)
+    listed = _listed_axes(axes, a.ndim)
     s = generate_binary_structure(len(listed), 1) if structure is None else np.asarray(structure) != 0
+    if a.ndim == 0 and s.ndim == 0:
+        # scipy's 0-d input: one element, no neighbours; computed as an array of one.
+        m = None if mask is None else np.reshape(mask, 1)
+        r = _binary(which, np.reshape(a != 0, 1), s.reshape(1), iterations, m, None, border_value, 0, brute_force,
+                    context)
+        return finish(r.reshape(()), output, np.bool_)
+    x = np.ascontiguousarray(a != 0)
     if axes is None and s.ndim != x.ndim:
         raise RuntimeError("structure and input must have same dimensionality")
     s = np.ascontiguousarray(_over_axes(s, listed, x.ndim, "structure"))
@@ -887,7 +1089,7 @@ def _binary(which: str, input: Any, structure: Any, iterations: int, mask: Any, 
     iterations = int(iterations)
     r = _lucent.binary_morphology(resolve(context), x, which, s, max(iterations, 0), bool(border_value),
                                   _origins(origin, x.ndim, axes), m)
-    return finish(r, output)
+    return finish(r, output, np.bool_)
 
 
 def binary_erosion(input: Any, structure: Any = None, iterations: int = 1, mask: Any = None, output: Any = None,
@@ -962,7 +1164,7 @@ def binary_hit_or_miss(input: Any, structure1: Any = None, structure2: Any = Non
     hit = binary_erosion(x, s1, origin=origin1, axes=axes, context=context)
     miss = binary_erosion(~x, s2, border_value=1, origin=origin1 if origin2 is None else origin2, axes=axes,
                           context=context)
-    return finish(hit & miss, output)
+    return finish(hit & miss, output, np.bool_)
 
 
 def binary_propagation(input: Any, structure: Any = None, mask: Any = None, output: Any = None, border_value: Any = 0,
@@ -977,11 +1179,19 @@ def morphological_laplace(input: Any, size: Any = None, footprint: Any = None, s
                           mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *,
                           context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.morphological_laplace: grey dilation plus grey erosion minus twice the
-    input."""
-    d = grey_dilation(input, size, footprint, structure, None, mode, cval, origin, context=context)
-    e = grey_erosion(input, size, footprint, structure, None, mode, cval, origin, context=context)
-    x = np.asarray(input).astype(d.dtype, copy=False)
-    return finish(d + e - x - x, output)
+    input (in the input's dtype, as scipy adds them; ``output`` only as an array, as scipy)."""
+    a = np.asarray(input)
+    tmp1 = grey_dilation(a, size, footprint, structure, None, mode, cval, origin, context=context)
+    if isinstance(output, np.ndarray):
+        grey_erosion(a, size, footprint, structure, output, mode, cval, origin, context=context)
+        np.add(tmp1, output, output)
+        np.subtract(output, a, output)
+        return np.subtract(output, a, output)
+    tmp2 = grey_erosion(a, size, footprint, structure, None, mode, cval, origin, context=context)
+    np.add(tmp1, tmp2, tmp2)
+    np.subtract(tmp2, a, tmp2)
+    np.subtract(tmp2, a, tmp2)
+    return tmp2
 
 
 def value_indices(arr: Any, *, ignore_value: Any = None) -> dict:
@@ -1076,27 +1286,32 @@ def iterate_structure(structure: Any, iterations: int, origin: Any = None, *, co
 def distance_transform_edt(input: Any, sampling: Any = None, return_distances: bool = True, return_indices: bool = False,
                            distances: Any = None, indices: Any = None, *, context: Optional[Context] = None) -> Any:
     """scipy.ndimage.distance_transform_edt: the exact Euclidean distance of every non-zero
-    element to the nearest zero (``sampling``: the spacing of each axis). float32 (scipy:
-    float64). The feature transform (``return_indices``) is not implemented; an input without a
-    zero element is refused.
+    element to the nearest zero (``sampling``: the spacing of each axis), float64 as scipy's
+    (computed in float32; ``distances``: a float64 array written in place). The feature
+    transform (``return_indices``) is not implemented; an input without a zero element is
+    refused.
 
     >>> import numpy as np, lucent
     >>> x = np.ones((3, 5)); x[1, 0] = 0
     >>> lucent.ndimage.distance_transform_edt(x)[1]
-    array([0., 1., 2., 3., 4.], dtype=float32)
+    array([0., 1., 2., 3., 4.])
     """
     if return_indices or indices is not None:
         raise NotImplementedError("distance_transform_edt: the feature transform (return_indices) is not implemented")
     if not return_distances:
         raise RuntimeError("at least one of return_distances/return_indices must be True")
-    a = np.asarray(input)
-    x = np.ascontiguousarray(a != 0, dtype=np.float32)
+    a = np.atleast_1d(np.asarray(input))  # scipy's: a 0-d input is an array of one
+    x = working(a != 0, "input")
     w = [] if sampling is None else [float(s) for s in per_axis(sampling, x.ndim, "sampling")]
     r = _lucent.distance_transform_edt(resolve(context), x, w)
-    if distances is not None:
+    if isinstance(distances, np.ndarray):
+        if distances.shape != r.shape:
+            raise RuntimeError("distances array has wrong shape")
+        if distances.dtype.type != np.float64:
+            raise RuntimeError("distances array must be float64")
         finish(r, distances)  # written in place; scipy then returns None
         return None
-    return r
+    return finish(r, None, np.float64)
 
 
 def label(input: Any, structure: Any = None, output: Any = None, *, context: Optional[Context] = None) -> Any:
@@ -1113,13 +1328,16 @@ def label(input: Any, structure: Any = None, output: Any = None, *, context: Opt
     a = np.asarray(input)
     if np.iscomplexobj(a):
         raise TypeError("Complex type not supported")
-    x = np.ascontiguousarray(a != 0)
+    x = np.asarray(a != 0) if a.ndim == 0 else np.ascontiguousarray(a != 0)
     s = generate_binary_structure(x.ndim, 1) if structure is None else np.ascontiguousarray(np.asarray(structure) != 0)
     if s.ndim != x.ndim:
         raise RuntimeError("structure and input must have equal rank")
     if any(n != 3 for n in s.shape):
         raise ValueError("structure dimensions must be equal to 3")
-    labels, n = _lucent.label(resolve(context), x, s)
+    if x.ndim == 0:  # scipy's 0-d input: one element, its own region when non-zero
+        labels, n = x.astype(np.int32), int(x)
+    else:
+        labels, n = _lucent.label(resolve(context), x, s)
     if isinstance(output, np.ndarray):
         if output.shape != labels.shape:
             raise ValueError("output shape not correct")
@@ -1130,11 +1348,20 @@ def label(input: Any, structure: Any = None, output: Any = None, *, context: Opt
 
 def _rank(rank_of, input: Any, size: Any, footprint: Any, output: Any, mode: str, cval: float, origin: Any,
           axes: Optional[Sequence[int]], function: str, context: Optional[Context]) -> np.ndarray:
-    x = real(input, "input")
+    a = np.asarray(input)
+    if a.ndim == 0 and not np.iscomplexobj(a):
+        return finish(a, output, a.dtype)  # scipy's filter over no axes: the element itself
+    x = working(a, "input", exact=True, context=resolve(context))
     fp, _ = _footprint(size, footprint, None, x.ndim, function, axes)
     rank = rank_of(int(fp.sum()))
+    if a.dtype.kind in "biu":
+        # scipy reads cval in the input's type (1-D: in int64; ranks 0 and last: the minimum or
+        # maximum filter, the flat box's in double).
+        last = rank in (0, -1, int(fp.sum()) - 1, -int(fp.sum()))
+        if not last or not fp.all():
+            cval = float(np.trunc(cval) if a.ndim == 1 and not last else convert(np.float64(cval), a.dtype))
     r = _lucent.rank_filter(resolve(context), x, rank, fp, _origins(origin, x.ndim, axes), _mode(mode), cval)
-    return finish(r, output)
+    return finish(r, output, a.dtype)
 
 
 def rank_filter(input: Any, rank: int, size: Any = None, footprint: Any = None, output: Any = None, mode: str = "reflect",

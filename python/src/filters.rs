@@ -2,11 +2,14 @@
 use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
 use pyo3::prelude::*;
 
-use crate::{out, to_py, Context};
+use crate::{on_real, out, to_py, Context, RealArray};
 use lucent::ndimage::{self, AxisFilter, Boundary};
 
 type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
+type F64<'py> = PyReadonlyArrayDyn<'py, f64>;
 type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
+/// A float32 or float64 result (the input's type).
+type Any<'py> = PyResult<Bound<'py, PyAny>>;
 
 fn boundary(mode: &str, cval: f32) -> PyResult<Boundary> {
     Boundary::from_name(mode, cval).map_err(to_py)
@@ -15,11 +18,10 @@ fn boundary(mode: &str, cval: f32) -> PyResult<Boundary> {
 /// scipy.ndimage.correlate, or convolve with `flip`, at scipy's `origin`.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn correlate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, weights: F32<'py>, mode: &str, cval: f32, flip: bool, origin: Vec<i64>) -> Result<'py> {
+fn correlate<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, weights: F64<'py>, mode: &str, cval: f32, flip: bool, origin: Vec<i64>) -> Any<'py> {
     let b = boundary(mode, cval)?;
     let w = ndimage::origin_weights(&weights.as_array(), &origin, flip).map_err(to_py)?;
-    let x = input.as_array();
-    out(py, py.detach(|| ndimage::correlate(&ctx.gpu, &x, &w, b)))
+    on_real!(py, input, |x: T| ndimage::correlate(&ctx.gpu, &x, &w.mapv(|v| v as T), b))
 }
 
 /// scipy.ndimage.correlate1d, or convolve1d with `flip`, at scipy's `origin`.
@@ -28,20 +30,18 @@ fn correlate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, weights: F32<
 fn correlate1d<'py>(
     py: Python<'py>,
     ctx: &Context,
-    input: F32<'py>,
-    weights: Vec<f32>,
+    input: RealArray<'py>,
+    weights: Vec<f64>,
     axis: usize,
     mode: &str,
     cval: f32,
     flip: bool,
     origin: i64,
-) -> Result<'py> {
+) -> Any<'py> {
     let b = boundary(mode, cval)?;
     let w = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[weights.len()]), weights).expect("one axis");
     let w = ndimage::origin_weights(&w.view(), &[origin], flip).map_err(to_py)?;
-    let x = input.as_array();
-    let w: Vec<f32> = w.iter().copied().collect();
-    out(py, py.detach(|| ndimage::correlate1d(&ctx.gpu, &x, &w, axis, b)))
+    on_real!(py, input, |x: T| ndimage::correlate1d(&ctx.gpu, &x, &w.iter().map(|&v| v as T).collect::<Vec<T>>(), axis, b))
 }
 
 /// scipy.ndimage.gaussian_filter with every parameter (per-axis sigma, order and radius) and
@@ -52,7 +52,7 @@ fn correlate1d<'py>(
 fn gaussian_filter<'py>(
     py: Python<'py>,
     ctx: &Context,
-    input: F32<'py>,
+    input: RealArray<'py>,
     sigma: Vec<f64>,
     order: Vec<usize>,
     radius: Option<Vec<usize>>,
@@ -60,38 +60,33 @@ fn gaussian_filter<'py>(
     mode: &str,
     cval: f32,
     which: &str,
-) -> Result<'py> {
+) -> Any<'py> {
     let b = boundary(mode, cval)?;
     let g = ndimage::GaussianFilter { sigma, order, truncate, radius };
-    let x = input.as_array();
-    let run = |gpu: &lucent::Gpu| match which {
+    let gpu = &ctx.gpu;
+    on_real!(py, input, |x: T| match which {
         "laplace" => ndimage::gaussian_laplace(gpu, &x, &g, b),
         "magnitude" => ndimage::gaussian_gradient_magnitude(gpu, &x, &g, b),
         _ => ndimage::gaussian_filter_with(gpu, &x, &g, b),
-    };
-    out(py, py.detach(|| run(&ctx.gpu)))
+    })
 }
 
 /// scipy.ndimage.sobel / prewitt along `axis` (`which` "sobel" or "prewitt"), or laplace.
 #[pyfunction]
-fn edge_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, which: &str, axis: isize, mode: &str, cval: f32) -> Result<'py> {
+fn edge_filter<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, which: &str, axis: isize, mode: &str, cval: f32) -> Any<'py> {
     let b = boundary(mode, cval)?;
-    let x = input.as_array();
-    out(
-        py,
-        py.detach(|| match which {
-            "sobel" => ndimage::sobel(&ctx.gpu, &x, axis, b),
-            "prewitt" => ndimage::prewitt(&ctx.gpu, &x, axis, b),
-            _ => ndimage::laplace(&ctx.gpu, &x, b),
-        }),
-    )
+    let gpu = &ctx.gpu;
+    on_real!(py, input, |x: T| match which {
+        "sobel" => ndimage::sobel(gpu, &x, axis, b),
+        "prewitt" => ndimage::prewitt(gpu, &x, axis, b),
+        _ => ndimage::laplace(gpu, &x, b),
+    })
 }
 
 #[pyfunction]
-fn uniform_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, size: Vec<usize>, mode: &str, cval: f32) -> Result<'py> {
+fn uniform_filter<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, size: Vec<usize>, mode: &str, cval: f32) -> Any<'py> {
     let b = boundary(mode, cval)?;
-    let x = input.as_array();
-    out(py, py.detach(|| ndimage::uniform_filter(&ctx.gpu, &x, &size, b)))
+    on_real!(py, input, |x: T| ndimage::uniform_filter(&ctx.gpu, &x, &size, b))
 }
 
 /// The halo of a chunk of gaussian_filter (`sigma`) or uniform_filter (`size`) along one axis
@@ -113,26 +108,28 @@ fn filter_halo(sigma: Option<f64>, size: Option<usize>) -> PyResult<usize> {
 fn footprint_filter<'py>(
     py: Python<'py>,
     ctx: &Context,
-    input: F32<'py>,
+    input: RealArray<'py>,
     which: &str,
     footprint: PyReadonlyArrayDyn<'py, bool>,
-    structure: Option<F32<'py>>,
+    structure: Option<F64<'py>>,
     origin: Vec<i64>,
     mode: &str,
     cval: f32,
-) -> Result<'py> {
+) -> Any<'py> {
     let b = boundary(mode, cval)?;
-    let (x, f) = (input.as_array(), footprint.as_array());
+    let f = footprint.as_array();
     let s = structure.as_ref().map(|s| s.as_array());
-    out(
-        py,
-        py.detach(|| match which {
-            "minimum" => ndimage::minimum_filter(&ctx.gpu, &x, &f, &origin, b),
-            "maximum" => ndimage::maximum_filter(&ctx.gpu, &x, &f, &origin, b),
-            "erosion" => ndimage::grey_erosion(&ctx.gpu, &x, &f, s.as_ref(), &origin, b),
-            _ => ndimage::grey_dilation(&ctx.gpu, &x, &f, s.as_ref(), &origin, b),
-        }),
-    )
+    let gpu = &ctx.gpu;
+    on_real!(py, input, |x: T| {
+        let s = s.as_ref().map(|s| s.mapv(|v| v as T));
+        let s = s.as_ref().map(|s| s.view());
+        match which {
+            "minimum" => ndimage::minimum_filter(gpu, &x, &f, &origin, b),
+            "maximum" => ndimage::maximum_filter(gpu, &x, &f, &origin, b),
+            "erosion" => ndimage::grey_erosion(gpu, &x, &f, s.as_ref(), &origin, b),
+            _ => ndimage::grey_dilation(gpu, &x, &f, s.as_ref(), &origin, b),
+        }
+    })
 }
 
 /// scipy.ndimage.rank_filter over a footprint (the rank already within its taps or negative).
@@ -141,16 +138,16 @@ fn footprint_filter<'py>(
 fn rank_filter<'py>(
     py: Python<'py>,
     ctx: &Context,
-    input: F32<'py>,
+    input: RealArray<'py>,
     rank: i64,
     footprint: PyReadonlyArrayDyn<'py, bool>,
     origin: Vec<i64>,
     mode: &str,
     cval: f32,
-) -> Result<'py> {
+) -> Any<'py> {
     let b = boundary(mode, cval)?;
-    let (x, f) = (input.as_array(), footprint.as_array());
-    out(py, py.detach(|| ndimage::rank_filter(&ctx.gpu, &x, rank, &f, &origin, b)))
+    let f = footprint.as_array();
+    on_real!(py, input, |x: T| ndimage::rank_filter(&ctx.gpu, &x, rank, &f, &origin, b))
 }
 
 /// Binary morphology (`which`: "erosion", "dilation", "opening", "closing", "fill_holes").

@@ -43,8 +43,16 @@ impl Context {
             "memory_budget_bytes": gpu.memory_budget_bytes(),
             "timestamps": gpu.has_timestamps(),
             "filters_f32": gpu.filters_f32(),
+            "f64": gpu.has_f64(),
         });
         py.import("json")?.call_method1("loads", (info.to_string(),))
+    }
+
+    /// Whether the device computes float64 data in f64 (SHADER_F64; else lucent computes it in
+    /// float32).
+    #[getter]
+    fn f64(&self) -> bool {
+        self.gpu.has_f64()
     }
 
     fn __repr__(&self) -> String {
@@ -58,6 +66,36 @@ impl Context {
 fn adapters(py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
     let list = serde_json::to_string(&py.detach(lucent::Gpu::list_adapters)).unwrap_or_else(|_| "[]".into());
     py.import("json")?.call_method1("loads", (list,))
+}
+
+/// A real input array: float32, or float64 (computed in f64 where the device has it, else in
+/// f32; returned as float64 either way).
+#[derive(FromPyObject)]
+pub enum RealArray<'py> {
+    F32(numpy::PyReadonlyArrayDyn<'py, f32>),
+    F64(numpy::PyReadonlyArrayDyn<'py, f64>),
+}
+
+/// `$body` with `$x` the input's array view of its own element type `$t` (f32 or f64), the GIL
+/// released, the result handed to numpy in that type.
+#[macro_export]
+macro_rules! on_real {
+    ($py:expr, $input:expr, |$x:ident: $t:ident| $body:expr) => {
+        match $input {
+            $crate::RealArray::F32(a) => {
+                #[allow(dead_code)]
+                type $t = f32;
+                let $x = a.as_array();
+                $crate::out($py, $py.detach(|| $body)).map(|a| a.into_any())
+            }
+            $crate::RealArray::F64(a) => {
+                #[allow(dead_code)]
+                type $t = f64;
+                let $x = a.as_array();
+                $crate::out($py, $py.detach(|| $body)).map(|a| a.into_any())
+            }
+        }
+    };
 }
 
 /// lucent's error as the Python exception a caller expects: bad input is a ValueError.
