@@ -10,9 +10,9 @@ use std::path::{Path, PathBuf};
 
 use naga::valid::{Capabilities, ValidationFlags, Validator};
 
-/// The line that makes a kernel's `real` f32 (in `common/real.wgsl`), and its twin's.
-const REAL_F32: &str = "alias real = f32;";
-const REAL_F64: &str = "alias real = f64;";
+/// The lines of `common/real.wgsl` that make a kernel's `real` f32, and its twin's.
+const REAL_F32: [&str; 3] = ["alias real = f32;", "const BELOW_ONE: real = 0.99999994;", "const WIDE: bool = false;"];
+const REAL_F64: [&str; 3] = ["alias real = f64;", "const BELOW_ONE: real = 0.9999999999999999;", "const WIDE: bool = true;"];
 
 /// One piece of composed source: which file its lines came from, and where they start.
 struct Segment {
@@ -45,7 +45,7 @@ fn main() {
         // f32 in kernels that do not import it themselves.)
         if std::fs::read_to_string(path).unwrap().lines().any(|l| l.trim() == "#import common/real") {
             let twin_stem = format!("{stem}_f64");
-            let twin = source.replace(REAL_F32, REAL_F64);
+            let twin = REAL_F32.iter().zip(REAL_F64).fold(source.clone(), |s, (a, b)| s.replace(a, b));
             let module = validate(&twin, &segments);
             out.push_str(&describe(&twin_stem, rel, &twin, &module));
             writeln!(twins, "        {stem:?} => Some(&{}),", twin_stem.to_uppercase()).unwrap();

@@ -4,10 +4,13 @@
 // along axes the transform leaves alone, so they need no prefilter). Arrays are seen with 4
 // axes, leading ones of one sample added. Bindings 0-1, the sampled array's after them.
 #import common/grid
+#import common/real
 
 struct Params {
     matrix: array<vec4<f32>, 4>,  // row a: input axis a's coordinate from the output index
     offset: vec4<f32>,            // (the prefilter's padding included)
+    matrix_lo: array<vec4<f32>, 4>,  // what f32 left of each (the f64 twin adds it: ~2^-48)
+    offset_lo: vec4<f32>,
     dims: vec4<u32>,              // the sampled array's axes
     out_dims: vec4<u32>,          // the output's axes
     points: u32,
@@ -16,8 +19,16 @@ struct Params {
     unused1: u32,
 }  // mirrored in src/kernels/affine_sample.rs
 
-@group(0) @binding(0) var<storage, read_write> out: array<f32>;
+@group(0) @binding(0) var<storage, read_write> out: array<real>;
 @group(0) @binding(1) var<uniform> p: Params;
+
+// Row a of the matrix (the f64 twin with what f32 left of it: the f32 kernel's as before).
+fn row(a: u32) -> vec4<real> {
+    if (WIDE) {
+        return vec4<real>(p.matrix[a]) + vec4<real>(p.matrix_lo[a]);
+    }
+    return vec4<real>(p.matrix[a]);
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -26,11 +37,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (i >= p.points) {
         return;
     }
-    let o = vec4<f32>(vec4<u32>(i / (p.out_dims.y * p.out_dims.z * p.out_dims.w),
+    let o = vec4<real>(vec4<u32>(i / (p.out_dims.y * p.out_dims.z * p.out_dims.w),
                                 i / (p.out_dims.z * p.out_dims.w) % p.out_dims.y,
                                 i / p.out_dims.w % p.out_dims.z,
                                 i % p.out_dims.w));
-    let m = p.matrix;
-    let c = vec4<f32>(dot(m[0], o), dot(m[1], o), dot(m[2], o), dot(m[3], o)) + p.offset;
-    out[i] = sample(c, p.dims, p.cval);
+    let m = array<vec4<real>, 4>(row(0u), row(1u), row(2u), row(3u));
+    var c = vec4<real>(dot(m[0], o), dot(m[1], o), dot(m[2], o), dot(m[3], o)) + vec4<real>(p.offset);
+    if (WIDE) {
+        c += vec4<real>(p.offset_lo);
+    }
+    out[i] = sample(c, p.dims, real(p.cval));
 }

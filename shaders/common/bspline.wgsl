@@ -1,6 +1,6 @@
 // B-spline sampling from a storage buffer: the order + 1 taps (orders 0-5) along each axis and
 // one sample (common/spline_fold for the modes). A kernel that imports this declares the sampled
-// array as `x: array<f32>`; the pipeline is specialised by the mode and the taps per axis, so the
+// array as `x: array<real>`; the pipeline is specialised by the mode and the taps per axis, so the
 // folding of other modes compiles away and the loops over taps have known counts.
 #import common/spline_fold
 
@@ -10,17 +10,17 @@
 // cost the cubic kernels a third of their speed), taps 5-6 of orders 4 and 5 beside them.
 struct Taps {
     at: vec4<u32>,
-    w: vec4<f32>,
+    w: vec4<real>,
     inside: vec4<bool>,
     at2: vec2<u32>,
-    w2: vec2<f32>,
+    w2: vec2<real>,
     inside2: vec2<bool>,
     cval: bool,
 }
 
 // An axis of one sample, read once with weight 1 (the leading axes added to make four).
 fn lone() -> Taps {
-    return Taps(vec4<u32>(0u), vec4<f32>(1.0, 0.0, 0.0, 0.0), vec4<bool>(true), vec2<u32>(0u), vec2<f32>(0.0), vec2<bool>(true), false);
+    return Taps(vec4<u32>(0u), vec4<real>(1.0, 0.0, 0.0, 0.0), vec4<bool>(true), vec2<u32>(0u), vec2<real>(0.0), vec2<bool>(true), false);
 }
 
 // Tap k of an axis (for loops over the taps of orders 4 and 5).
@@ -28,7 +28,7 @@ fn tap_at(t: Taps, k: u32) -> u32 {
     return select(t.at2[k & 1u], t.at[k & 3u], k < 4u);
 }
 
-fn tap_w(t: Taps, k: u32) -> f32 {
+fn tap_w(t: Taps, k: u32) -> real {
     return select(t.w2[k & 1u], t.w[k & 3u], k < 4u);
 }
 
@@ -38,8 +38,8 @@ fn tap_inside(t: Taps, k: u32) -> bool {
 
 // The weights of taps 1-4 and 5-6.
 struct Weights {
-    lo: vec4<f32>,
-    hi: vec2<f32>,
+    lo: vec4<real>,
+    hi: vec2<real>,
 }
 
 // The B-spline weights of the `order`'s taps at `x` from the middle tap's sample (in [0, 1) for
@@ -47,60 +47,60 @@ struct Weights {
 // written as a polynomial without cancellation in f32 (Horner in the distance u ∈ [0, 1] from
 // the spline's next knot outward), since the coefficients of orders 4-5 alternate with up to 7×
 // the samples' amplitude and scale the weights' errors by that.
-fn spline_weights(x: f32, order: u32) -> Weights {
+fn spline_weights(x: real, order: u32) -> Weights {
     switch order {
         case 0u: {
-            return Weights(vec4<f32>(1.0, 0.0, 0.0, 0.0), vec2<f32>(0.0));
+            return Weights(vec4<real>(1.0, 0.0, 0.0, 0.0), vec2<real>(0.0));
         }
         case 1u: {
-            return Weights(vec4<f32>(1.0 - x, x, 0.0, 0.0), vec2<f32>(0.0));
+            return Weights(vec4<real>(1.0 - x, x, 0.0, 0.0), vec2<real>(0.0));
         }
         case 2u: {
-            return Weights(vec4<f32>(0.5 * (0.5 - x) * (0.5 - x), 0.75 - x * x, 0.5 * (0.5 + x) * (0.5 + x), 0.0), vec2<f32>(0.0));
+            return Weights(vec4<real>(0.5 * (0.5 - x) * (0.5 - x), 0.75 - x * x, 0.5 * (0.5 + x) * (0.5 + x), 0.0), vec2<real>(0.0));
         }
         case 3u: {
-            return Weights(cubic_weights(x), vec2<f32>(0.0));
+            return Weights(cubic_weights(x), vec2<real>(0.0));
         }
         case 4u: {
             let a = 0.5 - x;
             let b = 0.5 + x;
             let t = x * x;
             let middle = t * (t * 0.25 - 0.625) + 115.0 / 192.0;
-            return Weights(vec4<f32>(a * a * a * a / 24.0, quartic_side(a), middle, quartic_side(b)), vec2<f32>(b * b * b * b / 24.0, 0.0));
+            return Weights(vec4<real>(a * a * a * a / 24.0, quartic_side(a), middle, quartic_side(b)), vec2<real>(b * b * b * b / 24.0, 0.0));
         }
         default: {
             let y = 1.0 - x;
-            let lo = vec4<f32>(y * y * y * y * y / 120.0, quintic_outer(y), quintic_inner(x), quintic_inner(y));
-            return Weights(lo, vec2<f32>(quintic_outer(x), x * x * x * x * x / 120.0));
+            let lo = vec4<real>(y * y * y * y * y / 120.0, quintic_outer(y), quintic_inner(x), quintic_inner(y));
+            return Weights(lo, vec2<real>(quintic_outer(x), x * x * x * x * x / 120.0));
         }
     }
 }
 
 // The order-4 B-spline at 1.5 - u from its centre, u in [0, 1]: ((1 + u)^4 - 5 u^4) / 24.
-fn quartic_side(u: f32) -> f32 {
+fn quartic_side(u: real) -> real {
     return (1.0 + u * (4.0 + u * (6.0 + u * (4.0 - 4.0 * u)))) / 24.0;
 }
 
 // The order-5 B-spline at y in [0, 1] from its centre (scipy's form), and at 2 - u, u in
 // [0, 1]: ((1 + u)^5 - 6 u^5) / 120.
-fn quintic_inner(y: f32) -> f32 {
+fn quintic_inner(y: real) -> real {
     let t = y * y;
     return t * (t * (0.25 - y / 12.0) - 0.5) + 0.55;
 }
 
-fn quintic_outer(u: f32) -> f32 {
+fn quintic_outer(u: real) -> real {
     return (1.0 + u * (5.0 + u * (10.0 + u * (10.0 + u * (5.0 - 5.0 * u))))) / 120.0;
 }
 
 // Axis of `n` samples and element stride `stride` read with `taps` taps at coordinate `c`.
-fn axis_taps(c: f32, n: u32, stride: u32, taps: u32) -> Taps {
+fn axis_taps(c: real, n: u32, stride: u32, taps: u32) -> Taps {
     var t: Taps;
     var v = c;
     // Folded below -1 (constant outside the array): cval. (grid-constant and nearest read their
     // taps wherever the coordinate is.)
     let unfolded = MODE == GRID_CONSTANT || MODE == NEAREST;
     if (!unfolded) {
-        v = fold(v, f32(n), MODE);
+        v = fold(v, real(n), MODE);
     }
     t.cval = is_nan(c) || (!unfolded && v <= -1.0);
     // Even orders centre their taps on the nearest sample, odd ones on the one below (scipy).
@@ -128,18 +128,18 @@ fn axis_taps(c: f32, n: u32, stride: u32, taps: u32) -> Taps {
 // The weighted taps of four axes (T0..T3 of them), slowest first. The loops below are the
 // readable form; src/kernels/map_coordinates.rs writes out the taps of orders up to 3, and the
 // last axis' row of taps of higher orders inside these loops.
-fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: f32) -> f32 {
+fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: real) -> real {
     // unrolled: begin
     let checked = MODE == GRID_CONSTANT;
-    var sum = 0.0;
+    var sum = real(0.0);
     for (var k0 = 0u; k0 < T0; k0++) {
-        var s1 = 0.0;
+        var s1 = real(0.0);
         for (var k1 = 0u; k1 < T1; k1++) {
-            var s2 = 0.0;
+            var s2 = real(0.0);
             for (var k2 = 0u; k2 < T2; k2++) {
                 let row = tap_at(a0, k0) + tap_at(a1, k1) + tap_at(a2, k2);
                 let row_in = tap_inside(a0, k0) && tap_inside(a1, k1) && tap_inside(a2, k2);
-                var s3 = 0.0;
+                var s3 = real(0.0);
                 for (var k3 = 0u; k3 < T3; k3++) {
                     var v = x[row + tap_at(a3, k3)];
                     if (checked && !(row_in && tap_inside(a3, k3))) {
@@ -158,7 +158,7 @@ fn tap_sum(a0: Taps, a1: Taps, a2: Taps, a3: Taps, cval: f32) -> f32 {
 }
 
 // `x` (axes `dims`, slowest first) at coordinates `c`; cval where the mode says so.
-fn sample(c: vec4<f32>, dims: vec4<u32>, cval: f32) -> f32 {
+fn sample(c: vec4<real>, dims: vec4<u32>, cval: real) -> real {
     // The leading axes added to make four read their one sample, without folding.
     var a0 = lone();
     var a1 = a0;

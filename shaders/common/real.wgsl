@@ -4,3 +4,5 @@
 // f64 has no exp/log/trig in SPIR-V: twins compute those through f32, so kernels use them only
 // where that precision is enough.
 alias real = f32;
+const BELOW_ONE: real = 0.99999994;  // the largest value below 1 (f64 twin: 1 − 2^-53)
+const WIDE: bool = false;  // whether `real` is f64 (to add back what f32 parameters left)

@@ -3,6 +3,8 @@
 // into the array, the cubic B-spline's weights and NaN on the bits. Arrays are seen with 4 axes
 // (leading axes of one sample added); taps per axis are order + 1 (1 to 6).
 
+#import common/real
+
 override MODE: u32 = 0u;
 override RANK: u32 = 2u;  // the array's own axes: the last RANK of the four
 override T0: u32 = 1u;
@@ -19,7 +21,7 @@ const CONSTANT: u32 = 5u;
 const GRID_CONSTANT: u32 = 6u;
 
 // A coordinate outside 0..n-1 folded into it by `mode`; -1 where constant mode gives cval.
-fn fold(c: f32, n: f32, mode: u32) -> f32 {
+fn fold(c: real, n: real, mode: u32) -> real {
     if (c < 0.0) {
         switch mode {
             case MIRROR: {
@@ -34,7 +36,7 @@ fn fold(c: f32, n: f32, mode: u32) -> f32 {
                 var v = c;
                 if (v < -s) { v = s * trunc(-v / s) + v; }
                 // (-v - 1 rounds to -1 for v within an ulp of 0: keep it inside.)
-                return select(max(-v - 1.0, -0.99999994), v + s, v < -n);
+                return select(max(-v - 1.0, -BELOW_ONE), v + s, v < -n);
             }
             case WRAP: {
                 if (n <= 1.0) { return 0.0; }
@@ -89,17 +91,17 @@ fn tap(i: i32, n: u32) -> i32 {
         return -1;
     }
     let m = select(MODE, MIRROR, MODE == CONSTANT || MODE == WRAP);
-    return i32(fold(f32(i), f32(n), m));
+    return i32(fold(real(i), real(n), m));
 }
 
-fn is_nan(v: f32) -> bool {
-    // On the bits: compilers may assume comparisons see no NaN.
-    return (bitcast<u32>(v) & 0x7fffffffu) > 0x7f800000u;
+fn is_nan(v: real) -> bool {
+    // On the bits (compilers may assume comparisons see no NaN), of f32 (an f64 NaN stays one).
+    return (bitcast<u32>(f32(v)) & 0x7fffffffu) > 0x7f800000u;
 }
 
 
 // The cubic B-spline's weights of the taps at floor(v) - 1 .. floor(v) + 2, f = v - floor(v).
-fn cubic_weights(f: f32) -> vec4<f32> {
+fn cubic_weights(f: real) -> vec4<real> {
     let g = 1.0 - f;
-    return vec4<f32>(g * g * g, 4.0 - 6.0 * f * f + 3.0 * f * f * f, 4.0 - 6.0 * g * g + 3.0 * g * g * g, f * f * f) / 6.0;
+    return vec4<real>(g * g * g, 4.0 - 6.0 * f * f + 3.0 * f * f * f, 4.0 - 6.0 * g * g + 3.0 * g * g * g, f * f * f) / 6.0;
 }

@@ -12,6 +12,7 @@
 // the 64 lines are consecutive words; along the last axis a workgroup stages its 64 × 64 block
 // (segment and halos) through workgroup memory, so loads and stores stay contiguous there too.
 #import common/grid
+#import common/real
 
 struct Params {
     n: u32,         // line length (> 1)
@@ -21,13 +22,14 @@ struct Params {
     lines: u32,
 }  // mirrored in src/kernels/spline_prefilter.rs
 
-@group(0) @binding(0) var<storage, read> x: array<f32>;
-@group(0) @binding(1) var<storage, read_write> c: array<f32>;
+@group(0) @binding(0) var<storage, read> x: array<real>;
+@group(0) @binding(1) var<storage, read_write> c: array<real>;
 @group(0) @binding(2) var<uniform> p: Params;
 
-override Z: f32 = -0.26794919243112270;  // the pole (√3 − 2: cubic)
-override GAIN: f32 = 6.0;                 // (1 - z)(1 - 1/z)
-// (SEG, HALO) is (32, 16), or (16, 24) for the poles of orders 4 and 5 beyond |z| = 0.27.
+override Z: real = -0.26794919243112270;  // the pole (√3 − 2: cubic)
+override GAIN: real = 6.0;                 // (1 - z)(1 - 1/z)
+// (SEG, HALO) is (32, 16), or (16, 24) for the poles of orders 4 and 5 beyond |z| = 0.27; the
+// f64 twin runs this readable form unstaged (LAST false) with SEG 32 and |z|^HALO ≤ 1e-17.
 override SEG: u32 = 32u;
 override HALO: u32 = 16u;
 const GROUP: u32 = 64u;
@@ -37,7 +39,8 @@ const SPAN: u32 = 64u;  // SEG + 2 · HALO: a staged row
 // sample k at r · SPAN + (k ^ (r % 32)) (the swizzle keeps a warp's rows and columns on 32
 // banks).
 override LAST: bool = false;
-var<workgroup> tile: array<f32, 4096>;
+override TILE: u32 = 4096u;  // 1 where nothing is staged (the f64 twin)
+var<workgroup> tile: array<real, TILE>;
 
 var<private> line_start: u32;  // element index of the line's sample 0
 var<private> s0: i32;          // the segment's first sample
@@ -49,7 +52,7 @@ fn at(r: u32, k: u32) -> u32 {
 }
 
 // Sample k of the extended line, k in [-HALO, n + SEG + HALO).
-fn extended(k: i32) -> f32 {
+fn extended(k: i32) -> real {
     let n = i32(p.n);
     var j = k;
     if (j < 0 || j >= n) {
@@ -70,7 +73,7 @@ fn extended(k: i32) -> f32 {
 
 // Sample k of the line where the segment and its halos lie inside it (along the last axis, from
 // the tile).
-fn near(k: i32) -> f32 {
+fn near(k: i32) -> real {
     if (LAST) {
         return tile[at(row, u32(k + i32(HALO) - s0))];
     }
@@ -84,7 +87,7 @@ fn inside() -> bool {
 
 // Output j of the segment: along the last axis into the tile's row (the thread's own, stored
 // by the workgroup afterwards), else straight to the array.
-fn emit(j: u32, v: f32) {
+fn emit(j: u32, v: real) {
     if (LAST && inside()) {
         tile[at(row, HALO + j)] = v;
     } else if (j < count) {
@@ -108,8 +111,8 @@ fn segments(staged: bool, first: u32, lid: u32) {
         }
         workgroupBarrier();
     }
-    var plus: array<f32, 48>;  // SEG + HALO at most
-    var cp = 0.0;
+    var plus: array<real, 96>;  // SEG + HALO at most (the f64 twin's halos are longer)
+    var cp = real(0.0);
     for (var k = s0 - i32(HALO); k < s0; k++) {
         cp = GAIN * extended(k) + Z * cp;
     }
@@ -117,8 +120,8 @@ fn segments(staged: bool, first: u32, lid: u32) {
         cp = GAIN * extended(s0 + i32(j)) + Z * cp;
         plus[j] = cp;
     }
-    var out: array<f32, 32>;  // SEG at most
-    var cm = 0.0;
+    var out: array<real, 32>;  // SEG at most
+    var cm = real(0.0);
     for (var j = SEG + HALO; j > 0u; j--) {
         cm = Z * (cm - plus[j - 1u]);
         if (j <= SEG) {

@@ -7,7 +7,7 @@ use bytemuck::{Pod, Zeroable};
 use super::map_coordinates::{as_four, check_orders, sampled_dims, specialised};
 use super::{AFFINE_SAMPLE, AFFINE_SAMPLE_TEXTURE};
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Shape};
+use crate::gpu::Shape;
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in affine_sample.wgsl.
@@ -16,6 +16,9 @@ use crate::graph::{Buf, Recording};
 pub struct Params {
     pub matrix: [[f32; 4]; 4],
     pub offset: [f32; 4],
+    /// What f32 left of the matrix and the offset: the f64 twin adds them back (~2^-48).
+    pub matrix_lo: [[f32; 4]; 4],
+    pub offset_lo: [f32; 4],
     pub dims: [u32; 4],
     pub out_dims: [u32; 4],
     pub points: u32,
@@ -23,12 +26,19 @@ pub struct Params {
     pub unused: [u32; 2],
 }
 
-/// Output of shape `out_dims`: element o reads `x` (a buffer or a texture, as
+/// `v` as an f32 and the f32 of what that leaves (together ~48 bits).
+fn split(v: f64) -> (f32, f32) {
+    let hi = v as f32;
+    (hi, (v - hi as f64) as f32)
+}
+
+/// Output of shape `out_dims` (of x's type: f32, or f64 from a buffer on devices with it):
+/// element o reads `x` (a buffer or a texture, as
 /// `map_coordinates::record` takes it) at `matrix · o + offset` (rows per input axis), with
 /// `orders[a] + 1` taps along axis a; `mode` is the kernel's code.
 #[allow(clippy::too_many_arguments)]
 pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], out_dims: &[usize], orders: &[u32], mode: u32, cval: f32) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::F32, "sampled array")?;
+    let dtype = rec.dtype(x);
     let dims = sampled_dims(rec, x);
     let rank = dims.len();
     if out_dims.len() != rank || matrix.len() != rank || matrix.iter().any(|r| r.len() != rank) || offset.len() != rank || orders.len() != rank {
@@ -39,15 +49,17 @@ pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], 
     if points > u32::MAX as usize {
         return Err(Error::TooLarge { what: format!("{points} samples in one dispatch"), bytes: points as u64 * 4, limit: u32::MAX as u64 * 4 });
     }
-    let out = rec.temp(out_dims, Dtype::F32)?;
+    let out = rec.temp(out_dims, dtype)?;
     let mut p = Params::zeroed();
     let lead = 4 - rank;
     for a in 0..rank {
-        p.matrix[lead + a][lead..].iter_mut().zip(&matrix[a]).for_each(|(m, &v)| *m = v as f32);
-        p.offset[lead + a] = offset[a] as f32;
+        for (b, &v) in matrix[a].iter().enumerate() {
+            (p.matrix[lead + a][lead + b], p.matrix_lo[lead + a][lead + b]) = split(v);
+        }
+        (p.offset[lead + a], p.offset_lo[lead + a]) = split(offset[a]);
     }
     (p.dims, p.out_dims, p.points, p.cval) = (as_four(&dims), as_four(out_dims), points as u32, cval);
-    let (kernel, constants) = specialised([&AFFINE_SAMPLE, &AFFINE_SAMPLE_TEXTURE], rec.is_texture(x), mode, orders);
+    let (kernel, constants) = specialised([&AFFINE_SAMPLE, &AFFINE_SAMPLE_TEXTURE], rec.is_texture(x), dtype, mode, orders)?;
     rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[out, x], AFFINE_SAMPLE.groups(points as u64));
     Ok(out)
 }

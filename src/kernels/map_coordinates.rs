@@ -31,7 +31,13 @@ pub(crate) fn as_four(dims: &[usize]) -> [u32; 4] {
 /// kernel's code) and the `orders` (0-5) of a 1-4-axis array: its loops over taps
 /// (common/bspline.wgsl) or fetches (common/bspline_texture.wgsl) written out for the taps
 /// (order + 1) of each of the four axes, and the override constants.
-pub(crate) fn specialised(kernels: [&'static KernelInfo; 2], texture: bool, mode: u32, orders: &[u32]) -> (&'static KernelInfo, Vec<(&'static str, f64)>) {
+pub(crate) fn specialised(
+    kernels: [&'static KernelInfo; 2],
+    texture: bool,
+    dtype: Dtype,
+    mode: u32,
+    orders: &[u32],
+) -> Result<(&'static KernelInfo, Vec<(&'static str, f64)>)> {
     let mut taps = [1usize; 4];
     taps[4 - orders.len()..].iter_mut().zip(orders).for_each(|(t, &o)| *t = o as usize + 1);
     let constants = vec![
@@ -43,7 +49,9 @@ pub(crate) fn specialised(kernels: [&'static KernelInfo; 2], texture: bool, mode
         ("T3", taps[3] as f64),
     ];
     let code = if texture { fetch_sum([taps[1], taps[2], taps[3]]) } else { tap_sum(taps, mode == self::mode::GRID_CONSTANT) };
-    (kernels[texture as usize].unrolled(&code), constants)
+    // f64 through the buffer kernel's twin (textures are f32).
+    let kernel = if texture { kernels[1] } else { kernels[0].for_dtype(dtype)? };
+    Ok((kernel.unrolled(&code), constants))
 }
 
 /// Orders 0-5 (the kernels hold 6 taps per axis).
@@ -98,7 +106,7 @@ fn tap_sum(taps: [usize; 4], checked: bool) -> String {
         terms.join(" + ")
     };
     if taps.iter().all(|&t| t <= 4) {
-        let mut s = String::from("    var sum = 0.0;\n");
+        let mut s = String::from("    var sum = real(0.0);\n");
         for k0 in 0..taps[0] {
             for k1 in 0..taps[1] {
                 for k2 in 0..taps[2] {
@@ -114,11 +122,11 @@ fn tap_sum(taps: [usize; 4], checked: bool) -> String {
         return s + "    return sum;";
     }
     format!(
-        "    var sum = 0.0;
+        "    var sum = real(0.0);
     for (var k0 = 0u; k0 < T0; k0++) {{
-        var s1 = 0.0;
+        var s1 = real(0.0);
         for (var k1 = 0u; k1 < T1; k1++) {{
-            var s2 = 0.0;
+            var s2 = real(0.0);
             for (var k2 = 0u; k2 < T2; k2++) {{
                 let row = tap_at(a0, k0) + tap_at(a1, k1) + tap_at(a2, k2);
                 let row_in = tap_inside(a0, k0) && tap_inside(a1, k1) && tap_inside(a2, k2);
@@ -155,8 +163,8 @@ fn fetch_sum(taps: [usize; 3]) -> String {
 /// texture `kernels::spline_texture` made of one of 2-3 axes; `mode` is the kernel's code, `pad`
 /// is added to every coordinate. The output has coords' shape after its first axis.
 pub fn record(rec: &mut Recording, x: Buf, coords: Buf, order: u32, mode: u32, pad: f32, cval: f32) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::F32, "sampled array")?;
-    rec.expect_dtype(coords, Dtype::F32, "coordinates")?;
+    let dtype = rec.dtype(x);
+    rec.expect_dtype(coords, dtype, "coordinates")?;
     let dims = sampled_dims(rec, x);
     let cdims = rec.dims(coords).to_vec();
     if cdims[0] != dims.len() || cdims.len() < 2 {
@@ -167,9 +175,9 @@ pub fn record(rec: &mut Recording, x: Buf, coords: Buf, order: u32, mode: u32, p
     if points > u32::MAX as usize {
         return Err(Error::TooLarge { what: format!("{points} samples in one dispatch"), bytes: points as u64 * 4, limit: u32::MAX as u64 * 4 });
     }
-    let out = rec.temp(&cdims[1..], Dtype::F32)?;
+    let out = rec.temp(&cdims[1..], dtype)?;
     let p = Params { dims: as_four(&dims), rank: dims.len() as u32, points: points as u32, pad, cval };
-    let (kernel, constants) = specialised([&MAP_COORDINATES, &MAP_COORDINATES_TEXTURE], rec.is_texture(x), mode, &vec![order; dims.len()]);
+    let (kernel, constants) = specialised([&MAP_COORDINATES, &MAP_COORDINATES_TEXTURE], rec.is_texture(x), dtype, mode, &vec![order; dims.len()])?;
     rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[coords, out, x], MAP_COORDINATES.groups(points as u64));
     Ok(out)
 }

@@ -38,6 +38,12 @@ impl Segments {
     }
 }
 
+/// The f64 twin's halo for pole `z`: the samples after which its terms fall below 1e-17 (22 to
+/// 47 for orders 2-5; the readable form holds SEG + HALO ≤ 96).
+fn f64_halo(z: f64) -> usize {
+    (1e-17f64.ln() / z.abs().ln()).ceil() as usize
+}
+
 /// The poles of the B-spline prefilter of `order` (2-5; scipy's `get_filter_poles`), in f64.
 pub fn poles(order: u32) -> Result<Vec<f64>> {
     Ok(match order {
@@ -121,7 +127,8 @@ pub enum Init {
 /// pole. (scipy applies the gains' product first, in f64; each pole its own keeps the f32
 /// intermediates of order 5 at the samples' scale, 25× smaller.)
 pub fn record(rec: &mut Recording, x: Buf, axis: usize, order: u32, init: Init) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::F32, "spline prefilter input")?;
+    let dtype = rec.dtype(x);
+    let twin = SPLINE_PREFILTER.for_dtype(dtype)?;
     let poles = poles(order)?;
     let dims = rec.dims(x).to_vec();
     let n = *dims.get(axis).ok_or_else(|| Error::Invalid(format!("axis {axis} of a {dims:?} array")))?;
@@ -140,14 +147,25 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, order: u32, init: Init) 
     }
     let mut y = x;
     for &z in &poles {
-        let at = Segments::of(z);
+        // f64: the kernel's readable form, unstaged, with halos to f64's precision.
+        let (at, kernel, staged) = match dtype {
+            Dtype::F64 => (Segments { seg: 32, halo: f64_halo(z) }, twin, false),
+            _ => (Segments::of(z), kernel(Segments::of(z)), inner == 1),
+        };
         let segments = n.div_ceil(at.seg);
         let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, init: init as u32, lines: lines as u32 };
-        let constants = [("LAST", if inner == 1 { 1.0 } else { 0.0 }), ("Z", z), ("GAIN", gain(&[z])), ("SEG", at.seg as f64), ("HALO", at.halo as f64)];
-        let out = rec.temp_like(x, Dtype::F32)?;
+        let constants = [
+            ("LAST", if staged { 1.0 } else { 0.0 }),
+            ("TILE", if staged { 4096.0 } else { 1.0 }),
+            ("Z", z),
+            ("GAIN", gain(&[z])),
+            ("SEG", at.seg as f64),
+            ("HALO", at.halo as f64),
+        ];
+        let out = rec.temp_like(x, dtype)?;
         // Each workgroup one segment of 64 lines.
         let groups = lines.div_ceil(64) * segments;
-        rec.dispatch(kernel(at), &constants, bytemuck::bytes_of(&p), &[y, out], groups as u64);
+        rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[y, out], groups as u64);
         y = out;
     }
     Ok(y)

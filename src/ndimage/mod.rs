@@ -476,56 +476,64 @@ pub fn uniform_filter<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input
 
 /// scipy.ndimage.spline_filter(input, order, mode=mode): the coefficients of the B-spline of
 /// `order` (2-5; scipy refuses 0 and 1 here) of every axis in turn (see `ops::interpolate` for
-/// the modes' boundaries), in f32. Finite input.
-pub fn spline_filter<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, order: u32, mode: SplineMode) -> Result<Array<f32, D>> {
+/// the modes' boundaries), in f32 (f64 data in f64 on devices with it). Finite input.
+pub fn spline_filter<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, order: u32, mode: SplineMode) -> Result<Array<T, D>> {
     on_device(gpu, input, |rec, x| interpolate::spline_filter(rec, x, order, mode))
 }
 
 /// scipy.ndimage.spline_filter1d(input, order, axis, mode=mode): orders 0-5 (0 and 1: a copy),
-/// in f32. Finite input.
-pub fn spline_filter1d<S: Data<Elem = f32>, D: Dimension>(
+/// in f32 (f64 data in f64 on devices with it). Finite input.
+pub fn spline_filter1d<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     order: u32,
     axis: usize,
     mode: SplineMode,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     on_device(gpu, input, |rec, x| interpolate::spline_filter1d(rec, x, order, axis, mode))
 }
 
 /// scipy.ndimage.map_coordinates(input, coordinates, order, mode, cval, prefilter): `input`
 /// sampled at `coordinates` (shape (input's rank, ...), any finite or NaN values: NaN gives
-/// cval), in f32; the result has the coordinates' shape after their first axis.
-pub fn map_coordinates<S1, S2, D1, D2>(gpu: &Gpu, input: &ArrayBase<S1, D1>, coordinates: &ArrayBase<S2, D2>, how: &Sampling) -> Result<ndarray::ArrayD<f32>>
+/// cval), in f32 (f64 data in f64 on devices with it); the result has the coordinates' shape
+/// after their first axis.
+pub fn map_coordinates<T, S1, S2, D1, D2>(gpu: &Gpu, input: &ArrayBase<S1, D1>, coordinates: &ArrayBase<S2, D2>, how: &Sampling) -> Result<ndarray::ArrayD<T>>
 where
-    S1: Data<Elem = f32>,
-    S2: Data<Elem = f32>,
+    T: Real,
+    S1: Data<Elem = T>,
+    S2: Data<Elem = T>,
     D1: Dimension,
     D2: Dimension,
 {
     Shape::new(input.shape())?;
     let input = input.view().into_dyn();
     crate::check::check_finite(&input, "input")?;
+    if T::DTYPE == crate::gpu::Dtype::F64 && !gpu.has_f64() {
+        let narrow = |a: &ndarray::ArrayViewD<T>| a.mapv(|v| v.as_f64() as f32);
+        let y = map_coordinates(gpu, &narrow(&input), &narrow(&coordinates.view().into_dyn()), how)?;
+        return Ok(y.mapv(|v| T::from_f64(v as f64)));
+    }
     let mut rec = Recording::new(gpu);
-    let x = rec.upload_once_f32(&input)?;
-    let c = rec.upload_once_f32(&coordinates.view().into_dyn())?;
+    let x = rec.upload_once_real(&input)?;
+    let c = rec.upload_once_real(&coordinates.view().into_dyn())?;
     let y = interpolate::map_coordinates(&mut rec, x, c, how)?;
-    let d = rec.download(y);
-    rec.run()?.into_f32(d)
+    let dims = rec.dims(y).to_vec();
+    let o = rec.output(y);
+    crate::gpu::GpuArray::download_joined(gpu, &[rec.run()?.array(o)], &dims)
 }
 
 /// scipy.ndimage.affine_transform(input, matrix, offset, output_shape, order, mode, cval,
 /// prefilter): output o reads the input at matrix · o + offset (`matrix` as scipy takes it, see
 /// [`AffineMap::new`]; `offset` empty for zeros); the output shaped `output_shape` or as the
 /// input.
-pub fn affine_transform<S: Data<Elem = f32>, D: Dimension>(
+pub fn affine_transform<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     matrix: &ndarray::ArrayViewD<f64>,
     offset: &[f64],
     output_shape: Option<&[usize]>,
     how: &Sampling,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let map = AffineMap::new(matrix, offset, input.ndim())?;
     let out = output_shape.map_or_else(|| input.shape().to_vec(), <[usize]>::to_vec);
     Shape::new(&out)?;
@@ -534,7 +542,7 @@ pub fn affine_transform<S: Data<Elem = f32>, D: Dimension>(
 
 /// scipy.ndimage.shift(input, shift, order, mode, cval, prefilter): `shift` one value for every
 /// axis or one per axis.
-pub fn shift<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, shift: &[f64], how: &Sampling) -> Result<Array<f32, D>> {
+pub fn shift<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, shift: &[f64], how: &Sampling) -> Result<Array<T, D>> {
     let (map, out) = interpolate::shift_map(input.shape(), shift)?;
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }
@@ -544,7 +552,13 @@ pub fn shift<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, 
 /// (ties to even, as Python rounds); the corners' samples aligned, or with `grid_mode` the
 /// pixels' outer edges (scipy keeps the mode as given: `grid-constant` and `grid-wrap` are the
 /// ones that see the array as pixels).
-pub fn zoom<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, zoom: &[f64], grid_mode: bool, how: &Sampling) -> Result<Array<f32, D>> {
+pub fn zoom<T: Real, S: Data<Elem = T>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    zoom: &[f64],
+    grid_mode: bool,
+    how: &Sampling,
+) -> Result<Array<T, D>> {
     let (map, out) = interpolate::zoom_map(input.shape(), zoom, grid_mode)?;
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }
@@ -552,14 +566,14 @@ pub fn zoom<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D
 /// scipy.ndimage.rotate(input, angle, axes, reshape, order, mode, cval, prefilter): `angle` in
 /// degrees in the plane of `axes` (negative counts from the end); with `reshape` the output
 /// plane grows to hold the whole rotated input.
-pub fn rotate<S: Data<Elem = f32>, D: Dimension>(
+pub fn rotate<T: Real, S: Data<Elem = T>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     angle: f64,
     axes: [isize; 2],
     reshape: bool,
     how: &Sampling,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let (map, out) = interpolate::rotate_map(input.shape(), angle, axes, reshape)?;
     on_device(gpu, input, |rec, x| interpolate::affine_transform(rec, x, &map, &out, how))
 }
@@ -746,6 +760,9 @@ fn on_device<T: Real, S: Data<Elem = T>, D: Dimension>(
     let mut rec = Recording::new(gpu);
     let x = rec.upload_once_real(&input)?;
     let y = op(&mut rec, x)?;
-    let d = rec.download(y);
-    with_dim(rec.run()?.into_real(d)?)
+    let dims = rec.dims(y).to_vec();
+    let o = rec.output(y);
+    // Streamed back by all cores straight into the result (a download's words would be copied
+    // once more into f64s).
+    with_dim(crate::gpu::GpuArray::download_joined(gpu, &[rec.run()?.array(o)], &dims)?)
 }

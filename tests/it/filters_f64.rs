@@ -172,3 +172,76 @@ fn selections_in_f64_are_exact() {
         }
     }
 }
+
+/// The B-spline prefilter of orders 2-5 in f64 (its halos long enough for f64's precision) in
+/// every mode, along every axis, against the f64 reference.
+#[test]
+fn spline_filter_in_f64() {
+    use ndimage::SplineMode;
+    let gpu = f64_gpu();
+    for dims in [&[37][..], &[9, 70], &[5, 6, 41]] {
+        let x = rand64(dims);
+        for mode in [SplineMode::Mirror, SplineMode::Reflect, SplineMode::GridWrap, SplineMode::Constant, SplineMode::Nearest] {
+            for order in 2..=5 {
+                let got = ndimage::spline_filter(gpu, &x, order, mode).unwrap();
+                let e = rel(&got, &cpu::spline_filter(&x, order, mode));
+                assert!(e < F64_TOL, "spline_filter order {order} {dims:?} {mode:?}: {e:.2e}");
+            }
+        }
+    }
+}
+
+/// Interpolation of f64 data in f64 (the prefilter, the samplers of orders 0-5, the affine
+/// maps' coefficients to ~2^-48): map_coordinates, shift, zoom, rotate and affine_transform
+/// against the f64 reference in every mode. The coordinates' last bits (the map's f32 pair)
+/// leave errors of ~1e-13 here, where f32 leaves ~1e-6.
+#[test]
+fn interpolation_in_f64() {
+    use ndimage::{coordinates, Sampling, SplineMode};
+    const TOL: f64 = 1e-11;
+    let gpu = f64_gpu();
+    let mut rng = rand::rng();
+    let modes =
+        [SplineMode::Mirror, SplineMode::Reflect, SplineMode::Nearest, SplineMode::Wrap, SplineMode::GridWrap, SplineMode::Constant, SplineMode::GridConstant];
+    for dims in [&[29][..], &[6, 7, 9]] {
+        let x = rand64(dims);
+        let rank = dims.len();
+        // Every mode with three orders, odd and even ones (each pair compiles its own pipelines):
+        // modes 0, 2, 4, 6 with orders 0, 3, 4, the others with 1, 2, 5.
+        for order in 0..=5u32 {
+            for &mode in modes.iter().skip((order / 2 + order) as usize % 2).step_by(2) {
+                let how = Sampling { order, mode, cval: -0.5, ..Sampling::default() };
+                // Points inside and beyond the edges.
+                let points = 23;
+                let c = ArrayD::from_shape_fn(IxDyn(&[rank, points]), |i| (rng.random::<f64>() * 1.4 - 0.2) * dims[i[0]] as f64);
+                let got = ndimage::map_coordinates(gpu, &x, &c, &how).unwrap();
+                let e = rel(&got, &cpu::map_coordinates(&x, &c, &how));
+                assert!(e < TOL, "map_coordinates order {order} {dims:?} {mode:?}: {e:.2e}");
+
+                let shift: Vec<f64> = (0..rank).map(|a| [0.37, -1.61, 2.2][a]).collect();
+                let (map, out) = ndimage::shift_map(dims, &shift).unwrap();
+                let got = ndimage::shift(gpu, &x, &shift, &how).unwrap();
+                let e = rel(&got.into_dyn(), &cpu::map_coordinates(&x, &coordinates(&map, &out), &how));
+                assert!(e < TOL, "shift order {order} {dims:?} {mode:?}: {e:.2e}");
+
+                if rank >= 2 {
+                    let (map, out) = ndimage::rotate_map(dims, 23.0, [-1, -2], true).unwrap();
+                    let got = ndimage::rotate(gpu, &x, 23.0, [-1, -2], true, &how).unwrap();
+                    let e = rel(&got.into_dyn(), &cpu::map_coordinates(&x, &coordinates(&map, &out), &how));
+                    assert!(e < TOL, "rotate order {order} {dims:?} {mode:?}: {e:.2e}");
+                }
+                // zoom's grid lands on halves (3.5 = 6 · 28/48), where order 0's pick turns on the
+                // coordinate's last bit, and its last point on n − 1, where constant (cval beyond)
+                // and wrap (period n − 1) jump: the last bit decides there too.
+                if order == 0 || matches!(mode, SplineMode::Wrap | SplineMode::Constant) {
+                    continue;
+                }
+                let zoom: Vec<f64> = (0..rank).map(|a| [1.7, 0.6, 1.3][a]).collect();
+                let (map, out) = ndimage::zoom_map(dims, &zoom, false).unwrap();
+                let got = ndimage::zoom(gpu, &x, &zoom, false, &how).unwrap();
+                let e = rel(&got.into_dyn(), &cpu::map_coordinates(&x, &coordinates(&map, &out), &how));
+                assert!(e < TOL, "zoom order {order} {dims:?} {mode:?}: {e:.2e}");
+            }
+        }
+    }
+}
