@@ -6,7 +6,8 @@ Vulkan, with the signatures and conventions of numpy.fft, scipy.signal, scipy.nd
 scikit-image. numpy.fft, scipy.signal and scipy.ndimage return their references' dtypes
 (float64 for float64 input, the input's integer type where scipy keeps it). The spatial filters
 (correlate, convolve, the Gaussian, uniform and derivative filters, rank, median, minimum and
-maximum filters, grey morphology) compute float64 and integer data in float64 on devices with
+maximum filters, grey morphology) and interpolation (the spline prefilter and sampling of
+orders 0-5) compute float64 and integer data in float64 on devices with
 it (Vulkan on NVIDIA and AMD, DX12, lavapipe; not Metal, where it is float32 with a warning);
 everything else computes in float32 (complex64) and converts the result.
 

@@ -20,10 +20,11 @@ and derivative filters, sobel, prewitt, laplace, rank, median, percentile, minim
 filters, grey morphology) compute float64, integer and boolean input in float64 on devices
 with it (``lucent.context().f64``: Vulkan on NVIDIA and AMD, DX12, lavapipe), float32 input in
 float32; on devices without it (Metal) they compute in float32, return scipy's dtype and warn
-once per process. The selection filters refuse integers the computation cannot hold exactly
-(beyond ±2**53 in float64, ±2**24 in float32) rather than return them changed. Interpolation,
-the Fourier filters and the distance transform compute in float32 and return scipy's dtype
-(their float64 paths are to come). The measurements of labelled regions are computed in
+once per process. Interpolation (spline_filter, map_coordinates, affine_transform, shift, zoom,
+rotate with the buffer sampler) computes float64 data in float64 the same way. The selection
+filters refuse integers the computation cannot hold exactly (beyond ±2**53 in float64, ±2**24
+in float32) rather than return them changed. The Fourier filters and the distance transform
+compute in float32 and return scipy's dtype (their float64 paths are to come). The measurements of labelled regions are computed in
 float64 on the host.
 
 Interpolation takes lucent's ``sampler``: "buffer" (exact), "texture" (orders 0, 1 and 3:
@@ -545,6 +546,12 @@ def geometric_transform(input: Any, mapping: Any, output_shape: Optional[Sequenc
     return map_coordinates(a, coords, output, order, mode, cval, prefilter, sampler=sampler, context=context)
 
 
+def _in_float64(context: Optional[Context], sampler: Any) -> Optional[Context]:
+    """The context for :func:`working` where interpolation computes float64 data in float64:
+    the buffer sampler's (the texture sampler reads f32 textures)."""
+    return None if sampler == "texture" else resolve(context)
+
+
 def _order(order: Any, lowest: int = 0) -> int:
     """scipy's spline orders (0-5; spline_filter 2-5), refused as scipy refuses them."""
     o = int(order)
@@ -565,8 +572,8 @@ def _spline(input: Any, order: int, axis: Optional[int], output: Any, mode: str,
         return _lucent.spline_filter(resolve(context), x, order, k, mode)
     if ax is None and _integer_result(output, np.float64):
         # scipy's passes, one per axis, each written into the integer output.
-        return _passes(a, output, np.float64, [functools.partial(run, k=k) for k in range(a.ndim)])
-    return finish(run(working(a, "input")), output, np.float64)
+        return _passes(a, output, np.float64, [functools.partial(run, k=k) for k in range(a.ndim)], resolve(context))
+    return finish(run(working(a, "input", context=resolve(context))), output, np.float64)
 
 
 @_scalar_identity(like=np.float64)
@@ -626,9 +633,10 @@ def map_coordinates(input: Any, coordinates: Any, output: Any = None, order: int
     array([0.5 , 2.25], dtype=float32)
     """
     a = _sampled(input)
-    c = working(coordinates, "coordinates")
+    wide = _in_float64(context, sampler)
+    c = np.ascontiguousarray(working(coordinates, "coordinates", context=wide), dtype=np.float64)
     how = _how(order, mode, cval, prefilter, sampler)
-    return _sample(a, _lucent.map_coordinates(resolve(context), working(a, "input"), c, how), output)
+    return _sample(a, _lucent.map_coordinates(resolve(context), working(a, "input", context=wide), c, how), output)
 
 
 @_complex_by_parts
@@ -643,7 +651,7 @@ def affine_transform(input: Any, matrix: Any, offset: Any = 0.0, output_shape: O
     array([1., 2., 3., 0.], dtype=float32)
     """
     a = _sampled(input)
-    x = working(a, "input")
+    x = working(a, "input", context=_in_float64(context, sampler))
     m = np.ascontiguousarray(matrix, dtype=np.float64)
     d = x.ndim
     if m.shape == (d + 1, d + 1) and not np.array_equal(m[d], np.eye(d + 1)[d]):
@@ -677,7 +685,8 @@ def shift(input: Any, shift: Any, output: Any = None, order: int = 3, mode: str 
     """
     a = _sampled(input)
     s = [float(v) for v in per_axis(shift, a.ndim, "shift")]
-    r = _lucent.shift(resolve(context), working(a, "input"), s, _how(order, mode, cval, prefilter, sampler))
+    r = _lucent.shift(resolve(context), working(a, "input", context=_in_float64(context, sampler)), s,
+                      _how(order, mode, cval, prefilter, sampler))
     return _sample(a, r, output)
 
 
@@ -703,7 +712,7 @@ def zoom(input: Any, zoom: Any, output: Any = None, order: int = 3, mode: str = 
         import warnings
         warnings.warn(f"It is recommended to use mode = {suggest} instead of {mode} when grid_mode is True.", stacklevel=2)
     how = _how(order, mode, cval, prefilter, sampler)
-    r = _lucent.zoom(resolve(context), working(a, "input"), z, bool(grid_mode), how)
+    r = _lucent.zoom(resolve(context), working(a, "input", context=_in_float64(context, sampler)), z, bool(grid_mode), how)
     return _sample(a, r, output)
 
 
@@ -725,7 +734,8 @@ def rotate(input: Any, angle: float, axes: Sequence[int] = (1, 0), reshape: bool
         raise ValueError("input array should be at least 2D")
     if len(axes) != 2:
         raise ValueError("axes should contain exactly two values")
-    r = _lucent.rotate(resolve(context), working(a, "input"), float(angle), [int(axes[0]), int(axes[1])], bool(reshape),
+    r = _lucent.rotate(resolve(context), working(a, "input", context=_in_float64(context, sampler)), float(angle),
+                       [int(axes[0]), int(axes[1])], bool(reshape),
                        _how(order, mode, cval, prefilter, sampler))
     return _sample(a, r, output)
 

@@ -3,11 +3,13 @@ use num_complex::Complex32;
 use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
 use pyo3::prelude::*;
 
-use crate::{out, to_py, Context};
+use crate::{on_real, out, to_py, Context, RealArray};
 use lucent::ndimage::{self, Sampler, Sampling, SplineMode};
 
 type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
 type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
+/// A float32 or float64 result (the input's type).
+type Any<'py> = PyResult<Bound<'py, PyAny>>;
 
 /// scipy's (order, mode, cval, prefilter) and lucent's sampler.
 #[derive(FromPyObject)]
@@ -28,59 +30,52 @@ impl How {
 
 /// scipy.ndimage.spline_filter (axis None) or spline_filter1d of `order`.
 #[pyfunction]
-fn spline_filter<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, order: u32, axis: Option<usize>, mode: &str) -> Result<'py> {
+fn spline_filter<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, order: u32, axis: Option<usize>, mode: &str) -> Any<'py> {
     let mode = SplineMode::parse(mode).map_err(to_py)?;
-    let x = input.as_array();
-    out(
-        py,
-        py.detach(|| match axis {
-            None => ndimage::spline_filter(&ctx.gpu, &x, order, mode),
-            Some(axis) => ndimage::spline_filter1d(&ctx.gpu, &x, order, axis, mode),
-        }),
-    )
+    on_real!(py, input, |x: T| match axis {
+        None => ndimage::spline_filter(&ctx.gpu, &x, order, mode),
+        Some(axis) => ndimage::spline_filter1d(&ctx.gpu, &x, order, axis, mode),
+    })
 }
 
 #[pyfunction]
-fn map_coordinates<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, coordinates: F32<'py>, how: How) -> Result<'py> {
+fn map_coordinates<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, coordinates: PyReadonlyArrayDyn<'py, f64>, how: How) -> Any<'py> {
     let how = how.sampling()?;
-    let (x, c) = (input.as_array(), coordinates.as_array());
-    out(py, py.detach(|| ndimage::map_coordinates(&ctx.gpu, &x, &c, &how)))
+    let c = coordinates.as_array();
+    on_real!(py, input, |x: T| ndimage::map_coordinates(&ctx.gpu, &x, &c.mapv(|v| v as T), &how))
 }
 
 #[pyfunction]
 fn affine_transform<'py>(
     py: Python<'py>,
     ctx: &Context,
-    input: F32<'py>,
+    input: RealArray<'py>,
     matrix: PyReadonlyArrayDyn<'py, f64>,
     offset: Vec<f64>,
     output_shape: Option<Vec<usize>>,
     how: How,
-) -> Result<'py> {
+) -> Any<'py> {
     let how = how.sampling()?;
-    let (x, m) = (input.as_array(), matrix.as_array());
-    out(py, py.detach(|| ndimage::affine_transform(&ctx.gpu, &x, &m, &offset, output_shape.as_deref(), &how)))
+    let m = matrix.as_array();
+    on_real!(py, input, |x: T| ndimage::affine_transform(&ctx.gpu, &x, &m, &offset, output_shape.as_deref(), &how))
 }
 
 #[pyfunction]
-fn shift<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, shift: Vec<f64>, how: How) -> Result<'py> {
+fn shift<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, shift: Vec<f64>, how: How) -> Any<'py> {
     let how = how.sampling()?;
-    let x = input.as_array();
-    out(py, py.detach(|| ndimage::shift(&ctx.gpu, &x, &shift, &how)))
+    on_real!(py, input, |x: T| ndimage::shift(&ctx.gpu, &x, &shift, &how))
 }
 
 #[pyfunction]
-fn zoom<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, zoom: Vec<f64>, grid_mode: bool, how: How) -> Result<'py> {
+fn zoom<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, zoom: Vec<f64>, grid_mode: bool, how: How) -> Any<'py> {
     let how = how.sampling()?;
-    let x = input.as_array();
-    out(py, py.detach(|| ndimage::zoom(&ctx.gpu, &x, &zoom, grid_mode, &how)))
+    on_real!(py, input, |x: T| ndimage::zoom(&ctx.gpu, &x, &zoom, grid_mode, &how))
 }
 
 #[pyfunction]
-fn rotate<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, angle: f64, axes: [isize; 2], reshape: bool, how: How) -> Result<'py> {
+fn rotate<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, angle: f64, axes: [isize; 2], reshape: bool, how: How) -> Any<'py> {
     let how = how.sampling()?;
-    let x = input.as_array();
-    out(py, py.detach(|| ndimage::rotate(&ctx.gpu, &x, angle, axes, reshape, &how)))
+    on_real!(py, input, |x: T| ndimage::rotate(&ctx.gpu, &x, angle, axes, reshape, &how))
 }
 
 /// pycudadecon's deskewGPU geometry, or coverslip coordinates (lucent::ndimage::deskew).

@@ -9,8 +9,10 @@
 struct Params {
     matrix: array<vec4<f32>, 4>,  // row a: input axis a's coordinate from the output index
     offset: vec4<f32>,            // (the prefilter's padding included)
-    matrix_lo: array<vec4<f32>, 4>,  // what f32 left of each (the f64 twin adds it: ~2^-48)
-    offset_lo: vec4<f32>,
+    matrix_lo: array<vec4<f32>, 4>,  // what f32 left of each, and what that left: the f64 twin
+    offset_lo: vec4<f32>,            // adds them back, the f64 values exactly (hi + lo) + lo2
+    matrix_lo2: array<vec4<f32>, 4>,
+    offset_lo2: vec4<f32>,
     dims: vec4<u32>,              // the sampled array's axes
     out_dims: vec4<u32>,          // the output's axes
     points: u32,
@@ -22,10 +24,10 @@ struct Params {
 @group(0) @binding(0) var<storage, read_write> out: array<real>;
 @group(0) @binding(1) var<uniform> p: Params;
 
-// Row a of the matrix (the f64 twin with what f32 left of it: the f32 kernel's as before).
+// Row a of the matrix (the f64 twin's exactly; the f32 kernel's as before).
 fn row(a: u32) -> vec4<real> {
     if (WIDE) {
-        return vec4<real>(p.matrix[a]) + vec4<real>(p.matrix_lo[a]);
+        return (vec4<real>(p.matrix[a]) + vec4<real>(p.matrix_lo[a])) + vec4<real>(p.matrix_lo2[a]);
     }
     return vec4<real>(p.matrix[a]);
 }
@@ -44,7 +46,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let m = array<vec4<real>, 4>(row(0u), row(1u), row(2u), row(3u));
     var c = vec4<real>(dot(m[0], o), dot(m[1], o), dot(m[2], o), dot(m[3], o)) + vec4<real>(p.offset);
     if (WIDE) {
-        c += vec4<real>(p.offset_lo);
+        c = vec4<real>(dot(m[0], o), dot(m[1], o), dot(m[2], o), dot(m[3], o))
+            + ((vec4<real>(p.offset) + vec4<real>(p.offset_lo)) + vec4<real>(p.offset_lo2));
     }
     out[i] = sample(c, p.dims, real(p.cval));
 }

@@ -16,9 +16,12 @@ use crate::graph::{Buf, Recording};
 pub struct Params {
     pub matrix: [[f32; 4]; 4],
     pub offset: [f32; 4],
-    /// What f32 left of the matrix and the offset: the f64 twin adds them back (~2^-48).
+    /// What f32 left of the matrix and the offset, and what that left: the f64 twin adds them
+    /// back, (hi + lo) + lo2 = the f64 values exactly ([`split`]).
     pub matrix_lo: [[f32; 4]; 4],
     pub offset_lo: [f32; 4],
+    pub matrix_lo2: [[f32; 4]; 4],
+    pub offset_lo2: [f32; 4],
     pub dims: [u32; 4],
     pub out_dims: [u32; 4],
     pub points: u32,
@@ -26,10 +29,14 @@ pub struct Params {
     pub unused: [u32; 2],
 }
 
-/// `v` as an f32 and the f32 of what that leaves (together ~48 bits).
-fn split(v: f64) -> (f32, f32) {
+/// `v` as three f32s whose sum, added in f64 as (hi + lo) + lo2, is `v` exactly (each takes 24
+/// of the 53 bits; values of f32's range away from its subnormals), so the f64 twin computes
+/// the coordinates scipy computes: zoom's last sample lands on n − 1, not an ulp past it.
+fn split(v: f64) -> [f32; 3] {
     let hi = v as f32;
-    (hi, (v - hi as f64) as f32)
+    let rest = v - hi as f64;
+    let lo = rest as f32;
+    [hi, lo, (rest - lo as f64) as f32]
 }
 
 /// Output of shape `out_dims` (of x's type: f32, or f64 from a buffer on devices with it):
@@ -54,12 +61,34 @@ pub fn record(rec: &mut Recording, x: Buf, matrix: &[Vec<f64>], offset: &[f64], 
     let lead = 4 - rank;
     for a in 0..rank {
         for (b, &v) in matrix[a].iter().enumerate() {
-            (p.matrix[lead + a][lead + b], p.matrix_lo[lead + a][lead + b]) = split(v);
+            [p.matrix[lead + a][lead + b], p.matrix_lo[lead + a][lead + b], p.matrix_lo2[lead + a][lead + b]] = split(v);
         }
-        (p.offset[lead + a], p.offset_lo[lead + a]) = split(offset[a]);
+        [p.offset[lead + a], p.offset_lo[lead + a], p.offset_lo2[lead + a]] = split(offset[a]);
     }
     (p.dims, p.out_dims, p.points, p.cval) = (as_four(&dims), as_four(out_dims), points as u32, cval);
     let (kernel, constants) = specialised([&AFFINE_SAMPLE, &AFFINE_SAMPLE_TEXTURE], rec.is_texture(x), dtype, mode, orders)?;
     rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[out, x], AFFINE_SAMPLE.groups(points as u64));
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    /// The three f32s add back to the f64 exactly, as the f64 twin adds them.
+    #[test]
+    fn split_is_exact() {
+        let mut state = 0x9e3779b97f4a7c15u64;
+        for _ in 0..100_000 {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            // Mantissas of every pattern, exponents over ±2^40.
+            let v = f64::from_bits((state & 0x000f_ffff_ffff_ffff) | ((1023 + (state >> 52) % 81 - 40) << 52)) * if state & 1 == 0 { 1.0 } else { -1.0 };
+            let [hi, lo, lo2] = super::split(v);
+            assert_eq!((hi as f64 + lo as f64) + lo2 as f64, v, "{v:e}");
+        }
+        for v in [0.0, 1.0, 7.0 / 11.0, 28.0 / 48.0, -0.1, 1e-30, 3e38] {
+            let [hi, lo, lo2] = super::split(v);
+            assert_eq!((hi as f64 + lo as f64) + lo2 as f64, v, "{v:e}");
+        }
+    }
 }
