@@ -104,5 +104,5 @@ extern crate self as lucent;
 struct ReadmeExamples;
 
 pub use error::{Error, Result};
-pub use gpu::{Dtype, Gpu, GpuArray, GpuOptions, Shape};
+pub use gpu::{Dtype, Gpu, GpuArray, GpuOptions, Real, Shape};
 pub use graph::{Buf, Compiled, Download, Output, Recording, Results, RunReport};

@@ -17,15 +17,16 @@ transform's float64, label's int32, binary morphology's bool, the Fourier filter
 ``fourier_*``. A 0-d input is taken where scipy takes it (a filter over no axes).
 Precision: the spatial filters (correlate, convolve and their 1D forms, the Gaussian, uniform
 and derivative filters, sobel, prewitt, laplace, rank, median, percentile, minimum and maximum
-filters, grey morphology) compute float64, integer and boolean input in float64 on devices
-with it (``lucent.context().f64``: Vulkan on NVIDIA and AMD, DX12, lavapipe), float32 input in
-float32; on devices without it (Metal) they compute in float32, return scipy's dtype and warn
-once per process. Interpolation (spline_filter, map_coordinates, affine_transform, shift, zoom,
-rotate with the buffer sampler) computes float64 data in float64 the same way. The selection
-filters refuse integers the computation cannot hold exactly (beyond ±2**53 in float64, ±2**24
-in float32) rather than return them changed. The Fourier filters and the distance transform
-compute in float32 and return scipy's dtype (their float64 paths are to come). The measurements of labelled regions are computed in
-float64 on the host.
+filters, grey morphology) and interpolation (spline_filter, map_coordinates, affine_transform,
+shift, zoom, rotate with the buffer sampler) compute float64, integer and boolean input in
+float64 on devices with it (``lucent.context().f64``: Vulkan on NVIDIA and AMD, DX12,
+lavapipe), float32 input in float32; the distance transform computes its float64 distances in
+float64 there whatever the input's type. On devices without it (Metal) they compute in
+float32, return scipy's dtype and warn once per process. The selection filters refuse integers
+the computation cannot hold exactly (beyond ±2**53 in float64, ±2**24 in float32) rather than
+return them changed. The Fourier filters compute in float32 (complex64) and return scipy's
+dtype (their float64 path comes with the FFT's). The measurements of labelled regions are
+computed in float64 on the host.
 
 Interpolation takes lucent's ``sampler``: "buffer" (exact), "texture" (orders 0, 1 and 3:
 hardware linear filtering, faster in places, weights rounded to a few bits) or "auto" (the
@@ -1311,7 +1312,7 @@ def distance_transform_edt(input: Any, sampling: Any = None, return_distances: b
     if not return_distances:
         raise RuntimeError("at least one of return_distances/return_indices must be True")
     a = np.atleast_1d(np.asarray(input))  # scipy's: a 0-d input is an array of one
-    x = working(a != 0, "input")
+    x = working(a != 0, "input", context=resolve(context))  # float64 where the device computes it
     w = [] if sampling is None else [float(s) for s in per_axis(sampling, x.ndim, "sampling")]
     r = _lucent.distance_transform_edt(resolve(context), x, w)
     if isinstance(distances, np.ndarray):

@@ -180,9 +180,8 @@ fn binary_morphology<'py>(
 
 /// scipy.ndimage.distance_transform_edt's distances (lucent::ndimage::distance_transform_edt).
 #[pyfunction]
-fn distance_transform_edt<'py>(py: Python<'py>, ctx: &Context, input: F32<'py>, sampling: Vec<f64>) -> Result<'py> {
-    let x = input.as_array();
-    out(py, py.detach(|| ndimage::distance_transform_edt(&ctx.gpu, &x, &sampling)))
+fn distance_transform_edt<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, sampling: Vec<f64>) -> Any<'py> {
+    on_real!(py, input, |x: T| ndimage::distance_transform_edt(&ctx.gpu, &x, &sampling))
 }
 
 /// scipy.ndimage.label (lucent::ndimage::label): the labels (int32, scipy's type) and their

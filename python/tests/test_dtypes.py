@@ -369,3 +369,15 @@ def test_fft_keeps_numpys_dtype(rng, dtype):
         same(lucent.fft.rfft(x, axis=0), np.fft.rfft(x, axis=0), "linear")
     same(lucent.fft.irfftn(x, (7, 9), (0, 1)), np.fft.irfftn(x, (7, 9), (0, 1)), "linear")
     same(lucent.fft.irfft(x), np.fft.irfft(x), "linear")
+
+
+def test_float64_distances_are_computed_in_float64(rng):
+    # scipy's float64 distances, with a spacing float32 cannot hold, to ~1e-15 (float32 errs by
+    # ~1e-7 here), for boolean, integer and float input alike.
+    x = rng.random((19, 23)) > 0.2
+    x[0, 0] = False
+    want = ndi.distance_transform_edt(x, sampling=(0.3, 1.7))
+    for a in (x, x.astype(np.uint8), x.astype(np.float32)):
+        got = lucent.ndimage.distance_transform_edt(a, sampling=(0.3, 1.7))
+        assert got.dtype == np.float64
+        assert np.abs(got - want).max() <= 1e-13 * want.max()

@@ -8,20 +8,26 @@
 // breakpoints) in scratch buffers of n + 1 per line, interleaved (entry k of line l at
 // k·lines + l) so that neighbouring threads touch neighbouring words.
 #import common/grid
+#import common/real
 
 override FIRST: bool;
 
-struct Params { dims: vec4<u32>, axis: u32, lines: u32, w2: f32, unused: u32 }  // mirrored in src/kernels/edt_axis.rs
+// w2: the spacing² as f32 and what that left (the f64 twin adds it back).
+struct Params { dims: vec4<u32>, axis: u32, lines: u32, w2: f32, w2_lo: f32 }  // mirrored in src/kernels/edt_axis.rs
 
-@group(0) @binding(0) var<storage, read> f: array<f32>;
-@group(0) @binding(1) var<storage, read_write> d: array<f32>;
+@group(0) @binding(0) var<storage, read> f: array<real>;
+@group(0) @binding(1) var<storage, read_write> d: array<real>;
 @group(0) @binding(2) var<storage, read_write> v: array<u32>;
-@group(0) @binding(3) var<storage, read_write> z: array<f32>;
+@group(0) @binding(3) var<storage, read_write> z: array<real>;
 @group(0) @binding(4) var<uniform> p: Params;
 
-const FAR: f32 = 3.0e38;
+const FAR: real = 3.0e38;
 
-fn value(at: u32) -> f32 {
+fn spacing2() -> real {
+    return select(real(p.w2), real(p.w2) + real(p.w2_lo), WIDE);
+}
+
+fn value(at: u32) -> real {
     if (FIRST) {
         return select(0.0, FAR, f[at] != 0.0);
     }
@@ -44,13 +50,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let inner = line % stride;
     let outer = line / stride;
     let base = outer * stride * n + inner;
+    let w2 = spacing2();
     var k = -1;
     for (var q = 0u; q < n; q++) {
         let fq = value(base + q * stride);
         if (fq >= FAR) {
             continue;
         }
-        let qf = f32(q);
+        let qf = real(q);
         var s = -FAR;
         loop {
             if (k < 0) {
@@ -58,9 +65,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 break;
             }
             let pv = v[u32(k) * p.lines + line];
-            let pf = f32(pv);
+            let pf = real(pv);
             let fp = value(base + pv * stride);
-            s = ((fq + p.w2 * qf * qf) - (fp + p.w2 * pf * pf)) / (2.0 * p.w2 * (qf - pf));
+            s = ((fq + w2 * qf * qf) - (fp + w2 * pf * pf)) / (2.0 * w2 * (qf - pf));
             if (s > z[u32(k) * p.lines + line]) {
                 break;
             }
@@ -79,12 +86,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let last = k;
     var j = 0;
     for (var q = 0u; q < n; q++) {
-        let qf = f32(q);
+        let qf = real(q);
         while (j < last && z[u32(j + 1) * p.lines + line] < qf) {
             j += 1;
         }
         let pv = v[u32(j) * p.lines + line];
-        let dq = qf - f32(pv);
-        d[base + q * stride] = p.w2 * dq * dq + value(base + pv * stride);
+        let dq = qf - real(pv);
+        d[base + q * stride] = w2 * dq * dq + value(base + pv * stride);
     }
 }

@@ -63,13 +63,14 @@ impl Results {
         self.take_real(d)
     }
 
-    /// A real download (f32 without a copy, f64 copied out of its 4-byte words); the download
-    /// is left empty.
+    /// A real download (f32 without a copy, f64 copied out of its 4-byte words, which need not
+    /// be 8-aligned); the download is left empty. (Large f64 results stream back faster through
+    /// `GpuArray::download_joined`.)
     pub fn take_real<T: crate::gpu::Real>(&mut self, d: Download) -> Result<ArrayD<T>> {
         self.check(d, T::DTYPE)?;
         let (words, dims, _) = &mut self.downloads[d.0];
         let words = std::mem::take(words);
-        let values = bytemuck::allocation::try_cast_vec(words).unwrap_or_else(|(_, w)| bytemuck::cast_slice(&w).to_vec());
+        let values = bytemuck::allocation::try_cast_vec(words).unwrap_or_else(|(_, w)| bytemuck::allocation::pod_collect_to_vec(&w));
         ArrayD::from_shape_vec(IxDyn(dims), values).map_err(|_| Error::Invalid("this download was taken already".into()))
     }
 

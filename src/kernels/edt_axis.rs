@@ -16,16 +16,17 @@ pub struct Params {
     pub axis: u32,
     pub lines: u32,
     pub w2: f32,
-    pub unused: u32,
+    pub w2_lo: f32,
 }
 
 /// "Far" (no zero reached yet) in the squared distances.
 pub const FAR: f32 = 3.0e38;
 
 /// Squared distances along `axis` (spacing² `w2`) from `f` (with `first`, the input itself: 0 at
-/// its zeros, [`FAR`] elsewhere), f32 of 1-4 axes.
-pub fn record(rec: &mut Recording, f: Buf, axis: usize, w2: f32, first: bool) -> Result<Buf> {
-    rec.expect_dtype(f, Dtype::F32, "distances")?;
+/// its zeros, [`FAR`] elsewhere), f32 (or f64 on devices with it) of 1-4 axes.
+pub fn record(rec: &mut Recording, f: Buf, axis: usize, w2: f64, first: bool) -> Result<Buf> {
+    let dtype = rec.dtype(f);
+    let kernel = EDT_AXIS.for_dtype(dtype)?;
     let dims = rec.dims(f).to_vec();
     if dims.is_empty() || dims.len() > 4 || axis >= dims.len() {
         return Err(Error::Shape(format!("an EDT pass along axis {axis} of {dims:?}")));
@@ -36,9 +37,10 @@ pub fn record(rec: &mut Recording, f: Buf, axis: usize, w2: f32, first: bool) ->
     let n = dims[axis];
     let lines = dims.iter().product::<usize>() / n;
     let v = rec.temp(&[n + 1, lines], Dtype::U32)?;
-    let z = rec.temp(&[n + 1, lines], Dtype::F32)?;
-    let d = rec.temp(&dims, Dtype::F32)?;
-    let p = Params { dims: four, axis: (lead + axis) as u32, lines: lines as u32, w2, unused: 0 };
-    rec.dispatch(&EDT_AXIS, &[("FIRST", f64::from(u8::from(first)))], bytemuck::bytes_of(&p), &[f, d, v, z], EDT_AXIS.groups(lines as u64));
+    let z = rec.temp(&[n + 1, lines], dtype)?;
+    let d = rec.temp(&dims, dtype)?;
+    let w2_hi = w2 as f32;
+    let p = Params { dims: four, axis: (lead + axis) as u32, lines: lines as u32, w2: w2_hi, w2_lo: (w2 - w2_hi as f64) as f32 };
+    rec.dispatch(kernel, &[("FIRST", f64::from(u8::from(first)))], bytemuck::bytes_of(&p), &[f, d, v, z], kernel.groups(lines as u64));
     Ok(d)
 }

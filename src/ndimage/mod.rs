@@ -347,13 +347,15 @@ pub fn grey_dilation<T: Real, S: Data<Elem = T>, D: Dimension>(
 /// non-zero element to the nearest zero element, `sampling` the spacing of each axis (one value
 /// or one per axis; empty for 1). Felzenszwalb and Huttenlocher's lower envelopes, one pass per
 /// axis on the device, squared distances in f32 (exact for squared distances below 2^24 in
-/// units of the spacing). An input without a zero element is refused (no distance to measure).
-pub fn distance_transform_edt<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sampling: &[f64]) -> Result<Array<f32, D>> {
+/// units of the spacing), in f64 for f64 input on devices with it. An input without a zero element is refused (no distance to measure).
+pub fn distance_transform_edt<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sampling: &[f64]) -> Result<Array<T, D>> {
     let mut squared = on_device(gpu, input, |rec, x| record_squared_distances(rec, x, sampling))?;
-    if squared.iter().any(|&v| v >= EDT_FAR) {
+    // The kernels' "far" (3.0e38 in either precision: f32's EDT_FAR is that literal rounded).
+    let far = T::from_f64(3.0e38);
+    if squared.iter().any(|&v| v >= far) {
         return Err(crate::Error::Invalid("distance_transform_edt: the input has no zero element (background) to measure distances to".into()));
     }
-    squared.par_mapv_inplace(f32::sqrt);
+    squared.par_mapv_inplace(T::sqrt);
     Ok(squared)
 }
 

@@ -242,3 +242,43 @@ fn interpolation_in_f64() {
         }
     }
 }
+
+/// f64 arrays come back bit for bit through each way out of a recording: a download (its 4-byte
+/// words copied into f64s, whatever their alignment), an output read by `download_joined`, and
+/// a filter whose weights leave the input as it is (one tap of 1).
+#[test]
+fn f64_arrays_round_trip() {
+    let gpu = f64_gpu();
+    for n in [1usize, 3, 1025] {
+        let x = rand64(&[n]);
+        let mut rec = lucent::Recording::new(gpu);
+        let a = rec.upload_real(&x.view()).unwrap();
+        let b = ndimage::record_correlate1d(&mut rec, a, &[1.0f64], 0, Boundary::Wrap).unwrap();
+        let (da, db) = (rec.download(a), rec.download(b));
+        let o = rec.output(b);
+        let mut results = rec.run().unwrap();
+        assert_eq!(results.take_real::<f64>(da).unwrap(), x);
+        assert_eq!(results.take_real::<f64>(db).unwrap(), x);
+        assert_eq!(lucent::GpuArray::download_joined::<f64>(gpu, &[results.array(o)], &[n]).unwrap(), x);
+    }
+}
+
+/// The distance transform of f64 input in f64, with a spacing f32 cannot hold, against the
+/// distances computed by brute force in f64.
+#[test]
+fn distance_transform_in_f64() {
+    let gpu = f64_gpu();
+    let mut rng = rand::rng();
+    for (dims, sampling) in [(&[37][..], &[0.3][..]), (&[9, 14], &[0.3, 1.7]), (&[5, 6, 7], &[1.1, 0.3, 2.9])] {
+        let x = ArrayD::from_shape_fn(IxDyn(dims), |_| f64::from(rng.random::<f64>() > 0.15));
+        let mut x = x;
+        x[IxDyn(&vec![0; dims.len()])] = 0.0; // at least one zero
+        let got = ndimage::distance_transform_edt(gpu, &x, sampling).unwrap();
+        let zeros: Vec<Vec<usize>> = x.indexed_iter().filter(|(_, &v)| v == 0.0).map(|(i, _)| (0..dims.len()).map(|a| i[a]).collect()).collect();
+        let want = ArrayD::from_shape_fn(IxDyn(dims), |i| {
+            zeros.iter().map(|z| (0..dims.len()).map(|a| ((i[a] as f64 - z[a] as f64) * sampling[a]).powi(2)).sum::<f64>()).fold(f64::INFINITY, f64::min).sqrt()
+        });
+        let e = rel(&got, &want);
+        assert!(e < F64_TOL, "distance_transform_edt {dims:?} {sampling:?}: {e:.2e}");
+    }
+}

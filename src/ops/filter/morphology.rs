@@ -175,8 +175,7 @@ pub fn record_squared_distances(rec: &mut Recording, x: Buf, sampling: &[f64]) -
     if let Some(w) = sampling.iter().find(|w| !(w.is_finite() && **w > 0.0)) {
         return Err(Error::Invalid(format!("distance_transform_edt: sampling must be finite and positive, got {w}")));
     }
-    let pass =
-        |rec: &mut Recording, f: Buf, a: usize, along: usize| crate::kernels::edt_axis::record(rec, f, along, (sampling[a] * sampling[a]) as f32, a == 0);
+    let pass = |rec: &mut Recording, f: Buf, a: usize, along: usize| crate::kernels::edt_axis::record(rec, f, along, sampling[a] * sampling[a], a == 0);
     if d == 1 {
         return pass(rec, x, 0, 0);
     }
