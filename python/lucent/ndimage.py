@@ -1297,32 +1297,58 @@ def iterate_structure(structure: Any, iterations: int, origin: Any = None, *, co
 def distance_transform_edt(input: Any, sampling: Any = None, return_distances: bool = True, return_indices: bool = False,
                            distances: Any = None, indices: Any = None, *, context: Optional[Context] = None) -> Any:
     """scipy.ndimage.distance_transform_edt: the exact Euclidean distance of every non-zero
-    element to the nearest zero (``sampling``: the spacing of each axis), float64 as scipy's
-    (computed in float32; ``distances``: a float64 array written in place). The feature
-    transform (``return_indices``) is not implemented; an input without a zero element is
-    refused.
+    element to the nearest zero (``sampling``: the spacing of each axis), float64 as scipy's,
+    and with ``return_indices`` the feature transform: the int32 coordinates of each element's
+    nearest zero, shape (ndim, ...) (where zeros lie at the same distance lucent may name
+    another of them than scipy). ``distances`` and ``indices`` arrays are written in place and
+    then not returned, as scipy does. An input without a zero element is refused.
 
     >>> import numpy as np, lucent
     >>> x = np.ones((3, 5)); x[1, 0] = 0
     >>> lucent.ndimage.distance_transform_edt(x)[1]
     array([0., 1., 2., 3., 4.])
+    >>> lucent.ndimage.distance_transform_edt(x, return_indices=True)[1][:, 2, 4]
+    array([1, 0], dtype=int32)
     """
-    if return_indices or indices is not None:
-        raise NotImplementedError("distance_transform_edt: the feature transform (return_indices) is not implemented")
-    if not return_distances:
-        raise RuntimeError("at least one of return_distances/return_indices must be True")
+    dt_inplace, ft_inplace = isinstance(distances, np.ndarray), isinstance(indices, np.ndarray)
+    errors = []
+    if not return_distances and not return_indices:
+        errors.append("at least one of return_distances/return_indices must be True")
+    if dt_inplace and not return_distances:
+        errors.append("return_distances must be True if distances is supplied")
+    if ft_inplace and not return_indices:
+        errors.append("return_indices must be True if indices is supplied")
+    if errors:
+        raise RuntimeError(", ".join(errors))
     a = np.atleast_1d(np.asarray(input))  # scipy's: a 0-d input is an array of one
     x = working(a != 0, "input", context=resolve(context))  # float64 where the device computes it
     w = [] if sampling is None else [float(s) for s in per_axis(sampling, x.ndim, "sampling")]
-    r = _lucent.distance_transform_edt(resolve(context), x, w)
-    if isinstance(distances, np.ndarray):
-        if distances.shape != r.shape:
+    if ft_inplace:
+        if indices.shape != (a.ndim,) + a.shape:
+            raise RuntimeError("indices array has wrong shape")
+        if indices.dtype.type != np.int32:
+            raise RuntimeError("indices array must be int32")
+    if dt_inplace:
+        if distances.shape != a.shape:
             raise RuntimeError("distances array has wrong shape")
         if distances.dtype.type != np.float64:
             raise RuntimeError("distances array must be float64")
-        finish(r, distances)  # written in place; scipy then returns None
-        return None
-    return finish(r, None, np.float64)
+    if return_indices:
+        dt, ft = _lucent.distance_transform_edt_indices(resolve(context), x, w)
+    else:
+        dt, ft = _lucent.distance_transform_edt(resolve(context), x, w), None
+    result = []
+    if return_distances:
+        if dt_inplace:
+            finish(dt, distances)
+        else:
+            result.append(finish(dt, None, np.float64))
+    if return_indices:
+        if ft_inplace:
+            indices[...] = ft
+        else:
+            result.append(ft)
+    return tuple(result) if len(result) == 2 else (result[0] if result else None)
 
 
 def label(input: Any, structure: Any = None, output: Any = None, *, context: Optional[Context] = None) -> Any:

@@ -184,6 +184,28 @@ fn distance_transform_edt<'py>(py: Python<'py>, ctx: &Context, input: RealArray<
     on_real!(py, input, |x: T| ndimage::distance_transform_edt(&ctx.gpu, &x, &sampling))
 }
 
+/// scipy.ndimage.distance_transform_edt's distances and feature transform (the int32 indices of
+/// each element's nearest zero, shape (ndim, ...)).
+#[pyfunction]
+fn distance_transform_edt_indices<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: RealArray<'py>,
+    sampling: Vec<f64>,
+) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArrayDyn<i32>>)> {
+    macro_rules! run {
+        ($a:expr) => {{
+            let x = $a.as_array();
+            let (d, i) = py.detach(|| ndimage::distance_transform_edt_with_indices(&ctx.gpu, &x, &sampling)).map_err(to_py)?;
+            Ok((out(py, Ok(d))?.into_any(), out(py, Ok(i))?))
+        }};
+    }
+    match input {
+        RealArray::F32(a) => run!(a),
+        RealArray::F64(a) => run!(a),
+    }
+}
+
 /// scipy.ndimage.label (lucent::ndimage::label): the labels (int32, scipy's type) and their
 /// count.
 #[pyfunction]
@@ -211,6 +233,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(footprint_filter, m)?)?;
     m.add_function(wrap_pyfunction!(binary_morphology, m)?)?;
     m.add_function(wrap_pyfunction!(distance_transform_edt, m)?)?;
+    m.add_function(wrap_pyfunction!(distance_transform_edt_indices, m)?)?;
     m.add_function(wrap_pyfunction!(label, m)?)?;
     m.add_function(wrap_pyfunction!(rank_filter, m)?)?;
     m.add_function(wrap_pyfunction!(uniform_filter, m)?)?;

@@ -257,8 +257,6 @@ def test_distance_transform_edt_matches_scipy(rng, shape):
             np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
     with pytest.raises(ValueError, match="no zero"):
         lucent.ndimage.distance_transform_edt(np.ones(shape))
-    with pytest.raises(NotImplementedError):
-        lucent.ndimage.distance_transform_edt(x, return_indices=True)
 
 
 @pytest.mark.parametrize("shape", [(101,), (37, 41), (9, 13, 12), (4, 6, 5, 7)])
@@ -329,3 +327,33 @@ def test_rank_median_percentile_match_scipy(rng, shape, mode):
         assert np.array_equal(lucent.ndimage.percentile_filter(x, p, footprint=fp, **kw), ndi.percentile_filter(x, p, footprint=fp, **kw)), p
     origin = [1 if fp.shape[i] > 2 else 0 for i in range(x.ndim)]
     assert np.array_equal(lucent.ndimage.median_filter(x, footprint=fp, origin=origin, **kw), ndi.median_filter(x, footprint=fp, origin=origin, **kw))
+
+
+@pytest.mark.parametrize("shape", [(47,), (13, 18), (6, 9, 11)])
+def test_feature_transform_as_scipy(rng, shape):
+    # return_indices: scipy's indices where the nearest zero is unique; where zeros tie, another
+    # zero at the same distance. In-place outputs and argument errors as scipy's.
+    x = rng.random(shape) > 0.15
+    x.flat[0] = False
+    sampling = [0.5, 1.3, 2.0][:len(shape)]
+    for s in (None, sampling):
+        d, i = lucent.ndimage.distance_transform_edt(x, sampling=s, return_indices=True)
+        want_d, want_i = ndi.distance_transform_edt(x, sampling=s, return_indices=True)
+        assert i.dtype == want_i.dtype == np.int32 and i.shape == want_i.shape
+        np.testing.assert_allclose(d, want_d, rtol=1e-12, atol=1e-12)
+        assert not x[tuple(i)].any()  # every named element is a zero
+        w = np.ones(len(shape)) if s is None else np.asarray(s)
+        to = np.sqrt((((i - np.indices(shape)) * w.reshape((-1,) + (1,) * len(shape))) ** 2).sum(0))
+        np.testing.assert_allclose(to, want_d, rtol=1e-12, atol=1e-12)
+        assert (i == want_i).all(0).mean() > 0.9  # ties aside, scipy's own zeros
+    only_i = lucent.ndimage.distance_transform_edt(x, return_distances=False, return_indices=True)
+    assert only_i.shape == (len(shape),) + shape
+    dist, ind = np.zeros(shape), np.zeros((len(shape),) + shape, np.int32)
+    assert lucent.ndimage.distance_transform_edt(x, return_indices=True, distances=dist, indices=ind) is None
+    np.testing.assert_allclose(dist, ndi.distance_transform_edt(x), rtol=1e-12)
+    assert not x[tuple(ind)].any()
+    for kwargs in ({"return_distances": False}, {"indices": ind}, {"indices": np.zeros(shape, np.int32), "return_indices": True},
+                   {"indices": ind.astype(np.int64), "return_indices": True}):
+        for lib in (lucent.ndimage, ndi):
+            with pytest.raises(RuntimeError):
+                lib.distance_transform_edt(x, **kwargs)

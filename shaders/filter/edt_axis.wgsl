@@ -6,11 +6,15 @@
 // "Far" is 3.0e38 (no finite parabola), skipped when the envelope is built; a line with no
 // finite sample stays far. One thread per line; v (the envelope's sample indices) and z (its
 // breakpoints) in scratch buffers of n + 1 per line, interleaved (entry k of line l at
-// k·lines + l) so that neighbouring threads touch neighbouring words.
+// k·lines + l) so that neighbouring threads touch neighbouring words. With FEATURES (scipy's
+// return_indices) each element also gets the linear index of its nearest zero: the first pass
+// the sample its envelope picks, later passes that sample's index from the previous pass (`near`
+// bound to a one-element dummy otherwise).
 #import common/grid
 #import common/real
 
 override FIRST: bool;
+override FEATURES: bool = false;
 
 // w2: the spacing² as f32 and what that left (the f64 twin adds it back).
 struct Params { dims: vec4<u32>, axis: u32, lines: u32, w2: f32, w2_lo: f32 }  // mirrored in src/kernels/edt_axis.rs
@@ -19,7 +23,9 @@ struct Params { dims: vec4<u32>, axis: u32, lines: u32, w2: f32, w2_lo: f32 }  /
 @group(0) @binding(1) var<storage, read_write> d: array<real>;
 @group(0) @binding(2) var<storage, read_write> v: array<u32>;
 @group(0) @binding(3) var<storage, read_write> z: array<real>;
-@group(0) @binding(4) var<uniform> p: Params;
+@group(0) @binding(4) var<storage, read> near_in: array<u32>;  // the previous pass's (not FIRST)
+@group(0) @binding(5) var<storage, read_write> near: array<u32>;
+@group(0) @binding(6) var<uniform> p: Params;
 
 const FAR: real = 3.0e38;
 
@@ -80,6 +86,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (k < 0) {
         for (var q = 0u; q < n; q++) {
             d[base + q * stride] = FAR;
+            if (FEATURES) {
+                near[base + q * stride] = 0xffffffffu;  // no zero on this line (read by no later pass)
+            }
         }
         return;
     }
@@ -93,5 +102,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let pv = v[u32(j) * p.lines + line];
         let dq = qf - real(pv);
         d[base + q * stride] = w2 * dq * dq + value(base + pv * stride);
+        if (FEATURES) {
+            let at = base + pv * stride;
+            near[base + q * stride] = select(near_in[at], at, FIRST);
+        }
     }
 }

@@ -349,7 +349,49 @@ pub fn grey_dilation<T: Real, S: Data<Elem = T>, D: Dimension>(
 /// axis on the device, squared distances in f32 (exact for squared distances below 2^24 in
 /// units of the spacing), in f64 for f64 input on devices with it. An input without a zero element is refused (no distance to measure).
 pub fn distance_transform_edt<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sampling: &[f64]) -> Result<Array<T, D>> {
-    let mut squared = on_device(gpu, input, |rec, x| record_squared_distances(rec, x, sampling))?;
+    distances(on_device(gpu, input, |rec, x| record_squared_distances(rec, x, sampling))?)
+}
+
+/// scipy.ndimage.distance_transform_edt(input, sampling, return_indices=True): the distances and
+/// the feature transform, the coordinates of each element's nearest zero element (int32, shape
+/// (input's rank, ...input's shape), as scipy's `indices`). Where zeros lie at the same distance
+/// the one chosen may differ from scipy's (any of them is nearest).
+#[allow(clippy::type_complexity)]
+pub fn distance_transform_edt_with_indices<T: Real, S: Data<Elem = T>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    sampling: &[f64],
+) -> Result<(Array<T, D>, ndarray::ArrayD<i32>)> {
+    let dims = Shape::new(input.shape())?.dims().to_vec();
+    let input = input.view().into_dyn();
+    crate::check::check_finite(&input, "input")?;
+    if T::DTYPE == crate::gpu::Dtype::F64 && !gpu.has_f64() {
+        let (d, i) = distance_transform_edt_with_indices(gpu, &input.mapv(|v| v.as_f64() as f32), sampling)?;
+        return Ok((with_dim(d.mapv(|v| T::from_f64(v as f64)))?, i));
+    }
+    crate::host::check_host_array("the feature transform's indices", &[dims.len(), dims.iter().product()], 4)?;
+    let mut rec = Recording::new(gpu);
+    let x = rec.upload_once_real(&input)?;
+    let (squared, near) = crate::ops::filter::morphology::record_feature_transform(&mut rec, x, sampling)?;
+    let (os, on) = (rec.output(squared), rec.output(near));
+    let results = rec.run()?;
+    let squared = crate::gpu::GpuArray::download_joined::<T>(gpu, &[results.array(os)], &dims)?;
+    let near = results.array(on).download_u32(gpu)?;
+    let d = distances(squared)?;
+    // Each linear index unravelled into the coordinates, one axis after another.
+    use rayon::prelude::*;
+    let mut indices = ndarray::ArrayD::<i32>::zeros(ndarray::IxDyn(&[&[dims.len()][..], &dims].concat()));
+    let strides: Vec<usize> = (0..dims.len()).map(|a| dims[a + 1..].iter().product()).collect();
+    for (a, mut plane) in indices.outer_iter_mut().enumerate() {
+        let (stride, n) = (strides[a], dims[a]);
+        let out = plane.as_slice_mut().expect("standard layout");
+        out.par_iter_mut().zip(near.as_slice().expect("standard layout").par_iter()).for_each(|(o, &i)| *o = ((i as usize / stride) % n) as i32);
+    }
+    Ok((with_dim(d)?, indices))
+}
+
+/// The distances from the squared ones (in place), refusing an input without a zero element.
+fn distances<T: Real, D: Dimension>(mut squared: Array<T, D>) -> Result<Array<T, D>> {
     // The kernels' "far" (3.0e38 in either precision: f32's EDT_FAR is that literal rounded).
     let far = T::from_f64(3.0e38);
     if squared.iter().any(|&v| v >= far) {

@@ -7,7 +7,7 @@ use crate::common;
 use common::*;
 use lucent::ndimage::{self, cpu, Boundary, GaussianFilter};
 use lucent::GpuOptions;
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{ArrayD, Dimension, IxDyn};
 use rand::Rng;
 
 const MODES: [Boundary; 5] = [Boundary::Constant(0.25), Boundary::Nearest, Boundary::Reflect, Boundary::Mirror, Boundary::Wrap];
@@ -274,11 +274,37 @@ fn distance_transform_in_f64() {
         let mut x = x;
         x[IxDyn(&vec![0; dims.len()])] = 0.0; // at least one zero
         let got = ndimage::distance_transform_edt(gpu, &x, sampling).unwrap();
-        let zeros: Vec<Vec<usize>> = x.indexed_iter().filter(|(_, &v)| v == 0.0).map(|(i, _)| (0..dims.len()).map(|a| i[a]).collect()).collect();
+        let zeros: Vec<Vec<usize>> = x.indexed_iter().filter(|(_, &v)| v == 0.0).map(|(i, _)| i.slice().to_vec()).collect();
         let want = ArrayD::from_shape_fn(IxDyn(dims), |i| {
             zeros.iter().map(|z| (0..dims.len()).map(|a| ((i[a] as f64 - z[a] as f64) * sampling[a]).powi(2)).sum::<f64>()).fold(f64::INFINITY, f64::min).sqrt()
         });
         let e = rel(&got, &want);
         assert!(e < F64_TOL, "distance_transform_edt {dims:?} {sampling:?}: {e:.2e}");
+    }
+}
+
+/// The feature transform (scipy's return_indices): every element's indices name a zero element
+/// at exactly its distance (ties may pick another zero than scipy), in f32 and f64, 1-3 axes,
+/// the last axis's pass on the swapped array too.
+#[test]
+fn feature_transform_names_a_nearest_zero() {
+    let gpu = f64_gpu();
+    let mut rng = rand::rng();
+    for (dims, sampling) in [(&[41][..], &[1.0][..]), (&[13, 17], &[0.7, 1.3]), (&[5, 9, 11], &[1.0, 2.0, 0.5])] {
+        let mut x = ArrayD::from_shape_fn(IxDyn(dims), |_| f64::from(rng.random::<f64>() > 0.1));
+        x[IxDyn(&vec![dims[0] - 1; 1].into_iter().chain(vec![0; dims.len() - 1]).collect::<Vec<_>>())] = 0.0;
+        let (d64, i64) = ndimage::distance_transform_edt_with_indices(gpu, &x, sampling).unwrap();
+        let (d32, i32) = ndimage::distance_transform_edt_with_indices(gpu, &x.mapv(|v| v as f32), sampling).unwrap();
+        assert_eq!(d64, ndimage::distance_transform_edt(gpu, &x, sampling).unwrap());
+        for (d, idx, tol) in [(d64, i64, 1e-12), (d32.mapv(f64::from), i32, 1e-6)] {
+            assert_eq!(idx.shape()[0], dims.len());
+            assert_eq!(&idx.shape()[1..], dims);
+            for (at, &dist) in d.indexed_iter() {
+                let z: Vec<usize> = (0..dims.len()).map(|a| idx[IxDyn(&[&[a][..], at.slice()].concat())] as usize).collect();
+                assert_eq!(x[IxDyn(&z)], 0.0, "{dims:?} at {at:?}: {z:?} is not a zero");
+                let to = (0..dims.len()).map(|a| ((at[a] as f64 - z[a] as f64) * sampling[a]).powi(2)).sum::<f64>().sqrt();
+                assert!((to - dist).abs() <= tol * (1.0 + dist), "{dims:?} at {at:?}: {z:?} at {to}, distance {dist}");
+            }
+        }
     }
 }

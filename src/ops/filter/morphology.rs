@@ -170,24 +170,45 @@ pub use crate::kernels::edt_axis::FAR as EDT_FAR;
 /// Huttenlocher pass per axis (the first reading the input: 0 at its zeros), `sampling` one
 /// spacing per axis, finite and positive.
 pub fn record_squared_distances(rec: &mut Recording, x: Buf, sampling: &[f64]) -> Result<Buf> {
+    Ok(distance_passes(rec, x, sampling, false)?.0)
+}
+
+/// [`record_squared_distances`] with the feature transform (scipy's `return_indices`): also the
+/// linear index (u32, row-major) of each element's nearest zero.
+pub fn record_feature_transform(rec: &mut Recording, x: Buf, sampling: &[f64]) -> Result<(Buf, Buf)> {
+    let (d, near) = distance_passes(rec, x, sampling, true)?;
+    Ok((d, near.expect("asked for")))
+}
+
+fn distance_passes(rec: &mut Recording, x: Buf, sampling: &[f64], features: bool) -> Result<(Buf, Option<Buf>)> {
     let d = rec.dims(x).len();
     let sampling = super::per_axis(if sampling.is_empty() { &[1.0] } else { sampling }, d, "sampling")?;
     if let Some(w) = sampling.iter().find(|w| !(w.is_finite() && **w > 0.0)) {
         return Err(Error::Invalid(format!("distance_transform_edt: sampling must be finite and positive, got {w}")));
     }
-    let pass = |rec: &mut Recording, f: Buf, a: usize, along: usize| crate::kernels::edt_axis::record(rec, f, along, sampling[a] * sampling[a], a == 0);
+    // (distances, nearest zeros) after the pass along input axis `a`, at `along` of the array.
+    let pass = |rec: &mut Recording, (f, near): (Buf, Option<Buf>), a: usize, along: usize| -> Result<(Buf, Option<Buf>)> {
+        let w2 = sampling[a] * sampling[a];
+        if features {
+            let (f, near) = crate::kernels::edt_axis::record_features(rec, f, near, along, w2)?;
+            Ok((f, Some(near)))
+        } else {
+            Ok((crate::kernels::edt_axis::record(rec, f, along, w2, a == 0)?, None))
+        }
+    };
     if d == 1 {
-        return pass(rec, x, 0, 0);
+        return pass(rec, (x, None), 0, 0);
     }
     // One thread walks each line, so neighbouring threads read neighbouring memory only along
     // axes other than the last: those pass in place, the last with the last two axes swapped
-    // (the passes commute; the first reads the input).
-    let f = (0..d - 1).try_fold(x, |f, a| pass(rec, f, a, a))?;
+    // (the passes commute; the first reads the input; indices are of the input's layout).
+    let f = (0..d - 1).try_fold((x, None), |f, a| pass(rec, f, a, a))?;
     let mut swap: Vec<usize> = (0..d).collect();
     swap.swap(d - 2, d - 1);
-    let t = crate::ops::layout::permute(rec, f, &swap)?;
+    let permute = |rec: &mut Recording, b: Option<Buf>| b.map(|b| crate::ops::layout::permute(rec, b, &swap)).transpose();
+    let t = (crate::ops::layout::permute(rec, f.0, &swap)?, permute(rec, f.1)?);
     let t = pass(rec, t, d - 1, d - 2)?;
-    crate::ops::layout::permute(rec, t, &swap)
+    Ok((crate::ops::layout::permute(rec, t.0, &swap)?, permute(rec, t.1)?))
 }
 
 /// scipy.ndimage.generate_binary_structure(rank, connectivity): the elements within
