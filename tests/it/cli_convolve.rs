@@ -50,6 +50,20 @@ fn cli_convolve_and_filter() {
     lucent_json(&args, &[]);
     check(&read("c.npy"), &ndimage::cpu::convolve(&a64, &k64, Boundary::Constant(-0.25)), TOL, "cli convolve filter");
 
+    // Rank filters over a box: median on the GPU, minimum and maximum on the CPU reference and
+    // the GPU, each equal to the reference (selections: exactly).
+    use ndimage::{cpu, Footprint};
+    let boxed = |size: &[usize]| Footprint::new(&ndarray::ArrayD::from_elem(ndarray::IxDyn(size), true).view(), None, &[]).unwrap();
+    let f = boxed(&[3, 5]);
+    lucent_json(&["filter", &path("a.npy"), "-o", &path("m.npy"), "--median", "3,5", "--boundary", "reflect"], &[]);
+    assert_eq!(read("m.npy").mapv(f64::from), cpu::footprint_rank(&a64, &f, 7, Boundary::Reflect), "cli median");
+    for device in ["gpu", "cpu"] {
+        lucent_json(&["--device", device, "filter", &path("a.npy"), "-o", &path("lo.npy"), "--minimum", "4", "--boundary", "constant", "--cval", "0.5"], &[]);
+        assert_eq!(read("lo.npy").mapv(f64::from), cpu::footprint_extreme(&a64, &boxed(&[4, 4]), false, Boundary::Constant(0.5)), "cli minimum {device}");
+        lucent_json(&["--device", device, "filter", &path("a.npy"), "-o", &path("hi.npy"), "--maximum", "2,3", "--boundary", "wrap"], &[]);
+        assert_eq!(read("hi.npy").mapv(f64::from), cpu::footprint_extreme(&a64, &boxed(&[2, 3]), true, Boundary::Wrap), "cli maximum {device}");
+    }
+
     // Bad input: one line on stderr, non-zero exit, no output file.
     let line = rand_array(&[7]);
     lucent::io::write_real(path("line.npy"), &line.view()).unwrap();
@@ -58,6 +72,10 @@ fn cli_convolve_and_filter() {
         vec!["convolve", &path("a.npy"), &path("missing.npy"), "-o", &path("bad.npy")],
         vec!["filter", &path("a.npy"), "-o", &path("bad.npy"), "--uniform", "3,3,3"],
         vec!["filter", &path("a.npy"), "-o", &path("bad.npy"), "--gaussian", "1", "--cval", "2"],
+        vec!["filter", &path("a.npy"), "-o", &path("bad.npy"), "--median", "3,3,3"],
+        vec!["filter", &path("a.npy"), "-o", &path("bad.npy"), "--median", "0"],
+        vec!["filter", &path("a.npy"), "-o", &path("bad.npy"), "--median", "19"],
+        vec!["--device", "cpu", "filter", &path("a.npy"), "-o", &path("bad.npy"), "--minimum", "3", "--cval", "1"],
     ] {
         let out = lucent_cli(&args, &[]);
         let stderr = String::from_utf8_lossy(&out.stderr);

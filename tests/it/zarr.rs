@@ -140,6 +140,7 @@ fn streamed_equals_whole(args: &[&str], budget: u64, tolerance: f64) {
 fn filters_stream_exactly() {
     streamed_equals_whole(&["filter", "--gaussian", "1.5,2,2"], BUDGET, 1e-7);
     streamed_equals_whole(&["filter", "--uniform", "4,3,5", "--boundary", "nearest"], BUDGET, 1e-7);
+    streamed_equals_whole(&["filter", "--median", "5,3,3", "--boundary", "mirror"], BUDGET, 0.0);
     streamed_equals_whole(&["convolve", "PSF", "--mode", "same"], BUDGET, 1e-6);
 }
 

@@ -1,5 +1,6 @@
 //! `lucent filter`: scipy.ndimage spatial filters of array files (gaussian_filter,
-//! uniform_filter, correlate or convolve with a kernel file) with scipy's boundary modes, on the
+//! uniform_filter, correlate or convolve with a kernel file, median, minimum and maximum filters
+//! over a box) with scipy's boundary modes, on the
 //! GPU (lucent::ndimage, in chunks when an array exceeds a buffer) or, with `--device cpu` or no
 //! adapter, on the f64 CPU reference. Parameters are checked by the library's own checks.
 
@@ -19,10 +20,11 @@ use crate::Global;
 
 #[derive(clap::Args)]
 #[command(
-    group = clap::ArgGroup::new("filter").required(true).multiple(false).args(["gaussian", "uniform", "kernel"]),
+    group = clap::ArgGroup::new("filter").required(true).multiple(false).args(["gaussian", "uniform", "kernel", "median", "minimum", "maximum"]),
     after_help = "Examples:
   lucent filter volume.tif -o smooth.tif --gaussian 2.0
   lucent filter image.npy -o mean.npy --uniform 5,3 --boundary nearest
+  lucent filter noisy.tif -o clean.tif --median 3
   lucent filter image.npy -o edges.npy --kernel sobel.npy --boundary constant --cval 0 --json
   lucent filter t*.tif -o smooth/ --gaussian 1.5,2,2"
 )]
@@ -43,6 +45,16 @@ pub struct Args {
     /// Mean over a box: one size for every axis, or one per axis.
     #[arg(long, value_delimiter = ',')]
     uniform: Option<Vec<usize>>,
+    /// Median over a box (scipy.ndimage.median_filter with `size`, at most 343 elements): one
+    /// size for every axis, or one per axis.
+    #[arg(long, value_delimiter = ',')]
+    median: Option<Vec<usize>>,
+    /// Minimum over a box (scipy.ndimage.minimum_filter with `size`).
+    #[arg(long, value_delimiter = ',')]
+    minimum: Option<Vec<usize>>,
+    /// Maximum over a box (scipy.ndimage.maximum_filter with `size`).
+    #[arg(long, value_delimiter = ',')]
+    maximum: Option<Vec<usize>>,
     /// Correlate with this kernel (as many axes as the input), as scipy.ndimage.correlate.
     #[arg(long)]
     kernel: Option<PathBuf>,
@@ -61,7 +73,37 @@ pub struct Args {
 enum Filter {
     Gaussian(Vec<f32>),
     Uniform(Vec<usize>),
-    Kernel { kernel: ArrayD<f32>, convolve: bool },
+    Kernel {
+        kernel: ArrayD<f32>,
+        convolve: bool,
+    },
+    /// Median, minimum or maximum over a box of these sizes.
+    Rank {
+        which: Rank,
+        size: Vec<usize>,
+    },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rank {
+    Median,
+    Minimum,
+    Maximum,
+}
+
+/// A box of `size` (one for every axis or one per axis) over an array of `ndim` axes, as the
+/// footprint scipy makes of `size`.
+fn box_footprint(size: &[usize], ndim: usize) -> Result<ArrayD<bool>, Error> {
+    let size = match size.len() {
+        1 => vec![size[0]; ndim],
+        n if n == ndim => size.to_vec(),
+        n => return Err(Error::Invalid(format!("a box of {n} sizes for an array of {ndim} axes (give one, or one per axis)"))),
+    };
+    if size.contains(&0) {
+        return Err(Error::Invalid(format!("box sizes must be at least 1, got {size:?}")));
+    }
+    lucent::host::check_host_array("the box", &size, 1)?;
+    Ok(ArrayD::from_elem(ndarray::IxDyn(&size), true))
 }
 
 impl Filter {
@@ -71,6 +113,9 @@ impl Filter {
             Filter::Uniform(_) => "uniform",
             Filter::Kernel { convolve: false, .. } => "correlate",
             Filter::Kernel { convolve: true, .. } => "convolve",
+            Filter::Rank { which: Rank::Median, .. } => "median",
+            Filter::Rank { which: Rank::Minimum, .. } => "minimum",
+            Filter::Rank { which: Rank::Maximum, .. } => "maximum",
         }
     }
 
@@ -80,6 +125,14 @@ impl Filter {
             Filter::Uniform(size) => ndimage::uniform_filter(gpu, x, size, b),
             Filter::Kernel { kernel, convolve: false } => ndimage::correlate(gpu, x, kernel, b),
             Filter::Kernel { kernel, convolve: true } => ndimage::convolve(gpu, x, kernel, b),
+            Filter::Rank { which, size } => {
+                let fp = box_footprint(size, x.ndim())?;
+                match which {
+                    Rank::Median => ndimage::median_filter(gpu, x, &fp.view(), &[], b),
+                    Rank::Minimum => ndimage::minimum_filter(gpu, x, &fp.view(), &[], b),
+                    Rank::Maximum => ndimage::maximum_filter(gpu, x, &fp.view(), &[], b),
+                }
+            }
         }
     }
 
@@ -105,6 +158,15 @@ impl Filter {
                     cpu::correlate(&x64, &k, b)
                 }
             }
+            Filter::Rank { which, size } => {
+                b.check()?;
+                let f = ndimage::Footprint::new(&box_footprint(size, x.ndim())?.view(), None, &[])?;
+                match which {
+                    Rank::Median => cpu::footprint_rank(&x64, &f, ndimage::rank_within((f.offsets.len() / 2) as i64, f.offsets.len())?, b),
+                    Rank::Minimum => cpu::footprint_extreme(&x64, &f, false, b),
+                    Rank::Maximum => cpu::footprint_extreme(&x64, &f, true, b),
+                }
+            }
         };
         Ok(y.mapv(|v| v as f32))
     }
@@ -115,6 +177,7 @@ impl Filter {
             Filter::Gaussian(sigma) => filter_halo(AxisFilter::Gaussian(sigma[0] as f64)),
             Filter::Uniform(size) => filter_halo(AxisFilter::Uniform(size[0])),
             Filter::Kernel { kernel, .. } => kernel.shape()[0],
+            Filter::Rank { size, .. } => size[0] / 2 + 1,
         }
     }
 
@@ -123,6 +186,7 @@ impl Filter {
             Filter::Gaussian(sigma) => json!({ "sigma": sigma }),
             Filter::Uniform(size) => json!({ "size": size }),
             Filter::Kernel { kernel, .. } => json!({ "shape_kernel": kernel.shape() }),
+            Filter::Rank { size, .. } => json!({ "size": size }),
         }
     }
 }
@@ -131,11 +195,15 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.convolve && args.kernel.is_none() {
         return Err(Error::Invalid("--convolve applies to --kernel (the Gaussian and uniform filters are symmetric)".into()));
     }
-    let filter = match (&args.gaussian, &args.uniform, &args.kernel) {
-        (Some(s), _, _) => Filter::Gaussian(s.clone()),
-        (_, Some(n), _) => Filter::Uniform(n.clone()),
-        (_, _, Some(path)) => Filter::Kernel { kernel: io::read_real(path)?, convolve: args.convolve },
-        _ => return Err(Error::Invalid("give one of --gaussian, --uniform or --kernel".into())),
+    let rank = [(&args.median, Rank::Median), (&args.minimum, Rank::Minimum), (&args.maximum, Rank::Maximum)]
+        .into_iter()
+        .find_map(|(size, which)| size.as_ref().map(|size| Filter::Rank { which, size: size.clone() }));
+    let filter = match (&args.gaussian, &args.uniform, &args.kernel, rank) {
+        (Some(s), ..) => Filter::Gaussian(s.clone()),
+        (_, Some(n), ..) => Filter::Uniform(n.clone()),
+        (_, _, Some(path), _) => Filter::Kernel { kernel: io::read_real(path)?, convolve: args.convolve },
+        (.., Some(rank)) => rank,
+        _ => return Err(Error::Invalid("give one of --gaussian, --uniform, --kernel, --median, --minimum or --maximum".into())),
     };
     let boundary = Boundary::from_name(&args.boundary, args.cval)?;
     let mut options = json!({ "filter": filter.name(), "boundary": boundary.name(), "cval": boundary.cval(), "kernel": args.kernel });

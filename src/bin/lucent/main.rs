@@ -71,7 +71,7 @@ enum Command {
     ///
     /// Example: lucent convolve image.npy psf.npy -o blurred.npy --mode same --json
     Convolve(convolve::Args),
-    /// scipy.ndimage spatial filters: Gaussian, uniform, or a kernel, with boundary modes.
+    /// scipy.ndimage spatial filters: Gaussian, uniform, a kernel, median, minimum or maximum, with boundary modes.
     ///
     /// Example: lucent filter volume.tif -o smooth.tif --gaussian 2.0 --boundary nearest
     Filter(filter::Args),
