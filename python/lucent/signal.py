@@ -76,7 +76,7 @@ def _scalars(in1: Any, in2: Any, correlate: bool) -> Optional[Any]:
 def fftconvolve(in1: Any, in2: Any, mode: Mode = "full", axes: Optional[Sequence[int]] = None, *,
                 context: Optional[Context] = None) -> np.ndarray:
     """scipy.signal.fftconvolve(in1, in2, mode, axes): the convolution by FFT, over every axis
-    or over ``axes`` (in2 of length 1 along the others).
+    or over ``axes``, the others broadcast as scipy broadcasts them.
 
     >>> import numpy as np, lucent
     >>> lucent.signal.fftconvolve(np.array([1, 2, 3], "f4"), np.array([0, 1, 0.5], "f4"))
@@ -86,18 +86,60 @@ def fftconvolve(in1: Any, in2: Any, mode: Mode = "full", axes: Optional[Sequence
     if product is not None:
         return product
     a, b = np.asarray(in1), np.asarray(in2)
+    if a.ndim != b.ndim:
+        raise ValueError("in1 and in2 should have the same dimensionality")
+    dtype = np.result_type(_transform_dtype(a), _transform_dtype(b))
     if axes is not None and sorted(_axes(axes, a.ndim)) != list(range(a.ndim)):
-        # Axes left out are independent lines; where in2 has length 1 along them the
-        # convolution over every axis is the same thing (every mode keeps in1's length there).
         listed = set(_axes(axes, a.ndim))
-        if b.ndim != a.ndim:
-            raise ValueError("in1 and in2 should have the same dimensionality")
-        for k in set(range(a.ndim)) - listed:
-            if b.shape[k] != 1:
-                raise NotImplementedError(f"lucent's fftconvolve over axes {sorted(listed)}: in2 must have length 1 "
-                                          f"along axis {k} (broadcasting a longer in2 is not implemented)")
+        if all(b.shape[k] == 1 for k in set(range(a.ndim)) - listed):
+            # in2 of length 1 along the axes left out: the convolution over every axis is the
+            # same thing (every mode keeps in1's length there), in one call.
+            return _run(a, b, mode, "fft", False, dtype, context)
+        return _broadcast(a, b, mode, sorted(listed), dtype, context)
     dtype = np.result_type(_transform_dtype(a), _transform_dtype(b))
     return _run(a, b, mode, "fft", False, dtype, context)
+
+
+def _broadcast(a: np.ndarray, b: np.ndarray, mode: str, axes: list, dtype: Any, context: Optional[Context]) -> np.ndarray:
+    """scipy's fftconvolve over ``axes`` with the other axes broadcast (equal, or 1 in either
+    input): the transforms of both inputs along ``axes`` by lucent.fft, their product with
+    numpy's broadcasting, the inverse, cut to ``mode`` as scipy cuts it (centred on in1's shape
+    for "same", on both inputs' overlap for "valid", in2 and in1 swapped where scipy swaps
+    them). Axes of length 1 in either input are left out of the transform, as scipy does."""
+    from . import fft as _fft
+    for k in range(a.ndim):
+        if k not in axes and a.shape[k] != b.shape[k] and 1 not in (a.shape[k], b.shape[k]):
+            raise ValueError(f"incompatible shapes for in1 and in2: {a.shape} and {b.shape}")
+    if mode not in ("full", "same", "valid"):
+        raise ValueError("acceptable mode flags are 'valid', 'same', or 'full'")
+    if mode == "valid":
+        ok = [a.shape[k] >= b.shape[k] for k in axes]
+        if not all(ok):
+            if any(ok):
+                raise ValueError("For 'valid' mode, one must be at least as large as the other in every dimension")
+            a, b = b, a
+    axes = [k for k in axes if a.shape[k] != 1 and b.shape[k] != 1]
+    s1, s2 = a.shape, b.shape
+    shape = [s1[k] + s2[k] - 1 if k in axes else max(s1[k], s2[k]) for k in range(a.ndim)]
+    if not axes:
+        ret = a * b
+    else:
+        s = [shape[k] for k in axes]
+        if np.iscomplexobj(a) or np.iscomplexobj(b):
+            spectra = [_fft.fftn(x, s, axes, context=context) for x in (a, b)]
+            ret = _fft.ifftn(spectra[0] * spectra[1], s, axes, context=context)
+        else:
+            spectra = [_fft.rfftn(x, s, axes, context=context) for x in (a, b)]
+            ret = _fft.irfftn(spectra[0] * spectra[1], s, axes, context=context)
+    if mode == "same":
+        want = s1
+    elif mode == "valid":
+        want = [s1[k] - s2[k] + 1 if k in axes else ret.shape[k] for k in range(a.ndim)]
+    else:
+        want = ret.shape
+    start = [(n - m) // 2 for n, m in zip(ret.shape, want)]
+    ret = ret[tuple(slice(st, st + m) for st, m in zip(start, want))]
+    return finish(np.ascontiguousarray(ret), None, dtype)
 
 
 def convolve(in1: Any, in2: Any, mode: Mode = "full", method: Method = "auto", *,

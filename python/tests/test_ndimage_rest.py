@@ -195,8 +195,22 @@ def test_fftconvolve_over_some_axes(rng):
         got = lucent.signal.fftconvolve(x, k, mode=mode, axes=(1, 2))
         want = scipy.signal.fftconvolve(x, k, mode=mode, axes=(1, 2))
         assert got.shape == want.shape and np.abs(got - want).max() <= 1e-5 * np.abs(want).max(), mode
-    with pytest.raises(NotImplementedError, match="length 1"):
-        lucent.signal.fftconvolve(x, rng.standard_normal((5, 4, 3)), axes=(1, 2))
+    # The other axes broadcast as scipy's: equal lengths pair slice with slice, a length 1 in
+    # either input spreads over the other's; real and complex, every mode, in2 larger ("valid"
+    # swaps), float64 kept.
+    cases = [((5, 9, 8), (5, 4, 3), (1, 2)), ((1, 9, 8), (4, 4, 3), (1, 2)), ((6, 9, 1), (6, 3, 4), (1,)),
+             ((3, 7), (3, 11), (1,)), ((4, 6, 5), (1, 6, 5), (0,))]
+    for s1, s2, axes in cases:
+        for complex_input in (False, True):
+            a = rng.standard_normal(s1) + (1j * rng.standard_normal(s1) if complex_input else 0)
+            b = rng.standard_normal(s2)
+            for mode in ("full", "same", "valid"):
+                want = scipy.signal.fftconvolve(a, b, mode=mode, axes=axes)
+                got = lucent.signal.fftconvolve(a, b, mode=mode, axes=axes)
+                assert got.shape == want.shape and got.dtype == want.dtype, (s1, s2, axes, mode)
+                assert np.abs(got - want).max() <= 1e-5 * (1 + np.abs(want).max()), (s1, s2, axes, mode)
+    with pytest.raises(ValueError, match="incompatible shapes"):
+        lucent.signal.fftconvolve(x, rng.standard_normal((4, 4, 3)), axes=(1, 2))
 
 
 def test_affine_transform_rank_change_and_homogeneous_check(rng):

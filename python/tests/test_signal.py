@@ -52,5 +52,5 @@ def test_bad_input_raises():
         lucent.signal.fftconvolve(np.ones((0, 3)), np.ones((1, 1)))
     with pytest.raises(ValueError, match="non-finite"):
         lucent.signal.fftconvolve(np.array([1.0, np.inf]), np.ones(1))
-    with pytest.raises(NotImplementedError):
-        lucent.signal.fftconvolve(np.ones((3, 3)), np.ones((3, 3)), axes=[1])  # in2 longer than 1 along axis 0
+    with pytest.raises(ValueError, match="incompatible shapes"):
+        lucent.signal.fftconvolve(np.ones((3, 3)), np.ones((2, 3)), axes=[1])  # 3 and 2 along axis 0
