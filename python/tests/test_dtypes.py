@@ -49,9 +49,10 @@ def data(rng, shape, dtype, limit=10 ** 5):
     return (rng.standard_normal(shape) * 10).astype(dt)
 
 
-def same(got, want, kind):
+def same(got, want, kind, within=1):
     """``got`` as scipy's ``want``: dtype and shape, values as the module docstring says
-    (``kind``: "exact", "linear" or "composed")."""
+    (``kind``: "exact", "linear" or "composed"; integer results of linear filters ``within``
+    that many units)."""
     got, want = np.asarray(got), np.asarray(want)
     assert got.dtype == want.dtype, (got.dtype, want.dtype)
     assert got.shape == want.shape, (got.shape, want.shape)
@@ -68,7 +69,7 @@ def same(got, want, kind):
     if want.dtype != np.bool_ and kind == "linear":
         span = 1 << (8 * want.dtype.itemsize)
         d = (got.astype(np.int64) - want.astype(np.int64)) % span
-        assert np.minimum(d, span - d).max() <= 1
+        assert np.minimum(d, span - d).max() <= within
     assert equal >= (0.75 if kind == "linear" else 0.97), equal  # no systematic bias
 
 
@@ -88,7 +89,11 @@ LINEAR = {
 def test_linear_filters_keep_the_input_dtype(rng, name, dtype, shape):
     x = data(rng, shape, dtype)
     w = rng.standard_normal((3, 2, 3)[:len(shape)])
-    same(LINEAR[name](lucent.ndimage, x, w), LINEAR[name](ndi, x, w), "linear")
+    # uniform_filter's passes each truncate into the integer type (as scipy's): where its running
+    # sum and lucent's weighted one round to either side of a whole number the pass differs by
+    # one, and the next pass (a mean: weights summing to 1) carries that one besides its own.
+    within = x.ndim if name == "uniform_filter" else 1
+    same(LINEAR[name](lucent.ndimage, x, w), LINEAR[name](ndi, x, w), "linear", within)
 
 
 @pytest.mark.filterwarnings("ignore:invalid value encountered in sqrt")  # a wrapped-around sum, both sides
