@@ -1041,24 +1041,27 @@ def white_tophat(input: Any, size: Any = None, footprint: Any = None, structure:
                  mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.white_tophat: the input minus its grey opening (in the result's dtype, as
     scipy subtracts them; exclusive or for booleans)."""
-    a = np.asarray(input)
-    tmp = grey_erosion(a, size, footprint, structure, None, mode, cval, origin, context=context)
-    tmp = grey_dilation(tmp, size, footprint, structure, output, mode, cval, origin, context=context)
-    if a.dtype == np.bool_ and tmp.dtype == np.bool_:
-        return np.bitwise_xor(a, tmp, out=tmp)
-    return np.subtract(a, tmp, out=tmp)
+    return _tophat(grey_erosion, grey_dilation, True, input, size, footprint, structure, output, mode, cval, origin, context)
 
 
 def black_tophat(input: Any, size: Any = None, footprint: Any = None, structure: Any = None, output: Any = None,
                  mode: str = "reflect", cval: float = 0.0, origin: Any = 0, *, context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.black_tophat: the grey closing minus the input (in the result's dtype, as
     scipy subtracts them; exclusive or for booleans)."""
+    return _tophat(grey_dilation, grey_erosion, False, input, size, footprint, structure, output, mode, cval, origin, context)
+
+
+def _tophat(first: Callable, second: Callable, input_first: bool, input: Any, size: Any, footprint: Any, structure: Any,
+            output: Any, mode: str, cval: float, origin: Any, context: Optional[Context]) -> np.ndarray:
+    """A tophat as scipy computes it: ``second`` of ``first`` (an opening or a closing) into
+    ``output``, then the input minus it (``input_first``) or it minus the input, in the result's
+    dtype (exclusive or for booleans)."""
     a = np.asarray(input)
-    tmp = grey_dilation(a, size, footprint, structure, None, mode, cval, origin, context=context)
-    tmp = grey_erosion(tmp, size, footprint, structure, output, mode, cval, origin, context=context)
+    tmp = first(a, size, footprint, structure, None, mode, cval, origin, context=context)
+    tmp = second(tmp, size, footprint, structure, output, mode, cval, origin, context=context)
     if a.dtype == np.bool_ and tmp.dtype == np.bool_:
-        return np.bitwise_xor(tmp, a, out=tmp)
-    return np.subtract(tmp, a, out=tmp)
+        return np.bitwise_xor(a, tmp, out=tmp)
+    return np.subtract(a, tmp, out=tmp) if input_first else np.subtract(tmp, a, out=tmp)
 
 
 def generate_binary_structure(rank: int, connectivity: int) -> np.ndarray:
