@@ -60,6 +60,16 @@ impl Real for f64 {
     }
 }
 
+/// Data of type `T` as f32, where f64 data must be computed in f32 ([`Gpu::narrows`]).
+pub fn narrowed<T: Real>(x: &ArrayViewD<T>) -> ArrayD<f32> {
+    x.mapv(|v| v.as_f64() as f32)
+}
+
+/// An f32 result back in the data's type `T`.
+pub fn widened<T: Real, D: ndarray::Dimension>(y: &ndarray::Array<f32, D>) -> ndarray::Array<T, D> {
+    y.mapv(|v| T::from_f64(v as f64))
+}
+
 /// A validated shape: 1 to 4 axes, none of length zero, slowest axis first.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Shape(Vec<usize>);

@@ -220,6 +220,11 @@ impl Gpu {
     pub fn has_f64(&self) -> bool {
         self.features.contains(wgpu::Features::SHADER_F64)
     }
+    /// Whether data of type `T` is computed in f32 here: f64 on a device without f64 (the front
+    /// doors then narrow it, compute, and widen the result: `gpu::narrowed`, `gpu::widened`).
+    pub fn narrows<T: super::Real>(&self) -> bool {
+        T::DTYPE == super::Dtype::F64 && !self.has_f64()
+    }
     /// f64 arrays only where kernels can compute in f64 ([`Gpu::has_f64`]).
     pub fn check_dtype(&self, dtype: super::Dtype) -> Result<()> {
         if dtype == super::Dtype::F64 && !self.has_f64() {

@@ -11,8 +11,8 @@ pub mod registry;
 mod transfer;
 mod tuning;
 
+pub use array::{narrowed, widened, Dtype, GpuArray, Real, Shape};
 pub(crate) use array::{row_major_bytes, with_dim};
-pub use array::{Dtype, GpuArray, Real, Shape};
 pub use cache::content_hash;
 pub(crate) use context::STORAGE_USAGE;
 pub use context::{AdapterSummary, Gpu};

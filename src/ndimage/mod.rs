@@ -26,7 +26,7 @@
 use ndarray::{Array, ArrayBase, Data, Dimension};
 
 use crate::error::Result;
-use crate::gpu::{with_dim, Gpu, Real, Shape};
+use crate::gpu::{narrowed, widened, with_dim, Gpu, Real, Shape};
 use crate::graph::Recording;
 use crate::ops::filter::{along_axis, slabs};
 use crate::ops::interpolate;
@@ -365,9 +365,9 @@ pub fn distance_transform_edt_with_indices<T: Real, S: Data<Elem = T>, D: Dimens
     let dims = Shape::new(input.shape())?.dims().to_vec();
     let input = input.view().into_dyn();
     crate::check::check_finite(&input, "input")?;
-    if T::DTYPE == crate::gpu::Dtype::F64 && !gpu.has_f64() {
-        let (d, i) = distance_transform_edt_with_indices(gpu, &input.mapv(|v| v.as_f64() as f32), sampling)?;
-        return Ok((with_dim(d.mapv(|v| T::from_f64(v as f64)))?, i));
+    if gpu.narrows::<T>() {
+        let (d, i) = distance_transform_edt_with_indices(gpu, &narrowed(&input), sampling)?;
+        return Ok((with_dim(widened(&d))?, i));
     }
     crate::host::check_host_array("the feature transform's indices", &[dims.len(), dims.iter().product()], 4)?;
     let mut rec = Recording::new(gpu);
@@ -552,10 +552,9 @@ where
     Shape::new(input.shape())?;
     let input = input.view().into_dyn();
     crate::check::check_finite(&input, "input")?;
-    if T::DTYPE == crate::gpu::Dtype::F64 && !gpu.has_f64() {
-        let narrow = |a: &ndarray::ArrayViewD<T>| a.mapv(|v| v.as_f64() as f32);
-        let y = map_coordinates(gpu, &narrow(&input), &narrow(&coordinates.view().into_dyn()), how)?;
-        return Ok(y.mapv(|v| T::from_f64(v as f64)));
+    if gpu.narrows::<T>() {
+        let y = map_coordinates(gpu, &narrowed(&input), &narrowed(&coordinates.view().into_dyn()), how)?;
+        return Ok(widened(&y));
     }
     let mut rec = Recording::new(gpu);
     let x = rec.upload_once_real(&input)?;
@@ -797,9 +796,8 @@ fn on_device<T: Real, S: Data<Elem = T>, D: Dimension>(
     Shape::new(input.shape())?;
     let input = input.view().into_dyn();
     crate::check::check_finite(&input, "input")?;
-    if T::DTYPE == crate::gpu::Dtype::F64 && !gpu.has_f64() {
-        let y = on_device(gpu, &input.mapv(|v| v.as_f64() as f32), op)?;
-        return with_dim(y.mapv(|v| T::from_f64(v as f64)));
+    if gpu.narrows::<T>() {
+        return with_dim(widened(&on_device(gpu, &narrowed(&input), op)?));
     }
     let mut rec = Recording::new(gpu);
     let x = rec.upload_once_real(&input)?;

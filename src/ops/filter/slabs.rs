@@ -92,10 +92,9 @@ fn filter_host<T: Real>(gpu: &Gpu, x: &ArrayViewD<T>, passes: &[Pass], boundary:
     }
     check_finite(x, "filter input")?;
     boundary.check()?;
-    if T::DTYPE == crate::gpu::Dtype::F64 && !gpu.has_f64() {
+    if gpu.narrows::<T>() {
         // No f64 kernels here: computed in f32, returned as f64 (the front doors say so).
-        let y = filter_host(gpu, &x.mapv(|v| v.as_f64() as f32).view(), passes, boundary)?;
-        return Ok(y.mapv(|v| T::from_f64(v as f64)));
+        return Ok(crate::gpu::widened(&filter_host(gpu, &crate::gpu::narrowed(x).view(), passes, boundary)?));
     }
     // In core (whole, or chunks where the array exceeds a buffer), else slabs through the host.
     let mut ladder = Ladder::new();
