@@ -2,7 +2,6 @@
 //! ops all report bad values the same way).
 
 use ndarray::ArrayViewD;
-use num_complex::Complex32;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
@@ -24,9 +23,9 @@ impl Finite for f64 {
     }
 }
 
-impl Finite for Complex32 {
+impl<T: Finite + ndarray::NdFloat> Finite for num_complex::Complex<T> {
     fn is_finite(self) -> bool {
-        Complex32::is_finite(self)
+        Finite::is_finite(self.re) && Finite::is_finite(self.im)
     }
 }
 

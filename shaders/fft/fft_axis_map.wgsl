@@ -21,6 +21,7 @@
 //                B = 0 where line b is past the pair_count rows (columns). The output is the packed
 //                side, the input the real side with inner_in columns
 // CONJ_IN / CONJ_OUT conjugate input and output (inverse transforms as conj ∘ F ∘ conj).
+#import common/real
 #import common/complex
 
 override MODE: u32;
@@ -38,20 +39,24 @@ struct Params {
     scale: f32,
     inner_in: u32,  // of the input (the output's but for modes 5 and 6)
     pair_count: u32,  // mode 6: rows (PAIRS = 1) or columns (2) of the real side
+    scale_lo: f32,  // what the f32 scale left of the f64 factor (added back in the f64 twin)
+    pad0: u32,
+    pad1: u32,
+    pad2: u32,
 }
 
-@group(0) @binding(0) var<storage, read> src: array<vec2<f32>>;
-@group(0) @binding(1) var<storage, read_write> dst: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read> tw: array<vec2<f32>>;
+@group(0) @binding(0) var<storage, read> src: array<vec2<real>>;
+@group(0) @binding(1) var<storage, read_write> dst: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read> tw: array<vec2<real>>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-fn load(o: u32, k: u32, i: u32) -> vec2<f32> {
+fn load(o: u32, k: u32, i: u32) -> vec2<real> {
     let x = src[(o * p.len_in + k) * p.inner_in + i];
     return select(x, vec2(x.x, -x.y), CONJ_IN);
 }
 
 // Element k < len_out of the full Hermitian spectrum whose first len_in values are line (o, i).
-fn hermitian(o: u32, k: u32, i: u32) -> vec2<f32> {
+fn hermitian(o: u32, k: u32, i: u32) -> vec2<real> {
     let mirror = k >= p.len_in;
     let kk = select(k, p.len_out - k, mirror);
     var x = load(o, kk, i);
@@ -72,7 +77,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let ok = e / p.inner;
     let k = ok % p.len_out;
     let o = ok / p.len_out;
-    var y = vec2(0.0);
+    var y = vec2<real>();
     switch MODE {
         case 0u: {
             if (k < p.len_in) {
@@ -134,6 +139,10 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         default: {}
     }
-    y *= p.scale;
+    var scale = real(p.scale);
+    if (WIDE) {
+        scale += real(p.scale_lo);
+    }
+    y *= scale;
     dst[e] = select(y, vec2(y.x, -y.y), CONJ_OUT);
 }

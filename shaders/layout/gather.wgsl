@@ -7,7 +7,7 @@
 #import common/grid
 #import common/boundary
 
-override ELEM_WORDS: u32 = 1u;  // 1: f32 or u32, 2: complex (interleaved re, im)
+override ELEM_WORDS: u32 = 1u;  // 1: f32 or u32, 2: complex or f64, 4: complex f64
 override MODE: u32 = 0u;        // Boundary::code() in src/ops/layout/mod.rs
 
 const GROUP: u32 = 256u;     // threads per workgroup
@@ -80,8 +80,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let src = s.x * ELEM_WORDS;
             let dst = (first + k * GROUP) * ELEM_WORDS;
             y[dst] = select(p.fill_lo, x[src], s.y == 1u);
-            if (ELEM_WORDS == 2u) {
+            if (ELEM_WORDS >= 2u) {
                 y[dst + 1u] = select(p.fill_hi, x[src + 1u], s.y == 1u);
+            }
+            if (ELEM_WORDS == 4u) {  // a constant's imaginary part is zero
+                y[dst + 2u] = select(0u, x[src + 2u], s.y == 1u);
+                y[dst + 3u] = select(0u, x[src + 3u], s.y == 1u);
             }
         }
         o = advance(o);

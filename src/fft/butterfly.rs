@@ -1,17 +1,22 @@
 //! Radix butterflies written out as WGSL over named registers: the code that replaces r
-//! registers by their length-r DFT (forward), with its constants as f32 literals computed in
-//! f64. Radices 2, 4, 8 and the odd primes 3-13 directly; 9, 15 and 16 as two small ones in
+//! registers by their length-r DFT (forward), with its constants as literals computed in f64
+//! (rounded to f32 for f32 kernels). Radices 2, 4, 8 and the odd primes 3-13 directly; 9, 15 and 16 as two small ones in
 //! registers (`composite`).
 
 use std::fmt::Write as _;
 
-/// f32 literal of an f64 constant.
-fn lit(x: f64) -> String {
-    format!("{:?}", x as f32)
+/// Literal of an f64 constant: f32's nearest, or in f64 kernels every digit (WGSL's abstract
+/// floats hold f64).
+fn lit(x: f64, double: bool) -> String {
+    if double {
+        format!("{x:?}")
+    } else {
+        format!("{:?}", x as f32)
+    }
 }
 
 /// Complex product of register `x` with the constant e^(-2πi q/r).
-fn times_root(x: &str, q: usize, r: usize) -> String {
+fn times_root(x: &str, q: usize, r: usize, double: bool) -> String {
     let q = q % r;
     if q == 0 {
         return x.to_string();
@@ -24,12 +29,12 @@ fn times_root(x: &str, q: usize, r: usize) -> String {
         };
     }
     let a = -2.0 * std::f64::consts::PI * q as f64 / r as f64;
-    let (c, s) = (lit(a.cos()), lit(a.sin()));
+    let (c, s) = (lit(a.cos(), double), lit(a.sin(), double));
     format!("vec2({x}.x * {c} - {x}.y * {s}, {x}.x * {s} + {x}.y * {c})")
 }
 
 /// Code that replaces registers `x[0..r]` by their length-r DFT (forward).
-pub(super) fn butterfly(out: &mut String, x: &[String], pre: &str) {
+pub(super) fn butterfly(out: &mut String, x: &[String], pre: &str, double: bool) {
     let r = x.len();
     match r {
         1 => {}
@@ -46,10 +51,10 @@ pub(super) fn butterfly(out: &mut String, x: &[String], pre: &str) {
             // Radix-4 on even and odd halves, twiddle the odd half by W_8^k, combine.
             let even: Vec<String> = [0, 2, 4, 6].iter().map(|&i| x[i].clone()).collect();
             let odd: Vec<String> = [1, 3, 5, 7].iter().map(|&i| x[i].clone()).collect();
-            butterfly(out, &even, &format!("{pre}e"));
-            butterfly(out, &odd, &format!("{pre}o"));
+            butterfly(out, &even, &format!("{pre}e"), double);
+            butterfly(out, &odd, &format!("{pre}o"), double);
             for (k, o) in odd.iter().enumerate().skip(1) {
-                writeln!(out, "{o} = {};", times_root(o, k, 8)).unwrap();
+                writeln!(out, "{o} = {};", times_root(o, k, 8, double)).unwrap();
             }
             for (k, e) in even.iter().enumerate() {
                 writeln!(out, "let {pre}s{k} = {e};").unwrap();
@@ -62,9 +67,9 @@ pub(super) fn butterfly(out: &mut String, x: &[String], pre: &str) {
                 writeln!(out, "{} = {pre}s{k} + {pre}d{k}; {} = {pre}s{k} - {pre}d{k};", x[k], x[k + 4]).unwrap();
             }
         }
-        16 => composite(out, x, 4, 4, pre),
-        15 => composite(out, x, 3, 5, pre),
-        9 => composite(out, x, 3, 3, pre),
+        16 => composite(out, x, 4, 4, pre, double),
+        15 => composite(out, x, 3, 5, pre, double),
+        9 => composite(out, x, 3, 3, pre, double),
         _ => {
             // Odd primes (3, 5, 7, 11, 13): x_j and x_{r−j} meet the same cosine and sine, so
             // with s_j = x_j + x_{r−j}, d_j = x_j − x_{r−j}, a_k = x_0 + Σ cos(2πjk/r)·s_j and
@@ -77,8 +82,8 @@ pub(super) fn butterfly(out: &mut String, x: &[String], pre: &str) {
             }
             let angle = |j: usize, k: usize| 2.0 * std::f64::consts::PI * ((j * k) % r) as f64 / r as f64;
             for k in 1..=m {
-                let a: Vec<String> = (1..=m).map(|j| format!("{pre}s{j} * {}", lit(angle(j, k).cos()))).collect();
-                let b: Vec<String> = (1..=m).map(|j| format!("{pre}d{j} * {}", lit(angle(j, k).sin()))).collect();
+                let a: Vec<String> = (1..=m).map(|j| format!("{pre}s{j} * {}", lit(angle(j, k).cos(), double))).collect();
+                let b: Vec<String> = (1..=m).map(|j| format!("{pre}d{j} * {}", lit(angle(j, k).sin(), double))).collect();
                 writeln!(out, "let {pre}a{k} = {} + {}; let {pre}b{k} = {};", x[0], a.join(" + "), b.join(" + ")).unwrap();
             }
             let sums: Vec<String> = (1..=m).map(|j| format!("{pre}s{j}")).collect();
@@ -93,21 +98,21 @@ pub(super) fn butterfly(out: &mut String, x: &[String], pre: &str) {
 /// DFT of length r = a·b in registers by Cooley-Tukey: b transforms of length a over
 /// x[b·n1 + n2], twiddles W_r^(n2·k1), a transforms of length b, then the outputs moved from
 /// register b·k1 + k2 to their natural place k1 + a·k2.
-fn composite(out: &mut String, x: &[String], a: usize, b: usize, pre: &str) {
+fn composite(out: &mut String, x: &[String], a: usize, b: usize, pre: &str, double: bool) {
     let r = a * b;
     for n2 in 0..b {
         let sub: Vec<String> = (0..a).map(|n1| x[b * n1 + n2].clone()).collect();
-        butterfly(out, &sub, &format!("{pre}c{n2}_"));
+        butterfly(out, &sub, &format!("{pre}c{n2}_"), double);
     }
     for n2 in 1..b {
         for k1 in 1..a {
             let reg = &x[b * k1 + n2];
-            writeln!(out, "{reg} = {};", times_root(reg, n2 * k1, r)).unwrap();
+            writeln!(out, "{reg} = {};", times_root(reg, n2 * k1, r, double)).unwrap();
         }
     }
     for k1 in 0..a {
         let sub: Vec<String> = (0..b).map(|n2| x[b * k1 + n2].clone()).collect();
-        butterfly(out, &sub, &format!("{pre}r{k1}_"));
+        butterfly(out, &sub, &format!("{pre}r{k1}_"), double);
     }
     for (i, reg) in x.iter().enumerate() {
         writeln!(out, "let {pre}p{i} = {reg};").unwrap();

@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use bytemuck::{Pod, Zeroable};
 use ndarray::ArrayD;
-use num_complex::Complex32;
+use num_complex::{Complex32, Complex64};
 
 use super::{check_axes, FftPlan, Fusion, Norm, Product, Transform};
 use crate::error::{Error, Result};
@@ -88,14 +88,19 @@ struct Across {
     /// The M-point transform along axis 0 of one (complex) chunk.
     along: Arc<FftPlan>,
     cross: Cross,
-    scale: f32,
+    scale: f64,
 }
 
 impl ChunkedFft {
     /// Plans `transform` of an array of shape `dims` (for a real inverse, its half spectrum)
     /// chunked along axis 0 as `rows`; where axis 0 is transformed the chunks must be equal.
     pub fn new(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>]) -> Result<ChunkedFft> {
-        ChunkedFft::planned(gpu, dims, axes, transform, norm, rows, None)
+        ChunkedFft::planned(gpu, dims, axes, transform, norm, rows, None, Dtype::F32)
+    }
+
+    /// [`new`](Self::new) computing in the real type `real` (F32 or F64, see `FftPlan::fused_as`).
+    pub fn new_as(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, rows: &[Range<usize>], real: Dtype) -> Result<ChunkedFft> {
+        ChunkedFft::planned(gpu, dims, axes, transform, norm, rows, None, real)
     }
 
     /// An inverse transform whose input is first multiplied element-wise by a second array of its
@@ -114,9 +119,10 @@ impl ChunkedFft {
         if !matches!(transform, Transform::Inverse | Transform::RealInverse { .. }) {
             return Err(Error::Invalid("a fused product is planned for inverse transforms".into()));
         }
-        ChunkedFft::planned(gpu, dims, axes, transform, norm, rows, Some(conj))
+        ChunkedFft::planned(gpu, dims, axes, transform, norm, rows, Some(conj), Dtype::F32)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn planned(
         gpu: &Gpu,
         dims: &[usize],
@@ -125,6 +131,7 @@ impl ChunkedFft {
         norm: Norm,
         rows: &[Range<usize>],
         product: Option<bool>,
+        real: Dtype,
     ) -> Result<ChunkedFft> {
         let axes = check_axes(axes, dims.len())?;
         if rows.is_empty() || rows.iter().map(|r| r.len()).sum::<usize>() != dims[0] || rows.windows(2).any(|w| w[0].end != w[1].start) {
@@ -133,8 +140,8 @@ impl ChunkedFft {
         let k = rows.len();
         let crosses = k > 1 && axes[0] == 0;
         let inner_axes: Vec<usize> = if crosses { axes[1..].to_vec() } else { axes.clone() };
-        let real = matches!(transform, Transform::RealForward | Transform::RealInverse { .. });
-        if crosses && (inner_axes.is_empty() && real) {
+        let real_transform = matches!(transform, Transform::RealForward | Transform::RealInverse { .. });
+        if crosses && (inner_axes.is_empty() && real_transform) {
             return Err(Error::Invalid(format!("a real transform along axis 0 alone cannot cross chunks (shape {dims:?})")));
         }
         let m = rows[0].len();
@@ -160,8 +167,8 @@ impl ChunkedFft {
                     let product = product.filter(|_| !crosses).map(|conj| if conj { Product::MulConj } else { Product::Mul });
                     let fusion = Fusion { product, ..Default::default() };
                     let p = match fusion.product {
-                        Some(_) => Arc::new(FftPlan::fused(gpu, &chunk(r), &inner_axes, transform, norm, &fusion)?),
-                        None => FftPlan::cached(gpu, &chunk(r), &inner_axes, transform, norm)?,
+                        Some(_) => Arc::new(FftPlan::fused_as(gpu, &chunk(r), &inner_axes, transform, norm, &fusion, real)?),
+                        None => FftPlan::cached_as(gpu, &chunk(r), &inner_axes, transform, norm, real)?,
                     };
                     plans.insert(r.len(), p.clone());
                     p
@@ -181,9 +188,9 @@ impl ChunkedFft {
                 let direction = if inverse { Transform::Inverse } else { Transform::Forward };
                 // The product stays a pass of its own here: fused into this strided pass it made
                 // the 1024³ RL iteration 13% slower on an H100 (BENCHMARKS.md).
-                let along = FftPlan::cached(gpu, &complex_chunk, &[0], direction, norm)?;
-                let cross = Cross::new(gpu, k, m, inverse)?;
-                Some(Across { along, cross, scale: norm.factor(k, inverse) as f32 })
+                let along = FftPlan::cached_as(gpu, &complex_chunk, &[0], direction, norm, real)?;
+                let cross = Cross::new(gpu, k, m, inverse, real)?;
+                Some(Across { along, cross, scale: norm.factor(k, inverse) })
             }
             false => None,
         };
@@ -299,11 +306,12 @@ struct Params {
     count: u32,
     row: u32,
     scale: f32,
-    pad: u32,
+    /// What `scale` left of the f64 factor (f64 kernels add it back).
+    scale_lo: f32,
 }
 
 impl Cross {
-    fn new(gpu: &Gpu, k: usize, m: usize, inverse: bool) -> Result<Cross> {
+    fn new(gpu: &Gpu, k: usize, m: usize, inverse: bool, real: Dtype) -> Result<Cross> {
         let per_stage = gpu.limits().max_storage_buffers_per_shader_stage as usize;
         if k + 1 > per_stage {
             return Err(Error::TooLarge {
@@ -313,21 +321,25 @@ impl Cross {
             });
         }
         let n = k * m;
-        let table: Vec<Complex32> = (0..n).map(|t| root(t, n)).collect();
-        let table = GpuArray::upload_c32(gpu, &ArrayD::from_shape_vec(vec![n], table).unwrap().view())?;
-        Ok(Cross { kernel: cross_kernel(k, inverse), table })
+        let table = ArrayD::from_shape_vec(vec![n], (0..n).map(|t| root(t, n)).collect()).unwrap();
+        let double = real == Dtype::F64;
+        let table = match double {
+            true => GpuArray::upload_complex(gpu, &table.view())?,
+            false => GpuArray::upload_complex(gpu, &table.mapv(|c| Complex32::new(c.re as f32, c.im as f32)).view())?,
+        };
+        Ok(Cross { kernel: cross_kernel(k, inverse, double), table })
     }
 
-    fn record(&self, rec: &mut Recording, parts: &[Buf], scale: f32) -> Result<()> {
+    fn record(&self, rec: &mut Recording, parts: &[Buf], scale: f64) -> Result<()> {
         let first = parts[0];
         for &p in parts {
-            rec.expect_dtype(p, Dtype::C32, "chunked FFT")?;
+            rec.expect_dtype(p, self.table.dtype(), "chunked FFT")?;
             rec.expect_same_shape(first, p, "chunks of a transform along axis 0")?;
         }
         let dims = rec.dims(first);
         let count = dims.iter().product::<usize>() as u32;
         let row = dims[1..].iter().product::<usize>() as u32;
-        let p = Params { count, row, scale, pad: 0 };
+        let p = Params { count, row, scale: scale as f32, scale_lo: (scale - scale as f32 as f64) as f32 };
         let mut bufs = parts.to_vec();
         bufs.push(rec.input(&self.table));
         rec.dispatch(self.kernel, &[], bytemuck::bytes_of(&p), &bufs, self.kernel.groups(count as u64));
@@ -335,58 +347,61 @@ impl Cross {
     }
 }
 
-/// exp(-2πi t/n) in f64, rounded once.
-fn root(t: usize, n: usize) -> Complex32 {
+/// exp(-2πi t/n) in f64.
+fn root(t: usize, n: usize) -> Complex64 {
     let a = -2.0 * std::f64::consts::PI * (t % n) as f64 / n as f64;
-    Complex32::new(a.cos() as f32, a.sin() as f32)
+    Complex64::new(a.cos(), a.sin())
 }
 
-/// The cross-chunk kernel for `k` chunks, generated once per (k, direction).
-fn cross_kernel(k: usize, inverse: bool) -> &'static KernelInfo {
-    static CACHE: Mutex<Option<HashMap<(usize, bool), &'static KernelInfo>>> = Mutex::new(None);
+/// The cross-chunk kernel for `k` chunks, generated once per (k, direction, precision).
+fn cross_kernel(k: usize, inverse: bool, double: bool) -> &'static KernelInfo {
+    type Kernels = HashMap<(usize, bool, bool), &'static KernelInfo>;
+    static CACHE: Mutex<Option<Kernels>> = Mutex::new(None);
     let mut cache = CACHE.lock().unwrap();
     let map = cache.get_or_insert_with(HashMap::new);
-    if let Some(info) = map.get(&(k, inverse)) {
+    if let Some(info) = map.get(&(k, inverse, double)) {
         return info;
     }
     let mut bindings: Vec<BindingInfo> = (0..k).map(|_| BindingInfo { kind: BindingKind::StorageReadWrite, name: "chunk" }).collect();
     bindings.push(BindingInfo { kind: BindingKind::StorageRead, name: "tw" });
     bindings.push(BindingInfo { kind: BindingKind::Uniform, name: "p" });
-    let name = format!("fft_across_{k}_chunks_{}", if inverse { "inverse" } else { "forward" });
+    let name = format!("fft_across_{k}_chunks_{}{}", if inverse { "inverse" } else { "forward" }, if double { "_f64" } else { "" });
     let info: &'static KernelInfo = Box::leak(Box::new(KernelInfo {
         name: Box::leak(name.into_boxed_str()),
         path: "generated by src/fft/chunked.rs",
-        source: Box::leak(cross_wgsl(k, inverse).into_boxed_str()),
+        source: Box::leak(cross_wgsl(k, inverse, double).into_boxed_str()),
         entry: "main",
         workgroup_size: [256, 1, 1],
         bindings: Box::leak(bindings.into_boxed_slice()),
         params_size: Some(16),
         overrides: &[],
     }));
-    map.insert((k, inverse), info);
+    map.insert((k, inverse, double), info);
     info
 }
 
 /// Forward: y_k1 = W_N^(m k1) Σ_j x_j W_K^(j k1). Inverse: x_j = scale Σ_k1 conj(W_N^(m k1)) y_k1
 /// W_K^(-j k1). Element i of every chunk at once; m = i / row.
-fn cross_wgsl(k: usize, inverse: bool) -> String {
+fn cross_wgsl(k: usize, inverse: bool, double: bool) -> String {
     let mut s = String::new();
     let w = &mut s;
     writeln!(w, "// Generated by src/fft/chunked.rs: a {k}-point DFT across {k} chunks, {}.", if inverse { "inverse" } else { "forward" }).unwrap();
-    writeln!(w, "struct Params {{ count: u32, row: u32, scale: f32, pad: u32 }}").unwrap();
+    writeln!(w, "alias real = {};", if double { "f64" } else { "f32" }).unwrap();
+    writeln!(w, "struct Params {{ count: u32, row: u32, scale: f32, scale_lo: f32 }}").unwrap();
     for c in 0..k {
-        writeln!(w, "@group(0) @binding({c}) var<storage, read_write> c{c}: array<vec2<f32>>;").unwrap();
+        writeln!(w, "@group(0) @binding({c}) var<storage, read_write> c{c}: array<vec2<real>>;").unwrap();
     }
-    writeln!(w, "@group(0) @binding({k}) var<storage, read> tw: array<vec2<f32>>;").unwrap();
+    writeln!(w, "@group(0) @binding({k}) var<storage, read> tw: array<vec2<real>>;").unwrap();
     writeln!(w, "@group(0) @binding({}) var<uniform> p: Params;", k + 1).unwrap();
-    writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
-    writeln!(w, "fn conj(a: vec2<f32>) -> vec2<f32> {{ return vec2(a.x, -a.y); }}").unwrap();
+    writeln!(w, "fn cmul(a: vec2<real>, b: vec2<real>) -> vec2<real> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
+    writeln!(w, "fn conj(a: vec2<real>) -> vec2<real> {{ return vec2(a.x, -a.y); }}").unwrap();
     writeln!(w, "@compute @workgroup_size(256)").unwrap();
     writeln!(w, "fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>, @builtin(local_invocation_index) lid: u32) {{")
         .unwrap();
     writeln!(w, "    let i = (wid.x + nwg.x * (wid.y + nwg.y * wid.z)) * 256u + lid;").unwrap();
     writeln!(w, "    if (i >= p.count) {{ return; }}").unwrap();
     writeln!(w, "    let m = i / p.row;").unwrap();
+    let scale = if double { "(f64(p.scale) + f64(p.scale_lo))" } else { "p.scale" };
     for c in 0..k {
         match inverse {
             false => writeln!(w, "    let x{c} = c{c}[i];").unwrap(),
@@ -403,14 +418,19 @@ fn cross_wgsl(k: usize, inverse: bool) -> String {
                 terms.push(format!("x{j}"));
             } else {
                 let a = -2.0 * std::f64::consts::PI * sign * t as f64 / k as f64;
-                terms.push(format!("cmul(x{j}, vec2<f32>({:?}, {:?}))", a.cos() as f32, a.sin() as f32));
+                let (c, s) = if double {
+                    (format!("{:?}", a.cos()), format!("{:?}", a.sin()))
+                } else {
+                    (format!("{:?}", a.cos() as f32), format!("{:?}", a.sin() as f32))
+                };
+                terms.push(format!("cmul(x{j}, vec2<real>({c}, {s}))"));
             }
         }
         let sum = terms.join(" + ");
         match inverse {
-            false if out == 0 => writeln!(w, "    c0[i] = p.scale * ({sum});").unwrap(),
-            false => writeln!(w, "    c{out}[i] = p.scale * cmul({sum}, tw[m * {out}u]);").unwrap(),
-            true => writeln!(w, "    c{out}[i] = p.scale * ({sum});").unwrap(),
+            false if out == 0 => writeln!(w, "    c0[i] = {scale} * ({sum});").unwrap(),
+            false => writeln!(w, "    c{out}[i] = {scale} * cmul({sum}, tw[m * {out}u]);").unwrap(),
+            true => writeln!(w, "    c{out}[i] = {scale} * ({sum});").unwrap(),
         }
     }
     writeln!(w, "}}").unwrap();
@@ -421,12 +441,14 @@ fn cross_wgsl(k: usize, inverse: bool) -> String {
 /// the array in chunks along axis 0 (a transformed axis 0 needs a chunk count that divides its
 /// length), the decimated spectrum's rows put in place on the host as they come back (and an
 /// inverse's input rows taken in decimated order as they go).
+#[allow(clippy::too_many_arguments)]
 pub(super) fn host_transform<O: Clone + rustfft::num_traits::Zero>(
     gpu: &Gpu,
     dims: &[usize],
     axes: &[usize],
     transform: Transform,
     norm: Norm,
+    real: Dtype,
     upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
     fetch: &dyn Fn(&mut crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
 ) -> Result<ArrayD<O>> {
@@ -440,7 +462,7 @@ pub(super) fn host_transform<O: Clone + rustfft::num_traits::Zero>(
                 limit: gpu.max_buffer_bytes(),
             });
         }
-        host_in_chunks(gpu, dims, &axes, transform, norm, &row_ranges(n, n.div_ceil(k)), upload, fetch)
+        host_in_chunks(gpu, dims, &axes, transform, norm, real, &row_ranges(n, n.div_ceil(k)), upload, fetch)
     })
 }
 
@@ -451,11 +473,12 @@ fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
     axes: &[usize],
     transform: Transform,
     norm: Norm,
+    real: Dtype,
     rows: &[Range<usize>],
     upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
     fetch: &dyn Fn(&mut crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
 ) -> Result<ArrayD<O>> {
-    let plan = ChunkedFft::new(gpu, dims, axes, transform, norm, rows)?;
+    let plan = ChunkedFft::new_as(gpu, dims, axes, transform, norm, rows, real)?;
     let inverse = matches!(transform, Transform::Inverse | Transform::RealInverse { .. });
     let k = rows.len();
     // Chunk c's rows of the array in numpy order: consecutive, or every k-th from c where the
@@ -497,7 +520,7 @@ mod tests {
     fn generated_kernels_validate() {
         for k in 2..=12 {
             for inverse in [false, true] {
-                let src = cross_wgsl(k, inverse);
+                let src = cross_wgsl(k, inverse, inverse);
                 let module = naga::front::wgsl::parse_str(&src).unwrap_or_else(|e| panic!("{}\n{src}", e.emit_to_string(&src)));
                 naga::valid::Validator::new(naga::valid::ValidationFlags::all(), naga::valid::Capabilities::all())
                     .validate(&module)

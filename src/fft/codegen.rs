@@ -74,6 +74,8 @@ pub struct LineKernel {
     /// X_a = (Z_k + conj Z_(N−k))/2 and X_b = (Z_k − conj Z_(N−k))/2i, read from workgroup memory.
     pub unpack_real: bool,
     pub untangle_pairs: bool,
+    /// Computes in f64 (data, tables and workgroup memory; `real` is f64 in the source).
+    pub double: bool,
 }
 
 impl LineKernel {
@@ -113,7 +115,7 @@ const PARAMS: &str = "struct Params {
     scale: f32, tw_line: u32, tw_lo: u32, tw_hi: u32, tw_s: u32, tw_div: u32,
     mul_in: u32, len_in: u32, mul_out: u32, len_out: u32,
     crop_shift: u32, crop_len: u32, crop_mod: u32,
-    in_pair: u32, in_pair_end: u32, out_pair: u32, out_pair_end: u32, unused: u32,
+    in_pair: u32, in_pair_end: u32, out_pair: u32, out_pair_end: u32, scale_lo: f32,
 }";
 
 /// Every binding a line kernel may have, in order: in-place kernels drop `src`, kernels without
@@ -140,7 +142,8 @@ pub fn kernel(k: &LineKernel) -> &'static KernelInfo {
     // shaders are keyed by name).
     let dir = |fast: bool| if fast { "line" } else { "cols" };
     let name = format!(
-        "fft_lines_n{}x{}_{}_{}_{:016x}",
+        "fft_lines{}_n{}x{}_{}_{}_{:016x}",
+        if k.double { "_f64" } else { "" },
         k.pass.n,
         k.pass.batch,
         dir(k.load_line_fast),
@@ -324,7 +327,7 @@ impl<'a> Gen<'a> {
         let v = if k.twiddle_out { format!("twiddled({v}, {idx}, {m})") } else { v.to_string() };
         let v = self.conj(&v);
         let v = if k.chirp_out { format!("cmul({v}, tw[p.mul_out + {idx}])") } else { v };
-        format!("{} * p.scale", conj_if(k.conj_result, &v))
+        format!("{} * scale()", conj_if(k.conj_result, &v))
     }
 
     /// The store of value `v` (raw: `raw`) as output `kk` (a frequency index) of the line whose
@@ -354,7 +357,7 @@ impl<'a> Gen<'a> {
         }
         if k.rader_scatter && maybe_first {
             let x0 = format!("(rd({in_at} + {n}u * p.in_elem) + rd({in_at} + {}u * p.in_elem))", n + 1);
-            write!(write, " if ({kk} == 0u) {{ wr({at}, {} * p.scale); }}", conj_if(k.conj_result, &x0)).unwrap();
+            write!(write, " if ({kk} == 0u) {{ wr({at}, {} * scale()); }}", conj_if(k.conj_result, &x0)).unwrap();
         }
         if guards.is_empty() {
             s += &write;
@@ -384,7 +387,7 @@ impl<'a> Gen<'a> {
                 let x = self.loaded("in_base", &idx);
                 if self.guard_in {
                     // Zero past len_in: registers y hold the previous group's values.
-                    writeln!(w, "if ({idx} < p.len_in) {{ {reg}{b}_{q} = {x}; }} else {{ {reg}{b}_{q} = vec2<f32>(); }}").unwrap();
+                    writeln!(w, "if ({idx} < p.len_in) {{ {reg}{b}_{q} = {x}; }} else {{ {reg}{b}_{q} = vec2<real>(); }}").unwrap();
                 } else {
                     writeln!(w, "{reg}{b}_{q} = {x};").unwrap();
                 }
@@ -425,7 +428,7 @@ impl<'a> Gen<'a> {
             writeln!(w, "let groups = nwg.x * nwg.y * nwg.z;").unwrap();
             for b in 0..per0 {
                 for q in 0..r0 {
-                    writeln!(w, "var y{b}_{q} = vec2<f32>();").unwrap();
+                    writeln!(w, "var y{b}_{q} = vec2<real>();").unwrap();
                 }
             }
             self.load_group(w, &format!("group0 * {batch}u"));
@@ -460,7 +463,7 @@ impl<'a> Gen<'a> {
         writeln!(w, "{{").unwrap();
         for r in 0..rounds {
             let guard = if (r + 1) * wg > total { format!("e{r} < {total}u && ") } else { String::new() };
-            writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
+            writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<real>();", r * wg).unwrap();
             writeln!(w, "{{ let e = e{r}; let c = {c_load}; let j = {j_load};").unwrap();
             writeln!(w, "  if ({guard}first + c < p.lines{}) {{ v{r} = {}; }} }}", self.in_range("j"), self.loaded("line_in[c]", "j")).unwrap();
         }
@@ -493,7 +496,7 @@ impl<'a> Gen<'a> {
         if let Some((r, _, per)) = next {
             for b in 0..per {
                 for q in 0..r {
-                    writeln!(w, "var s{}_{b}_{q}: vec2<f32>;", si + 1).unwrap();
+                    writeln!(w, "var s{}_{b}_{q}: vec2<real>;", si + 1).unwrap();
                 }
             }
         }
@@ -509,7 +512,7 @@ impl<'a> Gen<'a> {
                 continue;
             }
             for q in 0..r {
-                writeln!(w, "var x{b}_{q} = vec2<f32>();").unwrap();
+                writeln!(w, "var x{b}_{q} = vec2<real>();").unwrap();
             }
             if load_global {
                 continue;
@@ -565,7 +568,7 @@ impl<'a> Gen<'a> {
                 writeln!(w, "let pd{b} = pad(d{b});").unwrap();
             }
             let regs: Vec<String> = (0..r).map(|q| format!("x{b}_{q}")).collect();
-            butterfly(w, &regs, &format!("b{b}_"));
+            butterfly(w, &regs, &format!("b{b}_"), k.double);
             for q in 0..r {
                 let idx = format!("d{b} + {}u", q * ns);
                 if store_global {
@@ -634,7 +637,7 @@ impl<'a> Gen<'a> {
             } else {
                 sm(k, &format!("c * {stride}u"), "k")
             };
-            writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<f32>();", r * wg).unwrap();
+            writeln!(w, "let e{r} = lid + {}u; var v{r} = vec2<real>();", r * wg).unwrap();
             writeln!(w, "{guard}{{ let e = e{r}; let c = {c_store}; let k = {k_store}; v{r} = {read}; }}").unwrap();
         }
         for r in 0..rounds {
@@ -694,10 +697,14 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
     let stride = p.stride;
     let half_len = n / 2 + 1;
     writeln!(w, "// FFT of length {n}, radices {:?}, {t} threads per line, {batch} lines per workgroup.", p.radices).unwrap();
+    writeln!(w, "alias real = {};", if k.double { "f64" } else { "f32" }).unwrap();
     writeln!(w, "{PARAMS}").unwrap();
+    // The norm's factor: an f32 pair in f64 (hi + lo), so 1/n is exact to f64 precision.
+    let scale = if k.double { "f64(p.scale) + f64(p.scale_lo)" } else { "p.scale" };
+    writeln!(w, "fn scale() -> real {{ return {scale}; }}").unwrap();
     for (i, b) in k.bindings().iter().enumerate() {
         let real = (b.name == "src" && k.pack_real) || (b.name == "dst" && k.unpack_real);
-        let array = if real { "array<f32>" } else { "array<vec2<f32>>" };
+        let array = if real { "array<real>" } else { "array<vec2<real>>" };
         let (space, ty) = match b.kind {
             BindingKind::Uniform => ("uniform", "Params"),
             BindingKind::StorageReadWrite => ("storage, read_write", array),
@@ -710,12 +717,12 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
         let other = if k.product_conj { "vec2(o.x, -o.y)" } else { "o" };
         // The floor: CROSS_POWER_FLOOR in src/kernels/binary.rs.
         let normalized = if k.product_normalized { " z = z / max(length(z), 1.1920929e-5);" } else { "" };
-        writeln!(w, "fn product(v: vec2<f32>, i: u32) -> vec2<f32> {{ let o = aux[i]; var z = cmul(v, {other});{normalized} return z; }}").unwrap();
+        writeln!(w, "fn product(v: vec2<real>, i: u32) -> vec2<real> {{ let o = aux[i]; var z = cmul(v, {other});{normalized} return z; }}").unwrap();
     }
     if p.split {
-        writeln!(w, "var<workgroup> half: array<f32, {}>;", batch * stride).unwrap();
+        writeln!(w, "var<workgroup> half: array<real, {}>;", batch * stride).unwrap();
     } else if uses_shared {
-        writeln!(w, "var<workgroup> buf: array<vec2<f32>, {}>;", batch * stride).unwrap();
+        writeln!(w, "var<workgroup> buf: array<vec2<real>, {}>;", batch * stride).unwrap();
     }
     if !direct_load {
         writeln!(w, "var<workgroup> line_in: array<u32, {batch}>;").unwrap();
@@ -725,46 +732,46 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
         writeln!(w, "var<workgroup> line_m: array<u32, {batch}>;").unwrap();
     }
     writeln!(w, "fn pad(i: u32) -> u32 {{ return i + (i >> 4u); }}").unwrap();
-    writeln!(w, "fn cmul(a: vec2<f32>, b: vec2<f32>) -> vec2<f32> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
+    writeln!(w, "fn cmul(a: vec2<real>, b: vec2<real>) -> vec2<real> {{ return vec2(a.x * b.x - a.y * b.y, a.x * b.y + a.y * b.x); }}").unwrap();
     writeln!(w, "fn base(l: u32, split: u32, hi: u32, lo: u32) -> u32 {{ let o = l / p.inner; let i = l - o * p.inner; return (o / split) * hi + (o % split) * lo + i; }}").unwrap();
     // Every read of the source and write of the destination: element i (of line a, with line b's
     // beside it for real pairs).
     if k.pack_real {
         writeln!(
             w,
-            "fn rd(i: u32) -> vec2<f32> {{ let b = i + p.in_pair; return vec2({src}[i], select(0.0, {src}[min(b, p.in_pair_end - 1u)], b < p.in_pair_end)); }}"
+            "fn rd(i: u32) -> vec2<real> {{ let b = i + p.in_pair; return vec2({src}[i], select(0.0, {src}[min(b, p.in_pair_end - 1u)], b < p.in_pair_end)); }}"
         )
         .unwrap();
     } else if k.product_in {
-        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return product({src}[i], i); }}").unwrap();
+        writeln!(w, "fn rd(i: u32) -> vec2<real> {{ return product({src}[i], i); }}").unwrap();
     } else {
-        writeln!(w, "fn rd(i: u32) -> vec2<f32> {{ return {src}[i]; }}").unwrap();
+        writeln!(w, "fn rd(i: u32) -> vec2<real> {{ return {src}[i]; }}").unwrap();
     }
     if k.unpack_real {
-        writeln!(w, "fn wr(i: u32, v: vec2<f32>) {{ dst[i] = v.x; let b = i + p.out_pair; if (b < p.out_pair_end) {{ dst[b] = v.y; }} }}").unwrap();
+        writeln!(w, "fn wr(i: u32, v: vec2<real>) {{ dst[i] = v.x; let b = i + p.out_pair; if (b < p.out_pair_end) {{ dst[b] = v.y; }} }}").unwrap();
     } else {
-        writeln!(w, "fn wr(i: u32, v: vec2<f32>) {{ dst[i] = v; }}").unwrap();
+        writeln!(w, "fn wr(i: u32, v: vec2<real>) {{ dst[i] = v; }}").unwrap();
     }
     if k.hermitian_pairs {
         // Element j of the full spectrum whose half starts at `at`; line b's beside it.
-        writeln!(w, "fn hermitian(at: u32, j: u32) -> vec2<f32> {{ let mirror = j >= {half_len}u; let kk = select(j, {n}u - j, mirror); var x = rd(at + kk * p.in_elem);").unwrap();
+        writeln!(w, "fn hermitian(at: u32, j: u32) -> vec2<real> {{ let mirror = j >= {half_len}u; let kk = select(j, {n}u - j, mirror); var x = rd(at + kk * p.in_elem);").unwrap();
         writeln!(w, "  if (kk == 0u || 2u * kk == {n}u) {{ x.y = 0.0; }} return select(x, vec2(x.x, -x.y), mirror); }}").unwrap();
-        writeln!(w, "fn hermitian_pairs(at: u32, j: u32) -> vec2<f32> {{ var z = hermitian(at, j);").unwrap();
+        writeln!(w, "fn hermitian_pairs(at: u32, j: u32) -> vec2<real> {{ var z = hermitian(at, j);").unwrap();
         writeln!(w, "  if (at + p.in_pair < p.in_pair_end) {{ let b = hermitian(at + p.in_pair, j); z += vec2(-b.y, b.x); }} return z; }}").unwrap();
     }
     if k.untangle_pairs {
         // Output k < 2(N/2 + 1): X_a[k], then X_b[k − N/2 − 1].
         let (zk, zc) = (sm(k, "line", &format!("kk % {n}u")), sm(k, "line", &format!("({n}u - kk) % {n}u")));
-        writeln!(w, "fn untangle(line: u32, k: u32) -> vec2<f32> {{ let b = k >= {half_len}u; let kk = select(k, k - {half_len}u, b); let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
+        writeln!(w, "fn untangle(line: u32, k: u32) -> vec2<real> {{ let b = k >= {half_len}u; let kk = select(k, k - {half_len}u, b); let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
         writeln!(w, "  if (b) {{ let d = 0.5 * (zk - zcc); return vec2(d.y, -d.x); }} return 0.5 * (zk + zcc); }}").unwrap();
     }
     if k.real_post {
         let (zk, zc) = (sm(k, "line", &format!("k % {n}u")), sm(k, "line", &format!("({n}u - k) % {n}u")));
-        writeln!(w, "fn real_post(line: u32, k: u32) -> vec2<f32> {{ let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
+        writeln!(w, "fn real_post(line: u32, k: u32) -> vec2<real> {{ let zk = {zk}; let zc = {zc}; let zcc = vec2(zc.x, -zc.y);").unwrap();
         writeln!(w, "  let e = 0.5 * (zk + zcc); let d = 0.5 * (zk - zcc); return e + cmul(tw[p.mul_out + k], vec2(d.y, -d.x)); }}").unwrap();
     }
     if k.real_pre {
-        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<f32> {{ var xk = rd(at + k); var xc = rd(at + {n}u - k);").unwrap();
+        writeln!(w, "fn real_pre(at: u32, k: u32) -> vec2<real> {{ var xk = rd(at + k); var xc = rd(at + {n}u - k);").unwrap();
         writeln!(w, "  if (k == 0u) {{ xk = vec2(xk.x, 0.0); xc = vec2(xc.x, 0.0); }}").unwrap();
         writeln!(w, "  let xcc = vec2(xc.x, -xc.y); let w = tw[p.mul_in + k]; let od = cmul(0.5 * (xk - xcc), vec2(w.x, -w.y));").unwrap();
         writeln!(w, "  return 0.5 * (xk + xcc) + vec2(-od.y, od.x); }}").unwrap();
@@ -772,13 +779,13 @@ fn declarations(w: &mut String, k: &LineKernel, direct_load: bool, direct_store:
     if k.rader_scatter {
         writeln!(
             w,
-            "fn rader_dc(at: u32, j: u32) -> vec2<f32> {{ var v = rd(at + j * p.in_elem); if (j == 0u) {{ v += rd(at + {n}u * p.in_elem); }} return v; }}"
+            "fn rader_dc(at: u32, j: u32) -> vec2<real> {{ var v = rd(at + j * p.in_elem); if (j == 0u) {{ v += rd(at + {n}u * p.in_elem); }} return v; }}"
         )
         .unwrap();
     }
     writeln!(
         w,
-        "fn twiddled(v: vec2<f32>, k: u32, m: u32) -> vec2<f32> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}"
+        "fn twiddled(v: vec2<real>, k: u32, m: u32) -> vec2<real> {{ let q = k * m; return cmul(v, cmul(tw[p.tw_hi + q / p.tw_s], tw[p.tw_lo + q % p.tw_s])); }}"
     )
     .unwrap();
 }
@@ -879,6 +886,7 @@ mod tests {
                         hermitian_pairs: false,
                         unpack_real: false,
                         untangle_pairs: false,
+                        double: n % 11 == 3,
                     };
                     check(n, &k);
                 }
@@ -971,6 +979,7 @@ mod tests {
             hermitian_pairs: false,
             unpack_real: false,
             untangle_pairs: false,
+            double: false,
         }
     }
 }

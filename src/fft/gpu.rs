@@ -15,8 +15,10 @@ use crate::kernels::boundary::Boundary;
 use crate::kernels::fft_axis_map::{self, AxisMap, Map};
 use crate::kernels::gather;
 
-/// One step of the recipe: a dispatch producing a new array of shape `out`, or a view.
+/// One step of the recipe: a dispatch producing a new array of shape `out`, or a view. (A plan
+/// has a handful: the size of the line pass's variant costs nothing worth a box.)
 #[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Step {
     Lines {
         pass: Pass,
@@ -98,6 +100,8 @@ pub struct FftPlan {
     tables: GpuArray,
     product: Option<Product>,
     bluestein: bool,
+    /// The real type it computes in (F32, or F64 on devices with `SHADER_F64`).
+    real: Dtype,
 }
 
 /// Builds the steps of complex transforms along one axis at a time.
@@ -108,6 +112,8 @@ pub(super) struct Builder<'a> {
     pub(super) steps: Vec<Step>,
     /// Whether some axis went through Bluestein's algorithm.
     bluestein: bool,
+    /// The real type of the plan (its complex type is `real.complex()`).
+    pub(super) real: Dtype,
 }
 
 impl DeviceLimits {
@@ -255,7 +261,7 @@ impl Builder<'_> {
                     len_out,
                     inner,
                     table,
-                    scale: scale as f32,
+                    scale,
                     conj_in,
                     conj_out,
                     pairs: None,
@@ -276,20 +282,22 @@ impl Builder<'_> {
         let (outer, inner) = self.outer_inner(axis);
         let len_in = self.dims[axis];
         self.dims[axis] = len;
-        let map = Map { kind, outer, len_in, len_out: len, inner, table, scale: scale as f32, conj_in: false, conj_out: false, pairs: None };
+        let map = Map { kind, outer, len_in, len_out: len, inner, table, scale, conj_in: false, conj_out: false, pairs: None };
         self.steps.push(Step::Map { map, out: self.dims.clone() });
     }
 
-    /// The same bytes with `len` elements of `dtype` along `axis`.
+    /// The same bytes with `len` elements of `dtype` (the plan's real or complex type) along `axis`.
     fn view(&mut self, axis: usize, len: usize, dtype: Dtype) {
         let mut dims = self.dims.clone();
         dims[axis] = len;
         self.reshape(dims, dtype);
     }
 
-    /// The same bytes as an array of shape `dims` and type `dtype`.
+    /// The same bytes as an array of shape `dims` and type `dtype`, given as F32 or C32 and
+    /// taken in the plan's precision.
     pub(super) fn reshape(&mut self, dims: Vec<usize>, dtype: Dtype) {
         self.dims = dims;
+        let dtype = if dtype == Dtype::C32 { self.real.complex() } else { self.real };
         self.steps.push(Step::View { dims: self.dims.clone(), dtype });
     }
 
@@ -327,6 +335,11 @@ impl FftPlan {
         FftPlan::fused(gpu, dims, axes, transform, norm, &Fusion::default())
     }
 
+    /// The real type the plan computes in (its inputs and outputs are of it or its complex type).
+    pub fn real(&self) -> Dtype {
+        self.real
+    }
+
     /// Device memory of the plan's tables.
     pub fn table_bytes(&self) -> u64 {
         self.tables.bytes()
@@ -335,9 +348,14 @@ impl FftPlan {
     /// The plan `new` makes, kept on `gpu` for later calls with the same arguments (the
     /// one-call functions plan through here).
     pub fn cached(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm) -> Result<Arc<FftPlan>> {
-        let key = format!("{dims:?} {axes:?} {transform:?} {norm:?}");
+        FftPlan::cached_as(gpu, dims, axes, transform, norm, Dtype::F32)
+    }
+
+    /// [`cached`](Self::cached) computing in the real type `real` (F32 or F64).
+    pub fn cached_as(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, real: Dtype) -> Result<Arc<FftPlan>> {
+        let key = format!("{dims:?} {axes:?} {transform:?} {norm:?} {real:?}");
         gpu.cached(&key, || {
-            let plan = FftPlan::new(gpu, dims, axes, transform, norm)?;
+            let plan = FftPlan::fused_as(gpu, dims, axes, transform, norm, &Fusion::default(), real)?;
             let bytes = plan.table_bytes();
             Ok((plan, bytes))
         })
@@ -346,6 +364,16 @@ impl FftPlan {
     /// Plans `transform` of shape `dims` (the transform's, for a real inverse its half-spectrum
     /// input) over `axes`, with the zero padding, window and product of `fusion`.
     pub fn fused(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, fusion: &Fusion) -> Result<FftPlan> {
+        FftPlan::fused_as(gpu, dims, axes, transform, norm, fusion, Dtype::F32)
+    }
+
+    /// [`fused`](Self::fused) computing in the real type `real`: F32, or F64 where the device
+    /// has `SHADER_F64` (tables, passes and workgroup memory in f64).
+    pub fn fused_as(gpu: &Gpu, dims: &[usize], axes: &[usize], transform: Transform, norm: Norm, fusion: &Fusion, real: Dtype) -> Result<FftPlan> {
+        if !matches!(real, Dtype::F32 | Dtype::F64) {
+            return Err(Error::Dtype(format!("an FFT computes in f32 or f64, not {real:?}")));
+        }
+        gpu.check_dtype(real)?;
         Shape::new(dims)?;
         let axes = check_axes(axes, dims.len())?;
         let from = fusion.input.clone().unwrap_or_else(|| dims.to_vec());
@@ -362,9 +390,13 @@ impl FftPlan {
         if fusion.product.is_some() && transform == Transform::RealForward {
             return Err(Error::Invalid("a fused product needs a complex input".into()));
         }
-        let limits = DeviceLimits::of(gpu);
+        let mut limits = DeviceLimits::of(gpu);
+        if real == Dtype::F64 {
+            // Elements twice the size: plans of the same lengths with half the workgroup memory.
+            limits.workgroup_bytes /= 2;
+        }
         let mut tw = Twiddles::default();
-        let mut b = Builder { limits, tw: &mut tw, dims: from, steps: Vec::new(), bluestein: false };
+        let mut b = Builder { limits, tw: &mut tw, dims: from, steps: Vec::new(), bluestein: false, real };
         let last = *axes.last().unwrap();
         let factor = |n: usize, inverse: bool| norm.factor(n, inverse);
         // The full result's shape, for the window.
@@ -456,11 +488,14 @@ impl FftPlan {
         let (steps, output, bluestein) = (b.steps, b.dims, b.bluestein);
         Shape::new(&output)?;
         if tw.data.is_empty() {
-            tw.data.push(num_complex::Complex32::new(0.0, 0.0));
+            tw.data.push(num_complex::Complex64::new(0.0, 0.0));
         }
         let table = ndarray::ArrayD::from_shape_vec(vec![tw.data.len()], tw.data).unwrap();
-        let tables = GpuArray::upload_c32(gpu, &table.view())?;
-        Ok(FftPlan { input, transform, steps, output, tables, product: fusion.product, bluestein })
+        let tables = match real {
+            Dtype::F64 => GpuArray::upload_complex(gpu, &table.view())?,
+            _ => GpuArray::upload_complex(gpu, &table.mapv(|c| num_complex::Complex32::new(c.re as f32, c.im as f32)).view())?,
+        };
+        Ok(FftPlan { input, transform, steps, output, tables, product: fusion.product, bluestein, real })
     }
 
     pub fn input_dims(&self) -> &[usize] {
@@ -512,10 +547,11 @@ impl FftPlan {
             return Err(Error::Shape(format!("FFT planned for {:?}, given {:?}", self.input.dims(), rec.dims(x))));
         }
         let real_in = self.transform == Transform::RealForward;
-        rec.expect_dtype(x, if real_in { Dtype::F32 } else { Dtype::C32 }, "FFT input")?;
+        let complex = self.real.complex();
+        rec.expect_dtype(x, if real_in { self.real } else { complex }, "FFT input")?;
         match (self.product, other) {
             (Some(_), Some(o)) => {
-                rec.expect_dtype(o, Dtype::C32, "FFT product operand")?;
+                rec.expect_dtype(o, complex, "FFT product operand")?;
                 if rec.dims(o) != self.input.dims() {
                     return Err(Error::Shape(format!("FFT product operand of shape {:?}, the input's is {:?}", rec.dims(o), self.input.dims())));
                 }
@@ -529,14 +565,14 @@ impl FftPlan {
         for step in &self.steps {
             match step {
                 Step::Lines { pass, out } => {
-                    let same = in_place && pass.in_place_ok() && pass.product.is_none() && rec.dims(cur) == out.as_slice() && rec.dtype(cur) == Dtype::C32;
-                    let dtype = if pass.real_out() { Dtype::F32 } else { Dtype::C32 };
+                    let same = in_place && pass.in_place_ok() && pass.product.is_none() && rec.dims(cur) == out.as_slice() && rec.dtype(cur) == complex;
+                    let dtype = if pass.real_out() { self.real } else { complex };
                     let next = if same { cur } else { rec.temp(out, dtype)? };
                     lines::record(rec, pass, cur, next, table, pass.product.and(other));
                     cur = next;
                 }
                 Step::Map { map, out } => {
-                    let next = rec.temp(out, Dtype::C32)?;
+                    let next = rec.temp(out, complex)?;
                     fft_axis_map::record(rec, map, cur, next, table);
                     cur = next;
                 }

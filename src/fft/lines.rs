@@ -5,6 +5,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::codegen::{self, LineKernel};
 use super::plan::{min_threads, LinePass};
+use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 
 /// Mirrors `Params` in the generated WGSL (src/fft/codegen.rs).
@@ -38,7 +39,8 @@ pub struct Params {
     pub in_pair_end: u32,
     pub out_pair: u32,
     pub out_pair_end: u32,
-    pub unused: u32,
+    /// What the f32 `scale` left of the f64 factor (f64 kernels add it back).
+    pub scale_lo: f32,
 }
 
 /// Where the lines of one pass sit: line l = o·inner + i starts at
@@ -134,7 +136,7 @@ pub struct Pass {
     pub inner: usize,
     pub input: Lines,
     pub output: Lines,
-    pub scale: f32,
+    pub scale: f64,
     pub roots: u32,
     pub twiddle: Option<StoreTwiddle>,
     /// Conjugate the input as read, and the result as stored (around a Bluestein transform).
@@ -185,7 +187,7 @@ impl Pass {
             inner,
             input,
             output,
-            scale: scale as f32,
+            scale,
             roots,
             twiddle: None,
             conj_source: false,
@@ -209,7 +211,7 @@ impl LineKernel {
     /// for each fusion the pass carries (in place: `dst` is also the source). The one place a
     /// pass's fusions become the flags that shape the generated source; the pattern names every
     /// field of `Pass`, so a new one does not compile until it is mapped or ignored here.
-    pub fn for_pass(pass: &Pass, loops: usize, in_place: bool) -> LineKernel {
+    pub fn for_pass(pass: &Pass, loops: usize, in_place: bool, double: bool) -> LineKernel {
         let Pass {
             plan,
             inverse,
@@ -258,12 +260,13 @@ impl LineKernel {
             hermitian_pairs: matches!(pairs_in, Some(PairsIn::Hermitian(_))),
             unpack_real: matches!(pairs_out, Some(PairsOut::Real(_))),
             untangle_pairs: matches!(pairs_out, Some(PairsOut::Untangled(_))),
+            double,
         }
     }
 }
 
 /// Records `pass` from `src` into `dst` (the same buffer: in place, where `in_place_ok`); `aux`
-/// is the second operand of a fused product.
+/// is the second operand of a fused product. The tables' type sets the precision (C64: f64).
 pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, aux: Option<Buf>) {
     assert_eq!(pass.product.is_some(), aux.is_some(), "a fused product needs its operand");
     assert!(pass.chirp_in.is_none() || pass.pad_in.is_none(), "the chirp's length pads already");
@@ -288,7 +291,7 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         out_hi: pass.output.hi,
         out_lo: pass.output.lo,
         out_elem: pass.output.elem,
-        scale: pass.scale,
+        scale: pass.scale as f32,
         tw_line: pass.roots,
         tw_lo: tw.map_or(0, |t| t.lo),
         tw_hi: tw.map_or(0, |t| t.hi),
@@ -305,13 +308,13 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         in_pair_end: pair_in.map_or(0, |l| l.end),
         out_pair: pair_out.map_or(0, |l| l.offset),
         out_pair_end: pair_out.map_or(0, |l| l.end),
-        unused: 0,
+        scale_lo: (pass.scale - pass.scale as f32 as f64) as f32,
     };
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     // Few line groups fill the GPU one per workgroup (the loop's registers would cost occupancy).
     let min_groups = (min_threads(rec.gpu().options().tuning) / (plan.threads * plan.batch)).max(1) as u64;
     let loops = if groups >= 2 * min_groups { plan.loops } else { 1 };
-    let line_kernel = LineKernel::for_pass(pass, loops, src == dst);
+    let line_kernel = LineKernel::for_pass(pass, loops, src == dst, rec.dtype(table) == Dtype::C64);
     let kernel = codegen::kernel(&line_kernel);
     // Looping workgroups take groups in turn; at least min_groups of them, to fill any GPU.
     let workgroups = groups.div_ceil(line_kernel.loops() as u64).max(groups.min(min_groups));

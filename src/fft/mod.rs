@@ -20,11 +20,11 @@ pub use chunked::{first_fitting, least_chunks, most_chunks, real_and_spectrum_by
 pub use gpu::{FftPlan, Fusion, Product, Window};
 
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Axis, CowArray, Data, Dimension, IxDyn};
-use num_complex::Complex32;
+use num_complex::{Complex, Complex32};
 
 use crate::check::check_finite;
 use crate::error::{Error, Result};
-use crate::gpu::{with_dim, Gpu};
+use crate::gpu::{with_dim, Dtype, Gpu, Real};
 use crate::graph::{Buf, Download, Recording, Results};
 use crate::placement::{Form, GiveWay, Ladder};
 
@@ -93,37 +93,55 @@ pub fn check_axes(axes: &[usize], ndim: usize) -> Result<Vec<usize>> {
 
 // One-call transforms of host arrays, numpy.fft's functions: `axes` None transforms every axis;
 // plans are cached on the `Gpu`, so later calls on the same shapes only upload, run and download.
+// f64 data (complex f64) is transformed in f64 where the device has `SHADER_F64`, else in f32
+// and converted back ([`Gpu::narrows`]).
 
 /// numpy.fft.fftn(x, axes=axes, norm=norm) on the GPU.
-pub fn fftn<S: Data<Elem = Complex32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, axes: Option<&[usize]>, norm: Norm) -> Result<Array<Complex32, D>> {
+pub fn fftn<T: Real, S: Data<Elem = Complex<T>>, D: Dimension>(
+    gpu: &Gpu,
+    x: &ArrayBase<S, D>,
+    axes: Option<&[usize]>,
+    norm: Norm,
+) -> Result<Array<Complex<T>, D>> {
     with_dim(complex(gpu, &x.view().into_dyn(), axes, Transform::Forward, norm)?)
 }
 
 /// numpy.fft.ifftn(x, axes=axes, norm=norm) on the GPU.
-pub fn ifftn<S: Data<Elem = Complex32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, axes: Option<&[usize]>, norm: Norm) -> Result<Array<Complex32, D>> {
+pub fn ifftn<T: Real, S: Data<Elem = Complex<T>>, D: Dimension>(
+    gpu: &Gpu,
+    x: &ArrayBase<S, D>,
+    axes: Option<&[usize]>,
+    norm: Norm,
+) -> Result<Array<Complex<T>, D>> {
     with_dim(complex(gpu, &x.view().into_dyn(), axes, Transform::Inverse, norm)?)
 }
 
 /// numpy.fft.rfftn(x, axes=axes, norm=norm) on the GPU: the last transformed axis keeps n/2 + 1.
-pub fn rfftn<S: Data<Elem = f32>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, axes: Option<&[usize]>, norm: Norm) -> Result<Array<Complex32, D>> {
+pub fn rfftn<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<S, D>, axes: Option<&[usize]>, norm: Norm) -> Result<Array<Complex<T>, D>> {
     let x = x.view().into_dyn();
     check_finite(&x, "the FFT's input")?;
+    if gpu.narrows::<T>() {
+        return with_dim(widened_complex(&rfftn(gpu, &crate::gpu::narrowed(&x), axes, norm)?));
+    }
     let axes = all_axes(axes, x.ndim());
-    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_f32(&rows_of(&x, rows).view());
-    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealForward, norm, &upload, &|r, d| r.take_c32(d))?)
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_real(&rows_of(&x, rows).view());
+    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealForward, norm, T::DTYPE, &upload, &|r, d| r.take_complex::<T>(d))?)
 }
 
 /// numpy.fft.irfftn(x, axes=axes, norm=norm) on the GPU, the last transformed axis of length
 /// `len` (None: 2(m - 1) for m input values, numpy's default).
-pub fn irfftn<S: Data<Elem = Complex32>, D: Dimension>(
+pub fn irfftn<T: Real, S: Data<Elem = Complex<T>>, D: Dimension>(
     gpu: &Gpu,
     x: &ArrayBase<S, D>,
     axes: Option<&[usize]>,
     len: Option<usize>,
     norm: Norm,
-) -> Result<Array<f32, D>> {
+) -> Result<Array<T, D>> {
     let x = x.view().into_dyn();
     check_finite(&x, "the FFT's input")?;
+    if gpu.narrows::<T>() {
+        return with_dim(crate::gpu::widened(&irfftn(gpu, &narrowed_complex(&x), axes, len, norm)?));
+    }
     let axes = all_axes(axes, x.ndim());
     let last = *check_axes(&axes, x.ndim())?.last().unwrap();
     let len = match len {
@@ -131,29 +149,45 @@ pub fn irfftn<S: Data<Elem = Complex32>, D: Dimension>(
         None if x.shape()[last] >= 2 => 2 * (x.shape()[last] - 1),
         None => return Err(Error::Invalid(format!("irfftn: {} value along axis {last} gives no default output length", x.shape()[last]))),
     };
-    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_c32(&rows_of(&x, rows).view());
-    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealInverse { len }, norm, &upload, &|r, d| r.take_f32(d))?)
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_complex(&rows_of(&x, rows).view());
+    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealInverse { len }, norm, T::DTYPE, &upload, &|r, d| r.take_real::<T>(d))?)
 }
 
-fn complex(gpu: &Gpu, x: &ArrayViewD<Complex32>, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<ArrayD<Complex32>> {
+fn complex<T: Real>(gpu: &Gpu, x: &ArrayViewD<Complex<T>>, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<ArrayD<Complex<T>>> {
     check_finite(x, "the FFT's input")?;
-    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_c32(&rows_of(x, rows).view());
-    on_host(gpu, x.shape(), &all_axes(axes, x.ndim()), t, norm, &upload, &|r, d| r.take_c32(d))
+    if gpu.narrows::<T>() {
+        return Ok(widened_complex(&complex(gpu, &narrowed_complex(x).view(), axes, t, norm)?));
+    }
+    let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_complex(&rows_of(x, rows).view());
+    on_host(gpu, x.shape(), &all_axes(axes, x.ndim()), t, norm, T::DTYPE, &upload, &|r, d| r.take_complex::<T>(d))
 }
 
-/// `t` of a host array of shape `dims` whose rows along axis 0 `upload` records: whole with a
-/// cached plan when it fits one buffer, else in chunks ([`chunked::host_transform`]).
+/// Complex data of type `T` as complex f32 (see `gpu::narrowed`).
+pub fn narrowed_complex<T: Real>(x: &ArrayViewD<Complex<T>>) -> ArrayD<Complex32> {
+    x.mapv(|v| Complex32::new(v.re.as_f64() as f32, v.im.as_f64() as f32))
+}
+
+/// A complex f32 result back in the data's precision `T`.
+pub fn widened_complex<T: Real, D: Dimension>(y: &Array<Complex32, D>) -> Array<Complex<T>, D> {
+    y.mapv(|v| Complex::new(T::from_f64(v.re as f64), T::from_f64(v.im as f64)))
+}
+
+/// `t` of a host array of shape `dims` whose rows along axis 0 `upload` records, computed in the
+/// real type `real`: whole with a cached plan when it fits one buffer, else in chunks
+/// ([`chunked::host_transform`]).
+#[allow(clippy::too_many_arguments)]
 fn on_host<O: Clone + rustfft::num_traits::Zero>(
     gpu: &Gpu,
     dims: &[usize],
     axes: &[usize],
     t: Transform,
     norm: Norm,
+    real: Dtype,
     upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
     fetch: &dyn Fn(&mut Results, Download) -> Result<ArrayD<O>>,
 ) -> Result<ArrayD<O>> {
     let whole = || {
-        let plan = FftPlan::cached(gpu, dims, axes, t, norm)?;
+        let plan = FftPlan::cached_as(gpu, dims, axes, t, norm, real)?;
         let mut rec = Recording::new(gpu);
         let xb = upload(&mut rec, &(0..dims[0]).collect::<Vec<_>>())?;
         let y = plan.record(&mut rec, xb)?;
@@ -164,7 +198,7 @@ fn on_host<O: Clone + rustfft::num_traits::Zero>(
     let mut ladder = Ladder::new();
     match ladder.attempt(Form::Whole, GiveWay::OnLimit, whole)? {
         Some(y) => Ok(y),
-        None => chunked::host_transform(gpu, dims, axes, t, norm, upload, fetch),
+        None => chunked::host_transform(gpu, dims, axes, t, norm, real, upload, fetch),
     }
 }
 

@@ -1,10 +1,11 @@
 //! Twiddle and chirp tables, computed in f64 on the host with the phase reduced exactly in
-//! integers, stored as f32 (never WGSL sin/cos, whose error the spec bounds only by 2^-11).
+//! integers, kept in f64 and stored in the plan's precision (never WGSL sin/cos, whose error the
+//! spec bounds only by 2^-11).
 //! All tables of one plan live in one buffer; each is added once.
 
 use std::collections::HashMap;
 
-use num_complex::{Complex32, Complex64};
+use num_complex::Complex64;
 use rustfft::FftPlanner;
 
 use super::plan::LinePass;
@@ -22,7 +23,7 @@ enum Key {
 
 #[derive(Default)]
 pub struct Twiddles {
-    pub data: Vec<Complex32>,
+    pub data: Vec<Complex64>,
     offsets: HashMap<Key, u32>,
 }
 
@@ -53,12 +54,8 @@ pub fn stage_offsets(radices: &[usize]) -> Vec<usize> {
     stages(radices).scan(0, |at, (r, ns)| Some(std::mem::replace(at, *at + if ns > 1 { (r - 1) * ns } else { 0 }))).collect()
 }
 
-fn to32(c: Complex64) -> Complex32 {
-    Complex32::new(c.re as f32, c.im as f32)
-}
-
 impl Twiddles {
-    fn add(&mut self, key: Key, make: impl FnOnce() -> Vec<Complex32>) -> u32 {
+    fn add(&mut self, key: Key, make: impl FnOnce() -> Vec<Complex64>) -> u32 {
         if let Some(&o) = self.offsets.get(&key) {
             return o;
         }
@@ -70,7 +67,7 @@ impl Twiddles {
 
     /// W_n^t for t < n.
     pub fn roots(&mut self, n: usize) -> u32 {
-        self.add(Key::Roots(n), || (0..n as u64).map(|t| to32(root(t, n as u64))).collect())
+        self.add(Key::Roots(n), || (0..n as u64).map(|t| root(t, n as u64)).collect())
     }
 
     /// The radix stages' twiddles of a line pass, stage after stage (those after the first):
@@ -84,7 +81,7 @@ impl Twiddles {
             for (r, ns) in stages(&pass.radices).filter(|&(_, ns)| ns > 1) {
                 let step = n / (ns * r);
                 for q in 1..r {
-                    data.extend((0..ns).map(|k| to32(root((k * q * step) as u64, n as u64))));
+                    data.extend((0..ns).map(|k| root((k * q * step) as u64, n as u64)));
                 }
             }
             data
@@ -93,12 +90,12 @@ impl Twiddles {
 
     /// W_total^(a·step) for a < count (the two-level tables of the four-step twiddle).
     pub fn powers(&mut self, total: usize, step: usize, count: usize) -> u32 {
-        self.add(Key::Powers { total, step, count }, || (0..count as u64).map(|a| to32(root(a * step as u64, total as u64))).collect())
+        self.add(Key::Powers { total, step, count }, || (0..count as u64).map(|a| root(a * step as u64, total as u64)).collect())
     }
 
     /// exp(-πi k² / n) for k < n.
     pub fn chirp(&mut self, n: usize) -> u32 {
-        self.add(Key::Chirp(n), || (0..n as u64).map(|k| to32(chirp(k, n as u64))).collect())
+        self.add(Key::Chirp(n), || (0..n as u64).map(|k| chirp(k, n as u64)).collect())
     }
 
     /// FFT_m of the conjugate chirp wrapped onto length m, divided by m (the inverse transform
@@ -114,7 +111,7 @@ impl Twiddles {
                 }
             }
             FftPlanner::<f64>::new().plan_fft_forward(m).process(&mut b);
-            b.iter().map(|&c| to32(c / m as f64)).collect()
+            b.iter().map(|&c| c / m as f64).collect()
         })
     }
 }
@@ -127,12 +124,12 @@ fn rader_powers(p: usize, g: usize) -> impl Iterator<Item = usize> {
 impl Twiddles {
     /// Rader's index tables for the prime p with primitive root g: entry q holds g^−q mod p
     /// (where the first pass gathers input q) in .x and g^q mod p (where the second scatters
-    /// output q) in .y, as f32 (exact: p < 2^24).
+    /// output q) in .y (exact in f32 too: p < 2^24).
     pub fn rader_indices(&mut self, p: usize, g: usize) -> u32 {
         self.add(Key::RaderIndices(p), || {
             let up: Vec<usize> = rader_powers(p, g).collect();
             // g^−q = g^(p−1−q).
-            (0..p - 1).map(|q| Complex32::new(up[(p - 1 - q) % (p - 1)] as f32, up[q] as f32)).collect()
+            (0..p - 1).map(|q| Complex64::new(up[(p - 1 - q) % (p - 1)] as f64, up[q] as f64)).collect()
         })
     }
 
@@ -142,7 +139,7 @@ impl Twiddles {
         self.add(Key::RaderSpectrum(p), || {
             let mut b: Vec<Complex64> = rader_powers(p, g).map(|t| root(t as u64, p as u64)).collect();
             FftPlanner::<f64>::new().plan_fft_forward(p - 1).process(&mut b);
-            b.iter().map(|&c| to32(c / (p - 1) as f64)).collect()
+            b.iter().map(|&c| c / (p - 1) as f64).collect()
         })
     }
 }
@@ -155,8 +152,8 @@ mod tests {
     fn roots_are_exact_at_the_quarter_points() {
         let mut t = Twiddles::default();
         let o = t.roots(8) as usize;
-        assert_eq!(t.data[o + 2], Complex32::new(0.0, -1.0));
-        assert_eq!(t.data[o + 4], Complex32::new(-1.0, 0.0));
+        assert_eq!(t.data[o + 2], Complex64::new(0.0, -1.0));
+        assert_eq!(t.data[o + 4], Complex64::new(-1.0, 0.0));
         assert_eq!(t.roots(8) as usize, o, "tables are shared");
     }
 
@@ -172,10 +169,10 @@ mod tests {
         }
         // Gauss sums: the kernel's spectrum is −1 at DC and has modulus √p elsewhere.
         let o = t.rader_spectrum(p, g) as usize;
-        let l = (p - 1) as f32;
-        assert!((t.data[o] * l - Complex32::new(-1.0, 0.0)).norm() < 1e-6);
+        let l = (p - 1) as f64;
+        assert!((t.data[o] * l - Complex64::new(-1.0, 0.0)).norm() < 1e-12);
         for k in 1..p - 1 {
-            assert!(((t.data[o + k] * l).norm() - (p as f32).sqrt()).abs() < 1e-5);
+            assert!(((t.data[o + k] * l).norm() - (p as f64).sqrt()).abs() < 1e-12);
         }
     }
 

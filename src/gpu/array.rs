@@ -10,13 +10,15 @@ use super::{Gpu, Pooled};
 use crate::error::{Error, Result};
 
 /// Element type: f32, complex f32 stored interleaved as WGSL `vec2<f32>`, u32 (indices, e.g.
-/// the result of argmax), or f64 (kernels with an f64 twin, on devices with `SHADER_F64`).
+/// the result of argmax), or f64 and complex f64 (kernels with an f64 twin, on devices with
+/// `SHADER_F64`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dtype {
     F32,
     C32,
     U32,
     F64,
+    C64,
 }
 
 impl Dtype {
@@ -24,6 +26,26 @@ impl Dtype {
         match self {
             Dtype::F32 | Dtype::U32 => 4,
             Dtype::C32 | Dtype::F64 => 8,
+            Dtype::C64 => 16,
+        }
+    }
+    /// Whether kernels need `SHADER_F64` for it.
+    pub fn is_f64(self) -> bool {
+        matches!(self, Dtype::F64 | Dtype::C64)
+    }
+    /// The complex type of the same precision (F32 → C32, F64 → C64; complex types unchanged).
+    pub fn complex(self) -> Dtype {
+        match self {
+            Dtype::F64 | Dtype::C64 => Dtype::C64,
+            _ => Dtype::C32,
+        }
+    }
+    /// The real type of the same precision.
+    pub fn real(self) -> Dtype {
+        match self {
+            Dtype::F64 | Dtype::C64 => Dtype::F64,
+            Dtype::U32 => Dtype::U32,
+            _ => Dtype::F32,
         }
     }
     /// 32-bit words per element.
@@ -36,12 +58,15 @@ impl Dtype {
 /// `SHADER_F64` ([`Gpu::has_f64`]) through the kernels' f64 twins (`KernelInfo::for_dtype`).
 pub trait Real: ndarray::NdFloat + bytemuck::Pod + crate::check::Finite + Default {
     const DTYPE: Dtype;
+    /// Complex numbers of this precision.
+    const COMPLEX: Dtype;
     fn from_f64(v: f64) -> Self;
     fn as_f64(self) -> f64;
 }
 
 impl Real for f32 {
     const DTYPE: Dtype = Dtype::F32;
+    const COMPLEX: Dtype = Dtype::C32;
     fn from_f64(v: f64) -> f32 {
         v as f32
     }
@@ -52,6 +77,7 @@ impl Real for f32 {
 
 impl Real for f64 {
     const DTYPE: Dtype = Dtype::F64;
+    const COMPLEX: Dtype = Dtype::C64;
     fn from_f64(v: f64) -> f64 {
         v
     }
@@ -141,6 +167,11 @@ impl GpuArray {
 
     pub fn upload_c32(gpu: &Gpu, data: &ArrayViewD<Complex32>) -> Result<GpuArray> {
         Self::upload(gpu, data.shape(), Dtype::C32, &row_major_bytes(data))
+    }
+
+    /// Complex data of either precision.
+    pub fn upload_complex<T: Real>(gpu: &Gpu, data: &ArrayViewD<num_complex::Complex<T>>) -> Result<GpuArray> {
+        Self::upload(gpu, data.shape(), T::COMPLEX, &row_major_bytes(data))
     }
 
     fn upload(gpu: &Gpu, dims: &[usize], dtype: Dtype, bytes: &[u8]) -> Result<GpuArray> {

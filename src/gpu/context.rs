@@ -227,7 +227,7 @@ impl Gpu {
     }
     /// f64 arrays only where kernels can compute in f64 ([`Gpu::has_f64`]).
     pub fn check_dtype(&self, dtype: super::Dtype) -> Result<()> {
-        if dtype == super::Dtype::F64 && !self.has_f64() {
+        if dtype.is_f64() && !self.has_f64() {
             return Err(Error::Dtype(format!("{} cannot compute in f64 (no SHADER_F64): f64 data is computed in f32 by the front doors", self.summary.name)));
         }
         Ok(())

@@ -93,6 +93,16 @@ impl Results {
         ArrayD::from_shape_vec(IxDyn(dims), values).map_err(|_| Error::Invalid("this download was taken already".into()))
     }
 
+    /// Complex values of either precision (copied out of 4-byte words where unaligned); the
+    /// download is left empty.
+    pub fn take_complex<T: crate::gpu::Real>(&mut self, d: Download) -> Result<ArrayD<num_complex::Complex<T>>> {
+        self.check(d, T::COMPLEX)?;
+        let (words, dims, _) = &mut self.downloads[d.0];
+        let words = std::mem::take(words);
+        let values = bytemuck::allocation::try_cast_vec(words).unwrap_or_else(|(_, w)| bytemuck::allocation::pod_collect_to_vec(&w));
+        ArrayD::from_shape_vec(IxDyn(dims), values).map_err(|_| Error::Invalid("this download was taken already".into()))
+    }
+
     fn check(&self, d: Download, want: Dtype) -> Result<()> {
         match self.downloads[d.0].2 {
             dtype if dtype == want => Ok(()),

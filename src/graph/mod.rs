@@ -58,7 +58,7 @@ impl Value {
     /// Bytes bound to kernels: whole vec4s of the element type (32 bytes for f64), so the
     /// vec4 kernels' arrayLength covers every element.
     pub fn padded_bytes(&self) -> u64 {
-        let align = if self.dtype == Dtype::F64 { 32 } else { 16 };
+        let align = if self.dtype.is_f64() { 32 } else { 16 };
         self.bytes().div_ceil(align) * align
     }
 }
@@ -156,6 +156,12 @@ impl<'g> Recording<'g> {
     /// [`Recording::upload_once_f32`] for any real type.
     pub fn upload_once_real<T: crate::gpu::Real>(&mut self, data: &ArrayViewD<T>) -> Result<Buf> {
         let array = GpuArray::upload_real(self.gpu, data)?;
+        Ok(self.input(&array))
+    }
+
+    /// Complex data of either precision, uploaded once (see `upload_once_f32`).
+    pub fn upload_once_complex<T: crate::gpu::Real>(&mut self, data: &ArrayViewD<num_complex::Complex<T>>) -> Result<Buf> {
+        let array = GpuArray::upload_complex(self.gpu, data)?;
         Ok(self.input(&array))
     }
 

@@ -45,7 +45,7 @@ impl BinaryOp {
     fn accepts(self, dtype: Dtype) -> bool {
         match self {
             BinaryOp::Add | BinaryOp::Sub => dtype != Dtype::U32,
-            BinaryOp::ComplexMul | BinaryOp::ComplexMulConj | BinaryOp::CrossPower => dtype == Dtype::C32,
+            BinaryOp::ComplexMul | BinaryOp::ComplexMulConj | BinaryOp::CrossPower => matches!(dtype, Dtype::C32 | Dtype::C64),
             _ => matches!(dtype, Dtype::F32 | Dtype::F64),
         }
     }
@@ -85,9 +85,9 @@ pub fn record_into(rec: &mut Recording, op: BinaryOp, x: Buf, y: Buf, z: Buf) ->
     if !op.accepts(dtype) {
         return Err(Error::Dtype(format!("{op:?} does not apply to {dtype:?} arrays")));
     }
-    // f64 in the twin (vec4<f64>: four elements), everything else as f32 words.
+    // f64 in the twin (vec4<f64>: four reals or two complex), everything else as f32 words.
     let (kernel, count) = match dtype {
-        Dtype::F64 => (BINARY.for_dtype(dtype)?, rec.shape(x).len().div_ceil(4) as u32),
+        Dtype::F64 | Dtype::C64 => (BINARY.for_dtype(Dtype::F64)?, vec4s(rec.shape(x).len(), dtype.bytes() / 2)),
         _ => (&BINARY, vec4s(rec.shape(x).len(), dtype.bytes())),
     };
     let p = Params { count, pad: 0 };

@@ -18,6 +18,8 @@ pub struct Params {
     pub scale: f32,
     pub inner_in: u32,
     pub pair_count: u32,
+    pub scale_lo: f32,
+    pub pad: [u32; 3],
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -68,7 +70,7 @@ pub struct Map {
     pub len_out: usize,
     pub inner: usize,
     pub table: u32,
-    pub scale: f32,
+    pub scale: f64,
     pub conj_in: bool,
     pub conj_out: bool,
     /// For `RealPairs` and `HermitianPairs`: how lines pair up; `outer` and `inner` are then the
@@ -104,13 +106,15 @@ pub fn record(rec: &mut Recording, m: &Map, src: Buf, dst: Buf, table: Buf) {
         len_out: m.len_out as u32,
         inner: inner as u32,
         table: m.table,
-        scale: m.scale,
+        scale: m.scale as f32,
         inner_in: inner_in as u32,
         pair_count: match m.pairs {
             Some(Pairs::Rows) => m.outer as u32,
             Some(Pairs::Columns) => m.inner as u32,
             None => 0,
         },
+        scale_lo: (m.scale - m.scale as f32 as f64) as f32,
+        pad: [0; 3],
     };
     let code = match m.pairs {
         None => 0,
@@ -118,5 +122,7 @@ pub fn record(rec: &mut Recording, m: &Map, src: Buf, dst: Buf, table: Buf) {
         Some(Pairs::Columns) => 2,
     };
     let constants = [("MODE", m.kind as u32 as f64), ("CONJ_IN", m.conj_in as u32 as f64), ("CONJ_OUT", m.conj_out as u32 as f64), ("PAIRS", code as f64)];
-    rec.dispatch(&FFT_AXIS_MAP, &constants, bytemuck::bytes_of(&p), &[src, dst, table], FFT_AXIS_MAP.groups(count));
+    // The tables' type is the plan's precision.
+    let kernel = FFT_AXIS_MAP.for_dtype(rec.dtype(table).real()).expect("fft_axis_map has an f64 twin");
+    rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[src, dst, table], FFT_AXIS_MAP.groups(count));
 }

@@ -20,7 +20,7 @@ pub struct Params {
 pub fn record(rec: &mut Recording, x: Buf, value: f32) {
     let words = rec.shape(x).len() as u64 * rec.dtype(x).words() as u64;
     let (bits, bits_odd) = match rec.dtype(x) {
-        Dtype::F64 => {
+        Dtype::F64 | Dtype::C64 => {
             let b = (value as f64).to_bits();
             (b as u32, (b >> 32) as u32)
         }

@@ -140,12 +140,12 @@ fn check_axes(in_dims: &[usize], axes: &[AxisMap]) -> Result<()> {
 }
 
 /// The element a constant boundary writes, as the kernel's two words: f32 bits, complex
-/// (value, 0), f64 (low, high), or for u32 arrays the value itself, which must then be a whole number in range.
+/// (value, 0), f64 (low, high; complex f64: those, then a zero imaginary part), or for u32 arrays the value itself, which must then be a whole number in range.
 fn fill_words(boundary: Boundary, dtype: Dtype) -> Result<(u32, u32)> {
     let Boundary::Constant(v) = boundary else { return Ok((0, 0)) };
     match dtype {
         Dtype::F32 | Dtype::C32 => Ok((v.to_bits(), 0)),
-        Dtype::F64 => {
+        Dtype::F64 | Dtype::C64 => {
             let b = (v as f64).to_bits();
             Ok((b as u32, (b >> 32) as u32))
         }

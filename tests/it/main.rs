@@ -25,6 +25,7 @@ mod cli_template;
 mod cli_tomography;
 mod derivatives;
 mod deskew;
+mod fft_f64;
 mod filters_f64;
 mod fourier_filters;
 mod hostile_files;
