@@ -22,7 +22,7 @@ use std::slice;
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Data, Dimension};
 
 use crate::error::Result;
-use crate::gpu::{with_dim, Gpu};
+use crate::gpu::{narrowed, with_dim, Gpu, Real};
 use crate::ops::convolve::host;
 
 pub use crate::ops::convolve::bank::FilterBank;
@@ -42,38 +42,48 @@ pub mod cpu {
     pub use crate::ops::convolve::cpu::{fft_signal, full_convolution, signal_convolve as convolve, signal_correlate as correlate};
 }
 
-/// scipy.signal.fftconvolve(in1, in2, mode).
-pub fn fftconvolve<S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode) -> Result<Array<f32, D>>
+/// scipy.signal.fftconvolve(in1, in2, mode). f64 data is computed in f64 where the device has
+/// `SHADER_F64` (whole arrays: one buffer each), else in f32 and converted.
+pub fn fftconvolve<T, S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode) -> Result<Array<T, D>>
 where
-    S1: Data<Elem = f32>,
-    S2: Data<Elem = f32>,
+    T: Real,
+    S1: Data<Elem = T>,
+    S2: Data<Elem = T>,
     D: Dimension,
 {
     with_dim(run(gpu, &in1.view().into_dyn(), &in2.view().into_dyn(), mode, Method::Fft, false)?)
 }
 
-/// scipy.signal.convolve(in1, in2, mode, method).
-pub fn convolve<S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode, method: Method) -> Result<Array<f32, D>>
+/// scipy.signal.convolve(in1, in2, mode, method) (f64 as [`fftconvolve`]).
+pub fn convolve<T, S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode, method: Method) -> Result<Array<T, D>>
 where
-    S1: Data<Elem = f32>,
-    S2: Data<Elem = f32>,
+    T: Real,
+    S1: Data<Elem = T>,
+    S2: Data<Elem = T>,
     D: Dimension,
 {
     with_dim(run(gpu, &in1.view().into_dyn(), &in2.view().into_dyn(), mode, method, false)?)
 }
 
-/// scipy.signal.correlate(in1, in2, mode, method).
-pub fn correlate<S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode, method: Method) -> Result<Array<f32, D>>
+/// scipy.signal.correlate(in1, in2, mode, method) (f64 as [`fftconvolve`]).
+pub fn correlate<T, S1, S2, D>(gpu: &Gpu, in1: &ArrayBase<S1, D>, in2: &ArrayBase<S2, D>, mode: Mode, method: Method) -> Result<Array<T, D>>
 where
-    S1: Data<Elem = f32>,
-    S2: Data<Elem = f32>,
+    T: Real,
+    S1: Data<Elem = T>,
+    S2: Data<Elem = T>,
     D: Dimension,
 {
     with_dim(run(gpu, &in1.view().into_dyn(), &in2.view().into_dyn(), mode, method, true)?)
 }
 
-fn run(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, method: Method, correlate: bool) -> Result<ArrayD<f32>> {
+fn run<T: Real>(gpu: &Gpu, a: &ArrayViewD<T>, k: &ArrayViewD<T>, mode: Mode, method: Method, correlate: bool) -> Result<ArrayD<T>> {
     let op = host::Signal { mode, method, correlate };
-    let (y, _) = host::convolve(slice::from_ref(gpu), a, k, op, &SplitOptions::default(), &|_| {})?;
-    Ok(y)
+    let f32_run = |a: &ArrayViewD<f32>, k: &ArrayViewD<f32>| host::convolve(slice::from_ref(gpu), a, k, op, &SplitOptions::default(), &|_| {}).map(|r| r.0);
+    if let (Some(a), Some(k)) = (T::f32_view(a.view()), T::f32_view(k.view())) {
+        return Ok(T::from_f32s(f32_run(&a, &k)?));
+    }
+    if gpu.narrows::<T>() {
+        return Ok(T::from_f32s(f32_run(&narrowed(a).view(), &narrowed(k).view())?));
+    }
+    host::convolve_whole(gpu, a, k, op)
 }

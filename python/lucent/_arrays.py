@@ -3,8 +3,8 @@ per-axis values, outputs.
 
 Two helpers hold the dtype rules, so that every function follows them the same way:
 
-* :func:`working` — the array lucent computes on: float32 in C order today (the float64 GPU
-  path, when it comes, is chosen here, and only here).
+* :func:`working` (:func:`complex_working` for complex data) — the array lucent computes on, in
+  C order: float32, or float64 where the function computes in f64 (chosen here, and only here).
 * :func:`finish` — a computed result in scipy's result dtype (``output``: None for the dtype
   scipy gives by default, a dtype, or an array written in place), converted as scipy converts
   its double results: truncated toward zero (a C cast) for the filters, rounded to nearest
@@ -81,6 +81,19 @@ def real(x: Any, name: str) -> np.ndarray:
 
 def complex64(x: Any, name: str = "a") -> np.ndarray:
     return np.ascontiguousarray(_with_axes(np.asarray(x), name), dtype=np.complex64)
+
+
+def complex_working(x: Any, name: str, context: Any) -> np.ndarray:
+    """``x`` as the complex array lucent computes on, in C order: complex128 for complex128,
+    float64, integer and boolean input (computed in f64 on devices with it, else in float32 with
+    a warning once per process, as :func:`working`), else complex64."""
+    a = _with_axes(np.asarray(x), name)
+    if a.dtype == object:
+        raise TypeError(f"{name} must be numeric, not object")
+    wide = a.dtype in (np.complex128, np.float64) or a.dtype.kind in "biu"
+    if wide:
+        _computes_f64(context)
+    return np.ascontiguousarray(a, dtype=np.complex128 if wide else np.complex64)
 
 
 def mask(x: Any, name: str = "mask") -> np.ndarray:

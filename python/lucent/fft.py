@@ -3,9 +3,9 @@ the input's length, norm, out).
 
 Results have numpy's dtypes: complex128 for float64, integer and boolean input (float64 from
 the inverse real transforms), complex64 for float32 and float16 (float32; numpy 2 keeps single
-precision), complex64 and complex128 kept. Computed in single precision today (a float64 GPU
-path for double precision input is coming): complex128 and float64 results hold float32's
-precision. Any length (mixed radix, Rader, Bluestein); up to 4 axes.
+precision), complex64 and complex128 kept. Double precision results are computed in f64 on
+devices with it (NVIDIA and AMD through Vulkan, DX12, lavapipe), elsewhere (Metal) in f32 with
+a warning once per process. Any length (mixed radix, Rader, Bluestein); up to 4 axes.
 
 >>> import numpy as np, lucent
 >>> x = np.random.rand(30, 17).astype("f4")
@@ -23,7 +23,7 @@ import numpy as np
 from numpy.fft import fftfreq, fftshift, ifftshift, rfftfreq
 
 from . import _lucent
-from ._arrays import axes as _axes, complex64, finish, working
+from ._arrays import axes as _axes, complex_working, finish, working
 from ._context import Context, resolve
 
 Norm = Optional[Literal["backward", "ortho", "forward"]]
@@ -119,8 +119,9 @@ def fftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]
     >>> lucent.fft.fftn(np.ones((4, 6), "f4"))[0, 0]
     np.complex64(24+0j)
     """
-    x, ax = _shape(complex64(a), s, axes)
-    return _placed(_lucent.fftn(resolve(context), x, ax, norm or "backward"), out, _complex_dtype(a))
+    ctx = resolve(context)
+    x, ax = _shape(complex_working(a, "a", ctx), s, axes)
+    return _placed(_lucent.fftn(ctx, x, ax, norm or "backward"), out, _complex_dtype(a))
 
 
 def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
@@ -133,8 +134,9 @@ def ifftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int
     >>> bool(np.allclose(lucent.fft.ifftn(lucent.fft.fftn(x)).real, x, atol=1e-5))
     True
     """
-    x, ax = _shape(complex64(a), s, axes)
-    return _placed(_lucent.ifftn(resolve(context), x, ax, norm or "backward"), out, _complex_dtype(a))
+    ctx = resolve(context)
+    x, ax = _shape(complex_working(a, "a", ctx), s, axes)
+    return _placed(_lucent.ifftn(ctx, x, ax, norm or "backward"), out, _complex_dtype(a))
 
 
 def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
@@ -146,10 +148,10 @@ def rfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int
     >>> lucent.fft.rfftn(np.zeros((8, 10), "f4")).shape
     (8, 6)
     """
-    x, ax = _shape(working(a, "a"), s, axes)
+    ctx = resolve(context)
+    x, ax = _shape(working(a, "a", context=ctx), s, axes)
     x, ax, half = _half_axis_last(x, ax)
-    return _placed(_half_axis_back(_lucent.rfftn(resolve(context), x, ax, norm or "backward"), half), out,
-                   _complex_dtype(a))
+    return _placed(_half_axis_back(_lucent.rfftn(ctx, x, ax, norm or "backward"), half), out, _complex_dtype(a))
 
 
 def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[int]] = None, norm: Norm = None,
@@ -165,7 +167,8 @@ def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[in
     True
     """
     dtype = _real_dtype(a)
-    x = complex64(a)
+    ctx = resolve(context)
+    x = complex_working(a, "a", ctx)
     ax = _transformed(x.ndim, s, axes)
     if s is None:
         length = 2 * (x.shape[ax[-1]] - 1)
@@ -176,7 +179,7 @@ def irfftn(a: Any, s: Optional[Sequence[int]] = None, axes: Optional[Sequence[in
         length = x.shape[ax[-1]] if int(s[-1]) == -1 else int(s[-1])  # numpy 2: -1 is the input's length
         x = _fit(x, sizes + [length // 2 + 1], ax)
     x, ax, half = _half_axis_last(x, ax)
-    r = _lucent.irfftn(resolve(context), x, ax, length, norm or "backward")
+    r = _lucent.irfftn(ctx, x, ax, length, norm or "backward")
     return _placed(_half_axis_back(r, half), out, dtype)
 
 

@@ -5,9 +5,7 @@ use pyo3::prelude::*;
 use crate::{on_real, out, to_py, Context, RealArray};
 use lucent::ndimage::{self, AxisFilter, Boundary};
 
-type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
 type F64<'py> = PyReadonlyArrayDyn<'py, f64>;
-type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
 /// A float32 or float64 result (the input's type).
 type Any<'py> = PyResult<Bound<'py, PyAny>>;
 

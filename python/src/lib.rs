@@ -98,6 +98,35 @@ macro_rules! on_real {
     };
 }
 
+/// A complex input array: complex64, or complex128 (computed in f64 where the device has it,
+/// else in f32; returned as complex128 either way).
+#[derive(FromPyObject)]
+pub enum ComplexArray<'py> {
+    C32(numpy::PyReadonlyArrayDyn<'py, num_complex::Complex32>),
+    C64(numpy::PyReadonlyArrayDyn<'py, num_complex::Complex64>),
+}
+
+/// [`on_real!`] for a [`ComplexArray`]: `$t` is the real type of its precision.
+#[macro_export]
+macro_rules! on_complex {
+    ($py:expr, $input:expr, |$x:ident: $t:ident| $body:expr) => {
+        match $input {
+            $crate::ComplexArray::C32(a) => {
+                #[allow(dead_code)]
+                type $t = f32;
+                let $x = a.as_array();
+                $crate::out($py, $py.detach(|| $body)).map(|a| a.into_any())
+            }
+            $crate::ComplexArray::C64(a) => {
+                #[allow(dead_code)]
+                type $t = f64;
+                let $x = a.as_array();
+                $crate::out($py, $py.detach(|| $body)).map(|a| a.into_any())
+            }
+        }
+    };
+}
+
 /// lucent's error as the Python exception a caller expects: bad input is a ValueError.
 pub fn to_py(e: lucent::Error) -> PyErr {
     use lucent::Error::*;

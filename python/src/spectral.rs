@@ -3,7 +3,7 @@ use num_complex::Complex32;
 use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
 use pyo3::prelude::*;
 
-use crate::{out, to_py, Context};
+use crate::{on_complex, on_real, out, to_py, ComplexArray, Context, RealArray};
 use lucent::fft::Norm;
 use lucent::registration::{Normalization, PadMode, PhaseCorrelation, TemplateMatch};
 use lucent::signal::{Method, Mode};
@@ -17,45 +17,56 @@ fn parse_norm(name: &str) -> PyResult<Norm> {
 }
 
 #[pyfunction]
-fn fftn<'py>(py: Python<'py>, ctx: &Context, x: C64<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
-    let (x, n) = (x.as_array(), parse_norm(norm)?);
-    out(py, py.detach(|| lucent::fft::fftn(&ctx.gpu, &x, Some(&axes), n)))
+fn fftn<'py>(py: Python<'py>, ctx: &Context, x: ComplexArray<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyAny>> {
+    let n = parse_norm(norm)?;
+    on_complex!(py, x, |x: T| lucent::fft::fftn(&ctx.gpu, &x, Some(&axes), n))
 }
 
 #[pyfunction]
-fn ifftn<'py>(py: Python<'py>, ctx: &Context, x: C64<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
-    let (x, n) = (x.as_array(), parse_norm(norm)?);
-    out(py, py.detach(|| lucent::fft::ifftn(&ctx.gpu, &x, Some(&axes), n)))
+fn ifftn<'py>(py: Python<'py>, ctx: &Context, x: ComplexArray<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyAny>> {
+    let n = parse_norm(norm)?;
+    on_complex!(py, x, |x: T| lucent::fft::ifftn(&ctx.gpu, &x, Some(&axes), n))
 }
 
 #[pyfunction]
-fn rfftn<'py>(py: Python<'py>, ctx: &Context, x: F32<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
-    let (x, n) = (x.as_array(), parse_norm(norm)?);
-    out(py, py.detach(|| lucent::fft::rfftn(&ctx.gpu, &x, Some(&axes), n)))
+fn rfftn<'py>(py: Python<'py>, ctx: &Context, x: RealArray<'py>, axes: Vec<usize>, norm: &str) -> PyResult<Bound<'py, PyAny>> {
+    let n = parse_norm(norm)?;
+    on_real!(py, x, |x: T| lucent::fft::rfftn(&ctx.gpu, &x, Some(&axes), n))
 }
 
 #[pyfunction]
-fn irfftn<'py>(py: Python<'py>, ctx: &Context, x: C64<'py>, axes: Vec<usize>, len: usize, norm: &str) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
-    let (x, n) = (x.as_array(), parse_norm(norm)?);
-    out(py, py.detach(|| lucent::fft::irfftn(&ctx.gpu, &x, Some(&axes), Some(len), n)))
+fn irfftn<'py>(py: Python<'py>, ctx: &Context, x: ComplexArray<'py>, axes: Vec<usize>, len: usize, norm: &str) -> PyResult<Bound<'py, PyAny>> {
+    let n = parse_norm(norm)?;
+    on_complex!(py, x, |x: T| lucent::fft::irfftn(&ctx.gpu, &x, Some(&axes), Some(len), n))
 }
 
-/// scipy.signal.convolve (or correlate, with `flip` false) by `method` fft, direct or auto.
+/// scipy.signal.convolve (or correlate, with `flip` false) by `method` fft, direct or auto: two
+/// float32 arrays, or two float64 arrays (computed in f64 where the device has it).
 #[pyfunction]
 fn convolve<'py>(
     py: Python<'py>,
     ctx: &Context,
-    in1: F32<'py>,
-    in2: F32<'py>,
+    in1: RealArray<'py>,
+    in2: RealArray<'py>,
     mode: &str,
     method: &str,
     correlate: bool,
-) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+) -> PyResult<Bound<'py, PyAny>> {
     let mode: Mode = mode.parse().map_err(to_py)?;
     let method: Method = method.parse().map_err(to_py)?;
-    let (a, b) = (in1.as_array(), in2.as_array());
-    let f = if correlate { lucent::signal::correlate } else { lucent::signal::convolve };
-    out(py, py.detach(|| f(&ctx.gpu, &a, &b, mode, method)))
+    match (in1, in2) {
+        (RealArray::F32(a), RealArray::F32(b)) => {
+            let (a, b) = (a.as_array(), b.as_array());
+            let f = if correlate { lucent::signal::correlate } else { lucent::signal::convolve };
+            out(py, py.detach(|| f(&ctx.gpu, &a, &b, mode, method))).map(|a| a.into_any())
+        }
+        (RealArray::F64(a), RealArray::F64(b)) => {
+            let (a, b) = (a.as_array(), b.as_array());
+            let f = if correlate { lucent::signal::correlate } else { lucent::signal::convolve };
+            out(py, py.detach(|| f(&ctx.gpu, &a, &b, mode, method))).map(|a| a.into_any())
+        }
+        _ => Err(pyo3::exceptions::PyTypeError::new_err("in1 and in2 must both be float32 or both float64")),
+    }
 }
 
 type Registered = (Vec<f64>, Option<f64>, Option<f64>);

@@ -21,10 +21,15 @@ def test_convolutions_match_scipy(rng, a_shape, b_shape, mode):
     expected = scipy.signal.fftconvolve(a, b, mode)
     got = lucent.signal.fftconvolve(a, b, mode)
     assert got.dtype == expected.dtype == np.float64
-    assert rel(got, expected) < 1e-5
+    assert rel(got, expected) < 1e-12  # float64 computed in f64
+    a32, b32 = a.astype(np.float32), b.astype(np.float32)
     for method in ["direct", "fft", "auto"]:
-        assert rel(lucent.signal.convolve(a, b, mode, method), expected) < 1e-5, method
-        assert rel(lucent.signal.correlate(a, b, mode, method), scipy.signal.correlate(a, b, mode, "direct")) < 1e-5, method
+        assert rel(lucent.signal.convolve(a, b, mode, method), expected) < 1e-12, method
+        assert rel(lucent.signal.correlate(a, b, mode, method), scipy.signal.correlate(a, b, mode, "direct")) < 1e-12, method
+        got32 = lucent.signal.convolve(a32, b32, mode, method)
+        assert got32.dtype == np.float32 and rel(got32, expected) < 1e-5, method
+    c = a + 1j * rng.standard_normal(a_shape)
+    assert rel(lucent.signal.correlate(c, b, mode), scipy.signal.correlate(c, b, mode)) < 1e-12
 
 
 def test_integer_input_keeps_scipys_dtype():

@@ -62,6 +62,11 @@ pub trait Real: ndarray::NdFloat + bytemuck::Pod + crate::check::Finite + Defaul
     const COMPLEX: Dtype;
     fn from_f64(v: f64) -> Self;
     fn as_f64(self) -> f64;
+    /// `x` itself where `Self` is f32: generic front doors hand f32 data to paths written for
+    /// f32 without a copy.
+    fn f32_view<'a>(x: ArrayViewD<'a, Self>) -> Option<ArrayViewD<'a, f32>>;
+    /// An f32 result in this type (moved for f32, converted for f64).
+    fn from_f32s(y: ArrayD<f32>) -> ArrayD<Self>;
 }
 
 impl Real for f32 {
@@ -73,6 +78,12 @@ impl Real for f32 {
     fn as_f64(self) -> f64 {
         self as f64
     }
+    fn f32_view<'a>(x: ArrayViewD<'a, f32>) -> Option<ArrayViewD<'a, f32>> {
+        Some(x)
+    }
+    fn from_f32s(y: ArrayD<f32>) -> ArrayD<f32> {
+        y
+    }
 }
 
 impl Real for f64 {
@@ -83,6 +94,12 @@ impl Real for f64 {
     }
     fn as_f64(self) -> f64 {
         self
+    }
+    fn f32_view<'a>(_: ArrayViewD<'a, f64>) -> Option<ArrayViewD<'a, f32>> {
+        None
+    }
+    fn from_f32s(y: ArrayD<f32>) -> ArrayD<f64> {
+        y.mapv(|v| v as f64)
     }
 }
 

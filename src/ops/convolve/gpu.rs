@@ -40,14 +40,14 @@ impl KernelSpectrum {
             return Err(Error::Shape(format!("kernel {:?} given for a geometry of kernel {:?}", kernel.shape(), geometry.kernel)));
         }
         check_finite(kernel, "convolution kernel")?;
-        let forward = forward_plan(gpu, &geometry, &geometry.image)?;
+        let forward = forward_plan(gpu, &geometry, &geometry.image, Dtype::F32)?;
         let mut rec = Recording::new(gpu);
         let k = rec.upload_f32(kernel)?;
-        let spectrum = forward_plan(gpu, &geometry, &geometry.kernel)?.record(&mut rec, k)?;
+        let spectrum = forward_plan(gpu, &geometry, &geometry.kernel, Dtype::F32)?.record(&mut rec, k)?;
         let out = rec.output(spectrum);
         let spectrum = rec.run()?.array(out);
-        let convolve = inverse_plan(gpu, &geometry, false)?;
-        let correlate = inverse_plan(gpu, &geometry, true)?;
+        let convolve = inverse_plan(gpu, &geometry, false, Dtype::F32)?;
+        let correlate = inverse_plan(gpu, &geometry, true, Dtype::F32)?;
         Ok(KernelSpectrum { geometry, forward, convolve, correlate, spectrum })
     }
 
@@ -61,8 +61,8 @@ impl KernelSpectrum {
                 g.kernel, g.padded, geometry.kernel, geometry.padded
             )));
         }
-        let forward = forward_plan(gpu, &geometry, &geometry.image)?;
-        let (convolve, correlate) = (inverse_plan(gpu, &geometry, false)?, inverse_plan(gpu, &geometry, true)?);
+        let forward = forward_plan(gpu, &geometry, &geometry.image, Dtype::F32)?;
+        let (convolve, correlate) = (inverse_plan(gpu, &geometry, false, Dtype::F32)?, inverse_plan(gpu, &geometry, true, Dtype::F32)?);
         Ok(KernelSpectrum { geometry, forward, convolve, correlate, spectrum: self.spectrum.clone() })
     }
 
@@ -118,30 +118,34 @@ impl KernelSpectrum {
     }
 }
 
-/// fftconvolve / fftcorrelate of two device arrays: both transformed in this recording.
-pub(super) fn fft_pair(rec: &mut Recording, a: Buf, k: Buf, g: &Geometry, correlate: bool) -> Result<Buf> {
-    rec.expect_dtype(a, Dtype::F32, "convolution input")?;
-    rec.expect_dtype(k, Dtype::F32, "convolution kernel")?;
+/// fftconvolve / fftcorrelate of two device arrays (both f32, or both f64): both transformed in
+/// this recording, in their precision.
+pub(crate) fn fft_pair(rec: &mut Recording, a: Buf, k: Buf, g: &Geometry, correlate: bool) -> Result<Buf> {
+    let real = rec.dtype(a);
+    if !matches!(real, Dtype::F32 | Dtype::F64) {
+        return Err(Error::Dtype(format!("convolution input of {real:?}: expected f32 or f64")));
+    }
+    rec.expect_dtype(k, real, "convolution kernel")?;
     let gpu = rec.gpu();
     let (a_dims, k_dims) = (rec.dims(a).to_vec(), rec.dims(k).to_vec());
-    let a = forward_plan(gpu, g, &a_dims)?.record(rec, a)?;
-    let k = forward_plan(gpu, g, &k_dims)?.record(rec, k)?;
-    inverse_plan(gpu, g, correlate)?.record_with(rec, a, Some(k))
+    let a = forward_plan(gpu, g, &a_dims, real)?.record(rec, a)?;
+    let k = forward_plan(gpu, g, &k_dims, real)?.record(rec, k)?;
+    inverse_plan(gpu, g, correlate, real)?.record_with(rec, a, Some(k))
 }
 
 /// The real transform over every axis of an array of shape `input` zero-padded (at the end of
-/// each axis, inside the transform's passes) to the padded shape.
-fn forward_plan(gpu: &Gpu, g: &Geometry, input: &[usize]) -> Result<FftPlan> {
+/// each axis, inside the transform's passes) to the padded shape, in the real type `real`.
+fn forward_plan(gpu: &Gpu, g: &Geometry, input: &[usize], real: Dtype) -> Result<FftPlan> {
     let axes: Vec<usize> = (0..g.padded.len()).collect();
     let fusion = Fusion { input: Some(input.to_vec()), ..Fusion::default() };
-    FftPlan::fused(gpu, &g.padded, &axes, Transform::RealForward, Norm::Backward, &fusion)
+    FftPlan::fused_as(gpu, &g.padded, &axes, Transform::RealForward, Norm::Backward, &fusion, real)
 }
 
 /// The inverse transform (carrying 1/N) of a half spectrum times the kernel's (conjugate) one,
 /// keeping the output window. The circular correlation holds lag l at index l mod L, and full
 /// index n of the correlation is lag n - (kernel - 1): its window starts at `window_origin`,
 /// wrapped around.
-fn inverse_plan(gpu: &Gpu, g: &Geometry, correlate: bool) -> Result<FftPlan> {
+fn inverse_plan(gpu: &Gpu, g: &Geometry, correlate: bool, real: Dtype) -> Result<FftPlan> {
     let axes: Vec<usize> = (0..g.padded.len()).collect();
     let mut half = g.padded.clone();
     let len = *half.last().unwrap();
@@ -149,12 +153,12 @@ fn inverse_plan(gpu: &Gpu, g: &Geometry, correlate: bool) -> Result<FftPlan> {
     let origin: Vec<i64> = if correlate { g.window_origin() } else { g.start.iter().map(|&s| s as i64).collect() };
     let window = origin.iter().zip(&g.out).map(|(&origin, &len)| Window { origin, len }).collect();
     let fusion = Fusion { window: Some(window), product: Some(if correlate { Product::MulConj } else { Product::Mul }), ..Fusion::default() };
-    FftPlan::fused(gpu, &half, &axes, Transform::RealInverse { len }, Norm::Backward, &fusion)
+    FftPlan::fused_as(gpu, &half, &axes, Transform::RealInverse { len }, Norm::Backward, &fusion, real)
 }
 
 /// scipy.signal's direct method: the output window as a correlation of the zero-extended image
 /// with the kernel (reversed for a convolution).
-pub(crate) fn direct(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<Buf> {
+pub(crate) fn direct<W: Real>(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<W>, g: &Geometry, correlate: bool) -> Result<Buf> {
     let reversed;
     let weights = if correlate {
         kernel.view()

@@ -37,6 +37,29 @@ pub struct Signal {
     pub correlate: bool,
 }
 
+/// `op` of the whole arrays in one recording, in their type (f64 where `gpu` computes in f64):
+/// direct sums or the FFT path as `op.method` resolves. The f64 path (arrays beyond one buffer
+/// are refused with the size and the limit: the chunked, slab and split forms of [`convolve`]
+/// run in f32).
+pub fn convolve_whole<T: crate::gpu::Real>(gpu: &Gpu, a: &ArrayViewD<T>, k: &ArrayViewD<T>, op: Signal) -> Result<ArrayD<T>> {
+    let Signal { mode, method, correlate } = op;
+    let g = Geometry::new(a.shape(), k.shape(), mode)?;
+    crate::host::check_host_array("the convolution's result", &g.out, std::mem::size_of::<T>() as u64)?;
+    check_finite(a, "convolution input")?;
+    check_finite(k, "convolution kernel")?;
+    let mut rec = Recording::new(gpu);
+    let ab = rec.upload_real(a)?;
+    let y = match method.resolve(&g) {
+        Method::Direct => gpu::direct(&mut rec, ab, k, &g, correlate)?,
+        _ => {
+            let kb = rec.upload_real(k)?;
+            gpu::fft_pair(&mut rec, ab, kb, &g, correlate)?
+        }
+    };
+    let d = rec.download(y);
+    rec.run()?.into_real(d)
+}
+
 /// `op` of `a` with `k` on `gpus`: the first GPU unless a split run spreads parts over all.
 /// Split options only apply to the FFT path; asking for parts or a memory budget makes `Auto`
 /// choose it. `progress` counts the slabs or the parts of a split run.
