@@ -24,8 +24,9 @@ lavapipe), float32 input in float32; the distance transform computes its float64
 float64 there whatever the input's type. On devices without it (Metal) they compute in
 float32, return scipy's dtype and warn once per process. The selection filters refuse integers
 the computation cannot hold exactly (beyond ±2**53 in float64, ±2**24 in float32) rather than
-return them changed. The Fourier filters compute in float32 (complex64) and return scipy's
-dtype (their float64 path comes with the FFT's). The measurements of labelled regions are
+return them changed. The Fourier filters compute complex128, float64 and integer input in f64
+there too (fourier_ellipsoid's complex128 on the host: its sin, cos and J1 need f64 functions
+WGSL lacks), complex64 and float32 in float32. The measurements of labelled regions are
 computed in float64 on the host.
 
 Interpolation takes lucent's ``sampler``: "buffer" (exact), "texture" (orders 0, 1 and 3:
@@ -52,7 +53,7 @@ from typing import Any, Callable, Literal, Optional, Sequence, Union
 import numpy as np
 
 from . import _lucent
-from ._arrays import axis as _axis, complex64, convert, finish, on_axes, per_axis, result_dtype, unsupported, working
+from ._arrays import axis as _axis, complex_working, convert, finish, on_axes, per_axis, result_dtype, unsupported, working
 from ._arrays import weights as _float64
 from ._context import Context, resolve
 from ._measurements import (center_of_mass, extrema, find_objects, histogram, labeled_comprehension, maximum,
@@ -747,9 +748,10 @@ def _fourier(which: str, input: Any, values: Any, n: int, axis: int, output: Any
     input's for complex64/complex128 (and float32 but for fourier_shift), else complex128 for
     fourier_shift and float64 for the others (real input gives the real part)."""
     a = np.asarray(input)
-    x = complex64(a)
+    ctx = resolve(context)
+    x = complex_working(a, "input", ctx)
     v = [float(s) for s in per_axis(values, x.ndim, name)]
-    r = _lucent.fourier_filter(resolve(context), x, which, v, None if n < 0 else int(n), int(axis))
+    r = _lucent.fourier_filter(ctx, x, which, v, None if n < 0 else int(n), int(axis))
     keep = (np.complex64, np.complex128) if which == "shift" else (np.complex64, np.complex128, np.float32)
     dtype = a.dtype if a.dtype in keep else np.dtype(np.complex128 if which == "shift" else np.float64)
     value = convert(r, dtype, "cast")
@@ -763,7 +765,7 @@ def fourier_shift(input: Any, shift: Any, n: int = -1, axis: int = -1, output: A
                   context: Optional[Context] = None) -> np.ndarray:
     """scipy.ndimage.fourier_shift: a spectrum multiplied by the phase ramp of ``shift``
     (n ≥ 0: a real transform's half spectrum along ``axis`` of a length-n signal); complex64 or
-    complex128 as scipy (computed in complex64).
+    complex128 as scipy (complex128 computed in f64 where the device has it).
 
     >>> import numpy as np, lucent
     >>> x = np.arange(4, dtype="f4")

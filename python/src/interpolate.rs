@@ -1,9 +1,8 @@
 //! scipy.ndimage's interpolation.
-use num_complex::Complex32;
 use numpy::{PyArrayDyn, PyReadonlyArrayDyn};
 use pyo3::prelude::*;
 
-use crate::{on_real, out, to_py, Context, RealArray};
+use crate::{on_complex, on_real, out, to_py, ComplexArray, Context, RealArray};
 use lucent::ndimage::{self, Sampler, Sampling, SplineMode};
 
 type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
@@ -103,28 +102,20 @@ fn deskew<'py>(
     out(py, py.detach(|| ndimage::deskew(&ctx.gpu, &x, &geometry, &how).map(|y| y.into_dyn())))
 }
 
-/// scipy.ndimage's Fourier filters of a spectrum: `which` is "shift", "gaussian", "uniform" or
-/// "ellipsoid", `values` the shift, sigma or size.
+/// scipy.ndimage's Fourier filters of a spectrum (complex64 or complex128): `which` is "shift",
+/// "gaussian", "uniform" or "ellipsoid", `values` the shift, sigma or size.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-fn fourier_filter<'py>(
-    py: Python<'py>,
-    ctx: &Context,
-    input: PyReadonlyArrayDyn<'py, Complex32>,
-    which: &str,
-    values: Vec<f64>,
-    n: Option<usize>,
-    axis: isize,
-) -> PyResult<Bound<'py, PyArrayDyn<Complex32>>> {
-    let x = input.as_array();
-    let f = match which {
-        "shift" => ndimage::fourier_shift,
-        "gaussian" => ndimage::fourier_gaussian,
-        "uniform" => ndimage::fourier_uniform,
-        "ellipsoid" => ndimage::fourier_ellipsoid,
-        _ => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown Fourier filter {which}"))),
-    };
-    out(py, py.detach(|| f(&ctx.gpu, &x, &values, n, axis)))
+fn fourier_filter<'py>(py: Python<'py>, ctx: &Context, input: ComplexArray<'py>, which: &str, values: Vec<f64>, n: Option<usize>, axis: isize) -> Any<'py> {
+    if !["shift", "gaussian", "uniform", "ellipsoid"].contains(&which) {
+        return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown Fourier filter {which}")));
+    }
+    on_complex!(py, input, |x: T| match which {
+        "shift" => ndimage::fourier_shift(&ctx.gpu, &x, &values, n, axis),
+        "gaussian" => ndimage::fourier_gaussian(&ctx.gpu, &x, &values, n, axis),
+        "uniform" => ndimage::fourier_uniform(&ctx.gpu, &x, &values, n, axis),
+        _ => ndimage::fourier_ellipsoid(&ctx.gpu, &x, &values, n, axis),
+    })
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {

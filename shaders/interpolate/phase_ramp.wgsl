@@ -1,7 +1,9 @@
 // scipy.ndimage.fourier_shift: every element of a complex spectrum of 1-4 axes times the
 // product of per-axis phase factors, exp(-2πi · shift · frequency), tabled on the host in f64
-// (`table` holds each axis's factors one after another, from `start[a]`).
+// (`table` holds each axis's factors one after another, from `start[a]`). Complex f64 data in
+// the f64 twin (`real`), the table then in f64 too.
 #import common/grid
+#import common/real
 #import common/complex
 
 struct Params {
@@ -13,9 +15,9 @@ struct Params {
     pad1: u32,
 }  // mirrored in src/kernels/phase_ramp.rs
 
-@group(0) @binding(0) var<storage, read> x: array<vec2<f32>>;
-@group(0) @binding(1) var<storage, read> table: array<vec2<f32>>;
-@group(0) @binding(2) var<storage, read_write> y: array<vec2<f32>>;
+@group(0) @binding(0) var<storage, read> x: array<vec2<real>>;
+@group(0) @binding(1) var<storage, read> table: array<vec2<real>>;
+@group(0) @binding(2) var<storage, read_write> y: array<vec2<real>>;
 @group(0) @binding(3) var<uniform> p: Params;
 
 @compute @workgroup_size(256)

@@ -36,13 +36,17 @@ pub(crate) fn table_params(rec: &Recording, x: Buf, table: Buf, what: &str) -> R
     Ok(p)
 }
 
-/// `x` (complex) times Π_a table[start[a] + k_a] at index k; `table` holds each axis's factors
-/// in turn (complex, as many as the axis is long).
+/// `x` (complex, of either precision) times Π_a table[start[a] + k_a] at index k; `table` holds
+/// each axis's factors in turn (complex of `x`'s precision, as many as the axis is long).
 pub fn record(rec: &mut Recording, x: Buf, table: Buf) -> Result<Buf> {
-    rec.expect_dtype(x, Dtype::C32, "phase ramp input")?;
-    rec.expect_dtype(table, Dtype::C32, "phase table")?;
+    let dtype = rec.dtype(x);
+    if !matches!(dtype, Dtype::C32 | Dtype::C64) {
+        return Err(Error::Dtype(format!("phase ramp input of {dtype:?}: expected complex")));
+    }
+    rec.expect_dtype(table, dtype, "phase table")?;
     let p = table_params(rec, x, table, "a phase table")?;
-    let y = rec.temp_like(x, Dtype::C32)?;
-    rec.dispatch(&PHASE_RAMP, &[], bytemuck::bytes_of(&p), &[x, table, y], PHASE_RAMP.groups(p.count as u64));
+    let y = rec.temp_like(x, dtype)?;
+    let kernel = PHASE_RAMP.for_dtype(dtype.real())?;
+    rec.dispatch(kernel, &[], bytemuck::bytes_of(&p), &[x, table, y], PHASE_RAMP.groups(p.count as u64));
     Ok(y)
 }

@@ -626,77 +626,98 @@ pub fn rotate<T: Real, S: Data<Elem = T>, D: Dimension>(
 /// `n = Some(len)` when `input` is a real transform's half spectrum along `axis` (negative counts
 /// from the end) of a length-len signal, as scipy's n ≥ 0. The exact periodic sub-sample shift:
 /// ifftn(fourier_shift(fftn(x), s)) is x shifted by s with wrap-around.
-pub fn fourier_shift<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+pub fn fourier_shift<T: Real, S: Data<Elem = num_complex::Complex<T>>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     shift: &[f64],
     n: Option<usize>,
     axis: isize,
-) -> Result<Array<num_complex::Complex32, D>> {
+) -> Result<Array<num_complex::Complex<T>, D>> {
     on_spectrum(gpu, input, n, axis, "fourier_shift", |rec, x, real| interpolate::fourier_shift(rec, x, shift, real))
 }
 
 /// scipy.ndimage.fourier_gaussian(input, sigma, n, axis): a spectrum times the transform of a
 /// Gaussian of standard deviation `sigma` (one value or one per axis), exp(−2π² σ² f²); `n` and
 /// `axis` as [`fourier_shift`]'s.
-pub fn fourier_gaussian<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+pub fn fourier_gaussian<T: Real, S: Data<Elem = num_complex::Complex<T>>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     sigma: &[f64],
     n: Option<usize>,
     axis: isize,
-) -> Result<Array<num_complex::Complex32, D>> {
+) -> Result<Array<num_complex::Complex<T>, D>> {
     on_spectrum(gpu, input, n, axis, "fourier_gaussian", |rec, x, real| record_fourier_filter(rec, x, FourierFilter::Gaussian, sigma, real))
 }
 
 /// scipy.ndimage.fourier_uniform(input, size, n, axis): a spectrum times the transform of a box
 /// of `size` samples along each axis, sinc(size · f).
-pub fn fourier_uniform<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+pub fn fourier_uniform<T: Real, S: Data<Elem = num_complex::Complex<T>>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     size: &[f64],
     n: Option<usize>,
     axis: isize,
-) -> Result<Array<num_complex::Complex32, D>> {
+) -> Result<Array<num_complex::Complex<T>, D>> {
     on_spectrum(gpu, input, n, axis, "fourier_uniform", |rec, x, real| record_fourier_filter(rec, x, FourierFilter::Uniform, size, real))
 }
 
 /// scipy.ndimage.fourier_ellipsoid(input, size, n, axis): a spectrum of 1-3 axes times the
 /// transform of an ellipsoid of diameters `size` (sin r / r, 2 J1(r) / r or 3 (sin r − r cos r)
 /// / r³ at r = π |size · f|).
-pub fn fourier_ellipsoid<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+pub fn fourier_ellipsoid<T: Real, S: Data<Elem = num_complex::Complex<T>>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     size: &[f64],
     n: Option<usize>,
     axis: isize,
-) -> Result<Array<num_complex::Complex32, D>> {
+) -> Result<Array<num_complex::Complex<T>, D>> {
+    if T::DTYPE == crate::gpu::Dtype::F64 {
+        // Its transfer function needs sin, cos and J1 in f64, which WGSL's f64 lacks: complex f64
+        // spectra are filtered on the host, in f64, by the reference.
+        let (x, real) = (input.view().into_dyn().to_owned(), spectrum_axis(input.ndim(), n, axis, "fourier_ellipsoid")?);
+        crate::check::check_finite(&x.view(), "input")?;
+        let x = x.mapv(|c| num_complex::Complex64::new(c.re.as_f64(), c.im.as_f64()));
+        let y = crate::ops::filter::fourier::fourier_filter_reference(&x, FourierFilter::Ellipsoid, size, real)?;
+        return with_dim(y.mapv(|c| num_complex::Complex::new(T::from_f64(c.re), T::from_f64(c.im))));
+    }
     on_spectrum(gpu, input, n, axis, "fourier_ellipsoid", |rec, x, real| record_fourier_filter(rec, x, FourierFilter::Ellipsoid, size, real))
 }
 
-/// Runs `record(rec, spectrum, real)` on a finite complex input, `real` = (axis, n) for a half
-/// spectrum (negative axes count from the end).
-fn on_spectrum<S: Data<Elem = num_complex::Complex32>, D: Dimension>(
+/// `(axis, n)` of a half spectrum (`n` given; negative axes count from the end), checked.
+fn spectrum_axis(ndim: usize, n: Option<usize>, axis: isize, what: &str) -> Result<Option<(usize, usize)>> {
+    let d = ndim as isize;
+    let axis = if axis < 0 { axis + d } else { axis };
+    if !(0..d).contains(&axis) {
+        return Err(crate::Error::Invalid(format!("{what}: axis {axis} of a {d}-axis array")));
+    }
+    Ok(n.map(|n| (axis as usize, n)))
+}
+
+/// Runs `record(rec, spectrum, real)` on a finite complex input of either precision (complex f64
+/// in f64 where the device has it, else in f32 and converted), `real` = (axis, n) for a half
+/// spectrum.
+fn on_spectrum<T: Real, S: Data<Elem = num_complex::Complex<T>>, D: Dimension>(
     gpu: &Gpu,
     input: &ArrayBase<S, D>,
     n: Option<usize>,
     axis: isize,
     what: &str,
     record: impl FnOnce(&mut Recording, crate::Buf, Option<(usize, usize)>) -> Result<crate::Buf>,
-) -> Result<Array<num_complex::Complex32, D>> {
+) -> Result<Array<num_complex::Complex<T>, D>> {
     Shape::new(input.shape())?;
-    let d = input.ndim() as isize;
-    let axis = if axis < 0 { axis + d } else { axis };
-    if !(0..d).contains(&axis) {
-        return Err(crate::Error::Invalid(format!("{what}: axis {axis} of a {d}-axis array")));
-    }
+    let real = spectrum_axis(input.ndim(), n, axis, what)?;
     let input = input.view().into_dyn();
     crate::check::check_finite(&input, "input")?;
+    if gpu.narrows::<T>() {
+        let narrow = crate::fft::narrowed_complex(&input);
+        let y = on_spectrum(gpu, &narrow, n, axis, what, record)?;
+        return with_dim(crate::fft::widened_complex(&y));
+    }
     let mut rec = Recording::new(gpu);
-    let x = rec.upload_once_c32(&input)?;
-    let y = record(&mut rec, x, n.map(|n| (axis as usize, n)))?;
+    let x = rec.upload_once_complex(&input)?;
+    let y = record(&mut rec, x, real)?;
     let dl = rec.download(y);
-    with_dim(rec.run()?.into_c32(dl)?)
+    with_dim(rec.run()?.take_complex::<T>(dl)?)
 }
 
 /// pycudadecon's deskewGPU of a stage-scanned light-sheet stack (planes, rows, columns), or

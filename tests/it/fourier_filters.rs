@@ -113,3 +113,40 @@ fn fourier_filters_refuse_bad_arguments() {
     bad[[1, 2]] = Complex32::new(f32::INFINITY, 0.0);
     assert!(ndimage::fourier_gaussian(gpu(), &bad, &[1.0], None, -1).is_err());
 }
+
+/// Complex f64 spectra: the separable filters (and fourier_shift) in f64 on the GPU,
+/// fourier_ellipsoid in f64 on the host, all at f64's level against the reference (f32 would err
+/// by ~1e-7).
+#[test]
+fn fourier_filters_in_f64() {
+    assert!(gpu().has_f64(), "an adapter with SHADER_F64");
+    type Filter64 = fn(&lucent::Gpu, &ArrayD<Complex64>, &[f64], Option<usize>, isize) -> lucent::Result<ArrayD<Complex64>>;
+    let doors: [(FourierFilter, Filter64); 3] = [
+        (FourierFilter::Gaussian, ndimage::fourier_gaussian),
+        (FourierFilter::Uniform, ndimage::fourier_uniform),
+        (FourierFilter::Ellipsoid, ndimage::fourier_ellipsoid),
+    ];
+    for dims in [&[31][..], &[7, 12], &[5, 6, 11]] {
+        let x = ArrayD::from_shape_vec(IxDyn(dims), random_complex(dims.iter().product())).unwrap().mapv(|c| Complex64::new(c.re as f64, c.im as f64));
+        let last = dims.len() - 1;
+        let size: Vec<f64> = (0..dims.len()).map(|a| 0.7 + 1.9 * a as f64).collect();
+        for (n, real) in [(None, None), (Some(2 * dims[last] - 1), Some((last, 2 * dims[last] - 1)))] {
+            for (filter, door) in doors {
+                let got = door(poisoned_gpu(), &x, &size, n, -1).unwrap();
+                let want = cpu::fourier_filter(&x, filter, &size, real).unwrap();
+                let err = rel_l2_c64(&got, &want);
+                assert!(err < 1e-13, "{filter:?} {dims:?} n {n:?}: relative L2 {err:e}");
+            }
+            let got = ndimage::fourier_shift(poisoned_gpu(), &x, &size, n, -1).unwrap();
+            let want = lucent::ndimage::cpu::fourier_shift(&x, &size, real).unwrap();
+            let err = rel_l2_c64(&got, &want);
+            assert!(err < 1e-13, "fourier_shift {dims:?} n {n:?}: relative L2 {err:e}");
+        }
+    }
+}
+
+fn rel_l2_c64(got: &ArrayD<Complex64>, want: &ArrayD<Complex64>) -> f64 {
+    let num: f64 = got.iter().zip(want).map(|(g, w)| (g - w).norm_sqr()).sum();
+    let den: f64 = want.iter().map(|w| w.norm_sqr()).sum();
+    (num / den).sqrt()
+}

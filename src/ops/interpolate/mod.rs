@@ -539,7 +539,6 @@ pub fn phase_factors(dims: &[usize], shift: &[f64], real: Option<(usize, usize)>
 /// when `x` is a real transform's half spectrum along `axis` of a length-n signal.
 pub fn fourier_shift(rec: &mut Recording, x: Buf, shift: &[f64], real: Option<(usize, usize)>) -> Result<Buf> {
     let factors = phase_factors(rec.dims(x), shift, real)?;
-    let table: Vec<num_complex::Complex32> = factors.iter().map(|c| num_complex::Complex32::new(c.re as f32, c.im as f32)).collect();
-    let table = rec.upload_c32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[table.len()]), table).expect("one axis").view())?;
+    let table = crate::ops::filter::fourier::upload_table(rec, factors, rec.dtype(x))?;
     crate::kernels::phase_ramp::record(rec, x, table)
 }
