@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use bytemuck::{Pod, Zeroable};
 use ndarray::ArrayD;
 use num_complex::{Complex32, Complex64};
+use rayon::prelude::*;
 
 use super::{check_axes, FftPlan, Fusion, Norm, Product, Transform};
 use crate::error::{Error, Result};
@@ -442,7 +443,7 @@ fn cross_wgsl(k: usize, inverse: bool, double: bool) -> String {
 /// length), the decimated spectrum's rows put in place on the host as they come back (and an
 /// inverse's input rows taken in decimated order as they go).
 #[allow(clippy::too_many_arguments)]
-pub(super) fn host_transform<O: Clone + rustfft::num_traits::Zero>(
+pub(super) fn host_transform<O: Clone + Send + Sync + bytemuck::Zeroable>(
     gpu: &Gpu,
     dims: &[usize],
     axes: &[usize],
@@ -450,7 +451,7 @@ pub(super) fn host_transform<O: Clone + rustfft::num_traits::Zero>(
     norm: Norm,
     real: Dtype,
     upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
-    fetch: &dyn Fn(&mut crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
+    fetch: &dyn Fn(&GpuArray) -> Result<ArrayD<O>>,
 ) -> Result<ArrayD<O>> {
     let axes = check_axes(axes, dims.len())?;
     let n = dims[0];
@@ -467,7 +468,7 @@ pub(super) fn host_transform<O: Clone + rustfft::num_traits::Zero>(
 }
 
 #[allow(clippy::too_many_arguments)]
-fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
+fn host_in_chunks<O: Clone + Send + Sync + bytemuck::Zeroable>(
     gpu: &Gpu,
     dims: &[usize],
     axes: &[usize],
@@ -476,7 +477,7 @@ fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
     real: Dtype,
     rows: &[Range<usize>],
     upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
-    fetch: &dyn Fn(&mut crate::graph::Results, crate::graph::Download) -> Result<ArrayD<O>>,
+    fetch: &dyn Fn(&GpuArray) -> Result<ArrayD<O>>,
 ) -> Result<ArrayD<O>> {
     let plan = ChunkedFft::new_as(gpu, dims, axes, transform, norm, rows, real)?;
     let inverse = matches!(transform, Transform::Inverse | Transform::RealInverse { .. });
@@ -498,17 +499,19 @@ fn host_in_chunks<O: Clone + rustfft::num_traits::Zero>(
         .collect::<Result<Vec<_>>>()?;
     let x = Chunked::from_parts(&rec, parts)?;
     let y = plan.record(&mut rec, &x)?;
-    let downloads: Vec<_> = y.parts.iter().map(|&p| rec.download(p)).collect();
-    let mut results = rec.run()?;
-    let mut out = ArrayD::<O>::zeros(ndarray::IxDyn(plan.output_dims()));
-    let n_out = plan.output_dims()[0];
-    for ((c, r), d) in plan.output_rows().iter().enumerate().zip(downloads) {
-        let part = fetch(&mut results, d)?;
-        let targets = if inverse { r.clone().collect() } else { order(c, r, n_out) };
-        for (i, row) in targets.into_iter().enumerate() {
-            out.index_axis_mut(ndarray::Axis(0), row).assign(&part.index_axis(ndarray::Axis(0), i));
-        }
+    let outputs: Vec<_> = y.parts.iter().map(|&p| rec.output(p)).collect();
+    let results = rec.run()?;
+    let dims = plan.output_dims().to_vec();
+    let mut out = ArrayD::from_shape_vec(ndarray::IxDyn(&dims), crate::host::zeroed_vec::<O>(dims.iter().product())).expect("the output's size");
+    // Each row of the result once, taken by the part that holds it; the rows copied by every core.
+    let mut rows: Vec<Option<ndarray::ArrayViewMutD<O>>> = out.axis_iter_mut(ndarray::Axis(0)).map(Some).collect();
+    for ((c, r), o) in plan.output_rows().iter().enumerate().zip(outputs) {
+        let part = fetch(&results.array(o))?;
+        let targets: Vec<usize> = if inverse { r.clone().collect() } else { order(c, r, dims[0]) };
+        let mut taken: Vec<_> = targets.iter().map(|&row| rows[row].take().expect("each row written once")).collect();
+        taken.par_iter_mut().zip(part.axis_iter(ndarray::Axis(0)).into_par_iter()).for_each(|(row, src)| row.assign(&src));
     }
+    drop(rows);
     Ok(out)
 }
 

@@ -24,8 +24,8 @@ use num_complex::{Complex, Complex32};
 
 use crate::check::check_finite;
 use crate::error::{Error, Result};
-use crate::gpu::{with_dim, Dtype, Gpu, Real};
-use crate::graph::{Buf, Download, Recording, Results};
+use crate::gpu::{with_dim, Dtype, Gpu, GpuArray, Real};
+use crate::graph::{Buf, Recording};
 use crate::placement::{Form, GiveWay, Ladder};
 
 /// Which way and between which types.
@@ -125,7 +125,7 @@ pub fn rfftn<T: Real, S: Data<Elem = T>, D: Dimension>(gpu: &Gpu, x: &ArrayBase<
     }
     let axes = all_axes(axes, x.ndim());
     let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_real(&rows_of(&x, rows).view());
-    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealForward, norm, T::DTYPE, &upload, &|r, d| r.take_complex::<T>(d))?)
+    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealForward, norm, T::DTYPE, &upload, &|y| y.download_complex::<T>(gpu))?)
 }
 
 /// numpy.fft.irfftn(x, axes=axes, norm=norm) on the GPU, the last transformed axis of length
@@ -150,7 +150,9 @@ pub fn irfftn<T: Real, S: Data<Elem = Complex<T>>, D: Dimension>(
         None => return Err(Error::Invalid(format!("irfftn: {} value along axis {last} gives no default output length", x.shape()[last]))),
     };
     let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_complex(&rows_of(&x, rows).view());
-    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealInverse { len }, norm, T::DTYPE, &upload, &|r, d| r.take_real::<T>(d))?)
+    with_dim(on_host(gpu, x.shape(), &axes, Transform::RealInverse { len }, norm, T::DTYPE, &upload, &|y| {
+        GpuArray::download_joined::<T>(gpu, std::slice::from_ref(y), y.dims())
+    })?)
 }
 
 fn complex<T: Real>(gpu: &Gpu, x: &ArrayViewD<Complex<T>>, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<ArrayD<Complex<T>>> {
@@ -159,7 +161,7 @@ fn complex<T: Real>(gpu: &Gpu, x: &ArrayViewD<Complex<T>>, axes: Option<&[usize]
         return Ok(widened_complex(&complex(gpu, &narrowed_complex(x).view(), axes, t, norm)?));
     }
     let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_complex(&rows_of(x, rows).view());
-    on_host(gpu, x.shape(), &all_axes(axes, x.ndim()), t, norm, T::DTYPE, &upload, &|r, d| r.take_complex::<T>(d))
+    on_host(gpu, x.shape(), &all_axes(axes, x.ndim()), t, norm, T::DTYPE, &upload, &|y| y.download_complex::<T>(gpu))
 }
 
 /// Complex data of type `T` as complex f32 (see `gpu::narrowed`).
@@ -173,10 +175,10 @@ pub fn widened_complex<T: Real, D: Dimension>(y: &Array<Complex32, D>) -> Array<
 }
 
 /// `t` of a host array of shape `dims` whose rows along axis 0 `upload` records, computed in the
-/// real type `real`: whole with a cached plan when it fits one buffer, else in chunks
-/// ([`chunked::host_transform`]).
+/// real type `real`, each result array read back by `fetch`: whole with a cached plan when it
+/// fits one buffer, else in chunks ([`chunked::host_transform`]).
 #[allow(clippy::too_many_arguments)]
-fn on_host<O: Clone + rustfft::num_traits::Zero>(
+fn on_host<O: Clone + Send + Sync + bytemuck::Zeroable>(
     gpu: &Gpu,
     dims: &[usize],
     axes: &[usize],
@@ -184,15 +186,15 @@ fn on_host<O: Clone + rustfft::num_traits::Zero>(
     norm: Norm,
     real: Dtype,
     upload: &dyn Fn(&mut Recording, &[usize]) -> Result<Buf>,
-    fetch: &dyn Fn(&mut Results, Download) -> Result<ArrayD<O>>,
+    fetch: &dyn Fn(&GpuArray) -> Result<ArrayD<O>>,
 ) -> Result<ArrayD<O>> {
     let whole = || {
         let plan = FftPlan::cached_as(gpu, dims, axes, t, norm, real)?;
         let mut rec = Recording::new(gpu);
         let xb = upload(&mut rec, &(0..dims[0]).collect::<Vec<_>>())?;
         let y = plan.record(&mut rec, xb)?;
-        let d = rec.download(y);
-        fetch(&mut rec.run()?, d)
+        let o = rec.output(y);
+        fetch(&rec.run()?.array(o))
     };
     // Chunks hold the same total in more buffers: they help a limit, not a device out of memory.
     let mut ladder = Ladder::new();

@@ -197,6 +197,12 @@ impl GpuArray {
         Ok(array)
     }
 
+    /// A complex array of either precision, streamed back by all cores straight into the result.
+    pub fn download_complex<T: Real>(&self, gpu: &Gpu) -> Result<ArrayD<num_complex::Complex<T>>> {
+        self.expect_dtype(T::COMPLEX)?;
+        Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), self.download_elements(gpu)?).unwrap())
+    }
+
     pub fn download_f32(&self, gpu: &Gpu) -> Result<ArrayD<f32>> {
         self.expect_dtype(Dtype::F32)?;
         Ok(ArrayD::from_shape_vec(IxDyn(self.dims()), self.download_elements(gpu)?).unwrap())
@@ -206,7 +212,8 @@ impl GpuArray {
     /// (a staging buffer made per call and one core copying moved 0.5 GB/s).
     fn download_elements<T: bytemuck::Pod>(&self, gpu: &Gpu) -> Result<Vec<T>> {
         let words = self.len() * self.dtype.words() as usize;
-        let mut out = vec![T::zeroed(); self.len()];
+        // Zeroed lazily by the allocator (vec! writes every element of a non-primitive type).
+        let mut out = crate::host::zeroed_vec::<T>(self.len());
         gpu.read_window_into(&[(&**self.buffer, words)], &[], 4, &[0], &[words], bytemuck::cast_slice_mut(&mut out))?;
         Ok(out)
     }
@@ -227,7 +234,7 @@ impl GpuArray {
                 arrays.iter().map(|a| a.len()).sum::<usize>()
             )));
         }
-        let mut out = vec![T::zero(); len];
+        let mut out = crate::host::zeroed_vec::<T>(len);
         let sources: Vec<(&wgpu::Buffer, usize)> = arrays.iter().map(|a| (&**a.buffer, a.len())).collect();
         gpu.read_window_into(&sources, &[], std::mem::size_of::<T>(), &[0], &[len], bytemuck::cast_slice_mut(&mut out))?;
         Ok(ArrayD::from_shape_vec(IxDyn(dims), out).expect("sizes checked"))
