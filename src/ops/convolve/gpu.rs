@@ -128,9 +128,17 @@ pub(crate) fn fft_pair(rec: &mut Recording, a: Buf, k: Buf, g: &Geometry, correl
     rec.expect_dtype(k, real, "convolution kernel")?;
     let gpu = rec.gpu();
     let (a_dims, k_dims) = (rec.dims(a).to_vec(), rec.dims(k).to_vec());
-    let a = forward_plan(gpu, g, &a_dims, real)?.record(rec, a)?;
-    let k = forward_plan(gpu, g, &k_dims, real)?.record(rec, k)?;
-    inverse_plan(gpu, g, correlate, real)?.record_with(rec, a, Some(k))
+    // Plans kept on the GPU for later calls with the same shapes (their tables and kernels).
+    let cached = |what: &str, make: &dyn Fn() -> Result<FftPlan>| {
+        gpu.cached(&format!("convolution {what} {:?} {a_dims:?} {k_dims:?} {real:?} {correlate}", g.padded), || {
+            let plan = make()?;
+            let bytes = plan.table_bytes();
+            Ok((plan, bytes))
+        })
+    };
+    let a = cached("image", &|| forward_plan(gpu, g, &a_dims, real))?.record(rec, a)?;
+    let k = cached("kernel", &|| forward_plan(gpu, g, &k_dims, real))?.record(rec, k)?;
+    cached(&format!("inverse {:?} {:?}", g.start, g.out), &|| inverse_plan(gpu, g, correlate, real))?.record_with(rec, a, Some(k))
 }
 
 /// The real transform over every axis of an array of shape `input` zero-padded (at the end of

@@ -48,16 +48,17 @@ pub fn convolve_whole<T: crate::gpu::Real>(gpu: &Gpu, a: &ArrayViewD<T>, k: &Arr
     check_finite(a, "convolution input")?;
     check_finite(k, "convolution kernel")?;
     let mut rec = Recording::new(gpu);
-    let ab = rec.upload_real(a)?;
+    let ab = rec.upload_once_real(a)?;
     let y = match method.resolve(&g) {
         Method::Direct => gpu::direct(&mut rec, ab, k, &g, correlate)?,
         _ => {
-            let kb = rec.upload_real(k)?;
+            let kb = rec.upload_once_real(k)?;
             gpu::fft_pair(&mut rec, ab, kb, &g, correlate)?
         }
     };
-    let d = rec.download(y);
-    rec.run()?.into_real(d)
+    let o = rec.output(y);
+    // Streamed back by all cores (a download's words would be copied once more into f64s).
+    crate::gpu::GpuArray::download_joined::<T>(gpu, &[rec.run()?.array(o)], &g.out)
 }
 
 /// `op` of `a` with `k` on `gpus`: the first GPU unless a split run spreads parts over all.
