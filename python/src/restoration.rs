@@ -10,6 +10,11 @@ use crate::{out, Context};
 use lucent::denoise::{Method, Options};
 use lucent::restoration::{Init, RlBoundary, RlOptions, StopRule};
 
+/// An estimate and a second array (blind RL's PSF).
+type ImageAndPsf<'py> = PyResult<(Bound<'py, PyArrayDyn<f32>>, Bound<'py, PyArrayDyn<f32>>)>;
+/// An estimate and two chains of values (unsupervised Wiener's noise and prior).
+type ImageAndChains<'py> = PyResult<(Bound<'py, PyArrayDyn<f32>>, Vec<f64>, Vec<f64>)>;
+
 type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
 type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
 type Set<'py> = HashMap<String, Bound<'py, PyAny>>;
@@ -142,7 +147,7 @@ fn blind_richardson_lucy<'py>(
     psf_iter: usize,
     psf_prior: f64,
     options: Set<'py>,
-) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, Bound<'py, PyArrayDyn<f32>>)> {
+) -> ImageAndPsf<'py> {
     let o = lucent::restoration::BlindOptions { iterations: num_iter, object_iterations: 1, psf_iterations: psf_iter, psf_prior, rl: rl_options(&options)? };
     let (x, h) = (image.as_array(), psf.as_array());
     let r = py.detach(|| lucent::restoration::blind_richardson_lucy(&ctx.gpu, &x, &h, &o));
@@ -165,7 +170,7 @@ fn unsupervised_wiener<'py>(
     burnin: usize,
     clip: bool,
     seed: u64,
-) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, Vec<f64>, Vec<f64>)> {
+) -> ImageAndChains<'py> {
     let p = lucent::restoration::GibbsParams { threshold, max_num_iter, min_num_iter, burnin };
     let (x, h) = (image.as_array(), psf.as_array());
     let r = py.detach(|| lucent::restoration::unsupervised_wiener(&ctx.gpu, &x, &h, &p, clip, seed)).map_err(crate::to_py)?;

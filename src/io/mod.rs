@@ -211,6 +211,22 @@ pub fn write_real_like(path: impl AsRef<Path>, x: &ArrayViewD<f32>, input: &Path
     }
 }
 
+/// Writes labels (0 for the background, 1.. for regions): int32 `.npy` as scipy.ndimage.label
+/// returns them, or uint32 `.tif` pages (what Fiji and napari read as a label image).
+pub fn write_labels(path: impl AsRef<Path>, x: &ArrayViewD<u32>) -> Result<()> {
+    let path = path.as_ref();
+    match Format::from_path(path)? {
+        Format::Npy => {
+            if x.iter().any(|&l| l > i32::MAX as u32) {
+                return Err(file_error(path, "labels beyond int32's range: write .tif (uint32)".into()));
+            }
+            npy::write_i32(path, &x.mapv(|l| l as i32).view())
+        }
+        Format::Tiff => tiff::write_u32(path, x),
+        _ => Err(file_error(path, "labels are written to .npy (int32) or .tif (uint32)".into())),
+    }
+}
+
 /// Writes complex data as complex64 `.npy` (the only format here that holds complex values).
 pub fn write_complex(path: impl AsRef<Path>, x: &ArrayViewD<Complex32>) -> Result<()> {
     let path = path.as_ref();

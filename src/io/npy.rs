@@ -205,13 +205,18 @@ pub fn write_f32(path: &Path, x: &ArrayViewD<f32>) -> Result<()> {
     write_npy(path, "<f4", x)
 }
 
+/// Writes an int32 `.npy` (little-endian, C order), atomically: scipy.ndimage.label's dtype.
+pub fn write_i32(path: &Path, x: &ArrayViewD<i32>) -> Result<()> {
+    write_npy(path, "<i4", x)
+}
+
 /// Writes a complex64 `.npy` (little-endian, C order), atomically.
 pub fn write_c32(path: &Path, x: &ArrayViewD<Complex32>) -> Result<()> {
     write_npy(path, "<c8", x)
 }
 
 /// The header, then the elements' bytes: straight from the array's memory when it is in standard
-/// layout, else copied in C order a piece at a time. `T` is made of f32 scalars.
+/// layout, else copied in C order a piece at a time. `T` is made of 4-byte scalars.
 fn write_npy<T: Pod>(path: &Path, descr: &str, x: &ArrayViewD<T>) -> Result<()> {
     write_atomic(path, |w| {
         let io = |e: std::io::Error| file_error(path, format!("write failed: {e}"));

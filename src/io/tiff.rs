@@ -12,7 +12,8 @@ use std::io::{BufReader, Read, Seek, Write};
 use std::path::Path;
 
 use ::tiff::decoder::{Decoder, DecodingResult, Limits};
-use ::tiff::encoder::{colortype::Gray32Float, TiffEncoder, TiffKind, TiffKindBig, TiffKindStandard};
+use ::tiff::encoder::colortype::{self, Gray32, Gray32Float};
+use ::tiff::encoder::{TiffEncoder, TiffKind, TiffKindBig, TiffKindStandard, TiffValue};
 use ::tiff::tags::{ByteOrder, Tag};
 use ::tiff::ColorType;
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
@@ -356,6 +357,19 @@ fn check_strips<R: Read + Seek>(decoder: &mut Decoder<R>, raw: u64, len: u64) ->
 
 /// Writes a 2D array as one float32 page or a 3D array as one page per slice, atomically.
 pub fn write_f32(path: &Path, x: &ArrayViewD<f32>) -> Result<()> {
+    write_gray::<Gray32Float>(path, x)
+}
+
+/// [`write_f32`] of uint32 samples (labels).
+pub fn write_u32(path: &Path, x: &ArrayViewD<u32>) -> Result<()> {
+    write_gray::<Gray32>(path, x)
+}
+
+fn write_gray<C: colortype::ColorType>(path: &Path, x: &ArrayViewD<C::Inner>) -> Result<()>
+where
+    C::Inner: Copy,
+    [C::Inner]: TiffValue,
+{
     let err = |message: String| file_error(path, message);
     let stack = match x.ndim() {
         2 => x.view().insert_axis(Axis(0)),
@@ -373,19 +387,28 @@ pub fn write_f32(path: &Path, x: &ArrayViewD<f32>) -> Result<()> {
     let big = stack.len() * 4 > u32::MAX as usize - (1 << 24);
     write_atomic(path, |file| {
         let result = if big {
-            TiffEncoder::<_, TiffKindBig>::new_generic(file).and_then(|e| write_pages(e, &stack, w32, h32))
+            TiffEncoder::<_, TiffKindBig>::new_generic(file).and_then(|e| write_pages::<_, _, C>(e, &stack, w32, h32))
         } else {
-            TiffEncoder::<_, TiffKindStandard>::new_generic(file).and_then(|e| write_pages(e, &stack, w32, h32))
+            TiffEncoder::<_, TiffKindStandard>::new_generic(file).and_then(|e| write_pages::<_, _, C>(e, &stack, w32, h32))
         };
         result.map_err(|e| err(format!("TIFF write failed: {e}")))
     })
 }
 
-fn write_pages<W: Write + Seek, K: TiffKind>(mut encoder: TiffEncoder<W, K>, stack: &ArrayViewD<f32>, w: u32, h: u32) -> ::tiff::TiffResult<()> {
+fn write_pages<W: Write + Seek, K: TiffKind, C: colortype::ColorType>(
+    mut encoder: TiffEncoder<W, K>,
+    stack: &ArrayViewD<C::Inner>,
+    w: u32,
+    h: u32,
+) -> ::tiff::TiffResult<()>
+where
+    C::Inner: Copy,
+    [C::Inner]: TiffValue,
+{
     for page in stack.outer_iter() {
         // A page in standard layout is written from the array's memory; a strided one is copied.
-        let data = page.as_slice().map_or_else(|| Cow::Owned(page.iter().copied().collect()), Cow::Borrowed);
-        encoder.write_image::<Gray32Float>(w, h, &data)?;
+        let data: Cow<[C::Inner]> = page.as_slice().map_or_else(|| Cow::Owned(page.iter().copied().collect()), Cow::Borrowed);
+        encoder.write_image::<C>(w, h, &data)?;
     }
     Ok(())
 }

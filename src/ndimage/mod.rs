@@ -65,7 +65,9 @@ pub mod cpu {
     pub use crate::ops::filter::cpu::{convolve, convolve1d, correlate, correlate1d, gaussian_filter, separable, uniform_filter};
     pub use crate::ops::filter::derivatives::terms_reference as filter_terms;
     pub use crate::ops::filter::fourier::fourier_filter_reference as fourier_filter;
+    pub use crate::ops::filter::morphology::distance_reference as distance_transform_edt;
     pub use crate::ops::filter::morphology::extreme_reference as footprint_extreme;
+    pub use crate::ops::filter::morphology::label_reference as label;
     pub use crate::ops::filter::morphology::rank_reference as footprint_rank;
     pub use crate::ops::interpolate::cpu::{fourier_shift, map_coordinates, spline_filter, spline_filter1d};
 }

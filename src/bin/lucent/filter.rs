@@ -1,6 +1,6 @@
 //! `lucent filter`: scipy.ndimage spatial filters of array files (gaussian_filter,
 //! uniform_filter, correlate or convolve with a kernel file, median, minimum and maximum filters
-//! over a box) with scipy's boundary modes, on the
+//! over a box, the Euclidean distance transform) with scipy's boundary modes, on the
 //! GPU (lucent::ndimage, in chunks when an array exceeds a buffer) or, with `--device cpu` or no
 //! adapter, on the f64 CPU reference. Parameters are checked by the library's own checks.
 
@@ -20,12 +20,13 @@ use crate::Global;
 
 #[derive(clap::Args)]
 #[command(
-    group = clap::ArgGroup::new("filter").required(true).multiple(false).args(["gaussian", "uniform", "kernel", "median", "minimum", "maximum"]),
+    group = clap::ArgGroup::new("filter").required(true).multiple(false).args(["gaussian", "uniform", "kernel", "median", "minimum", "maximum", "distance"]),
     after_help = "Examples:
   lucent filter volume.tif -o smooth.tif --gaussian 2.0
   lucent filter image.npy -o mean.npy --uniform 5,3 --boundary nearest
   lucent filter noisy.tif -o clean.tif --median 3
   lucent filter image.npy -o edges.npy --kernel sobel.npy --boundary constant --cval 0 --json
+  lucent filter mask.tif -o distance.tif --distance --sampling 2,0.5,0.5
   lucent filter t*.tif -o smooth/ --gaussian 1.5,2,2"
 )]
 pub struct Args {
@@ -55,6 +56,13 @@ pub struct Args {
     /// Maximum over a box (scipy.ndimage.maximum_filter with `size`).
     #[arg(long, value_delimiter = ',')]
     maximum: Option<Vec<usize>>,
+    /// The Euclidean distance of every non-zero element to the nearest zero element
+    /// (scipy.ndimage.distance_transform_edt, exact; needs the whole array and a zero).
+    #[arg(long)]
+    distance: bool,
+    /// With --distance: the spacing of the elements along each axis (one value, or one per axis).
+    #[arg(long, value_delimiter = ',', requires = "distance")]
+    sampling: Option<Vec<f64>>,
     /// Correlate with this kernel (as many axes as the input), as scipy.ndimage.correlate.
     #[arg(long)]
     kernel: Option<PathBuf>,
@@ -82,6 +90,8 @@ enum Filter {
         which: Rank,
         size: Vec<usize>,
     },
+    /// The Euclidean distance transform with this sampling.
+    Distance(Vec<f64>),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -116,6 +126,7 @@ impl Filter {
             Filter::Rank { which: Rank::Median, .. } => "median",
             Filter::Rank { which: Rank::Minimum, .. } => "minimum",
             Filter::Rank { which: Rank::Maximum, .. } => "maximum",
+            Filter::Distance(_) => "distance",
         }
     }
 
@@ -133,6 +144,7 @@ impl Filter {
                     Rank::Maximum => ndimage::maximum_filter(gpu, x, &fp.view(), &[], b),
                 }
             }
+            Filter::Distance(sampling) => ndimage::distance_transform_edt(gpu, x, sampling),
         }
     }
 
@@ -167,6 +179,7 @@ impl Filter {
                     Rank::Maximum => cpu::footprint_extreme(&x64, &f, true, b),
                 }
             }
+            Filter::Distance(sampling) => cpu::distance_transform_edt(&x64.view(), sampling)?,
         };
         Ok(y.mapv(|v| v as f32))
     }
@@ -178,6 +191,8 @@ impl Filter {
             Filter::Uniform(size) => filter_halo(AxisFilter::Uniform(size[0])),
             Filter::Kernel { kernel, .. } => kernel.shape()[0],
             Filter::Rank { size, .. } => size[0] / 2 + 1,
+            // A distance reads the whole array: never streamed (see `run`).
+            Filter::Distance(_) => usize::MAX,
         }
     }
 
@@ -187,6 +202,7 @@ impl Filter {
             Filter::Uniform(size) => json!({ "size": size }),
             Filter::Kernel { kernel, .. } => json!({ "shape_kernel": kernel.shape() }),
             Filter::Rank { size, .. } => json!({ "size": size }),
+            Filter::Distance(sampling) => json!({ "sampling": sampling }),
         }
     }
 }
@@ -203,7 +219,8 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         (_, Some(n), ..) => Filter::Uniform(n.clone()),
         (_, _, Some(path), _) => Filter::Kernel { kernel: io::read_real(path)?, convolve: args.convolve },
         (.., Some(rank)) => rank,
-        _ => return Err(Error::Invalid("give one of --gaussian, --uniform, --kernel, --median, --minimum or --maximum".into())),
+        _ if args.distance => Filter::Distance(args.sampling.clone().unwrap_or_default()),
+        _ => return Err(Error::Invalid("give one of --gaussian, --uniform, --kernel, --median, --minimum, --maximum or --distance".into())),
     };
     let boundary = Boundary::from_name(&args.boundary, args.cval)?;
     let mut options = json!({ "filter": filter.name(), "boundary": boundary.name(), "cval": boundary.cval(), "kernel": args.kernel });
@@ -223,6 +240,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             match data {
                 Input::Whole(image) => one(&filter, boundary, image, (input, output), stages, apply),
                 Input::Rows(source) => {
+                    if matches!(filter, Filter::Distance(_)) {
+                        return Err(Error::Invalid("the distance transform needs the whole array; this Zarr input is beyond the host memory budget".into()));
+                    }
                     if matches!(boundary, Boundary::Wrap) {
                         return Err(Error::Invalid("the wrap boundary needs the whole array; this Zarr input is beyond the host memory budget".into()));
                     }

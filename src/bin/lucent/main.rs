@@ -13,6 +13,7 @@ mod deskew;
 mod fft;
 mod filter;
 mod info;
+mod label;
 mod matching;
 mod phantom;
 mod psf;
@@ -75,6 +76,11 @@ enum Command {
     ///
     /// Example: lucent filter volume.tif -o smooth.tif --gaussian 2.0 --boundary nearest
     Filter(filter::Args),
+    /// scipy.ndimage.label: connected components above a threshold as a label image, with a
+    /// CSV of the regions' measurements.
+    ///
+    /// Example: lucent label nuclei.tif -o labels.tif --threshold 120 --regions regions.csv
+    Label(label::Args),
     /// scipy.ndimage.spline_filter: cubic B-spline coefficients along every axis.
     SplineFilter(spline::Args),
     /// A widefield PSF model (psfmodels' make_psf: vectorial, scalar or Gaussian), no measured PSF needed.
@@ -266,6 +272,7 @@ fn main() {
         Command::Fft(args) => fft::run(&global, &args),
         Command::Convolve(args) => convolve::run(&global, &args),
         Command::Filter(args) => filter::run(&global, &args),
+        Command::Label(args) => label::run(&global, &args),
         Command::SplineFilter(args) => spline::run(&global, &args),
         Command::Psf(args) => psf::run(&global, &args),
         Command::Resample(args) => resample::run(&global, &args),

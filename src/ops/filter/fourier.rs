@@ -4,11 +4,10 @@
 //! (`interpolate::frequencies`), tables computed in f64 on the host.
 
 use ndarray::{ArrayD, IxDyn};
-use num_complex::{Complex32, Complex64};
+use num_complex::Complex64;
 use rayon::prelude::*;
 
 use crate::error::{Error, Result};
-use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 use crate::ops::interpolate::frequencies;
 
@@ -64,17 +63,8 @@ pub fn record_fourier_filter(rec: &mut Recording, x: Buf, filter: FourierFilter,
         let table = rec.upload_f32(&one_axis(flat.iter().map(|&t| t as f32).collect()).view())?;
         return crate::kernels::fourier_ellipsoid::record(rec, x, table);
     }
-    let table = upload_table(rec, flat.iter().map(|&t| Complex64::new(t, 0.0)).collect(), rec.dtype(x))?;
+    let table = crate::kernels::phase_ramp::upload_factors(rec, flat.iter().map(|&t| Complex64::new(t, 0.0)).collect(), rec.dtype(x))?;
     crate::kernels::phase_ramp::record(rec, x, table)
-}
-
-/// Per-axis factors computed in f64 as a table of the complex type `dtype` (C32 or C64).
-pub(crate) fn upload_table(rec: &mut Recording, factors: Vec<Complex64>, dtype: Dtype) -> Result<Buf> {
-    let table = ArrayD::from_shape_vec(IxDyn(&[factors.len()]), factors).expect("one axis");
-    match dtype {
-        Dtype::C64 => rec.upload_once_complex(&table.view()),
-        _ => rec.upload_c32(&table.mapv(|c| Complex32::new(c.re as f32, c.im as f32)).view()),
-    }
 }
 
 /// The f64 reference of [`record_fourier_filter`] (and fourier_ellipsoid's f64 path: every core).

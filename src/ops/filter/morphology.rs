@@ -279,6 +279,108 @@ pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<bool>, structure: &ArrayV
     Ok((ArrayD::from_shape_vec(IxDyn(input.shape()), out).expect("the input's size"), count))
 }
 
+/// The f64 reference of scipy.ndimage.distance_transform_edt (the distance of each non-zero
+/// element to the nearest zero, axes scaled by `sampling`: one value or one per axis):
+/// Felzenszwalb and Huttenlocher's lower envelope of parabolas along each axis in turn, as the
+/// GPU path, on the host.
+pub fn distance_reference(input: &ArrayViewD<f64>, sampling: &[f64]) -> Result<ArrayD<f64>> {
+    let d = input.ndim();
+    crate::gpu::Shape::new(input.shape())?;
+    let w = super::super::per_axis(if sampling.is_empty() { &[1.0] } else { sampling }, d, "sampling")?;
+    if let Some(&bad) = w.iter().find(|&&w| !(w.is_finite() && w > 0.0)) {
+        return Err(Error::Invalid(format!("distance_transform_edt: sampling must be finite and positive, got {bad}")));
+    }
+    if input.iter().all(|&v| v != 0.0) {
+        return Err(Error::Invalid("distance_transform_edt: the input has no zero element (every distance would be infinite)".into()));
+    }
+    let mut f = input.mapv(|v| if v == 0.0 { 0.0 } else { f64::INFINITY });
+    for (a, &wa) in w.iter().enumerate() {
+        for mut line in f.lanes_mut(ndarray::Axis(a)) {
+            let g: Vec<f64> = line.iter().copied().collect();
+            for (q, v) in envelope(&g, wa * wa).into_iter().enumerate() {
+                line[q] = v;
+            }
+        }
+    }
+    Ok(f.mapv(f64::sqrt))
+}
+
+/// min over p of w2 (q − p)² + g(p) for every q (infinite g: no parabola).
+fn envelope(g: &[f64], w2: f64) -> Vec<f64> {
+    let n = g.len();
+    let (mut v, mut z) = (Vec::with_capacity(n), Vec::with_capacity(n + 1));
+    for (q, &gq) in g.iter().enumerate() {
+        if !gq.is_finite() {
+            continue;
+        }
+        let meet = |p: usize| ((gq + w2 * (q * q) as f64) - (g[p] + w2 * (p * p) as f64)) / (2.0 * w2 * (q as f64 - p as f64));
+        while let Some(&p) = v.last() {
+            if meet(p) <= *z.last().unwrap() {
+                v.pop();
+                z.pop();
+            } else {
+                break;
+            }
+        }
+        z.push(v.last().map_or(f64::NEG_INFINITY, |&p| meet(p)));
+        v.push(q);
+    }
+    if v.is_empty() {
+        return vec![f64::INFINITY; n];
+    }
+    let mut k = 0;
+    (0..n)
+        .map(|q| {
+            while k + 1 < v.len() && z[k + 1] < q as f64 {
+                k += 1;
+            }
+            w2 * (q as f64 - v[k] as f64).powi(2) + g[v[k]]
+        })
+        .collect()
+}
+
+/// The reference of [`label`] (its checks too): flood fill from each unlabelled element in
+/// raster order, which numbers components as scipy does.
+pub fn label_reference(input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -> Result<(ArrayD<u32>, usize)> {
+    let d = input.ndim();
+    if structure.ndim() != d || structure.shape().iter().any(|&m| m != 3) {
+        return Err(Error::Shape(format!("structure of shape {:?} for a {d}-axis input: each axis of length 3", structure.shape())));
+    }
+    let flat: Vec<bool> = structure.iter().copied().collect();
+    if flat.iter().zip(flat.iter().rev()).any(|(a, b)| a != b) {
+        return Err(Error::Invalid("Structuring element must be symmetric (scipy's rule)".into()));
+    }
+    crate::gpu::Shape::new(input.shape())?;
+    let dims = input.shape().to_vec();
+    let steps: Vec<Vec<i64>> =
+        structure.indexed_iter().filter(|(j, &on)| on && (0..d).any(|a| j[a] != 1)).map(|(j, _)| (0..d).map(|a| j[a] as i64 - 1).collect()).collect();
+    let mut out = ArrayD::<u32>::zeros(IxDyn(&dims));
+    let mut count = 0u32;
+    for (start, &v) in input.indexed_iter() {
+        if !v || out[&start] != 0 {
+            continue;
+        }
+        count += 1;
+        let start = ndarray::Dimension::slice(&start).to_vec();
+        out[IxDyn(&start)] = count;
+        let mut stack = vec![start];
+        while let Some(p) = stack.pop() {
+            for s in &steps {
+                let q: Vec<i64> = (0..d).map(|a| p[a] as i64 + s[a]).collect();
+                if (0..d).any(|a| q[a] < 0 || q[a] >= dims[a] as i64) {
+                    continue;
+                }
+                let q: Vec<usize> = q.iter().map(|&v| v as usize).collect();
+                if input[IxDyn(&q)] && out[IxDyn(&q)] == 0 {
+                    out[IxDyn(&q)] = count;
+                    stack.push(q);
+                }
+            }
+        }
+    }
+    Ok((out, count as usize))
+}
+
 /// Numbers components 1.. in raster order of their least elements, given each element's least
 /// element's index (`NONE`: background), in parallel blocks: the roots counted per block, the
 /// blocks' first numbers summed, every root numbered, every element given its root's number.

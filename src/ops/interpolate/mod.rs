@@ -539,6 +539,6 @@ pub fn phase_factors(dims: &[usize], shift: &[f64], real: Option<(usize, usize)>
 /// when `x` is a real transform's half spectrum along `axis` of a length-n signal.
 pub fn fourier_shift(rec: &mut Recording, x: Buf, shift: &[f64], real: Option<(usize, usize)>) -> Result<Buf> {
     let factors = phase_factors(rec.dims(x), shift, real)?;
-    let table = crate::ops::filter::fourier::upload_table(rec, factors, rec.dtype(x))?;
+    let table = crate::kernels::phase_ramp::upload_factors(rec, factors, rec.dtype(x))?;
     crate::kernels::phase_ramp::record(rec, x, table)
 }
