@@ -8,6 +8,7 @@ pub mod affine_sample;
 pub mod backproject;
 pub mod binary;
 pub mod boundary;
+pub mod box_extreme;
 pub mod complex_to_real;
 pub mod complex_unary;
 pub mod copy_range;

@@ -101,7 +101,33 @@ pub fn record_extreme(rec: &mut Recording, x: Buf, f: &Footprint, maximum: bool,
         return Err(Error::Shape(format!("a footprint of {} axes for an array of {:?}: give it the input's rank", f.offsets[0].len(), rec.dims(x))));
     }
     boundary.check()?;
+    // A flat box beyond 3³: one pass per axis by blocks (van Herk / Gil-Werman), as scipy runs
+    // boxes separably; smaller footprints read every tap (fewer passes over memory).
+    if let Some(windows) = box_windows(f).filter(|_| f.offsets.len() > 27) {
+        let mut y = x;
+        for (axis, &(k, lo)) in windows.iter().enumerate() {
+            if k > 1 || lo != 0 {
+                y = crate::kernels::box_extreme::record(rec, y, axis, k, lo, maximum, boundary)?;
+            }
+        }
+        return Ok(y);
+    }
     footprint_extreme::record(rec, x, &f.offsets, &f.weights, maximum, boundary)
+}
+
+/// The footprint as a box, (length, start offset) per axis, when it is one: every tap of its
+/// bounding box present once and no weights (a flat footprint).
+fn box_windows(f: &Footprint) -> Option<Vec<(usize, i64)>> {
+    let d = f.offsets.first()?.len();
+    if f.weights.iter().any(|&w| w != 0.0) {
+        return None;
+    }
+    let lo: Vec<i64> = (0..d).map(|a| f.offsets.iter().map(|o| o[a]).min().unwrap_or(0)).collect();
+    let hi: Vec<i64> = (0..d).map(|a| f.offsets.iter().map(|o| o[a]).max().unwrap_or(0)).collect();
+    let lens: Vec<usize> = (0..d).map(|a| (hi[a] - lo[a] + 1) as usize).collect();
+    let mut seen = std::collections::HashSet::new();
+    let distinct = f.offsets.iter().all(|o| seen.insert(o.clone()));
+    (distinct && lens.iter().product::<usize>() == f.offsets.len()).then(|| lens.into_iter().zip(lo).collect())
 }
 
 /// The `rank`-th smallest over the footprint (scipy's rank_filter; the weights are not used),
