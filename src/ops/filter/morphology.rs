@@ -115,8 +115,9 @@ pub fn record_extreme(rec: &mut Recording, x: Buf, f: &Footprint, maximum: bool,
     footprint_extreme::record(rec, x, &f.offsets, &f.weights, maximum, boundary)
 }
 
-/// The footprint as a box, (length, start offset) per axis, when it is one: every tap of its
-/// bounding box present once and no weights (a flat footprint).
+/// The footprint as a box, (length, start offset) per axis, when it is one: as many taps as its
+/// bounding box holds (the taps of a footprint are distinct: its true elements) and no weights
+/// (a flat footprint).
 fn box_windows(f: &Footprint) -> Option<Vec<(usize, i64)>> {
     let d = f.offsets.first()?.len();
     if f.weights.iter().any(|&w| w != 0.0) {
@@ -125,9 +126,7 @@ fn box_windows(f: &Footprint) -> Option<Vec<(usize, i64)>> {
     let lo: Vec<i64> = (0..d).map(|a| f.offsets.iter().map(|o| o[a]).min().unwrap_or(0)).collect();
     let hi: Vec<i64> = (0..d).map(|a| f.offsets.iter().map(|o| o[a]).max().unwrap_or(0)).collect();
     let lens: Vec<usize> = (0..d).map(|a| (hi[a] - lo[a] + 1) as usize).collect();
-    let mut seen = std::collections::HashSet::new();
-    let distinct = f.offsets.iter().all(|o| seen.insert(o.clone()));
-    (distinct && lens.iter().product::<usize>() == f.offsets.len()).then(|| lens.into_iter().zip(lo).collect())
+    (lens.iter().product::<usize>() == f.offsets.len()).then(|| lens.into_iter().zip(lo).collect())
 }
 
 /// The `rank`-th smallest over the footprint (scipy's rank_filter; the weights are not used),
