@@ -142,10 +142,17 @@ pub fn convolve(
 
 fn direct(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, correlate: bool) -> Result<ArrayD<f32>> {
     let mut rec = Recording::new(gpu);
-    let x = rec.upload_f32(a)?;
+    let x = rec.upload_once_real(a)?;
     let y = gpu::direct(&mut rec, x, k, g, correlate)?;
-    let d = rec.download(y);
-    rec.run()?.into_f32(d)
+    fetched(gpu, rec, y)
+}
+
+/// The result `y` of running `rec`, streamed back by all cores (uploads straight from the
+/// caller's array and this read-back spare two host copies of the data).
+fn fetched(gpu: &Gpu, mut rec: Recording, y: crate::graph::Buf) -> Result<ArrayD<f32>> {
+    let dims = rec.dims(y).to_vec();
+    let o = rec.output(y);
+    crate::gpu::GpuArray::download_joined::<f32>(gpu, &[rec.run()?.array(o)], &dims)
 }
 
 fn whole_fft(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, correlate: bool) -> Result<ArrayD<f32>> {
@@ -153,8 +160,7 @@ fn whole_fft(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, co
     let spectrum = KernelSpectrum::cached(gpu, k, a.shape(), mode)?;
     crate::graph::trace("kernel spectrum", t);
     let mut rec = Recording::new(gpu);
-    let x = rec.upload_f32(a)?;
+    let x = rec.upload_once_real(a)?;
     let y = if correlate { spectrum.record_correlate(&mut rec, x)? } else { spectrum.record(&mut rec, x)? };
-    let d = rec.download(y);
-    rec.run()?.into_f32(d)
+    fetched(gpu, rec, y)
 }
