@@ -4,12 +4,12 @@ FFT, convolution, filters, interpolation, deconvolution, registration, tomograph
 and PSF models on any Vulkan, Metal or DX12 GPU (through wgpu), or on Mesa's lavapipe software
 Vulkan, with the signatures and conventions of numpy.fft, scipy.signal, scipy.ndimage and
 scikit-image. numpy.fft, scipy.signal and scipy.ndimage return their references' dtypes
-(float64 for float64 input, the input's integer type where scipy keeps it). The spatial filters
-(correlate, convolve, the Gaussian, uniform and derivative filters, rank, median, minimum and
-maximum filters, grey morphology) and interpolation (the spline prefilter and sampling of
-orders 0-5) compute float64 and integer data in float64 on devices with
-it (Vulkan on NVIDIA and AMD, DX12, lavapipe; not Metal, where it is float32 with a warning);
-everything else computes in float32 (complex64) and converts the result.
+(float64 for float64 input, the input's integer type where scipy keeps it). numpy.fft,
+scipy.signal's convolutions and scipy.ndimage (filters, morphology, interpolation of orders 0-5,
+the Fourier filters, the distance transform) compute float64, complex128 and integer data in
+float64 on devices with it (Vulkan on NVIDIA and AMD, DX12, lavapipe; not Metal, where it is
+float32 with a warning); everything else computes in float32 (complex64) and converts the
+result.
 
 >>> import numpy, lucent
 >>> lucent.signal.fftconvolve(numpy.ones((64, 64), 'f4'), numpy.ones((5, 5), 'f4'), mode='same').shape
