@@ -98,7 +98,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
                 shape_in: shape.clone(),
                 shape_out: shape.clone(),
                 details: json!({ "regions": count, "regions_csv": regions_path }),
-                summary: format!("{count} regions in {shape:?} (connectivity {})", args.connectivity),
+                summary: format!("{count} region{} in {shape:?} (connectivity {})", if count == 1 { "" } else { "s" }, args.connectivity),
             })
         },
     )

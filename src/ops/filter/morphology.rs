@@ -251,18 +251,8 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Arr
 /// the background; and their count. On the device by label equivalence (kernels::label), the
 /// numbering on the host.
 pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -> Result<(ArrayD<u32>, usize)> {
+    check_label_structure(input, structure)?;
     let d = input.ndim();
-    if structure.ndim() != d || structure.shape().iter().any(|&m| m != 3) {
-        return Err(Error::Shape(format!(
-            "structure of shape {:?} for a {d}-axis input: each axis of length 3 (scipy: 'structure dimensions must be equal to 3')",
-            structure.shape()
-        )));
-    }
-    let flat: Vec<bool> = structure.iter().copied().collect();
-    if flat.iter().zip(flat.iter().rev()).any(|(a, b)| a != b) {
-        return Err(Error::Invalid("Structuring element must be symmetric (scipy's rule)".into()));
-    }
-    crate::gpu::Shape::new(input.shape())?;
     let dims = input.shape().to_vec();
     let lead = 4 - d;
     let offsets: Vec<f32> = structure
@@ -364,18 +354,28 @@ fn envelope(g: &[f64], w2: f64) -> Vec<f64> {
         .collect()
 }
 
-/// The reference of [`label`] (its checks too): flood fill from each unlabelled element in
-/// raster order, which numbers components as scipy does.
-pub fn label_reference(input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -> Result<(ArrayD<u32>, usize)> {
+/// scipy's rules for label's input and structure: 1-4 axes; the structure 3 along each of the
+/// input's axes and symmetric.
+fn check_label_structure(input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -> Result<()> {
     let d = input.ndim();
     if structure.ndim() != d || structure.shape().iter().any(|&m| m != 3) {
-        return Err(Error::Shape(format!("structure of shape {:?} for a {d}-axis input: each axis of length 3", structure.shape())));
+        return Err(Error::Shape(format!(
+            "structure of shape {:?} for a {d}-axis input: each axis of length 3 (scipy: 'structure dimensions must be equal to 3')",
+            structure.shape()
+        )));
     }
     let flat: Vec<bool> = structure.iter().copied().collect();
     if flat.iter().zip(flat.iter().rev()).any(|(a, b)| a != b) {
         return Err(Error::Invalid("Structuring element must be symmetric (scipy's rule)".into()));
     }
-    crate::gpu::Shape::new(input.shape())?;
+    crate::gpu::Shape::new(input.shape()).map(|_| ())
+}
+
+/// The reference of [`label`] (its checks too): flood fill from each unlabelled element in
+/// raster order, which numbers components as scipy does.
+pub fn label_reference(input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -> Result<(ArrayD<u32>, usize)> {
+    check_label_structure(input, structure)?;
+    let d = input.ndim();
     let dims = input.shape().to_vec();
     let steps: Vec<Vec<i64>> =
         structure.indexed_iter().filter(|(j, &on)| on && (0..d).any(|a| j[a] != 1)).map(|(j, _)| (0..d).map(|a| j[a] as i64 - 1).collect()).collect();
