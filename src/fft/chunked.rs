@@ -21,7 +21,7 @@ use std::sync::{Arc, Mutex};
 
 use bytemuck::{Pod, Zeroable};
 use ndarray::ArrayD;
-use num_complex::{Complex32, Complex64};
+use num_complex::Complex64;
 use rayon::prelude::*;
 
 use super::{check_axes, FftPlan, Fusion, Norm, Product, Transform};
@@ -323,12 +323,8 @@ impl Cross {
         }
         let n = k * m;
         let table = ArrayD::from_shape_vec(vec![n], (0..n).map(|t| root(t, n)).collect()).unwrap();
-        let double = real == Dtype::F64;
-        let table = match double {
-            true => GpuArray::upload_complex(gpu, &table.view())?,
-            false => GpuArray::upload_complex(gpu, &table.mapv(|c| Complex32::new(c.re as f32, c.im as f32)).view())?,
-        };
-        Ok(Cross { kernel: cross_kernel(k, inverse, double), table })
+        let table = GpuArray::upload_complex_as(gpu, &table.view(), real)?;
+        Ok(Cross { kernel: cross_kernel(k, inverse, real == Dtype::F64), table })
     }
 
     fn record(&self, rec: &mut Recording, parts: &[Buf], scale: f64) -> Result<()> {
@@ -340,7 +336,8 @@ impl Cross {
         let dims = rec.dims(first);
         let count = dims.iter().product::<usize>() as u32;
         let row = dims[1..].iter().product::<usize>() as u32;
-        let p = Params { count, row, scale: scale as f32, scale_lo: (scale - scale as f32 as f64) as f32 };
+        let (scale, scale_lo) = crate::gpu::f32_pair(scale);
+        let p = Params { count, row, scale, scale_lo };
         let mut bufs = parts.to_vec();
         bufs.push(rec.input(&self.table));
         rec.dispatch(self.kernel, &[], bytemuck::bytes_of(&p), &bufs, self.kernel.groups(count as u64));

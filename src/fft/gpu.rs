@@ -491,10 +491,7 @@ impl FftPlan {
             tw.data.push(num_complex::Complex64::new(0.0, 0.0));
         }
         let table = ndarray::ArrayD::from_shape_vec(vec![tw.data.len()], tw.data).unwrap();
-        let tables = match real {
-            Dtype::F64 => GpuArray::upload_complex(gpu, &table.view())?,
-            _ => GpuArray::upload_complex(gpu, &table.mapv(|c| num_complex::Complex32::new(c.re as f32, c.im as f32)).view())?,
-        };
+        let tables = GpuArray::upload_complex_as(gpu, &table.view(), real)?;
         Ok(FftPlan { input, transform, steps, output, tables, product: fusion.product, bluestein, real })
     }
 

@@ -291,7 +291,7 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         out_hi: pass.output.hi,
         out_lo: pass.output.lo,
         out_elem: pass.output.elem,
-        scale: pass.scale as f32,
+        scale: crate::gpu::f32_pair(pass.scale).0,
         tw_line: pass.roots,
         tw_lo: tw.map_or(0, |t| t.lo),
         tw_hi: tw.map_or(0, |t| t.hi),
@@ -308,7 +308,7 @@ pub fn record(rec: &mut Recording, pass: &Pass, src: Buf, dst: Buf, table: Buf, 
         in_pair_end: pair_in.map_or(0, |l| l.end),
         out_pair: pair_out.map_or(0, |l| l.offset),
         out_pair_end: pair_out.map_or(0, |l| l.end),
-        scale_lo: (pass.scale - pass.scale as f32 as f64) as f32,
+        scale_lo: crate::gpu::f32_pair(pass.scale).1,
     };
     let groups = (pass.lines as u64).div_ceil(plan.batch as u64);
     // Few line groups fill the GPU one per workgroup (the loop's registers would cost occupancy).

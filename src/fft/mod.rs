@@ -20,11 +20,11 @@ pub use chunked::{first_fitting, least_chunks, most_chunks, real_and_spectrum_by
 pub use gpu::{FftPlan, Fusion, Product, Window};
 
 use ndarray::{Array, ArrayBase, ArrayD, ArrayViewD, Axis, CowArray, Data, Dimension, IxDyn};
-use num_complex::{Complex, Complex32};
+use num_complex::Complex;
 
 use crate::check::check_finite;
 use crate::error::{Error, Result};
-use crate::gpu::{with_dim, Dtype, Gpu, GpuArray, Real};
+use crate::gpu::{narrowed_complex, widened_complex, with_dim, Dtype, Gpu, GpuArray, Real};
 use crate::graph::{Buf, Recording};
 use crate::placement::{Form, GiveWay, Ladder};
 
@@ -162,16 +162,6 @@ fn complex<T: Real>(gpu: &Gpu, x: &ArrayViewD<Complex<T>>, axes: Option<&[usize]
     }
     let upload = |rec: &mut Recording, rows: &[usize]| rec.upload_once_complex(&rows_of(x, rows).view());
     on_host(gpu, x.shape(), &all_axes(axes, x.ndim()), t, norm, T::DTYPE, &upload, &|y| y.download_complex::<T>(gpu))
-}
-
-/// Complex data of type `T` as complex f32 (see `gpu::narrowed`).
-pub fn narrowed_complex<T: Real>(x: &ArrayViewD<Complex<T>>) -> ArrayD<Complex32> {
-    x.mapv(|v| Complex32::new(v.re.as_f64() as f32, v.im.as_f64() as f32))
-}
-
-/// A complex f32 result back in the data's precision `T`.
-pub fn widened_complex<T: Real, D: Dimension>(y: &Array<Complex32, D>) -> Array<Complex<T>, D> {
-    y.mapv(|v| Complex::new(T::from_f64(v.re as f64), T::from_f64(v.im as f64)))
 }
 
 /// `t` of a host array of shape `dims` whose rows along axis 0 `upload` records, computed in the

@@ -113,6 +113,23 @@ pub fn widened<T: Real, D: ndarray::Dimension>(y: &ndarray::Array<f32, D>) -> nd
     y.mapv(|v| T::from_f64(v as f64))
 }
 
+/// Complex data of type `T` as complex f32 (see [`narrowed`]).
+pub fn narrowed_complex<T: Real>(x: &ArrayViewD<num_complex::Complex<T>>) -> ArrayD<Complex32> {
+    x.mapv(|v| Complex32::new(v.re.as_f64() as f32, v.im.as_f64() as f32))
+}
+
+/// A complex f32 result back in the data's precision `T`.
+pub fn widened_complex<T: Real, D: ndarray::Dimension>(y: &ndarray::Array<Complex32, D>) -> ndarray::Array<num_complex::Complex<T>, D> {
+    y.mapv(|v| num_complex::Complex::new(T::from_f64(v.re as f64), T::from_f64(v.im as f64)))
+}
+
+/// An f64 parameter as the f32 pair (hi, lo) whose sum in f64 is it to 48 bits: f64 kernels take
+/// f32 parameters and add the low part back (`WIDE`), f32 kernels use the high part.
+pub fn f32_pair(v: f64) -> (f32, f32) {
+    let hi = v as f32;
+    (hi, (v - hi as f64) as f32)
+}
+
 /// A validated shape: 1 to 4 axes, none of length zero, slowest axis first.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Shape(Vec<usize>);
@@ -184,6 +201,14 @@ impl GpuArray {
 
     pub fn upload_c32(gpu: &Gpu, data: &ArrayViewD<Complex32>) -> Result<GpuArray> {
         Self::upload(gpu, data.shape(), Dtype::C32, &row_major_bytes(data))
+    }
+
+    /// Values computed in f64 (tables) as complex numbers of the real type `real`'s precision.
+    pub fn upload_complex_as(gpu: &Gpu, data: &ArrayViewD<num_complex::Complex64>, real: Dtype) -> Result<GpuArray> {
+        match real {
+            Dtype::F64 | Dtype::C64 => Self::upload_complex(gpu, data),
+            _ => Self::upload_complex(gpu, &data.mapv(|c| Complex32::new(c.re as f32, c.im as f32)).view()),
+        }
     }
 
     /// Complex data of either precision.

@@ -11,7 +11,7 @@ pub mod registry;
 mod transfer;
 mod tuning;
 
-pub use array::{narrowed, widened, Dtype, GpuArray, Real, Shape};
+pub use array::{f32_pair, narrowed, narrowed_complex, widened, widened_complex, Dtype, GpuArray, Real, Shape};
 pub(crate) use array::{row_major_bytes, with_dim};
 pub use cache::content_hash;
 pub(crate) use context::STORAGE_USAGE;

@@ -64,8 +64,8 @@ fn pass(rec: &mut Recording, f: Buf, axis: usize, w2: f64, first: bool, features
         }
         None => rec.temp(&[1], Dtype::U32)?,
     };
-    let w2_hi = w2 as f32;
-    let p = Params { dims: four, axis: (lead + axis) as u32, lines: lines as u32, w2: w2_hi, w2_lo: (w2 - w2_hi as f64) as f32 };
+    let (w2, w2_lo) = crate::gpu::f32_pair(w2);
+    let p = Params { dims: four, axis: (lead + axis) as u32, lines: lines as u32, w2, w2_lo };
     let constants = [("FIRST", f64::from(u8::from(first))), ("FEATURES", f64::from(u8::from(features.is_some())))];
     rec.dispatch(kernel, &constants, bytemuck::bytes_of(&p), &[f, d, v, z, near_in, near_out], kernel.groups(lines as u64));
     Ok((d, features.map(|_| near_out)))

@@ -106,14 +106,14 @@ pub fn record(rec: &mut Recording, m: &Map, src: Buf, dst: Buf, table: Buf) {
         len_out: m.len_out as u32,
         inner: inner as u32,
         table: m.table,
-        scale: m.scale as f32,
+        scale: crate::gpu::f32_pair(m.scale).0,
         inner_in: inner_in as u32,
         pair_count: match m.pairs {
             Some(Pairs::Rows) => m.outer as u32,
             Some(Pairs::Columns) => m.inner as u32,
             None => 0,
         },
-        scale_lo: (m.scale - m.scale as f32 as f64) as f32,
+        scale_lo: crate::gpu::f32_pair(m.scale).1,
         pad: [0; 3],
     };
     let code = match m.pairs {

@@ -54,8 +54,6 @@ pub fn record(rec: &mut Recording, x: Buf, table: Buf) -> Result<Buf> {
 /// Per-axis factors computed in f64 as a table of the complex type `dtype` (C32 or C64).
 pub(crate) fn upload_factors(rec: &mut Recording, factors: Vec<num_complex::Complex64>, dtype: Dtype) -> Result<Buf> {
     let table = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[factors.len()]), factors).expect("one axis");
-    match dtype {
-        Dtype::C64 => rec.upload_once_complex(&table.view()),
-        _ => rec.upload_c32(&table.mapv(|c| num_complex::Complex32::new(c.re as f32, c.im as f32)).view()),
-    }
+    let table = crate::gpu::GpuArray::upload_complex_as(rec.gpu(), &table.view(), dtype)?;
+    Ok(rec.input(&table))
 }

@@ -711,9 +711,9 @@ fn on_spectrum<T: Real, S: Data<Elem = num_complex::Complex<T>>, D: Dimension>(
     let input = input.view().into_dyn();
     crate::check::check_finite(&input, "input")?;
     if gpu.narrows::<T>() {
-        let narrow = crate::fft::narrowed_complex(&input);
+        let narrow = crate::gpu::narrowed_complex(&input);
         let y = on_spectrum(gpu, &narrow, n, axis, what, record)?;
-        return with_dim(crate::fft::widened_complex(&y));
+        return with_dim(crate::gpu::widened_complex(&y));
     }
     let mut rec = Recording::new(gpu);
     let x = rec.upload_once_complex(&input)?;
