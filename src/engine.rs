@@ -26,8 +26,10 @@ pub use crate::graph::{Buf, Chunked, ChunkedDownload, Compiled, Download, NodeTi
 pub use crate::placement::{Declined, Form, Placement, Progress};
 
 // The primitive kernels, each with its typed `record` form and CPU twin.
-pub use crate::kernels::{binary, complex_to_real, complex_unary, copy_range, copy_vec4, fill, real_to_complex, select, take, unary};
+pub use crate::kernels::{
+    binary, broadcast, complex_to_real, complex_unary, copy_range, copy_vec4, count_nonfinite, fill, real_to_complex, select, take, unary,
+};
 // Direct window correlation (the kernels under `Method::Direct` and the ndimage filters).
 pub use crate::kernels::{correlate_tiled, correlate_window};
 // Layout (pad, crop, permute, flip, roll, fftshift), reductions and prefix sums, built from them.
-pub use crate::ops::{layout, reduce, scan};
+pub use crate::ops::{layout, reduce, resident, scan};

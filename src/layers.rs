@@ -122,7 +122,7 @@ fn the_check_sees_grouped_and_root_imports() {
 /// (`convolve::window`, tiled or one thread per output), and normalised convolution is two
 /// scipy.signal convolutions in 'same' mode (`KernelSpectrum`, `Method`).
 const OP_LAYERS: &[&[&str]] =
-    &[&["layout", "reduce", "scan"], &["convolve", "interpolate", "psf"], &["filter"], &["deconvolve", "registration", "tomography", "denoise"]];
+    &[&["layout", "reduce", "resident", "scan"], &["convolve", "interpolate", "psf"], &["filter"], &["deconvolve", "registration", "tomography", "denoise"]];
 
 #[test]
 fn ops_import_only_ops_below() {

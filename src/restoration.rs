@@ -19,7 +19,7 @@
 use ndarray::{Array, ArrayBase, Data, Dimension};
 
 use crate::error::Result;
-use crate::gpu::{with_dim, Gpu};
+use crate::gpu::{with_dim, Gpu, GpuArray};
 use crate::ops::deconvolve;
 
 pub use crate::ops::deconvolve::blind::{blind_richardson_lucy, blind_richardson_lucy_with, check_blind, BlindOptions, BlindReport, BlindResult};
@@ -77,6 +77,17 @@ where
     let psf = psf.view().into_dyn();
     let (estimate, run, _) = deconvolve::restore(std::slice::from_ref(gpu), &image.view().into_dyn(), &PsfGrid::single(psf), num_iter, opts, progress)?;
     Ok((with_dim(estimate)?, run))
+}
+
+/// [`richardson_lucy`] of an image already on the device (f32), the estimate left there: the
+/// whole image resident on `gpu` (in chunks where it exceeds one buffer; `Error::TooLarge`
+/// where it does not fit the device, as there is no host copy to tile).
+pub fn richardson_lucy_resident<S, D>(gpu: &Gpu, image: &GpuArray, psf: &ArrayBase<S, D>, num_iter: usize, opts: &RlOptions) -> Result<GpuArray>
+where
+    S: Data<Elem = f32>,
+    D: Dimension,
+{
+    Ok(RichardsonLucy::new_resident(gpu, image, &psf.view().into_dyn(), num_iter, opts)?.run_resident(|_| {})?.0)
 }
 
 /// Richardson-Lucy with a spatially varying PSF: `psfs` of shape (GY, GX, psf...) holds one PSF

@@ -15,6 +15,12 @@ result.
 >>> lucent.signal.fftconvolve(numpy.ones((64, 64), 'f4'), numpy.ones((5, 5), 'f4'), mode='same').shape
 (64, 64)
 
+Data can stay on the GPU between calls: :func:`asarray` makes a :class:`Array` (as CuPy's
+arrays), every function takes it wherever it takes a numpy array and returns its array results
+as :class:`Array`; the filters, resampling, FFTs, phase correlation and Richardson-Lucy run on
+it without a host copy (:mod:`lucent._device` lists them), elementwise arithmetic and
+reductions keep glue between calls on the device, and ``.get()`` copies the values back.
+
 One process-wide :class:`Context` (the GPU, its FFT plans, kernel spectra and pipelines) is
 opened on first use and reused by every call; pass ``context=`` to a function, or call
 :func:`set_context`, to choose another GPU.
@@ -23,11 +29,15 @@ opened on first use and reused by every call; pass ``context=`` to a function, o
 from . import _lucent
 from ._context import Context, adapters, context, info, set_context
 from . import denoise, feature, fft, ndimage, psf, registration, restoration, signal, tomography, transform
+from ._device import Array, asarray
+from . import _resident
+
+_resident.install()
 
 __version__ = _lucent.__version__
 
 __all__ = [
-    "Context", "adapters", "context", "info", "set_context",
+    "Array", "Context", "adapters", "asarray", "context", "info", "set_context",
     "denoise", "feature", "fft", "ndimage", "psf", "registration", "restoration", "signal", "tomography",
     "transform",
 ]

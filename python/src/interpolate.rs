@@ -12,10 +12,10 @@ type Any<'py> = PyResult<Bound<'py, PyAny>>;
 
 /// scipy's (order, mode, cval, prefilter) and lucent's sampler.
 #[derive(FromPyObject)]
-struct How(u32, String, f32, bool, String);
+pub struct How(u32, String, f32, bool, String);
 
 impl How {
-    fn sampling(&self) -> PyResult<Sampling> {
+    pub fn sampling(&self) -> PyResult<Sampling> {
         let How(order, mode, cval, prefilter, sampler) = self;
         Ok(Sampling {
             order: *order,

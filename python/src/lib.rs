@@ -8,6 +8,7 @@ use numpy::{IntoPyArray, PyArrayDyn};
 use pyo3::exceptions::{PyMemoryError, PyOSError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 
+mod array;
 mod filters;
 mod interpolate;
 mod measurements;
@@ -46,6 +47,13 @@ impl Context {
             "f64": gpu.has_f64(),
         });
         py.import("json")?.call_method1("loads", (info.to_string(),))
+    }
+
+    /// Device memory held by lucent's buffers, in bytes: `(in_use, kept)`, those in use (arrays,
+    /// plans' tables) and those kept for reuse (bounded). Flat over a loop that drops what it
+    /// no longer needs.
+    fn held_bytes(&self) -> (u64, u64) {
+        self.gpu.held_bytes()
     }
 
     /// Whether the device computes float64 data in f64 (SHADER_F64; else lucent computes it in
@@ -149,6 +157,7 @@ fn _lucent(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_class::<Context>()?;
     m.add_function(wrap_pyfunction!(adapters, m)?)?;
+    array::register(m)?;
     spectral::register(m)?;
     filters::register(m)?;
     interpolate::register(m)?;

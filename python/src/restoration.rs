@@ -17,13 +17,13 @@ type ImageAndChains<'py> = PyResult<(Bound<'py, PyArrayDyn<f32>>, Vec<f64>, Vec<
 
 type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
 type Result<'py> = PyResult<Bound<'py, PyArrayDyn<f32>>>;
-type Set<'py> = HashMap<String, Bound<'py, PyAny>>;
+pub type Set<'py> = HashMap<String, Bound<'py, PyAny>>;
 
 fn unknown(what: &str, key: &str) -> PyErr {
     PyValueError::new_err(format!("{what}: unknown option '{key}'"))
 }
 
-fn rl_options(set: &Set<'_>) -> PyResult<RlOptions> {
+pub fn rl_options(set: &Set<'_>) -> PyResult<RlOptions> {
     let mut o = RlOptions::default();
     for (key, v) in set {
         match key.as_str() {

@@ -71,7 +71,7 @@ fn convolve<'py>(
 
 type Registered = (Vec<f64>, Option<f64>, Option<f64>);
 
-fn how(upsample_factor: f64, normalization: &str) -> PyResult<PhaseCorrelation> {
+pub fn how(upsample_factor: f64, normalization: &str) -> PyResult<PhaseCorrelation> {
     Ok(PhaseCorrelation { upsample_factor, normalization: Normalization::parse(normalization).map_err(to_py)? })
 }
 

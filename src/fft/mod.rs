@@ -155,6 +155,21 @@ pub fn irfftn<T: Real, S: Data<Elem = Complex<T>>, D: Dimension>(
     })?)
 }
 
+/// `t` over `axes` (None: every axis) of an array already in a recording, with a plan cached on
+/// the recording's `Gpu`: complex input (C32, or C64 in f64) for Forward, Inverse and
+/// RealInverse, real (F32 or F64) for RealForward. Whole arrays (one buffer).
+pub fn record_transform(rec: &mut Recording, x: Buf, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<Buf> {
+    let dtype = rec.dtype(x);
+    let want_complex = !matches!(t, Transform::RealForward);
+    if dtype == Dtype::U32 || matches!(dtype, Dtype::C32 | Dtype::C64) != want_complex {
+        let want = if want_complex { "complex" } else { "real" };
+        return Err(Error::Dtype(format!("{t:?} transforms {want} arrays, not {dtype:?}")));
+    }
+    let dims = rec.dims(x).to_vec();
+    let plan = FftPlan::cached_as(rec.gpu(), &dims, &all_axes(axes, dims.len()), t, norm, dtype.real())?;
+    plan.record(rec, x)
+}
+
 fn complex<T: Real>(gpu: &Gpu, x: &ArrayViewD<Complex<T>>, axes: Option<&[usize]>, t: Transform, norm: Norm) -> Result<ArrayD<Complex<T>>> {
     check_finite(x, "the FFT's input")?;
     if gpu.narrows::<T>() {

@@ -283,6 +283,13 @@ impl Gpu {
         Ok(())
     }
 
+    /// Device memory held by lucent's storage buffers, in bytes: those in use (arrays, plans'
+    /// tables, a run's temporaries) and those kept for reuse (at most the recycler's cap). A
+    /// program that drops what it no longer needs sees both stay flat.
+    pub fn held_bytes(&self) -> (u64, u64) {
+        self.recycler.held_bytes()
+    }
+
     /// A storage buffer of at least `bytes` (rounded up to 16 so vec4 kernels may touch the tail),
     /// returned to the recycler when its last user drops it.
     pub(crate) fn create_buffer(&self, label: &str, bytes: u64) -> Result<Pooled> {

@@ -10,6 +10,8 @@ use std::sync::{Arc, Mutex};
 pub(crate) struct Recycler {
     cap: u64,
     kept: Mutex<Kept>,
+    /// Bytes of the pooled buffers in use (not kept here).
+    live: std::sync::atomic::AtomicU64,
 }
 
 #[derive(Debug, Default)]
@@ -20,7 +22,7 @@ struct Kept {
 
 impl Recycler {
     pub(crate) fn new(cap: u64) -> Recycler {
-        Recycler { cap, kept: Mutex::new(Kept::default()) }
+        Recycler { cap, kept: Mutex::new(Kept::default()), live: Default::default() }
     }
 
     /// A kept buffer of exactly `size` bytes and `usage`, if there is one. Its contents are
@@ -31,6 +33,11 @@ impl Recycler {
         let (_, buffer) = kept.buffers.swap_remove(at);
         kept.bytes -= size;
         Some(buffer)
+    }
+
+    /// Device bytes held by pooled buffers: in use, and kept for reuse.
+    pub(crate) fn held_bytes(&self) -> (u64, u64) {
+        (self.live.load(std::sync::atomic::Ordering::Relaxed), self.kept.lock().unwrap().bytes)
     }
 
     /// Releases every kept buffer (an allocation failed: the memory is wanted back).
@@ -68,6 +75,7 @@ pub(crate) struct Pooled {
 
 impl Pooled {
     pub(crate) fn new(buffer: wgpu::Buffer, recycler: Arc<Recycler>) -> Pooled {
+        recycler.live.fetch_add(buffer.size(), std::sync::atomic::Ordering::Relaxed);
         Pooled { buffer: Some(buffer), recycler }
     }
 }
@@ -82,6 +90,7 @@ impl std::ops::Deref for Pooled {
 impl Drop for Pooled {
     fn drop(&mut self) {
         if let Some(b) = self.buffer.take() {
+            self.recycler.live.fetch_sub(b.size(), std::sync::atomic::Ordering::Relaxed);
             self.recycler.give(super::STORAGE_USAGE, b);
         }
     }

@@ -10,6 +10,7 @@ pub mod layout;
 pub mod psf;
 pub mod reduce;
 pub mod registration;
+pub mod resident;
 pub mod scan;
 pub mod tomography;
 

@@ -33,6 +33,7 @@ mod hostile_files;
 mod io;
 mod measurements;
 mod morphology;
+mod resident;
 mod spline_orders;
 mod unsupervised;
 mod zarr;

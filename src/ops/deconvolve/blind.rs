@@ -29,7 +29,7 @@ use std::time::Instant;
 use ndarray::{ArrayD, ArrayViewD, IxDyn, Zip};
 use serde::Serialize;
 
-use super::gpu::{convolve, observed_and_first, sum, wrapped_psf, Plans};
+use super::gpu::{convolve, observed_and_first, sum, wrapped_psf, Observed, Plans};
 use super::{observed, prepared_psf, validate, Geometry, Progress, RlBoundary, RlOptions};
 use crate::error::{Error, Result};
 use crate::fft::{cpu as fft, Norm};
@@ -146,7 +146,7 @@ pub fn blind_richardson_lucy_with(
     // Resident: the observed image, the object, the PSF and its support wrapped around the
     // origin, and λ h₀ / (1 + λ).
     let mut rec = Recording::new(gpu);
-    let (observed_buf, first) = observed_and_first(&mut rec, &g, &rows[0], &image.view(), &o.rl)?;
+    let (observed_buf, first) = observed_and_first(&mut rec, &g, &rows[0], Observed::Host(&image.view()), &o.rl)?;
     let h = wrapped_psf(&mut rec, &g, &rows[0], &h0.view())?;
     let mask = wrapped_psf(&mut rec, &g, &rows[0], &ArrayD::from_elem(h0.shape(), 1.0).view())?;
     let prior = (o.psf_prior > 0.0).then(|| wrapped_psf(&mut rec, &g, &rows[0], &h0.mapv(|v| v * o.psf_prior / (1.0 + o.psf_prior)).view())).transpose()?;

@@ -28,10 +28,50 @@ use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::boundary::Boundary as Edge;
 use crate::kernels::rl_ratio;
 use crate::kernels::rl_tv::{self, Neighbours};
+use crate::kernels::unary::{self, UnaryOp};
 use crate::kernels::{copy_vec4, fill, rl_predict, rl_update};
 use crate::ops::layout;
 use crate::ops::layout::chunks::rows_from;
 use crate::ops::reduce::{self, Reduction};
+
+/// The observed image: on the host (negative values already clipped where the options ask), or
+/// an f32 array already on the device (checked there by [`super::validate_resident`]; clipped
+/// on the device with `clip`).
+#[derive(Clone, Copy)]
+pub enum Observed<'a> {
+    Host(&'a ArrayViewD<'a, f32>),
+    Device { image: &'a GpuArray, clip: bool },
+}
+
+impl Observed<'_> {
+    pub fn dims(&self) -> &[usize] {
+        match self {
+            Observed::Host(x) => x.shape(),
+            Observed::Device { image, .. } => image.dims(),
+        }
+    }
+
+    /// Rows `src` (along axis 0) of the image in `rec`.
+    fn rows(&self, rec: &mut Recording, src: Range<usize>) -> Result<Buf> {
+        match *self {
+            Observed::Host(x) => rec.upload_once_f32(&x.slice_axis(Axis(0), src.into())),
+            Observed::Device { image, clip } => {
+                let mut x = rec.input(image);
+                if src.len() != image.dims()[0] {
+                    let mut start = vec![0; image.dims().len()];
+                    start[0] = src.start;
+                    let mut size = image.dims().to_vec();
+                    size[0] = src.len();
+                    x = layout::crop(rec, x, &start, &size)?;
+                }
+                match clip {
+                    true => unary::record(rec, UnaryOp::MaxScalar(0.0), x),
+                    false => Ok(x),
+                }
+            }
+        }
+    }
+}
 
 /// The arrays that stay on the device for the whole run, all of the padded shape, each as its
 /// chunks along axis 0.
@@ -111,8 +151,31 @@ impl<'g> RichardsonLucy<'g> {
         let image = super::observed(image, opts);
         let psf = prepared_psf(psf, opts.normalize_psf);
         crate::gpu::trace("rl: prepared", start);
+        RichardsonLucy::placed(gpu, geometry, Observed::Host(&image.view()), &psf, iterations, opts, start)
+    }
+
+    /// [`RichardsonLucy::new`] of an image already on the device (f32, one buffer; checked
+    /// there as [`super::validate`] checks a host image). [`RichardsonLucy::run_resident`]
+    /// leaves the estimate there.
+    pub fn new_resident(gpu: &'g Gpu, image: &GpuArray, psf: &ArrayViewD<f32>, iterations: usize, opts: &RlOptions) -> Result<RichardsonLucy<'g>> {
+        let start = Instant::now();
+        let geometry = super::validate_resident(gpu, image, psf, iterations, opts)?;
+        let psf = prepared_psf(psf, opts.normalize_psf);
+        RichardsonLucy::placed(gpu, geometry, Observed::Device { image, clip: opts.clip_negative }, &psf, iterations, opts, start)
+    }
+
+    /// In as few chunks along axis 0 as the device's buffers allow.
+    fn placed(
+        gpu: &'g Gpu,
+        geometry: Geometry,
+        image: Observed,
+        psf: &ArrayD<f64>,
+        iterations: usize,
+        opts: &RlOptions,
+        start: Instant,
+    ) -> Result<RichardsonLucy<'g>> {
         let mut rl = first_fitting(gpu, least_chunks(gpu, &geometry.padded), |chunks| {
-            RichardsonLucy::in_chunks(gpu, &geometry, chunks, &image.view(), &psf.view(), iterations, opts)
+            RichardsonLucy::in_chunks(gpu, &geometry, chunks, image, &psf.view(), iterations, opts)
         })?;
         rl.report.setup_ms = ms_since(start);
         Ok(rl)
@@ -122,7 +185,7 @@ impl<'g> RichardsonLucy<'g> {
         gpu: &'g Gpu,
         whole: &Geometry,
         chunks: usize,
-        image: &ArrayViewD<f32>,
+        image: Observed,
         psf: &ArrayViewD<f64>,
         iterations: usize,
         opts: &RlOptions,
@@ -173,7 +236,35 @@ impl<'g> RichardsonLucy<'g> {
     }
 
     /// Runs the iterations, calling `progress` after each, then copies the estimate back.
-    pub fn run(mut self, mut progress: impl FnMut(Progress)) -> Result<RlResult> {
+    pub fn run(mut self, progress: impl FnMut(Progress)) -> Result<RlResult> {
+        self.iterate(progress)?;
+        let start = Instant::now();
+        let estimate = self.estimate()?;
+        self.report.download_ms = ms_since(start);
+        let RichardsonLucy { resident, iteration, monitor, plans, report, .. } = self;
+        crate::gpu::free_in_background((resident, iteration, monitor, plans));
+        Ok(RlResult { estimate, report })
+    }
+
+    /// [`RichardsonLucy::run`] with the estimate left on the device, cropped to the image.
+    pub fn run_resident(mut self, progress: impl FnMut(Progress)) -> Result<(GpuArray, RlReport)> {
+        self.iterate(progress)?;
+        let g = &self.geometry;
+        let mut rec = Recording::new(self.gpu);
+        let parts: Vec<Buf> = self.resident.estimate.iter().map(|e| rec.input(e)).collect();
+        let estimate = Chunked::from_parts(&rec, parts)?;
+        let cropped = layout::chunks::crop(&mut rec, &estimate, &g.offset, &g.image)?;
+        let joined = match cropped.parts.as_slice() {
+            [one] => *one,
+            parts => layout::concatenate(&mut rec, parts)?,
+        };
+        let o = rec.output(joined);
+        let estimate = rec.run()?.array(o);
+        Ok((estimate, self.report))
+    }
+
+    /// The iterations, `progress` called after each.
+    fn iterate(&mut self, mut progress: impl FnMut(Progress)) -> Result<()> {
         let start = Instant::now();
         let mut gpu_ms = Vec::new();
         for done in 1..=self.iterations {
@@ -200,12 +291,7 @@ impl<'g> RichardsonLucy<'g> {
         self.report.iterate_ms = ms_since(start);
         self.report.ms_per_iteration = self.report.iterate_ms / self.report.iterations as f64;
         self.report.gpu_ms_per_iteration = median(&mut gpu_ms);
-        let start = Instant::now();
-        let estimate = self.estimate()?;
-        self.report.download_ms = ms_since(start);
-        let RichardsonLucy { resident, iteration, monitor, plans, report, .. } = self;
-        crate::gpu::free_in_background((resident, iteration, monitor, plans));
-        Ok(RlResult { estimate, report })
+        Ok(())
     }
 
     /// Runs one more iteration on the resident arrays (the slab decomposition steps each GPU's
@@ -337,7 +423,7 @@ fn chunked_geometry(g: &Geometry, boundary: RlBoundary, chunks: usize) -> Result
 /// Pads the observed image and the first estimate to the working shape and computes the OTF
 /// (with [`super::RlBoundary::Extended`] also uploads the inverse weights), chunk by chunk, in
 /// one submission; returns the resident arrays and the peak memory of that step.
-fn upload(gpu: &Gpu, g: &Geometry, plans: &Plans, image: &ArrayViewD<f32>, psf: &ArrayViewD<f64>, opts: &RlOptions) -> Result<(Resident, u64)> {
+fn upload(gpu: &Gpu, g: &Geometry, plans: &Plans, image: Observed, psf: &ArrayViewD<f64>, opts: &RlOptions) -> Result<(Resident, u64)> {
     let mut rec = Recording::new(gpu);
     let (mut observed, mut estimate, mut wrapped, mut weights) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for r in &plans.rows {
@@ -373,8 +459,8 @@ fn upload(gpu: &Gpu, g: &Geometry, plans: &Plans, image: &ArrayViewD<f32>, psf: 
 
 /// The chunk `r` of the observed image placed in the padded array (zeros around it) and of the
 /// first estimate (as [`Geometry::first_estimate`]).
-pub(super) fn observed_and_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &ArrayViewD<f32>, opts: &RlOptions) -> Result<(Buf, Buf)> {
-    let observed = layout::chunks::place_rows(rec, image, &g.padded, &g.offset, r)?;
+pub(super) fn observed_and_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: Observed, opts: &RlOptions) -> Result<(Buf, Buf)> {
+    let observed = layout::chunks::place_rows_with(rec, image.dims(), Dtype::F32, &g.padded, &g.offset, r, |rec, src| image.rows(rec, src))?;
     let first = match (opts.init, g.is_extended()) {
         (Init::Observed, false) => copy(rec, observed)?,
         (Init::Constant(c), false) => constant_rows(rec, g, r, c)?,
@@ -404,7 +490,7 @@ fn constant_rows(rec: &mut Recording, g: &Geometry, r: &Range<usize>, c: f32) ->
 
 /// With [`RlBoundary::Extended`]: the support's rows of the first estimate repeat the nearest
 /// image element, zeros beyond it.
-fn extended_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &ArrayViewD<f32>, opts: &RlOptions) -> Result<Buf> {
+fn extended_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: Observed, opts: &RlOptions) -> Result<Buf> {
     let nd = g.image.len();
     let end = r.end.min(g.support[0]);
     if r.start >= end {
@@ -423,7 +509,7 @@ fn extended_first(rec: &mut Recording, g: &Geometry, r: &Range<usize>, image: &A
             fill::record(rec, t, c);
             t
         }
-        Init::Observed => rec.upload_once_f32(&image.slice_axis(Axis(0), src.into()))?,
+        Init::Observed => image.rows(rec, src)?,
     };
     let nearest: Vec<(usize, usize)> = (0..nd).map(|d| if d == 0 { (before, after) } else { (g.offset[d], g.support[d] - g.image[d] - g.offset[d]) }).collect();
     let x = layout::pad(rec, x, &nearest, Edge::Nearest)?;

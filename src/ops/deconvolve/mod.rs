@@ -383,12 +383,45 @@ pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usiz
     if !opts.clip_negative && !opts.allow_negative {
         if let Some((idx, v)) = crate::check::first_where(image, |v| v < 0.0) {
             let min = image.iter().copied().fold(f32::INFINITY, f32::min);
-            return Err(Error::Invalid(format!(
-                "Richardson-Lucy needs non-negative data; the image holds {v} at index {idx:?} (minimum {min}). \
-                 Subtract the offset first, or clip negative values to 0 (RlOptions::clip_negative, --clip-negative)"
-            )));
+            return Err(negative_image(&format!("holds {v} at index {idx:?} (minimum {min})")));
         }
     }
+    check_psf_and_options(psf, opts)?;
+    Ok(geometry)
+}
+
+/// [`validate`] of an image already on the device (f32): its finiteness and minimum measured
+/// there, in one small submission.
+pub fn validate_resident(gpu: &Gpu, image: &crate::gpu::GpuArray, psf: &ArrayViewD<f32>, iterations: usize, opts: &RlOptions) -> Result<Geometry> {
+    check_iterations(iterations)?;
+    image.expect_dtype(crate::gpu::Dtype::F32)?;
+    let geometry = Geometry::new(image.dims(), psf.shape(), opts.boundary)?;
+    check_finite(psf, "the PSF")?;
+    let mut rec = crate::graph::Recording::new(gpu);
+    let x = rec.input(image);
+    let flag = crate::kernels::count_nonfinite::record(&mut rec, x)?;
+    let (flag, min) = (rec.download(flag), crate::ops::reduce::record(&mut rec, x, crate::ops::reduce::Reduction::Min, None)?);
+    let min = rec.download(min);
+    let results = rec.run()?;
+    if results.u32(flag)?.iter().any(|&v| v != 0) {
+        return Err(Error::NonFinite("the image holds NaN or an infinity".into()));
+    }
+    let min = results.f32(min)?.iter().next().copied().unwrap_or(0.0);
+    if !opts.clip_negative && !opts.allow_negative && min < 0.0 {
+        return Err(negative_image(&format!("has minimum {min}")));
+    }
+    check_psf_and_options(psf, opts)?;
+    Ok(geometry)
+}
+
+fn negative_image(what: &str) -> Error {
+    Error::Invalid(format!(
+        "Richardson-Lucy needs non-negative data; the image {what}. \
+         Subtract the offset first, or clip negative values to 0 (RlOptions::clip_negative, --clip-negative)"
+    ))
+}
+
+fn check_psf_and_options(psf: &ArrayViewD<f32>, opts: &RlOptions) -> Result<()> {
     if let Some((idx, v)) = crate::check::first_where(psf, |v| v < 0.0) {
         return Err(Error::Invalid(format!("the PSF must be non-negative; it holds {v} at index {idx:?}")));
     }
@@ -405,7 +438,7 @@ pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usiz
             )));
         }
     }
-    Ok(geometry)
+    Ok(())
 }
 
 /// Most iterations a run may ask for: far beyond any use (hundreds are typical), short of a

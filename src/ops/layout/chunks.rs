@@ -33,15 +33,29 @@ pub fn rows_from(a: usize, e: usize, offset: usize, n: usize, clamp: bool) -> Op
 /// Chunk `r` (rows along axis 0) of `x` placed at `offset` in a zero array of shape `dims`:
 /// the rows it holds uploaded once and padded on the device.
 pub fn place_rows<T: Real>(rec: &mut Recording, x: &ArrayViewD<T>, dims: &[usize], offset: &[usize], r: &Range<usize>) -> Result<Buf> {
-    let Some((src, before, after)) = rows_from(r.start, r.end, offset[0], x.shape()[0], false) else {
+    place_rows_with(rec, x.shape(), T::DTYPE, dims, offset, r, |rec, src| rec.upload_once_real(&x.slice_axis(Axis(0), src.into())))
+}
+
+/// [`place_rows`] of an array of shape `x_dims` and type `dtype` whose rows `rows` records (an
+/// upload from the host, or a crop of an array already on the device).
+pub fn place_rows_with(
+    rec: &mut Recording,
+    x_dims: &[usize],
+    dtype: crate::gpu::Dtype,
+    dims: &[usize],
+    offset: &[usize],
+    r: &Range<usize>,
+    rows: impl FnOnce(&mut Recording, Range<usize>) -> Result<Buf>,
+) -> Result<Buf> {
+    let Some((src, before, after)) = rows_from(r.start, r.end, offset[0], x_dims[0], false) else {
         let mut d = dims.to_vec();
         d[0] = r.len();
-        let t = rec.temp(&d, T::DTYPE)?;
+        let t = rec.temp(&d, dtype)?;
         fill::record(rec, t, 0.0);
         return Ok(t);
     };
-    let rows = rec.upload_once_real(&x.slice_axis(Axis(0), src.into()))?;
-    let pads: Vec<(usize, usize)> = (0..dims.len()).map(|d| if d == 0 { (before, after) } else { (offset[d], dims[d] - x.shape()[d] - offset[d]) }).collect();
+    let rows = rows(rec, src)?;
+    let pads: Vec<(usize, usize)> = (0..dims.len()).map(|d| if d == 0 { (before, after) } else { (offset[d], dims[d] - x_dims[d] - offset[d]) }).collect();
     if pads.iter().all(|&p| p == (0, 0)) {
         return Ok(rows);
     }

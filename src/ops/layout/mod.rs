@@ -59,6 +59,31 @@ pub fn crop(rec: &mut Recording, x: Buf, start: &[usize], size: &[usize]) -> Res
     gather::record(rec, x, &maps, Boundary::Constant(0.0))
 }
 
+/// numpy.concatenate(parts, axis=0): arrays of one type whose other axes agree, one after the
+/// other in a new array (chunks along axis 0 joined into one buffer).
+pub fn concatenate(rec: &mut Recording, parts: &[Buf]) -> Result<Buf> {
+    let first = *parts.first().ok_or_else(|| Error::Empty("nothing to concatenate".into()))?;
+    let (dtype, tail) = (rec.dtype(first), rec.dims(first)[1..].to_vec());
+    let mut rows = 0;
+    for &p in parts {
+        rec.expect_dtype(p, dtype, "concatenated part")?;
+        if rec.dims(p)[1..] != tail[..] {
+            return Err(Error::Shape(format!("parts {:?} and {:?} differ beyond axis 0", rec.dims(first), rec.dims(p))));
+        }
+        rows += rec.dims(p)[0];
+    }
+    let mut dims = vec![rows];
+    dims.extend_from_slice(&tail);
+    let out = rec.temp(&dims, dtype)?;
+    let mut at = 0;
+    for &p in parts {
+        let n = rec.shape(p).len();
+        crate::kernels::copy_range::record(rec, p, 0, out, at, n)?;
+        at += n;
+    }
+    Ok(out)
+}
+
 /// numpy.flip(x, axes): reverses the listed axes (each at most once).
 pub fn flip(rec: &mut Recording, x: Buf, axes: &[usize]) -> Result<Buf> {
     let dims = rec.dims(x).to_vec();

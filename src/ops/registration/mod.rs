@@ -185,15 +185,37 @@ impl<'g> PhaseCorrelator<'g> {
         let (reference, e) = crate::check::large_in_safe_range(reference);
         let mut rec = Recording::new(gpu);
         let x = rec.upload_once_f32(&reference.view())?;
+        let mut correlator = PhaseCorrelator::transformed(gpu, rec, x, how)?;
+        correlator.scale = e;
+        Ok(correlator)
+    }
+
+    /// [`PhaseCorrelator::new`] of a reference image already on the device (f32, finite:
+    /// checked there; not rescaled, so a sum of squares beyond f32 is an error).
+    pub fn new_resident(gpu: &'g Gpu, reference: &GpuArray, how: &PhaseCorrelation) -> Result<PhaseCorrelator<'g>> {
+        how.check()?;
+        reference.expect_dtype(Dtype::F32)?;
+        if crate::ops::resident::has_nonfinite(gpu, reference)? {
+            return Err(Error::NonFinite("the reference image holds NaN or an infinity".into()));
+        }
+        let mut rec = Recording::new(gpu);
+        let x = rec.input(reference);
+        PhaseCorrelator::transformed(gpu, rec, x, how)
+    }
+
+    /// The reference `x` (in `rec`) transformed, and its sum of squares.
+    fn transformed(gpu: &'g Gpu, mut rec: Recording, x: Buf, how: &PhaseCorrelation) -> Result<PhaseCorrelator<'g>> {
+        let dims = rec.dims(x).to_vec();
         let spectrum = forward(&mut rec, x)?;
         let out = rec.output(spectrum);
         let power = sum_of_squares(&mut rec, x)?;
         let power = rec.download(power);
         let results = rec.run()?;
         let power = first(results.f32(power)?) as f64;
-        let mut correlator = PhaseCorrelator::with(gpu, reference.shape(), results.array(out), power, how, false)?;
-        correlator.scale = e;
-        Ok(correlator)
+        if !power.is_finite() {
+            return Err(Error::NonFinite("the reference image's sum of squares overflows f32 (scale it)".into()));
+        }
+        PhaseCorrelator::with(gpu, &dims, results.array(out), power, how, false)
     }
 
     /// scikit-image's space "fourier": `reference` is a reference image's full spectrum (fftn;
