@@ -108,6 +108,71 @@ class Array:
             return self
         return asarray(self.get().astype(dtype), context=self._ctx)
 
+    def __getitem__(self, key: Any) -> Any:
+        """numpy's basic indexing (integers, slices with steps, ``...``, ``None``) on the device;
+        boolean and integer-array indexing go through the host. Indexing every axis with an
+        integer gives a numpy scalar."""
+        keys = key if isinstance(key, tuple) else (key,)
+        if not all(k is None or k is Ellipsis or isinstance(k, (slice, numbers.Integral)) for k in keys) or self._bool:
+            picked = self.get()[_to_host(key)]
+            return asarray(picked, context=self._ctx) if np.ndim(picked) else picked
+        if sum(k is Ellipsis for k in keys) > 1:
+            raise IndexError("an index can only have a single ellipsis ('...')")
+        named = sum(k is not None and k is not Ellipsis for k in keys)
+        if named > self.ndim:
+            raise IndexError(f"too many indices for array: array is {self.ndim}-dimensional, but {named} were indexed")
+        at = keys.index(Ellipsis) if Ellipsis in keys else len(keys)
+        keys = keys[:at] + (slice(None),) * (self.ndim - named) + keys[at + 1:]
+        axes, dims, d = [], [], 0
+        for k in keys:
+            if k is None:
+                dims.append(1)
+                continue
+            n = self.shape[d]
+            if isinstance(k, slice):
+                start, stop, step = k.indices(n)
+                count = len(range(start, stop, step))
+                if count == 0:
+                    raise IndexError(f"the index {key!r} selects no elements; a lucent.Array holds at least one")
+                axes.append((start, step, count))
+                dims.append(count)
+            else:
+                i = int(k)
+                if not -n <= i < n:
+                    raise IndexError(f"index {i} is out of bounds for axis {d} with size {n}")
+                axes.append((i % n, 1, 1))
+            d += 1
+        if not dims:
+            return self.get()[key]
+        if len(dims) > 4:
+            raise IndexError(f"a lucent.Array has 1 to 4 axes; this index gives {len(dims)}")
+        return Array(_lucent.slice_device(self._a, axes, dims), self._ctx, self._bool)
+
+    def reshape(self, *shape: Any) -> "Array":
+        """The same values with another shape (one dimension may be -1), 1 to 4 axes; no copy."""
+        dims = list(shape[0]) if len(shape) == 1 and isinstance(shape[0], (tuple, list)) else list(shape)
+        dims = [int(n) for n in dims]
+        if dims.count(-1) > 1:
+            raise ValueError("can only specify one unknown dimension")
+        if -1 in dims:
+            known = int(np.prod([n for n in dims if n != -1]))
+            dims[dims.index(-1)] = self.size // known if known and self.size % known == 0 else -1
+        if any(n < 1 for n in dims) or int(np.prod(dims)) != self.size:
+            raise ValueError(f"cannot reshape array of size {self.size} into shape {tuple(shape[0]) if len(shape) == 1 else shape}")
+        return Array(_lucent.reshape_device(self._a, dims), self._ctx, self._bool)
+
+    def transpose(self, *axes: Any) -> "Array":
+        """numpy.transpose (the axes reversed by default), a copy on the device."""
+        order = list(axes[0]) if len(axes) == 1 and isinstance(axes[0], (tuple, list)) else list(axes)
+        order = order or list(range(self.ndim))[::-1]
+        if sorted(int(a) % self.ndim for a in order) != list(range(self.ndim)) or len(order) != self.ndim:
+            raise ValueError("axes don't match array")
+        return Array(_lucent.transpose_device(self._a, [int(a) % self.ndim for a in order]), self._ctx, self._bool)
+
+    @property
+    def T(self) -> "Array":
+        return self.transpose()
+
     def __len__(self) -> int:
         return self.shape[0]
 

@@ -16,7 +16,7 @@ use lucent::engine::binary::{self, BinaryOp};
 use lucent::engine::broadcast::{self, BroadcastOp};
 use lucent::engine::reduce::{self, Reduction};
 use lucent::engine::unary::{self, UnaryOp};
-use lucent::engine::{count_nonfinite, resident, Recording};
+use lucent::engine::{count_nonfinite, layout, resident, Recording};
 use lucent::fft::{Norm, Transform};
 use lucent::ndimage::{self, Boundary, GaussianFilter, Terms};
 use lucent::{Dtype, Gpu, GpuArray};
@@ -196,17 +196,7 @@ fn unary_op(py: Python<'_>, op: &str, x: &DeviceArray) -> PyResult<DeviceArray> 
         "log" => UnaryOp::Log,
         other => return Err(PyValueError::new_err(format!("unknown unary operation {other}"))),
     };
-    let (gpu, a) = (&x.gpu, &x.array);
-    let y = py
-        .detach(|| {
-            let mut rec = Recording::new(gpu);
-            let b = rec.input(a);
-            let y = unary::record(&mut rec, u, b)?;
-            let o = rec.output(y);
-            Ok(rec.run()?.array(o))
-        })
-        .map_err(to_py)?;
-    Ok(x.like(y))
+    glue(py, x, |rec, b| unary::record(rec, u, b))
 }
 
 /// numpy's sum, mean, min and max of a float32 array, whole (a one-element array) or along
@@ -224,17 +214,42 @@ fn reduction(py: Python<'_>, op: &str, x: &DeviceArray, axis: Option<usize>) -> 
     if x.array.dtype() != Dtype::F32 {
         return Err(PyTypeError::new_err(format!("{op} of a {} lucent.Array on the device", x.dtype())));
     }
+    glue(py, x, |rec, b| reduce::record(rec, b, r, axis))
+}
+
+/// `op` on `x` in one submission, as numpy would (no test of the values: glue between calls).
+fn glue(py: Python<'_>, x: &DeviceArray, op: impl FnOnce(&mut Recording, lucent::Buf) -> lucent::Result<lucent::Buf> + Send) -> PyResult<DeviceArray> {
     let (gpu, a) = (&x.gpu, &x.array);
     let y = py
         .detach(|| {
             let mut rec = Recording::new(gpu);
             let b = rec.input(a);
-            let y = reduce::record(&mut rec, b, r, axis)?;
+            let y = op(&mut rec, b)?;
             let o = rec.output(y);
             Ok(rec.run()?.array(o))
         })
         .map_err(to_py)?;
     Ok(x.like(y))
+}
+
+/// numpy's basic slicing: per axis (start, step, length) as `slice.indices` gives them, then
+/// the result viewed as `dims` (the axes an integer index removed, dropped).
+#[pyfunction]
+fn slice_device(py: Python<'_>, x: &DeviceArray, axes: Vec<(usize, i64, usize)>, dims: Vec<usize>) -> PyResult<DeviceArray> {
+    let y = glue(py, x, |rec, b| layout::slice(rec, b, &axes))?;
+    reshape_device(&y, dims)
+}
+
+/// The same values viewed with another shape (no copy: device arrays are never written in place).
+#[pyfunction]
+fn reshape_device(x: &DeviceArray, dims: Vec<usize>) -> PyResult<DeviceArray> {
+    Ok(x.like(x.array.reinterpret(&dims, x.array.dtype()).map_err(to_py)?))
+}
+
+/// numpy.transpose(x, axes).
+#[pyfunction]
+fn transpose_device(py: Python<'_>, x: &DeviceArray, axes: Vec<usize>) -> PyResult<DeviceArray> {
+    glue(py, x, |rec, b| layout::permute(rec, b, &axes))
 }
 
 /// `op` on `x` in one submission, the input checked for NaN and infinities there first.
@@ -411,6 +426,9 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(elementwise, m)?)?;
     m.add_function(wrap_pyfunction!(unary_op, m)?)?;
     m.add_function(wrap_pyfunction!(reduction, m)?)?;
+    m.add_function(wrap_pyfunction!(slice_device, m)?)?;
+    m.add_function(wrap_pyfunction!(reshape_device, m)?)?;
+    m.add_function(wrap_pyfunction!(transpose_device, m)?)?;
     m.add_function(wrap_pyfunction!(gaussian_filter_device, m)?)?;
     m.add_function(wrap_pyfunction!(uniform_filter_device, m)?)?;
     m.add_function(wrap_pyfunction!(resample_device, m)?)?;

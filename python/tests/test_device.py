@@ -239,3 +239,28 @@ def test_device_memory_stays_flat_over_many_calls(rng, ctx):
             held = ctx.held_bytes()
     assert ctx.held_bytes() == held
     del b
+
+
+def test_indexing_reshape_and_transpose_on_the_device(rng, ctx):
+    x = rng.standard_normal((5, 7, 6)).astype("f4")
+    a = dev(x, ctx)
+    for key in [1, -1, (2, 3), (slice(1, 4), slice(None, None, 2)), (Ellipsis, slice(5, 0, -2)), (slice(None), 3, slice(None, None, -1)),
+                (None, 2), (slice(-3, None), Ellipsis, 1), (4, 6, slice(1, 5, 3))]:
+        got = a[key]
+        assert isinstance(got, lucent.Array), key
+        np.testing.assert_array_equal(got.get(), x[key], err_msg=str(key))
+    assert a[1, 2, 3] == x[1, 2, 3]
+    m = a > 0
+    np.testing.assert_array_equal(m[1:3].get(), (x > 0)[1:3])
+    np.testing.assert_array_equal(a[x > 0.5].get(), x[x > 0.5])  # boolean index: through the host
+    with pytest.raises(IndexError):
+        a[5]
+    with pytest.raises(IndexError):
+        a[0, 0, 0, 0]
+    r = a.reshape(35, -1)
+    assert r.shape == (35, 6)
+    np.testing.assert_array_equal(r.get(), x.reshape(35, 6))
+    with pytest.raises(ValueError, match="cannot reshape"):
+        a.reshape(4, -1)
+    np.testing.assert_array_equal(a.T.get(), x.T)
+    np.testing.assert_array_equal(a.transpose(1, 0, 2).get(), x.transpose(1, 0, 2))

@@ -165,3 +165,23 @@ fn concatenate_joins_chunks_along_axis_0() {
     let (a, b) = (rec.temp(&[2, 3], Dtype::F32).unwrap(), rec.temp(&[2, 4], Dtype::F32).unwrap());
     assert!(layout::concatenate(&mut rec, &[a, b]).is_err());
 }
+
+#[test]
+fn slices_read_what_numpy_reads() {
+    let gpu = poisoned_gpu();
+    let x = rand_array(&[5, 7, 6]);
+    let a = GpuArray::upload_f32(gpu, &x.view()).unwrap();
+    // (start, step, len) per axis, as Python's slice.indices gives them.
+    for axes in [vec![(0, 1, 5), (0, 1, 7), (0, 1, 6)], vec![(4, -2, 3), (1, 3, 2), (5, -1, 6)], vec![(2, 1, 1), (6, -6, 2), (0, 5, 2)]] {
+        let got = resident::apply(gpu, &a, "x", |rec, b| layout::slice(rec, b, &axes)).unwrap().download_f32(gpu).unwrap();
+        let want = x.slice_each_axis(|ax| {
+            let (start, step, len) = axes[ax.axis.index()];
+            let end = start as isize + step as isize * (len as isize - 1);
+            let (lo, hi) = if step > 0 { (start as isize, end + 1) } else { (end, start as isize + 1) };
+            ndarray::Slice::new(lo, Some(hi), step as isize)
+        });
+        assert_eq!(got, want, "{axes:?}");
+    }
+    let e = resident::apply(gpu, &a, "x", |rec, b| layout::slice(rec, b, &[(0, 1, 5), (6, 1, 2), (0, 1, 6)])).unwrap_err();
+    assert!(e.to_string().contains("leaves axis 1"), "{e}");
+}

@@ -59,6 +59,22 @@ pub fn crop(rec: &mut Recording, x: Buf, start: &[usize], size: &[usize]) -> Res
     gather::record(rec, x, &maps, Boundary::Constant(0.0))
 }
 
+/// numpy's basic slicing: along each axis `len` elements from `start` in steps of `step`
+/// (negative walks backwards), as Python's `slice.indices` gives them; every read inside the array.
+pub fn slice(rec: &mut Recording, x: Buf, axes: &[(usize, i64, usize)]) -> Result<Buf> {
+    let dims = rec.dims(x).to_vec();
+    expect_per_axis(&dims, axes.len(), "slices")?;
+    let mut maps = Vec::with_capacity(dims.len());
+    for (d, &(start, step, len)) in axes.iter().enumerate() {
+        let last = start as i64 + step * (len as i64 - 1);
+        if len == 0 || step == 0 || start >= dims[d] || last < 0 || last >= dims[d] as i64 {
+            return Err(Error::Invalid(format!("slice of {len} from {start} by {step} leaves axis {d} of {} elements (or is empty)", dims[d])));
+        }
+        maps.push(AxisMap { len, src_axis: d, origin: start as i64, step });
+    }
+    gather::record(rec, x, &maps, Boundary::Constant(0.0))
+}
+
 /// numpy.concatenate(parts, axis=0): arrays of one type whose other axes agree, one after the
 /// other in a new array (chunks along axis 0 joined into one buffer).
 pub fn concatenate(rec: &mut Recording, parts: &[Buf]) -> Result<Buf> {
