@@ -375,6 +375,10 @@ def device_aware(func: Callable, resident: Optional[Callable] = None, host_resul
         first = _arrays_in(args, kwargs)
         if first is None:
             return func(*args, **kwargs)
+        for name in ("output", "out"):
+            if isinstance(kwargs.get(name), Array):
+                raise TypeError(f"{func.__name__}: {name}= cannot be a lucent.Array (device arrays are not written in place); "
+                                "use the returned array")
         if resident is not None:
             r = resident(*args, **kwargs)
             if r is not NotImplemented:

@@ -221,6 +221,8 @@ def test_bad_device_input_is_refused(rng, ctx):
         lucent.restoration.richardson_lucy(dev(x, ctx), np.ones((3, 3), "f4") / 9, 3)
     with pytest.raises(ValueError, match="NaN or an infinity"):
         lucent.registration.phase_cross_correlation(dev(x, ctx), dev(np.ones_like(x), ctx))
+    with pytest.raises(TypeError, match="output= cannot be a lucent.Array"):
+        lucent.ndimage.gaussian_filter(dev(np.ones((4, 4), "f4"), ctx), 1.0, output=dev(np.ones((4, 4), "f4"), ctx))
     other = lucent.Context()
     with pytest.raises(ValueError, match="different lucent contexts"):
         dev(x, ctx) + lucent.asarray(x, context=other)
