@@ -10,7 +10,9 @@ use pyo3::prelude::*;
 
 mod filters;
 mod interpolate;
+mod io;
 mod measurements;
+mod phantom;
 mod psf;
 mod restoration;
 mod spectral;
@@ -156,5 +158,7 @@ fn _lucent(m: &Bound<'_, PyModule>) -> PyResult<()> {
     psf::register(m)?;
     restoration::register(m)?;
     tomography::register(m)?;
+    io::register(m)?;
+    phantom::register(m)?;
     Ok(())
 }
