@@ -69,11 +69,11 @@ def moving_edge(shape: Sequence[int] = (8, 16, 32, 32), speed: float = 0.5, sigm
     return _lucent.moving_edge(_shape(shape, 4, "moving_edge"), float(speed), float(sigma), int(seed))
 
 
-def widefield_specimen(shape: Sequence[int] = (16, 64, 64),
+def widefield_specimen(shape: Sequence[int] = (20, 64, 64),
                        seed: int = 1) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple]:
     """Beads and filaments (photons per voxel) imaged by a widefield microscope as ``lucent
     demo`` does: the truth, the observed image (blurred by the vectorial PSF of a 1.1 NA water
     objective at 0.52 µm, zero boundary, then Poisson counts), that PSF (17 × 25 × 25, summing
-    to 1) and the voxel (z, y, x) in µm."""
+    to 1) and the voxel (z, y, x) in µm. The shape is at least the PSF's along every axis."""
     truth, observed, psf, voxel = _lucent.widefield_specimen(_shape(shape, 3, "widefield_specimen"), int(seed))
     return truth, observed, psf, tuple(voxel)

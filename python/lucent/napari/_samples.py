@@ -29,7 +29,7 @@ def moving_edge() -> list:
 
 
 def widefield_specimen() -> list:
-    truth, observed, psf, voxel = phantom.widefield_specimen((16, 64, 64))
+    truth, observed, psf, voxel = phantom.widefield_specimen((20, 64, 64))
     return [(truth, {"name": "specimen (truth)", "scale": voxel, "visible": False}, "image"),
             (observed, {"name": "specimen (blurred)", "scale": voxel}, "image"),
             (psf, {"name": "PSF", "scale": voxel, "visible": False}, "image")]

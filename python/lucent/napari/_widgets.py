@@ -1,8 +1,9 @@
 """The widgets: deconvolve, denoise, register, tomography and resample, each a form with Run and
 Cancel. The work runs on a worker thread (napari.qt.threading.create_worker) a step at a time,
 with napari's progress bar; Cancel takes effect between steps: one step is one call of lucent
-(per plane or time point of the layer's first axis where the operation covers fewer axes than
-the layer has, else the whole layer). Bad input is a one-line notification, never a traceback.
+(deconvolve and tomography: per plane or time point of the layer's first axis where the
+operation covers fewer axes than the layer has, else the whole layer; register: per plane of a
+stack; denoise and resample: the whole layer). Bad input is a one-line notification, never a traceback.
 Results are new layers with the input's scale and translate, adjusted where the grid changes.
 """
 
@@ -165,9 +166,10 @@ class Deconvolve(_Operation):
 
 class Denoise(_Operation):
     """Adaptive filtering (lucent.denoise.adaptive_filter) over the layer's last 2, 3 or 4 axes
-    together (time included); with more axes than that, each index of the first axis is one
-    step, else the whole layer is. ``sigma`` is the noise level of the magnitude mapping,
-    relative to the largest tensor norm (lucent's default 0.25)."""
+    together (time included), leading axes a batch. One step: the filter's magnitude mapping is
+    relative to the largest tensor norm over the whole layer, so a part alone would come out
+    differently; Cancel only keeps the result from being added. ``sigma`` is that mapping's
+    noise level (lucent's default 0.25)."""
 
     title = "denoise"
 
@@ -185,10 +187,11 @@ class Denoise(_Operation):
         sigma = self.sigma.value
 
         def steps() -> Steps:
-            result = yield from _per_plane(x, dims, lambda part: denoise.adaptive_filter(part, dims=dims, sigma=sigma))
+            result = denoise.adaptive_filter(x, dims=dims, sigma=sigma)
+            yield
             return [(result, _like(layer, "denoised"))]
 
-        return _steps(x, dims), steps
+        return 1, steps
 
 
 class Register(_Operation):
