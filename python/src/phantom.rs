@@ -8,6 +8,7 @@ use lucent::phantom::{aooct, dynamic, shepp_logan, specimen};
 use lucent::Error;
 
 type F32<'py> = Bound<'py, PyArrayDyn<f32>>;
+type Volume<'py> = Bound<'py, PyArray3<f32>>;
 
 /// Fails unless every length of `shape` lies in `lengths` and the array of f32 fits the host budget.
 fn check_shape(what: &str, shape: &[usize], lengths: std::ops::RangeInclusive<usize>) -> PyResult<()> {
@@ -42,7 +43,7 @@ fn aooct_series<'py>(
     count: usize,
     motion: (f64, f64, f64, usize, f64),
     seed: u64,
-) -> PyResult<(Bound<'py, PyArray3<f32>>, Vec<Bound<'py, PyArray3<f32>>>, Bound<'py, PyArray3<f64>>)> {
+) -> PyResult<(Volume<'py>, Vec<Volume<'py>>, Bound<'py, PyArray3<f64>>)> {
     check_shape("each AO-OCT volume", &shape, 2..=4096)?;
     let (drift, tremor, axial, saccades, saccade) = motion;
     let motion = aooct::EyeMotion { drift, tremor, axial, saccades, saccade };
