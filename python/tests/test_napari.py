@@ -16,7 +16,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-napari = pytest.importorskip("napari", reason="the test extra installs napari: pip install './python[test]'")
+try:  # never a silent skip: the test extra installs these
+    import napari  # noqa: F401
+    import pytestqt  # noqa: F401
+except ImportError as e:
+    raise ImportError(f"the napari plugin's tests need napari, a Qt binding and pytest-qt: pip install './python[test]' ({e})") from e
 
 import lucent  # noqa: E402
 import lucent.io  # noqa: E402
