@@ -11,7 +11,9 @@ use pyo3::prelude::*;
 mod array;
 mod filters;
 mod interpolate;
+mod io;
 mod measurements;
+mod phantom;
 mod psf;
 mod restoration;
 mod spectral;
@@ -165,5 +167,7 @@ fn _lucent(m: &Bound<'_, PyModule>) -> PyResult<()> {
     psf::register(m)?;
     restoration::register(m)?;
     tomography::register(m)?;
+    io::register(m)?;
+    phantom::register(m)?;
     Ok(())
 }

@@ -1,11 +1,12 @@
 //! Synthetic test objects with known truth, for tests, benchmarks and `lucent demo`: a
 //! deterministic random generator, an AO-OCT retina imaged under eye motion ([`aooct`]) and
-//! Toft's modified Shepp-Logan phantom with its exact sinogram ([`shepp_logan`]), and
-//! 4D series for denoising ([`dynamic`]).
+//! Toft's modified Shepp-Logan phantom with its exact sinogram ([`shepp_logan`]), 4D series
+//! for denoising ([`dynamic`]) and a blurred, noisy widefield specimen ([`specimen`]).
 
 pub mod aooct;
 pub mod dynamic;
 pub mod shepp_logan;
+pub mod specimen;
 
 use std::f64::consts::PI;
 

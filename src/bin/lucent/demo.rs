@@ -8,15 +8,14 @@
 //! Poisson counts (demo_tomography.rs) and denoises a noisy 4D series over 3 and 4 axes
 //! (demo_denoise.rs). Everything is deterministic (`--seed`).
 
-use std::f64::consts::PI;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lucent::io;
-use lucent::phantom::Rng;
-use lucent::restoration::{cpu, RlBoundary, RlOptions};
+use lucent::phantom::specimen;
+use lucent::restoration::RlOptions;
 use lucent::Error;
-use ndarray::{s, Array2, ArrayD, Axis, IxDyn};
+use ndarray::{s, Array2, ArrayD, Axis};
 use serde_json::json;
 
 use crate::deconvolve::{restore, summary};
@@ -38,39 +37,18 @@ pub struct Args {
     seed: u64,
 }
 
-/// The specimen's shape (z, y, x), its voxel (µm) and the PSF's planes and pixels.
+/// The specimen's shape (z, y, x); its voxel (µm) and the PSF's planes and pixels.
 const SHAPE: [usize; 3] = [32, 128, 128];
-const DZ: f64 = 0.25;
-const DXY: f64 = 0.1;
-const PSF_SIZE: [usize; 2] = [17, 25];
-
-/// The microscope: a 1.1 NA water-dipping objective, 0.52 µm emission, the source at the
-/// coverslip (the model lucent deconvolve --psf-model makes from the same options).
-fn psf_options() -> lucent::psf::PsfOptions {
-    lucent::psf::PsfOptions {
-        z: lucent::psf::Planes::Count { nz: PSF_SIZE[0], dz: DZ },
-        nx: PSF_SIZE[1],
-        dxy: DXY,
-        na: 1.1,
-        ni: 1.33,
-        ni0: 1.33,
-        ns: 1.33,
-        wvl: 0.52,
-        ..Default::default()
-    }
-}
+const DZ: f64 = specimen::VOXEL_UM[0];
+const DXY: f64 = specimen::VOXEL_UM[1];
+const PSF_SIZE: [usize; 2] = specimen::PSF_SIZE;
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let start = Instant::now();
     // Checked before the folder is made, so a refused run leaves nothing behind.
     lucent::restoration::check_iterations(args.iterations)?;
     std::fs::create_dir_all(&args.out).map_err(|e| file_error(&args.out, format!("cannot create the folder: {e}")))?;
-    let mut rng = Rng::new(args.seed);
-    let truth = specimen(&mut rng);
-    let psf = lucent::psf::cpu::make_psf(&psf_options())?.into_dyn();
-    let psf = &psf / psf.sum();
-    let blurred = cpu::convolve(&truth.view(), &psf.view(), RlBoundary::Zero)?;
-    let observed = blurred.mapv(|v| rng.poisson(v.max(0.0)) as f32);
+    let specimen::Imaged { truth, observed, .. } = specimen::imaged(SHAPE, args.seed)?;
     let simulate_ms = ms_since(start);
 
     let gpu = global.gpu()?;
@@ -78,7 +56,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         global.warn("no GPU: deconvolving on the f64 CPU reference, which is much slower");
     }
     // Restored with the model made again from the microscope's parameters (no PSF file).
-    let psf32 = crate::psf::make(gpu.as_ref(), &psf_options())?.into_dyn();
+    let psf32 = crate::psf::make(gpu.as_ref(), &specimen::microscope())?.into_dyn();
     let opts = RlOptions::default();
     let result = restore(global, gpu.as_ref(), &observed.view(), &psf32.view(), args.iterations, &opts)?;
 
@@ -96,7 +74,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let details = json!({
         "seed": args.seed,
         "shape": SHAPE,
-        "psf": crate::psf::options_json(&psf_options()),
+        "psf": crate::psf::options_json(&specimen::microscope()),
         "voxel_um": [DZ, DXY, DXY],
         "photons": observed.iter().map(|&v| v as f64).sum::<f64>(),
         "relative_l2_error_vs_truth": { "observed": error_observed, "restored": error_restored },
@@ -151,54 +129,6 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         );
     }
     Ok(())
-}
-
-/// Beads (sub-resolution spheres) and filaments (smooth random curves) in photons per voxel.
-fn specimen(rng: &mut Rng) -> ArrayD<f64> {
-    let mut x = ArrayD::zeros(IxDyn(&SHAPE));
-    let inside = |axis: usize, margin: f64, rng: &mut Rng| margin + rng.uniform() * (SHAPE[axis] as f64 - 2.0 * margin);
-    for _ in 0..60 {
-        let at = [inside(0, 4.0, rng), inside(1, 6.0, rng), inside(2, 6.0, rng)];
-        splat(&mut x, at, 0.8, 2000.0 + 3000.0 * rng.uniform());
-    }
-    for _ in 0..10 {
-        let mut at = [inside(0, 8.0, rng), inside(1, 10.0, rng), inside(2, 10.0, rng)];
-        let mut heading = 2.0 * PI * rng.uniform();
-        let mut tilt = 0.3 * (rng.uniform() - 0.5);
-        let brightness = 200.0 + 300.0 * rng.uniform();
-        for _ in 0..400 {
-            // Half-voxel steps, turning slowly, mostly in the focal plane.
-            heading += 0.08 * (rng.uniform() - 0.5);
-            tilt = (tilt + 0.05 * (rng.uniform() - 0.5)).clamp(-0.4, 0.4);
-            at[0] += 0.5 * tilt.sin();
-            at[1] += 0.5 * tilt.cos() * heading.sin();
-            at[2] += 0.5 * tilt.cos() * heading.cos();
-            if (0..3).any(|d| at[d] < 1.0 || at[d] > SHAPE[d] as f64 - 2.0) {
-                break;
-            }
-            splat(&mut x, at, 0.7, brightness);
-        }
-    }
-    x
-}
-
-/// Adds a normalised Gaussian of width `sigma` and total `amount` at `at` (z, y, x).
-fn splat(x: &mut ArrayD<f64>, at: [f64; 3], sigma: f64, amount: f64) {
-    let r = (3.0 * sigma).ceil() as isize;
-    let norm = amount / (2.0 * PI * sigma * sigma).powf(1.5);
-    let c: Vec<isize> = at.iter().map(|&v| v.round() as isize).collect();
-    for dz in -r..=r {
-        for dy in -r..=r {
-            for dx in -r..=r {
-                let p = [c[0] + dz, c[1] + dy, c[2] + dx];
-                if (0..3).any(|d| p[d] < 0 || p[d] >= SHAPE[d] as isize) {
-                    continue;
-                }
-                let d2: f64 = (0..3).map(|d| (p[d] as f64 - at[d]).powi(2)).sum();
-                x[[p[0] as usize, p[1] as usize, p[2] as usize]] += norm * (-d2 / (2.0 * sigma * sigma)).exp();
-            }
-        }
-    }
 }
 
 /// The PSF's xz section through its centre as a panel of the MIPs' size: 30 pixels per µm along
