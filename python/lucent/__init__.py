@@ -28,7 +28,7 @@ opened on first use and reused by every call; pass ``context=`` to a function, o
 
 from . import _lucent
 from ._context import Context, adapters, context, info, set_context
-from . import denoise, feature, fft, ndimage, psf, registration, restoration, signal, tomography, transform
+from . import denoise, feature, fft, io, ndimage, phantom, psf, registration, restoration, signal, tomography, transform
 from ._device import Array, asarray
 from . import _resident
 
@@ -38,6 +38,6 @@ __version__ = _lucent.__version__
 
 __all__ = [
     "Array", "Context", "adapters", "asarray", "context", "info", "set_context",
-    "denoise", "feature", "fft", "ndimage", "psf", "registration", "restoration", "signal", "tomography",
+    "denoise", "feature", "fft", "io", "ndimage", "phantom", "psf", "registration", "restoration", "signal", "tomography",
     "transform",
 ]

@@ -163,7 +163,7 @@ def richardson_lucy(image: Any, psf: Any = None, num_iter: int = 50, clip: bool 
 
 def install() -> None:
     """Every module's functions take Arrays, these run resident."""
-    from . import _device, denoise, feature, fft, ndimage, psf, registration, restoration, signal, tomography, transform
+    from . import _device, denoise, feature, fft, io, ndimage, phantom, psf, registration, restoration, signal, tomography, transform
     measurements = frozenset(n for n in ndimage.__all__ if n in (
         "sum_labels", "sum", "mean", "variance", "standard_deviation", "minimum", "maximum", "median", "minimum_position",
         "maximum_position", "extrema", "center_of_mass", "histogram", "find_objects", "labeled_comprehension", "value_indices"))
@@ -180,5 +180,6 @@ def install() -> None:
     })
     _device.install(registration, {"phase_cross_correlation": phase_cross_correlation}, frozenset(registration.__all__))
     _device.install(restoration, {"richardson_lucy": richardson_lucy})
-    for module in (denoise, feature, psf, signal, tomography, transform):
+    _device.install(io, {}, frozenset({"read_ome"}))
+    for module in (denoise, feature, phantom, psf, signal, tomography, transform):
         _device.install(module, {})
