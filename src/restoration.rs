@@ -22,6 +22,8 @@ use crate::error::Result;
 use crate::gpu::{with_dim, Gpu, GpuArray};
 use crate::ops::deconvolve;
 
+pub mod specimen;
+
 pub use crate::ops::deconvolve::blind::{blind_richardson_lucy, blind_richardson_lucy_with, check_blind, BlindOptions, BlindReport, BlindResult};
 pub use crate::ops::deconvolve::tiles::{halo_width as rl_halo, richardson_lucy_tiled, working_set_bytes, PsfGrid, TileOptions, TiledReport, TiledResult};
 pub use crate::ops::deconvolve::unsupervised::{unsupervised_wiener, GibbsParams, Unsupervised};

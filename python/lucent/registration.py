@@ -15,10 +15,10 @@ from typing import Any, Literal, Optional
 import numpy as np
 
 from . import _lucent
-from ._arrays import complex64, mask, real, unsupported
+from ._arrays import complex64, count, mask, real, unsupported
 from ._context import Context, resolve
 
-__all__ = ["phase_cross_correlation", "cross_correlate_masked"]
+__all__ = ["phase_cross_correlation", "cross_correlate_masked", "similarity", "transform_img"]
 
 
 def phase_cross_correlation(reference_image: Any, moving_image: Any, *, upsample_factor: float = 1,
@@ -78,3 +78,74 @@ def cross_correlate_masked(arr1: Any, arr2: Any, m1: Any, m2: Any, mode: Literal
     if axes is not None and sorted(int(x) % a.ndim for x in axes) != list(range(a.ndim)):
         raise NotImplementedError("lucent's cross_correlate_masked correlates over every axis")
     return _lucent.cross_correlate_masked(resolve(context), a, b, mask(m1), mask(m2), float(overlap_ratio))
+
+
+def similarity(im0: Any, im1: Any, numiter: int = 1, order: int = 3, constraints: Optional[dict] = None,
+               filter_pcorr: int = 0, exponent: Any = "inf", reports: Any = None, *, upsample_factor: float = 20,
+               context: Optional[Context] = None) -> dict:
+    """imreg_dft.similarity: the scale, angle (degrees) and translation ``tvec`` (rows, columns)
+    that register ``im1`` onto ``im0`` (2D images of one shape, each side ≥ 16), by the
+    Fourier-Mellin method: log-polar magnitude spectra phase-correlated for angle and scale, then
+    the translation and the 180° ambiguity by phase correlation. ``transform_img(im1, scale,
+    angle, tvec)`` (or ``res["timg"]``) is ``im1`` registered. Scales 0.5 to 2, any angle.
+
+    Sub-sample peaks come from the upsampled DFT (``upsample_factor``: 1/20 of a sample by
+    default) where imreg_dft takes a centre of mass. ``success`` is 1 minus the translation
+    correlation's normalised RMS error (skimage's measure; imreg_dft's own is another number on
+    the same "higher is better" scale). ``timg`` is ``im1`` transformed with the background
+    beyond its edges, without imreg_dft's blending of that border. ``constraints``,
+    ``filter_pcorr``, ``exponent`` and ``reports`` other than their defaults raise
+    NotImplementedError.
+
+    >>> import numpy as np, lucent
+    >>> rng = np.random.default_rng(0)
+    >>> im0 = lucent.ndimage.gaussian_filter(rng.random((96, 96)).astype("f4"), 2)
+    >>> im1 = lucent.registration.transform_img(im0, 1.1, 20.0, (3, -2), order=3)
+    >>> r = lucent.registration.similarity(im1, im0)
+    >>> round(r["scale"], 2), round(r["angle"], 1)
+    (1.1, 20.0)
+    """
+    unsupported("constraints", constraints, None, "similarity")
+    unsupported("filter_pcorr", filter_pcorr, 0, "similarity")
+    unsupported("exponent", exponent, "inf", "similarity")
+    unsupported("reports", reports, None, "similarity")
+    ctx = resolve(context)
+    a, b = real(im0, "im0"), real(im1, "im1")
+    scale, angle, tvec, error, bgval = _lucent.similarity(ctx, a, b, count(numiter, "numiter"), count(order, "order"),
+                                                          float(upsample_factor))
+    timg = _lucent.transform_similarity(ctx, b, scale, angle, tvec, bgval, count(order, "order"))
+    return {"scale": scale, "angle": angle, "tvec": np.array(tvec), "success": 1.0 - error, "timg": timg}
+
+
+def transform_img(img: Any, scale: float = 1.0, angle: float = 0.0, tvec: Any = (0, 0), mode: str = "constant",
+                  bgval: Optional[float] = None, order: int = 1, *, context: Optional[Context] = None) -> np.ndarray:
+    """imreg_dft.transform_img: ``img`` (2D) zoomed by ``scale`` about its centre, turned by
+    ``angle`` degrees (scipy.ndimage.rotate's sense) and shifted by ``tvec`` (rows, columns),
+    imreg_dft's grid (a 1.2× larger canvas, scipy's zoom and rotate, the centre cut back) in one
+    resampling of spline ``order``; ``bgval`` beyond the image (None: the median of its border,
+    as imreg_dft). Only mode "constant".
+
+    >>> import numpy as np, lucent
+    >>> x = np.zeros((32, 32), "f4"); x[10:20, 12:16] = 1
+    >>> y = lucent.registration.transform_img(x, tvec=(2, 0), bgval=0)
+    >>> bool(np.allclose(y[12:22, 12:16], 1))
+    True
+    """
+    unsupported("mode", mode, "constant", "transform_img")
+    a = real(img, "img")
+    if a.ndim != 2:
+        raise ValueError(f"transform_img takes a 2D image, got {a.ndim} axes")
+    t = [float(v) for v in np.broadcast_to(np.asarray(tvec, float), (2,))]
+    bg = float(np.asarray(_lucent_border(a)) if bgval is None else bgval)
+    return _lucent.transform_similarity(resolve(context), a, float(scale), float(angle), tuple(t), bg, count(order, "order"))
+
+
+def _lucent_border(a: np.ndarray) -> float:
+    """imreg_dft's get_borderval(img) (radius max(1, min side // 20))."""
+    radius = max(1, min(a.shape) // 20)
+    m = np.zeros(a.shape, bool)
+    m[:, :radius] = True
+    m[:, -radius:] = True
+    m[radius, :] = True  # imreg_dft's row `radius` (it means the top band)
+    m[-radius:, :] = True
+    return float(np.median(a[m]))

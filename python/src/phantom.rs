@@ -4,7 +4,8 @@ use numpy::{IntoPyArray, PyArray2, PyArray3, PyArrayDyn};
 use pyo3::prelude::*;
 
 use crate::to_py;
-use lucent::phantom::{aooct, dynamic, shepp_logan, specimen};
+use lucent::phantom::{aooct, dynamic, shepp_logan};
+use lucent::restoration::specimen;
 use lucent::Error;
 
 type F32<'py> = Bound<'py, PyArrayDyn<f32>>;

@@ -150,8 +150,39 @@ fn match_template<'py>(
     out(py, py.detach(|| lucent::registration::match_template(&ctx.gpu, &a, &t, &how)))
 }
 
+/// (scale, angle in degrees, tvec (rows, columns), the translation's error, the background value).
+type Similar = (f64, f64, (f64, f64), f64, f32);
+
+/// imreg_dft's similarity.
+#[pyfunction]
+fn similarity(py: Python<'_>, ctx: &Context, im0: F32<'_>, im1: F32<'_>, numiter: usize, order: u32, upsample_factor: f64) -> PyResult<Similar> {
+    let o = lucent::registration::SimilarityOptions { numiter, order, upsample_factor };
+    let (a, b) = (im0.as_array(), im1.as_array());
+    let r = py.detach(|| lucent::registration::similarity(&ctx.gpu, &a, &b, &o)).map_err(to_py)?;
+    Ok((r.scale, r.angle, (r.tvec[0], r.tvec[1]), r.error, r.bgval))
+}
+
+/// imreg_dft's transform_img (constant background `bgval`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn transform_similarity<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    img: F32<'py>,
+    scale: f64,
+    angle: f64,
+    tvec: (f64, f64),
+    bgval: f32,
+    order: u32,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    let x = img.as_array();
+    out(py, py.detach(|| lucent::registration::transform_similarity(&ctx.gpu, &x, scale, angle, [tvec.0, tvec.1], bgval, order)))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fftn, m)?)?;
+    m.add_function(wrap_pyfunction!(similarity, m)?)?;
+    m.add_function(wrap_pyfunction!(transform_similarity, m)?)?;
     m.add_function(wrap_pyfunction!(ifftn, m)?)?;
     m.add_function(wrap_pyfunction!(rfftn, m)?)?;
     m.add_function(wrap_pyfunction!(irfftn, m)?)?;

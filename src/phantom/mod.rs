@@ -1,12 +1,12 @@
 //! Synthetic test objects with known truth, for tests, benchmarks and `lucent demo`: a
 //! deterministic random generator, an AO-OCT retina imaged under eye motion ([`aooct`]) and
 //! Toft's modified Shepp-Logan phantom with its exact sinogram ([`shepp_logan`]), 4D series
-//! for denoising ([`dynamic`]) and a blurred, noisy widefield specimen ([`specimen`]).
+//! for denoising ([`dynamic`]); the blurred, noisy widefield specimen is
+//! `restoration::specimen` (it needs the PSF model and the reference convolution).
 
 pub mod aooct;
 pub mod dynamic;
 pub mod shepp_logan;
-pub mod specimen;
 
 use std::f64::consts::PI;
 

@@ -34,6 +34,7 @@ mod io;
 mod measurements;
 mod morphology;
 mod resident;
+mod similarity;
 mod spline_orders;
 mod unsupervised;
 mod zarr;

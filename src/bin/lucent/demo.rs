@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use lucent::io;
-use lucent::phantom::specimen;
+use lucent::restoration::specimen;
 use lucent::restoration::RlOptions;
 use lucent::Error;
 use ndarray::{s, Array2, ArrayD, Axis};

@@ -14,6 +14,7 @@
 
 pub mod cpu;
 pub mod masked;
+pub mod similarity;
 pub mod stripes;
 pub mod template;
 

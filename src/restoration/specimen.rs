@@ -6,8 +6,8 @@ use std::f64::consts::PI;
 
 use ndarray::{ArrayD, IxDyn};
 
-use super::Rng;
 use crate::error::Result;
+use crate::phantom::Rng;
 use crate::psf::{Planes, PsfOptions};
 use crate::restoration::{cpu, RlBoundary};
 

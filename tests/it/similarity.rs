@@ -1,0 +1,57 @@
+//! Similarity registration (Fourier-Mellin, imreg_dft's conventions): a textured image turned,
+//! scaled and shifted by imreg_dft's `transform_img` geometry is registered back; the Python
+//! suite compares with imreg_dft itself (python/tests/test_similarity.py).
+
+use lucent::registration::{similarity, similarity_map, transform_similarity, SimilarityOptions};
+use ndarray::ArrayD;
+
+use crate::common::{gpu, rand_array};
+
+/// Smoothed noise (a Gaussian of σ 2): texture for the correlations, smooth enough that two
+/// cubic resamplings (there and back) change it by well under the residual bound.
+fn texture(n: usize) -> ArrayD<f32> {
+    lucent::ndimage::gaussian_filter(gpu(), &rand_array(&[n, n]), &[2.0], lucent::ndimage::Boundary::Wrap).unwrap()
+}
+
+#[test]
+fn turned_scaled_shifted_images_are_registered_back() {
+    let gpu = gpu();
+    let n = 192;
+    let im0 = texture(n);
+    let big = (n as f64 * 1.2).round();
+    for (scale, angle, tvec) in [(1.0, 0.0, [1.25, -2.5]), (1.12, 37.0, [0.0, 0.0]), (0.87, -121.0, [2.0, 3.5]), (1.05, 171.0, [-1.5, 0.5])] {
+        let im1 = transform_similarity(gpu, &im0.view(), scale, angle, tvec, 0.0, 3).unwrap();
+        let r = similarity(gpu, &im0.view(), &im1.view(), &SimilarityOptions::default()).unwrap();
+        // The inverse of the zoom scipy made (corners aligned on the 1.2× canvas) and of the turn.
+        let true_scale = (big - 1.0) / ((big * scale).round_ties_even() - 1.0);
+        // imreg_dft's stated precision: a quarter of a log-polar sample in angle and in log scale.
+        let d_angle = 180.0 / n as f64 / 4.0;
+        let d_scale = ((n as f64 * 1.1 / 2.0).ln() / n as f64).exp_m1() / 4.0;
+        assert!(((r.angle + angle + 180.0).rem_euclid(360.0) - 180.0).abs() < d_angle, "{scale} {angle}: {r:?}");
+        assert!((r.scale / true_scale - 1.0).abs() < d_scale, "{scale} {angle}: {r:?}");
+        // The registered image matches the reference in its middle.
+        let back = transform_similarity(gpu, &im1.view(), r.scale, r.angle, r.tvec, 0.0, 3).unwrap();
+        let c = n / 4..3 * n / 4;
+        let (mut num, mut den) = (0.0, 0.0);
+        for i in c.clone() {
+            for j in c.clone() {
+                num += ((back[[i, j]] - im0[[i, j]]) as f64).powi(2);
+                den += (im0[[i, j]] as f64).powi(2);
+            }
+        }
+        assert!((num / den).sqrt() < 0.05, "{scale} {angle}: residual {} {r:?}", (num / den).sqrt());
+    }
+}
+
+#[test]
+fn a_shift_alone_is_the_shift_and_small_images_are_refused() {
+    // Scale 1 and angle 0: the canvas's embedding and the cut back cancel (imreg_dft centres
+    // both by the same whole number of samples), leaving scipy's shift. The whole geometry is
+    // compared with imreg_dft's transform_img in python/tests/test_similarity.py.
+    let map = similarity_map(&[64, 80], 1.0, 0.0, [2.0, -1.0]).unwrap();
+    assert_eq!(map.matrix, vec![vec![1.0, 0.0], vec![0.0, 1.0]]);
+    assert_eq!(map.offset, vec![-2.0, 1.0]);
+    let small = ArrayD::zeros(ndarray::IxDyn(&[8, 8]));
+    let e = similarity(gpu(), &small.view(), &small.view(), &SimilarityOptions::default()).unwrap_err();
+    assert!(e.to_string().contains("at least 16"), "{e}");
+}
