@@ -341,8 +341,8 @@ fn write_files(
     let psf_figure = demo_figure::images(
         "psf.png",
         "The PSF's xz section",
-        "The vectorial PSF through its centre (y = 0), along the optical axis z and across x, at its voxel size (rectangles of 0.25 × 0.1 µm, enlarged by nearest neighbour); the square root of the intensity (the PSF sums to 1) so the rings show.",
-        &[Panel::new("Vectorial PSF, 1.1 NA water, 0.52 µm", section, (DZ, DXY), ("z (µm)", "x (µm)"), "√ intensity")],
+        &format!("The vectorial PSF through its centre (y = 0), along the optical axis z and across x, at its voxel size (rectangles of {DZ} × {DXY} µm, enlarged by nearest neighbour); the square root of the intensity over its peak (the model's normalisation), so the rings show."),
+        &[Panel::new("Vectorial PSF, 1.1 NA water, 0.52 µm", section, (DZ, DXY), ("z (µm)", "x (µm)"), "√ (intensity / peak)")],
         1,
     )?;
     let figures = vec![mips, psf_figure];
