@@ -76,7 +76,7 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
         demo_figure::plots(
             "denoise_psnr.png",
             "PSNR per frame",
-            "Each frame's peak signal-to-noise ratio against its clean frame (peak: that clean frame's range). Filtering over time too (4 axes) uses the neighbouring frames, where the edge moves half a voxel per frame.",
+            &format!("Each frame's peak signal-to-noise ratio against its clean frame (peak: that clean frame's range). Filtering over time too (4 axes) draws on the neighbouring frames, where the edge moves {SPEED} voxel per frame; the first and last frames have neighbours on one side only."),
             &[Plot { title: "PSNR of each frame".into(), x: "frame (t)".into(), y: "PSNR (dB)".into(), series, log_y: false }],
             (1100, 420),
         )?,
