@@ -297,9 +297,10 @@ fn tomography() {
     assert!(r["details"]["center"].is_number() && r["details"]["middle"] == 11.5 && r["details"]["tried"].is_array(), "{r}");
 }
 
-/// The demo's sizes are fixed (a 32×128×128 specimen, a 96×64×96 AO-OCT series, a 4D series):
-/// it takes half a minute to a minute on the CPU reference or lavapipe, beyond this suite's
-/// few seconds a command. `cargo test --release --test cli_json -- --ignored` runs it.
+/// The demo's full sizes (a 32×128×128 specimen, a 96×64×96 AO-OCT series, a 4D series) take
+/// half a minute to a minute on the CPU reference or lavapipe, beyond this suite's few seconds a
+/// command; `--size small` runs in the suite (cli_report.rs). `cargo test --release --test it --
+/// --ignored cli_json::demo` runs this one.
 #[test]
 #[ignore = "the demo's fixed sizes take 30-80 s without a hardware GPU"]
 fn demo() {

@@ -20,6 +20,7 @@ mod cli_filter_large;
 mod cli_interpolate;
 mod cli_json;
 mod cli_registration;
+mod cli_report;
 mod cli_segmentation;
 mod cli_stripes;
 mod cli_template;

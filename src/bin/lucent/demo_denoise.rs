@@ -1,6 +1,6 @@
 //! The denoising panel of `lucent demo`: the moving-edge series (an intensity ramp, a step
 //! moving half a voxel per frame, a thin tube) with Gaussian noise, denoised over 3 axes (each
-//! frame alone) and over all 4 together, with the PSNR of each.
+//! frame alone) and over all 4 together, with the PSNR of each, over the series and per frame.
 
 use std::path::Path;
 use std::time::Instant;
@@ -8,20 +8,32 @@ use std::time::Instant;
 use lucent::denoise::Options;
 use lucent::phantom::dynamic;
 use lucent::{io, Error, Gpu};
-use ndarray::{s, Array2, ArrayD};
+use ndarray::{s, Array2, ArrayD, Axis};
 use serde_json::{json, Value};
 
+use crate::demo::Size;
+use crate::demo_figure::{self, Mark, Panel, Plot, Series, COLOURS};
+use crate::demo_report::Section;
 use crate::report::ms_since;
 
-/// The series' shape (t, z, y, x), the noise and the edge's speed (voxels per frame).
-const SHAPE: [usize; 4] = [16, 32, 48, 48];
+/// The noise and the edge's speed (voxels per frame).
 const SIGMA: f64 = 0.25;
 const SPEED: f64 = 0.5;
 
-/// Denoises the series both ways, writes the panel into `dir` and returns the report's section.
-pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64) -> Result<Value, Error> {
+/// The series' shape (t, z, y, x).
+fn shape(size: Size) -> [usize; 4] {
+    match size {
+        Size::Full => [16, 32, 48, 48],
+        Size::Small => [8, 16, 24, 24],
+    }
+}
+
+/// Denoises the series both ways, writes the figures into `dir` and returns the report's
+/// section (JSON) and the page's.
+pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Value, Section), Error> {
     let start = Instant::now();
-    let clean = dynamic::moving_edge(SHAPE, SPEED);
+    let shape = shape(size);
+    let clean = dynamic::moving_edge(shape, SPEED);
     let noisy = dynamic::noisy(&clean, SIGMA, seed ^ 0xDE_0153).mapv(|v| v as f32).into_dyn();
     let clean = clean.into_dyn();
     let mut denoised = Vec::new();
@@ -37,22 +49,72 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64) -> Result<Value, Error> {
         denoised.push(y);
     }
     let psnr = |x: &ArrayD<f32>| dynamic::psnr(&x.mapv(f64::from).view(), &clean.view());
-    let slice = |x: &ArrayD<f32>| -> Array2<f32> { x.slice(s![SHAPE[0] / 2, SHAPE[1] / 2, .., ..]).to_owned() };
+    // Each frame against its clean frame.
+    let per_frame = |x: &ArrayD<f32>| -> Vec<(f64, f64)> {
+        let x = x.mapv(f64::from);
+        (0..shape[0]).map(|t| (t as f64, dynamic::psnr(&x.index_axis(Axis(0), t), &clean.index_axis(Axis(0), t)))).collect()
+    };
+    let slice = |x: &ArrayD<f32>| -> Array2<f32> { x.slice(s![shape[0] / 2, shape[1] / 2, .., ..]).to_owned() };
     let clean32 = clean.mapv(|v| v as f32);
-    let panel = crate::demo::montage(&[slice(&noisy), slice(&denoised[0]), slice(&denoised[1]), slice(&clean32)]);
-    let mut files = vec!["denoise.png".to_string()];
-    io::write_real(dir.join("denoise.png"), &panel.into_dyn().view())?;
+    let (lo, hi) = clean32.iter().fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
+    let axes = ("y (voxels)", "x (voxels)");
+    let panels =
+        [("Noisy", &noisy), ("Denoised over 3 axes (z, y, x)", &denoised[0]), ("Denoised over 4 axes (t, z, y, x)", &denoised[1]), ("Clean", &clean32)]
+            .map(|(title, x)| Panel::new(title, slice(x), (1.0, 1.0), axes, "intensity").with_range((lo, hi)));
+    let curves = [("noisy", &noisy), ("denoised over 3 axes", &denoised[0]), ("denoised over 4 axes", &denoised[1])];
+    let series =
+        curves.iter().zip(COLOURS).map(|((name, x), colour)| Series { name: name.to_string(), points: per_frame(x), mark: Mark::Line, colour }).collect();
+    let (t, z) = (shape[0] / 2, shape[1] / 2);
+    let figures = vec![
+        demo_figure::images(
+            "denoise.png",
+            "One slice of the series",
+            &format!("Frame {t}, plane z = {z}: the moving edge, the ramp and the thin tube, on the clean series' grey scale (values outside shown black or white); enlarged by nearest neighbour."),
+            &panels,
+            2,
+        )?,
+        demo_figure::plots(
+            "denoise_psnr.png",
+            "PSNR per frame",
+            &format!("Each frame's peak signal-to-noise ratio against its clean frame (peak: that clean frame's range). Filtering over time too (4 axes) draws on the neighbouring frames, where the edge moves {SPEED} voxel per frame; the first and last frames have neighbours on one side only."),
+            &[Plot { title: "PSNR of each frame".into(), x: "frame (t)".into(), y: "PSNR (dB)".into(), series, log_y: false }],
+            (1100, 420),
+        )?,
+    ];
+    let mut files = Vec::new();
+    for f in &figures {
+        f.write(dir)?;
+        files.push(f.file.clone());
+    }
     for (name, x) in [("series_noisy.npy", &noisy), ("series_denoised_3d.npy", &denoised[0]), ("series_denoised_4d.npy", &denoised[1])] {
         io::write_real(dir.join(name), &x.view())?;
         files.push(name.to_string());
     }
-    Ok(json!({
-        "shape": SHAPE,
+    let db = [psnr(&noisy), psnr(&denoised[0]), psnr(&denoised[1])];
+    let total_ms = ms_since(start);
+    let section = Section {
+        title: "Denoising: 4D adaptive filtering".into(),
+        text: format!(
+            "A series of {shape:?} voxels (t, z, y, x): an intensity ramp, a step edge moving {SPEED} voxel per frame and a thin tube, with Gaussian noise of σ = {SIGMA}; \
+             denoised by adaptive filtering (Eklund, Andersson and Knutsson 2011) over each frame's 3 axes alone and over all 4 together."
+        ),
+        numbers: vec![
+            ("PSNR, noisy".into(), format!("{:.1} dB", db[0])),
+            ("PSNR, denoised over 3 axes".into(), format!("{:.1} dB", db[1])),
+            ("PSNR, denoised over 4 axes".into(), format!("{:.1} dB", db[2])),
+            ("denoising over 3 axes".into(), format!("{:.0} ms", times[0])),
+            ("denoising over 4 axes".into(), format!("{:.0} ms", times[1])),
+        ],
+        figures,
+    };
+    let json = json!({
+        "shape": shape,
         "sigma": SIGMA,
         "speed_voxels_per_frame": SPEED,
-        "psnr_db": { "noisy": psnr(&noisy), "denoised_3d": psnr(&denoised[0]), "denoised_4d": psnr(&denoised[1]) },
-        "ms": { "total": ms_since(start), "denoise_3d": times[0], "denoise_4d": times[1] },
+        "psnr_db": { "noisy": db[0], "denoised_3d": db[1], "denoised_4d": db[2] },
+        "ms": { "total": total_ms, "denoise_3d": times[0], "denoise_4d": times[1] },
         "files": files,
-        "panels": "denoise.png: the middle slice of the middle frame, noisy | denoised over 3 axes | over 4 axes | clean",
-    }))
+        "panels": "denoise.png: the middle slice of the middle frame, noisy | denoised over 3 axes | over 4 axes | clean; denoise_psnr.png: each frame's PSNR",
+    });
+    Ok((json, section))
 }
