@@ -10,6 +10,7 @@ use lucent::signal::{Method, Mode};
 
 type C64<'py> = PyReadonlyArrayDyn<'py, Complex32>;
 type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
+type Tmat = lucent::registration::Tmat;
 type Bool<'py> = PyReadonlyArrayDyn<'py, bool>;
 
 fn parse_norm(name: &str) -> PyResult<Norm> {
@@ -156,7 +157,7 @@ type Similar = (f64, f64, (f64, f64), f64, f32);
 /// imreg_dft's similarity.
 #[pyfunction]
 fn similarity(py: Python<'_>, ctx: &Context, im0: F32<'_>, im1: F32<'_>, numiter: usize, order: u32, upsample_factor: f64) -> PyResult<Similar> {
-    let o = lucent::registration::SimilarityOptions { numiter, order, upsample_factor };
+    let o = lucent::registration::SimilarityOptions { numiter, order, upsample_factor, fixed_scale: false };
     let (a, b) = (im0.as_array(), im1.as_array());
     let r = py.detach(|| lucent::registration::similarity(&ctx.gpu, &a, &b, &o)).map_err(to_py)?;
     Ok((r.scale, r.angle, (r.tvec[0], r.tvec[1]), r.error, r.bgval))
@@ -179,9 +180,48 @@ fn transform_similarity<'py>(
     out(py, py.detach(|| lucent::registration::transform_similarity(&ctx.gpu, &x, scale, angle, [tvec.0, tvec.1], bgval, order)))
 }
 
+/// pystackreg's register_stack of a (frames, rows, columns) stack: one 3 × 3 matrix per frame.
+#[pyfunction]
+fn register_stack(
+    py: Python<'_>,
+    ctx: &Context,
+    stack: F32<'_>,
+    transformation: &str,
+    reference: &str,
+    n_frames: usize,
+    upsample_factor: f64,
+) -> PyResult<Vec<Tmat>> {
+    use lucent::registration::{StackReference, StackTransform};
+    let transform = match transformation {
+        "translation" => StackTransform::Translation,
+        "rigid_body" => StackTransform::RigidBody,
+        "scaled_rotation" => StackTransform::ScaledRotation,
+        other => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown transformation {other}"))),
+    };
+    let reference = match reference {
+        "previous" => StackReference::Previous,
+        "first" => StackReference::First(n_frames),
+        "mean" => StackReference::Mean,
+        other => return Err(pyo3::exceptions::PyValueError::new_err(format!("Unknown reference \"{other}\""))),
+    };
+    let x = stack.as_array();
+    let x = x.into_dimensionality::<ndarray::Ix3>().map_err(|_| to_py(lucent::Error::Shape("register_stack takes a stack of 3 axes".into())))?;
+    py.detach(|| lucent::registration::register_stack(&ctx.gpu, &x, transform, reference, upsample_factor)).map_err(to_py)
+}
+
+/// pystackreg's transform_stack (spline `order`, zeros beyond each frame).
+#[pyfunction]
+fn transform_stack<'py>(py: Python<'py>, ctx: &Context, stack: F32<'py>, tmats: Vec<Tmat>, order: u32) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    let x = stack.as_array();
+    let x = x.into_dimensionality::<ndarray::Ix3>().map_err(|_| to_py(lucent::Error::Shape("transform_stack takes a stack of 3 axes".into())))?;
+    out(py, py.detach(|| lucent::registration::transform_stack(&ctx.gpu, &x, &tmats, order).map(|y| y.into_dyn())))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fftn, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
+    m.add_function(wrap_pyfunction!(register_stack, m)?)?;
+    m.add_function(wrap_pyfunction!(transform_stack, m)?)?;
     m.add_function(wrap_pyfunction!(transform_similarity, m)?)?;
     m.add_function(wrap_pyfunction!(ifftn, m)?)?;
     m.add_function(wrap_pyfunction!(rfftn, m)?)?;

@@ -55,3 +55,33 @@ fn a_shift_alone_is_the_shift_and_small_images_are_refused() {
     let e = similarity(gpu(), &small.view(), &small.view(), &SimilarityOptions::default()).unwrap_err();
     assert!(e.to_string().contains("at least 16"), "{e}");
 }
+
+#[test]
+fn a_shifted_stack_is_registered_and_transformed_back() {
+    use lucent::registration::{register_stack, transform_stack, StackReference, StackTransform};
+    let gpu = gpu();
+    let base = texture(96);
+    let shifts = [[0.0, 0.0], [1.25, -2.5], [-3.0, 0.75]];
+    let frames: Vec<ArrayD<f32>> = shifts.iter().map(|&s| transform_similarity(gpu, &base.view(), 1.0, 0.0, s, 0.0, 3).unwrap()).collect();
+    let views: Vec<_> = frames.iter().map(|f| f.view().into_dimensionality::<ndarray::Ix2>().unwrap()).collect();
+    let stack = ndarray::stack(ndarray::Axis(0), &views).unwrap();
+    for reference in [StackReference::First(1), StackReference::Previous] {
+        let tmats = register_stack(gpu, &stack.view(), StackTransform::Translation, reference, 100.0).unwrap();
+        for (t, s) in tmats.iter().zip(shifts) {
+            // pystackreg's form: the reference's (x, y) lies at (x + s_x, y + s_y) in the frame.
+            assert!((t[0][2] - s[1]).abs() < 0.05 && (t[1][2] - s[0]).abs() < 0.05, "{reference:?}: {t:?} for {s:?}");
+        }
+        let back = transform_stack(gpu, &stack.view(), &tmats, 3).unwrap();
+        for k in 0..3 {
+            let (mut num, mut den) = (0.0, 0.0);
+            for i in 24..72 {
+                for j in 24..72 {
+                    num += ((back[[k, i, j]] - base[[i, j]]) as f64).powi(2);
+                    den += (base[[i, j]] as f64).powi(2);
+                }
+            }
+            assert!((num / den).sqrt() < 0.05, "{reference:?} frame {k}: {}", (num / den).sqrt());
+        }
+    }
+    assert!(transform_stack(gpu, &stack.view(), &[[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]], 3).is_err());
+}

@@ -15,6 +15,7 @@
 pub mod cpu;
 pub mod masked;
 pub mod similarity;
+pub mod stack;
 pub mod stripes;
 pub mod template;
 

@@ -34,11 +34,13 @@ pub struct SimilarityOptions {
     /// Sub-sample precision of the peaks: 1 / upsample_factor of a sample (log-polar and
     /// translation grids).
     pub upsample_factor: f64,
+    /// Rotation and translation only (a rigid body): the scale is held at 1.
+    pub fixed_scale: bool,
 }
 
 impl Default for SimilarityOptions {
     fn default() -> SimilarityOptions {
-        SimilarityOptions { numiter: 1, order: 3, upsample_factor: 20.0 }
+        SimilarityOptions { numiter: 1, order: 3, upsample_factor: 20.0, fixed_scale: false }
     }
 }
 
@@ -94,7 +96,8 @@ pub fn similarity(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f3
         let found = angles.register_resident(&lp)?;
         let (arg_angle, arg_radius) = (found.shift[0], found.shift[1]);
         let new_angle = wrap_degrees((-std::f64::consts::PI * arg_angle / n as f64).to_degrees());
-        let (new_scale, new_angle) = (1.0 / log_base.powf(arg_radius), -new_angle);
+        let new_scale = if o.fixed_scale { 1.0 } else { 1.0 / log_base.powf(arg_radius) };
+        let new_angle = -new_angle;
         if !(0.5 < new_scale && new_scale < 2.0) {
             return Err(Error::Invalid(format!("the images are not compatible: a scale change of {new_scale:.4} (similarity finds 0.5 to 2)")));
         }
@@ -108,11 +111,11 @@ pub fn similarity(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f3
     // a smooth image's high frequencies move the sub-sample peak by tenths of a sample.
     let how = PhaseCorrelation { upsample_factor: o.upsample_factor, normalization: Normalization::None };
     // Both about zero (the reference less its mean, the moving image less its background), so
-    // that the edge between the turned image and its background does not pull the peak.
-    let mean = reference.iter().map(|&v| v as f64).sum::<f64>() / reference.len() as f64;
-    let shifts = PhaseCorrelator::new(gpu, &reference.mapv(|v| (v as f64 - mean) as f32).view(), &how)?;
-    let centred = |x: &ArrayD<f32>| GpuArray::upload_f32(gpu, &x.mapv(|v| v - bgval).view());
-    let turned = centred(&turned)?;
+    // that the edge between the turned image and its background does not pull the peak, and
+    // windowed (see [`windowed`]).
+    let shifts = PhaseCorrelator::new(gpu, &windowed(reference, None).view(), &how)?;
+    let less_background = |x: &ArrayD<f32>| GpuArray::upload_f32(gpu, &windowed(&x.view(), Some(bgval)).view());
+    let turned = less_background(&turned)?;
     let mut rec = Recording::new(gpu);
     let t = rec.input(&turned);
     let flipped = layout::flip(&mut rec, t, &[0, 1])?;
@@ -127,9 +130,24 @@ pub fn similarity(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f3
     // transform_img turns about its canvas's: the shift is measured again on the image turned
     // its way (imreg_dft keeps the flipped array's shift, up to a sample off).
     let angle = wrap_degrees(angle + 180.0);
-    let turned = centred(&transform(gpu, moving, scale, angle, [0.0, 0.0], bgval, o.order)?)?;
+    let turned = less_background(&transform(gpu, moving, scale, angle, [0.0, 0.0], bgval, o.order)?)?;
     let found = shifts.register_resident(&turned)?;
     Ok(Similarity { scale, angle, tvec: [found.shift[0], found.shift[1]], error: err(&found), bgval })
+}
+
+/// `x` less `level` (None: its mean), times a Hann window along both axes (numpy.hanning's):
+/// what the translation's cross-correlation takes. Without the window the image's edges, which a
+/// circular correlation wraps onto the opposite side, moved a shift by up to 0.1 sample; with it
+/// 0.02 at upsample 20 (0.01 at 100).
+pub(super) fn windowed(x: &ArrayViewD<f32>, level: Option<f32>) -> ArrayD<f32> {
+    let level = level.map_or_else(|| x.iter().map(|&v| v as f64).sum::<f64>() / x.len() as f64, |l| l as f64);
+    let hann = |m: usize| -> Vec<f64> {
+        (0..m).map(|k| if m < 2 { 1.0 } else { 0.5 - 0.5 * (2.0 * std::f64::consts::PI * k as f64 / (m as f64 - 1.0)).cos() }).collect()
+    };
+    let (wy, wx) = (hann(x.shape()[0]), hann(x.shape()[1]));
+    let mut out = Array2::<f32>::zeros((x.shape()[0], x.shape()[1]));
+    Zip::indexed(&mut out).par_for_each(|(i, j), v| *v = ((x[[i, j]] as f64 - level) * wy[i] * wx[j]) as f32);
+    out.into_dyn()
 }
 
 /// `angle` (degrees) in [-180, 180).
