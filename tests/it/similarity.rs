@@ -85,3 +85,40 @@ fn a_shifted_stack_is_registered_and_transformed_back() {
     }
     assert!(transform_stack(gpu, &stack.view(), &[[[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]]], 3).is_err());
 }
+
+#[test]
+fn register_stack_command_writes_the_stack_and_the_matrices() {
+    use crate::common::{lucent_cli, lucent_json};
+    let dir = std::env::temp_dir().join(format!("lucent-cli-stackreg-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let p = |name: &str| dir.join(name).to_str().unwrap().to_string();
+    let gpu = gpu();
+    let base = texture(80);
+    let shifts = [[0.0, 0.0], [2.5, 1.0], [-1.0, 3.25]];
+    let frames: Vec<ArrayD<f32>> = shifts.iter().map(|&s| transform_similarity(gpu, &base.view(), 1.0, 0.0, s, 0.0, 3).unwrap()).collect();
+    let views: Vec<_> = frames.iter().map(|f| f.view()).collect();
+    let stack = ndarray::stack(ndarray::Axis(0), &views).unwrap();
+    lucent::io::write_real(p("stack.npy"), &stack.view()).unwrap();
+    let report = lucent_json(&["register-stack", &p("stack.npy"), "-o", &p("out.npy"), "--reference", "first", "--tmats", &p("t.csv")], &[]);
+    assert_eq!(report["command"], "register-stack");
+    assert_eq!(report["shape_out"], serde_json::json!([3, 80, 80]));
+    let csv = std::fs::read_to_string(p("t.csv")).unwrap();
+    let rows: Vec<Vec<f64>> = csv.lines().skip(1).map(|l| l.split(',').map(|v| v.parse().unwrap()).collect()).collect();
+    for (row, s) in rows.iter().zip(shifts) {
+        // frame, m00 m01 m02 (x's row: tx = m02), m10 m11 m12 (ty), m20 m21 m22.
+        assert!((row[3] - s[1]).abs() < 0.05 && (row[6] - s[0]).abs() < 0.05, "{row:?} for {s:?}");
+    }
+    assert_eq!(lucent::io::read_real(p("out.npy")).unwrap().shape(), &[3, 80, 80]);
+    // A 2D image and --device cpu are refused, and nothing is written.
+    lucent::io::write_real(p("flat.npy"), &base.view()).unwrap();
+    for (args, says) in [
+        (vec!["register-stack", &p("flat.npy") as &str, "-o", &p("no.npy")], "3 axes"),
+        (vec!["--device", "cpu", "register-stack", &p("stack.npy"), "-o", &p("no.npy")], "GPU only"),
+    ] {
+        let out = lucent_cli(&args, &[]);
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(says), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(!dir.join("no.npy").exists());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

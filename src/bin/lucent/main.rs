@@ -20,6 +20,7 @@ mod matching;
 mod phantom;
 mod psf;
 mod register;
+mod register_stack;
 mod register_volume;
 mod report;
 mod resample;
@@ -96,6 +97,11 @@ enum Command {
     ///
     /// Example: lucent deskew raw.tif -o deskewed.tif --angle 31.5 --dzdata 0.4 --dxdata 0.104
     Deskew(deskew::Args),
+    /// pystackreg's register_transform_stack: every frame of a stack registered (translation,
+    /// rigid body or scaled rotation) onto the previous frame, the first frames or the mean.
+    ///
+    /// Example: lucent register-stack timelapse.tif -o registered.tif --transformation rigid-body
+    RegisterStack(register_stack::Args),
     /// skimage.registration.phase_cross_correlation: the shift registering each moving image
     /// onto the reference.
     ///
@@ -275,6 +281,7 @@ fn main() {
         Command::Convolve(args) => convolve::run(&global, &args),
         Command::Filter(args) => filter::run(&global, &args),
         Command::Label(args) => label::run(&global, &args),
+        Command::RegisterStack(args) => register_stack::run(&global, &args),
         Command::SplineFilter(args) => spline::run(&global, &args),
         Command::Psf(args) => psf::run(&global, &args),
         Command::Resample(args) => resample::run(&global, &args),
