@@ -11,6 +11,8 @@ use lucent::signal::{Method, Mode};
 type C64<'py> = PyReadonlyArrayDyn<'py, Complex32>;
 type F32<'py> = PyReadonlyArrayDyn<'py, f32>;
 type Tmat = lucent::registration::Tmat;
+/// (matrix rows, offset, metric, iterations).
+type Fitted = (Vec<Vec<f64>>, Vec<f64>, f64, usize);
 type Bool<'py> = PyReadonlyArrayDyn<'py, bool>;
 
 fn parse_norm(name: &str) -> PyResult<Norm> {
@@ -217,10 +219,43 @@ fn transform_stack<'py>(py: Python<'py>, ctx: &Context, stack: F32<'py>, tmats: 
     out(py, py.detach(|| lucent::registration::transform_stack(&ctx.gpu, &x, &tmats, order).map(|y| y.into_dyn())))
 }
 
+/// Intensity-based 2D registration by mean squares (lucent::registration::register_affine):
+/// the fixed → moving map (scipy.ndimage.affine_transform's matrix and offset), the final
+/// mean square and the steps taken.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn register_affine(
+    py: Python<'_>,
+    ctx: &Context,
+    fixed: F32<'_>,
+    moving: F32<'_>,
+    kind: &str,
+    shrink_factors: Vec<usize>,
+    smoothing_sigmas: Vec<f64>,
+    iterations: usize,
+    tolerance: f64,
+    initial: Option<(Vec<Vec<f64>>, Vec<f64>)>,
+) -> PyResult<Fitted> {
+    use lucent::registration::{AffineOptions, TransformKind};
+    let kind = match kind {
+        "translation" => TransformKind::Translation,
+        "rigid" => TransformKind::Rigid,
+        "similarity" => TransformKind::Similarity,
+        "affine" => TransformKind::Affine,
+        other => return Err(pyo3::exceptions::PyValueError::new_err(format!("transform {other}: translation, rigid, similarity or affine"))),
+    };
+    let initial = initial.map(|(matrix, offset)| lucent::ndimage::AffineMap { matrix, offset });
+    let o = AffineOptions { kind, shrink_factors, smoothing_sigmas, iterations, tolerance, initial };
+    let (a, b) = (fixed.as_array(), moving.as_array());
+    let r = py.detach(|| lucent::registration::register_affine(&ctx.gpu, &a, &b, &o)).map_err(to_py)?;
+    Ok((r.map.matrix, r.map.offset, r.metric, r.iterations))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(fftn, m)?)?;
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
     m.add_function(wrap_pyfunction!(register_stack, m)?)?;
+    m.add_function(wrap_pyfunction!(register_affine, m)?)?;
     m.add_function(wrap_pyfunction!(transform_stack, m)?)?;
     m.add_function(wrap_pyfunction!(transform_similarity, m)?)?;
     m.add_function(wrap_pyfunction!(ifftn, m)?)?;

@@ -122,3 +122,39 @@ fn register_stack_command_writes_the_stack_and_the_matrices() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn intensity_based_registration_recovers_known_transforms() {
+    use lucent::ndimage::{affine_transform, AffineMap, Sampling};
+    use lucent::registration::{register_affine, AffineOptions, TransformKind};
+    let gpu = gpu();
+    // A crop of a larger texture (no empty band), and the moving image with
+    // moving(A p + t) = fixed(p).
+    let (n, m) = (96usize, 160usize);
+    let big = texture(m);
+    let fixed = big.slice(ndarray::s![32..32 + n, 32..32 + n]).to_owned().into_dyn();
+    let (t, a) = ([2.0, -3.0], [[1.03, -0.06], [0.04, 0.97]]);
+    let det = a[0][0] * a[1][1] - a[0][1] * a[1][0];
+    let inv = [[a[1][1] / det, -a[0][1] / det], [-a[1][0] / det, a[0][0] / det]];
+    let offset: Vec<f64> = (0..2).map(|i| 32.0 - inv[i][0] * t[0] - inv[i][1] * t[1]).collect();
+    let matrix = ndarray::arr2(&[[inv[0][0], inv[0][1]], [inv[1][0], inv[1][1]]]).into_dyn();
+    let moving = affine_transform(gpu, &big, &matrix.view(), &offset, Some(&[n, n]), &Sampling::default()).unwrap();
+    let r = register_affine(gpu, &fixed.view(), &moving.view(), &AffineOptions::default()).unwrap();
+    for (i, row) in a.iter().enumerate() {
+        for (j, want) in row.iter().enumerate() {
+            assert!((r.map.matrix[i][j] - want).abs() < 1e-3, "{r:?}");
+        }
+        assert!((r.map.offset[i] - t[i]).abs() < 0.02, "{r:?}");
+    }
+    // A translation fit from a given start (the initial transform is used).
+    let o = AffineOptions {
+        kind: TransformKind::Translation,
+        initial: Some(AffineMap { matrix: vec![vec![1.0, 0.0], vec![0.0, 1.0]], offset: vec![1.0, 1.0] }),
+        ..Default::default()
+    };
+    let shifted = affine_transform(gpu, &big, &ndarray::Array2::<f64>::eye(2).into_dyn().view(), &[33.5, 31.25], Some(&[n, n]), &Sampling::default()).unwrap();
+    let r = register_affine(gpu, &fixed.view(), &shifted.view(), &o).unwrap();
+    assert!((r.map.offset[0] + 1.5).abs() < 0.01 && (r.map.offset[1] - 0.75).abs() < 0.01, "{r:?}");
+    let bad = AffineOptions { shrink_factors: vec![2, 1], smoothing_sigmas: vec![1.0], ..Default::default() };
+    assert!(register_affine(gpu, &fixed.view(), &moving.view(), &bad).is_err());
+}

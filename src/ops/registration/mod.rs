@@ -12,6 +12,7 @@
 //! reference (array axis order); the error and the phase difference follow scikit-image (`None`
 //! where it gives NaN: an empty image).
 
+pub mod affine;
 pub mod cpu;
 pub mod masked;
 pub mod similarity;
