@@ -170,7 +170,8 @@ def register_stack(img: Any, transformation: Any = "translation", reference: str
     one 3 × 3 matrix per frame (pystackreg's form: the reference's homogeneous (x, y) mapped to
     the frame's). ``transformation``: "translation", "rigid_body" or "scaled_rotation" (or
     pystackreg's constants 2, 3, 4); ``reference``: "previous" (matrices chained), "first" (the
-    mean of the first ``n_frames``; frame 0 keeps the identity) or "mean". Translations by
+    mean of the first ``n_frames``; frame 0 keeps the identity) or "mean" (for small motion:
+    a frame correlates with each frame's copy in the mean, its own at zero shift). Translations by
     phase correlation, rotations and scales by the Fourier-Mellin method (:func:`similarity`,
     frames of at least 16 × 16), sub-sample peaks to 1/``upsample_factor``. Accuracy (textured
     frames): translations within a few hundredths of a sample, turns within a quarter of a

@@ -61,9 +61,11 @@ def test_register_affine_against_the_truth_and_simpleitk(rng, kind, matrix, offs
     r = lucent.registration.register_affine(fixed, moving, kind)
     ours = tre(lambda p: p @ r["matrix"].T + r["offset"], matrix, offset)
     theirs = tre(simpleitk(fixed, moving, kind), matrix, offset)
-    assert theirs < 0.05, (kind, theirs)  # SimpleITK converged: the comparison means something
     assert ours < 0.02, (kind, ours, r)
-    assert ours <= theirs + 0.002, (kind, ours, theirs)
+    # Where SimpleITK converged (its regular-step descent sometimes leaves a rigid pair 30 px
+    # off), lucent is no worse.
+    if theirs < 0.05:
+        assert ours <= theirs + 0.002, (kind, ours, theirs)
 
 
 def test_register_affine_refuses_bad_input(rng):
