@@ -127,20 +127,19 @@ fn same_gpu(x: &DeviceArray, y: &DeviceArray) -> PyResult<()> {
 #[pyfunction]
 fn elementwise(py: Python<'_>, op: &str, x: &DeviceArray, y: &DeviceArray) -> PyResult<(DeviceArray, bool)> {
     same_gpu(x, y)?;
-    let real = |op| Ok::<_, PyErr>(Some(op));
     let broadcast_op = match op {
-        "add" => real(BroadcastOp::Add)?,
-        "subtract" => real(BroadcastOp::Subtract)?,
-        "multiply" => real(BroadcastOp::Multiply)?,
-        "divide" => real(BroadcastOp::Divide)?,
-        "maximum" => real(BroadcastOp::Maximum)?,
-        "minimum" => real(BroadcastOp::Minimum)?,
-        "less" => real(BroadcastOp::Less)?,
-        "less_equal" => real(BroadcastOp::LessEqual)?,
-        "greater" => real(BroadcastOp::Greater)?,
-        "greater_equal" => real(BroadcastOp::GreaterEqual)?,
-        "equal" => real(BroadcastOp::Equal)?,
-        "not_equal" => real(BroadcastOp::NotEqual)?,
+        "add" => BroadcastOp::Add,
+        "subtract" => BroadcastOp::Subtract,
+        "multiply" => BroadcastOp::Multiply,
+        "divide" => BroadcastOp::Divide,
+        "maximum" => BroadcastOp::Maximum,
+        "minimum" => BroadcastOp::Minimum,
+        "less" => BroadcastOp::Less,
+        "less_equal" => BroadcastOp::LessEqual,
+        "greater" => BroadcastOp::Greater,
+        "greater_equal" => BroadcastOp::GreaterEqual,
+        "equal" => BroadcastOp::Equal,
+        "not_equal" => BroadcastOp::NotEqual,
         other => return Err(PyValueError::new_err(format!("unknown elementwise operation {other}"))),
     };
     let dtype = x.array.dtype();
@@ -165,10 +164,9 @@ fn elementwise(py: Python<'_>, op: &str, x: &DeviceArray, y: &DeviceArray) -> Py
         .detach(|| {
             let mut rec = Recording::new(gpu);
             let (xb, yb) = (rec.input(a), rec.input(b));
-            let z = match (complex, broadcast_op) {
-                (true, _) => binary::record(&mut rec, complex_op.expect("checked"), xb, yb)?,
-                (false, Some(op)) => broadcast::record(&mut rec, op, xb, yb)?,
-                (false, None) => unreachable!("every real op has a broadcast form"),
+            let z = match complex_op.filter(|_| complex) {
+                Some(op) => binary::record(&mut rec, op, xb, yb)?,
+                None => broadcast::record(&mut rec, broadcast_op, xb, yb)?,
             };
             let flag = count_nonfinite::record(&mut rec, z)?;
             let (o, f) = (rec.output(z), rec.download(flag));

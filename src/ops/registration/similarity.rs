@@ -141,13 +141,15 @@ pub fn similarity(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f3
 /// 0.02 at upsample 20 (0.01 at 100).
 pub(super) fn windowed(x: &ArrayViewD<f32>, level: Option<f32>) -> ArrayD<f32> {
     let level = level.map_or_else(|| x.iter().map(|&v| v as f64).sum::<f64>() / x.len() as f64, |l| l as f64);
-    let hann = |m: usize| -> Vec<f64> {
-        (0..m).map(|k| if m < 2 { 1.0 } else { 0.5 - 0.5 * (2.0 * std::f64::consts::PI * k as f64 / (m as f64 - 1.0)).cos() }).collect()
-    };
-    let (wy, wx) = (hann(x.shape()[0]), hann(x.shape()[1]));
+    let (wy, wx) = (hanning(x.shape()[0]), hanning(x.shape()[1]));
     let mut out = Array2::<f32>::zeros((x.shape()[0], x.shape()[1]));
     Zip::indexed(&mut out).par_for_each(|(i, j), v| *v = ((x[[i, j]] as f64 - level) * wy[i] * wx[j]) as f32);
     out.into_dyn()
+}
+
+/// numpy.hanning(m): 0.5 − 0.5 cos(2πk / (m − 1)) (ones below 2 samples).
+fn hanning(m: usize) -> Vec<f64> {
+    (0..m).map(|k| if m < 2 { 1.0 } else { 0.5 - 0.5 * (2.0 * std::f64::consts::PI * k as f64 / (m as f64 - 1.0)).cos() }).collect()
 }
 
 /// `angle` (degrees) in [-180, 180).
@@ -192,15 +194,15 @@ impl LogPolar {
     fn new(dims: &[usize], n: usize, log_base: f64) -> LogPolar {
         let (h, w) = (dims[0], dims[1]);
         let aporad = (h.min(w) as f64 * 0.12) as usize;
-        // numpy.hanning(2 aporad): its first half rises over the first aporad samples.
-        let m = 2 * aporad;
-        let hann = |k: usize| 0.5 - 0.5 * (2.0 * std::f64::consts::PI * k as f64 / (m as f64 - 1.0)).cos();
+        // numpy.hanning(2 aporad): its first half rises over the first aporad samples, its
+        // second falls over the last.
+        let hann = hanning(2 * aporad);
         let ramp = |len: usize| -> Vec<f64> {
             (0..len)
                 .map(|i| match () {
                     _ if aporad == 0 => 1.0,
-                    _ if i < aporad => hann(i),
-                    _ if i >= len - aporad => hann(m - (len - i)),
+                    _ if i < aporad => hann[i],
+                    _ if i >= len - aporad => hann[2 * aporad - (len - i)],
                     _ => 1.0,
                 })
                 .collect()
