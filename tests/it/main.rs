@@ -31,6 +31,7 @@ mod fft_f64;
 mod filters_f64;
 mod fourier_filters;
 mod hostile_files;
+mod intensity_registration;
 mod io;
 mod measurements;
 mod morphology;

@@ -1,0 +1,141 @@
+//! One level of the pyramid: the fixed image and its mask on the host, the moving image (its
+//! B-spline coefficients), its gradients and its mask's support on the device; and the samples
+//! of those at a transform.
+
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+
+use crate::error::Result;
+use crate::gpu::{Gpu, GpuArray};
+use crate::graph::Recording;
+use crate::kernels::boundary::Boundary;
+use crate::ops::filter;
+use crate::ops::interpolate::{self, AffineMap, Sampling, SplineMode};
+
+/// A level's host part: what the metrics read besides the samples.
+pub(super) struct Grid {
+    /// The shrink factor.
+    pub f: f64,
+    pub dims: Vec<usize>,
+    pub fixed: Vec<f32>,
+    /// The fixed image's own mask (all true without one).
+    pub fixed_mask: Vec<bool>,
+    /// The moving level's range (for the mutual information's bins).
+    pub moving_range: (f64, f64),
+}
+
+pub(super) struct Level {
+    pub grid: Grid,
+    coefficients: GpuArray,
+    gradients: Vec<GpuArray>,
+    support: GpuArray,
+}
+
+/// The moving image, its gradients and where it has data, at the fixed level's points.
+pub(super) struct Samples {
+    pub values: Vec<f32>,
+    pub gradients: Vec<Vec<f32>>,
+    /// Inside the moving image's (mask's) support and the fixed mask.
+    pub inside: Vec<bool>,
+}
+
+impl Level {
+    pub fn new(
+        gpu: &Gpu,
+        fixed: &ArrayViewD<f32>,
+        moving: &ArrayViewD<f32>,
+        fixed_mask: Option<&ArrayViewD<bool>>,
+        moving_mask: Option<&ArrayViewD<bool>>,
+        shrink: usize,
+        sigma: f64,
+    ) -> Result<Level> {
+        let f = shrink as f64;
+        let d = fixed.ndim();
+        // Smoothed (masks: not) and resampled at every `shrink`-th point.
+        let shrunk = |rec: &mut Recording, x: &ArrayViewD<f32>, sigma: f64, order: u32| -> Result<(crate::graph::Buf, Vec<usize>)> {
+            let out: Vec<usize> = x.shape().iter().map(|&n| (n / shrink).max(1)).collect();
+            let b = rec.upload_once_f32(x)?;
+            let smooth = if sigma > 0.0 { filter::gaussian_filter(rec, b, &[sigma as f32], Boundary::Nearest)? } else { b };
+            let map = AffineMap { matrix: (0..d).map(|i| (0..d).map(|j| if i == j { f } else { 0.0 }).collect()).collect(), offset: vec![0.0; d] };
+            let how = Sampling { order, mode: SplineMode::Nearest, ..Default::default() };
+            Ok((interpolate::affine_transform(rec, smooth, &map, &out, &how)?, out))
+        };
+        let as_f32 = |m: &ArrayViewD<bool>| m.mapv(|b| f32::from(u8::from(b)));
+        let mut rec = Recording::new(gpu);
+        let (fixed_level, dims) = shrunk(&mut rec, fixed, sigma, 1)?;
+        let fixed_out = rec.output(fixed_level);
+        // Masks shrink to the points whose smoothing (and, moving, the cubic sampling and the
+        // gradient's differences) reach no masked-out point: eroded by a box.
+        let reach = (2.0 * sigma / f).ceil() as usize;
+        let eroded = |rec: &mut Recording, m: &ArrayViewD<bool>, order: u32, reach: usize| -> Result<crate::graph::Buf> {
+            let (b, _) = shrunk(rec, &as_f32(m).view(), 0.0, order)?;
+            if reach == 0 {
+                return Ok(b);
+            }
+            filter::uniform_filter(rec, b, &[2 * reach + 1], Boundary::Nearest)
+        };
+        let fixed_mask_out = match fixed_mask {
+            Some(m) => {
+                let b = eroded(&mut rec, m, 0, reach)?;
+                Some(rec.output(b))
+            }
+            None => None,
+        };
+        let (moving_level, moving_dims) = shrunk(&mut rec, moving, sigma, 1)?;
+        let coefficients = interpolate::spline_filter(&mut rec, moving_level, 3, SplineMode::Nearest)?;
+        // Central differences (edges one-sided through `nearest`), per axis.
+        let gradients: Vec<_> =
+            (0..d).map(|axis| filter::correlate1d(&mut rec, moving_level, &[-0.5f64, 0.0, 0.5], axis, Boundary::Nearest)).collect::<Result<_>>()?;
+        let support = match moving_mask {
+            Some(m) => eroded(&mut rec, m, 0, reach + 2)?,
+            None => rec.upload_once_f32(&ArrayD::from_elem(IxDyn(&moving_dims), 1.0f32).view())?,
+        };
+        let outs = [moving_level, coefficients, support].map(|b| rec.output(b));
+        let gradient_outs: Vec<_> = gradients.iter().map(|&g| rec.output(g)).collect();
+        let results = rec.run()?;
+        let download = |a: GpuArray, dims: &[usize]| -> Result<Vec<f32>> { Ok(GpuArray::download_joined::<f32>(gpu, &[a], dims)?.into_raw_vec_and_offset().0) };
+        let fixed = download(results.array(fixed_out), &dims)?;
+        let fixed_mask = match fixed_mask_out {
+            Some(o) => download(results.array(o), &dims)?.into_iter().map(|x| x >= 0.999).collect(),
+            None => vec![true; fixed.len()],
+        };
+        let moving_values = download(results.array(outs[0]), &moving_dims)?;
+        let (lo, hi) = moving_values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x as f64), hi.max(x as f64)));
+        Ok(Level {
+            grid: Grid { f, dims, fixed, fixed_mask, moving_range: (lo, hi) },
+            coefficients: results.array(outs[1]),
+            gradients: gradient_outs.iter().map(|&o| results.array(o)).collect(),
+            support: results.array(outs[2]),
+        })
+    }
+
+    /// The samples at the level's map `map` (one recording): the moving image by cubic
+    /// B-splines, its gradients and support linearly.
+    pub fn sample(&self, gpu: &Gpu, map: &AffineMap) -> Result<Samples> {
+        let mut rec = Recording::new(gpu);
+        let linear = Sampling { order: 1, mode: SplineMode::Constant, cval: 0.0, ..Default::default() };
+        let cubic = Sampling { order: 3, mode: SplineMode::Nearest, prefilter: false, ..Default::default() };
+        let mut outs = Vec::new();
+        let sources = std::iter::once((&self.coefficients, &cubic)).chain(self.gradients.iter().map(|g| (g, &linear))).chain([(&self.support, &linear)]);
+        for (a, how) in sources {
+            let b = rec.input(a);
+            let y = interpolate::affine_transform(&mut rec, b, map, &self.grid.dims, how)?;
+            outs.push(rec.output(y));
+        }
+        let results = rec.run()?;
+        let mut arrays: Vec<Vec<f32>> = outs
+            .iter()
+            .map(|&o| Ok(GpuArray::download_joined::<f32>(gpu, &[results.array(o)], &self.grid.dims)?.into_raw_vec_and_offset().0))
+            .collect::<Result<_>>()?;
+        let support = arrays.pop().expect("the support");
+        let values = arrays.remove(0);
+        let inside = support.iter().zip(&self.grid.fixed_mask).map(|(&s, &m)| m && s >= 0.999).collect();
+        Ok(Samples { values, gradients: arrays, inside })
+    }
+}
+
+impl Grid {
+    /// The level's half diagonal in pixels of the full image.
+    pub fn radius(&self) -> f64 {
+        self.dims.iter().map(|&n| ((n as f64 - 1.0) * self.f / 2.0).powi(2)).sum::<f64>().sqrt()
+    }
+}
