@@ -26,7 +26,9 @@ use ndarray::{ArrayBase, Data, Dimension};
 use crate::error::Result;
 use crate::gpu::Gpu;
 
-pub use crate::ops::registration::affine::{register_affine, register_affine_masked, AffineOptions, AffineResult, Metric, Optimizer, TransformKind};
+pub use crate::ops::registration::affine::{
+    itk_transform, parse_itk_transform, register_affine, register_affine_masked, AffineOptions, AffineResult, Metric, Optimizer, TransformKind,
+};
 pub use crate::ops::registration::masked::{
     as_weights as mask_weights, check_registration as check_masked_registration, masked_phase_cross_correlation_resident,
 };

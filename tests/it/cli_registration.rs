@@ -105,3 +105,82 @@ fn cli_register() {
     let refused = lucent_cli(&["register", &path("r.npy"), &path("m.npy"), "--normalization", "bogus"], &[]);
     assert_eq!(refused.status.code(), Some(1));
 }
+
+/// `lucent register --transform`: the transform in the report and as an ITK file (read back
+/// as the starting transform), the registered image written; refusals leave nothing behind.
+#[test]
+fn cli_register_transform() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let big = lucent::ndimage::gaussian_filter(gpu(), &rand_array(&[110, 118]), &[2.0], lucent::ndimage::Boundary::Wrap).unwrap();
+    let fixed = big.slice(ndarray::s![20..85, 20..91]).to_owned().into_dyn();
+    // moving(p + t) = fixed(p), t = (1.75, -2.5).
+    let shift = ndarray::Array2::<f64>::eye(2).into_dyn();
+    let moving = lucent::ndimage::affine_transform(gpu(), &big, &shift.view(), &[18.25, 22.5], Some(&[65, 71]), &lucent::ndimage::Sampling::default()).unwrap();
+    lucent::io::write_real(path("f.npy"), &fixed.view()).unwrap();
+    lucent::io::write_real(path("m.npy"), &moving.view()).unwrap();
+    let out = lucent_json(
+        &["register", &path("f.npy"), &path("m.npy"), "--transform", "rigid", "--metric", "ncc", "-o", &path("r.npy"), "--itk", &path("t.tfm")],
+        &[],
+    );
+    let offset: Vec<f64> = out["details"]["offset"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!((offset[0] - 1.75).abs() < 0.03 && (offset[1] + 2.5).abs() < 0.03, "{out}");
+    assert_eq!(out["shape_out"], serde_json::json!([65, 71]), "{out}");
+    let text = std::fs::read_to_string(path("t.tfm")).unwrap();
+    let map = lucent::registration::parse_itk_transform(&text).unwrap();
+    assert!((map.offset[0] - offset[0]).abs() < 1e-12 && (map.offset[1] - offset[1]).abs() < 1e-12, "{text}");
+    // The registered image is the fixed one where the moving image covers it.
+    let registered = lucent::io::read_real(path("r.npy")).unwrap();
+    let inner = |x: &ArrayD<f32>| x.slice(ndarray::s![5..55, 5..60]).to_owned();
+    let worst = (&inner(&registered) - &inner(&fixed)).iter().fold(0f32, |m, v| m.max(v.abs()));
+    assert!(worst < 0.01, "{worst}");
+    // From the file's transform, one step at the full resolution stays there.
+    let again = lucent_json(
+        &[
+            "register",
+            &path("f.npy"),
+            &path("m.npy"),
+            "--transform",
+            "translation",
+            "--initial",
+            &path("t.tfm"),
+            "--shrink-factors",
+            "1",
+            "--smoothing-sigmas",
+            "0",
+            "--iterations",
+            "1",
+        ],
+        &[],
+    );
+    let moved: Vec<f64> = again["details"]["offset"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!((moved[0] - offset[0]).abs() < 0.01 && (moved[1] - offset[1]).abs() < 0.01, "{again}");
+    for (args, says) in [
+        (vec!["register", &path("f.npy"), &path("m.npy"), "--metric", "mi", "-o", &path("no.npy")], "add --transform"),
+        (vec!["register", &path("f.npy"), &path("m.npy"), "--transform", "affine", "--bins", "20", "-o", &path("no.npy")], "add --metric mi"),
+        (vec!["register", &path("f.npy"), &path("m.npy"), &path("m.npy"), "--transform", "affine", "-o", &path("no.npy")], "one at a time"),
+        (
+            vec![
+                "register",
+                &path("f.npy"),
+                &path("m.npy"),
+                "--transform",
+                "affine",
+                "--reference-mask",
+                &path("m.npy"),
+                "--moving-mask",
+                &path("mask.npy"),
+                "-o",
+                &path("no.npy"),
+            ],
+            "mask.npy",
+        ),
+        (vec!["register", &path("f.npy"), &path("m.npy"), "--transform", "affine", "-o", &path("missing/no.npy")], "does not exist"),
+        (vec!["register", &path("f.npy"), &path("m.npy"), "--transform", "affine", "--initial", &path("f.npy"), "-o", &path("no.npy")], "f.npy"),
+        (vec!["--device", "cpu", "register", &path("f.npy"), &path("m.npy"), "--transform", "affine", "-o", &path("no.npy")], "GPU only"),
+    ] {
+        let out = lucent_cli(&args, &[]);
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(says), "{says}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!dir.path().join("no.npy").exists());
+    }
+}

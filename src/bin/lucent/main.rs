@@ -20,6 +20,7 @@ mod matching;
 mod phantom;
 mod psf;
 mod register;
+mod register_affine;
 mod register_stack;
 mod register_volume;
 mod report;

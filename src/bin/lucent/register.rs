@@ -13,6 +13,7 @@ use ndarray::ArrayD;
 use num_complex::{Complex32, Complex64};
 use serde_json::json;
 
+use crate::register_affine;
 use crate::report::{self, Report, Stages};
 use crate::Global;
 
@@ -22,13 +23,15 @@ use crate::Global;
   lucent register reference.tif frame1.tif frame2.tif --upsample 100 --json
   lucent register ref.npy mov.npy --normalization none
   lucent register ref_fft.npy mov_fft.npy --space fourier --upsample 20
-  lucent register ref.npy mov.npy --reference-mask rm.npy --moving-mask mm.npy --overlap-ratio 0.3")]
+  lucent register ref.npy mov.npy --reference-mask rm.npy --moving-mask mm.npy --overlap-ratio 0.3
+  lucent register fixed.tif moving.tif --transform affine -o registered.tif --itk affine.tfm
+  lucent register ct.npy mr.npy --transform rigid --metric mi --bins 50 --reference-mask body.npy --json")]
 pub struct Args {
-    /// The reference image: .npy (any real dtype), .tif/.tiff or .png; 1 to 4 axes.
-    reference: PathBuf,
+    /// The reference (fixed) image: .npy (any real dtype), .tif/.tiff or .png; 1 to 4 axes.
+    pub reference: PathBuf,
     /// Images to register onto it, each of the reference's shape.
     #[arg(required = true)]
-    moving: Vec<PathBuf>,
+    pub moving: Vec<PathBuf>,
     /// Shifts to 1/N of a sample (scikit-image's upsample_factor; 1: whole samples).
     #[arg(long, default_value_t = 1.0, allow_hyphen_values = true)]
     upsample: f64,
@@ -42,15 +45,19 @@ pub struct Args {
     /// Masked registration (Padfield): the reference's mask (.npy or TIFF, nonzero = valid), of
     /// its shape. Whole-sample shifts as scikit-image's; with --upsample above 1, refined below a
     /// sample (a parabola through the correlation's peak; scikit-image refines none).
-    #[arg(long, requires = "moving_mask")]
-    reference_mask: Option<PathBuf>,
-    /// With --reference-mask: the moving images' mask.
-    #[arg(long, requires = "reference_mask")]
-    moving_mask: Option<PathBuf>,
+    /// With --transform: the metric counts the reference's points where this mask is nonzero.
+    #[arg(long)]
+    pub reference_mask: Option<PathBuf>,
+    /// With --reference-mask: the moving images' mask. With --transform: the metric counts the
+    /// points that map where this mask is nonzero.
+    #[arg(long)]
+    pub moving_mask: Option<PathBuf>,
     /// With masks: overlaps below this fraction of the largest are left out (scikit-image's
     /// overlap_ratio).
     #[arg(long, default_value_t = 0.3, allow_hyphen_values = true)]
     overlap_ratio: f64,
+    #[command(flatten)]
+    intensity: register_affine::Args,
 }
 
 /// The masked registration of each moving image (scikit-image's phase_cross_correlation with
@@ -128,8 +135,14 @@ impl Images {
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     // (Before any file is read, for the CPU reference too.)
     lucent::registration::check_upsample_factor(args.upsample)?;
-    if let (Some(r), Some(m)) = (&args.reference_mask, &args.moving_mask) {
-        return run_masked(global, args, r, m);
+    if args.intensity.transform.is_some() {
+        return register_affine::run(global, args, &args.intensity);
+    }
+    register_affine::refuse_options(&args.intensity)?;
+    match (&args.reference_mask, &args.moving_mask) {
+        (Some(r), Some(m)) => return run_masked(global, args, r, m),
+        (None, None) => {}
+        _ => return Err(Error::Invalid("masked phase correlation takes both --reference-mask and --moving-mask".into())),
     }
     let how = PhaseCorrelation { upsample_factor: args.upsample, normalization: Normalization::parse(&args.normalization)? };
     let fourier = args.space == "fourier";

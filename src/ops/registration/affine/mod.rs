@@ -12,6 +12,7 @@
 //! scipy.ndimage.affine_transform's `matrix` and `offset`: `affine_transform(moving, matrix,
 //! offset)` is the moving image registered onto the fixed one.
 
+mod itk;
 mod level;
 mod metric;
 mod optimize;
@@ -22,6 +23,7 @@ use ndarray::ArrayViewD;
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::ops::interpolate::AffineMap;
+pub use itk::{itk_transform, parse_itk_transform};
 use level::Level;
 use transform::Params;
 
