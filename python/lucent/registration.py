@@ -19,7 +19,7 @@ from ._arrays import complex64, count, mask, real, unsupported
 from ._context import Context, resolve
 
 __all__ = ["phase_cross_correlation", "cross_correlate_masked", "similarity", "transform_img", "register_stack",
-           "transform_stack", "StackReg", "register_affine"]
+           "transform_stack", "StackReg", "register_affine", "itk_transform", "read_itk_transform"]
 
 
 def phase_cross_correlation(reference_image: Any, moving_image: Any, *, upsample_factor: float = 1,
@@ -238,20 +238,30 @@ class StackReg:
         return self.transform_stack(img, axis)
 
 
-def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, shrink_factors: Sequence[int] = (4, 2, 1),
+def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, metric: str = "ms", bins: int = 50,
+                    fixed_mask: Any = None, moving_mask: Any = None, optimizer: str = "auto", learning_rate: float = 1.0,
+                    min_step: float = 1e-3, relaxation: float = 0.5, shrink_factors: Sequence[int] = (4, 2, 1),
                     smoothing_sigmas: Sequence[float] = (2.0, 1.0, 0.0), iterations: int = 100, tolerance: float = 1e-4,
                     initial: Any = None, context: Optional[Context] = None) -> dict:
-    """Intensity-based registration of 2D images by mean squares, as SimpleITK's
-    ImageRegistrationMethod with SetMetricAsMeanSquares: ``transform`` "translation", "rigid",
-    "similarity" or "affine" (turns and scales about the fixed image's centre), a pyramid of
-    ``shrink_factors`` and ``smoothing_sigmas`` (pixels of the full image; SimpleITK's names),
-    Levenberg-Marquardt steps at each level (a translation first at the coarsest) until no
-    corner moves by ``tolerance`` pixels. ``initial``: a starting (matrix, offset) or a 3 × 3
-    homogeneous matrix. Returns ``matrix`` and ``offset`` in scipy.ndimage.affine_transform's
-    convention (fixed (row, column) → moving: ``affine_transform(moving, matrix, offset)`` is the
-    moving image registered), the final mean square ``metric`` and the ``iterations`` taken.
-    Every fixed pixel that maps inside the moving image counts: constant bands of no data (a
-    zero-filled border) pull the fit, so crop them first (no fixed-image mask yet).
+    """Intensity-based registration of 2D or 3D images, as SimpleITK's ImageRegistrationMethod.
+
+    ``transform``: "translation", "rigid", "similarity" or "affine" (turns and scales about the
+    fixed image's centre). ``metric``: "ms" (mean squares), "ncc" (SimpleITK's Correlation) or
+    "mi" (Mattes mutual information with ``bins`` histogram bins, for different contrasts or
+    modalities). ``fixed_mask`` / ``moving_mask``: the metric counts the fixed image's points
+    where its mask is true that map where the moving mask is true (bands without data, other
+    organs). A pyramid of ``shrink_factors`` and ``smoothing_sigmas`` (pixels of the full
+    image; SimpleITK's names); at each level ``optimizer`` "lm" (Levenberg-Marquardt, mean
+    squares only), "lbfgs", or "regular_step" (SimpleITK's regular-step gradient descent:
+    ``learning_rate`` and ``min_step`` in pixels of motion, ``relaxation``); "auto" is "lm" for
+    mean squares and "lbfgs" otherwise. A level ends when a step moves no corner by
+    ``tolerance`` pixels or after ``iterations`` steps; a translation is fitted first at the
+    coarsest level. ``initial``: a starting (matrix, offset) or a homogeneous matrix.
+
+    Returns ``matrix`` and ``offset`` in scipy.ndimage.affine_transform's convention (fixed
+    indices → moving: ``affine_transform(moving, matrix, offset)`` is the moving image
+    registered), the final ``metric`` (mean square; −NCC²; −MI) and the ``iterations`` taken.
+    :func:`itk_transform` writes the result as an ITK transform file.
 
     >>> import numpy as np, lucent
     >>> big = lucent.ndimage.gaussian_filter(np.random.default_rng(0).random((192, 192)).astype("f4"), 3)
@@ -262,19 +272,54 @@ def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, shrin
     >>> np.round(np.linalg.inv(r["matrix"]), 2)
     array([[ 0.98, -0.05],
            [ 0.03,  1.02]])
+    >>> r = lucent.registration.register_affine(fixed, 1 - moving ** 2, metric="mi")
+    >>> np.round(np.linalg.inv(r["matrix"]), 2)
+    array([[ 0.98, -0.05],
+           [ 0.03,  1.02]])
     """
     a, b = real(fixed, "fixed"), real(moving, "moving")
+    d = a.ndim
     start = None
     if initial is not None:
         if isinstance(initial, tuple):
             m, off = np.asarray(initial[0], float), np.asarray(initial[1], float)
         else:
             h = np.asarray(initial, float)
-            if h.shape != (3, 3):
-                raise ValueError(f"initial: (matrix, offset) or a 3 x 3 homogeneous matrix, got shape {h.shape}")
-            m, off = h[:2, :2], h[:2, 2]
+            if h.shape != (d + 1, d + 1):
+                raise ValueError(f"initial: (matrix, offset) or a {d + 1} x {d + 1} homogeneous matrix, got shape {h.shape}")
+            m, off = h[:d, :d], h[:d, d]
         start = (m.tolist(), off.tolist())
-    matrix, offset, metric, steps = _lucent.register_affine(
-        resolve(context), a, b, str(transform), [count(f, "shrink factor") for f in shrink_factors],
-        [float(s) for s in smoothing_sigmas], count(iterations, "iterations"), float(tolerance), start)
-    return {"matrix": np.array(matrix), "offset": np.array(offset), "metric": metric, "iterations": steps}
+    masks = (None if fixed_mask is None else mask(fixed_mask, "fixed_mask"),
+             None if moving_mask is None else mask(moving_mask, "moving_mask"))
+    matrix, offset, value, steps = _lucent.register_affine(
+        resolve(context), a, b, str(transform), str(metric), count(bins, "bins"), str(optimizer),
+        (float(learning_rate), float(min_step), float(relaxation)), masks,
+        [count(f, "shrink factor") for f in shrink_factors], [float(s) for s in smoothing_sigmas],
+        count(iterations, "iterations"), float(tolerance), start)
+    return {"matrix": np.array(matrix), "offset": np.array(offset), "metric": value, "iterations": steps}
+
+
+def itk_transform(matrix: Any, offset: Any) -> str:
+    """The text of an ITK transform file ("#Insight Transform File V1.0", an AffineTransform)
+    for a map in scipy.ndimage.affine_transform's convention (2D or 3D): what SimpleITK's
+    ``ReadTransform`` reads, over ITK's physical points (x, y[, z]) = the indices reversed for an
+    image of unit spacing at the origin. Write it to a ``.tfm`` file.
+
+    >>> import lucent
+    >>> print(lucent.registration.itk_transform([[1.0, 0.0], [0.0, 2.0]], [3.0, 4.0]))
+    #Insight Transform File V1.0
+    #Transform 0
+    Transform: AffineTransform_double_2_2
+    Parameters: 2 0 0 1 4 3
+    FixedParameters: 0 0
+    <BLANKLINE>
+    """
+    return _lucent.itk_transform(np.asarray(matrix, float).tolist(), np.asarray(offset, float).tolist())
+
+
+def read_itk_transform(text: str) -> tuple[np.ndarray, np.ndarray]:
+    """(matrix, offset) of an ITK transform file's text holding one 2D or 3D AffineTransform
+    (its centre taken into account), in scipy.ndimage.affine_transform's convention: the
+    inverse of :func:`itk_transform`."""
+    matrix, offset = _lucent.parse_itk_transform(str(text))
+    return np.array(matrix), np.array(offset)

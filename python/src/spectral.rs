@@ -219,9 +219,9 @@ fn transform_stack<'py>(py: Python<'py>, ctx: &Context, stack: F32<'py>, tmats: 
     out(py, py.detach(|| lucent::registration::transform_stack(&ctx.gpu, &x, &tmats, order).map(|y| y.into_dyn())))
 }
 
-/// Intensity-based 2D registration by mean squares (lucent::registration::register_affine):
-/// the fixed → moving map (scipy.ndimage.affine_transform's matrix and offset), the final
-/// mean square and the steps taken.
+/// Intensity-based 2D/3D registration (lucent::registration::register_affine_masked): the
+/// fixed → moving map (scipy.ndimage.affine_transform's matrix and offset), the final metric and
+/// the steps taken.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn register_affine(
@@ -230,25 +230,58 @@ fn register_affine(
     fixed: F32<'_>,
     moving: F32<'_>,
     kind: &str,
+    metric: &str,
+    bins: usize,
+    optimizer: &str,
+    steps: (f64, f64, f64),
+    masks: (Option<Bool<'_>>, Option<Bool<'_>>),
     shrink_factors: Vec<usize>,
     smoothing_sigmas: Vec<f64>,
     iterations: usize,
     tolerance: f64,
     initial: Option<(Vec<Vec<f64>>, Vec<f64>)>,
 ) -> PyResult<Fitted> {
-    use lucent::registration::{AffineOptions, TransformKind};
+    use lucent::registration::{AffineOptions, Metric, Optimizer, TransformKind};
+    let bad = |what: &str, got: &str, choices: &str| pyo3::exceptions::PyValueError::new_err(format!("{what} {got}: {choices}"));
     let kind = match kind {
         "translation" => TransformKind::Translation,
         "rigid" => TransformKind::Rigid,
         "similarity" => TransformKind::Similarity,
         "affine" => TransformKind::Affine,
-        other => return Err(pyo3::exceptions::PyValueError::new_err(format!("transform {other}: translation, rigid, similarity or affine"))),
+        other => return Err(bad("transform", other, "translation, rigid, similarity or affine")),
+    };
+    let metric = match metric {
+        "ms" | "mean_squares" => Metric::MeanSquares,
+        "ncc" | "correlation" => Metric::Correlation,
+        "mi" | "mattes_mutual_information" => Metric::MattesMutualInformation { bins },
+        other => return Err(bad("metric", other, "ms (mean_squares), ncc (correlation) or mi (mattes_mutual_information)")),
+    };
+    let optimizer = match optimizer {
+        "auto" => Optimizer::Auto,
+        "lm" | "levenberg_marquardt" => Optimizer::LevenbergMarquardt,
+        "lbfgs" => Optimizer::Lbfgs,
+        "regular_step" => Optimizer::RegularStep { learning_rate: steps.0, min_step: steps.1, relaxation: steps.2 },
+        other => return Err(bad("optimizer", other, "auto, lm, lbfgs or regular_step")),
     };
     let initial = initial.map(|(matrix, offset)| lucent::ndimage::AffineMap { matrix, offset });
-    let o = AffineOptions { kind, shrink_factors, smoothing_sigmas, iterations, tolerance, initial };
+    let o = AffineOptions { kind, metric, optimizer, shrink_factors, smoothing_sigmas, iterations, tolerance, initial };
     let (a, b) = (fixed.as_array(), moving.as_array());
-    let r = py.detach(|| lucent::registration::register_affine(&ctx.gpu, &a, &b, &o)).map_err(to_py)?;
+    let (fm, mm) = (masks.0.as_ref().map(|m| m.as_array()), masks.1.as_ref().map(|m| m.as_array()));
+    let r = py.detach(|| lucent::registration::register_affine_masked(&ctx.gpu, &a, &b, fm.as_ref(), mm.as_ref(), &o)).map_err(to_py)?;
     Ok((r.map.matrix, r.map.offset, r.metric, r.iterations))
+}
+
+/// An ITK transform file's text for a map (lucent::registration::itk_transform).
+#[pyfunction]
+fn itk_transform(matrix: Vec<Vec<f64>>, offset: Vec<f64>) -> String {
+    lucent::registration::itk_transform(&lucent::ndimage::AffineMap { matrix, offset })
+}
+
+/// The map of an ITK transform file's text (lucent::registration::parse_itk_transform).
+#[pyfunction]
+fn parse_itk_transform(text: &str) -> PyResult<(Vec<Vec<f64>>, Vec<f64>)> {
+    let m = lucent::registration::parse_itk_transform(text).map_err(to_py)?;
+    Ok((m.matrix, m.offset))
 }
 
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -256,6 +289,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(similarity, m)?)?;
     m.add_function(wrap_pyfunction!(register_stack, m)?)?;
     m.add_function(wrap_pyfunction!(register_affine, m)?)?;
+    m.add_function(wrap_pyfunction!(itk_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_itk_transform, m)?)?;
     m.add_function(wrap_pyfunction!(transform_stack, m)?)?;
     m.add_function(wrap_pyfunction!(transform_similarity, m)?)?;
     m.add_function(wrap_pyfunction!(ifftn, m)?)?;
