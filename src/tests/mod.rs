@@ -36,6 +36,7 @@ mod pointwise;
 mod psf;
 mod reduce;
 mod registration;
+mod registration_sums;
 mod scan;
 mod stripes;
 mod template;

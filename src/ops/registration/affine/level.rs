@@ -8,6 +8,7 @@ use crate::error::Result;
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::Recording;
 use crate::kernels::boundary::Boundary;
+use crate::kernels::registration_sums::{self, HostInputs, SumsInputs, SumsMode};
 use crate::ops::filter;
 use crate::ops::interpolate::{self, AffineMap, Sampling, SplineMode};
 
@@ -21,21 +22,37 @@ pub(super) struct Grid {
     pub fixed_mask: Vec<bool>,
     /// The moving level's range (for the mutual information's bins).
     pub moving_range: (f64, f64),
+    /// The fixed and moving levels' means: the kernel's sums of correlation are taken about them.
+    pub shifts: [f32; 2],
 }
 
 pub(super) struct Level {
     pub grid: Grid,
+    /// The fixed level and its mask as (value, 0/1) pairs, for the sums' kernel.
+    fixed: GpuArray,
     coefficients: GpuArray,
     gradients: Vec<GpuArray>,
     support: GpuArray,
 }
 
-/// The moving image, its gradients and where it has data, at the fixed level's points.
-pub(super) struct Samples {
+/// The moving image, its gradients and its support (its mask resampled: whole at 1), at the
+/// fixed level's points: on the device for the sums' kernel, on the host for mutual information.
+pub(super) enum Samples {
+    Device { values: GpuArray, gradients: Vec<GpuArray>, support: GpuArray },
+    Host(HostSamples),
+}
+
+pub(super) struct HostSamples {
     pub values: Vec<f32>,
     pub gradients: Vec<Vec<f32>>,
-    /// Inside the moving image's (mask's) support and the fixed mask.
-    pub inside: Vec<bool>,
+    pub support: Vec<f32>,
+}
+
+impl HostSamples {
+    /// The points the metric counts: in the fixed mask and the support (and `other`'s).
+    pub fn inside(&self, grid: &Grid, other: Option<&HostSamples>) -> Vec<bool> {
+        (0..self.values.len()).map(|i| grid.fixed_mask[i] && self.support[i] >= 0.999 && other.is_none_or(|o| o.support[i] >= 0.999)).collect()
+    }
 }
 
 impl Level {
@@ -100,8 +117,13 @@ impl Level {
         };
         let moving_values = download(results.array(outs[0]), &moving_dims)?;
         let (lo, hi) = moving_values.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| (lo.min(x as f64), hi.max(x as f64)));
+        let mean = |x: &[f32]| (x.iter().map(|&v| v as f64).sum::<f64>() / x.len().max(1) as f64) as f32;
+        let shifts = [mean(&fixed), mean(&moving_values)];
+        let pairs: Vec<f32> = fixed.iter().zip(&fixed_mask).flat_map(|(&v, &m)| [v, f32::from(u8::from(m))]).collect();
+        let packed = GpuArray::upload_f32(gpu, &ndarray::ArrayView1::from(&pairs).into_dyn())?;
         Ok(Level {
-            grid: Grid { f, dims, fixed, fixed_mask, moving_range: (lo, hi) },
+            grid: Grid { f, dims, fixed, fixed_mask, moving_range: (lo, hi), shifts },
+            fixed: packed,
             coefficients: results.array(outs[1]),
             gradients: gradient_outs.iter().map(|&o| results.array(o)).collect(),
             support: results.array(outs[2]),
@@ -109,8 +131,8 @@ impl Level {
     }
 
     /// The samples at the level's map `map` (one recording): the moving image by cubic
-    /// B-splines, its gradients and support linearly.
-    pub fn sample(&self, gpu: &Gpu, map: &AffineMap) -> Result<Samples> {
+    /// B-splines, its gradients and support linearly; left on the device unless `host`.
+    pub fn sample(&self, gpu: &Gpu, map: &AffineMap, host: bool) -> Result<Samples> {
         let mut rec = Recording::new(gpu);
         let linear = Sampling { order: 1, mode: SplineMode::Constant, cval: 0.0, ..Default::default() };
         let cubic = Sampling { order: 3, mode: SplineMode::Nearest, prefilter: false, ..Default::default() };
@@ -122,14 +144,55 @@ impl Level {
             outs.push(rec.output(y));
         }
         let results = rec.run()?;
-        let mut arrays: Vec<Vec<f32>> = outs
-            .iter()
-            .map(|&o| Ok(GpuArray::download_joined::<f32>(gpu, &[results.array(o)], &self.grid.dims)?.into_raw_vec_and_offset().0))
-            .collect::<Result<_>>()?;
+        let mut arrays: Vec<GpuArray> = outs.iter().map(|&o| results.array(o)).collect();
         let support = arrays.pop().expect("the support");
         let values = arrays.remove(0);
-        let inside = support.iter().zip(&self.grid.fixed_mask).map(|(&s, &m)| m && s >= 0.999).collect();
-        Ok(Samples { values, gradients: arrays, inside })
+        if !host {
+            return Ok(Samples::Device { values, gradients: arrays, support });
+        }
+        let down = |a: GpuArray| -> Result<Vec<f32>> { Ok(GpuArray::download_joined::<f32>(gpu, &[a], &self.grid.dims)?.into_raw_vec_and_offset().0) };
+        Ok(Samples::Host(HostSamples { values: down(values)?, gradients: arrays.into_iter().map(down).collect::<Result<_>>()?, support: down(support)? }))
+    }
+
+    /// The sums of `mode` at the samples `s` (and `previous`, for a comparison), in f64.
+    pub fn sums(&self, gpu: &Gpu, mode: SumsMode, centre: &[f64], s: &Samples, previous: Option<&Samples>) -> Result<Vec<f64>> {
+        let centre: Vec<f64> = centre.iter().map(|c| c / self.grid.f).collect();
+        match (s, previous) {
+            (Samples::Device { values, gradients, support }, None | Some(Samples::Device { .. })) => {
+                let mut rec = Recording::new(gpu);
+                let fixed = rec.input(&self.fixed);
+                let (values, support) = (rec.input(values), rec.input(support));
+                let gradients: Vec<_> = gradients.iter().map(|g| rec.input(g)).collect();
+                let previous = match previous {
+                    Some(Samples::Device { values, support, .. }) => Some((rec.input(values), rec.input(support))),
+                    _ => None,
+                };
+                let x = SumsInputs { fixed, values, gradients: &gradients, support, previous };
+                let partials = registration_sums::record(&mut rec, mode, &self.grid.dims, &centre, self.grid.shifts, &x)?;
+                let out = rec.output(partials);
+                let results = rec.run()?;
+                let width = mode.width(self.grid.dims.len());
+                let groups = results.array(out).len() / width;
+                let p = GpuArray::download_joined::<f32>(gpu, &[results.array(out)], &[groups, width])?.into_raw_vec_and_offset().0;
+                Ok((0..width).map(|k| p.iter().skip(k).step_by(width).map(|&v| v as f64).sum()).collect())
+            }
+            (Samples::Host(h), None | Some(Samples::Host(_))) => {
+                let previous = match previous {
+                    Some(Samples::Host(p)) => Some((p.values.as_slice(), p.support.as_slice())),
+                    _ => None,
+                };
+                let x = HostInputs {
+                    fixed: &self.grid.fixed,
+                    mask: &self.grid.fixed_mask,
+                    values: &h.values,
+                    gradients: &h.gradients,
+                    support: &h.support,
+                    previous,
+                };
+                Ok(registration_sums::cpu(mode, &self.grid.dims, &centre, self.grid.shifts, &x))
+            }
+            _ => Err(crate::error::Error::Invalid("registration sums of samples on the device and on the host together".into())),
+        }
     }
 }
 

@@ -8,9 +8,10 @@
 
 use rayon::prelude::*;
 
-use super::level::{Grid, Samples};
+use super::level::{Grid, HostSamples};
 use super::transform::{jacobian, Params};
 use super::Metric;
+use crate::kernels::registration_sums::SumsMode;
 
 /// A metric's value, its gradient over the parameters and how many points counted; with the
 /// Gauss-Newton normal equations (JᵀJ, Jᵀr) for mean squares when asked.
@@ -21,125 +22,140 @@ pub(super) struct Evaluation {
     pub normal: Option<(Vec<f64>, Vec<f64>)>,
 }
 
-/// The metric at `s`, its gradient and (mean squares, `normal`) the normal equations.
-pub(super) fn evaluate(metric: Metric, level: &Grid, params: &Params, s: &Samples, normal: bool) -> Evaluation {
-    let n = params.v.len();
+/// The sums (kernels::registration_sums) a metric is made of; None: mutual information, made
+/// on the host from the samples.
+pub(super) fn sums_mode(metric: Metric) -> Option<SumsMode> {
     match metric {
-        Metric::MeanSquares => {
-            let width = 2 + n + if normal { n * n } else { 0 };
-            let sums = accumulate(level, params, s, &s.inside, width, |acc, f, m, a| {
-                let r = m - f;
-                acc[0] += 1.0;
-                acc[1] += r * r;
-                for u in 0..n {
-                    acc[2 + u] += a[u] * r;
-                    if normal {
-                        for v in 0..n {
-                            acc[2 + n + u * n + v] += a[u] * a[v];
-                        }
-                    }
-                }
-            });
-            let count = sums[0].max(1.0);
-            let jr = sums[2..2 + n].to_vec();
-            Evaluation {
-                value: sums[1] / count,
-                gradient: jr.iter().map(|x| 2.0 * x / count).collect(),
-                count: sums[0] as usize,
-                normal: normal.then(|| (sums[2 + n..].to_vec(), jr)),
+        Metric::MeanSquares => Some(SumsMode::MeanSquares),
+        Metric::Correlation => Some(SumsMode::Correlation),
+        Metric::MattesMutualInformation { .. } => None,
+    }
+}
+
+/// ∂m/∂v = L u: row k of L maps u = g ⊗ (1, p − c) to the parameter k's derivative.
+fn jacobian_in_u(params: &Params, f: f64) -> Vec<Vec<f64>> {
+    let d = params.dims();
+    let nu = d * (d + 1);
+    let mut l = vec![vec![0.0; nu]; params.v.len()];
+    for (k, row) in l.iter_mut().enumerate().take(d) {
+        row[k * (d + 1)] = 1.0 / f;
+    }
+    for (k, dm) in params.matrix_derivatives().iter().enumerate() {
+        for i in 0..d {
+            for j in 0..d {
+                l[d + k][i * (d + 1) + 1 + j] = dm[i][j];
             }
         }
-        Metric::Correlation => {
-            // Σ1, Σf, Σm, Σf², Σm², Σfm, then Σ f a, Σ m a, Σ a.
-            let sums = accumulate(level, params, s, &s.inside, 6 + 3 * n, |acc, f, m, a| {
-                for (x, y) in acc[..6].iter_mut().zip([1.0, f, m, f * f, m * m, f * m]) {
-                    *x += y;
+    }
+    l
+}
+
+fn apply(l: &[Vec<f64>], x: &[f64]) -> Vec<f64> {
+    l.iter().map(|row| row.iter().zip(x).map(|(a, b)| a * b).sum()).collect()
+}
+
+/// Mean squares or correlation from their sums (`sums_mode`'s layout) at a level of shrink
+/// factor `f`; the normal equations of mean squares when `normal`.
+pub(super) fn finish(metric: Metric, params: &Params, f: f64, sums: &[f64], normal: bool) -> Evaluation {
+    let (d, n) = (params.dims(), params.v.len());
+    let nu = d * (d + 1);
+    let l = jacobian_in_u(params, f);
+    let count = sums[0].max(1.0);
+    match metric {
+        Metric::MeanSquares => {
+            let jr = apply(&l, &sums[2..2 + nu]);
+            let normal = normal.then(|| {
+                // S = Σ u uᵀ from its upper triangle, then L S Lᵀ.
+                let mut s = vec![vec![0.0; nu]; nu];
+                let mut k = 2 + nu;
+                for a in 0..nu {
+                    for b in a..nu {
+                        (s[a][b], s[b][a]) = (sums[k], sums[k]);
+                        k += 1;
+                    }
                 }
-                for u in 0..n {
-                    acc[6 + u] += f * a[u];
-                    acc[6 + n + u] += m * a[u];
-                    acc[6 + 2 * n + u] += a[u];
-                }
+                let ls: Vec<Vec<f64>> = l.iter().map(|row| (0..nu).map(|b| (0..nu).map(|a| row[a] * s[a][b]).sum()).collect()).collect();
+                let h: Vec<f64> = (0..n).flat_map(|a| (0..n).map(move |b| (a, b))).map(|(a, b)| ls[a].iter().zip(&l[b]).map(|(x, y)| x * y).sum()).collect();
+                (h, jr.clone())
             });
-            let c = sums[0].max(1.0);
-            let (sff, smm, sfm) = (sums[3] - sums[1] * sums[1] / c, sums[4] - sums[2] * sums[2] / c, sums[5] - sums[1] * sums[2] / c);
+            Evaluation { value: sums[1] / count, gradient: jr.iter().map(|x| 2.0 * x / count).collect(), count: sums[0] as usize, normal }
+        }
+        _ => {
+            let (sff, smm, sfm) = (sums[3] - sums[1] * sums[1] / count, sums[4] - sums[2] * sums[2] / count, sums[5] - sums[1] * sums[2] / count);
             let denominator = sff * smm;
             if denominator.is_nan() || denominator <= 0.0 {
                 return Evaluation { value: 0.0, gradient: vec![0.0; n], count: sums[0] as usize, normal: None };
             }
+            let (fa, ma, a) = (apply(&l, &sums[6..6 + nu]), apply(&l, &sums[6 + nu..6 + 2 * nu]), apply(&l, &sums[6 + 2 * nu..6 + 3 * nu]));
             let gradient = (0..n)
                 .map(|u| {
-                    let fa = sums[6 + u] - sums[1] / c * sums[6 + 2 * n + u];
-                    let ma = sums[6 + n + u] - sums[2] / c * sums[6 + 2 * n + u];
+                    let fa = fa[u] - sums[1] / count * a[u];
+                    let ma = ma[u] - sums[2] / count * a[u];
                     -2.0 * sfm / denominator * (fa - sfm / smm * ma)
                 })
                 .collect();
             Evaluation { value: -sfm * sfm / denominator, gradient, count: sums[0] as usize, normal: None }
         }
-        Metric::MattesMutualInformation { bins } => {
-            let h = Histogram::new(bins, level);
-            let joint = h.joint(level, s, &s.inside);
-            let count = joint.iter().sum::<f64>();
-            let value = h.value(&joint);
-            // ∂(−MI)/∂v = (1 / (N bin)) Σ_x Σ_κ β3'(κ − η_x) log(p(ι_x, κ) / p_m(κ)) ∂m_x/∂v.
-            let marginal = h.moving_marginal(&joint);
-            let log_ratio: Vec<f64> =
-                joint.iter().enumerate().map(|(k, &p)| if p > 0.0 && marginal[k % bins] > 0.0 { (p / marginal[k % bins]).ln() } else { 0.0 }).collect();
-            let sums = accumulate(level, params, s, &s.inside, n, |acc, f, m, a| {
-                let (i, eta, first) = (h.fixed_bin(f), h.moving_term(m), h.moving_first(m));
-                let mut w = 0.0;
-                for k in first..first + 4 {
-                    w += cubic_derivative(k as f64 - eta) * log_ratio[i * bins + k];
-                }
-                for u in 0..n {
-                    acc[u] += w * a[u];
-                }
-            });
-            let scale = 1.0 / (count.max(1.0) * h.moving_bin);
-            Evaluation { value, gradient: sums.iter().map(|x| x * scale).collect(), count: count as usize, normal: None }
-        }
     }
 }
 
-/// The metric's values at two sets of samples over the points both have (a step is compared
-/// so: over each one's own overlap, a step that slid the image off its worst points would
-/// count as progress).
-pub(super) fn common_values(metric: Metric, level: &Grid, params: [&Params; 2], s: [&Samples; 2]) -> (f64, f64) {
-    let both: Vec<bool> = s[0].inside.iter().zip(&s[1].inside).map(|(a, b)| *a && *b).collect();
-    let value = |p: &Params, x: &Samples| -> f64 {
-        match metric {
-            Metric::MeanSquares => {
-                let sums = accumulate(level, p, x, &both, 2, |acc, f, m, _| {
-                    acc[0] += 1.0;
-                    acc[1] += (m - f) * (m - f);
-                });
-                sums[1] / sums[0].max(1.0)
-            }
-            Metric::Correlation => {
-                let sums = accumulate(level, p, x, &both, 6, |acc, f, m, _| {
-                    for (x, y) in acc.iter_mut().zip([1.0, f, m, f * f, m * m, f * m]) {
-                        *x += y;
-                    }
-                });
-                let c = sums[0].max(1.0);
-                let (sff, smm, sfm) = (sums[3] - sums[1] * sums[1] / c, sums[4] - sums[2] * sums[2] / c, sums[5] - sums[1] * sums[2] / c);
+/// Mean squares or correlation at the previous and the current samples over the points both
+/// cover, from the comparison's sums (a step is judged so: over each one's own overlap, a step
+/// that slid the image off its worst points would count as progress).
+pub(super) fn compare(metric: Metric, sums: &[f64]) -> (f64, f64) {
+    let c = sums[0].max(1.0);
+    match metric {
+        Metric::MeanSquares => (sums[1] / c, sums[2] / c),
+        _ => {
+            let sff = sums[6] - sums[3] * sums[3] / c;
+            let ncc = |ss: f64, s: f64, sf: f64| {
+                let (smm, sfm) = (ss - s * s / c, sf - sums[3] * s / c);
                 if sff * smm > 0.0 {
                     -sfm * sfm / (sff * smm)
                 } else {
                     0.0
                 }
-            }
-            Metric::MattesMutualInformation { bins } => {
-                let h = Histogram::new(bins, level);
-                h.value(&h.joint(level, x, &both))
-            }
+            };
+            (ncc(sums[7], sums[4], sums[9]), ncc(sums[8], sums[5], sums[10]))
         }
-    };
-    (value(params[0], s[0]), value(params[1], s[1]))
+    }
+}
+
+/// Mattes mutual information at the host samples `s`, its gradient.
+pub(super) fn mutual_information(bins: usize, level: &Grid, params: &Params, s: &HostSamples) -> Evaluation {
+    let n = params.v.len();
+    let inside = s.inside(level, None);
+    let h = Histogram::new(bins, level);
+    let joint = h.joint(level, s, &inside);
+    let count = joint.iter().sum::<f64>();
+    let value = h.value(&joint);
+    // ∂(−MI)/∂v = (1 / (N bin)) Σ_x Σ_κ β3'(κ − η_x) log(p(ι_x, κ) / p_m(κ)) ∂m_x/∂v.
+    let marginal = h.moving_marginal(&joint);
+    let log_ratio: Vec<f64> =
+        joint.iter().enumerate().map(|(k, &p)| if p > 0.0 && marginal[k % bins] > 0.0 { (p / marginal[k % bins]).ln() } else { 0.0 }).collect();
+    let sums = accumulate(level, params, s, &inside, n, |acc, f, m, a| {
+        let (i, eta, first) = (h.fixed_bin(f), h.moving_term(m), h.moving_first(m));
+        let mut w = 0.0;
+        for k in first..first + 4 {
+            w += cubic_derivative(k as f64 - eta) * log_ratio[i * bins + k];
+        }
+        for u in 0..n {
+            acc[u] += w * a[u];
+        }
+    });
+    let scale = 1.0 / (count.max(1.0) * h.moving_bin);
+    Evaluation { value, gradient: sums.iter().map(|x| x * scale).collect(), count: count as usize, normal: None }
+}
+
+/// −MI at the previous and the current samples over the points both cover.
+pub(super) fn compare_mutual_information(bins: usize, level: &Grid, s: [&HostSamples; 2]) -> (f64, f64) {
+    let both = s[1].inside(level, Some(s[0]));
+    let h = Histogram::new(bins, level);
+    (h.value(&h.joint(level, s[0], &both)), h.value(&h.joint(level, s[1], &both)))
 }
 
 /// Σ over the points where `inside` of `add(acc, f, m, ∂m/∂v)`, `width` f64 sums, by every core.
-fn accumulate(level: &Grid, params: &Params, s: &Samples, inside: &[bool], width: usize, add: impl Fn(&mut [f64], f64, f64, &[f64]) + Sync) -> Vec<f64> {
+fn accumulate(level: &Grid, params: &Params, s: &HostSamples, inside: &[bool], width: usize, add: impl Fn(&mut [f64], f64, f64, &[f64]) + Sync) -> Vec<f64> {
     let (d, n) = (level.dims.len(), params.v.len());
     let derivatives = params.matrix_derivatives();
     let rows = level.dims[d - 1];
@@ -217,7 +233,7 @@ impl Histogram {
     }
 
     /// The joint histogram (fixed bin major) over the points where `inside`.
-    fn joint(&self, level: &Grid, s: &Samples, inside: &[bool]) -> Vec<f64> {
+    fn joint(&self, level: &Grid, s: &HostSamples, inside: &[bool]) -> Vec<f64> {
         let b = self.bins;
         (0..s.values.len())
             .into_par_iter()
@@ -296,6 +312,7 @@ fn cubic_derivative(x: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::registration_sums::{cpu, HostInputs};
     use crate::ops::registration::affine::TransformKind;
 
     /// A smooth moving image m(q) and its gradient, in level units.
@@ -308,7 +325,7 @@ mod tests {
         (value, gradient)
     }
 
-    fn samples(grid: &Grid, params: &Params, inside: &[bool]) -> Samples {
+    fn samples(grid: &Grid, params: &Params, inside: &[bool]) -> HostSamples {
         let map = params.map_at(grid.f);
         let d = grid.dims.len();
         let mut values = Vec::new();
@@ -325,7 +342,20 @@ mod tests {
             values.push(v as f32);
             g.iter().enumerate().for_each(|(i, x)| gradients[i].push(*x as f32));
         }
-        Samples { values, gradients, inside: inside.to_vec() }
+        HostSamples { values, gradients, support: inside.iter().map(|&b| f32::from(u8::from(b))).collect() }
+    }
+
+    /// The metric as the optimisers see it, the sums by the kernel's CPU twin.
+    fn evaluate(metric: Metric, grid: &Grid, params: &Params, s: &HostSamples) -> Evaluation {
+        match sums_mode(metric) {
+            Some(mode) => {
+                let centre: Vec<f64> = params.centre.iter().map(|c| c / grid.f).collect();
+                let x =
+                    HostInputs { fixed: &grid.fixed, mask: &grid.fixed_mask, values: &s.values, gradients: &s.gradients, support: &s.support, previous: None };
+                finish(metric, params, grid.f, &cpu(mode, &grid.dims, &centre, [0.5, 0.25], &x), true)
+            }
+            None => mutual_information(20, grid, params, s),
+        }
     }
 
     #[test]
@@ -344,12 +374,12 @@ mod tests {
             let params = Params { kind, centre, v };
             // The fixed image: the moving one at the identity, changed in intensity and noisy.
             let identity = Params { v: (0..params.v.len()).map(|k| if k < dims.len() { 0.0 } else { params.v[k].round() }).collect(), ..params.clone() };
-            let mut grid = Grid { f, dims: dims.clone(), fixed: vec![0.0; n], fixed_mask: vec![true; n], moving_range: (-1.5, 1.5) };
+            let mut grid = Grid { f, dims: dims.clone(), fixed: vec![0.0; n], fixed_mask: vec![true; n], moving_range: (-1.5, 1.5), shifts: [0.5, 0.25] };
             let base = samples(&grid, &identity, &vec![true; n]);
             grid.fixed = base.values.iter().enumerate().map(|(k, x)| 2.0 * x + 0.3 * ((k * 7919 % 101) as f32 / 101.0 - 0.5) + 1.0).collect();
             let inside: Vec<bool> = (0..n).map(|k| k % 13 != 5).collect();
             for metric in [Metric::MeanSquares, Metric::Correlation, Metric::MattesMutualInformation { bins: 20 }] {
-                let e = evaluate(metric, &grid, &params, &samples(&grid, &params, &inside), false);
+                let e = evaluate(metric, &grid, &params, &samples(&grid, &params, &inside));
                 let largest = e.gradient.iter().fold(0.0f64, |m, x| m.max(x.abs()));
                 assert!(largest > 0.0, "{metric:?}");
                 for k in 0..params.v.len() {
@@ -357,9 +387,17 @@ mod tests {
                     let at = |delta: f64| {
                         let mut p = params.clone();
                         p.v[k] += delta;
-                        evaluate(metric, &grid, &p, &samples(&grid, &p, &inside), false).value
+                        evaluate(metric, &grid, &p, &samples(&grid, &p, &inside)).value
                     };
                     let numeric = (at(h) - at(-h)) / (2.0 * h);
+                    if metric == Metric::MeanSquares {
+                        // The normal equations' JᵀJ (from Σ u uᵀ) against Σ a aᵀ point by point.
+                        let s = samples(&grid, &params, &inside);
+                        let direct = accumulate(&grid, &params, &s, &s.inside(&grid, None), 1, |acc, _, _, a| acc[0] += a[k] * a[k]);
+                        let (jtj, _) = e.normal.as_ref().unwrap();
+                        let want = jtj[k * params.v.len() + k];
+                        assert!((direct[0] - want).abs() <= 1e-6 * want.abs(), "JᵀJ[{k}][{k}] {want} vs {}", direct[0]);
+                    }
                     assert!((numeric - e.gradient[k]).abs() < 0.02 * largest, "{metric:?} {kind:?} {dims:?} parameter {k}: {numeric} vs {}", e.gradient[k]);
                 }
             }

@@ -3,16 +3,41 @@
 //! in scaled parameters (one unit moves the image by about a pixel: [`Params::scales`]).
 
 use super::level::{Grid, Level, Samples};
-use super::metric::{common_values, evaluate, Evaluation};
+use super::metric::{self, Evaluation};
 use super::transform::Params;
 use super::{AffineOptions, Metric, Optimizer};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::kernels::registration_sums::SumsMode;
+
+/// The samples at `params`: on the host for mutual information, else on the device.
+fn sample(gpu: &Gpu, level: &Level, metric: Metric, params: &Params) -> Result<Samples> {
+    level.sample(gpu, &params.map_at(level.grid.f), metric::sums_mode(metric).is_none())
+}
+
+/// The metric at the samples `s` of `params`, its gradient (and the normal equations).
+fn evaluate(gpu: &Gpu, level: &Level, metric: Metric, params: &Params, s: &Samples, normal: bool) -> Result<Evaluation> {
+    match (metric, s) {
+        (Metric::MattesMutualInformation { bins }, Samples::Host(h)) => Ok(metric::mutual_information(bins, &level.grid, params, h)),
+        _ => {
+            let mode = metric::sums_mode(metric).ok_or_else(|| Error::Invalid("mutual information from samples on the device".into()))?;
+            Ok(metric::finish(metric, params, level.grid.f, &level.sums(gpu, mode, &params.centre, s, None)?, normal))
+        }
+    }
+}
+
+/// The metric at the previous samples `s[0]` and the current `s[1]` over the points both cover.
+fn common_values(gpu: &Gpu, level: &Level, metric: Metric, centre: &[f64], s: [&Samples; 2]) -> Result<(f64, f64)> {
+    match (metric, s) {
+        (Metric::MattesMutualInformation { bins }, [Samples::Host(a), Samples::Host(b)]) => Ok(metric::compare_mutual_information(bins, &level.grid, [a, b])),
+        _ => Ok(metric::compare(metric, &level.sums(gpu, SumsMode::Compare, centre, s[1], Some(s[0]))?)),
+    }
+}
 
 /// One level's fit from `params`: the parameters, the steps taken and the final metric.
 pub(super) fn fit(gpu: &Gpu, level: &Level, params: Params, o: &AffineOptions) -> Result<(Params, usize, f64)> {
-    let s = level.sample(gpu, &params.map_at(level.grid.f))?;
-    let e = evaluate(o.metric, &level.grid, &params, &s, o.metric == Metric::MeanSquares);
+    let s = sample(gpu, level, o.metric, &params)?;
+    let e = evaluate(gpu, level, o.metric, &params, &s, o.metric == Metric::MeanSquares)?;
     check_overlap(&e, &params, &level.grid)?;
     match o.optimizer {
         Optimizer::Auto if o.metric == Metric::MeanSquares => levenberg_marquardt(gpu, level, params, s, e, o),
@@ -46,9 +71,9 @@ fn levenberg_marquardt(gpu: &Gpu, level: &Level, mut params: Params, mut s: Samp
         let Some(delta) = solve(&a, b, n) else { break };
         let mut trial = params.clone();
         trial.v.iter_mut().zip(&delta).for_each(|(v, d)| *v -= d);
-        let ts = level.sample(gpu, &trial.map_at(level.grid.f))?;
-        let (now, then) = common_values(o.metric, &level.grid, [&params, &trial], [&s, &ts]);
-        let te = evaluate(o.metric, &level.grid, &trial, &ts, true);
+        let ts = sample(gpu, level, o.metric, &trial)?;
+        let (now, then) = common_values(gpu, level, o.metric, &params.centre, [&s, &ts])?;
+        let te = evaluate(gpu, level, o.metric, &trial, &ts, true)?;
         if te.count >= n * 4 && then <= now {
             let moved = displacement(&params, &trial, &level.grid);
             (params, s, e) = (trial, ts, te);
@@ -91,8 +116,8 @@ fn lbfgs(gpu: &Gpu, level: &Level, mut params: Params, mut s: Samples, mut e: Ev
         for _ in 0..12 {
             let mut trial = params.clone();
             trial.v.iter_mut().zip(&d).zip(&scales).for_each(|((v, d), s)| *v += alpha * d * s);
-            let ts = level.sample(gpu, &trial.map_at(level.grid.f))?;
-            let (now, then) = common_values(o.metric, &level.grid, [&params, &trial], [&s, &ts]);
+            let ts = sample(gpu, level, o.metric, &trial)?;
+            let (now, then) = common_values(gpu, level, o.metric, &params.centre, [&s, &ts])?;
             if then <= now + 1e-4 * alpha * dot(&g, &d) {
                 accepted = Some((trial, ts));
                 break;
@@ -106,7 +131,7 @@ fn lbfgs(gpu: &Gpu, level: &Level, mut params: Params, mut s: Samples, mut e: Ev
             history.clear();
             continue;
         };
-        let te = evaluate(o.metric, &level.grid, &trial, &ts, false);
+        let te = evaluate(gpu, level, o.metric, &trial, &ts, false)?;
         if te.count < params.v.len() * 4 {
             break;
         }
@@ -175,8 +200,8 @@ fn regular_step(
         }
         steps += 1;
         params.v.iter_mut().zip(&g).zip(&scales).for_each(|((v, g), s)| *v -= length * g / norm * s);
-        let s = level.sample(gpu, &params.map_at(level.grid.f))?;
-        e = evaluate(o.metric, &level.grid, &params, &s, false);
+        let s = sample(gpu, level, o.metric, &params)?;
+        e = evaluate(gpu, level, o.metric, &params, &s, false)?;
         check_overlap(&e, &params, &level.grid)?;
         previous = Some(g);
     }
