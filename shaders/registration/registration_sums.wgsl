@@ -8,7 +8,8 @@
 // MODE 1 (correlation): count, Σ f', Σ m', Σ f'², Σ m'², Σ f'm', Σ f'u, Σ m'u, Σ u; f' = f − shift_f,
 //   m' = m − shift_m (shifts keep f32 sums of large-mean images from cancelling).
 // MODE 2 (a step's comparison over the points both transforms cover; a the previous samples,
-//   b the current): count, Σ (a − f)², Σ (b − f)², Σ f', Σ a', Σ b', Σ f'², Σ a'², Σ b'², Σ f'a', Σ f'b'.
+//   b the current): count, Σ (a − f)², Σ (b − f)², Σ f', Σ a', Σ b', Σ f'², Σ a'², Σ b'², Σ f'a', Σ f'b',
+//   and the count of the current samples alone.
 // Widths (D = DIMS (DIMS + 1)): mirrored in src/kernels/registration_sums.rs.
 #import common/grid
 
@@ -62,8 +63,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (fm.y < 0.5 || support[i] < 0.999) {
             continue;
         }
-        if (MODE == 2u && previous_support[i] < 0.999) {
-            continue;
+        if (MODE == 2u) {
+            acc[11] += 1.0;
+            if (previous_support[i] < 0.999) {
+                continue;
+            }
         }
         let f = fm.x;
         let m = values[i];

@@ -32,7 +32,7 @@ impl SumsMode {
         match self {
             SumsMode::MeanSquares => 2 + nu + nu * (nu + 1) / 2,
             SumsMode::Correlation => 6 + 3 * nu,
-            SumsMode::Compare => 11,
+            SumsMode::Compare => 12,
         }
     }
 }
@@ -124,7 +124,13 @@ pub fn cpu(mode: SumsMode, dims: &[usize], centre: &[f64], shifts: [f32; 2], x: 
     let (sf, sm) = (shifts[0] as f64, shifts[1] as f64);
     let mut u = vec![0.0; nu];
     for i in 0..x.values.len() {
-        if !x.mask[i] || x.support[i] < 0.999 || x.previous.is_some_and(|(_, s)| s[i] < 0.999) {
+        if !x.mask[i] || x.support[i] < 0.999 {
+            continue;
+        }
+        if mode == SumsMode::Compare {
+            acc[11] += 1.0;
+        }
+        if x.previous.is_some_and(|(_, s)| s[i] < 0.999) {
             continue;
         }
         let (f, m) = (x.fixed[i] as f64, x.values[i] as f64);

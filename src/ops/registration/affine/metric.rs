@@ -101,10 +101,11 @@ pub(super) fn finish(metric: Metric, params: &Params, f: f64, sums: &[f64], norm
 
 /// Mean squares or correlation at the previous and the current samples over the points both
 /// cover, from the comparison's sums (a step is judged so: over each one's own overlap, a step
-/// that slid the image off its worst points would count as progress).
-pub(super) fn compare(metric: Metric, sums: &[f64]) -> (f64, f64) {
+/// that slid the image off its worst points would count as progress); and the current samples'
+/// own count.
+pub(super) fn compare(metric: Metric, sums: &[f64]) -> (f64, f64, usize) {
     let c = sums[0].max(1.0);
-    match metric {
+    let (a, b) = match metric {
         Metric::MeanSquares => (sums[1] / c, sums[2] / c),
         _ => {
             let sff = sums[6] - sums[3] * sums[3] / c;
@@ -118,7 +119,8 @@ pub(super) fn compare(metric: Metric, sums: &[f64]) -> (f64, f64) {
             };
             (ncc(sums[7], sums[4], sums[9]), ncc(sums[8], sums[5], sums[10]))
         }
-    }
+    };
+    (a, b, sums[11] as usize)
 }
 
 /// Mattes mutual information at the host samples `s`, its gradient.
@@ -147,11 +149,13 @@ pub(super) fn mutual_information(bins: usize, level: &Grid, params: &Params, s: 
     Evaluation { value, gradient: sums.iter().map(|x| x * scale).collect(), count: count as usize, normal: None }
 }
 
-/// −MI at the previous and the current samples over the points both cover.
-pub(super) fn compare_mutual_information(bins: usize, level: &Grid, s: [&HostSamples; 2]) -> (f64, f64) {
+/// −MI at the previous and the current samples over the points both cover, and the current
+/// samples' own count.
+pub(super) fn compare_mutual_information(bins: usize, level: &Grid, s: [&HostSamples; 2]) -> (f64, f64, usize) {
     let both = s[1].inside(level, Some(s[0]));
     let h = Histogram::new(bins, level);
-    (h.value(&h.joint(level, s[0], &both)), h.value(&h.joint(level, s[1], &both)))
+    let count = s[1].inside(level, None).iter().filter(|&&b| b).count();
+    (h.value(&h.joint(level, s[0], &both)), h.value(&h.joint(level, s[1], &both)), count)
 }
 
 /// Σ over the points where `inside` of `add(acc, f, m, ∂m/∂v)`, `width` f64 sums, by every core.
