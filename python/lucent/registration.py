@@ -152,8 +152,8 @@ def _lucent_border(a: np.ndarray) -> float:
     return float(np.median(a[m]))
 
 
-_TRANSFORMS = {2: "translation", 3: "rigid_body", 4: "scaled_rotation", "translation": "translation",
-               "rigid_body": "rigid_body", "scaled_rotation": "scaled_rotation"}
+_TRANSFORMS = {2: "translation", 3: "rigid_body", 4: "scaled_rotation", 6: "affine", "translation": "translation",
+               "rigid_body": "rigid_body", "scaled_rotation": "scaled_rotation", "affine": "affine"}
 
 
 def _frames_first(img: Any, axis: int) -> np.ndarray:
@@ -168,17 +168,17 @@ def register_stack(img: Any, transformation: Any = "translation", reference: str
                    context: Optional[Context] = None) -> np.ndarray:
     """pystackreg's ``StackReg(transformation).register_stack(img, reference, n_frames, axis)``:
     one 3 × 3 matrix per frame (pystackreg's form: the reference's homogeneous (x, y) mapped to
-    the frame's). ``transformation``: "translation", "rigid_body" or "scaled_rotation" (or
-    pystackreg's constants 2, 3, 4); ``reference``: "previous" (matrices chained), "first" (the
+    the frame's). ``transformation``: "translation", "rigid_body", "scaled_rotation" or "affine"
+    (or pystackreg's constants 2, 3, 4, 6); ``reference``: "previous" (matrices chained), "first" (the
     mean of the first ``n_frames``; frame 0 keeps the identity) or "mean" (for small motion:
     a frame correlates with each frame's copy in the mean, its own at zero shift). Translations by
     phase correlation, rotations and scales by the Fourier-Mellin method (:func:`similarity`,
-    frames of at least 16 × 16), sub-sample peaks to 1/``upsample_factor``. Accuracy (textured
+    frames of at least 16 × 16), sub-sample peaks to 1/``upsample_factor``; affine transforms by
+    :func:`register_affine` (mean squares) from the scaled rotation found so. Accuracy (textured
     frames): translations within a few hundredths of a sample, turns within a quarter of a
     log-polar angle sample (180° / (4 × the larger side)); pystackreg's TurboReg refines small
     motions to a thousandth of a sample but loses turns beyond about 10°, which this does not.
-    pystackreg's affine and bilinear transforms and ``moving_average`` above 1 raise
-    NotImplementedError.
+    pystackreg's bilinear transform and ``moving_average`` above 1 raise NotImplementedError.
 
     >>> import numpy as np, lucent
     >>> base = lucent.ndimage.gaussian_filter(np.random.default_rng(0).random((128, 128)).astype("f4"), 1.5)
@@ -190,7 +190,7 @@ def register_stack(img: Any, transformation: Any = "translation", reference: str
     """
     if transformation not in _TRANSFORMS:
         raise NotImplementedError(f"register_stack: transformation {transformation!r} (lucent finds translation, "
-                                  "rigid_body and scaled_rotation; affine and bilinear need TurboReg's optimisation)")
+                                  "rigid_body, scaled_rotation and affine; not bilinear)")
     unsupported("moving_average", moving_average, 1, "register_stack")
     x = _frames_first(img, axis)
     tmats = _lucent.register_stack(resolve(context), x, _TRANSFORMS[transformation], str(reference), count(n_frames, "n_frames"),
@@ -218,7 +218,7 @@ class StackReg:
 
     def __init__(self, transformation: int, *, upsample_factor: float = 100, context: Optional[Context] = None):
         if transformation not in _TRANSFORMS:
-            raise NotImplementedError(f"StackReg({transformation}): lucent finds TRANSLATION, RIGID_BODY and SCALED_ROTATION")
+            raise NotImplementedError(f"StackReg({transformation}): lucent finds TRANSLATION, RIGID_BODY, SCALED_ROTATION and AFFINE")
         self._transformation, self._up, self._ctx, self._tmats = transformation, upsample_factor, context, None
 
     def register_stack(self, img: Any, reference: str = "previous", n_frames: int = 1, axis: int = 0,

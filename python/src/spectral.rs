@@ -198,6 +198,7 @@ fn register_stack(
         "translation" => StackTransform::Translation,
         "rigid_body" => StackTransform::RigidBody,
         "scaled_rotation" => StackTransform::ScaledRotation,
+        "affine" => StackTransform::Affine,
         other => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown transformation {other}"))),
     };
     let reference = match reference {
