@@ -52,6 +52,7 @@ pub mod psf_radial;
 pub mod real_to_complex;
 pub mod reduce_columns;
 pub mod reduce_rows;
+pub mod registration_histogram;
 pub mod registration_sums;
 pub mod rl_normalize;
 pub mod rl_predict;

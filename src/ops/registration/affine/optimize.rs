@@ -8,19 +8,26 @@ use super::transform::Params;
 use super::{AffineOptions, Metric, Optimizer};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::kernels::registration_histogram::MOST_BINS;
 use crate::kernels::registration_sums::SumsMode;
 
-/// The samples at `params`: on the host for mutual information, else on the device.
+/// The samples at `params`: on the host only for mutual information of more bins than the
+/// histogram kernel holds.
 fn sample(gpu: &Gpu, level: &Level, metric: Metric, params: &Params) -> Result<Samples> {
-    level.sample(gpu, &params.map_at(level.grid.f), metric::sums_mode(metric).is_none())
+    let host = matches!(metric, Metric::MattesMutualInformation { bins } if bins > MOST_BINS);
+    level.sample(gpu, &params.map_at(level.grid.f), host)
 }
 
 /// The metric at the samples `s` of `params`, its gradient (and the normal equations).
 fn evaluate(gpu: &Gpu, level: &Level, metric: Metric, params: &Params, s: &Samples, normal: bool) -> Result<Evaluation> {
-    match (metric, s) {
-        (Metric::MattesMutualInformation { bins }, Samples::Host(h)) => Ok(metric::mutual_information(bins, &level.grid, params, h)),
+    match metric {
+        Metric::MattesMutualInformation { bins } => {
+            let b = metric::bins_of(bins, &level.grid);
+            let (joint, sums) = level.mutual_information(gpu, &b, &params.centre, s)?;
+            Ok(metric::finish_mutual_information(params, level.grid.f, &b, &joint, &sums))
+        }
         _ => {
-            let mode = metric::sums_mode(metric).ok_or_else(|| Error::Invalid("mutual information from samples on the device".into()))?;
+            let mode = metric::sums_mode(metric).expect("mean squares or correlation");
             Ok(metric::finish(metric, params, level.grid.f, &level.sums(gpu, mode, &params.centre, s, None)?, normal))
         }
     }
@@ -28,8 +35,8 @@ fn evaluate(gpu: &Gpu, level: &Level, metric: Metric, params: &Params, s: &Sampl
 
 /// The metric at the previous samples `s[0]` and the current `s[1]` over the points both cover.
 fn common_values(gpu: &Gpu, level: &Level, metric: Metric, centre: &[f64], s: [&Samples; 2]) -> Result<(f64, f64, usize)> {
-    match (metric, s) {
-        (Metric::MattesMutualInformation { bins }, [Samples::Host(a), Samples::Host(b)]) => Ok(metric::compare_mutual_information(bins, &level.grid, [a, b])),
+    match metric {
+        Metric::MattesMutualInformation { bins } => level.compare_mutual_information(gpu, &metric::bins_of(bins, &level.grid), s),
         _ => Ok(metric::compare(metric, &level.sums(gpu, SumsMode::Compare, centre, s[1], Some(s[0]))?)),
     }
 }
