@@ -33,7 +33,9 @@ pub use crate::ops::registration::masked::{
     as_weights as mask_weights, check_registration as check_masked_registration, masked_phase_cross_correlation_resident,
 };
 pub use crate::ops::registration::refinement_shapes;
-pub use crate::ops::registration::similarity::{similarity, transform as transform_similarity, transform_map as similarity_map, Similarity, SimilarityOptions};
+pub use crate::ops::registration::similarity::{
+    similarity, similarity_start, transform as transform_similarity, transform_map as similarity_map, Similarity, SimilarityOptions,
+};
 pub use crate::ops::registration::stack::{register_stack, transform_stack, StackReference, StackTransform, Tmat};
 pub use crate::ops::registration::stripes::{
     apply as apply_shifts, average as average_registered, register_volume, BscanShift, Status, StripeRegistration, VolumeRegistration,

@@ -256,7 +256,9 @@ def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, metri
     ``learning_rate`` and ``min_step`` in pixels of motion, ``relaxation``); "auto" is "lm" for
     mean squares and "lbfgs" otherwise. A level ends when a step moves no corner by
     ``tolerance`` pixels or after ``iterations`` steps; a translation is fitted first at the
-    coarsest level. ``initial``: a starting (matrix, offset) or a homogeneous matrix.
+    coarsest level. ``initial``: a starting (matrix, offset), a homogeneous matrix, or
+    "similarity" (2D: the Fourier-Mellin estimate of :func:`similarity`, which reaches any turn and
+    scales 0.5-2, for motion beyond the pyramid's reach).
 
     Returns ``matrix`` and ``offset`` in scipy.ndimage.affine_transform's convention (fixed
     indices → moving: ``affine_transform(moving, matrix, offset)`` is the moving image
@@ -280,7 +282,10 @@ def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, metri
     a, b = real(fixed, "fixed"), real(moving, "moving")
     d = a.ndim
     start = None
-    if initial is not None:
+    start_similarity = isinstance(initial, str) and initial == "similarity"
+    if initial is not None and not start_similarity:
+        if isinstance(initial, str):
+            raise ValueError(f"initial: (matrix, offset), a homogeneous matrix or 'similarity', got {initial!r}")
         if isinstance(initial, tuple):
             m, off = np.asarray(initial[0], float), np.asarray(initial[1], float)
         else:
@@ -295,7 +300,7 @@ def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, metri
         resolve(context), a, b, str(transform), str(metric), count(bins, "bins"), str(optimizer),
         (float(learning_rate), float(min_step), float(relaxation)), masks,
         [count(f, "shrink factor") for f in shrink_factors], [float(s) for s in smoothing_sigmas],
-        count(iterations, "iterations"), float(tolerance), start)
+        count(iterations, "iterations"), float(tolerance), start, start_similarity)
     return {"matrix": np.array(matrix), "offset": np.array(offset), "metric": value, "iterations": steps}
 
 

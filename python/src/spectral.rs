@@ -241,6 +241,7 @@ fn register_affine(
     iterations: usize,
     tolerance: f64,
     initial: Option<(Vec<Vec<f64>>, Vec<f64>)>,
+    start_similarity: bool,
 ) -> PyResult<Fitted> {
     use lucent::registration::{AffineOptions, Metric, Optimizer, TransformKind};
     let bad = |what: &str, got: &str, choices: &str| pyo3::exceptions::PyValueError::new_err(format!("{what} {got}: {choices}"));
@@ -268,7 +269,18 @@ fn register_affine(
     let o = AffineOptions { kind, metric, optimizer, shrink_factors, smoothing_sigmas, iterations, tolerance, initial };
     let (a, b) = (fixed.as_array(), moving.as_array());
     let (fm, mm) = (masks.0.as_ref().map(|m| m.as_array()), masks.1.as_ref().map(|m| m.as_array()));
-    let r = py.detach(|| lucent::registration::register_affine_masked(&ctx.gpu, &a, &b, fm.as_ref(), mm.as_ref(), &o)).map_err(to_py)?;
+    let r = py
+        .detach(|| {
+            let mut o = o;
+            if start_similarity {
+                if a.ndim() != 2 {
+                    return Err(lucent::Error::Invalid("initial=\"similarity\" starts 2D registrations (the Fourier-Mellin method is 2D)".into()));
+                }
+                o.initial = Some(lucent::registration::similarity_start(&ctx.gpu, &a, &b, &Default::default())?);
+            }
+            lucent::registration::register_affine_masked(&ctx.gpu, &a, &b, fm.as_ref(), mm.as_ref(), &o)
+        })
+        .map_err(to_py)?;
     Ok((r.map.matrix, r.map.offset, r.metric, r.iterations))
 }
 

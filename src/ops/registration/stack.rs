@@ -114,9 +114,8 @@ impl Pair {
             return Ok([[1.0, 0.0, -r.shift[1]], [0.0, 1.0, -r.shift[0]], [0.0, 0.0, 1.0]]);
         }
         let o = SimilarityOptions { upsample_factor: self.upsample_factor, fixed_scale: self.transform == StackTransform::RigidBody, ..Default::default() };
-        let s = similarity::similarity(gpu, reference, moving, &o)?;
         // transform_img's map sends the reference's (row, column) to the frame's.
-        let m = similarity::transform_map(reference.shape(), s.scale, s.angle, s.tvec)?;
+        let m = similarity::similarity_start(gpu, reference, moving, &o)?;
         if self.transform != StackTransform::Affine {
             return Ok(from_map(&m));
         }
