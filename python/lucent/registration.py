@@ -19,7 +19,7 @@ from ._arrays import complex64, count, mask, real, unsupported
 from ._context import Context, resolve
 
 __all__ = ["phase_cross_correlation", "cross_correlate_masked", "similarity", "transform_img", "register_stack",
-           "transform_stack", "StackReg", "register_affine", "itk_transform", "read_itk_transform"]
+           "transform_stack", "StackReg", "register_affine", "itk_transform", "read_itk_transform", "optical_flow_ilk"]
 
 
 def phase_cross_correlation(reference_image: Any, moving_image: Any, *, upsample_factor: float = 1,
@@ -328,3 +328,30 @@ def read_itk_transform(text: str) -> tuple[np.ndarray, np.ndarray]:
     inverse of :func:`itk_transform`."""
     matrix, offset = _lucent.parse_itk_transform(str(text))
     return np.array(matrix), np.array(offset)
+
+
+def optical_flow_ilk(reference_image: Any, moving_image: Any, *, radius: int = 7, num_warp: int = 10,
+                     gaussian: bool = False, prefilter: bool = False, dtype: Any = np.float32,
+                     context: Optional[Context] = None) -> np.ndarray:
+    """skimage.registration.optical_flow_ilk: the flow (ndim, *shape) by iterative Lucas-Kanade
+    over scikit-image's pyramid, 2D or 3D, such that sampling ``moving_image`` at the grid plus
+    the flow gives ``reference_image``. ``radius``: the window (uniform of 2 radius + 1, or with
+    ``gaussian`` a Gaussian of σ (2 radius + 1) / 4); ``num_warp`` warps per level;
+    ``prefilter``: a 3-wide median of the flow before each warp. Computed in float32 on the GPU
+    (``dtype`` float64 converts the result).
+
+    >>> import numpy as np, lucent
+    >>> ref = lucent.ndimage.gaussian_filter(np.random.default_rng(0).random((64, 80)).astype("f4"), 2)
+    >>> mov = lucent.ndimage.shift(ref, (1.0, -0.5), mode="nearest")
+    >>> flow = lucent.registration.optical_flow_ilk(ref, mov)
+    >>> np.round(flow[:, 32, 40], 1)
+    array([ 1. , -0.5], dtype=float32)
+    """
+    if np.dtype(dtype).char not in "efdg":
+        raise ValueError("Only floating point data type are valid for optical flow")
+    a, b = real(reference_image, "reference_image"), real(moving_image, "moving_image")
+    if a.shape != b.shape:
+        raise ValueError("Input images should have the same shape")
+    flow = _lucent.optical_flow_ilk(resolve(context), a, b, count(radius, "radius"), count(num_warp, "num_warp"),
+                                    bool(gaussian), bool(prefilter))
+    return flow.astype(dtype, copy=False)

@@ -284,6 +284,25 @@ fn register_affine(
     Ok((r.map.matrix, r.map.offset, r.metric, r.iterations))
 }
 
+/// skimage.registration.optical_flow_ilk (lucent::registration::optical_flow_ilk): the flow
+/// (ndim, *shape).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn optical_flow_ilk<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    reference: F32<'py>,
+    moving: F32<'py>,
+    radius: usize,
+    num_warp: usize,
+    gaussian: bool,
+    prefilter: bool,
+) -> PyResult<Bound<'py, numpy::PyArrayDyn<f32>>> {
+    let o = lucent::registration::IlkOptions { radius, num_warp, gaussian, prefilter };
+    let (a, b) = (reference.as_array(), moving.as_array());
+    out(py, py.detach(|| lucent::registration::optical_flow_ilk(&ctx.gpu, &a, &b, &o)))
+}
+
 /// An ITK transform file's text for a map (lucent::registration::itk_transform).
 #[pyfunction]
 fn itk_transform(matrix: Vec<Vec<f64>>, offset: Vec<f64>) -> String {
@@ -303,6 +322,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(register_stack, m)?)?;
     m.add_function(wrap_pyfunction!(register_affine, m)?)?;
     m.add_function(wrap_pyfunction!(itk_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(optical_flow_ilk, m)?)?;
     m.add_function(wrap_pyfunction!(parse_itk_transform, m)?)?;
     m.add_function(wrap_pyfunction!(transform_stack, m)?)?;
     m.add_function(wrap_pyfunction!(transform_similarity, m)?)?;

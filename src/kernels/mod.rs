@@ -33,6 +33,8 @@ pub mod footprint_rank;
 pub mod fourier_ellipsoid;
 pub mod gather;
 pub mod gibbs_wiener;
+pub mod ilk_solve;
+pub mod ilk_terms;
 pub mod label;
 pub mod logpolar;
 pub mod logpolar_extend;
