@@ -29,7 +29,7 @@ use crate::gpu::Gpu;
 pub use crate::ops::registration::affine::{
     itk_transform, parse_itk_transform, register_affine, register_affine_masked, AffineOptions, AffineResult, Metric, Optimizer, TransformKind,
 };
-pub use crate::ops::registration::flow::{optical_flow_ilk, IlkOptions};
+pub use crate::ops::registration::flow::{optical_flow_ilk, optical_flow_tvl1, IlkOptions, Tvl1Options};
 pub use crate::ops::registration::masked::{
     as_weights as mask_weights, check_registration as check_masked_registration, masked_phase_cross_correlation_resident,
 };

@@ -19,7 +19,8 @@ from ._arrays import complex64, count, mask, real, unsupported
 from ._context import Context, resolve
 
 __all__ = ["phase_cross_correlation", "cross_correlate_masked", "similarity", "transform_img", "register_stack",
-           "transform_stack", "StackReg", "register_affine", "itk_transform", "read_itk_transform", "optical_flow_ilk"]
+           "transform_stack", "StackReg", "register_affine", "itk_transform", "read_itk_transform", "optical_flow_ilk",
+           "optical_flow_tvl1"]
 
 
 def phase_cross_correlation(reference_image: Any, moving_image: Any, *, upsample_factor: float = 1,
@@ -354,4 +355,30 @@ def optical_flow_ilk(reference_image: Any, moving_image: Any, *, radius: int = 7
         raise ValueError("Input images should have the same shape")
     flow = _lucent.optical_flow_ilk(resolve(context), a, b, count(radius, "radius"), count(num_warp, "num_warp"),
                                     bool(gaussian), bool(prefilter))
+    return flow.astype(dtype, copy=False)
+
+
+def optical_flow_tvl1(reference_image: Any, moving_image: Any, *, attachment: float = 15, tightness: float = 0.3,
+                      num_warp: int = 5, num_iter: int = 10, tol: float = 1e-4, prefilter: bool = False,
+                      dtype: Any = np.float32, context: Optional[Context] = None) -> np.ndarray:
+    """skimage.registration.optical_flow_tvl1: the flow (ndim, *shape) by TV-L1 (Zach et al.,
+    Wedel et al.; scikit-image's primal-dual scheme, its pyramid and warps), 2D or 3D, such that
+    sampling ``moving_image`` at the grid plus the flow gives ``reference_image``. A level's warps
+    stop when the flow's squared change over a warp falls below ``tol`` per point, as
+    scikit-image's. Computed in float32 on the GPU (``dtype`` float64 converts the result).
+
+    >>> import numpy as np, lucent
+    >>> ref = lucent.ndimage.gaussian_filter(np.random.default_rng(0).random((64, 80)).astype("f4"), 2)
+    >>> mov = lucent.ndimage.shift(ref, (1.0, -0.5), mode="nearest")
+    >>> flow = lucent.registration.optical_flow_tvl1(ref, mov)
+    >>> np.round(flow[:, 32, 40], 1)
+    array([ 1. , -0.5], dtype=float32)
+    """
+    if np.dtype(dtype).char not in "efdg":
+        raise ValueError("Only floating point data type are valid for optical flow")
+    a, b = real(reference_image, "reference_image"), real(moving_image, "moving_image")
+    if a.shape != b.shape:
+        raise ValueError("Input images should have the same shape")
+    flow = _lucent.optical_flow_tvl1(resolve(context), a, b, float(attachment), float(tightness),
+                                     count(num_warp, "num_warp"), count(num_iter, "num_iter"), float(tol), bool(prefilter))
     return flow.astype(dtype, copy=False)

@@ -303,6 +303,27 @@ fn optical_flow_ilk<'py>(
     out(py, py.detach(|| lucent::registration::optical_flow_ilk(&ctx.gpu, &a, &b, &o)))
 }
 
+/// skimage.registration.optical_flow_tvl1 (lucent::registration::optical_flow_tvl1): the flow
+/// (ndim, *shape).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn optical_flow_tvl1<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    reference: F32<'py>,
+    moving: F32<'py>,
+    attachment: f64,
+    tightness: f64,
+    num_warp: usize,
+    num_iter: usize,
+    tol: f64,
+    prefilter: bool,
+) -> PyResult<Bound<'py, numpy::PyArrayDyn<f32>>> {
+    let o = lucent::registration::Tvl1Options { attachment, tightness, num_warp, num_iter, tol, prefilter };
+    let (a, b) = (reference.as_array(), moving.as_array());
+    out(py, py.detach(|| lucent::registration::optical_flow_tvl1(&ctx.gpu, &a, &b, &o)))
+}
+
 /// An ITK transform file's text for a map (lucent::registration::itk_transform).
 #[pyfunction]
 fn itk_transform(matrix: Vec<Vec<f64>>, offset: Vec<f64>) -> String {
@@ -323,6 +344,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(register_affine, m)?)?;
     m.add_function(wrap_pyfunction!(itk_transform, m)?)?;
     m.add_function(wrap_pyfunction!(optical_flow_ilk, m)?)?;
+    m.add_function(wrap_pyfunction!(optical_flow_tvl1, m)?)?;
     m.add_function(wrap_pyfunction!(parse_itk_transform, m)?)?;
     m.add_function(wrap_pyfunction!(transform_stack, m)?)?;
     m.add_function(wrap_pyfunction!(transform_similarity, m)?)?;

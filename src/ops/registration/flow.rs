@@ -13,9 +13,11 @@ use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
+use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::boundary::Boundary;
 use crate::kernels::broadcast::{self, BroadcastOp};
-use crate::kernels::{ilk_solve, ilk_terms};
+use crate::kernels::reduce_rows::{self, ReduceOp};
+use crate::kernels::{copy_vec4, ilk_solve, ilk_terms, tvl1_step};
 use crate::ops::filter::{self, morphology};
 use crate::ops::interpolate::{self, AffineMap, Sampling, SplineMode};
 
@@ -38,6 +40,29 @@ impl Default for IlkOptions {
     }
 }
 
+/// optical_flow_tvl1's options (scikit-image's names and defaults).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Tvl1Options {
+    /// The attachment (data term) weight: larger, less smooth.
+    pub attachment: f64,
+    /// The tightness of the coupling between the flow and its auxiliary.
+    pub tightness: f64,
+    /// Warps per pyramid level.
+    pub num_warp: usize,
+    /// Fixed-point iterations per warp.
+    pub num_iter: usize,
+    /// A level ends when a warp changes the flow by less than this (squared, per point).
+    pub tol: f64,
+    /// A 3-wide median filter of the flow before each warp.
+    pub prefilter: bool,
+}
+
+impl Default for Tvl1Options {
+    fn default() -> Tvl1Options {
+        Tvl1Options { attachment: 15.0, tightness: 0.3, num_warp: 5, num_iter: 10, tol: 1e-4, prefilter: false }
+    }
+}
+
 /// The pyramid's shapes, coarsest first (skimage's _get_pyramid: downscale 2, ten levels at
 /// most, halving while the shortest side exceeds 32).
 pub fn pyramid_shapes(dims: &[usize]) -> Vec<Vec<usize>> {
@@ -54,49 +79,19 @@ pub fn pyramid_shapes(dims: &[usize]) -> Vec<Vec<usize>> {
 /// prefilter): the flow (ndim, *shape), f32.
 pub fn optical_flow_ilk(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, o: &IlkOptions) -> Result<ArrayD<f32>> {
     check(gpu, reference, moving)?;
-    let shapes = pyramid_shapes(reference.shape());
+    let (shapes, images) = pyramids(gpu, reference, moving)?;
     let nd = reference.ndim();
-    // Each level's images, finest first as they are made.
-    let mut rec = Recording::new(gpu);
-    let (r, m) = (rec.upload_once_f32(reference)?, rec.upload_once_f32(moving)?);
-    let mut levels = vec![(r, m)];
-    for w in shapes.windows(2).rev() {
-        let (small, big) = (&w[0], &w[1]);
-        let &(r, m) = levels.last().expect("a level");
-        levels.push((reduce(&mut rec, r, big, small)?, reduce(&mut rec, m, big, small)?));
-    }
-    levels.reverse();
-    let outs: Vec<_> = levels.iter().map(|&(r, m)| (rec.output(r), rec.output(m))).collect();
-    let results = rec.run()?;
-    let images: Vec<(GpuArray, GpuArray)> = outs.iter().map(|&(r, m)| (results.array(r), results.array(m))).collect();
     let mut flow: Option<(GpuArray, Vec<usize>)> = None;
     for (dims, (r, m)) in shapes.iter().zip(&images) {
         let mut rec = Recording::new(gpu);
-        let mut f = match &flow {
-            None => {
-                let mut fd = vec![nd];
-                fd.extend(dims);
-                let z = rec.temp(&fd, crate::gpu::Dtype::F32)?;
-                crate::kernels::fill::record(&mut rec, z, 0.0);
-                z
-            }
-            Some((f, from)) => {
-                let f = rec.input(f);
-                resize_flow(&mut rec, f, from, dims)?
-            }
-        };
+        let mut f = start_flow(&mut rec, &flow, dims)?;
         let (r, m) = (rec.input(r), rec.input(m));
         let grid = rec.upload_once_f32(&grid(dims).view())?;
         for _ in 0..o.num_warp {
             if o.prefilter {
-                let size: Vec<usize> = std::iter::once(1).chain(std::iter::repeat_n(3, nd)).collect();
-                let footprint = morphology::Footprint::new(&ArrayD::from_elem(IxDyn(&size), true).view(), None, &[])?;
-                let taps = footprint.offsets.len();
-                f = morphology::record_rank(&mut rec, f, &footprint, taps / 2, Boundary::Reflect)?;
+                f = median3(&mut rec, f)?;
             }
-            let coords = broadcast::record(&mut rec, BroadcastOp::Add, f, grid)?;
-            let linear = Sampling { order: 1, mode: SplineMode::Nearest, prefilter: false, ..Default::default() };
-            let warped = interpolate::map_coordinates(&mut rec, m, coords, &linear)?;
+            let warped = warp(&mut rec, m, f, grid)?;
             let terms = ilk_terms::record_terms(&mut rec, warped, r, f)?;
             let size = 2 * o.radius + 1;
             let filtered = if o.gaussian {
@@ -114,6 +109,126 @@ pub fn optical_flow_ilk(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayVi
     let (f, dims) = flow.expect("a level");
     let mut fd = vec![nd];
     fd.extend(&dims);
+    GpuArray::download_joined::<f32>(gpu, &[f], &fd)
+}
+
+/// Both images' pyramids (skimage's _get_pyramid), coarsest first, on the device.
+fn pyramids(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>) -> Result<(Vec<Vec<usize>>, Vec<(GpuArray, GpuArray)>)> {
+    let shapes = pyramid_shapes(reference.shape());
+    let mut rec = Recording::new(gpu);
+    let (r, m) = (rec.upload_once_f32(reference)?, rec.upload_once_f32(moving)?);
+    let mut levels = vec![(r, m)];
+    for w in shapes.windows(2).rev() {
+        let (small, big) = (&w[0], &w[1]);
+        let &(r, m) = levels.last().expect("a level");
+        levels.push((reduce(&mut rec, r, big, small)?, reduce(&mut rec, m, big, small)?));
+    }
+    levels.reverse();
+    let outs: Vec<_> = levels.iter().map(|&(r, m)| (rec.output(r), rec.output(m))).collect();
+    let results = rec.run()?;
+    Ok((shapes, outs.iter().map(|&(r, m)| (results.array(r), results.array(m))).collect()))
+}
+
+/// A level's starting flow: zeros at the coarsest, else the coarser level's resized.
+fn start_flow(rec: &mut Recording, coarser: &Option<(GpuArray, Vec<usize>)>, dims: &[usize]) -> Result<Buf> {
+    match coarser {
+        None => {
+            let fd: Vec<usize> = std::iter::once(dims.len()).chain(dims.iter().copied()).collect();
+            let z = rec.temp(&fd, crate::gpu::Dtype::F32)?;
+            crate::kernels::fill::record(rec, z, 0.0);
+            Ok(z)
+        }
+        Some((f, from)) => {
+            let f = rec.input(f);
+            resize_flow(rec, f, from, dims)
+        }
+    }
+}
+
+/// scipy's median_filter(flow, (1,) + (3,) * ndim) (`reflect`): skimage's prefilter.
+fn median3(rec: &mut Recording, f: Buf) -> Result<Buf> {
+    let nd = rec.dims(f).len() - 1;
+    let size: Vec<usize> = std::iter::once(1).chain(std::iter::repeat_n(3, nd)).collect();
+    let footprint = morphology::Footprint::new(&ArrayD::from_elem(IxDyn(&size), true).view(), None, &[])?;
+    let taps = footprint.offsets.len();
+    morphology::record_rank(rec, f, &footprint, taps / 2, Boundary::Reflect)
+}
+
+/// skimage's warp(moving, grid + flow, mode="edge"): linear, edges repeated.
+fn warp(rec: &mut Recording, m: Buf, f: Buf, grid: Buf) -> Result<Buf> {
+    let coords = broadcast::record(rec, BroadcastOp::Add, f, grid)?;
+    let linear = Sampling { order: 1, mode: SplineMode::Nearest, prefilter: false, ..Default::default() };
+    interpolate::map_coordinates(rec, m, coords, &linear)
+}
+
+/// skimage.registration.optical_flow_tvl1(reference, moving, attachment, tightness, num_warp,
+/// num_iter, tol, prefilter): the flow (ndim, *shape), f32. A level's warps end, as
+/// scikit-image's, when the squared change of the flow over a warp falls below `tol` per point
+/// (the change measured from the warp's first attachment step, scikit-image's aliasing of its
+/// arrays: from the warp's start with the prefilter); each warp's test reads one number back.
+pub fn optical_flow_tvl1(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, o: &Tvl1Options) -> Result<ArrayD<f32>> {
+    check(gpu, reference, moving)?;
+    if !(o.attachment.is_finite() && o.tightness.is_finite() && o.tightness != 0.0 && o.tol.is_finite()) {
+        return Err(Error::Invalid(format!(
+            "optical_flow_tvl1: a finite attachment, tol and non-zero tightness, got {}, {}, {}",
+            o.attachment, o.tol, o.tightness
+        )));
+    }
+    let (shapes, images) = pyramids(gpu, reference, moving)?;
+    let nd = reference.ndim();
+    let mut flow: Option<(GpuArray, Vec<usize>)> = None;
+    for (dims, (r, m)) in shapes.iter().zip(&images) {
+        let dt = 0.5 / nd as f64;
+        let c = tvl1_step::Tvl1 { dims: dims.clone(), f0: (o.attachment * o.tightness) as f32, f1: (dt / o.tightness) as f32, dt: dt as f32 };
+        let count = dims.iter().product::<usize>();
+        let grid_array = GpuArray::upload_f32(gpu, &grid(dims).view())?;
+        let proj_dims = vec![nd * nd, count];
+        let mut proj = GpuArray::upload_f32(gpu, &ArrayD::<f32>::zeros(IxDyn(&proj_dims)).view())?;
+        let mut rec = Recording::new(gpu);
+        let f = start_flow(&mut rec, &flow, dims)?;
+        let out = rec.output(f);
+        let mut current = rec.run()?.array(out);
+        for _ in 0..o.num_warp {
+            let mut rec = Recording::new(gpu);
+            let (r, m, grid) = (rec.input(r), rec.input(m), rec.input(&grid_array));
+            let start = rec.input(&current);
+            let f = if o.prefilter { median3(&mut rec, start)? } else { start };
+            let warped = warp(&mut rec, m, f, grid)?;
+            let prepared = c.prepare(&mut rec, warped, r, f)?;
+            let p = rec.temp(&proj_dims, crate::gpu::Dtype::F32)?;
+            let proj_in = rec.input(&proj);
+            copy_vec4::record(&mut rec, proj_in, p)?;
+            let mut cur = f;
+            let mut previous = start;
+            for it in 0..o.num_iter {
+                let aux = c.data(&mut rec, prepared, cur)?;
+                if it == 0 && !o.prefilter {
+                    previous = aux;
+                }
+                let next = rec.temp(&c.planes(nd), crate::gpu::Dtype::F32)?;
+                copy_vec4::record(&mut rec, aux, next)?;
+                for _ in 0..2 {
+                    c.dual(&mut rec, next, p);
+                    c.primal(&mut rec, p, aux, next);
+                }
+                cur = next;
+            }
+            let change = binary::record(&mut rec, BinaryOp::Sub, previous, cur)?;
+            let squares = rec.temp(&[1], crate::gpu::Dtype::F32)?;
+            reduce_rows::record_into(&mut rec, ReduceOp::SumSquares, change, squares, 1, nd * count)?;
+            let (co, po, so) = (rec.output(cur), rec.output(p), rec.download(squares));
+            let results = rec.run()?;
+            let change = results.f32(so)?.iter().next().copied().unwrap_or(f32::INFINITY) as f64;
+            current = results.array(co);
+            proj = results.array(po);
+            if change < o.tol * count as f64 {
+                break;
+            }
+        }
+        flow = Some((current, dims.clone()));
+    }
+    let (f, dims) = flow.expect("a level");
+    let fd: Vec<usize> = std::iter::once(nd).chain(dims.iter().copied()).collect();
     GpuArray::download_joined::<f32>(gpu, &[f], &fd)
 }
 
