@@ -112,8 +112,11 @@ pub fn optical_flow_ilk(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayVi
     GpuArray::download_joined::<f32>(gpu, &[f], &fd)
 }
 
+/// One pyramid level's reference and moving images on the device.
+type Level = (GpuArray, GpuArray);
+
 /// Both images' pyramids (skimage's _get_pyramid), coarsest first, on the device.
-fn pyramids(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>) -> Result<(Vec<Vec<usize>>, Vec<(GpuArray, GpuArray)>)> {
+fn pyramids(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>) -> Result<(Vec<Vec<usize>>, Vec<Level>)> {
     let shapes = pyramid_shapes(reference.shape());
     let mut rec = Recording::new(gpu);
     let (r, m) = (rec.upload_once_f32(reference)?, rec.upload_once_f32(moving)?);
