@@ -190,3 +190,38 @@ fn cli_register_transform() {
         assert!(!dir.path().join("no.npy").exists());
     }
 }
+
+/// `lucent flow`: both methods end to end, the flow's shape and a known shift; refusals leave
+/// nothing behind.
+#[test]
+fn cli_flow() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
+    let big = lucent::ndimage::gaussian_filter(gpu(), &rand_array(&[80, 90]), &[2.0], lucent::ndimage::Boundary::Wrap).unwrap();
+    let reference = big.slice(ndarray::s![10..66, 10..77]).to_owned().into_dyn();
+    // moving(p + (0.75, -0.5)) = reference(p): the flow is (0.75, -0.5) inside.
+    let shift = ndarray::Array2::<f64>::eye(2).into_dyn();
+    let moving = lucent::ndimage::affine_transform(gpu(), &big, &shift.view(), &[9.25, 10.5], Some(&[56, 67]), &lucent::ndimage::Sampling::default()).unwrap();
+    lucent::io::write_real(path("r.npy"), &reference.view()).unwrap();
+    lucent::io::write_real(path("m.npy"), &moving.view()).unwrap();
+    for method in ["tvl1", "ilk"] {
+        let out = lucent_json(&["flow", &path("r.npy"), &path("m.npy"), "-o", &path("f.npy"), "--method", method], &[]);
+        assert_eq!(out["shape_out"], serde_json::json!([2, 56, 67]), "{out}");
+        let flow = lucent::io::read_real(path("f.npy")).unwrap();
+        for (axis, want) in [(0, 0.75f32), (1, -0.5)] {
+            let v = flow[[axis, 28, 33]];
+            assert!((v - want).abs() < 0.05, "{method}: axis {axis} {v}");
+        }
+    }
+    lucent::io::write_real(path("small.npy"), &rand_array(&[56, 66]).view()).unwrap();
+    for (args, says) in [
+        (vec!["flow", &path("r.npy"), &path("small.npy"), "-o", &path("no.npy")], "shapes differ"),
+        (vec!["flow", &path("r.npy"), &path("m.npy"), "-o", &path("missing/no.npy")], "does not exist"),
+        (vec!["flow", &path("r.npy"), &path("m.npy"), "-o", &path("no.npy"), "--tightness", "0"], "tightness"),
+        (vec!["--device", "cpu", "flow", &path("r.npy"), &path("m.npy"), "-o", &path("no.npy")], "GPU only"),
+    ] {
+        let out = lucent_cli(&args, &[]);
+        assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains(says), "{says}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(!dir.path().join("no.npy").exists());
+    }
+}

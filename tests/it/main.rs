@@ -29,6 +29,7 @@ mod derivatives;
 mod deskew;
 mod fft_f64;
 mod filters_f64;
+mod flow;
 mod fourier_filters;
 mod hostile_files;
 mod intensity_registration;

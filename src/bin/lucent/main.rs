@@ -14,6 +14,7 @@ mod denoise;
 mod deskew;
 mod fft;
 mod filter;
+mod flow;
 mod info;
 mod label;
 mod matching;
@@ -99,12 +100,18 @@ enum Command {
     /// Example: lucent deskew raw.tif -o deskewed.tif --angle 31.5 --dzdata 0.4 --dxdata 0.104
     Deskew(deskew::Args),
     /// pystackreg's register_transform_stack: every frame of a stack registered (translation,
-    /// rigid body or scaled rotation) onto the previous frame, the first frames or the mean.
+    /// rigid body, scaled rotation or affine) onto the previous frame, the first frames or the mean.
     ///
     /// Example: lucent register-stack timelapse.tif -o registered.tif --transformation rigid-body
     RegisterStack(register_stack::Args),
+    /// scikit-image's optical flow (TV-L1 or iterative Lucas-Kanade) of a moving image against a
+    /// reference, 2D or 3D: the flow (ndim, *shape).
+    ///
+    /// Example: lucent flow frame0.tif frame1.tif -o flow.npy --method tvl1
+    Flow(flow::Args),
     /// skimage.registration.phase_cross_correlation: the shift registering each moving image
-    /// onto the reference.
+    /// onto the reference; with --transform, SimpleITK-style intensity-based registration
+    /// (rigid, similarity, affine; mean squares, correlation or mutual information).
     ///
     /// Example: lucent register reference.npy moving.npy --upsample 100 --json
     Register(register::Args),
@@ -283,6 +290,7 @@ fn main() {
         Command::Filter(args) => filter::run(&global, &args),
         Command::Label(args) => label::run(&global, &args),
         Command::RegisterStack(args) => register_stack::run(&global, &args),
+        Command::Flow(args) => flow::run(&global, &args),
         Command::SplineFilter(args) => spline::run(&global, &args),
         Command::Psf(args) => psf::run(&global, &args),
         Command::Resample(args) => resample::run(&global, &args),
