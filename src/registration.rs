@@ -34,6 +34,7 @@ pub use crate::ops::registration::masked::{
 };
 pub use crate::ops::registration::refinement_shapes;
 pub use crate::ops::registration::similarity::{similarity, transform as transform_similarity, transform_map as similarity_map, Similarity, SimilarityOptions};
+pub use crate::ops::registration::similarity3d::{similarity_3d, transform_3d, transform_3d_map, Similarity3d};
 pub use crate::ops::registration::stack::{register_stack, transform_stack, StackReference, StackTransform, Tmat};
 pub use crate::ops::registration::stripes::{
     apply as apply_shifts, average as average_registered, register_volume, BscanShift, Status, StripeRegistration, VolumeRegistration,

@@ -16,6 +16,7 @@ pub mod affine;
 pub mod cpu;
 pub mod masked;
 pub mod similarity;
+pub mod similarity3d;
 pub mod stack;
 pub mod stripes;
 pub mod template;
