@@ -5,6 +5,8 @@
 //! [`PhaseCorrelator`], which keeps a reference's spectrum on the device to register many
 //! moving images against it at the cost of one forward transform each; [`match_template`]
 //! (scikit-image's `skimage.feature.match_template`) and [`peaks`] of its response;
+//! [`similarity`] (imreg_dft's Fourier-Mellin registration of turned, scaled and shifted images)
+//! and [`similarity_3d`] (volumes turned about one axis, scaled and shifted);
 //! [`register_volume`], the stripe-wise registration of AO-OCT volumes (slow, depth, fast) under
 //! eye motion, B-scan by B-scan, with [`apply_shifts`] and [`average_registered`] for the
 //! registered volume and a registered series' average (synthetic volumes with known motion:
