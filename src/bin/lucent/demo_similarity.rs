@@ -119,7 +119,7 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
 
     let range = reference.iter().fold((f32::MAX, f32::MIN), |(l, h), &v| (l.min(v), h.max(v)));
     let spread = range.1 - range.0;
-    let checker = Array2::from_shape_fn((n, n), |(i, j)| if (i / (n / 8) + j / (n / 8)) % 2 == 0 { reference[[i, j]] } else { registered[[i, j]] });
+    let checker = Array2::from_shape_fn((n, n), |(i, j)| if (i / (n / 8) + j / (n / 8)).is_multiple_of(2) { reference[[i, j]] } else { registered[[i, j]] });
     let axes = ("y (pixels)", "x (pixels)");
     let grey = "intensity";
     let difference = "difference from the reference";
