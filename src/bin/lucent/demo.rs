@@ -103,6 +103,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let write_ms = ms_since(t);
     let (registration, registration_section) = crate::demo_register::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
     let (similarity, similarity_section) = crate::demo_similarity::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
+    if similarity_section.is_none() {
+        global.warn("no GPU: the similarity registration panel is left out (it has no CPU form)");
+    }
     let (tomography, tomography_section) = crate::demo_tomography::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
     let (denoising, denoising_section) = crate::demo_denoise::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
 
