@@ -84,7 +84,9 @@ pub fn transform_3d(gpu: &Gpu, volume: &ArrayViewD<f32>, t: &Similarity3d, order
 
 /// Registers `moving` onto `reference` (3D, one shape, finite, the plane at least 16 × 16) for a
 /// turn about `axis`, a scale and a shift: [`transform_3d`] of `moving` with the result is the
-/// registered volume.
+/// registered volume. `numiter` 2 (the angle and scale estimated again on the projections turned
+/// back) halved the worst angle error on 128² planes of smoothed noise, to about a third of a
+/// log-polar sample.
 pub fn similarity_3d(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, axis: usize, o: &SimilarityOptions) -> Result<Similarity3d> {
     let dims = reference.shape().to_vec();
     if dims.len() != 3 || moving.shape() != dims.as_slice() {
