@@ -31,11 +31,14 @@ use crate::gpu::Gpu;
 pub use crate::ops::registration::affine::{
     itk_transform, parse_itk_transform, register_affine, register_affine_masked, AffineOptions, AffineResult, Metric, Optimizer, TransformKind,
 };
+pub use crate::ops::registration::flow::{optical_flow_ilk, IlkOptions};
 pub use crate::ops::registration::masked::{
     as_weights as mask_weights, check_registration as check_masked_registration, masked_phase_cross_correlation_resident,
 };
 pub use crate::ops::registration::refinement_shapes;
-pub use crate::ops::registration::similarity::{similarity, transform as transform_similarity, transform_map as similarity_map, Similarity, SimilarityOptions};
+pub use crate::ops::registration::similarity::{
+    similarity, similarity_start, transform as transform_similarity, transform_map as similarity_map, Similarity, SimilarityOptions,
+};
 pub use crate::ops::registration::similarity3d::{similarity_3d, transform_3d, transform_3d_map, Similarity3d};
 pub use crate::ops::registration::stack::{register_stack, transform_stack, StackReference, StackTransform, Tmat};
 pub use crate::ops::registration::stripes::{

@@ -19,8 +19,8 @@ from ._arrays import axis as _axis, complex64, count, mask, real, unsupported
 from ._context import Context, resolve
 
 __all__ = ["phase_cross_correlation", "cross_correlate_masked", "similarity", "transform_img", "similarity_3d",
-           "transform_img_3d", "register_stack",
-           "transform_stack", "StackReg", "register_affine", "itk_transform", "read_itk_transform"]
+           "transform_img_3d", "register_stack", "transform_stack", "StackReg", "register_affine", "itk_transform",
+           "read_itk_transform", "optical_flow_ilk"]
 
 
 def phase_cross_correlation(reference_image: Any, moving_image: Any, *, upsample_factor: float = 1,
@@ -219,8 +219,8 @@ def _lucent_border(a: np.ndarray) -> float:
     return float(np.median(a[m]))
 
 
-_TRANSFORMS = {2: "translation", 3: "rigid_body", 4: "scaled_rotation", "translation": "translation",
-               "rigid_body": "rigid_body", "scaled_rotation": "scaled_rotation"}
+_TRANSFORMS = {2: "translation", 3: "rigid_body", 4: "scaled_rotation", 6: "affine", "translation": "translation",
+               "rigid_body": "rigid_body", "scaled_rotation": "scaled_rotation", "affine": "affine"}
 
 
 def _frames_first(img: Any, axis: int) -> np.ndarray:
@@ -235,17 +235,17 @@ def register_stack(img: Any, transformation: Any = "translation", reference: str
                    context: Optional[Context] = None) -> np.ndarray:
     """pystackreg's ``StackReg(transformation).register_stack(img, reference, n_frames, axis)``:
     one 3 × 3 matrix per frame (pystackreg's form: the reference's homogeneous (x, y) mapped to
-    the frame's). ``transformation``: "translation", "rigid_body" or "scaled_rotation" (or
-    pystackreg's constants 2, 3, 4); ``reference``: "previous" (matrices chained), "first" (the
+    the frame's). ``transformation``: "translation", "rigid_body", "scaled_rotation" or "affine"
+    (or pystackreg's constants 2, 3, 4, 6); ``reference``: "previous" (matrices chained), "first" (the
     mean of the first ``n_frames``; frame 0 keeps the identity) or "mean" (for small motion:
     a frame correlates with each frame's copy in the mean, its own at zero shift). Translations by
     phase correlation, rotations and scales by the Fourier-Mellin method (:func:`similarity`,
-    frames of at least 16 × 16), sub-sample peaks to 1/``upsample_factor``. Accuracy (textured
+    frames of at least 16 × 16), sub-sample peaks to 1/``upsample_factor``; affine transforms by
+    :func:`register_affine` (mean squares) from the scaled rotation found so. Accuracy (textured
     frames): translations within a few hundredths of a sample, turns within a quarter of a
     log-polar angle sample (180° / (4 × the larger side)); pystackreg's TurboReg refines small
     motions to a thousandth of a sample but loses turns beyond about 10°, which this does not.
-    pystackreg's affine and bilinear transforms and ``moving_average`` above 1 raise
-    NotImplementedError.
+    pystackreg's bilinear transform and ``moving_average`` above 1 raise NotImplementedError.
 
     >>> import numpy as np, lucent
     >>> base = lucent.ndimage.gaussian_filter(np.random.default_rng(0).random((128, 128)).astype("f4"), 1.5)
@@ -257,7 +257,7 @@ def register_stack(img: Any, transformation: Any = "translation", reference: str
     """
     if transformation not in _TRANSFORMS:
         raise NotImplementedError(f"register_stack: transformation {transformation!r} (lucent finds translation, "
-                                  "rigid_body and scaled_rotation; affine and bilinear need TurboReg's optimisation)")
+                                  "rigid_body, scaled_rotation and affine; not bilinear)")
     unsupported("moving_average", moving_average, 1, "register_stack")
     x = _frames_first(img, axis)
     tmats = _lucent.register_stack(resolve(context), x, _TRANSFORMS[transformation], str(reference), count(n_frames, "n_frames"),
@@ -285,7 +285,7 @@ class StackReg:
 
     def __init__(self, transformation: int, *, upsample_factor: float = 100, context: Optional[Context] = None):
         if transformation not in _TRANSFORMS:
-            raise NotImplementedError(f"StackReg({transformation}): lucent finds TRANSLATION, RIGID_BODY and SCALED_ROTATION")
+            raise NotImplementedError(f"StackReg({transformation}): lucent finds TRANSLATION, RIGID_BODY, SCALED_ROTATION and AFFINE")
         self._transformation, self._up, self._ctx, self._tmats = transformation, upsample_factor, context, None
 
     def register_stack(self, img: Any, reference: str = "previous", n_frames: int = 1, axis: int = 0,
@@ -323,7 +323,9 @@ def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, metri
     ``learning_rate`` and ``min_step`` in pixels of motion, ``relaxation``); "auto" is "lm" for
     mean squares and "lbfgs" otherwise. A level ends when a step moves no corner by
     ``tolerance`` pixels or after ``iterations`` steps; a translation is fitted first at the
-    coarsest level. ``initial``: a starting (matrix, offset) or a homogeneous matrix.
+    coarsest level. ``initial``: a starting (matrix, offset), a homogeneous matrix, or
+    "similarity" (2D: the Fourier-Mellin estimate of :func:`similarity`, which reaches any turn and
+    scales 0.5-2, for motion beyond the pyramid's reach).
 
     Returns ``matrix`` and ``offset`` in scipy.ndimage.affine_transform's convention (fixed
     indices → moving: ``affine_transform(moving, matrix, offset)`` is the moving image
@@ -347,7 +349,10 @@ def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, metri
     a, b = real(fixed, "fixed"), real(moving, "moving")
     d = a.ndim
     start = None
-    if initial is not None:
+    start_similarity = isinstance(initial, str) and initial == "similarity"
+    if initial is not None and not start_similarity:
+        if isinstance(initial, str):
+            raise ValueError(f"initial: (matrix, offset), a homogeneous matrix or 'similarity', got {initial!r}")
         if isinstance(initial, tuple):
             m, off = np.asarray(initial[0], float), np.asarray(initial[1], float)
         else:
@@ -362,7 +367,7 @@ def register_affine(fixed: Any, moving: Any, transform: str = "affine", *, metri
         resolve(context), a, b, str(transform), str(metric), count(bins, "bins"), str(optimizer),
         (float(learning_rate), float(min_step), float(relaxation)), masks,
         [count(f, "shrink factor") for f in shrink_factors], [float(s) for s in smoothing_sigmas],
-        count(iterations, "iterations"), float(tolerance), start)
+        count(iterations, "iterations"), float(tolerance), start, start_similarity)
     return {"matrix": np.array(matrix), "offset": np.array(offset), "metric": value, "iterations": steps}
 
 
@@ -390,3 +395,30 @@ def read_itk_transform(text: str) -> tuple[np.ndarray, np.ndarray]:
     inverse of :func:`itk_transform`."""
     matrix, offset = _lucent.parse_itk_transform(str(text))
     return np.array(matrix), np.array(offset)
+
+
+def optical_flow_ilk(reference_image: Any, moving_image: Any, *, radius: int = 7, num_warp: int = 10,
+                     gaussian: bool = False, prefilter: bool = False, dtype: Any = np.float32,
+                     context: Optional[Context] = None) -> np.ndarray:
+    """skimage.registration.optical_flow_ilk: the flow (ndim, *shape) by iterative Lucas-Kanade
+    over scikit-image's pyramid, 2D or 3D, such that sampling ``moving_image`` at the grid plus
+    the flow gives ``reference_image``. ``radius``: the window (uniform of 2 radius + 1, or with
+    ``gaussian`` a Gaussian of σ (2 radius + 1) / 4); ``num_warp`` warps per level;
+    ``prefilter``: a 3-wide median of the flow before each warp. Computed in float32 on the GPU
+    (``dtype`` float64 converts the result).
+
+    >>> import numpy as np, lucent
+    >>> ref = lucent.ndimage.gaussian_filter(np.random.default_rng(0).random((64, 80)).astype("f4"), 2)
+    >>> mov = lucent.ndimage.shift(ref, (1.0, -0.5), mode="nearest")
+    >>> flow = lucent.registration.optical_flow_ilk(ref, mov)
+    >>> np.round(flow[:, 32, 40], 1)
+    array([ 1. , -0.5], dtype=float32)
+    """
+    if np.dtype(dtype).char not in "efdg":
+        raise ValueError("Only floating point data type are valid for optical flow")
+    a, b = real(reference_image, "reference_image"), real(moving_image, "moving_image")
+    if a.shape != b.shape:
+        raise ValueError("Input images should have the same shape")
+    flow = _lucent.optical_flow_ilk(resolve(context), a, b, count(radius, "radius"), count(num_warp, "num_warp"),
+                                    bool(gaussian), bool(prefilter))
+    return flow.astype(dtype, copy=False)

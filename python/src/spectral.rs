@@ -239,6 +239,7 @@ fn register_stack(
         "translation" => StackTransform::Translation,
         "rigid_body" => StackTransform::RigidBody,
         "scaled_rotation" => StackTransform::ScaledRotation,
+        "affine" => StackTransform::Affine,
         other => return Err(pyo3::exceptions::PyValueError::new_err(format!("unknown transformation {other}"))),
     };
     let reference = match reference {
@@ -281,6 +282,7 @@ fn register_affine(
     iterations: usize,
     tolerance: f64,
     initial: Option<(Vec<Vec<f64>>, Vec<f64>)>,
+    start_similarity: bool,
 ) -> PyResult<Fitted> {
     use lucent::registration::{AffineOptions, Metric, Optimizer, TransformKind};
     let bad = |what: &str, got: &str, choices: &str| pyo3::exceptions::PyValueError::new_err(format!("{what} {got}: {choices}"));
@@ -308,8 +310,38 @@ fn register_affine(
     let o = AffineOptions { kind, metric, optimizer, shrink_factors, smoothing_sigmas, iterations, tolerance, initial };
     let (a, b) = (fixed.as_array(), moving.as_array());
     let (fm, mm) = (masks.0.as_ref().map(|m| m.as_array()), masks.1.as_ref().map(|m| m.as_array()));
-    let r = py.detach(|| lucent::registration::register_affine_masked(&ctx.gpu, &a, &b, fm.as_ref(), mm.as_ref(), &o)).map_err(to_py)?;
+    let r = py
+        .detach(|| {
+            let mut o = o;
+            if start_similarity {
+                if a.ndim() != 2 {
+                    return Err(lucent::Error::Invalid("initial=\"similarity\" starts 2D registrations (the Fourier-Mellin method is 2D)".into()));
+                }
+                o.initial = Some(lucent::registration::similarity_start(&ctx.gpu, &a, &b, &Default::default())?);
+            }
+            lucent::registration::register_affine_masked(&ctx.gpu, &a, &b, fm.as_ref(), mm.as_ref(), &o)
+        })
+        .map_err(to_py)?;
     Ok((r.map.matrix, r.map.offset, r.metric, r.iterations))
+}
+
+/// skimage.registration.optical_flow_ilk (lucent::registration::optical_flow_ilk): the flow
+/// (ndim, *shape).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn optical_flow_ilk<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    reference: F32<'py>,
+    moving: F32<'py>,
+    radius: usize,
+    num_warp: usize,
+    gaussian: bool,
+    prefilter: bool,
+) -> PyResult<Bound<'py, numpy::PyArrayDyn<f32>>> {
+    let o = lucent::registration::IlkOptions { radius, num_warp, gaussian, prefilter };
+    let (a, b) = (reference.as_array(), moving.as_array());
+    out(py, py.detach(|| lucent::registration::optical_flow_ilk(&ctx.gpu, &a, &b, &o)))
 }
 
 /// An ITK transform file's text for a map (lucent::registration::itk_transform).
@@ -331,6 +363,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(register_stack, m)?)?;
     m.add_function(wrap_pyfunction!(register_affine, m)?)?;
     m.add_function(wrap_pyfunction!(itk_transform, m)?)?;
+    m.add_function(wrap_pyfunction!(optical_flow_ilk, m)?)?;
     m.add_function(wrap_pyfunction!(parse_itk_transform, m)?)?;
     m.add_function(wrap_pyfunction!(transform_stack, m)?)?;
     m.add_function(wrap_pyfunction!(transform_similarity, m)?)?;

@@ -8,7 +8,11 @@
 // MODE 1 (correlation): count, Σ f', Σ m', Σ f'², Σ m'², Σ f'm', Σ f'u, Σ m'u, Σ u; f' = f − shift_f,
 //   m' = m − shift_m (shifts keep f32 sums of large-mean images from cancelling).
 // MODE 2 (a step's comparison over the points both transforms cover; a the previous samples,
-//   b the current): count, Σ (a − f)², Σ (b − f)², Σ f', Σ a', Σ b', Σ f'², Σ a'², Σ b'², Σ f'a', Σ f'b'.
+//   b the current): count, Σ (a − f)², Σ (b − f)², Σ f', Σ a', Σ b', Σ f'², Σ a'², Σ b'², Σ f'a', Σ f'b',
+//   and the count of the current samples alone.
+// MODE 3 (Mattes mutual information's gradient): Σ w u, w = Σ_k β3'(k − η) L[ι, k] over the four
+//   moving bins k of the point's cubic window, ι its fixed bin, η its moving value in bin units,
+//   L = log(p(ι, k) / p_m(k)) from the joint histogram (in `previous`, bins² values).
 // Widths (D = DIMS (DIMS + 1)): mirrored in src/kernels/registration_sums.rs.
 #import common/grid
 
@@ -23,8 +27,9 @@ struct Params {
     cols: u32,
     shift_f: f32,
     shift_m: f32,
-    pad: u32,
+    bins: u32,         // MODE 3
     centre: vec4<f32>, // c, per axis
+    hist: vec4<f32>,   // MODE 3: fixed min, 1 / fixed bin width, moving min, 1 / moving bin width
 }
 
 @group(0) @binding(0) var<storage, read> fixed: array<vec2<f32>>;   // (value, mask 0/1)
@@ -33,7 +38,7 @@ struct Params {
 @group(0) @binding(3) var<storage, read> g1: array<f32>;
 @group(0) @binding(4) var<storage, read> g2: array<f32>;             // 3D only (else any array)
 @group(0) @binding(5) var<storage, read> support: array<f32>;
-@group(0) @binding(6) var<storage, read> previous: array<f32>;       // MODE 2 only
+@group(0) @binding(6) var<storage, read> previous: array<f32>;       // MODE 2; MODE 3: L
 @group(0) @binding(7) var<storage, read> previous_support: array<f32>;
 @group(0) @binding(8) var<storage, read_write> out: array<f32>;
 @group(0) @binding(9) var<uniform> p: Params;
@@ -42,6 +47,17 @@ const WG = 256u;
 const MOST = 92u;  // the widest: 3D mean squares, 2 + 12 + 78
 
 var<workgroup> tree: array<f32, WG>;
+
+fn cubic_derivative(x: f32) -> f32 {
+    let a = abs(x);
+    if (a < 1.0) {
+        return sign(x) * (-2.0 * a + 1.5 * a * a);
+    }
+    if (a < 2.0) {
+        return -sign(x) * 0.5 * (2.0 - a) * (2.0 - a);
+    }
+    return 0.0;
+}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -62,8 +78,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         if (fm.y < 0.5 || support[i] < 0.999) {
             continue;
         }
-        if (MODE == 2u && previous_support[i] < 0.999) {
-            continue;
+        if (MODE == 2u) {
+            acc[11] += 1.0;
+            if (previous_support[i] < 0.999) {
+                continue;
+            }
         }
         let f = fm.x;
         let m = values[i];
@@ -105,7 +124,19 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 u[a * (d + 1u) + 1u + b] = g[a] * q[b];
             }
         }
-        if (MODE == 0u) {
+        if (MODE == 3u) {
+            let b = p.bins;
+            let row = u32(clamp(floor((f - p.hist.x) * p.hist.y + 2.0), 2.0, f32(b - 3u)));
+            let eta = (m - p.hist.z) * p.hist.w + 2.0;
+            let first = u32(clamp(floor(eta), 2.0, f32(b - 3u))) - 1u;
+            var w = 0.0;
+            for (var k = 0u; k < 4u; k++) {
+                w += cubic_derivative(f32(first + k) - eta) * previous[row * b + first + k];
+            }
+            for (var a = 0u; a < nu; a++) {
+                acc[a] += w * u[a];
+            }
+        } else if (MODE == 0u) {
             let r = m - f;
             acc[0] += 1.0;
             acc[1] += r * r;

@@ -4,6 +4,7 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::registration_histogram::Bins;
 use super::REGISTRATION_SUMS;
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
@@ -15,6 +16,8 @@ pub enum SumsMode {
     MeanSquares,
     Correlation,
     Compare,
+    /// Mutual information's gradient sums from a joint histogram's log ratios.
+    MutualInformation,
 }
 
 impl SumsMode {
@@ -23,6 +26,7 @@ impl SumsMode {
             SumsMode::MeanSquares => 0,
             SumsMode::Correlation => 1,
             SumsMode::Compare => 2,
+            SumsMode::MutualInformation => 3,
         }
     }
 
@@ -32,7 +36,8 @@ impl SumsMode {
         match self {
             SumsMode::MeanSquares => 2 + nu + nu * (nu + 1) / 2,
             SumsMode::Correlation => 6 + 3 * nu,
-            SumsMode::Compare => 11,
+            SumsMode::Compare => 12,
+            SumsMode::MutualInformation => nu,
         }
     }
 }
@@ -48,18 +53,21 @@ pub struct Params {
     pub cols: u32,
     pub shift_f: f32,
     pub shift_m: f32,
-    pub pad: u32,
+    pub bins: u32,
     pub centre: [f32; 4],
+    pub hist: [f32; 4],
 }
 
 /// The inputs, on the device: `fixed` (value, mask) pairs, the samples, the gradients (one per
-/// axis), the support and, for [`SumsMode::Compare`], the previous samples and support.
+/// axis), the support and, for [`SumsMode::Compare`], the previous samples and support; for
+/// [`SumsMode::MutualInformation`], the histogram's log ratios and bins.
 pub struct SumsInputs<'a> {
     pub fixed: Buf,
     pub values: Buf,
     pub gradients: &'a [Buf],
     pub support: Buf,
     pub previous: Option<(Buf, Buf)>,
+    pub log_ratios: Option<(Buf, Bins)>,
 }
 
 /// Points each thread visits: workgroups stay below 2^16 per grid axis folding, and the
@@ -91,11 +99,19 @@ pub fn record(rec: &mut Recording, mode: SumsMode, dims: &[usize], centre: &[f64
         cols: dims[d - 1] as u32,
         shift_f: shifts[0],
         shift_m: shifts[1],
-        pad: 0,
+        bins: x.log_ratios.map_or(0, |(_, b)| b.bins as u32),
         centre: c,
+        hist: x.log_ratios.map_or([0.0; 4], |(_, b)| [b.fixed_min as f32, (1.0 / b.fixed_width) as f32, b.moving_min as f32, (1.0 / b.moving_width) as f32]),
     };
+    if (mode == SumsMode::MutualInformation) != x.log_ratios.is_some() {
+        return Err(Error::Invalid("registration sums: mutual information's sums take the histogram's log ratios, and only they".into()));
+    }
     let g2 = if d == 3 { x.gradients[2] } else { x.gradients[0] };
-    let (previous, previous_support) = x.previous.unwrap_or((x.values, x.support));
+    let (previous, previous_support) = match (x.previous, x.log_ratios) {
+        (Some(p), _) => p,
+        (None, Some((l, _))) => (l, x.support),
+        (None, None) => (x.values, x.support),
+    };
     rec.dispatch(
         &REGISTRATION_SUMS,
         &[("MODE", mode.code() as f64), ("DIMS", d as f64)],
@@ -114,6 +130,7 @@ pub struct HostInputs<'a> {
     pub gradients: &'a [Vec<f32>],
     pub support: &'a [f32],
     pub previous: Option<(&'a [f32], &'a [f32])>,
+    pub log_ratios: Option<(&'a [f64], Bins)>,
 }
 
 /// The CPU twin: the same sums in f64, one vector of the kernel's width.
@@ -124,7 +141,13 @@ pub fn cpu(mode: SumsMode, dims: &[usize], centre: &[f64], shifts: [f32; 2], x: 
     let (sf, sm) = (shifts[0] as f64, shifts[1] as f64);
     let mut u = vec![0.0; nu];
     for i in 0..x.values.len() {
-        if !x.mask[i] || x.support[i] < 0.999 || x.previous.is_some_and(|(_, s)| s[i] < 0.999) {
+        if !x.mask[i] || x.support[i] < 0.999 {
+            continue;
+        }
+        if mode == SumsMode::Compare {
+            acc[11] += 1.0;
+        }
+        if x.previous.is_some_and(|(_, s)| s[i] < 0.999) {
             continue;
         }
         let (f, m) = (x.fixed[i] as f64, x.values[i] as f64);
@@ -163,6 +186,14 @@ pub fn cpu(mode: SumsMode, dims: &[usize], centre: &[f64], shifts: [f32; 2], x: 
                     }
                 }
             }
+            SumsMode::MutualInformation => {
+                let (l, b) = x.log_ratios.expect("the log ratios");
+                let (row, eta, first) = b.window(f, m);
+                let w: f64 = (first..first + 4).map(|k| cubic_derivative(k as f64 - eta) * l[row * b.bins + k]).sum();
+                for a in 0..nu {
+                    acc[a] += w * u[a];
+                }
+            }
             _ => {
                 let (fs, ms) = (f - sf, m - sm);
                 for (s, v) in acc.iter_mut().zip([1.0, fs, ms, fs * fs, ms * ms, fs * ms]) {
@@ -177,4 +208,16 @@ pub fn cpu(mode: SumsMode, dims: &[usize], centre: &[f64], shifts: [f32; 2], x: 
         }
     }
     acc
+}
+
+/// The cubic B-spline's derivative (mutual information's Parzen window on the moving value).
+pub fn cubic_derivative(x: f64) -> f64 {
+    let a = x.abs();
+    if a < 1.0 {
+        x.signum() * (-2.0 * a + 1.5 * a * a)
+    } else if a < 2.0 {
+        -x.signum() * (2.0 - a).powi(2) / 2.0
+    } else {
+        0.0
+    }
 }

@@ -155,7 +155,13 @@ fn cli_register_transform() {
     );
     let moved: Vec<f64> = again["details"]["offset"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
     assert!((moved[0] - offset[0]).abs() < 0.01 && (moved[1] - offset[1]).abs() < 0.01, "{again}");
+    // From the Fourier-Mellin start.
+    let started = lucent_json(&["register", &path("f.npy"), &path("m.npy"), "--transform", "similarity", "--initial", "similarity"], &[]);
+    let o: Vec<f64> = started["details"]["offset"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+    assert!((o[0] - 1.75).abs() < 0.03 && (o[1] + 2.5).abs() < 0.03, "{started}");
+    lucent::io::write_real(path("v.npy"), &rand_array(&[20, 21, 22]).view()).unwrap();
     for (args, says) in [
+        (vec!["register", &path("v.npy"), &path("v.npy"), "--transform", "rigid", "--initial", "similarity", "-o", &path("no.npy")], "2D registrations"),
         (vec!["register", &path("f.npy"), &path("m.npy"), "--metric", "mi", "-o", &path("no.npy")], "add --transform"),
         (vec!["register", &path("f.npy"), &path("m.npy"), "--transform", "affine", "--bins", "20", "-o", &path("no.npy")], "add --metric mi"),
         (vec!["register", &path("f.npy"), &path("m.npy"), &path("m.npy"), "--transform", "affine", "-o", &path("no.npy")], "one at a time"),

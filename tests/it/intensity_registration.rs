@@ -165,6 +165,12 @@ fn bad_registration_requests_are_refused() {
             "regular steps",
         ),
     ];
+    // Sizes beyond the device are refused before anything is read or allocated (broadcast
+    // views: no memory behind them).
+    let one = ArrayD::<f32>::zeros(IxDyn(&[1, 1]));
+    let huge = one.broadcast(IxDyn(&[300_000, 300_000])).unwrap();
+    let e = register_affine(gpu, &huge, &huge, &AffineOptions::default()).expect_err("too large").to_string();
+    assert!(e.contains("register_affine of"), "{e}");
     for (r, says) in cases {
         let e = r.expect_err(says).to_string();
         assert!(e.contains(says), "{e}");

@@ -114,6 +114,19 @@ fn register_stack_command_writes_the_stack_and_the_matrices() {
         assert!((row[3] - s[1]).abs() < 0.1 && (row[6] - s[0]).abs() < 0.1, "{row:?} for {s:?}");
     }
     assert_eq!(lucent::io::read_real(p("out.npy")).unwrap().shape(), &[3, 80, 80]);
+    // Affine matrices by the intensity fit, on crops of one texture (no empty bands): frame k
+    // is the texture from corner (5, 5) + o_k, so the reference's (x, y) lies at (x, y) − o_k.
+    let wide = texture(96);
+    let corners = [[0usize, 0usize], [2, 1], [5, 3]];
+    let crops: Vec<_> = corners.iter().map(|o| wide.slice(ndarray::s![8 - 3 + o[0]..8 - 3 + o[0] + 80, 8 - 3 + o[1]..8 - 3 + o[1] + 80])).collect();
+    lucent::io::write_real(p("crops.npy"), &ndarray::stack(ndarray::Axis(0), &crops).unwrap().into_dyn().view()).unwrap();
+    let report = lucent_json(&["register-stack", &p("crops.npy"), "-o", &p("affine.npy"), "--reference", "first", "--transformation", "affine"], &[]);
+    let tmats = report["details"]["tmats"].as_array().unwrap();
+    for (t, o) in tmats.iter().zip(corners) {
+        let at = |i: usize, j: usize| t[i][j].as_f64().unwrap();
+        assert!((at(0, 2) + o[1] as f64).abs() < 0.02 && (at(1, 2) + o[0] as f64).abs() < 0.02, "{t} for {o:?}");
+        assert!((at(0, 0) - 1.0).abs() < 2e-3 && at(0, 1).abs() < 2e-3 && at(1, 0).abs() < 2e-3 && (at(1, 1) - 1.0).abs() < 2e-3, "{t}");
+    }
     // A 2D image and --device cpu are refused, and nothing is written.
     lucent::io::write_real(p("flat.npy"), &base.view()).unwrap();
     for (args, says) in [

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use clap::builder::PossibleValuesParser;
-use lucent::registration::{itk_transform, parse_itk_transform, register_affine_masked, AffineOptions, Metric, Optimizer, TransformKind};
+use lucent::registration::{itk_transform, parse_itk_transform, register_affine_masked, similarity_start, AffineOptions, Metric, Optimizer, TransformKind};
 use lucent::{io, Error};
 use serde_json::json;
 
@@ -48,7 +48,9 @@ pub struct Args {
     /// With --transform: a level ends when a step moves no point by this many pixels [default: 1e-4].
     #[arg(long)]
     tolerance: Option<f64>,
-    /// With --transform: the starting transform, an ITK transform file (AffineTransform).
+    /// With --transform: the starting transform, an ITK transform file (AffineTransform), or
+    /// `similarity`: the Fourier-Mellin estimate (2D; any turn, scales 0.5-2) for motion beyond
+    /// the pyramid's reach.
     #[arg(long)]
     initial: Option<PathBuf>,
     /// With --transform: the registered moving image (cubic spline, zeros beyond it), one moving
@@ -107,6 +109,7 @@ fn options(a: &Args) -> Result<AffineOptions, Error> {
         _ => Optimizer::Auto,
     };
     let initial = match &a.initial {
+        Some(path) if path.as_os_str() == "similarity" => None,
         Some(path) => {
             let text = std::fs::read_to_string(path)
                 .map_err(|e| Error::File { path: path.display().to_string(), message: format!("cannot read the initial transform: {e}") })?;
@@ -148,6 +151,13 @@ pub fn run(global: &Global, outer: &crate::register::Args, a: &Args) -> Result<(
         let (mut stages, t) = if k == 0 { (std::mem::take(&mut first), start) } else { (Stages::default(), Instant::now()) };
         let moving = stages.read(|| io::read_real(path))?;
         let found = stages.compute(|| {
+            let mut o = o.clone();
+            if a.initial.as_ref().is_some_and(|p| p.as_os_str() == "similarity") {
+                if reference.ndim() != 2 {
+                    return Err(Error::Invalid("--initial similarity starts 2D registrations (the Fourier-Mellin method is 2D)".into()));
+                }
+                o.initial = Some(similarity_start(&gpu, &reference.view(), &moving.view(), &Default::default())?);
+            }
             register_affine_masked(
                 &gpu,
                 &reference.view(),

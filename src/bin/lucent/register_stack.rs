@@ -28,8 +28,8 @@ pub struct Args {
     /// directory.
     #[arg(short, long)]
     output: PathBuf,
-    /// translation, rigid-body (turns and shifts) or scaled-rotation (and a scale).
-    #[arg(long, default_value = "translation", value_parser = PossibleValuesParser::new(["translation", "rigid-body", "scaled-rotation"]))]
+    /// translation, rigid-body (turns and shifts), scaled-rotation (and a scale) or affine.
+    #[arg(long, default_value = "translation", value_parser = PossibleValuesParser::new(["translation", "rigid-body", "scaled-rotation", "affine"]))]
     transformation: String,
     /// What each frame is registered onto: previous (the matrices chained), first (the mean of
     /// the first --n-frames; the first frame unchanged) or mean (of all frames).
@@ -51,6 +51,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let transform = match args.transformation.as_str() {
         "rigid-body" => StackTransform::RigidBody,
         "scaled-rotation" => StackTransform::ScaledRotation,
+        "affine" => StackTransform::Affine,
         _ => StackTransform::Translation,
     };
     let reference = match args.reference.as_str() {

@@ -14,6 +14,7 @@
 
 pub mod affine;
 pub mod cpu;
+pub mod flow;
 pub mod masked;
 pub mod similarity;
 pub mod similarity3d;

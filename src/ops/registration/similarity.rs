@@ -271,6 +271,13 @@ impl LogPolar {
     }
 }
 
+/// The map (reference (row, column) → moving) of the similarity found between two 2D images:
+/// a start for intensity-based registration that reaches any turn and scale.
+pub fn similarity_start(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, o: &SimilarityOptions) -> Result<AffineMap> {
+    let s = similarity(gpu, reference, moving, o)?;
+    transform_map(reference.shape(), s.scale, s.angle, s.tvec)
+}
+
 /// imreg_dft's `transform_img(image, scale, angle, tvec, bgval=bgval, order=order)` as one
 /// affine resampling: the image embedded in a 1.2× larger background, zoomed (scipy's zoom,
 /// corners aligned), turned (scipy's rotate, reshape), shifted, and the centre cut back to the

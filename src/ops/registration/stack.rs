@@ -4,11 +4,13 @@
 //! form: homogeneous (x, y) coordinates of the reference mapped to the frame's, so that sampling
 //! the frame there registers it ([`transform_stack`]). Translations by phase correlation
 //! (upsampled DFT), rigid bodies and scaled rotations by the Fourier-Mellin similarity
-//! ([`super::similarity`]); pystackreg's affine and bilinear transforms (TurboReg's intensity
-//! optimisation) are not here.
+//! ([`super::similarity`]), affine transforms by mean squares ([`super::affine`], from the
+//! similarity: its capture range is the Fourier-Mellin one); pystackreg's bilinear transform is
+//! not here.
 
 use ndarray::{Array3, ArrayView3, ArrayViewD, Axis};
 
+use super::affine::AffineOptions;
 use super::similarity::{self, SimilarityOptions};
 use super::{Normalization, PhaseCorrelation, PhaseCorrelator};
 use crate::error::{Error, Result};
@@ -22,6 +24,7 @@ pub enum StackTransform {
     Translation,
     RigidBody,
     ScaledRotation,
+    Affine,
 }
 
 /// What each frame is registered onto (pystackreg's `reference`).
@@ -111,10 +114,13 @@ impl Pair {
             return Ok([[1.0, 0.0, -r.shift[1]], [0.0, 1.0, -r.shift[0]], [0.0, 0.0, 1.0]]);
         }
         let o = SimilarityOptions { upsample_factor: self.upsample_factor, fixed_scale: self.transform == StackTransform::RigidBody, ..Default::default() };
-        let s = similarity::similarity(gpu, reference, moving, &o)?;
         // transform_img's map sends the reference's (row, column) to the frame's.
-        let m = similarity::transform_map(reference.shape(), s.scale, s.angle, s.tvec)?;
-        Ok(from_map(&m))
+        let m = similarity::similarity_start(gpu, reference, moving, &o)?;
+        if self.transform != StackTransform::Affine {
+            return Ok(from_map(&m));
+        }
+        let o = AffineOptions { initial: Some(m), ..Default::default() };
+        Ok(from_map(&super::affine::register_affine(gpu, reference, moving, &o)?.map))
     }
 }
 

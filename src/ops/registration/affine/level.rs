@@ -4,10 +4,12 @@
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
+use super::metric;
 use crate::error::Result;
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::Recording;
 use crate::kernels::boundary::Boundary;
+use crate::kernels::registration_histogram::{self, Bins};
 use crate::kernels::registration_sums::{self, HostInputs, SumsInputs, SumsMode};
 use crate::ops::filter;
 use crate::ops::interpolate::{self, AffineMap, Sampling, SplineMode};
@@ -46,13 +48,6 @@ pub(super) struct HostSamples {
     pub values: Vec<f32>,
     pub gradients: Vec<Vec<f32>>,
     pub support: Vec<f32>,
-}
-
-impl HostSamples {
-    /// The points the metric counts: in the fixed mask and the support (and `other`'s).
-    pub fn inside(&self, grid: &Grid, other: Option<&HostSamples>) -> Vec<bool> {
-        (0..self.values.len()).map(|i| grid.fixed_mask[i] && self.support[i] >= 0.999 && other.is_none_or(|o| o.support[i] >= 0.999)).collect()
-    }
 }
 
 impl Level {
@@ -167,7 +162,7 @@ impl Level {
                     Some(Samples::Device { values, support, .. }) => Some((rec.input(values), rec.input(support))),
                     _ => None,
                 };
-                let x = SumsInputs { fixed, values, gradients: &gradients, support, previous };
+                let x = SumsInputs { fixed, values, gradients: &gradients, support, previous, log_ratios: None };
                 let partials = registration_sums::record(&mut rec, mode, &self.grid.dims, &centre, self.grid.shifts, &x)?;
                 let out = rec.output(partials);
                 let results = rec.run()?;
@@ -188,12 +183,94 @@ impl Level {
                     gradients: &h.gradients,
                     support: &h.support,
                     previous,
+                    log_ratios: None,
                 };
                 Ok(registration_sums::cpu(mode, &self.grid.dims, &centre, self.grid.shifts, &x))
             }
             _ => Err(crate::error::Error::Invalid("registration sums of samples on the device and on the host together".into())),
         }
     }
+}
+
+impl Level {
+    /// Mattes mutual information at the samples `s`: the joint histogram, then its gradient
+    /// sums (two submissions on the device; the CPU twins for host samples).
+    pub fn mutual_information(&self, gpu: &Gpu, b: &Bins, centre: &[f64], s: &Samples) -> Result<(Vec<f64>, Vec<f64>)> {
+        let centre: Vec<f64> = centre.iter().map(|c| c / self.grid.f).collect();
+        let g = &self.grid;
+        match s {
+            Samples::Device { values, gradients, support } => {
+                let mut rec = Recording::new(gpu);
+                let (fixed, v, sup) = (rec.input(&self.fixed), rec.input(values), rec.input(support));
+                let joint = registration_histogram::record(&mut rec, b, g.fixed.len(), fixed, v, sup, None)?;
+                let out = rec.output(joint);
+                let joint = download(gpu, rec.run()?.array(out), b.bins * b.bins)?;
+                let l: Vec<f32> = metric::log_ratios(b, &joint).iter().map(|&x| x as f32).collect();
+                let l = GpuArray::upload_f32(gpu, &ndarray::ArrayView1::from(&l).into_dyn())?;
+                let mut rec = Recording::new(gpu);
+                let (fixed, v, sup, l) = (rec.input(&self.fixed), rec.input(values), rec.input(support), rec.input(&l));
+                let gradients: Vec<_> = gradients.iter().map(|a| rec.input(a)).collect();
+                let x = SumsInputs { fixed, values: v, gradients: &gradients, support: sup, previous: None, log_ratios: Some((l, *b)) };
+                let partials = registration_sums::record(&mut rec, SumsMode::MutualInformation, &g.dims, &centre, g.shifts, &x)?;
+                let out = rec.output(partials);
+                let p = download(gpu, rec.run()?.array(out), 0)?;
+                let width = SumsMode::MutualInformation.width(g.dims.len());
+                Ok((joint, (0..width).map(|k| p.iter().skip(k).step_by(width).sum()).collect()))
+            }
+            Samples::Host(h) => {
+                let joint = registration_histogram::cpu(b, &g.fixed, &g.fixed_mask, &h.values, &h.support, None);
+                let l = metric::log_ratios(b, &joint);
+                let x = HostInputs {
+                    fixed: &g.fixed,
+                    mask: &g.fixed_mask,
+                    values: &h.values,
+                    gradients: &h.gradients,
+                    support: &h.support,
+                    previous: None,
+                    log_ratios: Some((&l, *b)),
+                };
+                let sums = registration_sums::cpu(SumsMode::MutualInformation, &g.dims, &centre, g.shifts, &x);
+                Ok((joint, sums))
+            }
+        }
+    }
+
+    /// −MI at the previous samples `s[0]` and the current `s[1]` over the points both cover, and
+    /// the current samples' own count.
+    pub fn compare_mutual_information(&self, gpu: &Gpu, b: &Bins, s: [&Samples; 2]) -> Result<(f64, f64, usize)> {
+        let g = &self.grid;
+        let joints: Vec<Vec<f64>> = match s {
+            [Samples::Device { values: va, support: sa, .. }, Samples::Device { values: vb, support: sb, .. }] => {
+                let mut rec = Recording::new(gpu);
+                let fixed = rec.input(&self.fixed);
+                let (va, sa, vb, sb) = (rec.input(va), rec.input(sa), rec.input(vb), rec.input(sb));
+                let n = g.fixed.len();
+                let hs = [
+                    registration_histogram::record(&mut rec, b, n, fixed, va, sa, Some(sb))?,
+                    registration_histogram::record(&mut rec, b, n, fixed, vb, sb, Some(sa))?,
+                    registration_histogram::record(&mut rec, b, n, fixed, vb, sb, None)?,
+                ];
+                let outs = hs.map(|h| rec.output(h));
+                let results = rec.run()?;
+                outs.iter().map(|&o| download(gpu, results.array(o), b.bins * b.bins)).collect::<Result<_>>()?
+            }
+            [Samples::Host(a), Samples::Host(c)] => {
+                let h = |x: &HostSamples, other: Option<&HostSamples>| {
+                    registration_histogram::cpu(b, &g.fixed, &g.fixed_mask, &x.values, &x.support, other.map(|o| o.support.as_slice()))
+                };
+                vec![h(a, Some(c)), h(c, Some(a)), h(c, None)]
+            }
+            _ => return Err(crate::error::Error::Invalid("mutual information of samples on the device and on the host together".into())),
+        };
+        let count = joints[2].iter().sum::<f64>().round() as usize;
+        Ok((metric::mi_value(b.bins, &joints[0]), metric::mi_value(b.bins, &joints[1]), count))
+    }
+}
+
+/// A device array's values in f64 (`len` of them; 0: all).
+fn download(gpu: &Gpu, a: GpuArray, len: usize) -> Result<Vec<f64>> {
+    let len = if len == 0 { a.len() } else { len };
+    Ok(GpuArray::download_joined::<f32>(gpu, &[a], &[len])?.iter().map(|&v| v as f64).collect())
 }
 
 impl Grid {

@@ -6,11 +6,10 @@
 //!   fixed image and a cubic B-spline one on the moving image (ITK's bins: two bins of padding at
 //!   each end, ranges from each level's images).
 
-use rayon::prelude::*;
-
-use super::level::{Grid, HostSamples};
-use super::transform::{jacobian, Params};
+use super::level::Grid;
+use super::transform::Params;
 use super::Metric;
+use crate::kernels::registration_histogram::Bins;
 use crate::kernels::registration_sums::SumsMode;
 
 /// A metric's value, its gradient over the parameters and how many points counted; with the
@@ -101,10 +100,11 @@ pub(super) fn finish(metric: Metric, params: &Params, f: f64, sums: &[f64], norm
 
 /// Mean squares or correlation at the previous and the current samples over the points both
 /// cover, from the comparison's sums (a step is judged so: over each one's own overlap, a step
-/// that slid the image off its worst points would count as progress).
-pub(super) fn compare(metric: Metric, sums: &[f64]) -> (f64, f64) {
+/// that slid the image off its worst points would count as progress); and the current samples'
+/// own count.
+pub(super) fn compare(metric: Metric, sums: &[f64]) -> (f64, f64, usize) {
     let c = sums[0].max(1.0);
-    match metric {
+    let (a, b) = match metric {
         Metric::MeanSquares => (sums[1] / c, sums[2] / c),
         _ => {
             let sff = sums[6] - sums[3] * sums[3] / c;
@@ -118,200 +118,71 @@ pub(super) fn compare(metric: Metric, sums: &[f64]) -> (f64, f64) {
             };
             (ncc(sums[7], sums[4], sums[9]), ncc(sums[8], sums[5], sums[10]))
         }
-    }
+    };
+    (a, b, sums[11] as usize)
 }
 
-/// Mattes mutual information at the host samples `s`, its gradient.
-pub(super) fn mutual_information(bins: usize, level: &Grid, params: &Params, s: &HostSamples) -> Evaluation {
-    let n = params.v.len();
-    let inside = s.inside(level, None);
-    let h = Histogram::new(bins, level);
-    let joint = h.joint(level, s, &inside);
-    let count = joint.iter().sum::<f64>();
-    let value = h.value(&joint);
-    // ∂(−MI)/∂v = (1 / (N bin)) Σ_x Σ_κ β3'(κ − η_x) log(p(ι_x, κ) / p_m(κ)) ∂m_x/∂v.
-    let marginal = h.moving_marginal(&joint);
-    let log_ratio: Vec<f64> =
-        joint.iter().enumerate().map(|(k, &p)| if p > 0.0 && marginal[k % bins] > 0.0 { (p / marginal[k % bins]).ln() } else { 0.0 }).collect();
-    let sums = accumulate(level, params, s, &inside, n, |acc, f, m, a| {
-        let (i, eta, first) = (h.fixed_bin(f), h.moving_term(m), h.moving_first(m));
-        let mut w = 0.0;
-        for k in first..first + 4 {
-            w += cubic_derivative(k as f64 - eta) * log_ratio[i * bins + k];
-        }
-        for u in 0..n {
-            acc[u] += w * a[u];
-        }
-    });
-    let scale = 1.0 / (count.max(1.0) * h.moving_bin);
-    Evaluation { value, gradient: sums.iter().map(|x| x * scale).collect(), count: count as usize, normal: None }
+/// ITK's Mattes bins at a level: the fixed range over its mask, the moving level's range, two
+/// bins of padding at each end.
+pub(super) fn bins_of(bins: usize, level: &Grid) -> Bins {
+    let (lo, hi) = level
+        .fixed
+        .iter()
+        .zip(&level.fixed_mask)
+        .filter(|(_, &m)| m)
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (&x, _)| (lo.min(x as f64), hi.max(x as f64)));
+    let width = (bins - 4) as f64;
+    let (mlo, mhi) = level.moving_range;
+    Bins { bins, fixed_min: lo, fixed_width: ((hi - lo) / width).max(1e-30), moving_min: mlo, moving_width: ((mhi - mlo) / width).max(1e-30) }
 }
 
-/// −MI at the previous and the current samples over the points both cover.
-pub(super) fn compare_mutual_information(bins: usize, level: &Grid, s: [&HostSamples; 2]) -> (f64, f64) {
-    let both = s[1].inside(level, Some(s[0]));
-    let h = Histogram::new(bins, level);
-    (h.value(&h.joint(level, s[0], &both)), h.value(&h.joint(level, s[1], &both)))
+/// log(p(ι, κ) / p_m(κ)) of a joint histogram (0 where a bin is empty): the weights of mutual
+/// information's gradient.
+pub(super) fn log_ratios(b: &Bins, joint: &[f64]) -> Vec<f64> {
+    let marginal = moving_marginal(b.bins, joint);
+    joint.iter().enumerate().map(|(k, &p)| if p > 0.0 && marginal[k % b.bins] > 0.0 { (p / marginal[k % b.bins]).ln() } else { 0.0 }).collect()
 }
 
-/// Σ over the points where `inside` of `add(acc, f, m, ∂m/∂v)`, `width` f64 sums, by every core.
-fn accumulate(level: &Grid, params: &Params, s: &HostSamples, inside: &[bool], width: usize, add: impl Fn(&mut [f64], f64, f64, &[f64]) + Sync) -> Vec<f64> {
-    let (d, n) = (level.dims.len(), params.v.len());
-    let derivatives = params.matrix_derivatives();
-    let rows = level.dims[d - 1];
-    let lines = level.fixed.len() / rows;
-    (0..lines)
-        .into_par_iter()
-        .fold(
-            || (vec![0.0; width], vec![vec![0.0; d]; n], vec![0.0; n], vec![0.0; d]),
-            |(mut acc, mut jac, mut a, mut p), line| {
-                // The line's point: every axis but the last from `line`.
-                let mut rest = line;
-                for axis in (0..d - 1).rev() {
-                    p[axis] = (rest % level.dims[axis]) as f64;
-                    rest /= level.dims[axis];
-                }
-                for j in 0..rows {
-                    let at = line * rows + j;
-                    if !inside[at] {
-                        continue;
-                    }
-                    p[d - 1] = j as f64;
-                    jacobian(&p, &params.centre, level.f, &derivatives, &mut jac);
-                    for (u, x) in a.iter_mut().enumerate() {
-                        *x = (0..d).map(|i| s.gradients[i][at] as f64 * jac[u][i]).sum();
-                    }
-                    add(&mut acc, level.fixed[at] as f64, s.values[at] as f64, &a);
-                }
-                (acc, jac, a, p)
-            },
-        )
-        .map(|(acc, ..)| acc)
-        .reduce(
-            || vec![0.0; width],
-            |mut x, y| {
-                x.iter_mut().zip(&y).for_each(|(a, b)| *a += b);
-                x
-            },
-        )
+fn moving_marginal(bins: usize, joint: &[f64]) -> Vec<f64> {
+    (0..bins).map(|k| (0..bins).map(|i| joint[i * bins + k]).sum()).collect()
 }
 
-/// ITK's Mattes histogram: `bins` bins, two of padding at each end.
-struct Histogram {
-    bins: usize,
-    fixed_min: f64,
-    fixed_bin: f64,
-    moving_min: f64,
-    moving_bin: f64,
-}
-
-impl Histogram {
-    fn new(bins: usize, level: &Grid) -> Histogram {
-        let (lo, hi) = level
-            .fixed
-            .iter()
-            .zip(&level.fixed_mask)
-            .filter(|(_, &m)| m)
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), (&x, _)| (lo.min(x as f64), hi.max(x as f64)));
-        let width = (bins - 4) as f64;
-        let (mlo, mhi) = level.moving_range;
-        Histogram { bins, fixed_min: lo, fixed_bin: ((hi - lo) / width).max(1e-30), moving_min: mlo, moving_bin: ((mhi - mlo) / width).max(1e-30) }
+/// −MI of a joint histogram.
+pub(super) fn mi_value(bins: usize, joint: &[f64]) -> f64 {
+    let total = joint.iter().sum::<f64>();
+    if total <= 0.0 {
+        return 0.0;
     }
-
-    fn fixed_bin(&self, f: f64) -> usize {
-        (((f - self.fixed_min) / self.fixed_bin + 2.0).floor() as isize).clamp(2, self.bins as isize - 3) as usize
-    }
-
-    /// The moving value in bin units (the Parzen window's centre).
-    fn moving_term(&self, m: f64) -> f64 {
-        (m - self.moving_min) / self.moving_bin + 2.0
-    }
-
-    /// The first of the four bins the cubic window of `m` reaches.
-    fn moving_first(&self, m: f64) -> usize {
-        ((self.moving_term(m).floor() as isize).clamp(2, self.bins as isize - 3) - 1) as usize
-    }
-
-    /// The joint histogram (fixed bin major) over the points where `inside`.
-    fn joint(&self, level: &Grid, s: &HostSamples, inside: &[bool]) -> Vec<f64> {
-        let b = self.bins;
-        (0..s.values.len())
-            .into_par_iter()
-            .filter(|&at| inside[at])
-            .fold(
-                || vec![0.0; b * b],
-                |mut h, at| {
-                    let m = s.values[at] as f64;
-                    let (row, eta, first) = (self.fixed_bin(level.fixed[at] as f64) * b, self.moving_term(m), self.moving_first(m));
-                    for k in first..first + 4 {
-                        h[row + k] += cubic(k as f64 - eta);
-                    }
-                    h
-                },
-            )
-            .reduce(
-                || vec![0.0; b * b],
-                |mut x, y| {
-                    x.iter_mut().zip(&y).for_each(|(a, c)| *a += c);
-                    x
-                },
-            )
-    }
-
-    fn moving_marginal(&self, joint: &[f64]) -> Vec<f64> {
-        let b = self.bins;
-        (0..b).map(|k| (0..b).map(|i| joint[i * b + k]).sum()).collect()
-    }
-
-    /// −MI of a joint histogram.
-    fn value(&self, joint: &[f64]) -> f64 {
-        let b = self.bins;
-        let total = joint.iter().sum::<f64>();
-        if total <= 0.0 {
-            return 0.0;
-        }
-        let fixed: Vec<f64> = (0..b).map(|i| joint[i * b..(i + 1) * b].iter().sum::<f64>() / total).collect();
-        let moving: Vec<f64> = self.moving_marginal(joint).iter().map(|x| x / total).collect();
-        let mut mi = 0.0;
-        for i in 0..b {
-            for k in 0..b {
-                let p = joint[i * b + k] / total;
-                if p > 1e-16 && fixed[i] > 0.0 && moving[k] > 0.0 {
-                    mi += p * (p / (fixed[i] * moving[k])).ln();
-                }
+    let fixed: Vec<f64> = (0..bins).map(|i| joint[i * bins..(i + 1) * bins].iter().sum::<f64>() / total).collect();
+    let moving: Vec<f64> = moving_marginal(bins, joint).iter().map(|x| x / total).collect();
+    let mut mi = 0.0;
+    for i in 0..bins {
+        for k in 0..bins {
+            let p = joint[i * bins + k] / total;
+            if p > 1e-16 && fixed[i] > 0.0 && moving[k] > 0.0 {
+                mi += p * (p / (fixed[i] * moving[k])).ln();
             }
         }
-        -mi
     }
+    -mi
 }
 
-/// The cubic B-spline β3 and its derivative.
-fn cubic(x: f64) -> f64 {
-    let a = x.abs();
-    if a < 1.0 {
-        2.0 / 3.0 - a * a + a * a * a / 2.0
-    } else if a < 2.0 {
-        (2.0 - a).powi(3) / 6.0
-    } else {
-        0.0
-    }
-}
-
-fn cubic_derivative(x: f64) -> f64 {
-    let a = x.abs();
-    let s = x.signum();
-    if a < 1.0 {
-        s * (-2.0 * a + 1.5 * a * a)
-    } else if a < 2.0 {
-        -s * (2.0 - a).powi(2) / 2.0
-    } else {
-        0.0
-    }
+/// −MI from its joint histogram and its gradient from the sums Σ w u
+/// (kernels::registration_sums' MutualInformation):
+/// ∂(−MI)/∂v = (1 / (N bin)) Σ_x Σ_κ β3'(κ − η_x) log(p(ι_x, κ) / p_m(κ)) ∂m_x/∂v.
+pub(super) fn finish_mutual_information(params: &Params, f: f64, b: &Bins, joint: &[f64], sums: &[f64]) -> Evaluation {
+    let count = joint.iter().sum::<f64>();
+    let scale = 1.0 / (count.max(1.0) * b.moving_width);
+    let gradient = apply(&jacobian_in_u(params, f), sums).iter().map(|x| x * scale).collect();
+    Evaluation { value: mi_value(b.bins, joint), gradient, count: count.round() as usize, normal: None }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::level::HostSamples;
+    use super::super::transform::jacobian;
     use super::*;
+    use crate::kernels::registration_histogram;
     use crate::kernels::registration_sums::{cpu, HostInputs};
     use crate::ops::registration::affine::TransformKind;
 
@@ -350,12 +221,57 @@ mod tests {
         match sums_mode(metric) {
             Some(mode) => {
                 let centre: Vec<f64> = params.centre.iter().map(|c| c / grid.f).collect();
-                let x =
-                    HostInputs { fixed: &grid.fixed, mask: &grid.fixed_mask, values: &s.values, gradients: &s.gradients, support: &s.support, previous: None };
+                let x = HostInputs {
+                    fixed: &grid.fixed,
+                    mask: &grid.fixed_mask,
+                    values: &s.values,
+                    gradients: &s.gradients,
+                    support: &s.support,
+                    previous: None,
+                    log_ratios: None,
+                };
                 finish(metric, params, grid.f, &cpu(mode, &grid.dims, &centre, [0.5, 0.25], &x), true)
             }
-            None => mutual_information(20, grid, params, s),
+            None => {
+                let b = bins_of(20, grid);
+                let joint = registration_histogram::cpu(&b, &grid.fixed, &grid.fixed_mask, &s.values, &s.support, None);
+                let l = log_ratios(&b, &joint);
+                let centre: Vec<f64> = params.centre.iter().map(|c| c / grid.f).collect();
+                let x = HostInputs {
+                    fixed: &grid.fixed,
+                    mask: &grid.fixed_mask,
+                    values: &s.values,
+                    gradients: &s.gradients,
+                    support: &s.support,
+                    previous: None,
+                    log_ratios: Some((&l, b)),
+                };
+                finish_mutual_information(params, grid.f, &b, &joint, &cpu(SumsMode::MutualInformation, &grid.dims, &centre, [0.0; 2], &x))
+            }
         }
+    }
+
+    /// Σ (∂m/∂v_k)² point by point through the transform's Jacobian.
+    fn direct_jtj(grid: &Grid, params: &Params, s: &HostSamples, k: usize) -> f64 {
+        let d = grid.dims.len();
+        let derivatives = params.matrix_derivatives();
+        let mut jac = vec![vec![0.0; d]; params.v.len()];
+        let mut total = 0.0;
+        for at in 0..s.values.len() {
+            if !grid.fixed_mask[at] || s.support[at] < 0.999 {
+                continue;
+            }
+            let mut p = vec![0.0; d];
+            let mut rest = at;
+            for axis in (0..d).rev() {
+                p[axis] = (rest % grid.dims[axis]) as f64;
+                rest /= grid.dims[axis];
+            }
+            jacobian(&p, &params.centre, grid.f, &derivatives, &mut jac);
+            let a: f64 = (0..d).map(|i| s.gradients[i][at] as f64 * jac[k][i]).sum();
+            total += a * a;
+        }
+        total
     }
 
     #[test]
@@ -393,10 +309,10 @@ mod tests {
                     if metric == Metric::MeanSquares {
                         // The normal equations' JᵀJ (from Σ u uᵀ) against Σ a aᵀ point by point.
                         let s = samples(&grid, &params, &inside);
-                        let direct = accumulate(&grid, &params, &s, &s.inside(&grid, None), 1, |acc, _, _, a| acc[0] += a[k] * a[k]);
+                        let direct = direct_jtj(&grid, &params, &s, k);
                         let (jtj, _) = e.normal.as_ref().unwrap();
                         let want = jtj[k * params.v.len() + k];
-                        assert!((direct[0] - want).abs() <= 1e-6 * want.abs(), "JᵀJ[{k}][{k}] {want} vs {}", direct[0]);
+                        assert!((direct - want).abs() <= 1e-6 * want.abs(), "JᵀJ[{k}][{k}] {want} vs {direct}");
                     }
                     assert!((numeric - e.gradient[k]).abs() < 0.02 * largest, "{metric:?} {kind:?} {dims:?} parameter {k}: {numeric} vs {}", e.gradient[k]);
                 }

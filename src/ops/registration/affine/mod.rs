@@ -120,6 +120,9 @@ pub fn register_affine_masked(
     o: &AffineOptions,
 ) -> Result<AffineResult> {
     check(fixed, moving, fixed_mask, moving_mask, o)?;
+    check_memory(gpu, fixed, moving, o)?;
+    crate::check::check_finite(fixed, "the fixed image")?;
+    crate::check::check_finite(moving, "the moving image")?;
     let d = fixed.ndim();
     let centre: Vec<f64> = fixed.shape().iter().map(|&n| (n as f64 - 1.0) / 2.0).collect();
     let initial = o.initial.clone().unwrap_or_else(|| AffineMap::shift(&vec![0.0; d]));
@@ -145,6 +148,26 @@ pub fn register_affine_masked(
     Ok(AffineResult { map: params.map_at(1.0), metric, iterations: steps })
 }
 
+/// The finest level's arrays must fit before anything is allocated: on the device the fixed
+/// image (with its mask), the moving image, its spline coefficients, gradients and support,
+/// their samples and the prefilter's temporaries; on the host the fixed level, the moving
+/// level's values, and (mutual information beyond the histogram kernel's bins) the samples.
+fn check_memory(gpu: &Gpu, fixed: &ArrayViewD<f32>, moving: &ArrayViewD<f32>, o: &AffineOptions) -> Result<()> {
+    let d = fixed.ndim() as u64;
+    let n = fixed.len().max(moving.len()) as u64;
+    let device = n.saturating_mul(4 * (10 + 2 * d));
+    if device > gpu.memory_budget_bytes() || n.saturating_mul(8) > gpu.max_buffer_bytes() {
+        return Err(Error::TooLarge {
+            what: format!("register_affine of {:?} onto {:?} (the finest level's arrays on the device)", moving.shape(), fixed.shape()),
+            bytes: device,
+            limit: gpu.memory_budget_bytes().min(gpu.max_buffer_bytes()),
+        });
+    }
+    let host_samples = matches!(o.metric, Metric::MattesMutualInformation { bins } if bins > crate::kernels::registration_histogram::MOST_BINS);
+    let host_arrays = 4 + if host_samples { 2 + d as usize } else { 0 };
+    crate::host::check_host_array("register_affine's host arrays", &[host_arrays, n as usize], 4)
+}
+
 fn check(
     fixed: &ArrayViewD<f32>,
     moving: &ArrayViewD<f32>,
@@ -163,8 +186,6 @@ fn check(
             }
         }
     }
-    crate::check::check_finite(fixed, "the fixed image")?;
-    crate::check::check_finite(moving, "the moving image")?;
     if o.shrink_factors.is_empty() || o.shrink_factors.len() != o.smoothing_sigmas.len() || o.shrink_factors.contains(&0) {
         return Err(Error::Invalid(format!(
             "register_affine: one shrink factor (≥ 1) and one smoothing sigma per level, got {:?} and {:?}",

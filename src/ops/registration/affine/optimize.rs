@@ -8,28 +8,35 @@ use super::transform::Params;
 use super::{AffineOptions, Metric, Optimizer};
 use crate::error::{Error, Result};
 use crate::gpu::Gpu;
+use crate::kernels::registration_histogram::MOST_BINS;
 use crate::kernels::registration_sums::SumsMode;
 
-/// The samples at `params`: on the host for mutual information, else on the device.
+/// The samples at `params`: on the host only for mutual information of more bins than the
+/// histogram kernel holds.
 fn sample(gpu: &Gpu, level: &Level, metric: Metric, params: &Params) -> Result<Samples> {
-    level.sample(gpu, &params.map_at(level.grid.f), metric::sums_mode(metric).is_none())
+    let host = matches!(metric, Metric::MattesMutualInformation { bins } if bins > MOST_BINS);
+    level.sample(gpu, &params.map_at(level.grid.f), host)
 }
 
 /// The metric at the samples `s` of `params`, its gradient (and the normal equations).
 fn evaluate(gpu: &Gpu, level: &Level, metric: Metric, params: &Params, s: &Samples, normal: bool) -> Result<Evaluation> {
-    match (metric, s) {
-        (Metric::MattesMutualInformation { bins }, Samples::Host(h)) => Ok(metric::mutual_information(bins, &level.grid, params, h)),
+    match metric {
+        Metric::MattesMutualInformation { bins } => {
+            let b = metric::bins_of(bins, &level.grid);
+            let (joint, sums) = level.mutual_information(gpu, &b, &params.centre, s)?;
+            Ok(metric::finish_mutual_information(params, level.grid.f, &b, &joint, &sums))
+        }
         _ => {
-            let mode = metric::sums_mode(metric).ok_or_else(|| Error::Invalid("mutual information from samples on the device".into()))?;
+            let mode = metric::sums_mode(metric).expect("mean squares or correlation");
             Ok(metric::finish(metric, params, level.grid.f, &level.sums(gpu, mode, &params.centre, s, None)?, normal))
         }
     }
 }
 
 /// The metric at the previous samples `s[0]` and the current `s[1]` over the points both cover.
-fn common_values(gpu: &Gpu, level: &Level, metric: Metric, centre: &[f64], s: [&Samples; 2]) -> Result<(f64, f64)> {
-    match (metric, s) {
-        (Metric::MattesMutualInformation { bins }, [Samples::Host(a), Samples::Host(b)]) => Ok(metric::compare_mutual_information(bins, &level.grid, [a, b])),
+fn common_values(gpu: &Gpu, level: &Level, metric: Metric, centre: &[f64], s: [&Samples; 2]) -> Result<(f64, f64, usize)> {
+    match metric {
+        Metric::MattesMutualInformation { bins } => level.compare_mutual_information(gpu, &metric::bins_of(bins, &level.grid), s),
         _ => Ok(metric::compare(metric, &level.sums(gpu, SumsMode::Compare, centre, s[1], Some(s[0]))?)),
     }
 }
@@ -47,10 +54,17 @@ pub(super) fn fit(gpu: &Gpu, level: &Level, params: Params, o: &AffineOptions) -
     }
 }
 
+/// The fewest points a transform may leave the metric, as ITK's "too many samples map outside
+/// the moving image" (a quarter of the fixed level's points): on fewer, a metric's value means
+/// little (mutual information over a few points is high by chance: a fit slid off the image).
+fn fewest(params: &Params, level: &Grid) -> usize {
+    (level.fixed_mask.iter().filter(|&&m| m).count() / 4).max(params.v.len() * 4)
+}
+
 fn check_overlap(e: &Evaluation, params: &Params, level: &Grid) -> Result<()> {
-    if e.count < params.v.len() * 4 {
+    if e.count < fewest(params, level) {
         return Err(Error::Invalid(format!(
-            "register_affine: the images overlap in {} points at shrink factor {} (the transform has moved the moving image away, or the masks leave too little)",
+            "register_affine: {} of the fixed image's points map inside the moving image at shrink factor {} (fewer than a quarter: the transform has moved the moving image away, or the masks leave too little)",
             e.count, level.f
         )));
     }
@@ -72,9 +86,9 @@ fn levenberg_marquardt(gpu: &Gpu, level: &Level, mut params: Params, mut s: Samp
         let mut trial = params.clone();
         trial.v.iter_mut().zip(&delta).for_each(|(v, d)| *v -= d);
         let ts = sample(gpu, level, o.metric, &trial)?;
-        let (now, then) = common_values(gpu, level, o.metric, &params.centre, [&s, &ts])?;
-        let te = evaluate(gpu, level, o.metric, &trial, &ts, true)?;
-        if te.count >= n * 4 && then <= now {
+        let (now, then, count) = common_values(gpu, level, o.metric, &params.centre, [&s, &ts])?;
+        if count >= fewest(&trial, &level.grid) && then <= now {
+            let te = evaluate(gpu, level, o.metric, &trial, &ts, true)?;
             let moved = displacement(&params, &trial, &level.grid);
             (params, s, e) = (trial, ts, te);
             lambda = (lambda / 10.0).max(1e-9);
@@ -111,14 +125,20 @@ fn lbfgs(gpu: &Gpu, level: &Level, mut params: Params, mut s: Samples, mut e: Ev
             history.clear();
             d = steepest(&g);
         }
+        // No step moves the image by more than two level pixels: a curvature pair from a flat
+        // stretch of the metric asks for leaps that land in another basin.
+        let length = dot(&d, &d).sqrt();
+        if length > 2.0 * level.grid.f {
+            d.iter_mut().for_each(|x| *x *= 2.0 * level.grid.f / length);
+        }
         let mut accepted = None;
         let mut alpha = 1.0;
         for _ in 0..12 {
             let mut trial = params.clone();
             trial.v.iter_mut().zip(&d).zip(&scales).for_each(|((v, d), s)| *v += alpha * d * s);
             let ts = sample(gpu, level, o.metric, &trial)?;
-            let (now, then) = common_values(gpu, level, o.metric, &params.centre, [&s, &ts])?;
-            if then <= now + 1e-4 * alpha * dot(&g, &d) {
+            let (now, then, count) = common_values(gpu, level, o.metric, &params.centre, [&s, &ts])?;
+            if count >= fewest(&trial, &level.grid) && then <= now + 1e-4 * alpha * dot(&g, &d) {
                 accepted = Some((trial, ts));
                 break;
             }
@@ -132,9 +152,6 @@ fn lbfgs(gpu: &Gpu, level: &Level, mut params: Params, mut s: Samples, mut e: Ev
             continue;
         };
         let te = evaluate(gpu, level, o.metric, &trial, &ts, false)?;
-        if te.count < params.v.len() * 4 {
-            break;
-        }
         let step: Vec<f64> = d.iter().map(|x| alpha * x).collect();
         let change: Vec<f64> = scaled(&te.gradient).iter().zip(&g).map(|(a, b)| a - b).collect();
         if dot(&step, &change) > 1e-12 {

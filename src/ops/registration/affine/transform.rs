@@ -89,6 +89,7 @@ impl Params {
     }
 }
 
+#[cfg(test)]
 /// ∂q/∂v at the level point `p` (level units, q too) for a level of shrink factor `f`, given
 /// [`Params::matrix_derivatives`]: row k is ∂q/∂v_k.
 pub(super) fn jacobian(p: &[f64], centre: &[f64], f: f64, derivatives: &[Matrix], out: &mut [Vec<f64>]) {
