@@ -5,6 +5,8 @@
 //! [`PhaseCorrelator`], which keeps a reference's spectrum on the device to register many
 //! moving images against it at the cost of one forward transform each; [`match_template`]
 //! (scikit-image's `skimage.feature.match_template`) and [`peaks`] of its response;
+//! [`similarity`] (imreg_dft's Fourier-Mellin registration of turned, scaled and shifted images)
+//! and [`similarity_3d`] (volumes turned about one axis, scaled and shifted);
 //! [`register_volume`], the stripe-wise registration of AO-OCT volumes (slow, depth, fast) under
 //! eye motion, B-scan by B-scan, with [`apply_shifts`] and [`average_registered`] for the
 //! registered volume and a registered series' average (synthetic volumes with known motion:
@@ -37,6 +39,7 @@ pub use crate::ops::registration::refinement_shapes;
 pub use crate::ops::registration::similarity::{
     similarity, similarity_start, transform as transform_similarity, transform_map as similarity_map, Similarity, SimilarityOptions,
 };
+pub use crate::ops::registration::similarity3d::{similarity_3d, transform_3d, transform_3d_map, Similarity3d};
 pub use crate::ops::registration::stack::{register_stack, transform_stack, StackReference, StackTransform, Tmat};
 pub use crate::ops::registration::stripes::{
     apply as apply_shifts, average as average_registered, register_volume, BscanShift, Status, StripeRegistration, VolumeRegistration,

@@ -182,6 +182,47 @@ fn transform_similarity<'py>(
     out(py, py.detach(|| lucent::registration::transform_similarity(&ctx.gpu, &x, scale, angle, [tvec.0, tvec.1], bgval, order)))
 }
 
+/// (scale, angle in degrees, shift (z, y, x), success, the background value).
+type Similar3d = (f64, f64, (f64, f64, f64), f64, f32);
+
+/// lucent::registration::similarity_3d: a turn about `axis`, a scale and a shift of volumes.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn similarity_3d(
+    py: Python<'_>,
+    ctx: &Context,
+    im0: F32<'_>,
+    im1: F32<'_>,
+    axis: usize,
+    numiter: usize,
+    order: u32,
+    upsample_factor: f64,
+) -> PyResult<Similar3d> {
+    let o = lucent::registration::SimilarityOptions { numiter, order, upsample_factor, fixed_scale: false };
+    let (a, b) = (im0.as_array(), im1.as_array());
+    let r = py.detach(|| lucent::registration::similarity_3d(&ctx.gpu, &a, &b, axis, &o)).map_err(to_py)?;
+    Ok((r.scale, r.angle, (r.shift[0], r.shift[1], r.shift[2]), r.success, r.bgval))
+}
+
+/// lucent::registration::transform_3d (constant background `bgval`).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn transform_similarity_3d<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    img: F32<'py>,
+    axis: usize,
+    scale: f64,
+    angle: f64,
+    tvec: (f64, f64, f64),
+    bgval: f32,
+    order: u32,
+) -> PyResult<Bound<'py, PyArrayDyn<f32>>> {
+    let x = img.as_array();
+    let t = lucent::registration::Similarity3d { axis, scale, angle, shift: [tvec.0, tvec.1, tvec.2], success: 1.0, bgval };
+    out(py, py.detach(|| lucent::registration::transform_3d(&ctx.gpu, &x, &t, order)))
+}
+
 /// pystackreg's register_stack of a (frames, rows, columns) stack: one 3 × 3 matrix per frame.
 #[pyfunction]
 fn register_stack(
@@ -348,6 +389,8 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(parse_itk_transform, m)?)?;
     m.add_function(wrap_pyfunction!(transform_stack, m)?)?;
     m.add_function(wrap_pyfunction!(transform_similarity, m)?)?;
+    m.add_function(wrap_pyfunction!(similarity_3d, m)?)?;
+    m.add_function(wrap_pyfunction!(transform_similarity_3d, m)?)?;
     m.add_function(wrap_pyfunction!(ifftn, m)?)?;
     m.add_function(wrap_pyfunction!(rfftn, m)?)?;
     m.add_function(wrap_pyfunction!(irfftn, m)?)?;

@@ -308,7 +308,7 @@ fn demo() {
     let out = at(dir.path(), "demo");
     let r = report(&["demo", "--out", &out, "-n", "1"], "demo", (Files::Null, Files::Path), (false, false));
     assert_eq!(r["options"]["iterations"], 1, "{r}");
-    for part in ["deconvolution", "registration", "tomography", "denoising"] {
+    for part in ["deconvolution", "registration", "similarity", "tomography", "denoising"] {
         assert!(r["details"][part].is_object(), "{part}: {r}");
     }
     // report.json is the same report.

@@ -38,6 +38,7 @@ mod measurements;
 mod morphology;
 mod resident;
 mod similarity;
+mod similarity_3d;
 mod spline_orders;
 mod unsupervised;
 mod zarr;

@@ -4,7 +4,7 @@
 //! model made from the microscope's parameters, as `lucent deconvolve --psf-model` does (GPU if
 //! present, else the CPU reference with a warning) and writes the volumes as .npy, their max
 //! projections as PNG and report.json; then registers a synthetic AO-OCT series under eye
-//! motion (demo_register.rs), reconstructs a Shepp-Logan phantom from Poisson counts
+//! motion (demo_register.rs), registers a turned, scaled and shifted image (demo_similarity.rs), reconstructs a Shepp-Logan phantom from Poisson counts
 //! (demo_tomography.rs) and denoises a noisy 4D series over 3 and 4 axes (demo_denoise.rs).
 //! Each part draws its figures (demo_figure.rs), written as PNG and, with the numbers and the
 //! commands that make them again, into one self-contained report.html (demo_report.rs).
@@ -102,6 +102,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let (files, figures) = write_files(&args.out, &truth32, &observed, restored, &psf32)?;
     let write_ms = ms_since(t);
     let (registration, registration_section) = crate::demo_register::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
+    let (similarity, similarity_section) = crate::demo_similarity::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
+    if similarity_section.is_none() {
+        global.warn("no GPU: the similarity registration panel is left out (it has no CPU form)");
+    }
     let (tomography, tomography_section) = crate::demo_tomography::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
     let (denoising, denoising_section) = crate::demo_denoise::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
 
@@ -118,6 +122,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         "ms": { "simulate": simulate_ms, "write": write_ms },
         "files": files,
         "registration": registration,
+        "similarity": similarity,
         "tomography": tomography,
         "denoising": denoising,
     });
@@ -177,7 +182,11 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         args.seed,
         args.size.name()
     );
-    crate::demo_report::write(&args.out, &intro, &[deconvolution, registration_section, tomography_section, denoising_section], &commands)?;
+    let sections: Vec<Section> = [Some(deconvolution), Some(registration_section), similarity_section, Some(tomography_section), Some(denoising_section)]
+        .into_iter()
+        .flatten()
+        .collect();
+    crate::demo_report::write(&args.out, &intro, &sections, &commands)?;
 
     let (registration, tomography, denoising) = (&report.details["registration"], &report.details["tomography"], &report.details["denoising"]);
     if global.json {
@@ -192,6 +201,16 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             "AO-OCT registration: {} of {} B-scans within one voxel of the true eye motion",
             registration["bscans_within_one_voxel"], registration["bscans"]
         );
+        let found = &report.details["similarity"]["found"];
+        if found.is_object() {
+            println!(
+                "similarity registration of a pair turned {}°, scaled {}: found angle {:.2}°, scale {:.4}",
+                crate::demo_similarity::ANGLE,
+                crate::demo_similarity::SCALE,
+                found["angle"].as_f64().unwrap_or(f64::NAN),
+                found["scale"].as_f64().unwrap_or(f64::NAN)
+            );
+        }
         println!(
             "tomography from Poisson counts: relative L2 error vs the phantom, FBP {:.3}, MLEM {:.3}",
             tomography["relative_l2_error_vs_phantom"]["fbp_hann"].as_f64().unwrap_or(f64::NAN),

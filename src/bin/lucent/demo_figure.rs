@@ -257,7 +257,11 @@ fn span(values: impl Iterator<Item = f64>, log: bool, rows: usize) -> Range<f64>
 
 /// A tick's label: as few digits as show it (0.5, 12, 1.25), powers of ten beyond 10⁵.
 fn tick(v: f64) -> String {
-    if v != 0.0 && !(1e-3..1e5).contains(&v.abs()) {
+    // A tick at zero on a range about it comes out of plotters' steps as ±1e-16 or so.
+    if v.abs() < 1e-12 {
+        return "0".into();
+    }
+    if !(1e-3..1e5).contains(&v.abs()) {
         let s = format!("{v:.1e}");
         return s.replace(".0e", "e");
     }

@@ -9,6 +9,7 @@ mod demo_denoise;
 mod demo_figure;
 mod demo_register;
 mod demo_report;
+mod demo_similarity;
 mod demo_tomography;
 mod denoise;
 mod deskew;

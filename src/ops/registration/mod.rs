@@ -17,6 +17,7 @@ pub mod cpu;
 pub mod flow;
 pub mod masked;
 pub mod similarity;
+pub mod similarity3d;
 pub mod stack;
 pub mod stripes;
 pub mod template;

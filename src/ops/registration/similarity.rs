@@ -135,16 +135,28 @@ pub fn similarity(gpu: &Gpu, reference: &ArrayViewD<f32>, moving: &ArrayViewD<f3
     Ok(Similarity { scale, angle, tvec: [found.shift[0], found.shift[1]], error: err(&found), bgval })
 }
 
-/// `x` less `level` (None: its mean), times a Hann window along both axes (numpy.hanning's):
+/// `x` less `level` (None: its mean), times a Hann window along every axis (numpy.hanning's):
 /// what the translation's cross-correlation takes. Without the window the image's edges, which a
 /// circular correlation wraps onto the opposite side, moved a shift by up to 0.1 sample; with it
 /// 0.02 at upsample 20 (0.01 at 100).
 pub(super) fn windowed(x: &ArrayViewD<f32>, level: Option<f32>) -> ArrayD<f32> {
     let level = level.map_or_else(|| x.iter().map(|&v| v as f64).sum::<f64>() / x.len() as f64, |l| l as f64);
-    let (wy, wx) = (hanning(x.shape()[0]), hanning(x.shape()[1]));
-    let mut out = Array2::<f32>::zeros((x.shape()[0], x.shape()[1]));
-    Zip::indexed(&mut out).par_for_each(|(i, j), v| *v = ((x[[i, j]] as f64 - level) * wy[i] * wx[j]) as f32);
-    out.into_dyn()
+    let dims = x.shape();
+    let windows: Vec<Vec<f64>> = dims.iter().map(|&m| hanning(m)).collect();
+    let mut out = x.as_standard_layout().into_owned();
+    let last = dims[dims.len() - 1];
+    // Row by row (the last axis): the leading axes' product of windows, then along the row.
+    out.as_slice_mut().expect("standard layout").par_chunks_mut(last.max(1)).enumerate().for_each(|(row, values)| {
+        let (mut rest, mut w) = (row, 1.0);
+        for k in (0..dims.len() - 1).rev() {
+            w *= windows[k][rest % dims[k]];
+            rest /= dims[k];
+        }
+        for (v, h) in values.iter_mut().zip(&windows[dims.len() - 1]) {
+            *v = ((*v as f64 - level) * w * h) as f32;
+        }
+    });
+    out
 }
 
 /// numpy.hanning(m): 0.5 − 0.5 cos(2πk / (m − 1)) (ones below 2 samples).
