@@ -397,6 +397,16 @@ def read_itk_transform(text: str) -> tuple[np.ndarray, np.ndarray]:
     return np.array(matrix), np.array(offset)
 
 
+def _flow_images(reference_image: Any, moving_image: Any, dtype: Any) -> tuple[np.ndarray, np.ndarray]:
+    """scikit-image's checks of optical flow's inputs, the images as lucent takes them."""
+    if np.dtype(dtype).char not in "efdg":
+        raise ValueError("Only floating point data type are valid for optical flow")
+    a, b = real(reference_image, "reference_image"), real(moving_image, "moving_image")
+    if a.shape != b.shape:
+        raise ValueError("Input images should have the same shape")
+    return a, b
+
+
 def optical_flow_ilk(reference_image: Any, moving_image: Any, *, radius: int = 7, num_warp: int = 10,
                      gaussian: bool = False, prefilter: bool = False, dtype: Any = np.float32,
                      context: Optional[Context] = None) -> np.ndarray:
@@ -414,11 +424,7 @@ def optical_flow_ilk(reference_image: Any, moving_image: Any, *, radius: int = 7
     >>> np.round(flow[:, 32, 40], 1)
     array([ 1. , -0.5], dtype=float32)
     """
-    if np.dtype(dtype).char not in "efdg":
-        raise ValueError("Only floating point data type are valid for optical flow")
-    a, b = real(reference_image, "reference_image"), real(moving_image, "moving_image")
-    if a.shape != b.shape:
-        raise ValueError("Input images should have the same shape")
+    a, b = _flow_images(reference_image, moving_image, dtype)
     flow = _lucent.optical_flow_ilk(resolve(context), a, b, count(radius, "radius"), count(num_warp, "num_warp"),
                                     bool(gaussian), bool(prefilter))
     return flow.astype(dtype, copy=False)
@@ -440,11 +446,7 @@ def optical_flow_tvl1(reference_image: Any, moving_image: Any, *, attachment: fl
     >>> np.round(flow[:, 32, 40], 1)
     array([ 1. , -0.5], dtype=float32)
     """
-    if np.dtype(dtype).char not in "efdg":
-        raise ValueError("Only floating point data type are valid for optical flow")
-    a, b = real(reference_image, "reference_image"), real(moving_image, "moving_image")
-    if a.shape != b.shape:
-        raise ValueError("Input images should have the same shape")
+    a, b = _flow_images(reference_image, moving_image, dtype)
     flow = _lucent.optical_flow_tvl1(resolve(context), a, b, float(attachment), float(tightness),
                                      count(num_warp, "num_warp"), count(num_iter, "num_iter"), float(tol), bool(prefilter))
     return flow.astype(dtype, copy=False)
