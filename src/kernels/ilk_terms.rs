@@ -41,3 +41,41 @@ pub fn record_terms(rec: &mut Recording, warped: Buf, reference: Buf, flow: Buf)
     rec.dispatch(&ILK_TERMS, &[], bytemuck::bytes_of(&p), &[warped, reference, flow, out], ILK_TERMS.groups(count as u64));
     Ok(out)
 }
+
+#[cfg(test)]
+/// The CPU twin of [`record_terms`] (f64): `warped`, `reference` of shape `dims`, `flow`
+/// (ndim planes); the terms' planes, flattened.
+pub fn cpu(dims: &[usize], warped: &[f64], reference: &[f64], flow: &[f64]) -> Vec<f64> {
+    let (nd, n) = (dims.len(), warped.len());
+    let mut out = vec![0.0; terms(nd) * n];
+    for i in 0..n {
+        let mut g = [0.0; 3];
+        let mut stride = 1;
+        for a in (0..nd).rev() {
+            let at = (i / stride) % dims[a];
+            g[a] = if dims[a] < 2 {
+                0.0
+            } else if at == 0 {
+                warped[i + stride] - warped[i]
+            } else if at == dims[a] - 1 {
+                warped[i] - warped[i - stride]
+            } else {
+                0.5 * (warped[i + stride] - warped[i - stride])
+            };
+            stride *= dims[a];
+        }
+        let e = reference[i] - warped[i] + (0..nd).map(|a| g[a] * flow[a * n + i]).sum::<f64>();
+        let mut k = 0;
+        for a in 0..nd {
+            for b in a..nd {
+                out[k * n + i] = g[a] * g[b];
+                k += 1;
+            }
+        }
+        for a in 0..nd {
+            out[k * n + i] = g[a] * e;
+            k += 1;
+        }
+    }
+    out
+}

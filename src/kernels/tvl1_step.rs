@@ -74,3 +74,95 @@ impl Tvl1 {
         self.dispatch(rec, 3, [proj, aux, aux, flow], self.dims.len() * self.count());
     }
 }
+
+#[cfg(test)]
+/// The CPU twins of the stages (f64, flattened planes), the same semantics.
+pub mod cpu {
+    /// The point's index along `ax` and that axis' stride.
+    fn along(dims: &[usize], i: usize, ax: usize) -> (usize, usize) {
+        let stride: usize = dims[ax + 1..].iter().product();
+        ((i / stride) % dims[ax], stride)
+    }
+
+    pub fn prepare(dims: &[usize], warped: &[f64], reference: &[f64], flow: &[f64]) -> Vec<f64> {
+        let (nd, n) = (dims.len(), warped.len());
+        let mut out = vec![0.0; (nd + 2) * n];
+        for i in 0..n {
+            let (mut ni, mut gf) = (0.0, 0.0);
+            for ax in 0..nd {
+                let (at, s) = along(dims, i, ax);
+                let d = if at == 0 {
+                    warped[i + s] - warped[i]
+                } else if at == dims[ax] - 1 {
+                    warped[i] - warped[i - s]
+                } else {
+                    0.5 * (warped[i + s] - warped[i - s])
+                };
+                out[ax * n + i] = d;
+                ni += d * d;
+                gf += d * flow[ax * n + i];
+            }
+            out[nd * n + i] = if ni == 0.0 { 1.0 } else { ni };
+            out[(nd + 1) * n + i] = warped[i] - reference[i] - gf;
+        }
+        out
+    }
+
+    pub fn data(nd: usize, n: usize, f0: f64, prepared: &[f64], flow: &[f64]) -> Vec<f64> {
+        let mut out = vec![0.0; nd * n];
+        for i in 0..n {
+            let ni = prepared[nd * n + i];
+            let rho = prepared[(nd + 1) * n + i] + (0..nd).map(|a| prepared[a * n + i] * flow[a * n + i]).sum::<f64>();
+            for a in 0..nd {
+                let g = prepared[a * n + i];
+                out[a * n + i] = if rho.abs() <= f0 * ni { flow[a * n + i] - rho * g / ni } else { flow[a * n + i] - f0 * rho.signum() * g };
+            }
+        }
+        out
+    }
+
+    pub fn dual(dims: &[usize], dt: f64, f1: f64, flow: &[f64], proj: &mut [f64]) {
+        let nd = dims.len();
+        let n: usize = dims.iter().product();
+        for idx in 0..nd {
+            for i in 0..n {
+                let g: Vec<f64> = (0..nd)
+                    .map(|ax| {
+                        let (at, s) = along(dims, i, ax);
+                        if at + 1 < dims[ax] {
+                            flow[idx * n + i + s] - flow[idx * n + i]
+                        } else {
+                            0.0
+                        }
+                    })
+                    .collect();
+                let norm = 1.0 + f1 * g.iter().map(|v| v * v).sum::<f64>().sqrt();
+                for ax in 0..nd {
+                    let k = (idx * nd + ax) * n + i;
+                    proj[k] = (proj[k] - dt * g[ax]) / norm;
+                }
+            }
+        }
+    }
+
+    pub fn primal(dims: &[usize], proj: &[f64], aux: &[f64]) -> Vec<f64> {
+        let nd = dims.len();
+        let n: usize = dims.iter().product();
+        let mut out = vec![0.0; nd * n];
+        for idx in 0..nd {
+            for i in 0..n {
+                let mut d = 0.0;
+                for ax in 0..nd {
+                    let k = (idx * nd + ax) * n + i;
+                    d -= proj[k];
+                    let (at, s) = along(dims, i, ax);
+                    if at >= 1 {
+                        d += proj[k - s];
+                    }
+                }
+                out[idx * n + i] = aux[idx * n + i] + d;
+            }
+        }
+        out
+    }
+}

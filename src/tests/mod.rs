@@ -27,6 +27,7 @@ mod filter_bank;
 mod filter_large;
 mod filter_slabs;
 mod filter_tiled;
+mod flow_kernels;
 mod graph;
 mod interpolate;
 mod layout;
