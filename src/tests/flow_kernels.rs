@@ -37,7 +37,10 @@ fn flow_kernels_equal_their_cpu_twins() {
         let (warped, reference) = (random(n), random(n));
         let flow = random(nd * n);
         let fdims: Vec<usize> = std::iter::once(nd).chain(dims.iter().copied()).collect();
-        let down = |a: GpuArray| GpuArray::download_joined::<f32>(gpu, &[a.clone()], &[a.len()]).unwrap().into_raw_vec_and_offset().0;
+        let down = |a: GpuArray| {
+            let len = a.len();
+            GpuArray::download_joined::<f32>(gpu, &[a], &[len]).unwrap().into_raw_vec_and_offset().0
+        };
         // ILK's terms, then its solve of a well-conditioned system per point (A diagonally dominant).
         let mut rec = Recording::new(gpu);
         let (w, r, f) = (rec.input(&up(gpu, &dims, &warped)), rec.input(&up(gpu, &dims, &reference)), rec.input(&up(gpu, &fdims, &flow)));
