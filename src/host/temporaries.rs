@@ -22,17 +22,25 @@ pub fn untrack(path: &Path) {
 
 /// Removes every tracked temporary: what a process stopped by a signal leaves unfinished.
 /// The process's other threads may still be writing into a store while it is removed (a new
-/// chunk makes the walk fail on a directory no longer empty): removal is tried again, a few
-/// times, while the path exists.
+/// chunk makes the walk fail on a directory no longer empty, or recreates a removed one):
+/// removal is tried again while the path exists, and the paths are looked at again over
+/// ~100 ms.
 pub fn remove_tracked() {
     let paths = std::mem::take(&mut *TRACKED.lock().unwrap_or_else(|e| e.into_inner()));
-    for path in paths {
-        for _ in 0..50 {
-            let _ = std::fs::remove_dir_all(&path).or_else(|_| std::fs::remove_file(&path));
-            if std::fs::symlink_metadata(&path).is_err() {
-                break;
+    // A writer between its chunk's path and its file recreates the store's directories after
+    // they are removed: look again, a few times, before the process ends.
+    for round in 0..5 {
+        if round > 0 {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        for path in &paths {
+            for _ in 0..50 {
+                let _ = std::fs::remove_dir_all(path).or_else(|_| std::fs::remove_file(path));
+                if std::fs::symlink_metadata(path).is_err() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
             }
-            std::thread::sleep(std::time::Duration::from_millis(2));
         }
     }
 }
