@@ -80,14 +80,22 @@ fn gpu_histograms_and_mutual_information_sums_equal_the_cpu_twins() {
     for (dims, bins) in [(vec![37usize, 53], 20usize), (vec![301, 299], 50), (vec![11, 17, 23], 64), (vec![5, 64, 129], 7)] {
         let n: usize = dims.iter().product();
         let d = dims.len();
-        let fixed = uniform(n, -0.2, 1.3);
+        // Fixed values well inside their bins (or far outside the range: clamped), so that f32 and
+        // f64 put each in the same bin; the moving windows are continuous in the value.
+        let w = (bins - 4) as f64;
+        let fixed: Vec<f32> = (0..n)
+            .map(|_| match rng.random_range(0..10) {
+                0 => -0.6,
+                1 => 1.9,
+                _ => (-0.2 + (rng.random_range(0..bins - 4) as f64 + 0.5 + rng.random_range(-0.3..0.3)) * 1.5 / w) as f32,
+            })
+            .collect();
         let mask: Vec<bool> = (0..n).map(|_| rng.random::<f32>() < 0.9).collect();
         // Values beyond the bins' range too (cubic sampling overshoots): clamped windows.
         let values = uniform(n, -0.1, 1.1);
         let gradients: Vec<Vec<f32>> = (0..d).map(|_| uniform(n, -1.0, 1.0)).collect();
         let support: Vec<f32> = (0..n).map(|_| [1.0, 1.0, 1.0, 0.5][rng.random_range(0..4)]).collect();
         let other: Vec<f32> = (0..n).map(|_| [1.0, 1.0, 0.0][rng.random_range(0..3)]).collect();
-        let w = (bins - 4) as f64;
         let b = Bins { bins, fixed_min: -0.2, fixed_width: 1.5 / w, moving_min: 0.0, moving_width: 1.0 / w };
         let up = |x: &[f32]| GpuArray::upload_f32(gpu, &ArrayD::from_shape_vec(IxDyn(&[x.len()]), x.to_vec()).unwrap().view()).unwrap();
         let pairs: Vec<f32> = fixed.iter().zip(&mask).flat_map(|(&v, &m)| [v, f32::from(u8::from(m))]).collect();
