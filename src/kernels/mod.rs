@@ -6,6 +6,8 @@ pub use crate::gpu::registry::*;
 
 pub mod affine_sample;
 pub mod backproject;
+pub mod backproject_rays;
+pub mod backproject_voxels;
 pub mod binary;
 pub mod boundary;
 pub mod box_extreme;
@@ -49,6 +51,7 @@ pub mod multiply_lines;
 pub mod peak_neighbours;
 pub mod phase_ramp;
 pub mod project;
+pub mod project_rays;
 pub mod psf_pixels;
 pub mod psf_radial;
 pub mod real_to_complex;

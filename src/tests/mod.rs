@@ -43,5 +43,6 @@ mod stripes;
 mod template;
 mod timings;
 mod tomography;
+mod tomography_vector;
 mod transfer;
 mod wiener;

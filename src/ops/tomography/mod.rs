@@ -23,6 +23,7 @@
 
 pub mod cpu;
 pub mod logpolar;
+pub mod vector;
 
 use ndarray::{ArrayD, IxDyn};
 
@@ -120,7 +121,7 @@ impl Geometry {
     /// FBP's zero-padded projection length: a power of two, at least twice the detector count
     /// (and 64), so the filter's circular convolution does not wrap.
     pub fn padded_detectors(&self) -> usize {
-        (2 * self.detectors).next_power_of_two().max(64)
+        padded_length(self.detectors)
     }
 
     /// Per angle, the kernels' `Ray` (common/strip.wgsl), computed in f64: cos θ, sin θ, the
@@ -176,6 +177,12 @@ impl Geometry {
         let rays = rec.upload_once_f32(&self.rays().view())?;
         Ok(Setup { size: self.size, detectors: self.detectors, center: self.center, rays })
     }
+}
+
+/// FBP's zero-padded projection length for `detectors` bins: a power of two, at least twice
+/// the count (and 64), so the filter's circular convolution does not wrap.
+pub fn padded_length(detectors: usize) -> usize {
+    (2 * detectors).next_power_of_two().max(64)
 }
 
 /// FBP's filters (scikit-image's `filter_name`): the ramp, and the ramp times a window.
@@ -258,14 +265,20 @@ pub fn record_filter(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: 
 /// [`record_filter`], each filtered projection then read `shift` bins further on (a phase
 /// ramp on its spectrum): bin k holds what was at k + shift.
 fn filter_shifted(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter, shift: f64) -> Result<Buf> {
+    filter_lines(rec, sinograms, g.detectors, filter, shift)
+}
+
+/// Every line along the last axis (of `detectors` values) filtered as FBP filters a projection,
+/// zero-padded to [`padded_length`], then read `shift` bins further on.
+pub fn filter_lines(rec: &mut Recording, sinograms: Buf, detectors: usize, filter: Filter, shift: f64) -> Result<Buf> {
     let dims = rec.dims(sinograms).to_vec();
     let last = dims.len() - 1;
-    if dims[last] != g.detectors {
-        return Err(Error::Shape(format!("sinograms {dims:?} for {} detectors", g.detectors)));
+    if dims[last] != detectors {
+        return Err(Error::Shape(format!("sinograms {dims:?} for {detectors} detectors")));
     }
-    let padded = g.padded_detectors();
+    let padded = padded_length(detectors);
     let mut pads = vec![(0, 0); dims.len()];
-    pads[last] = (0, padded - g.detectors);
+    pads[last] = (0, padded - detectors);
     let x = layout::pad(rec, sinograms, &pads, Boundary::Constant(0.0))?;
     let mut full = dims.clone();
     full[last] = padded;

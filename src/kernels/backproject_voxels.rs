@@ -1,0 +1,21 @@
+//! `shaders/tomography/backproject_voxels.wgsl`: the voxel-driven back-projector (the rays'
+//! density, or FDK's weight), parameters as `kernels::project_rays`.
+
+use super::project_rays::{expect_len, params, Setup};
+use super::BACKPROJECT_VOXELS;
+use crate::error::Result;
+use crate::gpu::Dtype;
+use crate::graph::{Buf, Recording};
+
+/// The back-projection (Z, Y, X) of projections (rows, angles, cols); `fdk` weighs each view by
+/// (λ₀ / λ)² instead of the rays' density.
+pub fn record(rec: &mut Recording, projections: Buf, s: &Setup, fdk: bool) -> Result<Buf> {
+    let angles = rec.dims(s.views)[0];
+    expect_len(rec, projections, &[s.rows, angles, s.cols], "projections")?;
+    let out = rec.temp(&[s.dims[2], s.dims[1], s.dims[0]], Dtype::F32)?;
+    let count = s.dims.iter().product::<usize>();
+    let p = params(rec, s, count)?;
+    let fdk = if fdk { 1.0 } else { 0.0 };
+    rec.dispatch(&BACKPROJECT_VOXELS, &[("FDK", fdk)], bytemuck::bytes_of(&p), &[projections, s.views, out], BACKPROJECT_VOXELS.groups(count as u64));
+    Ok(out)
+}

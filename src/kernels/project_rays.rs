@@ -1,0 +1,76 @@
+//! `shaders/tomography/project_rays.wgsl`: Joseph's forward projector in any vector geometry
+//! (`ops::tomography::vector`); `kernels::backproject_rays` is its exact transpose and
+//! `kernels::backproject_voxels` the voxel-driven back-projector. The parameters are all three's.
+
+use bytemuck::{Pod, Zeroable};
+
+use super::PROJECT_RAYS;
+use crate::error::{Error, Result};
+use crate::gpu::Dtype;
+use crate::graph::{Buf, Recording};
+
+/// Mirrors `Params` in common/views.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct Params {
+    pub nx: u32,
+    pub ny: u32,
+    pub nz: u32,
+    pub rows: u32,
+    pub cols: u32,
+    pub angles: u32,
+    pub count: u32,
+    pub unused: u32,
+    pub voxel: [f32; 4],
+}
+
+/// The geometry as the kernels take it: volume and detector sizes, voxel sizes, and the views
+/// (angles, 32) uploaded (`Views::packed`).
+pub struct Setup {
+    pub dims: [usize; 3],
+    pub rows: usize,
+    pub cols: usize,
+    pub voxel: [f64; 3],
+    pub views: Buf,
+}
+
+pub(super) fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
+    let volume = s.dims.iter().product::<usize>();
+    let angles = rec.dims(s.views)[0];
+    let projections = s.rows * s.cols * angles;
+    if volume.max(projections) > i32::MAX as usize {
+        return Err(Error::Invalid(format!("a volume of {volume} voxels or {projections} projection pixels in one pass (at most {})", i32::MAX)));
+    }
+    Ok(Params {
+        nx: s.dims[0] as u32,
+        ny: s.dims[1] as u32,
+        nz: s.dims[2] as u32,
+        rows: s.rows as u32,
+        cols: s.cols as u32,
+        angles: angles as u32,
+        count: count as u32,
+        unused: 0,
+        voxel: [s.voxel[0] as f32, s.voxel[1] as f32, s.voxel[2] as f32, 0.0],
+    })
+}
+
+/// Checks `x` is f32 of `expected` elements in any shape.
+pub(super) fn expect_len(rec: &Recording, x: Buf, expected: &[usize], what: &str) -> Result<()> {
+    rec.expect_dtype(x, Dtype::F32, what)?;
+    let dims = rec.dims(x);
+    if dims.iter().product::<usize>() != expected.iter().product::<usize>() {
+        return Err(Error::Shape(format!("{what} {dims:?} for a geometry of {expected:?}")));
+    }
+    Ok(())
+}
+
+/// Projections (rows, angles, cols) of a volume (Z, Y, X).
+pub fn record(rec: &mut Recording, volume: Buf, s: &Setup) -> Result<Buf> {
+    expect_len(rec, volume, &[s.dims[2], s.dims[1], s.dims[0]], "a volume")?;
+    let angles = rec.dims(s.views)[0];
+    let out = rec.temp(&[s.rows, angles, s.cols], Dtype::F32)?;
+    let count = s.rows * angles * s.cols;
+    let p = params(rec, s, count)?;
+    rec.dispatch(&PROJECT_RAYS, &[], bytemuck::bytes_of(&p), &[volume, s.views, out], PROJECT_RAYS.groups(count as u64));
+    Ok(out)
+}

@@ -1,0 +1,139 @@
+//! The f64 references of the vector-geometry projectors, with the GPU kernels' semantics:
+//! Joseph's forward projector, its exact transpose (the same weights scattered), the
+//! voxel-driven back-projector and FDK.
+
+use ndarray::{Array3, ArrayView3};
+
+use super::{View, Views};
+
+/// Projections arrays are (rows, angles, cols) and volumes (Z, Y, X) here, 2D ones with one row
+/// and one slice.
+///
+/// Calls `f(voxel index (x, y, z), weight)` for every voxel the ray through pixel (row, col)
+/// of `view` samples, the weight being its bilinear share times the ray's length per plane.
+pub fn joseph(views: &Views, view: &View, row: usize, col: usize, mut f: impl FnMut([usize; 3], f64)) {
+    let (origin, dir) = view.ray(row as f64, col as f64);
+    let (a0, a1, a2) = (view.axis, (view.axis + 1) % 3, (view.axis + 2) % 3);
+    if dir[a0] == 0.0 {
+        return;
+    }
+    let n = views.dims;
+    let (s1, s2) = (dir[a1] / dir[a0], dir[a2] / dir[a0]);
+    let (b1, b2) = (origin[a1] - s1 * origin[a0], origin[a2] - s2 * origin[a0]);
+    let step = (0..3).map(|a| (dir[a] * views.voxel[a]).powi(2)).sum::<f64>().sqrt() / dir[a0].abs();
+    for plane in 0..n[a0] {
+        let (p1, p2) = (s1 * plane as f64 + b1, s2 * plane as f64 + b2);
+        let (j0, k0) = (p1.floor(), p2.floor());
+        let (f1, f2) = (p1 - j0, p2 - k0);
+        for (j, w1) in [(j0, 1.0 - f1), (j0 + 1.0, f1)] {
+            for (k, w2) in [(k0, 1.0 - f2), (k0 + 1.0, f2)] {
+                if j < 0.0 || k < 0.0 || j >= n[a1] as f64 || k >= n[a2] as f64 || w1 * w2 == 0.0 {
+                    continue;
+                }
+                let mut idx = [0usize; 3];
+                idx[a0] = plane;
+                idx[a1] = j as usize;
+                idx[a2] = k as usize;
+                f(idx, w1 * w2 * step);
+            }
+        }
+    }
+}
+
+/// Joseph's forward projection of a volume (Z, Y, X) to (rows, angles, cols).
+pub fn project(volume: &ArrayView3<f64>, views: &Views) -> Array3<f64> {
+    let mut out = Array3::zeros((views.rows, views.projections(), views.cols));
+    for (a, view) in views.views.iter().enumerate() {
+        for row in 0..views.rows {
+            for col in 0..views.cols {
+                let mut sum = 0.0;
+                joseph(views, view, row, col, |[x, y, z], w| sum += volume[[z, y, x]] * w);
+                out[[row, a, col]] = sum;
+            }
+        }
+    }
+    out
+}
+
+/// The exact transpose of [`project`].
+pub fn backproject_matched(projections: &ArrayView3<f64>, views: &Views) -> Array3<f64> {
+    let [nx, ny, nz] = views.dims;
+    let mut out = Array3::zeros((nz, ny, nx));
+    for (a, view) in views.views.iter().enumerate() {
+        for row in 0..views.rows {
+            for col in 0..views.cols {
+                let p = projections[[row, a, col]];
+                joseph(views, view, row, col, |[x, y, z], w| out[[z, y, x]] += p * w);
+            }
+        }
+    }
+    out
+}
+
+/// How the voxel-driven back-projector weighs each projection's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoxelWeight {
+    /// The rays' density at the voxel: the continuous adjoint of the forward projector.
+    Density,
+    /// FDK's (λ₀ / λ)² (distance to the source at the origin over the voxel's, squared).
+    Fdk,
+}
+
+/// The weight of a projection's value at voxel x (index coordinates) that lands at λ.
+pub fn voxel_weight(views: &Views, view: &View, x: [f64; 3], lambda: f64, weight: VoxelWeight) -> f64 {
+    match (weight, view.cone) {
+        (VoxelWeight::Fdk, _) => (view.lambda_origin / lambda).powi(2),
+        (VoxelWeight::Density, false) => view.density,
+        (VoxelWeight::Density, true) => {
+            let distance = (0..3).map(|a| ((x[a] - view.source[a]) * views.voxel[a]).powi(2)).sum::<f64>().sqrt();
+            distance * view.density / lambda.powi(3)
+        }
+    }
+}
+
+/// The projection (row, col) bilinearly interpolated at fractional (r, c), 0 beyond the detector.
+pub fn bilinear(projections: &ArrayView3<f64>, a: usize, r: f64, c: f64) -> f64 {
+    let (rows, cols) = (projections.dim().0 as f64, projections.dim().2 as f64);
+    let (r0, c0) = (r.floor(), c.floor());
+    let (fr, fc) = (r - r0, c - c0);
+    let mut sum = 0.0;
+    for (i, wr) in [(r0, 1.0 - fr), (r0 + 1.0, fr)] {
+        for (j, wc) in [(c0, 1.0 - fc), (c0 + 1.0, fc)] {
+            if i >= 0.0 && j >= 0.0 && i < rows && j < cols {
+                sum += wr * wc * projections[[i as usize, a, j as usize]];
+            }
+        }
+    }
+    sum
+}
+
+/// The voxel-driven back-projection of (rows, angles, cols) to (Z, Y, X).
+pub fn backproject_voxels(projections: &ArrayView3<f64>, views: &Views, weight: VoxelWeight) -> Array3<f64> {
+    let [nx, ny, nz] = views.dims;
+    Array3::from_shape_fn((nz, ny, nx), |(z, y, x)| {
+        let p = [x as f64, y as f64, z as f64];
+        views
+            .views
+            .iter()
+            .enumerate()
+            .map(|(a, view)| {
+                let (c, r, lambda) = view.project(p);
+                bilinear(projections, a, r, c) * voxel_weight(views, view, p, lambda, weight)
+            })
+            .sum()
+    })
+}
+
+/// FDK or fan-beam FBP ([`super::fdk`]) in f64: projections (rows, angles, cols) to (Z, Y, X).
+pub fn fdk(
+    projections: &ArrayView3<f64>,
+    g: &super::ProjectionGeometry,
+    views: &Views,
+    filter: crate::ops::tomography::Filter,
+) -> crate::error::Result<Array3<f64>> {
+    let (cosine, per) = super::fdk::weights(g)?;
+    let weighted = Array3::from_shape_fn(projections.dim(), |(r, a, c)| projections[[r, a, c]] * cosine[[r, c]] * per[[a, c]]);
+    let padded = crate::ops::tomography::padded_length(views.cols);
+    let filtered = crate::ops::tomography::cpu::filter_sinograms(&weighted.view(), filter, padded);
+    Ok(backproject_voxels(&filtered.view(), views, VoxelWeight::Fdk))
+}

@@ -1,0 +1,51 @@
+//! The vector-geometry projectors and FDK recorded on the GPU.
+
+use ndarray::{ArrayD, IxDyn};
+
+use super::{fdk, ProjectionGeometry, Projector, Views};
+use crate::error::Result;
+use crate::graph::{Buf, Recording};
+use crate::kernels::broadcast::{self, BroadcastOp};
+use crate::kernels::project_rays::Setup;
+use crate::kernels::{backproject_rays, backproject_voxels, project_rays};
+use crate::ops::tomography::Filter;
+
+/// The views uploaded for the kernels (once per recording).
+pub fn setup(rec: &mut Recording, views: &Views) -> Result<Setup> {
+    let packed = rec.upload_once_f32(&views.packed().view())?;
+    Ok(Setup { dims: views.dims, rows: views.rows, cols: views.cols, voxel: views.voxel, views: packed })
+}
+
+/// The projections (rows, angles, cols), or (angles, cols) in 2D, of a volume (Z, Y, X) or an
+/// image (Y, X).
+pub fn record_project(rec: &mut Recording, volume: Buf, views: &Views, s: &Setup) -> Result<Buf> {
+    let y = project_rays::record(rec, volume, s)?;
+    rec.reinterpret(y, &views.projection_shape(), crate::gpu::Dtype::F32)
+}
+
+/// The back-projection (the volume's shape) of projections.
+pub fn record_backproject(rec: &mut Recording, projections: Buf, views: &Views, s: &Setup, projector: Projector) -> Result<Buf> {
+    let x = match projector {
+        Projector::Matched => backproject_rays::record(rec, projections, s)?,
+        Projector::Astra => backproject_voxels::record(rec, projections, s, false)?,
+    };
+    rec.reinterpret(x, &views.volume_shape(), crate::gpu::Dtype::F32)
+}
+
+/// FDK (circular cone) or fan-beam FBP (fanflat) of projections ([`fdk`]).
+pub fn record_fdk(rec: &mut Recording, projections: Buf, g: &ProjectionGeometry, views: &Views, s: &Setup, filter: Filter) -> Result<Buf> {
+    let (cosine, per) = fdk::weights(g)?;
+    let (rows, angles, cols) = (views.rows, views.projections(), views.cols);
+    let upload = |rec: &mut Recording, a: ndarray::Array2<f64>, shape: [usize; 3]| -> Result<Buf> {
+        let values = ArrayD::from_shape_vec(IxDyn(&shape), a.iter().map(|&v| v as f32).collect()).expect("sizes match");
+        rec.upload_once_f32(&values.view())
+    };
+    let cosine = upload(rec, cosine, [rows, 1, cols])?;
+    let per = upload(rec, per, [1, angles, cols])?;
+    let x = rec.reinterpret(projections, &[rows, angles, cols], crate::gpu::Dtype::F32)?;
+    let x = broadcast::record(rec, BroadcastOp::Multiply, x, cosine)?;
+    let x = broadcast::record(rec, BroadcastOp::Multiply, x, per)?;
+    let filtered = crate::ops::tomography::filter_lines(rec, x, cols, filter, 0.0)?;
+    let volume = backproject_voxels::record(rec, filtered, s, true)?;
+    rec.reinterpret(volume, &views.volume_shape(), crate::gpu::Dtype::F32)
+}
