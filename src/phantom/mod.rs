@@ -7,6 +7,7 @@
 pub mod aooct;
 pub mod dynamic;
 pub mod shepp_logan;
+pub mod shepp_logan3d;
 
 use std::f64::consts::PI;
 
