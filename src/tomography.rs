@@ -256,3 +256,91 @@ pub fn find_center(gpu: &Gpu, sinogram: &ndarray::ArrayView2<f32>, g: &Geometry,
         Ok(images)
     })
 }
+
+pub use crate::ops::tomography::vector::geometry::{ProjectionGeometry, VolumeGeometry};
+pub use crate::ops::tomography::vector::iterative::{Algorithm, Options as IterativeOptions, Solution};
+pub use crate::ops::tomography::vector::{Projector, Views};
+
+/// The f64 references of the ASTRA-geometry functions ([`forward_project`] and the rest).
+pub mod vector_cpu {
+    pub use crate::ops::tomography::vector::cpu::{backproject, fdk, project, solve};
+}
+
+/// The geometry's views, the input checked (shape, finite) and the output's host size.
+fn prepared(x: &ndarray::ArrayViewD<f32>, shape: &[usize], out: &[usize], what: &str) -> Result<()> {
+    if x.shape() != shape {
+        return Err(crate::Error::Shape(format!("{what} {:?} for a geometry of {shape:?}", x.shape())));
+    }
+    crate::check::check_finite(x, what)?;
+    crate::host::check_host_array("the result", out, 4)
+}
+
+/// Runs `record` on `x` with the geometry's views uploaded.
+fn one_pass(
+    gpu: &Gpu,
+    x: &ndarray::ArrayViewD<f32>,
+    views: &Views,
+    record: impl FnOnce(&mut Recording, crate::graph::Buf, &crate::kernels::project_rays::Setup) -> Result<crate::graph::Buf>,
+) -> Result<ndarray::ArrayD<f32>> {
+    crate::ops::tomography::vector::iterative::check_fits(gpu, views, 2, 3)?;
+    let mut rec = Recording::new(gpu);
+    let s = crate::ops::tomography::vector::gpu::setup(&mut rec, views)?;
+    let b = rec.upload_once_f32(x)?;
+    let y = record(&mut rec, b, &s)?;
+    let d = rec.download(y);
+    rec.run()?.into_f32(d)
+}
+
+/// The projections of a volume (Z, Y, X) or image (Y, X) in any ASTRA geometry: (rows, angles,
+/// cols) in 3D, (angles, cols) in 2D, by Joseph's ray-driven projector (as ASTRA's CUDA FP).
+pub fn forward_project(gpu: &Gpu, volume: &ndarray::ArrayViewD<f32>, projections: &ProjectionGeometry, grid: &VolumeGeometry) -> Result<ndarray::ArrayD<f32>> {
+    let views = Views::new(projections, grid)?;
+    prepared(volume, &views.volume_shape(), &views.projection_shape(), "the volume")?;
+    one_pass(gpu, volume, &views, |rec, x, s| crate::ops::tomography::vector::gpu::record_project(rec, x, &views, s))
+}
+
+/// The back-projection of projections in any ASTRA geometry: the exact adjoint of
+/// [`forward_project`] ([`Projector::Matched`]) or the faster voxel-driven one
+/// ([`Projector::Astra`], as ASTRA's CUDA BP).
+pub fn back_project(
+    gpu: &Gpu,
+    data: &ndarray::ArrayViewD<f32>,
+    projections: &ProjectionGeometry,
+    grid: &VolumeGeometry,
+    projector: Projector,
+) -> Result<ndarray::ArrayD<f32>> {
+    let views = Views::new(projections, grid)?;
+    prepared(data, &views.projection_shape(), &views.volume_shape(), "the projections")?;
+    one_pass(gpu, data, &views, |rec, x, s| crate::ops::tomography::vector::gpu::record_backproject(rec, x, &views, s, projector))
+}
+
+/// FDK of circular cone-beam projections (`cone`), or fan-beam FBP (`fanflat`), with Parker's
+/// weights where the scan is short of a full turn.
+pub fn fdk(
+    gpu: &Gpu,
+    data: &ndarray::ArrayViewD<f32>,
+    projections: &ProjectionGeometry,
+    grid: &VolumeGeometry,
+    filter: Filter,
+) -> Result<ndarray::ArrayD<f32>> {
+    let views = Views::new(projections, grid)?;
+    crate::ops::tomography::vector::fdk::weights(projections)?;
+    prepared(data, &views.projection_shape(), &views.volume_shape(), "the projections")?;
+    one_pass(gpu, data, &views, |rec, x, s| crate::ops::tomography::vector::gpu::record_fdk(rec, x, projections, &views, s, filter))
+}
+
+/// SIRT or CGLS ([`Algorithm`]) of projections in any ASTRA geometry, with ASTRA's options;
+/// calls `progress` (stage "iterations") as it goes.
+pub fn iterative(
+    gpu: &Gpu,
+    algorithm: Algorithm,
+    data: &ndarray::ArrayViewD<f32>,
+    projections: &ProjectionGeometry,
+    grid: &VolumeGeometry,
+    options: &IterativeOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Solution> {
+    let views = Views::new(projections, grid)?;
+    crate::host::check_host_array("the result", &views.volume_shape(), 4)?;
+    crate::ops::tomography::vector::iterative::solve(gpu, algorithm, data, &views, options, progress)
+}

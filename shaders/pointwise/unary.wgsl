@@ -22,7 +22,9 @@ fn f(v: vec4<real>) -> vec4<real> {
         case 6u: { return max(v, vec4(real(p.a))); }
         case 7u: { return min(v, vec4(real(p.a))); }
         case 8u: { return v * real(p.a); }                              // scale alone (no fused add)
-        default: { return v + real(p.a); }                              // offset alone
+        case 9u: { return v + real(p.a); }                              // offset alone
+        // 1 / v, 0 where |v| < a (SIRT's inverse row and column sums, as ASTRA's)
+        default: { return select(vec4(real(1)) / v, vec4(real(0)), abs(v) < vec4(real(p.a))); }
     }
 }
 

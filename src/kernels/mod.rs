@@ -5,6 +5,7 @@
 pub use crate::gpu::registry::*;
 
 pub mod affine_sample;
+pub mod axpy_ratio;
 pub mod backproject;
 pub mod backproject_rays;
 pub mod backproject_voxels;
@@ -67,6 +68,7 @@ pub mod rl_update;
 pub mod scan_columns;
 pub mod scan_rows;
 pub mod select;
+pub mod sirt_update;
 pub mod spline_prefilter;
 pub mod spline_texture;
 pub mod take;

@@ -35,6 +35,8 @@ pub enum UnaryOp {
     MinScalar(f32),
     Scale(f32),
     Offset(f32),
+    /// 1 / x, 0 where |x| is below the threshold.
+    Reciprocal(f32),
 }
 
 impl UnaryOp {
@@ -51,6 +53,7 @@ impl UnaryOp {
             UnaryOp::MinScalar(a) => (7, a, 0.0),
             UnaryOp::Scale(a) => (8, a, 0.0),
             UnaryOp::Offset(a) => (9, a, 0.0),
+            UnaryOp::Reciprocal(a) => (10, a, 0.0),
         }
     }
 
@@ -67,6 +70,13 @@ impl UnaryOp {
             UnaryOp::MinScalar(a) => x.min(a),
             UnaryOp::Scale(a) => x * a,
             UnaryOp::Offset(a) => x + a,
+            UnaryOp::Reciprocal(a) => {
+                if x.abs() < a {
+                    0.0
+                } else {
+                    1.0 / x
+                }
+            }
         }
     }
 }

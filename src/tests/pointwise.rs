@@ -51,6 +51,7 @@ fn unary_ops_match_cpu() {
         (UnaryOp::MinScalar(-0.1), true),
         (UnaryOp::Scale(-2.5), true),
         (UnaryOp::Offset(0.75), true),
+        (UnaryOp::Reciprocal(0.3), false),
     ];
     for dims in SHAPES {
         let n: usize = dims.iter().product();

@@ -137,3 +137,58 @@ pub fn fdk(
     let filtered = crate::ops::tomography::cpu::filter_sinograms(&weighted.view(), filter, padded);
     Ok(backproject_voxels(&filtered.view(), views, VoxelWeight::Fdk))
 }
+
+/// The back-projector `projector` in f64.
+pub fn backproject(projections: &ArrayView3<f64>, views: &Views, projector: super::Projector) -> Array3<f64> {
+    match projector {
+        super::Projector::Matched => backproject_matched(projections, views),
+        super::Projector::Astra => backproject_voxels(projections, views, VoxelWeight::Density),
+    }
+}
+
+/// SIRT or CGLS ([`super::iterative`]) in f64, no masks, from 0: the volume and each
+/// iterate's residual norm before its update.
+pub fn solve(
+    algorithm: super::iterative::Algorithm,
+    b: &ArrayView3<f64>,
+    views: &Views,
+    iterations: usize,
+    projector: super::Projector,
+    bounds: (f64, f64),
+) -> (Array3<f64>, Vec<f64>) {
+    let [nx, ny, nz] = views.dims;
+    let norm = |a: &Array3<f64>| a.iter().map(|v| v * v).sum::<f64>();
+    let mut x = Array3::<f64>::zeros((nz, ny, nx));
+    let mut residuals = Vec::new();
+    match algorithm {
+        super::iterative::Algorithm::Sirt => {
+            let inv = |a: Array3<f64>| a.mapv(|v| if (v as f32).abs() < 1e-6 { 0.0 } else { 1.0 / v });
+            let r = inv(project(&Array3::from_elem((nz, ny, nx), 1.0).view(), views));
+            let c = inv(backproject(&Array3::from_elem(b.dim(), 1.0).view(), views, projector));
+            for _ in 0..iterations {
+                let residual = b - &project(&x.view(), views);
+                residuals.push(norm(&residual).sqrt());
+                let v = backproject(&(&residual * &r).view(), views, projector);
+                x = (&x + &(&c * &v)).mapv(|v| v.clamp(bounds.0, bounds.1));
+            }
+        }
+        super::iterative::Algorithm::Cgls => {
+            let mut r = b.to_owned();
+            let mut p = backproject(&r.view(), views, projector);
+            let mut gamma = norm(&p);
+            for _ in 0..iterations {
+                residuals.push(norm(&r).sqrt());
+                let q = project(&p.view(), views);
+                let alpha = if norm(&q) == 0.0 { 0.0 } else { gamma / norm(&q) };
+                x = &x + &(&p * alpha);
+                r = &r - &(&q * alpha);
+                let g = backproject(&r.view(), views, projector);
+                let next = norm(&g);
+                let beta = if gamma == 0.0 { 0.0 } else { next / gamma };
+                p = &g + &(&p * beta);
+                gamma = next;
+            }
+        }
+    }
+    (x, residuals)
+}

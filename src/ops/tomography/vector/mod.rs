@@ -20,6 +20,7 @@ pub mod cpu;
 pub mod fdk;
 pub mod geometry;
 pub mod gpu;
+pub mod iterative;
 
 pub use geometry::{ProjectionGeometry, VolumeGeometry};
 
