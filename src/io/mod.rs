@@ -23,6 +23,7 @@
 //! # Ok::<(), lucent::Error>(())
 //! ```
 
+pub mod astra;
 pub mod npy;
 pub mod png;
 pub mod tiff;

@@ -265,9 +265,9 @@ fn phantom_projections_converge_to_its_line_integrals() {
     }
 }
 
-/// SIRT and CGLS on the GPU against their f64 references (same pair, same start), 2D and 3D.
+/// SIRT, CGLS and MLEM on the GPU against their f64 references (same pair, same start), 2D and 3D.
 #[test]
-fn sirt_and_cgls_match_their_f64_references() {
+fn iterative_methods_match_their_f64_references() {
     use lucent::tomography::{iterative, Algorithm, IterativeOptions};
     let fan = ProjectionGeometry::FanFlat { width: 1.4, count: 31, angles: angles(17, 6.28, 0.2), source_origin: 40.0, origin_detector: 20.0 };
     let cone = ProjectionGeometry::Cone {
@@ -283,7 +283,8 @@ fn sirt_and_cgls_match_their_f64_references() {
         (Algorithm::Sirt, fan.clone(), VolumeGeometry::new(19, 17, None).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
         (Algorithm::Sirt, cone.clone(), VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Astra, (0.0, 0.6)),
         (Algorithm::Cgls, fan, VolumeGeometry::new(19, 17, None).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
-        (Algorithm::Cgls, cone, VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
+        (Algorithm::Cgls, cone.clone(), VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
+        (Algorithm::Mlem, cone, VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
     ];
     for (algorithm, g, v, projector, bounds) in cases {
         let views = Views::new(&g, &v).unwrap();

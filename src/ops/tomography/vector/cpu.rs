@@ -146,7 +146,7 @@ pub fn backproject(projections: &ArrayView3<f64>, views: &Views, projector: supe
     }
 }
 
-/// SIRT or CGLS ([`super::iterative`]) in f64, no masks, from 0: the volume and each
+/// SIRT, CGLS (from 0) or MLEM (from 1) ([`super::iterative`]) in f64, no masks: the volume and each
 /// iterate's residual norm before its update.
 pub fn solve(
     algorithm: super::iterative::Algorithm,
@@ -158,6 +158,7 @@ pub fn solve(
 ) -> (Array3<f64>, Vec<f64>) {
     let [nx, ny, nz] = views.dims;
     let norm = |a: &Array3<f64>| a.iter().map(|v| v * v).sum::<f64>();
+    let norm_of = norm;
     let mut x = Array3::<f64>::zeros((nz, ny, nx));
     let mut residuals = Vec::new();
     match algorithm {
@@ -170,6 +171,18 @@ pub fn solve(
                 residuals.push(norm(&residual).sqrt());
                 let v = backproject(&(&residual * &r).view(), views, projector);
                 x = (&x + &(&c * &v)).mapv(|v| v.clamp(bounds.0, bounds.1));
+            }
+        }
+        super::iterative::Algorithm::Mlem => {
+            x.fill(1.0);
+            let norm = backproject(&Array3::from_elem(b.dim(), 1.0).view(), views, projector);
+            let eps = crate::ops::tomography::EM_EPSILON as f64;
+            for _ in 0..iterations {
+                let q = project(&x.view(), views);
+                residuals.push(norm_of(&(b - &q)).sqrt());
+                let ratio = ndarray::Zip::from(b).and(&q).map_collect(|&y, &q| y / (q.max(0.0) + eps));
+                let back = backproject(&ratio.view(), views, projector);
+                ndarray::Zip::from(&mut x).and(&back).and(&norm).for_each(|v, &u, &w| *v *= (u / w.max(f64::from(f32::MIN_POSITIVE))).max(0.0));
             }
         }
         super::iterative::Algorithm::Cgls => {

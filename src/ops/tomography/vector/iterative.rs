@@ -4,7 +4,8 @@
 //!   of A (0 where a sum is below 10⁻⁶, as ASTRA), a reconstruction mask zeroing C (those voxels
 //!   keep their start), a projection mask zeroing R;
 //! - CGLS: conjugate gradients on the normal equations AᵀA x = Aᵀb of the masked operator
-//!   M_p A M_v, the step sizes computed and applied on the device.
+//!   M_p A M_v, the step sizes computed and applied on the device;
+//! - MLEM: x ← x · Aᵀ(b / (A x + ε)) / Aᵀ1 from a constant 1 (counts ≥ 0, no masks).
 //!
 //! The residual ‖b − A x‖ (masked) of each iterate before its update is returned.
 
@@ -25,6 +26,8 @@ use crate::placement::Progress;
 pub enum Algorithm {
     Sirt,
     Cgls,
+    /// MLEM (ASTRA's `EM_CUDA`): x ← x · Aᵀ(b / A x) / Aᵀ1 from a constant 1, on counts ≥ 0.
+    Mlem,
 }
 
 /// ASTRA's options (`MinConstraint`, `MaxConstraint`, `Relaxation`, `ReconstructionMaskId`,
@@ -170,6 +173,14 @@ pub fn solve(
     check_array(projections, &views.projection_shape(), "the projections")?;
     check_options(o, views)?;
     check_fits(gpu, views, 6, 6)?;
+    if algorithm == Algorithm::Mlem {
+        if o.volume_mask.is_some() || o.projection_mask.is_some() {
+            return Err(Error::Invalid("masks belong to SIRT and CGLS, not MLEM".into()));
+        }
+        if let Some(v) = projections.iter().find(|&&v| v < 0.0) {
+            return Err(Error::Invalid(format!("a negative count ({v}) in the projections: MLEM takes counts of 0 or more")));
+        }
+    }
     let (vshape, pshape) = (views.volume_shape(), views.projection_shape());
     let upload_mask = |rec: &mut Recording, m: &Option<ArrayD<f32>>| m.as_ref().map(|m| rec.upload_once_f32(&m.view())).transpose();
 
@@ -182,7 +193,7 @@ pub fn solve(
         Some(x) => rec.upload_once_f32(&x.view())?,
         None => {
             let x = rec.temp(&vshape, Dtype::F32)?;
-            crate::kernels::fill::record(&mut rec, x, 0.0);
+            crate::kernels::fill::record(&mut rec, x, if algorithm == Algorithm::Mlem { 1.0 } else { 0.0 });
             x
         }
     };
@@ -208,6 +219,12 @@ pub fn solve(
             let gamma = sum_squares(&mut rec, p)?;
             keep.extend([x, r, p, gamma]);
         }
+        Algorithm::Mlem => {
+            let ones = ones_or(&mut rec, None, &pshape)?;
+            let norm = gpu::record_backproject(&mut rec, ones, views, &s, o.projector)?;
+            let norm = unary::record(&mut rec, UnaryOp::MaxScalar(f32::MIN_POSITIVE), norm)?;
+            keep.extend([x, norm]);
+        }
     }
     if let Some(m) = mp {
         keep.push(m);
@@ -229,6 +246,7 @@ pub fn solve(
         let count = match algorithm {
             Algorithm::Sirt => 4,
             Algorithm::Cgls => 5,
+            Algorithm::Mlem => 3,
         };
         let (mut mp, mut mv) = (None, None);
         let mut rest = inputs[count..].iter();
@@ -270,6 +288,18 @@ pub fn solve(
                     gamma = next;
                 }
                 vec![b, x, r, p, gamma]
+            }
+            Algorithm::Mlem => {
+                let [b, mut x, norm] = inputs[..3] else { unreachable!("three arrays") };
+                for _ in 0..steps {
+                    let q = gpu::record_project(&mut rec, x, views, &s)?;
+                    let residual = binary::record(&mut rec, BinaryOp::Sub, b, q)?;
+                    sums.push(sum_squares(&mut rec, residual)?);
+                    let (ratio, _) = crate::kernels::em_ratio::record(&mut rec, b, q, crate::ops::tomography::EM_EPSILON)?;
+                    let back = gpu::record_backproject(&mut rec, ratio, views, &s, o.projector)?;
+                    x = crate::kernels::em_update::record(&mut rec, x, back, norm)?;
+                }
+                vec![b, x, norm]
             }
         };
         let mut keep = next;
