@@ -95,7 +95,8 @@ impl Phantom {
         let voxel = v.voxel();
         let (nz, sub) = (v.slices.unwrap_or(1), sub.max(1));
         let offsets: Vec<f64> = (0..sub).map(|i| (i as f64 + 0.5) / sub as f64).collect();
-        Array3::from_shape_fn((nz, v.rows, v.cols), |(k, j, i)| {
+        let mut out = Array3::zeros((nz, v.rows, v.cols));
+        ndarray::Zip::indexed(&mut out).par_for_each(|(k, j, i), out| {
             let mut sum = 0.0;
             for &oz in &offsets {
                 for &oy in &offsets {
@@ -109,8 +110,9 @@ impl Phantom {
                     }
                 }
             }
-            sum / (sub * sub * sub) as f64
-        })
+            *out = sum / (sub * sub * sub) as f64;
+        });
+        out
     }
 
     /// The exact projections (rows, angles, cols) of a 3D geometry: each pixel's central ray's
@@ -119,16 +121,20 @@ impl Phantom {
         let (rows, cols) = g.detector();
         let vectors = g.vectors();
         let divergent = g.is_divergent();
-        Array3::from_shape_fn((rows, vectors.len(), cols), |(r, a, c)| {
+        let mut out = Array3::zeros((rows, vectors.len(), cols));
+        ndarray::Zip::indexed(&mut out).par_for_each(|(r, a, c), out| {
             let [s, d, u, v] = vectors[a];
             let (fc, fr) = (c as f64 - cols as f64 / 2.0 + 0.5, r as f64 - rows as f64 / 2.0 + 0.5);
             let pixel: [f64; 3] = std::array::from_fn(|k| d[k] + fc * u[k] + fr * v[k]);
-            if divergent {
-                self.line_integral(s, std::array::from_fn(|k| pixel[k] - s[k]))
-            } else {
-                self.line_integral(pixel, s)
-            }
-        })
+            *out = if divergent { self.line_integral(s, std::array::from_fn(|k| pixel[k] - s[k])) } else { self.line_integral(pixel, s) };
+        });
+        out
+    }
+
+    /// The phantom's radius for a volume geometry: half its window's smallest extent.
+    pub fn radius_for(v: &VolumeGeometry) -> f64 {
+        let axes = if v.slices.is_some() { 3 } else { 2 };
+        v.window[..axes].iter().map(|(lo, hi)| (hi - lo) / 2.0).fold(f64::MAX, f64::min)
     }
 }
 

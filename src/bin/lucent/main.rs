@@ -1,6 +1,7 @@
 //! `lucent`: the command-line tool over the library. One file per subcommand.
 
 mod batch;
+mod beam;
 mod bench;
 mod convolve;
 mod deconvolve;
@@ -148,6 +149,20 @@ enum Command {
     ///
     /// Example: lucent em counts.npy -o estimate.npy --iterations 100 --json
     Em(tomography::EmArgs),
+    /// FDK reconstruction of circular cone-beam projections, or fan-beam FBP, in an ASTRA
+    /// geometry (Parker's weights for short scans).
+    ///
+    /// Example: lucent fdk projections.npy --geometry cone.json --volume volume.json -o x.npy
+    Fdk(beam::FdkArgs),
+    /// SIRT in an ASTRA geometry (ASTRA's SIRT3D_CUDA: min/max constraints, masks), the
+    /// residual per iteration reported.
+    ///
+    /// Example: lucent sirt projections.npy --geometry cone.json --volume volume.json -o x.npy -n 100
+    Sirt(beam::SolveArgs),
+    /// CGLS in an ASTRA geometry (ASTRA's CGLS3D_CUDA), the residual per iteration reported.
+    ///
+    /// Example: lucent cgls projections.npy --geometry cone.json --volume volume.json -o x.npy -n 30
+    Cgls(beam::SolveArgs),
     /// The rotation centre of a sinogram (detector coordinate), as TomoPy's find_center.
     ///
     /// Example: lucent find-center sinogram.npy --radius 20
@@ -305,6 +320,24 @@ fn main() {
         Command::Fbp(args) => tomography::back(&global, &args, tomography::Operation::Fbp),
         Command::Em(args) => tomography::em(&global, &args),
         Command::Denoise(args) => denoise::run(&global, &args),
+        Command::Fdk(args) => lucent::tomography::Filter::parse(&args.filter)
+            .and_then(|f| beam::run(&global, beam::Operation::Fdk(f), &args.input, &args.output, &args.geometry, None)),
+        Command::Sirt(args) => beam::run(
+            &global,
+            beam::Operation::Iterative(lucent::tomography::Algorithm::Sirt),
+            &args.input,
+            &args.output,
+            &args.geometry,
+            Some(&args.iterative),
+        ),
+        Command::Cgls(args) => beam::run(
+            &global,
+            beam::Operation::Iterative(lucent::tomography::Algorithm::Cgls),
+            &args.input,
+            &args.output,
+            &args.geometry,
+            Some(&args.iterative),
+        ),
         Command::FindCenter(args) => tomography::find_center(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),

@@ -26,6 +26,21 @@ pub struct Args {
     /// AO-OCT volumes instead of the Shepp-Logan phantom.
     #[arg(long)]
     aooct: bool,
+    /// The 3D modified Shepp-Logan phantom (Schabel's ellipsoids): a volume of --size N (N³
+    /// voxels) or of an ASTRA volume geometry (--volume), each voxel the phantom's average.
+    #[arg(long = "3d")]
+    three_d: bool,
+    /// With --3d: an ASTRA volume geometry (`create_vol_geom`'s dict as JSON) instead of --size;
+    /// the phantom's radius is half its window's smallest extent.
+    #[arg(long, value_name = "V.json")]
+    volume: Option<PathBuf>,
+    /// With --3d: an ASTRA 3D projection geometry whose exact projections (each pixel's central
+    /// ray's line integral) go to --projections.
+    #[arg(long, value_name = "G.json")]
+    geometry: Option<PathBuf>,
+    /// With --3d and --geometry: where the exact projections (rows, angles, cols) go.
+    #[arg(long)]
+    projections: Option<PathBuf>,
     /// A 4D (t, z, y, x) series for denoising instead: the moving edge (an intensity ramp, a
     /// step moving along y, a thin tube) or a smooth textured one.
     #[arg(long, value_parser = ["moving-edge", "textured"])]
@@ -78,6 +93,12 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     }
     if args.noisy.is_some() {
         return Err(Error::Invalid("--noisy belongs to --series".into()));
+    }
+    if args.three_d {
+        return shepp_logan_3d(global, args);
+    }
+    if args.volume.is_some() || args.geometry.is_some() || args.projections.is_some() {
+        return Err(Error::Invalid("--volume, --geometry and --projections belong to --3d".into()));
     }
     if !args.aooct {
         return shepp_logan(global, args);
@@ -166,6 +187,56 @@ fn shepp_logan(global: &Global, args: &Args) -> Result<(), Error> {
     let ms = print_report(global, args, &[n, n], json!({ "phantom": "shepp-logan", "size": n }), start);
     if !global.json && !global.quiet {
         eprintln!("lucent: wrote Toft's modified Shepp-Logan phantom {n}×{n} in {ms:.0} ms");
+    }
+    Ok(())
+}
+
+/// The 3D Shepp-Logan phantom and, with --geometry, its exact projections.
+fn shepp_logan_3d(global: &Global, args: &Args) -> Result<(), Error> {
+    use lucent::phantom::shepp_logan3d::Phantom;
+    if args.aooct || args.series.is_some() || !args.moving.is_empty() || args.truth.is_some() {
+        return Err(Error::Invalid("--3d makes one phantom: not with --aooct, --series, --moving or --truth".into()));
+    }
+    let v = match (&args.volume, &args.size) {
+        (Some(_), Some(_)) => return Err(Error::Invalid("--volume and --size: give one".into())),
+        (Some(path), None) => io::astra::volume_geometry(&io::astra::read_json(path)?)?,
+        (None, size) => {
+            let size = size.clone().unwrap_or(vec![128]);
+            let [n] = size[..] else { return Err(Error::Invalid(format!("--size {size:?}: one side N with --3d"))) };
+            lucent::tomography::VolumeGeometry::new(n, n, Some(n))?
+        }
+    };
+    if v.slices.is_none() {
+        return Err(Error::Invalid("--3d takes a 3D volume geometry (with GridSliceCount)".into()));
+    }
+    let g = match (&args.geometry, &args.projections) {
+        (Some(g), Some(_)) => Some(io::astra::projection_geometry(&io::astra::read_json(g)?)?),
+        (None, None) => None,
+        _ => return Err(Error::Invalid("--geometry and --projections go together".into())),
+    };
+    if let Some(g) = &g {
+        if !g.is_3d() {
+            return Err(Error::Invalid(format!("--3d projects in 3D geometries, not {}", g.kind())));
+        }
+        lucent::host::check_host_array("the projections", &g.shape(), 12)?;
+        io::check_output(args.projections.as_ref().expect("given"), 3, false)?;
+    }
+    lucent::host::check_host_array("the phantom", &v.shape(), 12)?;
+    io::check_output(&args.output, 3, false)?;
+    let start = Instant::now();
+    let phantom = Phantom::new(Phantom::radius_for(&v));
+    lucent::host::all_or_nothing(|| {
+        io::write_real(&args.output, &phantom.volume(&v, 2).mapv(|x| x as f32).into_dyn().view())?;
+        if let (Some(g), Some(path)) = (&g, &args.projections) {
+            io::write_real(path, &phantom.projections(g).mapv(|x| x as f32).into_dyn().view())?;
+        }
+        Ok(())
+    })?;
+    let details =
+        json!({ "phantom": "shepp-logan-3d", "volume": v.shape(), "geometry": g.as_ref().map(|g| g.kind()), "projections": g.as_ref().map(|g| g.shape()) });
+    let ms = print_report(global, args, &v.shape(), details, start);
+    if !global.json && !global.quiet {
+        eprintln!("lucent: wrote the 3D Shepp-Logan phantom {:?} in {ms:.0} ms", v.shape());
     }
     Ok(())
 }

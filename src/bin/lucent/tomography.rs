@@ -65,6 +65,8 @@ pub struct RadonArgs {
     detectors: Option<usize>,
     #[command(flatten)]
     geometry: Angles,
+    #[command(flatten)]
+    astra: crate::beam::GeometryArgs,
 }
 
 #[derive(clap::Args)]
@@ -85,6 +87,8 @@ pub struct BackArgs {
     filter: String,
     #[command(flatten)]
     geometry: Angles,
+    #[command(flatten)]
+    astra: crate::beam::GeometryArgs,
 }
 
 #[derive(clap::Args)]
@@ -104,6 +108,8 @@ pub struct EmArgs {
     size: Option<usize>,
     #[command(flatten)]
     geometry: Angles,
+    #[command(flatten)]
+    astra: crate::beam::GeometryArgs,
 }
 
 #[derive(clap::Args)]
@@ -138,6 +144,16 @@ fn read_angles(path: &Path) -> Result<Vec<f64>, Error> {
     Ok(a.iter().map(|&v| v as f64).collect())
 }
 
+/// With --geometry, the parallel-beam geometry's own flags have no meaning: refused.
+fn parallel_flags_absent(a: &Angles, others: bool) -> Result<(), Error> {
+    if others || a.angles_file.is_some() || a.center.is_some() || a.method != "auto" {
+        return Err(Error::Invalid(
+            "--geometry describes the whole geometry: leave out --angles, --angles-file, --detectors, --size, --center and --method".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// `x` seen as a stack (S, ., .) of 2D slices.
 fn as_stack(x: ArrayD<f32>, what: &str) -> Result<(ndarray::Array3<f32>, bool), Error> {
     let shape = x.shape().to_vec();
@@ -156,6 +172,10 @@ fn write(path: &Path, y: ndarray::Array3<f32>, single: bool) -> Result<Vec<usize
 }
 
 pub fn radon(global: &Global, args: &RadonArgs) -> Result<(), Error> {
+    if args.astra.given() {
+        parallel_flags_absent(&args.geometry, args.angles.is_some() || args.detectors.is_some())?;
+        return crate::beam::run(global, crate::beam::Operation::Project, &args.input, &args.output, &args.astra, None);
+    }
     let start = Instant::now();
     let mut stages = Stages::default();
     let input = stages.read(|| io::read_real(&args.input))?;
@@ -219,6 +239,12 @@ fn read_sinograms(
 }
 
 pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
+    if args.astra.given() {
+        parallel_flags_absent(&args.geometry, args.size.is_some())?;
+        let iterative = crate::beam::IterativeArgs { iterations: args.iterations, relaxation: 1.0, ..Default::default() };
+        let op = crate::beam::Operation::Iterative(lucent::tomography::Algorithm::Mlem);
+        return crate::beam::run(global, op, &args.input, &args.output, &args.astra, Some(&iterative));
+    }
     let start = Instant::now();
     let mut stages = Stages::default();
     let gpu = stages.open(|| global.gpu())?;
@@ -247,6 +273,16 @@ pub fn em(global: &Global, args: &EmArgs) -> Result<(), Error> {
 }
 
 pub fn back(global: &Global, args: &BackArgs, op: Operation) -> Result<(), Error> {
+    if args.astra.given() {
+        parallel_flags_absent(&args.geometry, args.size.is_some())?;
+        let filter = Filter::parse(&args.filter)?;
+        let what = match op {
+            Operation::Fbp => crate::beam::Operation::Fdk(filter),
+            Operation::Backproject if filter != Filter::Ramp => return Err(Error::Invalid("--filter belongs to fbp".into())),
+            Operation::Backproject => crate::beam::Operation::Backproject,
+        };
+        return crate::beam::run(global, what, &args.input, &args.output, &args.astra, None);
+    }
     let start = Instant::now();
     let mut stages = Stages::default();
     let gpu = stages.open(|| global.gpu())?;
