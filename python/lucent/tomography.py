@@ -1,6 +1,13 @@
-"""Parallel-beam tomography on the GPU in ASTRA's 2D geometry: sinograms [angle][detector],
-angles in radians, the rotation centre at the detector's middle unless given, stacks of slices
-batched along a leading axis. :mod:`lucent.transform` has scikit-image's conventions.
+"""Tomography on the GPU. :func:`radon`, :func:`backproject`, :func:`fbp` and :func:`mlem`:
+parallel beam in ASTRA's 2D geometry: sinograms [angle][detector], angles in radians, the
+rotation centre at the detector's middle unless given, stacks of slices batched along a leading
+axis (:mod:`lucent.transform` has scikit-image's conventions).
+
+Every ASTRA geometry (fan and cone beam, 3D parallel beam, their ``_vec`` forms):
+:func:`create_proj_geom` and :func:`create_vol_geom` make ASTRA's dicts (an ASTRA script's own
+dicts work too), :func:`forward_project`, :func:`back_project`, :func:`fdk`, :func:`sirt`,
+:func:`cgls` and :func:`em` take them, with data in ASTRA's layout: projections
+(rows, angles, cols) in 3D, (angles, cols) in 2D; volumes (slices, rows, cols) or (rows, cols).
 
 >>> import numpy as np, lucent
 >>> angles = np.linspace(0, np.pi, 90, endpoint=False)
@@ -23,7 +30,10 @@ from ._context import Context, resolve
 Method = Literal["auto", "logpolar", "direct"]
 Filter = Literal["ramp", "shepp-logan", "cosine", "hamming", "hann"]
 
-__all__ = ["radon", "backproject", "fbp", "mlem"]
+__all__ = ["radon", "backproject", "fbp", "mlem", "create_proj_geom", "create_vol_geom", "forward_project", "back_project",
+           "fdk", "sirt", "cgls", "em"]
+
+Projector = Literal["matched", "astra"]
 
 
 def _rays(size: int, angles: Any, detectors: Optional[int], center: Optional[float], method: str) -> tuple:
@@ -99,3 +109,173 @@ def mlem(sinogram: Any, angles: Any, iterations: int = 50, size: Optional[int] =
     s = _sinogram(sinogram)
     n = s.shape[-1] if size is None else size
     return _lucent.mlem(resolve(context), s, _rays(n, angles, s.shape[-1], center, method), count(iterations, "iterations"))
+
+
+def create_vol_geom(*args: Any) -> dict:
+    """ASTRA's ``create_vol_geom``: ``(rows, cols)``, ``(rows, cols, minx, maxx, miny, maxy)``,
+    ``(rows, cols, slices)`` or ``(rows, cols, slices, minx, maxx, miny, maxy, minz, maxz)``
+    (a single ``n`` is ``(n, n)``); the window defaults to voxels of 1 centred on the origin.
+
+    >>> import numpy as np, lucent
+    >>> lucent.tomography.create_vol_geom(4, 6)["option"]["WindowMaxX"]
+    3.0
+    """
+    if len(args) == 1 and not np.isscalar(args[0]):
+        args = tuple(args[0])
+    if len(args) == 1:
+        args = (args[0], args[0])
+    counts = [int(a) for a in args[:3 if len(args) in (3, 9) else 2]]
+    geom: dict = {"GridRowCount": counts[0], "GridColCount": counts[1]}
+    if len(counts) == 3:
+        geom["GridSliceCount"] = counts[2]
+    window = [float(a) for a in args[len(counts):]]
+    if len(window) not in (0, 2 * len(counts)):
+        raise ValueError(f"create_vol_geom: {len(args)} arguments (2, 3, 6 or 9)")
+    if not window:
+        sides = [counts[1], counts[0]] + counts[2:]
+        window = [v for n in sides for v in (-n / 2, n / 2)]
+    names = ["X", "Y", "Z"][: len(counts)]
+    geom["option"] = {f"Window{end}{axis}": window[2 * i + k] for i, axis in enumerate(names) for k, end in enumerate(("Min", "Max"))}
+    return geom
+
+
+def create_proj_geom(type: str, *args: Any) -> dict:
+    """ASTRA's ``create_proj_geom``: ``('parallel', width, count, angles)``,
+    ``('parallel_vec', count, V)``, ``('fanflat', width, count, angles, source_origin,
+    origin_detector)``, ``('fanflat_vec', count, V)``, ``('parallel3d', spacing_x, spacing_y,
+    rows, cols, angles)``, ``('parallel3d_vec', rows, cols, V)``, ``('cone', spacing_x,
+    spacing_y, rows, cols, angles, source_origin, origin_detector)``, ``('cone_vec', rows, cols,
+    V)``; angles in radians, V one row of 6 (2D) or 12 (3D) numbers per projection.
+
+    >>> import numpy as np, lucent
+    >>> g = lucent.tomography.create_proj_geom("fanflat", 1.0, 64, [0.0, 0.1], 100, 50)
+    >>> g["DistanceOriginSource"]
+    100.0
+    """
+    fields = {
+        "parallel": ["DetectorWidth", "DetectorCount", "ProjectionAngles"],
+        "parallel_vec": ["DetectorCount", "Vectors"],
+        "fanflat": ["DetectorWidth", "DetectorCount", "ProjectionAngles", "DistanceOriginSource", "DistanceOriginDetector"],
+        "fanflat_vec": ["DetectorCount", "Vectors"],
+        "parallel3d": ["DetectorSpacingX", "DetectorSpacingY", "DetectorRowCount", "DetectorColCount", "ProjectionAngles"],
+        "parallel3d_vec": ["DetectorRowCount", "DetectorColCount", "Vectors"],
+        "cone": ["DetectorSpacingX", "DetectorSpacingY", "DetectorRowCount", "DetectorColCount", "ProjectionAngles",
+                 "DistanceOriginSource", "DistanceOriginDetector"],
+        "cone_vec": ["DetectorRowCount", "DetectorColCount", "Vectors"],
+    }
+    if type not in fields:
+        raise ValueError(f"projection geometry type {type!r} (one of {', '.join(fields)})")
+    if len(args) != len(fields[type]):
+        raise ValueError(f"create_proj_geom({type!r}, ...) takes {len(fields[type])} arguments: {', '.join(fields[type])}")
+    geom: dict = {"type": type}
+    for name, value in zip(fields[type], args):
+        if name in ("ProjectionAngles", "Vectors"):
+            geom[name] = np.asarray(value, dtype=np.float64)
+        elif name.endswith("Count"):
+            geom[name] = int(value)
+        else:
+            geom[name] = float(value)
+    return geom
+
+
+def _json(geom: Any) -> str:
+    """An ASTRA geometry dict as JSON (numpy arrays and scalars as lists and numbers)."""
+    import json
+
+    def plain(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {str(k): plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, np.ndarray):
+            return v.astype(np.float64).tolist()
+        if isinstance(v, np.generic):
+            return v.item()
+        return v
+
+    if not isinstance(geom, dict):
+        raise TypeError(f"a geometry is an ASTRA dict, not {type(geom).__name__}")
+    return json.dumps(plain(geom))
+
+
+def forward_project(volume: Any, proj_geom: dict, vol_geom: dict, *, context: Optional[Context] = None) -> np.ndarray:
+    """The projections of a volume (slices, rows, cols) or image (rows, cols) in any ASTRA
+    geometry (as ``astra.create_sino3d_gpu``'s data): Joseph's ray-driven projector, line
+    integrals in the volume window's units.
+
+    >>> import numpy as np, lucent
+    >>> v = lucent.tomography.create_vol_geom(16, 16, 16)
+    >>> g = lucent.tomography.create_proj_geom("parallel3d", 1.0, 1.0, 16, 24, [0.0])
+    >>> p = lucent.tomography.forward_project(np.ones((16, 16, 16), "f4"), g, v)
+    >>> p.shape, float(p[8, 0, 12])
+    ((16, 1, 24), 16.0)
+    """
+    return _lucent.forward_project(resolve(context), real(volume, "volume"), _json(proj_geom), _json(vol_geom))
+
+
+def back_project(data: Any, proj_geom: dict, vol_geom: dict, projector: Projector = "matched", *,
+                 context: Optional[Context] = None) -> np.ndarray:
+    """The back-projection of projections in any ASTRA geometry: ``"matched"``, the exact
+    adjoint of :func:`forward_project`, or ``"astra"``, voxel-driven as ASTRA's CUDA
+    back-projector (faster, adjoint approximately)."""
+    return _lucent.back_project(resolve(context), real(data, "projections"), _json(proj_geom), _json(vol_geom), projector)
+
+
+def fdk(data: Any, proj_geom: dict, vol_geom: dict, filter: Filter = "ramp", *, context: Optional[Context] = None) -> np.ndarray:
+    """FDK of circular cone-beam projections (``cone``) or fan-beam FBP (``fanflat``), with
+    Parker's weights when the scan is short of a full turn (ASTRA's ``FDK_CUDA``/``FBP_CUDA``).
+
+    >>> import numpy as np, lucent
+    >>> v = lucent.tomography.create_vol_geom(32, 32, 32)
+    >>> g = lucent.tomography.create_proj_geom("cone", 1.5, 1.5, 40, 48, np.linspace(0, 2 * np.pi, 90, endpoint=False), 100, 50)
+    >>> volume, p = lucent.phantom.shepp_logan_3d(v, g)
+    >>> x = lucent.tomography.fdk(p, g, v)
+    >>> bool(abs(float(x[16, 16, 16]) - float(volume[16, 16, 16])) < 0.05)
+    True
+    """
+    return _lucent.fdk(resolve(context), real(data, "projections"), _json(proj_geom), _json(vol_geom), filter)
+
+
+def _iterate(algorithm: str, data: Any, proj_geom: dict, vol_geom: dict, iterations: int, projector: str,
+             min_constraint: Optional[float] = None, max_constraint: Optional[float] = None, relaxation: float = 1.0,
+             reconstruction_mask: Any = None, sinogram_mask: Any = None, initial: Any = None,
+             context: Optional[Context] = None) -> tuple[np.ndarray, list[float]]:
+    masks = [None if m is None else real(m, name) for m, name in ((reconstruction_mask, "reconstruction mask"),
+                                                                  (sinogram_mask, "sinogram mask"), (initial, "initial"))]
+    return _lucent.iterative(resolve(context), algorithm, real(data, "projections"), _json(proj_geom), _json(vol_geom),
+                             count(iterations, "iterations"), projector, min_constraint, max_constraint, float(relaxation), *masks)
+
+
+def sirt(data: Any, proj_geom: dict, vol_geom: dict, iterations: int = 100, *, min_constraint: Optional[float] = None,
+         max_constraint: Optional[float] = None, relaxation: float = 1.0, reconstruction_mask: Any = None,
+         sinogram_mask: Any = None, initial: Any = None, projector: Projector = "matched",
+         context: Optional[Context] = None) -> tuple[np.ndarray, list[float]]:
+    """SIRT (ASTRA's ``SIRT3D_CUDA``/``SIRT_CUDA`` with its options ``MinConstraint``,
+    ``MaxConstraint``, ``Relaxation``, masks, a start): the volume and the residual norm
+    ‖b − A x‖ of each iterate before its update.
+
+    >>> import numpy as np, lucent
+    >>> v = lucent.tomography.create_vol_geom(24, 24)
+    >>> g = lucent.tomography.create_proj_geom("fanflat", 1.5, 40, np.linspace(0, 2 * np.pi, 60, endpoint=False), 80, 40)
+    >>> x, residuals = lucent.tomography.sirt(lucent.tomography.forward_project(np.ones((24, 24), "f4"), g, v), g, v, 50)
+    >>> residuals[-1] < 0.05 * residuals[0]
+    True
+    """
+    return _iterate("sirt", data, proj_geom, vol_geom, iterations, projector, min_constraint, max_constraint, relaxation,
+                    reconstruction_mask, sinogram_mask, initial, context)
+
+
+def cgls(data: Any, proj_geom: dict, vol_geom: dict, iterations: int = 30, *, reconstruction_mask: Any = None,
+         sinogram_mask: Any = None, initial: Any = None, projector: Projector = "matched",
+         context: Optional[Context] = None) -> tuple[np.ndarray, list[float]]:
+    """CGLS (ASTRA's ``CGLS3D_CUDA``/``CGLS_CUDA``): the volume and the residual norm of each
+    iterate before its update."""
+    return _iterate("cgls", data, proj_geom, vol_geom, iterations, projector, reconstruction_mask=reconstruction_mask,
+                    sinogram_mask=sinogram_mask, initial=initial, context=context)
+
+
+def em(data: Any, proj_geom: dict, vol_geom: dict, iterations: int = 50, *, initial: Any = None,
+       projector: Projector = "matched", context: Optional[Context] = None) -> tuple[np.ndarray, list[float]]:
+    """MLEM (ASTRA's ``EM_CUDA``) from a constant 1 on counts ≥ 0 in any ASTRA geometry: the
+    volume and the residual norm of each iterate before its update."""
+    return _iterate("em", data, proj_geom, vol_geom, iterations, projector, initial=initial, context=context)

@@ -48,10 +48,86 @@ fn mlem<'py>(py: Python<'py>, ctx: &Context, sinogram: F32<'py>, rays: Rays, ite
     Ok((out(py, Ok(x))?, kl))
 }
 
+/// ASTRA's projection and volume geometry dicts, as JSON.
+fn geometries(proj_geom: &str, vol_geom: &str) -> PyResult<(tomo::ProjectionGeometry, tomo::VolumeGeometry)> {
+    let parse = |text: &str| serde_json::from_str::<serde_json::Value>(text).map_err(|e| to_py(lucent::Error::Invalid(format!("a geometry dict ({e})"))));
+    let g = lucent::io::astra::projection_geometry(&parse(proj_geom)?).map_err(to_py)?;
+    let v = lucent::io::astra::volume_geometry(&parse(vol_geom)?).map_err(to_py)?;
+    Ok((g, v))
+}
+
+/// Joseph's forward projection in an ASTRA geometry.
+#[pyfunction]
+fn forward_project<'py>(py: Python<'py>, ctx: &Context, volume: F32<'py>, proj_geom: &str, vol_geom: &str) -> Result<'py> {
+    let ((g, v), x) = (geometries(proj_geom, vol_geom)?, volume.as_array());
+    out(py, py.detach(|| tomo::forward_project(&ctx.gpu, &x, &g, &v)))
+}
+
+/// Back-projection in an ASTRA geometry (`projector`: matched or astra).
+#[pyfunction]
+fn back_project<'py>(py: Python<'py>, ctx: &Context, data: F32<'py>, proj_geom: &str, vol_geom: &str, projector: &str) -> Result<'py> {
+    let ((g, v), x, p) = (geometries(proj_geom, vol_geom)?, data.as_array(), tomo::Projector::parse(projector).map_err(to_py)?);
+    out(py, py.detach(|| tomo::back_project(&ctx.gpu, &x, &g, &v, p)))
+}
+
+/// FDK (cone) or fan-beam FBP (fanflat).
+#[pyfunction]
+fn fdk<'py>(py: Python<'py>, ctx: &Context, data: F32<'py>, proj_geom: &str, vol_geom: &str, filter: &str) -> Result<'py> {
+    let ((g, v), x, f) = (geometries(proj_geom, vol_geom)?, data.as_array(), Filter::parse(filter).map_err(to_py)?);
+    out(py, py.detach(|| tomo::fdk(&ctx.gpu, &x, &g, &v, f)))
+}
+
+/// SIRT, CGLS or MLEM in an ASTRA geometry: the volume and the residual norm per iteration.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (ctx, algorithm, data, proj_geom, vol_geom, iterations, projector, min=None, max=None, relaxation=1.0, volume_mask=None, projection_mask=None, initial=None))]
+fn iterative<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    algorithm: &str,
+    data: F32<'py>,
+    proj_geom: &str,
+    vol_geom: &str,
+    iterations: usize,
+    projector: &str,
+    min: Option<f32>,
+    max: Option<f32>,
+    relaxation: f32,
+    volume_mask: Option<F32<'py>>,
+    projection_mask: Option<F32<'py>>,
+    initial: Option<F32<'py>>,
+) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, Vec<f64>)> {
+    let (g, v) = geometries(proj_geom, vol_geom)?;
+    let algorithm = match algorithm {
+        "sirt" => tomo::Algorithm::Sirt,
+        "cgls" => tomo::Algorithm::Cgls,
+        "em" => tomo::Algorithm::Mlem,
+        other => return Err(to_py(lucent::Error::Invalid(format!("algorithm '{other}' (sirt, cgls or em)")))),
+    };
+    let owned = |a: Option<F32<'py>>| a.map(|a| a.as_array().to_owned());
+    let options = tomo::IterativeOptions {
+        iterations,
+        projector: tomo::Projector::parse(projector).map_err(to_py)?,
+        min,
+        max,
+        relaxation,
+        volume_mask: owned(volume_mask),
+        projection_mask: owned(projection_mask),
+        initial: owned(initial),
+    };
+    let x = data.as_array();
+    let solution = py.detach(|| tomo::iterative(&ctx.gpu, algorithm, &x, &g, &v, &options, &mut |_| {})).map_err(to_py)?;
+    Ok((out(py, Ok(solution.volume))?, solution.residuals))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(radon, m)?)?;
     m.add_function(wrap_pyfunction!(backproject, m)?)?;
     m.add_function(wrap_pyfunction!(fbp, m)?)?;
     m.add_function(wrap_pyfunction!(mlem, m)?)?;
+    m.add_function(wrap_pyfunction!(forward_project, m)?)?;
+    m.add_function(wrap_pyfunction!(back_project, m)?)?;
+    m.add_function(wrap_pyfunction!(fdk, m)?)?;
+    m.add_function(wrap_pyfunction!(iterative, m)?)?;
     Ok(())
 }

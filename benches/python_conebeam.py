@@ -1,0 +1,158 @@
+"""Cone-beam tomography against ASTRA 2.5 (CUDA) on the same GPU, both called from Python with
+numpy arrays in and out (how users call them), median wall time of `reps` calls after a warm-up:
+
+  check   a small volume: lucent's FP and BP against ASTRA's (conventions and discretisation),
+          and ASTRA's FP values at fixed pixels for lucent's tests;
+  fdk N A FDK of N³ from A cone projections of N × N (the 3D Shepp-Logan's exact projections),
+          each relative L2 to the phantom; cone FP and BP (lucent's astra and matched
+          back-projectors), FP against the exact line integrals;
+  iter N A SIRT and CGLS, 100 iterations at N³ from A projections of N × N.
+
+Run on the GPU machine with lucent's wheel and ASTRA (shared/bench/astra_cuda13.sh) on
+PYTHONPATH: python3 benches/python_conebeam.py check | fdk 512 720 | iter 256 360"""
+import json
+import sys
+import time
+
+import astra
+import numpy as np
+
+import lucent
+
+tomo = lucent.tomography
+
+
+def timed(f, reps=3):
+    out = f()
+    ts = []
+    for _ in range(reps):
+        t = time.perf_counter()
+        out = f()
+        ts.append(time.perf_counter() - t)
+    return float(np.median(ts)) * 1e3, out
+
+
+def rel(a, b, mask=None):
+    a, b = np.asarray(a, np.float64), np.asarray(b, np.float64)
+    if mask is not None:
+        a, b = a[mask], b[mask]
+    return float(np.linalg.norm(a - b) / np.linalg.norm(b))
+
+
+def geometry(n, angles, detector=None):
+    """A circular cone beam seeing an N³ volume of unit voxels: source 2N from the centre,
+    detector N beyond it (magnification 1.5), pixels of 1.5 so that N of them span the volume."""
+    d = detector or n
+    theta = np.linspace(0, 2 * np.pi, angles, endpoint=False)
+    g = astra.create_proj_geom("cone", 1.5, 1.5, d, d, theta, 2.0 * n, 1.0 * n)
+    return g, astra.create_vol_geom(n, n, n)
+
+
+def astra_fp(vol, g, v):
+    i, data = astra.create_sino3d_gpu(vol, g, v)
+    astra.data3d.delete(i)
+    return data
+
+
+def astra_bp(data, g, v):
+    i, vol = astra.create_backprojection3d_gpu(data, g, v)
+    astra.data3d.delete(i)
+    return vol
+
+
+def astra_alg(name, data, g, v, iterations=1, options=None):
+    rid = astra.data3d.create("-vol", v, 0)
+    sid = astra.data3d.create("-sino", g, data)
+    cfg = astra.astra_dict(name)
+    cfg["ReconstructionDataId"], cfg["ProjectionDataId"] = rid, sid
+    if options:
+        cfg["option"] = options
+    a = astra.algorithm.create(cfg)
+    astra.algorithm.run(a, iterations)
+    out = astra.data3d.get(rid)
+    astra.algorithm.delete(a)
+    astra.data3d.delete([rid, sid])
+    return out
+
+
+def inside_skull(n):
+    c = (np.arange(n) + 0.5) / (n / 2) - 1
+    z, y, x = np.meshgrid(c, c, c, indexing="ij")
+    # The inner ellipsoid (y mirrored as lucent's phantom), shrunk by 10%.
+    return (x / 0.6624) ** 2 + ((y - 0.0184) / 0.874) ** 2 + (z / 0.78) ** 2 <= 0.81
+
+
+def check():
+    n, a = 48, 30
+    g, v = geometry(n, a)
+    rng = np.random.default_rng(1)
+    vol = rng.random((n, n, n), dtype=np.float32)
+    ours, theirs = tomo.forward_project(vol, g, v), astra_fp(vol, g, v)
+    row = dict(case="check", n=n, angles=a, fp_rel_to_astra=rel(ours, theirs))
+    sino = rng.random(ours.shape, dtype=np.float32)
+    row["bp_astra_rel_to_astra"] = rel(tomo.back_project(sino, g, v, "astra"), astra_bp(sino, g, v))
+    row["bp_matched_rel_to_astra"] = rel(tomo.back_project(sino, g, v, "matched"), astra_bp(sino, g, v))
+    # A fixed object (the 3D phantom at 24³, a tilted cone_vec) for lucent's tests.
+    v24 = astra.create_vol_geom(24, 26, 22)
+    theta = [0.3, 1.4, 2.9]
+    vectors = [[np.sin(t) * 60, -np.cos(t) * 60, 3.0, -np.sin(t) * 30 + 1, np.cos(t) * 30, -2.0,
+                np.cos(t) * 1.6, np.sin(t) * 1.6, 0.1, 0.0, 0.15, 1.5] for t in theta]
+    g24 = astra.create_proj_geom("cone_vec", 20, 30, np.array(vectors))
+    phantom = lucent.phantom.shepp_logan_3d(v24)
+    p_astra, p_ours = astra_fp(phantom, g24, v24), tomo.forward_project(phantom, g24, v24)
+    pixels = [(10, 0, 15), (4, 1, 12), (15, 2, 20), (9, 1, 7), (12, 0, 25), (10, 2, 14)]
+    row["cone_vec_rel_to_astra"] = rel(p_ours, p_astra)
+    row["astra_values"] = {str(p): float(p_astra[p]) for p in pixels}
+    row["lucent_values"] = {str(p): float(p_ours[p]) for p in pixels}
+    print(json.dumps(row), flush=True)
+
+
+def fdk(n, a):
+    g, v = geometry(n, a)
+    t = time.perf_counter()
+    phantom, exact = lucent.phantom.shepp_logan_3d(v, g)
+    print(json.dumps(dict(case="phantom", n=n, angles=a, seconds=time.perf_counter() - t)), flush=True)
+    mask = inside_skull(n)
+    row = dict(case="fdk", n=n, angles=a)
+    row["lucent_fdk_ms"], x = timed(lambda: tomo.fdk(exact, g, v))
+    row["lucent_fdk_rel_to_phantom"], row["lucent_fdk_rel_inside"] = rel(x, phantom), rel(x, phantom, mask)
+    del x
+    row["astra_fdk_ms"], y = timed(lambda: astra_alg("FDK_CUDA", exact, g, v))
+    row["astra_fdk_rel_to_phantom"], row["astra_fdk_rel_inside"] = rel(y, phantom), rel(y, phantom, mask)
+    del y
+    print(json.dumps(row), flush=True)
+    row = dict(case="fp_bp", n=n, angles=a)
+    row["lucent_fp_ms"], p = timed(lambda: tomo.forward_project(phantom, g, v))
+    row["lucent_fp_rel_to_exact"] = rel(p, exact)
+    row["astra_fp_ms"], q = timed(lambda: astra_fp(phantom, g, v))
+    row["astra_fp_rel_to_exact"], row["fp_rel_to_astra"] = rel(q, exact), rel(p, q)
+    del p, q
+    row["lucent_bp_astra_ms"], b = timed(lambda: tomo.back_project(exact, g, v, "astra"))
+    row["astra_bp_ms"], c = timed(lambda: astra_bp(exact, g, v))
+    row["bp_rel_to_astra"] = rel(b, c)
+    del b, c
+    row["lucent_bp_matched_ms"], _ = timed(lambda: tomo.back_project(exact, g, v, "matched"), reps=1)
+    print(json.dumps(row), flush=True)
+
+
+def iterative(n, a, iterations=100):
+    g, v = geometry(n, a)
+    phantom, exact = lucent.phantom.shepp_logan_3d(v, g)
+    for name, ours in (("SIRT3D_CUDA", "sirt"), ("CGLS3D_CUDA", "cgls")):
+        row = dict(case=ours, n=n, angles=a, iterations=iterations)
+        row["astra_ms"], y = timed(lambda: astra_alg(name, exact, g, v, iterations), reps=1)
+        row["astra_rel_to_phantom"] = rel(y, phantom)
+        for projector in ("astra", "matched"):
+            f = getattr(tomo, ours)
+            ms, (x, res) = timed(lambda: f(exact, g, v, iterations, projector=projector), reps=1)
+            row[f"lucent_{projector}_ms"] = ms
+            row[f"lucent_{projector}_rel_to_phantom"] = rel(x, phantom)
+            row[f"lucent_{projector}_rel_to_astra"] = rel(x, y)
+            row[f"lucent_{projector}_residual_first_last"] = [res[0], res[-1]]
+        print(json.dumps(row), flush=True)
+
+
+if __name__ == "__main__":
+    what = sys.argv[1] if len(sys.argv) > 1 else "check"
+    args = [int(a) for a in sys.argv[2:]]
+    {"check": check, "fdk": fdk, "iter": iterative}[what](*args)
