@@ -106,7 +106,8 @@ fn shepp_logan_3d<'py>(py: Python<'py>, vol_geom: &str, proj_geom: Option<&str>,
         check_shape("the projections", &g.shape(), 1..=65536)?;
     }
     let phantom = Phantom::new(Phantom::radius_for(&v));
-    let (volume, projections) = py.detach(|| (phantom.volume(&v, sub).mapv(|x| x as f32).into_dyn(), g.as_ref().map(|g| phantom.projections(g).mapv(|x| x as f32).into_dyn())));
+    let (volume, projections) =
+        py.detach(|| (phantom.volume(&v, sub).mapv(|x| x as f32).into_dyn(), g.as_ref().map(|g| phantom.projections(g).mapv(|x| x as f32).into_dyn())));
     Ok((volume.into_pyarray(py), projections.map(|p| p.into_pyarray(py))))
 }
 

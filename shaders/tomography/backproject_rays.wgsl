@@ -39,11 +39,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             lo = min(lo, d);
             hi = max(hi, d);
         }
-        // A pixel of margin against rounding (weights fade to 0 at the square's edge).
-        let c0 = max(i32(floor(lo.x)) - 1, 0);
-        let c1 = min(i32(ceil(hi.x)) + 1, i32(p.cols) - 1);
-        let r0 = max(i32(floor(lo.y)) - 1, 0);
-        let r1 = min(i32(ceil(hi.y)) + 1, i32(p.rows) - 1);
+        // The pixels whose centres lie in that box, a hundredth of a pixel wider for rounding
+        // (f32 coordinates err by ~1e-5 pixels; a pixel at the square's edge weighs 0).
+        let c0 = max(i32(ceil(lo.x - 0.01)), 0);
+        let c1 = min(i32(floor(hi.x + 0.01)), i32(p.cols) - 1);
+        let r0 = max(i32(ceil(lo.y - 0.01)), 0);
+        let r1 = min(i32(floor(hi.y + 0.01)), i32(p.rows) - 1);
         let target_ = vec2<f32>(pos[a1], pos[a2]);
         for (var row = r0; row <= r1; row++) {
             for (var col = c0; col <= c1; col++) {

@@ -6,9 +6,19 @@
 #import common/views
 
 @group(0) @binding(0) var<storage, read> volume: array<f32>;
-@group(0) @binding(1) var<storage, read> views: array<View>;
-@group(0) @binding(2) var<storage, read_write> projections: array<f32>;
-@group(0) @binding(3) var<uniform> p: Params;
+// The volume with x and y swapped, (Z, X, Y): views whose rays cross x planes sample each plane
+// along y, and a warp's neighbouring pixels read neighbouring addresses here.
+@group(0) @binding(1) var<storage, read> transposed: array<f32>;
+@group(0) @binding(2) var<storage, read> views: array<View>;
+@group(0) @binding(3) var<storage, read_write> projections: array<f32>;
+@group(0) @binding(4) var<uniform> p: Params;
+
+fn tap(swapped: bool, i: u32) -> f32 {
+    if (swapped) {
+        return transposed[i];
+    }
+    return volume[i];
+}
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -26,7 +36,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let a1 = (a0 + 1u) % 3u;
     let a2 = (a0 + 2u) % 3u;
     let n = sizes(p);
-    let strides = vec3<u32>(1u, p.nx, p.nx * p.ny);
+    let swapped = a0 == 0u;
+    let strides = select(vec3<u32>(1u, p.nx, p.nx * p.ny), vec3<u32>(p.ny, 1u, p.nx * p.ny), swapped);
     var sum = 0.0;
     if (r.dir[a0] != 0.0) {
         let line = joseph_line(r, a0, p.voxel.xyz);
@@ -56,18 +67,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             var s = 0.0;
             if (j >= 0 && j < n1) {
                 if (k >= 0 && k < n2) {
-                    s += (1.0 - f.x) * (1.0 - f.y) * volume[base + u32(j) * strides[a1] + u32(k) * strides[a2]];
+                    s += (1.0 - f.x) * (1.0 - f.y) * tap(swapped, base + u32(j) * strides[a1] + u32(k) * strides[a2]);
                 }
                 if (k + 1 >= 0 && k + 1 < n2) {
-                    s += (1.0 - f.x) * f.y * volume[base + u32(j) * strides[a1] + u32(k + 1) * strides[a2]];
+                    s += (1.0 - f.x) * f.y * tap(swapped, base + u32(j) * strides[a1] + u32(k + 1) * strides[a2]);
                 }
             }
             if (j + 1 >= 0 && j + 1 < n1) {
                 if (k >= 0 && k < n2) {
-                    s += f.x * (1.0 - f.y) * volume[base + u32(j + 1) * strides[a1] + u32(k) * strides[a2]];
+                    s += f.x * (1.0 - f.y) * tap(swapped, base + u32(j + 1) * strides[a1] + u32(k) * strides[a2]);
                 }
                 if (k + 1 >= 0 && k + 1 < n2) {
-                    s += f.x * f.y * volume[base + u32(j + 1) * strides[a1] + u32(k + 1) * strides[a2]];
+                    s += f.x * f.y * tap(swapped, base + u32(j + 1) * strides[a1] + u32(k + 1) * strides[a2]);
                 }
             }
             sum += s;

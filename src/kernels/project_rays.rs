@@ -4,6 +4,8 @@
 
 use bytemuck::{Pod, Zeroable};
 
+use super::boundary::Boundary;
+use super::gather::AxisMap;
 use super::PROJECT_RAYS;
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
@@ -32,6 +34,9 @@ pub struct Setup {
     pub cols: usize,
     pub voxel: [f64; 3],
     pub views: Buf,
+    /// Whether any view's rays cross x planes (the forward projector then reads a transposed
+    /// copy of the volume).
+    pub any_x_major: bool,
 }
 
 pub(super) fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
@@ -71,6 +76,15 @@ pub fn record(rec: &mut Recording, volume: Buf, s: &Setup) -> Result<Buf> {
     let out = rec.temp(&[s.rows, angles, s.cols], Dtype::F32)?;
     let count = s.rows * angles * s.cols;
     let p = params(rec, s, count)?;
-    rec.dispatch(&PROJECT_RAYS, &[], bytemuck::bytes_of(&p), &[volume, s.views, out], PROJECT_RAYS.groups(count as u64));
+    // x and y swapped for the views that cross x planes (a view with the volume itself where
+    // none does).
+    let cube = rec.reinterpret(volume, &[s.dims[2], s.dims[1], s.dims[0]], Dtype::F32)?;
+    let transposed = if s.any_x_major {
+        let maps = [0, 2, 1].map(|a| AxisMap::identity(a, [s.dims[2], s.dims[1], s.dims[0]][a]));
+        super::gather::record(rec, cube, &maps, Boundary::Constant(0.0))?
+    } else {
+        cube
+    };
+    rec.dispatch(&PROJECT_RAYS, &[], bytemuck::bytes_of(&p), &[volume, transposed, s.views, out], PROJECT_RAYS.groups(count as u64));
     Ok(out)
 }

@@ -13,7 +13,7 @@ use crate::ops::tomography::Filter;
 /// The views uploaded for the kernels (once per recording).
 pub fn setup(rec: &mut Recording, views: &Views) -> Result<Setup> {
     let packed = rec.upload_once_f32(&views.packed().view())?;
-    Ok(Setup { dims: views.dims, rows: views.rows, cols: views.cols, voxel: views.voxel, views: packed })
+    Ok(Setup { dims: views.dims, rows: views.rows, cols: views.cols, voxel: views.voxel, views: packed, any_x_major: views.views.iter().any(|v| v.axis == 0) })
 }
 
 /// The projections (rows, angles, cols), or (angles, cols) in 2D, of a volume (Z, Y, X) or an
