@@ -9,6 +9,7 @@ mod common;
 mod api;
 mod blind;
 mod cli_batch;
+mod cli_beam;
 mod cli_convolve;
 mod cli_convolve_split;
 mod cli_deconvolve_tiles;
