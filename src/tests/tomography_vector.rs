@@ -9,6 +9,7 @@ use lucent::graph::Recording;
 use lucent::ops::tomography::vector::{cpu, gpu, ProjectionGeometry, Projector, Views, VolumeGeometry};
 use lucent::ops::tomography::Filter;
 use ndarray::{Array3, ArrayD, IxDyn};
+use std::f64::consts::{PI, TAU};
 
 fn angles(count: usize, span: f64, offset: f64) -> Vec<f64> {
     (0..count).map(|i| offset + span * i as f64 / count as f64).collect()
@@ -65,11 +66,11 @@ fn cases() -> Vec<(&'static str, ProjectionGeometry, VolumeGeometry)> {
         ("parallel3d_vec", ProjectionGeometry::Parallel3dVec { rows: 10, cols: 21, vectors: par }, VolumeGeometry::new(9, 12, Some(8)).unwrap()),
         (
             "fanflat",
-            ProjectionGeometry::FanFlat { width: 1.6, count: 29, angles: angles(13, 6.28, 0.0), source_origin: 30.0, origin_detector: 12.0 },
+            ProjectionGeometry::FanFlat { width: 1.6, count: 29, angles: angles(13, TAU, 0.0), source_origin: 30.0, origin_detector: 12.0 },
             VolumeGeometry::with_window(17, 13, None, [(-7.0, 6.0), (-8.0, 9.0), (0.0, 1.0)]).unwrap(),
         ),
         ("fanflat_vec", ProjectionGeometry::FanFlatVec { count: 23, vectors: fan_vec }, VolumeGeometry::new(11, 16, None).unwrap()),
-        ("parallel", ProjectionGeometry::Parallel { width: 1.3, count: 27, angles: angles(10, 3.14, 0.3) }, VolumeGeometry::new(15, 18, None).unwrap()),
+        ("parallel", ProjectionGeometry::Parallel { width: 1.3, count: 27, angles: angles(10, PI, 0.3) }, VolumeGeometry::new(15, 18, None).unwrap()),
     ]
 }
 
@@ -160,7 +161,7 @@ fn the_voxel_driven_back_projector_approximates_the_adjoint() {
         spacing_y: 1.1,
         rows: 48,
         cols: 64,
-        angles: angles(16, 6.28, 0.0),
+        angles: angles(16, TAU, 0.0),
         source_origin: 60.0,
         origin_detector: 40.0,
     };
@@ -269,13 +270,13 @@ fn phantom_projections_converge_to_its_line_integrals() {
 #[test]
 fn iterative_methods_match_their_f64_references() {
     use lucent::tomography::{iterative, Algorithm, IterativeOptions};
-    let fan = ProjectionGeometry::FanFlat { width: 1.4, count: 31, angles: angles(17, 6.28, 0.2), source_origin: 40.0, origin_detector: 20.0 };
+    let fan = ProjectionGeometry::FanFlat { width: 1.4, count: 31, angles: angles(17, TAU, 0.2), source_origin: 40.0, origin_detector: 20.0 };
     let cone = ProjectionGeometry::Cone {
         spacing_x: 1.5,
         spacing_y: 1.4,
         rows: 15,
         cols: 21,
-        angles: angles(13, 6.28, 0.0),
+        angles: angles(13, TAU, 0.0),
         source_origin: 50.0,
         origin_detector: 30.0,
     };
@@ -322,7 +323,7 @@ fn iterative_masks_hold() {
         spacing_y: 1.4,
         rows: 14,
         cols: 20,
-        angles: angles(11, 6.28, 0.0),
+        angles: angles(11, TAU, 0.0),
         source_origin: 50.0,
         origin_detector: 30.0,
     };

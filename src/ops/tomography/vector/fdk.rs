@@ -49,7 +49,7 @@ pub fn weights(g: &ProjectionGeometry) -> Result<(Array2<f64>, Array2<f64>)> {
     let span = (last - first).abs();
     let direction = if last >= first { 1.0 } else { -1.0 };
     let step = span / (count - 1) as f64;
-    if !(step > 0.0) || c.angles.windows(2).any(|w| (w[1] - w[0]) * direction <= 0.0) {
+    if step.is_nan() || step <= 0.0 || c.angles.windows(2).any(|w| (w[1] - w[0]) * direction <= 0.0) {
         return Err(Error::Invalid("FDK takes angles that increase (or decrease) steadily".into()));
     }
     let column = |k: usize| (k as f64 - (c.cols as f64 - 1.0) / 2.0) * c.spacing.0;

@@ -231,7 +231,7 @@ impl View {
             for corner_index in 0..8 {
                 let x: V3 = std::array::from_fn(|a| if corner_index >> a & 1 == 0 { -2.5 } else { dims[a] as f64 + 1.5 });
                 let lambda = dot(den[..3].try_into().expect("three"), x) + den[3];
-                if !(lambda > 1e-9) {
+                if lambda.is_nan() || lambda <= 1e-9 {
                     return Err(Error::Invalid(format!(
                         "projection {i}: the source at index coordinates ({:.1}, {:.1}, {:.1}) is inside the volume or beside it, not in front of it",
                         source[0], source[1], source[2]
