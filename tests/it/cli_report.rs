@@ -14,8 +14,20 @@ use std::time::{Duration, Instant};
 use base64::Engine as _;
 
 /// The figures the page holds, in order (each also written as `<name>.png`).
-const FIGURES: [&str; 10] =
-    ["panels", "psf", "registration", "registration_trace", "similarity", "tomography", "sinogram", "mlem_kl", "denoise", "denoise_psnr"];
+const FIGURES: [&str; 12] = [
+    "panels",
+    "psf",
+    "registration",
+    "registration_trace",
+    "similarity",
+    "tomography",
+    "sinogram",
+    "mlem_kl",
+    "conebeam",
+    "sirt_residual",
+    "denoise",
+    "denoise_psnr",
+];
 
 /// The browser's window: wider than the widest figure, tall enough for the whole page.
 const WINDOW: (u32, u32) = (1920, 8000);

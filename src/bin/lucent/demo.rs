@@ -107,6 +107,10 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         global.warn("no GPU: the similarity registration panel is left out (it has no CPU form)");
     }
     let (tomography, tomography_section) = crate::demo_tomography::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
+    let (conebeam, conebeam_section) = crate::demo_conebeam::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
+    if conebeam_section.is_none() {
+        global.warn("no GPU: the cone-beam panel is left out (its CPU reference takes minutes)");
+    }
     let (denoising, denoising_section) = crate::demo_denoise::run(gpu.as_ref(), &args.out, args.seed, args.size)?;
 
     let photons = observed.iter().map(|&v| v as f64).sum::<f64>();
@@ -124,6 +128,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         "registration": registration,
         "similarity": similarity,
         "tomography": tomography,
+        "conebeam": conebeam,
         "denoising": denoising,
     });
     // report.json is the --json report too.
@@ -173,7 +178,11 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             crate::demo_tomography::EM_ITERATIONS,
             counts = args.out.join("counts.npy").display()
         ),
-        format!("# the denoising over 4 axes:\nlucent denoise {} -o denoised.npy --dims 4", args.out.join("series_noisy.npy").display()),
+format!(
+            "# the cone-beam reconstructions (ASTRA's geometry dicts as JSON: see lucent fdk --help):\nlucent fdk {} --geometry cone.json --volume volume.json -o fdk.npy --filter hann",
+            args.out.join("cone_projections.npy").display()
+        ),
+                format!("# the denoising over 4 axes:\nlucent denoise {} -o denoised.npy --dims 4", args.out.join("series_noisy.npy").display()),
     ];
     let intro = format!(
         "Made by lucent {} on {device} in {:.1} s (seed {}, size {}). Every figure is drawn from the arrays this run computed; the arrays themselves are .npy files beside this page.",
@@ -182,10 +191,11 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
         args.seed,
         args.size.name()
     );
-    let sections: Vec<Section> = [Some(deconvolution), Some(registration_section), similarity_section, Some(tomography_section), Some(denoising_section)]
-        .into_iter()
-        .flatten()
-        .collect();
+    let sections: Vec<Section> =
+        [Some(deconvolution), Some(registration_section), similarity_section, Some(tomography_section), conebeam_section, Some(denoising_section)]
+            .into_iter()
+            .flatten()
+            .collect();
     crate::demo_report::write(&args.out, &intro, &sections, &commands)?;
 
     let (registration, tomography, denoising) = (&report.details["registration"], &report.details["tomography"], &report.details["denoising"]);

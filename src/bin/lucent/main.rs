@@ -6,6 +6,7 @@ mod bench;
 mod convolve;
 mod deconvolve;
 mod demo;
+mod demo_conebeam;
 mod demo_denoise;
 mod demo_figure;
 mod demo_register;
