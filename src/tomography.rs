@@ -259,6 +259,7 @@ pub fn find_center(gpu: &Gpu, sinogram: &ndarray::ArrayView2<f32>, g: &Geometry,
 
 pub use crate::ops::tomography::vector::geometry::{ProjectionGeometry, VolumeGeometry};
 pub use crate::ops::tomography::vector::iterative::{Algorithm, Options as IterativeOptions, Solution};
+pub use crate::ops::tomography::vector::sart::DEFAULT_SUBSET_SIZE as SART_SUBSET_SIZE;
 pub use crate::ops::tomography::vector::{Projector, Views};
 
 /// The f64 references of the ASTRA-geometry functions ([`forward_project`] and the rest).
@@ -329,7 +330,8 @@ pub fn fdk(
     one_pass(gpu, data, &views, |rec, x, s| crate::ops::tomography::vector::gpu::record_fdk(rec, x, projections, &views, s, filter))
 }
 
-/// SIRT or CGLS ([`Algorithm`]) of projections in any ASTRA geometry, with ASTRA's options;
+/// SIRT, CGLS, MLEM or OS-SART ([`Algorithm`]) of projections in any ASTRA geometry, with
+/// ASTRA's options;
 /// calls `progress` (stage "iterations") as it goes.
 pub fn iterative(
     gpu: &Gpu,

@@ -116,6 +116,12 @@ def test_sirt_keeps_its_bounds_and_cgls_its_descent():
     assert all(r1 < r0 for r0, r1 in zip(res, res[1:]))
     x, res = tomo.em(b, g, v, 10)
     assert x.min() >= 0 and res[-1] < res[0]
+    # OS-SART: a sweep over subsets of 6 views does more than a SIRT iteration.
+    x, res = tomo.sart(b, g, v, 3, subset_size=6, min_constraint=0.0)
+    _, sirt_res = tomo.sirt(b, g, v, 4)
+    assert x.min() >= 0 and res[-1] < sirt_res[-1]
+    with pytest.raises(ValueError, match="subset"):
+        tomo.sart(b, g, v, 3, subset_size=0)
 
 
 def test_bad_input_is_refused():

@@ -266,7 +266,7 @@ fn phantom_projections_converge_to_its_line_integrals() {
     }
 }
 
-/// SIRT, CGLS and MLEM on the GPU against their f64 references (same pair, same start), 2D and 3D.
+/// SIRT, CGLS, MLEM and OS-SART on the GPU against their f64 references (same pair, same start), 2D and 3D.
 #[test]
 fn iterative_methods_match_their_f64_references() {
     use lucent::tomography::{iterative, Algorithm, IterativeOptions};
@@ -283,9 +283,10 @@ fn iterative_methods_match_their_f64_references() {
     let cases = [
         (Algorithm::Sirt, fan.clone(), VolumeGeometry::new(19, 17, None).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
         (Algorithm::Sirt, cone.clone(), VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Astra, (0.0, 0.6)),
-        (Algorithm::Cgls, fan, VolumeGeometry::new(19, 17, None).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
+        (Algorithm::Cgls, fan.clone(), VolumeGeometry::new(19, 17, None).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
         (Algorithm::Cgls, cone.clone(), VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
         (Algorithm::Mlem, cone, VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
+        (Algorithm::Sart { subset_size: 3 }, fan.clone(), VolumeGeometry::new(19, 17, None).unwrap(), Projector::Matched, (0.0, 0.8)),
     ];
     for (algorithm, g, v, projector, bounds) in cases {
         let views = Views::new(&g, &v).unwrap();
@@ -335,7 +336,7 @@ fn iterative_masks_hold() {
     let initial = rand_array(&v.shape());
     let mut corrupted = b.clone();
     corrupted.indexed_iter_mut().filter(|(i, _)| i[2] < 3).for_each(|(_, x)| *x = 1e3);
-    for algorithm in [Algorithm::Sirt, Algorithm::Cgls] {
+    for algorithm in [Algorithm::Sirt, Algorithm::Cgls, Algorithm::Sart { subset_size: 4 }] {
         let options = IterativeOptions {
             iterations: 6,
             volume_mask: Some(volume_mask.clone()),

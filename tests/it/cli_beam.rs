@@ -74,6 +74,20 @@ fn cli_cone_beam_commands() {
     assert_eq!(lucent::io::read_real(path("c.npy")).unwrap(), want.volume);
     assert_eq!(report["details"]["residuals"].as_array().unwrap().len(), 6);
     lucent_json(&[&["em", &path("p.npy")][..], &geometry, &["-o", &path("e.npy"), "-n", "5"]].concat(), &[]);
+    let report =
+        lucent_json(&[&["sart", &path("p.npy")][..], &geometry, &["-o", &path("os.npy"), "-n", "3", "--subset-size", "5", "--min", "0"]].concat(), &[]);
+    assert_eq!(report["options"]["subset_size"], 5, "{report}");
+    let want = tomo::iterative(
+        gpu,
+        tomo::Algorithm::Sart { subset_size: 5 },
+        &p.view(),
+        &g,
+        &v,
+        &tomo::IterativeOptions { iterations: 3, min: Some(0.0), ..Default::default() },
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(lucent::io::read_real(path("os.npy")).unwrap(), want.volume);
 
     // Refusals: one line, nothing written.
     let refuse = |args: Vec<&str>, what: &str| {

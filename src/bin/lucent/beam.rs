@@ -67,6 +67,7 @@ impl Operation {
             Operation::Iterative(Algorithm::Sirt) => "sirt",
             Operation::Iterative(Algorithm::Cgls) => "cgls",
             Operation::Iterative(Algorithm::Mlem) => "em",
+            Operation::Iterative(Algorithm::Sart { .. }) => "sart",
         }
     }
 }
@@ -95,6 +96,9 @@ pub struct IterativeArgs {
     /// The starting volume (default 0; MLEM's 1).
     #[arg(long)]
     pub initial: Option<PathBuf>,
+    /// OS-SART's views per subset (TIGRE's blocksize; sart only).
+    #[arg(long, default_value_t = lucent::tomography::SART_SUBSET_SIZE)]
+    pub subset_size: usize,
 }
 
 #[derive(clap::Args)]
@@ -116,7 +120,8 @@ pub struct FdkArgs {
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   lucent sirt projections.npy --geometry cone.json --volume volume.json -o x.npy -n 100 --min 0
-  lucent cgls projections.npy --geometry cone.json --volume volume.json -o x.npy -n 30 --json")]
+  lucent cgls projections.npy --geometry cone.json --volume volume.json -o x.npy -n 30 --json
+  lucent sart projections.npy --geometry cone.json --volume volume.json -o x.npy -n 10 --subset-size 20")]
 pub struct SolveArgs {
     /// Projections (rows, angles, cols) or a sinogram (angles, cols).
     pub input: PathBuf,
@@ -221,6 +226,9 @@ pub fn run(global: &Global, op: Operation, input: &Path, output: &Path, geometry
             opts["mask"] = json!(a.mask.as_ref().map(report::path));
             opts["projection_mask"] = json!(a.projection_mask.as_ref().map(report::path));
             opts["initial"] = json!(a.initial.as_ref().map(report::path));
+            if let Operation::Iterative(Algorithm::Sart { subset_size }) = op {
+                opts["subset_size"] = json!(subset_size);
+            }
         }
         let (rows, cols) = g.detector();
         let details = json!({ "geometry": g.kind(), "projections": g.projections(), "detector_rows": rows, "detector_cols": cols, "volume": v.shape(), "voxel": v.voxel(), "residuals": residuals });

@@ -164,6 +164,11 @@ enum Command {
     ///
     /// Example: lucent cgls projections.npy --geometry cone.json --volume volume.json -o x.npy -n 30
     Cgls(beam::SolveArgs),
+    /// OS-SART (ordered subsets, TIGRE's OS_SART) in an ASTRA geometry: min/max constraints,
+    /// masks, the residual per sweep reported.
+    ///
+    /// Example: lucent sart projections.npy --geometry cone.json --volume volume.json -o x.npy -n 10
+    Sart(beam::SolveArgs),
     /// The rotation centre of a sinogram (detector coordinate), as TomoPy's find_center.
     ///
     /// Example: lucent find-center sinogram.npy --radius 20
@@ -331,6 +336,10 @@ fn main() {
             &args.geometry,
             Some(&args.iterative),
         ),
+        Command::Sart(args) => {
+            let op = beam::Operation::Iterative(lucent::tomography::Algorithm::Sart { subset_size: args.iterative.subset_size });
+            beam::run(&global, op, &args.input, &args.output, &args.geometry, Some(&args.iterative))
+        }
         Command::Cgls(args) => beam::run(
             &global,
             beam::Operation::Iterative(lucent::tomography::Algorithm::Cgls),

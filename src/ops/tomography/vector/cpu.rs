@@ -146,7 +146,7 @@ pub fn backproject(projections: &ArrayView3<f64>, views: &Views, projector: supe
     }
 }
 
-/// SIRT, CGLS (from 0) or MLEM (from 1) ([`super::iterative`]) in f64, no masks: the volume and each
+/// SIRT, CGLS, OS-SART (from 0) or MLEM (from 1) ([`super::iterative`]) in f64, no masks: the volume and each
 /// iterate's residual norm before its update.
 pub fn solve(
     algorithm: super::iterative::Algorithm,
@@ -171,6 +171,24 @@ pub fn solve(
                 residuals.push(norm(&residual).sqrt());
                 let v = backproject(&(&residual * &r).view(), views, projector);
                 x = (&x + &(&c * &v)).mapv(|v| v.clamp(bounds.0, bounds.1));
+            }
+        }
+        super::iterative::Algorithm::Sart { subset_size } => {
+            let inv = |a: Array3<f64>| a.mapv(|v| if (v as f32).abs() < 1e-6 { 0.0 } else { 1.0 / v });
+            let groups = super::sart::subsets(views.projections(), subset_size);
+            for _ in 0..iterations {
+                let mut total = 0.0;
+                for members in &groups {
+                    let part = views.subset(members);
+                    let b_s = b.select(ndarray::Axis(1), members);
+                    let r = inv(project(&Array3::from_elem((nz, ny, nx), 1.0).view(), &part));
+                    let c = inv(backproject(&Array3::from_elem(b_s.dim(), 1.0).view(), &part, projector));
+                    let residual = &b_s - &project(&x.view(), &part);
+                    total += norm(&residual);
+                    let v = backproject(&(&residual * &r).view(), &part, projector);
+                    x = (&x + &(&c * &v)).mapv(|v| v.clamp(bounds.0, bounds.1));
+                }
+                residuals.push(total.sqrt());
             }
         }
         super::iterative::Algorithm::Mlem => {

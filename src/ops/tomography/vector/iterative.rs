@@ -28,6 +28,10 @@ pub enum Algorithm {
     Cgls,
     /// MLEM (ASTRA's `EM_CUDA`): x ← x · Aᵀ(b / A x) / Aᵀ1 from a constant 1, on counts ≥ 0.
     Mlem,
+    /// OS-SART over subsets of `subset_size` views ([`super::sart`]; TIGRE's `OS_SART`).
+    Sart {
+        subset_size: usize,
+    },
 }
 
 /// ASTRA's options (`MinConstraint`, `MaxConstraint`, `Relaxation`, `ReconstructionMaskId`,
@@ -81,6 +85,12 @@ fn check_array(x: &ArrayViewD<f32>, shape: &[usize], what: &str) -> Result<()> {
         return Err(Error::Shape(format!("{what} {:?} for a geometry of {shape:?}", x.shape())));
     }
     crate::check::check_finite(x, what)
+}
+
+/// The projections' shape and values, and the options.
+pub fn check_inputs(projections: &ArrayViewD<f32>, views: &Views, o: &Options) -> Result<()> {
+    check_array(projections, &views.projection_shape(), "the projections")?;
+    check_options(o, views)
 }
 
 fn check_options(o: &Options, views: &Views) -> Result<()> {
@@ -170,8 +180,10 @@ pub fn solve(
     o: &Options,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Solution> {
-    check_array(projections, &views.projection_shape(), "the projections")?;
-    check_options(o, views)?;
+    if let Algorithm::Sart { subset_size } = algorithm {
+        return super::sart::solve(gpu, projections, views, subset_size, o, progress);
+    }
+    check_inputs(projections, views, o)?;
     check_fits(gpu, views, 6, 6)?;
     if algorithm == Algorithm::Mlem {
         if o.volume_mask.is_some() || o.projection_mask.is_some() {
@@ -219,6 +231,7 @@ pub fn solve(
             let gamma = sum_squares(&mut rec, p)?;
             keep.extend([x, r, p, gamma]);
         }
+        Algorithm::Sart { .. } => unreachable!("OS-SART runs in sart.rs"),
         Algorithm::Mlem => {
             let ones = ones_or(&mut rec, None, &pshape)?;
             let norm = gpu::record_backproject(&mut rec, ones, views, &s, o.projector)?;
@@ -247,6 +260,7 @@ pub fn solve(
             Algorithm::Sirt => 4,
             Algorithm::Cgls => 5,
             Algorithm::Mlem => 3,
+            Algorithm::Sart { .. } => unreachable!("OS-SART runs in sart.rs"),
         };
         let (mut mp, mut mv) = (None, None);
         let mut rest = inputs[count..].iter();
@@ -289,6 +303,7 @@ pub fn solve(
                 }
                 vec![b, x, r, p, gamma]
             }
+            Algorithm::Sart { .. } => unreachable!("OS-SART runs in sart.rs"),
             Algorithm::Mlem => {
                 let [b, mut x, norm] = inputs[..3] else { unreachable!("three arrays") };
                 for _ in 0..steps {

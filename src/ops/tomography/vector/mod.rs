@@ -21,6 +21,7 @@ pub mod fdk;
 pub mod geometry;
 pub mod gpu;
 pub mod iterative;
+pub mod sart;
 
 pub use geometry::{ProjectionGeometry, VolumeGeometry};
 
