@@ -346,3 +346,90 @@ pub fn iterative(
     crate::host::check_host_array("the result", &views.volume_shape(), 4)?;
     crate::ops::tomography::vector::iterative::solve(gpu, algorithm, data, &views, options, progress)
 }
+
+/// The detector's horizontal offset (columns along u; the rotation axis's projection off the
+/// detector's middle) of circular fan- or cone-beam projections, as [`find_center`] finds the
+/// centre: the offset whose fan-beam FBP of the mid-plane (the detector's middle row; the mean of
+/// the two middle rows for an even count) has the least entropy, searched within `radius`
+/// columns. Returns the offset and each tried offset's entropy.
+pub fn find_offset(gpu: &Gpu, data: &ndarray::ArrayViewD<f32>, projections: &ProjectionGeometry, radius: f64) -> Result<(f64, Vec<(f64, f64)>)> {
+    let (rows, cols) = projections.detector();
+    let fan = match projections {
+        ProjectionGeometry::Cone { spacing_x, angles, source_origin, origin_detector, .. } => ProjectionGeometry::FanFlat {
+            width: *spacing_x,
+            count: cols,
+            angles: angles.clone(),
+            source_origin: *source_origin,
+            origin_detector: *origin_detector,
+        },
+        ProjectionGeometry::FanFlat { .. } => projections.clone(),
+        other => return Err(crate::Error::Invalid(format!("the offset search takes a circular fan or cone geometry (fanflat, cone), not {}", other.kind()))),
+    };
+    projections.validate()?;
+    if data.shape() != projections.shape() {
+        return Err(crate::Error::Shape(format!("projections {:?} for a geometry of {:?}", data.shape(), projections.shape())));
+    }
+    crate::check::check_finite(data, "the projections")?;
+    // The mid-plane's sinogram (angles, cols).
+    let sinogram = match data.ndim() {
+        3 => {
+            let middle = |r: usize| data.index_axis(ndarray::Axis(0), r).to_owned();
+            if rows % 2 == 1 {
+                middle(rows / 2)
+            } else {
+                (middle(rows / 2 - 1) + middle(rows / 2)) * 0.5
+            }
+        }
+        _ => data.to_owned(),
+    };
+    let (lo, hi) = sinogram.iter().fold((f32::MAX, f32::MIN), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    if hi <= lo {
+        return Err(crate::Error::Invalid(format!("the mid-plane's projections are constant ({lo}): there is no offset to find")));
+    }
+    // The slice: cols² pixels of the detector's spacing scaled to the origin.
+    let ProjectionGeometry::FanFlat { width, source_origin, origin_detector, .. } = &fan else { unreachable!("a fan") };
+    let pixel = width * source_origin / (source_origin + origin_detector);
+    let half = cols as f64 * pixel / 2.0;
+    let grid = VolumeGeometry::with_window(cols, cols, None, [(-half, half), (-half, half), (0.0, 1.0)])?;
+    let views = Views::new(&fan, &grid)?;
+    crate::ops::tomography::vector::fdk::weights(&fan)?;
+    let resident = crate::gpu::GpuArray::upload_f32(gpu, &sinogram.view())?;
+    let middle = (cols as f64 - 1.0) / 2.0;
+    crate::ops::tomography::search_center(cols, cols, radius, |centres| {
+        let mut rec = Recording::new(gpu);
+        let s = crate::ops::tomography::vector::gpu::setup(&mut rec, &views)?;
+        let x = rec.input(&resident);
+        let downloads = centres
+            .iter()
+            .map(|&c| {
+                let y = crate::ops::tomography::vector::gpu::record_fdk_offset(&mut rec, x, &fan, &views, &s, Filter::Ramp, c - middle)?;
+                Ok(rec.download(y))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let results = rec.run()?;
+        downloads.into_iter().map(|d| results.f32(d)).collect()
+    })
+    .map(|(centre, scores)| (centre - middle, scores.into_iter().map(|(c, e)| (c - middle, e)).collect()))
+}
+
+/// The 3D modified Shepp-Logan phantom ([`crate::phantom::shepp_logan3d`]) in a 3D volume
+/// geometry, its radius half the smaller of the window's x and y extents, each voxel averaged over `sub`³
+/// points.
+pub fn shepp_logan_volume(grid: &VolumeGeometry, sub: usize) -> Result<ndarray::Array3<f64>> {
+    let Some(slices) = grid.slices else { return Err(crate::Error::Invalid("the 3D phantom takes a 3D volume geometry (with slices)".into())) };
+    crate::host::check_host_array("the phantom", &grid.shape(), 8)?;
+    let phantom = crate::phantom::shepp_logan3d::Phantom::new(crate::phantom::shepp_logan3d::Phantom::radius_for(&grid.window));
+    Ok(phantom.volume([slices, grid.rows, grid.cols], grid.window, sub))
+}
+
+/// The exact projections (rows, angles, cols) in a 3D projection geometry of the phantom
+/// [`shepp_logan_volume`] voxelises for `grid`.
+pub fn shepp_logan_projections(grid: &VolumeGeometry, projections: &ProjectionGeometry) -> Result<ndarray::Array3<f64>> {
+    projections.validate()?;
+    if !projections.is_3d() || grid.slices.is_none() {
+        return Err(crate::Error::Invalid(format!("the 3D phantom projects in 3D geometries, not {}", projections.kind())));
+    }
+    crate::host::check_host_array("the projections", &projections.shape(), 8)?;
+    let phantom = crate::phantom::shepp_logan3d::Phantom::new(crate::phantom::shepp_logan3d::Phantom::radius_for(&grid.window));
+    Ok(phantom.projections(&projections.vectors(), projections.detector(), projections.is_divergent()))
+}

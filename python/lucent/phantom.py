@@ -35,8 +35,8 @@ def shepp_logan(n: int = 128) -> np.ndarray:
 def shepp_logan_3d(vol_geom: Any, proj_geom: Any = None, *, sub: int = 2) -> Any:
     """The 3D modified Shepp-Logan phantom (Schabel's ten ellipsoids, values in [0, 1]) in an
     ASTRA volume geometry (:func:`lucent.tomography.create_vol_geom`, or a side ``n`` for n³
-    voxels), each voxel averaged over ``sub``³ points; its radius is half the window's smallest
-    extent. With an ASTRA 3D projection geometry, returns ``(volume, projections)``: the exact
+    voxels), each voxel averaged over ``sub``³ points; its radius is half the smaller of the
+    window's x and y extents. With an ASTRA 3D projection geometry, returns ``(volume, projections)``: the exact
     line integrals (rows, angles, cols) of every pixel's central ray.
 
     >>> import numpy as np, lucent

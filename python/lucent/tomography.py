@@ -31,7 +31,7 @@ Method = Literal["auto", "logpolar", "direct"]
 Filter = Literal["ramp", "shepp-logan", "cosine", "hamming", "hann"]
 
 __all__ = ["radon", "backproject", "fbp", "mlem", "create_proj_geom", "create_vol_geom", "forward_project", "back_project",
-           "fdk", "sirt", "cgls", "em", "sart"]
+           "fdk", "sirt", "cgls", "em", "sart", "find_offset"]
 
 Projector = Literal["matched", "astra"]
 
@@ -300,3 +300,13 @@ def sart(data: Any, proj_geom: dict, vol_geom: dict, iterations: int = 10, *, su
     """
     return _iterate("sart", data, proj_geom, vol_geom, iterations, projector, min_constraint, max_constraint, relaxation,
                     reconstruction_mask, sinogram_mask, initial, context, subset_size)
+
+
+def find_offset(data: Any, proj_geom: dict, radius: float = 16.0, *,
+                context: Optional[Context] = None) -> tuple[float, list[tuple[float, float]]]:
+    """The detector's offset (columns along its rows; the rotation axis's projection off the
+    detector's middle) of circular fan- (``fanflat``) or cone-beam (``cone``) projections, as
+    :func:`lucent.tomography`'s parallel ``find-center``: the offset whose fan-beam FBP of the
+    mid-plane has the least entropy, within ``radius`` columns; and each tried offset's entropy.
+    Reconstruct with the detector moved by it (``cone_vec``: detector centre + offset × u)."""
+    return _lucent.find_offset(resolve(context), real(data, "projections"), _json(proj_geom), float(radius))

@@ -88,7 +88,6 @@ fn widefield_specimen(py: Python<'_>, shape: [usize; 3], seed: u64) -> PyResult<
 #[pyfunction]
 #[pyo3(signature = (vol_geom, proj_geom=None, sub=2))]
 fn shepp_logan_3d<'py>(py: Python<'py>, vol_geom: &str, proj_geom: Option<&str>, sub: usize) -> PyResult<(F32<'py>, Option<F32<'py>>)> {
-    use lucent::phantom::shepp_logan3d::Phantom;
     let parse = |text: &str| serde_json::from_str::<serde_json::Value>(text).map_err(|e| to_py(Error::Invalid(format!("a geometry dict ({e})"))));
     let v = lucent::io::astra::volume_geometry(&parse(vol_geom)?).map_err(to_py)?;
     if v.slices.is_none() {
@@ -105,9 +104,13 @@ fn shepp_logan_3d<'py>(py: Python<'py>, vol_geom: &str, proj_geom: Option<&str>,
         }
         check_shape("the projections", &g.shape(), 1..=65536)?;
     }
-    let phantom = Phantom::new(Phantom::radius_for(&v));
-    let (volume, projections) =
-        py.detach(|| (phantom.volume(&v, sub).mapv(|x| x as f32).into_dyn(), g.as_ref().map(|g| phantom.projections(g).mapv(|x| x as f32).into_dyn())));
+    let (volume, projections) = py
+        .detach(|| -> lucent::Result<_> {
+            let volume = lucent::tomography::shepp_logan_volume(&v, sub)?.mapv(|x| x as f32).into_dyn();
+            let projections = g.as_ref().map(|g| lucent::tomography::shepp_logan_projections(&v, g)).transpose()?.map(|p| p.mapv(|x| x as f32).into_dyn());
+            Ok((volume, projections))
+        })
+        .map_err(to_py)?;
     Ok((volume.into_pyarray(py), projections.map(|p| p.into_pyarray(py))))
 }
 

@@ -122,6 +122,15 @@ fn iterative<'py>(
     Ok((out(py, Ok(solution.volume))?, solution.residuals))
 }
 
+/// The detector offset of circular fan- or cone-beam projections, and each tried offset's entropy.
+#[pyfunction]
+fn find_offset<'py>(py: Python<'py>, ctx: &Context, data: F32<'py>, proj_geom: &str, radius: f64) -> PyResult<(f64, Vec<(f64, f64)>)> {
+    let parse = serde_json::from_str::<serde_json::Value>(proj_geom).map_err(|e| to_py(lucent::Error::Invalid(format!("a geometry dict ({e})"))))?;
+    let g = lucent::io::astra::projection_geometry(&parse).map_err(to_py)?;
+    let x = data.as_array();
+    py.detach(|| tomo::find_offset(&ctx.gpu, &x, &g, radius)).map_err(to_py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(radon, m)?)?;
     m.add_function(wrap_pyfunction!(backproject, m)?)?;
@@ -131,5 +140,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(back_project, m)?)?;
     m.add_function(wrap_pyfunction!(fdk, m)?)?;
     m.add_function(wrap_pyfunction!(iterative, m)?)?;
+    m.add_function(wrap_pyfunction!(find_offset, m)?)?;
     Ok(())
 }

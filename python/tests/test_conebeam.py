@@ -141,3 +141,16 @@ def test_bad_input_is_refused():
         tomo.forward_project(np.zeros((8, 8, 8), "f4"), "cone", v)
     with pytest.raises(ValueError, match="iterations"):
         tomo.sirt(np.zeros((8, 2, 8), "f4"), g, v, 0)
+
+
+def test_find_offset_of_a_shifted_detector():
+    angles = np.linspace(0, 2 * np.pi, 160, endpoint=False)
+    so, od, w, shift = 200.0, 100.0, 1.5, -1.8
+    vec = np.stack([np.sin(angles) * so, -np.cos(angles) * so, -np.sin(angles) * od + shift * np.cos(angles) * w,
+                    np.cos(angles) * od + shift * np.sin(angles) * w, np.cos(angles) * w, np.sin(angles) * w], axis=1)
+    v = tomo.create_vol_geom(128, 128)
+    data = tomo.forward_project(lucent.phantom.shepp_logan(128), tomo.create_proj_geom("fanflat_vec", 150, vec), v)
+    offset, tried = tomo.find_offset(data, tomo.create_proj_geom("fanflat", w, 150, angles, so, od), 6)
+    assert abs(offset - shift) <= 0.3 and len(tried) > 20
+    with pytest.raises(ValueError, match="fan or cone"):
+        tomo.find_offset(data, tomo.create_proj_geom("parallel", 1.0, 150, angles))

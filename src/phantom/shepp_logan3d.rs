@@ -5,8 +5,6 @@
 
 use ndarray::Array3;
 
-use crate::ops::tomography::vector::{ProjectionGeometry, VolumeGeometry};
-
 /// (intensity, semi-axes a, b, c, centre x, y, z, Euler angles φ, θ, ψ in degrees).
 const ELLIPSOIDS: [[f64; 10]; 10] = [
     [1.0, 0.69, 0.92, 0.81, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0],
@@ -89,23 +87,20 @@ impl Phantom {
             .sum()
     }
 
-    /// The phantom averaged over `sub`³ points in each voxel of a 3D volume geometry
-    /// (ASTRA's voxel centres).
-    pub fn volume(&self, v: &VolumeGeometry, sub: usize) -> Array3<f64> {
-        let voxel = v.voxel();
-        let (nz, sub) = (v.slices.unwrap_or(1), sub.max(1));
+    /// The phantom averaged over `sub`³ points in each voxel of a volume of `shape` (Z, Y, X)
+    /// spanning `window` ((min, max) of x, y, z; ASTRA's voxel centres).
+    pub fn volume(&self, shape: [usize; 3], window: [(f64, f64); 3], sub: usize) -> Array3<f64> {
+        let [nz, ny, nx] = shape;
+        let voxel = [(window[0].1 - window[0].0) / nx as f64, (window[1].1 - window[1].0) / ny as f64, (window[2].1 - window[2].0) / nz as f64];
+        let sub = sub.max(1);
         let offsets: Vec<f64> = (0..sub).map(|i| (i as f64 + 0.5) / sub as f64).collect();
-        let mut out = Array3::zeros((nz, v.rows, v.cols));
+        let mut out = Array3::zeros((nz, ny, nx));
         ndarray::Zip::indexed(&mut out).par_for_each(|(k, j, i), out| {
             let mut sum = 0.0;
             for &oz in &offsets {
                 for &oy in &offsets {
                     for &ox in &offsets {
-                        let x = [
-                            v.window[0].0 + (i as f64 + ox) * voxel[0],
-                            v.window[1].0 + (j as f64 + oy) * voxel[1],
-                            v.window[2].0 + (k as f64 + oz) * voxel[2],
-                        ];
+                        let x = [window[0].0 + (i as f64 + ox) * voxel[0], window[1].0 + (j as f64 + oy) * voxel[1], window[2].0 + (k as f64 + oz) * voxel[2]];
                         sum += self.at(x);
                     }
                 }
@@ -115,12 +110,11 @@ impl Phantom {
         out
     }
 
-    /// The exact projections (rows, angles, cols) of a 3D geometry: each pixel's central ray's
-    /// integral.
-    pub fn projections(&self, g: &ProjectionGeometry) -> Array3<f64> {
-        let (rows, cols) = g.detector();
-        let vectors = g.vectors();
-        let divergent = g.is_divergent();
+    /// The exact projections (rows, angles, cols): each detector pixel's central ray's integral,
+    /// per projection (source or rays' direction, detector centre, u, v) in world coordinates
+    /// (ASTRA's vector geometries: pixel (r, c) at d + (c − cols/2 + ½) u + (r − rows/2 + ½) v),
+    /// rays from the source if `divergent`, else parallel.
+    pub fn projections(&self, vectors: &[[[f64; 3]; 4]], (rows, cols): (usize, usize), divergent: bool) -> Array3<f64> {
         let mut out = Array3::zeros((rows, vectors.len(), cols));
         ndarray::Zip::indexed(&mut out).par_for_each(|(r, a, c), out| {
             let [s, d, u, v] = vectors[a];
@@ -131,10 +125,10 @@ impl Phantom {
         out
     }
 
-    /// The phantom's radius for a volume geometry: half its window's smallest extent.
-    pub fn radius_for(v: &VolumeGeometry) -> f64 {
-        let axes = if v.slices.is_some() { 3 } else { 2 };
-        v.window[..axes].iter().map(|(lo, hi)| (hi - lo) / 2.0).fold(f64::MAX, f64::min)
+    /// The phantom's radius for a volume window ((min, max) of x, y, …): half the smaller of its
+    /// x and y extents (a thin slab along z holds the phantom's middle).
+    pub fn radius_for(window: &[(f64, f64)]) -> f64 {
+        window.iter().take(2).map(|(lo, hi)| (hi - lo) / 2.0).fold(f64::MAX, f64::min)
     }
 }
 

@@ -89,6 +89,11 @@ fn cli_cone_beam_commands() {
     .unwrap();
     assert_eq!(lucent::io::read_real(path("os.npy")).unwrap(), want.volume);
 
+    // The detector offset search runs and reports (its accuracy: the library's tests; 24 views of
+    // a 20³ phantom are too few for the entropy criterion).
+    let report = lucent_json(&["find-center", &path("p.npy"), "--geometry", &path("g.json"), "--radius", "4"], &[]);
+    assert!(report["details"]["offset"].as_f64().unwrap().abs() <= 4.5 && report["details"]["tried"].as_array().unwrap().len() > 20, "{report}");
+
     // Refusals: one line, nothing written.
     let refuse = |args: Vec<&str>, what: &str| {
         let out = lucent_cli(&args, &[]);

@@ -5,7 +5,6 @@
 use std::path::Path;
 use std::time::Instant;
 
-use lucent::phantom::shepp_logan3d::Phantom;
 use lucent::phantom::Rng;
 use lucent::tomography::{self as tomo, Algorithm, Filter, IterativeOptions, ProjectionGeometry, VolumeGeometry};
 use lucent::{io, Error, Gpu};
@@ -50,9 +49,8 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
     // Source 2n from the centre, detector n beyond it: magnification 1.5, pixels of 1.5.
     let g =
         ProjectionGeometry::Cone { spacing_x: 1.5, spacing_y: 1.5, rows: n, cols: n + n / 4, angles, source_origin: 2.0 * n as f64, origin_detector: n as f64 };
-    let phantom = Phantom::new(n as f64 / 2.0);
-    let truth = phantom.volume(&v, 2);
-    let exact = phantom.projections(&g);
+    let truth = tomo::shepp_logan_volume(&v, 2)?;
+    let exact = tomo::shepp_logan_projections(&v, &g)?;
     let mean = exact.iter().sum::<f64>() / exact.len() as f64;
     let mut rng = Rng::new(seed ^ 0xc0_4e);
     let noisy = exact.mapv(|p| (p + NOISE * mean * rng.normal()) as f32).into_dyn();

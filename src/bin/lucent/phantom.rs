@@ -31,7 +31,7 @@ pub struct Args {
     #[arg(long = "3d")]
     three_d: bool,
     /// With --3d: an ASTRA volume geometry (`create_vol_geom`'s dict as JSON) instead of --size;
-    /// the phantom's radius is half its window's smallest extent.
+    /// the phantom's radius is half the smaller of its window's x and y extents.
     #[arg(long, value_name = "V.json")]
     volume: Option<PathBuf>,
     /// With --3d: an ASTRA 3D projection geometry whose exact projections (each pixel's central
@@ -193,7 +193,6 @@ fn shepp_logan(global: &Global, args: &Args) -> Result<(), Error> {
 
 /// The 3D Shepp-Logan phantom and, with --geometry, its exact projections.
 fn shepp_logan_3d(global: &Global, args: &Args) -> Result<(), Error> {
-    use lucent::phantom::shepp_logan3d::Phantom;
     if args.aooct || args.series.is_some() || !args.moving.is_empty() || args.truth.is_some() {
         return Err(Error::Invalid("--3d makes one phantom: not with --aooct, --series, --moving or --truth".into()));
     }
@@ -224,11 +223,10 @@ fn shepp_logan_3d(global: &Global, args: &Args) -> Result<(), Error> {
     lucent::host::check_host_array("the phantom", &v.shape(), 12)?;
     io::check_output(&args.output, 3, false)?;
     let start = Instant::now();
-    let phantom = Phantom::new(Phantom::radius_for(&v));
     lucent::host::all_or_nothing(|| {
-        io::write_real(&args.output, &phantom.volume(&v, 2).mapv(|x| x as f32).into_dyn().view())?;
+        io::write_real(&args.output, &lucent::tomography::shepp_logan_volume(&v, 2)?.mapv(|x| x as f32).into_dyn().view())?;
         if let (Some(g), Some(path)) = (&g, &args.projections) {
-            io::write_real(path, &phantom.projections(g).mapv(|x| x as f32).into_dyn().view())?;
+            io::write_real(path, &lucent::tomography::shepp_logan_projections(&v, g)?.mapv(|x| x as f32).into_dyn().view())?;
         }
         Ok(())
     })?;

@@ -127,6 +127,10 @@ pub struct FindCenterArgs {
     /// Angles in radians (.npy, one axis); otherwise equally spaced over [0, π).
     #[arg(long)]
     angles_file: Option<PathBuf>,
+    /// A circular fan or cone geometry (ASTRA's fanflat or cone dict as JSON): the detector's
+    /// offset along its rows is searched instead (columns; the mid-plane's fan-beam FBP).
+    #[arg(long = "geometry", value_name = "G.json")]
+    astra_geometry: Option<PathBuf>,
 }
 
 /// What the commands do.
@@ -373,6 +377,9 @@ impl Run<'_> {
 }
 
 pub fn find_center(global: &Global, args: &FindCenterArgs) -> Result<(), Error> {
+    if let Some(path) = &args.astra_geometry {
+        return find_offset(global, args, path);
+    }
     let start = Instant::now();
     let mut stages = Stages::default();
     let geometry = Angles { angles_file: args.angles_file.clone(), center: None, method: "direct".into() };
@@ -400,6 +407,37 @@ pub fn find_center(global: &Global, args: &FindCenterArgs) -> Result<(), Error> 
         .print();
     } else {
         println!("{centre:.2}");
+    }
+    Ok(())
+}
+
+/// `find-center --geometry`: the detector offset of fan- or cone-beam projections.
+fn find_offset(global: &Global, args: &FindCenterArgs, geometry: &Path) -> Result<(), Error> {
+    if args.angles_file.is_some() || args.slice != 0 {
+        return Err(Error::Invalid("--geometry describes the angles and the mid-plane: leave out --angles-file and --slice".into()));
+    }
+    let start = Instant::now();
+    let mut stages = Stages::default();
+    let g = stages.read(|| io::astra::projection_geometry(&io::astra::read_json(geometry)?))?;
+    let data = stages.read(|| io::read_real(&args.input))?;
+    let shape_in = data.shape().to_vec();
+    let gpu = stages.open(|| global.gpu())?;
+    let Some(gpu) = gpu else { return Err(Error::Invalid("the detector offset search runs on a GPU (no adapter: see lucent info)".into())) };
+    let (offset, scores) = stages.compute(|| lucent::tomography::find_offset(&gpu, &data.view(), &g, args.radius))?;
+    if global.json {
+        let tried: Vec<_> = scores.iter().map(|(c, e)| json!({ "offset": c, "entropy": e })).collect();
+        let options = json!({ "radius": args.radius, "geometry": report::path(geometry) });
+        Report {
+            input: report::path(&args.input),
+            shape_in: Some(shape_in),
+            options,
+            ms: stages.total(start),
+            details: json!({ "offset": offset, "geometry": g.kind(), "tried": tried }),
+            ..Report::new("find-center", report::device(Some(&gpu)))
+        }
+        .print();
+    } else {
+        println!("{offset:.2}");
     }
     Ok(())
 }

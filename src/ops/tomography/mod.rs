@@ -424,8 +424,19 @@ const CENTRES_AT_ONCE: usize = 8;
 /// whose FBP reconstruction's histogram (inside the inscribed circle) has the least entropy,
 /// searched in steps of ½ within `radius` of the detector's middle, then in steps of 0.05
 /// around the best; `reconstruct(center)` reconstructs with that centre.
-pub fn find_center(g: &Geometry, radius: f64, mut reconstruct: impl FnMut(&[f64]) -> Result<Vec<ndarray::ArrayD<f32>>>) -> Result<(f64, Vec<(f64, f64)>)> {
-    let middle = (g.detectors as f64 - 1.0) / 2.0;
+pub fn find_center(g: &Geometry, radius: f64, reconstruct: impl FnMut(&[f64]) -> Result<Vec<ndarray::ArrayD<f32>>>) -> Result<(f64, Vec<(f64, f64)>)> {
+    search_center(g.detectors, g.size, radius, reconstruct)
+}
+
+/// [`find_center`]'s search for `detectors` bins and reconstructions of `size`² (any
+/// geometry's: fan and cone beam search their detector's offset this way).
+pub fn search_center(
+    detectors: usize,
+    size: usize,
+    radius: f64,
+    mut reconstruct: impl FnMut(&[f64]) -> Result<Vec<ndarray::ArrayD<f32>>>,
+) -> Result<(f64, Vec<(f64, f64)>)> {
+    let middle = (detectors as f64 - 1.0) / 2.0;
     if !(radius.is_finite() && radius > 0.0) {
         return Err(Error::Invalid(format!("the centre's search radius {radius} (more than 0)")));
     }
@@ -433,11 +444,11 @@ pub fn find_center(g: &Geometry, radius: f64, mut reconstruct: impl FnMut(&[f64]
     // the count of centres by the input's size.
     let radius = radius.min(middle.max(0.5));
     // The images scored at once (one batch of centres), each size² floats.
-    crate::host::check_host_array("the centre search's reconstructions", &[CENTRES_AT_ONCE, g.size, g.size], 4)?;
-    let mid = (g.size as f64 - 1.0) / 2.0;
+    crate::host::check_host_array("the centre search's reconstructions", &[CENTRES_AT_ONCE, size, size], 4)?;
+    let mid = (size as f64 - 1.0) / 2.0;
     let inside = |i: usize| {
-        let (r, c) = (i / g.size, i % g.size);
-        (r as f64 - mid).powi(2) + (c as f64 - mid).powi(2) < (g.size as f64 / 2.0 - 1.0).powi(2)
+        let (r, c) = (i / size, i % size);
+        (r as f64 - mid).powi(2) + (c as f64 - mid).powi(2) < (size as f64 / 2.0 - 1.0).powi(2)
     };
     let first = reconstruct(&[middle])?.remove(0);
     let values: Vec<f64> = first.iter().enumerate().filter(|(i, _)| inside(*i)).map(|(_, &v)| v as f64).collect();

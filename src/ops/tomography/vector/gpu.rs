@@ -34,6 +34,14 @@ pub fn record_backproject(rec: &mut Recording, projections: Buf, views: &Views, 
 
 /// FDK (circular cone) or fan-beam FBP (fanflat) of projections ([`fdk`]).
 pub fn record_fdk(rec: &mut Recording, projections: Buf, g: &ProjectionGeometry, views: &Views, s: &Setup, filter: Filter) -> Result<Buf> {
+    record_fdk_offset(rec, projections, g, views, s, filter, 0.0)
+}
+
+/// [`record_fdk`] with the detector `offset` columns along its u vector from where the geometry
+/// puts it: the filtered projections are read that much earlier (a flat detector's shift within
+/// its plane moves no ray); the cosine and Parker weights stay at the nominal columns (off by
+/// (offset × spacing / distance)², negligible for the centre search it serves).
+pub fn record_fdk_offset(rec: &mut Recording, projections: Buf, g: &ProjectionGeometry, views: &Views, s: &Setup, filter: Filter, offset: f64) -> Result<Buf> {
     let (cosine, per) = fdk::weights(g)?;
     let (rows, angles, cols) = (views.rows, views.projections(), views.cols);
     let upload = |rec: &mut Recording, a: ndarray::Array2<f64>, shape: [usize; 3]| -> Result<Buf> {
@@ -45,7 +53,7 @@ pub fn record_fdk(rec: &mut Recording, projections: Buf, g: &ProjectionGeometry,
     let x = rec.reinterpret(projections, &[rows, angles, cols], crate::gpu::Dtype::F32)?;
     let x = broadcast::record(rec, BroadcastOp::Multiply, x, cosine)?;
     let x = broadcast::record(rec, BroadcastOp::Multiply, x, per)?;
-    let filtered = crate::ops::tomography::filter_lines(rec, x, cols, filter, 0.0)?;
+    let filtered = crate::ops::tomography::filter_lines(rec, x, cols, filter, -offset)?;
     let volume = backproject_voxels::record(rec, filtered, s, true)?;
     rec.reinterpret(volume, &views.volume_shape(), crate::gpu::Dtype::F32)
 }
