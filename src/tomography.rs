@@ -316,7 +316,8 @@ pub fn back_project(
 }
 
 /// FDK of circular cone-beam projections (`cone`), or fan-beam FBP (`fanflat`), with Parker's
-/// weights where the scan is short of a full turn.
+/// weights where the scan is short of a full turn; plain FBP for `parallel` and `parallel3d`
+/// views over a half or a full turn.
 pub fn fdk(
     gpu: &Gpu,
     data: &ndarray::ArrayViewD<f32>,

@@ -223,7 +223,8 @@ def back_project(data: Any, proj_geom: dict, vol_geom: dict, projector: Projecto
 
 def fdk(data: Any, proj_geom: dict, vol_geom: dict, filter: Filter = "ramp", *, context: Optional[Context] = None) -> np.ndarray:
     """FDK of circular cone-beam projections (``cone``) or fan-beam FBP (``fanflat``), with
-    Parker's weights when the scan is short of a full turn (ASTRA's ``FDK_CUDA``/``FBP_CUDA``).
+    Parker's weights when the scan is short of a full turn (ASTRA's ``FDK_CUDA``/``FBP_CUDA``);
+    plain FBP for ``parallel`` and ``parallel3d`` views over a half or a full turn.
 
     >>> import numpy as np, lucent
     >>> v = lucent.tomography.create_vol_geom(32, 32, 32)

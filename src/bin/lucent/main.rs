@@ -151,7 +151,7 @@ enum Command {
     /// Example: lucent em counts.npy -o estimate.npy --iterations 100 --json
     Em(tomography::EmArgs),
     /// FDK reconstruction of circular cone-beam projections, or fan-beam FBP, in an ASTRA
-    /// geometry (Parker's weights for short scans).
+    /// geometry (Parker's weights for short scans); FBP for parallel and parallel3d.
     ///
     /// Example: lucent fdk projections.npy --geometry cone.json --volume volume.json -o x.npy
     Fdk(beam::FdkArgs),

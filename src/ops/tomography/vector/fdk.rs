@@ -3,7 +3,9 @@
 //! angle to the central ray, filtered along its rows (the ramp on the detector scaled to the
 //! origin), and back-projected with the weight (λ₀ / λ)²; over a full turn each ray counts
 //! half, over a short scan (π plus the fan angle, or more) Parker's weights share each ray with
-//! its conjugate (Parker 1982, for scans beyond the minimum as Wesarg et al. 2002).
+//! its conjugate (Parker 1982, for scans beyond the minimum as Wesarg et al. 2002). Parallel
+//! geometries (`parallel`, `parallel3d`) get plain FBP the same way: the source at infinity,
+//! no cosine factor, λ = 1.
 
 use ndarray::Array2;
 
@@ -28,7 +30,17 @@ fn circle(g: &ProjectionGeometry) -> Result<Circle<'_>> {
         ProjectionGeometry::FanFlat { width, count, angles, source_origin, origin_detector } => {
             Ok(Circle { angles, rows: 1, cols: *count, spacing: (*width, 1.0), source_origin: *source_origin, origin_detector: *origin_detector })
         }
-        other => Err(Error::Invalid(format!("FDK takes a circular cone (cone) or fan (fanflat) geometry, not {}", other.kind()))),
+        // Parallel beam: the source at infinity (FBP).
+        ProjectionGeometry::Parallel3d { spacing_x, spacing_y, rows, cols, angles } => {
+            Ok(Circle { angles, rows: *rows, cols: *cols, spacing: (*spacing_x, *spacing_y), source_origin: f64::INFINITY, origin_detector: 0.0 })
+        }
+        ProjectionGeometry::Parallel { width, count, angles } => {
+            Ok(Circle { angles, rows: 1, cols: *count, spacing: (*width, 1.0), source_origin: f64::INFINITY, origin_detector: 0.0 })
+        }
+        other => Err(Error::Invalid(format!(
+            "FDK takes a circular cone (cone) or fan (fanflat) geometry, FBP a parallel one (parallel, parallel3d), not {}",
+            other.kind()
+        ))),
     }
 }
 
@@ -54,6 +66,9 @@ pub fn weights(g: &ProjectionGeometry) -> Result<(Array2<f64>, Array2<f64>)> {
     }
     let column = |k: usize| (k as f64 - (c.cols as f64 - 1.0) / 2.0) * c.spacing.0;
     let row = |k: usize| (k as f64 - (c.rows as f64 - 1.0) / 2.0) * c.spacing.1;
+    if c.source_origin.is_infinite() {
+        return parallel(&c, span, step);
+    }
     let cosine = Array2::from_shape_fn((c.rows, c.cols), |(r, k)| distance / (distance * distance + column(k).powi(2) + row(r).powi(2)).sqrt());
     // The filter's scale: the column spacing on the virtual detector through the origin.
     let filter = 1.0 / (2.0 * c.spacing.0 * c.source_origin / distance);
@@ -80,6 +95,26 @@ pub fn weights(g: &ProjectionGeometry) -> Result<(Array2<f64>, Array2<f64>)> {
         step * w * filter
     });
     Ok((cosine, per))
+}
+
+/// Parallel-beam FBP's weights: no cosine factor, and per view the angular step over a half turn
+/// (half of it over a full turn), over twice the column spacing.
+fn parallel(c: &Circle, span: f64, step: f64) -> Result<(Array2<f64>, Array2<f64>)> {
+    let pi = std::f64::consts::PI;
+    let turns = (span + step) / pi;
+    let share = if (turns - 1.0).abs() < 1e-6 {
+        1.0
+    } else if (turns - 2.0).abs() < 1e-6 {
+        0.5
+    } else {
+        return Err(Error::Invalid(format!(
+            "parallel-beam FBP takes equally spaced views over a half turn [0, π) or a full turn [0, 2π), not {:.2}° in {} views",
+            span.to_degrees(),
+            c.angles.len()
+        )));
+    };
+    let per = Array2::from_elem((c.angles.len(), c.cols), step * share / (2.0 * c.spacing.0));
+    Ok((Array2::ones((c.rows, c.cols)), per))
 }
 
 /// Parker's weight of the ray at scan angle β ∈ [0, π + 2δ] and fan angle γ (|γ| ≤ δ).
