@@ -289,7 +289,15 @@ fn one_pass(
     let b = rec.upload_once_f32(x)?;
     let y = record(&mut rec, b, &s)?;
     let d = rec.download(y);
-    rec.run()?.into_f32(d)
+    finite(rec.run()?.into_f32(d)?)
+}
+
+/// Refuses a result that overflowed f32 (finite input of values near f32's largest).
+fn finite(y: ndarray::ArrayD<f32>) -> Result<ndarray::ArrayD<f32>> {
+    if y.iter().any(|v| !v.is_finite()) {
+        return Err(crate::Error::NonFinite("the result overflows f32: scale the input down".into()));
+    }
+    Ok(y)
 }
 
 /// The projections of a volume (Z, Y, X) or image (Y, X) in any ASTRA geometry: (rows, angles,
@@ -345,7 +353,8 @@ pub fn iterative(
 ) -> Result<Solution> {
     let views = Views::new(projections, grid)?;
     crate::host::check_host_array("the result", &views.volume_shape(), 4)?;
-    crate::ops::tomography::vector::iterative::solve(gpu, algorithm, data, &views, options, progress)
+    let solution = crate::ops::tomography::vector::iterative::solve(gpu, algorithm, data, &views, options, progress)?;
+    Ok(Solution { volume: finite(solution.volume)?, ..solution })
 }
 
 /// The detector's horizontal offset (columns along u; the rotation axis's projection off the

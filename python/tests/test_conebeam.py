@@ -135,6 +135,8 @@ def test_bad_input_is_refused():
         tomo.forward_project(np.zeros((8, 8, 8), "f4"), tomo.create_proj_geom("cone", 1.0, 1.0, 8, 8, [0.0], 3, 10), v)
     with pytest.raises(ValueError, match="not finite|NaN|non-finite"):
         tomo.forward_project(np.full((8, 8, 8), np.nan, "f4"), g, v)
+    with pytest.raises(ValueError, match="overflows"):
+        tomo.forward_project(np.full((8, 8, 8), 3e38, "f4"), g, v)
     with pytest.raises(ValueError, match="half turn"):
         tomo.fdk(np.zeros((8, 2, 8), "f4"), tomo.create_proj_geom("parallel3d", 1.0, 1.0, 8, 8, [0.0, 1.0]), v)
     vec = np.array([[0, -20, 0, 0, 10, 0, 1, 0, 0, 0, 0, 1], [20, 0, 0, -10, 0, 0, 0, 1, 0, 0, 0, 1]], float)

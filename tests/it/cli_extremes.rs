@@ -81,6 +81,18 @@ fn option_extremes_run_or_fail_in_one_line() {
     lucent::io::write_real(p("series.npy"), &rand_array(&[3, 6, 8]).view()).unwrap();
     lucent::io::write_real(p("m.npy"), &ndarray::arr1(&[1.0f32, 1.0]).into_dyn().view()).unwrap();
     let radon = base(&["radon", &p("ph12.npy"), "-o", &p("y.npy")]);
+    // A cone geometry (8 views of 8 × 10 pixels) for that volume, and its projections.
+    let angles: Vec<f64> = (0..8).map(|i| i as f64 * 0.785).collect();
+    std::fs::write(
+        p("g.json"),
+        serde_json::json!({"type": "cone", "DetectorSpacingX": 1.5, "DetectorSpacingY": 1.5, "DetectorRowCount": 8, "DetectorColCount": 10,
+                           "ProjectionAngles": angles, "DistanceOriginSource": 30.0, "DistanceOriginDetector": 15.0})
+        .to_string(),
+    )
+    .unwrap();
+    std::fs::write(p("v.json"), serde_json::json!({"GridRowCount": 8, "GridColCount": 10, "GridSliceCount": 6}).to_string()).unwrap();
+    lucent::io::write_real(p("cone.npy"), &ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[8, 8, 10]), random_positive(640)).unwrap().view()).unwrap();
+    let solve = |command: &str| base(&[command, &p("cone.npy"), "--geometry", &p("g.json"), "--volume", &p("v.json"), "-o", &p("y.npy"), "-n", "2"]);
     let matching = base(&["match", &p("x.npy"), &p("k.npy"), "-o", &p("y.npy"), "--pad-input"]);
     let volume = base(&["register-volume", &p("vol.npy"), &p("vol.npy"), "-o", &p("s.csv")]);
     let denoise = base(&["denoise", &p("series.npy"), "-o", &p("y.npy"), "--dims", "2"]);
@@ -121,6 +133,14 @@ fn option_extremes_run_or_fail_in_one_line() {
         (base(&["em", &p("sino.npy"), "-o", &p("y.npy"), "--size", "8"]), "-n"),
         (base(&["em", &p("sino.npy"), "-o", &p("y.npy"), "-n", "2"]), "--size"),
         (base(&["find-center", &p("sino.npy")]), "--radius"),
+        (base(&["sirt", &p("cone.npy"), "--geometry", &p("g.json"), "--volume", &p("v.json"), "-o", &p("y.npy")]), "-n"),
+        (solve("sirt"), "--min"),
+        (solve("sirt"), "--max"),
+        (solve("sirt"), "--relaxation"),
+        (solve("cgls"), "--relaxation"),
+        (solve("sart"), "--subset-size"),
+        (base(&["find-center", &p("cone.npy"), "--geometry", &p("g.json")]), "--radius"),
+        (base(&["phantom", "--3d", "-o", &p("ph3.npy")]), "--size"),
         (base(&["find-center", &p("sino.npy")]), "--slice"),
         (matching.clone(), "--cval"),
         (matching.clone(), "--peaks"),

@@ -78,7 +78,7 @@ pub struct Solution {
 /// Iterations one recording holds.
 const STEPS_PER_RECORDING: usize = 32;
 /// ASTRA's floor of the row and column sums.
-const SUM_FLOOR: f32 = 1e-6;
+pub(super) const SUM_FLOOR: f32 = 1e-6;
 
 fn check_array(x: &ArrayViewD<f32>, shape: &[usize], what: &str) -> Result<()> {
     if x.shape() != shape {
@@ -144,7 +144,8 @@ pub fn check_fits(gpu: &Gpu, views: &Views, volumes: u64, projection_sets: u64) 
     Ok(())
 }
 
-fn sum_squares(rec: &mut Recording, x: Buf) -> Result<Buf> {
+/// Σ x² of an array, as a one-element array on the device.
+pub(super) fn sum_squares(rec: &mut Recording, x: Buf) -> Result<Buf> {
     let n = rec.shape(x).len();
     let flat = rec.reinterpret(x, &[n], Dtype::F32)?;
     reduce::record(rec, flat, Reduction::SumSquares, None)

@@ -12,7 +12,7 @@
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
-use super::iterative::{check_fits, Options, Solution};
+use super::iterative::{check_fits, sum_squares, Options, Solution, SUM_FLOOR};
 use super::{gpu, Views};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
@@ -20,13 +20,10 @@ use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::sirt_update;
 use crate::kernels::unary::{self, UnaryOp};
-use crate::ops::reduce::{self, Reduction};
 use crate::placement::Progress;
 
 /// TIGRE's default block size.
 pub const DEFAULT_SUBSET_SIZE: usize = 20;
-/// ASTRA's floor of the row and column sums.
-const SUM_FLOOR: f32 = 1e-6;
 
 /// Subset k's views: k, k + S, … (S subsets of at most `size` views).
 pub fn subsets(views: usize, size: usize) -> Vec<Vec<usize>> {
@@ -47,12 +44,6 @@ pub fn select(x: &ArrayViewD<f32>, views: &Views, members: &[usize]) -> ArrayD<f
     let picked = three.select(Axis(1), members).as_standard_layout().into_owned();
     let shape = views.subset(members).projection_shape();
     picked.into_shape_with_order(IxDyn(&shape)).expect("sizes match")
-}
-
-fn sum_squares(rec: &mut Recording, x: Buf) -> Result<Buf> {
-    let n = rec.shape(x).len();
-    let flat = rec.reinterpret(x, &[n], Dtype::F32)?;
-    reduce::record(rec, flat, Reduction::SumSquares, None)
 }
 
 /// `o.iterations` sweeps of OS-SART over subsets of `subset_size` views.
