@@ -49,3 +49,9 @@ fn unit(a: u32) -> vec3<f32> {
 fn sizes(p: Params) -> vec3<u32> {
     return vec3<u32>(p.nx, p.ny, p.nz);
 }
+
+// Where point x (index coordinates) lands on view w's detector: (column, row, λ).
+fn detector_point(w: View, x: vec3<f32>) -> vec3<f32> {
+    let lambda = dot(w.den.xyz, x) + w.den.w;
+    return vec3<f32>(vec2<f32>(dot(w.col.xyz, x) + w.col.w, dot(w.row.xyz, x) + w.row.w) / lambda, lambda);
+}

@@ -10,11 +10,6 @@
 @group(0) @binding(2) var<storage, read_write> volume: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
 
-fn detector_point(w: View, x: vec3<f32>) -> vec2<f32> {
-    let lambda = dot(w.den.xyz, x) + w.den.w;
-    return vec2<f32>(dot(w.col.xyz, x) + w.col.w, dot(w.row.xyz, x) + w.row.w) / lambda;
-}
-
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
@@ -35,7 +30,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         var hi = vec2<f32>(-3.0e38);
         for (var c = 0u; c < 4u; c++) {
             let q = pos + select(-1.0, 1.0, (c & 1u) != 0u) * e1 + select(-1.0, 1.0, (c & 2u) != 0u) * e2;
-            let d = detector_point(w, q);
+            let d = detector_point(w, q).xy;
             lo = min(lo, d);
             hi = max(hi, d);
         }

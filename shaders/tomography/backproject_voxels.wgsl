@@ -30,8 +30,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var sum = 0.0;
     for (var a = 0u; a < p.angles; a++) {
         let w = views[a];
-        let lambda = dot(w.den.xyz, pos) + w.den.w;
-        let d = vec2<f32>(dot(w.col.xyz, pos) + w.col.w, dot(w.row.xyz, pos) + w.row.w) / lambda;
+        let point = detector_point(w, pos);
+        let d = point.xy;
+        let lambda = point.z;
         let d0 = floor(d);
         let f = d - d0;
         let c = i32(d0.x);
