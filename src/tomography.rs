@@ -258,6 +258,11 @@ pub fn find_center(gpu: &Gpu, sinogram: &ndarray::ArrayView2<f32>, g: &Geometry,
 }
 
 pub use crate::ops::tomography::vector::geometry::{ProjectionGeometry, VolumeGeometry};
+/// The ASTRA-geometry functions' recorded forms, for pipelines: `record_views` uploads a
+/// geometry's views once per recording, the others record on them.
+pub use crate::ops::tomography::vector::gpu::{
+    record_backproject as record_back_project, record_fdk, record_project as record_forward_project, setup as record_views,
+};
 pub use crate::ops::tomography::vector::iterative::{Algorithm, Options as IterativeOptions, Solution};
 pub use crate::ops::tomography::vector::sart::DEFAULT_SUBSET_SIZE as SART_SUBSET_SIZE;
 pub use crate::ops::tomography::vector::{Projector, Views};

@@ -158,7 +158,8 @@ fn masked(rec: &mut Recording, x: Buf, mask: Option<Buf>) -> Result<Buf> {
     }
 }
 
-fn ones_or(rec: &mut Recording, mask: Option<Buf>, shape: &[usize]) -> Result<Buf> {
+/// `mask`, or ones of `shape`.
+pub(super) fn ones_or(rec: &mut Recording, mask: Option<Buf>, shape: &[usize]) -> Result<Buf> {
     if let Some(m) = mask {
         return Ok(m);
     }
@@ -167,9 +168,16 @@ fn ones_or(rec: &mut Recording, mask: Option<Buf>, shape: &[usize]) -> Result<Bu
     Ok(x)
 }
 
-/// The device state between recordings.
-struct State {
-    arrays: Vec<GpuArray>,
+/// The start: `o.initial` uploaded, or `value` everywhere.
+pub(super) fn start(rec: &mut Recording, o: &Options, shape: &[usize], value: f32) -> Result<Buf> {
+    match &o.initial {
+        Some(x) => rec.upload_once_f32(&x.view()),
+        None => {
+            let x = rec.temp(shape, Dtype::F32)?;
+            crate::kernels::fill::record(rec, x, value);
+            Ok(x)
+        }
+    }
 }
 
 /// `o.iterations` of SIRT or CGLS on projections in the geometry `views`.
@@ -202,14 +210,7 @@ pub fn solve(
     let s = gpu::setup(&mut rec, views)?;
     let b = rec.upload_once_f32(projections)?;
     let (mv, mp) = (upload_mask(&mut rec, &o.volume_mask)?, upload_mask(&mut rec, &o.projection_mask)?);
-    let x = match &o.initial {
-        Some(x) => rec.upload_once_f32(&x.view())?,
-        None => {
-            let x = rec.temp(&vshape, Dtype::F32)?;
-            crate::kernels::fill::record(&mut rec, x, if algorithm == Algorithm::Mlem { 1.0 } else { 0.0 });
-            x
-        }
-    };
+    let x = start(&mut rec, o, &vshape, if algorithm == Algorithm::Mlem { 1.0 } else { 0.0 })?;
     let mut keep = vec![b];
     match algorithm {
         Algorithm::Sirt => {
@@ -248,7 +249,7 @@ pub fn solve(
     }
     let outputs: Vec<_> = keep.iter().map(|&k| rec.output(k)).collect();
     let results = rec.run()?;
-    let mut state = State { arrays: outputs.into_iter().map(|o| results.array(o)).collect() };
+    let mut state: Vec<GpuArray> = outputs.into_iter().map(|o| results.array(o)).collect();
     drop(results);
 
     let mut residuals = Vec::with_capacity(o.iterations);
@@ -256,7 +257,7 @@ pub fn solve(
         let steps = (o.iterations - residuals.len()).min(STEPS_PER_RECORDING);
         let mut rec = Recording::new(gpu);
         let s = gpu::setup(&mut rec, views)?;
-        let inputs: Vec<Buf> = state.arrays.iter().map(|a| rec.input(a)).collect();
+        let inputs: Vec<Buf> = state.iter().map(|a| rec.input(a)).collect();
         let count = match algorithm {
             Algorithm::Sirt => 4,
             Algorithm::Cgls => 5,
@@ -328,10 +329,10 @@ pub fn solve(
             let v = results.f32(d)?;
             residuals.push((v.iter().next().copied().unwrap_or(f32::NAN) as f64).sqrt());
         }
-        state = State { arrays: outputs.into_iter().map(|o| results.array(o)).collect() };
+        state = outputs.into_iter().map(|o| results.array(o)).collect();
         progress(Progress::new("iterations", residuals.len(), o.iterations));
     }
-    let x = &state.arrays[1];
+    let x = &state[1];
     let volume = x.download_f32(gpu)?;
     let volume = volume.into_shape_with_order(IxDyn(&vshape)).map_err(|e| Error::Shape(e.to_string()))?;
     Ok(Solution { volume, residuals })

@@ -12,10 +12,10 @@
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
-use super::iterative::{check_fits, sum_squares, Options, Solution, SUM_FLOOR};
+use super::iterative::{check_fits, ones_or, start, sum_squares, Options, Solution, SUM_FLOOR};
 use super::{gpu, Views};
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::gpu::{Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::binary::{self, BinaryOp};
 use crate::kernels::sirt_update;
@@ -60,22 +60,8 @@ pub fn solve(gpu: &Gpu, projections: &ArrayViewD<f32>, views: &Views, subset_siz
     // Set-up: per subset b_s and R_s = 1/(A_s M_v) · M_p,s; the start.
     let mut rec = Recording::new(gpu);
     let mv = o.volume_mask.as_ref().map(|m| rec.upload_once_f32(&m.view())).transpose()?;
-    let ones = match mv {
-        Some(m) => m,
-        None => {
-            let x = rec.temp(&vshape, Dtype::F32)?;
-            crate::kernels::fill::record(&mut rec, x, 1.0);
-            x
-        }
-    };
-    let x = match &o.initial {
-        Some(x) => rec.upload_once_f32(&x.view())?,
-        None => {
-            let x = rec.temp(&vshape, Dtype::F32)?;
-            crate::kernels::fill::record(&mut rec, x, 0.0);
-            x
-        }
-    };
+    let ones = ones_or(&mut rec, mv, &vshape)?;
+    let x = start(&mut rec, o, &vshape, 0.0)?;
     let mut keep = vec![x];
     if let Some(m) = mv {
         keep.push(m);
@@ -125,8 +111,7 @@ pub fn solve(gpu: &Gpu, projections: &ArrayViewD<f32>, views: &Views, subset_siz
                 let weighted = binary::record(&mut rec, BinaryOp::Mul, residual, r)?;
                 sums.push(sum_squares(&mut rec, residual)?);
                 let v = gpu::record_backproject(&mut rec, weighted, part, s, o.projector)?;
-                let ones = rec.temp(&part.projection_shape(), Dtype::F32)?;
-                crate::kernels::fill::record(&mut rec, ones, 1.0);
+                let ones = ones_or(&mut rec, None, &part.projection_shape())?;
                 let cols = gpu::record_backproject(&mut rec, ones, part, s, o.projector)?;
                 let mut c = unary::record(&mut rec, UnaryOp::Reciprocal(SUM_FLOOR), cols)?;
                 if let Some(m) = mv {
