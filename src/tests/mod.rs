@@ -45,4 +45,5 @@ mod timings;
 mod tomography;
 mod tomography_vector;
 mod transfer;
+mod tv;
 mod wiener;

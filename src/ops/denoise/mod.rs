@@ -28,6 +28,7 @@
 pub mod cpu;
 pub mod design;
 pub mod gpu;
+pub mod tv;
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
