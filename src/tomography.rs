@@ -257,6 +257,7 @@ pub fn find_center(gpu: &Gpu, sinogram: &ndarray::ArrayView2<f32>, g: &Geometry,
     })
 }
 
+pub use crate::ops::tomography::vector::fista::DEFAULT_TV_ITERATIONS as FISTA_TV_ITERATIONS;
 pub use crate::ops::tomography::vector::geometry::{ProjectionGeometry, VolumeGeometry};
 /// The ASTRA-geometry functions' recorded forms, for pipelines: `record_views` uploads a
 /// geometry's views once per recording, the others record on them.
@@ -344,9 +345,8 @@ pub fn fdk(
     one_pass(gpu, data, &views, |rec, x, s| crate::ops::tomography::vector::gpu::record_fdk(rec, x, projections, &views, s, filter))
 }
 
-/// SIRT, CGLS, MLEM or OS-SART ([`Algorithm`]) of projections in any ASTRA geometry, with
-/// ASTRA's options;
-/// calls `progress` (stage "iterations") as it goes.
+/// SIRT, CGLS, MLEM, OS-SART, OSEM or FISTA-TV ([`Algorithm`]) of projections in any ASTRA
+/// geometry, with ASTRA's options; calls `progress` (stage "iterations") as it goes.
 pub fn iterative(
     gpu: &Gpu,
     algorithm: Algorithm,

@@ -283,8 +283,17 @@ fn iterative_methods_match_their_f64_references() {
         (Algorithm::Sirt, cone.clone(), VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Astra, (0.0, 0.6)),
         (Algorithm::Cgls, fan.clone(), VolumeGeometry::new(19, 17, None).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
         (Algorithm::Cgls, cone.clone(), VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
-        (Algorithm::Mlem, cone, VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
+        (Algorithm::Mlem, cone.clone(), VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
         (Algorithm::Sart { subset_size: 3 }, fan.clone(), VolumeGeometry::new(19, 17, None).unwrap(), Projector::Matched, (0.0, 0.8)),
+        (Algorithm::Osem { subset_size: 4 }, cone.clone(), VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Matched, (f64::MIN, f64::MAX)),
+        (
+            Algorithm::FistaTv { weight: 0.1, tv_iterations: 5 },
+            fan.clone(),
+            VolumeGeometry::new(19, 17, None).unwrap(),
+            Projector::Matched,
+            (f64::MIN, f64::MAX),
+        ),
+        (Algorithm::FistaTv { weight: 0.05, tv_iterations: 9 }, cone, VolumeGeometry::new(11, 13, Some(9)).unwrap(), Projector::Astra, (0.0, 0.6)),
     ];
     for (algorithm, g, v, projector, bounds) in cases {
         let views = Views::new(&g, &v).unwrap();
@@ -309,6 +318,13 @@ fn iterative_methods_match_their_f64_references() {
         assert!(err < 1e-4, "{what}: residuals {:?} vs {residuals:?}", got.residuals);
         // Consistent data: the residual falls.
         assert!(got.residuals[iterations - 1] < 0.5 * got.residuals[0], "{what}: {:?}", got.residuals);
+        if let Algorithm::FistaTv { tv_iterations, .. } = algorithm {
+            // The TV step matters at this weight.
+            let plain = Algorithm::FistaTv { weight: 0.0, tv_iterations };
+            let (without, _) = cpu::solve(plain, &as3(&b, projection_dims(&views)).view(), &views, iterations, projector, bounds);
+            let change = rel_l2(&got.volume.iter().copied().collect::<Vec<_>>(), &without.iter().copied().collect::<Vec<_>>());
+            assert!(change > 1e-2, "{what}: the TV step changed the volume by only {change}");
+        }
     }
 }
 
@@ -352,6 +368,15 @@ fn iterative_masks_hold() {
         }
         assert!(clean.volume.iter().zip(&initial).any(|(x, s)| x != s), "{algorithm:?}: nothing moved");
     }
+    // FISTA-TV takes the projection mask and refuses a reconstruction mask.
+    let fista = Algorithm::FistaTv { weight: 0.05, tv_iterations: 4 };
+    let options = IterativeOptions { iterations: 5, projection_mask: Some(projection_mask.clone()), ..Default::default() };
+    let clean = iterative(poisoned_gpu(), fista, &b.view(), &g, &v, &options, &mut |_| {}).unwrap();
+    let dirty = iterative(poisoned_gpu(), fista, &corrupted.view(), &g, &v, &options, &mut |_| {}).unwrap();
+    assert_eq!(clean.volume, dirty.volume, "FISTA-TV: a masked projection value changed the result");
+    let options = IterativeOptions { iterations: 5, volume_mask: Some(volume_mask), ..Default::default() };
+    let e = iterative(poisoned_gpu(), fista, &b.view(), &g, &v, &options, &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("reconstruction mask"), "{e}");
 }
 
 /// The forward projector against ASTRA 2.5's own (`astra.create_sino3d_gpu`, printed on an

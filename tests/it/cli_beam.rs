@@ -88,6 +88,26 @@ fn cli_cone_beam_commands() {
     )
     .unwrap();
     assert_eq!(lucent::io::read_real(path("os.npy")).unwrap(), want.volume);
+    let report = lucent_json(&[&["osem", &path("p.npy")][..], &geometry, &["-o", &path("oe.npy"), "-n", "2", "--subset-size", "6"]].concat(), &[]);
+    assert_eq!(report["options"]["subset_size"], 6, "{report}");
+    let want = tomo::iterative(
+        gpu,
+        tomo::Algorithm::Osem { subset_size: 6 },
+        &p.view(),
+        &g,
+        &v,
+        &tomo::IterativeOptions { iterations: 2, ..Default::default() },
+        &mut |_| {},
+    )
+    .unwrap();
+    assert_eq!(lucent::io::read_real(path("oe.npy")).unwrap(), want.volume);
+    let report =
+        lucent_json(&[&["fista", &path("p.npy")][..], &geometry, &["-o", &path("ft.npy"), "-n", "4", "--tv-weight", "0.3", "--min", "0"]].concat(), &[]);
+    assert!(report["details"]["lipschitz"].as_f64().unwrap() > 0.0 && report["options"]["tv_iterations"] == 20, "{report}");
+    let fista = tomo::Algorithm::FistaTv { weight: 0.3, tv_iterations: 20 };
+    let want =
+        tomo::iterative(gpu, fista, &p.view(), &g, &v, &tomo::IterativeOptions { iterations: 4, min: Some(0.0), ..Default::default() }, &mut |_| {}).unwrap();
+    assert_eq!(lucent::io::read_real(path("ft.npy")).unwrap(), want.volume);
 
     // The detector offset search runs and reports (its accuracy: the library's tests; 24 views of
     // a 20³ phantom are too few for the entropy criterion).
@@ -109,6 +129,8 @@ fn cli_cone_beam_commands() {
     write(&dir.join("n.json"), json!({"type": "cone", "DetectorSpacingX": 1.0}));
     refuse(vec!["fdk", &path("p.npy"), "--geometry", &path("n.json"), "--volume", &path("v.json"), "-o", &path("bad.npy")], "no 'DetectorSpacingY'");
     refuse([&["sirt", &path("p.npy")][..], &geometry, &["-o", &path("bad.npy"), "-n", "0"]].concat(), "iterations");
+    refuse([&["fista", &path("p.npy")][..], &geometry, &["-o", &path("bad.npy"), "--tv-weight", "-1"]].concat(), "TV weight");
+    refuse([&["osem", &path("x.npy")][..], &geometry, &["-o", &path("bad.npy")]].concat(), "the geometry takes");
     assert!(!dir.join("bad.npy").exists());
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -50,7 +50,7 @@ impl GeometryArgs {
 }
 
 /// What a command computes.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq)]
 pub enum Operation {
     Project,
     Backproject,
@@ -68,6 +68,8 @@ impl Operation {
             Operation::Iterative(Algorithm::Cgls) => "cgls",
             Operation::Iterative(Algorithm::Mlem) => "em",
             Operation::Iterative(Algorithm::Sart { .. }) => "sart",
+            Operation::Iterative(Algorithm::Osem { .. }) => "osem",
+            Operation::Iterative(Algorithm::FistaTv { .. }) => "fista",
         }
     }
 }
@@ -78,10 +80,10 @@ pub struct IterativeArgs {
     /// Iterations.
     #[arg(short = 'n', long, default_value_t = 100)]
     pub iterations: usize,
-    /// Lower bound after each update (SIRT; ASTRA's MinConstraint).
+    /// Lower bound after each update (SIRT, OS-SART, FISTA-TV; ASTRA's MinConstraint).
     #[arg(long, allow_hyphen_values = true)]
     pub min: Option<f32>,
-    /// Upper bound after each update (SIRT; ASTRA's MaxConstraint).
+    /// Upper bound after each update (SIRT, OS-SART, FISTA-TV; ASTRA's MaxConstraint).
     #[arg(long, allow_hyphen_values = true)]
     pub max: Option<f32>,
     /// SIRT's relaxation λ (0 < λ < 2).
@@ -96,7 +98,7 @@ pub struct IterativeArgs {
     /// The starting volume (default 0; MLEM's 1).
     #[arg(long)]
     pub initial: Option<PathBuf>,
-    /// OS-SART's views per subset (TIGRE's blocksize; sart only).
+    /// Views per subset (TIGRE's blocksize; sart and osem).
     #[arg(long, default_value_t = lucent::tomography::SART_SUBSET_SIZE)]
     pub subset_size: usize,
 }
@@ -121,7 +123,8 @@ pub struct FdkArgs {
 #[command(after_help = "Examples:
   lucent sirt projections.npy --geometry cone.json --volume volume.json -o x.npy -n 100 --min 0
   lucent cgls projections.npy --geometry cone.json --volume volume.json -o x.npy -n 30 --json
-  lucent sart projections.npy --geometry cone.json --volume volume.json -o x.npy -n 10 --subset-size 20")]
+  lucent sart projections.npy --geometry cone.json --volume volume.json -o x.npy -n 10 --subset-size 20
+  lucent osem counts.npy --geometry cone.json --volume volume.json -o x.npy -n 10 --subset-size 10")]
 pub struct SolveArgs {
     /// Projections (rows, angles, cols) or a sinogram (angles, cols).
     pub input: PathBuf,
@@ -132,6 +135,20 @@ pub struct SolveArgs {
     pub iterative: IterativeArgs,
     #[command(flatten)]
     pub geometry: GeometryArgs,
+}
+
+#[derive(clap::Args)]
+#[command(after_help = "Example:
+  lucent fista projections.npy --geometry cone.json --volume volume.json -o x.npy -n 50 --tv-weight 0.5 --min 0")]
+pub struct FistaArgs {
+    #[command(flatten)]
+    pub solve: SolveArgs,
+    /// The weight w of TV(x) against ½‖Ax − b‖² (the projections' units × voxels).
+    #[arg(long, allow_hyphen_values = true)]
+    pub tv_weight: f32,
+    /// Chambolle iterations of each proximal step (TIGRE's tviter).
+    #[arg(long, default_value_t = lucent::tomography::FISTA_TV_ITERATIONS)]
+    pub tv_iterations: usize,
 }
 
 fn read_optional(path: &Option<PathBuf>, stages: &mut Stages) -> Result<Option<ArrayD<f32>>, Error> {
@@ -167,7 +184,7 @@ pub fn run(global: &Global, op: Operation, input: &Path, output: &Path, geometry
         options.initial = read_optional(&a.initial, &mut stages)?;
     }
     let gpu = stages.open(|| global.gpu())?;
-    let mut residuals = None;
+    let (mut residuals, mut lipschitz) = (None, None);
     let result = stages.compute(|| match (&gpu, op) {
         (Some(gpu), Operation::Project) => tomo::forward_project(gpu, &data.view(), &g, &v),
         (Some(gpu), Operation::Backproject) => tomo::back_project(gpu, &data.view(), &g, &v, projector),
@@ -177,6 +194,7 @@ pub fn run(global: &Global, op: Operation, input: &Path, output: &Path, geometry
             let solution = tomo::iterative(gpu, algorithm, &data.view(), &g, &v, &options, &mut |p| bar.set_position(p.done as u64))?;
             bar.finish_and_clear();
             residuals = Some(solution.residuals);
+            lipschitz = solution.lipschitz;
             Ok(solution.volume)
         }
         (None, op) => {
@@ -196,6 +214,7 @@ pub fn run(global: &Global, op: Operation, input: &Path, output: &Path, geometry
                 Operation::Backproject => tomo::vector_cpu::backproject(&x.view(), &views, projector),
                 Operation::Fdk(filter) => tomo::vector_cpu::fdk(&x.view(), &g, &views, filter)?,
                 Operation::Iterative(algorithm) => {
+                    algorithm.check()?;
                     if options.volume_mask.is_some() || options.projection_mask.is_some() || options.initial.is_some() || options.relaxation != 1.0 {
                         return Err(Error::Invalid("the CPU reference takes no masks, start or relaxation: run on a GPU".into()));
                     }
@@ -226,12 +245,17 @@ pub fn run(global: &Global, op: Operation, input: &Path, output: &Path, geometry
             opts["mask"] = json!(a.mask.as_ref().map(report::path));
             opts["projection_mask"] = json!(a.projection_mask.as_ref().map(report::path));
             opts["initial"] = json!(a.initial.as_ref().map(report::path));
-            if let Operation::Iterative(Algorithm::Sart { subset_size }) = op {
-                opts["subset_size"] = json!(subset_size);
+            match op {
+                Operation::Iterative(Algorithm::Sart { subset_size } | Algorithm::Osem { subset_size }) => opts["subset_size"] = json!(subset_size),
+                Operation::Iterative(Algorithm::FistaTv { weight, tv_iterations }) => {
+                    opts["tv_weight"] = json!(weight);
+                    opts["tv_iterations"] = json!(tv_iterations);
+                }
+                _ => {}
             }
         }
         let (rows, cols) = g.detector();
-        let details = json!({ "geometry": g.kind(), "projections": g.projections(), "detector_rows": rows, "detector_cols": cols, "volume": v.shape(), "voxel": v.voxel(), "residuals": residuals });
+        let details = json!({ "geometry": g.kind(), "projections": g.projections(), "detector_rows": rows, "detector_cols": cols, "volume": v.shape(), "voxel": v.voxel(), "residuals": residuals, "lipschitz": lipschitz });
         Report {
             input: report::path(input),
             output: report::path(output),

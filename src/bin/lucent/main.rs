@@ -169,6 +169,17 @@ enum Command {
     ///
     /// Example: lucent sart projections.npy --geometry cone.json --volume volume.json -o x.npy -n 10
     Sart(beam::SolveArgs),
+    /// OSEM (ordered-subsets MLEM) of counts in an ASTRA geometry, the residual per sweep
+    /// reported.
+    ///
+    /// Example: lucent osem counts.npy --geometry cone.json --volume volume.json -o x.npy -n 10
+    Osem(beam::SolveArgs),
+    /// FISTA with a total-variation proximal step (TIGRE's FISTA) in an ASTRA geometry: the
+    /// minimiser of ½‖Ax − b‖² + w·TV(x), min/max constraints, a projection mask, the residual
+    /// per iteration and the step's L reported.
+    ///
+    /// Example: lucent fista projections.npy --geometry cone.json --volume volume.json -o x.npy -n 50 --tv-weight 0.5
+    Fista(beam::FistaArgs),
     /// The rotation centre of a sinogram (detector coordinate), as TomoPy's find_center.
     ///
     /// Example: lucent find-center sinogram.npy --radius 20
@@ -339,6 +350,15 @@ fn main() {
         Command::Sart(args) => {
             let op = beam::Operation::Iterative(lucent::tomography::Algorithm::Sart { subset_size: args.iterative.subset_size });
             beam::run(&global, op, &args.input, &args.output, &args.geometry, Some(&args.iterative))
+        }
+        Command::Osem(args) => {
+            let op = beam::Operation::Iterative(lucent::tomography::Algorithm::Osem { subset_size: args.iterative.subset_size });
+            beam::run(&global, op, &args.input, &args.output, &args.geometry, Some(&args.iterative))
+        }
+        Command::Fista(args) => {
+            let op = beam::Operation::Iterative(lucent::tomography::Algorithm::FistaTv { weight: args.tv_weight, tv_iterations: args.tv_iterations });
+            let a = &args.solve;
+            beam::run(&global, op, &a.input, &a.output, &a.geometry, Some(&a.iterative))
         }
         Command::Cgls(args) => beam::run(
             &global,

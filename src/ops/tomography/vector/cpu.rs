@@ -191,6 +191,59 @@ pub fn solve(
                 residuals.push(total.sqrt());
             }
         }
+        super::iterative::Algorithm::Osem { subset_size } => {
+            x.fill(1.0);
+            let eps = crate::ops::tomography::EM_EPSILON as f64;
+            for _ in 0..iterations {
+                let mut total = 0.0;
+                for members in &super::sart::subsets(views.projections(), subset_size) {
+                    let part = views.subset(members);
+                    let b_s = b.select(ndarray::Axis(1), members);
+                    let norm = backproject(&Array3::from_elem(b_s.dim(), 1.0).view(), &part, projector);
+                    let q = project(&x.view(), &part);
+                    total += norm_of(&(&b_s - &q));
+                    let ratio = ndarray::Zip::from(&b_s).and(&q).map_collect(|&y, &q| y / (q.max(0.0) + eps));
+                    let back = backproject(&ratio.view(), &part, projector);
+                    ndarray::Zip::from(&mut x).and(&back).and(&norm).for_each(|v, &u, &w| *v *= (u / w.max(f64::from(f32::MIN_POSITIVE))).max(0.0));
+                }
+                residuals.push(total.sqrt());
+            }
+        }
+        super::iterative::Algorithm::FistaTv { weight, tv_iterations } => {
+            // L by the power method as on the device (same start, steps and stop).
+            let normal = |v: &Array3<f64>| backproject(&project(&v.view(), views).view(), views, projector);
+            let mut v = Array3::from_elem((nz, ny, nx), 1.0 / ((nx * ny * nz) as f64).sqrt());
+            let mut estimate = 0.0;
+            for _ in 0..super::fista::POWER_STEPS {
+                let w = normal(&v);
+                let next = norm(&w).sqrt();
+                let done = (next - estimate).abs() <= super::fista::POWER_TOLERANCE * next;
+                estimate = next;
+                v = w / next;
+                if done {
+                    break;
+                }
+            }
+            let lipschitz = estimate * super::fista::LIPSCHITZ_MARGIN;
+            let shape = views.volume_shape();
+            let prox = |z: Array3<f64>| -> Array3<f64> {
+                if weight == 0.0 {
+                    return z;
+                }
+                let z = z.into_shape_with_order(ndarray::IxDyn(&shape)).expect("the volume's shape");
+                let u = crate::ops::denoise::tv::cpu(&z.view(), weight as f64 / lipschitz, 0.0, tv_iterations).expect("a valid weight");
+                u.into_shape_with_order((nz, ny, nx)).expect("the volume's shape")
+            };
+            let mut y = x.clone();
+            for beta in super::fista::momentum(iterations) {
+                let residual = b - &project(&y.view(), views);
+                residuals.push(norm(&residual).sqrt());
+                let z = &y + &(backproject(&residual.view(), views, projector) / lipschitz);
+                let next = prox(z).mapv(|v| v.clamp(bounds.0, bounds.1));
+                y = &next + &((&next - &x) * beta);
+                x = next;
+            }
+        }
         super::iterative::Algorithm::Mlem => {
             x.fill(1.0);
             let norm = backproject(&Array3::from_elem(b.dim(), 1.0).view(), views, projector);

@@ -5,7 +5,9 @@
 //!   keep their start), a projection mask zeroing R;
 //! - CGLS: conjugate gradients on the normal equations AᵀA x = Aᵀb of the masked operator
 //!   M_p A M_v, the step sizes computed and applied on the device;
-//! - MLEM: x ← x · Aᵀ(b / (A x + ε)) / Aᵀ1 from a constant 1 (counts ≥ 0, no masks).
+//! - MLEM: x ← x · Aᵀ(b / (A x + ε)) / Aᵀ1 from a constant 1 (counts ≥ 0, no masks);
+//! - OS-SART and OSEM over ordered subsets of the views ([`super::sart`]), FISTA-TV
+//!   ([`super::fista`]).
 //!
 //! The residual ‖b − A x‖ (masked) of each iterate before its update is returned.
 
@@ -22,7 +24,7 @@ use crate::ops::reduce::{self, Reduction};
 use crate::placement::Progress;
 
 /// The algorithms.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Algorithm {
     Sirt,
     Cgls,
@@ -32,6 +34,28 @@ pub enum Algorithm {
     Sart {
         subset_size: usize,
     },
+    /// OSEM (Hudson and Larkin 1994): MLEM's update per subset of `subset_size` views, dealt as
+    /// OS-SART's.
+    Osem {
+        subset_size: usize,
+    },
+    /// FISTA with a total-variation proximal step of weight `weight` by `tv_iterations` of
+    /// Chambolle's algorithm ([`super::fista`]; TIGRE's `FISTA`).
+    FistaTv {
+        weight: f32,
+        tv_iterations: usize,
+    },
+}
+
+impl Algorithm {
+    /// Checks the algorithm's own parameters (subset sizes, the TV weight and iterations).
+    pub fn check(&self) -> Result<()> {
+        match *self {
+            Algorithm::Sart { subset_size: 0 } | Algorithm::Osem { subset_size: 0 } => Err(Error::Invalid("a subset size of 0 views (1 or more)".into())),
+            Algorithm::FistaTv { weight, tv_iterations } => super::fista::check(weight, tv_iterations),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// ASTRA's options (`MinConstraint`, `MaxConstraint`, `Relaxation`, `ReconstructionMaskId`,
@@ -68,11 +92,13 @@ impl Default for Options {
     }
 }
 
-/// What [`solve`] returns: the volume and the residual norm of each iterate before its update.
+/// What [`solve`] returns: the volume and the residual norm of each iterate before its update
+/// (and FISTA's L, the step's inverse).
 #[derive(Clone, Debug)]
 pub struct Solution {
     pub volume: ArrayD<f32>,
     pub residuals: Vec<f64>,
+    pub lipschitz: Option<f64>,
 }
 
 /// Iterations one recording holds.
@@ -118,6 +144,17 @@ fn check_options(o: &Options, views: &Views) -> Result<()> {
     }
     if let Some(x) = &o.initial {
         check_array(&x.view(), &views.volume_shape(), "the starting volume")?;
+    }
+    Ok(())
+}
+
+/// MLEM's and OSEM's inputs: counts of 0 or more, no masks.
+pub(super) fn check_counts(projections: &ArrayViewD<f32>, o: &Options, what: &str) -> Result<()> {
+    if o.volume_mask.is_some() || o.projection_mask.is_some() {
+        return Err(Error::Invalid(format!("masks belong to SIRT, CGLS, OS-SART and FISTA-TV, not {what}")));
+    }
+    if let Some(v) = projections.iter().find(|&&v| v < 0.0) {
+        return Err(Error::Invalid(format!("a negative count ({v}) in the projections: {what} takes counts of 0 or more")));
     }
     Ok(())
 }
@@ -189,18 +226,16 @@ pub fn solve(
     o: &Options,
     progress: &mut dyn FnMut(Progress),
 ) -> Result<Solution> {
-    if let Algorithm::Sart { subset_size } = algorithm {
-        return super::sart::solve(gpu, projections, views, subset_size, o, progress);
+    match algorithm {
+        Algorithm::Sart { subset_size } => return super::sart::solve(gpu, projections, views, subset_size, false, o, progress),
+        Algorithm::Osem { subset_size } => return super::sart::solve(gpu, projections, views, subset_size, true, o, progress),
+        Algorithm::FistaTv { weight, tv_iterations } => return super::fista::solve(gpu, projections, views, weight, tv_iterations, o, progress),
+        _ => {}
     }
     check_inputs(projections, views, o)?;
     check_fits(gpu, views, 6, 6)?;
     if algorithm == Algorithm::Mlem {
-        if o.volume_mask.is_some() || o.projection_mask.is_some() {
-            return Err(Error::Invalid("masks belong to SIRT and CGLS, not MLEM".into()));
-        }
-        if let Some(v) = projections.iter().find(|&&v| v < 0.0) {
-            return Err(Error::Invalid(format!("a negative count ({v}) in the projections: MLEM takes counts of 0 or more")));
-        }
+        check_counts(projections, o, "MLEM")?;
     }
     let (vshape, pshape) = (views.volume_shape(), views.projection_shape());
     let upload_mask = |rec: &mut Recording, m: &Option<ArrayD<f32>>| m.as_ref().map(|m| rec.upload_once_f32(&m.view())).transpose();
@@ -233,7 +268,7 @@ pub fn solve(
             let gamma = sum_squares(&mut rec, p)?;
             keep.extend([x, r, p, gamma]);
         }
-        Algorithm::Sart { .. } => unreachable!("OS-SART runs in sart.rs"),
+        Algorithm::Sart { .. } | Algorithm::Osem { .. } | Algorithm::FistaTv { .. } => unreachable!("solved in sart.rs and fista.rs"),
         Algorithm::Mlem => {
             let ones = ones_or(&mut rec, None, &pshape)?;
             let norm = gpu::record_backproject(&mut rec, ones, views, &s, o.projector)?;
@@ -262,7 +297,7 @@ pub fn solve(
             Algorithm::Sirt => 4,
             Algorithm::Cgls => 5,
             Algorithm::Mlem => 3,
-            Algorithm::Sart { .. } => unreachable!("OS-SART runs in sart.rs"),
+            Algorithm::Sart { .. } | Algorithm::Osem { .. } | Algorithm::FistaTv { .. } => unreachable!("solved in sart.rs and fista.rs"),
         };
         let (mut mp, mut mv) = (None, None);
         let mut rest = inputs[count..].iter();
@@ -305,7 +340,7 @@ pub fn solve(
                 }
                 vec![b, x, r, p, gamma]
             }
-            Algorithm::Sart { .. } => unreachable!("OS-SART runs in sart.rs"),
+            Algorithm::Sart { .. } | Algorithm::Osem { .. } | Algorithm::FistaTv { .. } => unreachable!("solved in sart.rs and fista.rs"),
             Algorithm::Mlem => {
                 let [b, mut x, norm] = inputs[..3] else { unreachable!("three arrays") };
                 for _ in 0..steps {
@@ -335,5 +370,5 @@ pub fn solve(
     let x = &state[1];
     let volume = x.download_f32(gpu)?;
     let volume = volume.into_shape_with_order(IxDyn(&vshape)).map_err(|e| Error::Shape(e.to_string()))?;
-    Ok(Solution { volume, residuals })
+    Ok(Solution { volume, residuals, lipschitz: None })
 }

@@ -18,6 +18,7 @@
 
 pub mod cpu;
 pub mod fdk;
+pub mod fista;
 pub mod geometry;
 pub mod gpu;
 pub mod iterative;

@@ -1,11 +1,14 @@
-//! OS-SART (ordered subsets SART, as TIGRE's `OS_SART`): the views dealt into subsets of
+//! OS-SART (ordered subsets SART, as TIGRE's `OS_SART`) and OSEM (Hudson and Larkin, IEEE
+//! Trans. Med. Imaging 1994): the views dealt into subsets of
 //! `subset_size` (subset k holds views k, k + S, k + 2S, …, S the subset count, so each spans
 //! the whole scan), and per subset s, in order, x ← clamp(x + λ C_s A_sᵀ R_s (b_s − A_s x), min,
 //! max), R_s and C_s the inverse row and column sums of the subset's operator (0 below 10⁻⁶, as
 //! SIRT's). One iteration sweeps every subset; a subset size of all the views is SIRT, of one
-//! view ASTRA's SART.
+//! view ASTRA's SART. OSEM makes MLEM's update per subset instead, x ← x · A_sᵀ(b_s / A_s x) /
+//! A_sᵀ1, from a constant 1 (counts ≥ 0, no masks); one subset is MLEM.
 //!
-//! Each subset's data, R_s (and projection mask) stay on the device; C_s (a volume each) is made again per subset
+//! Each subset's data, R_s (and projection mask) stay on the device; C_s (OSEM: A_sᵀ1; a volume
+//! each) is made again per subset
 //! and sweep (one more back-projection of ones), so memory stays two volumes and one set of
 //! projections whatever the subset count. The residual of each sweep is Σ_s ‖b_s − A_s x‖², x
 //! as each subset found it, square-rooted.
@@ -46,12 +49,23 @@ pub fn select(x: &ArrayViewD<f32>, views: &Views, members: &[usize]) -> ArrayD<f
     picked.into_shape_with_order(IxDyn(&shape)).expect("sizes match")
 }
 
-/// `o.iterations` sweeps of OS-SART over subsets of `subset_size` views.
-pub fn solve(gpu: &Gpu, projections: &ArrayViewD<f32>, views: &Views, subset_size: usize, o: &Options, progress: &mut dyn FnMut(Progress)) -> Result<Solution> {
+/// `o.iterations` sweeps of OS-SART (OSEM where `em`) over subsets of `subset_size` views.
+pub fn solve(
+    gpu: &Gpu,
+    projections: &ArrayViewD<f32>,
+    views: &Views,
+    subset_size: usize,
+    em: bool,
+    o: &Options,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<Solution> {
     if subset_size == 0 {
         return Err(Error::Invalid("a subset size of 0 views (1 or more)".into()));
     }
     super::iterative::check_inputs(projections, views, o)?;
+    if em {
+        super::iterative::check_counts(projections, o, "OSEM")?;
+    }
     check_fits(gpu, views, 5, 4)?;
     let groups = subsets(views.projections(), subset_size);
     let parts: Vec<Views> = groups.iter().map(|m| views.subset(m)).collect();
@@ -60,8 +74,8 @@ pub fn solve(gpu: &Gpu, projections: &ArrayViewD<f32>, views: &Views, subset_siz
     // Set-up: per subset b_s and R_s = 1/(A_s M_v) · M_p,s; the start.
     let mut rec = Recording::new(gpu);
     let mv = o.volume_mask.as_ref().map(|m| rec.upload_once_f32(&m.view())).transpose()?;
-    let ones = ones_or(&mut rec, mv, &vshape)?;
-    let x = start(&mut rec, o, &vshape, 0.0)?;
+    let ones = if em { None } else { Some(ones_or(&mut rec, mv, &vshape)?) };
+    let x = start(&mut rec, o, &vshape, if em { 1.0 } else { 0.0 })?;
     let mut keep = vec![x];
     if let Some(m) = mv {
         keep.push(m);
@@ -69,9 +83,11 @@ pub fn solve(gpu: &Gpu, projections: &ArrayViewD<f32>, views: &Views, subset_siz
     for (members, part) in groups.iter().zip(&parts) {
         let s = gpu::setup(&mut rec, part)?;
         let b = rec.upload_once_f32(&select(projections, views, members).view())?;
-        let rows = gpu::record_project(&mut rec, ones, part, &s)?;
-        let r = unary::record(&mut rec, UnaryOp::Reciprocal(SUM_FLOOR), rows)?;
-        keep.extend([b, r]);
+        keep.push(b);
+        if let Some(ones) = ones {
+            let rows = gpu::record_project(&mut rec, ones, part, &s)?;
+            keep.push(unary::record(&mut rec, UnaryOp::Reciprocal(SUM_FLOOR), rows)?);
+        }
         if let Some(m) = &o.projection_mask {
             let m = rec.upload_once_f32(&select(&m.view(), views, members).view())?;
             keep.push(m);
@@ -94,25 +110,34 @@ pub fn solve(gpu: &Gpu, projections: &ArrayViewD<f32>, views: &Views, subset_siz
         let mut x = inputs[0];
         let mv = masked.then(|| inputs[1]);
         let first = if masked { 2 } else { 1 };
-        // Per subset b_s, R_s and, with a projection mask, its part.
-        let stride = if o.projection_mask.is_some() { 3 } else { 2 };
+        // Per subset b_s, R_s (not OSEM) and, with a projection mask, its part.
+        let stride = 1 + usize::from(!em) + usize::from(o.projection_mask.is_some());
         let setups = parts.iter().map(|p| gpu::setup(&mut rec, p)).collect::<Result<Vec<_>>>()?;
         let mut sweep_sums = Vec::with_capacity(steps);
         for _ in 0..steps {
             let mut sums = Vec::with_capacity(parts.len());
             for (k, (part, s)) in parts.iter().zip(&setups).enumerate() {
                 let at = first + stride * k;
-                let (b, r) = (inputs[at], inputs[at + 1]);
+                let b = inputs[at];
                 let ax = gpu::record_project(&mut rec, x, part, s)?;
                 let mut residual = binary::record(&mut rec, BinaryOp::Sub, b, ax)?;
-                if stride == 3 {
+                let ones = ones_or(&mut rec, None, &part.projection_shape())?;
+                let cols = gpu::record_backproject(&mut rec, ones, part, s, o.projector)?;
+                if em {
+                    sums.push(sum_squares(&mut rec, residual)?);
+                    let (ratio, _) = crate::kernels::em_ratio::record(&mut rec, b, ax, crate::ops::tomography::EM_EPSILON)?;
+                    let back = gpu::record_backproject(&mut rec, ratio, part, s, o.projector)?;
+                    let norm = unary::record(&mut rec, UnaryOp::MaxScalar(f32::MIN_POSITIVE), cols)?;
+                    x = crate::kernels::em_update::record(&mut rec, x, back, norm)?;
+                    continue;
+                }
+                let r = inputs[at + 1];
+                if o.projection_mask.is_some() {
                     residual = binary::record(&mut rec, BinaryOp::Mul, residual, inputs[at + 2])?;
                 }
                 let weighted = binary::record(&mut rec, BinaryOp::Mul, residual, r)?;
                 sums.push(sum_squares(&mut rec, residual)?);
                 let v = gpu::record_backproject(&mut rec, weighted, part, s, o.projector)?;
-                let ones = ones_or(&mut rec, None, &part.projection_shape())?;
-                let cols = gpu::record_backproject(&mut rec, ones, part, s, o.projector)?;
                 let mut c = unary::record(&mut rec, UnaryOp::Reciprocal(SUM_FLOOR), cols)?;
                 if let Some(m) = mv {
                     c = binary::record(&mut rec, BinaryOp::Mul, c, m)?;
@@ -138,5 +163,5 @@ pub fn solve(gpu: &Gpu, projections: &ArrayViewD<f32>, views: &Views, subset_siz
     }
     let volume = state[0].download_f32(gpu)?;
     let volume = volume.into_shape_with_order(IxDyn(&vshape)).map_err(|e| Error::Shape(e.to_string()))?;
-    Ok(Solution { volume, residuals })
+    Ok(Solution { volume, residuals, lipschitz: None })
 }
