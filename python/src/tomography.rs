@@ -77,10 +77,11 @@ fn fdk<'py>(py: Python<'py>, ctx: &Context, data: F32<'py>, proj_geom: &str, vol
     out(py, py.detach(|| tomo::fdk(&ctx.gpu, &x, &g, &v, f)))
 }
 
-/// SIRT, CGLS, MLEM or OS-SART in an ASTRA geometry: the volume and the residual norm per iteration.
+/// SIRT, CGLS, MLEM, OS-SART, OSEM or FISTA-TV in an ASTRA geometry: the volume and the residual
+/// norm per iteration.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (ctx, algorithm, data, proj_geom, vol_geom, iterations, projector, min=None, max=None, relaxation=1.0, volume_mask=None, projection_mask=None, initial=None, subset_size=20))]
+#[pyo3(signature = (ctx, algorithm, data, proj_geom, vol_geom, iterations, projector, min=None, max=None, relaxation=1.0, volume_mask=None, projection_mask=None, initial=None, subset_size=20, tv_weight=0.0, tv_iterations=20))]
 fn iterative<'py>(
     py: Python<'py>,
     ctx: &Context,
@@ -97,6 +98,8 @@ fn iterative<'py>(
     projection_mask: Option<F32<'py>>,
     initial: Option<F32<'py>>,
     subset_size: usize,
+    tv_weight: f32,
+    tv_iterations: usize,
 ) -> PyResult<(Bound<'py, PyArrayDyn<f32>>, Vec<f64>)> {
     let (g, v) = geometries(proj_geom, vol_geom)?;
     let algorithm = match algorithm {
@@ -104,7 +107,9 @@ fn iterative<'py>(
         "cgls" => tomo::Algorithm::Cgls,
         "em" => tomo::Algorithm::Mlem,
         "sart" => tomo::Algorithm::Sart { subset_size },
-        other => return Err(to_py(lucent::Error::Invalid(format!("algorithm '{other}' (sirt, cgls, em or sart)")))),
+        "osem" => tomo::Algorithm::Osem { subset_size },
+        "fista" => tomo::Algorithm::FistaTv { weight: tv_weight, tv_iterations },
+        other => return Err(to_py(lucent::Error::Invalid(format!("algorithm '{other}' (sirt, cgls, em, sart, osem or fista)")))),
     };
     let owned = |a: Option<F32<'py>>| a.map(|a| a.as_array().to_owned());
     let options = tomo::IterativeOptions {
