@@ -282,22 +282,6 @@ fn prepared(x: &ndarray::ArrayViewD<f32>, shape: &[usize], out: &[usize], what: 
     crate::host::check_host_array("the result", out, 4)
 }
 
-/// Runs `record` on `x` with the geometry's views uploaded.
-fn one_pass(
-    gpu: &Gpu,
-    x: &ndarray::ArrayViewD<f32>,
-    views: &Views,
-    record: impl FnOnce(&mut Recording, crate::graph::Buf, &crate::kernels::project_rays::Setup) -> Result<crate::graph::Buf>,
-) -> Result<ndarray::ArrayD<f32>> {
-    crate::ops::tomography::vector::iterative::check_fits(gpu, views, 2, 3)?;
-    let mut rec = Recording::new(gpu);
-    let s = crate::ops::tomography::vector::gpu::setup(&mut rec, views)?;
-    let b = rec.upload_once_f32(x)?;
-    let y = record(&mut rec, b, &s)?;
-    let d = rec.download(y);
-    finite(rec.run()?.into_f32(d)?)
-}
-
 /// Refuses a result that overflowed f32 (finite input of values near f32's largest).
 fn finite(y: ndarray::ArrayD<f32>) -> Result<ndarray::ArrayD<f32>> {
     if y.iter().any(|v| !v.is_finite()) {
@@ -308,10 +292,12 @@ fn finite(y: ndarray::ArrayD<f32>) -> Result<ndarray::ArrayD<f32>> {
 
 /// The projections of a volume (Z, Y, X) or image (Y, X) in any ASTRA geometry: (rows, angles,
 /// cols) in 3D, (angles, cols) in 2D, by Joseph's ray-driven projector (as ASTRA's CUDA FP).
+/// Volumes and projections beyond one buffer or the device's memory go in slabs of slices and
+/// chunks of views, through the host (as do [`back_project`] and [`fdk`]).
 pub fn forward_project(gpu: &Gpu, volume: &ndarray::ArrayViewD<f32>, projections: &ProjectionGeometry, grid: &VolumeGeometry) -> Result<ndarray::ArrayD<f32>> {
     let views = Views::new(projections, grid)?;
     prepared(volume, &views.volume_shape(), &views.projection_shape(), "the volume")?;
-    one_pass(gpu, volume, &views, |rec, x, s| crate::ops::tomography::vector::gpu::record_project(rec, x, &views, s))
+    finite(crate::ops::tomography::vector::blocks::project(gpu, volume, &views)?.0)
 }
 
 /// The back-projection of projections in any ASTRA geometry: the exact adjoint of
@@ -326,7 +312,7 @@ pub fn back_project(
 ) -> Result<ndarray::ArrayD<f32>> {
     let views = Views::new(projections, grid)?;
     prepared(data, &views.projection_shape(), &views.volume_shape(), "the projections")?;
-    one_pass(gpu, data, &views, |rec, x, s| crate::ops::tomography::vector::gpu::record_backproject(rec, x, &views, s, projector))
+    finite(crate::ops::tomography::vector::blocks::back_project(gpu, data, &views, projector)?.0)
 }
 
 /// FDK of circular cone-beam projections (`cone`), or fan-beam FBP (`fanflat`), with Parker's
@@ -342,7 +328,7 @@ pub fn fdk(
     let views = Views::new(projections, grid)?;
     crate::ops::tomography::vector::fdk::weights(projections)?;
     prepared(data, &views.projection_shape(), &views.volume_shape(), "the projections")?;
-    one_pass(gpu, data, &views, |rec, x, s| crate::ops::tomography::vector::gpu::record_fdk(rec, x, projections, &views, s, filter))
+    finite(crate::ops::tomography::vector::blocks::fdk(gpu, data, projections, &views, filter)?.0)
 }
 
 /// SIRT, CGLS, MLEM, OS-SART, OSEM or FISTA-TV ([`Algorithm`]) of projections in any ASTRA

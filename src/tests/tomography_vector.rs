@@ -486,3 +486,43 @@ fn parallel_fbp_reconstructs() {
     let short = ProjectionGeometry::Parallel { width: 1.0, count: 70, angles: angles(50, 1.75, 0.0) };
     assert!(lucent::ops::tomography::vector::fdk::weights(&short).unwrap_err().to_string().contains("half turn"));
 }
+
+/// Volumes and projections beyond one buffer: with buffers capped at 2 KiB every geometry's
+/// projection, both back-projections and FDK run in slabs of slices and chunks of views, and
+/// equal the whole call's results to 1e-5, the tolerance of the projectors against f64 (each
+/// slab's index coordinates, shifted, round differently in f32; the sums run in another order).
+#[test]
+fn blocks_beyond_one_buffer_equal_the_whole() {
+    use lucent::gpu::GpuOptions;
+    use lucent::ops::tomography::vector::blocks;
+    let cap = |bytes: u64, memory: Option<u64>| {
+        open(GpuOptions { max_buffer_bytes: Some(bytes), device_memory_bytes: memory, poison: true, ..GpuOptions::from_env().unwrap() })
+    };
+    let filtering = cap(8192, Some(40_000));
+    for (name, g, v) in cases() {
+        let views = Views::new(&g, &v).unwrap();
+        // 2D images are never cut: buffers of about the image's size (allocations round up).
+        let capped = cap(if views.three_d { 2048 } else { 4 * v.shape().iter().product::<usize>() as u64 + 64 }, None);
+        let plan = blocks::plan(&capped, &views, 3, 2, 1).unwrap();
+        assert!(plan.chunks.len() > 1 && (plan.slabs.len() > 1) == views.three_d, "{name}: {plan:?}");
+        let (volume, projections) = (rand_array(&v.shape()), rand_array(&g.shape()));
+        let (got, placed) = blocks::project(&capped, &volume.view(), &views).unwrap();
+        assert!(placed.pieces > 1, "{name}");
+        assert_rel_l2(&got, &to64(&run(Op::Project, &volume, &g, &views)), 1e-5, &format!("{name} forward in blocks"));
+        for projector in [Projector::Matched, Projector::Astra] {
+            let (got, _) = blocks::back_project(&capped, &projections.view(), &views, projector).unwrap();
+            assert_rel_l2(&got, &to64(&run(Op::Back(projector), &projections, &g, &views)), 1e-5, &format!("{name} {projector:?} back in blocks"));
+        }
+        if lucent::ops::tomography::vector::fdk::weights(&g).is_ok() {
+            // The filter's padded lines need wider buffers; a memory budget cuts the volume.
+            let (got, placed) = blocks::fdk(if views.three_d { &filtering } else { &capped }, &projections.view(), &g, &views, Filter::Hann).unwrap();
+            assert!(placed.pieces > 1, "{name}");
+            assert_rel_l2(&got, &to64(&run(Op::Fdk(Filter::Hann), &projections, &g, &views)), 1e-5, &format!("{name} FDK in blocks"));
+        }
+    }
+    // Nothing fits: one slice and one view beyond a buffer.
+    let tiny = open(GpuOptions { max_buffer_bytes: Some(256), ..GpuOptions::from_env().unwrap() });
+    let (_, g, v) = cases().remove(0);
+    let e = blocks::plan(&tiny, &Views::new(&g, &v).unwrap(), 3, 2, 1).unwrap_err();
+    assert!(e.to_string().contains("one slice"), "{e}");
+}

@@ -1,6 +1,6 @@
 //! The vector-geometry projectors and FDK recorded on the GPU.
 
-use ndarray::{ArrayD, IxDyn};
+use ndarray::{Array2, ArrayD, ArrayView2, IxDyn};
 
 use super::{fdk, ProjectionGeometry, Projector, Views};
 use crate::error::Result;
@@ -43,17 +43,31 @@ pub fn record_fdk(rec: &mut Recording, projections: Buf, g: &ProjectionGeometry,
 /// (offset × spacing / distance)², negligible for the centre search it serves).
 pub fn record_fdk_offset(rec: &mut Recording, projections: Buf, g: &ProjectionGeometry, views: &Views, s: &Setup, filter: Filter, offset: f64) -> Result<Buf> {
     let (cosine, per) = fdk::weights(g)?;
+    let filtered = record_fdk_filter(rec, projections, views, (&cosine, &per.view()), filter, offset)?;
+    let volume = backproject_voxels::record(rec, filtered, s, true)?;
+    rec.reinterpret(volume, &views.volume_shape(), crate::gpu::Dtype::F32)
+}
+
+/// FDK's weighted, filtered projections (rows, angles, cols) for `views`: the cosine weights
+/// (rows, cols) and the per-view ones (angles, cols) of [`fdk::weights`], `per` cut to these
+/// views.
+pub fn record_fdk_filter(
+    rec: &mut Recording,
+    projections: Buf,
+    views: &Views,
+    (cosine, per): (&Array2<f64>, &ArrayView2<f64>),
+    filter: Filter,
+    offset: f64,
+) -> Result<Buf> {
     let (rows, angles, cols) = (views.rows, views.projections(), views.cols);
-    let upload = |rec: &mut Recording, a: ndarray::Array2<f64>, shape: [usize; 3]| -> Result<Buf> {
+    let upload = |rec: &mut Recording, a: ArrayView2<f64>, shape: [usize; 3]| -> Result<Buf> {
         let values = ArrayD::from_shape_vec(IxDyn(&shape), a.iter().map(|&v| v as f32).collect()).expect("sizes match");
         rec.upload_once_f32(&values.view())
     };
-    let cosine = upload(rec, cosine, [rows, 1, cols])?;
-    let per = upload(rec, per, [1, angles, cols])?;
+    let cosine = upload(rec, cosine.view(), [rows, 1, cols])?;
+    let per = upload(rec, per.view(), [1, angles, cols])?;
     let x = rec.reinterpret(projections, &[rows, angles, cols], crate::gpu::Dtype::F32)?;
     let x = broadcast::record(rec, BroadcastOp::Multiply, x, cosine)?;
     let x = broadcast::record(rec, BroadcastOp::Multiply, x, per)?;
-    let filtered = crate::ops::tomography::filter_lines(rec, x, cols, filter, -offset)?;
-    let volume = backproject_voxels::record(rec, filtered, s, true)?;
-    rec.reinterpret(volume, &views.volume_shape(), crate::gpu::Dtype::F32)
+    crate::ops::tomography::filter_lines(rec, x, cols, filter, -offset)
 }

@@ -16,6 +16,7 @@
 //!   times the rays' density (the continuous adjoint, as ASTRA's `cone_BP`); fast, but adjoint
 //!   only approximately; with FDK's weight it is FDK's back-projector.
 
+pub mod blocks;
 pub mod cpu;
 pub mod fdk;
 pub mod fista;
@@ -177,6 +178,28 @@ impl Views {
         } else {
             vec![self.dims[1], self.dims[0]]
         }
+    }
+
+    /// The views of the volume's slices `z` alone (3D): the same rays in that slab's index
+    /// coordinates (its first slice at z = 0).
+    pub fn slab(&self, z: std::ops::Range<usize>) -> Views {
+        let shift = z.start as f64;
+        let views = self
+            .views
+            .iter()
+            .map(|w| {
+                let mut w = *w;
+                if w.cone {
+                    w.source[2] -= shift;
+                }
+                w.corner[2] -= shift;
+                for form in [&mut w.col, &mut w.row, &mut w.den] {
+                    form[3] += form[2] * shift;
+                }
+                w
+            })
+            .collect();
+        Views { views, rows: self.rows, cols: self.cols, dims: [self.dims[0], self.dims[1], z.len()], voxel: self.voxel, three_d: self.three_d }
     }
 
     /// The kernels' views (common/views.wgsl), f32, (angles, 32).
