@@ -294,6 +294,8 @@ fn finite(y: ndarray::ArrayD<f32>) -> Result<ndarray::ArrayD<f32>> {
 /// cols) in 3D, (angles, cols) in 2D, by Joseph's ray-driven projector (as ASTRA's CUDA FP).
 /// Volumes and projections beyond one buffer or the device's memory go in slabs of slices and
 /// chunks of views, through the host (as do [`back_project`] and [`fdk`]).
+/// A 2D geometry (`parallel`, `fanflat`, their `_vec` forms) with a 3D volume geometry is a
+/// stack of 2D problems, one per slice: projections (slices, angles, cols), every function.
 pub fn forward_project(gpu: &Gpu, volume: &ndarray::ArrayViewD<f32>, projections: &ProjectionGeometry, grid: &VolumeGeometry) -> Result<ndarray::ArrayD<f32>> {
     let views = Views::new(projections, grid)?;
     prepared(volume, &views.volume_shape(), &views.projection_shape(), "the volume")?;

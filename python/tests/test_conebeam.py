@@ -153,6 +153,20 @@ def test_osem_and_fista_tv():
         tomo.osem(-b, g, v, 3)
 
 
+def test_a_2d_geometry_with_a_3d_volume_is_a_stack():
+    g = tomo.create_proj_geom("fanflat", 1.4, 41, np.linspace(0, 2 * np.pi, 48, endpoint=False), 60, 30)
+    flat, stack = tomo.create_vol_geom(24, 26), tomo.create_vol_geom(24, 26, 5)
+    x = np.random.default_rng(4).random((5, 24, 26), dtype=np.float32)
+    p = tomo.forward_project(x, g, stack)
+    assert p.shape == (5, 48, 41)
+    for k in range(5):
+        assert rel(p[k], tomo.forward_project(x[k], g, flat)) < 1e-6
+    r = tomo.fdk(p, g, stack)
+    assert rel(r[2], tomo.fdk(p[2], g, flat)) < 1e-6
+    s, res = tomo.sirt(p, g, stack, 5)
+    assert s.shape == x.shape and res[-1] < res[0]
+
+
 def test_bad_input_is_refused():
     v = tomo.create_vol_geom(8, 8, 8)
     g = tomo.create_proj_geom("cone", 1.0, 1.0, 8, 8, [0.0, 1.0], 20, 10)

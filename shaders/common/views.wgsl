@@ -3,7 +3,7 @@
 // `Views::packed`, and the parameters, mirrored in src/kernels/project_rays.rs.
 
 struct View {
-    source: vec4<f32>,  // cone: the source, w 1; parallel: the rays' direction, w 0
+    source: vec4<f32>,  // cone: the source, w 1 (2: a fan of a stack, moving with the row); parallel: the rays' direction, w 0
     corner: vec4<f32>,  // pixel (0, 0)'s centre; w: the axis whose planes the rays cross
     u: vec4<f32>,       // one pixel along the columns; w: the rays' density factor
     v: vec4<f32>,       // one pixel along the rows; w: λ at the world's origin (FDK)
@@ -21,10 +21,18 @@ struct Params {
 
 struct Ray { origin: vec3<f32>, dir: vec3<f32> }
 
+// The source of detector row `row`: a stack of fans has one per row (one slice per row).
+fn source_at(w: View, row: f32) -> vec3<f32> {
+    if (w.source.w > 1.5) {
+        return w.source.xyz + row * w.v.xyz;
+    }
+    return w.source.xyz;
+}
 fn view_ray(w: View, row: f32, col: f32) -> Ray {
     let pixel = w.corner.xyz + col * w.u.xyz + row * w.v.xyz;
     if (w.source.w > 0.5) {
-        return Ray(w.source.xyz, pixel - w.source.xyz);
+        let s = source_at(w, row);
+        return Ray(s, pixel - s);
     }
     return Ray(pixel, w.source.xyz);
 }
@@ -53,5 +61,9 @@ fn sizes(p: Params) -> vec3<u32> {
 // Where point x (index coordinates) lands on view w's detector: (column, row, λ).
 fn detector_point(w: View, x: vec3<f32>) -> vec3<f32> {
     let lambda = dot(w.den.xyz, x) + w.den.w;
-    return vec3<f32>(vec2<f32>(dot(w.col.xyz, x) + w.col.w, dot(w.row.xyz, x) + w.row.w) / lambda, lambda);
+    var row = (dot(w.row.xyz, x) + w.row.w) / lambda;
+    if (w.source.w > 1.5) {
+        row = x.z - w.corner.z;  // a stack: row k is slice k's fan
+    }
+    return vec3<f32>((dot(w.col.xyz, x) + w.col.w) / lambda, row, lambda);
 }

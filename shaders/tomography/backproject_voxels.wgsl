@@ -44,7 +44,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             let ratio = w.v.w / lambda;
             weight = ratio * ratio;
         } else if (w.source.w > 0.5) {
-            weight = length((pos - w.source.xyz) * p.voxel.xyz) * w.u.w / (lambda * lambda * lambda);
+            weight = length((pos - source_at(w, point.y)) * p.voxel.xyz) * w.u.w / (lambda * lambda * lambda);
         }
         sum += value * weight;
     }

@@ -85,7 +85,8 @@ pub fn voxel_weight(views: &Views, view: &View, x: [f64; 3], lambda: f64, weight
         (VoxelWeight::Fdk, _) => (view.lambda_origin / lambda).powi(2),
         (VoxelWeight::Density, false) => view.density,
         (VoxelWeight::Density, true) => {
-            let distance = (0..3).map(|a| ((x[a] - view.source[a]) * views.voxel[a]).powi(2)).sum::<f64>().sqrt();
+            let source = view.source_at(view.project(x).1);
+            let distance = (0..3).map(|a| ((x[a] - source[a]) * views.voxel[a]).powi(2)).sum::<f64>().sqrt();
             distance * view.density / lambda.powi(3)
         }
     }
@@ -132,7 +133,8 @@ pub fn fdk(
     filter: crate::ops::tomography::Filter,
 ) -> crate::error::Result<Array3<f64>> {
     let (cosine, per) = super::fdk::weights(g)?;
-    let weighted = Array3::from_shape_fn(projections.dim(), |(r, a, c)| projections[[r, a, c]] * cosine[[r, c]] * per[[a, c]]);
+    // A stack's rows (its slices) share the 2D geometry's one row of cosine weights.
+    let weighted = Array3::from_shape_fn(projections.dim(), |(r, a, c)| projections[[r, a, c]] * cosine[[r.min(cosine.nrows() - 1), c]] * per[[a, c]]);
     let padded = crate::ops::tomography::padded_length(views.cols);
     let filtered = crate::ops::tomography::cpu::filter_sinograms(&weighted.view(), filter, padded);
     Ok(backproject_voxels(&filtered.view(), views, VoxelWeight::Fdk))

@@ -64,7 +64,9 @@ pub fn record_fdk_filter(
         let values = ArrayD::from_shape_vec(IxDyn(&shape), a.iter().map(|&v| v as f32).collect()).expect("sizes match");
         rec.upload_once_f32(&values.view())
     };
-    let cosine = upload(rec, cosine.view(), [rows, 1, cols])?;
+    // A stack's rows are its slices, each weighted as the 2D geometry's one row.
+    let cosine = cosine.broadcast((rows, cols)).ok_or_else(|| crate::Error::Shape(format!("cosine weights {:?} for {rows} rows", cosine.dim())))?;
+    let cosine = upload(rec, cosine, [rows, 1, cols])?;
     let per = upload(rec, per.view(), [1, angles, cols])?;
     let x = rec.reinterpret(projections, &[rows, angles, cols], crate::gpu::Dtype::F32)?;
     let x = broadcast::record(rec, BroadcastOp::Multiply, x, cosine)?;

@@ -74,6 +74,9 @@ impl Projector {
 pub struct View {
     /// Rays from a source (else parallel).
     pub cone: bool,
+    /// A fan of a stack of 2D problems: detector row k is slice k's, its source moved k along v
+    /// (one slice; the rays stay in their slice).
+    pub stacked: bool,
     /// The source (cone), or the rays' direction (parallel).
     pub source: V3,
     /// The centre of detector pixel (0, 0).
@@ -107,8 +110,8 @@ pub struct Views {
     pub dims: [usize; 3],
     /// Voxel sizes along x, y, z (world units).
     pub voxel: V3,
-    /// From a 3D geometry (projections (rows, angles, cols), volume (Z, Y, X)); else 2D
-    /// ((angles, cols), (rows, cols)).
+    /// From a 3D geometry, or a stack of 2D problems (projections (rows, angles, cols), volume
+    /// (Z, Y, X)); else 2D ((angles, cols), (rows, cols)).
     pub three_d: bool,
 }
 
@@ -118,18 +121,20 @@ pub const VIEW_FLOATS: usize = 32;
 impl Views {
     pub fn new(projections: &ProjectionGeometry, volume: &VolumeGeometry) -> Result<Views> {
         projections.validate()?;
-        if projections.is_3d() != volume.slices.is_some() {
-            let (p, v) = (if projections.is_3d() { "3D" } else { "2D" }, if volume.slices.is_some() { "3D" } else { "2D" });
-            return Err(Error::Invalid(format!("a {p} projection geometry ({}) with a {v} volume geometry", projections.kind())));
+        if projections.is_3d() && volume.slices.is_none() {
+            return Err(Error::Invalid(format!("a 3D projection geometry ({}) with a 2D volume geometry", projections.kind())));
         }
-        let (rows, cols) = projections.detector();
-        let three_d = projections.is_3d();
+        // A 2D geometry with a 3D volume: a stack of 2D problems, one per slice, each slice's
+        // projections one detector row.
+        let stack = !projections.is_3d() && volume.slices.is_some();
+        let (mut rows, cols) = projections.detector();
+        let three_d = projections.is_3d() || stack;
         let voxel = volume.voxel();
         // 2D images have y up (row 0 at the top): in the index frame y runs down, so 2D
-        // geometries are mirrored in y, the window too.
-        let flip = if three_d { 1.0 } else { -1.0 };
+        // geometries (and each slice of a stack) are mirrored in y, the window too.
+        let flip = if projections.is_3d() { 1.0 } else { -1.0 };
         let mut window = volume.window;
-        if !three_d {
+        if !projections.is_3d() {
             window[1] = (-volume.window[1].1, -volume.window[1].0);
             window[2] = (-0.5, 0.5);
         }
@@ -149,12 +154,25 @@ impl Views {
             .iter()
             .enumerate()
             .map(|(i, &[s, d, u, v])| {
-                let (u, v, d) = (vector(u), vector(v), point(d));
-                let s = if cone { point(s) } else { vector(s) };
-                let corner = [0, 1, 2].map(|a| d[a] - (cols as f64 / 2.0 - 0.5) * u[a] - (rows as f64 / 2.0 - 0.5) * v[a]);
-                View::new(i, cone, s, corner, u, v, d, origin, dims, voxel)
+                let (u, mut v, d) = (vector(u), vector(v), point(d));
+                let mut s = if cone { point(s) } else { vector(s) };
+                let mut corner = [0, 1, 2].map(|a| d[a] - (cols as f64 / 2.0 - 0.5) * u[a] - (rows as f64 / 2.0 - 0.5) * v[a]);
+                if stack {
+                    // Row k at slice k's centre: the 2D view at z = 0, one slice per row.
+                    corner[2] = 0.0;
+                    v = [0.0, 0.0, 1.0];
+                    if cone {
+                        s[2] = 0.0;
+                    }
+                }
+                let mut view = View::new(i, cone, s, corner, u, v, d, origin, dims, voxel)?;
+                view.stacked = stack && cone;
+                Ok(view)
             })
             .collect::<Result<Vec<_>>>()?;
+        if stack {
+            rows = dims[2];
+        }
         Ok(Views { views, rows, cols, dims, voxel, three_d })
     }
 
@@ -213,7 +231,18 @@ impl Views {
                     out[at..at + 3].copy_from_slice(&v);
                     out[at + 3] = last;
                 };
-                put(&mut out, 0, w.source, if w.cone { 1.0 } else { 0.0 });
+                put(
+                    &mut out,
+                    0,
+                    w.source,
+                    if w.stacked {
+                        2.0
+                    } else if w.cone {
+                        1.0
+                    } else {
+                        0.0
+                    },
+                );
                 put(&mut out, 4, w.corner, w.axis as f64);
                 put(&mut out, 8, w.u, w.density);
                 put(&mut out, 12, w.v, w.lambda_origin);
@@ -287,14 +316,24 @@ impl View {
         } else {
             2
         };
-        Ok(View { cone, source, corner, u, v, axis, col, row, den, density, lambda_origin })
+        Ok(View { cone, stacked: false, source, corner, u, v, axis, col, row, den, density, lambda_origin })
+    }
+
+    /// The source of detector row `row` (a stack's fan moves with it).
+    pub fn source_at(&self, row: f64) -> V3 {
+        if self.stacked {
+            std::array::from_fn(|a| self.source[a] + row * self.v[a])
+        } else {
+            self.source
+        }
     }
 
     /// The ray through pixel (row, col): its origin and direction (index coordinates).
     pub fn ray(&self, row: f64, col: f64) -> (V3, V3) {
         let pixel: V3 = std::array::from_fn(|a| self.corner[a] + col * self.u[a] + row * self.v[a]);
         if self.cone {
-            (self.source, sub(pixel, self.source))
+            let s = self.source_at(row);
+            (s, sub(pixel, s))
         } else {
             (pixel, self.source)
         }
@@ -304,7 +343,8 @@ impl View {
     pub fn project(&self, x: V3) -> (f64, f64, f64) {
         let lin = |c: &[f64; 4]| c[0] * x[0] + c[1] * x[1] + c[2] * x[2] + c[3];
         let lambda = lin(&self.den);
-        (lin(&self.col) / lambda, lin(&self.row) / lambda, lambda)
+        let row = if self.stacked { x[2] - self.corner[2] } else { lin(&self.row) / lambda };
+        (lin(&self.col) / lambda, row, lambda)
     }
 }
 
