@@ -434,5 +434,9 @@ pub fn shepp_logan_projections(grid: &VolumeGeometry, projections: &ProjectionGe
     }
     crate::host::check_host_array("the projections", &projections.shape(), 8)?;
     let phantom = crate::phantom::shepp_logan3d::Phantom::new(crate::phantom::shepp_logan3d::Phantom::radius_for(&grid.window));
+    if let ProjectionGeometry::CylConeVec { rows, cols, vectors } = projections {
+        let shape = (*rows, vectors.len(), *cols);
+        return Ok(phantom.projections_of(shape, |a, r, c| ProjectionGeometry::cylinder_ray(&vectors[a], (*rows, *cols), r as f64, c as f64)));
+    }
     Ok(phantom.projections(&projections.vectors(), projections.detector(), projections.is_divergent()))
 }

@@ -145,7 +145,10 @@ def create_proj_geom(type: str, *args: Any) -> dict:
     origin_detector)``, ``('fanflat_vec', count, V)``, ``('parallel3d', spacing_x, spacing_y,
     rows, cols, angles)``, ``('parallel3d_vec', rows, cols, V)``, ``('cone', spacing_x,
     spacing_y, rows, cols, angles, source_origin, origin_detector)``, ``('cone_vec', rows, cols,
-    V)``; angles in radians, V one row of 6 (2D) or 12 (3D) numbers per projection.
+    V)``, ``('cyl_cone_vec', rows, cols, V)`` (ASTRA 2.4's cylindrical detector: V's 13th number
+    the radius; the source on the axis is medical CT's equiangular fan); angles in radians, V
+    one row of 6 (2D), 12 or 13 (3D) numbers per projection. A 2D geometry with a 3D volume
+    geometry is a stack of 2D problems, one per slice.
 
     >>> import numpy as np, lucent
     >>> g = lucent.tomography.create_proj_geom("fanflat", 1.0, 64, [0.0, 0.1], 100, 50)
@@ -162,6 +165,7 @@ def create_proj_geom(type: str, *args: Any) -> dict:
         "cone": ["DetectorSpacingX", "DetectorSpacingY", "DetectorRowCount", "DetectorColCount", "ProjectionAngles",
                  "DistanceOriginSource", "DistanceOriginDetector"],
         "cone_vec": ["DetectorRowCount", "DetectorColCount", "Vectors"],
+        "cyl_cone_vec": ["DetectorRowCount", "DetectorColCount", "Vectors"],
     }
     if type not in fields:
         raise ValueError(f"projection geometry type {type!r} (one of {', '.join(fields)})")

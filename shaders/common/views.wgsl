@@ -2,15 +2,18 @@
 // projection in the volume's index coordinates (voxel (k, j, i) at (i, j, k)), mirrored in
 // `Views::packed`, and the parameters, mirrored in src/kernels/project_rays.rs.
 
+// A cylindrical detector (source.w 3, `Cylinder` in src/ops/tomography/vector/mod.rs) reads
+// the fields in brackets.
 struct View {
-    source: vec4<f32>,  // cone: the source, w 1 (2: a fan of a stack, moving with the row); parallel: the rays' direction, w 0
-    corner: vec4<f32>,  // pixel (0, 0)'s centre; w: the axis whose planes the rays cross
-    u: vec4<f32>,       // one pixel along the columns; w: the rays' density factor
+    source: vec4<f32>,  // cone: the source, w 1 (2: a fan of a stack, moving with the row; 3: a cylindrical detector); parallel: the rays' direction, w 0
+    corner: vec4<f32>,  // pixel (0, 0)'s centre [the cylinder's axis level with the detector's centre]; w: the axis whose planes the rays cross
+    u: vec4<f32>,       // one pixel along the columns [the radial vector]; w: the rays' density factor [radians per column]
     v: vec4<f32>,       // one pixel along the rows; w: λ at the world's origin (FDK)
-    col: vec4<f32>,     // column = (col·(x, 1)) / λ
-    row: vec4<f32>,     // row = (row·(x, 1)) / λ
-    den: vec4<f32>,     // λ = den·(x, 1): the fraction of the way from source to detector
-    unused: vec4<f32>,
+    col: vec4<f32>,     // column = (col·(x, 1)) / λ [the tangential vector; w: the middle column]
+    row: vec4<f32>,     // row = (row·(x, 1)) / λ [the radial unit vector (world); w: the source's offset along it]
+    den: vec4<f32>,     // λ = den·(x, 1): the fraction of the way from source to detector [tangential unit vector; offset]
+    extra: vec4<f32>,   // [the axis's unit vector; offset]
+    curve: vec4<f32>,   // [R, 1/|v|, the middle row, offsets_a² + offsets_b² − R²]
 }
 
 struct Params {
@@ -22,14 +25,27 @@ struct Params {
 struct Ray { origin: vec3<f32>, dir: vec3<f32> }
 
 // The source of detector row `row`: a stack of fans has one per row (one slice per row).
+fn stacked(w: View) -> bool {
+    return w.source.w > 1.5 && w.source.w < 2.5;
+}
 fn source_at(w: View, row: f32) -> vec3<f32> {
-    if (w.source.w > 1.5) {
+    if (stacked(w)) {
         return w.source.xyz + row * w.v.xyz;
     }
     return w.source.xyz;
 }
+fn cylindrical(w: View) -> bool {
+    return w.source.w > 2.5;
+}
+fn pixel_of(w: View, row: f32, col: f32) -> vec3<f32> {
+    if (cylindrical(w)) {
+        let theta = (col - w.col.w) * w.u.w;
+        return w.corner.xyz + cos(theta) * w.u.xyz + sin(theta) * w.col.xyz + (row - w.curve.z) * w.v.xyz;
+    }
+    return w.corner.xyz + col * w.u.xyz + row * w.v.xyz;
+}
 fn view_ray(w: View, row: f32, col: f32) -> Ray {
-    let pixel = w.corner.xyz + col * w.u.xyz + row * w.v.xyz;
+    let pixel = pixel_of(w, row, col);
     if (w.source.w > 0.5) {
         let s = source_at(w, row);
         return Ray(s, pixel - s);
@@ -58,11 +74,33 @@ fn sizes(p: Params) -> vec3<u32> {
     return vec3<u32>(p.nx, p.ny, p.nz);
 }
 
-// Where point x (index coordinates) lands on view w's detector: (column, row, λ).
-fn detector_point(w: View, x: vec3<f32>) -> vec3<f32> {
+// The rays' density factor at pixel (row, col): 1 / |det(u, v, pixel − source)|, u the
+// pixel's step along its row (a flat detector's is the same everywhere).
+fn density_at(w: View, row: f32, col: f32) -> f32 {
+    if (!cylindrical(w)) {
+        return w.u.w;
+    }
+    let theta = (col - w.col.w) * w.u.w;
+    let step = (cos(theta) * w.col.xyz - sin(theta) * w.u.xyz) * w.u.w;
+    return 1.0 / abs(dot(cross(step, w.v.xyz), pixel_of(w, row, col) - w.source.xyz));
+}
+// Where point x (index coordinates; voxels of `voxel` world units) lands on view w's detector:
+// (column, row, λ). A cylinder's: the ray's far intersection with it, as ASTRA's projectPoint.
+fn detector_point(w: View, x: vec3<f32>, voxel: vec3<f32>) -> vec3<f32> {
+    if (cylindrical(w)) {
+        let dw = (x - w.source.xyz) * voxel;
+        let r = vec3<f32>(dot(dw, w.row.xyz), dot(dw, w.den.xyz), dot(dw, w.extra.xyz));
+        let qa = r.x * r.x + r.y * r.y;
+        let qb = 2.0 * (r.x * w.row.w + r.y * w.den.w);
+        let qc = w.curve.w;
+        let root = sqrt(max(qb * qb - 4.0 * qa * qc, 0.0));
+        let t = select(2.0 * qc / (-qb - root), (-qb + root) / (2.0 * qa), qb <= 0.0);
+        let theta = asin(clamp((t * r.y + w.den.w) / w.curve.x, -1.0, 1.0));
+        return vec3<f32>(theta / w.u.w + w.col.w, (t * r.z + w.extra.w) * w.curve.y + w.curve.z, 1.0 / t);
+    }
     let lambda = dot(w.den.xyz, x) + w.den.w;
     var row = (dot(w.row.xyz, x) + w.row.w) / lambda;
-    if (w.source.w > 1.5) {
+    if (stacked(w)) {
         row = x.z - w.corner.z;  // a stack: row k is slice k's fan
     }
     return vec3<f32>((dot(w.col.xyz, x) + w.col.w) / lambda, row, lambda);

@@ -30,16 +30,18 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         var hi = vec2<f32>(-3.0e38);
         for (var c = 0u; c < 4u; c++) {
             let q = pos + select(-1.0, 1.0, (c & 1u) != 0u) * e1 + select(-1.0, 1.0, (c & 2u) != 0u) * e2;
-            let d = detector_point(w, q).xy;
+            let d = detector_point(w, q, p.voxel.xyz).xy;
             lo = min(lo, d);
             hi = max(hi, d);
         }
         // The pixels whose centres lie in that box, a hundredth of a pixel wider for rounding
-        // (f32 coordinates err by ~1e-5 pixels; a pixel at the square's edge weighs 0).
-        let c0 = max(i32(ceil(lo.x - 0.01)), 0);
-        let c1 = min(i32(floor(hi.x + 0.01)), i32(p.cols) - 1);
-        let r0 = max(i32(ceil(lo.y - 0.01)), 0);
-        let r1 = min(i32(floor(hi.y + 0.01)), i32(p.rows) - 1);
+        // (f32 coordinates err by ~1e-5 pixels; a pixel at the square's edge weighs 0); a
+        // cylinder's map bends the square's edges: half a pixel wider (extra pixels weigh 0).
+        let margin = select(0.01, 0.5, cylindrical(w));
+        let c0 = max(i32(ceil(lo.x - margin)), 0);
+        let c1 = min(i32(floor(hi.x + margin)), i32(p.cols) - 1);
+        let r0 = max(i32(ceil(lo.y - margin)), 0);
+        let r1 = min(i32(floor(hi.y + margin)), i32(p.rows) - 1);
         let target_ = vec2<f32>(pos[a1], pos[a2]);
         for (var row = r0; row <= r1; row++) {
             for (var col = c0; col <= c1; col++) {

@@ -100,9 +100,14 @@ pub fn projection_geometry(v: &Value) -> Result<ProjectionGeometry> {
             cols: count(v, "DetectorColCount", kind)?,
             vectors: vectors::<12>(v, kind)?,
         },
+        "cyl_cone_vec" => ProjectionGeometry::CylConeVec {
+            rows: count(v, "DetectorRowCount", kind)?,
+            cols: count(v, "DetectorColCount", kind)?,
+            vectors: vectors::<13>(v, kind)?,
+        },
         other => {
             return Err(Error::Invalid(format!(
-                "projection geometry type '{other}' (one of parallel, parallel_vec, fanflat, fanflat_vec, parallel3d, parallel3d_vec, cone, cone_vec)"
+                "projection geometry type '{other}' (one of parallel, parallel_vec, fanflat, fanflat_vec, parallel3d, parallel3d_vec, cone, cone_vec, cyl_cone_vec)"
             )))
         }
     };

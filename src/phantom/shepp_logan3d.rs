@@ -115,12 +115,25 @@ impl Phantom {
     /// (ASTRA's vector geometries: pixel (r, c) at d + (c − cols/2 + ½) u + (r − rows/2 + ½) v),
     /// rays from the source if `divergent`, else parallel.
     pub fn projections(&self, vectors: &[[[f64; 3]; 4]], (rows, cols): (usize, usize), divergent: bool) -> Array3<f64> {
-        let mut out = Array3::zeros((rows, vectors.len(), cols));
-        ndarray::Zip::indexed(&mut out).par_for_each(|(r, a, c), out| {
+        self.projections_of((rows, vectors.len(), cols), |a, r, c| {
             let [s, d, u, v] = vectors[a];
             let (fc, fr) = (c as f64 - cols as f64 / 2.0 + 0.5, r as f64 - rows as f64 / 2.0 + 0.5);
             let pixel: [f64; 3] = std::array::from_fn(|k| d[k] + fc * u[k] + fr * v[k]);
-            *out = if divergent { self.line_integral(s, std::array::from_fn(|k| pixel[k] - s[k])) } else { self.line_integral(pixel, s) };
+            if divergent {
+                (s, std::array::from_fn(|k| pixel[k] - s[k]))
+            } else {
+                (pixel, s)
+            }
+        })
+    }
+
+    /// The exact projections (rows, angles, cols) along the rays `ray(angle, row, col)` =
+    /// (origin, direction) in world coordinates (any detector's pixels).
+    pub fn projections_of(&self, shape: (usize, usize, usize), ray: impl Fn(usize, usize, usize) -> ([f64; 3], [f64; 3]) + Sync) -> Array3<f64> {
+        let mut out = Array3::zeros(shape);
+        ndarray::Zip::indexed(&mut out).par_for_each(|(r, a, c), out| {
+            let (origin, dir) = ray(a, r, c);
+            *out = self.line_integral(origin, dir);
         });
         out
     }

@@ -39,7 +39,16 @@ fn cases() -> Vec<(&'static str, ProjectionGeometry, VolumeGeometry)> {
             [s * 25.0 + 1.0, -c * 25.0, -s * 12.0, c * 12.0 - 0.5, c * 1.4, s * 1.4]
         })
         .collect();
+    // Cylindrical detectors: the source on the axis (equiangular) or off it, either side.
+    let cylinder: Vec<[f64; 13]> = (0..9)
+        .map(|i| {
+            let (s, c) = (0.7 * i as f64 + 0.1).sin_cos();
+            let radius = if i % 2 == 0 { 65.0 } else { 40.0 + 7.0 * i as f64 };
+            [s * 40.0, -c * 40.0, 0.5, -s * 25.0, c * 25.0, -0.3, c * 1.6, s * 1.6, 0.0, 0.0, 0.0, 1.3, radius]
+        })
+        .collect();
     vec![
+        ("cyl_cone_vec", ProjectionGeometry::CylConeVec { rows: 9, cols: 21, vectors: cylinder }, VolumeGeometry::new(10, 12, Some(8)).unwrap()),
         (
             "cone",
             ProjectionGeometry::Cone {
@@ -228,7 +237,19 @@ fn phantom_projections_converge_to_its_line_integrals() {
         origin_detector: 70.0,
     };
     let parallel = ProjectionGeometry::Parallel3d { spacing_x: 1.1, spacing_y: 1.0, rows: 50, cols: 67, angles: angles(24, std::f64::consts::PI, 0.1) };
-    for g in [cone, parallel] {
+    // The equiangular fan of medical CT in 3D: a cylinder about the source.
+    let curved = ProjectionGeometry::CylConeVec {
+        rows: 64,
+        cols: 80,
+        vectors: angles(30, std::f64::consts::TAU, 0.0)
+            .iter()
+            .map(|t| {
+                let (s, c) = t.sin_cos();
+                [s * 150.0, -c * 150.0, 0.0, -s * 70.0, c * 70.0, 0.0, c * 1.5, s * 1.5, 0.0, 0.0, 0.0, 1.5, 220.0]
+            })
+            .collect(),
+    };
+    for g in [curved, cone, parallel] {
         let exact = lucent::tomography::shepp_logan_projections(&VolumeGeometry::with_window(8, 8, Some(8), [(-32.0, 32.0); 3]).unwrap(), &g).unwrap();
         let mut errors = Vec::new();
         for n in [64, 128] {

@@ -85,9 +85,10 @@ pub fn voxel_weight(views: &Views, view: &View, x: [f64; 3], lambda: f64, weight
         (VoxelWeight::Fdk, _) => (view.lambda_origin / lambda).powi(2),
         (VoxelWeight::Density, false) => view.density,
         (VoxelWeight::Density, true) => {
-            let source = view.source_at(view.project(x).1);
+            let (col, row, _) = view.project(x);
+            let source = view.source_at(row);
             let distance = (0..3).map(|a| ((x[a] - source[a]) * views.voxel[a]).powi(2)).sum::<f64>().sqrt();
-            distance * view.density / lambda.powi(3)
+            distance * view.density_at(row, col) / lambda.powi(3)
         }
     }
 }

@@ -48,6 +48,13 @@ pub enum ProjectionGeometry {
     /// Cone beam, per projection (source, detector centre, u, v: 12 numbers): helical and
     /// arbitrary trajectories.
     ConeVec { rows: usize, cols: usize, vectors: Vec<[f64; 12]> },
+    /// Cone beam on a cylindrical detector (ASTRA 2.4's `cyl_cone_vec`), per projection
+    /// (source, detector centre, u, v, radius: 13 numbers): u one pixel's arc at the centre
+    /// (tangential), v one pixel along the cylinder's axis; the cylinder's axis at
+    /// centre − R·n, n = −(u × v)/|u × v| (away from the source). The source on the axis
+    /// (R = source to detector) is the equiangular fan of medical CT; one row and one slice its
+    /// 2D form.
+    CylConeVec { rows: usize, cols: usize, vectors: Vec<[f64; 13]> },
 }
 
 /// A volume geometry, as ASTRA's `create_vol_geom`: grid counts and the window it spans.
@@ -141,6 +148,7 @@ impl ProjectionGeometry {
             ProjectionGeometry::Parallel3dVec { .. } => "parallel3d_vec",
             ProjectionGeometry::Cone { .. } => "cone",
             ProjectionGeometry::ConeVec { .. } => "cone_vec",
+            ProjectionGeometry::CylConeVec { .. } => "cyl_cone_vec",
         }
     }
 
@@ -151,6 +159,7 @@ impl ProjectionGeometry {
                 | ProjectionGeometry::Parallel3dVec { .. }
                 | ProjectionGeometry::Cone { .. }
                 | ProjectionGeometry::ConeVec { .. }
+                | ProjectionGeometry::CylConeVec { .. }
         )
     }
 
@@ -160,6 +169,7 @@ impl ProjectionGeometry {
             ProjectionGeometry::Parallel3d { angles, .. } | ProjectionGeometry::Cone { angles, .. } => angles.len(),
             ProjectionGeometry::ParallelVec { vectors, .. } | ProjectionGeometry::FanFlatVec { vectors, .. } => vectors.len(),
             ProjectionGeometry::Parallel3dVec { vectors, .. } | ProjectionGeometry::ConeVec { vectors, .. } => vectors.len(),
+            ProjectionGeometry::CylConeVec { vectors, .. } => vectors.len(),
         }
     }
 
@@ -170,6 +180,7 @@ impl ProjectionGeometry {
             ProjectionGeometry::FanFlat { count, .. } | ProjectionGeometry::FanFlatVec { count, .. } => (1, count),
             ProjectionGeometry::Parallel3d { rows, cols, .. } | ProjectionGeometry::Parallel3dVec { rows, cols, .. } => (rows, cols),
             ProjectionGeometry::Cone { rows, cols, .. } | ProjectionGeometry::ConeVec { rows, cols, .. } => (rows, cols),
+            ProjectionGeometry::CylConeVec { rows, cols, .. } => (rows, cols),
         }
     }
 
@@ -218,6 +229,17 @@ impl ProjectionGeometry {
             ProjectionGeometry::Parallel3dVec { vectors, .. } | ProjectionGeometry::ConeVec { vectors, .. } => {
                 check_list(vectors, "vector rows: row", |v| v.iter().all(|x| x.is_finite()))
             }
+            ProjectionGeometry::CylConeVec { vectors, .. } => {
+                check_list(vectors, "vector rows: row", |v| v.iter().all(|x| x.is_finite()))?;
+                for (i, v) in vectors.iter().enumerate() {
+                    check_positive(v[12], &format!("projection {i}: the detector's radius"))?;
+                    let arc = (v[6] * v[6] + v[7] * v[7] + v[8] * v[8]).sqrt();
+                    if arc * cols as f64 >= std::f64::consts::PI * v[12] {
+                        return Err(Error::Invalid(format!("projection {i}: {cols} columns of arc {arc} span half the cylinder of radius {} or more", v[12])));
+                    }
+                }
+                Ok(())
+            }
         }
     }
 
@@ -225,7 +247,11 @@ impl ProjectionGeometry {
     pub fn is_divergent(&self) -> bool {
         matches!(
             self,
-            ProjectionGeometry::FanFlat { .. } | ProjectionGeometry::FanFlatVec { .. } | ProjectionGeometry::Cone { .. } | ProjectionGeometry::ConeVec { .. }
+            ProjectionGeometry::FanFlat { .. }
+                | ProjectionGeometry::FanFlatVec { .. }
+                | ProjectionGeometry::Cone { .. }
+                | ProjectionGeometry::ConeVec { .. }
+                | ProjectionGeometry::CylConeVec { .. }
         )
     }
 
@@ -252,6 +278,30 @@ impl ProjectionGeometry {
             }
             ProjectionGeometry::ParallelVec { vectors, .. } | ProjectionGeometry::FanFlatVec { vectors, .. } => vectors.iter().map(flat).collect(),
             ProjectionGeometry::Parallel3dVec { vectors, .. } | ProjectionGeometry::ConeVec { vectors, .. } => vectors.iter().map(full).collect(),
+            ProjectionGeometry::CylConeVec { vectors, .. } => vectors.iter().map(|v| full(v[..12].try_into().expect("twelve"))).collect(),
+        }
+    }
+
+    /// A `cyl_cone_vec` detector pixel's central ray in world coordinates, as ASTRA defines
+    /// it: (source, pixel − source), the pixel at centre − n R + n R cos θ + û R sin θ +
+    /// (row − rows/2 + ½) v, θ = (col − cols/2 + ½) |u| / R, n = −(u × v)/(|u| |v|), û = u/|u|.
+    pub fn cylinder_ray(vector: &[f64; 13], (rows, cols): (usize, usize), row: f64, col: f64) -> ([f64; 3], [f64; 3]) {
+        let (s, d, u, v, radius) = (&vector[0..3], &vector[3..6], &vector[6..9], &vector[9..12], vector[12]);
+        let length = |w: &[f64]| w.iter().map(|x| x * x).sum::<f64>().sqrt();
+        let (lu, lv) = (length(u), length(v));
+        let cross = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+        let n: [f64; 3] = std::array::from_fn(|k| -cross[k] / (lu * lv));
+        let theta = (col - cols as f64 / 2.0 + 0.5) * lu / radius;
+        let fr = row - rows as f64 / 2.0 + 0.5;
+        let pixel: [f64; 3] = std::array::from_fn(|k| d[k] - n[k] * radius + n[k] * radius * theta.cos() + u[k] / lu * radius * theta.sin() + fr * v[k]);
+        ([s[0], s[1], s[2]], std::array::from_fn(|k| pixel[k] - s[k]))
+    }
+
+    /// Per projection the cylindrical detector's radius (`cyl_cone_vec`), else None.
+    pub fn radii(&self) -> Option<Vec<f64>> {
+        match self {
+            ProjectionGeometry::CylConeVec { vectors, .. } => Some(vectors.iter().map(|v| v[12]).collect()),
+            _ => None,
         }
     }
 }

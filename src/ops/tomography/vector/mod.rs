@@ -97,6 +97,36 @@ pub struct View {
     pub density: f64,
     /// λ at the world's origin (FDK's weight (λ₀/λ)²; cone only).
     pub lambda_origin: f64,
+    /// A cylindrical detector (`cyl_cone_vec`): then `col`, `row`, `den` and `density` are
+    /// unused, the pixels and their inverse map are the cylinder's.
+    pub cylinder: Option<Cylinder>,
+}
+
+/// A cylindrical detector: pixel (row, col) at centre + radial cos θ + tangent sin θ +
+/// (row − mid.1) v, θ = (col − mid.0) · step; index coordinates but for the unit vectors and
+/// the source's offsets (world), with which a point's pixel is found (ASTRA's projectPoint:
+/// the ray's far intersection with the cylinder).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Cylinder {
+    /// The axis's point level with the detector's centre; the radial and tangential vectors
+    /// (each R long in world units).
+    pub centre: V3,
+    pub radial: V3,
+    pub tangent: V3,
+    /// Radians per column; the detector's middle (col, row).
+    pub step: f64,
+    pub mid: (f64, f64),
+    /// World unit vectors: radial, tangential, along the axis.
+    pub radial_n: V3,
+    pub tangent_n: V3,
+    pub axis_n: V3,
+    /// The source relative to `centre` along them (world).
+    pub source: V3,
+    /// R and |v| (world).
+    pub radius: f64,
+    pub v_length: f64,
+    /// The voxel's sizes (index → world).
+    pub voxel: V3,
 }
 
 /// A geometry in the form the projectors take.
@@ -116,7 +146,7 @@ pub struct Views {
 }
 
 /// Floats per view in the kernels' `View` (common/views.wgsl).
-pub const VIEW_FLOATS: usize = 32;
+pub const VIEW_FLOATS: usize = 36;
 
 impl Views {
     pub fn new(projections: &ProjectionGeometry, volume: &VolumeGeometry) -> Result<Views> {
@@ -149,11 +179,16 @@ impl Views {
         let dims = [volume.cols, volume.rows, volume.slices.unwrap_or(1)];
         let origin = point([0.0; 3]);
         let cone = projections.is_divergent();
+        let radii = projections.radii();
         let views = projections
             .vectors()
             .iter()
             .enumerate()
             .map(|(i, &[s, d, u, v])| {
+                if let Some(radii) = &radii {
+                    let frame = Frame { point: &point, vector: &vector, dims, voxel, rows, cols };
+                    return View::cylindrical(i, [s, d, u, v], radii[i], &frame);
+                }
                 let (u, mut v, d) = (vector(u), vector(v), point(d));
                 let mut s = if cone { point(s) } else { vector(s) };
                 let mut corner = [0, 1, 2].map(|a| d[a] - (cols as f64 / 2.0 - 0.5) * u[a] - (rows as f64 / 2.0 - 0.5) * v[a]);
@@ -211,6 +246,9 @@ impl Views {
                     w.source[2] -= shift;
                 }
                 w.corner[2] -= shift;
+                if let Some(c) = &mut w.cylinder {
+                    c.centre[2] -= shift;
+                }
                 for form in [&mut w.col, &mut w.row, &mut w.den] {
                     form[3] += form[2] * shift;
                 }
@@ -231,32 +269,122 @@ impl Views {
                     out[at..at + 3].copy_from_slice(&v);
                     out[at + 3] = last;
                 };
-                put(
-                    &mut out,
-                    0,
-                    w.source,
-                    if w.stacked {
-                        2.0
-                    } else if w.cone {
-                        1.0
-                    } else {
-                        0.0
-                    },
-                );
-                put(&mut out, 4, w.corner, w.axis as f64);
-                put(&mut out, 8, w.u, w.density);
                 put(&mut out, 12, w.v, w.lambda_origin);
-                out[16..20].copy_from_slice(&w.col);
-                out[20..24].copy_from_slice(&w.row);
-                out[24..28].copy_from_slice(&w.den);
+                if let Some(c) = &w.cylinder {
+                    // Laid out as common/views.wgsl's View reads a cylinder.
+                    put(&mut out, 0, w.source, 3.0);
+                    put(&mut out, 4, c.centre, w.axis as f64);
+                    put(&mut out, 8, c.radial, c.step);
+                    put(&mut out, 16, c.tangent, c.mid.0);
+                    put(&mut out, 20, c.radial_n, c.source[0]);
+                    put(&mut out, 24, c.tangent_n, c.source[1]);
+                    put(&mut out, 28, c.axis_n, c.source[2]);
+                    let qc = c.source[0] * c.source[0] + c.source[1] * c.source[1] - c.radius * c.radius;
+                    put(&mut out, 32, [c.radius, 1.0 / c.v_length, c.mid.1], qc);
+                } else {
+                    let kind = if w.stacked { 2.0 } else { f64::from(u8::from(w.cone)) };
+                    put(&mut out, 0, w.source, kind);
+                    put(&mut out, 4, w.corner, w.axis as f64);
+                    put(&mut out, 8, w.u, w.density);
+                    out[16..20].copy_from_slice(&w.col);
+                    out[20..24].copy_from_slice(&w.row);
+                    out[24..28].copy_from_slice(&w.den);
+                }
                 out.map(|v| v as f32)
             })
             .collect();
-        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[self.views.len(), VIEW_FLOATS]), values).expect("32 per view")
+        ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[self.views.len(), VIEW_FLOATS]), values).expect("VIEW_FLOATS per view")
     }
 }
 
+/// World → index coordinates, and the volume's and detector's sizes.
+struct Frame<'a> {
+    point: &'a dyn Fn(V3) -> V3,
+    vector: &'a dyn Fn(V3) -> V3,
+    dims: [usize; 3],
+    voxel: V3,
+    rows: usize,
+    cols: usize,
+}
+
 impl View {
+    /// A view of a cylindrical detector from its world vectors (source, detector centre, u, v)
+    /// and radius, as ASTRA's `cyl_cone_vec`.
+    fn cylindrical(i: usize, [s, d, u, v]: [V3; 4], radius: f64, f: &Frame) -> Result<View> {
+        let (lu, lv) = (norm(u), norm(v));
+        if lu == 0.0 || lv == 0.0 || dot(u, v).abs() > 1e-6 * lu * lv {
+            return Err(Error::Invalid(format!("projection {i}: a cylindrical detector's u and v must be nonzero and perpendicular")));
+        }
+        let radial_w = scale(cross(u, v), -radius / (lu * lv));
+        let centre_w = sub(d, radial_w);
+        let tangent_w = scale(u, radius / lu);
+        let (radial_n, tangent_n, axis_n) = (scale(radial_w, 1.0 / radius), scale(u, 1.0 / lu), scale(v, 1.0 / lv));
+        let offset = sub(s, centre_w);
+        let cylinder = Cylinder {
+            centre: (f.point)(centre_w),
+            radial: (f.vector)(radial_w),
+            tangent: (f.vector)(tangent_w),
+            step: lu / radius,
+            mid: (f.cols as f64 / 2.0 - 0.5, f.rows as f64 / 2.0 - 0.5),
+            radial_n,
+            tangent_n,
+            axis_n,
+            source: [dot(offset, radial_n), dot(offset, tangent_n), dot(offset, axis_n)],
+            radius,
+            v_length: lv,
+            voxel: f.voxel,
+        };
+        let (source, v_index) = ((f.point)(s), (f.vector)(v));
+        let central = sub((f.point)(d), source);
+        let a = central.map(f64::abs);
+        let axis = if a[0] >= a[1] && a[0] >= a[2] {
+            0
+        } else if a[1] >= a[2] {
+            1
+        } else {
+            2
+        };
+        let view = View {
+            cone: true,
+            stacked: false,
+            source,
+            corner: cylinder.centre,
+            u: cylinder.tangent,
+            v: v_index,
+            axis,
+            col: [0.0; 4],
+            row: [0.0; 4],
+            den: [0.0, 0.0, 0.0, 1.0],
+            density: 0.0,
+            lambda_origin: 1.0,
+            cylinder: Some(cylinder),
+        };
+        // Every ray through the volume (its voxels' box grown by two voxels) leaves the source
+        // forward and meets the detector's half cylinder.
+        for corner_index in 0..8 {
+            let x: V3 = std::array::from_fn(|a| if corner_index >> a & 1 == 0 { -2.5 } else { f.dims[a] as f64 + 1.5 });
+            let (col, _, lambda) = view.project(x);
+            let theta = (col - cylinder.mid.0) * cylinder.step;
+            if !(lambda.is_finite() && lambda > 1e-9 && theta.abs() < std::f64::consts::FRAC_PI_2) {
+                return Err(Error::Invalid(format!(
+                    "projection {i}: rays from the source through the volume miss the cylindrical detector, or the source is inside the volume or beside it"
+                )));
+            }
+        }
+        Ok(view)
+    }
+
+    /// The rays' density factor at pixel (row, col): 1 / |det(u, v, pixel − source)|, u the
+    /// pixel's step along its row there (a flat detector's is the same everywhere).
+    pub fn density_at(&self, row: f64, col: f64) -> f64 {
+        let Some(c) = &self.cylinder else { return self.density };
+        let theta = (col - c.mid.0) * c.step;
+        let (sin, cos) = theta.sin_cos();
+        let u: V3 = std::array::from_fn(|a| (c.tangent[a] * cos - c.radial[a] * sin) * c.step);
+        let (_, along) = self.ray(row, col);
+        1.0 / dot(cross(u, self.v), along).abs()
+    }
+
     #[allow(clippy::too_many_arguments)]
     fn new(i: usize, cone: bool, source: V3, corner: V3, u: V3, v: V3, d: V3, origin: V3, dims: [usize; 3], voxel: V3) -> Result<View> {
         let uv = cross(u, v);
@@ -316,7 +444,7 @@ impl View {
         } else {
             2
         };
-        Ok(View { cone, stacked: false, source, corner, u, v, axis, col, row, den, density, lambda_origin })
+        Ok(View { cone, stacked: false, source, corner, u, v, axis, col, row, den, density, lambda_origin, cylinder: None })
     }
 
     /// The source of detector row `row` (a stack's fan moves with it).
@@ -330,6 +458,11 @@ impl View {
 
     /// The ray through pixel (row, col): its origin and direction (index coordinates).
     pub fn ray(&self, row: f64, col: f64) -> (V3, V3) {
+        if let Some(c) = &self.cylinder {
+            let (sin, cos) = ((col - c.mid.0) * c.step).sin_cos();
+            let pixel: V3 = std::array::from_fn(|a| c.centre[a] + c.radial[a] * cos + c.tangent[a] * sin + (row - c.mid.1) * self.v[a]);
+            return (self.source, sub(pixel, self.source));
+        }
         let pixel: V3 = std::array::from_fn(|a| self.corner[a] + col * self.u[a] + row * self.v[a]);
         if self.cone {
             let s = self.source_at(row);
@@ -341,6 +474,23 @@ impl View {
 
     /// Where point x lands on the detector: (col, row, λ).
     pub fn project(&self, x: V3) -> (f64, f64, f64) {
+        if let Some(c) = &self.cylinder {
+            // The ray s + t (x − s) meets the cylinder where (t ra + sa)² + (t rb + sb)² = R²;
+            // x is at t = 1, the detector at the larger root, so λ = 1/t.
+            let dw: V3 = std::array::from_fn(|a| (x[a] - self.source[a]) * c.voxel[a]);
+            let (ra, rb, rc) = (dot(dw, c.radial_n), dot(dw, c.tangent_n), dot(dw, c.axis_n));
+            let [sa, sb, sc] = c.source;
+            let qa = ra * ra + rb * rb;
+            let qb = 2.0 * (ra * sa + rb * sb);
+            let qc = sa * sa + sb * sb - c.radius * c.radius;
+            let disc = qb * qb - 4.0 * qa * qc;
+            if disc < 0.0 || qa == 0.0 {
+                return (f64::NAN, f64::NAN, f64::NAN);
+            }
+            let t = if qb <= 0.0 { (-qb + disc.sqrt()) / (2.0 * qa) } else { 2.0 * qc / (-qb - disc.sqrt()) };
+            let theta = ((t * rb + sb) / c.radius).clamp(-1.0, 1.0).asin();
+            return (theta / c.step + c.mid.0, (t * rc + sc) / c.v_length + c.mid.1, 1.0 / t);
+        }
         let lin = |c: &[f64; 4]| c[0] * x[0] + c[1] * x[1] + c[2] * x[2] + c[3];
         let lambda = lin(&self.den);
         let row = if self.stacked { x[2] - self.corner[2] } else { lin(&self.row) / lambda };
