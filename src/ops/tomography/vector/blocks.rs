@@ -196,7 +196,7 @@ fn back(
 ) -> Result<(ArrayD<f32>, Placement)> {
     let mut out = ArrayD::<f32>::zeros(IxDyn(&views.volume_shape()));
     // In 2D the one "slab" is every row of the image.
-    let slabs = if views.three_d { plan.slabs.clone() } else { vec![0..views.dims[1]] };
+    let slabs: Vec<Range<usize>> = if views.three_d { plan.slabs.clone() } else { std::iter::once(0..views.dims[1]).collect() };
     sweep(gpu, &mut out, Axis(0), &slabs, &plan.chunks, |slab, chunk| block(views, slab, chunk), chunks, record)?;
     Ok((out, plan.placement()))
 }
