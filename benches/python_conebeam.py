@@ -6,10 +6,17 @@ numpy arrays in and out (how users call them), median wall time of `reps` calls 
   fdk N A FDK of N³ from A cone projections of N × N (the 3D Shepp-Logan's exact projections),
           each relative L2 to the phantom; cone FP and BP (lucent's astra and matched
           back-projectors), FP against the exact line integrals;
-  iter N A SIRT and CGLS, 100 iterations at N³ from A projections of N × N.
+  iter N A SIRT and CGLS, 100 iterations at N³ from A projections of N × N;
+  cyl N A  the equiangular cylindrical detector (ASTRA 2.4's cyl_cone_vec, the source on the
+           cylinder's axis): FP and BP against ASTRA's, FP against the exact line integrals;
+  fista N A  FISTA-TV (100 iterations, 20 Chambolle steps each), SIRT and CGLS on noisy
+           projections: time and relative L2 to the phantom (ASTRA has no TV solver);
+  big N A [astra]  FDK of N³ from A projections of N × N (lucent's FP of the phantom), lucent
+           against ASTRA (with astra=1); run with LUCENT_MAX_BUFFER_BYTES to force slabs.
 
 Run on the GPU machine with lucent's wheel and ASTRA (shared/bench/astra_cuda13.sh) on
-PYTHONPATH: python3 benches/python_conebeam.py check | fdk 512 720 | iter 256 360"""
+PYTHONPATH: python3 benches/python_conebeam.py check | fdk 512 720 | iter 256 360 | cyl 256 360
+| fista 256 360 | big 1024 1440 1"""
 import json
 import sys
 import time
@@ -152,7 +159,58 @@ def iterative(n, a, iterations=100):
         print(json.dumps(row), flush=True)
 
 
+def cylinder(n, a):
+    """The cone geometry's vectors on a cylinder about the source (R = source to detector)."""
+    g, v = geometry(n, a)
+    vectors = astra.geom_2vec(g)["Vectors"]
+    radius = np.full((len(vectors), 1), 3.0 * n)
+    return astra.create_proj_geom("cyl_cone_vec", n, n, np.hstack([vectors, radius])), v
+
+
+def cyl(n, a):
+    g, v = cylinder(n, a)
+    phantom, exact = lucent.phantom.shepp_logan_3d(v, g)
+    row = dict(case="cyl_cone_vec", n=n, angles=a)
+    row["lucent_fp_ms"], p = timed(lambda: tomo.forward_project(phantom, g, v))
+    row["astra_fp_ms"], q = timed(lambda: astra_fp(phantom, g, v))
+    row["lucent_fp_rel_to_exact"], row["astra_fp_rel_to_exact"], row["fp_rel_to_astra"] = rel(p, exact), rel(q, exact), rel(p, q)
+    del p, q
+    row["lucent_bp_astra_ms"], b = timed(lambda: tomo.back_project(exact, g, v, "astra"))
+    row["astra_bp_ms"], c = timed(lambda: astra_bp(exact, g, v))
+    row["bp_rel_to_astra"] = rel(b, c)
+    del b, c
+    row["lucent_bp_matched_ms"], _ = timed(lambda: tomo.back_project(exact, g, v, "matched"), reps=1)
+    print(json.dumps(row), flush=True)
+
+
+def fista(n, a, iterations=100):
+    g, v = geometry(n, a)
+    phantom, exact = lucent.phantom.shepp_logan_3d(v, g)
+    noisy = exact + np.random.default_rng(5).normal(0, 0.02 * exact.max(), exact.shape).astype(np.float32)
+    for name, call in (("fista_tv", lambda: tomo.fista(noisy, g, v, iterations, tv_weight=float(n) / 8, min_constraint=0.0)),
+                       ("sirt", lambda: tomo.sirt(noisy, g, v, iterations, min_constraint=0.0)),
+                       ("cgls", lambda: tomo.cgls(noisy, g, v, 30))):
+        ms, (x, res) = timed(call, reps=1)
+        print(json.dumps(dict(case=name, n=n, angles=a, iterations=iterations if name != "cgls" else 30, ms=ms,
+                              rel_to_phantom=rel(x, phantom), rel_inside=rel(x, phantom, inside_skull(n)),
+                              residual_first_last=[res[0], res[-1]])), flush=True)
+
+
+def big(n, a, with_astra=0):
+    g, v = geometry(n, a)
+    t = time.perf_counter()
+    phantom = lucent.phantom.shepp_logan_3d(v, sub=1)
+    data = tomo.forward_project(phantom, g, v)
+    row = dict(case="fdk_big", n=n, angles=a, projections_gb=data.nbytes / 1e9, setup_s=time.perf_counter() - t)
+    row["lucent_fdk_ms"], x = timed(lambda: tomo.fdk(data, g, v), reps=1)
+    row["lucent_fdk_rel_inside"] = rel(x, phantom, inside_skull(n))
+    if with_astra:
+        row["astra_fdk_ms"], y = timed(lambda: astra_alg("FDK_CUDA", data, g, v), reps=1)
+        row["astra_fdk_rel_inside"], row["fdk_rel_to_astra"] = rel(y, phantom, inside_skull(n)), rel(x, y)
+    print(json.dumps(row), flush=True)
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "check"
     args = [int(a) for a in sys.argv[2:]]
-    {"check": check, "fdk": fdk, "iter": iterative}[what](*args)
+    {"check": check, "fdk": fdk, "iter": iterative, "cyl": cyl, "fista": fista, "big": big}[what](*args)

@@ -120,9 +120,10 @@ fn the_check_sees_grouped_and_root_imports() {
 /// (scipy.ndimage) sits above `convolve` (scipy.signal) because it genuinely needs it: its
 /// filters sum each output's window with the dispatch scipy.signal's direct method uses
 /// (`convolve::window`, tiled or one thread per output), and normalised convolution is two
-/// scipy.signal convolutions in 'same' mode (`KernelSpectrum`, `Method`).
+/// scipy.signal convolutions in 'same' mode (`KernelSpectrum`, `Method`). `denoise` sits below
+/// the solvers: tomography's FISTA-TV takes its total-variation step (`denoise::tv`).
 const OP_LAYERS: &[&[&str]] =
-    &[&["layout", "reduce", "resident", "scan"], &["convolve", "interpolate", "psf"], &["filter"], &["deconvolve", "registration", "tomography", "denoise"]];
+    &[&["layout", "reduce", "resident", "scan"], &["convolve", "interpolate", "psf"], &["filter"], &["denoise"], &["deconvolve", "registration", "tomography"]];
 
 #[test]
 fn ops_import_only_ops_below() {
@@ -186,7 +187,12 @@ fn the_cli_and_python_call_only_the_front_doors() {
 /// by the buffer kernel's wrapper (`kernels::map_coordinates::specialised` picks either).
 #[test]
 fn each_kernel_has_one_wrapper_of_its_stem() {
-    const SAME_WRAPPER: [(&str, &str); 2] = [("affine_sample_texture", "affine_sample"), ("map_coordinates_texture", "map_coordinates")];
+    const SAME_WRAPPER: [(&str, &str); 4] = [
+        ("affine_sample_texture", "affine_sample"),
+        ("map_coordinates_texture", "map_coordinates"),
+        ("project_rays_texture", "project_rays"),
+        ("backproject_voxels_texture", "backproject_voxels"),
+    ];
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (mut kernels, mut snippets) = (Vec::new(), Vec::new());
     for family in std::fs::read_dir(root.join("shaders")).unwrap() {

@@ -105,3 +105,18 @@ fn detector_point(w: View, x: vec3<f32>, voxel: vec3<f32>) -> vec3<f32> {
     }
     return vec3<f32>((dot(w.col.xyz, x) + w.col.w) / lambda, row, lambda);
 }
+
+// The voxel-driven back-projector's weight of view w's value at voxel `pos` (index coordinates)
+// landing at `point` (column, row, λ): FDK's (λ₀ / λ)², or the rays' density there (the forward
+// projector's continuous adjoint).
+fn voxel_weight(w: View, pos: vec3<f32>, point: vec3<f32>, voxel: vec3<f32>, fdk: bool) -> f32 {
+    let lambda = point.z;
+    if (fdk) {
+        let ratio = w.v.w / lambda;
+        return ratio * ratio;
+    }
+    if (w.source.w > 0.5) {
+        return length((pos - source_at(w, point.y)) * voxel) * density_at(w, point.y, point.x) / (lambda * lambda * lambda);
+    }
+    return w.u.w;  // parallel rays' density
+}

@@ -32,21 +32,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let w = views[a];
         let point = detector_point(w, pos, p.voxel.xyz);
         let d = point.xy;
-        let lambda = point.z;
         let d0 = floor(d);
         let f = d - d0;
         let c = i32(d0.x);
         let r = i32(d0.y);
         let value = (1.0 - f.y) * ((1.0 - f.x) * tap(a, r, c) + f.x * tap(a, r, c + 1))
             + f.y * ((1.0 - f.x) * tap(a, r + 1, c) + f.x * tap(a, r + 1, c + 1));
-        var weight = w.u.w;  // parallel rays' density
-        if (FDK) {
-            let ratio = w.v.w / lambda;
-            weight = ratio * ratio;
-        } else if (w.source.w > 0.5) {
-            weight = length((pos - source_at(w, point.y)) * p.voxel.xyz) * density_at(w, point.y, point.x) / (lambda * lambda * lambda);
-        }
-        sum += value * weight;
+        sum += value * voxel_weight(w, pos, point, p.voxel.xyz, FDK);
     }
     volume[i] = sum;
 }

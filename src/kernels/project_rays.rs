@@ -6,7 +6,7 @@ use bytemuck::{Pod, Zeroable};
 
 use super::boundary::Boundary;
 use super::gather::AxisMap;
-use super::PROJECT_RAYS;
+use super::{PROJECT_RAYS, PROJECT_RAYS_TEXTURE};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -86,5 +86,30 @@ pub fn record(rec: &mut Recording, volume: Buf, s: &Setup) -> Result<Buf> {
         cube
     };
     rec.dispatch(&PROJECT_RAYS, &[], bytemuck::bytes_of(&p), &[volume, transposed, s.views, out], PROJECT_RAYS.groups(count as u64));
+    Ok(out)
+}
+
+/// Whether the texture forms ([`record_texture`], `backproject_voxels::record_texture`) run
+/// here: the adapter filters f32 textures, and the volume and the projections, bordered, fit its
+/// 3D textures' sides.
+pub fn textures_fit(rec: &Recording, s: &Setup) -> bool {
+    let angles = rec.dims(s.views)[0];
+    let side = rec.gpu().limits().max_texture_dimension_3d as usize;
+    let border = 2 * super::spline_texture::BORDER;
+    rec.gpu().filters_f32() && s.dims.iter().chain(&[s.rows, s.cols, angles]).all(|&n| n + border <= side)
+}
+
+/// [`record`] through the texture unit, as ASTRA's: the volume copied into a bordered texture
+/// (zeros around), one linear fetch per sample with the unit's interpolation weights (8-bit
+/// fractions on NVIDIA): faster, approximate.
+pub fn record_texture(rec: &mut Recording, volume: Buf, s: &Setup) -> Result<Buf> {
+    expect_len(rec, volume, &[s.dims[2], s.dims[1], s.dims[0]], "a volume")?;
+    let angles = rec.dims(s.views)[0];
+    let out = rec.temp(&[s.rows, angles, s.cols], Dtype::F32)?;
+    let count = s.rows * angles * s.cols;
+    let p = params(rec, s, count)?;
+    let cube = rec.reinterpret(volume, &[s.dims[2], s.dims[1], s.dims[0]], Dtype::F32)?;
+    let tex = super::spline_texture::record(rec, cube, super::map_coordinates::mode::GRID_CONSTANT, 0.0)?;
+    rec.dispatch(&PROJECT_RAYS_TEXTURE, &[], bytemuck::bytes_of(&p), &[tex, s.views, out], PROJECT_RAYS_TEXTURE.groups(count as u64));
     Ok(out)
 }

@@ -615,3 +615,40 @@ fn stacks_of_2d_problems_are_slice_by_slice() {
         assert!((left - right).abs() <= 1e-5 * left.abs(), "{name}: {left} vs {right}");
     }
 }
+
+/// ASTRA's pair through the texture unit (where the adapter filters f32 textures) against the
+/// same pair on buffers: the unit's interpolation weights (8-bit fractions on NVIDIA, as
+/// ASTRA's) cost at most ~1e-3 relative; lavapipe's float filtering agrees to f32 rounding.
+#[test]
+fn texture_projectors_match_the_buffer_ones() {
+    use lucent::kernels::{backproject_voxels, project_rays};
+    let gpu = poisoned_gpu();
+    if !gpu.filters_f32() {
+        println!("this adapter filters no f32 textures: the buffer kernels run instead");
+        return;
+    }
+    for (name, g, v) in cases() {
+        let views = Views::new(&g, &v).unwrap();
+        let (volume, projections) = (rand_array(&views.volume_shape()), rand_array(&views.projection_shape()));
+        let pass = |x: &ArrayD<f32>, texture: bool, forward: bool| -> ArrayD<f32> {
+            let mut rec = Recording::new(gpu);
+            let s = gpu::setup(&mut rec, &views).unwrap();
+            assert!(project_rays::textures_fit(&rec, &s));
+            let b = rec.upload_once_f32(&x.view()).unwrap();
+            let y = match (forward, texture) {
+                (true, true) => project_rays::record_texture(&mut rec, b, &s),
+                (true, false) => project_rays::record(&mut rec, b, &s),
+                (false, true) => backproject_voxels::record_texture(&mut rec, b, &s),
+                (false, false) => backproject_voxels::record(&mut rec, b, &s, false),
+            }
+            .unwrap();
+            let d = rec.download(y);
+            rec.run().unwrap().into_f32(d).unwrap()
+        };
+        let tol = if gpu.summary().device_type == "Cpu" { 1e-5 } else { 3e-3 };
+        let (a, b) = (pass(&volume, true, true), pass(&volume, false, true));
+        assert_rel_l2(&a, &to64(&b), tol, &format!("{name}: texture forward"));
+        let (a, b) = (pass(&projections, true, false), pass(&projections, false, false));
+        assert_rel_l2(&a, &to64(&b), tol, &format!("{name}: texture back"));
+    }
+}

@@ -74,7 +74,7 @@ fn lipschitz(gpu: &Gpu, views: &Views, mask: Option<&GpuArray>, o: &Options) -> 
                 x
             }
         };
-        let mut ax = gpu::record_project(&mut rec, x, views, &s)?;
+        let mut ax = gpu::record_project_for(&mut rec, x, views, &s, o.projector)?;
         if let Some(m) = mask {
             let m = rec.input(m);
             ax = binary::record(&mut rec, BinaryOp::Mul, ax, m)?;
@@ -147,7 +147,7 @@ pub fn solve(
         let mp = mask.as_ref().map(|m| rec.input(m));
         let mut sums = Vec::with_capacity(steps);
         for k in residuals.len()..residuals.len() + steps {
-            let ay = gpu::record_project(&mut rec, y, views, &s)?;
+            let ay = gpu::record_project_for(&mut rec, y, views, &s, o.projector)?;
             let mut r = binary::record(&mut rec, BinaryOp::Sub, b, ay)?;
             if let Some(m) = mp {
                 r = binary::record(&mut rec, BinaryOp::Mul, r, m)?;

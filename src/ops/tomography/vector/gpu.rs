@@ -23,10 +23,22 @@ pub fn record_project(rec: &mut Recording, volume: Buf, views: &Views, s: &Setup
     rec.reinterpret(y, &views.projection_shape(), crate::gpu::Dtype::F32)
 }
 
-/// The back-projection (the volume's shape) of projections.
+/// [`record_project`] for the solvers of `projector`'s pair: ASTRA's pair samples through the
+/// texture unit where the adapter allows (as ASTRA's CUDA kernels), the matched pair exactly.
+pub fn record_project_for(rec: &mut Recording, volume: Buf, views: &Views, s: &Setup, projector: Projector) -> Result<Buf> {
+    if projector == Projector::Astra && project_rays::textures_fit(rec, s) {
+        let y = project_rays::record_texture(rec, volume, s)?;
+        return rec.reinterpret(y, &views.projection_shape(), crate::gpu::Dtype::F32);
+    }
+    record_project(rec, volume, views, s)
+}
+
+/// The back-projection (the volume's shape) of projections: the matched pair's exact
+/// transpose, or ASTRA's voxel-driven one (through the texture unit where the adapter allows).
 pub fn record_backproject(rec: &mut Recording, projections: Buf, views: &Views, s: &Setup, projector: Projector) -> Result<Buf> {
     let x = match projector {
         Projector::Matched => backproject_rays::record(rec, projections, s)?,
+        Projector::Astra if project_rays::textures_fit(rec, s) => backproject_voxels::record_texture(rec, projections, s)?,
         Projector::Astra => backproject_voxels::record(rec, projections, s, false)?,
     };
     rec.reinterpret(x, &views.volume_shape(), crate::gpu::Dtype::F32)

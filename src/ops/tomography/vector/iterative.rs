@@ -250,7 +250,7 @@ pub fn solve(
     match algorithm {
         Algorithm::Sirt => {
             let ones = ones_or(&mut rec, mv, &vshape)?;
-            let rows = gpu::record_project(&mut rec, ones, views, &s)?;
+            let rows = gpu::record_project_for(&mut rec, ones, views, &s, o.projector)?;
             let r = unary::record(&mut rec, UnaryOp::Reciprocal(SUM_FLOOR), rows)?;
             let r = masked(&mut rec, r, mp)?;
             let ones = ones_or(&mut rec, mp, &pshape)?;
@@ -260,7 +260,7 @@ pub fn solve(
             keep.extend([x, r, c]);
         }
         Algorithm::Cgls => {
-            let ax = gpu::record_project(&mut rec, x, views, &s)?;
+            let ax = gpu::record_project_for(&mut rec, x, views, &s, o.projector)?;
             let r = binary::record(&mut rec, BinaryOp::Sub, b, ax)?;
             let r = masked(&mut rec, r, mp)?;
             let p = gpu::record_backproject(&mut rec, r, views, &s, o.projector)?;
@@ -313,7 +313,7 @@ pub fn solve(
                 let [b, mut x, r, c] = inputs[..4] else { unreachable!("four arrays") };
                 let (lo, hi) = (o.min.unwrap_or(f32::MIN), o.max.unwrap_or(f32::MAX));
                 for _ in 0..steps {
-                    let ax = gpu::record_project(&mut rec, x, views, &s)?;
+                    let ax = gpu::record_project_for(&mut rec, x, views, &s, o.projector)?;
                     let residual = binary::record(&mut rec, BinaryOp::Sub, b, ax)?;
                     let residual = masked(&mut rec, residual, mp)?;
                     sums.push(sum_squares(&mut rec, residual)?);
@@ -327,7 +327,7 @@ pub fn solve(
                 let [b, mut x, mut r, mut p, mut gamma] = inputs[..5] else { unreachable!("five arrays") };
                 for _ in 0..steps {
                     sums.push(sum_squares(&mut rec, r)?);
-                    let q = gpu::record_project(&mut rec, p, views, &s)?;
+                    let q = gpu::record_project_for(&mut rec, p, views, &s, o.projector)?;
                     let q = masked(&mut rec, q, mp)?;
                     let qq = sum_squares(&mut rec, q)?;
                     x = axpy_ratio::record(&mut rec, x, p, gamma, qq, 1.0)?;
@@ -344,7 +344,7 @@ pub fn solve(
             Algorithm::Mlem => {
                 let [b, mut x, norm] = inputs[..3] else { unreachable!("three arrays") };
                 for _ in 0..steps {
-                    let q = gpu::record_project(&mut rec, x, views, &s)?;
+                    let q = gpu::record_project_for(&mut rec, x, views, &s, o.projector)?;
                     let residual = binary::record(&mut rec, BinaryOp::Sub, b, q)?;
                     sums.push(sum_squares(&mut rec, residual)?);
                     let (ratio, _) = crate::kernels::em_ratio::record(&mut rec, b, q, crate::ops::tomography::EM_EPSILON)?;

@@ -85,7 +85,7 @@ pub fn solve(
         let b = rec.upload_once_f32(&select(projections, views, members).view())?;
         keep.push(b);
         if let Some(ones) = ones {
-            let rows = gpu::record_project(&mut rec, ones, part, &s)?;
+            let rows = gpu::record_project_for(&mut rec, ones, part, &s, o.projector)?;
             keep.push(unary::record(&mut rec, UnaryOp::Reciprocal(SUM_FLOOR), rows)?);
         }
         if let Some(m) = &o.projection_mask {
@@ -119,7 +119,7 @@ pub fn solve(
             for (k, (part, s)) in parts.iter().zip(&setups).enumerate() {
                 let at = first + stride * k;
                 let b = inputs[at];
-                let ax = gpu::record_project(&mut rec, x, part, s)?;
+                let ax = gpu::record_project_for(&mut rec, x, part, s, o.projector)?;
                 let mut residual = binary::record(&mut rec, BinaryOp::Sub, b, ax)?;
                 let ones = ones_or(&mut rec, None, &part.projection_shape())?;
                 let cols = gpu::record_backproject(&mut rec, ones, part, s, o.projector)?;
