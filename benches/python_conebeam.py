@@ -6,7 +6,8 @@ numpy arrays in and out (how users call them), median wall time of `reps` calls 
   fdk N A FDK of N³ from A cone projections of N × N (the 3D Shepp-Logan's exact projections),
           each relative L2 to the phantom; cone FP and BP (lucent's astra and matched
           back-projectors), FP against the exact line integrals;
-  iter N A SIRT and CGLS, 100 iterations at N³ from A projections of N × N;
+  iter N A [matched]  SIRT and CGLS, 100 iterations at N³ from A projections of N × N
+           (projectors astra, texture, and matched unless the third argument is 0);
   cyl N A  the equiangular cylindrical detector (ASTRA 2.4's cyl_cone_vec, the source on the
            cylinder's axis): FP and BP against ASTRA's, FP against the exact line integrals;
   fista N A  FISTA-TV (100 iterations, 20 Chambolle steps each), SIRT and CGLS on noisy
@@ -135,21 +136,22 @@ def fdk(n, a):
     row["astra_fp_rel_to_exact"], row["fp_rel_to_astra"] = rel(q, exact), rel(p, q)
     del p, q
     row["lucent_bp_astra_ms"], b = timed(lambda: tomo.back_project(exact, g, v, "astra"))
+    row["lucent_bp_texture_ms"], t = timed(lambda: tomo.back_project(exact, g, v, "texture"))
     row["astra_bp_ms"], c = timed(lambda: astra_bp(exact, g, v))
-    row["bp_rel_to_astra"] = rel(b, c)
-    del b, c
+    row["bp_rel_to_astra"], row["bp_texture_rel_to_astra"] = rel(b, c), rel(t, c)
+    del b, c, t
     row["lucent_bp_matched_ms"], _ = timed(lambda: tomo.back_project(exact, g, v, "matched"), reps=1)
     print(json.dumps(row), flush=True)
 
 
-def iterative(n, a, iterations=100):
+def iterative(n, a, with_matched=1, iterations=100):
     g, v = geometry(n, a)
     phantom, exact = lucent.phantom.shepp_logan_3d(v, g)
     for name, ours in (("SIRT3D_CUDA", "sirt"), ("CGLS3D_CUDA", "cgls")):
         row = dict(case=ours, n=n, angles=a, iterations=iterations)
         row["astra_ms"], y = timed(lambda: astra_alg(name, exact, g, v, iterations), reps=1)
         row["astra_rel_to_phantom"] = rel(y, phantom)
-        for projector in ("astra", "matched"):
+        for projector in ("astra", "texture", "matched")[:3 if with_matched else 2]:
             f = getattr(tomo, ours)
             ms, (x, res) = timed(lambda: f(exact, g, v, iterations, projector=projector), reps=1)
             row[f"lucent_{projector}_ms"] = ms

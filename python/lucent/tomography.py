@@ -33,7 +33,7 @@ Filter = Literal["ramp", "shepp-logan", "cosine", "hamming", "hann"]
 __all__ = ["radon", "backproject", "fbp", "mlem", "create_proj_geom", "create_vol_geom", "forward_project", "back_project",
            "fdk", "sirt", "cgls", "em", "sart", "osem", "fista", "find_offset"]
 
-Projector = Literal["matched", "astra"]
+Projector = Literal["matched", "astra", "texture"]
 
 
 def _rays(size: int, angles: Any, detectors: Optional[int], center: Optional[float], method: str) -> tuple:
@@ -221,7 +221,10 @@ def back_project(data: Any, proj_geom: dict, vol_geom: dict, projector: Projecto
                  context: Optional[Context] = None) -> np.ndarray:
     """The back-projection of projections in any ASTRA geometry: ``"matched"``, the exact
     adjoint of :func:`forward_project`, or ``"astra"``, voxel-driven as ASTRA's CUDA
-    back-projector (faster, adjoint approximately)."""
+    back-projector (faster, adjoint approximately), or ``"texture"``, that one through the
+    texture unit as ASTRA samples (one linear fetch per voxel and view; 8-bit interpolation
+    weights on NVIDIA). The solvers take the same names (``"texture"`` projects through the
+    texture unit too)."""
     return _lucent.back_project(resolve(context), real(data, "projections"), _json(proj_geom), _json(vol_geom), projector)
 
 

@@ -34,8 +34,11 @@ fn source_at(w: View, row: f32) -> vec3<f32> {
     }
     return w.source.xyz;
 }
+// Whether any view's detector is a cylinder (set per dispatch: flat detectors' kernels then
+// carry none of its arithmetic).
+override CYLINDER: bool = false;
 fn cylindrical(w: View) -> bool {
-    return w.source.w > 2.5;
+    return CYLINDER && w.source.w > 2.5;
 }
 fn pixel_of(w: View, row: f32, col: f32) -> vec3<f32> {
     if (cylindrical(w)) {

@@ -14,6 +14,6 @@ pub fn record(rec: &mut Recording, projections: Buf, s: &Setup) -> Result<Buf> {
     let out = rec.temp(&[s.dims[2], s.dims[1], s.dims[0]], Dtype::F32)?;
     let count = s.dims.iter().product::<usize>();
     let p = params(rec, s, count)?;
-    rec.dispatch(&BACKPROJECT_RAYS, &[], bytemuck::bytes_of(&p), &[projections, s.views, out], BACKPROJECT_RAYS.groups(count as u64));
+    rec.dispatch(&BACKPROJECT_RAYS, &s.constants(), bytemuck::bytes_of(&p), &[projections, s.views, out], BACKPROJECT_RAYS.groups(count as u64));
     Ok(out)
 }

@@ -16,7 +16,13 @@ pub fn record(rec: &mut Recording, projections: Buf, s: &Setup, fdk: bool) -> Re
     let count = s.dims.iter().product::<usize>();
     let p = params(rec, s, count)?;
     let fdk = if fdk { 1.0 } else { 0.0 };
-    rec.dispatch(&BACKPROJECT_VOXELS, &[("FDK", fdk)], bytemuck::bytes_of(&p), &[projections, s.views, out], BACKPROJECT_VOXELS.groups(count as u64));
+    rec.dispatch(
+        &BACKPROJECT_VOXELS,
+        &[("FDK", fdk), s.constants()[0]],
+        bytemuck::bytes_of(&p),
+        &[projections, s.views, out],
+        BACKPROJECT_VOXELS.groups(count as u64),
+    );
     Ok(out)
 }
 
@@ -31,6 +37,6 @@ pub fn record_texture(rec: &mut Recording, projections: Buf, s: &Setup) -> Resul
     let p = params(rec, s, count)?;
     let cube = rec.reinterpret(projections, &[s.rows, angles, s.cols], Dtype::F32)?;
     let tex = super::spline_texture::record(rec, cube, super::map_coordinates::mode::GRID_CONSTANT, 0.0)?;
-    rec.dispatch(&BACKPROJECT_VOXELS_TEXTURE, &[], bytemuck::bytes_of(&p), &[tex, s.views, out], BACKPROJECT_VOXELS_TEXTURE.groups(count as u64));
+    rec.dispatch(&BACKPROJECT_VOXELS_TEXTURE, &s.constants(), bytemuck::bytes_of(&p), &[tex, s.views, out], BACKPROJECT_VOXELS_TEXTURE.groups(count as u64));
     Ok(out)
 }

@@ -37,6 +37,16 @@ pub struct Setup {
     /// Whether any view's rays cross x planes (the forward projector then reads a transposed
     /// copy of the volume).
     pub any_x_major: bool,
+    /// Whether any view's detector is a cylinder: the kernels' CYLINDER override, so that flat
+    /// detectors' kernels carry none of its arithmetic.
+    pub cylinder: bool,
+}
+
+impl Setup {
+    /// The kernels' override constants.
+    pub fn constants(&self) -> [(&'static str, f64); 1] {
+        [("CYLINDER", f64::from(u8::from(self.cylinder)))]
+    }
 }
 
 pub(super) fn params(rec: &Recording, s: &Setup, count: usize) -> Result<Params> {
@@ -85,7 +95,7 @@ pub fn record(rec: &mut Recording, volume: Buf, s: &Setup) -> Result<Buf> {
     } else {
         cube
     };
-    rec.dispatch(&PROJECT_RAYS, &[], bytemuck::bytes_of(&p), &[volume, transposed, s.views, out], PROJECT_RAYS.groups(count as u64));
+    rec.dispatch(&PROJECT_RAYS, &s.constants(), bytemuck::bytes_of(&p), &[volume, transposed, s.views, out], PROJECT_RAYS.groups(count as u64));
     Ok(out)
 }
 
@@ -110,6 +120,6 @@ pub fn record_texture(rec: &mut Recording, volume: Buf, s: &Setup) -> Result<Buf
     let p = params(rec, s, count)?;
     let cube = rec.reinterpret(volume, &[s.dims[2], s.dims[1], s.dims[0]], Dtype::F32)?;
     let tex = super::spline_texture::record(rec, cube, super::map_coordinates::mode::GRID_CONSTANT, 0.0)?;
-    rec.dispatch(&PROJECT_RAYS_TEXTURE, &[], bytemuck::bytes_of(&p), &[tex, s.views, out], PROJECT_RAYS_TEXTURE.groups(count as u64));
+    rec.dispatch(&PROJECT_RAYS_TEXTURE, &s.constants(), bytemuck::bytes_of(&p), &[tex, s.views, out], PROJECT_RAYS_TEXTURE.groups(count as u64));
     Ok(out)
 }

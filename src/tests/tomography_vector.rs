@@ -616,7 +616,8 @@ fn stacks_of_2d_problems_are_slice_by_slice() {
     }
 }
 
-/// ASTRA's pair through the texture unit (where the adapter filters f32 textures) against the
+/// ASTRA's pair through the texture unit (`Projector::Texture`, where the adapter filters f32
+/// textures) against the
 /// same pair on buffers: the unit's interpolation weights (8-bit fractions on NVIDIA, as
 /// ASTRA's) cost at most ~1e-3 relative; lavapipe's float filtering agrees to f32 rounding.
 #[test]

@@ -27,7 +27,8 @@ pub struct GeometryArgs {
     #[arg(long = "volume", value_name = "V.json")]
     pub astra_volume: Option<PathBuf>,
     /// The back-projector with --geometry: matched (the forward projector's exact adjoint) or
-    /// astra (voxel-driven as ASTRA's CUDA one: faster, adjoint approximately).
+    /// astra (voxel-driven as ASTRA's CUDA one: faster, adjoint approximately), or texture (that
+    /// one, and the solvers' projections, through the texture unit as ASTRA samples).
     #[arg(long, default_value = "matched", value_parser = PossibleValuesParser::new(Projector::NAMES))]
     pub projector: String,
 }

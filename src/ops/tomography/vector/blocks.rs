@@ -101,18 +101,25 @@ impl Pieces<'_> {
     fn record(&self, rec: &mut Recording, k: usize) -> Result<Buf> {
         match self {
             Pieces::Device(a) => Ok(rec.input(a)),
+            // One range is all of it (a 2D image's one "slab" too).
+            Pieces::Host(x, _, ranges) if ranges.len() == 1 => rec.upload_once_f32(x),
             Pieces::Host(x, axis, ranges) => rec.upload_once_f32(&x.slice_axis(*axis, Slice::from(ranges[k].clone())).as_standard_layout().view()),
         }
     }
 }
 
-/// `x` on the device whole when `ranges` is one range, else left on the host in those ranges.
-fn pieces<'a>(gpu: &Gpu, x: ArrayViewD<'a, f32>, axis: Axis, ranges: &'a [Range<usize>]) -> Result<Pieces<'a>> {
-    if ranges.len() > 1 {
-        return Ok(Pieces::Host(x, axis, ranges));
+/// `x` in `ranges` along `axis`, on the host.
+fn pieces<'a>(x: ArrayViewD<'a, f32>, axis: Axis, ranges: &'a [Range<usize>]) -> Pieces<'a> {
+    Pieces::Host(x, axis, ranges)
+}
+
+/// A single piece uploaded once, for every block that reads it.
+fn resident<'a>(gpu: &Gpu, source: &Pieces<'a>) -> Result<Pieces<'a>> {
+    if let Pieces::Device(a) = source {
+        return Ok(Pieces::Device(a.clone()));
     }
     let mut rec = Recording::new(gpu);
-    let b = rec.upload_once_f32(&x)?;
+    let b = source.record(&mut rec, 0)?;
     let o = rec.output(b);
     Ok(Pieces::Device(rec.run()?.array(o)))
 }
@@ -127,19 +134,37 @@ fn block(views: &Views, slab: &Range<usize>, chunk: &Range<usize>) -> Views {
     }
 }
 
-/// Σ over `inner` of `record(block)` per `outer` range, each sum downloaded and written into
-/// `out` along `out_axis`: the blocks' loop of both directions.
+/// Σ over `inner` of `record(block)` per `outer` range, each sum downloaded into its place
+/// along `out_axis` of an array of `shape`: the blocks' loop of both directions. One block's
+/// download is the result itself.
 #[allow(clippy::too_many_arguments)]
 fn sweep(
     gpu: &Gpu,
-    out: &mut ArrayD<f32>,
+    shape: &[usize],
     out_axis: Axis,
     outer: &[Range<usize>],
     inner: &[Range<usize>],
     views_of: impl Fn(&Range<usize>, &Range<usize>) -> Views,
     source: &Pieces,
     record: impl Fn(&mut Recording, Buf, &Views, &Setup, usize) -> Result<Buf>,
-) -> Result<()> {
+) -> Result<ArrayD<f32>> {
+    if outer.len() == 1 && inner.len() == 1 {
+        let part = views_of(&outer[0], &inner[0]);
+        let mut rec = Recording::new(gpu);
+        let s = gpu::setup(&mut rec, &part)?;
+        let x = source.record(&mut rec, 0)?;
+        let y = record(&mut rec, x, &part, &s, 0)?;
+        let d = rec.download(y);
+        return rec.run()?.into_f32(d)?.into_shape_with_order(IxDyn(shape)).map_err(|e| Error::Shape(e.to_string()));
+    }
+    let kept;
+    let source = if inner.len() == 1 {
+        kept = resident(gpu, source)?;
+        &kept
+    } else {
+        source
+    };
+    let mut out = ArrayD::<f32>::zeros(IxDyn(shape));
     for range in outer {
         let mut sum: Option<GpuArray> = None;
         for (i, inside) in inner.iter().enumerate() {
@@ -164,25 +189,24 @@ fn sweep(
             }
         }
     }
-    Ok(())
+    Ok(out)
 }
 
 /// The projections of `volume` ((Z, Y, X) or (Y, X)), block by block.
 pub fn project(gpu: &Gpu, volume: &ArrayViewD<f32>, views: &Views) -> Result<(ArrayD<f32>, Placement)> {
     // The slab, its transposed copy and a temporary; the chunk's projections and their sum.
     let plan = plan(gpu, views, 3, 2, 1)?;
-    let mut out = ArrayD::<f32>::zeros(IxDyn(&views.projection_shape()));
     // Outer: chunks of views; inner: slabs (the volume's pieces).
-    let slabs = pieces(gpu, volume.view(), Axis(0), &plan.slabs)?;
+    let slabs = pieces(volume.view(), Axis(0), &plan.slabs);
     let record = |rec: &mut Recording, x: Buf, part: &Views, s: &Setup, _: usize| gpu::record_project(rec, x, part, s);
-    sweep(gpu, &mut out, view_axis(views), &plan.chunks, &plan.slabs, |chunk, slab| block(views, slab, chunk), &slabs, record)?;
+    let out = sweep(gpu, &views.projection_shape(), view_axis(views), &plan.chunks, &plan.slabs, |chunk, slab| block(views, slab, chunk), &slabs, record)?;
     Ok((out, plan.placement()))
 }
 
 /// The back-projection of `data` by `projector`, block by block.
 pub fn back_project(gpu: &Gpu, data: &ArrayViewD<f32>, views: &Views, projector: Projector) -> Result<(ArrayD<f32>, Placement)> {
     let plan = plan(gpu, views, 2, 2, 1)?;
-    let chunks = pieces(gpu, data.view(), view_axis(views), &plan.chunks)?;
+    let chunks = pieces(data.view(), view_axis(views), &plan.chunks);
     let record = |rec: &mut Recording, x: Buf, part: &Views, s: &Setup, _: usize| gpu::record_backproject(rec, x, part, s, projector);
     back(gpu, views, &plan, &chunks, record)
 }
@@ -194,10 +218,9 @@ fn back(
     chunks: &Pieces,
     record: impl Fn(&mut Recording, Buf, &Views, &Setup, usize) -> Result<Buf>,
 ) -> Result<(ArrayD<f32>, Placement)> {
-    let mut out = ArrayD::<f32>::zeros(IxDyn(&views.volume_shape()));
     // In 2D the one "slab" is every row of the image.
     let slabs: Vec<Range<usize>> = if views.three_d { plan.slabs.clone() } else { std::iter::once(0..views.dims[1]).collect() };
-    sweep(gpu, &mut out, Axis(0), &slabs, &plan.chunks, |slab, chunk| block(views, slab, chunk), chunks, record)?;
+    let out = sweep(gpu, &views.volume_shape(), Axis(0), &slabs, &plan.chunks, |slab, chunk| block(views, slab, chunk), chunks, record)?;
     Ok((out, plan.placement()))
 }
 

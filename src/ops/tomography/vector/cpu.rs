@@ -145,7 +145,7 @@ pub fn fdk(
 pub fn backproject(projections: &ArrayView3<f64>, views: &Views, projector: super::Projector) -> Array3<f64> {
     match projector {
         super::Projector::Matched => backproject_matched(projections, views),
-        super::Projector::Astra => backproject_voxels(projections, views, VoxelWeight::Density),
+        super::Projector::Astra | super::Projector::Texture => backproject_voxels(projections, views, VoxelWeight::Density),
     }
 }
 

@@ -13,7 +13,15 @@ use crate::ops::tomography::Filter;
 /// The views uploaded for the kernels (once per recording).
 pub fn setup(rec: &mut Recording, views: &Views) -> Result<Setup> {
     let packed = rec.upload_once_f32(&views.packed().view())?;
-    Ok(Setup { dims: views.dims, rows: views.rows, cols: views.cols, voxel: views.voxel, views: packed, any_x_major: views.views.iter().any(|v| v.axis == 0) })
+    Ok(Setup {
+        dims: views.dims,
+        rows: views.rows,
+        cols: views.cols,
+        voxel: views.voxel,
+        views: packed,
+        any_x_major: views.views.iter().any(|v| v.axis == 0),
+        cylinder: views.views.iter().any(|v| v.cylinder.is_some()),
+    })
 }
 
 /// The projections (rows, angles, cols), or (angles, cols) in 2D, of a volume (Z, Y, X) or an
@@ -23,10 +31,11 @@ pub fn record_project(rec: &mut Recording, volume: Buf, views: &Views, s: &Setup
     rec.reinterpret(y, &views.projection_shape(), crate::gpu::Dtype::F32)
 }
 
-/// [`record_project`] for the solvers of `projector`'s pair: ASTRA's pair samples through the
-/// texture unit where the adapter allows (as ASTRA's CUDA kernels), the matched pair exactly.
+/// [`record_project`] for the solvers of `projector`'s pair: [`Projector::Texture`] samples
+/// through the texture unit where the adapter allows (as ASTRA's CUDA kernels), the others
+/// exactly.
 pub fn record_project_for(rec: &mut Recording, volume: Buf, views: &Views, s: &Setup, projector: Projector) -> Result<Buf> {
-    if projector == Projector::Astra && project_rays::textures_fit(rec, s) {
+    if projector == Projector::Texture && project_rays::textures_fit(rec, s) {
         let y = project_rays::record_texture(rec, volume, s)?;
         return rec.reinterpret(y, &views.projection_shape(), crate::gpu::Dtype::F32);
     }
@@ -34,12 +43,13 @@ pub fn record_project_for(rec: &mut Recording, volume: Buf, views: &Views, s: &S
 }
 
 /// The back-projection (the volume's shape) of projections: the matched pair's exact
-/// transpose, or ASTRA's voxel-driven one (through the texture unit where the adapter allows).
+/// transpose, or ASTRA's voxel-driven one (through the texture unit for `Texture` where the
+/// adapter allows).
 pub fn record_backproject(rec: &mut Recording, projections: Buf, views: &Views, s: &Setup, projector: Projector) -> Result<Buf> {
     let x = match projector {
         Projector::Matched => backproject_rays::record(rec, projections, s)?,
-        Projector::Astra if project_rays::textures_fit(rec, s) => backproject_voxels::record_texture(rec, projections, s)?,
-        Projector::Astra => backproject_voxels::record(rec, projections, s, false)?,
+        Projector::Texture if project_rays::textures_fit(rec, s) => backproject_voxels::record_texture(rec, projections, s)?,
+        Projector::Astra | Projector::Texture => backproject_voxels::record(rec, projections, s, false)?,
     };
     rec.reinterpret(x, &views.volume_shape(), crate::gpu::Dtype::F32)
 }

@@ -55,15 +55,21 @@ pub enum Projector {
     Matched,
     /// Voxel-driven, as ASTRA's CUDA back-projectors: faster, adjoint approximately.
     Astra,
+    /// ASTRA's pair as ASTRA's CUDA kernels sample: the solvers' projections and the
+    /// voxel-driven back-projection through the texture unit, one linear fetch per sample with
+    /// the unit's interpolation weights (8-bit fractions on NVIDIA); `Astra` where the adapter
+    /// filters no f32 textures or the arrays exceed its 3D textures.
+    Texture,
 }
 
 impl Projector {
-    pub const NAMES: [&'static str; 2] = ["matched", "astra"];
+    pub const NAMES: [&'static str; 3] = ["matched", "astra", "texture"];
 
     pub fn parse(name: &str) -> Result<Projector> {
         match name {
             "matched" => Ok(Projector::Matched),
             "astra" => Ok(Projector::Astra),
+            "texture" => Ok(Projector::Texture),
             other => Err(Error::Invalid(format!("projector '{other}' (one of {})", Projector::NAMES.join(", ")))),
         }
     }
