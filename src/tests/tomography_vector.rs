@@ -539,6 +539,9 @@ fn blocks_beyond_one_buffer_equal_the_whole() {
             let (got, placed) = blocks::fdk(if views.three_d { &filtering } else { &capped }, &projections.view(), &g, &views, Filter::Hann).unwrap();
             assert!(placed.pieces > 1, "{name}");
             assert_rel_l2(&got, &to64(&run(Op::Fdk(Filter::Hann), &projections, &g, &views)), 1e-5, &format!("{name} FDK in blocks"));
+            // Through the host: the budget holds a block, not the whole projections.
+            let (got, _) = blocks::back_project(&filtering, &projections.view(), &views, Projector::Astra).unwrap();
+            assert_rel_l2(&got, &to64(&run(Op::Back(Projector::Astra), &projections, &g, &views)), 1e-5, &format!("{name} back through the host"));
         }
     }
     // A stack of fans in slabs: each slab sees every row, and only its own slices' rays.

@@ -54,7 +54,7 @@ fn finer(n: usize, parts: usize) -> usize {
 }
 
 /// Slabs and chunks whose blocks fit one buffer each (the widest array made from a chunk
-/// `widest` times its size) and, `volumes` slab-sized and `projection_sets` chunk-sized arrays
+/// `widest` bytes per view) and, `volumes` slab-sized and `projection_sets` chunk-sized arrays
 /// at once, the device's memory budget: the larger share is cut first.
 pub fn plan(gpu: &Gpu, views: &Views, volumes: u64, projection_sets: u64, widest: u64) -> Result<Plan> {
     let [nx, ny, nz] = views.dims;
@@ -66,7 +66,7 @@ pub fn plan(gpu: &Gpu, views: &Views, volumes: u64, projection_sets: u64, widest
         let (vb, pb) = (slice * nz.div_ceil(s) as u64, view * n.div_ceil(c) as u64);
         // The chunk's views themselves are one buffer too.
         let packed = (4 * super::VIEW_FLOATS * n.div_ceil(c)) as u64;
-        let (over_v, over_p) = (vb > limit, widest * pb > limit || packed > limit);
+        let (over_v, over_p) = (vb > limit, pb > limit || widest * n.div_ceil(c) as u64 > limit || packed > limit);
         if !over_v && !over_p && volumes * vb + projection_sets * pb <= budget {
             return Ok(Plan { slabs: split(nz, s), chunks: split(n, c) });
         }
@@ -85,22 +85,35 @@ pub fn plan(gpu: &Gpu, views: &Views, volumes: u64, projection_sets: u64, widest
     }
 }
 
+/// Bytes of one view's projection.
+fn view_bytes(views: &Views) -> u64 {
+    (4 * views.rows * views.cols) as u64
+}
+
+/// Bytes one block holds: `volumes` slabs and `projection_sets` chunks.
+fn working(views: &Views, plan: &Plan, volumes: u64, projection_sets: u64) -> u64 {
+    let [nx, ny, _] = views.dims;
+    let slab = plan.slabs.iter().map(Range::len).max().unwrap_or(1);
+    let chunk = plan.chunks.iter().map(Range::len).max().unwrap_or(1);
+    volumes * (4 * nx * ny * slab) as u64 + projection_sets * view_bytes(views) * chunk as u64
+}
+
 /// The projections' axis of views: 1 in 3D (rows, angles, cols), 0 in 2D (angles, cols).
 fn view_axis(views: &Views) -> Axis {
     Axis(usize::from(views.three_d))
 }
 
-/// Pieces of an array for the blocks: kept on the device when there is one, else uploaded from
-/// the host per block.
+/// Pieces of an array for the blocks: on the device (each uploaded once), or uploaded from the
+/// host per block.
 enum Pieces<'a> {
-    Device(GpuArray),
+    Device(Vec<GpuArray>),
     Host(ArrayViewD<'a, f32>, Axis, &'a [Range<usize>]),
 }
 
 impl Pieces<'_> {
     fn record(&self, rec: &mut Recording, k: usize) -> Result<Buf> {
         match self {
-            Pieces::Device(a) => Ok(rec.input(a)),
+            Pieces::Device(a) => Ok(rec.input(&a[k.min(a.len() - 1)])),
             // One range is all of it (a 2D image's one "slab" too).
             Pieces::Host(x, _, ranges) if ranges.len() == 1 => rec.upload_once_f32(x),
             Pieces::Host(x, axis, ranges) => rec.upload_once_f32(&x.slice_axis(*axis, Slice::from(ranges[k].clone())).as_standard_layout().view()),
@@ -108,20 +121,23 @@ impl Pieces<'_> {
     }
 }
 
-/// `x` in `ranges` along `axis`, on the host.
-fn pieces<'a>(x: ArrayViewD<'a, f32>, axis: Axis, ranges: &'a [Range<usize>]) -> Pieces<'a> {
-    Pieces::Host(x, axis, ranges)
+/// `x` in `ranges` along `axis`: each piece uploaded once where all of `x` fits the device's
+/// memory budget beside `working` bytes of the blocks' own arrays, else left on the host.
+fn pieces<'a>(gpu: &Gpu, x: ArrayViewD<'a, f32>, axis: Axis, ranges: &'a [Range<usize>], working: u64) -> Result<Pieces<'a>> {
+    let bytes = 4 * x.len() as u64;
+    let host = Pieces::Host(x, axis, ranges);
+    if ranges.len() == 1 || bytes + working > gpu.memory_budget_bytes() {
+        return Ok(host);
+    }
+    (0..ranges.len()).map(|k| upload(gpu, &host, k)).collect::<Result<Vec<_>>>().map(Pieces::Device)
 }
 
-/// A single piece uploaded once, for every block that reads it.
-fn resident<'a>(gpu: &Gpu, source: &Pieces<'a>) -> Result<Pieces<'a>> {
-    if let Pieces::Device(a) = source {
-        return Ok(Pieces::Device(a.clone()));
-    }
+/// Piece `k` of `source` on the device.
+fn upload(gpu: &Gpu, source: &Pieces, k: usize) -> Result<GpuArray> {
     let mut rec = Recording::new(gpu);
-    let b = source.record(&mut rec, 0)?;
+    let b = source.record(&mut rec, k)?;
     let o = rec.output(b);
-    Ok(Pieces::Device(rec.run()?.array(o)))
+    Ok(rec.run()?.array(o))
 }
 
 /// The views of block (slab, chunk).
@@ -157,9 +173,10 @@ fn sweep(
         let d = rec.download(y);
         return rec.run()?.into_f32(d)?.into_shape_with_order(IxDyn(shape)).map_err(|e| Error::Shape(e.to_string()));
     }
+    // One piece read by every block: uploaded once.
     let kept;
-    let source = if inner.len() == 1 {
-        kept = resident(gpu, source)?;
+    let source = if inner.len() == 1 && matches!(source, Pieces::Host(..)) {
+        kept = Pieces::Device(vec![upload(gpu, source, 0)?]);
         &kept
     } else {
         source
@@ -195,9 +212,9 @@ fn sweep(
 /// The projections of `volume` ((Z, Y, X) or (Y, X)), block by block.
 pub fn project(gpu: &Gpu, volume: &ArrayViewD<f32>, views: &Views) -> Result<(ArrayD<f32>, Placement)> {
     // The slab, its transposed copy and a temporary; the chunk's projections and their sum.
-    let plan = plan(gpu, views, 3, 2, 1)?;
+    let plan = plan(gpu, views, 3, 2, view_bytes(views))?;
     // Outer: chunks of views; inner: slabs (the volume's pieces).
-    let slabs = pieces(volume.view(), Axis(0), &plan.slabs);
+    let slabs = pieces(gpu, volume.view(), Axis(0), &plan.slabs, working(views, &plan, 3, 2))?;
     let record = |rec: &mut Recording, x: Buf, part: &Views, s: &Setup, _: usize| gpu::record_project(rec, x, part, s);
     let out = sweep(gpu, &views.projection_shape(), view_axis(views), &plan.chunks, &plan.slabs, |chunk, slab| block(views, slab, chunk), &slabs, record)?;
     Ok((out, plan.placement()))
@@ -205,8 +222,8 @@ pub fn project(gpu: &Gpu, volume: &ArrayViewD<f32>, views: &Views) -> Result<(Ar
 
 /// The back-projection of `data` by `projector`, block by block.
 pub fn back_project(gpu: &Gpu, data: &ArrayViewD<f32>, views: &Views, projector: Projector) -> Result<(ArrayD<f32>, Placement)> {
-    let plan = plan(gpu, views, 2, 2, 1)?;
-    let chunks = pieces(data.view(), view_axis(views), &plan.chunks);
+    let plan = plan(gpu, views, 2, 2, view_bytes(views))?;
+    let chunks = pieces(gpu, data.view(), view_axis(views), &plan.chunks, working(views, &plan, 2, 2))?;
     let record = |rec: &mut Recording, x: Buf, part: &Views, s: &Setup, _: usize| gpu::record_backproject(rec, x, part, s, projector);
     back(gpu, views, &plan, &chunks, record)
 }
@@ -227,21 +244,34 @@ fn back(
 /// FDK (or fan-beam / parallel FBP) of `data` in the circular geometry `g`, block by block.
 pub fn fdk(gpu: &Gpu, data: &ArrayViewD<f32>, g: &ProjectionGeometry, views: &Views, filter: Filter) -> Result<(ArrayD<f32>, Placement)> {
     let (cosine, per) = fdk::weights(g)?;
-    // The filter's lines padded (real, then complex): each about `wide` chunks' worth.
-    let wide = crate::ops::tomography::padded_length(views.cols).div_ceil(views.cols) as u64 + 1;
-    let plan = plan(gpu, views, 2, 2 + 3 * wide, wide)?;
+    // The filter's lines padded (real; the complex half spectrum, as wide): about `wide` chunks'
+    // worth each.
+    let padded = crate::ops::tomography::padded_length(views.cols);
+    let widest = (8 * views.rows * (padded / 2 + 1)) as u64;
+    let wide = widest.div_ceil(view_bytes(views));
+    let plan = plan(gpu, views, 2, 2 + 3 * wide, widest)?;
     let axis = view_axis(views);
     let filtered_chunk = |rec: &mut Recording, x: Buf, chunk: &Range<usize>| -> Result<Buf> {
         let part = views.subset(&chunk.clone().collect::<Vec<_>>());
         gpu::record_fdk_filter(rec, x, &part, (&cosine, &per.slice_axis(Axis(0), Slice::from(chunk.clone()))), filter, 0.0)
     };
     let host;
-    let filtered = if plan.chunks.len() == 1 {
-        let mut rec = Recording::new(gpu);
-        let x = rec.upload_once_f32(data)?;
-        let y = filtered_chunk(&mut rec, x, &plan.chunks[0])?;
-        let o = rec.output(y);
-        Pieces::Device(rec.run()?.array(o))
+    let resident = 4 * data.len() as u64 + working(views, &plan, 2, 2 + 3 * wide) <= gpu.memory_budget_bytes();
+    let filtered = if plan.chunks.len() == 1 || resident {
+        // Each chunk filtered once, kept on the device.
+        let mut kept = Vec::with_capacity(plan.chunks.len());
+        for chunk in &plan.chunks {
+            let mut rec = Recording::new(gpu);
+            let x = if plan.chunks.len() == 1 {
+                rec.upload_once_f32(data)?
+            } else {
+                rec.upload_once_f32(&data.slice_axis(axis, Slice::from(chunk.clone())).as_standard_layout().view())?
+            };
+            let y = filtered_chunk(&mut rec, x, chunk)?;
+            let o = rec.output(y);
+            kept.push(rec.run()?.array(o));
+        }
+        Pieces::Device(kept)
     } else {
         crate::host::check_host_array("the filtered projections", &views.projection_shape(), 4)?;
         let mut all = ArrayD::<f32>::zeros(IxDyn(&views.projection_shape()));
