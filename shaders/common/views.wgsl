@@ -25,8 +25,10 @@ struct Params {
 struct Ray { origin: vec3<f32>, dir: vec3<f32> }
 
 // The source of detector row `row`: a stack of fans has one per row (one slice per row).
+// Whether any view is a stack's fan (set per dispatch, as CYLINDER).
+override STACKED: bool = false;
 fn stacked(w: View) -> bool {
-    return w.source.w > 1.5 && w.source.w < 2.5;
+    return STACKED && w.source.w > 1.5 && w.source.w < 2.5;
 }
 fn source_at(w: View, row: f32) -> vec3<f32> {
     if (stacked(w)) {

@@ -18,7 +18,7 @@ pub fn record(rec: &mut Recording, projections: Buf, s: &Setup, fdk: bool) -> Re
     let fdk = if fdk { 1.0 } else { 0.0 };
     rec.dispatch(
         &BACKPROJECT_VOXELS,
-        &[("FDK", fdk), s.constants()[0]],
+        &[("FDK", fdk), s.constants()[0], s.constants()[1]],
         bytemuck::bytes_of(&p),
         &[projections, s.views, out],
         BACKPROJECT_VOXELS.groups(count as u64),

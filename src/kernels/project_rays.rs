@@ -37,15 +37,17 @@ pub struct Setup {
     /// Whether any view's rays cross x planes (the forward projector then reads a transposed
     /// copy of the volume).
     pub any_x_major: bool,
-    /// Whether any view's detector is a cylinder: the kernels' CYLINDER override, so that flat
-    /// detectors' kernels carry none of its arithmetic.
+    /// Whether any view's detector is a cylinder, or any view a stack's fan: the kernels'
+    /// CYLINDER and STACKED overrides, so that other views' kernels carry none of their
+    /// arithmetic.
     pub cylinder: bool,
+    pub stacked: bool,
 }
 
 impl Setup {
     /// The kernels' override constants.
-    pub fn constants(&self) -> [(&'static str, f64); 1] {
-        [("CYLINDER", f64::from(u8::from(self.cylinder)))]
+    pub fn constants(&self) -> [(&'static str, f64); 2] {
+        [("CYLINDER", f64::from(u8::from(self.cylinder))), ("STACKED", f64::from(u8::from(self.stacked)))]
     }
 }
 

@@ -21,6 +21,7 @@ pub fn setup(rec: &mut Recording, views: &Views) -> Result<Setup> {
         views: packed,
         any_x_major: views.views.iter().any(|v| v.axis == 0),
         cylinder: views.views.iter().any(|v| v.cylinder.is_some()),
+        stacked: views.views.iter().any(|v| v.stacked),
     })
 }
 
