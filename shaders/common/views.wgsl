@@ -71,6 +71,26 @@ fn joseph_line(r: Ray, a0: u32, voxel: vec3<f32>) -> Line {
     return Line(slope, intercept, length(r.dir * voxel) / abs(r.dir[a0]));
 }
 
+// The first and last planes of axis a0 whose samples on `line` reach a volume of n voxels (taps
+// within one voxel of it); last < first where none does.
+fn plane_range(line: Line, a0: u32, n: vec3<u32>) -> vec2<f32> {
+    let a1 = (a0 + 1u) % 3u;
+    let a2 = (a0 + 2u) % 3u;
+    var lo = 0.0;
+    var hi = f32(n[a0] - 1u);
+    let extent = vec2<f32>(f32(n[a1]), f32(n[a2]));
+    for (var c = 0u; c < 2u; c++) {
+        if (line.slope[c] != 0.0) {
+            let t1 = (-1.0 - line.intercept[c]) / line.slope[c];
+            let t2 = (extent[c] - line.intercept[c]) / line.slope[c];
+            lo = max(lo, floor(min(t1, t2)));
+            hi = min(hi, ceil(max(t1, t2)));
+        } else if (line.intercept[c] <= -1.0 || line.intercept[c] >= extent[c]) {
+            hi = -1.0;
+        }
+    }
+    return vec2<f32>(lo, hi);
+}
 fn unit(a: u32) -> vec3<f32> {
     return vec3<f32>(f32(a == 0u), f32(a == 1u), f32(a == 2u));
 }

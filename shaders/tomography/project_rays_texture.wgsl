@@ -33,20 +33,9 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     var sum = 0.0;
     if (r.dir[a0] != 0.0) {
         let line = joseph_line(r, a0, p.voxel.xyz);
-        // The planes whose samples reach the volume (taps within one voxel of it).
-        var lo = 0.0;
-        var hi = f32(n[a0] - 1u);
-        let extent = vec2<f32>(f32(n[a1]), f32(n[a2]));
-        for (var c = 0u; c < 2u; c++) {
-            if (line.slope[c] != 0.0) {
-                let t1 = (-1.0 - line.intercept[c]) / line.slope[c];
-                let t2 = (extent[c] - line.intercept[c]) / line.slope[c];
-                lo = max(lo, floor(min(t1, t2)));
-                hi = min(hi, ceil(max(t1, t2)));
-            } else if (line.intercept[c] <= -1.0 || line.intercept[c] >= extent[c]) {
-                hi = -1.0;
-            }
-        }
+        let planes = plane_range(line, a0, n);
+        let lo = planes.x;
+        let hi = planes.y;
         // Texture coordinates: texel i + BORDER's centre for index i, normalised.
         let e0 = unit(a0) / texels;
         let start = (unit(a1) * line.intercept.x + unit(a2) * line.intercept.y + BORDER + 0.5) / texels;
