@@ -334,7 +334,9 @@ pub fn fdk(
 }
 
 /// SIRT, CGLS, MLEM, OS-SART, OSEM or FISTA-TV ([`Algorithm`]) of projections in any ASTRA
-/// geometry, with ASTRA's options; calls `progress` (stage "iterations") as it goes.
+/// geometry, with ASTRA's options; calls `progress` (stage "iterations") as it goes. SIRT, CGLS
+/// and MLEM take volumes and projections beyond one buffer (slabs and chunks of views, every
+/// piece on the device); the others refuse them.
 pub fn iterative(
     gpu: &Gpu,
     algorithm: Algorithm,

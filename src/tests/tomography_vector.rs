@@ -656,3 +656,53 @@ fn texture_projectors_match_the_buffer_ones() {
         assert_rel_l2(&a, &to64(&b), tol, &format!("{name}: texture back"));
     }
 }
+
+/// SIRT, CGLS and MLEM with the volume and projections beyond one buffer (buffers capped at
+/// 2 KiB: slabs of slices and chunks of views, every piece resident) give the whole call's
+/// iterates and residuals, masks and a start included.
+#[test]
+fn solvers_beyond_one_buffer_equal_the_whole() {
+    use lucent::gpu::GpuOptions;
+    use lucent::tomography::{iterative, Algorithm, IterativeOptions};
+    let capped = open(GpuOptions { max_buffer_bytes: Some(2048), poison: true, ..GpuOptions::from_env().unwrap() });
+    let g = ProjectionGeometry::Cone {
+        spacing_x: 1.5,
+        spacing_y: 1.4,
+        rows: 12,
+        cols: 17,
+        angles: angles(11, TAU, 0.3),
+        source_origin: 50.0,
+        origin_detector: 30.0,
+    };
+    let v = VolumeGeometry::new(10, 12, Some(9)).unwrap();
+    let views = Views::new(&g, &v).unwrap();
+    let b = run(Op::Project, &rand_array(&v.shape()).mapv(|x| x.abs()), &g, &views);
+    let volume_mask = ArrayD::from_shape_fn(IxDyn(&v.shape()), |i| if (i[0] + i[2]) % 4 == 0 { 0.0 } else { 1.0 });
+    let projection_mask = ArrayD::from_shape_fn(IxDyn(&g.shape()), |i| if i[2] < 2 { 0.0 } else { 1.0 });
+    let masked = IterativeOptions {
+        iterations: 5,
+        volume_mask: Some(volume_mask),
+        projection_mask: Some(projection_mask),
+        initial: Some(rand_array(&v.shape()).mapv(|x| x.abs())),
+        min: Some(0.0),
+        ..Default::default()
+    };
+    let cases = [
+        (Algorithm::Sirt, IterativeOptions { iterations: 6, projector: Projector::Astra, ..Default::default() }),
+        (Algorithm::Sirt, masked.clone()),
+        (Algorithm::Cgls, IterativeOptions { iterations: 4, ..Default::default() }),
+        (Algorithm::Cgls, IterativeOptions { min: None, ..masked.clone() }),
+        (Algorithm::Mlem, IterativeOptions { iterations: 6, ..Default::default() }),
+    ];
+    for (algorithm, options) in cases {
+        let whole = iterative(poisoned_gpu(), algorithm, &b.view(), &g, &v, &options, &mut |_| {}).unwrap();
+        let blocked = iterative(&capped, algorithm, &b.view(), &g, &v, &options, &mut |_| {}).unwrap();
+        let what = format!("{algorithm:?} in blocks, masks {}", options.volume_mask.is_some());
+        assert_rel_l2(&blocked.volume, &to64(&whole.volume), 1e-4, &what);
+        let err = rel_l2(&blocked.residuals.iter().map(|&r| r as f32).collect::<Vec<_>>(), &whole.residuals);
+        assert!(err < 1e-4, "{what}: residuals {:?} vs {:?}", blocked.residuals, whole.residuals);
+    }
+    // The others need one buffer each.
+    let e = iterative(&capped, Algorithm::Sart { subset_size: 4 }, &b.view(), &g, &v, &IterativeOptions::default(), &mut |_| {}).unwrap_err();
+    assert!(e.to_string().contains("one buffer"), "{e}");
+}

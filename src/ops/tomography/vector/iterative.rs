@@ -159,6 +159,14 @@ pub(super) fn check_counts(projections: &ArrayViewD<f32>, o: &Options, what: &st
     Ok(())
 }
 
+/// Whether the volume or the projections exceed one buffer (SIRT, CGLS and MLEM then run in
+/// blocks, [`super::blocked`]).
+pub fn beyond_one_buffer(gpu: &Gpu, views: &Views) -> bool {
+    let volume = 4 * views.dims.iter().map(|&d| d as u64).product::<u64>();
+    let projections = 4 * (views.rows * views.cols * views.projections()) as u64;
+    volume.max(projections) > gpu.max_buffer_bytes()
+}
+
 /// Refuses a problem whose working set (about six volumes and six projection sets) does not fit
 /// the device's budget or one buffer, before anything is allocated.
 pub fn check_fits(gpu: &Gpu, views: &Views, volumes: u64, projection_sets: u64) -> Result<()> {
@@ -233,10 +241,13 @@ pub fn solve(
         _ => {}
     }
     check_inputs(projections, views, o)?;
-    check_fits(gpu, views, 6, 6)?;
     if algorithm == Algorithm::Mlem {
         check_counts(projections, o, "MLEM")?;
     }
+    if beyond_one_buffer(gpu, views) {
+        return super::blocked::solve(gpu, algorithm, projections, views, o, progress);
+    }
+    check_fits(gpu, views, 6, 6)?;
     let (vshape, pshape) = (views.volume_shape(), views.projection_shape());
     let upload_mask = |rec: &mut Recording, m: &Option<ArrayD<f32>>| m.as_ref().map(|m| rec.upload_once_f32(&m.view())).transpose();
 

@@ -16,6 +16,7 @@
 //!   times the rays' density (the continuous adjoint, as ASTRA's `cone_BP`); fast, but adjoint
 //!   only approximately; with FDK's weight it is FDK's back-projector.
 
+pub mod blocked;
 pub mod blocks;
 pub mod cpu;
 pub mod fdk;
