@@ -12,6 +12,8 @@ numpy arrays in and out (how users call them), median wall time of `reps` calls 
            cylinder's axis): FP and BP against ASTRA's, FP against the exact line integrals;
   fista N A  FISTA-TV (100 iterations, 20 Chambolle steps each), SIRT and CGLS on noisy
            projections: time and relative L2 to the phantom (ASTRA has no TV solver);
+  bigiter N A [its]  SIRT and CGLS beyond one buffer (lucent's resident slabs, projector
+           texture) against ASTRA, a few iterations;
   big N A [astra]  FDK of N³ from A projections of N × N (lucent's FP of the phantom), lucent
            against ASTRA (with astra=1); run with LUCENT_MAX_BUFFER_BYTES to force slabs.
 
@@ -212,7 +214,25 @@ def big(n, a, with_astra=0):
     print(json.dumps(row), flush=True)
 
 
+def bigiter(n, a, iterations=5):
+    """SIRT and CGLS beyond one buffer (lucent in resident slabs), a few iterations."""
+    g, v = geometry(n, a)
+    phantom = lucent.phantom.shepp_logan_3d(v, sub=1)
+    data = tomo.forward_project(phantom, g, v)
+    for name, ours in (("SIRT3D_CUDA", "sirt"), ("CGLS3D_CUDA", "cgls")):
+        row = dict(case=ours + "_big", n=n, angles=a, iterations=iterations, projections_gb=data.nbytes / 1e9)
+        t = time.perf_counter()
+        x, res = getattr(tomo, ours)(data, g, v, iterations, projector="texture")
+        row["lucent_texture_ms"] = (time.perf_counter() - t) * 1e3
+        t = time.perf_counter()
+        y = astra_alg(name, data, g, v, iterations)
+        row["astra_ms"] = (time.perf_counter() - t) * 1e3
+        row["rel_to_astra"], row["lucent_rel_inside"], row["astra_rel_inside"] = rel(x, y), rel(x, phantom, inside_skull(n)), rel(y, phantom, inside_skull(n))
+        del x, y
+        print(json.dumps(row), flush=True)
+
+
 if __name__ == "__main__":
     what = sys.argv[1] if len(sys.argv) > 1 else "check"
     args = [int(a) for a in sys.argv[2:]]
-    {"check": check, "fdk": fdk, "iter": iterative, "cyl": cyl, "fista": fista, "big": big}[what](*args)
+    {"check": check, "fdk": fdk, "iter": iterative, "cyl": cyl, "fista": fista, "big": big, "bigiter": bigiter}[what](*args)
