@@ -208,7 +208,8 @@ def test_bad_input_is_refused():
         tomo.forward_project(np.full((8, 8, 8), 3e38, "f4"), g, v)
     with pytest.raises(ValueError, match="half turn"):
         tomo.fdk(np.zeros((8, 2, 8), "f4"), tomo.create_proj_geom("parallel3d", 1.0, 1.0, 8, 8, [0.0, 1.0]), v)
-    vec = np.array([[0, -20, 0, 0, 10, 0, 1, 0, 0, 0, 0, 1], [20, 0, 0, -10, 0, 0, 0, 1, 0, 0, 0, 1]], float)
+    # A cone_vec whose orbit is no circle (the second source higher).
+    vec = np.array([[0, -20, 0, 0, 10, 0, 1, 0, 0, 0, 0, 1], [20, 0, 3, -10, 0, 0, 0, 1, 0, 0, 0, 1]], float)
     with pytest.raises(ValueError, match="FDK takes"):
         tomo.fdk(np.zeros((8, 2, 8), "f4"), tomo.create_proj_geom("cone_vec", 8, 8, vec), v)
     with pytest.raises(TypeError):

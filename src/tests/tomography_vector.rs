@@ -706,3 +706,48 @@ fn solvers_beyond_one_buffer_equal_the_whole() {
     let e = iterative(&capped, Algorithm::Sart { subset_size: 4 }, &b.view(), &g, &v, &IterativeOptions::default(), &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("one buffer"), "{e}");
 }
+
+/// FDK of a cone_vec that is a circular cone (ASTRA's FDK_CUDA takes these): the cone's own
+/// vectors give the cone's FDK; a detector raised along z (a vertical sub-geometry) matches the
+/// f64 reference and still reconstructs the phantom; a wobbling orbit is refused.
+#[test]
+fn fdk_takes_circular_cone_vectors() {
+    let cone = ProjectionGeometry::Cone {
+        spacing_x: 1.5,
+        spacing_y: 1.5,
+        rows: 40,
+        cols: 48,
+        angles: angles(60, TAU, 0.4),
+        source_origin: 100.0,
+        origin_detector: 50.0,
+    };
+    let v = VolumeGeometry::with_window(32, 32, Some(32), [(-16.0, 16.0); 3]).unwrap();
+    let to_vec = |g: &ProjectionGeometry, raise: f64| {
+        let vectors = g.vectors().iter().map(|[s, d, u, w]| [s[0], s[1], s[2], d[0], d[1], d[2] + raise, u[0], u[1], u[2], w[0], w[1], w[2]]).collect();
+        ProjectionGeometry::ConeVec { rows: 40, cols: 48, vectors }
+    };
+    let same = to_vec(&cone, 0.0);
+    let (cv, vv) = (Views::new(&cone, &v).unwrap(), Views::new(&same, &v).unwrap());
+    let projections = rand_array(&cone.shape());
+    let (a, b) = (run(Op::Fdk(Filter::Ramp), &projections, &cone, &cv), run(Op::Fdk(Filter::Ramp), &projections, &same, &vv));
+    assert_rel_l2(&b, &to64(&a), 1e-6, "cone_vec of a cone: FDK");
+    // Raised by 4.5 units: against f64, and the phantom inside its skull.
+    let raised = to_vec(&cone, 4.5);
+    let views = Views::new(&raised, &v).unwrap();
+    let exact = lucent::tomography::shepp_logan_projections(&v, &raised).unwrap().mapv(|x| x as f32).into_dyn();
+    let got = run(Op::Fdk(Filter::Ramp), &exact, &raised, &views);
+    let want = cpu::fdk(&as3(&exact, projection_dims(&views)).view(), &raised, &views, Filter::Ramp).unwrap();
+    assert_rel_l2(&got, &want.into_shape_with_order(IxDyn(&v.shape())).unwrap(), 1e-5, "raised cone_vec FDK vs f64");
+    let phantom = lucent::tomography::shepp_logan_volume(&v, 2).unwrap();
+    let (unraised_views, unraised) = (cv, lucent::tomography::shepp_logan_projections(&v, &cone).unwrap().mapv(|x| x as f32).into_dyn());
+    let base = run(Op::Fdk(Filter::Ramp), &unraised, &cone, &unraised_views);
+    let err = |x: &ArrayD<f32>| rel_l2(x.as_slice().unwrap(), phantom.as_slice().unwrap());
+    assert!(err(&got) < 1.2 * err(&base), "raised {} vs level {}", err(&got), err(&base));
+    // A wobbling orbit is no circle.
+    let mut wobble = to_vec(&cone, 0.0);
+    if let ProjectionGeometry::ConeVec { vectors, .. } = &mut wobble {
+        vectors[7][2] += 1.0;
+    }
+    let e = lucent::ops::tomography::vector::fdk::weights(&wobble).unwrap_err();
+    assert!(e.to_string().contains("circular cone"), "{e}");
+}

@@ -14,31 +14,88 @@ use crate::error::{Error, Result};
 
 /// The circular geometry's parameters.
 struct Circle<'a> {
-    angles: &'a [f64],
+    angles: std::borrow::Cow<'a, [f64]>,
     rows: usize,
     cols: usize,
     spacing: (f64, f64),
     source_origin: f64,
     origin_detector: f64,
+    /// The detector's centre above the source (a `cone_vec`'s vertical shift).
+    z_shift: f64,
+}
+
+/// A `cone_vec` that is a circular cone (as ASTRA's FDK_CUDA takes them): sources on a circle
+/// about the z axis at one height, the detector opposite at one distance and height, u in the
+/// xy plane along the orbit, v along z, each vector as `geom_2vec` writes it; the angles
+/// unwrapped.
+fn circular(vectors: &[[f64; 12]], rows: usize, cols: usize) -> Result<Circle<'static>> {
+    let first = &vectors[0];
+    let (so, od) = (first[0].hypot(first[1]), first[3].hypot(first[4]));
+    let (su, sv) = ((first[6] * first[6] + first[7] * first[7] + first[8] * first[8]).sqrt(), first[11].abs());
+    let (zs, zd) = (first[2], first[5]);
+    let scale = so.max(od).max(su).max(sv);
+    let mut angles: Vec<f64> = Vec::with_capacity(vectors.len());
+    for (i, v) in vectors.iter().enumerate() {
+        let t = v[0].atan2(-v[1]);
+        let (sin, cos) = t.sin_cos();
+        let want = [sin * so, -cos * so, zs, -sin * od, cos * od, zd, cos * su, sin * su, 0.0, 0.0, 0.0, sv];
+        if so == 0.0 || v.iter().zip(&want).any(|(a, b)| (a - b).abs() > 1e-6 * scale) {
+            return Err(Error::Invalid(format!(
+                "FDK takes a cone_vec that is a circular cone (as ASTRA's FDK_CUDA): projection {i}'s vectors leave the circle of the first's (source distance {so}, detector distance {od}, heights {zs} and {zd})"
+            )));
+        }
+        // Unwrapped: each angle within half a turn of the last.
+        let t = match angles.last() {
+            Some(&last) => t + (std::f64::consts::TAU * ((last - t) / std::f64::consts::TAU).round()),
+            None => t,
+        };
+        angles.push(t);
+    }
+    Ok(Circle { angles: angles.into(), rows, cols, spacing: (su, sv), source_origin: so, origin_detector: od, z_shift: zd - zs })
 }
 
 fn circle(g: &ProjectionGeometry) -> Result<Circle<'_>> {
     match g {
-        ProjectionGeometry::Cone { spacing_x, spacing_y, rows, cols, angles, source_origin, origin_detector } => {
-            Ok(Circle { angles, rows: *rows, cols: *cols, spacing: (*spacing_x, *spacing_y), source_origin: *source_origin, origin_detector: *origin_detector })
-        }
-        ProjectionGeometry::FanFlat { width, count, angles, source_origin, origin_detector } => {
-            Ok(Circle { angles, rows: 1, cols: *count, spacing: (*width, 1.0), source_origin: *source_origin, origin_detector: *origin_detector })
-        }
+        ProjectionGeometry::Cone { spacing_x, spacing_y, rows, cols, angles, source_origin, origin_detector } => Ok(Circle {
+            angles: angles.into(),
+            rows: *rows,
+            cols: *cols,
+            spacing: (*spacing_x, *spacing_y),
+            source_origin: *source_origin,
+            origin_detector: *origin_detector,
+            z_shift: 0.0,
+        }),
+        ProjectionGeometry::ConeVec { rows, cols, vectors } => circular(vectors, *rows, *cols),
+        ProjectionGeometry::FanFlat { width, count, angles, source_origin, origin_detector } => Ok(Circle {
+            angles: angles.into(),
+            rows: 1,
+            cols: *count,
+            spacing: (*width, 1.0),
+            source_origin: *source_origin,
+            origin_detector: *origin_detector,
+            z_shift: 0.0,
+        }),
         // Parallel beam: the source at infinity (FBP).
-        ProjectionGeometry::Parallel3d { spacing_x, spacing_y, rows, cols, angles } => {
-            Ok(Circle { angles, rows: *rows, cols: *cols, spacing: (*spacing_x, *spacing_y), source_origin: f64::INFINITY, origin_detector: 0.0 })
-        }
-        ProjectionGeometry::Parallel { width, count, angles } => {
-            Ok(Circle { angles, rows: 1, cols: *count, spacing: (*width, 1.0), source_origin: f64::INFINITY, origin_detector: 0.0 })
-        }
+        ProjectionGeometry::Parallel3d { spacing_x, spacing_y, rows, cols, angles } => Ok(Circle {
+            angles: angles.into(),
+            rows: *rows,
+            cols: *cols,
+            spacing: (*spacing_x, *spacing_y),
+            source_origin: f64::INFINITY,
+            origin_detector: 0.0,
+            z_shift: 0.0,
+        }),
+        ProjectionGeometry::Parallel { width, count, angles } => Ok(Circle {
+            angles: angles.into(),
+            rows: 1,
+            cols: *count,
+            spacing: (*width, 1.0),
+            source_origin: f64::INFINITY,
+            origin_detector: 0.0,
+            z_shift: 0.0,
+        }),
         other => Err(Error::Invalid(format!(
-            "FDK takes a circular cone (cone) or fan (fanflat) geometry, FBP a parallel one (parallel, parallel3d), not {}",
+            "FDK takes a circular cone (cone, or a circular cone_vec) or fan (fanflat) geometry, FBP a parallel one (parallel, parallel3d), not {}",
             other.kind()
         ))),
     }
@@ -65,7 +122,7 @@ pub fn weights(g: &ProjectionGeometry) -> Result<(Array2<f64>, Array2<f64>)> {
         return Err(Error::Invalid("FDK takes angles that increase (or decrease) steadily".into()));
     }
     let column = |k: usize| (k as f64 - (c.cols as f64 - 1.0) / 2.0) * c.spacing.0;
-    let row = |k: usize| (k as f64 - (c.rows as f64 - 1.0) / 2.0) * c.spacing.1;
+    let row = |k: usize| (k as f64 - (c.rows as f64 - 1.0) / 2.0) * c.spacing.1 + c.z_shift;
     if c.source_origin.is_infinite() {
         return parallel(&c, span, step);
     }
