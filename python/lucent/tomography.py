@@ -3,11 +3,14 @@ parallel beam in ASTRA's 2D geometry: sinograms [angle][detector], angles in rad
 rotation centre at the detector's middle unless given, stacks of slices batched along a leading
 axis (:mod:`lucent.transform` has scikit-image's conventions).
 
-Every ASTRA geometry (fan and cone beam, 3D parallel beam, their ``_vec`` forms):
+Every ASTRA geometry (fan and cone beam, 3D parallel beam, their ``_vec`` forms, the cylindrical
+detector ``cyl_cone_vec``; a 2D geometry with a 3D volume is a stack of 2D problems):
 :func:`create_proj_geom` and :func:`create_vol_geom` make ASTRA's dicts (an ASTRA script's own
 dicts work too), :func:`forward_project`, :func:`back_project`, :func:`fdk`, :func:`sirt`,
-:func:`cgls` and :func:`em` take them, with data in ASTRA's layout: projections
-(rows, angles, cols) in 3D, (angles, cols) in 2D; volumes (slices, rows, cols) or (rows, cols).
+:func:`cgls`, :func:`em`, :func:`sart`, :func:`osem` and :func:`fista` (FISTA-TV) take them,
+with data in ASTRA's layout: projections (rows, angles, cols) in 3D, (angles, cols) in 2D;
+volumes (slices, rows, cols) or (rows, cols). Volumes and projections beyond one GPU buffer go
+in slabs and chunks of views.
 
 >>> import numpy as np, lucent
 >>> angles = np.linspace(0, np.pi, 90, endpoint=False)
