@@ -398,6 +398,11 @@ fn iterative_masks_hold() {
     let options = IterativeOptions { iterations: 5, volume_mask: Some(volume_mask), ..Default::default() };
     let e = iterative(poisoned_gpu(), fista, &b.view(), &g, &v, &options, &mut |_| {}).unwrap_err();
     assert!(e.to_string().contains("reconstruction mask"), "{e}");
+    // A weight too small for f32 once scaled by 1/L is no TV step (not a division by zero).
+    let options = IterativeOptions { iterations: 3, ..Default::default() };
+    let tiny = iterative(poisoned_gpu(), Algorithm::FistaTv { weight: 1e-40, tv_iterations: 4 }, &b.view(), &g, &v, &options, &mut |_| {}).unwrap();
+    let plain = iterative(poisoned_gpu(), Algorithm::FistaTv { weight: 0.0, tv_iterations: 4 }, &b.view(), &g, &v, &options, &mut |_| {}).unwrap();
+    assert_eq!(tiny.volume, plain.volume);
 }
 
 /// The forward projector against ASTRA 2.5's own (`astra.create_sino3d_gpu`, printed on an

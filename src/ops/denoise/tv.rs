@@ -15,6 +15,9 @@ use crate::kernels::tv_chambolle;
 /// `weight` (scikit-image's result with `eps=0`, `max_num_iter=iterations`).
 pub fn record(rec: &mut Recording, f: Buf, weight: f32, iterations: usize, ndim: usize) -> Result<Buf> {
     check(weight as f64, iterations)?;
+    if weight < f32::MIN_POSITIVE {
+        return Err(Error::Invalid(format!("a TV weight of {weight}: below f32's normal range")));
+    }
     let count = rec.shape(f).len();
     let mut p = rec.temp(&[ndim * count], Dtype::F32)?;
     crate::kernels::fill::record(rec, p, 0.0);

@@ -230,7 +230,7 @@ pub fn solve(
             let lipschitz = estimate * super::fista::LIPSCHITZ_MARGIN;
             let shape = views.volume_shape();
             let prox = |z: Array3<f64>| -> Array3<f64> {
-                if weight == 0.0 {
+                if ((weight as f64 / lipschitz) as f32) < f32::MIN_POSITIVE {
                     return z;
                 }
                 let z = z.into_shape_with_order(ndarray::IxDyn(&shape)).expect("the volume's shape");

@@ -156,8 +156,10 @@ pub fn solve(
             let g = gpu::record_backproject(&mut rec, r, views, &s, o.projector)?;
             let g = unary::record(&mut rec, UnaryOp::Scale((1.0 / lipschitz) as f32), g)?;
             let z = binary::record(&mut rec, BinaryOp::Add, y, g)?;
+            // A weight below f32's normal range after the step's scale does nothing: no TV step.
+            let step_weight = (weight as f64 / lipschitz) as f32;
             let mut next =
-                if weight > 0.0 { crate::ops::denoise::tv::record(&mut rec, z, (weight as f64 / lipschitz) as f32, tv_iterations, vshape.len())? } else { z };
+                if step_weight >= f32::MIN_POSITIVE { crate::ops::denoise::tv::record(&mut rec, z, step_weight, tv_iterations, vshape.len())? } else { z };
             if o.min.is_some() || o.max.is_some() {
                 next = unary::record(&mut rec, UnaryOp::Clamp { lo, hi }, next)?;
             }
