@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use lucent::phantom::Rng;
 use lucent::tomography::{self as tomo, Algorithm, Filter, IterativeOptions, ProjectionGeometry, VolumeGeometry};
-use lucent::{io, Error, Gpu};
+use lucent::{Error, Gpu};
 use ndarray::{Array2, Array3, Axis};
 use serde_json::{json, Value};
 
@@ -105,17 +105,13 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
             (1100, 420),
         )?,
     ];
-    let mut files = Vec::new();
-    for f in &figures {
-        f.write(dir)?;
-        files.push(f.file.clone());
-    }
-    for (name, x) in [("cone_phantom.npy", &truth32), ("cone_fdk.npy", &fdk), ("cone_sirt.npy", &sirt_volume)] {
-        io::write_real(dir.join(name), &x.view().into_dyn())?;
-        files.push(name.to_string());
-    }
-    io::write_real(dir.join("cone_projections.npy"), &noisy.view())?;
-    files.push("cone_projections.npy".into());
+    let arrays = [
+        ("cone_phantom.npy", truth32.view().into_dyn()),
+        ("cone_fdk.npy", fdk.view().into_dyn()),
+        ("cone_sirt.npy", sirt_volume.view().into_dyn()),
+        ("cone_projections.npy", noisy.view().into_dyn()),
+    ];
+    let files = demo_figure::write_all(dir, &figures, &arrays)?;
     let total_ms = ms_since(start);
     let section = Section {
         title: "Cone-beam tomography: FDK and SIRT".into(),

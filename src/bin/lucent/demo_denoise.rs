@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use lucent::denoise::Options;
 use lucent::phantom::dynamic;
-use lucent::{io, Error, Gpu};
+use lucent::{Error, Gpu};
 use ndarray::{s, Array2, ArrayD, Axis};
 use serde_json::{json, Value};
 
@@ -81,15 +81,8 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
             (1100, 420),
         )?,
     ];
-    let mut files = Vec::new();
-    for f in &figures {
-        f.write(dir)?;
-        files.push(f.file.clone());
-    }
-    for (name, x) in [("series_noisy.npy", &noisy), ("series_denoised_3d.npy", &denoised[0]), ("series_denoised_4d.npy", &denoised[1])] {
-        io::write_real(dir.join(name), &x.view())?;
-        files.push(name.to_string());
-    }
+    let arrays = [("series_noisy.npy", noisy.view()), ("series_denoised_3d.npy", denoised[0].view()), ("series_denoised_4d.npy", denoised[1].view())];
+    let files = demo_figure::write_all(dir, &figures, &arrays)?;
     let db = [psnr(&noisy), psnr(&denoised[0]), psnr(&denoised[1])];
     let total_ms = ms_since(start);
     let section = Section {

@@ -29,6 +29,21 @@ impl Figure {
     }
 }
 
+/// A panel's files into `dir`: its figures (PNG) and its arrays (.npy, by name); their names, in
+/// that order.
+pub fn write_all(dir: &Path, figures: &[Figure], arrays: &[(&str, ndarray::ArrayViewD<f32>)]) -> Result<Vec<String>, Error> {
+    let mut files = Vec::new();
+    for f in figures {
+        f.write(dir)?;
+        files.push(f.file.clone());
+    }
+    for (name, x) in arrays {
+        lucent::io::write_real(dir.join(name), x)?;
+        files.push(name.to_string());
+    }
+    Ok(files)
+}
+
 /// One image of a row: `image` (rows, columns) shown in grey from `range.0` (black) to
 /// `range.1` (white), values outside clipped.
 pub struct Panel {

@@ -8,7 +8,7 @@ use std::time::Instant;
 
 use lucent::phantom::aooct::{self, EyeMotion};
 use lucent::registration::{self, BscanShift, Status, StripeRegistration};
-use lucent::{io, Error, Gpu};
+use lucent::{Error, Gpu};
 use ndarray::{Array2, Array3, Axis};
 use serde_json::{json, Value};
 
@@ -74,15 +74,12 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
         )?,
         trace(&found[0], &series.truth[0])?,
     ];
-    let mut files = Vec::new();
-    for f in &figures {
-        f.write(dir)?;
-        files.push(f.file.clone());
-    }
-    for (name, x) in [("aooct_reference.npy", &series.reference), ("aooct_moving.npy", &series.moving[0]), ("aooct_average.npy", &average)] {
-        io::write_real(dir.join(name), &x.view().into_dyn())?;
-        files.push(name.to_string());
-    }
+    let arrays = [
+        ("aooct_reference.npy", series.reference.view().into_dyn()),
+        ("aooct_moving.npy", series.moving[0].view().into_dyn()),
+        ("aooct_average.npy", average.view().into_dyn()),
+    ];
+    let files = demo_figure::write_all(dir, &figures, &arrays)?;
     let section = Section {
         title: "Registration: AO-OCT volumes under eye motion".into(),
         text: format!(

@@ -10,7 +10,7 @@ use std::time::Instant;
 use lucent::ndimage::AffineMap;
 use lucent::phantom::{shepp_logan, Rng};
 use lucent::registration::{self, SimilarityOptions};
-use lucent::{io, Error, Gpu};
+use lucent::{Error, Gpu};
 use ndarray::{Array2, ArrayD, Ix2};
 use serde_json::{json, Value};
 
@@ -138,12 +138,8 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
         &panels,
         3,
     )?;
-    figure.write(dir)?;
-    let mut files = vec![figure.file.clone()];
-    for (name, x) in [("similarity_reference.npy", &reference), ("similarity_moving.npy", &moving)] {
-        io::write_real(dir.join(name), &x.view().into_dyn())?;
-        files.push(name.to_string());
-    }
+    let arrays = [("similarity_reference.npy", reference.view().into_dyn()), ("similarity_moving.npy", moving.view().into_dyn())];
+    let files = demo_figure::write_all(dir, std::slice::from_ref(&figure), &arrays)?;
     let section = Section {
         title: "Registration: rotation, scale and translation".into(),
         text: format!(

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use lucent::phantom::{shepp_logan, Rng};
 use lucent::tomography::{cpu, Filter, Geometry, EM_EPSILON};
-use lucent::{io, Error, Gpu};
+use lucent::{Error, Gpu};
 use ndarray::{Array2, Axis};
 use serde_json::{json, Value};
 
@@ -91,15 +91,13 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
             (1100, 420),
         )?,
     ];
-    let mut files = Vec::new();
-    for f in &figures {
-        f.write(dir)?;
-        files.push(f.file.clone());
-    }
-    for (name, x) in [("phantom.npy", &phantom32), ("counts.npy", &counts), ("fbp.npy", &fbp), ("em.npy", &em)] {
-        io::write_real(dir.join(name), &x.view().into_dyn())?;
-        files.push(name.to_string());
-    }
+    let arrays = [
+        ("phantom.npy", phantom32.view().into_dyn()),
+        ("counts.npy", counts.view().into_dyn()),
+        ("fbp.npy", fbp.view().into_dyn()),
+        ("em.npy", em.view().into_dyn()),
+    ];
+    let files = demo_figure::write_all(dir, &figures, &arrays)?;
     let total_ms = ms_since(start);
     let section = Section {
         title: "Tomography: filtered back-projection and MLEM".into(),

@@ -10,7 +10,7 @@ use std::ops::Range;
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Slice};
 
-use super::iterative::{sum_squares, Algorithm, Options, Solution, SUM_FLOOR};
+use super::iterative::{masked, sum_squares, Algorithm, Options, Solution, SUM_FLOOR};
 use super::{blocks, gpu, Views};
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuArray};
@@ -68,64 +68,58 @@ impl Layout<'_> {
         gpu: &Gpu,
         x: &[GpuArray],
         o: &Options,
-        mut finish: impl FnMut(&mut Recording, usize, Buf) -> Result<(Vec<Buf>, Vec<Buf>)>,
+        finish: impl FnMut(&mut Recording, usize, Buf) -> Result<(Vec<Buf>, Vec<Buf>)>,
     ) -> Result<(Vec<Vec<GpuArray>>, Vec<f64>)> {
-        let (mut kept, mut sums) = (Vec::new(), Vec::new());
-        for c in 0..self.chunks.len() {
-            let mut rec = Recording::new(gpu);
-            let mut total: Option<Buf> = None;
-            for (s, slab) in x.iter().enumerate() {
-                let part = self.block(s, c);
-                let setup = gpu::setup(&mut rec, &part)?;
-                let xs = rec.input(slab);
-                let y = gpu::record_project_for(&mut rec, xs, &part, &setup, o.projector)?;
-                total = Some(match total {
-                    Some(t) => binary::record(&mut rec, BinaryOp::Add, t, y)?,
-                    None => y,
-                });
-            }
-            let (outs, scalars) = finish(&mut rec, c, total.expect("a slab"))?;
-            let outputs: Vec<_> = outs.iter().map(|&b| rec.output(b)).collect();
-            let downloads: Vec<_> = scalars.iter().map(|&b| rec.download(b)).collect();
-            let results = rec.run()?;
-            sums.resize(downloads.len(), 0.0);
-            for (k, d) in downloads.into_iter().enumerate() {
-                sums[k] += results.f32(d)?.iter().next().copied().unwrap_or(f32::NAN) as f64;
-            }
-            kept.push(outputs.into_iter().map(|o| results.array(o)).collect());
-        }
-        Ok((kept, sums))
+        self.sweep(gpu, x, true, o, finish)
     }
 
-    /// Per slab s: `finish(rec, s, Aᵀ y)` on its back-projection Σ_c A_scᵀ y_c, as [`forward`].
+    /// Per slab s: `finish(rec, s, Aᵀ y)` on its back-projection Σ_c A_scᵀ y_c, as [`Self::forward`].
     fn backward(
         &self,
         gpu: &Gpu,
         y: &[GpuArray],
         o: &Options,
+        finish: impl FnMut(&mut Recording, usize, Buf) -> Result<(Vec<Buf>, Vec<Buf>)>,
+    ) -> Result<(Vec<Vec<GpuArray>>, Vec<f64>)> {
+        self.sweep(gpu, y, false, o, finish)
+    }
+
+    /// Both directions: per output piece (a chunk forward, a slab back) the sum over the input
+    /// pieces of their blocks' projections or back-projections, then `finish`.
+    fn sweep(
+        &self,
+        gpu: &Gpu,
+        input: &[GpuArray],
+        forward: bool,
+        o: &Options,
         mut finish: impl FnMut(&mut Recording, usize, Buf) -> Result<(Vec<Buf>, Vec<Buf>)>,
     ) -> Result<(Vec<Vec<GpuArray>>, Vec<f64>)> {
+        let outputs = if forward { self.chunks.len() } else { self.slabs.len() };
         let (mut kept, mut sums) = (Vec::new(), Vec::new());
-        for s in 0..self.slabs.len() {
+        for k in 0..outputs {
             let mut rec = Recording::new(gpu);
             let mut total: Option<Buf> = None;
-            for (c, chunk) in y.iter().enumerate() {
-                let part = self.block(s, c);
+            for (i, piece) in input.iter().enumerate() {
+                let part = if forward { self.block(i, k) } else { self.block(k, i) };
                 let setup = gpu::setup(&mut rec, &part)?;
-                let yc = rec.input(chunk);
-                let v = gpu::record_backproject(&mut rec, yc, &part, &setup, o.projector)?;
+                let x = rec.input(piece);
+                let y = if forward {
+                    gpu::record_project_for(&mut rec, x, &part, &setup, o.projector)?
+                } else {
+                    gpu::record_backproject(&mut rec, x, &part, &setup, o.projector)?
+                };
                 total = Some(match total {
-                    Some(t) => binary::record(&mut rec, BinaryOp::Add, t, v)?,
-                    None => v,
+                    Some(t) => binary::record(&mut rec, BinaryOp::Add, t, y)?,
+                    None => y,
                 });
             }
-            let (outs, scalars) = finish(&mut rec, s, total.expect("a chunk"))?;
+            let (outs, scalars) = finish(&mut rec, k, total.expect("an input piece"))?;
             let outputs: Vec<_> = outs.iter().map(|&b| rec.output(b)).collect();
             let downloads: Vec<_> = scalars.iter().map(|&b| rec.download(b)).collect();
             let results = rec.run()?;
             sums.resize(downloads.len(), 0.0);
-            for (k, d) in downloads.into_iter().enumerate() {
-                sums[k] += results.f32(d)?.iter().next().copied().unwrap_or(f32::NAN) as f64;
+            for (n, d) in downloads.into_iter().enumerate() {
+                sums[n] += results.f32(d)?.iter().next().copied().unwrap_or(f32::NAN) as f64;
             }
             kept.push(outputs.into_iter().map(|o| results.array(o)).collect());
         }
@@ -173,12 +167,6 @@ pub fn solve(
         }
     };
     let input_or = |rec: &mut Recording, pieces: &Option<Vec<GpuArray>>, k: usize| pieces.as_ref().map(|p| rec.input(&p[k]));
-    let masked = |rec: &mut Recording, x: Buf, m: Option<Buf>| -> Result<Buf> {
-        match m {
-            Some(m) => binary::record(rec, BinaryOp::Mul, x, m),
-            None => Ok(x),
-        }
-    };
     let mut residuals = Vec::with_capacity(o.iterations);
     let x = match algorithm {
         Algorithm::Sirt => {

@@ -196,7 +196,8 @@ pub(super) fn sum_squares(rec: &mut Recording, x: Buf) -> Result<Buf> {
     reduce::record(rec, flat, Reduction::SumSquares, None)
 }
 
-fn masked(rec: &mut Recording, x: Buf, mask: Option<Buf>) -> Result<Buf> {
+/// `x` times `mask`, or `x`.
+pub(super) fn masked(rec: &mut Recording, x: Buf, mask: Option<Buf>) -> Result<Buf> {
     match mask {
         Some(m) => binary::record(rec, BinaryOp::Mul, x, m),
         None => Ok(x),
