@@ -16,6 +16,13 @@
 //! # Ok::<(), lucent::Error>(())
 //! ```
 
+mod reconstruct;
+
+pub use reconstruct::{
+    reconstruct, reconstruct_array, ArrayScan, Center, Normalize, Options as ReconstructOptions, Outliers, Paganin, Part, Report as ReconstructReport, Samples,
+    ScanSource, Stripe, LOG_FLOOR,
+};
+
 use ndarray::{ArrayBase, Data, Dimension};
 
 use crate::error::Result;

@@ -199,6 +199,19 @@ impl GpuArray {
         Self::upload(gpu, data.shape(), T::DTYPE, &row_major_bytes(data))
     }
 
+    /// 16-bit values two to a u32 word, the first in the low half (a last odd value padded with
+    /// 0): a U32 array of ⌈n/2⌉ words, half the bytes of f32.
+    pub fn upload_u16(gpu: &Gpu, values: &[u16]) -> Result<GpuArray> {
+        let words = values.len().div_ceil(2).max(1);
+        let bytes: &[u8] = bytemuck::cast_slice(values);
+        if cfg!(target_endian = "little") && values.len() % 2 == 0 && !values.is_empty() {
+            return Self::upload(gpu, &[words], Dtype::U32, bytes);
+        }
+        let packed: Vec<u32> =
+            (0..words).map(|w| values.get(2 * w).map_or(0, |&v| v as u32) | values.get(2 * w + 1).map_or(0, |&v| (v as u32) << 16)).collect();
+        Self::upload(gpu, &[words], Dtype::U32, bytemuck::cast_slice(&packed))
+    }
+
     pub fn upload_c32(gpu: &Gpu, data: &ArrayViewD<Complex32>) -> Result<GpuArray> {
         Self::upload(gpu, data.shape(), Dtype::C32, &row_major_bytes(data))
     }

@@ -96,6 +96,21 @@ pub fn all_or_nothing<T>(write_all: impl FnOnce() -> Result<T>) -> Result<T> {
 /// A new, exclusively created file `.<name>.<pid>.<n>.tmp` in the target's directory (same
 /// filesystem, so the final rename is atomic).
 fn create_temporary(path: &Path) -> Result<(PathBuf, File)> {
+    let tmp = temporary_path(path)?;
+    let dir = tmp.parent().unwrap_or(Path::new(".")).to_path_buf();
+    match OpenOptions::new().write(true).create_new(true).open(&tmp) {
+        Ok(file) => Ok((tmp, file)),
+        Err(e) => {
+            super::temporaries::untrack(&tmp);
+            Err(file_error(path, format!("cannot create a file in {}: {e}", dir.display())))
+        }
+    }
+}
+
+/// A fresh temporary name `.<name>.<pid>.<n>.tmp` in the target's directory (same filesystem,
+/// so the final rename is atomic), tracked from now on: for writers that create the file
+/// themselves (the HDF5 library), finished by [`commit_temporary`] or [`discard_temporary`].
+pub fn temporary_path(path: &Path) -> Result<PathBuf> {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let name = path.file_name().ok_or_else(|| file_error(path, "is not a file name".into()))?.to_string_lossy();
     let dir = match path.parent() {
@@ -106,13 +121,35 @@ fn create_temporary(path: &Path) -> Result<(PathBuf, File)> {
     let tmp = dir.join(format!(".{name}.{}.{n}.tmp", std::process::id()));
     // Tracked before it exists: a signal between the two would otherwise leave it behind.
     super::temporaries::track(&tmp);
-    match OpenOptions::new().write(true).create_new(true).open(&tmp) {
-        Ok(file) => Ok((tmp, file)),
-        Err(e) => {
-            super::temporaries::untrack(&tmp);
-            Err(file_error(path, format!("cannot create a file in {}: {e}", dir.display())))
-        }
+    Ok(tmp)
+}
+
+/// Syncs the finished file `temporary` ([`temporary_path`]) and moves it over `target` (now, or
+/// inside [`all_or_nothing`]); on failure it is removed.
+pub fn commit_temporary(temporary: &Path, target: &Path) -> Result<()> {
+    let synced = File::open(temporary).and_then(|f| f.sync_all()).map_err(|e| file_error(target, format!("fsync failed: {e}")));
+    if let Err(e) = synced {
+        discard_temporary(temporary);
+        return Err(e);
     }
+    let (temporary, target) = (temporary.to_path_buf(), target.to_path_buf());
+    let moving = temporary.clone();
+    move_into_place(&temporary, move || {
+        let moved = std::fs::rename(&moving, &target).map_err(|e| file_error(&target, format!("cannot move the finished file into place: {e}")));
+        match moved {
+            Ok(()) => sync_directory(&target),
+            Err(_) => {
+                let _ = std::fs::remove_file(&moving);
+            }
+        }
+        moved
+    })
+}
+
+/// Removes an unfinished temporary ([`temporary_path`]).
+pub fn discard_temporary(temporary: &Path) {
+    super::temporaries::untrack(temporary);
+    let _ = std::fs::remove_file(temporary);
 }
 
 fn fill_and_sync<F>(path: &Path, file: File, write: F) -> Result<()>

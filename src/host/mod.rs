@@ -11,7 +11,7 @@ use std::path::Path;
 
 #[cfg(feature = "zarr")]
 pub(crate) use atomic::move_into_place;
-pub use atomic::{all_or_nothing, write_atomic, Output};
+pub use atomic::{all_or_nothing, commit_temporary, discard_temporary, temporary_path, write_atomic, Output};
 
 use crate::error::{Error, Result};
 

@@ -24,9 +24,12 @@
 //! ```
 
 pub mod astra;
+#[cfg(feature = "hdf5")]
+pub mod hdf5;
 pub mod npy;
 pub mod png;
 pub mod tiff;
+pub mod volume;
 #[cfg(feature = "zarr")]
 pub mod zarr;
 
@@ -54,6 +57,17 @@ mod zarr {
 
     fn without_zarr(path: &Path) -> crate::Error {
         file_error(path, "is in a Zarr store, and this build of lucent has no Zarr support (its `zarr` feature)".into())
+    }
+}
+
+/// Without the `hdf5` feature an HDF5 file is recognised and refused with a message that names
+/// the feature.
+#[cfg(not(feature = "hdf5"))]
+mod hdf5 {
+    use super::*;
+
+    pub fn read(path: &Path, _budget: u64) -> Result<ArrayD<f32>> {
+        Err(file_error(path, "is an HDF5 file, and this build of lucent has no HDF5 support (its `hdf5` feature)".into()))
     }
 }
 
@@ -90,6 +104,9 @@ pub enum Format {
     /// A Zarr array or OME-Zarr image: any path with a component ending in .zarr (read and
     /// written with the `zarr` feature, `io::zarr`).
     Zarr,
+    /// An HDF5 file (.h5, .hdf5, .hdf, .nxs): read as a DXchange scan's projections
+    /// (`/exchange/data`, with the `hdf5` feature, `io::hdf5`); not written.
+    Hdf5,
 }
 
 impl Format {
@@ -102,8 +119,9 @@ impl Format {
             "npy" => Ok(Format::Npy),
             "tif" | "tiff" => Ok(Format::Tiff),
             "png" => Ok(Format::Png),
-            "" => Err(file_error(path, "has no file extension; lucent reads and writes .npy, .tif, .tiff, .png and .zarr".into())),
-            _ => Err(file_error(path, format!("unknown extension `.{ext}`; lucent reads and writes .npy, .tif, .tiff, .png and .zarr"))),
+            "h5" | "hdf5" | "hdf" | "nxs" => Ok(Format::Hdf5),
+            "" => Err(file_error(path, "has no file extension; lucent reads and writes .npy, .tif, .tiff, .png and .zarr (and reads .h5)".into())),
+            _ => Err(file_error(path, format!("unknown extension `.{ext}`; lucent reads and writes .npy, .tif, .tiff, .png and .zarr (and reads .h5)"))),
         }
     }
 }
@@ -144,6 +162,7 @@ pub fn read_with_budget(path: impl AsRef<Path>, budget: u64) -> Result<Loaded> {
         Format::Tiff => tiff::read(path, budget).map(Loaded::Real),
         Format::Png => png::read(path, budget).map(Loaded::Real),
         Format::Zarr => zarr::read(path, budget).map(Loaded::Real),
+        Format::Hdf5 => hdf5::read(path, budget).map(Loaded::Real),
     }
 }
 
@@ -181,6 +200,7 @@ pub fn check_output(path: &Path, ndim: usize, complex: bool) -> Result<()> {
     check_directory(path)?;
     match Format::from_path(path)? {
         Format::Npy => Ok(()),
+        Format::Hdf5 => Err(not_written(path)),
         _ if complex => Err(file_error(path, "a complex result can only be written to .npy".into())),
         Format::Png if ndim != 2 => Err(file_error(path, format!("a PNG holds a 2D image; this result has {ndim} axes (write .npy or .tif)"))),
         Format::Tiff if !(2..=3).contains(&ndim) => {
@@ -188,6 +208,11 @@ pub fn check_output(path: &Path, ndim: usize, complex: bool) -> Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// lucent reads HDF5 scans and writes its results in other formats.
+fn not_written(path: &Path) -> crate::Error {
+    file_error(path, "lucent reads HDF5 files but does not write them: write .npy, .tif or .zarr".into())
 }
 
 /// Writes real data: float32 `.npy`, float32 `.tif` (2D: one page, 3D: one page per slice), or an
@@ -199,6 +224,7 @@ pub fn write_real(path: impl AsRef<Path>, x: &ArrayViewD<f32>) -> Result<()> {
         Format::Tiff => tiff::write_f32(path, x),
         Format::Png => png::write(path, x, png::Depth::Eight).map(|_| ()),
         Format::Zarr => zarr::write_like(path, x, None),
+        Format::Hdf5 => Err(not_written(path)),
     }
 }
 

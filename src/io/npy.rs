@@ -237,6 +237,29 @@ fn write_npy<T: Pod>(path: &Path, descr: &str, x: &ArrayViewD<T>) -> Result<()> 
     })
 }
 
+/// Writes a float32 `.npy` of `shape` atomically from slabs along axis 0 that `next` returns
+/// in order (None: no more; an error abandons the file).
+pub fn write_f32_slabs(path: &Path, shape: &[usize], next: &mut dyn FnMut() -> Result<Option<ArrayD<f32>>>) -> Result<()> {
+    write_atomic(path, |w| {
+        let io = |e: std::io::Error| file_error(path, format!("write failed: {e}"));
+        w.write_all(&header_bytes("<f4", shape)).map_err(io)?;
+        let mut rows = 0;
+        while let Some(slab) = next()? {
+            if slab.ndim() != shape.len() || slab.shape()[1..] != shape[1..] || rows + slab.shape()[0] > shape[0] {
+                return Err(file_error(path, format!("a slab of shape {:?} after {rows} rows of {shape:?}", slab.shape())));
+            }
+            rows += slab.shape()[0];
+            let slab = slab.as_standard_layout();
+            let all = slab.as_slice().expect("standard layout");
+            all.chunks(CALL / 4).try_for_each(|c| w.write_all(&little_endian(c))).map_err(io)?;
+        }
+        if rows != shape[0] {
+            return Err(file_error(path, format!("{rows} of {} rows were written", shape[0])));
+        }
+        Ok(())
+    })
+}
+
 /// The bytes of f32 scalars in little-endian order (a copy only on big-endian machines).
 fn little_endian<T: Pod>(values: &[T]) -> Cow<'_, [u8]> {
     let bytes: &[u8] = bytemuck::cast_slice(values);

@@ -395,6 +395,42 @@ where
     })
 }
 
+/// Writes a float32 stack of `shape` (pages, h, w) atomically from slabs of pages that `next`
+/// returns in order (None: no more; an error abandons the file).
+pub fn write_f32_slabs(path: &Path, shape: [usize; 3], next: &mut dyn FnMut() -> Result<Option<ArrayD<f32>>>) -> Result<()> {
+    let err = |message: String| file_error(path, message);
+    let (Ok(h), Ok(w)) = (u32::try_from(shape[1]), u32::try_from(shape[2])) else {
+        return Err(err(format!("a {}x{} page is beyond TIFF's 32-bit dimensions", shape[1], shape[2])));
+    };
+    let big = shape.iter().product::<usize>() * 4 > u32::MAX as usize - (1 << 24);
+    write_atomic(path, |file| {
+        let mut pages = 0;
+        let mut write = |page: &mut dyn FnMut(&[f32]) -> ::tiff::TiffResult<()>| -> Result<()> {
+            while let Some(slab) = next()? {
+                if slab.ndim() != 3 || slab.shape()[1..] != shape[1..] || pages + slab.shape()[0] > shape[0] {
+                    return Err(err(format!("a slab of shape {:?} after {pages} pages of {shape:?}", slab.shape())));
+                }
+                pages += slab.shape()[0];
+                let slab = slab.as_standard_layout();
+                for p in slab.outer_iter() {
+                    page(p.as_slice().expect("standard layout")).map_err(|e| err(format!("TIFF write failed: {e}")))?;
+                }
+            }
+            if pages != shape[0] {
+                return Err(err(format!("{pages} of {} pages were written", shape[0])));
+            }
+            Ok(())
+        };
+        if big {
+            let mut e = TiffEncoder::<_, TiffKindBig>::new_generic(file).map_err(|e| err(format!("TIFF write failed: {e}")))?;
+            write(&mut |p| e.write_image::<Gray32Float>(w, h, p))
+        } else {
+            let mut e = TiffEncoder::<_, TiffKindStandard>::new_generic(file).map_err(|e| err(format!("TIFF write failed: {e}")))?;
+            write(&mut |p| e.write_image::<Gray32Float>(w, h, p))
+        }
+    })
+}
+
 fn write_pages<W: Write + Seek, K: TiffKind, C: colortype::ColorType>(
     mut encoder: TiffEncoder<W, K>,
     stack: &ArrayViewD<C::Inner>,

@@ -23,6 +23,7 @@ mod label;
 mod matching;
 mod phantom;
 mod psf;
+mod recon;
 mod register;
 mod register_affine;
 mod register_stack;
@@ -180,6 +181,12 @@ enum Command {
     ///
     /// Example: lucent fista projections.npy --geometry cone.json --volume volume.json -o x.npy -n 50 --tv-weight 0.5
     Fista(beam::FistaArgs),
+    /// The beamline pipeline: raw projections (DXchange HDF5, or arrays with flats and darks)
+    /// to a volume: outliers, normalisation, phase retrieval, −log, ring removal, the centre,
+    /// FBP of every slice, streamed to .zarr, .npy or .tif.
+    ///
+    /// Example: lucent recon scan.h5 -o volume.zarr --center auto --stripe sorting
+    Recon(recon::Args),
     /// The rotation centre of a sinogram (detector coordinate), as TomoPy's find_center.
     ///
     /// Example: lucent find-center sinogram.npy --radius 20
@@ -368,6 +375,7 @@ fn main() {
             &args.geometry,
             Some(&args.iterative),
         ),
+        Command::Recon(args) => recon::run(&global, &args),
         Command::FindCenter(args) => tomography::find_center(&global, &args),
         Command::Deconvolve(args) => deconvolve::run(&global, &args),
         Command::Demo(args) => demo::run(&global, &args),

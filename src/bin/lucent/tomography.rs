@@ -444,7 +444,7 @@ fn find_offset(global: &Global, args: &FindCenterArgs, geometry: &Path) -> Resul
 
 /// A bar over a stack's slices (hidden for one slice, --quiet or --json); drawn on stderr when
 /// it is a terminal.
-fn progress_bar(global: &Global, slices: usize, what: &str) -> indicatif::ProgressBar {
+pub fn progress_bar(global: &Global, slices: usize, what: &str) -> indicatif::ProgressBar {
     if global.quiet || global.json || slices < 2 {
         return indicatif::ProgressBar::hidden();
     }

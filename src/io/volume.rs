@@ -1,0 +1,81 @@
+//! A volume written while it is computed: slabs of slices (along axis 0, in order) go to a
+//! writer thread that streams them into a `.npy`, a TIFF stack or an OME-Zarr image, so the
+//! computation of the next slab overlaps the writing of the last and the volume never has to
+//! be whole in memory. Written atomically: a failure on either side leaves no file.
+
+use std::path::Path;
+use std::sync::mpsc::{sync_channel, Receiver};
+
+use ndarray::{Array3, ArrayD};
+
+use super::{file_error, Format};
+use crate::error::{Error, Result};
+
+enum Message {
+    Slab(Array3<f32>),
+    /// The producer failed: the writer abandons the file.
+    Abort,
+}
+
+/// Runs `produce`, which hands each slab (first slice, slices) of a volume of `shape` to the
+/// function it is given, in order, while a second thread writes them to `path` (by extension:
+/// .npy, .tif/.tiff or .zarr).
+pub fn write_streamed<T>(path: &Path, shape: [usize; 3], produce: impl FnOnce(&mut dyn FnMut(usize, Array3<f32>) -> Result<()>) -> Result<T>) -> Result<T> {
+    super::check_output(path, 3, false)?;
+    let format = Format::from_path(path)?;
+    if format == Format::Png {
+        return Err(file_error(path, "a volume is written to .npy, .tif or .zarr, not .png".into()));
+    }
+    if shape.contains(&0) {
+        return Err(file_error(path, format!("cannot write an empty volume of shape {shape:?}")));
+    }
+    // Two slabs in flight: one being written, one waiting.
+    let (tx, rx) = sync_channel::<Message>(1);
+    std::thread::scope(|s| {
+        let writer = s.spawn(move || write(path, format, shape, rx));
+        let mut next = 0;
+        let produced = produce(&mut |start, slab| {
+            if start != next {
+                return Err(Error::Invalid(format!("slices from {start} written after {next}: the slabs must come in order")));
+            }
+            next += slab.shape()[0];
+            tx.send(Message::Slab(slab)).map_err(|_| file_error(path, "the writer stopped".into()))
+        });
+        if produced.is_err() {
+            let _ = tx.send(Message::Abort);
+        }
+        drop(tx);
+        let written = writer.join().map_err(|_| file_error(path, "the writer stopped unexpectedly".into()))?;
+        // The producer's error first: a writer that stopped because of it says less.
+        let value = produced?;
+        written.map(|()| value)
+    })
+}
+
+fn write(path: &Path, format: Format, shape: [usize; 3], rx: Receiver<Message>) -> Result<()> {
+    let mut next = || -> Result<Option<ArrayD<f32>>> {
+        match rx.recv() {
+            Ok(Message::Slab(slab)) => Ok(Some(slab.into_dyn())),
+            Ok(Message::Abort) => Err(file_error(path, "abandoned: the computation failed".into())),
+            Err(_) => Ok(None),
+        }
+    };
+    match format {
+        Format::Npy => super::npy::write_f32_slabs(path, &shape, &mut next),
+        Format::Tiff => super::tiff::write_f32_slabs(path, shape, &mut next),
+        #[cfg(feature = "zarr")]
+        Format::Zarr => {
+            let sink = super::zarr::Sink::create(path, &shape, None, &super::zarr::Ome::default())?;
+            let mut rows = 0;
+            while let Some(slab) = next()? {
+                sink.write_rows(rows, &slab.view())?;
+                rows += slab.shape()[0];
+            }
+            if rows != shape[0] {
+                return Err(file_error(path, format!("{rows} of {} slices were written", shape[0])));
+            }
+            sink.finish()
+        }
+        _ => Err(file_error(path, "a volume is written to .npy, .tif or .zarr".into())),
+    }
+}

@@ -1,0 +1,499 @@
+//! The beamline pipeline: raw projections with flat and dark fields to a volume, every slice
+//! reconstructed, in bands of detector rows streamed through the device: a reader thread fetches
+//! band k + 1 (and averages its flats and darks) while the device works on band k, and the
+//! caller's `write` takes each band of slices as it is done. Per band, one recording: outlier
+//! replacement, normalisation and −log in sinogram order, stripe removal, FBP (the log-polar
+//! method where it applies). Phase retrieval needs whole projections: with it, a first pass
+//! filters chunks of projections into host memory, which the bands then read.
+//! [`ScanSource`] is where the rows come from (an HDF5 file in `io::hdf5`, arrays in
+//! [`ArrayScan`]).
+
+use std::ops::Range;
+
+use ndarray::{Array2, Array3, Axis};
+
+use super::{Filter, Geometry, Progress};
+use crate::error::{Error, Result};
+use crate::gpu::{Gpu, GpuArray};
+use crate::graph::Recording;
+use crate::kernels::prep_normalize::Raw;
+use crate::ops::tomography::prep::{self};
+pub use crate::ops::tomography::prep::{Normalize, Outliers, Paganin};
+
+/// Detector values: 16-bit counts as stored (converted on the device), anything else as f32.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Samples {
+    U16(Array3<u16>),
+    F32(Array3<f32>),
+}
+
+impl Samples {
+    pub fn shape(&self) -> [usize; 3] {
+        let s = match self {
+            Samples::U16(a) => a.shape(),
+            Samples::F32(a) => a.shape(),
+        };
+        [s[0], s[1], s[2]]
+    }
+
+    /// The values as f32 (exact for 16-bit counts).
+    pub fn to_f32(&self) -> Array3<f32> {
+        match self {
+            Samples::U16(a) => a.mapv(f32::from),
+            Samples::F32(a) => a.clone(),
+        }
+    }
+
+    /// Rows `rows` of every image.
+    pub fn rows(&self, rows: Range<usize>) -> Samples {
+        let s = ndarray::s![.., rows, ..];
+        match self {
+            Samples::U16(a) => Samples::U16(a.slice(s).to_owned()),
+            Samples::F32(a) => Samples::F32(a.slice(s).to_owned()),
+        }
+    }
+
+    /// Images `images`.
+    pub fn images(&self, images: Range<usize>) -> Samples {
+        match self {
+            Samples::U16(a) => Samples::U16(a.slice_axis(Axis(0), images.into()).to_owned()),
+            Samples::F32(a) => Samples::F32(a.slice_axis(Axis(0), images.into()).to_owned()),
+        }
+    }
+
+    /// The mean over the images, in f64 (TomoPy averages flats and darks the same way).
+    fn mean(&self) -> Array2<f64> {
+        match self {
+            Samples::U16(a) => a.mapv(f64::from).mean_axis(Axis(0)).expect("at least one image"),
+            Samples::F32(a) => a.mapv(f64::from).mean_axis(Axis(0)).expect("at least one image"),
+        }
+    }
+
+    fn check_finite(&self, what: &str) -> Result<()> {
+        match self {
+            Samples::U16(_) => Ok(()),
+            Samples::F32(a) => crate::check::check_finite(&a.view().into_dyn(), what),
+        }
+    }
+
+    /// Uploads the values as they are: 16-bit counts two to a word.
+    fn upload(&self, gpu: &Gpu) -> Result<(GpuArray, bool)> {
+        Ok(match self {
+            Samples::U16(a) => (GpuArray::upload_u16(gpu, a.as_slice().expect("standard layout"))?, true),
+            Samples::F32(a) => (GpuArray::upload_f32(gpu, &a.view().into_dyn())?, false),
+        })
+    }
+}
+
+/// A scan's three image sets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Part {
+    /// The projections (angles, rows, cols).
+    Data,
+    /// Flat (white) fields (count, rows, cols).
+    Flat,
+    /// Dark fields (count, rows, cols).
+    Dark,
+}
+
+/// Where a scan's rows come from.
+pub trait ScanSource: Sync {
+    /// The projections' shape (angles, rows, cols).
+    fn shape(&self) -> [usize; 3];
+    /// How many images a part holds (0: none).
+    fn count(&self, part: Part) -> usize;
+    /// `part`'s images `images` (None: all), rows `rows`, every column.
+    fn read(&self, part: Part, images: Option<Range<usize>>, rows: Range<usize>) -> Result<Samples>;
+    /// The projection angles in degrees, when the scan records them.
+    fn theta_degrees(&self) -> Option<Vec<f64>>;
+}
+
+/// A scan held in memory.
+pub struct ArrayScan {
+    pub data: Samples,
+    pub flat: Option<Samples>,
+    pub dark: Option<Samples>,
+    pub theta_degrees: Option<Vec<f64>>,
+}
+
+impl ArrayScan {
+    /// Checks that flats and darks have the projections' rows and columns.
+    pub fn new(data: Samples, flat: Option<Samples>, dark: Option<Samples>, theta_degrees: Option<Vec<f64>>) -> Result<ArrayScan> {
+        let [a, r, c] = data.shape();
+        if a == 0 || r == 0 || c == 0 {
+            return Err(Error::Shape(format!("projections of shape {:?}", [a, r, c])));
+        }
+        for (what, part) in [("flat fields", &flat), ("dark fields", &dark)] {
+            if let Some(p) = part {
+                let s = p.shape();
+                if s[0] == 0 || s[1..] != [r, c] {
+                    return Err(Error::Shape(format!("{what} of shape {s:?} for projections of {:?}", [a, r, c])));
+                }
+            }
+        }
+        if let Some(t) = &theta_degrees {
+            if t.len() != a {
+                return Err(Error::Shape(format!("{} angles for {a} projections", t.len())));
+            }
+        }
+        Ok(ArrayScan { data, flat, dark, theta_degrees })
+    }
+
+    fn part(&self, part: Part) -> Option<&Samples> {
+        match part {
+            Part::Data => Some(&self.data),
+            Part::Flat => self.flat.as_ref(),
+            Part::Dark => self.dark.as_ref(),
+        }
+    }
+}
+
+impl ScanSource for ArrayScan {
+    fn shape(&self) -> [usize; 3] {
+        self.data.shape()
+    }
+
+    fn count(&self, part: Part) -> usize {
+        self.part(part).map_or(0, |p| p.shape()[0])
+    }
+
+    fn read(&self, part: Part, images: Option<Range<usize>>, rows: Range<usize>) -> Result<Samples> {
+        let p = self.part(part).ok_or_else(|| Error::Invalid(format!("the scan has no {part:?} images")))?;
+        let [n, r, _] = p.shape();
+        let images = images.unwrap_or(0..n);
+        if images.end > n || rows.end > r || images.start > images.end || rows.start > rows.end {
+            return Err(Error::Shape(format!("images {images:?}, rows {rows:?} of {:?}", p.shape())));
+        }
+        Ok(p.images(images).rows(rows))
+    }
+
+    fn theta_degrees(&self) -> Option<Vec<f64>> {
+        self.theta_degrees.clone()
+    }
+}
+
+/// Ring (stripe) removal on the sinograms.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Stripe {
+    #[default]
+    None,
+    /// Vo et al.'s sorting-based method (`remove_stripe_based_sorting`): median `size` along
+    /// the detector (`dim` 1) or size × size (`dim` 2).
+    Sorting { size: usize, dim: usize },
+}
+
+/// The rotation centre.
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum Center {
+    /// Found on the middle row's sinogram by TomoPy's `find_center` (least entropy).
+    #[default]
+    Auto,
+    /// This detector coordinate.
+    At(f64),
+}
+
+/// What [`reconstruct`] does besides FBP.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Options {
+    pub outliers: Option<Outliers>,
+    /// Transmission clipped above this (TomoPy's normalize `cutoff`).
+    pub cutoff: Option<f32>,
+    /// −log's floor: transmission below it counts as it.
+    pub log_floor: f32,
+    pub stripe: Stripe,
+    pub paganin: Option<Paganin>,
+    pub center: Center,
+    pub filter: Filter,
+    /// Angles in radians (None: the scan's theta, else equally spaced over [0, π)).
+    pub angles: Option<Vec<f64>>,
+}
+
+/// −log's default floor (transmission below it, from zero or negative counts, counts as it).
+pub const LOG_FLOOR: f32 = 1e-6;
+
+impl Default for Options {
+    fn default() -> Options {
+        Options {
+            outliers: None,
+            cutoff: None,
+            log_floor: LOG_FLOOR,
+            stripe: Stripe::None,
+            paganin: None,
+            center: Center::Auto,
+            filter: Filter::Ramp,
+            angles: None,
+        }
+    }
+}
+
+/// How a run went: the centre used, the bands, and wall time per stage (ms; the reader's and
+/// the writer's overlap the device's).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Report {
+    pub center: f64,
+    pub angles: usize,
+    pub slices: usize,
+    pub size: usize,
+    pub bands: usize,
+    pub rows_per_band: usize,
+    pub uses_logpolar: bool,
+    pub read_ms: f64,
+    pub phase_ms: f64,
+    pub center_ms: f64,
+    pub device_ms: f64,
+    pub write_ms: f64,
+}
+
+/// The volume (rows, cols, cols) of a scan: each detector row's slice, written band by band
+/// through `write(first_slice, slices)` in order; `progress` (stage "slices") after each band.
+pub fn reconstruct(
+    gpu: &Gpu,
+    scan: &dyn ScanSource,
+    options: &Options,
+    progress: &mut dyn FnMut(Progress),
+    write: &mut dyn FnMut(usize, Array3<f32>) -> Result<()>,
+) -> Result<Report> {
+    let [angles, rows, cols] = scan.shape();
+    check_options(options)?;
+    let radians = match (&options.angles, scan.theta_degrees()) {
+        (Some(a), _) => a.clone(),
+        (None, Some(t)) => t.iter().map(|d| d.to_radians()).collect(),
+        (None, None) => Geometry::equally_spaced(angles),
+    };
+    if radians.len() != angles {
+        return Err(Error::Shape(format!("{} angles for {angles} projections", radians.len())));
+    }
+    crate::host::check_host_array("a band of the volume", &[1, cols, cols], 4)?;
+    let mut report = Report {
+        center: 0.0,
+        angles,
+        slices: rows,
+        size: cols,
+        bands: 0,
+        rows_per_band: 0,
+        uses_logpolar: false,
+        read_ms: 0.0,
+        phase_ms: 0.0,
+        center_ms: 0.0,
+        device_ms: 0.0,
+        write_ms: 0.0,
+    };
+    // With phase retrieval the bands read the filtered transmission from host memory.
+    let filtered;
+    let (source, normalize): (&dyn ScanSource, Normalize) = match &options.paganin {
+        Some(paganin) => {
+            let t = std::time::Instant::now();
+            filtered = retrieve_phase(gpu, scan, options, paganin)?;
+            report.phase_ms = crate::host::ms_since(t);
+            (&filtered, Normalize { outliers: None, cutoff: f32::INFINITY, minus_log: Some(options.log_floor), sinograms: true })
+        }
+        None => (
+            scan,
+            Normalize { outliers: options.outliers, cutoff: options.cutoff.unwrap_or(f32::INFINITY), minus_log: Some(options.log_floor), sinograms: true },
+        ),
+    };
+    let geometry = |center: f64| Geometry::new(cols, radians.clone(), Some(cols), Some(center));
+    let t = std::time::Instant::now();
+    report.center = match options.center {
+        Center::At(c) => c,
+        Center::Auto => {
+            let middle = rows / 2;
+            let sinogram = band(gpu, source, &normalize, options.stripe, middle..middle + 1)?;
+            let g = geometry((cols as f64 - 1.0) / 2.0)?;
+            super::find_center(gpu, &sinogram.index_axis(Axis(0), 0), &g, cols as f64 / 4.0)?.0
+        }
+    };
+    report.center_ms = crate::host::ms_since(t);
+    let g = geometry(report.center)?;
+    report.uses_logpolar = g.fbp_geometry().0.uses_logpolar()?;
+    let halo = normalize.outliers.map_or(0, |o| o.halo());
+    let per_row = band_bytes(&g, halo, scan_is_u16(source)) + super::slice_bytes(&g);
+    let budget = (gpu.memory_budget_bytes() / 4).min(gpu.max_buffer_bytes());
+    let band_rows = (budget / per_row.max(1)).clamp(1, rows as u64) as usize;
+    report.rows_per_band = band_rows;
+    let bands: Vec<Range<usize>> = (0..rows).step_by(band_rows).map(|r| r..(r + band_rows).min(rows)).collect();
+    report.bands = bands.len();
+
+    // The reader runs one band ahead; the device's results go to `write` on this thread.
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Result<(Range<usize>, Fetched)>>(1);
+    let read_ms = std::thread::scope(|s| -> Result<f64> {
+        let reader = s.spawn(|| {
+            let mut ms = 0.0;
+            for b in &bands {
+                let t = std::time::Instant::now();
+                let fetched = fetch(source, b.clone(), halo);
+                ms += crate::host::ms_since(t);
+                let failed = fetched.is_err();
+                if tx.send(fetched.map(|f| (b.clone(), f))).is_err() || failed {
+                    break;
+                }
+            }
+            drop(tx);
+            ms
+        });
+        for received in rx.iter() {
+            let (b, fetched) = received?;
+            let t = std::time::Instant::now();
+            let volume = reconstruct_band(gpu, &fetched, &b, &normalize, options, &g)?;
+            report.device_ms += crate::host::ms_since(t);
+            let t = std::time::Instant::now();
+            write(b.start, volume)?;
+            report.write_ms += crate::host::ms_since(t);
+            progress(Progress::new("slices", b.end, rows));
+        }
+        reader.join().map_err(|_| Error::Invalid("the scan reader stopped unexpectedly".into()))
+    })?;
+    report.read_ms = read_ms;
+    Ok(report)
+}
+
+fn check_options(o: &Options) -> Result<()> {
+    if let Some(out) = o.outliers {
+        out.check()?;
+    }
+    if let Some(c) = o.cutoff {
+        if !c.is_finite() {
+            return Err(Error::NonFinite(format!("a cutoff of {c}")));
+        }
+    }
+    if !(o.log_floor.is_finite() && o.log_floor > 0.0) {
+        return Err(Error::Invalid(format!("a −log floor of {} (a positive number)", o.log_floor)));
+    }
+    if let Stripe::Sorting { size, dim } = o.stripe {
+        if !(1..=255).contains(&size) || !(1..=2).contains(&dim) {
+            return Err(Error::Invalid(format!("a sorting stripe filter of size {size}, dim {dim} (size 1 to 255, dim 1 or 2)")));
+        }
+    }
+    if let Some(p) = &o.paganin {
+        p.check()?;
+    }
+    if let Center::At(c) = o.center {
+        if !c.is_finite() {
+            return Err(Error::NonFinite(format!("a rotation centre of {c}")));
+        }
+    }
+    Ok(())
+}
+
+fn scan_is_u16(scan: &dyn ScanSource) -> bool {
+    matches!(scan.read(Part::Data, Some(0..1), 0..1), Ok(Samples::U16(_)))
+}
+
+/// Device bytes per detector row of a band besides FBP's: the raw values with the outlier
+/// median's halo (and their f32 copy and medians), the sinograms and the stripe removal's
+/// sorted values, positions and medians.
+fn band_bytes(g: &Geometry, halo: usize, u16: bool) -> u64 {
+    let plane = (g.angles.len() * g.detectors) as u64;
+    let raw = plane * if u16 { 2 } else { 4 } * (1 + 2 * halo as u64);
+    raw + 3 * 4 * plane * (1 + 2 * halo as u64) + 5 * 4 * plane
+}
+
+/// A band's raw rows (with the halo), and the flat and dark means of its own rows.
+struct Fetched {
+    raw: Samples,
+    /// The first of the band's rows within `raw`.
+    row0: usize,
+    flat_dark: Array3<f32>,
+}
+
+fn fetch(scan: &dyn ScanSource, rows: Range<usize>, halo: usize) -> Result<Fetched> {
+    let [_, total, cols] = scan.shape();
+    let read = rows.start.saturating_sub(halo)..(rows.end + halo).min(total);
+    let raw = scan.read(Part::Data, None, read.clone())?;
+    raw.check_finite("the projections")?;
+    let mut flat_dark = Array3::<f32>::zeros((2, rows.len(), cols));
+    flat_dark.index_axis_mut(Axis(0), 0).fill(1.0);
+    for (i, part) in [(0, Part::Flat), (1, Part::Dark)] {
+        if scan.count(part) > 0 {
+            let images = scan.read(part, None, rows.clone())?;
+            images.check_finite(if part == Part::Flat { "the flat fields" } else { "the dark fields" })?;
+            flat_dark.index_axis_mut(Axis(0), i).assign(&images.mean().mapv(|v| v as f32));
+        }
+    }
+    Ok(Fetched { raw, row0: rows.start - read.start, flat_dark })
+}
+
+/// Records a band's sinograms (rows, angles, cols) and its stripe removal.
+fn record_sinograms(rec: &mut Recording, gpu: &Gpu, fetched: &Fetched, rows: usize, normalize: &Normalize, stripe: Stripe) -> Result<crate::graph::Buf> {
+    let (raw, u16) = fetched.raw.upload(gpu)?;
+    let raw = Raw { buf: rec.input(&raw), u16, dims: fetched.raw.shape() };
+    let fd = rec.upload_once_f32(&fetched.flat_dark.view().into_dyn())?;
+    let sinograms = prep::record_normalize(rec, raw, fetched.row0, rows, fd, normalize)?;
+    match stripe {
+        Stripe::None => Ok(sinograms),
+        Stripe::Sorting { size, dim } => prep::record_stripe_sorting(rec, sinograms, size, dim),
+    }
+}
+
+/// One band's slices.
+fn reconstruct_band(gpu: &Gpu, fetched: &Fetched, rows: &Range<usize>, normalize: &Normalize, options: &Options, g: &Geometry) -> Result<Array3<f32>> {
+    let mut rec = Recording::new(gpu);
+    let sinograms = record_sinograms(&mut rec, gpu, fetched, rows.len(), normalize, options.stripe)?;
+    let volume = super::record_fbp(&mut rec, sinograms, g, options.filter)?;
+    let d = rec.download(volume);
+    let volume = rec.run()?.into_f32(d)?;
+    let volume = volume.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?;
+    if volume.iter().any(|v| !v.is_finite()) {
+        return Err(Error::NonFinite(format!("slices {rows:?} overflow f32: scale the input down")));
+    }
+    Ok(volume)
+}
+
+/// The preprocessed sinograms (rows, angles, cols) of a few rows: what the centre search reads.
+fn band(gpu: &Gpu, scan: &dyn ScanSource, normalize: &Normalize, stripe: Stripe, rows: Range<usize>) -> Result<Array3<f32>> {
+    let fetched = fetch(scan, rows.clone(), normalize.outliers.map_or(0, |o| o.halo()))?;
+    let mut rec = Recording::new(gpu);
+    let sinograms = record_sinograms(&mut rec, gpu, &fetched, rows.len(), normalize, stripe)?;
+    let d = rec.download(sinograms);
+    rec.run()?.into_f32(d)?.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))
+}
+
+/// Phase retrieval of every projection, in chunks: outliers, normalisation, Paganin's filter;
+/// the filtered transmission in host memory, as a scan without flats.
+fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: &Paganin) -> Result<ArrayScan> {
+    let [angles, rows, cols] = scan.shape();
+    crate::host::check_host_array("the phase-retrieved projections", &[angles, rows, cols], 4)?;
+    let (p1, p2) = (rows + 2 * paganin.pad_width(rows), cols + 2 * paganin.pad_width(cols));
+    // A projection's raw values, its transmission, the padded image and its spectrum (twice).
+    let per = (rows * cols * 16 + p1 * p2 * 4 + 2 * p1 * (p2 / 2 + 1) * 8) as u64;
+    let budget = (gpu.memory_budget_bytes() / 4).min(gpu.max_buffer_bytes());
+    let chunk = (budget / per.max(1)).clamp(1, angles as u64) as usize;
+    let mut out = Array3::<f32>::zeros((angles, rows, cols));
+    let mut flat_dark = Array3::<f32>::zeros((2, rows, cols));
+    flat_dark.index_axis_mut(Axis(0), 0).fill(1.0);
+    for (i, part) in [(0, Part::Flat), (1, Part::Dark)] {
+        if scan.count(part) > 0 {
+            let images = scan.read(part, None, 0..rows)?;
+            images.check_finite("the flat and dark fields")?;
+            flat_dark.index_axis_mut(Axis(0), i).assign(&images.mean().mapv(|v| v as f32));
+        }
+    }
+    let normalize = Normalize { outliers: options.outliers, cutoff: options.cutoff.unwrap_or(f32::INFINITY), minus_log: None, sinograms: false };
+    for start in (0..angles).step_by(chunk) {
+        let end = (start + chunk).min(angles);
+        let raw = scan.read(Part::Data, Some(start..end), 0..rows)?;
+        raw.check_finite("the projections")?;
+        let mut rec = Recording::new(gpu);
+        let (buf, u16) = raw.upload(gpu)?;
+        let raw = Raw { buf: rec.input(&buf), u16, dims: raw.shape() };
+        let fd = rec.upload_once_f32(&flat_dark.view().into_dyn())?;
+        let transmission = prep::record_normalize(&mut rec, raw, 0, rows, fd, &normalize)?;
+        let filtered = prep::record_paganin(&mut rec, transmission, paganin)?;
+        let d = rec.download(filtered);
+        let part = rec.run()?.into_f32(d)?;
+        out.slice_axis_mut(Axis(0), (start..end).into()).assign(&part.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?);
+    }
+    ArrayScan::new(Samples::F32(out), None, None, scan.theta_degrees())
+}
+
+/// [`reconstruct`] into a host array (rows, cols, cols).
+pub fn reconstruct_array(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, progress: &mut dyn FnMut(Progress)) -> Result<(Array3<f32>, Report)> {
+    let [_, rows, cols] = scan.shape();
+    crate::host::check_host_array("the volume", &[rows, cols, cols], 4)?;
+    let mut volume = Array3::<f32>::zeros((rows, cols, cols));
+    let report = reconstruct(gpu, scan, options, progress, &mut |start, slices: Array3<f32>| {
+        volume.slice_axis_mut(Axis(0), (start..start + slices.shape()[0]).into()).assign(&slices);
+        Ok(())
+    })?;
+    Ok((volume, report))
+}
