@@ -23,6 +23,7 @@
 
 pub mod cpu;
 pub mod logpolar;
+pub mod prep;
 pub mod vector;
 
 use ndarray::{ArrayD, IxDyn};
