@@ -34,6 +34,7 @@ mod layout;
 mod logpolar;
 mod placement;
 mod pointwise;
+mod prep;
 mod psf;
 mod reduce;
 mod registration;
