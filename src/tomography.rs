@@ -42,6 +42,11 @@ pub mod cpu {
     use ndarray::Axis;
 
     pub use crate::ops::tomography::cpu::{backproject, fbp, mlem, project};
+    /// TomoPy's preprocessing, f64 (the pipeline's steps are tested against them).
+    pub use crate::ops::tomography::prep::cpu::{
+        detect_stripe, find_center_vo, minus_log, normalize, phase_filter, remove_large_stripe, remove_outlier, remove_stripe_based_sorting, remove_stripe_fw,
+        retrieve_phase, sorting_default_size, vo_metrics, wavelength, MINUS_LOG_FLOOR,
+    };
 
     /// [`super::find_center`] with the reference FBP.
     pub fn find_center(sinogram: &ndarray::ArrayView2<f32>, g: &Geometry, radius: f64) -> Result<(f64, Vec<(f64, f64)>)> {

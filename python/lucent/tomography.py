@@ -34,7 +34,7 @@ Method = Literal["auto", "logpolar", "direct"]
 Filter = Literal["ramp", "shepp-logan", "cosine", "hamming", "hann"]
 
 __all__ = ["radon", "backproject", "fbp", "mlem", "create_proj_geom", "create_vol_geom", "forward_project", "back_project",
-           "fdk", "sirt", "cgls", "em", "sart", "osem", "fista", "find_offset"]
+           "fdk", "sirt", "cgls", "em", "sart", "osem", "fista", "find_offset", "reconstruct"]
 
 Projector = Literal["matched", "astra", "texture"]
 
@@ -355,3 +355,63 @@ def find_offset(data: Any, proj_geom: dict, radius: float = 16.0, *,
     mid-plane has the least entropy, within ``radius`` columns; and each tried offset's entropy.
     Reconstruct with the detector moved by it (``cone_vec``: detector centre + offset × u)."""
     return _lucent.find_offset(resolve(context), real(data, "projections"), _json(proj_geom), float(radius))
+
+
+def _counts(x: Any, name: str) -> Optional[np.ndarray]:
+    """Detector values as lucent takes them: uint16 as they are, anything else as float32."""
+    if x is None:
+        return None
+    a = np.asarray(x)
+    if a.ndim != 3:
+        raise ValueError(f"{name} has 3 axes (count, rows, columns), not {a.ndim}")
+    return np.ascontiguousarray(a) if a.dtype == np.uint16 else real(a, name)
+
+
+def reconstruct(data: Any, flat: Any = None, dark: Any = None, theta: Any = None, *, output: Optional[str] = None,
+                center: Optional[float] = None, stripe: Literal["none", "sorting"] = "none", stripe_size: int = 21,
+                stripe_dim: int = 1, outliers: Optional[float] = None, outlier_size: int = 3,
+                cutoff: Optional[float] = None, paganin: Optional[dict] = None, filter: Filter = "ramp",
+                context: Optional[Context] = None) -> tuple[Optional[np.ndarray], dict]:
+    """The beamline pipeline, as TomoPy users run it, on the GPU: raw projections to a volume,
+    every slice. Outliers replaced (``tomopy.misc.corr.remove_outlier(data, outliers,
+    outlier_size)``), flat and dark normalisation (``tomopy.normalize``, ``cutoff``), phase
+    retrieval (``paganin``: a dict of ``tomopy.prep.phase.retrieve_phase``'s ``pixel_size`` and
+    ``dist`` in cm, ``energy`` in keV, ``alpha``), −log floored at 1e-6, ring removal
+    (``stripe="sorting"``: ``tomopy.prep.stripe.remove_stripe_based_sorting(size=stripe_size,
+    dim=stripe_dim)``), the rotation centre (``None``: ``tomopy.find_center_vo`` on the middle
+    row), then FBP of each row's sinogram (the log-polar method where it applies).
+
+    ``data`` is an array (angles, rows, columns) of counts (uint16 is sent as it is, half the
+    bytes) with ``flat`` and ``dark`` fields (count, rows, columns), or a path: a DXchange HDF5
+    file (``/exchange/data``, ``data_white``, ``data_dark``, ``theta``) read band by band, or an
+    array file. ``theta`` in radians (default: the file's theta, else equally spaced over
+    [0, π)). The volume (rows, columns, columns) is returned, or streamed to ``output`` (.zarr,
+    .npy, .tif) and None returned; with the run's report (the centre, bands, time per stage).
+
+    >>> import numpy as np, lucent
+    >>> angles = np.linspace(0, np.pi, 60, endpoint=False)
+    >>> slab = np.zeros((2, 32, 32), "f4"); slab[:, 10:20, 12:22] = 0.05
+    >>> p = lucent.tomography.radon(slab, angles)                 # (rows, angles, cols)
+    >>> counts = (1000 * np.exp(-p.transpose(1, 0, 2))).astype(np.uint16)
+    >>> volume, report = lucent.tomography.reconstruct(counts, np.full((1, 2, 32), 1000, np.uint16), np.zeros((1, 2, 32), np.uint16), center=15.5)
+    >>> volume.shape, report["center"]
+    ((2, 32, 32), 15.5)
+    """
+    import json
+    path = None
+    if isinstance(data, (str, bytes)) or hasattr(data, "__fspath__"):
+        path, data = str(data), None
+    arrays = (_counts(data, "data"), _counts(flat, "flat"), _counts(dark, "dark"))
+    angles = None if theta is None else np.asarray(theta, dtype=np.float64).ravel().tolist()
+    phase = None
+    if paganin is not None:
+        unknown = set(paganin) - {"pixel_size", "dist", "energy", "alpha"}
+        if unknown:
+            raise ValueError(f"paganin takes pixel_size, dist, energy and alpha (retrieve_phase's names), not {sorted(unknown)}")
+        phase = (float(paganin.get("pixel_size", 1e-4)), float(paganin.get("dist", 50.0)), float(paganin.get("energy", 20.0)),
+                 float(paganin.get("alpha", 1e-3)))
+    volume, report = _lucent.reconstruct(resolve(context), path, *arrays, angles, None if output is None else str(output),
+                                         None if center is None else float(center), stripe, count(stripe_size, "stripe_size"),
+                                         count(stripe_dim, "stripe_dim"), None if outliers is None else float(outliers),
+                                         count(outlier_size, "outlier_size"), None if cutoff is None else float(cutoff), phase, filter)
+    return volume, json.loads(report)

@@ -136,7 +136,97 @@ fn find_offset<'py>(py: Python<'py>, ctx: &Context, data: F32<'py>, proj_geom: &
     py.detach(|| tomo::find_offset(&ctx.gpu, &x, &g, radius)).map_err(to_py)
 }
 
+/// Detector values from Python: 16-bit counts kept as they are, anything else as float32.
+#[derive(FromPyObject)]
+enum Counts<'py> {
+    U16(numpy::PyReadonlyArray3<'py, u16>),
+    F32(numpy::PyReadonlyArray3<'py, f32>),
+}
+
+impl Counts<'_> {
+    fn samples(&self) -> tomo::Samples {
+        match self {
+            Counts::U16(a) => tomo::Samples::U16(a.as_array().to_owned()),
+            Counts::F32(a) => tomo::Samples::F32(a.as_array().to_owned()),
+        }
+    }
+}
+
+/// The beamline pipeline: a scan (a DXchange HDF5 or array file at `path`, else the arrays) to
+/// the volume, returned or written to `output`; with the run's report as JSON.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+#[pyo3(signature = (ctx, path, data, flat, dark, theta, output, center, stripe, stripe_size, stripe_dim, outliers, outlier_size, cutoff, paganin, filter))]
+fn reconstruct<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    path: Option<std::path::PathBuf>,
+    data: Option<Counts<'py>>,
+    flat: Option<Counts<'py>>,
+    dark: Option<Counts<'py>>,
+    theta: Option<Vec<f64>>,
+    output: Option<std::path::PathBuf>,
+    center: Option<f64>,
+    stripe: &str,
+    stripe_size: usize,
+    stripe_dim: usize,
+    outliers: Option<f32>,
+    outlier_size: usize,
+    cutoff: Option<f32>,
+    paganin: Option<(f64, f64, f64, f64)>,
+    filter: &str,
+) -> PyResult<(Option<Bound<'py, PyArrayDyn<f32>>>, String)> {
+    let options = tomo::ReconstructOptions {
+        outliers: outliers.map(|dif| tomo::Outliers { dif, size: outlier_size }),
+        cutoff,
+        stripe: match stripe {
+            "none" => tomo::Stripe::None,
+            "sorting" => tomo::Stripe::Sorting { size: stripe_size, dim: stripe_dim },
+            other => return Err(to_py(lucent::Error::Invalid(format!("stripe '{other}' (none or sorting)")))),
+        },
+        paganin: paganin.map(|(pixel_size, distance, energy, alpha)| tomo::Paganin { pixel_size, distance, energy, alpha, pad: true }),
+        center: center.map_or(tomo::Center::Auto, tomo::Center::At),
+        filter: Filter::parse(filter).map_err(to_py)?,
+        angles: theta,
+        ..tomo::ReconstructOptions::default()
+    };
+    let scan: Box<dyn tomo::ScanSource> = match (&path, &data) {
+        (Some(p), None) if matches!(lucent::io::Format::from_path(p), Ok(lucent::io::Format::Hdf5)) => {
+            Box::new(lucent::io::hdf5::Scan::open(p).map_err(to_py)?)
+        }
+        (Some(p), None) => {
+            let a = lucent::io::read_real(p).map_err(to_py)?;
+            let a =
+                a.into_dimensionality::<ndarray::Ix3>().map_err(|_| to_py(lucent::Error::Shape(format!("{} is not 3D (angles, rows, cols)", p.display()))))?;
+            Box::new(tomo::ArrayScan::new(tomo::Samples::F32(a), flat.as_ref().map(Counts::samples), dark.as_ref().map(Counts::samples), None).map_err(to_py)?)
+        }
+        (None, Some(d)) => {
+            Box::new(tomo::ArrayScan::new(d.samples(), flat.as_ref().map(Counts::samples), dark.as_ref().map(Counts::samples), None).map_err(to_py)?)
+        }
+        _ => return Err(to_py(lucent::Error::Invalid("give the scan as a path or as arrays, not both".into()))),
+    };
+    let [_, rows, cols] = scan.shape();
+    let run = py.detach(|| -> lucent::Result<(Option<ndarray::ArrayD<f32>>, tomo::ReconstructReport)> {
+        match &output {
+            Some(o) => {
+                let report = lucent::io::volume::write_streamed(o, [rows, cols, cols], |write| {
+                    tomo::reconstruct(&ctx.gpu, scan.as_ref(), &options, &mut |_| {}, write)
+                })?;
+                Ok((None, report))
+            }
+            None => {
+                let (v, report) = tomo::reconstruct_array(&ctx.gpu, scan.as_ref(), &options, &mut |_| {})?;
+                Ok((Some(v.into_dyn()), report))
+            }
+        }
+    });
+    let (volume, report) = run.map_err(to_py)?;
+    let volume = volume.map(|v| out(py, Ok(v))).transpose()?;
+    Ok((volume, serde_json::to_string(&report).expect("a report")))
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_function(wrap_pyfunction!(reconstruct, m)?)?;
     m.add_function(wrap_pyfunction!(radon, m)?)?;
     m.add_function(wrap_pyfunction!(backproject, m)?)?;
     m.add_function(wrap_pyfunction!(fbp, m)?)?;

@@ -286,16 +286,16 @@ impl ScanWriter {
         Ok(writer)
     }
 
-    /// Writes `values` (images, rows, columns) at `[first.., .., ..]` of a part.
-    pub fn write(&self, part: Part, first: usize, values: &ArrayView3<u16>) -> Result<()> {
+    /// Writes `values` (images, rows, columns) at `[image.., row.., ..]` of a part.
+    pub fn write(&self, part: Part, [image, row]: [usize; 2], values: &ArrayView3<u16>) -> Result<()> {
         let shape = self.shapes[part as usize];
         let [n, r, c] = [values.shape()[0], values.shape()[1], values.shape()[2]];
-        if first + n > shape[0] || r != shape[1] || c != shape[2] {
-            return Err(crate::Error::Shape(format!("{:?} images at {first} for {} of shape {shape:?}", values.shape(), part_path(part))));
+        if image + n > shape[0] || row + r > shape[1] || c != shape[2] {
+            return Err(crate::Error::Shape(format!("{:?} values at image {image}, row {row} for {} of shape {shape:?}", values.shape(), part_path(part))));
         }
         let h5 = self.file.as_ref().expect("open until finished");
         let d = h5.dataset(part_path(part)).map_err(|e| h5_error(&self.path, "cannot be written", e))?;
-        d.write_slice(values, s![first..first + n, .., ..]).map_err(|e| h5_error(&self.path, "cannot be written", e))
+        d.write_slice(values, s![image..image + n, row..row + r, ..]).map_err(|e| h5_error(&self.path, "cannot be written", e))
     }
 
     /// Closes the file and moves it into place.

@@ -108,6 +108,7 @@ pub fn record(
     Ok(out)
 }
 
+#[cfg(test)]
 /// The CPU twin: `raw` (angles, raw_rows, cols) as f32 values, `median` of the same shape.
 #[allow(clippy::too_many_arguments)]
 pub fn cpu(

@@ -48,6 +48,7 @@ pub fn record(rec: &mut Recording, x: Buf) -> Result<(Buf, Buf)> {
     Ok((sorted, position))
 }
 
+#[cfg(test)]
 /// The CPU twin.
 pub fn cpu(x: &ndarray::ArrayView3<f32>) -> (ndarray::Array3<f32>, ndarray::Array3<u32>) {
     let (s, r, c) = x.dim();

@@ -34,6 +34,8 @@ mod layout;
 mod logpolar;
 mod placement;
 mod pointwise;
+mod prep;
+mod prep_device;
 mod psf;
 mod reduce;
 mod registration;

@@ -79,7 +79,7 @@ impl Samples {
     /// Uploads the values as they are: 16-bit counts two to a word.
     fn upload(&self, gpu: &Gpu) -> Result<(GpuArray, bool)> {
         Ok(match self {
-            Samples::U16(a) => (GpuArray::upload_u16(gpu, a.as_slice().expect("standard layout"))?, true),
+            Samples::U16(a) => (GpuArray::upload_u16(gpu, a.as_standard_layout().as_slice().expect("standard layout"))?, true),
             Samples::F32(a) => (GpuArray::upload_f32(gpu, &a.view().into_dyn())?, false),
         })
     }
@@ -185,7 +185,8 @@ pub enum Stripe {
 /// The rotation centre.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
 pub enum Center {
-    /// Found on the middle row's sinogram by TomoPy's `find_center` (least entropy).
+    /// Found on the middle row's preprocessed sinogram by TomoPy's `find_center_vo` (Vo et
+    /// al. 2014, its defaults; the f64 reference on the host).
     #[default]
     Auto,
     /// This detector coordinate.
@@ -207,6 +208,11 @@ pub struct Options {
     /// Angles in radians (None: the scan's theta, else equally spaced over [0, π)).
     pub angles: Option<Vec<f64>>,
 }
+
+/// TomoPy's find_center_vo defaults: the coarse search's reach (smin = −50, smax = 50), then
+/// srad, step, ratio, drop.
+const VO_REACH: f64 = 50.0;
+const VO_DEFAULTS: (f64, f64, f64, usize) = (6.0, 0.25, 0.5, 20);
 
 /// −log's default floor (transmission below it, from zero or negative counts, counts as it).
 pub const LOG_FLOOR: f32 = 1e-6;
@@ -299,8 +305,12 @@ pub fn reconstruct(
         Center::Auto => {
             let middle = rows / 2;
             let sinogram = band(gpu, source, &normalize, options.stripe, middle..middle + 1)?;
-            let g = geometry((cols as f64 - 1.0) / 2.0)?;
-            super::find_center(gpu, &sinogram.index_axis(Axis(0), 0), &g, cols as f64 / 4.0)?.0
+            let s = sinogram.index_axis(Axis(0), 0).mapv(f64::from);
+            // TomoPy's ±50 columns, within a quarter of a narrow detector (where the metric
+            // is flat over the air beside the object and the search would settle at an end).
+            let reach = VO_REACH.min(cols as f64 / 4.0);
+            let v = VO_DEFAULTS;
+            crate::ops::tomography::prep::cpu::find_center_vo(s.view(), -reach, reach, v.0, v.1, v.2, v.3)?
         }
     };
     report.center_ms = crate::host::ms_since(t);

@@ -37,6 +37,7 @@ mod intensity_registration;
 mod io;
 mod measurements;
 mod morphology;
+mod recon;
 mod resident;
 mod similarity;
 mod similarity_3d;

@@ -22,6 +22,7 @@ mod info;
 mod label;
 mod matching;
 mod phantom;
+mod phantom_scan;
 mod psf;
 mod recon;
 mod register;

@@ -23,6 +23,16 @@ use crate::Global;
 The truth CSV has one row per B-scan of each moving volume: volume,bscan,dz,dy,dx, the shift that
 registers the B-scan onto the reference (B-scan j shows the retina at slow position j + dy).")]
 pub struct Args {
+    /// A synthetic DXchange scan (HDF5: 16-bit projections of Shepp-Logan slices with rings,
+    /// flats, darks, theta) of --size N columns, --angles and --rows, to -o scan.h5.
+    #[arg(long)]
+    pub scan: bool,
+    /// With --scan: projections over [0, 180) degrees (default: N).
+    #[arg(long)]
+    pub angles: Option<usize>,
+    /// With --scan: detector rows, the volume's slices (default: N).
+    #[arg(long)]
+    pub rows: Option<usize>,
     /// AO-OCT volumes instead of the Shepp-Logan phantom.
     #[arg(long)]
     aooct: bool,
@@ -56,7 +66,7 @@ pub struct Args {
     speed: f64,
     /// The phantom, or with --aooct the reference volume (no motion): .npy or .tif.
     #[arg(short, long)]
-    output: PathBuf,
+    pub output: PathBuf,
     /// A moving volume of the same retina under its own eye motion (repeatable).
     #[arg(long)]
     moving: Vec<PathBuf>,
@@ -66,7 +76,7 @@ pub struct Args {
     /// The Shepp-Logan image's side N (default 256), or with --aooct the volume's shape: slow
     /// (B-scans), depth, fast (default 128,96,128).
     #[arg(long, value_delimiter = ',')]
-    size: Option<Vec<usize>>,
+    pub size: Option<Vec<usize>>,
     /// Seed of the retina, the motion and the noise.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -88,6 +98,9 @@ pub struct Args {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    if args.scan {
+        return crate::phantom_scan::run(global, args);
+    }
     if let Some(kind) = &args.series {
         return series(global, args, kind);
     }

@@ -29,7 +29,7 @@ pub struct Args {
     /// Dark fields (count, rows, cols) for an array input.
     #[arg(long)]
     dark: Option<PathBuf>,
-    /// The rotation centre: `auto` (least entropy of the middle slice, TomoPy's find_center) or
+    /// The rotation centre: `auto` (Vo's method on the middle row, TomoPy's find_center_vo) or
     /// a detector coordinate.
     #[arg(long, default_value = "auto", allow_hyphen_values = true)]
     center: String,
@@ -43,7 +43,7 @@ pub struct Args {
     #[arg(long, default_value_t = 1)]
     stripe_dim: usize,
     /// Replace raw values this much above their 3×3 median (TomoPy's remove_outlier `dif`).
-    #[arg(long)]
+    #[arg(long, allow_hyphen_values = true)]
     outliers: Option<f32>,
     /// The outlier median's size.
     #[arg(long, default_value_t = 3)]

@@ -8,6 +8,8 @@
 //! The order is tomocupy's: outliers on the raw counts, normalisation, phase retrieval on the
 //! transmission (it needs whole projections), −log, then stripe removal on the sinograms.
 
+pub mod cpu;
+
 use crate::error::{Error, Result};
 use crate::graph::{Buf, Recording};
 use crate::kernels::boundary::Boundary;
@@ -108,11 +110,6 @@ fn check_stripe_size(size: usize, dim: usize) -> Result<()> {
     Ok(())
 }
 
-/// TomoPy's constants (tomopy/prep/phase.py): ħ in keV·s and c in cm/s, so energies are in
-/// keV and lengths in cm.
-const PLANCK_CONSTANT: f64 = 6.58211928e-19;
-const SPEED_OF_LIGHT: f64 = 299792458e+2;
-
 /// Single-distance phase retrieval (Paganin et al. 2002) as TomoPy's `retrieve_phase`: pixel
 /// size and distance in cm, energy in keV, `alpha` the regularisation; `pad` extends each
 /// projection by edge values to the power of two past its size plus the Fresnel width.
@@ -127,20 +124,12 @@ pub struct Paganin {
 
 impl Paganin {
     pub fn check(&self) -> Result<()> {
-        for (name, v) in [("pixel size", self.pixel_size), ("distance", self.distance), ("energy", self.energy)] {
-            if !v.is_finite() || v <= 0.0 {
-                return Err(Error::Invalid(format!("a Paganin {name} of {v} (a positive number)")));
-            }
-        }
-        if !self.alpha.is_finite() || self.alpha < 0.0 {
-            return Err(Error::Invalid(format!("a Paganin alpha of {} (0 or more)", self.alpha)));
+        cpu::check_phase(self.pixel_size, self.distance, self.energy, self.alpha)?;
+        let (r, c) = (self.pad_width(1 << 16), self.pad_width(1 << 16));
+        if r.max(c) > 1 << 20 {
+            return Err(Error::Invalid(format!("phase retrieval pads of {r} pixels (distance {} cm, pixel {} cm)", self.distance, self.pixel_size)));
         }
         Ok(())
-    }
-
-    /// The X-ray wavelength in cm.
-    pub fn wavelength(&self) -> f64 {
-        2.0 * std::f64::consts::PI * PLANCK_CONSTANT * SPEED_OF_LIGHT / self.energy
     }
 
     /// The padding on each side of an axis of `n` pixels (TomoPy's `_calc_pad_width`).
@@ -148,31 +137,15 @@ impl Paganin {
         if !self.pad {
             return 0;
         }
-        let pad_pix = (std::f64::consts::PI * self.wavelength() * self.distance / (self.pixel_size * self.pixel_size)).ceil();
-        let total = 2f64.powf((n as f64 + pad_pix).log2().ceil());
-        ((total - n as f64) * 0.5).max(0.0) as usize
+        cpu::phase_pad_width(n, self.pixel_size, cpu::wavelength(self.energy), self.distance).clamp(0.0, (1u64 << 40) as f64) as usize
     }
 
-    /// The filter on an (n1, n2) padded grid at the half spectrum's bins (n1, n2/2 + 1):
-    /// TomoPy's 1 / (λ d w² / 4π + α) on its reciprocal grid, normalised by its maximum, and
-    /// made even (the mean of bins m and −m), which is what TomoPy's real part of the inverse
-    /// transform applies.
+    /// The filter at the half spectrum's bins (n1, n2/2 + 1) of an (n1, n2) padded grid:
+    /// TomoPy's ([`cpu::phase_filter`]) made even, the mean of bins m and −m, which is what
+    /// TomoPy's real part of the inverse transform applies.
     pub fn filter(&self, n1: usize, n2: usize) -> ndarray::Array2<f64> {
-        let coordinate = |j: usize, n: usize| if n > 1 { (2.0 * j as f64 - (n - 1) as f64) * 0.5 / ((n - 1) as f64 * self.pixel_size) } else { 0.0 };
-        // Bin m of the unshifted spectrum is TomoPy's grid point (m − n/2) mod n (fftshift).
-        let shifted = |m: usize, n: usize| coordinate((m + n - n / 2) % n, n);
-        let factor = self.wavelength() * self.distance / (4.0 * std::f64::consts::PI);
-        let h = |m1: usize, m2: usize| {
-            let w2 = shifted(m1, n1).powi(2) + shifted(m2, n2).powi(2);
-            1.0 / (factor * w2 + self.alpha)
-        };
-        let mut max = 0f64;
-        for m1 in 0..n1 {
-            for m2 in 0..n2 {
-                max = max.max(h(m1, m2));
-            }
-        }
-        ndarray::Array2::from_shape_fn((n1, n2 / 2 + 1), |(m1, m2)| 0.5 * (h(m1, m2) + h((n1 - m1) % n1, (n2 - m2) % n2)) / max)
+        let h = cpu::phase_filter(n1, n2, self.pixel_size, self.distance, self.energy, self.alpha);
+        ndarray::Array2::from_shape_fn((n1, n2 / 2 + 1), |(m1, m2)| 0.5 * (h[(m1, m2)] + h[((n1 - m1) % n1, (n2 - m2) % n2)]))
     }
 }
 
