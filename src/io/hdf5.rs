@@ -295,7 +295,8 @@ impl ScanWriter {
         }
         let h5 = self.file.as_ref().expect("open until finished");
         let d = h5.dataset(part_path(part)).map_err(|e| h5_error(&self.path, "cannot be written", e))?;
-        d.write_slice(values, s![image..image + n, row..row + r, ..]).map_err(|e| h5_error(&self.path, "cannot be written", e))
+        let values = values.as_standard_layout();
+        d.write_slice(&values, s![image..image + n, row..row + r, ..]).map_err(|e| h5_error(&self.path, "cannot be written", e))
     }
 
     /// Closes the file and moves it into place.

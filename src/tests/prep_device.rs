@@ -167,3 +167,34 @@ fn the_kernel_twin_is_the_kernel() {
         assert!(worst <= 1e-6 * want.iter().fold(1f32, |m, v| m.max(v.abs())), "{mode:?}: {worst}");
     }
 }
+
+#[test]
+fn large_stripe_removal_matches_tomopy() {
+    let gpu = poisoned_gpu();
+    let mut rng = rand::rng();
+    for (slices, angles, cols, size, norm) in [(2, 60, 50, 11, true), (1, 33, 41, 7, false)] {
+        let mut x = Array3::from_shape_fn((slices, angles, cols), |(_, a, c)| {
+            1.0 + 0.3 * ((a as f32 * 0.2).sin() + (c as f32 * 0.13).cos()) + 0.01 * rng.random::<f32>()
+        });
+        // Wide stripes, one partial: what the sorting method alone leaves.
+        x.slice_mut(s![.., .., 20..24]).mapv_inplace(|v| v * 1.3);
+        x.slice_mut(s![.., ..angles / 2, 30..32]).mapv_inplace(|v| v * 0.8);
+        let mut rec = Recording::new(gpu);
+        let b = rec.upload_f32(&x.view().into_dyn()).unwrap();
+        let (smooth, m1, m2) = prep::record_large_stripe_means(&mut rec, b, size, 0.1).unwrap();
+        let (ks, d1, d2) = (rec.output(smooth), rec.download(m1), rec.download(m2));
+        let results = rec.run().unwrap();
+        let two = |d| results.f32(d).unwrap().into_dimensionality::<ndarray::Ix2>().unwrap();
+        let (factors, stripes) = prep::large_stripe_columns(&two(d1), &two(d2), 3.0);
+        let mut rec = Recording::new(gpu);
+        let (xb, sb) = (rec.upload_f32(&x.view().into_dyn()).unwrap(), rec.input(&results.array(ks)));
+        let (f, st) = (rec.upload_f32(&factors.into_dyn().view()).unwrap(), rec.upload_f32(&stripes.clone().into_dyn().view()).unwrap());
+        let y = prep::record_large_stripe_fill(&mut rec, xb, sb, f, st, norm).unwrap();
+        let got = run3(rec, y);
+        assert!(stripes.iter().filter(|&&v| v > 0.0).count() >= 4 * slices, "stripes found: {stripes:?}");
+        for (i, g) in got.outer_iter().enumerate() {
+            let want = cpu::remove_large_stripe(x.index_axis(Axis(0), i).mapv(f64::from).view(), 3.0, size, 0.1, norm).unwrap();
+            assert_rel_l2(&g.to_owned().into_dyn(), &want.into_dyn(), 1e-6, &format!("{slices}x{angles}x{cols} size {size} norm {norm}"));
+        }
+    }
+}

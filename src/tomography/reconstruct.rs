@@ -180,6 +180,11 @@ pub enum Stripe {
     /// Vo et al.'s sorting-based method (`remove_stripe_based_sorting`): median `size` along
     /// the detector (`dim` 1) or size × size (`dim` 2).
     Sorting { size: usize, dim: usize },
+    /// Vo et al.'s large-stripe method (`remove_large_stripe`): columns whose sorted values
+    /// stand `snr` noise levels off their neighbours' (median `size` along the detector, the
+    /// `drop_ratio` extremes left out) are replaced by the smoothed sorted values, every column
+    /// first divided by its factor when `norm`.
+    Large { snr: f64, size: usize, drop_ratio: f64, norm: bool },
 }
 
 /// The rotation centre.
@@ -374,6 +379,11 @@ fn check_options(o: &Options) -> Result<()> {
             return Err(Error::Invalid(format!("a sorting stripe filter of size {size}, dim {dim} (size 1 to 255, dim 1 or 2)")));
         }
     }
+    if let Stripe::Large { snr, size, drop_ratio, .. } = o.stripe {
+        if !(1..=255).contains(&size) || !snr.is_finite() || !drop_ratio.is_finite() {
+            return Err(Error::Invalid(format!("a large-stripe filter of size {size} (1 to 255), snr {snr}, drop ratio {drop_ratio} (finite)")));
+        }
+    }
     if let Some(p) = &o.paganin {
         p.check()?;
     }
@@ -423,22 +433,41 @@ fn fetch(scan: &dyn ScanSource, rows: Range<usize>, halo: usize) -> Result<Fetch
     Ok(Fetched { raw, row0: rows.start - read.start, flat_dark })
 }
 
-/// Records a band's sinograms (rows, angles, cols) and its stripe removal.
-fn record_sinograms(rec: &mut Recording, gpu: &Gpu, fetched: &Fetched, rows: usize, normalize: &Normalize, stripe: Stripe) -> Result<crate::graph::Buf> {
+/// A recording holding a band's sinograms (rows, angles, cols) after stripe removal, for more
+/// steps to be added. The large-stripe method runs a first recording to detect the stripes.
+fn sinograms<'g>(gpu: &'g Gpu, fetched: &Fetched, rows: usize, normalize: &Normalize, stripe: Stripe) -> Result<(Recording<'g>, crate::graph::Buf)> {
+    let mut rec = Recording::new(gpu);
     let (raw, u16) = fetched.raw.upload(gpu)?;
     let raw = Raw { buf: rec.input(&raw), u16, dims: fetched.raw.shape() };
     let fd = rec.upload_once_f32(&fetched.flat_dark.view().into_dyn())?;
-    let sinograms = prep::record_normalize(rec, raw, fetched.row0, rows, fd, normalize)?;
+    let sinograms = prep::record_normalize(&mut rec, raw, fetched.row0, rows, fd, normalize)?;
     match stripe {
-        Stripe::None => Ok(sinograms),
-        Stripe::Sorting { size, dim } => prep::record_stripe_sorting(rec, sinograms, size, dim),
+        Stripe::None => Ok((rec, sinograms)),
+        Stripe::Sorting { size, dim } => {
+            let out = prep::record_stripe_sorting(&mut rec, sinograms, size, dim)?;
+            Ok((rec, out))
+        }
+        Stripe::Large { snr, size, drop_ratio, norm } => {
+            let (smooth, sorted_mean, smooth_mean) = prep::record_large_stripe_means(&mut rec, sinograms, size, drop_ratio)?;
+            let (keep_s, keep_m) = (rec.output(sinograms), rec.output(smooth));
+            let (d1, d2) = (rec.download(sorted_mean), rec.download(smooth_mean));
+            let results = rec.run()?;
+            let two = |d| -> Result<Array2<f32>> { results.f32(d)?.into_dimensionality().map_err(|e| Error::Shape(e.to_string())) };
+            let (factors, stripes) = prep::large_stripe_columns(&two(d1)?, &two(d2)?, snr);
+            let (x, m) = (results.array(keep_s), results.array(keep_m));
+            let mut rec = Recording::new(gpu);
+            let (x, m) = (rec.input(&x), rec.input(&m));
+            let f = rec.upload_f32(&factors.into_dyn().view())?;
+            let st = rec.upload_f32(&stripes.into_dyn().view())?;
+            let out = prep::record_large_stripe_fill(&mut rec, x, m, f, st, norm)?;
+            Ok((rec, out))
+        }
     }
 }
 
 /// One band's slices.
 fn reconstruct_band(gpu: &Gpu, fetched: &Fetched, rows: &Range<usize>, normalize: &Normalize, options: &Options, g: &Geometry) -> Result<Array3<f32>> {
-    let mut rec = Recording::new(gpu);
-    let sinograms = record_sinograms(&mut rec, gpu, fetched, rows.len(), normalize, options.stripe)?;
+    let (mut rec, sinograms) = sinograms(gpu, fetched, rows.len(), normalize, options.stripe)?;
     let volume = super::record_fbp(&mut rec, sinograms, g, options.filter)?;
     let d = rec.download(volume);
     let volume = rec.run()?.into_f32(d)?;
@@ -452,8 +481,7 @@ fn reconstruct_band(gpu: &Gpu, fetched: &Fetched, rows: &Range<usize>, normalize
 /// The preprocessed sinograms (rows, angles, cols) of a few rows: what the centre search reads.
 fn band(gpu: &Gpu, scan: &dyn ScanSource, normalize: &Normalize, stripe: Stripe, rows: Range<usize>) -> Result<Array3<f32>> {
     let fetched = fetch(scan, rows.clone(), normalize.outliers.map_or(0, |o| o.halo()))?;
-    let mut rec = Recording::new(gpu);
-    let sinograms = record_sinograms(&mut rec, gpu, &fetched, rows.len(), normalize, stripe)?;
+    let (mut rec, sinograms) = sinograms(gpu, &fetched, rows.len(), normalize, stripe)?;
     let d = rec.download(sinograms);
     rec.run()?.into_f32(d)?.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))
 }

@@ -33,15 +33,22 @@ pub struct Args {
     /// a detector coordinate.
     #[arg(long, default_value = "auto", allow_hyphen_values = true)]
     center: String,
-    /// Ring removal on the sinograms: none, or sorting (Vo et al. 2018's sorting-based method).
-    #[arg(long, default_value = "none", value_parser = ["none", "sorting"])]
+    /// Ring removal on the sinograms (Vo et al. 2018): none, sorting (remove_stripe_based_sorting)
+    /// or large (remove_large_stripe).
+    #[arg(long, default_value = "none", value_parser = ["none", "sorting", "large"])]
     stripe: String,
-    /// The sorting method's median size along the detector.
-    #[arg(long, default_value_t = 21)]
-    stripe_size: usize,
+    /// The median's size along the detector (sorting: 21 by default, large: 51).
+    #[arg(long)]
+    stripe_size: Option<usize>,
     /// The sorting method's median: 1 along the detector, 2 in 2D.
     #[arg(long, default_value_t = 1)]
     stripe_dim: usize,
+    /// The large-stripe method's threshold in noise levels.
+    #[arg(long, default_value_t = 3.0)]
+    snr: f64,
+    /// The large-stripe method's share of extreme values left out of the column means.
+    #[arg(long, default_value_t = 0.1)]
+    drop_ratio: f64,
     /// Replace raw values this much above their 3×3 median (TomoPy's remove_outlier `dif`).
     #[arg(long, allow_hyphen_values = true)]
     outliers: Option<f32>,
@@ -114,7 +121,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             shape_in: Some(vec![angles, rows, cols]),
             shape_out: Some(shape.to_vec()),
             options: json!({
-                "center": args.center, "stripe": args.stripe, "stripe_size": args.stripe_size, "stripe_dim": args.stripe_dim,
+                "center": args.center, "stripe": args.stripe, "stripe_size": args.stripe_size, "stripe_dim": args.stripe_dim, "snr": args.snr, "drop_ratio": args.drop_ratio,
                 "outliers": args.outliers, "outlier_size": args.outlier_size, "cutoff": args.cutoff, "paganin": args.paganin,
                 "energy": args.energy, "distance": args.distance, "pixel": args.pixel, "alpha": args.alpha, "filter": args.filter,
                 "flat": args.flat.as_ref().map(report::path), "dark": args.dark.as_ref().map(report::path),
@@ -136,7 +143,8 @@ fn options(args: &Args) -> Result<ReconstructOptions, Error> {
         v => Center::At(v.parse::<f64>().map_err(|_| Error::Invalid(format!("--center {v} (auto or a number)")))?),
     };
     let stripe = match args.stripe.as_str() {
-        "sorting" => Stripe::Sorting { size: args.stripe_size, dim: args.stripe_dim },
+        "sorting" => Stripe::Sorting { size: args.stripe_size.unwrap_or(21), dim: args.stripe_dim },
+        "large" => Stripe::Large { snr: args.snr, size: args.stripe_size.unwrap_or(51), drop_ratio: args.drop_ratio, norm: true },
         _ => Stripe::None,
     };
     let paganin = args.paganin.then_some(Paganin { pixel_size: args.pixel, distance: args.distance, energy: args.energy, alpha: args.alpha, pad: true });

@@ -166,3 +166,60 @@ pub fn record_paganin(rec: &mut Recording, projections: Buf, paganin: &Paganin) 
     let image = record_transform(rec, filtered, Some(&[1, 2]), Transform::RealInverse { len: n2 }, Norm::Backward)?;
     crate::ops::layout::crop(rec, image, &[0, pr, pc], &[count, rows, cols])
 }
+
+/// Vo et al. 2018's removal of large stripes (TomoPy's `remove_large_stripe`, [`cpu`]'s
+/// reference), in two recordings with the stripe detection on the host between them: here the
+/// columns sorted and median filtered along the detector (`smooth`), and the means of the
+/// sorted and of the smoothed values over the rows kept by `drop_ratio` (slices, cols).
+pub fn record_large_stripe_means(rec: &mut Recording, sinograms: Buf, size: usize, drop_ratio: f64) -> Result<(Buf, Buf, Buf)> {
+    check_stripe_size(size, 1)?;
+    let &[slices, angles, cols] = rec.dims(sinograms) else {
+        return Err(Error::Shape(format!("sinograms {:?}: (slices, angles, cols) expected", rec.dims(sinograms))));
+    };
+    let (sorted, _) = sort_columns::record(rec, sinograms)?;
+    let smooth = record_median(rec, sorted, &[1, 1, size])?;
+    let drop = large_stripe_drop(angles, drop_ratio);
+    let kept = |rec: &mut Recording, x: Buf| -> Result<Buf> {
+        let rows = crate::ops::layout::crop(rec, x, &[0, drop, 0], &[slices, angles - 2 * drop, cols])?;
+        crate::ops::reduce::record(rec, rows, crate::ops::reduce::Reduction::Mean, Some(1))
+    };
+    let (sorted_mean, smooth_mean) = (kept(rec, sorted)?, kept(rec, smooth)?);
+    Ok((smooth, sorted_mean, smooth_mean))
+}
+
+/// The rows TomoPy leaves out at each end of the sorted columns' means.
+fn large_stripe_drop(angles: usize, drop_ratio: f64) -> usize {
+    (0.5 * drop_ratio.clamp(0.0, 0.8) * angles as f64) as usize
+}
+
+/// The host step between the two: per slice, each column's factor (the sorted over the smoothed
+/// mean, 1 where the latter is 0) and whether it is a stripe ([`cpu::detect_stripe`], dilated by
+/// one column), both (slices, 1, cols) for the second recording.
+pub fn large_stripe_columns(sorted_mean: &ndarray::Array2<f32>, smooth_mean: &ndarray::Array2<f32>, snr: f64) -> (ndarray::Array3<f32>, ndarray::Array3<f32>) {
+    let (slices, cols) = sorted_mean.dim();
+    let mut factors = ndarray::Array3::<f32>::ones((slices, 1, cols));
+    let mut stripes = ndarray::Array3::<f32>::zeros((slices, 1, cols));
+    for s in 0..slices {
+        let f: Vec<f64> = (0..cols).map(|c| if smooth_mean[(s, c)] != 0.0 { sorted_mean[(s, c)] as f64 / smooth_mean[(s, c)] as f64 } else { 1.0 }).collect();
+        let found = cpu::detect_stripe(&f, snr);
+        for c in 0..cols {
+            factors[(s, 0, c)] = f[c] as f32;
+            stripes[(s, 0, c)] = if found[c.saturating_sub(1)..(c + 2).min(cols)].iter().any(|&b| b) { 1.0 } else { 0.0 };
+        }
+    }
+    (factors, stripes)
+}
+
+/// The second recording: the sinograms divided by the factors (`norm`), and in the stripes'
+/// columns the smoothed sorted values put back in the order of the divided columns.
+pub fn record_large_stripe_fill(rec: &mut Recording, sinograms: Buf, smooth: Buf, factors: Buf, stripes: Buf, norm: bool) -> Result<Buf> {
+    use crate::kernels::broadcast::{self, BroadcastOp};
+    let x = if norm { broadcast::record(rec, BroadcastOp::Divide, sinograms, factors)? } else { sinograms };
+    let (_, position) = sort_columns::record(rec, x)?;
+    let corrected = take::record(rec, smooth, position)?;
+    // x where no stripe, the corrected values where one: products with 0 and 1 are exact.
+    let keep = crate::kernels::unary::record(rec, crate::kernels::unary::UnaryOp::Affine { scale: -1.0, offset: 1.0 }, stripes)?;
+    let a = broadcast::record(rec, BroadcastOp::Multiply, x, keep)?;
+    let b = broadcast::record(rec, BroadcastOp::Multiply, corrected, stripes)?;
+    broadcast::record(rec, BroadcastOp::Add, a, b)
+}
