@@ -322,9 +322,7 @@ pub fn reconstruct(
     let g = geometry(report.center)?;
     report.uses_logpolar = g.fbp_geometry().0.uses_logpolar()?;
     let halo = normalize.outliers.map_or(0, |o| o.halo());
-    let per_row = band_bytes(&g, halo, scan_is_u16(source)) + super::slice_bytes(&g);
-    let budget = (gpu.memory_budget_bytes() / 4).min(gpu.max_buffer_bytes());
-    let band_rows = (budget / per_row.max(1)).clamp(1, rows as u64) as usize;
+    let band_rows = band_rows(gpu, &g, halo, scan_is_u16(source)).min(rows);
     report.rows_per_band = band_rows;
     let bands: Vec<Range<usize>> = (0..rows).step_by(band_rows).map(|r| r..(r + band_rows).min(rows)).collect();
     report.bands = bands.len();
@@ -399,6 +397,21 @@ fn scan_is_u16(scan: &dyn ScanSource) -> bool {
     matches!(scan.read(Part::Data, Some(0..1), 0..1), Ok(Samples::U16(_)))
 }
 
+/// The most rows in a band: FBP goes slice by slice (one slice's temporaries at a time, the
+/// log-polar grids of a 2048² slice take 1.7 GB), so per row the band holds its raw values,
+/// sinograms and stripe removal's arrays ([`band_bytes`]) and its slice; every array within one
+/// buffer; at most [`MAX_BAND_ROWS`].
+fn band_rows(gpu: &Gpu, g: &Geometry, halo: usize, u16: bool) -> usize {
+    let slice = 4 * (g.size * g.size) as u64;
+    let per_row = band_bytes(g, halo, u16) + 2 * slice;
+    let budget = (gpu.memory_budget_bytes() / 4).saturating_sub(super::slice_bytes(g));
+    let buffer = gpu.max_buffer_bytes() / (4 * (g.angles.len() * g.detectors) as u64).max(slice).max(1);
+    (budget / per_row.max(1)).min(buffer).clamp(1, MAX_BAND_ROWS as u64) as usize
+}
+
+/// Rows per band at most: enough to keep the device busy between submissions.
+const MAX_BAND_ROWS: usize = 64;
+
 /// Device bytes per detector row of a band besides FBP's: the raw values with the outlier
 /// median's halo (and their f32 copy and medians), the sinograms and the stripe removal's
 /// sorted values, positions and medians.
@@ -468,7 +481,14 @@ fn sinograms<'g>(gpu: &'g Gpu, fetched: &Fetched, rows: usize, normalize: &Norma
 /// One band's slices.
 fn reconstruct_band(gpu: &Gpu, fetched: &Fetched, rows: &Range<usize>, normalize: &Normalize, options: &Options, g: &Geometry) -> Result<Array3<f32>> {
     let (mut rec, sinograms) = sinograms(gpu, fetched, rows.len(), normalize, options.stripe)?;
-    let volume = super::record_fbp(&mut rec, sinograms, g, options.filter)?;
+    // Slice by slice: each slice's temporaries (the log-polar grids) reused by the next.
+    let slices = (0..rows.len())
+        .map(|i| {
+            let one = crate::ops::layout::crop(&mut rec, sinograms, &[i, 0, 0], &[1, g.angles.len(), g.detectors])?;
+            super::record_fbp(&mut rec, one, g, options.filter)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let volume = if slices.len() == 1 { slices[0] } else { crate::ops::layout::concatenate(&mut rec, &slices)? };
     let d = rec.download(volume);
     let volume = rec.run()?.into_f32(d)?;
     let volume = volume.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?;
