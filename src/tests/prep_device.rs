@@ -140,7 +140,8 @@ fn paganin_matches_tomopy() {
         let p = Paganin { pixel_size: 1e-4, distance, energy: 20.0, alpha, pad: true };
         let mut rec = Recording::new(gpu);
         let b = rec.upload_f32(&x.view().into_dyn()).unwrap();
-        let y = prep::record_paganin(&mut rec, b, &p).unwrap();
+        let plan = prep::PaganinPlan::new(gpu, &p, rows, cols).unwrap();
+        let y = prep::record_paganin(&mut rec, b, &plan).unwrap();
         let got = run3(rec, y);
         let want = cpu::retrieve_phase(x.mapv(f64::from).view(), 1e-4, distance, 20.0, alpha, true).unwrap();
         assert_rel_l2(&got.into_dyn(), &want.into_dyn(), 2e-6, &format!("{count}x{rows}x{cols} at {distance} cm"));

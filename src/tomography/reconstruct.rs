@@ -514,8 +514,9 @@ fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: 
     let (p1, p2) = (rows + 2 * paganin.pad_width(rows), cols + 2 * paganin.pad_width(cols));
     // A projection's raw values, its transmission, the padded image and its spectrum (twice).
     let per = (rows * cols * 16 + p1 * p2 * 4 + 2 * p1 * (p2 / 2 + 1) * 8) as u64;
-    let budget = (gpu.memory_budget_bytes() / 4).min(gpu.max_buffer_bytes());
-    let chunk = (budget / per.max(1)).clamp(1, angles as u64) as usize;
+    // Within a quarter of the memory, and the largest array (the spectra) within one buffer.
+    let largest = (p1 * (p2 / 2 + 1) * 8) as u64;
+    let chunk = (gpu.memory_budget_bytes() / 4 / per.max(1)).min(gpu.max_buffer_bytes() / largest.max(1)).clamp(1, angles as u64) as usize;
     let mut out = Array3::<f32>::zeros((angles, rows, cols));
     let mut flat_dark = Array3::<f32>::zeros((2, rows, cols));
     flat_dark.index_axis_mut(Axis(0), 0).fill(1.0);
@@ -527,6 +528,7 @@ fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: 
         }
     }
     let normalize = Normalize { outliers: options.outliers, cutoff: options.cutoff.unwrap_or(f32::INFINITY), minus_log: None, sinograms: false };
+    let plan = prep::PaganinPlan::new(gpu, paganin, rows, cols)?;
     for start in (0..angles).step_by(chunk) {
         let end = (start + chunk).min(angles);
         let raw = scan.read(Part::Data, Some(start..end), 0..rows)?;
@@ -536,7 +538,7 @@ fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: 
         let raw = Raw { buf: rec.input(&buf), u16, dims: raw.shape() };
         let fd = rec.upload_once_f32(&flat_dark.view().into_dyn())?;
         let transmission = prep::record_normalize(&mut rec, raw, 0, rows, fd, &normalize)?;
-        let filtered = prep::record_paganin(&mut rec, transmission, paganin)?;
+        let filtered = prep::record_paganin(&mut rec, transmission, &plan)?;
         let d = rec.download(filtered);
         let part = rec.run()?.into_f32(d)?;
         out.slice_axis_mut(Axis(0), (start..end).into()).assign(&part.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?);

@@ -196,3 +196,21 @@ fn automatic_centre_and_axis_off_the_middle() {
     assert!((report.center - 33.5).abs() <= 0.5, "centre {}", report.center);
     assert_rel_l2(&got.into_dyn(), &by_steps(&shifted, report.center).mapv(f64::from).into_dyn(), 1e-5, "at the centre found");
 }
+
+#[test]
+fn phase_retrieval_in_the_pipeline_is_tomopys() {
+    // Paganin on whole projections (a first pass through host memory), then −log and FBP.
+    let s = synthetic(40, 36, 6, &[]);
+    let paganin = tomography::Paganin { pixel_size: 1e-4, distance: 30.0, energy: 25.0, alpha: 1e-3, pad: true };
+    let options = ReconstructOptions { center: Center::At(19.5), paganin: Some(paganin), ..ReconstructOptions::default() };
+    let (got, report) = tomography::reconstruct_array(gpu(), &scan_of(&s), &options, &mut |_| {}).unwrap();
+    assert!(report.phase_ms > 0.0);
+    let f = |a: &Array3<u16>| a.mapv(f64::from);
+    let t = cpu::normalize(f(&s.data).view(), f(&s.flat).view(), f(&s.dark).view(), None).unwrap();
+    let phase = cpu::retrieve_phase(t.view(), 1e-4, 30.0, 25.0, 1e-3, true).unwrap();
+    let p = cpu::minus_log(phase.view(), 1e-6).unwrap().mapv(|v| v as f32);
+    let sinograms = p.permuted_axes([1, 0, 2]).as_standard_layout().to_owned();
+    let g = Geometry::new(40, Geometry::equally_spaced(36), None, Some(19.5)).unwrap();
+    let want = tomography::fbp(gpu(), &sinograms, &g, Filter::Ramp).unwrap();
+    assert_rel_l2(&got.into_dyn(), &want.mapv(f64::from).into_dyn(), 1e-5, "Paganin");
+}

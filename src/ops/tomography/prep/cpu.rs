@@ -462,8 +462,10 @@ pub fn vo_metrics(sinogram: ArrayView2<f64>, centres: &[f64], ratio: f64, drop: 
     let upside_down = sinogram.slice(s![..;-1, ..]);
     let mid = (cols as f64 - 1.0) / 2.0;
     let n = cols as i64;
+    // Centres on all cores: a 2048² sinogram's fine search is 49 transforms of 4096 × 2048.
+    use rayon::prelude::*;
     Ok(centres
-        .iter()
+        .par_iter()
         .map(|&centre| {
             let shift = 2.0 * (centre - mid);
             let mut moved = if shift.fract() == 0.0 {

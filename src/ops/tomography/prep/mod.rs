@@ -149,21 +149,46 @@ impl Paganin {
     }
 }
 
+/// Paganin's filter for projections of one size, on the device: made once per run (its table
+/// is the padded grid's size, 4096² for 2048² projections, computed in f64 on the host).
+pub struct PaganinPlan {
+    rows: usize,
+    cols: usize,
+    pads: (usize, usize),
+    filter: crate::gpu::GpuArray,
+}
+
+impl PaganinPlan {
+    pub fn new(gpu: &crate::gpu::Gpu, paganin: &Paganin, rows: usize, cols: usize) -> Result<PaganinPlan> {
+        paganin.check()?;
+        let pads = (paganin.pad_width(rows), paganin.pad_width(cols));
+        let (n1, n2) = (rows + 2 * pads.0, cols + 2 * pads.1);
+        crate::host::check_host_array("the phase filter", &[n1, n2], 16)?;
+        let filter = paganin.filter(n1, n2).mapv(|v| v as f32).into_dyn();
+        Ok(PaganinPlan { rows, cols, pads, filter: crate::gpu::GpuArray::upload_f32(gpu, &filter.view())? })
+    }
+
+    /// The padded projection's shape.
+    pub fn padded(&self) -> [usize; 2] {
+        [self.rows + 2 * self.pads.0, self.cols + 2 * self.pads.1]
+    }
+}
+
 /// Paganin phase retrieval of projections (count, rows, cols) of transmission.
-pub fn record_paganin(rec: &mut Recording, projections: Buf, paganin: &Paganin) -> Result<Buf> {
+pub fn record_paganin(rec: &mut Recording, projections: Buf, plan: &PaganinPlan) -> Result<Buf> {
     use crate::fft::{record_transform, Norm, Transform};
-    paganin.check()?;
     let &[count, rows, cols] = rec.dims(projections) else {
         return Err(Error::Shape(format!("projections {:?} for phase retrieval: (count, rows, cols) expected", rec.dims(projections))));
     };
-    let (pr, pc) = (paganin.pad_width(rows), paganin.pad_width(cols));
-    let (n1, n2) = (rows + 2 * pr, cols + 2 * pc);
+    if (rows, cols) != (plan.rows, plan.cols) {
+        return Err(Error::Shape(format!("projections of {rows} × {cols} for a phase filter made for {} × {}", plan.rows, plan.cols)));
+    }
+    let (pr, pc) = plan.pads;
     let padded = crate::ops::layout::pad(rec, projections, &[(0, 0), (pr, pr), (pc, pc)], Boundary::Nearest)?;
     let spectrum = record_transform(rec, padded, Some(&[1, 2]), Transform::RealForward, Norm::Backward)?;
-    let filter = paganin.filter(n1, n2).mapv(|v| v as f32).into_dyn();
-    let filter = rec.upload_f32(&filter.view())?;
+    let filter = rec.input(&plan.filter);
     let filtered = multiply_lines::record(rec, spectrum, filter)?;
-    let image = record_transform(rec, filtered, Some(&[1, 2]), Transform::RealInverse { len: n2 }, Norm::Backward)?;
+    let image = record_transform(rec, filtered, Some(&[1, 2]), Transform::RealInverse { len: plan.padded()[1] }, Norm::Backward)?;
     crate::ops::layout::crop(rec, image, &[0, pr, pc], &[count, rows, cols])
 }
 
