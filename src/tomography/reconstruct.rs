@@ -44,20 +44,12 @@ impl Samples {
         }
     }
 
-    /// Rows `rows` of every image.
-    pub fn rows(&self, rows: Range<usize>) -> Samples {
-        let s = ndarray::s![.., rows, ..];
+    /// Rows `rows` of images `images`, copied (only those).
+    pub fn window(&self, images: Range<usize>, rows: Range<usize>) -> Samples {
+        let s = ndarray::s![images, rows, ..];
         match self {
             Samples::U16(a) => Samples::U16(a.slice(s).to_owned()),
             Samples::F32(a) => Samples::F32(a.slice(s).to_owned()),
-        }
-    }
-
-    /// Images `images`.
-    pub fn images(&self, images: Range<usize>) -> Samples {
-        match self {
-            Samples::U16(a) => Samples::U16(a.slice_axis(Axis(0), images.into()).to_owned()),
-            Samples::F32(a) => Samples::F32(a.slice_axis(Axis(0), images.into()).to_owned()),
         }
     }
 
@@ -164,7 +156,7 @@ impl ScanSource for ArrayScan {
         if images.end > n || rows.end > r || images.start > images.end || rows.start > rows.end {
             return Err(Error::Shape(format!("images {images:?}, rows {rows:?} of {:?}", p.shape())));
         }
-        Ok(p.images(images).rows(rows))
+        Ok(p.window(images, rows))
     }
 
     fn theta_degrees(&self) -> Option<Vec<f64>> {
