@@ -204,7 +204,7 @@ impl GpuArray {
     pub fn upload_u16(gpu: &Gpu, values: &[u16]) -> Result<GpuArray> {
         let words = values.len().div_ceil(2).max(1);
         let bytes: &[u8] = bytemuck::cast_slice(values);
-        if cfg!(target_endian = "little") && values.len() % 2 == 0 && !values.is_empty() {
+        if cfg!(target_endian = "little") && values.len().is_multiple_of(2) && !values.is_empty() {
             return Self::upload(gpu, &[words], Dtype::U32, bytes);
         }
         let packed: Vec<u32> =

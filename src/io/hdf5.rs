@@ -160,26 +160,33 @@ impl Scan {
         })
     }
 
-    /// Reads each image's band of rows at its place in the file, images in parallel.
+    /// Reads each image's band of rows at its place in the file, images in parallel, straight
+    /// into the result's memory (the values are little-endian, as this machine's).
     fn read_direct(&self, set: &Images, offset: u64, out: [usize; 3], first: usize, row: usize) -> Result<Samples> {
+        let shape = (out[0], out[1], out[2]);
+        let len = out[0] * out[1] * out[2];
+        Ok(if set.u16 {
+            let mut v = crate::host::zeroed_vec::<u16>(len);
+            self.read_bands(set, offset, out, first, row, bytemuck::cast_slice_mut(&mut v))?;
+            Samples::U16(Array3::from_shape_vec(shape, v).expect("sizes match"))
+        } else {
+            let mut v = crate::host::zeroed_vec::<f32>(len);
+            self.read_bands(set, offset, out, first, row, bytemuck::cast_slice_mut(&mut v))?;
+            Samples::F32(Array3::from_shape_vec(shape, v).expect("sizes match"))
+        })
+    }
+
+    fn read_bands(&self, set: &Images, offset: u64, out: [usize; 3], first: usize, row: usize, bytes: &mut [u8]) -> Result<()> {
         use rayon::prelude::*;
         let [_, rows, cols] = set.shape;
         let elem = if set.u16 { 2 } else { 4 };
         let band = out[1] * out[2] * elem;
-        let mut bytes = crate::host::zeroed_vec::<u8>(out[0] * band);
-        if band > 0 {
-            bytes.par_chunks_mut(band).enumerate().try_for_each(|(i, dst)| {
-                let at = offset + (((first + i) * rows + row) * cols * elem) as u64;
-                read_at(&self.file, dst, at).map_err(|e| file_error(&self.path, format!("cannot read {band} bytes at {at}: {e} (a truncated file?)")))
-            })?;
+        if band == 0 {
+            return Ok(());
         }
-        let shape = (out[0], out[1], out[2]);
-        Ok(if set.u16 {
-            let v: Vec<u16> = bytes.chunks_exact(2).map(|b| u16::from_le_bytes([b[0], b[1]])).collect();
-            Samples::U16(Array3::from_shape_vec(shape, v).expect("sizes match"))
-        } else {
-            let v: Vec<f32> = bytes.chunks_exact(4).map(|b| f32::from_le_bytes([b[0], b[1], b[2], b[3]])).collect();
-            Samples::F32(Array3::from_shape_vec(shape, v).expect("sizes match"))
+        bytes.par_chunks_mut(band).enumerate().try_for_each(|(i, dst)| {
+            let at = offset + (((first + i) * rows + row) * cols * elem) as u64;
+            read_at(&self.file, dst, at).map_err(|e| file_error(&self.path, format!("cannot read {band} bytes at {at}: {e} (a truncated file?)")))
         })
     }
 }

@@ -37,7 +37,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let sinogram = stages.compute(|| tomography::radon(&gpu, &image, &g))?;
     let profile = |r: usize| 0.6 + 0.4 * (std::f64::consts::PI * (r as f64 + 0.5) / rows as f64).sin();
     // Every 97th column, from 13: a gain error of ±4% (a ring).
-    let gain = |c: usize| if c % 97 == 13 { 1.0 + 0.04 * if (c / 97) % 2 == 0 { 1.0 } else { -1.0 } } else { 1.0 };
+    let gain = |c: usize| if c % 97 == 13 { 1.0 + 0.04 * if (c / 97).is_multiple_of(2) { 1.0 } else { -1.0 } } else { 1.0 };
     let theta: Vec<f64> = (0..angles).map(|a| a as f64 * 180.0 / angles as f64).collect();
     let (flats, darks) = (10, 5);
     let writer = ScanWriter::create(&args.output, [angles, rows, n], flats, darks, &theta)?;
