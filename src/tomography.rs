@@ -16,7 +16,10 @@
 //! # Ok::<(), lucent::Error>(())
 //! ```
 
+mod preprocess;
 mod reconstruct;
+
+pub use preprocess::{normalize, remove_large_stripe, remove_outlier, remove_stripe_based_sorting, retrieve_phase};
 
 pub use reconstruct::{
     reconstruct, reconstruct_array, ArrayScan, Center, Normalize, Options as ReconstructOptions, Outliers, Paganin, Part, Report as ReconstructReport, Samples,

@@ -34,7 +34,8 @@ Method = Literal["auto", "logpolar", "direct"]
 Filter = Literal["ramp", "shepp-logan", "cosine", "hamming", "hann"]
 
 __all__ = ["radon", "backproject", "fbp", "mlem", "create_proj_geom", "create_vol_geom", "forward_project", "back_project",
-           "fdk", "sirt", "cgls", "em", "sart", "osem", "fista", "find_offset", "reconstruct"]
+           "fdk", "sirt", "cgls", "em", "sart", "osem", "fista", "find_offset", "reconstruct", "normalize", "minus_log",
+           "remove_outlier", "remove_stripe_based_sorting", "remove_large_stripe", "retrieve_phase", "find_center_vo"]
 
 Projector = Literal["matched", "astra", "texture"]
 
@@ -415,3 +416,68 @@ def reconstruct(data: Any, flat: Any = None, dark: Any = None, theta: Any = None
                                          count(stripe_dim, "stripe_dim"), None if outliers is None else float(outliers),
                                          count(outlier_size, "outlier_size"), None if cutoff is None else float(cutoff), phase, filter)
     return volume, json.loads(report)
+
+
+# TomoPy's preprocessing one step at a time, its names and layout: projections ``tomo``
+# (angles, rows, columns), a sinogram being ``tomo[:, row, :]``; float32 results.
+
+def _tomo(x: Any, name: str = "tomo") -> np.ndarray:
+    a = real(x, name)
+    if a.ndim != 3:
+        raise ValueError(f"{name} has 3 axes (angles, rows, columns), not {a.ndim}")
+    return a
+
+
+def normalize(arr: Any, flat: Any, dark: Any, cutoff: Optional[float] = None, *, context: Optional[Context] = None) -> np.ndarray:
+    """``tomopy.normalize``: (arr − dark) / max(flat − dark, 1e-6) with the flat and dark
+    fields' means, clipped above ``cutoff``."""
+    return _lucent.normalize(resolve(context), _tomo(arr, "arr"), _tomo(flat, "flat"), _tomo(dark, "dark"),
+                             None if cutoff is None else float(cutoff), None)
+
+
+def minus_log(arr: Any, *, floor: float = 1e-6, context: Optional[Context] = None) -> np.ndarray:
+    """``tomopy.minus_log``, −ln, of values floored at ``floor`` (TomoPy's gives inf and NaN
+    for zeros and negatives): normalisation with flats of 1 and darks of 0."""
+    a = _tomo(arr, "arr")
+    ones, zeros = np.ones((1,) + a.shape[1:], "f4"), np.zeros((1,) + a.shape[1:], "f4")
+    return _lucent.normalize(resolve(context), a, ones, zeros, None, float(floor))
+
+
+def remove_outlier(arr: Any, dif: float, size: int = 3, axis: int = 0, *, context: Optional[Context] = None) -> np.ndarray:
+    """``tomopy.misc.corr.remove_outlier``: a value ``dif`` or more above the median of its
+    size × size neighbourhood within its image (``axis`` 0: each ``arr[i]``) becomes it."""
+    if axis != 0:
+        raise ValueError(f"axis {axis}: lucent filters each image arr[i] (axis 0)")
+    return _lucent.remove_outlier(resolve(context), _tomo(arr, "arr"), float(dif), count(size, "size"))
+
+
+def remove_stripe_based_sorting(tomo: Any, size: Optional[int] = None, dim: int = 1, *, context: Optional[Context] = None) -> np.ndarray:
+    """``tomopy.prep.stripe.remove_stripe_based_sorting`` (Vo et al. 2018): each sinogram's
+    columns sorted along the angles, median filtered (``dim`` 1 along the detector, 2 in 2D),
+    put back; ``size`` None is TomoPy's default for the column count."""
+    return _lucent.remove_stripe_based_sorting(resolve(context), _tomo(tomo), None if size is None else count(size, "size"), count(dim, "dim"))
+
+
+def remove_large_stripe(tomo: Any, snr: float = 3, size: int = 51, drop_ratio: float = 0.1, norm: bool = True, *,
+                        context: Optional[Context] = None) -> np.ndarray:
+    """``tomopy.prep.stripe.remove_large_stripe`` (Vo et al. 2018)."""
+    return _lucent.remove_large_stripe(resolve(context), _tomo(tomo), float(snr), count(size, "size"), float(drop_ratio), bool(norm))
+
+
+def retrieve_phase(tomo: Any, pixel_size: float = 1e-4, dist: float = 50, energy: float = 20, alpha: float = 1e-3,
+                   pad: bool = True, *, context: Optional[Context] = None) -> np.ndarray:
+    """``tomopy.prep.phase.retrieve_phase`` (Paganin et al. 2002) of projections of
+    transmission: pixel size and distance in cm, energy in keV."""
+    return _lucent.retrieve_phase(resolve(context), _tomo(tomo), float(pixel_size), float(dist), float(energy), float(alpha), bool(pad))
+
+
+def find_center_vo(tomo: Any, ind: Optional[int] = None, smin: float = -50, smax: float = 50, srad: float = 6,
+                   step: float = 0.25, ratio: float = 0.5, drop: int = 20) -> float:
+    """``tomopy.find_center_vo`` (Vo et al. 2014) on the sinogram ``tomo[:, ind, :]`` (``ind``
+    None: the middle row; a 2-D ``tomo`` is the sinogram): TomoPy's search in f64 on the host."""
+    a = np.asarray(tomo, dtype=np.float64)
+    if a.ndim == 3:
+        a = a[:, a.shape[1] // 2 if ind is None else int(ind), :]
+    if a.ndim != 2:
+        raise ValueError(f"tomo has 3 axes (angles, rows, columns) or 2 (a sinogram), not {a.ndim}")
+    return _lucent.find_center_vo(np.ascontiguousarray(a), float(smin), float(smax), float(srad), float(step), float(ratio), count(drop, "drop"))

@@ -225,8 +225,82 @@ fn reconstruct<'py>(
     Ok((volume, serde_json::to_string(&report).expect("a report")))
 }
 
+type F32x3<'py> = numpy::PyReadonlyArray3<'py, f32>;
+
+/// tomopy.normalize (and minus_log with a floor).
+#[pyfunction]
+fn normalize<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    tomo: F32x3<'py>,
+    flat: F32x3<'py>,
+    dark: F32x3<'py>,
+    cutoff: Option<f32>,
+    minus_log: Option<f32>,
+) -> Result<'py> {
+    let (t, f, d) = (tomo.as_array(), flat.as_array(), dark.as_array());
+    out(py, py.detach(|| tomo::normalize(&ctx.gpu, &t, &f, &d, cutoff, minus_log).map(|a| a.into_dyn())))
+}
+
+/// tomopy.misc.corr.remove_outlier (axis 0).
+#[pyfunction]
+fn remove_outlier<'py>(py: Python<'py>, ctx: &Context, arr: F32x3<'py>, dif: f32, size: usize) -> Result<'py> {
+    let a = arr.as_array();
+    out(py, py.detach(|| tomo::remove_outlier(&ctx.gpu, &a, dif, size).map(|a| a.into_dyn())))
+}
+
+/// tomopy.prep.stripe.remove_stripe_based_sorting.
+#[pyfunction]
+fn remove_stripe_based_sorting<'py>(py: Python<'py>, ctx: &Context, tomo: F32x3<'py>, size: Option<usize>, dim: usize) -> Result<'py> {
+    let t = tomo.as_array();
+    out(py, py.detach(|| tomo::remove_stripe_based_sorting(&ctx.gpu, &t, size, dim).map(|a| a.into_dyn())))
+}
+
+/// tomopy.prep.stripe.remove_large_stripe.
+#[pyfunction]
+fn remove_large_stripe<'py>(py: Python<'py>, ctx: &Context, tomo: F32x3<'py>, snr: f64, size: usize, drop_ratio: f64, norm: bool) -> Result<'py> {
+    let t = tomo.as_array();
+    out(py, py.detach(|| tomo::remove_large_stripe(&ctx.gpu, &t, snr, size, drop_ratio, norm).map(|a| a.into_dyn())))
+}
+
+/// tomopy.prep.phase.retrieve_phase.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn retrieve_phase<'py>(py: Python<'py>, ctx: &Context, tomo: F32x3<'py>, pixel_size: f64, dist: f64, energy: f64, alpha: f64, pad: bool) -> Result<'py> {
+    let t = tomo.as_array();
+    let p = tomo::Paganin { pixel_size, distance: dist, energy, alpha, pad };
+    out(py, py.detach(|| tomo::retrieve_phase(&ctx.gpu, &t, &p).map(|a| a.into_dyn())))
+}
+
+/// tomopy.find_center_vo on one sinogram (the f64 reference, on all cores).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn find_center_vo(
+    py: Python<'_>,
+    sinogram: numpy::PyReadonlyArray2<'_, f64>,
+    smin: f64,
+    smax: f64,
+    srad: f64,
+    step: f64,
+    ratio: f64,
+    drop: usize,
+) -> PyResult<f64> {
+    let s = sinogram.as_array();
+    py.detach(|| tomo::cpu::find_center_vo(s, smin, smax, srad, step, ratio, drop)).map_err(to_py)
+}
+
 pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(reconstruct, m)?)?;
+    for f in [
+        wrap_pyfunction!(normalize, m)?,
+        wrap_pyfunction!(remove_outlier, m)?,
+        wrap_pyfunction!(remove_stripe_based_sorting, m)?,
+        wrap_pyfunction!(remove_large_stripe, m)?,
+        wrap_pyfunction!(retrieve_phase, m)?,
+        wrap_pyfunction!(find_center_vo, m)?,
+    ] {
+        m.add_function(f)?;
+    }
     m.add_function(wrap_pyfunction!(radon, m)?)?;
     m.add_function(wrap_pyfunction!(backproject, m)?)?;
     m.add_function(wrap_pyfunction!(fbp, m)?)?;

@@ -19,7 +19,7 @@ def scan(rng, angles=48, rows=5, cols=40):
     slab[:, 10:25, 12:30] = 0.03
     slab[:, 18:22, 5:15] = 0.05
     p = lucent.tomography.radon(slab, theta).transpose(1, 0, 2)           # (angles, rows, cols)
-    gain = np.ones(cols, "f4"); gain[[9, 23, 31]] = [1.05, 0.96, 1.04]
+    gain = np.ones(cols, "f4"); gain[[9, 23, cols - 9]] = [1.05, 0.96, 1.04]
     data = (5000 * gain * np.exp(-p) + 100 + rng.random(p.shape)).astype("f4")
     flat = (5100 + rng.random((4, rows, cols))).astype("f4")
     dark = (100 + rng.random((2, rows, cols))).astype("f4")
@@ -76,3 +76,46 @@ def test_bad_input_is_refused(rng):
     bad = data.copy(); bad[0, 0, 0] = np.nan
     with pytest.raises(ValueError, match="non-finite|NaN"):
         lucent.tomography.reconstruct(bad, flat, dark, center=19.5)
+
+
+def tomopy_reference():
+    """TomoPy's functions, copied into benches/tomopy_reference.py (TomoPy is not on the
+    package index; the copy names its commit)."""
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[2] / "benches" / "tomopy_reference.py"
+    if not path.exists():
+        pytest.skip("benches/tomopy_reference.py is not beside the package")
+    spec = importlib.util.spec_from_file_location("tomopy_reference", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_preprocessing_steps_are_tomopys(rng):
+    t = tomopy_reference()
+    data, flat, dark, _ = scan(rng, angles=37, rows=6, cols=29)
+    data[3, 2, 7] += 4000                                                   # a zinger
+    np64 = lambda a: np.asarray(a, np.float64)
+    assert rel(lucent.tomography.normalize(data, flat, dark, cutoff=1.02), t.normalize(np64(data), np64(flat), np64(dark), 1.02)) < 1e-6
+    cleaned = lucent.tomography.remove_outlier(data, 500, size=3)
+    assert rel(cleaned, t.remove_outlier(np64(data), 500, 3)) < 1e-7 and cleaned[3, 2, 7] < data[3, 2, 7] - 3000
+    transmission = lucent.tomography.normalize(data, flat, dark)
+    p = lucent.tomography.minus_log(transmission)
+    assert rel(p, -np.log(np64(transmission))) < 1e-6
+    # Sinograms without ties (equal values may be ordered either way by numpy's sort): −log in
+    # f64 of counts jittered below f32's resolution at 5000 (float32 counts repeat in a column).
+    jittered = np64(data) + 1e-3 * rng.random(data.shape)
+    p = (-np.log(t.normalize(jittered, np64(flat), np64(dark)))).astype("f4")
+    assert all(len(np.unique(p[:, r, c])) == p.shape[0] for r in range(p.shape[1]) for c in range(p.shape[2]))
+    for size, dim in [(None, 1), (5, 2)]:
+        want = np.stack([t.remove_stripe_based_sorting(np64(p[:, r]), size, dim) for r in range(p.shape[1])], axis=1)
+        assert rel(lucent.tomography.remove_stripe_based_sorting(p, size, dim), want) < 1e-6, (size, dim)
+    want = np.stack([removal.remove_stripe_based_sorting(p[:, r], size=5, dim=1) for r in range(p.shape[1])], axis=1)
+    assert rel(lucent.tomography.remove_stripe_based_sorting(p, 5), want) < 1e-6                # algotom's too
+    big = p.copy(); big[:, :, 12:15] *= 1.4
+    want = np.stack([t.remove_large_stripe(np64(big[:, r]), 3, 11, 0.1, True)[0] for r in range(big.shape[1])], axis=1)
+    assert rel(lucent.tomography.remove_large_stripe(big, 3, 11), want) < 1e-6
+    assert rel(lucent.tomography.retrieve_phase(transmission, 1e-4, 30, 25, 1e-3), t.retrieve_phase(np64(transmission), 1e-4, 30, 25, 1e-3)) < 2e-6
+    sinogram = np64(p[:, 3])
+    assert lucent.tomography.find_center_vo(p, ind=3, smin=-6, smax=6) == t.find_center_vo(sinogram, -6, 6)[0]
