@@ -19,7 +19,7 @@
 mod preprocess;
 mod reconstruct;
 
-pub use preprocess::{normalize, remove_large_stripe, remove_outlier, remove_stripe_based_sorting, retrieve_phase};
+pub use preprocess::{normalize, remove_large_stripe, remove_outlier, remove_stripe_based_sorting, remove_stripe_fw, retrieve_phase};
 
 pub use reconstruct::{
     reconstruct, reconstruct_array, ArrayScan, Center, Normalize, Options as ReconstructOptions, Outliers, Paganin, Part, Report as ReconstructReport, Samples,

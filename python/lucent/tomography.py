@@ -35,7 +35,8 @@ Filter = Literal["ramp", "shepp-logan", "cosine", "hamming", "hann"]
 
 __all__ = ["radon", "backproject", "fbp", "mlem", "create_proj_geom", "create_vol_geom", "forward_project", "back_project",
            "fdk", "sirt", "cgls", "em", "sart", "osem", "fista", "find_offset", "reconstruct", "normalize", "minus_log",
-           "remove_outlier", "remove_stripe_based_sorting", "remove_large_stripe", "retrieve_phase", "find_center_vo"]
+           "remove_outlier", "remove_stripe_based_sorting", "remove_large_stripe", "remove_stripe_fw", "retrieve_phase",
+           "find_center_vo"]
 
 Projector = Literal["matched", "astra", "texture"]
 
@@ -369,7 +370,7 @@ def _counts(x: Any, name: str) -> Optional[np.ndarray]:
 
 
 def reconstruct(data: Any, flat: Any = None, dark: Any = None, theta: Any = None, *, output: Optional[str] = None,
-                center: Optional[float] = None, stripe: Literal["none", "sorting"] = "none", stripe_size: int = 21,
+                center: Optional[float] = None, stripe: Literal["none", "sorting", "large", "fw"] = "none", stripe_size: int = 21,
                 stripe_dim: int = 1, outliers: Optional[float] = None, outlier_size: int = 3,
                 cutoff: Optional[float] = None, paganin: Optional[dict] = None, filter: Filter = "ramp",
                 context: Optional[Context] = None) -> tuple[Optional[np.ndarray], dict]:
@@ -380,7 +381,8 @@ def reconstruct(data: Any, flat: Any = None, dark: Any = None, theta: Any = None
     ``dist`` in cm, ``energy`` in keV, ``alpha``), −log floored at 1e-6, ring removal
     (``stripe="sorting"``: ``tomopy.prep.stripe.remove_stripe_based_sorting(size=stripe_size,
     dim=stripe_dim)``), the rotation centre (``None``: ``tomopy.find_center_vo`` on the middle
-    row), then FBP of each row's sinogram (the log-polar method where it applies).
+    row), then FBP of each row's sinogram (the log-polar method where it applies). ``stripe``
+    "large" is ``remove_large_stripe(snr=3, size=stripe_size)``, "fw" ``remove_stripe_fw``.
 
     ``data`` is an array (angles, rows, columns) of counts (uint16 is sent as it is, half the
     bytes) with ``flat`` and ``dark`` fields (count, rows, columns), or a path: a DXchange HDF5
@@ -462,6 +464,16 @@ def remove_large_stripe(tomo: Any, snr: float = 3, size: int = 51, drop_ratio: f
                         context: Optional[Context] = None) -> np.ndarray:
     """``tomopy.prep.stripe.remove_large_stripe`` (Vo et al. 2018)."""
     return _lucent.remove_large_stripe(resolve(context), _tomo(tomo), float(snr), count(size, "size"), float(drop_ratio), bool(norm))
+
+
+def remove_stripe_fw(tomo: Any, level: Optional[int] = None, wname: str = "db5", sigma: float = 2, pad: bool = True, *,
+                     context: Optional[Context] = None) -> np.ndarray:
+    """``tomopy.prep.stripe.remove_stripe_fw`` (Münch et al. 2009): ``level`` levels of the
+    2-D wavelet transform (None: ⌈log2⌉ of ``tomo``'s largest axis), each vertical detail
+    damped along the angles by 1 − exp(−ŷ²/2σ²); the angles zero-padded by an eighth."""
+    if wname != "db5":
+        raise ValueError(f"wname {wname!r}: lucent has db5, TomoPy's default")
+    return _lucent.remove_stripe_fw(resolve(context), _tomo(tomo), None if level is None else count(level, "level"), float(sigma), bool(pad))
 
 
 def retrieve_phase(tomo: Any, pixel_size: float = 1e-4, dist: float = 50, energy: float = 20, alpha: float = 1e-3,

@@ -182,7 +182,9 @@ fn reconstruct<'py>(
         stripe: match stripe {
             "none" => tomo::Stripe::None,
             "sorting" => tomo::Stripe::Sorting { size: stripe_size, dim: stripe_dim },
-            other => return Err(to_py(lucent::Error::Invalid(format!("stripe '{other}' (none or sorting)")))),
+            "large" => tomo::Stripe::Large { snr: 3.0, size: stripe_size, drop_ratio: 0.1, norm: true },
+            "fw" => tomo::Stripe::Fw { level: None, sigma: 2.0, pad: true },
+            other => return Err(to_py(lucent::Error::Invalid(format!("stripe '{other}' (none, sorting, large or fw)")))),
         },
         paganin: paganin.map(|(pixel_size, distance, energy, alpha)| tomo::Paganin { pixel_size, distance, energy, alpha, pad: true }),
         center: center.map_or(tomo::Center::Auto, tomo::Center::At),
@@ -263,6 +265,13 @@ fn remove_large_stripe<'py>(py: Python<'py>, ctx: &Context, tomo: F32x3<'py>, sn
     out(py, py.detach(|| tomo::remove_large_stripe(&ctx.gpu, &t, snr, size, drop_ratio, norm).map(|a| a.into_dyn())))
 }
 
+/// tomopy.prep.stripe.remove_stripe_fw (db5).
+#[pyfunction]
+fn remove_stripe_fw<'py>(py: Python<'py>, ctx: &Context, tomo: F32x3<'py>, level: Option<usize>, sigma: f64, pad: bool) -> Result<'py> {
+    let t = tomo.as_array();
+    out(py, py.detach(|| tomo::remove_stripe_fw(&ctx.gpu, &t, level, sigma, pad).map(|a| a.into_dyn())))
+}
+
 /// tomopy.prep.phase.retrieve_phase.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
@@ -296,6 +305,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
         wrap_pyfunction!(remove_outlier, m)?,
         wrap_pyfunction!(remove_stripe_based_sorting, m)?,
         wrap_pyfunction!(remove_large_stripe, m)?,
+        wrap_pyfunction!(remove_stripe_fw, m)?,
         wrap_pyfunction!(retrieve_phase, m)?,
         wrap_pyfunction!(find_center_vo, m)?,
     ] {

@@ -162,6 +162,18 @@ impl Source {
         Ok(ArrayD::from_shape_vec(IxDyn(&shape), values).expect("zarrs returns the subset's elements"))
     }
 
+    /// The window `window` (one range per axis) as f32.
+    pub fn read_window(&self, window: &[Range<usize>]) -> Result<ArrayD<f32>> {
+        let shape = self.shape();
+        if window.len() != shape.len() || window.iter().zip(&shape).any(|(w, &n)| w.start > w.end || w.end > n) {
+            return Err(file_error(&self.path, format!("the window {window:?} of an array of shape {shape:?}")));
+        }
+        let subset: Vec<Range<u64>> = window.iter().map(|w| w.start as u64..w.end as u64).collect();
+        let dims: Vec<usize> = window.iter().map(|w| w.len()).collect();
+        let values = self.convert(&subset)?;
+        Ok(ArrayD::from_shape_vec(IxDyn(&dims), values).expect("zarrs returns the subset's elements"))
+    }
+
     /// The elements of `subset` as f32 (an empty subset reads nothing and checks the data type).
     fn convert(&self, subset: &[Range<u64>]) -> Result<Vec<f32>> {
         let dt = self.array.data_type();
@@ -408,4 +420,70 @@ pub fn stream_rows(
         progress(Progress::new("rows", end, rows));
     }
     Ok(streamed)
+}
+
+/// Raw projections (angles, rows, cols) in a Zarr array, read by bands of rows as the pipeline
+/// asks for them ([`crate::tomography::reconstruct`]); flats and darks, small, held in memory.
+pub struct ZarrScan {
+    pub data: Source,
+    pub flat: Option<crate::tomography::Samples>,
+    pub dark: Option<crate::tomography::Samples>,
+}
+
+impl ZarrScan {
+    pub fn new(data: Source, flat: Option<crate::tomography::Samples>, dark: Option<crate::tomography::Samples>) -> Result<ZarrScan> {
+        let shape = data.shape();
+        let [_, r, c] = shape[..] else {
+            return Err(file_error(&data.path, format!("projections of shape {shape:?}: (angles, rows, cols) expected")));
+        };
+        for (what, part) in [("flat fields", &flat), ("dark fields", &dark)] {
+            if let Some(p) = part {
+                if p.shape()[1..] != [r, c] || p.shape()[0] == 0 {
+                    return Err(crate::Error::Shape(format!("{what} of shape {:?} for projections of {shape:?}", p.shape())));
+                }
+            }
+        }
+        Ok(ZarrScan { data, flat, dark })
+    }
+}
+
+impl crate::tomography::ScanSource for ZarrScan {
+    fn shape(&self) -> [usize; 3] {
+        let s = self.data.shape();
+        [s[0], s[1], s[2]]
+    }
+
+    fn count(&self, part: crate::tomography::Part) -> usize {
+        use crate::tomography::Part;
+        match part {
+            Part::Data => self.data.shape()[0],
+            Part::Flat => self.flat.as_ref().map_or(0, |f| f.shape()[0]),
+            Part::Dark => self.dark.as_ref().map_or(0, |d| d.shape()[0]),
+        }
+    }
+
+    fn read(&self, part: crate::tomography::Part, images: Option<Range<usize>>, rows: Range<usize>) -> Result<crate::tomography::Samples> {
+        use crate::tomography::{Part, Samples};
+        let held = match part {
+            Part::Data => {
+                let [n, _, c] = self.shape();
+                let window = [images.unwrap_or(0..n), rows, 0..c];
+                let band = self.data.read_window(&window)?;
+                return Ok(Samples::F32(band.into_dimensionality().expect("three axes")));
+            }
+            Part::Flat => self.flat.as_ref(),
+            Part::Dark => self.dark.as_ref(),
+        };
+        let p = held.ok_or_else(|| crate::Error::Invalid(format!("the scan has no {part:?} images")))?;
+        let n = p.shape()[0];
+        let images = images.unwrap_or(0..n);
+        if images.end > n || rows.end > p.shape()[1] {
+            return Err(crate::Error::Shape(format!("images {images:?}, rows {rows:?} of {:?}", p.shape())));
+        }
+        Ok(p.window(images, rows))
+    }
+
+    fn theta_degrees(&self) -> Option<Vec<f64>> {
+        None
+    }
 }

@@ -79,6 +79,7 @@ pub mod tv_chambolle;
 pub mod tvl1_step;
 pub mod unary;
 pub mod upsampled_dft;
+pub mod wavelet_axis;
 pub mod wiener_filter;
 pub mod window_sum;
 

@@ -199,3 +199,24 @@ fn large_stripe_removal_matches_tomopy() {
         }
     }
 }
+
+#[test]
+fn fourier_wavelet_removal_matches_tomopy() {
+    let gpu = poisoned_gpu();
+    let mut rng = rand::rng();
+    // Odd and even lengths at every level, padding on and off, a level count below the default.
+    for (slices, angles, cols, level, pad) in [(2, 45, 37, None, true), (1, 64, 20, Some(3), false), (1, 9, 31, None, true)] {
+        let mut x = Array3::from_shape_fn((slices, angles, cols), |(_, a, c)| {
+            1.0 + 0.3 * ((a as f32 * 0.3).sin() * (c as f32 * 0.2).cos()) + 0.05 * rng.random::<f32>()
+        });
+        x.slice_mut(s![.., .., cols / 3]).mapv_inplace(|v| v + 0.4);
+        let mut rec = Recording::new(gpu);
+        let b = rec.upload_f32(&x.view().into_dyn()).unwrap();
+        let y = prep::record_stripe_fw(&mut rec, b, level, 2.0, pad).unwrap();
+        let got = run3(rec, y);
+        for (i, g) in got.outer_iter().enumerate() {
+            let want = cpu::remove_stripe_fw(x.index_axis(Axis(0), i).mapv(f64::from).view(), level, 2.0, pad).unwrap();
+            assert_rel_l2(&g.to_owned().into_dyn(), &want.into_dyn(), 2e-6, &format!("{slices}x{angles}x{cols} level {level:?} pad {pad}"));
+        }
+    }
+}

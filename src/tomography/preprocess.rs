@@ -134,3 +134,11 @@ pub fn retrieve_phase(gpu: &Gpu, tomo: &ArrayView3<f32>, paganin: &Paganin) -> R
     let y = prep::record_paganin(&mut rec, x, &plan)?;
     run3(rec, y)
 }
+
+/// `tomopy.prep.stripe.remove_stripe_fw(tomo, level, 'db5', sigma, pad)` (Münch et al. 2009);
+/// `level` None: TomoPy's ⌈log2⌉ of the stack's largest axis (rows included).
+pub fn remove_stripe_fw(gpu: &Gpu, tomo: &ArrayView3<f32>, level: Option<usize>, sigma: f64, pad: bool) -> Result<Array3<f32>> {
+    let largest = tomo.shape().iter().copied().max().unwrap_or(1).max(1);
+    let level = level.or(Some((largest as f64).log2().ceil() as usize));
+    on_sinograms(gpu, tomo, |rec, s| prep::record_stripe_fw(rec, s, level, sigma, pad))
+}

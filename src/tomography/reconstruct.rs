@@ -177,6 +177,9 @@ pub enum Stripe {
     /// `drop_ratio` extremes left out) are replaced by the smoothed sorted values, every column
     /// first divided by its factor when `norm`.
     Large { snr: f64, size: usize, drop_ratio: f64, norm: bool },
+    /// Münch et al.'s Fourier-wavelet method (`remove_stripe_fw`, db5): `level` levels (None:
+    /// ⌈log2 max(angles, cols)⌉), damping width `sigma`, the angles padded by an eighth.
+    Fw { level: Option<usize>, sigma: f64, pad: bool },
 }
 
 /// The rotation centre.
@@ -374,6 +377,11 @@ fn check_options(o: &Options) -> Result<()> {
             return Err(Error::Invalid(format!("a large-stripe filter of size {size} (1 to 255), snr {snr}, drop ratio {drop_ratio} (finite)")));
         }
     }
+    if let Stripe::Fw { level, sigma, .. } = o.stripe {
+        if !(sigma.is_finite() && sigma > 0.0) || level.is_some_and(|l| l > 64) {
+            return Err(Error::Invalid(format!("a Fourier-wavelet filter of sigma {sigma} (more than 0), level {level:?} (at most 64)")));
+        }
+    }
     if let Some(p) = &o.paganin {
         p.check()?;
     }
@@ -450,6 +458,10 @@ fn sinograms<'g>(gpu: &'g Gpu, fetched: &Fetched, rows: usize, normalize: &Norma
         Stripe::None => Ok((rec, sinograms)),
         Stripe::Sorting { size, dim } => {
             let out = prep::record_stripe_sorting(&mut rec, sinograms, size, dim)?;
+            Ok((rec, out))
+        }
+        Stripe::Fw { level, sigma, pad } => {
+            let out = prep::record_stripe_fw(&mut rec, sinograms, level, sigma, pad)?;
             Ok((rec, out))
         }
         Stripe::Large { snr, size, drop_ratio, norm } => {

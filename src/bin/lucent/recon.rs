@@ -18,7 +18,8 @@ use crate::Global;
   lucent recon projections.npy --flat flats.npy --dark darks.npy -o volume.npy --center 1023.5")]
 pub struct Args {
     /// Raw projections (angles, rows, cols): a DXchange HDF5 file (/exchange/data, data_white,
-    /// data_dark, theta in degrees) or an array file (.npy, .tif, .zarr).
+    /// data_dark, theta in degrees; read by bands of rows), a Zarr array (read by bands too) or
+    /// an array file (.npy, .tif: read whole).
     input: PathBuf,
     /// The volume (rows, cols, cols): .zarr (OME-Zarr), .npy or .tif, written as it is computed.
     #[arg(short, long)]
@@ -33,10 +34,17 @@ pub struct Args {
     /// a detector coordinate.
     #[arg(long, default_value = "auto", allow_hyphen_values = true)]
     center: String,
-    /// Ring removal on the sinograms (Vo et al. 2018): none, sorting (remove_stripe_based_sorting)
-    /// or large (remove_large_stripe).
-    #[arg(long, default_value = "none", value_parser = ["none", "sorting", "large"])]
+    /// Ring removal on the sinograms: none, sorting or large (Vo et al. 2018's
+    /// remove_stripe_based_sorting, remove_large_stripe), fw (Münch et al. 2009's
+    /// remove_stripe_fw, db5).
+    #[arg(long, default_value = "none", value_parser = ["none", "sorting", "large", "fw"])]
     stripe: String,
+    /// The Fourier-wavelet method's levels (default: ⌈log2 max(angles, cols)⌉).
+    #[arg(long)]
+    fw_level: Option<usize>,
+    /// The Fourier-wavelet method's damping width.
+    #[arg(long, default_value_t = 2.0)]
+    sigma: f64,
     /// The median's size along the detector (sorting: 21 by default, large: 51).
     #[arg(long)]
     stripe_size: Option<usize>,
@@ -96,10 +104,13 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             let a = a.into_dimensionality::<ndarray::Ix3>().map_err(|_| Error::Shape(format!("{} is not 3D (count, rows, cols)", path.display())))?;
             Ok(Samples::F32(a))
         };
-        let data = three(&args.input)?;
         let flat = args.flat.as_ref().map(three).transpose()?;
         let dark = args.dark.as_ref().map(three).transpose()?;
-        Ok(Box::new(ArrayScan::new(data, flat, dark, None)?))
+        // A Zarr array is read band by band; other files whole (within the host budget).
+        if io::is_zarr(&args.input) {
+            return Ok(Box::new(io::zarr::ZarrScan::new(io::zarr::Source::open(&args.input)?, flat, dark)?));
+        }
+        Ok(Box::new(ArrayScan::new(three(&args.input)?, flat, dark, None)?))
     })?;
     let [angles, rows, cols] = scan.shape();
     let gpu = stages.open(|| global.gpu())?;
@@ -121,7 +132,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             shape_in: Some(vec![angles, rows, cols]),
             shape_out: Some(shape.to_vec()),
             options: json!({
-                "center": args.center, "stripe": args.stripe, "stripe_size": args.stripe_size, "stripe_dim": args.stripe_dim, "snr": args.snr, "drop_ratio": args.drop_ratio,
+                "center": args.center, "stripe": args.stripe, "stripe_size": args.stripe_size, "stripe_dim": args.stripe_dim, "snr": args.snr, "drop_ratio": args.drop_ratio, "fw_level": args.fw_level, "sigma": args.sigma,
                 "outliers": args.outliers, "outlier_size": args.outlier_size, "cutoff": args.cutoff, "paganin": args.paganin,
                 "energy": args.energy, "distance": args.distance, "pixel": args.pixel, "alpha": args.alpha, "filter": args.filter,
                 "flat": args.flat.as_ref().map(report::path), "dark": args.dark.as_ref().map(report::path),
@@ -144,6 +155,7 @@ fn options(args: &Args) -> Result<ReconstructOptions, Error> {
     };
     let stripe = match args.stripe.as_str() {
         "sorting" => Stripe::Sorting { size: args.stripe_size.unwrap_or(21), dim: args.stripe_dim },
+        "fw" => Stripe::Fw { level: args.fw_level, sigma: args.sigma, pad: true },
         "large" => Stripe::Large { snr: args.snr, size: args.stripe_size.unwrap_or(51), drop_ratio: args.drop_ratio, norm: true },
         _ => Stripe::None,
     };

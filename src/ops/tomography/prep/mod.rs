@@ -248,3 +248,63 @@ pub fn record_large_stripe_fill(rec: &mut Recording, sinograms: Buf, smooth: Buf
     let b = broadcast::record(rec, BroadcastOp::Multiply, corrected, stripes)?;
     broadcast::record(rec, BroadcastOp::Add, a, b)
 }
+
+/// Münch et al. 2009's Fourier-wavelet ring removal (TomoPy's `remove_stripe_fw`, wavelet
+/// db5, [`cpu::remove_stripe_fw`]) of sinograms (slices, angles, cols): zero-padded by
+/// ⌊angles/8⌋ along the angles (`pad`), `level` levels of the 2-D wavelet transform (None:
+/// ⌈log2 max(angles, cols)⌉), each level's vertical detail damped along the angles in Fourier
+/// space by 1 − exp(−ŷ²/2σ²), and back.
+pub fn record_stripe_fw(rec: &mut Recording, sinograms: Buf, level: Option<usize>, sigma: f64, pad: bool) -> Result<Buf> {
+    use crate::kernels::wavelet_axis::{self, record_forward, record_inverse};
+    let &[slices, angles, cols] = rec.dims(sinograms) else {
+        return Err(Error::Shape(format!("sinograms {:?}: (slices, angles, cols) expected", rec.dims(sinograms))));
+    };
+    if !(sigma.is_finite() && sigma > 0.0) {
+        return Err(Error::Invalid(format!("a Fourier-wavelet sigma of {sigma} (finite, more than 0)")));
+    }
+    let level = level.unwrap_or_else(|| (angles.max(cols) as f64).log2().ceil() as usize);
+    if level > 64 {
+        return Err(Error::Invalid(format!("{level} wavelet levels (at most 64)")));
+    }
+    let padded = if pad { angles + angles / 8 } else { angles };
+    let shift = (padded - angles) / 2;
+    let mut approx = crate::ops::layout::pad(rec, sinograms, &[(0, 0), (shift, padded - angles - shift), (0, 0)], Boundary::Constant(0.0))?;
+    let filters =
+        rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[40]), wavelet_axis::filters(&cpu::DB5_DEC_LO).to_vec()).expect("40").view())?;
+    let mut details = Vec::with_capacity(level);
+    for _ in 0..level {
+        let (lo, hi) = record_forward(rec, filters, approx, 1)?;
+        let (aa, vertical) = record_forward(rec, filters, lo, 2)?;
+        let (horizontal, diagonal) = record_forward(rec, filters, hi, 2)?;
+        details.push((horizontal, damp_vertical(rec, vertical, sigma)?, diagonal));
+        approx = aa;
+    }
+    for &(horizontal, vertical, diagonal) in details.iter().rev() {
+        let dims = rec.dims(horizontal).to_vec();
+        let a = crate::ops::layout::crop(rec, approx, &[0, 0, 0], &dims)?;
+        let low = record_inverse(rec, filters, a, vertical, 2)?;
+        let high = record_inverse(rec, filters, horizontal, diagonal, 2)?;
+        approx = record_inverse(rec, filters, low, high, 1)?;
+    }
+    crate::ops::layout::crop(rec, approx, &[0, shift, 0], &[slices, angles, cols])
+}
+
+/// TomoPy's damping of a vertical detail band (slices, m, n) along its rows: the FFT along
+/// them times 1 − exp(−ŷ²/2σ²), row k's ŷ = (2j − m + 1)/2 with j = (k + ⌊m/2⌋) mod m (TomoPy
+/// multiplies the shifted spectrum by the unshifted coordinates), the real part of the inverse.
+fn damp_vertical(rec: &mut Recording, band: Buf, sigma: f64) -> Result<Buf> {
+    use crate::fft::{record_transform, Norm, Transform};
+    use crate::kernels::complex_to_real::{self, ComplexToReal};
+    let (m, n) = (rec.dims(band)[1], rec.dims(band)[2]);
+    let table = ndarray::Array2::from_shape_fn((m, n), |(k, _)| {
+        let j = (k + m / 2) % m;
+        let y = (2.0 * j as f64 - m as f64 + 1.0) / 2.0;
+        -(-(y * y) / (2.0 * sigma * sigma)).exp_m1() as f32
+    });
+    let damp = rec.upload_f32(&table.into_dyn().view())?;
+    let complex = crate::kernels::real_to_complex::record(rec, band)?;
+    let spectrum = record_transform(rec, complex, Some(&[1]), Transform::Forward, Norm::Backward)?;
+    let damped = multiply_lines::record(rec, spectrum, damp)?;
+    let back = record_transform(rec, damped, Some(&[1]), Transform::Inverse, Norm::Backward)?;
+    complex_to_real::record(rec, ComplexToReal::Re, back)
+}
