@@ -24,7 +24,7 @@ pub const TAPS: usize = 10;
 /// pywt's four filters from the decomposition low-pass `dec_lo`: dec_hi[j] = (−1)^(j+1)
 /// dec_lo[9 − j], rec_lo its reverse, rec_hi[j] = (−1)^j dec_lo[j]; as the kernel's table.
 pub fn filters(dec_lo: &[f64; TAPS]) -> [f32; 4 * TAPS] {
-    let sign = |j: usize| if j % 2 == 0 { 1.0 } else { -1.0 };
+    let sign = |j: usize| if j.is_multiple_of(2) { 1.0 } else { -1.0 };
     let mut t = [0f32; 4 * TAPS];
     for j in 0..TAPS {
         t[j] = dec_lo[j] as f32;
