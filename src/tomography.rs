@@ -45,6 +45,8 @@ pub mod cpu {
     use ndarray::Axis;
 
     pub use crate::ops::tomography::cpu::{backproject, fbp, mlem, project};
+    /// The sum gridding FBP ([`super::Method::Gridrec`]) approximates, in f64.
+    pub use crate::ops::tomography::gridrec::reference as gridrec;
     /// TomoPy's preprocessing, f64 (the pipeline's steps are tested against them).
     pub use crate::ops::tomography::prep::cpu::{
         detect_stripe, find_center_vo, minus_log, normalize, phase_filter, remove_large_stripe, remove_outlier, remove_stripe_based_sorting, remove_stripe_fw,
@@ -121,7 +123,14 @@ fn one_call<D: Dimension>(
 /// take, roughly.
 fn slice_bytes(g: &Geometry) -> u64 {
     let (n, a, d, p) = (g.size as u64, g.angles.len() as u64, g.detectors as u64, g.padded_detectors() as u64);
-    let grids = if g.uses_logpolar().unwrap_or(false) { 2 * crate::ops::tomography::logpolar::grid_bytes(g) } else { 0 };
+    let grids = if g.uses_logpolar().unwrap_or(false) {
+        2 * crate::ops::tomography::logpolar::grid_bytes(g)
+    } else if g.method == Method::Gridrec {
+        // The 2N × 2N complex grid, its transform's temporary and the cropped image.
+        3 * 8 * (4 * n * n)
+    } else {
+        0
+    };
     4 * (3 * n * n + 3 * a * d + 3 * a * p) + grids
 }
 

@@ -36,6 +36,7 @@ pub mod footprint_rank;
 pub mod fourier_ellipsoid;
 pub mod gather;
 pub mod gibbs_wiener;
+pub mod gridrec_gather;
 pub mod ilk_solve;
 pub mod ilk_terms;
 pub mod label;

@@ -29,6 +29,7 @@ mod filter_slabs;
 mod filter_tiled;
 mod flow_kernels;
 mod graph;
+mod gridrec;
 mod interpolate;
 mod layout;
 mod logpolar;

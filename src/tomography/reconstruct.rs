@@ -205,6 +205,8 @@ pub struct Options {
     pub paganin: Option<Paganin>,
     pub center: Center,
     pub filter: Filter,
+    /// FBP's method: the log-polar one where it applies (`Auto`), or gridding (`Gridrec`).
+    pub method: super::Method,
     /// Angles in radians (None: the scan's theta, else equally spaced over [0, π)).
     pub angles: Option<Vec<f64>>,
 }
@@ -227,6 +229,7 @@ impl Default for Options {
             paganin: None,
             center: Center::Auto,
             filter: Filter::Ramp,
+            method: super::Method::Auto,
             angles: None,
         }
     }
@@ -298,7 +301,7 @@ pub fn reconstruct(
             Normalize { outliers: options.outliers, cutoff: options.cutoff.unwrap_or(f32::INFINITY), minus_log: Some(options.log_floor), sinograms: true },
         ),
     };
-    let geometry = |center: f64| Geometry::new(cols, radians.clone(), Some(cols), Some(center));
+    let geometry = |center: f64| Geometry::new(cols, radians.clone(), Some(cols), Some(center)).map(|g| g.with_method(options.method));
     let t = std::time::Instant::now();
     report.center = match options.center {
         Center::At(c) => c,

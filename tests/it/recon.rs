@@ -75,6 +75,15 @@ fn the_pipeline_is_its_steps_in_one_band_or_many() {
         assert_eq!(report.center, 23.25);
         assert_rel_l2(&got.into_dyn(), &want.mapv(f64::from).into_dyn(), 1e-5, &format!("{} bands", report.bands));
     }
+    // Gridding FBP in the pipeline: each slice as tomography::fbp grids it.
+    let gridrec = ReconstructOptions { method: tomography::Method::Gridrec, ..options };
+    let (got, _) = tomography::reconstruct_array(gpu(), &scan_of(&s), &gridrec, &mut |_| {}).unwrap();
+    let f = |a: &Array3<u16>| a.mapv(f64::from);
+    let t = cpu::normalize(f(&s.data).view(), f(&s.flat).view(), f(&s.dark).view(), None).unwrap();
+    let p = cpu::minus_log(t.view(), 1e-6).unwrap().mapv(|v| v as f32).permuted_axes([1, 0, 2]).as_standard_layout().to_owned();
+    let g = Geometry::new(48, Geometry::equally_spaced(72), None, Some(23.25)).unwrap().with_method(tomography::Method::Gridrec);
+    let want = tomography::fbp(gpu(), &p, &g, Filter::Ramp).unwrap();
+    assert_rel_l2(&got.into_dyn(), &want.mapv(f64::from).into_dyn(), 1e-5, "gridrec");
 }
 
 /// ‖x − clean‖² over the slices' inscribed disks.

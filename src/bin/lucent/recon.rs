@@ -81,6 +81,10 @@ pub struct Args {
     /// Paganin: the regularisation.
     #[arg(long, default_value_t = 1e-3)]
     alpha: f64,
+    /// FBP's method: auto (the log-polar method where it applies), gridrec (gridding, any
+    /// centre), direct.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "logpolar", "direct", "gridrec"])]
+    method: String,
     /// FBP's filter.
     #[arg(long, default_value = "ramp", value_parser = clap::builder::PossibleValuesParser::new(Filter::NAMES))]
     filter: String,
@@ -134,7 +138,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             options: json!({
                 "center": args.center, "stripe": args.stripe, "stripe_size": args.stripe_size, "stripe_dim": args.stripe_dim, "snr": args.snr, "drop_ratio": args.drop_ratio, "fw_level": args.fw_level, "sigma": args.sigma,
                 "outliers": args.outliers, "outlier_size": args.outlier_size, "cutoff": args.cutoff, "paganin": args.paganin,
-                "energy": args.energy, "distance": args.distance, "pixel": args.pixel, "alpha": args.alpha, "filter": args.filter,
+                "energy": args.energy, "distance": args.distance, "pixel": args.pixel, "alpha": args.alpha, "filter": args.filter, "method": args.method,
                 "flat": args.flat.as_ref().map(report::path), "dark": args.dark.as_ref().map(report::path),
             }),
             ms: stages.total(start),
@@ -167,6 +171,7 @@ fn options(args: &Args) -> Result<ReconstructOptions, Error> {
         paganin,
         center,
         filter: Filter::parse(&args.filter)?,
+        method: lucent::tomography::Method::parse(&args.method)?,
         ..ReconstructOptions::default()
     })
 }

@@ -34,8 +34,8 @@ impl Angles {
     /// method only.
     fn geometry(&self, size: usize, angles: Vec<f64>, detectors: Option<usize>, gpu: bool) -> Result<Geometry, Error> {
         let method = Method::parse(&self.method)?;
-        if method == Method::LogPolar && !gpu {
-            return Err(Error::Invalid("the log-polar method runs on a GPU; the CPU reference is the direct method".into()));
+        if matches!(method, Method::LogPolar | Method::Gridrec) && !gpu {
+            return Err(Error::Invalid(format!("the {} method runs on a GPU; the CPU reference is the direct method", self.method)));
         }
         Geometry::new(size, angles, detectors, self.center).map(|g| g.with_method(method))
     }

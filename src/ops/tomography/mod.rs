@@ -22,6 +22,7 @@
 //! reference, `cpu::backproject_spline` the exact back-projector it approximates.
 
 pub mod cpu;
+pub mod gridrec;
 pub mod logpolar;
 pub mod prep;
 pub mod vector;
@@ -61,16 +62,20 @@ pub enum Method {
     LogPolar,
     /// The strip-model projector pair, for any angles and centre.
     Direct,
+    /// FBP by gridding ([`gridrec`]: TomoPy's gridrec, tomocupy's fourierrec) for angles equally
+    /// spaced over [0, π), any centre; projections and back-projections by the direct pair.
+    Gridrec,
 }
 
 impl Method {
-    pub const NAMES: [&'static str; 3] = ["auto", "logpolar", "direct"];
+    pub const NAMES: [&'static str; 4] = ["auto", "logpolar", "direct", "gridrec"];
 
     pub fn parse(name: &str) -> Result<Method> {
         match name {
             "auto" => Ok(Method::Auto),
             "logpolar" => Ok(Method::LogPolar),
             "direct" => Ok(Method::Direct),
+            "gridrec" => Ok(Method::Gridrec),
             other => Err(Error::Invalid(format!("method '{other}' (one of {})", Method::NAMES.join(", ")))),
         }
     }
@@ -151,7 +156,7 @@ impl Geometry {
     /// was asked for and does not apply).
     pub fn uses_logpolar(&self) -> Result<bool> {
         match self.method {
-            Method::Direct => Ok(false),
+            Method::Direct | Method::Gridrec => Ok(false),
             Method::Auto => Ok(self.size >= LOGPOLAR_FROM && logpolar::unsuitable(self).is_none()),
             Method::LogPolar => match logpolar::unsuitable(self) {
                 None => Ok(true),
@@ -316,6 +321,15 @@ pub fn filter_lines(rec: &mut Recording, sinograms: Buf, detectors: usize, filte
 /// (`Auto` or `LogPolar`): the filter shifts each projection's centre to the middle on the way
 /// (by up to a quarter of the detector).
 pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter) -> Result<Buf> {
+    if g.method == Method::Gridrec {
+        let dims = rec.dims(sinograms).to_vec();
+        if dims.len() == 2 {
+            let stack = rec.reinterpret(sinograms, &[1, dims[0], dims[1]], crate::gpu::Dtype::F32)?;
+            let image = gridrec::record_fbp(rec, stack, g, filter)?;
+            return rec.reinterpret(image, &[g.size, g.size], crate::gpu::Dtype::F32);
+        }
+        return gridrec::record_fbp(rec, sinograms, g, filter);
+    }
     let (at, shift) = g.fbp_geometry();
     let filtered = filter_shifted(rec, sinograms, g, filter, shift)?;
     let image = record_backproject(rec, filtered, &at)?;
