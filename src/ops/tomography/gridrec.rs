@@ -76,6 +76,34 @@ fn taper(x: f64, m: usize) -> f64 {
         / 3.0
 }
 
+/// A geometry's tables on the device, made once and kept on the `Gpu` (per slice they cost
+/// ~150 ms of host work at 2048²): the weights c[a, k], the angles' cos and sin, the taper's
+/// reciprocal (N, N).
+struct Tables {
+    factors: crate::gpu::GpuArray,
+    trig: crate::gpu::GpuArray,
+    taper: crate::gpu::GpuArray,
+}
+
+fn tables(gpu: &crate::gpu::Gpu, g: &Geometry, filter: Filter) -> Result<std::sync::Arc<Tables>> {
+    let key = format!("gridrec {} {} {} {:.12} {filter:?}", g.size, g.angles.len(), g.detectors, g.center);
+    gpu.cached(&key, || {
+        let (n, padded, angles) = (g.size, padded_length(g.detectors), g.angles.len());
+        let f = factors(g, filter, padded).mapv(|c| num_complex::Complex32::new(c.re as f32, c.im as f32)).into_dyn();
+        let trig: Vec<f32> = g.angles.iter().flat_map(|t| [t.cos() as f32, t.sin() as f32]).collect();
+        let trig = ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[angles, 2]), trig).expect("two per angle");
+        let t: Vec<f64> = (0..n).map(|i| taper(i as f64 - (n / 2) as f64, 2 * n)).collect();
+        let taper = ndarray::Array2::from_shape_fn((n, n), |(r, c)| (1.0 / (t[r] * t[c])) as f32).into_dyn();
+        let bytes = (8 * angles * padded + 8 * angles + 4 * n * n) as u64;
+        let tables = Tables {
+            factors: crate::gpu::GpuArray::upload_c32(gpu, &f.view())?,
+            trig: crate::gpu::GpuArray::upload_f32(gpu, &trig.view())?,
+            taper: crate::gpu::GpuArray::upload_f32(gpu, &taper.view())?,
+        };
+        Ok((tables, bytes))
+    })
+}
+
 /// Gridding FBP of sinograms (slices, angles, detectors): images (slices, N, N).
 pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter) -> Result<Buf> {
     check(g)?;
@@ -90,20 +118,17 @@ pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Fil
     let x = layout::pad(rec, sinograms, &[(0, 0), (0, 0), (0, padded - detectors)], Boundary::Constant(0.0))?;
     let complex = real_to_complex::record(rec, x)?;
     let spectra = record_transform(rec, complex, Some(&[2]), Transform::Forward, Norm::Backward)?;
-    let f = factors(g, filter, padded).mapv(|c| num_complex::Complex32::new(c.re as f32, c.im as f32)).into_dyn();
-    let f = rec.upload_c32(&f.view())?;
+    let t = tables(rec.gpu(), g, filter)?;
+    let f = rec.input(&t.factors);
     let weighted = multiply_lines::record(rec, spectra, f)?;
-    let trig: Vec<f32> = g.angles.iter().flat_map(|t| [t.cos() as f32, t.sin() as f32]).collect();
-    let trig = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[angles, 2]), trig).expect("two per angle").view())?;
+    let trig = rec.input(&t.trig);
     let grid = gridrec_gather::record(rec, trig, weighted, m, WIDTH, BETA)?;
     let image = record_transform(rec, grid, Some(&[1, 2]), Transform::Inverse, Norm::Forward)?;
     let start = m / 2 - n / 2;
     let cropped = layout::crop(rec, image, &[0, start, start], &[slices, n, n])?;
     let real = complex_to_real::record(rec, ComplexToReal::Re, cropped)?;
-    let t: Vec<f64> = (0..n).map(|i| taper(i as f64 - (n / 2) as f64, m)).collect();
-    let table = ndarray::Array2::from_shape_fn((n, n), |(r, c)| (1.0 / (t[r] * t[c])) as f32).into_dyn();
-    let table = rec.upload_f32(&table.view())?;
-    broadcast::record(rec, BroadcastOp::Multiply, real, table)
+    let taper = rec.input(&t.taper);
+    broadcast::record(rec, BroadcastOp::Multiply, real, taper)
 }
 
 /// The sum gridrec approximates, directly in f64: (π / 2A) Σ_a q_a(x cos θ_a + y sin θ_a), with
