@@ -23,14 +23,19 @@ where
         let _ = std::fs::remove_file(&tmp);
         return Err(e);
     }
-    let target = path.to_path_buf();
-    let temporary = tmp.clone();
-    move_into_place(&tmp, move || {
-        let moved = std::fs::rename(&temporary, &target).map_err(|e| file_error(&target, format!("cannot move the finished file into place: {e}")));
+    rename_into_place(&tmp, path)
+}
+
+/// Renames the finished, synced file `temporary` over `target` (now, or inside
+/// [`all_or_nothing`]), then syncs the directory; on failure `temporary` is removed.
+fn rename_into_place(temporary: &Path, target: &Path) -> Result<()> {
+    let (moving, target) = (temporary.to_path_buf(), target.to_path_buf());
+    move_into_place(temporary, move || {
+        let moved = std::fs::rename(&moving, &target).map_err(|e| file_error(&target, format!("cannot move the finished file into place: {e}")));
         match moved {
             Ok(()) => sync_directory(&target),
             Err(_) => {
-                let _ = std::fs::remove_file(&temporary);
+                let _ = std::fs::remove_file(&moving);
             }
         }
         moved
@@ -132,18 +137,7 @@ pub fn commit_temporary(temporary: &Path, target: &Path) -> Result<()> {
         discard_temporary(temporary);
         return Err(e);
     }
-    let (temporary, target) = (temporary.to_path_buf(), target.to_path_buf());
-    let moving = temporary.clone();
-    move_into_place(&temporary, move || {
-        let moved = std::fs::rename(&moving, &target).map_err(|e| file_error(&target, format!("cannot move the finished file into place: {e}")));
-        match moved {
-            Ok(()) => sync_directory(&target),
-            Err(_) => {
-                let _ = std::fs::remove_file(&moving);
-            }
-        }
-        moved
-    })
+    rename_into_place(temporary, target)
 }
 
 /// Removes an unfinished temporary ([`temporary_path`]).

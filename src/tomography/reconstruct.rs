@@ -254,7 +254,8 @@ pub struct Report {
 }
 
 /// The volume (rows, cols, cols) of a scan: each detector row's slice, written band by band
-/// through `write(first_slice, slices)` in order; `progress` (stage "slices") after each band.
+/// through `write(first_slice, slices)` in order; `progress` (stage "projections" through
+/// phase retrieval's first pass, then "slices") after each chunk and band.
 pub fn reconstruct(
     gpu: &Gpu,
     scan: &dyn ScanSource,
@@ -292,7 +293,7 @@ pub fn reconstruct(
     let (source, normalize): (&dyn ScanSource, Normalize) = match &options.paganin {
         Some(paganin) => {
             let t = std::time::Instant::now();
-            filtered = retrieve_phase(gpu, scan, options, paganin)?;
+            filtered = retrieve_phase(gpu, scan, options, paganin, progress)?;
             report.phase_ms = crate::host::ms_since(t);
             (&filtered, Normalize { outliers: None, cutoff: f32::INFINITY, minus_log: Some(options.log_floor), sinograms: true })
         }
@@ -515,7 +516,7 @@ fn band(gpu: &Gpu, scan: &dyn ScanSource, normalize: &Normalize, stripe: Stripe,
 
 /// Phase retrieval of every projection, in chunks: outliers, normalisation, Paganin's filter;
 /// the filtered transmission in host memory, as a scan without flats.
-fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: &Paganin) -> Result<ArrayScan> {
+fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: &Paganin, progress: &mut dyn FnMut(Progress)) -> Result<ArrayScan> {
     let [angles, rows, cols] = scan.shape();
     crate::host::check_host_array("the phase-retrieved projections", &[angles, rows, cols], 4)?;
     let (p1, p2) = (rows + 2 * paganin.pad_width(rows), cols + 2 * paganin.pad_width(cols));
@@ -549,6 +550,7 @@ fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: 
         let d = rec.download(filtered);
         let part = rec.run()?.into_f32(d)?;
         out.slice_axis_mut(Axis(0), (start..end).into()).assign(&part.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?);
+        progress(Progress::new("projections", end, angles));
     }
     ArrayScan::new(Samples::F32(out), None, None, scan.theta_degrees())
 }

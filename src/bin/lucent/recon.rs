@@ -119,11 +119,25 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let [angles, rows, cols] = scan.shape();
     let gpu = stages.open(|| global.gpu())?;
     let Some(gpu) = gpu else { return Err(Error::Invalid("lucent recon runs on a GPU (no adapter: see lucent info)".into())) };
-    let bar = super::tomography::progress_bar(global, rows, "recon");
+    // A bar per stage: phase retrieval's projections, then the slices.
+    let bar_for = |stage: &str, count: usize| match stage {
+        "projections" => super::tomography::counted_bar(global, count, "phase retrieval", "projections"),
+        _ => super::tomography::counted_bar(global, count, "recon", "slices"),
+    };
+    let mut bar = if args.paganin { bar_for("projections", angles) } else { bar_for("slices", rows) };
+    let mut stage = if args.paganin { "projections" } else { "slices" };
     let shape = [rows, cols, cols];
     let t = Instant::now();
     let result = io::volume::write_streamed(&args.output, shape, |write| {
-        tomography::reconstruct(&gpu, scan.as_ref(), &options, &mut |p| bar.set_position(p.done as u64), write)
+        let mut progress = |p: lucent::tomography::Progress| {
+            if p.stage != stage {
+                bar.finish_and_clear();
+                bar = bar_for(p.stage, p.total);
+                stage = p.stage;
+            }
+            bar.set_position(p.done as u64);
+        };
+        tomography::reconstruct(&gpu, scan.as_ref(), &options, &mut progress, write)
     });
     bar.finish_and_clear();
     let recon = result?;

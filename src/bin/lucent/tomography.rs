@@ -445,12 +445,17 @@ fn find_offset(global: &Global, args: &FindCenterArgs, geometry: &Path) -> Resul
 /// A bar over a stack's slices (hidden for one slice, --quiet or --json); drawn on stderr when
 /// it is a terminal.
 pub fn progress_bar(global: &Global, slices: usize, what: &str) -> indicatif::ProgressBar {
-    if global.quiet || global.json || slices < 2 {
+    counted_bar(global, slices, what, "slices")
+}
+
+/// A bar over `count` things called `unit` (hidden for one, --quiet or --json).
+pub fn counted_bar(global: &Global, count: usize, what: &str, unit: &str) -> indicatif::ProgressBar {
+    if global.quiet || global.json || count < 2 {
         return indicatif::ProgressBar::hidden();
     }
-    let bar = indicatif::ProgressBar::new(slices as u64);
+    let bar = indicatif::ProgressBar::new(count as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} slices [{{elapsed_precise}}, {{eta}} left]"))
+        indicatif::ProgressStyle::with_template(&format!("{what} {{bar:30}} {{pos}}/{{len}} {unit} [{{elapsed_precise}}, {{eta}} left]"))
             .expect("a valid template"),
     );
     bar
