@@ -98,7 +98,31 @@ fn option_extremes_run_or_fail_in_one_line() {
     let denoise = base(&["denoise", &p("series.npy"), "-o", &p("y.npy"), "--dims", "2"]);
     let aooct = base(&["phantom", "--aooct", "--size", "8,6,8", "-o", &p("ph.npy"), "--moving", &p("mov.npy")]);
     let resample = base(&["resample", &p("x.npy"), "-o", &p("y.npy")]);
+    // The beamline pipeline on a 12-angle scan of 3 rows of 16 (no flats: the data is
+    // transmission), and the synthetic scan's generator.
+    lucent::io::write_real(p("raw.npy"), &ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[12, 3, 16]), random_positive(576)).unwrap().view()).unwrap();
+    let recon = |more: &[&str]| [base(&["recon", &p("raw.npy"), "-o", &p("r.npy"), "--center", "7.5"]), base(more)].concat();
+    let paganin = recon(&["--paganin"]);
+    let scan = base(&["phantom", "--scan", "-o", &p("scan.h5"), "--size", "16"]);
     let cases: Vec<(Vec<String>, &str)> = vec![
+        (base(&["recon", &p("raw.npy"), "-o", &p("r.npy")]), "--center"),
+        (recon(&["--stripe", "sorting"]), "--stripe-size"),
+        (recon(&["--stripe", "sorting"]), "--stripe-dim"),
+        (recon(&["--stripe", "large"]), "--snr"),
+        (recon(&["--stripe", "large"]), "--drop-ratio"),
+        (recon(&["--stripe", "fw"]), "--fw-level"),
+        (recon(&["--stripe", "fw"]), "--sigma"),
+        (recon(&[]), "--outliers"),
+        (recon(&["--outliers", "1"]), "--outlier-size"),
+        (recon(&[]), "--cutoff"),
+        (paganin.clone(), "--energy"),
+        (paganin.clone(), "--distance"),
+        (paganin.clone(), "--pixel"),
+        (paganin.clone(), "--alpha"),
+        (recon(&["--method", "gridrec"]), "--center"),
+        (scan.clone(), "--angles"),
+        (scan.clone(), "--rows"),
+        (base(&["phantom", "--scan", "-o", &p("scan.h5")]), "--size"),
         (conv.clone(), "--parts"),
         (conv.clone(), "--max-part-bytes"),
         (conv.clone(), "--in-flight"),

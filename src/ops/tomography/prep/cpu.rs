@@ -134,7 +134,7 @@ pub fn remove_large_stripe(sinogram: ArrayView2<f64>, snr: f64, size: usize, dro
     let kept = s![drop..rows - drop, ..];
     let list1 = sorted.slice(kept).mean_axis(Axis(0)).expect("rows kept");
     let list2 = smooth.slice(kept).mean_axis(Axis(0)).expect("rows kept");
-    let factors: Array1<f64> = Zip::from(&list1).and(&list2).map_collect(|&a, &b| if b != 0.0 { a / b } else { 1.0 });
+    let factors: Array1<f64> = Zip::from(&list1).and(&list2).map_collect(|&a, &b| large_stripe_factor(a, b));
     let found = detect_stripe(factors.as_slice().expect("contiguous"), snr);
     let stripes: Vec<bool> = (0..found.len()).map(|i| found[i.saturating_sub(1)..(i + 2).min(found.len())].iter().any(|&b| b)).collect();
     let mut out = sinogram.to_owned();
@@ -147,6 +147,19 @@ pub fn remove_large_stripe(sinogram: ArrayView2<f64>, snr: f64, size: usize, dro
         out.column_mut(c).assign(&corrected.column(c));
     }
     Ok(out)
+}
+
+/// A column's factor in the large-stripe method: the sorted over the smoothed mean, 1 where
+/// that is not a usable divisor. TomoPy's takes 1 only where the smoothed mean is 0; a column
+/// of zeros beside non-zero neighbours (air next to the object) gives it 0, and its division
+/// then fills the column with infinities.
+pub fn large_stripe_factor(sorted_mean: f64, smooth_mean: f64) -> f64 {
+    let f = sorted_mean / smooth_mean;
+    if smooth_mean != 0.0 && f != 0.0 && f.is_finite() {
+        f
+    } else {
+        1.0
+    }
 }
 
 /// TomoPy's _detect_stripe (Vo et al. 2018, algorithm 4): the values sorted in decreasing

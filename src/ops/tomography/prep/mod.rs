@@ -217,15 +217,15 @@ fn large_stripe_drop(angles: usize, drop_ratio: f64) -> usize {
     (0.5 * drop_ratio.clamp(0.0, 0.8) * angles as f64) as usize
 }
 
-/// The host step between the two: per slice, each column's factor (the sorted over the smoothed
-/// mean, 1 where the latter is 0) and whether it is a stripe ([`cpu::detect_stripe`], dilated by
+/// The host step between the two: per slice, each column's factor ([`cpu::large_stripe_factor`])
+/// and whether it is a stripe ([`cpu::detect_stripe`], dilated by
 /// one column), both (slices, 1, cols) for the second recording.
 pub fn large_stripe_columns(sorted_mean: &ndarray::Array2<f32>, smooth_mean: &ndarray::Array2<f32>, snr: f64) -> (ndarray::Array3<f32>, ndarray::Array3<f32>) {
     let (slices, cols) = sorted_mean.dim();
     let mut factors = ndarray::Array3::<f32>::ones((slices, 1, cols));
     let mut stripes = ndarray::Array3::<f32>::zeros((slices, 1, cols));
     for s in 0..slices {
-        let f: Vec<f64> = (0..cols).map(|c| if smooth_mean[(s, c)] != 0.0 { sorted_mean[(s, c)] as f64 / smooth_mean[(s, c)] as f64 } else { 1.0 }).collect();
+        let f: Vec<f64> = (0..cols).map(|c| cpu::large_stripe_factor(sorted_mean[(s, c)] as f64, smooth_mean[(s, c)] as f64)).collect();
         let found = cpu::detect_stripe(&f, snr);
         for c in 0..cols {
             factors[(s, 0, c)] = f[c] as f32;
