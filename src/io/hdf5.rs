@@ -282,14 +282,13 @@ impl ScanWriter {
         let fail = |e: hdf5::Error| h5_error(&path, "cannot be written", e);
         let file = hdf5::File::create_excl(&temporary).map_err(fail)?;
         let shapes = [shape, [flats, shape[1], shape[2]], [darks, shape[1], shape[2]]];
-        let mut writer = ScanWriter { path: path.clone(), temporary, file: Some(file), shapes };
+        let writer = ScanWriter { path: path.clone(), temporary, file: Some(file), shapes };
         let h5 = writer.file.as_ref().expect("open");
         h5.create_group("exchange").map_err(fail)?;
         for (name, s) in [(DATA, shape), (FLAT, shapes[1]), (DARK, shapes[2])] {
             h5.new_dataset::<u16>().shape(s.to_vec()).create(name).map_err(fail)?;
         }
         h5.new_dataset_builder().with_data(theta_degrees).create(THETA).map_err(fail)?;
-        writer.shapes = shapes;
         Ok(writer)
     }
 

@@ -434,11 +434,18 @@ struct Fetched {
 }
 
 fn fetch(scan: &dyn ScanSource, rows: Range<usize>, halo: usize) -> Result<Fetched> {
-    let [_, total, cols] = scan.shape();
+    let total = scan.shape()[1];
     let read = rows.start.saturating_sub(halo)..(rows.end + halo).min(total);
     let raw = scan.read(Part::Data, None, read.clone())?;
     raw.check_finite("the projections")?;
-    let mut flat_dark = Array3::<f32>::zeros((2, rows.len(), cols));
+    let flat_dark = flat_dark_means(scan, rows.clone())?;
+    Ok(Fetched { raw, row0: rows.start - read.start, flat_dark })
+}
+
+/// The flat and dark fields' means over rows `rows` (2, rows, cols): a flat of 1 and a dark of
+/// 0 where the scan has none.
+fn flat_dark_means(scan: &dyn ScanSource, rows: Range<usize>) -> Result<Array3<f32>> {
+    let mut flat_dark = Array3::<f32>::zeros((2, rows.len(), scan.shape()[2]));
     flat_dark.index_axis_mut(Axis(0), 0).fill(1.0);
     for (i, part) in [(0, Part::Flat), (1, Part::Dark)] {
         if scan.count(part) > 0 {
@@ -447,7 +454,7 @@ fn fetch(scan: &dyn ScanSource, rows: Range<usize>, halo: usize) -> Result<Fetch
             flat_dark.index_axis_mut(Axis(0), i).assign(&images.mean().mapv(|v| v as f32));
         }
     }
-    Ok(Fetched { raw, row0: rows.start - read.start, flat_dark })
+    Ok(flat_dark)
 }
 
 /// A recording holding a band's sinograms (rows, angles, cols) after stripe removal, for more
@@ -526,15 +533,7 @@ fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: 
     let largest = (p1 * (p2 / 2 + 1) * 8) as u64;
     let chunk = (gpu.memory_budget_bytes() / 4 / per.max(1)).min(gpu.max_buffer_bytes() / largest.max(1)).clamp(1, angles as u64) as usize;
     let mut out = Array3::<f32>::zeros((angles, rows, cols));
-    let mut flat_dark = Array3::<f32>::zeros((2, rows, cols));
-    flat_dark.index_axis_mut(Axis(0), 0).fill(1.0);
-    for (i, part) in [(0, Part::Flat), (1, Part::Dark)] {
-        if scan.count(part) > 0 {
-            let images = scan.read(part, None, 0..rows)?;
-            images.check_finite("the flat and dark fields")?;
-            flat_dark.index_axis_mut(Axis(0), i).assign(&images.mean().mapv(|v| v as f32));
-        }
-    }
+    let flat_dark = flat_dark_means(scan, 0..rows)?;
     let normalize = Normalize { outliers: options.outliers, cutoff: options.cutoff.unwrap_or(f32::INFINITY), minus_log: None, sinograms: false };
     let plan = prep::PaganinPlan::new(gpu, paganin, rows, cols)?;
     for start in (0..angles).step_by(chunk) {
