@@ -202,14 +202,21 @@ impl GpuArray {
     /// 16-bit values two to a u32 word, the first in the low half (a last odd value padded with
     /// 0): a U32 array of ⌈n/2⌉ words, half the bytes of f32.
     pub fn upload_u16(gpu: &Gpu, values: &[u16]) -> Result<GpuArray> {
-        let words = values.len().div_ceil(2).max(1);
-        let bytes: &[u8] = bytemuck::cast_slice(values);
-        if cfg!(target_endian = "little") && values.len().is_multiple_of(2) && !values.is_empty() {
-            return Self::upload(gpu, &[words], Dtype::U32, bytes);
+        Self::upload(gpu, &[u16_words(values.len())], Dtype::U32, &u16_bytes(values))
+    }
+
+    /// Overwrites the whole array with `bytes` (its size exactly): for arrays a compiled
+    /// recording reads, run again on new data. Ordered before any later submission.
+    pub fn write(&self, gpu: &Gpu, bytes: &[u8]) -> Result<()> {
+        if bytes.len() as u64 != self.bytes() {
+            return Err(Error::Shape(format!("{} bytes written into an array of {} ({:?} {:?})", bytes.len(), self.bytes(), self.dims(), self.dtype)));
         }
-        let packed: Vec<u32> =
-            (0..words).map(|w| values.get(2 * w).map_or(0, |&v| v as u32) | values.get(2 * w + 1).map_or(0, |&v| (v as u32) << 16)).collect();
-        Self::upload(gpu, &[words], Dtype::U32, bytemuck::cast_slice(&packed))
+        gpu.scoped(|| gpu.write_whole(&self.buffer, 0, bytes))?
+    }
+
+    /// [`GpuArray::write`] of 16-bit values packed as [`GpuArray::upload_u16`] packs them.
+    pub fn write_u16(&self, gpu: &Gpu, values: &[u16]) -> Result<()> {
+        self.write(gpu, &u16_bytes(values))
     }
 
     pub fn upload_c32(gpu: &Gpu, data: &ArrayViewD<Complex32>) -> Result<GpuArray> {
@@ -374,4 +381,20 @@ pub(crate) fn row_major_bytes<'a, T: bytemuck::Pod>(a: &'a ArrayViewD<T>) -> Cow
 /// dynamic-rank arrays and give back what they were given: the rank never changes).
 pub(crate) fn with_dim<T, D: ndarray::Dimension>(a: ArrayD<T>) -> Result<ndarray::Array<T, D>> {
     a.into_dimensionality::<D>().map_err(|e| Error::Shape(format!("result of unexpected rank: {e}")))
+}
+
+/// Words that hold `n` 16-bit values two to a word (at least one).
+pub fn u16_words(n: usize) -> usize {
+    n.div_ceil(2).max(1)
+}
+
+/// 16-bit values as [`u16_words`] little-endian words, the first of each pair in the low half
+/// (borrowed where the machine's layout is that already).
+fn u16_bytes(values: &[u16]) -> Cow<'_, [u8]> {
+    if cfg!(target_endian = "little") && values.len().is_multiple_of(2) && !values.is_empty() {
+        return Cow::Borrowed(bytemuck::cast_slice(values));
+    }
+    let packed: Vec<u32> =
+        (0..u16_words(values.len())).map(|w| values.get(2 * w).map_or(0, |&v| v as u32) | values.get(2 * w + 1).map_or(0, |&v| (v as u32) << 16)).collect();
+    Cow::Owned(bytemuck::cast_slice(&packed).to_vec())
 }

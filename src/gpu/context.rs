@@ -339,7 +339,12 @@ impl Gpu {
 
     /// Blocks until all submitted work is done.
     pub(crate) fn wait(&self) -> Result<()> {
-        self.device.poll(wgpu::PollType::wait_indefinitely()).map(|_| ()).map_err(|e| Error::DeviceLost(e.to_string()))
+        self.wait_for(None)
+    }
+
+    /// Blocks until submission `index` is done (None: all submitted work).
+    pub(crate) fn wait_for(&self, index: Option<wgpu::SubmissionIndex>) -> Result<()> {
+        self.device.poll(wgpu::PollType::Wait { submission_index: index, timeout: None }).map(|_| ()).map_err(|e| Error::DeviceLost(e.to_string()))
     }
 }
 

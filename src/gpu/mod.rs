@@ -11,7 +11,7 @@ pub mod registry;
 mod transfer;
 mod tuning;
 
-pub use array::{f32_pair, narrowed, narrowed_complex, widened, widened_complex, Dtype, GpuArray, Real, Shape};
+pub use array::{f32_pair, narrowed, narrowed_complex, u16_words, widened, widened_complex, Dtype, GpuArray, Real, Shape};
 pub(crate) use array::{row_major_bytes, with_dim};
 pub use cache::content_hash;
 pub(crate) use context::STORAGE_USAGE;
@@ -21,7 +21,7 @@ pub(crate) use pipelines::Pipeline;
 pub use pipelines::PipelineStats;
 pub(crate) use recycle::{Pooled, Recycler};
 pub use registry::{BindingInfo, BindingKind, KernelInfo};
-pub(crate) use transfer::{map_and_read, map_and_then, words_from, write_buffer};
+pub(crate) use transfer::{map_and_then_after, words_from, write_buffer};
 pub use tuning::Tuning;
 
 /// Drops `value` (device buffers, compiled runs) on a thread of its own: freeing the many GiB of a

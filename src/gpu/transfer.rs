@@ -69,7 +69,7 @@ impl Gpu {
             let copied = copies.pop_front();
             let (_, _, rows, at) = pieces[i];
             let dst = &mut out[at * out_row..(at + rows) * out_row];
-            map_read_after(self, &staging[i % 2], (rows * row_bytes) as u64, copied, |src| {
+            map_and_then_after(self, &staging[i % 2], (rows * row_bytes) as u64, copied, |src| {
                 dst.par_chunks_mut(group * out_row).zip(src.par_chunks(group * row_bytes)).for_each(|(d, s)| match &runs {
                     None => d.copy_from_slice(s),
                     Some((offsets, run)) => {
@@ -117,8 +117,18 @@ impl Gpu {
     /// submitted as soon as all cores have copied it. `bytes` and `offset` are multiples of 4
     /// (every element type is); the copy is ordered before any later submission.
     pub(crate) fn write_streamed(&self, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8]) -> Result<()> {
+        self.write_in_pieces(buffer, offset, bytes, self.stream_piece(bytes.len()))
+    }
+
+    /// [`Gpu::write_streamed`] in one piece (up to the largest buffer): the host copies all of
+    /// it while earlier work still runs, where pieces beyond the first two would wait for it.
+    pub(crate) fn write_whole(&self, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8]) -> Result<()> {
+        let piece = (bytes.len().min(self.max_buffer_bytes() as usize) / 4 * 4).max(self.stream_piece(bytes.len()));
+        self.write_in_pieces(buffer, offset, bytes, piece)
+    }
+
+    fn write_in_pieces(&self, buffer: &wgpu::Buffer, offset: u64, bytes: &[u8], piece: usize) -> Result<()> {
         use rayon::prelude::*;
-        let piece = self.stream_piece(bytes.len());
         // (The queue's staging is made per write: 16 MiB through it took 7 ms, 64 MiB streamed 5.)
         if bytes.len() <= QUEUE_WRITE_BYTES.min(piece) || !bytes.len().is_multiple_of(4) || !offset.is_multiple_of(4) {
             self.queue.write_buffer(buffer, offset, bytes);
@@ -126,7 +136,9 @@ impl Gpu {
         }
         let t = std::time::Instant::now();
         const USAGE: wgpu::BufferUsages = wgpu::BufferUsages::MAP_WRITE.union(wgpu::BufferUsages::COPY_SRC);
-        let staging = [self.buffer("lucent.upload", piece as u64, USAGE)?, self.buffer("lucent.upload", piece as u64, USAGE)?];
+        // A second staging buffer only where there is a second piece.
+        let second = if bytes.len() > piece { piece } else { 4 };
+        let staging = [self.buffer("lucent.upload", piece as u64, USAGE)?, self.buffer("lucent.upload", second as u64, USAGE)?];
         let mut last: [Option<wgpu::SubmissionIndex>; 2] = [None, None];
         let mut result = Ok(());
         for (j, src) in bytes.chunks(piece).enumerate() {
@@ -192,19 +204,15 @@ pub(crate) fn words_from(bytes: &[u8]) -> Vec<u32> {
     words
 }
 
-/// Maps a MAP_READ buffer, waits, and returns its first `bytes` bytes.
-pub(crate) fn map_and_read(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64) -> Result<Vec<u8>> {
-    map_and_then(gpu, staging, bytes, <[u8]>::to_vec)
-}
-
-/// Maps a MAP_READ buffer, waits for all submitted work, and hands its first `bytes` bytes to
-/// `read`.
-pub(crate) fn map_and_then<T>(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
-    map_read_after(gpu, staging, bytes, None, read)
-}
-
-/// [`map_and_then`] waiting for submission `after` only (None: all work submitted so far).
-fn map_read_after<T>(gpu: &Gpu, staging: &wgpu::Buffer, bytes: u64, after: Option<wgpu::SubmissionIndex>, read: impl FnOnce(&[u8]) -> T) -> Result<T> {
+/// Maps a MAP_READ buffer once submission `after` (None: all work submitted so far) has
+/// finished, and hands its first `bytes` bytes to `read`.
+pub(crate) fn map_and_then_after<T>(
+    gpu: &Gpu,
+    staging: &wgpu::Buffer,
+    bytes: u64,
+    after: Option<wgpu::SubmissionIndex>,
+    read: impl FnOnce(&[u8]) -> T,
+) -> Result<T> {
     map_after(gpu, staging, wgpu::MapMode::Read, after)?;
     let slice = staging.slice(..);
     let data = read(&slice.get_mapped_range().map_err(|e| Error::DeviceLost(e.to_string()))?[..bytes as usize]);
@@ -220,6 +228,12 @@ fn map_after(gpu: &Gpu, buffer: &wgpu::Buffer, mode: wgpu::MapMode, after: Optio
         let _ = tx.send(r);
     });
     let lost = |e: &dyn std::fmt::Display| Error::DeviceLost(e.to_string());
+    // A buffer no unfinished work uses maps at once, without waiting for the queue to drain
+    // (other work in flight: a pipeline's next band).
+    gpu.device.poll(wgpu::PollType::Poll).map_err(|e| lost(&e))?;
+    if let Ok(r) = rx.try_recv() {
+        return r.map_err(|e| lost(&e));
+    }
     gpu.device.poll(wgpu::PollType::Wait { submission_index: after, timeout: None }).map_err(|e| lost(&e))?;
     let mapped = match rx.try_recv() {
         Ok(r) => r,

@@ -35,6 +35,12 @@ pub struct RunReport {
     pub peak_bytes: u64,
 }
 
+/// Work handed to the queue by [`Compiled::start`].
+pub struct Started {
+    at: Instant,
+    index: wgpu::SubmissionIndex,
+}
+
 pub struct Results {
     /// Each download's elements as 4-byte words (every dtype is made of them), its shape, dtype.
     downloads: Vec<(Vec<u32>, Vec<usize>, Dtype)>,
@@ -420,22 +426,36 @@ impl Compiled {
 
     /// Uploads host data, runs every dispatch, and downloads what was asked for.
     pub fn run(&self, gpu: &Gpu) -> Result<Results> {
-        let start = self.submit(gpu)?;
-        self.collect(gpu, start)
+        let started = self.start(gpu)?;
+        self.finish(gpu, started)
     }
 
     /// `run` without blocking the caller's thread while the GPU works: the returned future
     /// completes once the device has finished (a helper thread waits on it), on any executor.
     pub async fn run_async(&self, gpu: &Gpu) -> Result<Results> {
-        let start = self.submit(gpu)?;
+        let started = self.start(gpu)?;
         gpu.finished().await?;
-        self.collect(gpu, start)
+        self.collect(gpu, started.at, None)
+    }
+
+    /// `run` in two halves, so that the host works while the GPU does: `start` uploads, encodes
+    /// and submits; [`Compiled::finish`] waits for this submission only (not for work submitted
+    /// after it) and reads the downloads back. Between the two the plan's buffers are in use:
+    /// run it again only after `finish`.
+    pub fn start(&self, gpu: &Gpu) -> Result<Started> {
+        let (at, index) = self.submit(gpu)?;
+        Ok(Started { at, index })
+    }
+
+    /// The second half of [`Compiled::start`].
+    pub fn finish(&self, gpu: &Gpu, started: Started) -> Result<Results> {
+        self.collect(gpu, started.at, Some(started.index))
     }
 
     /// Uploads, encodes and submits everything; returns when the work was handed to the queue.
-    fn submit(&self, gpu: &Gpu) -> Result<Instant> {
+    fn submit(&self, gpu: &Gpu) -> Result<(Instant, wgpu::SubmissionIndex)> {
         let start = Instant::now();
-        gpu.scoped(|| -> Result<()> {
+        gpu.scoped(|| -> Result<wgpu::SubmissionIndex> {
             for (i, v) in self.values.iter().enumerate() {
                 if let Source::Upload(data) = &v.source {
                     crate::gpu::write_buffer(gpu, self.buffer(Buf(i)), data)?;
@@ -481,21 +501,21 @@ impl Compiled {
                 }
             }
             trace("upload+encode", start);
-            gpu.queue.submit([encoder.finish()]);
-            Ok(())
-        })??;
-        Ok(start)
+            Ok(gpu.queue.submit([encoder.finish()]))
+        })?
+        .map(|index| (start, index))
     }
 
-    /// Waits for the submitted work and reads back the downloads and timestamps.
-    fn collect(&self, gpu: &Gpu, start: Instant) -> Result<Results> {
+    /// Waits for submission `after` (None: all submitted work) and reads back the downloads and
+    /// timestamps.
+    fn collect(&self, gpu: &Gpu, start: Instant, after: Option<wgpu::SubmissionIndex>) -> Result<Results> {
         let waited = Instant::now();
         let mut downloads = vec![(Vec::new(), Vec::new(), Dtype::F32); self.downloads.len()];
         for staging in &self.staging {
             let &(last, off) = staging.parts.last().unwrap();
             let end = off + self.values[self.downloads[last].0].bytes();
             // One copy, from the mapped staging buffer straight into each download's words.
-            crate::gpu::map_and_then(gpu, &staging.buffer, end, |mapped| {
+            crate::gpu::map_and_then_after(gpu, &staging.buffer, end, after.clone(), |mapped| {
                 for &(i, off) in &staging.parts {
                     let v = &self.values[self.downloads[i].0];
                     downloads[i] = (crate::gpu::words_from(&mapped[off as usize..(off + v.bytes()) as usize]), v.shape.dims().to_vec(), v.dtype);
@@ -503,13 +523,13 @@ impl Compiled {
             })?;
         }
         if self.staging.is_empty() {
-            gpu.wait()?;
+            gpu.wait_for(after.clone())?;
         }
         trace("wait+download", waited);
         let mut report = RunReport { dispatches: self.steps.len(), peak_bytes: self.peak_bytes, ..Default::default() };
         if let (Some((_, _, read)), false) = (&self.timestamps, self.steps.is_empty()) {
             let n = if self.profile { 2 * self.steps.len() } else { 2 };
-            let ticks: Vec<u64> = bytemuck::cast_slice(&crate::gpu::map_and_read(gpu, read, n as u64 * 8)?).to_vec();
+            let ticks: Vec<u64> = crate::gpu::map_and_then_after(gpu, read, n as u64 * 8, after, |b| bytemuck::cast_slice(b).to_vec())?;
             let period = gpu.queue.get_timestamp_period() as f64 * 1e-6; // ms per tick
             let ms = |k: usize| ticks[2 * k + 1].saturating_sub(ticks[2 * k]) as f64 * period;
             if self.profile {

@@ -9,7 +9,7 @@ mod compiled;
 mod plan;
 
 pub use chunks::{row_ranges, Chunked, ChunkedDownload};
-pub use compiled::{Compiled, NodeTime, Results, RunReport};
+pub use compiled::{Compiled, NodeTime, Results, RunReport, Started};
 
 use ndarray::ArrayViewD;
 use num_complex::Complex32;

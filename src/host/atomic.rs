@@ -187,6 +187,31 @@ impl Output {
     }
 }
 
+impl Output {
+    /// Writes all of `bytes` at the current position with all cores, in positional writes of
+    /// [`PARALLEL_PIECE`]: one thread copying a volume into the page cache (tmpfs included)
+    /// ran at ~2-3 GB/s. The caller flushes any buffered bytes before.
+    pub fn write_all_parallel(&mut self, bytes: &[u8]) -> std::io::Result<()> {
+        #[cfg(unix)]
+        {
+            use rayon::prelude::*;
+            use std::os::unix::fs::FileExt;
+            let (file, at) = (&self.file, self.at);
+            super::io_pool().install(|| {
+                bytes.par_chunks(PARALLEL_PIECE).enumerate().try_for_each(|(i, piece)| file.write_all_at(piece, at + (i * PARALLEL_PIECE) as u64))
+            })?;
+            self.at += bytes.len() as u64;
+            self.file.seek(SeekFrom::Start(self.at))?;
+            self.start_writeback();
+            Ok(())
+        }
+        #[cfg(not(unix))]
+        self.write_all(bytes)
+    }
+}
+
+const PARALLEL_PIECE: usize = 16 << 20;
+
 impl Write for Output {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         let n = self.file.write(buf)?;

@@ -89,6 +89,17 @@ pub fn check_host_bytes(what: &str, bytes: Option<u64>) -> Result<()> {
 }
 
 /// Milliseconds since `t` (host wall time): the unit of every `*_ms` a report holds.
+/// The threads that read and write files, apart from rayon's global pool: a file call blocks
+/// its thread (on a disk at its write-back limit, for seconds), and on the global pool that
+/// stalled the host copies to and from the device running beside it. As many as the cores.
+pub fn io_pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+        rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("lucent-io-{i}")).build().expect("a thread pool for file I/O")
+    })
+}
+
 pub fn ms_since(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }

@@ -67,6 +67,16 @@ pub struct Scan {
     theta: Option<Vec<f64>>,
 }
 
+/// Files opened without the library's lock: a process started while one was open (a test's
+/// or an app's child) inherits the descriptor and held the lock for its whole life, so that
+/// a finished scan could not be opened again. Our writers write a temporary and rename it
+/// into place, so no reader ever sees a file being written.
+fn unlocked() -> hdf5::FileBuilder {
+    let mut builder = hdf5::File::with_options();
+    builder.with_fapl(|p| p.file_locking(false));
+    builder
+}
+
 fn h5_error(path: &Path, what: &str, e: hdf5::Error) -> crate::Error {
     file_error(path, format!("{what}: {e}"))
 }
@@ -77,7 +87,7 @@ impl Scan {
     pub fn open(path: impl AsRef<Path>) -> Result<Scan> {
         let path = path.as_ref();
         let (file, _) = super::open(path)?;
-        let h5 = hdf5::File::open(path).map_err(|e| h5_error(path, "is not a readable HDF5 file", e))?;
+        let h5 = unlocked().open(path).map_err(|e| h5_error(path, "is not a readable HDF5 file", e))?;
         let data = images(path, &h5, DATA)?.ok_or_else(|| file_error(path, format!("has no {DATA} dataset (the DXchange layout's projections)")))?;
         let [angles, rows, cols] = data.shape;
         if angles == 0 || rows == 0 || cols == 0 {
@@ -184,9 +194,11 @@ impl Scan {
         if band == 0 {
             return Ok(());
         }
-        bytes.par_chunks_mut(band).enumerate().try_for_each(|(i, dst)| {
-            let at = offset + (((first + i) * rows + row) * cols * elem) as u64;
-            read_at(&self.file, dst, at).map_err(|e| file_error(&self.path, format!("cannot read {band} bytes at {at}: {e} (a truncated file?)")))
+        crate::host::io_pool().install(|| {
+            bytes.par_chunks_mut(band).enumerate().try_for_each(|(i, dst)| {
+                let at = offset + (((first + i) * rows + row) * cols * elem) as u64;
+                read_at(&self.file, dst, at).map_err(|e| file_error(&self.path, format!("cannot read {band} bytes at {at}: {e} (a truncated file?)")))
+            })
         })
     }
 }
@@ -280,7 +292,7 @@ impl ScanWriter {
         super::check_directory(&path)?;
         let temporary = crate::host::temporary_path(&path)?;
         let fail = |e: hdf5::Error| h5_error(&path, "cannot be written", e);
-        let file = hdf5::File::create_excl(&temporary).map_err(fail)?;
+        let file = unlocked().create_excl(&temporary).map_err(fail)?;
         let shapes = [shape, [flats, shape[1], shape[2]], [darks, shape[1], shape[2]]];
         let writer = ScanWriter { path: path.clone(), temporary, file: Some(file), shapes };
         let h5 = writer.file.as_ref().expect("open");

@@ -150,7 +150,8 @@ fn read_scalars(r: &mut impl Read, dtype: &Dtype, out: &mut [f32], piece: usize,
             // Every core faults in and fills its own pieces of the fresh result (one core moved
             // ~1.2-2 GB/s, bounded by page faults).
             use std::os::unix::fs::FileExt;
-            bytes.par_chunks_mut(CALL).enumerate().try_for_each(|(i, call)| file.read_exact_at(call, offset + (i * CALL) as u64))?;
+            crate::host::io_pool()
+                .install(|| bytes.par_chunks_mut(CALL).enumerate().try_for_each(|(i, call)| file.read_exact_at(call, offset + (i * CALL) as u64)))?;
             return Ok(bytes.len());
         }
         let mut held = 0;
@@ -251,7 +252,8 @@ pub fn write_f32_slabs(path: &Path, shape: &[usize], next: &mut dyn FnMut() -> R
             rows += slab.shape()[0];
             let slab = slab.as_standard_layout();
             let all = slab.as_slice().expect("standard layout");
-            all.chunks(CALL / 4).try_for_each(|c| w.write_all(&little_endian(c))).map_err(io)?;
+            w.flush().map_err(io)?;
+            w.get_mut().write_all_parallel(&little_endian(all)).map_err(io)?;
         }
         if rows != shape[0] {
             return Err(file_error(path, format!("{rows} of {} rows were written", shape[0])));

@@ -212,13 +212,15 @@ fn read_runs(file: &std::fs::File, runs: &[Run], total: usize) -> std::io::Resul
     if !rest.is_empty() {
         return Err(std::io::Error::other("the strips hold fewer samples than the pages"));
     }
-    pieces.into_par_iter().try_for_each(|(at, sample, piece)| {
-        // The raw samples go to the end of the piece's memory, then widen to f32 front to back.
-        let bytes: &mut [u8] = bytemuck::cast_slice_mut(piece);
-        let from = bytes.len() - bytes.len() / 4 * sample.bytes;
-        file.read_exact_at(&mut bytes[from..], at)?;
-        to_f32_in_place(bytes, from, sample);
-        Ok::<_, std::io::Error>(())
+    crate::host::io_pool().install(|| {
+        pieces.into_par_iter().try_for_each(|(at, sample, piece)| {
+            // The raw samples go to the end of the piece's memory, then widen to f32 front to back.
+            let bytes: &mut [u8] = bytemuck::cast_slice_mut(piece);
+            let from = bytes.len() - bytes.len() / 4 * sample.bytes;
+            file.read_exact_at(&mut bytes[from..], at)?;
+            to_f32_in_place(bytes, from, sample);
+            Ok::<_, std::io::Error>(())
+        })
     })?;
     Ok(values)
 }

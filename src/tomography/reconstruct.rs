@@ -75,6 +75,23 @@ impl Samples {
             Samples::F32(a) => (GpuArray::upload_f32(gpu, &a.view().into_dyn())?, false),
         })
     }
+
+    /// A device array that [`Samples::write_into`] fills with values of this shape and type.
+    fn empty_like(&self, gpu: &Gpu) -> Result<(GpuArray, bool)> {
+        let shape = self.shape();
+        Ok(match self {
+            Samples::U16(_) => (GpuArray::empty(gpu, &[crate::gpu::u16_words(shape.iter().product())], crate::gpu::Dtype::U32)?, true),
+            Samples::F32(_) => (GpuArray::empty(gpu, &shape, crate::gpu::Dtype::F32)?, false),
+        })
+    }
+
+    /// Overwrites `array` (from [`Samples::empty_like`]) with the values.
+    fn write_into(&self, gpu: &Gpu, array: &GpuArray) -> Result<()> {
+        match self {
+            Samples::U16(a) => array.write_u16(gpu, a.as_standard_layout().as_slice().expect("standard layout")),
+            Samples::F32(a) => array.write(gpu, bytemuck::cast_slice(a.as_standard_layout().as_slice().expect("standard layout"))),
+        }
+    }
 }
 
 /// A scan's three image sets.
@@ -250,6 +267,8 @@ pub struct Report {
     pub phase_ms: f64,
     pub center_ms: f64,
     pub device_ms: f64,
+    /// The device's own time (its timestamps; 0 where it has none).
+    pub gpu_ms: f64,
     pub write_ms: f64,
 }
 
@@ -286,6 +305,7 @@ pub fn reconstruct(
         phase_ms: 0.0,
         center_ms: 0.0,
         device_ms: 0.0,
+        gpu_ms: 0.0,
         write_ms: 0.0,
     };
     // With phase retrieval the bands read the filtered transmission from host memory.
@@ -343,15 +363,49 @@ pub fn reconstruct(
             drop(tx);
             ms
         });
-        for received in rx.iter() {
-            let (b, fetched) = received?;
-            let t = std::time::Instant::now();
-            let volume = reconstruct_band(gpu, &fetched, &b, &normalize, options, &g)?;
-            report.device_ms += crate::host::ms_since(t);
+        // Two compiled bands alternate: band k is submitted before band k − 1 is read back, so
+        // the host copies, checks and hands on one band while the device works on the next.
+        let mut plans: [Option<BandPlan>; 2] = [None, None];
+        let mut in_flight: Option<(usize, Range<usize>, crate::graph::Started)> = None;
+        let mut done = |report: &mut Report, b: Range<usize>, volume: Array3<f32>| -> Result<()> {
             let t = std::time::Instant::now();
             write(b.start, volume)?;
             report.write_ms += crate::host::ms_since(t);
             progress(Progress::new("slices", b.end, rows));
+            Ok(())
+        };
+        for (k, received) in rx.iter().enumerate() {
+            let (b, fetched) = received?;
+            let t = std::time::Instant::now();
+            if matches!(options.stripe, Stripe::Large { .. }) {
+                // Stripes found on the host between two recordings: band by band.
+                let volume = reconstruct_band(gpu, &fetched, &b, &normalize, options, &g)?;
+                report.device_ms += crate::host::ms_since(t);
+                done(&mut report, b, volume)?;
+                continue;
+            }
+            let slot = k % 2;
+            let key = BandPlan::key(&fetched, b.len());
+            if plans[slot].as_ref().is_none_or(|p| p.key != key) {
+                plans[slot] = None;
+                plans[slot] = Some(BandPlan::new(gpu, &fetched, b.len(), &normalize, options, &g)?);
+            }
+            let started = plans[slot].as_ref().expect("made above").start(gpu, &fetched)?;
+            drop(fetched);
+            let previous = in_flight.replace((slot, b, started));
+            let finished = previous.map(|(s, b, started)| plans[s].as_ref().expect("in flight").finish(gpu, started, &b).map(|v| (b, v))).transpose()?;
+            report.device_ms += crate::host::ms_since(t);
+            if let Some((b, (volume, gpu_ms))) = finished {
+                report.gpu_ms += gpu_ms;
+                done(&mut report, b, volume)?;
+            }
+        }
+        if let Some((s, b, started)) = in_flight.take() {
+            let t = std::time::Instant::now();
+            let (volume, gpu_ms) = plans[s].as_ref().expect("in flight").finish(gpu, started, &b)?;
+            report.device_ms += crate::host::ms_since(t);
+            report.gpu_ms += gpu_ms;
+            done(&mut report, b, volume)?;
         }
         reader.join().map_err(|_| Error::Invalid("the scan reader stopped unexpectedly".into()))
     })?;
@@ -457,6 +511,103 @@ fn flat_dark_means(scan: &dyn ScanSource, rows: Range<usize>) -> Result<Array3<f
     Ok(flat_dark)
 }
 
+/// A band's recording, compiled once and run again for every band of the same shape: the raw
+/// rows and the flat and dark means are written into its input arrays before each run.
+/// (Compiling a 64-row band of 2048² took ~0.6 s, most of it allocating buffers and staging:
+/// more than the device's work on it.)
+struct BandPlan {
+    /// The raw values' shape, the band's first row within them, its rows.
+    key: ([usize; 3], usize, usize),
+    compiled: crate::graph::Compiled,
+    raw: GpuArray,
+    flat_dark: GpuArray,
+    volume: crate::graph::Download,
+}
+
+impl BandPlan {
+    fn key(fetched: &Fetched, rows: usize) -> ([usize; 3], usize, usize) {
+        (fetched.raw.shape(), fetched.row0, rows)
+    }
+
+    /// Stripe removal other than the large-stripe method's (which needs the host in between).
+    fn new(gpu: &Gpu, fetched: &Fetched, rows: usize, normalize: &Normalize, options: &Options, g: &Geometry) -> Result<BandPlan> {
+        let (raw, u16) = fetched.raw.empty_like(gpu)?;
+        let flat_dark = GpuArray::empty(gpu, fetched.flat_dark.shape(), crate::gpu::Dtype::F32)?;
+        let mut rec = Recording::new(gpu);
+        let raw_in = Raw { buf: rec.input(&raw), u16, dims: fetched.raw.shape() };
+        let fd = rec.input(&flat_dark);
+        let sinograms = record_sinograms(&mut rec, raw_in, fd, fetched.row0, rows, normalize, options.stripe)?;
+        let volume = record_slices(&mut rec, sinograms, g, options.filter)?;
+        let volume = rec.download(volume);
+        Ok(BandPlan { key: Self::key(fetched, rows), compiled: rec.compile()?, raw, flat_dark, volume })
+    }
+
+    /// Writes the band's values into the inputs and submits the run.
+    fn start(&self, gpu: &Gpu, fetched: &Fetched) -> Result<crate::graph::Started> {
+        fetched.raw.write_into(gpu, &self.raw)?;
+        self.flat_dark.write(gpu, bytemuck::cast_slice(fetched.flat_dark.as_slice().expect("standard layout")))?;
+        self.compiled.start(gpu)
+    }
+
+    /// Waits for the run and reads the slices back (with the GPU's time, where it has
+    /// timestamps).
+    fn finish(&self, gpu: &Gpu, started: crate::graph::Started, rows: &Range<usize>) -> Result<(Array3<f32>, f64)> {
+        let mut results = self.compiled.finish(gpu, started)?;
+        let gpu_ms = results.report.gpu_ms.unwrap_or(0.0);
+        Ok((checked_slices(results.take_f32(self.volume)?, rows)?, gpu_ms))
+    }
+}
+
+/// Normalisation and stripe removal (not the large-stripe method's) of a band's raw values:
+/// its sinograms (rows, angles, cols).
+fn record_sinograms(
+    rec: &mut Recording,
+    raw: Raw,
+    flat_dark: crate::graph::Buf,
+    row0: usize,
+    rows: usize,
+    normalize: &Normalize,
+    stripe: Stripe,
+) -> Result<crate::graph::Buf> {
+    let sinograms = prep::record_normalize(rec, raw, row0, rows, flat_dark, normalize)?;
+    match stripe {
+        Stripe::None => Ok(sinograms),
+        Stripe::Sorting { size, dim } => prep::record_stripe_sorting(rec, sinograms, size, dim),
+        Stripe::Fw { level, sigma, pad } => prep::record_stripe_fw(rec, sinograms, level, sigma, pad),
+        Stripe::Large { .. } => Err(Error::Invalid("the large-stripe method runs in two recordings".into())),
+    }
+}
+
+/// FBP of a band's sinograms (rows, angles, cols) slice by slice (each slice's temporaries, the
+/// log-polar grids, reused by the next; gridding takes two at a time, as one complex
+/// sinogram): the slices (rows, N, N).
+fn record_slices(rec: &mut Recording, sinograms: crate::graph::Buf, g: &Geometry, filter: Filter) -> Result<crate::graph::Buf> {
+    let rows = rec.dims(sinograms)[0];
+    let step = if g.method == super::Method::Gridrec { 2 } else { 1 };
+    let slices = (0..rows)
+        .step_by(step)
+        .map(|i| {
+            let some = crate::ops::layout::crop(rec, sinograms, &[i, 0, 0], &[step.min(rows - i), g.angles.len(), g.detectors])?;
+            super::record_fbp(rec, some, g, filter)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    if slices.len() == 1 {
+        Ok(slices[0])
+    } else {
+        crate::ops::layout::concatenate(rec, &slices)
+    }
+}
+
+/// The slices of rows `rows` as a volume, refused if any overflowed f32 (checked by all cores).
+fn checked_slices(volume: ndarray::ArrayD<f32>, rows: &Range<usize>) -> Result<Array3<f32>> {
+    use rayon::prelude::*;
+    let volume = volume.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?;
+    if volume.as_slice().expect("standard layout").par_iter().any(|v| !v.is_finite()) {
+        return Err(Error::NonFinite(format!("slices {rows:?} overflow f32: scale the input down")));
+    }
+    Ok(volume)
+}
+
 /// A recording holding a band's sinograms (rows, angles, cols) after stripe removal, for more
 /// steps to be added. The large-stripe method runs a first recording to detect the stripes.
 fn sinograms<'g>(gpu: &'g Gpu, fetched: &Fetched, rows: usize, normalize: &Normalize, stripe: Stripe) -> Result<(Recording<'g>, crate::graph::Buf)> {
@@ -464,18 +615,9 @@ fn sinograms<'g>(gpu: &'g Gpu, fetched: &Fetched, rows: usize, normalize: &Norma
     let (raw, u16) = fetched.raw.upload(gpu)?;
     let raw = Raw { buf: rec.input(&raw), u16, dims: fetched.raw.shape() };
     let fd = rec.upload_once_f32(&fetched.flat_dark.view().into_dyn())?;
-    let sinograms = prep::record_normalize(&mut rec, raw, fetched.row0, rows, fd, normalize)?;
     match stripe {
-        Stripe::None => Ok((rec, sinograms)),
-        Stripe::Sorting { size, dim } => {
-            let out = prep::record_stripe_sorting(&mut rec, sinograms, size, dim)?;
-            Ok((rec, out))
-        }
-        Stripe::Fw { level, sigma, pad } => {
-            let out = prep::record_stripe_fw(&mut rec, sinograms, level, sigma, pad)?;
-            Ok((rec, out))
-        }
         Stripe::Large { snr, size, drop_ratio, norm } => {
+            let sinograms = prep::record_normalize(&mut rec, raw, fetched.row0, rows, fd, normalize)?;
             let (smooth, sorted_mean, smooth_mean) = prep::record_large_stripe_means(&mut rec, sinograms, size, drop_ratio)?;
             let (keep_s, keep_m) = (rec.output(sinograms), rec.output(smooth));
             let (d1, d2) = (rec.download(sorted_mean), rec.download(smooth_mean));
@@ -490,27 +632,19 @@ fn sinograms<'g>(gpu: &'g Gpu, fetched: &Fetched, rows: usize, normalize: &Norma
             let out = prep::record_large_stripe_fill(&mut rec, x, m, f, st, norm)?;
             Ok((rec, out))
         }
+        _ => {
+            let out = record_sinograms(&mut rec, raw, fd, fetched.row0, rows, normalize, stripe)?;
+            Ok((rec, out))
+        }
     }
 }
 
-/// One band's slices.
+/// One band's slices, in a recording of its own (the large-stripe method's way).
 fn reconstruct_band(gpu: &Gpu, fetched: &Fetched, rows: &Range<usize>, normalize: &Normalize, options: &Options, g: &Geometry) -> Result<Array3<f32>> {
     let (mut rec, sinograms) = sinograms(gpu, fetched, rows.len(), normalize, options.stripe)?;
-    // Slice by slice: each slice's temporaries (the log-polar grids) reused by the next.
-    let slices = (0..rows.len())
-        .map(|i| {
-            let one = crate::ops::layout::crop(&mut rec, sinograms, &[i, 0, 0], &[1, g.angles.len(), g.detectors])?;
-            super::record_fbp(&mut rec, one, g, options.filter)
-        })
-        .collect::<Result<Vec<_>>>()?;
-    let volume = if slices.len() == 1 { slices[0] } else { crate::ops::layout::concatenate(&mut rec, &slices)? };
+    let volume = record_slices(&mut rec, sinograms, g, options.filter)?;
     let d = rec.download(volume);
-    let volume = rec.run()?.into_f32(d)?;
-    let volume = volume.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?;
-    if volume.iter().any(|v| !v.is_finite()) {
-        return Err(Error::NonFinite(format!("slices {rows:?} overflow f32: scale the input down")));
-    }
-    Ok(volume)
+    checked_slices(rec.run()?.into_f32(d)?, rows)
 }
 
 /// The preprocessed sinograms (rows, angles, cols) of a few rows: what the centre search reads.

@@ -11,11 +11,11 @@ use num_complex::Complex64;
 use super::{cpu, padded_length, Filter, Geometry};
 use crate::error::{Error, Result};
 use crate::fft::{record_transform, Norm, Transform};
+use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
 use crate::kernels::boundary::Boundary;
 use crate::kernels::broadcast::{self, BroadcastOp};
-use crate::kernels::complex_to_real::{self, ComplexToReal};
-use crate::kernels::{gridrec_gather, multiply_lines, real_to_complex};
+use crate::kernels::{gridrec_gather, multiply_lines};
 use crate::ops::layout;
 
 /// The kernel's width in grid cells and its shape parameter (2.30 per cell at 2× oversampling:
@@ -104,7 +104,10 @@ fn tables(gpu: &crate::gpu::Gpu, g: &Geometry, filter: Filter) -> Result<std::sy
     })
 }
 
-/// Gridding FBP of sinograms (slices, angles, detectors): images (slices, N, N).
+/// Gridding FBP of sinograms (slices, angles, detectors): images (slices, N, N). Two slices go
+/// through as one complex sinogram (the first the real part, the second the imaginary): every
+/// step is linear and makes a real image of a real sinogram, so the complex image's parts are
+/// the two slices.
 pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Filter) -> Result<Buf> {
     check(g)?;
     let &[slices, angles, detectors] = rec.dims(sinograms) else {
@@ -113,10 +116,12 @@ pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Fil
     if angles != g.angles.len() || detectors != g.detectors {
         return Err(Error::Shape(format!("sinograms {:?} for {} angles of {} detectors", rec.dims(sinograms), g.angles.len(), g.detectors)));
     }
-    let (n, padded) = (g.size, padded_length(detectors));
+    let (n, padded, pairs) = (g.size, padded_length(detectors), slices.div_ceil(2));
     let m = 2 * n;
-    let x = layout::pad(rec, sinograms, &[(0, 0), (0, 0), (0, padded - detectors)], Boundary::Constant(0.0))?;
-    let complex = real_to_complex::record(rec, x)?;
+    let x = layout::pad(rec, sinograms, &[(0, 2 * pairs - slices), (0, 0), (0, padded - detectors)], Boundary::Constant(0.0))?;
+    let x = rec.reinterpret(x, &[pairs, 2, angles * padded], Dtype::F32)?;
+    let x = layout::permute(rec, x, &[0, 2, 1])?;
+    let complex = rec.reinterpret(x, &[pairs, angles, padded], Dtype::C32)?;
     let spectra = record_transform(rec, complex, Some(&[2]), Transform::Forward, Norm::Backward)?;
     let t = tables(rec.gpu(), g, filter)?;
     let f = rec.input(&t.factors);
@@ -125,15 +130,20 @@ pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Fil
     let grid = gridrec_gather::record(rec, trig, weighted, m, WIDTH, BETA)?;
     let image = record_transform(rec, grid, Some(&[1, 2]), Transform::Inverse, Norm::Forward)?;
     let start = m / 2 - n / 2;
-    let cropped = layout::crop(rec, image, &[0, start, start], &[slices, n, n])?;
-    let real = complex_to_real::record(rec, ComplexToReal::Re, cropped)?;
+    let cropped = layout::crop(rec, image, &[0, start, start], &[pairs, n, n])?;
+    let parts = rec.reinterpret(cropped, &[pairs, n * n, 2], Dtype::F32)?;
+    let parts = layout::permute(rec, parts, &[0, 2, 1])?;
+    let mut real = rec.reinterpret(parts, &[2 * pairs, n, n], Dtype::F32)?;
+    if 2 * pairs != slices {
+        real = layout::crop(rec, real, &[0, 0, 0], &[slices, n, n])?;
+    }
     let taper = rec.input(&t.taper);
     broadcast::record(rec, BroadcastOp::Multiply, real, taper)
 }
 
 /// The sum gridrec approximates, directly in f64: (π / 2A) Σ_a q_a(x cos θ_a + y sin θ_a), with
 /// q_a the filtered projection's band-limited interpolant (1/P) Σ_k Q_a[k] H[|k|] e^{2πi k (t +
-/// centre)/P}. A sinogram (angles, detectors) to an image (N, N).
+/// centre)/P}, k over −P/2 < k < P/2. A sinogram (angles, detectors) to an image (N, N).
 pub fn reference(sinogram: &ndarray::ArrayView2<f64>, g: &Geometry, filter: Filter) -> ndarray::Array2<f64> {
     let (angles, detectors) = sinogram.dim();
     let padded = padded_length(detectors);
@@ -153,7 +163,8 @@ pub fn reference(sinogram: &ndarray::ArrayView2<f64>, g: &Geometry, filter: Filt
         let mut sum = 0.0;
         for (a, spectrum) in spectra.iter().enumerate() {
             let t = x * g.angles[a].cos() + y * g.angles[a].sin();
-            for (k, q) in spectrum.iter().enumerate() {
+            // The Nyquist bin (no partner: see gridrec_gather.wgsl) left out.
+            for (k, q) in spectrum.iter().enumerate().filter(|&(k, _)| k != padded / 2) {
                 let kk = if k < padded / 2 { k as f64 } else { k as f64 - padded as f64 };
                 let h = response[kk.abs() as usize];
                 let e = Complex64::from_polar(1.0, 2.0 * std::f64::consts::PI * kk * (t + g.center) / padded as f64);
