@@ -373,6 +373,8 @@ def reconstruct(data: Any, flat: Any = None, dark: Any = None, theta: Any = None
                 center: Optional[float] = None, stripe: Literal["none", "sorting", "large", "fw"] = "none", stripe_size: int = 21,
                 stripe_dim: int = 1, outliers: Optional[float] = None, outlier_size: int = 3,
                 cutoff: Optional[float] = None, paganin: Optional[dict] = None, filter: Filter = "ramp",
+                method: Literal["auto", "logpolar", "gridrec", "direct"] = "auto",
+                dtype: Literal["float32", "float16"] = "float32",
                 context: Optional[Context] = None) -> tuple[Optional[np.ndarray], dict]:
     """The beamline pipeline, as TomoPy users run it, on the GPU: raw projections to a volume,
     every slice. Outliers replaced (``tomopy.misc.corr.remove_outlier(data, outliers,
@@ -381,8 +383,11 @@ def reconstruct(data: Any, flat: Any = None, dark: Any = None, theta: Any = None
     ``dist`` in cm, ``energy`` in keV, ``alpha``), −log floored at 1e-6, ring removal
     (``stripe="sorting"``: ``tomopy.prep.stripe.remove_stripe_based_sorting(size=stripe_size,
     dim=stripe_dim)``), the rotation centre (``None``: ``tomopy.find_center_vo`` on the middle
-    row), then FBP of each row's sinogram (the log-polar method where it applies). ``stripe``
+    row), then FBP of each row's sinogram (``method``: "auto" the log-polar method where it
+    applies, "gridrec" gridding as ``tomopy.recon(algorithm="gridrec")``, "direct"). ``stripe``
     "large" is ``remove_large_stripe(snr=3, size=stripe_size)``, "fw" ``remove_stripe_fw``.
+    ``dtype="float16"`` (tomocupy's ``--dtype float16``) writes the volume in half precision:
+    half the bytes (to .npy or .tif; |values| up to 65504, else an error).
 
     ``data`` is an array (angles, rows, columns) of counts (uint16 is sent as it is, half the
     bytes) with ``flat`` and ``dark`` fields (count, rows, columns), or a path: a DXchange HDF5
@@ -416,7 +421,12 @@ def reconstruct(data: Any, flat: Any = None, dark: Any = None, theta: Any = None
     volume, report = _lucent.reconstruct(resolve(context), path, *arrays, angles, None if output is None else str(output),
                                          None if center is None else float(center), stripe, count(stripe_size, "stripe_size"),
                                          count(stripe_dim, "stripe_dim"), None if outliers is None else float(outliers),
-                                         count(outlier_size, "outlier_size"), None if cutoff is None else float(cutoff), phase, filter)
+                                         count(outlier_size, "outlier_size"), None if cutoff is None else float(cutoff), phase, filter,
+                                         method, dtype)
+    if volume is not None and dtype == "float16":
+        if np.any(np.abs(volume) >= 65520):  # rounds past float16's largest, 65504
+            raise ValueError("the volume exceeds half precision (±65504): use float32, or scale the input down")
+        volume = volume.astype(np.float16)
     return volume, json.loads(report)
 
 

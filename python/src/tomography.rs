@@ -156,7 +156,7 @@ impl Counts<'_> {
 /// the volume, returned or written to `output`; with the run's report as JSON.
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
-#[pyo3(signature = (ctx, path, data, flat, dark, theta, output, center, stripe, stripe_size, stripe_dim, outliers, outlier_size, cutoff, paganin, filter))]
+#[pyo3(signature = (ctx, path, data, flat, dark, theta, output, center, stripe, stripe_size, stripe_dim, outliers, outlier_size, cutoff, paganin, filter, method, dtype))]
 fn reconstruct<'py>(
     py: Python<'py>,
     ctx: &Context,
@@ -175,7 +175,14 @@ fn reconstruct<'py>(
     cutoff: Option<f32>,
     paganin: Option<(f64, f64, f64, f64)>,
     filter: &str,
+    method: &str,
+    dtype: &str,
 ) -> PyResult<(Option<Bound<'py, PyArrayDyn<f32>>>, String)> {
+    let precision = match dtype {
+        "float32" => tomo::Precision::F32,
+        "float16" => tomo::Precision::F16,
+        other => return Err(to_py(lucent::Error::Invalid(format!("dtype '{other}' (float32 or float16)")))),
+    };
     let options = tomo::ReconstructOptions {
         outliers: outliers.map(|dif| tomo::Outliers { dif, size: outlier_size }),
         cutoff,
@@ -189,7 +196,9 @@ fn reconstruct<'py>(
         paganin: paganin.map(|(pixel_size, distance, energy, alpha)| tomo::Paganin { pixel_size, distance, energy, alpha, pad: true }),
         center: center.map_or(tomo::Center::Auto, tomo::Center::At),
         filter: Filter::parse(filter).map_err(to_py)?,
+        method: lucent::tomography::Method::parse(method).map_err(to_py)?,
         angles: theta,
+        precision,
         ..tomo::ReconstructOptions::default()
     };
     let scan: Box<dyn tomo::ScanSource> = match (&path, &data) {
@@ -211,12 +220,14 @@ fn reconstruct<'py>(
     let run = py.detach(|| -> lucent::Result<(Option<ndarray::ArrayD<f32>>, tomo::ReconstructReport)> {
         match &output {
             Some(o) => {
-                let report = lucent::io::volume::write_streamed(o, [rows, cols, cols], |write| {
+                let report = lucent::io::volume::write_streamed(o, [rows, cols, cols], precision, |write| {
                     tomo::reconstruct(&ctx.gpu, scan.as_ref(), &options, &mut |_| {}, write)
                 })?;
                 Ok((None, report))
             }
             None => {
+                // Arrays come back as float32 (the caller narrows them for float16).
+                let options = tomo::ReconstructOptions { precision: tomo::Precision::F32, ..options.clone() };
                 let (v, report) = tomo::reconstruct_array(&ctx.gpu, scan.as_ref(), &options, &mut |_| {})?;
                 Ok((Some(v.into_dyn()), report))
             }

@@ -55,6 +55,12 @@ impl Results {
     pub fn c32(&self, d: Download) -> Result<ArrayD<Complex32>> {
         self.typed(d, Dtype::C32, |w| bytemuck::cast_slice(w).to_vec())
     }
+    /// The words of a `u32` download without a copy (flat); the download is left empty.
+    pub fn take_u32(&mut self, d: Download) -> Result<Vec<u32>> {
+        self.check(d, Dtype::U32)?;
+        Ok(std::mem::take(&mut self.downloads[d.0].0))
+    }
+
     pub fn u32(&self, d: Download) -> Result<ArrayD<u32>> {
         self.typed(d, Dtype::U32, |w| w.to_vec())
     }

@@ -100,6 +100,64 @@ pub fn io_pool() -> &'static rayon::ThreadPool {
     })
 }
 
+/// How a volume's values are stored: f32, or IEEE half precision (tomocupy's `--dtype
+/// float16`: half the bytes to move and write, 11 significant bits, ±65504 at most).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Serialize)]
+pub enum Precision {
+    #[default]
+    F32,
+    F16,
+}
+
+impl Precision {
+    /// numpy's name for it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Precision::F32 => "float32",
+            Precision::F16 => "float16",
+        }
+    }
+}
+
+/// A slab of a volume's slices (slices, rows, cols) in host memory, as it is written: f32
+/// values, or IEEE binary16 bit patterns.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Slab {
+    F32(ndarray::Array3<f32>),
+    F16(ndarray::Array3<u16>),
+}
+
+impl Slab {
+    pub fn shape(&self) -> [usize; 3] {
+        let s = match self {
+            Slab::F32(a) => a.shape(),
+            Slab::F16(a) => a.shape(),
+        };
+        [s[0], s[1], s[2]]
+    }
+
+    pub fn precision(&self) -> Precision {
+        match self {
+            Slab::F32(_) => Precision::F32,
+            Slab::F16(_) => Precision::F16,
+        }
+    }
+
+    /// The values' bytes in row-major order, in this machine's byte order.
+    pub fn bytes(&self) -> std::borrow::Cow<'_, [u8]> {
+        fn of<T: bytemuck::Pod>(a: &ndarray::Array3<T>) -> std::borrow::Cow<'_, [u8]> {
+            match a.as_slice() {
+                Some(s) => std::borrow::Cow::Borrowed(bytemuck::cast_slice(s)),
+                None => std::borrow::Cow::Owned(bytemuck::cast_slice(&a.iter().copied().collect::<Vec<T>>()).to_vec()),
+            }
+        }
+        match self {
+            Slab::F32(a) => of(a),
+            Slab::F16(a) => of(a),
+        }
+    }
+}
+
 pub fn ms_since(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }

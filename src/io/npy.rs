@@ -22,7 +22,7 @@ use rayon::prelude::*;
 
 use super::Loaded;
 use crate::error::Result;
-use crate::host::{file_error, write_atomic};
+use crate::host::{file_error, write_atomic, Precision, Slab};
 
 const MAGIC: &[u8] = b"\x93NUMPY";
 
@@ -238,22 +238,30 @@ fn write_npy<T: Pod>(path: &Path, descr: &str, x: &ArrayViewD<T>) -> Result<()> 
     })
 }
 
-/// Writes a float32 `.npy` of `shape` atomically from slabs along axis 0 that `next` returns
-/// in order (None: no more; an error abandons the file).
-pub fn write_f32_slabs(path: &Path, shape: &[usize], next: &mut dyn FnMut() -> Result<Option<ArrayD<f32>>>) -> Result<()> {
+/// Writes a `.npy` of `shape` (float32, or float16 for half precision) atomically from slabs
+/// along axis 0 that `next` returns in order (None: no more; an error abandons the file). Each
+/// slab is written by all cores.
+pub fn write_slabs(path: &Path, shape: [usize; 3], precision: Precision, next: &mut dyn FnMut() -> Result<Option<Slab>>) -> Result<()> {
+    let (descr, size) = match precision {
+        Precision::F32 => ("<f4", 4),
+        Precision::F16 => ("<f2", 2),
+    };
     write_atomic(path, |w| {
         let io = |e: std::io::Error| file_error(path, format!("write failed: {e}"));
-        w.write_all(&header_bytes("<f4", shape)).map_err(io)?;
+        w.write_all(&header_bytes(descr, &shape)).map_err(io)?;
         let mut rows = 0;
         while let Some(slab) = next()? {
-            if slab.ndim() != shape.len() || slab.shape()[1..] != shape[1..] || rows + slab.shape()[0] > shape[0] {
-                return Err(file_error(path, format!("a slab of shape {:?} after {rows} rows of {shape:?}", slab.shape())));
+            let s = slab.shape();
+            if slab.precision() != precision || s[1..] != shape[1..] || rows + s[0] > shape[0] {
+                return Err(file_error(path, format!("a {} slab of shape {s:?} after {rows} rows of a {} volume of {shape:?}", slab.precision().name(), precision.name())));
             }
-            rows += slab.shape()[0];
-            let slab = slab.as_standard_layout();
-            let all = slab.as_slice().expect("standard layout");
+            rows += s[0];
+            let mut bytes = slab.bytes();
+            if cfg!(target_endian = "big") {
+                bytes.to_mut().chunks_exact_mut(size).for_each(<[u8]>::reverse);
+            }
             w.flush().map_err(io)?;
-            w.get_mut().write_all_parallel(&little_endian(all)).map_err(io)?;
+            w.get_mut().write_all_parallel(&bytes).map_err(io)?;
         }
         if rows != shape[0] {
             return Err(file_error(path, format!("{rows} of {} rows were written", shape[0])));
@@ -316,7 +324,7 @@ struct Dtype {
 
 impl Dtype {
     fn parse(descr: &str) -> std::result::Result<Dtype, String> {
-        let unsupported = || format!("unsupported dtype `{descr}` (lucent reads bool, int8-64, uint8-64, float32/64, complex64/128)");
+        let unsupported = || format!("unsupported dtype `{descr}` (lucent reads bool, int8-64, uint8-64, float16/32/64, complex64/128)");
         let (order, rest) = match descr.chars().next() {
             Some(c @ ('<' | '>' | '|' | '=')) => (c, &descr[1..]),
             _ => ('|', descr),
@@ -333,7 +341,7 @@ impl Dtype {
         let ok = match kind {
             Kind::Bool => size == 1,
             Kind::Int | Kind::Uint => matches!(size, 1 | 2 | 4 | 8),
-            Kind::Float => matches!(size, 4 | 8),
+            Kind::Float => matches!(size, 2 | 4 | 8),
             Kind::Complex => matches!(size, 8 | 16),
         };
         if !ok {
@@ -365,6 +373,7 @@ fn convert(kind: Kind, size: usize, big_endian: bool, raw: &[u8], out: &mut [f32
         (Kind::Int, 4) => each(raw, out, |b| i32::from_le_bytes(order(b, big_endian)) as f32),
         (Kind::Uint, 8) => each(raw, out, |b| u64::from_le_bytes(order(b, big_endian)) as f32),
         (Kind::Int, 8) => each(raw, out, |b| i64::from_le_bytes(order(b, big_endian)) as f32),
+        (Kind::Float, 2) => each(raw, out, |b| crate::kernels::pack_half::half_value(u16::from_le_bytes(order(b, big_endian)))),
         (Kind::Float, 4) => each(raw, out, |b| f32::from_le_bytes(order(b, big_endian))),
         (Kind::Float, 8) => each(raw, out, |b| f64::from_le_bytes(order(b, big_endian)) as f32),
         _ => unreachable!("Dtype::parse admits only the sizes above"),
@@ -594,8 +603,12 @@ mod tests {
         let le4: Vec<u8> = want.iter().flat_map(|&v| v.to_le_bytes()).collect();
         let i2: Vec<u8> = want.iter().flat_map(|&v| ((v * 4.0) as i16).to_le_bytes()).collect();
         let want_i2: Vec<f32> = want.iter().map(|&v| v * 4.0).collect();
+        // Quarter steps up to 125: exact in half precision.
+        let half = |v: f32| crate::kernels::pack_half::half_bits(v);
+        let le2: Vec<u8> = want.iter().flat_map(|&v| half(v).to_le_bytes()).collect();
+        let be2: Vec<u8> = want.iter().flat_map(|&v| half(v).to_be_bytes()).collect();
         for piece in [1, 7, 64, 1 << 20] {
-            for (descr, data, want) in [("<f8", &f8, &want), (">f4", &be4, &want), ("<f4", &le4, &want), ("<i2", &i2, &want_i2)] {
+            for (descr, data, want) in [("<f8", &f8, &want), (">f4", &be4, &want), ("<f4", &le4, &want), ("<i2", &i2, &want_i2), ("<f2", &le2, &want), (">f2", &be2, &want)] {
                 let bytes = file(descr, &[7, 11, 13], data);
                 let got = real(decode_from(&bytes[..], Some(bytes.len() as u64), u64::MAX, piece, None).unwrap());
                 assert_eq!(&got, want, "{descr}, pieces of {piece} bytes");

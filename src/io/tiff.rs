@@ -20,7 +20,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 use rayon::prelude::*;
 
 use crate::error::Result;
-use crate::host::{file_error, write_atomic};
+use crate::host::{file_error, write_atomic, Precision, Slab};
 
 /// Reads every page of a grayscale TIFF using at most about `budget` bytes: every page's size is
 /// checked against its strips (which must lie within the file) and the budget before anything
@@ -397,25 +397,29 @@ where
     })
 }
 
-/// Writes a float32 stack of `shape` (pages, h, w) atomically from slabs of pages that `next`
-/// returns in order (None: no more; an error abandons the file).
-pub fn write_f32_slabs(path: &Path, shape: [usize; 3], next: &mut dyn FnMut() -> Result<Option<ArrayD<f32>>>) -> Result<()> {
+/// Writes a stack of `shape` (pages, h, w; float32, or float16 for half precision) atomically
+/// from slabs of pages that `next` returns in order (None: no more; an error abandons the
+/// file).
+pub fn write_slabs(path: &Path, shape: [usize; 3], precision: Precision, next: &mut dyn FnMut() -> Result<Option<Slab>>) -> Result<()> {
     let err = |message: String| file_error(path, message);
     let (Ok(h), Ok(w)) = (u32::try_from(shape[1]), u32::try_from(shape[2])) else {
         return Err(err(format!("a {}x{} page is beyond TIFF's 32-bit dimensions", shape[1], shape[2])));
     };
-    let big = shape.iter().product::<usize>() * 4 > u32::MAX as usize - (1 << 24);
+    let bytes = if precision == Precision::F16 { 2 } else { 4 };
+    let big = shape.iter().product::<usize>() * bytes > u32::MAX as usize - (1 << 24);
     write_atomic(path, |file| {
         let mut pages = 0;
-        let mut write = |page: &mut dyn FnMut(&[f32]) -> ::tiff::TiffResult<()>| -> Result<()> {
+        let mut write = |page: &mut dyn FnMut(PageOf) -> ::tiff::TiffResult<()>| -> Result<()> {
             while let Some(slab) = next()? {
-                if slab.ndim() != 3 || slab.shape()[1..] != shape[1..] || pages + slab.shape()[0] > shape[0] {
-                    return Err(err(format!("a slab of shape {:?} after {pages} pages of {shape:?}", slab.shape())));
+                let s = slab.shape();
+                if slab.precision() != precision || s[1..] != shape[1..] || pages + s[0] > shape[0] {
+                    return Err(err(format!("a {} slab of shape {s:?} after {pages} pages of a {} stack of {shape:?}", slab.precision().name(), precision.name())));
                 }
-                pages += slab.shape()[0];
-                let slab = slab.as_standard_layout();
-                for p in slab.outer_iter() {
-                    page(p.as_slice().expect("standard layout")).map_err(|e| err(format!("TIFF write failed: {e}")))?;
+                pages += s[0];
+                let failed = |e: ::tiff::TiffError| err(format!("TIFF write failed: {e}"));
+                match &slab {
+                    Slab::F32(a) => a.as_standard_layout().outer_iter().try_for_each(|p| page(PageOf::F32(p.as_slice().expect("standard layout"))).map_err(failed))?,
+                    Slab::F16(a) => a.as_standard_layout().outer_iter().try_for_each(|p| page(PageOf::F16(p.as_slice().expect("standard layout"))).map_err(failed))?,
                 }
             }
             if pages != shape[0] {
@@ -423,14 +427,43 @@ pub fn write_f32_slabs(path: &Path, shape: [usize; 3], next: &mut dyn FnMut() ->
             }
             Ok(())
         };
+        let start = |e: ::tiff::TiffError| err(format!("TIFF write failed: {e}"));
         if big {
-            let mut e = TiffEncoder::<_, TiffKindBig>::new_generic(file).map_err(|e| err(format!("TIFF write failed: {e}")))?;
-            write(&mut |p| e.write_image::<Gray32Float>(w, h, p))
+            let mut e = TiffEncoder::<_, TiffKindBig>::new_generic(file).map_err(start)?;
+            write(&mut |p| match p {
+                PageOf::F32(v) => e.write_image::<Gray32Float>(w, h, v),
+                PageOf::F16(v) => e.write_image::<Gray16Float>(w, h, v),
+            })
         } else {
-            let mut e = TiffEncoder::<_, TiffKindStandard>::new_generic(file).map_err(|e| err(format!("TIFF write failed: {e}")))?;
-            write(&mut |p| e.write_image::<Gray32Float>(w, h, p))
+            let mut e = TiffEncoder::<_, TiffKindStandard>::new_generic(file).map_err(start)?;
+            write(&mut |p| match p {
+                PageOf::F32(v) => e.write_image::<Gray32Float>(w, h, v),
+                PageOf::F16(v) => e.write_image::<Gray16Float>(w, h, v),
+            })
         }
     })
+}
+
+/// One page's samples as written.
+enum PageOf<'a> {
+    F32(&'a [f32]),
+    /// IEEE binary16 bit patterns.
+    F16(&'a [u16]),
+}
+
+/// Grey IEEE half-precision samples (BitsPerSample 16, SampleFormat IEEEFP), from their bit
+/// patterns: the tiff crate writes 16-bit floats' tags but has no colour type for them.
+struct Gray16Float;
+impl colortype::ColorType for Gray16Float {
+    type Inner = u16;
+    const TIFF_VALUE: ::tiff::tags::PhotometricInterpretation = ::tiff::tags::PhotometricInterpretation::BlackIsZero;
+    const BITS_PER_SAMPLE: &'static [u16] = &[16];
+    const SAMPLE_FORMAT: &'static [::tiff::tags::SampleFormat] = &[::tiff::tags::SampleFormat::IEEEFP];
+
+    fn horizontal_predict(row: &[u16], result: &mut Vec<u16>) {
+        // No predictor is asked for (uncompressed pages); as for the crate's float types.
+        result.extend_from_slice(row);
+    }
 }
 
 fn write_pages<W: Write + Seek, K: TiffKind, C: colortype::ColorType>(

@@ -6,25 +6,27 @@
 use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver};
 
-use ndarray::{Array3, ArrayD};
-
 use super::{file_error, Format};
 use crate::error::{Error, Result};
+use crate::host::{Precision, Slab};
 
 enum Message {
-    Slab(Array3<f32>),
+    Slab(Slab),
     /// The producer failed: the writer abandons the file.
     Abort,
 }
 
 /// Runs `produce`, which hands each slab (first slice, slices) of a volume of `shape` to the
 /// function it is given, in order, while a second thread writes them to `path` (by extension:
-/// .npy, .tif/.tiff or .zarr).
-pub fn write_streamed<T>(path: &Path, shape: [usize; 3], produce: impl FnOnce(&mut dyn FnMut(usize, Array3<f32>) -> Result<()>) -> Result<T>) -> Result<T> {
+/// .npy, .tif/.tiff or .zarr) in `precision` (half precision: .npy and TIFF).
+pub fn write_streamed<T>(path: &Path, shape: [usize; 3], precision: Precision, produce: impl FnOnce(&mut dyn FnMut(usize, Slab) -> Result<()>) -> Result<T>) -> Result<T> {
     super::check_output(path, 3, false)?;
     let format = Format::from_path(path)?;
     if format == Format::Png {
         return Err(file_error(path, "a volume is written to .npy, .tif or .zarr, not .png".into()));
+    }
+    if precision == Precision::F16 && !matches!(format, Format::Npy | Format::Tiff) {
+        return Err(file_error(path, "a float16 volume is written to .npy or .tif".into()));
     }
     if shape.contains(&0) {
         return Err(file_error(path, format!("cannot write an empty volume of shape {shape:?}")));
@@ -32,7 +34,7 @@ pub fn write_streamed<T>(path: &Path, shape: [usize; 3], produce: impl FnOnce(&m
     // Two slabs in flight: one being written, one waiting.
     let (tx, rx) = sync_channel::<Message>(1);
     std::thread::scope(|s| {
-        let writer = s.spawn(move || write(path, format, shape, rx));
+        let writer = s.spawn(move || write(path, format, shape, precision, rx));
         let mut next = 0;
         let produced = produce(&mut |start, slab| {
             if start != next {
@@ -52,23 +54,26 @@ pub fn write_streamed<T>(path: &Path, shape: [usize; 3], produce: impl FnOnce(&m
     })
 }
 
-fn write(path: &Path, format: Format, shape: [usize; 3], rx: Receiver<Message>) -> Result<()> {
-    let mut next = || -> Result<Option<ArrayD<f32>>> {
+fn write(path: &Path, format: Format, shape: [usize; 3], precision: Precision, rx: Receiver<Message>) -> Result<()> {
+    let mut next = || -> Result<Option<Slab>> {
         match rx.recv() {
-            Ok(Message::Slab(slab)) => Ok(Some(slab.into_dyn())),
+            Ok(Message::Slab(slab)) => Ok(Some(slab)),
             Ok(Message::Abort) => Err(file_error(path, "abandoned: the computation failed".into())),
             Err(_) => Ok(None),
         }
     };
     match format {
-        Format::Npy => super::npy::write_f32_slabs(path, &shape, &mut next),
-        Format::Tiff => super::tiff::write_f32_slabs(path, shape, &mut next),
+        Format::Npy => super::npy::write_slabs(path, shape, precision, &mut next),
+        Format::Tiff => super::tiff::write_slabs(path, shape, precision, &mut next),
         #[cfg(feature = "zarr")]
         Format::Zarr => {
             let sink = super::zarr::Sink::create(path, &shape, None, &super::zarr::Ome::default())?;
             let mut rows = 0;
             while let Some(slab) = next()? {
-                sink.write_rows(rows, &slab.view())?;
+                let Slab::F32(slab) = slab else {
+                    return Err(file_error(path, "a float16 slab for a float32 store".into()));
+                };
+                sink.write_rows(rows, &slab.view().into_dyn())?;
                 rows += slab.shape()[0];
             }
             if rows != shape[0] {

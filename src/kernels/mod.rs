@@ -50,6 +50,7 @@ pub mod map_coordinates;
 pub mod masked_ncc;
 pub mod masked_ncc_finish;
 pub mod multiply_lines;
+pub mod pack_half;
 pub mod peak_neighbours;
 pub mod phase_ramp;
 pub mod prep_normalize;

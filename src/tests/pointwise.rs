@@ -267,3 +267,33 @@ fn take_reads_elements_at_device_indices() {
         }
     }
 }
+
+#[test]
+fn pack_half_rounds_to_a_neighbour_and_marks_overflow() {
+    use lucent::kernels::pack_half::{self, half_bits, half_value};
+    // The host's conversion at values whose halves are known.
+    for (v, bits) in [(1.0f32, 0x3c00u16), (-2.5, 0xc100), (0.1, 0x2e66), (65504.0, 0x7bff), (65519.0, 0x7bff), (65520.0, 0x7c00), (2f32.powi(-24), 0x0001), (f32::NAN, 0x7c00), (-1e9, 0xfc00)] {
+        assert_eq!(half_bits(v), bits, "half of {v}");
+    }
+    let gpu = poisoned_gpu();
+    for dims in SHAPES {
+        // Spread over the range, with subnormals, zeros and values past ±65504.
+        let x = rand_array(dims).mapv(|u| if u.abs() < 0.05 { u * 1e-5 } else { (u * 40.0).exp2() * u.signum() });
+        let mut rec = Recording::new(gpu);
+        let b = rec.upload_f32(&x.view()).unwrap();
+        let y = pack_half::record(&mut rec, b).unwrap();
+        let d = rec.download(y);
+        let words = rec.run().unwrap().u32(d).unwrap();
+        let got: Vec<u16> = words.iter().flat_map(|w| [(*w & 0xffff) as u16, (*w >> 16) as u16]).collect();
+        assert!(x.len() % 2 == 0 || got[x.len()] == 0, "{dims:?}: the last word's unused half");
+        for (&v, &g) in x.iter().zip(&got) {
+            let want = half_bits(v);
+            // The device may round either way: the nearest half, or its neighbour on v's other
+            // side; overflow exactly ±infinity.
+            let adjacent = (g as i32 - want as i32).abs() == 1 && (g ^ want) & 0x8000 == 0 && pack_half::half_is_finite(want);
+            let (a, b) = (half_value(g), half_value(want));
+            let ok = g == want || (adjacent && (a.min(b)..=a.max(b)).contains(&v));
+            assert!(ok, "{dims:?}: half of {v} = {g:#06x} ({}), want {want:#06x} ({})", half_value(g), half_value(want));
+        }
+    }
+}

@@ -18,6 +18,7 @@ use crate::gpu::{Gpu, GpuArray};
 use crate::graph::Recording;
 use crate::kernels::prep_normalize::Raw;
 use crate::ops::tomography::prep::{self};
+pub use crate::host::{Precision, Slab};
 pub use crate::ops::tomography::prep::{Normalize, Outliers, Paganin};
 
 /// Detector values: 16-bit counts as stored (converted on the device), anything else as f32.
@@ -226,6 +227,9 @@ pub struct Options {
     pub method: super::Method,
     /// Angles in radians (None: the scan's theta, else equally spaced over [0, π)).
     pub angles: Option<Vec<f64>>,
+    /// The volume's values as written (half precision: converted on the device, before the
+    /// download).
+    pub precision: Precision,
 }
 
 /// TomoPy's find_center_vo defaults: the coarse search's reach (smin = −50, smax = 50), then
@@ -248,6 +252,7 @@ impl Default for Options {
             filter: Filter::Ramp,
             method: super::Method::Auto,
             angles: None,
+            precision: Precision::F32,
         }
     }
 }
@@ -280,7 +285,7 @@ pub fn reconstruct(
     scan: &dyn ScanSource,
     options: &Options,
     progress: &mut dyn FnMut(Progress),
-    write: &mut dyn FnMut(usize, Array3<f32>) -> Result<()>,
+    write: &mut dyn FnMut(usize, Slab) -> Result<()>,
 ) -> Result<Report> {
     let [angles, rows, cols] = scan.shape();
     check_options(options)?;
@@ -367,7 +372,7 @@ pub fn reconstruct(
         // the host copies, checks and hands on one band while the device works on the next.
         let mut plans: [Option<BandPlan>; 2] = [None, None];
         let mut in_flight: Option<(usize, Range<usize>, crate::graph::Started)> = None;
-        let mut done = |report: &mut Report, b: Range<usize>, volume: Array3<f32>| -> Result<()> {
+        let mut done = |report: &mut Report, b: Range<usize>, volume: Slab| -> Result<()> {
             let t = std::time::Instant::now();
             write(b.start, volume)?;
             report.write_ms += crate::host::ms_since(t);
@@ -522,6 +527,8 @@ struct BandPlan {
     raw: GpuArray,
     flat_dark: GpuArray,
     volume: crate::graph::Download,
+    precision: Precision,
+    size: usize,
 }
 
 impl BandPlan {
@@ -538,8 +545,8 @@ impl BandPlan {
         let fd = rec.input(&flat_dark);
         let sinograms = record_sinograms(&mut rec, raw_in, fd, fetched.row0, rows, normalize, options.stripe)?;
         let volume = record_slices(&mut rec, sinograms, g, options.filter)?;
-        let volume = rec.download(volume);
-        Ok(BandPlan { key: Self::key(fetched, rows), compiled: rec.compile()?, raw, flat_dark, volume })
+        let volume = record_stored(&mut rec, volume, options.precision)?;
+        Ok(BandPlan { key: Self::key(fetched, rows), compiled: rec.compile()?, raw, flat_dark, volume, precision: options.precision, size: g.size })
     }
 
     /// Writes the band's values into the inputs and submits the run.
@@ -551,10 +558,10 @@ impl BandPlan {
 
     /// Waits for the run and reads the slices back (with the GPU's time, where it has
     /// timestamps).
-    fn finish(&self, gpu: &Gpu, started: crate::graph::Started, rows: &Range<usize>) -> Result<(Array3<f32>, f64)> {
+    fn finish(&self, gpu: &Gpu, started: crate::graph::Started, rows: &Range<usize>) -> Result<(Slab, f64)> {
         let mut results = self.compiled.finish(gpu, started)?;
         let gpu_ms = results.report.gpu_ms.unwrap_or(0.0);
-        Ok((checked_slices(results.take_f32(self.volume)?, rows)?, gpu_ms))
+        Ok((checked_slices(&mut results, self.volume, self.precision, [rows.len(), self.size, self.size], rows)?, gpu_ms))
     }
 }
 
@@ -598,14 +605,48 @@ fn record_slices(rec: &mut Recording, sinograms: crate::graph::Buf, g: &Geometry
     }
 }
 
-/// The slices of rows `rows` as a volume, refused if any overflowed f32 (checked by all cores).
-fn checked_slices(volume: ndarray::ArrayD<f32>, rows: &Range<usize>) -> Result<Array3<f32>> {
+/// The slices as downloaded for storing: f32, or packed into halves on the device.
+fn record_stored(rec: &mut Recording, volume: crate::graph::Buf, precision: Precision) -> Result<crate::graph::Download> {
+    Ok(match precision {
+        Precision::F32 => rec.download(volume),
+        Precision::F16 => {
+            let words = crate::kernels::pack_half::record(rec, volume)?;
+            rec.download(words)
+        }
+    })
+}
+
+/// The slices (`shape`) of rows `rows` from a [`record_stored`] download, refused if any
+/// overflowed f32 or half precision (checked by all cores).
+fn checked_slices(results: &mut crate::graph::Results, d: crate::graph::Download, precision: Precision, shape: [usize; 3], rows: &Range<usize>) -> Result<Slab> {
     use rayon::prelude::*;
-    let volume = volume.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?;
-    if volume.as_slice().expect("standard layout").par_iter().any(|v| !v.is_finite()) {
-        return Err(Error::NonFinite(format!("slices {rows:?} overflow f32: scale the input down")));
+    match precision {
+        Precision::F32 => {
+            let volume = results.take_f32(d)?.into_dimensionality::<ndarray::Ix3>().map_err(|e| Error::Shape(e.to_string()))?;
+            if volume.as_slice().expect("standard layout").par_iter().any(|v| !v.is_finite()) {
+                return Err(Error::NonFinite(format!("slices {rows:?} overflow f32: scale the input down")));
+            }
+            Ok(Slab::F32(volume))
+        }
+        Precision::F16 => {
+            let words = results.take_u32(d)?;
+            let count: usize = shape.iter().product();
+            let mut halves = crate::host::zeroed_vec::<u16>(count);
+            const PIECE: usize = 1 << 20;
+            halves.par_chunks_mut(2 * PIECE).zip(words.par_chunks(PIECE)).for_each(|(h, w)| {
+                for (pair, &word) in h.chunks_mut(2).zip(w) {
+                    pair[0] = word as u16;
+                    if let Some(second) = pair.get_mut(1) {
+                        *second = (word >> 16) as u16;
+                    }
+                }
+            });
+            if halves.par_iter().any(|&h| !crate::kernels::pack_half::half_is_finite(h)) {
+                return Err(Error::NonFinite(format!("slices {rows:?} exceed half precision (±65504): write float32, or scale the input down")));
+            }
+            Ok(Slab::F16(Array3::from_shape_vec(shape, halves).expect("sizes match")))
+        }
     }
-    Ok(volume)
 }
 
 /// A recording holding a band's sinograms (rows, angles, cols) after stripe removal, for more
@@ -640,11 +681,11 @@ fn sinograms<'g>(gpu: &'g Gpu, fetched: &Fetched, rows: usize, normalize: &Norma
 }
 
 /// One band's slices, in a recording of its own (the large-stripe method's way).
-fn reconstruct_band(gpu: &Gpu, fetched: &Fetched, rows: &Range<usize>, normalize: &Normalize, options: &Options, g: &Geometry) -> Result<Array3<f32>> {
+fn reconstruct_band(gpu: &Gpu, fetched: &Fetched, rows: &Range<usize>, normalize: &Normalize, options: &Options, g: &Geometry) -> Result<Slab> {
     let (mut rec, sinograms) = sinograms(gpu, fetched, rows.len(), normalize, options.stripe)?;
     let volume = record_slices(&mut rec, sinograms, g, options.filter)?;
-    let d = rec.download(volume);
-    checked_slices(rec.run()?.into_f32(d)?, rows)
+    let d = record_stored(&mut rec, volume, options.precision)?;
+    checked_slices(&mut rec.run()?, d, options.precision, [rows.len(), g.size, g.size], rows)
 }
 
 /// The preprocessed sinograms (rows, angles, cols) of a few rows: what the centre search reads.
@@ -688,12 +729,17 @@ fn retrieve_phase(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, paganin: 
     ArrayScan::new(Samples::F32(out), None, None, scan.theta_degrees())
 }
 
-/// [`reconstruct`] into a host array (rows, cols, cols).
+/// [`reconstruct`] into a host array (rows, cols, cols) of f32 (half precision is for written
+/// volumes).
 pub fn reconstruct_array(gpu: &Gpu, scan: &dyn ScanSource, options: &Options, progress: &mut dyn FnMut(Progress)) -> Result<(Array3<f32>, Report)> {
     let [_, rows, cols] = scan.shape();
+    if options.precision != Precision::F32 {
+        return Err(Error::Invalid("a reconstructed array is float32 (half precision is for volumes written to files)".into()));
+    }
     crate::host::check_host_array("the volume", &[rows, cols, cols], 4)?;
     let mut volume = Array3::<f32>::zeros((rows, cols, cols));
-    let report = reconstruct(gpu, scan, options, progress, &mut |start, slices: Array3<f32>| {
+    let report = reconstruct(gpu, scan, options, progress, &mut |start, slices: Slab| {
+        let Slab::F32(slices) = slices else { return Err(Error::Invalid("half-precision slices for a float32 array".into())) };
         volume.slice_axis_mut(Axis(0), (start..start + slices.shape()[0]).into()).assign(&slices);
         Ok(())
     })?;

@@ -229,7 +229,7 @@ fn npy_bad_files_give_file_errors() {
         ("trailing bytes", [good.clone(), vec![0; 4]].concat(), "unexpected bytes"),
         ("version 9", npy_file(9, &dict("<f4", false, &[2, 3]), &[0; 24]), "unsupported .npy version"),
         ("string dtype", npy_file(1, &dict("<U3", false, &[2]), &[0; 24]), "unsupported dtype"),
-        ("half float", npy_file(1, &dict("<f2", false, &[2]), &[0; 4]), "unsupported dtype"),
+        ("long double", npy_file(1, &dict("<f16", false, &[2]), &[0; 32]), "unsupported dtype"),
         ("structured", npy_file(1, "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,), }", &[0; 8]), "structured"),
         ("no shape", npy_file(1, "{'descr': '<f4', 'fortran_order': False, }", &[0; 8]), "corrupt header"),
         ("negative shape", npy_file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (-1,), }", &[]), "corrupt header"),

@@ -203,6 +203,24 @@ fn cli_recon_writes_what_the_library_computes() {
     ];
     lucent_json(&args, &[]);
     assert_eq!(lucent::io::read_real(p("z.npy")).unwrap(), want.clone().into_dyn(), "from Zarr");
+    // Half precision (--dtype float16, packed on the device): each value the nearest half or
+    // its neighbour on the other side, in .npy ('<f2') and TIFF (16-bit IEEE float) files.
+    for out in ["h.npy", "h.tif"] {
+        let report = lucent_json(&["recon", &p("scan.h5"), "-o", &p(out), "--center", "15.5", "--stripe", "sorting", "--stripe-size", "5", "--dtype", "float16"], &[]);
+        assert_eq!(report["options"]["dtype"], "float16");
+        let got = lucent::io::read_real(p(out)).unwrap();
+        assert_eq!(got.shape(), want.shape());
+        if out.ends_with(".npy") {
+            let header = std::fs::read(p(out)).unwrap();
+            assert!(String::from_utf8_lossy(&header[..128]).contains("'descr': '<f2'"), "{out}: not float16");
+        }
+        for (&g, &w) in got.iter().zip(want.iter()) {
+            // Halves hold 11 significant bits: a step of 2^-10 of the value (2^-24 near 0).
+            let step = (w.abs() * 2f32.powi(-10)).max(2f32.powi(-24));
+            assert!((g - w).abs() <= step, "{out}: {g} for {w}");
+        }
+        assert!(got.iter().zip(want.iter()).any(|(g, w)| g != w), "{out}: no value rounded (still float32?)");
+    }
     // Refusals, nothing written: flats beside an HDF5 scan, a bad centre, a PNG volume.
     for (args, needle) in
         [(vec!["--flat", "f.npy"], "holds its own flat"), (vec!["--center", "middle"], "--center middle"), (vec!["--outliers", "-3"], "outlier threshold")]
@@ -215,6 +233,10 @@ fn cli_recon_writes_what_the_library_computes() {
         assert!(!out.status.success() && err.contains(needle), "{args:?}: {err}");
         assert!(!dir.join("bad.npy").exists());
     }
+    let out = lucent_cli(&["recon", &p("scan.h5"), "-o", &p("bad.zarr"), "--center", "15.5", "--dtype", "float16"], &[]);
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    assert!(!out.status.success() && err.contains("float16 volume is written to .npy or .tif"), "{err}");
+    assert!(!dir.join("bad.zarr").exists());
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use lucent::tomography::{self, ArrayScan, Center, Filter, Outliers, Paganin, ReconstructOptions, Samples, ScanSource, Stripe};
+use lucent::tomography::{self, ArrayScan, Center, Filter, Outliers, Paganin, Precision, ReconstructOptions, Samples, ScanSource, Stripe};
 use lucent::{io, Error};
 use serde_json::json;
 
@@ -15,7 +15,8 @@ use crate::Global;
 #[command(after_help = "Examples:
   lucent recon scan.h5 -o volume.zarr --center auto --stripe sorting --outliers 500
   lucent recon scan.h5 -o volume.tif --paganin --energy 25 --distance 30 --pixel 6.5e-5 --alpha 1e-3
-  lucent recon projections.npy --flat flats.npy --dark darks.npy -o volume.npy --center 1023.5")]
+  lucent recon projections.npy --flat flats.npy --dark darks.npy -o volume.npy --center 1023.5
+  lucent recon scan.h5 -o volume.npy --center 1023.5 --method gridrec --dtype float16")]
 pub struct Args {
     /// Raw projections (angles, rows, cols): a DXchange HDF5 file (/exchange/data, data_white,
     /// data_dark, theta in degrees; read by bands of rows), a Zarr array (read by bands too) or
@@ -85,6 +86,10 @@ pub struct Args {
     /// centre), direct.
     #[arg(long, default_value = "auto", value_parser = ["auto", "logpolar", "direct", "gridrec"])]
     method: String,
+    /// The volume's values: float32, or float16 (tomocupy's --dtype float16: half the bytes to
+    /// write, 11 significant bits, |values| up to 65504; .npy and .tif).
+    #[arg(long, default_value = "float32", value_parser = ["float32", "float16"])]
+    dtype: String,
     /// FBP's filter.
     #[arg(long, default_value = "ramp", value_parser = clap::builder::PossibleValuesParser::new(Filter::NAMES))]
     filter: String,
@@ -128,7 +133,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     let mut stage = if args.paganin { "projections" } else { "slices" };
     let shape = [rows, cols, cols];
     let t = Instant::now();
-    let result = io::volume::write_streamed(&args.output, shape, |write| {
+    let result = io::volume::write_streamed(&args.output, shape, options.precision, |write| {
         let mut progress = |p: lucent::tomography::Progress| {
             if p.stage != stage {
                 bar.finish_and_clear();
@@ -152,7 +157,7 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             options: json!({
                 "center": args.center, "stripe": args.stripe, "stripe_size": args.stripe_size, "stripe_dim": args.stripe_dim, "snr": args.snr, "drop_ratio": args.drop_ratio, "fw_level": args.fw_level, "sigma": args.sigma,
                 "outliers": args.outliers, "outlier_size": args.outlier_size, "cutoff": args.cutoff, "paganin": args.paganin,
-                "energy": args.energy, "distance": args.distance, "pixel": args.pixel, "alpha": args.alpha, "filter": args.filter, "method": args.method,
+                "energy": args.energy, "distance": args.distance, "pixel": args.pixel, "alpha": args.alpha, "filter": args.filter, "method": args.method, "dtype": args.dtype,
                 "flat": args.flat.as_ref().map(report::path), "dark": args.dark.as_ref().map(report::path),
             }),
             ms: stages.total(start),
@@ -186,6 +191,7 @@ fn options(args: &Args) -> Result<ReconstructOptions, Error> {
         center,
         filter: Filter::parse(&args.filter)?,
         method: lucent::tomography::Method::parse(&args.method)?,
+        precision: if args.dtype == "float16" { Precision::F16 } else { Precision::F32 },
         ..ReconstructOptions::default()
     })
 }
