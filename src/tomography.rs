@@ -22,8 +22,8 @@ mod reconstruct;
 pub use preprocess::{normalize, remove_large_stripe, remove_outlier, remove_stripe_based_sorting, remove_stripe_fw, retrieve_phase};
 
 pub use reconstruct::{
-    reconstruct, reconstruct_array, ArrayScan, Center, Normalize, Options as ReconstructOptions, Outliers, Paganin, Part, Precision, Report as ReconstructReport,
-    Samples, ScanSource, Slab, Stripe, LOG_FLOOR,
+    reconstruct, reconstruct_array, ArrayScan, Center, Normalize, Options as ReconstructOptions, Outliers, Paganin, Part, Precision,
+    Report as ReconstructReport, Samples, ScanSource, Slab, Stripe, LOG_FLOOR,
 };
 
 use ndarray::{ArrayBase, Data, Dimension};

@@ -198,7 +198,10 @@ unsafe impl Send for Piece<'_> {}
 /// `bytes` as 4-byte words, copied by all cores for large data (reads of mapped memory).
 pub(crate) fn words_from(bytes: &[u8]) -> Vec<u32> {
     use rayon::prelude::*;
-    let mut words = crate::host::zeroed_vec::<u32>(bytes.len().div_ceil(4));
+    let mut words = crate::host::recycle::words(bytes.len().div_ceil(4));
+    if let Some(last) = words.last_mut() {
+        *last = 0; // a last partial word's other bytes
+    }
     let dst: &mut [u8] = &mut bytemuck::cast_slice_mut::<u32, u8>(&mut words)[..bytes.len()];
     dst.par_chunks_mut(COPY_PIECE).zip(bytes.par_chunks(COPY_PIECE)).for_each(|(d, s)| d.copy_from_slice(s));
     words

@@ -197,7 +197,7 @@ impl Output {
             use rayon::prelude::*;
             use std::os::unix::fs::FileExt;
             let (file, at) = (&self.file, self.at);
-            super::io_pool().install(|| {
+            super::write_pool().install(|| {
                 bytes.par_chunks(PARALLEL_PIECE).enumerate().try_for_each(|(i, piece)| file.write_all_at(piece, at + (i * PARALLEL_PIECE) as u64))
             })?;
             self.at += bytes.len() as u64;

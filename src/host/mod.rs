@@ -5,6 +5,7 @@
 //! file format.
 
 mod atomic;
+pub mod recycle;
 pub mod temporaries;
 
 use std::path::Path;
@@ -89,15 +90,24 @@ pub fn check_host_bytes(what: &str, bytes: Option<u64>) -> Result<()> {
 }
 
 /// Milliseconds since `t` (host wall time): the unit of every `*_ms` a report holds.
-/// The threads that read and write files, apart from rayon's global pool: a file call blocks
-/// its thread (on a disk at its write-back limit, for seconds), and on the global pool that
-/// stalled the host copies to and from the device running beside it. As many as the cores.
-pub fn io_pool() -> &'static rayon::ThreadPool {
+/// The threads that read files, apart from rayon's global pool and from the writers': a file
+/// call blocks its thread (a write on a disk at its write-back limit, for seconds), and sharing
+/// a pool stalled the host copies to and from the device beside them, and the reads of the next
+/// band behind the writes of the last. As many as the cores, in each pool.
+pub fn read_pool() -> &'static rayon::ThreadPool {
     static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
-    POOL.get_or_init(|| {
-        let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
-        rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(|i| format!("lucent-io-{i}")).build().expect("a thread pool for file I/O")
-    })
+    POOL.get_or_init(|| file_pool("read"))
+}
+
+/// The threads that write files ([`read_pool`]).
+pub fn write_pool() -> &'static rayon::ThreadPool {
+    static POOL: std::sync::OnceLock<rayon::ThreadPool> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| file_pool("write"))
+}
+
+fn file_pool(what: &'static str) -> rayon::ThreadPool {
+    let threads = std::thread::available_parallelism().map_or(4, |n| n.get());
+    rayon::ThreadPoolBuilder::new().num_threads(threads).thread_name(move |i| format!("lucent-{what}-{i}")).build().expect("a thread pool for file I/O")
 }
 
 /// How a volume's values are stored: f32, or IEEE half precision (tomocupy's `--dtype
@@ -140,6 +150,14 @@ impl Slab {
         match self {
             Slab::F32(_) => Precision::F32,
             Slab::F16(_) => Precision::F16,
+        }
+    }
+
+    /// Gives the slab's memory back for reuse ([`recycle`]).
+    pub fn give_back(self) {
+        match self {
+            Slab::F32(a) => recycle::give_back(a.into_raw_vec_and_offset().0),
+            Slab::F16(a) => recycle::give_back(a.into_raw_vec_and_offset().0),
         }
     }
 

@@ -176,11 +176,11 @@ impl Scan {
         let shape = (out[0], out[1], out[2]);
         let len = out[0] * out[1] * out[2];
         Ok(if set.u16 {
-            let mut v = crate::host::zeroed_vec::<u16>(len);
+            let mut v = crate::host::recycle::halves(len);
             self.read_bands(set, offset, out, first, row, bytemuck::cast_slice_mut(&mut v))?;
             Samples::U16(Array3::from_shape_vec(shape, v).expect("sizes match"))
         } else {
-            let mut v = crate::host::zeroed_vec::<f32>(len);
+            let mut v = crate::host::recycle::floats(len);
             self.read_bands(set, offset, out, first, row, bytemuck::cast_slice_mut(&mut v))?;
             Samples::F32(Array3::from_shape_vec(shape, v).expect("sizes match"))
         })
@@ -194,7 +194,7 @@ impl Scan {
         if band == 0 {
             return Ok(());
         }
-        crate::host::io_pool().install(|| {
+        crate::host::read_pool().install(|| {
             bytes.par_chunks_mut(band).enumerate().try_for_each(|(i, dst)| {
                 let at = offset + (((first + i) * rows + row) * cols * elem) as u64;
                 read_at(&self.file, dst, at).map_err(|e| file_error(&self.path, format!("cannot read {band} bytes at {at}: {e} (a truncated file?)")))

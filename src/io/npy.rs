@@ -150,7 +150,7 @@ fn read_scalars(r: &mut impl Read, dtype: &Dtype, out: &mut [f32], piece: usize,
             // Every core faults in and fills its own pieces of the fresh result (one core moved
             // ~1.2-2 GB/s, bounded by page faults).
             use std::os::unix::fs::FileExt;
-            crate::host::io_pool()
+            crate::host::read_pool()
                 .install(|| bytes.par_chunks_mut(CALL).enumerate().try_for_each(|(i, call)| file.read_exact_at(call, offset + (i * CALL) as u64)))?;
             return Ok(bytes.len());
         }
@@ -253,7 +253,10 @@ pub fn write_slabs(path: &Path, shape: [usize; 3], precision: Precision, next: &
         while let Some(slab) = next()? {
             let s = slab.shape();
             if slab.precision() != precision || s[1..] != shape[1..] || rows + s[0] > shape[0] {
-                return Err(file_error(path, format!("a {} slab of shape {s:?} after {rows} rows of a {} volume of {shape:?}", slab.precision().name(), precision.name())));
+                return Err(file_error(
+                    path,
+                    format!("a {} slab of shape {s:?} after {rows} rows of a {} volume of {shape:?}", slab.precision().name(), precision.name()),
+                ));
             }
             rows += s[0];
             let mut bytes = slab.bytes();
@@ -262,6 +265,8 @@ pub fn write_slabs(path: &Path, shape: [usize; 3], precision: Precision, next: &
             }
             w.flush().map_err(io)?;
             w.get_mut().write_all_parallel(&bytes).map_err(io)?;
+            drop(bytes);
+            slab.give_back();
         }
         if rows != shape[0] {
             return Err(file_error(path, format!("{rows} of {} rows were written", shape[0])));
@@ -608,7 +613,9 @@ mod tests {
         let le2: Vec<u8> = want.iter().flat_map(|&v| half(v).to_le_bytes()).collect();
         let be2: Vec<u8> = want.iter().flat_map(|&v| half(v).to_be_bytes()).collect();
         for piece in [1, 7, 64, 1 << 20] {
-            for (descr, data, want) in [("<f8", &f8, &want), (">f4", &be4, &want), ("<f4", &le4, &want), ("<i2", &i2, &want_i2), ("<f2", &le2, &want), (">f2", &be2, &want)] {
+            for (descr, data, want) in
+                [("<f8", &f8, &want), (">f4", &be4, &want), ("<f4", &le4, &want), ("<i2", &i2, &want_i2), ("<f2", &le2, &want), (">f2", &be2, &want)]
+            {
                 let bytes = file(descr, &[7, 11, 13], data);
                 let got = real(decode_from(&bytes[..], Some(bytes.len() as u64), u64::MAX, piece, None).unwrap());
                 assert_eq!(&got, want, "{descr}, pieces of {piece} bytes");

@@ -212,7 +212,7 @@ fn read_runs(file: &std::fs::File, runs: &[Run], total: usize) -> std::io::Resul
     if !rest.is_empty() {
         return Err(std::io::Error::other("the strips hold fewer samples than the pages"));
     }
-    crate::host::io_pool().install(|| {
+    crate::host::read_pool().install(|| {
         pieces.into_par_iter().try_for_each(|(at, sample, piece)| {
             // The raw samples go to the end of the piece's memory, then widen to f32 front to back.
             let bytes: &mut [u8] = bytemuck::cast_slice_mut(piece);
@@ -413,14 +413,23 @@ pub fn write_slabs(path: &Path, shape: [usize; 3], precision: Precision, next: &
             while let Some(slab) = next()? {
                 let s = slab.shape();
                 if slab.precision() != precision || s[1..] != shape[1..] || pages + s[0] > shape[0] {
-                    return Err(err(format!("a {} slab of shape {s:?} after {pages} pages of a {} stack of {shape:?}", slab.precision().name(), precision.name())));
+                    return Err(err(format!(
+                        "a {} slab of shape {s:?} after {pages} pages of a {} stack of {shape:?}",
+                        slab.precision().name(),
+                        precision.name()
+                    )));
                 }
                 pages += s[0];
                 let failed = |e: ::tiff::TiffError| err(format!("TIFF write failed: {e}"));
                 match &slab {
-                    Slab::F32(a) => a.as_standard_layout().outer_iter().try_for_each(|p| page(PageOf::F32(p.as_slice().expect("standard layout"))).map_err(failed))?,
-                    Slab::F16(a) => a.as_standard_layout().outer_iter().try_for_each(|p| page(PageOf::F16(p.as_slice().expect("standard layout"))).map_err(failed))?,
+                    Slab::F32(a) => {
+                        a.as_standard_layout().outer_iter().try_for_each(|p| page(PageOf::F32(p.as_slice().expect("standard layout"))).map_err(failed))?
+                    }
+                    Slab::F16(a) => {
+                        a.as_standard_layout().outer_iter().try_for_each(|p| page(PageOf::F16(p.as_slice().expect("standard layout"))).map_err(failed))?
+                    }
                 }
+                slab.give_back();
             }
             if pages != shape[0] {
                 return Err(err(format!("{pages} of {} pages were written", shape[0])));

@@ -19,7 +19,12 @@ enum Message {
 /// Runs `produce`, which hands each slab (first slice, slices) of a volume of `shape` to the
 /// function it is given, in order, while a second thread writes them to `path` (by extension:
 /// .npy, .tif/.tiff or .zarr) in `precision` (half precision: .npy and TIFF).
-pub fn write_streamed<T>(path: &Path, shape: [usize; 3], precision: Precision, produce: impl FnOnce(&mut dyn FnMut(usize, Slab) -> Result<()>) -> Result<T>) -> Result<T> {
+pub fn write_streamed<T>(
+    path: &Path,
+    shape: [usize; 3],
+    precision: Precision,
+    produce: impl FnOnce(&mut dyn FnMut(usize, Slab) -> Result<()>) -> Result<T>,
+) -> Result<T> {
     super::check_output(path, 3, false)?;
     let format = Format::from_path(path)?;
     if format == Format::Png {
@@ -31,8 +36,9 @@ pub fn write_streamed<T>(path: &Path, shape: [usize; 3], precision: Precision, p
     if shape.contains(&0) {
         return Err(file_error(path, format!("cannot write an empty volume of shape {shape:?}")));
     }
-    // Two slabs in flight: one being written, one waiting.
-    let (tx, rx) = sync_channel::<Message>(1);
+    // Slabs in flight: one being written and up to [`WAITING`] waiting, so that the writer's
+    // pace (a page cache's, a disk's) and the producer's even out.
+    let (tx, rx) = sync_channel::<Message>(WAITING);
     std::thread::scope(|s| {
         let writer = s.spawn(move || write(path, format, shape, precision, rx));
         let mut next = 0;
@@ -47,12 +53,17 @@ pub fn write_streamed<T>(path: &Path, shape: [usize; 3], precision: Precision, p
             let _ = tx.send(Message::Abort);
         }
         drop(tx);
-        let written = writer.join().map_err(|_| file_error(path, "the writer stopped unexpectedly".into()))?;
+        let written = writer.join().map_err(|_| file_error(path, "the writer stopped unexpectedly".into()));
+        crate::host::recycle::release();
+        let written = written?;
         // The producer's error first: a writer that stopped because of it says less.
         let value = produced?;
         written.map(|()| value)
     })
 }
+
+/// Slabs that wait for the writer at most.
+const WAITING: usize = 3;
 
 fn write(path: &Path, format: Format, shape: [usize; 3], precision: Precision, rx: Receiver<Message>) -> Result<()> {
     let mut next = || -> Result<Option<Slab>> {

@@ -272,7 +272,17 @@ fn take_reads_elements_at_device_indices() {
 fn pack_half_rounds_to_a_neighbour_and_marks_overflow() {
     use lucent::kernels::pack_half::{self, half_bits, half_value};
     // The host's conversion at values whose halves are known.
-    for (v, bits) in [(1.0f32, 0x3c00u16), (-2.5, 0xc100), (0.1, 0x2e66), (65504.0, 0x7bff), (65519.0, 0x7bff), (65520.0, 0x7c00), (2f32.powi(-24), 0x0001), (f32::NAN, 0x7c00), (-1e9, 0xfc00)] {
+    for (v, bits) in [
+        (1.0f32, 0x3c00u16),
+        (-2.5, 0xc100),
+        (0.1, 0x2e66),
+        (65504.0, 0x7bff),
+        (65519.0, 0x7bff),
+        (65520.0, 0x7c00),
+        (2f32.powi(-24), 0x0001),
+        (f32::NAN, 0x7c00),
+        (-1e9, 0xfc00),
+    ] {
         assert_eq!(half_bits(v), bits, "half of {v}");
     }
     let gpu = poisoned_gpu();

@@ -16,9 +16,9 @@ use super::{Filter, Geometry, Progress};
 use crate::error::{Error, Result};
 use crate::gpu::{Gpu, GpuArray};
 use crate::graph::Recording;
+pub use crate::host::{Precision, Slab};
 use crate::kernels::prep_normalize::Raw;
 use crate::ops::tomography::prep::{self};
-pub use crate::host::{Precision, Slab};
 pub use crate::ops::tomography::prep::{Normalize, Outliers, Paganin};
 
 /// Detector values: 16-bit counts as stored (converted on the device), anything else as f32.
@@ -75,6 +75,14 @@ impl Samples {
             Samples::U16(a) => (GpuArray::upload_u16(gpu, a.as_standard_layout().as_slice().expect("standard layout"))?, true),
             Samples::F32(a) => (GpuArray::upload_f32(gpu, &a.view().into_dyn())?, false),
         })
+    }
+
+    /// Gives the values' memory back for reuse (`host::recycle`).
+    fn give_back(self) {
+        match self {
+            Samples::U16(a) => crate::host::recycle::give_back(a.into_raw_vec_and_offset().0),
+            Samples::F32(a) => crate::host::recycle::give_back(a.into_raw_vec_and_offset().0),
+        }
     }
 
     /// A device array that [`Samples::write_into`] fills with values of this shape and type.
@@ -396,7 +404,7 @@ pub fn reconstruct(
                 plans[slot] = Some(BandPlan::new(gpu, &fetched, b.len(), &normalize, options, &g)?);
             }
             let started = plans[slot].as_ref().expect("made above").start(gpu, &fetched)?;
-            drop(fetched);
+            fetched.raw.give_back();
             let previous = in_flight.replace((slot, b, started));
             let finished = previous.map(|(s, b, started)| plans[s].as_ref().expect("in flight").finish(gpu, started, &b).map(|v| (b, v))).transpose()?;
             report.device_ms += crate::host::ms_since(t);
@@ -413,8 +421,9 @@ pub fn reconstruct(
             done(&mut report, b, volume)?;
         }
         reader.join().map_err(|_| Error::Invalid("the scan reader stopped unexpectedly".into()))
-    })?;
-    report.read_ms = read_ms;
+    });
+    crate::host::recycle::release();
+    report.read_ms = read_ms?;
     Ok(report)
 }
 
@@ -618,7 +627,13 @@ fn record_stored(rec: &mut Recording, volume: crate::graph::Buf, precision: Prec
 
 /// The slices (`shape`) of rows `rows` from a [`record_stored`] download, refused if any
 /// overflowed f32 or half precision (checked by all cores).
-fn checked_slices(results: &mut crate::graph::Results, d: crate::graph::Download, precision: Precision, shape: [usize; 3], rows: &Range<usize>) -> Result<Slab> {
+fn checked_slices(
+    results: &mut crate::graph::Results,
+    d: crate::graph::Download,
+    precision: Precision,
+    shape: [usize; 3],
+    rows: &Range<usize>,
+) -> Result<Slab> {
     use rayon::prelude::*;
     match precision {
         Precision::F32 => {
@@ -631,7 +646,7 @@ fn checked_slices(results: &mut crate::graph::Results, d: crate::graph::Download
         Precision::F16 => {
             let words = results.take_u32(d)?;
             let count: usize = shape.iter().product();
-            let mut halves = crate::host::zeroed_vec::<u16>(count);
+            let mut halves = crate::host::recycle::halves(count);
             const PIECE: usize = 1 << 20;
             halves.par_chunks_mut(2 * PIECE).zip(words.par_chunks(PIECE)).for_each(|(h, w)| {
                 for (pair, &word) in h.chunks_mut(2).zip(w) {
@@ -641,6 +656,7 @@ fn checked_slices(results: &mut crate::graph::Results, d: crate::graph::Download
                     }
                 }
             });
+            crate::host::recycle::give_back(words);
             if halves.par_iter().any(|&h| !crate::kernels::pack_half::half_is_finite(h)) {
                 return Err(Error::NonFinite(format!("slices {rows:?} exceed half precision (±65504): write float32, or scale the input down")));
             }

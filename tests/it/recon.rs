@@ -206,7 +206,8 @@ fn cli_recon_writes_what_the_library_computes() {
     // Half precision (--dtype float16, packed on the device): each value the nearest half or
     // its neighbour on the other side, in .npy ('<f2') and TIFF (16-bit IEEE float) files.
     for out in ["h.npy", "h.tif"] {
-        let report = lucent_json(&["recon", &p("scan.h5"), "-o", &p(out), "--center", "15.5", "--stripe", "sorting", "--stripe-size", "5", "--dtype", "float16"], &[]);
+        let report =
+            lucent_json(&["recon", &p("scan.h5"), "-o", &p(out), "--center", "15.5", "--stripe", "sorting", "--stripe-size", "5", "--dtype", "float16"], &[]);
         assert_eq!(report["options"]["dtype"], "float16");
         let got = lucent::io::read_real(p(out)).unwrap();
         assert_eq!(got.shape(), want.shape());
