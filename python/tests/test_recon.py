@@ -31,12 +31,12 @@ def scan(rng, angles=48, rows=5, cols=40):
     return data, flat, dark, theta
 
 
-def by_steps(data, flat, dark, theta, center, stripe_size=None):
+def by_steps(data, flat, dark, theta, center, stripe_size=None, method="auto"):
     t = (data - dark.mean(0)) / np.maximum(flat.mean(0) - dark.mean(0), 1e-6)
     sinograms = -np.log(np.maximum(t, 1e-6)).transpose(1, 0, 2)           # (rows, angles, cols)
     if stripe_size is not None:
         sinograms = np.stack([removal.remove_stripe_based_sorting(s, size=stripe_size, dim=1) for s in sinograms])
-    return lucent.tomography.fbp(sinograms.astype("f4"), theta, center=center)
+    return lucent.tomography.fbp(sinograms.astype("f4"), theta, center=center, method=method)
 
 
 def test_reconstruct_is_its_steps(rng):
@@ -68,6 +68,28 @@ def test_dxchange_file_by_h5py(rng, tmp_path):
     assert np.load(out).shape == (7, 40, 40)
     # lucent.io reads the file's projections too.
     np.testing.assert_array_equal(lucent.io.read(path), counts.astype("f4"))
+
+
+def test_gridrec_and_half_precision(rng, tmp_path):
+    # Gridding FBP (TomoPy's gridrec; three rows: a pair of slices in one complex sinogram and
+    # one alone) is its steps too; float16 as tomocupy writes it: numpy's rounding of the
+    # float32 volume when returned, the device's in the file.
+    data, flat, dark, theta = scan(rng, rows=3)
+    gridded, _ = lucent.tomography.reconstruct(data, flat, dark, theta, center=19.5, method="gridrec")
+    assert rel(gridded, by_steps(data, flat, dark, theta, 19.5, method="gridrec")) < 1e-5
+    half, _ = lucent.tomography.reconstruct(data, flat, dark, theta, center=19.5, method="gridrec", dtype="float16")
+    assert half.dtype == np.float16
+    np.testing.assert_array_equal(half, gridded.astype(np.float16))
+    out = tmp_path / "half.npy"
+    lucent.tomography.reconstruct(data, flat, dark, theta, center=19.5, method="gridrec", dtype="float16", output=out)
+    written = np.load(out)
+    assert written.dtype == np.float16
+    # The device rounds to the nearest half or its neighbour: within one step of 2^-10.
+    step = np.maximum(np.abs(gridded) * 2.0**-10, 2.0**-24)
+    assert np.all(np.abs(written.astype("f4") - gridded) <= step)
+    with pytest.raises(OSError, match="float16 volume is written to .npy or .tif"):
+        lucent.tomography.reconstruct(data, flat, dark, theta, center=19.5, dtype="float16", output=tmp_path / "v.zarr")
+    assert not (tmp_path / "v.zarr").exists()
 
 
 def test_bad_input_is_refused(rng):

@@ -52,6 +52,7 @@ pub fn half_bits(v: f32) -> u16 {
 }
 
 /// The value of binary16 bits.
+#[cfg_attr(not(any(test, feature = "io")), allow(dead_code))]
 pub fn half_value(h: u16) -> f32 {
     let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
     let (e, m) = (((h >> 10) & 0x1f) as i32, (h & 0x3ff) as f64);

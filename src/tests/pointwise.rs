@@ -295,7 +295,7 @@ fn pack_half_rounds_to_a_neighbour_and_marks_overflow() {
         let d = rec.download(y);
         let words = rec.run().unwrap().u32(d).unwrap();
         let got: Vec<u16> = words.iter().flat_map(|w| [(*w & 0xffff) as u16, (*w >> 16) as u16]).collect();
-        assert!(x.len() % 2 == 0 || got[x.len()] == 0, "{dims:?}: the last word's unused half");
+        assert!(x.len().is_multiple_of(2) || got[x.len()] == 0, "{dims:?}: the last word's unused half");
         for (&v, &g) in x.iter().zip(&got) {
             let want = half_bits(v);
             // The device may round either way: the nearest half, or its neighbour on v's other
