@@ -1,6 +1,7 @@
-//! True 4D adaptive-filtering denoising on the GPU (Eklund, Andersson and Knutsson 2011): the
+//! Denoising on the GPU: true 4D adaptive filtering (Eklund, Andersson and Knutsson 2011: the
 //! structure tensor from monomial filters, the control tensor, the reconstruction filters, over
-//! 2, 3 or 4 axes together; [`crate::ops::denoise`] documents the algorithm and its defaults.
+//! 2, 3 or 4 axes together; [`crate::ops::denoise`] documents the algorithm and its defaults),
+//! and total variation ([`denoise_tv_chambolle`], scikit-image's).
 //!
 //! ```no_run
 //! use lucent::denoise::{adaptive_filter, Options};
@@ -25,6 +26,24 @@ pub use crate::placement::Progress;
 /// and what the tests compare against.
 pub mod cpu {
     pub use crate::ops::denoise::cpu::adaptive_filter;
+    pub use crate::ops::denoise::tv::cpu as denoise_tv_chambolle;
+}
+
+/// scikit-image's `denoise_tv_chambolle(image, weight=0.1, eps=2e-4, max_num_iter=200,
+/// channel_axis=None)`: the minimiser of ½‖u − f‖² + weight · TV(u) by Chambolle's projection
+/// algorithm over every axis (1 to 3) but the channel axis, each channel on its own, stopping
+/// when the energy changes by less than `eps` times its first value (the rule kept on the
+/// device), with `x`'s shape.
+pub fn denoise_tv_chambolle<D: Dimension>(
+    gpu: &Gpu,
+    x: &ArrayBase<impl Data<Elem = f32>, D>,
+    weight: f64,
+    eps: f64,
+    max_num_iter: usize,
+    channel_axis: Option<usize>,
+) -> Result<Array<f32, D>> {
+    let y = crate::ops::denoise::tv::denoise_tv_chambolle(gpu, &x.view().into_dyn(), weight, eps, max_num_iter, channel_axis)?;
+    y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// The data denoised over its last `o.dims` axes (every leading index on its own), with `x`'s

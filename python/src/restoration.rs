@@ -120,6 +120,21 @@ fn denoise_options(set: &Set<'_>) -> PyResult<Options> {
     Ok(o)
 }
 
+/// scikit-image's `denoise_tv_chambolle` (Chambolle's projection, its stopping rule).
+#[pyfunction]
+fn denoise_tv_chambolle<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    image: F32<'py>,
+    weight: f64,
+    eps: f64,
+    max_num_iter: usize,
+    channel_axis: Option<usize>,
+) -> Result<'py> {
+    let image = image.as_array();
+    out(py, py.detach(|| lucent::denoise::denoise_tv_chambolle(&ctx.gpu, &image, weight, eps, max_num_iter, channel_axis)))
+}
+
 #[pyfunction]
 fn adaptive_filter<'py>(py: Python<'py>, ctx: &Context, x: F32<'py>, options: Set<'py>) -> Result<'py> {
     let o = denoise_options(&options)?;
@@ -198,5 +213,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(richardson_lucy, m)?)?;
     m.add_function(wrap_pyfunction!(rl_halo, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(denoise_tv_chambolle, m)?)?;
     Ok(())
 }

@@ -32,3 +32,31 @@ def test_bad_input_raises():
         lucent.denoise.adaptive_filter(x, method="magic")
     with pytest.raises(ValueError, match="non-finite|NaN"):
         lucent.denoise.adaptive_filter(np.full((8, 8), np.nan, np.float32))
+
+
+@pytest.mark.parametrize("shape, channel_axis, weight, eps", [((37, 53), None, 0.1, 2e-4), ((9, 11, 13), None, 0.05, 1e-4),
+                                                              ((31, 29, 3), -1, 0.2, 2e-4), ((61,), None, 0.3, 2e-4)])
+def test_tv_chambolle_is_scikit_images(rng, shape, channel_axis, weight, eps):
+    restoration = pytest.importorskip("skimage.restoration")
+    x = rng.random(shape)
+    if channel_axis is not None:
+        x *= 1 + 3 * np.arange(shape[channel_axis])          # channels that stop at other steps
+    want = restoration.denoise_tv_chambolle(x, weight=weight, eps=eps, channel_axis=channel_axis)
+    got = lucent.restoration.denoise_tv_chambolle(x, weight=weight, eps=eps, channel_axis=channel_axis)
+    assert got.dtype == np.float32 and rel(got, want) < 1e-5
+    # Unsigned integers scaled as img_as_float scales them.
+    counts = (rng.random(shape) * 255).astype(np.uint8)
+    assert rel(lucent.restoration.denoise_tv_chambolle(counts, weight=weight), restoration.denoise_tv_chambolle(counts, weight=weight)) < 1e-5
+
+
+def test_tv_chambolle_refuses_bad_input():
+    x = np.ones((8, 8), "f4")
+    for kwargs in ({"weight": 0.0}, {"eps": -1.0}, {"max_num_iter": 0}, {"channel_axis": 2}):
+        with pytest.raises(ValueError):
+            lucent.restoration.denoise_tv_chambolle(x, **kwargs)
+    with pytest.raises(ValueError):
+        lucent.restoration.denoise_tv_chambolle(np.ones((2, 3, 4, 5), "f4"))
+    with pytest.raises(ValueError):
+        lucent.restoration.denoise_tv_chambolle(np.array([[1.0, np.nan]], "f4"))
+    with pytest.raises(TypeError):
+        lucent.restoration.denoise_tv_chambolle(np.ones((4, 4), np.int16))

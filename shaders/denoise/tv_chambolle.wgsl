@@ -6,6 +6,7 @@
 // Arrays of `item` voxels in a batch: (nz, ny, nx) with leading 1s below three axes; component
 // a of p (axis 3 − ndim + a of (z, y, x)) at a · count + i. Sums run in scikit-image's order.
 #import common/grid
+#import common/tv_chambolle
 
 struct Params { nx: u32, ny: u32, nz: u32, ndim: u32, tau: f32, tau_over_weight: f32, count: u32, unused: u32 }  // mirrored in src/kernels/tv_chambolle.rs
 
@@ -14,32 +15,6 @@ struct Params { nx: u32, ny: u32, nz: u32, ndim: u32, tau: f32, tau_over_weight:
 @group(0) @binding(2) var<storage, read_write> p_next: array<f32>;
 @group(0) @binding(3) var<storage, read_write> out: array<f32>;
 @group(0) @binding(4) var<uniform> q: Params;
-
-// Axis a's stride, its size, and v's coordinate along it.
-fn stride(a: u32) -> u32 {
-    let axis = 3u - q.ndim + a;
-    return select(select(1u, q.nx, axis == 1u), q.nx * q.ny, axis == 0u);
-}
-fn size(a: u32) -> u32 {
-    let axis = 3u - q.ndim + a;
-    return select(select(q.nx, q.ny, axis == 1u), q.nz, axis == 0u);
-}
-
-// f + (−Σ_a p_a(v) + Σ_a p_a(v − e_a)), the shifted terms only inside the array.
-fn estimate(i: u32, local: u32) -> f32 {
-    var s = 0.0;
-    for (var a = 0u; a < q.ndim; a++) {
-        s += p[a * q.count + i];
-    }
-    var d = -s;
-    for (var a = 0u; a < q.ndim; a++) {
-        let st = stride(a);
-        if ((local / st) % size(a) >= 1u) {
-            d += p[a * q.count + i - st];
-        }
-    }
-    return f[i] + d;
-}
 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
@@ -51,16 +26,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     let local = i % (q.nx * q.ny * q.nz);
     let here = estimate(i, local);
     out[i] = here;
-    var g = array<f32, 3>(0.0, 0.0, 0.0);
-    var norm = 0.0;
-    for (var a = 0u; a < q.ndim; a++) {
-        let st = stride(a);
-        if ((local / st) % size(a) + 1u < size(a)) {
-            g[a] = estimate(i + st, local + st) - here;
-        }
-        norm += g[a] * g[a];
-    }
-    let factor = sqrt(norm) * q.tau_over_weight + 1.0;
+    let g = gradient(i, local, here);
+    let factor = sqrt(g[0] * g[0] + g[1] * g[1] + g[2] * g[2]) * q.tau_over_weight + 1.0;
     for (var a = 0u; a < q.ndim; a++) {
         let k = a * q.count + i;
         p_next[k] = (p[k] - q.tau * g[a]) / factor;

@@ -78,6 +78,7 @@ pub mod spline_texture;
 pub mod take;
 pub mod template_ncc;
 pub mod tv_chambolle;
+pub mod tv_stop;
 pub mod tvl1_step;
 pub mod unary;
 pub mod upsampled_dft;

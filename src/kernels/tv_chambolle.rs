@@ -4,7 +4,7 @@
 use bytemuck::{Pod, Zeroable};
 use ndarray::{ArrayD, ArrayViewD, Axis};
 
-use super::TV_CHAMBOLLE;
+use super::{TV_CHAMBOLLE, TV_CHAMBOLLE_STOPPING};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -26,6 +26,15 @@ pub struct Params {
 /// One step on `f` (the last `ndim` ≤ 3 axes denoised together, leading axes a batch) from the
 /// dual field `p` (`ndim` components, then `f`'s shape): (the estimate f − div p, the next p).
 pub fn record(rec: &mut Recording, f: Buf, p: Buf, weight: f32, ndim: usize) -> Result<(Buf, Buf)> {
+    let q = params(rec, f, p, weight, ndim)?;
+    let out = rec.temp_like(f, Dtype::F32)?;
+    let next = rec.temp_like(p, Dtype::F32)?;
+    rec.dispatch(&TV_CHAMBOLLE, &[], bytemuck::bytes_of(&q), &[f, p, next, out], TV_CHAMBOLLE.groups(q.count as u64));
+    Ok((out, next))
+}
+
+/// Checks `f` and `p`, and the step's parameters.
+fn params(rec: &Recording, f: Buf, p: Buf, weight: f32, ndim: usize) -> Result<Params> {
     rec.expect_dtype(f, Dtype::F32, "TV denoising")?;
     rec.expect_dtype(p, Dtype::F32, "TV denoising")?;
     let dims = rec.dims(f).to_vec();
@@ -39,11 +48,40 @@ pub fn record(rec: &mut Recording, f: Buf, p: Buf, weight: f32, ndim: usize) -> 
     let item = &dims[dims.len() - ndim..];
     let axis = |k: usize| if k < ndim { item[ndim - 1 - k] as u32 } else { 1 };
     let tau = 1.0 / (2.0 * ndim as f32);
-    let q = Params { nx: axis(0), ny: axis(1), nz: axis(2), ndim: ndim as u32, tau, tau_over_weight: tau / weight, count: count as u32, unused: 0 };
-    let out = rec.temp_like(f, Dtype::F32)?;
+    Ok(Params { nx: axis(0), ny: axis(1), nz: axis(2), ndim: ndim as u32, tau, tau_over_weight: tau / weight, count: count as u32, unused: 0 })
+}
+
+/// Mirrors `Params` in tv_chambolle_stopping.wgsl.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+pub struct StoppingParams {
+    pub nx: u32,
+    pub ny: u32,
+    pub nz: u32,
+    pub ndim: u32,
+    pub tau: f32,
+    pub tau_over_weight: f32,
+    pub count: u32,
+    pub weight: f32,
+}
+
+/// [`record`]'s step for scikit-image's stopping rule (`shaders/denoise/tv_chambolle_stopping.wgsl`):
+/// from `p`, the result so far and the items' stopping `state` ((items, 4), `kernels::tv_stop`),
+/// (the result: this step's estimate where the item has not stopped, the next p, each voxel's
+/// energy terms).
+pub fn record_stopping(rec: &mut Recording, f: Buf, p: Buf, result: Buf, state: Buf, weight: f32, ndim: usize) -> Result<(Buf, Buf, Buf)> {
+    let q = params(rec, f, p, weight, ndim)?;
+    rec.expect_same_shape(result, f, "TV denoising's result")?;
+    let items = rec.shape(f).len() / (q.nx * q.ny * q.nz) as usize;
+    if rec.dims(state) != [items, 4] {
+        return Err(Error::Shape(format!("a stopping state of {:?} for {items} items", rec.dims(state))));
+    }
+    let q = StoppingParams { nx: q.nx, ny: q.ny, nz: q.nz, ndim: q.ndim, tau: q.tau, tau_over_weight: q.tau_over_weight, count: q.count, weight };
     let next = rec.temp_like(p, Dtype::F32)?;
-    rec.dispatch(&TV_CHAMBOLLE, &[], bytemuck::bytes_of(&q), &[f, p, next, out], TV_CHAMBOLLE.groups(count as u64));
-    Ok((out, next))
+    let out = rec.temp_like(f, Dtype::F32)?;
+    let energy = rec.temp_like(f, Dtype::F32)?;
+    rec.dispatch(&TV_CHAMBOLLE_STOPPING, &[], bytemuck::bytes_of(&q), &[f, p, result, state, next, out, energy], TV_CHAMBOLLE_STOPPING.groups(q.count as u64));
+    Ok((out, next, energy))
 }
 
 /// The f64 twin of one step on one item (`f` of `ndim` axes, `p` of shape (ndim, f's shape)).

@@ -164,3 +164,46 @@ fn bad_weights_are_refused() {
     }
     assert!(tv::cpu(&x.view(), 0.1, 0.0, 0).is_err());
 }
+
+#[test]
+fn denoising_stops_on_the_device_as_scikit_image_does() {
+    // scikit-image's stopping rule kept on the device: each item stops at its own step (the
+    // channels scaled apart stop at different ones), across the recordings' 32-step chunks, on
+    // awkward sizes; against the f64 reference item by item.
+    let gpu = poisoned_gpu();
+    let cases: [(&[usize], Option<usize>, f64, f64, usize); 5] = [
+        (&[37, 53], None, 0.1, 2e-4, 200),
+        (&[9, 11, 13], None, 0.05, 1e-4, 200),
+        (&[31, 3, 29], Some(1), 0.2, 2e-4, 200),
+        (&[61], None, 0.3, 0.0, 45),
+        (&[4, 17, 19], Some(0), 0.1, 5e-5, 300),
+    ];
+    for (shape, channel_axis, weight, eps, iterations) in cases {
+        let mut x = rand_array(shape);
+        if let Some(c) = channel_axis {
+            for (k, mut lane) in x.axis_iter_mut(ndarray::Axis(c)).enumerate() {
+                lane.mapv_inplace(|v| v * (1.0 + 3.0 * k as f32));
+            }
+        }
+        let got = lucent::denoise::denoise_tv_chambolle(gpu, &x, weight, eps, iterations, channel_axis).unwrap();
+        let wide = x.mapv(f64::from);
+        let want = match channel_axis {
+            None => tv::cpu(&wide.view(), weight, eps, iterations).unwrap(),
+            Some(c) => {
+                let mut want = wide.clone();
+                for k in 0..shape[c] {
+                    let one = tv::cpu(&wide.index_axis(ndarray::Axis(c), k), weight, eps, iterations).unwrap();
+                    want.index_axis_mut(ndarray::Axis(c), k).assign(&one);
+                }
+                want
+            }
+        };
+        assert_rel_l2(&got, &want, 2e-6, &format!("{shape:?}, channel axis {channel_axis:?}, weight {weight}, eps {eps}"));
+    }
+    // Refusals: a weight of 0, a negative eps, four spatial axes, a channel axis out of range.
+    let x = rand_array(&[5, 6]);
+    assert!(lucent::denoise::denoise_tv_chambolle(gpu, &x, 0.0, 2e-4, 200, None).is_err());
+    assert!(lucent::denoise::denoise_tv_chambolle(gpu, &x, 0.1, -1.0, 200, None).is_err());
+    assert!(lucent::denoise::denoise_tv_chambolle(gpu, &x, 0.1, 2e-4, 200, Some(2)).is_err());
+    assert!(lucent::denoise::denoise_tv_chambolle(gpu, &rand_array(&[2, 3, 4, 5]), 0.1, 2e-4, 200, None).is_err());
+}

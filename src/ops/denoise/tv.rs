@@ -1,13 +1,14 @@
 //! Total-variation denoising by Chambolle's projection algorithm (J. Math. Imaging Vision 2004),
 //! in scikit-image's form (`denoise_tv_chambolle`): the minimiser of ½‖u − f‖² + w · TV(u),
 //! TV isotropic with forward differences, over the last 1 to 3 axes. On the device a fixed
-//! number of steps (the proximal operator of the tomography's FISTA-TV); [`cpu`] is the f64
-//! reference with scikit-image's stopping rule as well.
+//! number of steps (the proximal operator of the tomography's FISTA-TV, [`record`]), or
+//! scikit-image's stopping rule kept on the device ([`denoise_tv_chambolle`]); [`cpu`] is the
+//! f64 reference with that rule.
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 
 use crate::error::{Error, Result};
-use crate::gpu::Dtype;
+use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
 use crate::kernels::tv_chambolle;
 
@@ -75,4 +76,85 @@ pub fn cpu(f: &ArrayViewD<f64>, weight: f64, eps: f64, max_num_iter: usize) -> R
         p = next;
     }
     Ok(out)
+}
+
+/// Steps recorded per submission; the items' states are read back between them to end early.
+const STEPS_PER_RECORDING: usize = 32;
+
+/// scikit-image's `denoise_tv_chambolle(image, weight, eps, max_num_iter, channel_axis)` on the
+/// device: each item (each channel, or the whole array) denoised over all its axes (1 to 3),
+/// each stopping by scikit-image's rule on its own, on the device (`kernels::tv_stop`).
+pub fn denoise_tv_chambolle(gpu: &Gpu, x: &ArrayViewD<f32>, weight: f64, eps: f64, max_num_iter: usize, channel_axis: Option<usize>) -> Result<ArrayD<f32>> {
+    check(weight, max_num_iter)?;
+    if !(eps.is_finite() && eps >= 0.0) {
+        return Err(Error::Invalid(format!("a TV stopping tolerance eps of {eps} (0 or more)")));
+    }
+    if (weight as f32) < f32::MIN_POSITIVE {
+        return Err(Error::Invalid(format!("a TV weight of {weight}: below f32's normal range")));
+    }
+    if x.is_empty() {
+        return Err(Error::Empty("TV denoising of an empty array".into()));
+    }
+    crate::check::check_finite(x, "the image")?;
+    // Channels first: the items of the kernels' batch.
+    let (items, moved) = match channel_axis {
+        Some(c) if c >= x.ndim() => return Err(Error::Invalid(format!("channel_axis {c} of an array of {} axes", x.ndim()))),
+        Some(c) => {
+            let mut axes: Vec<usize> = (0..x.ndim()).filter(|&a| a != c).collect();
+            axes.insert(0, c);
+            (x.shape()[c], x.view().permuted_axes(axes).as_standard_layout().into_owned())
+        }
+        None => (1, x.as_standard_layout().into_owned()),
+    };
+    let ndim = moved.ndim() - usize::from(channel_axis.is_some());
+    if !(1..=3).contains(&ndim) {
+        return Err(Error::Invalid(format!("TV denoising over {ndim} axes (1 to 3; the channel axis apart)")));
+    }
+    let per_item = moved.len() / items;
+    let f = GpuArray::upload_f32(gpu, &moved.view())?;
+    let mut state = GpuArray::upload_f32(gpu, &ArrayD::<f32>::zeros(IxDyn(&[items, 4])).view())?;
+    let mut p: Option<GpuArray> = None;
+    let mut result: Option<GpuArray> = None;
+    let mut steps = 0;
+    while steps < max_num_iter {
+        let mut rec = Recording::new(gpu);
+        let fb = rec.input(&f);
+        let mut pb = match &p {
+            Some(a) => rec.input(a),
+            None => {
+                let z = rec.temp(&[ndim * moved.len()], Dtype::F32)?;
+                crate::kernels::fill::record(&mut rec, z, 0.0);
+                z
+            }
+        };
+        let mut rb = result.as_ref().map_or(fb, |a| rec.input(a));
+        let mut sb = rec.input(&state);
+        let chunk = (max_num_iter - steps).min(STEPS_PER_RECORDING);
+        for _ in 0..chunk {
+            let energy;
+            (rb, pb, energy) = tv_chambolle::record_stopping(&mut rec, fb, pb, rb, sb, weight as f32, ndim)?;
+            let rows = rec.reinterpret(energy, &[items, per_item], Dtype::F32)?;
+            let sums = crate::ops::reduce::record(&mut rec, rows, crate::ops::reduce::Reduction::Sum, Some(1))?;
+            sb = crate::kernels::tv_stop::record(&mut rec, sums, sb, eps as f32, per_item)?;
+        }
+        let (ro, po, so) = (rec.output(rb), rec.output(pb), rec.output(sb));
+        let d = rec.download(sb);
+        let results = rec.run()?;
+        let stopped = results.f32(d)?.outer_iter().all(|s| s[0] != 0.0);
+        (result, p, state) = (Some(results.array(ro)), Some(results.array(po)), results.array(so));
+        steps += chunk;
+        if stopped {
+            break;
+        }
+    }
+    let out = result.expect("at least one step").download_f32(gpu)?;
+    Ok(match channel_axis {
+        Some(c) => {
+            // Back from channels first.
+            let mut axes: Vec<usize> = (1..out.ndim()).collect();
+            axes.insert(c, 0);
+            out.permuted_axes(axes).as_standard_layout().into_owned()
+        }
+        None => out,
+    })
 }
