@@ -1,7 +1,8 @@
 //! Denoising on the GPU: true 4D adaptive filtering (Eklund, Andersson and Knutsson 2011: the
 //! structure tensor from monomial filters, the control tensor, the reconstruction filters, over
 //! 2, 3 or 4 axes together; [`crate::ops::denoise`] documents the algorithm and its defaults),
-//! and total variation ([`denoise_tv_chambolle`], scikit-image's).
+//! and total variation ([`denoise_tv_chambolle`], scikit-image's), with scikit-image's noise
+//! estimate ([`estimate_sigma`]).
 //!
 //! ```no_run
 //! use lucent::denoise::{adaptive_filter, Options};
@@ -27,6 +28,12 @@ pub use crate::placement::Progress;
 pub mod cpu {
     pub use crate::ops::denoise::cpu::adaptive_filter;
     pub use crate::ops::denoise::tv::cpu as denoise_tv_chambolle;
+}
+
+/// scikit-image's `estimate_sigma(image)` (`channel_axis=None`): the standard deviation of
+/// Gaussian noise from the finest diagonal wavelet detail (PyWavelets' db2), on the host.
+pub fn estimate_sigma<A: Copy + Into<f64>, D: Dimension>(x: &ArrayBase<impl Data<Elem = A>, D>) -> Result<f64> {
+    crate::ops::denoise::sigma::estimate_sigma(&x.view().into_dyn().mapv(Into::into).view())
 }
 
 /// scikit-image's `denoise_tv_chambolle(image, weight=0.1, eps=2e-4, max_num_iter=200,

@@ -135,6 +135,13 @@ fn denoise_tv_chambolle<'py>(
     out(py, py.detach(|| lucent::denoise::denoise_tv_chambolle(&ctx.gpu, &image, weight, eps, max_num_iter, channel_axis)))
 }
 
+/// scikit-image's `estimate_sigma` of one image (channels are the caller's loop), in f64.
+#[pyfunction]
+fn estimate_sigma(py: Python<'_>, image: numpy::PyReadonlyArrayDyn<'_, f64>) -> PyResult<f64> {
+    let image = image.as_array();
+    py.detach(|| lucent::denoise::estimate_sigma(&image)).map_err(crate::to_py)
+}
+
 #[pyfunction]
 fn adaptive_filter<'py>(py: Python<'py>, ctx: &Context, x: F32<'py>, options: Set<'py>) -> Result<'py> {
     let o = denoise_options(&options)?;
@@ -214,5 +221,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rl_halo, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;
     m.add_function(wrap_pyfunction!(denoise_tv_chambolle, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_sigma, m)?)?;
     Ok(())
 }

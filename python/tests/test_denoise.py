@@ -60,3 +60,21 @@ def test_tv_chambolle_refuses_bad_input():
         lucent.restoration.denoise_tv_chambolle(np.array([[1.0, np.nan]], "f4"))
     with pytest.raises(TypeError):
         lucent.restoration.denoise_tv_chambolle(np.ones((4, 4), np.int16))
+
+
+@pytest.mark.filterwarnings("ignore:image is size")
+@pytest.mark.parametrize("shape, channel_axis", [((64, 48), None), ((9, 10, 11), None), ((40, 30, 3), -1), ((3, 40, 30), 0), ((7,), None)])
+def test_estimate_sigma_is_scikit_images(rng, shape, channel_axis):
+    restoration = pytest.importorskip("skimage.restoration")
+    pytest.importorskip("pywt")
+    x = rng.normal(0.5, 0.07, shape)
+    x[tuple(slice(0, max(1, n // 3)) for n in shape)] = 0.25          # a flat patch: zero details
+    for average in (False, True):
+        want = restoration.estimate_sigma(x, average_sigmas=average, channel_axis=channel_axis)
+        got = lucent.restoration.estimate_sigma(x, average_sigmas=average, channel_axis=channel_axis)
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+    counts = (rng.random(shape) * 200).astype(np.uint8)
+    np.testing.assert_allclose(lucent.restoration.estimate_sigma(counts, channel_axis=channel_axis),
+                               restoration.estimate_sigma(counts, channel_axis=channel_axis), rtol=1e-12)
+    with pytest.raises(ValueError):
+        lucent.restoration.estimate_sigma(np.array([1.0, np.nan, 2.0, 3.0, 4.0, 5.0]))

@@ -207,3 +207,28 @@ fn denoising_stops_on_the_device_as_scikit_image_does() {
     assert!(lucent::denoise::denoise_tv_chambolle(gpu, &x, 0.1, 2e-4, 200, Some(2)).is_err());
     assert!(lucent::denoise::denoise_tv_chambolle(gpu, &rand_array(&[2, 3, 4, 5]), 0.1, 2e-4, 200, None).is_err());
 }
+
+#[test]
+fn noise_estimate_is_scikit_images() {
+    // skimage.restoration.estimate_sigma (0.26.0, PyWavelets 1.8.0) of the formula's arrays;
+    // a patch of equal values (zero details left out); a signal of one sample (its details
+    // vanish: PyWavelets' rounding leaves 2e-17). The sums run in another order than
+    // PyWavelets' (a few ulps).
+    use lucent::ops::denoise::sigma::estimate_sigma;
+    for (shape, want) in [(&[5usize, 7][..], 0.29921457042304134), (&[3, 4, 5], 0.7423514818284108), (&[2], 0.8819050767447413), (&[6], 0.5641946059816344)] {
+        let got = estimate_sigma(&formula(shape).view()).unwrap();
+        assert!((got - want).abs() <= 1e-13 * want, "{shape:?}: {got} against {want}");
+    }
+    let mut x = formula(&[5, 7]);
+    x.slice_mut(ndarray::s![1..4, 2..5]).fill(0.5);
+    let got = estimate_sigma(&x.view()).unwrap();
+    assert!((got - 0.2814085355249841).abs() <= 1e-13, "flat patch: {got}");
+    for shape in [&[1usize][..], &[37, 1]] {
+        assert!(estimate_sigma(&formula(shape).view()).unwrap() < 1e-15, "{shape:?}");
+    }
+    // The f32 front door, and refusals.
+    let f = formula(&[5, 7]).mapv(|v| v as f32);
+    assert!((lucent::denoise::estimate_sigma(&f).unwrap() - 0.29921457042304134).abs() < 1e-7);
+    assert!(estimate_sigma(&ArrayD::<f64>::zeros(IxDyn(&[0, 3])).view()).is_err());
+    assert!(estimate_sigma(&ArrayD::from_elem(IxDyn(&[4]), f64::NAN).view()).is_err());
+}

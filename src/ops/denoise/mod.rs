@@ -28,6 +28,7 @@
 pub mod cpu;
 pub mod design;
 pub mod gpu;
+pub mod sigma;
 pub mod tv;
 
 use std::collections::HashMap;
