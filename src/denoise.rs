@@ -20,6 +20,7 @@ use crate::gpu::Gpu;
 use crate::ops::denoise::gpu;
 
 pub use crate::ops::denoise::gpu::Report;
+pub use crate::ops::denoise::nlm::NlMeans;
 pub use crate::ops::denoise::{Lognormal, Method, Options};
 pub use crate::placement::Progress;
 
@@ -27,7 +28,16 @@ pub use crate::placement::Progress;
 /// and what the tests compare against.
 pub mod cpu {
     pub use crate::ops::denoise::cpu::adaptive_filter;
+    pub use crate::ops::denoise::nlm::cpu as denoise_nl_means;
     pub use crate::ops::denoise::tv::cpu as denoise_tv_chambolle;
+}
+
+/// scikit-image's `denoise_nl_means(image, patch_size=7, patch_distance=11, h=0.1,
+/// fast_mode=True, sigma=0.0, channel_axis=None)` of a 2-D image (with a channel axis when
+/// given), its arithmetic (see `ops::denoise::nlm`), with `x`'s shape.
+pub fn denoise_nl_means<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, o: &NlMeans, channel_axis: Option<usize>) -> Result<Array<f32, D>> {
+    let y = crate::ops::denoise::nlm::denoise_nl_means(gpu, &x.view().into_dyn(), o, channel_axis)?;
+    y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// scikit-image's `estimate_sigma(image)` (`channel_axis=None`): the standard deviation of

@@ -182,16 +182,18 @@ fn the_cli_and_python_call_only_the_front_doors() {
 
 /// Each kernel `shaders/<family>/<stem>.wgsl` has its wrapper `src/kernels/<stem>.rs`, and each
 /// wrapper names a kernel or a shared snippet (`shaders/common/<stem>.wgsl`: the parameters or
-/// the boundary modes several kernels share). The texture samplers are the one exception: each
-/// is its buffer kernel read through a texture binding (which an override cannot switch), recorded
-/// by the buffer kernel's wrapper (`kernels::map_coordinates::specialised` picks either).
+/// the boundary modes several kernels share). The exceptions: each texture sampler is its buffer
+/// kernel read through a texture binding (which an override cannot switch), recorded by the
+/// buffer kernel's wrapper (`kernels::map_coordinates::specialised` picks either); Chambolle's TV
+/// step with its stopping rule is the plain step with three more bindings, in its wrapper.
 #[test]
 fn each_kernel_has_one_wrapper_of_its_stem() {
-    const SAME_WRAPPER: [(&str, &str); 4] = [
+    const SAME_WRAPPER: [(&str, &str); 5] = [
         ("affine_sample_texture", "affine_sample"),
         ("map_coordinates_texture", "map_coordinates"),
         ("project_rays_texture", "project_rays"),
         ("backproject_voxels_texture", "backproject_voxels"),
+        ("tv_chambolle_stopping", "tv_chambolle"),
     ];
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let (mut kernels, mut snippets) = (Vec::new(), Vec::new());

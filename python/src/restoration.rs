@@ -135,6 +135,25 @@ fn denoise_tv_chambolle<'py>(
     out(py, py.detach(|| lucent::denoise::denoise_tv_chambolle(&ctx.gpu, &image, weight, eps, max_num_iter, channel_axis)))
 }
 
+/// scikit-image's `denoise_nl_means` (fast mode, 2-D images with or without channels).
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn denoise_nl_means<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    image: F32<'py>,
+    patch_size: usize,
+    patch_distance: usize,
+    h: f64,
+    fast_mode: bool,
+    sigma: f64,
+    channel_axis: Option<usize>,
+) -> Result<'py> {
+    let image = image.as_array();
+    let o = lucent::denoise::NlMeans { patch_size, patch_distance, h, fast_mode, sigma };
+    out(py, py.detach(|| lucent::denoise::denoise_nl_means(&ctx.gpu, &image, &o, channel_axis)))
+}
+
 /// scikit-image's `estimate_sigma` of one image (channels are the caller's loop), in f64.
 #[pyfunction]
 fn estimate_sigma(py: Python<'_>, image: numpy::PyReadonlyArrayDyn<'_, f64>) -> PyResult<f64> {
@@ -222,5 +241,6 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;
     m.add_function(wrap_pyfunction!(denoise_tv_chambolle, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_sigma, m)?)?;
+    m.add_function(wrap_pyfunction!(denoise_nl_means, m)?)?;
     Ok(())
 }

@@ -78,3 +78,36 @@ def test_estimate_sigma_is_scikit_images(rng, shape, channel_axis):
                                restoration.estimate_sigma(counts, channel_axis=channel_axis), rtol=1e-12)
     with pytest.raises(ValueError):
         lucent.restoration.estimate_sigma(np.array([1.0, np.nan, 2.0, 3.0, 4.0, 5.0]))
+
+
+@pytest.mark.parametrize("shape, channel_axis, kwargs", [
+    ((23, 31), None, dict(h=1.0)),
+    ((17, 19, 3), -1, dict(patch_size=4, patch_distance=5, h=1.2, sigma=0.1)),
+    ((2, 15, 12), 0, dict(patch_size=5, patch_distance=3, h=0.9)),
+    ((21, 18), None, dict(two_level=True)),
+])
+def test_nl_means_is_scikit_images(rng, shape, channel_axis, kwargs):
+    # h large enough that no patch distance comes near scikit-image's cutoff of 5 (where float32
+    # and float64 could part by one weight of e^-5), except the two-level image's (its distances
+    # are either small or far beyond it) at the defaults.
+    restoration = pytest.importorskip("skimage.restoration")
+    kwargs = dict(kwargs)
+    x = rng.random(shape)
+    if kwargs.pop("two_level", False):
+        x = np.where(x > 0.5, 1.0, 0.0) + 0.01 * x
+    want = restoration.denoise_nl_means(x, fast_mode=True, channel_axis=channel_axis, **kwargs)
+    got = lucent.restoration.denoise_nl_means(x, channel_axis=channel_axis, **kwargs)
+    assert got.dtype == np.float32 and rel(got, want) < 2e-6
+    counts = (rng.random(shape) * 255).astype(np.uint8)
+    np.testing.assert_allclose(lucent.restoration.denoise_nl_means(counts, channel_axis=channel_axis, h=1.0),
+                               restoration.denoise_nl_means(counts, channel_axis=channel_axis, h=1.0), atol=2e-6)
+
+
+def test_nl_means_refuses_what_it_does_not_do():
+    x = np.ones((8, 9), "f4")
+    with pytest.raises(ValueError):
+        lucent.restoration.denoise_nl_means(x, fast_mode=False)
+    with pytest.raises(ValueError):
+        lucent.restoration.denoise_nl_means(np.ones((5, 6, 7), "f4"))
+    with pytest.raises(ValueError):
+        lucent.restoration.denoise_nl_means(x, h=0.0)

@@ -33,6 +33,7 @@ mod gridrec;
 mod interpolate;
 mod layout;
 mod logpolar;
+mod nlm;
 mod placement;
 mod pointwise;
 mod prep;

@@ -28,6 +28,7 @@
 pub mod cpu;
 pub mod design;
 pub mod gpu;
+pub mod nlm;
 pub mod sigma;
 pub mod tv;
 

@@ -1,0 +1,62 @@
+// Non-local means, scikit-image's fast mode: shift t's share of every interior pixel q of the
+// padded image P. A pixel p's patch distance to p + t is dist(p) = max(Σ_{i = 1 − o}^{o}
+// R(p_row + i, p_col), 0) / (channels · h² · s²) (R from nlm_rows), its weight
+// w(p) = α · fast_exp(−dist(p)), 0 beyond 5 (α = ½ for t_col = 0: those shifts come twice);
+// q gathers (w(q) P(q + t), w(q)) as the patch at q and (w(q − t) P(q − t), w(q − t)) as the
+// shifted one — what scikit-image scatters to both ends of each pair. The accumulator holds
+// per interior pixel the channels' weighted sums, then the weights' sum.
+#import common/grid
+
+struct Params {  // mirrored in src/kernels/nlm.rs
+    rows: u32, cols: u32, channels: u32, offset: u32,
+    t_row: i32, t_col: i32, pad: u32, inner_cols: u32,
+    inner_count: u32, alpha: f32, h2s2: f32, unused: u32,
+}
+
+@group(0) @binding(0) var<storage, read> padded: array<f32>;
+@group(0) @binding(1) var<storage, read> sums: array<f32>;
+@group(0) @binding(2) var<storage, read> before: array<f32>;
+@group(0) @binding(3) var<storage, read_write> after: array<f32>;
+@group(0) @binding(4) var<uniform> p: Params;
+
+// scikit-image's fast_exp (Schraudolph 1999): the double whose high word is
+// trunc(EXP_A · y) + EXP_BC and low word 0, here in f32 (exact but for the product's rounding,
+// which can move the integer by one: 2^-20 relative).
+fn fast_exp(y: f32) -> f32 {
+    let hi = i32(1512775.3951951857 * y) + 1072632447;
+    let m = f32(hi & 0xfffff) / 1048576.0;
+    return ldexp(1.0 + m, (hi >> 20u) - 1023);
+}
+
+fn weight(row: i32, col: i32) -> f32 {
+    let o = i32(p.offset);
+    let cols = i32(p.cols);
+    var s = 0.0;
+    for (var i = 1 - o; i <= o; i++) {
+        s += sums[(row + i) * cols + col];
+    }
+    let dist = max(s, 0.0) / p.h2s2;
+    return select(p.alpha * fast_exp(-dist), 0.0, dist > 5.0);
+}
+
+@compute @workgroup_size(256)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) lid: u32) {
+    let k = workgroup_index(wid, nwg) * 256u + lid;
+    if (k >= p.inner_count) {
+        return;
+    }
+    let row = i32(p.pad + k / p.inner_cols);
+    let col = i32(p.pad + k % p.inner_cols);
+    let cols = i32(p.cols);
+    let channels = p.channels;
+    let w_here = weight(row, col);
+    let w_there = weight(row - p.t_row, col - p.t_col);
+    let ahead = u32((row + p.t_row) * cols + col + p.t_col) * channels;
+    let behind = u32((row - p.t_row) * cols + col - p.t_col) * channels;
+    let at = k * (channels + 1u);
+    for (var ch = 0u; ch < channels; ch++) {
+        after[at + ch] = before[at + ch] + w_here * padded[ahead + ch] + w_there * padded[behind + ch];
+    }
+    after[at + channels] = before[at + channels] + w_here + w_there;
+}

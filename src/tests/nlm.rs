@@ -1,0 +1,160 @@
+//! Non-local means in scikit-image's fast mode: the f64 reference against values scikit-image
+//! 0.26.0 printed, the device against the reference on awkward sizes (channels, even patch
+//! sizes, padding wider than the image, σ), with temporaries poisoned.
+
+use crate::tests::common;
+use common::*;
+
+use lucent::denoise::NlMeans;
+use lucent::ops::denoise::nlm;
+use ndarray::{ArrayD, IxDyn};
+
+/// sin(1.7 i) + 0.3 cos(0.37 i²) in C order (as tests::tv's).
+fn formula(shape: &[usize]) -> ArrayD<f64> {
+    let n: usize = shape.iter().product();
+    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| (1.7 * i as f64).sin() + 0.3 * (0.37 * (i * i) as f64).cos()).collect()).unwrap()
+}
+
+fn three(x: &ArrayD<f64>) -> ndarray::Array3<f64> {
+    if x.ndim() == 2 { x.clone().insert_axis(ndarray::Axis(2)) } else { x.clone() }.into_dimensionality().unwrap()
+}
+
+#[test]
+fn reference_is_scikit_images() {
+    // denoise_nl_means(formula((5, 6)), patch_size=3, patch_distance=2, h=0.8, fast_mode=True)
+    // and (formula((4, 5, 2)), patch_size=4, patch_distance=3, h=0.6, sigma=0.2,
+    // channel_axis=-1), printed by scikit-image 0.26.0.
+    let two = [
+        0.13619613199467187,
+        0.31257736799292346,
+        -0.012382582415749637,
+        -0.2508844551662234,
+        0.3578538210054877,
+        0.20571827263248957,
+        -0.016104745058917905,
+        -0.04828850228616044,
+        0.3463634240117368,
+        0.21981817862664424,
+        -0.24963385583437864,
+        0.07679775771322107,
+        0.263677773984223,
+        0.061696103175115174,
+        -0.24291416959116852,
+        0.15793418898027214,
+        0.3542113720347533,
+        -0.17935702007411117,
+        -0.08836052150561803,
+        0.24913443038483774,
+        0.06291187843134724,
+        -0.2076403285203882,
+        -0.13665880078788453,
+        0.41532194053260296,
+        0.13647455254646906,
+        -0.14395047432219307,
+        0.056663976534198794,
+        0.38135428439776875,
+        0.08991132219170525,
+        -0.23588861812953354,
+    ];
+    let rgb = [
+        0.18474673633729555,
+        0.38078827687561223,
+        -0.134017690809161,
+        -0.22217453759917385,
+        0.24649559815930316,
+        0.28446676591301695,
+        -0.16935694670741447,
+        -0.08580934538533866,
+        0.317455116366461,
+        0.19088631314395355,
+        -0.2880078517276627,
+        0.0352559404961077,
+        0.28825090026888894,
+        0.15615293151841575,
+        -0.2543700135577744,
+        0.12649812382780792,
+        0.3683168141261257,
+        0.06528964209723463,
+        -0.28639429172393294,
+        0.1557488876727129,
+        0.16391730748349992,
+        -0.08993809725711,
+        -0.11871384846453187,
+        0.3338982564964185,
+        0.10171256914108867,
+        -0.13216316184658994,
+        0.04325492782610449,
+        0.3564051800253026,
+        0.0341132246937002,
+        -0.15267517785977125,
+        0.32008526056179326,
+        0.18726957493821986,
+        -0.27475549079053435,
+        -0.05366421359526196,
+        0.41327710367919857,
+        0.11817351268687608,
+        -0.3578119598611831,
+        -0.04169862686097077,
+        0.4946887597053636,
+        0.10596347099516888,
+    ];
+    let cases: [(&[usize], NlMeans, &[f64]); 2] = [
+        (&[5, 6], NlMeans { patch_size: 3, patch_distance: 2, h: 0.8, ..NlMeans::default() }, &two),
+        (&[4, 5, 2], NlMeans { patch_size: 4, patch_distance: 3, h: 0.6, sigma: 0.2, ..NlMeans::default() }, &rgb),
+    ];
+    for (shape, o, want) in cases {
+        let got = nlm::cpu(&three(&formula(shape)).view(), &o).unwrap();
+        for (g, w) in got.iter().zip(want) {
+            // Their integral images sum in another order than the direct box sums here.
+            assert!((g - w).abs() <= 1e-13, "{shape:?}: {g} against {w}");
+        }
+    }
+}
+
+#[test]
+fn device_is_the_reference() {
+    // h large enough that no distance comes near the cutoff of 5 (where f32 and f64 could part:
+    // one weight of e^-5 in or out), except the two-level image, whose distances are either
+    // small or far beyond it.
+    let gpu = poisoned_gpu();
+    let two_level = |shape: &[usize]| rand_array(shape).mapv(|v| if v > 0.0 { 1.0 + 0.01 * v } else { 0.01 * v });
+    let cases: Vec<(ArrayD<f32>, Option<usize>, NlMeans)> = vec![
+        (rand_array(&[13, 17]), None, NlMeans { h: 1.0, ..NlMeans::default() }),
+        (rand_array(&[9, 11, 3]), Some(2), NlMeans { patch_size: 4, patch_distance: 5, h: 1.2, sigma: 0.1, ..NlMeans::default() }),
+        (rand_array(&[2, 10, 7]), Some(0), NlMeans { patch_size: 5, patch_distance: 3, h: 0.9, ..NlMeans::default() }),
+        (two_level(&[23, 19]), None, NlMeans::default()),
+        (rand_array(&[6, 5]), None, NlMeans { patch_size: 1, patch_distance: 4, h: 0.7, ..NlMeans::default() }),
+    ];
+    for (x, channel_axis, o) in cases {
+        let got = lucent::denoise::denoise_nl_means(gpu, &x, &o, channel_axis).unwrap();
+        // The reference on (rows, cols, channels).
+        let wide = x.mapv(f64::from);
+        let moved = match channel_axis {
+            Some(c) => {
+                let mut axes: Vec<usize> = (0..wide.ndim()).filter(|&a| a != c).collect();
+                axes.push(c);
+                wide.view().permuted_axes(axes).to_owned()
+            }
+            None => wide.clone(),
+        };
+        let want = nlm::cpu(&three(&moved).view(), &o).unwrap().into_dyn();
+        let want = match channel_axis {
+            Some(c) => {
+                let mut axes: Vec<usize> = (0..2).collect();
+                axes.insert(c, 2);
+                want.permuted_axes(axes).as_standard_layout().to_owned()
+            }
+            None => want.index_axis_move(ndarray::Axis(2), 0),
+        };
+        assert_rel_l2(&got, &want, 2e-6, &format!("{:?}, channel axis {channel_axis:?}, {o:?}", x.shape()));
+    }
+    // Refusals: h 0, a negative σ, fast_mode off, a 3-D image, NaN.
+    let x = rand_array(&[6, 7]);
+    for o in [NlMeans { h: 0.0, ..NlMeans::default() }, NlMeans { sigma: -1.0, ..NlMeans::default() }, NlMeans { fast_mode: false, ..NlMeans::default() }] {
+        assert!(lucent::denoise::denoise_nl_means(gpu, &x, &o, None).is_err(), "{o:?}");
+    }
+    assert!(lucent::denoise::denoise_nl_means(gpu, &rand_array(&[4, 5, 6]), &NlMeans::default(), None).is_err());
+    let mut bad = x.clone();
+    bad[[2, 3]] = f32::NAN;
+    assert!(lucent::denoise::denoise_nl_means(gpu, &bad, &NlMeans::default(), None).is_err());
+}
