@@ -1,8 +1,8 @@
 //! Denoising on the GPU: true 4D adaptive filtering (Eklund, Andersson and Knutsson 2011: the
 //! structure tensor from monomial filters, the control tensor, the reconstruction filters, over
 //! 2, 3 or 4 axes together; [`crate::ops::denoise`] documents the algorithm and its defaults),
-//! and total variation ([`denoise_tv_chambolle`], scikit-image's), with scikit-image's noise
-//! estimate ([`estimate_sigma`]).
+//! total variation ([`denoise_tv_chambolle`]) and non-local means ([`denoise_nl_means`]),
+//! scikit-image's, with its noise estimate ([`estimate_sigma`]).
 //!
 //! ```no_run
 //! use lucent::denoise::{adaptive_filter, Options};
@@ -33,8 +33,8 @@ pub mod cpu {
 }
 
 /// scikit-image's `denoise_nl_means(image, patch_size=7, patch_distance=11, h=0.1,
-/// fast_mode=True, sigma=0.0, channel_axis=None)` of a 2-D image (with a channel axis when
-/// given), its arithmetic (see `ops::denoise::nlm`), with `x`'s shape.
+/// fast_mode=True, sigma=0.0, channel_axis=None)` of an image or a volume (with a channel axis
+/// when given), its arithmetic (see `ops::denoise::nlm`), with `x`'s shape.
 pub fn denoise_nl_means<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, o: &NlMeans, channel_axis: Option<usize>) -> Result<Array<f32, D>> {
     let y = crate::ops::denoise::nlm::denoise_nl_means(gpu, &x.view().into_dyn(), o, channel_axis)?;
     y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))

@@ -85,6 +85,8 @@ def test_estimate_sigma_is_scikit_images(rng, shape, channel_axis):
     ((17, 19, 3), -1, dict(patch_size=4, patch_distance=5, h=1.2, sigma=0.1)),
     ((2, 15, 12), 0, dict(patch_size=5, patch_distance=3, h=0.9)),
     ((21, 18), None, dict(two_level=True)),
+    ((6, 7, 8), None, dict(patch_size=3, patch_distance=2, h=1.0, sigma=0.05)),
+    ((5, 6, 7, 2), -1, dict(patch_size=4, patch_distance=1, h=1.1)),
 ])
 def test_nl_means_is_scikit_images(rng, shape, channel_axis, kwargs):
     # h large enough that no patch distance comes near scikit-image's cutoff of 5 (where float32
@@ -98,9 +100,11 @@ def test_nl_means_is_scikit_images(rng, shape, channel_axis, kwargs):
     want = restoration.denoise_nl_means(x, fast_mode=True, channel_axis=channel_axis, **kwargs)
     got = lucent.restoration.denoise_nl_means(x, channel_axis=channel_axis, **kwargs)
     assert got.dtype == np.float32 and rel(got, want) < 2e-6
+    # Unsigned integers scaled as img_as_float scales them.
     counts = (rng.random(shape) * 255).astype(np.uint8)
-    np.testing.assert_allclose(lucent.restoration.denoise_nl_means(counts, channel_axis=channel_axis, h=1.0),
-                               restoration.denoise_nl_means(counts, channel_axis=channel_axis, h=1.0), atol=2e-6)
+    kwargs.setdefault("h", 1.0)
+    assert rel(lucent.restoration.denoise_nl_means(counts, channel_axis=channel_axis, **kwargs),
+               restoration.denoise_nl_means(counts, channel_axis=channel_axis, **kwargs)) < 2e-6
 
 
 def test_nl_means_refuses_what_it_does_not_do():
@@ -108,6 +112,6 @@ def test_nl_means_refuses_what_it_does_not_do():
     with pytest.raises(ValueError):
         lucent.restoration.denoise_nl_means(x, fast_mode=False)
     with pytest.raises(ValueError):
-        lucent.restoration.denoise_nl_means(np.ones((5, 6, 7), "f4"))
+        lucent.restoration.denoise_nl_means(np.ones((3, 4, 5, 6), "f4"))
     with pytest.raises(ValueError):
         lucent.restoration.denoise_nl_means(x, h=0.0)

@@ -1,16 +1,18 @@
 // Non-local means, scikit-image's fast mode: shift t's share of every interior pixel q of the
-// padded image P. A pixel p's patch distance to p + t is dist(p) = max(Σ_{i = 1 − o}^{o}
-// R(p_row + i, p_col), 0) / (channels · h² · s²) (R from nlm_rows), its weight
+// padded image P (planes, rows, cols, channels; one plane for an image). A pixel p's patch
+// distance to p + t is dist(p) = max(Σ_{i = 1 − o}^{o} S(p + i · stride), 0) / (channels · h² ·
+// s^ndim), S the box sums over the other axes (nlm_rows, then nlm_box for volumes), its weight
 // w(p) = α · fast_exp(−dist(p)), 0 beyond 5 (α = ½ for t_col = 0: those shifts come twice);
 // q gathers (w(q) P(q + t), w(q)) as the patch at q and (w(q − t) P(q − t), w(q − t)) as the
 // shifted one — what scikit-image scatters to both ends of each pair. The accumulator holds
 // per interior pixel the channels' weighted sums, then the weights' sum.
 #import common/grid
 
-struct Params {  // mirrored in src/kernels/nlm.rs
+struct Params {  // mirrored in src/kernels/nlm_accumulate.rs
     rows: u32, cols: u32, channels: u32, offset: u32,
-    t_row: i32, t_col: i32, pad: u32, inner_cols: u32,
-    inner_count: u32, alpha: f32, h2s2: f32, unused: u32,
+    shift: i32, stride: u32, pad_planes: u32, pad: u32,
+    inner_rows: u32, inner_cols: u32, inner_count: u32, alpha: f32,
+    h2s2: f32, unused0: u32, unused1: u32, unused2: u32,
 }
 
 @group(0) @binding(0) var<storage, read> padded: array<f32>;
@@ -28,12 +30,12 @@ fn fast_exp(y: f32) -> f32 {
     return ldexp(1.0 + m, (hi >> 20u) - 1023);
 }
 
-fn weight(row: i32, col: i32) -> f32 {
+// The weight of the pair (x, x + t), x flat.
+fn weight(x: i32) -> f32 {
     let o = i32(p.offset);
-    let cols = i32(p.cols);
     var s = 0.0;
     for (var i = 1 - o; i <= o; i++) {
-        s += sums[(row + i) * cols + col];
+        s += sums[x + i * i32(p.stride)];
     }
     let dist = max(s, 0.0) / p.h2s2;
     return select(p.alpha * fast_exp(-dist), 0.0, dist > 5.0);
@@ -46,14 +48,15 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     if (k >= p.inner_count) {
         return;
     }
-    let row = i32(p.pad + k / p.inner_cols);
-    let col = i32(p.pad + k % p.inner_cols);
-    let cols = i32(p.cols);
+    let plane = p.pad_planes + k / (p.inner_rows * p.inner_cols);
+    let row = p.pad + (k / p.inner_cols) % p.inner_rows;
+    let col = p.pad + k % p.inner_cols;
+    let x = i32((plane * p.rows + row) * p.cols + col);
     let channels = p.channels;
-    let w_here = weight(row, col);
-    let w_there = weight(row - p.t_row, col - p.t_col);
-    let ahead = u32((row + p.t_row) * cols + col + p.t_col) * channels;
-    let behind = u32((row - p.t_row) * cols + col - p.t_col) * channels;
+    let w_here = weight(x);
+    let w_there = weight(x - p.shift);
+    let ahead = u32(x + p.shift) * channels;
+    let behind = u32(x - p.shift) * channels;
     let at = k * (channels + 1u);
     for (var ch = 0u; ch < channels; ch++) {
         after[at + ch] = before[at + ch] + w_here * padded[ahead + ch] + w_there * padded[behind + ch];

@@ -51,6 +51,7 @@ pub mod masked_ncc;
 pub mod masked_ncc_finish;
 pub mod multiply_lines;
 pub mod nlm_accumulate;
+pub mod nlm_box;
 pub mod nlm_rows;
 pub mod pack_half;
 pub mod peak_neighbours;

@@ -16,24 +16,40 @@ pub struct Params {
     pub cols: u32,
     pub channels: u32,
     pub offset: u32,
-    pub t_row: i32,
-    pub t_col: i32,
+    pub shift: i32,
+    pub stride: u32,
+    pub pad_planes: u32,
     pub pad: u32,
+    pub inner_rows: u32,
     pub inner_cols: u32,
     pub inner_count: u32,
     pub alpha: f32,
     pub h2s2: f32,
-    pub unused: u32,
+    pub unused: [u32; 3],
 }
 
-/// The accumulator (inner rows, inner cols, channels + 1) after the shift (t_row, t_col),
-/// from `before`; `sums` from `nlm_rows` for the same shift; `pad` the padding on each side.
-pub fn record(rec: &mut Recording, padded: Buf, sums: Buf, before: Buf, offset: usize, pad: usize, shift: [i32; 2], h2s2: f32) -> Result<Buf> {
-    let &[rows, cols, channels] = rec.dims(padded) else {
-        return Err(Error::Shape(format!("a padded image of {:?}: (rows, cols, channels)", rec.dims(padded))));
+/// The accumulator (inner planes, rows, cols, channels + 1) after the shift t = (t_pln, t_row,
+/// t_col) of the padded image (planes, rows, cols, channels), from `before`; `sums` the shift's
+/// box sums over all axes but the first spatial one (flat, the padded image's pixels), summed
+/// here along it (`stride`: its step); `pads` the padding of the planes (0 for an image) and
+/// of the rows and columns.
+#[allow(clippy::too_many_arguments)]
+pub fn record(
+    rec: &mut Recording,
+    padded: Buf,
+    sums: Buf,
+    before: Buf,
+    offset: usize,
+    pads: [usize; 2],
+    shift: [i32; 3],
+    stride: usize,
+    h2s2: f32,
+) -> Result<Buf> {
+    let &[planes, rows, cols, channels] = rec.dims(padded) else {
+        return Err(Error::Shape(format!("a padded image of {:?}: (planes, rows, cols, channels)", rec.dims(padded))));
     };
-    let (inner_rows, inner_cols) = (rows - 2 * pad, cols - 2 * pad);
-    if rec.dims(before) != [inner_rows, inner_cols, channels + 1] || rec.dims(sums) != [rows, cols] {
+    let inner = [planes - 2 * pads[0], rows - 2 * pads[1], cols - 2 * pads[1]];
+    if rec.dims(before) != [inner[0], inner[1], inner[2], channels + 1] || rec.shape(sums).len() != planes * rows * cols {
         return Err(Error::Shape(format!(
             "non-local means sums {:?} and accumulator {:?} for a padded image of {:?}",
             rec.dims(sums),
@@ -41,20 +57,22 @@ pub fn record(rec: &mut Recording, padded: Buf, sums: Buf, before: Buf, offset: 
             rec.dims(padded)
         )));
     }
-    let inner_count = inner_rows * inner_cols;
+    let inner_count = inner.iter().product::<usize>();
     let p = Params {
         rows: rows as u32,
         cols: cols as u32,
         channels: channels as u32,
         offset: offset as u32,
-        t_row: shift[0],
-        t_col: shift[1],
-        pad: pad as u32,
-        inner_cols: inner_cols as u32,
+        shift: (shift[0] * rows as i32 + shift[1]) * cols as i32 + shift[2],
+        stride: stride as u32,
+        pad_planes: pads[0] as u32,
+        pad: pads[1] as u32,
+        inner_rows: inner[1] as u32,
+        inner_cols: inner[2] as u32,
         inner_count: inner_count as u32,
-        alpha: if shift[1] == 0 { 0.5 } else { 1.0 },
+        alpha: if shift[2] == 0 { 0.5 } else { 1.0 },
         h2s2,
-        unused: 0,
+        unused: [0; 3],
     };
     let after = rec.temp_like(before, Dtype::F32)?;
     rec.dispatch(&NLM_ACCUMULATE, &[], bytemuck::bytes_of(&p), &[padded, sums, before, after], NLM_ACCUMULATE.groups(inner_count as u64));

@@ -1,6 +1,6 @@
 //! Non-local means in scikit-image's fast mode: the f64 reference against values scikit-image
-//! 0.26.0 printed, the device against the reference on awkward sizes (channels, even patch
-//! sizes, padding wider than the image, σ), with temporaries poisoned.
+//! 0.26.0 printed, the device against the reference on awkward sizes (images and volumes,
+//! channels, even patch sizes, padding wider than the image, σ), with temporaries poisoned.
 
 use crate::tests::common;
 use common::*;
@@ -15,15 +15,19 @@ fn formula(shape: &[usize]) -> ArrayD<f64> {
     ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| (1.7 * i as f64).sin() + 0.3 * (0.37 * (i * i) as f64).cos()).collect()).unwrap()
 }
 
-fn three(x: &ArrayD<f64>) -> ndarray::Array3<f64> {
-    if x.ndim() == 2 { x.clone().insert_axis(ndarray::Axis(2)) } else { x.clone() }.into_dimensionality().unwrap()
+/// (planes, rows, cols, channels) of an array with its channels last (`channels`) or none.
+fn four(x: &ArrayD<f64>, channels: bool) -> ndarray::Array4<f64> {
+    let x = if channels { x.clone() } else { x.clone().insert_axis(ndarray::Axis(x.ndim())) };
+    let x = if x.ndim() == 3 { x.insert_axis(ndarray::Axis(0)) } else { x };
+    x.into_dimensionality().unwrap()
 }
 
 #[test]
 fn reference_is_scikit_images() {
-    // denoise_nl_means(formula((5, 6)), patch_size=3, patch_distance=2, h=0.8, fast_mode=True)
-    // and (formula((4, 5, 2)), patch_size=4, patch_distance=3, h=0.6, sigma=0.2,
-    // channel_axis=-1), printed by scikit-image 0.26.0.
+    // denoise_nl_means(formula((5, 6)), patch_size=3, patch_distance=2, h=0.8, fast_mode=True),
+    // (formula((4, 5, 2)), patch_size=4, patch_distance=3, h=0.6, sigma=0.2, channel_axis=-1)
+    // and the volume (formula((3, 4, 5)), patch_size=3, patch_distance=2, h=0.9, sigma=0.1),
+    // printed by scikit-image 0.26.0.
     let two = [
         0.13619613199467187,
         0.31257736799292346,
@@ -98,12 +102,75 @@ fn reference_is_scikit_images() {
         0.4946887597053636,
         0.10596347099516888,
     ];
-    let cases: [(&[usize], NlMeans, &[f64]); 2] = [
-        (&[5, 6], NlMeans { patch_size: 3, patch_distance: 2, h: 0.8, ..NlMeans::default() }, &two),
-        (&[4, 5, 2], NlMeans { patch_size: 4, patch_distance: 3, h: 0.6, sigma: 0.2, ..NlMeans::default() }, &rgb),
+    let volume = [
+        0.015847722740508052,
+        0.13959196290982037,
+        0.10872132776985674,
+        -0.09173725068090625,
+        0.03197474138880292,
+        0.15824479945689865,
+        0.0498988034863824,
+        -0.06743393213045176,
+        0.07243619858547166,
+        0.17489578578887596,
+        -0.030311105889470384,
+        -0.014355586958753804,
+        0.1084059457104849,
+        0.13612987046911157,
+        -0.11118018521847024,
+        0.06101170543927805,
+        0.13210385517651635,
+        0.0018577506930083823,
+        -0.07159938090066179,
+        0.17445966923657397,
+        0.15132004352101777,
+        0.012290165063181896,
+        -0.07955066591633847,
+        0.12885491929754814,
+        0.124143873855722,
+        -0.058437227730706115,
+        0.02825134146833332,
+        0.1628127588501334,
+        0.0953133038221197,
+        -0.0759644256947326,
+        0.03221793341545434,
+        0.14318506602591555,
+        0.018414078494384666,
+        -0.046723957514199166,
+        0.18060948149372855,
+        0.06422633097625527,
+        -0.03817198148444064,
+        0.035376128331348115,
+        0.16017481314971774,
+        -0.06539139647345259,
+        -0.027148182426140127,
+        0.12917268212604294,
+        0.16711397559393937,
+        -0.016837735465576025,
+        -0.0278069643024395,
+        0.15656539127591357,
+        0.10083795003565962,
+        -0.051236102392399695,
+        0.034630385310664,
+        0.1919161818297864,
+        0.03459843932086254,
+        -0.008635914487161764,
+        0.10043304345910978,
+        0.16153967761753094,
+        -0.08860062718730222,
+        0.028179107282970704,
+        0.1478276234006247,
+        0.03720871707642409,
+        -0.05643949159681319,
+        0.15848202723925042,
     ];
-    for (shape, o, want) in cases {
-        let got = nlm::cpu(&three(&formula(shape)).view(), &o).unwrap();
+    let cases: [(&[usize], bool, bool, NlMeans, &[f64]); 3] = [
+        (&[5, 6], false, false, NlMeans { patch_size: 3, patch_distance: 2, h: 0.8, ..NlMeans::default() }, &two),
+        (&[4, 5, 2], true, false, NlMeans { patch_size: 4, patch_distance: 3, h: 0.6, sigma: 0.2, ..NlMeans::default() }, &rgb),
+        (&[3, 4, 5], false, true, NlMeans { patch_size: 3, patch_distance: 2, h: 0.9, sigma: 0.1, ..NlMeans::default() }, &volume),
+    ];
+    for (shape, channels, is_volume, o, want) in cases {
+        let got = nlm::cpu(&four(&formula(shape), channels).view(), &o, is_volume).unwrap();
         for (g, w) in got.iter().zip(want) {
             // Their integral images sum in another order than the direct box sums here.
             assert!((g - w).abs() <= 1e-13, "{shape:?}: {g} against {w}");
@@ -124,10 +191,12 @@ fn device_is_the_reference() {
         (rand_array(&[2, 10, 7]), Some(0), NlMeans { patch_size: 5, patch_distance: 3, h: 0.9, ..NlMeans::default() }),
         (two_level(&[23, 19]), None, NlMeans::default()),
         (rand_array(&[6, 5]), None, NlMeans { patch_size: 1, patch_distance: 4, h: 0.7, ..NlMeans::default() }),
+        (rand_array(&[5, 6, 7]), None, NlMeans { patch_size: 3, patch_distance: 2, h: 1.0, ..NlMeans::default() }),
+        (rand_array(&[4, 5, 6, 2]), Some(3), NlMeans { patch_size: 4, patch_distance: 1, h: 1.1, sigma: 0.05, ..NlMeans::default() }),
     ];
     for (x, channel_axis, o) in cases {
         let got = lucent::denoise::denoise_nl_means(gpu, &x, &o, channel_axis).unwrap();
-        // The reference on (rows, cols, channels).
+        // The reference on (planes, rows, cols, channels).
         let wide = x.mapv(f64::from);
         let moved = match channel_axis {
             Some(c) => {
@@ -137,23 +206,26 @@ fn device_is_the_reference() {
             }
             None => wide.clone(),
         };
-        let want = nlm::cpu(&three(&moved).view(), &o).unwrap().into_dyn();
+        let is_volume = moved.ndim() - usize::from(channel_axis.is_some()) == 3;
+        let want = nlm::cpu(&four(&moved, channel_axis.is_some()).view(), &o, is_volume).unwrap().into_dyn();
+        let want = if is_volume { want } else { want.index_axis_move(ndarray::Axis(0), 0) };
+        let spatial = want.ndim() - 1;
         let want = match channel_axis {
             Some(c) => {
-                let mut axes: Vec<usize> = (0..2).collect();
-                axes.insert(c, 2);
+                let mut axes: Vec<usize> = (0..spatial).collect();
+                axes.insert(c, spatial);
                 want.permuted_axes(axes).as_standard_layout().to_owned()
             }
-            None => want.index_axis_move(ndarray::Axis(2), 0),
+            None => want.index_axis_move(ndarray::Axis(spatial), 0),
         };
         assert_rel_l2(&got, &want, 2e-6, &format!("{:?}, channel axis {channel_axis:?}, {o:?}", x.shape()));
     }
-    // Refusals: h 0, a negative σ, fast_mode off, a 3-D image, NaN.
+    // Refusals: h 0, a negative σ, fast_mode off, a 4-D image, NaN.
     let x = rand_array(&[6, 7]);
     for o in [NlMeans { h: 0.0, ..NlMeans::default() }, NlMeans { sigma: -1.0, ..NlMeans::default() }, NlMeans { fast_mode: false, ..NlMeans::default() }] {
         assert!(lucent::denoise::denoise_nl_means(gpu, &x, &o, None).is_err(), "{o:?}");
     }
-    assert!(lucent::denoise::denoise_nl_means(gpu, &rand_array(&[4, 5, 6]), &NlMeans::default(), None).is_err());
+    assert!(lucent::denoise::denoise_nl_means(gpu, &rand_array(&[2, 3, 4, 5]), &NlMeans::default(), None).is_err());
     let mut bad = x.clone();
     bad[[2, 3]] = f32::NAN;
     assert!(lucent::denoise::denoise_nl_means(gpu, &bad, &NlMeans::default(), None).is_err());

@@ -6,11 +6,12 @@
 //! the image padded by reflection (numpy's 'reflect') by s/2 + d + 1, a patch distance over
 //! (s − 1)² pixels (its integral image's box) less 2σ² per pixel and channel, normalised by
 //! channels · h² · s², weights 0 beyond a distance of 5, ½ for shifts along a column.
-//! On the device: per shift one pass of row sums (`nlm_rows`) and one that gathers both ends of
-//! each pair into the interior pixels (`nlm_accumulate`): no atomics. [`cpu`] is the f64
-//! reference with scikit-image's loops.
+//! Images and volumes (s³ for s² and the planes' shifts besides), grey or with channels. On
+//! the device: per shift one pass of row sums (`nlm_rows`), for volumes one more along the rows
+//! (`nlm_box`), and one that gathers both ends of each pair into the interior pixels
+//! (`nlm_accumulate`): no atomics. [`cpu`] is the f64 reference with scikit-image's loops.
 
-use ndarray::{s, Array3, ArrayD, ArrayView3, ArrayViewD, Axis};
+use ndarray::{s, Array3, ArrayD, ArrayViewD, Axis};
 
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
@@ -49,31 +50,33 @@ impl NlMeans {
         Ok(())
     }
 
-    /// The odd patch size s, s / 2, the padding s / 2 + d + 1, and channels · h² · s².
-    fn geometry(&self, channels: usize) -> (usize, usize, usize, f64) {
+    /// The odd patch size s, s / 2, the padding s / 2 + d + 1, and channels · h² · s^ndim.
+    fn geometry(&self, channels: usize, ndim: usize) -> (usize, usize, usize, f64) {
         let s = self.patch_size | 1;
-        (s, s / 2, s / 2 + self.patch_distance + 1, channels as f64 * self.h * self.h * (s * s) as f64)
+        (s, s / 2, s / 2 + self.patch_distance + 1, channels as f64 * self.h * self.h * (s as f64).powi(ndim as i32))
     }
 
-    /// The search window's half (t_row over ±d, t_col over 0..=d), in scikit-image's order.
-    fn shifts(&self) -> Vec<[i32; 2]> {
+    /// The search window's half (t_pln over ±d for volumes, t_row over ±d, t_col over 0..=d),
+    /// in scikit-image's order.
+    fn shifts(&self, ndim: usize) -> Vec<[i32; 3]> {
         let d = self.patch_distance as i32;
-        (-d..=d).flat_map(|r| (0..=d).map(move |c| [r, c])).collect()
+        let planes = if ndim == 3 { -d..=d } else { 0..=0 };
+        planes.flat_map(|p| (-d..=d).flat_map(move |r| (0..=d).map(move |c| [p, r, c]))).collect()
     }
 }
 
 /// Shifts recorded per submission (two dispatches each).
 const SHIFTS_PER_RECORDING: usize = 256;
 
-/// Non-local means of `x`: a 2-D image, with a channel axis when `channel_axis` is given
-/// (the channels share the weights), with `x`'s shape.
+/// Non-local means of `x`: a 2-D image or a volume, with a channel axis when `channel_axis`
+/// is given (the channels share the weights), with `x`'s shape.
 pub fn denoise_nl_means(gpu: &Gpu, x: &ArrayViewD<f32>, o: &NlMeans, channel_axis: Option<usize>) -> Result<ArrayD<f32>> {
     o.check()?;
     if x.is_empty() {
         return Err(Error::Empty(format!("non-local means of an array of shape {:?}", x.shape())));
     }
     crate::check::check_finite(x, "the image")?;
-    // (rows, cols, channels), the channels last.
+    // The channels last.
     let image = match channel_axis {
         Some(c) if c >= x.ndim() => return Err(Error::Invalid(format!("channel_axis {c} of an array of {} axes", x.ndim()))),
         Some(c) => {
@@ -83,47 +86,60 @@ pub fn denoise_nl_means(gpu: &Gpu, x: &ArrayViewD<f32>, o: &NlMeans, channel_axi
         }
         None => x.view().insert_axis(Axis(x.ndim())),
     };
-    if image.ndim() != 3 {
-        return Err(Error::Invalid(format!("non-local means of {} spatial axes: 2 are implemented (3 and 4 not yet)", image.ndim() - 1)));
+    let ndim = image.ndim() - 1;
+    if !(2..=3).contains(&ndim) {
+        return Err(Error::Invalid(format!("non-local means of {ndim} spatial axes: 2 and 3 are implemented (4 not yet)")));
     }
-    let image = image.as_standard_layout().into_owned().into_dimensionality::<ndarray::Ix3>().expect("three axes");
-    let (rows, cols, channels) = image.dim();
-    let (_, offset, pad, h2s2) = o.geometry(channels);
-    let padded_len = (rows + 2 * pad) * (cols + 2 * pad) * (channels + 1);
-    if padded_len > u32::MAX as usize {
+    // (planes, rows, cols, channels), one plane for an image.
+    let image = if ndim == 2 { image.insert_axis(Axis(0)) } else { image };
+    let image = image.as_standard_layout().into_owned().into_dimensionality::<ndarray::Ix4>().expect("four axes");
+    let (planes, rows, cols, channels) = image.dim();
+    let (_, offset, pad, h2s2) = o.geometry(channels, ndim);
+    let pads = [if ndim == 3 { pad } else { 0 }, pad];
+    let dims = [planes + 2 * pads[0], rows + 2 * pad, cols + 2 * pad];
+    let padded_len = dims.iter().product::<usize>() * (channels + 1);
+    if padded_len > u32::MAX as usize / 2 {
         return Err(Error::TooLarge {
-            what: format!("non-local means of a {rows}×{cols} image of {channels} channels (padded)"),
+            what: format!("non-local means of {:?} of {channels} channels (padded)", &image.shape()[..3]),
             bytes: 4 * padded_len as u64,
-            limit: 4 * u32::MAX as u64,
+            limit: 2 * u32::MAX as u64,
         });
     }
     let mut rec = Recording::new(gpu);
     let x_in = rec.upload_f32(&image.view().into_dyn())?;
-    let padded = crate::ops::layout::pad(&mut rec, x_in, &[(pad, pad), (pad, pad), (0, 0)], Boundary::Mirror)?;
-    let acc = rec.temp(&[rows, cols, channels + 1], Dtype::F32)?;
+    let padded = crate::ops::layout::pad(&mut rec, x_in, &[(pads[0], pads[0]), (pad, pad), (pad, pad), (0, 0)], Boundary::Mirror)?;
+    let acc = rec.temp(&[planes, rows, cols, channels + 1], Dtype::F32)?;
     crate::kernels::fill::record(&mut rec, acc, 0.0);
     let (po, ao) = (rec.output(padded), rec.output(acc));
     let results = rec.run()?;
     let (padded, mut acc): (GpuArray, GpuArray) = (results.array(po), results.array(ao));
     let noise = (channels as f64 * 2.0 * o.sigma * o.sigma) as f32;
-    for chunk in o.shifts().chunks(SHIFTS_PER_RECORDING) {
+    for chunk in o.shifts(ndim).chunks(SHIFTS_PER_RECORDING) {
         let mut rec = Recording::new(gpu);
         let p = rec.input(&padded);
+        // Planes and rows as one axis for the row sums (the shift along it flattened too: the
+        // sums that straddle two planes are never read).
+        let flat = rec.reinterpret(p, &[dims[0] * dims[1], dims[2], channels], Dtype::F32)?;
         let mut a = rec.input(&acc);
         for &t in chunk {
-            let sums = nlm_rows::record(&mut rec, p, offset, t, noise)?;
-            a = nlm_accumulate::record(&mut rec, p, sums, a, offset, pad, t, h2s2 as f32)?;
+            let sums = nlm_rows::record(&mut rec, flat, offset, [t[0] * dims[1] as i32 + t[1], t[2]], noise)?;
+            let (sums, stride) =
+                if ndim == 3 { (crate::kernels::nlm_box::record(&mut rec, sums, offset, dims[2])?, dims[1] * dims[2]) } else { (sums, dims[2]) };
+            a = nlm_accumulate::record(&mut rec, p, sums, a, offset, pads, t, stride, h2s2 as f32)?;
         }
         let out = rec.output(a);
         acc = rec.run()?.array(out);
     }
     let mut rec = Recording::new(gpu);
     let a = rec.input(&acc);
-    let num = crate::ops::layout::crop(&mut rec, a, &[0, 0, 0], &[rows, cols, channels])?;
-    let den = crate::ops::layout::crop(&mut rec, a, &[0, 0, channels], &[rows, cols, 1])?;
+    let num = crate::ops::layout::crop(&mut rec, a, &[0, 0, 0, 0], &[planes, rows, cols, channels])?;
+    let den = crate::ops::layout::crop(&mut rec, a, &[0, 0, 0, channels], &[planes, rows, cols, 1])?;
     let y = broadcast::record(&mut rec, BroadcastOp::Divide, num, den)?;
     let d = rec.download(y);
-    let y = rec.run()?.into_f32(d)?;
+    let mut y = rec.run()?.into_f32(d)?;
+    if ndim == 2 {
+        y = y.index_axis_move(Axis(0), 0);
+    }
     // Back to x's axes.
     Ok(match channel_axis {
         Some(c) => {
@@ -132,57 +148,68 @@ pub fn denoise_nl_means(gpu: &Gpu, x: &ArrayViewD<f32>, o: &NlMeans, channel_axi
             axes.insert(c, last);
             y.permuted_axes(axes).as_standard_layout().into_owned()
         }
-        None => y.index_axis_move(Axis(2), 0),
+        None => y.index_axis_move(Axis(ndim), 0),
     })
 }
 
-/// The f64 reference with scikit-image's loops (`_fast_nl_means_denoising_2d`, 0.26), on an
-/// image (rows, cols, channels); the patch distances summed directly over their box.
-pub fn cpu(image: &ArrayView3<f64>, o: &NlMeans) -> Result<Array3<f64>> {
+/// The f64 reference with scikit-image's loops (`_fast_nl_means_denoising_2d` and `_3d`,
+/// 0.26) on an image (1, rows, cols, channels) or a volume (planes, rows, cols, channels) —
+/// `volume` says which; the patch distances summed directly over their box.
+pub fn cpu(image: &ndarray::ArrayView4<f64>, o: &NlMeans, volume: bool) -> Result<ndarray::Array4<f64>> {
     o.check()?;
-    let (rows, cols, channels) = image.dim();
-    let (_, offset, pad, h2s2) = o.geometry(channels);
-    let padded = reflect_pad(image, pad);
-    let (nr, nc) = (rows + 2 * pad, cols + 2 * pad);
-    let mut num = Array3::<f64>::zeros((nr, nc, channels));
-    let mut den = ndarray::Array2::<f64>::zeros((nr, nc));
+    let (planes, rows, cols, channels) = image.dim();
+    let ndim = if volume { 3 } else { 2 };
+    let (_, offset, pad, h2s2) = o.geometry(channels, ndim);
+    let pp = if volume { pad } else { 0 };
+    let padded = reflect_pad(image, [pp, pad, pad]);
+    let n = [planes + 2 * pp, rows + 2 * pad, cols + 2 * pad];
+    let mut num = ndarray::Array4::<f64>::zeros((n[0], n[1], n[2], channels));
+    let mut den = Array3::<f64>::zeros((n[0], n[1], n[2]));
     let (o_, noise) = (offset as i64, channels as f64 * 2.0 * o.sigma * o.sigma);
-    for [tr, tc] in o.shifts() {
-        let (tr, tc) = (tr as i64, tc as i64);
+    // The box along the planes: (p − o, p + o] for volumes, p itself for an image.
+    let (below, above) = if volume { (o_ - 1, o_) } else { (0, 0) };
+    let range = |t: i64, len: usize| o_.max(o_ - t)..(len as i64 - o_).min(len as i64 - o_ - t);
+    for [tp, tr, tc] in o.shifts(ndim) {
+        let (tp, tr, tc) = (tp as i64, tr as i64, tc as i64);
         let alpha = if tc == 0 { 0.5 } else { 1.0 };
-        for r in o_.max(o_ - tr)..(nr as i64 - o_).min(nr as i64 - o_ - tr) {
-            for c in o_..nc as i64 - o_ - tc {
-                let mut dist = 0.0;
-                for i in r - o_ + 1..=r + o_ {
-                    for j in c - o_ + 1..=c + o_ {
-                        let mut dd = 0.0;
-                        for ch in 0..channels {
-                            let t = padded[(i as usize, j as usize, ch)] - padded[((i + tr) as usize, (j + tc) as usize, ch)];
-                            dd += t * t;
+        let planes_range = if volume { range(tp, n[0]) } else { 0..1 };
+        for p in planes_range {
+            for r in range(tr, n[1]) {
+                for c in o_..n[2] as i64 - o_ - tc {
+                    let mut dist = 0.0;
+                    for k in p - below..=p + above {
+                        for i in r - o_ + 1..=r + o_ {
+                            for j in c - o_ + 1..=c + o_ {
+                                let mut dd = 0.0;
+                                for ch in 0..channels {
+                                    let t = padded[(k as usize, i as usize, j as usize, ch)]
+                                        - padded[((k + tp) as usize, (i + tr) as usize, (j + tc) as usize, ch)];
+                                    dd += t * t;
+                                }
+                                dist += dd - noise;
+                            }
                         }
-                        dist += dd - noise;
                     }
-                }
-                let dist = dist.max(0.0) / h2s2;
-                if dist > 5.0 {
-                    continue;
-                }
-                let w = alpha * fast_exp(-dist);
-                let (p, q) = ((r as usize, c as usize), ((r + tr) as usize, (c + tc) as usize));
-                den[p] += w;
-                den[q] += w;
-                for ch in 0..channels {
-                    num[(p.0, p.1, ch)] += w * padded[(q.0, q.1, ch)];
-                    num[(q.0, q.1, ch)] += w * padded[(p.0, p.1, ch)];
+                    let dist = dist.max(0.0) / h2s2;
+                    if dist > 5.0 {
+                        continue;
+                    }
+                    let w = alpha * fast_exp(-dist);
+                    let (a, b) = ((p as usize, r as usize, c as usize), ((p + tp) as usize, (r + tr) as usize, (c + tc) as usize));
+                    den[a] += w;
+                    den[b] += w;
+                    for ch in 0..channels {
+                        num[(a.0, a.1, a.2, ch)] += w * padded[(b.0, b.1, b.2, ch)];
+                        num[(b.0, b.1, b.2, ch)] += w * padded[(a.0, a.1, a.2, ch)];
+                    }
                 }
             }
         }
     }
-    let inner = s![pad..nr - pad, pad..nc - pad];
-    let mut out = num.slice(s![pad..nr - pad, pad..nc - pad, ..]).to_owned();
-    for ((r, c, ch), v) in out.indexed_iter_mut() {
-        let _ = ch;
-        *v /= den.slice(inner)[(r, c)];
+    let mut out = num.slice(s![pp..n[0] - pp, pad..n[1] - pad, pad..n[2] - pad, ..]).to_owned();
+    let den = den.slice(s![pp..n[0] - pp, pad..n[1] - pad, pad..n[2] - pad]).to_owned();
+    for ((p, r, c, _), v) in out.indexed_iter_mut() {
+        *v /= den[(p, r, c)];
     }
     Ok(out)
 }
@@ -196,19 +223,19 @@ pub fn fast_exp(y: f64) -> f64 {
     f64::from_bits((hi as u32 as u64) << 32)
 }
 
-/// numpy.pad(x, ((pad, pad), (pad, pad), (0, 0)), mode='reflect'): mirrored about the edge
-/// samples, repeatedly where the padding is wider.
-fn reflect_pad(x: &ArrayView3<f64>, pad: usize) -> Array3<f64> {
-    let (rows, cols, channels) = x.dim();
-    let index = |i: i64, n: usize| -> usize {
+/// numpy.pad(x, ((pads[0],) * 2, (pads[1],) * 2, (pads[2],) * 2, (0, 0)), mode='reflect'):
+/// mirrored about the edge samples, repeatedly where the padding is wider.
+fn reflect_pad(x: &ndarray::ArrayView4<f64>, pads: [usize; 3]) -> ndarray::Array4<f64> {
+    let (p, r, c, channels) = x.dim();
+    let index = |i: usize, pad: usize, n: usize| -> usize {
         if n == 1 {
             return 0;
         }
         let period = 2 * (n as i64 - 1);
-        let m = i.rem_euclid(period);
+        let m = (i as i64 - pad as i64).rem_euclid(period);
         (if m < n as i64 { m } else { period - m }) as usize
     };
-    Array3::from_shape_fn((rows + 2 * pad, cols + 2 * pad, channels), |(r, c, ch)| {
-        x[(index(r as i64 - pad as i64, rows), index(c as i64 - pad as i64, cols), ch)]
+    ndarray::Array4::from_shape_fn((p + 2 * pads[0], r + 2 * pads[1], c + 2 * pads[2], channels), |(a, b, d, ch)| {
+        x[(index(a, pads[0], p), index(b, pads[1], r), index(d, pads[2], c), ch)]
     })
 }
