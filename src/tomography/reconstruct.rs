@@ -3,8 +3,10 @@
 //! band k + 1 (and averages its flats and darks) while the device works on band k, and the
 //! caller's `write` takes each band of slices as it is done. Per band, one recording: outlier
 //! replacement, normalisation and −log in sinogram order, stripe removal, FBP (the log-polar
-//! method where it applies). Phase retrieval needs whole projections: with it, a first pass
-//! filters chunks of projections into host memory, which the bands then read.
+//! method where it applies, or gridding), the slices packed to halves for a float16 volume;
+//! compiled once per band shape ([`BandPlan`]), two of them alternating so that band k is
+//! submitted before band k − 1 is read back. Phase retrieval needs whole projections: with it,
+//! a first pass filters chunks of projections into host memory, which the bands then read.
 //! [`ScanSource`] is where the rows come from (an HDF5 file in `io::hdf5`, arrays in
 //! [`ArrayScan`]).
 
