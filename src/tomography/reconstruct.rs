@@ -4,7 +4,7 @@
 //! caller's `write` takes each band of slices as it is done. Per band, one recording: outlier
 //! replacement, normalisation and −log in sinogram order, stripe removal, FBP (the log-polar
 //! method where it applies, or gridding), the slices packed to halves for a float16 volume;
-//! compiled once per band shape ([`BandPlan`]), two of them alternating so that band k is
+//! compiled once per band shape (`BandPlan`), two of them alternating so that band k is
 //! submitted before band k − 1 is read back. Phase retrieval needs whole projections: with it,
 //! a first pass filters chunks of projections into host memory, which the bands then read.
 //! [`ScanSource`] is where the rows come from (an HDF5 file in `io::hdf5`, arrays in
