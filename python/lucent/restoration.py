@@ -302,14 +302,15 @@ def estimate_sigma(image: Any, average_sigmas: bool = False, *, channel_axis: Op
 def denoise_nl_means(image: Any, patch_size: int = 7, patch_distance: int = 11, h: float = 0.1, fast_mode: bool = True,
                      sigma: float = 0.0, *, preserve_range: bool = False, channel_axis: Optional[int] = None,
                      context: Optional[Context] = None) -> np.ndarray:
-    """skimage.restoration.denoise_nl_means in its fast mode (the default; Darbon et al. 2008,
-    Froment 2014), with scikit-image's arithmetic: each pixel the mean of the pixels within
-    ``patch_distance`` weighted by exp(−distance) of their ``patch_size`` patches (less 2σ² per
-    pixel with ``sigma``, normalised by ``h``² and the patch's size, weights 0 beyond a distance
-    of 5), the image padded by reflection. 2-D images and 3-D volumes, grey or with
-    ``channel_axis`` (the channels share the weights); 4-D images and ``fast_mode=False`` are not
-    implemented yet. Unsigned integer images are scaled to [0, 1] first unless
-    ``preserve_range``.
+    """skimage.restoration.denoise_nl_means with scikit-image's arithmetic: each pixel the mean
+    of the pixels within ``patch_distance`` weighted by exp(−distance) of their ``patch_size``
+    patches (less 2σ² per pixel with ``sigma``, normalised by ``h``² and the patch's size,
+    weights 0 beyond a distance of 5), the image padded by reflection; in the fast mode (the
+    default; Darbon et al. 2008, Froment 2014) uniform patches, with ``fast_mode=False``
+    Gaussian-weighted ones. 2-D images and 3-D volumes, grey or with ``channel_axis`` (the
+    channels share the weights; volumes with channels in fast mode only, as in scikit-image);
+    4-D images are not implemented yet. Unsigned integer images are scaled to [0, 1] first
+    unless ``preserve_range``.
 
     >>> import numpy as np, lucent
     >>> x = np.zeros((40, 40), "f4"); x[10:30, 10:30] = 1

@@ -135,7 +135,7 @@ fn denoise_tv_chambolle<'py>(
     out(py, py.detach(|| lucent::denoise::denoise_tv_chambolle(&ctx.gpu, &image, weight, eps, max_num_iter, channel_axis)))
 }
 
-/// scikit-image's `denoise_nl_means` (fast mode, images and volumes with or without channels).
+/// scikit-image's `denoise_nl_means` (both modes, images and volumes with or without channels).
 #[pyfunction]
 #[allow(clippy::too_many_arguments)]
 fn denoise_nl_means<'py>(

@@ -34,6 +34,18 @@ def test_bad_input_raises():
         lucent.denoise.adaptive_filter(np.full((8, 8), np.nan, np.float32))
 
 
+def _tv_error(restoration, got, x, weight, eps, channel_axis):
+    """The relative error of ``got`` against scikit-image stopped at its own step or one either
+    side, per channel (the stopping rule compares energies that float32 and float64 round
+    differently; a result at step k is scikit-image's run for k + 1 steps with eps=0)."""
+    if channel_axis is not None:
+        return max(_tv_error(restoration, np.take(got, c, channel_axis), np.take(x, c, channel_axis), weight, eps, None)
+                   for c in range(x.shape[channel_axis]))
+    stopped = restoration.denoise_tv_chambolle(x, weight=weight, eps=eps)
+    steps = next(n for n in range(1, 201) if np.array_equal(restoration.denoise_tv_chambolle(x, weight=weight, eps=0, max_num_iter=n), stopped))
+    return min(rel(got, restoration.denoise_tv_chambolle(x, weight=weight, eps=0, max_num_iter=n)) for n in {max(1, steps - 1), steps, min(200, steps + 1)})
+
+
 @pytest.mark.parametrize("shape, channel_axis, weight, eps", [((37, 53), None, 0.1, 2e-4), ((9, 11, 13), None, 0.05, 1e-4),
                                                               ((31, 29, 3), -1, 0.2, 2e-4), ((61,), None, 0.3, 2e-4)])
 def test_tv_chambolle_is_scikit_images(rng, shape, channel_axis, weight, eps):
@@ -41,12 +53,12 @@ def test_tv_chambolle_is_scikit_images(rng, shape, channel_axis, weight, eps):
     x = rng.random(shape)
     if channel_axis is not None:
         x *= 1 + 3 * np.arange(shape[channel_axis])          # channels that stop at other steps
-    want = restoration.denoise_tv_chambolle(x, weight=weight, eps=eps, channel_axis=channel_axis)
     got = lucent.restoration.denoise_tv_chambolle(x, weight=weight, eps=eps, channel_axis=channel_axis)
-    assert got.dtype == np.float32 and rel(got, want) < 1e-5
+    assert got.dtype == np.float32 and _tv_error(restoration, got, x, weight, eps, channel_axis) < 1e-5
     # Unsigned integers scaled as img_as_float scales them.
     counts = (rng.random(shape) * 255).astype(np.uint8)
-    assert rel(lucent.restoration.denoise_tv_chambolle(counts, weight=weight), restoration.denoise_tv_chambolle(counts, weight=weight)) < 1e-5
+    got = lucent.restoration.denoise_tv_chambolle(counts, weight=weight)
+    assert _tv_error(restoration, got, counts / 255.0, weight, 2e-4, None) < 1e-5
 
 
 def test_tv_chambolle_refuses_bad_input():
@@ -107,10 +119,26 @@ def test_nl_means_is_scikit_images(rng, shape, channel_axis, kwargs):
                restoration.denoise_nl_means(counts, channel_axis=channel_axis, **kwargs)) < 2e-6
 
 
+@pytest.mark.parametrize("shape, channel_axis, kwargs", [
+    ((15, 13), None, dict(patch_size=5, patch_distance=4, h=1.0)),
+    ((9, 8, 3), -1, dict(patch_size=4, patch_distance=3, h=1.2, sigma=0.1)),
+    ((6, 7, 5), None, dict(patch_size=3, patch_distance=2, h=1.0, sigma=0.05)),
+])
+def test_nl_means_slow_mode_is_scikit_images(rng, shape, channel_axis, kwargs):
+    # float32 input: scikit-image's slow mode then computes in float32, in the device's order.
+    restoration = pytest.importorskip("skimage.restoration")
+    x = rng.random(shape).astype(np.float32)
+    want = restoration.denoise_nl_means(x, fast_mode=False, channel_axis=channel_axis, **kwargs)
+    got = lucent.restoration.denoise_nl_means(x, fast_mode=False, channel_axis=channel_axis, **kwargs)
+    assert got.dtype == np.float32 and rel(got, want) < 2e-6
+
+
 def test_nl_means_refuses_what_it_does_not_do():
     x = np.ones((8, 9), "f4")
     with pytest.raises(ValueError):
-        lucent.restoration.denoise_nl_means(x, fast_mode=False)
+        lucent.restoration.denoise_nl_means(x, patch_size=1, fast_mode=False)
+    with pytest.raises(ValueError):
+        lucent.restoration.denoise_nl_means(np.ones((4, 5, 6, 2), "f4"), fast_mode=False, channel_axis=-1)
     with pytest.raises(ValueError):
         lucent.restoration.denoise_nl_means(np.ones((3, 4, 5, 6), "f4"))
     with pytest.raises(ValueError):

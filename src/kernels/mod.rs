@@ -53,6 +53,7 @@ pub mod multiply_lines;
 pub mod nlm_accumulate;
 pub mod nlm_box;
 pub mod nlm_rows;
+pub mod nlm_slow;
 pub mod pack_half;
 pub mod peak_neighbours;
 pub mod phase_ramp;

@@ -44,8 +44,8 @@ impl NlMeans {
         if !(self.h.is_finite() && self.h > 0.0 && self.sigma.is_finite() && self.sigma >= 0.0) {
             return Err(Error::Invalid(format!("h {} (more than 0) and sigma {} (0 or more)", self.h, self.sigma)));
         }
-        if !self.fast_mode {
-            return Err(Error::Invalid("non-local means runs in fast mode (fast_mode=False, the Gaussian-weighted patches, is not implemented yet)".into()));
+        if !self.fast_mode && self.patch_size == 1 {
+            return Err(Error::Invalid("a patch of one pixel without fast mode: its Gaussian weights have no width (scikit-image divides 0 by 0)".into()));
         }
         Ok(())
     }
@@ -54,6 +54,21 @@ impl NlMeans {
     fn geometry(&self, channels: usize, ndim: usize) -> (usize, usize, usize, f64) {
         let s = self.patch_size | 1;
         (s, s / 2, s / 2 + self.patch_distance + 1, channels as f64 * self.h * self.h * (s as f64).powi(ndim as i32))
+    }
+
+    /// The slow mode's Gaussian patch weights exp(−|x|² / 2A²), A = (s − 1)/4, over the patch
+    /// (s^ndim, row-major), normalised by channels · Σw · h² as scikit-image does.
+    fn patch_weights(&self, channels: usize, ndim: usize) -> Vec<f64> {
+        let s = self.patch_size | 1;
+        let (o, a) = ((s / 2) as f64, (s as f64 - 1.0) / 4.0);
+        let g: Vec<f64> = (0..s.pow(ndim as u32))
+            .map(|i| {
+                let r2: f64 = (0..ndim).map(|k| ((i / s.pow(k as u32)) % s) as f64 - o).map(|x| x * x).sum();
+                (-r2 / (2.0 * a * a)).exp()
+            })
+            .collect();
+        let scale = 1.0 / (channels as f64 * g.iter().sum::<f64>() * self.h * self.h);
+        g.iter().map(|v| v * scale).collect()
     }
 
     /// The search window's half (t_pln over ±d for volumes, t_row over ±d, t_col over 0..=d),
@@ -94,6 +109,9 @@ pub fn denoise_nl_means(gpu: &Gpu, x: &ArrayViewD<f32>, o: &NlMeans, channel_axi
     let image = if ndim == 2 { image.insert_axis(Axis(0)) } else { image };
     let image = image.as_standard_layout().into_owned().into_dimensionality::<ndarray::Ix4>().expect("four axes");
     let (planes, rows, cols, channels) = image.dim();
+    if !o.fast_mode {
+        return slow(gpu, &image, o, ndim, channel_axis);
+    }
     let (_, offset, pad, h2s2) = o.geometry(channels, ndim);
     let pads = [if ndim == 3 { pad } else { 0 }, pad];
     let dims = [planes + 2 * pads[0], rows + 2 * pad, cols + 2 * pad];
@@ -136,12 +154,33 @@ pub fn denoise_nl_means(gpu: &Gpu, x: &ArrayViewD<f32>, o: &NlMeans, channel_axi
     let den = crate::ops::layout::crop(&mut rec, a, &[0, 0, 0, channels], &[planes, rows, cols, 1])?;
     let y = broadcast::record(&mut rec, BroadcastOp::Divide, num, den)?;
     let d = rec.download(y);
-    let mut y = rec.run()?.into_f32(d)?;
+    Ok(restored(rec.run()?.into_f32(d)?, ndim, channel_axis))
+}
+
+/// The slow mode (`fast_mode=False`): one pass, a pixel a thread.
+fn slow(gpu: &Gpu, image: &ndarray::Array4<f32>, o: &NlMeans, ndim: usize, channel_axis: Option<usize>) -> Result<ArrayD<f32>> {
+    let channels = image.dim().3;
+    if ndim == 3 && channels > 1 {
+        return Err(Error::Invalid("non-local means of a volume with channels needs fast mode (as scikit-image's)".into()));
+    }
+    let (s, offset, _, _) = o.geometry(channels, ndim);
+    let po = if ndim == 3 { offset } else { 0 };
+    let w: Vec<f32> = o.patch_weights(channels, ndim).iter().map(|&v| v as f32).collect();
+    let mut rec = Recording::new(gpu);
+    let x_in = rec.upload_f32(&image.view().into_dyn())?;
+    let padded = crate::ops::layout::pad(&mut rec, x_in, &[(po, po), (offset, offset), (offset, offset), (0, 0)], Boundary::Mirror)?;
+    let wb = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(ndarray::IxDyn(&[w.len()]), w).expect("one per patch pixel").view())?;
+    let y = crate::kernels::nlm_slow::record(&mut rec, padded, wb, s, o.patch_distance, ndim == 3, (2.0 * o.sigma * o.sigma) as f32)?;
+    let d = rec.download(y);
+    Ok(restored(rec.run()?.into_f32(d)?, ndim, channel_axis))
+}
+
+/// (planes, rows, cols, channels) back to the caller's axes.
+fn restored(mut y: ArrayD<f32>, ndim: usize, channel_axis: Option<usize>) -> ArrayD<f32> {
     if ndim == 2 {
         y = y.index_axis_move(Axis(0), 0);
     }
-    // Back to x's axes.
-    Ok(match channel_axis {
+    match channel_axis {
         Some(c) => {
             let last = y.ndim() - 1;
             let mut axes: Vec<usize> = (0..last).collect();
@@ -149,7 +188,7 @@ pub fn denoise_nl_means(gpu: &Gpu, x: &ArrayViewD<f32>, o: &NlMeans, channel_axi
             y.permuted_axes(axes).as_standard_layout().into_owned()
         }
         None => y.index_axis_move(Axis(ndim), 0),
-    })
+    }
 }
 
 /// The f64 reference with scikit-image's loops (`_fast_nl_means_denoising_2d` and `_3d`,
@@ -157,6 +196,9 @@ pub fn denoise_nl_means(gpu: &Gpu, x: &ArrayViewD<f32>, o: &NlMeans, channel_axi
 /// `volume` says which; the patch distances summed directly over their box.
 pub fn cpu(image: &ndarray::ArrayView4<f64>, o: &NlMeans, volume: bool) -> Result<ndarray::Array4<f64>> {
     o.check()?;
+    if !o.fast_mode {
+        return Ok(cpu_slow(image, o, volume));
+    }
     let (planes, rows, cols, channels) = image.dim();
     let ndim = if volume { 3 } else { 2 };
     let (_, offset, pad, h2s2) = o.geometry(channels, ndim);
@@ -212,6 +254,46 @@ pub fn cpu(image: &ndarray::ArrayView4<f64>, o: &NlMeans, volume: bool) -> Resul
         *v /= den[(p, r, c)];
     }
     Ok(out)
+}
+
+/// The slow mode's loops (`_nl_means_denoising_2d`, `_3d`), in f64.
+fn cpu_slow(image: &ndarray::ArrayView4<f64>, o: &NlMeans, volume: bool) -> ndarray::Array4<f64> {
+    let (planes, rows, cols, channels) = image.dim();
+    let ndim = if volume { 3 } else { 2 };
+    let (s, offset, _, _) = o.geometry(channels, ndim);
+    let w = o.patch_weights(channels, ndim);
+    let po = if volume { offset } else { 0 };
+    let padded = reflect_pad(image, [po, offset, offset]);
+    let (d, noise) = (o.patch_distance, 2.0 * o.sigma * o.sigma);
+    let inner = if volume { s * s } else { s };
+    ndarray::Array4::from_shape_fn((planes, rows, cols, channels), |(pl, r, c, ch)| {
+        let (mut sum, mut weights) = (0.0, 0.0);
+        for i in pl.saturating_sub(d)..planes.min(pl + d + 1) {
+            for j in r.saturating_sub(d)..rows.min(r + d + 1) {
+                for k in c.saturating_sub(d)..cols.min(c + d + 1) {
+                    let mut dist = 0.0;
+                    let mut gone = false;
+                    for a in 0..s {
+                        if dist > 5.0 {
+                            gone = true;
+                            break;
+                        }
+                        for b in 0..inner {
+                            let (dp, dr, dc) = if volume { (a, b / s, b % s) } else { (0, a, b) };
+                            for e in 0..channels {
+                                let t = padded[(pl + dp, r + dr, c + dc, e)] - padded[(i + dp, j + dr, k + dc, e)];
+                                dist += w[a * inner + b] * (t * t - noise);
+                            }
+                        }
+                    }
+                    let weight = if gone { 0.0 } else { fast_exp(-dist.max(0.0)) };
+                    weights += weight;
+                    sum += weight * padded[(i + po, j + offset, k + offset, ch)];
+                }
+            }
+        }
+        sum / weights
+    })
 }
 
 /// scikit-image's `fast_exp` (Schraudolph 1999): the double whose high word is
