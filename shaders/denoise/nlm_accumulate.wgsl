@@ -7,6 +7,7 @@
 // shifted one — what scikit-image scatters to both ends of each pair. The accumulator holds
 // per interior pixel the channels' weighted sums, then the weights' sum.
 #import common/grid
+#import common/fast_exp
 
 struct Params {  // mirrored in src/kernels/nlm_accumulate.rs
     rows: u32, cols: u32, channels: u32, offset: u32,
@@ -20,15 +21,6 @@ struct Params {  // mirrored in src/kernels/nlm_accumulate.rs
 @group(0) @binding(2) var<storage, read> before: array<f32>;
 @group(0) @binding(3) var<storage, read_write> after: array<f32>;
 @group(0) @binding(4) var<uniform> p: Params;
-
-// scikit-image's fast_exp (Schraudolph 1999): the double whose high word is
-// trunc(EXP_A · y) + EXP_BC and low word 0, here in f32 (exact but for the product's rounding,
-// which can move the integer by one: 2^-20 relative).
-fn fast_exp(y: f32) -> f32 {
-    let hi = i32(1512775.3951951857 * y) + 1072632447;
-    let m = f32(hi & 0xfffff) / 1048576.0;
-    return ldexp(1.0 + m, (hi >> 20u) - 1023);
-}
 
 // The weight of the pair (x, x + t), x flat.
 fn weight(x: i32) -> f32 {

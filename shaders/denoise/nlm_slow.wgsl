@@ -6,6 +6,7 @@
 // for volumes). The padded image (planes, rows, cols, channels) is padded by s/2 on the
 // spatial axes (one plane unpadded for an image).
 #import common/grid
+#import common/fast_exp
 
 // Mirrored in src/kernels/nlm_slow.rs.
 struct Params { planes: u32, rows: u32, cols: u32, channels: u32, size: u32, distance: u32, volume: u32, noise: f32 }
@@ -15,13 +16,6 @@ struct Params { planes: u32, rows: u32, cols: u32, channels: u32, size: u32, dis
 @group(0) @binding(1) var<storage, read> w: array<f32>;
 @group(0) @binding(2) var<storage, read_write> out: array<f32>;
 @group(0) @binding(3) var<uniform> p: Params;
-
-// scikit-image's fast_exp (as nlm_accumulate's).
-fn fast_exp(y: f32) -> f32 {
-    let hi = i32(1512775.3951951857 * y) + 1072632447;
-    let m = f32(hi & 0xfffff) / 1048576.0;
-    return ldexp(1.0 + m, (hi >> 20u) - 1023);
-}
 
 @compute @workgroup_size(64)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,

@@ -73,10 +73,9 @@ impl Samples {
 
     /// Uploads the values as they are: 16-bit counts two to a word.
     fn upload(&self, gpu: &Gpu) -> Result<(GpuArray, bool)> {
-        Ok(match self {
-            Samples::U16(a) => (GpuArray::upload_u16(gpu, a.as_standard_layout().as_slice().expect("standard layout"))?, true),
-            Samples::F32(a) => (GpuArray::upload_f32(gpu, &a.view().into_dyn())?, false),
-        })
+        let (array, u16) = self.empty_like(gpu)?;
+        self.write_into(gpu, &array)?;
+        Ok((array, u16))
     }
 
     /// Gives the values' memory back for reuse (`host::recycle`).
