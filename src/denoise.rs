@@ -2,7 +2,8 @@
 //! structure tensor from monomial filters, the control tensor, the reconstruction filters, over
 //! 2, 3 or 4 axes together; [`crate::ops::denoise`] documents the algorithm and its defaults),
 //! total variation ([`denoise_tv_chambolle`]) and non-local means ([`denoise_nl_means`]),
-//! scikit-image's, with its noise estimate ([`estimate_sigma`]).
+//! scikit-image's, with its noise estimate ([`estimate_sigma`]), and block matching (BM3D and
+//! BM4D, [`bm4d`]).
 //!
 //! ```no_run
 //! use lucent::denoise::{adaptive_filter, Options};
@@ -19,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::ops::denoise::gpu;
 
+pub use crate::ops::denoise::bm::{Profile as Bm4dProfile, Stage as Bm4dStage};
 pub use crate::ops::denoise::gpu::Report;
 pub use crate::ops::denoise::nlm::NlMeans;
 pub use crate::ops::denoise::{Lognormal, Method, Options};
@@ -27,9 +29,26 @@ pub use crate::placement::Progress;
 /// The CPU reference (f64), with the semantics of the GPU function: what `--device cpu` runs
 /// and what the tests compare against.
 pub mod cpu {
+    pub use crate::ops::denoise::bm::cpu::bm4d;
     pub use crate::ops::denoise::cpu::adaptive_filter;
     pub use crate::ops::denoise::nlm::cpu as denoise_nl_means;
     pub use crate::ops::denoise::tv::cpu as denoise_tv_chambolle;
+}
+
+/// bm4d's `bm4d(z, sigma_psd=sigma, profile, stage_arg)`: block-matching collaborative
+/// filtering (BM3D for images, BM4D for volumes) of data with white noise of standard deviation
+/// `sigma`; `profile` None chooses by shape as bm4d does ([`Bm4dProfile::for_shape`]); `stage`
+/// both stages, the hard-thresholding one alone, or Wiener filtering on a first estimate. The
+/// algorithm and where it departs from bm4d's defaults: `ops::denoise::bm`.
+pub fn bm4d<D: Dimension>(
+    gpu: &Gpu,
+    z: &ArrayBase<impl Data<Elem = f32>, D>,
+    sigma: f64,
+    profile: Option<&Bm4dProfile>,
+    stage: Bm4dStage,
+) -> Result<Array<f32, D>> {
+    let y = crate::ops::denoise::bm::bm4d(gpu, &z.view().into_dyn(), sigma, profile, stage)?;
+    y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))
 }
 
 /// scikit-image's `denoise_nl_means(image, patch_size=7, patch_distance=11, h=0.1,

@@ -10,6 +10,8 @@ pub mod backproject;
 pub mod backproject_rays;
 pub mod backproject_voxels;
 pub mod binary;
+pub mod bm_filter;
+pub mod bm_match;
 pub mod boundary;
 pub mod box_extreme;
 pub mod broadcast;

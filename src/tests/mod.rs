@@ -9,6 +9,7 @@
 #[allow(dead_code)]
 mod common;
 
+mod bm;
 mod chunks;
 mod convolve;
 mod convolve_chunked;

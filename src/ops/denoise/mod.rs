@@ -25,6 +25,7 @@
 //! result. [`cpu`] holds the f64 reference; [`gpu`] records the same stages (the filters by FFT,
 //! two real kernels per complex transform) and runs them slab by slab.
 
+pub mod bm;
 pub mod cpu;
 pub mod design;
 pub mod gpu;

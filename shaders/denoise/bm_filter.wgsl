@@ -1,0 +1,212 @@
+// Collaborative filtering of one group a workgroup, and its aggregation. The groups of one
+// dispatch (one colour of the reference grid) never share a voxel, so each adds its blocks to
+// `num` and `den` one after another with plain adds, in a fixed order.
+// Thread v holds voxel v of the block for every block of the group (`col`, in registers); the
+// blocks' separable transform goes through workgroup memory, one axis at a time; the Haar
+// transform along the group is in registers. Hard thresholding keeps |c| > thr · √variance
+// and weighs 1 / kept (1 where none is kept); Wiener filtering shrinks the noisy spectrum by
+// B² / (B² + μ²σ² variance) of the pilot's B and weighs 1 / Σ shrinkage² (1 where that is 0).
+// (σ² of bm4d's weights is the same for every group: it cancels in num / den.)
+#import common/grid
+
+// Mirrored in src/kernels/bm_filter.rs.
+struct Params {
+    n0: u32, n1: u32, n2: u32, most: u32,
+    b0: u32, b1: u32, b2: u32, wiener: u32,
+    g0: u32, g1: u32, g2: u32, thr: f32,
+    c0: u32, c1: u32, c2: u32, noise: f32,
+    k0: u32, k1: u32, k2: u32, unused0: u32,
+    m0: u32, m1: u32, m2: u32, unused1: u32,
+}
+
+@group(0) @binding(0) var<storage, read> noisy: array<f32>;
+@group(0) @binding(1) var<storage, read> pilot: array<f32>;
+@group(0) @binding(2) var<storage, read> groups: array<u32>;
+@group(0) @binding(3) var<storage, read> counts: array<u32>;
+// Forward matrices (3 × 8 × 8), inverse matrices, variances (128), window (128).
+@group(0) @binding(4) var<storage, read> tables: array<f32>;
+@group(0) @binding(5) var<storage, read_write> num: array<f32>;
+@group(0) @binding(6) var<storage, read_write> den: array<f32>;
+@group(0) @binding(7) var<uniform> p: Params;
+
+const MOST: u32 = 32u;
+const WG: u32 = 128u;
+const R: f32 = 0.70710678118654752;
+
+var<workgroup> s: array<f32, 4000>;
+var<workgroup> pos: array<u32, MOST>;
+var<workgroup> count: u32;
+
+// The separable transform of the group's blocks, held in `col`, along each block axis with the
+// matrices at `base` (0 forward, 192 inverse); every thread calls it (barriers inside).
+fn separable(col: ptr<function, array<f32, MOST>>, v: u32, nb: u32, n: u32, base: u32) {
+    let inside = v < nb;
+    let sizes = array<u32, 3>(p.b0, p.b1, p.b2);
+    let strides = array<u32, 3>(p.b1 * p.b2, p.b2, 1u);
+    for (var a = 0u; a < 3u; a++) {
+        let len = sizes[a];
+        if (len == 1u) {
+            continue;
+        }
+        if (inside) {
+            for (var m = 0u; m < n; m++) {
+                s[m * nb + v] = (*col)[m];
+            }
+        }
+        workgroupBarrier();
+        if (inside) {
+            let st = strides[a];
+            let c = (v / st) % len;
+            let first = v - c * st;
+            let row = base + a * 64u + c * 8u;
+            for (var m = 0u; m < n; m++) {
+                var acc = 0.0;
+                for (var i = 0u; i < len; i++) {
+                    acc += tables[row + i] * s[m * nb + first + i * st];
+                }
+                (*col)[m] = acc;
+            }
+        }
+        workgroupBarrier();
+    }
+}
+
+fn haar(x: ptr<function, array<f32, MOST>>, n: u32) {
+    var t: array<f32, MOST>;
+    var len = n;
+    while (len > 1u) {
+        let h = len / 2u;
+        for (var i = 0u; i < h; i++) {
+            let a = (*x)[2u * i];
+            let b = (*x)[2u * i + 1u];
+            t[i] = (a + b) * R;
+            t[h + i] = (a - b) * R;
+        }
+        for (var i = 0u; i < len; i++) {
+            (*x)[i] = t[i];
+        }
+        len = h;
+    }
+}
+
+fn haar_inverse(x: ptr<function, array<f32, MOST>>, n: u32) {
+    var t: array<f32, MOST>;
+    var len = 2u;
+    while (len <= n) {
+        let h = len / 2u;
+        for (var i = 0u; i < h; i++) {
+            let a = (*x)[i];
+            let b = (*x)[h + i];
+            t[2u * i] = (a + b) * R;
+            t[2u * i + 1u] = (a - b) * R;
+        }
+        for (var i = 0u; i < len; i++) {
+            (*x)[i] = t[i];
+        }
+        len *= 2u;
+    }
+}
+
+// The workgroup's sum of `value` (through `s`, free when called).
+fn total(v: u32, value: f32) -> f32 {
+    workgroupBarrier();
+    s[v] = value;
+    workgroupBarrier();
+    for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
+        if (v < stride) {
+            s[v] += s[v + stride];
+        }
+        workgroupBarrier();
+    }
+    let sum = s[0];
+    workgroupBarrier();
+    return sum;
+}
+
+@compute @workgroup_size(128)
+fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
+        @builtin(local_invocation_index) v: u32) {
+    let w = workgroup_index(wid, nwg);
+    if (w >= p.m0 * p.m1 * p.m2) {
+        return;
+    }
+    // This colour's reference blocks are every k-th from c along each axis.
+    let i0 = p.c0 + (w / (p.m1 * p.m2)) * p.k0;
+    let i1 = p.c1 + ((w / p.m2) % p.m1) * p.k1;
+    let i2 = p.c2 + (w % p.m2) * p.k2;
+    let r = (i0 * p.g1 + i1) * p.g2 + i2;
+    if (v == 0u) {
+        count = counts[r];
+    }
+    let n = workgroupUniformLoad(&count);
+    if (v < n) {
+        pos[v] = groups[r * p.most + v];
+    }
+    workgroupBarrier();
+    let nb = p.b0 * p.b1 * p.b2;
+    let inside = v < nb;
+    // Voxel v's offset in the data.
+    let vv = min(v, nb - 1u);
+    let off = ((vv / (p.b1 * p.b2)) * p.n1 + (vv / p.b2) % p.b1) * p.n2 + vv % p.b2;
+    let variance = tables[384u + vv];
+    var col: array<f32, MOST>;
+    var shrink: array<f32, MOST>;
+    var weight = 1.0;
+    if (p.wiener != 0u) {
+        if (inside) {
+            for (var m = 0u; m < n; m++) {
+                col[m] = pilot[pos[m] + off];
+            }
+        }
+        separable(&col, v, nb, n, 0u);
+        var energy = 0.0;
+        if (inside) {
+            haar(&col, n);
+            for (var m = 0u; m < n; m++) {
+                let b2 = col[m] * col[m];
+                let d = b2 + p.noise * variance;
+                shrink[m] = select(0.0, b2 / d, d > 0.0);
+                energy += shrink[m] * shrink[m];
+            }
+        }
+        let e = total(v, energy);
+        weight = select(1.0, 1.0 / e, e > 0.0);
+    }
+    if (inside) {
+        for (var m = 0u; m < n; m++) {
+            col[m] = noisy[pos[m] + off];
+        }
+    }
+    separable(&col, v, nb, n, 0u);
+    var kept = 0.0;
+    if (inside) {
+        haar(&col, n);
+        if (p.wiener != 0u) {
+            for (var m = 0u; m < n; m++) {
+                col[m] *= shrink[m];
+            }
+        } else {
+            let t = p.thr * sqrt(variance);
+            for (var m = 0u; m < n; m++) {
+                let keep = abs(col[m]) > t;
+                col[m] = select(0.0, col[m], keep);
+                kept += f32(keep);
+            }
+        }
+        haar_inverse(&col, n);
+    }
+    if (p.wiener == 0u) {
+        let k = total(v, kept);
+        weight = select(1.0, 1.0 / k, k > 0.0);
+    }
+    separable(&col, v, nb, n, 192u);
+    let wv = weight * tables[512u + vv];
+    for (var m = 0u; m < n; m++) {
+        if (inside) {
+            let x = pos[m] + off;
+            num[x] += wv * col[m];
+            den[x] += wv;
+        }
+        storageBarrier();
+    }
+}

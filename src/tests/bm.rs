@@ -1,0 +1,206 @@
+//! Block matching (BM3D/BM4D): the transforms; each stage on the device against the f64
+//! reference of the same algorithm (same groups, same thresholds) on integer data, where every
+//! block distance is exact in f32 and f64 alike, so the groups match exactly and only hard-
+//! thresholding decisions within rounding of the threshold may differ (the reference reports
+//! those; the device must equal the reference with some subset of them taken the other way);
+//! both stages on noisy phantoms against the reference and against bm4d 4.2.5's PSNR.
+
+use crate::tests::common;
+use common::*;
+
+use lucent::denoise::{Bm4dProfile, Bm4dStage};
+use lucent::ops::denoise::bm::{self, cpu, transform};
+use ndarray::{Array3, ArrayD, Ix3, IxDyn};
+use rand::Rng;
+
+#[test]
+fn transforms_invert_and_windows_are_numpys() {
+    for (kind, n) in
+        [(transform::Local::Bior15, 4), (transform::Local::Bior15, 8), (transform::Local::Dct, 5), (transform::Local::Dct, 4), (transform::Local::Bior15, 1)]
+    {
+        let (f, i) = transform::matrices(kind, n).unwrap();
+        for r in 0..n {
+            for c in 0..n {
+                let p: f64 = (0..n).map(|k| i[r * n + k] * f[k * n + c]).sum();
+                assert!((p - if r == c { 1.0 } else { 0.0 }).abs() < 1e-12, "{kind:?} {n}");
+            }
+        }
+    }
+    // The DCT is orthonormal: its inverse is its transpose.
+    let (f, i) = transform::matrices(transform::Local::Dct, 5).unwrap();
+    assert!((0..25).all(|k| (i[k] - f[(k % 5) * 5 + k / 5]).abs() < 1e-12));
+    // numpy.kaiser(5, 2.0) and numpy.kaiser(4, 2.0).
+    let want5 = [0.4386762798370488, 0.8347614334011666, 1.0, 0.8347614334011666, 0.4386762798370488];
+    let want4 = [0.4386762798370488, 0.9243138756260791, 0.9243138756260791, 0.4386762798370488];
+    for (got, want) in [(transform::kaiser(5, 2.0), &want5[..]), (transform::kaiser(4, 2.0), &want4[..])] {
+        assert!(got.iter().zip(want).all(|(g, w)| (g - w).abs() < 1e-14), "{got:?}");
+    }
+    let mut x: Vec<f64> = (0..16).map(|i| (i as f64 * 0.7).sin()).collect();
+    let before = x.clone();
+    transform::haar(&mut x);
+    assert!((x.iter().map(|v| v * v).sum::<f64>() - before.iter().map(|v| v * v).sum::<f64>()).abs() < 1e-12);
+    transform::haar_inverse(&mut x);
+    assert!(x.iter().zip(&before).all(|(a, b)| (a - b).abs() < 1e-14));
+}
+
+/// Integers in 0..=levels, as f32.
+fn integers(shape: &[usize], levels: u32) -> ArrayD<f32> {
+    let mut rng = rand::rng();
+    ArrayD::from_shape_fn(IxDyn(shape), |_| rng.random_range(0..=levels) as f32)
+}
+
+fn three(x: &ArrayD<f64>) -> Array3<f64> {
+    let s = bm::as3(x.shape()).unwrap();
+    x.clone().into_shape_with_order(IxDyn(&s)).unwrap().into_dimensionality::<Ix3>().unwrap()
+}
+
+fn small(image: bool) -> Bm4dProfile {
+    let mut p = if image { Bm4dProfile::image() } else { Bm4dProfile::volume() };
+    p.search_window_ht = [3, 4, if image { 0 } else { 2 }];
+    p.search_window_wiener = [4, 3, if image { 0 } else { 3 }];
+    p.step_ht = [3, 2, if image { 1 } else { 3 }];
+    p
+}
+
+/// The largest difference between the device's estimate and the reference's with some subset
+/// of its near decisions flipped (the best subset).
+fn best_match(got: &ArrayD<f32>, noisy: &Array3<f64>, pilot: &Array3<f64>, spec: &bm::Spec, sigma: f64, near: &[u64]) -> f64 {
+    let got = three(&to64(got));
+    (0..1usize << near.len())
+        .map(|mask| {
+            let flip: Vec<u64> = near.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, &d)| d).collect();
+            let (want, _) = cpu::stage(&noisy.view(), &pilot.view(), spec, sigma, &flip).unwrap();
+            got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max)
+        })
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn hard_thresholding_is_the_reference() {
+    let gpu = poisoned_gpu();
+    for (shape, image, sigma) in [(&[17usize, 13, 11][..], false, 2.3), (&[23, 19][..], true, 2.9), (&[9, 14, 7][..], false, 1.7), (&[8, 9][..], true, 3.3)] {
+        let profile = small(image);
+        // Redraw while more than three decisions sit within rounding of the threshold.
+        let (z, near, spec) = (0..50)
+            .find_map(|_| {
+                let z = integers(shape, 15);
+                let z3 = three(&to64(&z));
+                let spec = profile.spec(false, bm::range(&z.view()));
+                let (_, near) = cpu::stage(&z3.view(), &z3.view(), &spec, sigma, &[]).unwrap();
+                (near.len() <= 3).then_some((z, near, spec))
+            })
+            .expect("data with few near decisions");
+        let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(&profile), Bm4dStage::HardThresholding).unwrap();
+        let z3 = three(&to64(&z));
+        let err = best_match(&got, &z3, &z3, &spec, sigma, &near);
+        assert!(err < 1e-4, "{shape:?}: {err} ({} near)", near.len());
+    }
+}
+
+#[test]
+fn wiener_filtering_is_the_reference() {
+    let gpu = poisoned_gpu();
+    for (shape, image, sigma) in [(&[15usize, 12, 13][..], false, 2.1), (&[21, 25][..], true, 2.6), (&[10, 9, 6][..], false, 4.0)] {
+        let profile = small(image);
+        let z = integers(shape, 15);
+        let pilot = integers(shape, 15);
+        let spec = profile.spec(true, bm::range(&pilot.view()));
+        // Integer distances against a cap away from every integer: the same matches in f32.
+        assert!((spec.cap - spec.cap.round()).abs() > 1e-3, "cap {}", spec.cap);
+        let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(&profile), Bm4dStage::Wiener(pilot.view())).unwrap();
+        let (want, _) = cpu::stage(&three(&to64(&z)).view(), &three(&to64(&pilot)).view(), &spec, sigma, &[]).unwrap();
+        let err = three(&to64(&got)).iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
+        assert!(err < 1e-4, "{shape:?}: {err}");
+    }
+}
+
+/// splitmix64 normal deviates (Box-Muller, one per two uniforms), as the Python generator of
+/// the bm4d figures below draws them.
+fn noise(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed;
+    let mut uniform = || {
+        s = s.wrapping_add(0x9E3779B97F4A7C15);
+        let mut z = s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58476D1CE4E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D049BB133111EB);
+        z ^= z >> 31;
+        (z >> 11) as f64 * 2f64.powi(-53)
+    };
+    (0..n)
+        .map(|_| {
+            let (a, b) = (uniform(), uniform());
+            (-2.0 * (1.0 - a).ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
+        })
+        .collect()
+}
+
+fn phantom(shape: &[usize]) -> ArrayD<f64> {
+    ArrayD::from_shape_fn(IxDyn(shape), |i| {
+        let c: Vec<f64> = (0..shape.len()).map(|a| i[a] as f64 / shape[a] as f64).collect();
+        if shape.len() == 3 {
+            let (z, y, x) = (c[0], c[1], c[2]);
+            let inside = (x - 0.5).powi(2) / 0.12 + (y - 0.45).powi(2) / 0.08 + (z - 0.5).powi(2) / 0.1 < 1.0;
+            let ball = (x - 0.4).powi(2) + (y - 0.6).powi(2) + (z - 0.45).powi(2) < 0.02;
+            0.2 + 0.5 * inside as u8 as f64 + 0.3 * ball as u8 as f64 + 0.2 * x
+        } else {
+            let (y, x) = (c[0], c[1]);
+            let square = (x - 0.4).abs() < 0.25 && (y - 0.5).abs() < 0.2;
+            let disc = (x - 0.7).powi(2) + (y - 0.3).powi(2) < 0.03;
+            0.3 + 0.4 * square as u8 as f64 + 0.15 * (20.0 * x).sin() * (9.0 * y).cos() + 0.2 * disc as u8 as f64
+        }
+    })
+}
+
+fn psnr(x: &ArrayD<f64>, truth: &ArrayD<f64>) -> f64 {
+    let range = truth.fold(f64::NEG_INFINITY, |m, &v| m.max(v)) - truth.fold(f64::INFINITY, |m, &v| m.min(v));
+    let mse = x.iter().zip(truth).map(|(a, b)| (a - b).powi(2)).sum::<f64>() / x.len() as f64;
+    10.0 * (range * range / mse).log10()
+}
+
+#[test]
+fn both_stages_match_bm4d_on_phantoms() {
+    // bm4d 4.2.5's bm4d(z, 0.1) on these inputs (the noisy data in f32, as here): PSNR it
+    // scored, and the noisy data's.
+    let gpu = gpu();
+    for (shape, seed, noisy_psnr, bm4d_psnr) in
+        [(&[32usize, 30, 28][..], 11u64, 19.180455726688344, 32.15519215607527), (&[64, 56][..], 12, 19.101884383349358, 29.771724870134904)]
+    {
+        let truth = phantom(shape);
+        let z = ArrayD::from_shape_vec(IxDyn(shape), truth.iter().zip(noise(truth.len(), seed)).map(|(t, n)| (t + 0.1 * n) as f32).collect()).unwrap();
+        assert!((psnr(&to64(&z), &truth) - noisy_psnr).abs() < 1e-6, "the inputs are bm4d's");
+        let got = to64(&lucent::denoise::bm4d(gpu, &z, 0.1, None, Bm4dStage::All).unwrap());
+        let want = cpu::bm4d(&to64(&z).view(), 0.1, None, false, None).unwrap();
+        let (g, w) = (psnr(&got, &truth), psnr(&want, &truth));
+        // Second-stage matching on the first estimate may swap a near-tied block: PSNR, not
+        // voxels, agree.
+        assert!((g - w).abs() < 0.02, "{shape:?}: device {g} dB, reference {w} dB");
+        assert!(g > bm4d_psnr - 0.3, "{shape:?}: {g} dB against bm4d's {bm4d_psnr}");
+    }
+}
+
+#[test]
+fn bad_input_is_refused() {
+    let gpu = gpu();
+    let z = rand_array(&[12, 12, 12]);
+    let run = |z: &ArrayD<f32>, sigma: f64, p: Option<&Bm4dProfile>| lucent::denoise::bm4d(gpu, z, sigma, p, Bm4dStage::All);
+    assert!(run(&z, 0.0, None).is_err());
+    assert!(run(&z, f64::NAN, None).is_err());
+    assert!(run(&rand_array(&[3, 3, 3]), 0.1, None).is_err(), "smaller than a block");
+    assert!(run(&rand_array(&[12]), 0.1, None).is_err());
+    assert!(run(&rand_array(&[2, 5, 5, 5]), 0.1, None).is_err());
+    let mut nan = z.clone();
+    nan[[1, 2, 3]] = f32::NAN;
+    assert!(run(&nan, 0.1, None).is_err());
+    let mut p = Bm4dProfile::volume();
+    p.max_stack_size_wiener = 64;
+    assert!(run(&z, 0.1, Some(&p)).is_err());
+    let p2 = Bm4dProfile { bs_ht: [9, 4, 4], ..Bm4dProfile::volume() };
+    assert!(run(&z, 0.1, Some(&p2)).is_err());
+    let pilot = rand_array(&[12, 12, 11]);
+    assert!(lucent::denoise::bm4d(gpu, &z, 0.1, None, Bm4dStage::Wiener(pilot.view())).is_err());
+    // Data far from 1 is filtered near 1 and scaled back.
+    let big = z.mapv(|v| v * 2f32.powi(40));
+    let a = run(&z, 0.1, None).unwrap();
+    let b = run(&big, 0.1 * 2f64.powi(40), None).unwrap();
+    assert!(a.iter().zip(&b).all(|(x, y)| *y == x * 2f32.powi(40)));
+}
