@@ -18,7 +18,37 @@ from . import _lucent
 from ._arrays import real
 from ._context import Context, resolve
 
-__all__ = ["adaptive_filter"]
+__all__ = ["adaptive_filter", "bm4d"]
+
+
+def bm4d(z: Any, sigma_psd: float, profile: Any = "np", stage_arg: Any = "all", *,
+         context: Optional[Context] = None) -> np.ndarray:
+    """bm4d.bm4d (bm4d 4.2.5's names): block-matching collaborative filtering of an image (BM3D,
+    8 × 8 blocks) or a volume (BM4D, 4³ blocks) with white noise of standard deviation
+    ``sigma_psd`` (a number: a PSD is not implemented yet) on the GPU. ``profile`` "np" (lucent's
+    profile for the shape, chosen as bm4d chooses) or a mapping of bm4d profile fields to change
+    (``bs_ht``, ``step_ht``, ``max_stack_size_ht``, ``search_window_ht``, ``tau_match``,
+    ``lambda_thr``, ``beta``, and the ``_wiener`` twins, ``mu2``); ``stage_arg`` "all",
+    "hard_thresholding" (bm4d's ``BM4DStages`` names, lower case) or a first estimate to Wiener-
+    filter with. lucent's Wiener stage departs from bm4d's published profile where that lost
+    PSNR here (4³ DCT blocks and μ² 0.7 for volumes, μ² 1 for images).
+
+    >>> import numpy as np, lucent
+    >>> x = np.zeros((40, 40), "f4"); x[10:30, 10:30] = 1
+    >>> noisy = x + 0.2 * np.random.default_rng(0).standard_normal(x.shape).astype("f4")
+    >>> denoised = lucent.denoise.bm4d(noisy, 0.2)
+    >>> bool(np.abs(denoised - x).mean() < 0.3 * np.abs(noisy - x).mean())
+    True
+    """
+    fields = {} if isinstance(profile, str) and profile == "np" else profile
+    if isinstance(fields, str) or not hasattr(fields, "items"):
+        raise ValueError(f"bm4d: profile {profile!r}: 'np' or a mapping of bm4d profile fields")
+    sigma = np.asarray(sigma_psd, dtype=float)
+    if sigma.ndim != 0:
+        raise ValueError("bm4d: sigma_psd as a PSD is not implemented yet: give the noise's standard deviation")
+    if isinstance(stage_arg, str):
+        return _lucent.bm4d(resolve(context), real(z, "z"), float(sigma), stage_arg, None, dict(fields))
+    return _lucent.bm4d(resolve(context), real(z, "z"), float(sigma), "wiener", real(stage_arg, "stage_arg"), dict(fields))
 
 
 def adaptive_filter(x: Any, *, dims: Optional[int] = None, sigma: Optional[float] = None, alpha: Optional[float] = None,

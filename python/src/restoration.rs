@@ -154,6 +154,43 @@ fn denoise_nl_means<'py>(
     out(py, py.detach(|| lucent::denoise::denoise_nl_means(&ctx.gpu, &image, &o, channel_axis)))
 }
 
+/// bm4d's `bm4d(z, sigma_psd, profile, stage_arg)`: `stage` "all" or "hard_thresholding", or
+/// Wiener filtering on `pilot`; `profile` bm4d's field names over lucent's profile for the shape.
+#[pyfunction]
+#[pyo3(signature = (ctx, z, sigma, stage, pilot, profile))]
+fn bm4d<'py>(py: Python<'py>, ctx: &Context, z: F32<'py>, sigma: f64, stage: &str, pilot: Option<F32<'py>>, profile: Set<'py>) -> Result<'py> {
+    let z = z.as_array();
+    let mut p = lucent::denoise::Bm4dProfile::for_data(z.shape()).map_err(crate::to_py)?;
+    for (key, value) in &profile {
+        let triple = |v: &Bound<'py, PyAny>| -> PyResult<[usize; 3]> { v.extract::<[usize; 3]>() };
+        match key.as_str() {
+            "bs_ht" => p.bs_ht = triple(value)?,
+            "step_ht" => p.step_ht = triple(value)?,
+            "max_stack_size_ht" => p.max_stack_size_ht = value.extract()?,
+            "search_window_ht" => p.search_window_ht = triple(value)?,
+            "tau_match" => p.tau_match = value.extract()?,
+            "lambda_thr" => p.lambda_thr = value.extract()?,
+            "beta" => p.beta = value.extract()?,
+            "bs_wiener" => p.bs_wiener = triple(value)?,
+            "step_wiener" => p.step_wiener = triple(value)?,
+            "max_stack_size_wiener" => p.max_stack_size_wiener = value.extract()?,
+            "search_window_wiener" => p.search_window_wiener = triple(value)?,
+            "tau_match_wiener" => p.tau_match_wiener = value.extract()?,
+            "mu2" => p.mu2 = value.extract()?,
+            "beta_wiener" => p.beta_wiener = value.extract()?,
+            other => return Err(unknown("bm4d", other)),
+        }
+    }
+    let pilot = pilot.as_ref().map(|a| a.as_array());
+    let stage = match (stage, pilot) {
+        ("all", None) => lucent::denoise::Bm4dStage::All,
+        ("hard_thresholding", None) => lucent::denoise::Bm4dStage::HardThresholding,
+        ("wiener", Some(p)) => lucent::denoise::Bm4dStage::Wiener(p),
+        (other, _) => return Err(PyValueError::new_err(format!("bm4d: stage_arg {other:?}: 'all', 'hard_thresholding' or a first estimate"))),
+    };
+    out(py, py.detach(|| lucent::denoise::bm4d(&ctx.gpu, &z, sigma, Some(&p), stage)))
+}
+
 /// scikit-image's `estimate_sigma` of one image (channels are the caller's loop), in f64.
 #[pyfunction]
 fn estimate_sigma(py: Python<'_>, image: numpy::PyReadonlyArrayDyn<'_, f64>) -> PyResult<f64> {
@@ -239,6 +276,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(richardson_lucy, m)?)?;
     m.add_function(wrap_pyfunction!(rl_halo, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;
+    m.add_function(wrap_pyfunction!(bm4d, m)?)?;
     m.add_function(wrap_pyfunction!(denoise_tv_chambolle, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_sigma, m)?)?;
     m.add_function(wrap_pyfunction!(denoise_nl_means, m)?)?;

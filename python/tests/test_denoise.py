@@ -143,3 +143,52 @@ def test_nl_means_refuses_what_it_does_not_do():
         lucent.restoration.denoise_nl_means(np.ones((3, 4, 5, 6), "f4"))
     with pytest.raises(ValueError):
         lucent.restoration.denoise_nl_means(x, h=0.0)
+
+
+def _psnr(x, truth):
+    return 10 * np.log10(np.ptp(truth) ** 2 / np.mean((x - truth) ** 2))
+
+
+def _phantom(shape):
+    grids = np.meshgrid(*[np.arange(n) / n for n in shape], indexing="ij")
+    if len(shape) == 3:
+        z, y, x = grids
+        return (0.2 + 0.5 * (((x - .5) ** 2 / .12 + (y - .45) ** 2 / .08 + (z - .5) ** 2 / .1) < 1)
+                + 0.3 * (((x - .4) ** 2 + (y - .6) ** 2 + (z - .45) ** 2) < .02) + 0.2 * x)
+    y, x = grids
+    return 0.3 + 0.4 * ((abs(x - .4) < .25) & (abs(y - .5) < .2)) + 0.15 * np.sin(20 * x) * np.cos(9 * y)
+
+
+@pytest.mark.parametrize("shape, sigma", [((27, 25, 23), 0.1), ((97, 79), 0.08), ((21, 19, 6), 0.15)])
+def test_bm4d_is_within_a_third_of_a_db_of_bm4d(rng, shape, sigma):
+    bm4d = pytest.importorskip("bm4d")
+    truth = _phantom(shape)
+    noisy = (truth + sigma * rng.standard_normal(shape)).astype("f4")
+    want = np.squeeze(bm4d.bm4d(noisy.astype(float), sigma))
+    got = lucent.denoise.bm4d(noisy, sigma)
+    assert got.shape == noisy.shape and got.dtype == np.float32
+    assert _psnr(got, truth) > _psnr(want, truth) - 0.3
+    # The first stage alone, and the second on bm4d's own first estimate.
+    ht = np.squeeze(bm4d.bm4d(noisy.astype(float), sigma, stage_arg=bm4d.BM4DStages.HARD_THRESHOLDING))
+    assert _psnr(lucent.denoise.bm4d(noisy, sigma, stage_arg="hard_thresholding"), truth) > _psnr(ht, truth) - 0.3
+    wiener = lucent.denoise.bm4d(noisy, sigma, stage_arg=ht.reshape(noisy.shape).astype("f4"))
+    assert _psnr(wiener, truth) > _psnr(want, truth) - 0.3
+
+
+def test_bm4d_profile_fields_and_bad_input(rng):
+    x = rng.random((24, 24)).astype("f4")
+    plain = lucent.denoise.bm4d(x, 0.1)
+    wider = lucent.denoise.bm4d(x, 0.1, profile={"search_window_ht": (9, 9, 0), "mu2": 1.0})
+    assert not np.array_equal(plain, wider)
+    with pytest.raises(ValueError, match="sigma"):
+        lucent.denoise.bm4d(x, 0.0)
+    with pytest.raises(ValueError, match="PSD"):
+        lucent.denoise.bm4d(x, np.ones_like(x))
+    with pytest.raises(ValueError, match="blocks"):
+        lucent.denoise.bm4d(x, 0.1, profile={"bs_ht": (9, 9, 1)})
+    with pytest.raises(ValueError, match="unknown|bm4d"):
+        lucent.denoise.bm4d(x, 0.1, profile={"lambda": 2.0})
+    with pytest.raises(ValueError, match="stage_arg"):
+        lucent.denoise.bm4d(x, 0.1, stage_arg="wiener_only")
+    with pytest.raises(ValueError):
+        lucent.denoise.bm4d(rng.random((3, 3)).astype("f4"), 0.1)

@@ -25,8 +25,9 @@
 //! blocks and how it matches under exact noise variances. With its 'np' profile as written,
 //! this algorithm's volumes come out 0.3-1 dB short of bm4d's in smooth regions; its Wiener
 //! stage on 4³ DCT blocks with μ² = 0.7 and a flat window comes within 0.3 dB of bm4d (often
-//! above it): [`Profile::volume`] is that. Images use bm4d's 8 × 8 profile with μ² = 0.7 (its
-//! 0.4 for white noise lost 0.2-0.4 dB here, 0.7 came within 0.15 dB on camera and phantoms).
+//! above it): [`Profile::volume`] is that. Images use bm4d's 8 × 8 profile with BM3D's μ² = 1
+//! (bm4d's 0.4 for white noise lost 0.2-0.5 dB here; 1 came within 0.3 dB of bm4d on
+//! camera crops and phantoms of 61 × 47 and above it on 96 × 80).
 
 pub mod cpu;
 pub mod transform;
@@ -80,7 +81,7 @@ impl Profile {
         }
     }
 
-    /// Images and volumes thinner than 5 planes: bm4d's 8 × 8 profile (`BM4DProfile2D`), μ² 0.7.
+    /// Images and volumes thinner than 5 planes: bm4d's 8 × 8 profile (`BM4DProfile2D`), μ² 1.
     pub fn image() -> Profile {
         Profile {
             bs_ht: [8, 8, 1],
@@ -95,7 +96,7 @@ impl Profile {
             max_stack_size_wiener: 32,
             search_window_wiener: [7, 7, 7],
             tau_match_wiener: 0.3937,
-            mu2: 0.7,
+            mu2: 1.0,
             beta_wiener: 2.0,
         }
     }
@@ -108,6 +109,11 @@ impl Profile {
         } else {
             Profile::image()
         }
+    }
+
+    /// [`Profile::for_shape`] of an image or a volume of `shape`.
+    pub fn for_data(shape: &[usize]) -> Result<Profile> {
+        Ok(Profile::for_shape(as3(shape)?))
     }
 
     /// One stage's settings, its matching threshold from the matched data's `range`.
