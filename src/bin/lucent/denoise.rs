@@ -1,4 +1,5 @@
-//! `lucent denoise`: true 4D adaptive filtering (lucent::denoise) of a volume series.
+//! `lucent denoise`: true 4D adaptive filtering (lucent::denoise) of a volume series, block
+//! matching (BM3D/BM4D), non-local means or total variation of an image or a volume.
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -16,7 +17,8 @@ use crate::Global;
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   lucent denoise series.npy -o denoised.npy --dims 4 --json
-  lucent denoise t0.tif t1.tif t2.tif t3.tif -o denoised.npy --dims 4")]
+  lucent denoise t0.tif t1.tif t2.tif t3.tif -o denoised.npy --dims 4
+  lucent denoise volume.npy -o denoised.npy --method bm --sigma 0.1")]
 pub struct Args {
     /// The data: one .npy (up to 4 axes, (t, z, y, x)) or TIFF (3D), or several TIFFs as time
     /// points of a series.
@@ -28,9 +30,25 @@ pub struct Args {
     /// Axes filtered together, the last ones (2, 3 or 4; default: all, at most 4).
     #[arg(long)]
     dims: Option<usize>,
-    /// The magnitude mapping's noise level, relative to the largest structure.
+    /// The algorithm: adaptive filtering (series, up to 4 axes together), block matching
+    /// (bm4d's BM3D/BM4D), non-local means or total variation (scikit-image's), the last three
+    /// of an image or a volume.
+    #[arg(long, value_enum, default_value_t = Algorithm::Adaptive)]
+    method: Algorithm,
+    /// The noise's standard deviation (bm: estimated as scikit-image's estimate_sigma when
+    /// absent; nlm: scikit-image's sigma, 0 when absent).
+    #[arg(long, allow_hyphen_values = true)]
+    sigma: Option<f64>,
+    /// Non-local means' h (scikit-image's, 0.1).
+    #[arg(long, default_value_t = 0.1, allow_hyphen_values = true)]
+    h: f64,
+    /// Total variation's weight (scikit-image's denoise_tv_chambolle, 0.1).
+    #[arg(long, default_value_t = 0.1, allow_hyphen_values = true)]
+    weight: f64,
+    /// Adaptive filtering: the magnitude mapping's noise level, relative to the largest
+    /// structure.
     #[arg(long, default_value_t = Options::default().sigma, allow_hyphen_values = true)]
-    sigma: f64,
+    noise_level: f64,
     /// The magnitude mapping's slope above the noise level.
     #[arg(long, default_value_t = Options::default().alpha, allow_hyphen_values = true)]
     alpha: f64,
@@ -65,10 +83,10 @@ pub struct Args {
     /// Estimate the structure at full resolution (default: half resolution in space).
     #[arg(long)]
     full_resolution: bool,
-    /// How the GPU applies each bank of filters: by FFT, by direct sums (spatial), or each by
-    /// the cheaper (auto).
+    /// Adaptive filtering: how the GPU applies each bank of filters: by FFT, by direct sums
+    /// (spatial), or each by the cheaper (auto).
     #[arg(long, value_enum, default_value_t = Method::Auto)]
-    method: Method,
+    bank: Method,
     /// Slab length along the slab axis (default: as long as the GPU holds).
     #[arg(long)]
     slab: Option<usize>,
@@ -78,7 +96,7 @@ impl Args {
     fn options(&self) -> Options {
         Options {
             dims: self.dims,
-            sigma: self.sigma,
+            sigma: self.noise_level,
             alpha: self.alpha,
             beta: self.beta,
             isotropy_alpha: self.isotropy_alpha,
@@ -91,7 +109,7 @@ impl Args {
             reconstruction_taps: self.reconstruction_taps,
             downsample: !self.full_resolution,
             slab_len: self.slab,
-            method: self.method,
+            method: self.bank,
             ..Options::default()
         }
     }
@@ -99,8 +117,12 @@ impl Args {
     /// The options as the report gives them (names as on the command line).
     fn json_options(&self) -> serde_json::Value {
         json!({
-            "dims": self.dims,
+            "method": self.method,
             "sigma": self.sigma,
+            "h": self.h,
+            "weight": self.weight,
+            "dims": self.dims,
+            "noise_level": self.noise_level,
             "alpha": self.alpha,
             "beta": self.beta,
             "isotropy_alpha": self.isotropy_alpha,
@@ -112,9 +134,30 @@ impl Args {
             "structure_taps": self.structure_taps,
             "reconstruction_taps": self.reconstruction_taps,
             "full_resolution": self.full_resolution,
-            "method": self.method,
+            "bank": self.bank,
             "slab": self.slab,
         })
+    }
+}
+
+/// `lucent denoise --method`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Algorithm {
+    Adaptive,
+    Bm,
+    Nlm,
+    Tv,
+}
+
+impl Algorithm {
+    fn name(self) -> &'static str {
+        match self {
+            Algorithm::Adaptive => "adaptive",
+            Algorithm::Bm => "bm",
+            Algorithm::Nlm => "nlm",
+            Algorithm::Tv => "tv",
+        }
     }
 }
 
@@ -137,6 +180,9 @@ fn read(inputs: &[PathBuf]) -> Result<ArrayD<f32>, Error> {
 }
 
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
+    if args.method != Algorithm::Adaptive {
+        return run_other(global, args);
+    }
     let start = Instant::now();
     let options = args.options();
     options.check()?;
@@ -183,6 +229,59 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     } else if !global.quiet {
         let compute_s = stages.compute.unwrap_or(0.0) / 1e3;
         eprintln!("denoised {:?} over {d} axes in {compute_s:.2} s → {}", y.shape(), args.output.display());
+    }
+    Ok(())
+}
+
+/// Block matching, non-local means or total variation of one image or volume.
+fn run_other(global: &Global, args: &Args) -> Result<(), Error> {
+    let start = Instant::now();
+    let mut stages = Stages::default();
+    let gpu = stages.open(|| global.gpu())?;
+    let Some(gpu) = gpu else {
+        return Err(Error::Invalid(format!("denoise --method {} runs on the GPU only (no --device cpu yet)", args.method.name())));
+    };
+    if args.inputs.len() != 1 {
+        return Err(Error::Invalid(format!("denoise --method {} takes one image or volume, not {} inputs", args.method.name(), args.inputs.len())));
+    }
+    let x = stages.read(|| io::read_real(&args.inputs[0]))?;
+    io::check_output(&args.output, x.ndim(), false)?;
+    lucent::check::check_finite(&x.view(), "the data to denoise")?;
+    let mut sigma = args.sigma;
+    let y = stages.compute(|| match args.method {
+        Algorithm::Bm => {
+            let s = match args.sigma {
+                Some(s) => s,
+                None => lucent::denoise::estimate_sigma(&x)?,
+            };
+            sigma = Some(s);
+            lucent::denoise::bm4d(&gpu, &x, s, None, lucent::denoise::Bm4dStage::All)
+        }
+        Algorithm::Nlm => {
+            let o = lucent::denoise::NlMeans { h: args.h, sigma: args.sigma.unwrap_or(0.0), ..lucent::denoise::NlMeans::default() };
+            lucent::denoise::denoise_nl_means(&gpu, &x, &o, None)
+        }
+        Algorithm::Tv => lucent::denoise::denoise_tv_chambolle(&gpu, &x, args.weight, 2e-4, 200, None),
+        Algorithm::Adaptive => unreachable!("adaptive filtering runs in run()"),
+    })?;
+    crate::batch::check_result(&y.view())?;
+    stages.write(|| io::write_real(&args.output, &y.view()))?;
+    if global.json {
+        Report {
+            input: report::paths(&args.inputs),
+            output: report::path(&args.output),
+            shape_in: Some(x.shape().to_vec()),
+            shape_out: Some(y.shape().to_vec()),
+            options: args.json_options(),
+            ms: stages.total(start),
+            // sigma: the noise level used (estimated where not given).
+            details: json!({ "sigma": sigma }),
+            ..Report::new("denoise", report::device(&Some(gpu)))
+        }
+        .print();
+    } else if !global.quiet {
+        let compute_s = stages.compute.unwrap_or(0.0) / 1e3;
+        eprintln!("denoised {:?} ({}) in {compute_s:.2} s → {}", y.shape(), args.method.name(), args.output.display());
     }
     Ok(())
 }
