@@ -183,6 +183,9 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
     if args.method != Algorithm::Adaptive {
         return run_other(global, args);
     }
+    if args.sigma.is_some() {
+        return Err(Error::Invalid("--sigma is the noise's σ of --method bm or nlm; adaptive filtering's noise level is --noise-level".into()));
+    }
     let start = Instant::now();
     let options = args.options();
     options.check()?;
