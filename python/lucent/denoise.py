@@ -24,11 +24,13 @@ __all__ = ["adaptive_filter", "bm4d"]
 def bm4d(z: Any, sigma_psd: float, profile: Any = "np", stage_arg: Any = "all", *,
          context: Optional[Context] = None) -> np.ndarray:
     """bm4d.bm4d (bm4d 4.2.5's names): block-matching collaborative filtering of an image (BM3D,
-    8 × 8 blocks) or a volume (BM4D, 4³ blocks) with white noise of standard deviation
-    ``sigma_psd`` (a number: a PSD is not implemented yet) on the GPU. ``profile`` "np" (lucent's
-    profile for the shape, chosen as bm4d chooses) or a mapping of bm4d profile fields to change
-    (``bs_ht``, ``step_ht``, ``max_stack_size_ht``, ``search_window_ht``, ``tau_match``,
-    ``lambda_thr``, ``beta``, and the ``_wiener`` twins, ``mu2``); ``stage_arg`` "all",
+    8 × 8 blocks), a volume (BM4D, 4³ blocks) or a series of volumes (t, z, y, x; groups gather
+    blocks from ``search_window_time`` time points either side, 1 by default, 0 for bm4d frame by
+    frame) with white noise of standard deviation ``sigma_psd`` (a number: a PSD is not
+    implemented yet) on the GPU. ``profile`` "np" (lucent's profile for the shape, chosen as bm4d
+    chooses) or a mapping of profile fields to change (``bs_ht``, ``step_ht``,
+    ``max_stack_size_ht``, ``search_window_ht``, ``tau_match``, ``lambda_thr``, ``beta``, the
+    ``_wiener`` twins, ``mu2``, ``search_window_time``); ``stage_arg`` "all",
     "hard_thresholding" (bm4d's ``BM4DStages`` names, lower case) or a first estimate to Wiener-
     filter with. lucent's Wiener stage departs from bm4d's published profile where that lost
     PSNR here (4³ DCT blocks and μ² 0.7 for volumes, μ² 1 for images).

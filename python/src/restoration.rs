@@ -178,6 +178,7 @@ fn bm4d<'py>(py: Python<'py>, ctx: &Context, z: F32<'py>, sigma: f64, stage: &st
             "tau_match_wiener" => p.tau_match_wiener = value.extract()?,
             "mu2" => p.mu2 = value.extract()?,
             "beta_wiener" => p.beta_wiener = value.extract()?,
+            "search_window_time" => p.search_window_time = value.extract()?,
             other => return Err(unknown("bm4d", other)),
         }
     }

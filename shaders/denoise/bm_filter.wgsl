@@ -9,21 +9,27 @@
 // (σ² of bm4d's weights is the same for every group: it cancels in num / den.)
 #import common/grid
 
-// Mirrored in src/kernels/bm_filter.rs.
+// Mirrored in src/kernels/bm_filter.rs. Over (t, z, y, x): the data's sizes n, the block b,
+// the reference grid g, this colour's first grid index c, the colours k (the grid step of a
+// colour) and its reference blocks per axis m.
 struct Params {
-    n0: u32, n1: u32, n2: u32, most: u32,
-    b0: u32, b1: u32, b2: u32, wiener: u32,
-    g0: u32, g1: u32, g2: u32, thr: f32,
-    c0: u32, c1: u32, c2: u32, noise: f32,
-    k0: u32, k1: u32, k2: u32, unused0: u32,
-    m0: u32, m1: u32, m2: u32, unused1: u32,
+    n: vec4<u32>,
+    b: vec4<u32>,
+    g: vec4<u32>,
+    c: vec4<u32>,
+    k: vec4<u32>,
+    m: vec4<u32>,
+    most: u32,
+    wiener: u32,
+    thr: f32,
+    noise: f32,
 }
 
 @group(0) @binding(0) var<storage, read> noisy: array<f32>;
 @group(0) @binding(1) var<storage, read> pilot: array<f32>;
 @group(0) @binding(2) var<storage, read> groups: array<u32>;
 @group(0) @binding(3) var<storage, read> counts: array<u32>;
-// Forward matrices (3 × 8 × 8), inverse matrices, variances (128), window (128).
+// Forward matrices (4 × 8 × 8), inverse matrices, variances (128), window (128).
 @group(0) @binding(4) var<storage, read> tables: array<f32>;
 @group(0) @binding(5) var<storage, read_write> num: array<f32>;
 @group(0) @binding(6) var<storage, read_write> den: array<f32>;
@@ -38,12 +44,12 @@ var<workgroup> pos: array<u32, MOST>;
 var<workgroup> count: u32;
 
 // The separable transform of the group's blocks, held in `col`, along each block axis with the
-// matrices at `base` (0 forward, 192 inverse); every thread calls it (barriers inside).
+// matrices at `base` (0 forward, 256 inverse); every thread calls it (barriers inside).
 fn separable(col: ptr<function, array<f32, MOST>>, v: u32, nb: u32, n: u32, base: u32) {
     let inside = v < nb;
-    let sizes = array<u32, 3>(p.b0, p.b1, p.b2);
-    let strides = array<u32, 3>(p.b1 * p.b2, p.b2, 1u);
-    for (var a = 0u; a < 3u; a++) {
+    let sizes = array<u32, 4>(p.b.x, p.b.y, p.b.z, p.b.w);
+    let strides = array<u32, 4>(p.b.y * p.b.z * p.b.w, p.b.z * p.b.w, p.b.w, 1u);
+    for (var a = 0u; a < 4u; a++) {
         let len = sizes[a];
         if (len == 1u) {
             continue;
@@ -127,14 +133,13 @@ fn total(v: u32, value: f32) -> f32 {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) v: u32) {
     let w = workgroup_index(wid, nwg);
-    if (w >= p.m0 * p.m1 * p.m2) {
+    if (w >= p.m.x * p.m.y * p.m.z * p.m.w) {
         return;
     }
     // This colour's reference blocks are every k-th from c along each axis.
-    let i0 = p.c0 + (w / (p.m1 * p.m2)) * p.k0;
-    let i1 = p.c1 + ((w / p.m2) % p.m1) * p.k1;
-    let i2 = p.c2 + (w % p.m2) * p.k2;
-    let r = (i0 * p.g1 + i1) * p.g2 + i2;
+    let j = vec4<u32>(w / (p.m.y * p.m.z * p.m.w), (w / (p.m.z * p.m.w)) % p.m.y, (w / p.m.w) % p.m.z, w % p.m.w);
+    let i = p.c + j * p.k;
+    let r = ((i.x * p.g.y + i.y) * p.g.z + i.z) * p.g.w + i.w;
     if (v == 0u) {
         count = counts[r];
     }
@@ -143,12 +148,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         pos[v] = groups[r * p.most + v];
     }
     workgroupBarrier();
-    let nb = p.b0 * p.b1 * p.b2;
+    let nb = p.b.x * p.b.y * p.b.z * p.b.w;
     let inside = v < nb;
     // Voxel v's offset in the data.
     let vv = min(v, nb - 1u);
-    let off = ((vv / (p.b1 * p.b2)) * p.n1 + (vv / p.b2) % p.b1) * p.n2 + vv % p.b2;
-    let variance = tables[384u + vv];
+    let coords = vec4<u32>(vv / (p.b.y * p.b.z * p.b.w), (vv / (p.b.z * p.b.w)) % p.b.y, (vv / p.b.w) % p.b.z, vv % p.b.w);
+    let off = dot(coords, vec4<u32>(p.n.y * p.n.z * p.n.w, p.n.z * p.n.w, p.n.w, 1u));
+    let variance = tables[512u + vv];
     var col: array<f32, MOST>;
     var shrink: array<f32, MOST>;
     var weight = 1.0;
@@ -199,8 +205,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let k = total(v, kept);
         weight = select(1.0, 1.0 / k, k > 0.0);
     }
-    separable(&col, v, nb, n, 192u);
-    let wv = weight * tables[512u + vv];
+    separable(&col, v, nb, n, 256u);
+    let wv = weight * tables[640u + vv];
     for (var m = 0u; m < n; m++) {
         if (inside) {
             let x = pos[m] + off;

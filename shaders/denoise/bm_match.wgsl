@@ -1,19 +1,24 @@
-// Block matching, a reference block a workgroup: the threads share its search window's
-// blocks (walked in linear order), each block's sum of squared differences to the reference
-// block kept in workgroup memory; then the group, smallest first, one workgroup minimum a
-// slot (ties to the lower linear index), the reference itself first. Then the count: the
-// matches within the cap, at least two where two exist, at most `most`, rounded down to a
-// power of two. (One thread per reference block walking its whole window ran on lavapipe
-// for a few hundred blocks and stopped.)
+// Block matching, a reference block a workgroup, over (t, z, y, x): the threads share its
+// search window's blocks (walked in linear order, in chunks that fit workgroup memory), each
+// block's sum of squared differences to the reference block in workgroup memory; after each
+// chunk the `most` smallest of the chunk and the list kept so far, one workgroup minimum a
+// slot (ties to the lower linear index in the window), become the list. The reference itself
+// is first (distance −1). Then the count: the matches within the cap, at least two where two
+// exist, at most `most`, rounded down to a power of two. (One thread per reference block
+// walking its whole window ran on lavapipe for a few hundred blocks and stopped.)
 #import common/grid
 
 // Mirrored in src/kernels/bm_match.rs.
 struct Params {
-    n0: u32, n1: u32, n2: u32, most: u32,
-    b0: u32, b1: u32, b2: u32, cap: f32,
-    g0: u32, g1: u32, g2: u32, unused0: u32,
-    s0: u32, s1: u32, s2: u32, unused1: u32,
-    w0: u32, w1: u32, w2: u32, unused2: u32,
+    n: vec4<u32>,
+    b: vec4<u32>,
+    g: vec4<u32>,
+    s: vec4<u32>,
+    w: vec4<u32>,
+    most: u32,
+    cap: f32,
+    unused0: u32,
+    unused1: u32,
 }
 
 @group(0) @binding(0) var<storage, read> data: array<f32>;
@@ -24,12 +29,19 @@ struct Params {
 
 const MOST: u32 = 32u;
 const WG: u32 = 64u;
-// The most blocks a search window may hold (src/ops/denoise/bm/mod.rs checks it).
-const WINDOW: u32 = 3584u;
+const CHUNK: u32 = 3520u;
+const NONE: f32 = 3.4e38;
 
-var<workgroup> dist: array<f32, WINDOW>;
+// The chunk's distances, then the kept list's (at CHUNK + j).
+var<workgroup> dist: array<f32, 3552>;
+var<workgroup> kept_i: array<u32, MOST>;
+var<workgroup> next_d: array<f32, MOST>;
+var<workgroup> next_i: array<u32, MOST>;
 var<workgroup> tree_d: array<f32, WG>;
 var<workgroup> tree_i: array<u32, WG>;
+// The reference block's values and each block voxel's offset from the block's first.
+var<workgroup> ref_values: array<f32, 128>;
+var<workgroup> offsets: array<u32, 128>;
 
 // (d, i) before (e, j): smaller distance, then lower index.
 fn before(d: f32, i: u32, e: f32, j: u32) -> bool {
@@ -40,71 +52,101 @@ fn before(d: f32, i: u32, e: f32, j: u32) -> bool {
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
     let r = workgroup_index(wid, nwg);
-    if (r >= p.g0 * p.g1 * p.g2) {
+    let refs = p.g.x * p.g.y * p.g.z * p.g.w;
+    if (r >= refs) {
         return;
     }
     // The reference block: every step, the last at n − b.
-    let q0 = min((r / (p.g1 * p.g2)) * p.s0, p.n0 - p.b0);
-    let q1 = min(((r / p.g2) % p.g1) * p.s1, p.n1 - p.b1);
-    let q2 = min((r % p.g2) * p.s2, p.n2 - p.b2);
-    let plane = p.n1 * p.n2;
-    let at = (q0 * p.n1 + q1) * p.n2 + q2;
-    let lo0 = u32(max(i32(q0) - i32(p.w0), 0));
-    let lo1 = u32(max(i32(q1) - i32(p.w1), 0));
-    let lo2 = u32(max(i32(q2) - i32(p.w2), 0));
-    let e1 = min(q1 + p.w1, p.n1 - p.b1) + 1u - lo1;
-    let e2 = min(q2 + p.w2, p.n2 - p.b2) + 1u - lo2;
-    let blocks = (min(q0 + p.w0, p.n0 - p.b0) + 1u - lo0) * e1 * e2;
-    for (var c = lid; c < blocks; c += WG) {
-        let cand = ((lo0 + c / (e1 * e2)) * p.n1 + lo1 + (c / e2) % e1) * p.n2 + lo2 + c % e2;
-        var d = 0.0;
-        for (var u0 = 0u; u0 < p.b0; u0++) {
-            for (var u1 = 0u; u1 < p.b1; u1++) {
-                let row = u0 * plane + u1 * p.n2;
-                for (var u2 = 0u; u2 < p.b2; u2++) {
-                    let t = data[at + row + u2] - data[cand + row + u2];
-                    d += t * t;
-                }
-            }
-        }
-        // The reference first.
-        dist[c] = select(d, -1.0, cand == at);
+    let gi = vec4<u32>(r / (p.g.y * p.g.z * p.g.w), (r / (p.g.z * p.g.w)) % p.g.y, (r / p.g.w) % p.g.z, r % p.g.w);
+    let q = min(gi * p.s, p.n - p.b);
+    let stride = vec4<u32>(p.n.y * p.n.z * p.n.w, p.n.z * p.n.w, p.n.w, 1u);
+    let at = dot(q, stride);
+    let lo = vec4<u32>(max(vec4<i32>(q) - vec4<i32>(p.w), vec4<i32>(0)));
+    let e = min(q + p.w, p.n - p.b) + 1u - lo;
+    let blocks = e.x * e.y * e.z * e.w;
+    let voxels = p.b.x * p.b.y * p.b.z * p.b.w;
+    for (var v = lid; v < voxels; v += WG) {
+        let u = vec4<u32>(v / (p.b.y * p.b.z * p.b.w), (v / (p.b.z * p.b.w)) % p.b.y, (v / p.b.w) % p.b.z, v % p.b.w);
+        offsets[v] = dot(u, stride);
+        ref_values[v] = data[at + offsets[v]];
     }
     workgroupBarrier();
-    // Slot by slot, the workgroup's smallest (taken ones marked infinite); all threads keep
-    // the same count.
-    let take = min(p.most, blocks);
-    var within = 0u;
-    for (var slot = 0u; slot < take; slot++) {
-        var bd = 3.4e38;
-        var bi = 0xffffffffu;
-        for (var c = lid; c < blocks; c += WG) {
-            if (before(dist[c], c, bd, bi)) {
-                bd = dist[c];
-                bi = c;
+    var kept = 0u;
+    for (var start = 0u; start < blocks; start += CHUNK) {
+        let here = min(CHUNK, blocks - start);
+        for (var c = lid; c < here; c += WG) {
+            let k = start + c;
+            let cand = dot(lo + vec4<u32>(k / (e.y * e.z * e.w), (k / (e.z * e.w)) % e.y, (k / e.w) % e.z, k % e.w), stride);
+            // One loop over the block (the reference's values and the offsets shared).
+            var d = 0.0;
+            for (var v = 0u; v < voxels; v++) {
+                let t = ref_values[v] - data[cand + offsets[v]];
+                d += t * t;
             }
+            dist[c] = select(d, -1.0, cand == at);
         }
-        tree_d[lid] = bd;
-        tree_i[lid] = bi;
+        // The kept list joins the chunk (its indices are window indices already).
+        if (lid < kept) {
+            dist[CHUNK + lid] = next_d[lid];
+        }
         workgroupBarrier();
-        for (var stride = WG / 2u; stride > 0u; stride /= 2u) {
-            if (lid < stride && before(tree_d[lid + stride], tree_i[lid + stride], tree_d[lid], tree_i[lid])) {
-                tree_d[lid] = tree_d[lid + stride];
-                tree_i[lid] = tree_i[lid + stride];
+        let take = min(p.most, here + kept);
+        for (var slot = 0u; slot < take; slot++) {
+            var bd = NONE;
+            var bi = 0xffffffffu;
+            for (var c = lid; c < here; c += WG) {
+                if (before(dist[c], start + c, bd, bi)) {
+                    bd = dist[c];
+                    bi = start + c;
+                }
+            }
+            if (lid < kept && before(dist[CHUNK + lid], kept_i[lid], bd, bi)) {
+                bd = dist[CHUNK + lid];
+                bi = kept_i[lid];
+            }
+            tree_d[lid] = bd;
+            tree_i[lid] = bi;
+            workgroupBarrier();
+            for (var half = WG / 2u; half > 0u; half /= 2u) {
+                if (lid < half && before(tree_d[lid + half], tree_i[lid + half], tree_d[lid], tree_i[lid])) {
+                    tree_d[lid] = tree_d[lid + half];
+                    tree_i[lid] = tree_i[lid + half];
+                }
+                workgroupBarrier();
+            }
+            let best = tree_i[0];
+            if (lid == 0u) {
+                next_d[slot] = tree_d[0];
+                next_i[slot] = best;
+                // Taken: out of the running (in the chunk or the kept list).
+                if (best >= start && best - start < here) {
+                    dist[best - start] = NONE;
+                } else {
+                    for (var j = 0u; j < kept; j++) {
+                        if (kept_i[j] == best) {
+                            dist[CHUNK + j] = NONE;
+                        }
+                    }
+                }
             }
             workgroupBarrier();
         }
-        let c = tree_i[0];
-        let d = tree_d[0];
-        within += u32(d <= p.cap);
-        if (lid == 0u) {
-            groups[r * p.most + slot] = ((lo0 + c / (e1 * e2)) * p.n1 + lo1 + (c / e2) % e1) * p.n2 + lo2 + c % e2;
-            dist[c] = 3.4e38;
+        kept = take;
+        if (lid < kept) {
+            kept_i[lid] = next_i[lid];
         }
         workgroupBarrier();
     }
     if (lid == 0u) {
+        var within = 0u;
+        for (var j = 0u; j < kept; j++) {
+            within += u32(next_d[j] <= p.cap);
+        }
         let n = min(max(within, min(2u, blocks)), p.most);
         counts[r] = 1u << firstLeadingBit(n);
+    }
+    if (lid < kept) {
+        let k = next_i[lid];
+        groups[r * p.most + lid] = dot(lo + vec4<u32>(k / (e.y * e.z * e.w), (k / (e.z * e.w)) % e.y, (k / e.w) % e.z, k % e.w), stride);
     }
 }

@@ -10,7 +10,7 @@ use common::*;
 
 use lucent::denoise::{Bm4dProfile, Bm4dStage};
 use lucent::ops::denoise::bm::{self, cpu, transform};
-use ndarray::{Array3, ArrayD, Ix3, IxDyn};
+use ndarray::{Array4, ArrayD, Ix4, IxDyn};
 use rand::Rng;
 
 #[test]
@@ -49,9 +49,9 @@ fn integers(shape: &[usize], levels: u32) -> ArrayD<f32> {
     ArrayD::from_shape_fn(IxDyn(shape), |_| rng.random_range(0..=levels) as f32)
 }
 
-fn three(x: &ArrayD<f64>) -> Array3<f64> {
-    let s = bm::as3(x.shape()).unwrap();
-    x.clone().into_shape_with_order(IxDyn(&s)).unwrap().into_dimensionality::<Ix3>().unwrap()
+fn four(x: &ArrayD<f64>) -> Array4<f64> {
+    let s = bm::as4(x.shape()).unwrap();
+    x.clone().into_shape_with_order(IxDyn(&s)).unwrap().into_dimensionality::<Ix4>().unwrap()
 }
 
 fn small(image: bool) -> Bm4dProfile {
@@ -64,8 +64,8 @@ fn small(image: bool) -> Bm4dProfile {
 
 /// The largest difference between the device's estimate and the reference's with some subset
 /// of its near decisions flipped (the best subset).
-fn best_match(got: &ArrayD<f32>, noisy: &Array3<f64>, pilot: &Array3<f64>, spec: &bm::Spec, sigma: f64, near: &[u64]) -> f64 {
-    let got = three(&to64(got));
+fn best_match(got: &ArrayD<f32>, noisy: &Array4<f64>, pilot: &Array4<f64>, spec: &bm::Spec, sigma: f64, near: &[u64]) -> f64 {
+    let got = four(&to64(got));
     (0..1usize << near.len())
         .map(|mask| {
             let flip: Vec<u64> = near.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, &d)| d).collect();
@@ -75,32 +75,47 @@ fn best_match(got: &ArrayD<f32>, noisy: &Array3<f64>, pilot: &Array3<f64>, spec:
         .fold(f64::INFINITY, f64::min)
 }
 
+/// The device's first stage against the reference on integers in 0..=15 (redrawn while more
+/// than three decisions sit within rounding of the threshold).
+fn check_hard_thresholding(shape: &[usize], profile: &Bm4dProfile, sigma: f64) {
+    let gpu = poisoned_gpu();
+    let (z, near, spec) = (0..50)
+        .find_map(|_| {
+            let z = integers(shape, 15);
+            let z4 = four(&to64(&z));
+            let spec = profile.spec(false, bm::range(&z.view()));
+            let (_, near) = cpu::stage(&z4.view(), &z4.view(), &spec, sigma, &[]).unwrap();
+            (near.len() <= 3).then_some((z, near, spec))
+        })
+        .expect("data with few near decisions");
+    let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(profile), Bm4dStage::HardThresholding).unwrap();
+    let z4 = four(&to64(&z));
+    let err = best_match(&got, &z4, &z4, &spec, sigma, &near);
+    assert!(err < 1e-4, "{shape:?}: {err} ({} near)", near.len());
+}
+
 #[test]
 fn hard_thresholding_is_the_reference() {
-    let gpu = poisoned_gpu();
-    for (shape, image, sigma) in [(&[17usize, 13, 11][..], false, 2.3), (&[23, 19][..], true, 2.9), (&[9, 14, 7][..], false, 1.7), (&[8, 9][..], true, 3.3)] {
-        let profile = small(image);
-        // Redraw while more than three decisions sit within rounding of the threshold.
-        let (z, near, spec) = (0..50)
-            .find_map(|_| {
-                let z = integers(shape, 15);
-                let z3 = three(&to64(&z));
-                let spec = profile.spec(false, bm::range(&z.view()));
-                let (_, near) = cpu::stage(&z3.view(), &z3.view(), &spec, sigma, &[]).unwrap();
-                (near.len() <= 3).then_some((z, near, spec))
-            })
-            .expect("data with few near decisions");
-        let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(&profile), Bm4dStage::HardThresholding).unwrap();
-        let z3 = three(&to64(&z));
-        let err = best_match(&got, &z3, &z3, &spec, sigma, &near);
-        assert!(err < 1e-4, "{shape:?}: {err} ({} near)", near.len());
+    for (shape, image, sigma) in [
+        (&[17usize, 13, 11][..], false, 2.3),
+        (&[23, 19][..], true, 2.9),
+        (&[9, 14, 7][..], false, 1.7),
+        (&[8, 9][..], true, 3.3),
+        (&[3, 9, 8, 7][..], false, 2.2),
+    ] {
+        check_hard_thresholding(shape, &small(image), sigma);
     }
+    // A search window of more blocks than workgroup memory holds at once (3757: two chunks).
+    let wide = Bm4dProfile { search_window_ht: [16, 16, 12], step_ht: [4, 4, 4], ..Bm4dProfile::volume() };
+    check_hard_thresholding(&[20, 20, 16], &wide, 2.4);
 }
 
 #[test]
 fn wiener_filtering_is_the_reference() {
     let gpu = poisoned_gpu();
-    for (shape, image, sigma) in [(&[15usize, 12, 13][..], false, 2.1), (&[21, 25][..], true, 2.6), (&[10, 9, 6][..], false, 4.0)] {
+    for (shape, image, sigma) in
+        [(&[15usize, 12, 13][..], false, 2.1), (&[21, 25][..], true, 2.6), (&[10, 9, 6][..], false, 4.0), (&[4, 7, 6, 9][..], false, 3.1)]
+    {
         let profile = small(image);
         let z = integers(shape, 15);
         let pilot = integers(shape, 15);
@@ -108,8 +123,8 @@ fn wiener_filtering_is_the_reference() {
         // Integer distances against a cap away from every integer: the same matches in f32.
         assert!((spec.cap - spec.cap.round()).abs() > 1e-3, "cap {}", spec.cap);
         let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(&profile), Bm4dStage::Wiener(pilot.view())).unwrap();
-        let (want, _) = cpu::stage(&three(&to64(&z)).view(), &three(&to64(&pilot)).view(), &spec, sigma, &[]).unwrap();
-        let err = three(&to64(&got)).iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
+        let (want, _) = cpu::stage(&four(&to64(&z)).view(), &four(&to64(&pilot)).view(), &spec, sigma, &[]).unwrap();
+        let err = four(&to64(&got)).iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
         assert!(err < 1e-4, "{shape:?}: {err}");
     }
 }
@@ -187,7 +202,7 @@ fn bad_input_is_refused() {
     assert!(run(&z, f64::NAN, None).is_err());
     assert!(run(&rand_array(&[3, 3, 3]), 0.1, None).is_err(), "smaller than a block");
     assert!(run(&rand_array(&[12]), 0.1, None).is_err());
-    assert!(run(&rand_array(&[2, 5, 5, 5]), 0.1, None).is_err());
+    assert!(run(&rand_array(&[2, 2, 5, 5, 5]), 0.1, None).is_err());
     let mut nan = z.clone();
     nan[[1, 2, 3]] = f32::NAN;
     assert!(run(&nan, 0.1, None).is_err());
@@ -203,4 +218,23 @@ fn bad_input_is_refused() {
     let a = run(&z, 0.1, None).unwrap();
     let b = run(&big, 0.1 * 2f64.powi(40), None).unwrap();
     assert!(a.iter().zip(&b).all(|(x, y)| *y == x * 2f32.powi(40)));
+}
+
+#[test]
+fn matching_across_time_beats_each_frame_alone_on_series() {
+    // The moving-edge and textured series (lucent phantom --series), σ as BENCHMARKS' 4D
+    // comparisons: groups from the neighbouring time points (±1) against each frame as its own
+    // volume (bm4d per frame).
+    use lucent::phantom::dynamic;
+    let gpu = gpu();
+    for (name, clean, sigma) in [("moving-edge", dynamic::moving_edge([6, 14, 18, 17], 0.5), 0.25), ("textured", dynamic::textured([5, 16, 15, 17], 3), 0.2)] {
+        let z = dynamic::noisy(&clean, sigma, 7).mapv(|v| v as f32).into_dyn();
+        let truth = clean.into_dyn();
+        let series = to64(&lucent::denoise::bm4d(gpu, &z, sigma, None, Bm4dStage::All).unwrap());
+        let alone = Bm4dProfile { search_window_time: 0, ..Bm4dProfile::volume() };
+        let frames = to64(&lucent::denoise::bm4d(gpu, &z, sigma, Some(&alone), Bm4dStage::All).unwrap());
+        let (s, f) = (psnr(&series, &truth), psnr(&frames, &truth));
+        eprintln!("{name}: {s:.2} dB across time, {f:.2} dB frame by frame, noisy {:.2}", psnr(&to64(&z), &truth));
+        assert!(s > f + 0.3, "{name}: {s} dB across time, {f} dB frame by frame");
+    }
 }

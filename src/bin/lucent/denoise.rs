@@ -39,6 +39,10 @@ pub struct Args {
     /// absent; nlm: scikit-image's sigma, 0 when absent).
     #[arg(long, allow_hyphen_values = true)]
     sigma: Option<f64>,
+    /// Block matching of a series (t, z, y, x): the time points either side each search
+    /// window reaches (0: every time point on its own, as bm4d frame by frame).
+    #[arg(long, default_value_t = 1)]
+    time_window: usize,
     /// Non-local means' h (scikit-image's, 0.1).
     #[arg(long, default_value_t = 0.1, allow_hyphen_values = true)]
     h: f64,
@@ -121,6 +125,7 @@ impl Args {
             "sigma": self.sigma,
             "h": self.h,
             "weight": self.weight,
+            "time_window": self.time_window,
             "dims": self.dims,
             "noise_level": self.noise_level,
             "alpha": self.alpha,
@@ -258,7 +263,8 @@ fn run_other(global: &Global, args: &Args) -> Result<(), Error> {
                 None => lucent::denoise::estimate_sigma(&x)?,
             };
             sigma = Some(s);
-            lucent::denoise::bm4d(&gpu, &x, s, None, lucent::denoise::Bm4dStage::All)
+            let profile = lucent::denoise::Bm4dProfile { search_window_time: args.time_window, ..lucent::denoise::Bm4dProfile::for_data(x.shape())? };
+            lucent::denoise::bm4d(&gpu, &x, s, Some(&profile), lucent::denoise::Bm4dStage::All)
         }
         Algorithm::Nlm => {
             let o = lucent::denoise::NlMeans { h: args.h, sigma: args.sigma.unwrap_or(0.0), ..lucent::denoise::NlMeans::default() };

@@ -1,10 +1,10 @@
 //! The f64 reference of block matching with the device's semantics (same grid, same groups,
 //! same thresholds, same weights): what the tests compare against.
 
-use ndarray::{Array3, ArrayD, ArrayView3, ArrayViewD, Ix3, IxDyn};
+use ndarray::{Array4, ArrayD, ArrayView4, ArrayViewD, Ix4, IxDyn};
 
 use super::transform::{haar, haar_inverse};
-use super::{as3, Profile, Spec};
+use super::{as4, Profile, Spec};
 use crate::error::{Error, Result};
 
 /// Hard-thresholding decisions closer to the threshold than this, relative to the group's
@@ -12,29 +12,31 @@ use crate::error::{Error, Result};
 pub const NEAR: f64 = 2e-6;
 
 /// The matches of the reference block at `q` over `pilot` (their first voxels), best first.
-pub fn group(pilot: &ArrayView3<f64>, spec: &Spec, q: [usize; 3]) -> Vec<[usize; 3]> {
+pub fn group(pilot: &ArrayView4<f64>, spec: &Spec, q: [usize; 4]) -> Vec<[usize; 4]> {
     let n = pilot.dim();
-    let n = [n.0, n.1, n.2];
-    let lo: [usize; 3] = std::array::from_fn(|a| q[a].saturating_sub(spec.win[a]));
-    let hi: [usize; 3] = std::array::from_fn(|a| (q[a] + spec.win[a]).min(n[a] - spec.bs[a]));
-    let mut found: Vec<(f64, [usize; 3])> = vec![(-1.0, q)];
+    let n = [n.0, n.1, n.2, n.3];
+    let lo: [usize; 4] = std::array::from_fn(|a| q[a].saturating_sub(spec.win[a]));
+    let hi: [usize; 4] = std::array::from_fn(|a| (q[a] + spec.win[a]).min(n[a] - spec.bs[a]));
+    let voxels: usize = spec.bs.iter().product();
+    let mut found: Vec<(f64, [usize; 4])> = Vec::new();
     for c0 in lo[0]..=hi[0] {
         for c1 in lo[1]..=hi[1] {
             for c2 in lo[2]..=hi[2] {
-                let c = [c0, c1, c2];
-                if c == q {
-                    continue;
+                for c3 in lo[3]..=hi[3] {
+                    let c = [c0, c1, c2, c3];
+                    let d = if c == q {
+                        -1.0
+                    } else {
+                        (0..voxels)
+                            .map(|v| {
+                                let u = spec.coords(v);
+                                let t = pilot[at(q, u)] - pilot[at(c, u)];
+                                t * t
+                            })
+                            .sum()
+                    };
+                    found.push((d, c));
                 }
-                let mut d = 0.0;
-                for u0 in 0..spec.bs[0] {
-                    for u1 in 0..spec.bs[1] {
-                        for u2 in 0..spec.bs[2] {
-                            let t = pilot[(q[0] + u0, q[1] + u1, q[2] + u2)] - pilot[(c0 + u0, c1 + u1, c2 + u2)];
-                            d += t * t;
-                        }
-                    }
-                }
-                found.push((d, c));
             }
         }
     }
@@ -46,27 +48,32 @@ pub fn group(pilot: &ArrayView3<f64>, spec: &Spec, q: [usize; 3]) -> Vec<[usize;
     found[..count].iter().map(|f| f.1).collect()
 }
 
-/// One stage over 3-D data: matching on `pilot`, filtering `noisy`. `flip` names hard-
+/// The voxel at offset `u` in the block at `q`.
+fn at(q: [usize; 4], u: [usize; 4]) -> (usize, usize, usize, usize) {
+    (q[0] + u[0], q[1] + u[1], q[2] + u[2], q[3] + u[3])
+}
+
+/// One stage over 4-D data (t, z, y, x): matching on `pilot`, filtering `noisy`. `flip` names hard-
 /// thresholding decisions (as `near` reports them) to take the other way. Returns the
 /// estimate and the decisions within [`NEAR`] of the threshold, each as reference block ·
 /// (maxn · block voxels) + block · voxels + voxel.
-pub fn stage(noisy: &ArrayView3<f64>, pilot: &ArrayView3<f64>, spec: &Spec, sigma: f64, flip: &[u64]) -> Result<(Array3<f64>, Vec<u64>)> {
-    let (d0, d1, d2) = noisy.dim();
-    let shape = [d0, d1, d2];
+pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, sigma: f64, flip: &[u64]) -> Result<(Array4<f64>, Vec<u64>)> {
+    let (d0, d1, d2, d3) = noisy.dim();
+    let shape = [d0, d1, d2, d3];
     if pilot.dim() != noisy.dim() {
         return Err(Error::Shape(format!("a pilot of {:?} for data of {:?}", pilot.dim(), noisy.dim())));
     }
     let tables = spec.tables()?;
     let bs = spec.bs;
     let nb: usize = bs.iter().product();
-    let strides = [bs[1] * bs[2], bs[2], 1];
+    let strides = [bs[1] * bs[2] * bs[3], bs[2] * bs[3], bs[3], 1];
     let g = spec.grid(shape);
-    let mut num = Array3::<f64>::zeros(noisy.dim());
-    let mut den = Array3::<f64>::zeros(noisy.dim());
+    let mut num = Array4::<f64>::zeros(noisy.dim());
+    let mut den = Array4::<f64>::zeros(noisy.dim());
     let mut near = Vec::new();
     // The separable transform of each block (rows of `mats`) in place.
     let separable = |blocks: &mut Vec<Vec<f64>>, mats: &[Vec<f64>]| {
-        for a in 0..3 {
+        for a in 0..4 {
             let len = bs[a];
             if len == 1 {
                 continue;
@@ -95,14 +102,14 @@ pub fn stage(noisy: &ArrayView3<f64>, pilot: &ArrayView3<f64>, spec: &Spec, sigm
             }
         }
     };
-    let extract = |x: &ArrayView3<f64>, at: [usize; 3]| -> Vec<f64> {
-        (0..nb).map(|v| x[(at[0] + v / strides[0], at[1] + (v / strides[1]) % bs[1], at[2] + v % bs[2])]).collect()
-    };
-    for i0 in 0..g[0] {
-        for i1 in 0..g[1] {
-            for i2 in 0..g[2] {
-                let r = ((i0 * g[1] + i1) * g[2] + i2) as u64;
-                let q = [spec.position(0, i0, d0), spec.position(1, i1, d1), spec.position(2, i2, d2)];
+    let extract = |x: &ArrayView4<f64>, q: [usize; 4]| -> Vec<f64> { (0..nb).map(|v| x[at(q, spec.coords(v))]).collect() };
+    let refs: usize = g.iter().product();
+    {
+        {
+            for r in 0..refs {
+                let i = [r / (g[1] * g[2] * g[3]), (r / (g[2] * g[3])) % g[1], (r / g[3]) % g[2], r % g[3]];
+                let q: [usize; 4] = std::array::from_fn(|a| spec.position(a, i[a], shape[a]));
+                let r = r as u64;
                 let members = group(pilot, spec, q);
                 let mut blocks: Vec<Vec<f64>> = members.iter().map(|&at| extract(noisy, at)).collect();
                 let norm = blocks.iter().flatten().map(|v| v * v).sum::<f64>().sqrt();
@@ -145,9 +152,9 @@ pub fn stage(noisy: &ArrayView3<f64>, pilot: &ArrayView3<f64>, spec: &Spec, sigm
                 }
                 along(&mut blocks, true);
                 separable(&mut blocks, &tables.inverse);
-                for (block, at) in blocks.iter().zip(&members) {
+                for (block, &first) in blocks.iter().zip(&members) {
                     for (v, value) in block.iter().enumerate() {
-                        let x = (at[0] + v / strides[0], at[1] + (v / strides[1]) % bs[1], at[2] + v % bs[2]);
+                        let x = at(first, spec.coords(v));
                         num[x] += weight * tables.window[v] * value;
                         den[x] += weight * tables.window[v];
                     }
@@ -161,14 +168,14 @@ pub fn stage(noisy: &ArrayView3<f64>, pilot: &ArrayView3<f64>, spec: &Spec, sigm
 /// bm4d(z, σ, profile) in f64: both stages, the first alone (`ht_only`), or the second on
 /// `pilot`; `z`'s shape.
 pub fn bm4d(z: &ArrayViewD<f64>, sigma: f64, profile: Option<&Profile>, ht_only: bool, pilot: Option<&ArrayViewD<f64>>) -> Result<ArrayD<f64>> {
-    let shape = as3(z.shape())?;
+    let shape = as4(z.shape())?;
     let profile = profile.cloned().unwrap_or_else(|| Profile::for_shape(shape));
     profile.check(shape)?;
-    let three = |x: &ArrayViewD<f64>| -> Result<Array3<f64>> {
-        x.to_owned().into_shape_with_order(IxDyn(&shape)).and_then(|a| a.into_dimensionality::<Ix3>()).map_err(|e| Error::Invalid(e.to_string()))
+    let three = |x: &ArrayViewD<f64>| -> Result<Array4<f64>> {
+        x.to_owned().into_shape_with_order(IxDyn(&shape)).and_then(|a| a.into_dimensionality::<Ix4>()).map_err(|e| Error::Invalid(e.to_string()))
     };
     let z3 = three(z)?;
-    let range = |x: &Array3<f64>| x.fold(f64::NEG_INFINITY, |m, &v| m.max(v)) - x.fold(f64::INFINITY, |m, &v| m.min(v));
+    let range = |x: &Array4<f64>| x.fold(f64::NEG_INFINITY, |m, &v| m.max(v)) - x.fold(f64::INFINITY, |m, &v| m.min(v));
     let basic = match pilot {
         Some(p) => three(p)?,
         None => stage(&z3.view(), &z3.view(), &profile.spec(false, range(&z3)), sigma, &[])?.0,

@@ -1,6 +1,10 @@
-//! Block-matching collaborative filtering: BM3D for images (Dabov et al. 2007) and BM4D for
-//! volumes (Maggioni et al. 2013), with bm4d 4.2.5's names. Two stages, each over a grid of
-//! reference blocks (every `step`, the last block of each axis included):
+//! Block-matching collaborative filtering: BM3D for images (Dabov et al. 2007), BM4D for
+//! volumes (Maggioni et al. 2013), with bm4d 4.2.5's names, and series of volumes (t, z, y, x)
+//! whose groups gather blocks from the neighbouring time points too (`search_window_time`,
+//! lucent's: ±1 by default; 0 is bm4d frame by frame). Everything runs over four axes (an
+//! image is (1, rows, cols, 1), a volume (1, z, y, x)); blocks are one time point thick. Two
+//! stages, each over a grid of reference blocks (every `step`, the last block of each axis
+//! included):
 //! - **matching**: the blocks of the search window (±`search_window`, clipped to the data)
 //!   nearest the reference block by their sum of squared differences, the reference first, then
 //!   nearest first (ties to the lower linear index), those within `tau_match` · range² (the
@@ -16,8 +20,9 @@
 //!
 //! The second stage matches on the first's estimate and shrinks the noisy data with its
 //! spectra. On the device: matching a reference block a workgroup (the window's distances in
-//! workgroup memory, then the group by repeated minima), filtering a group a workgroup (its blocks in
-//! workgroup memory, the group transform in registers), and the aggregation without atomics:
+//! workgroup memory, 3520 at a time, then the group by repeated minima over them and the list
+//! kept so far), filtering a group a workgroup (its blocks in workgroup memory, the group
+//! transform in registers), and the aggregation without atomics:
 //! the reference grid is dispatched in colours whose groups cannot share a voxel, each group
 //! adding its blocks one after another. The result is deterministic.
 //!
@@ -37,6 +42,8 @@ use ndarray::{ArrayD, ArrayViewD, IxDyn};
 use crate::error::{Error, Result};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{Buf, Recording};
+use crate::kernels::bm_filter::{Colour, Shrinkage};
+use crate::kernels::bm_match::Matching;
 use transform::Local;
 
 /// bm4d's profile: the two stages' block sizes, steps, group sizes, search windows, matching
@@ -57,6 +64,9 @@ pub struct Profile {
     pub tau_match_wiener: f64,
     pub mu2: f64,
     pub beta_wiener: f64,
+    /// lucent's: for series (t, z, y, x), the time points either side each search window
+    /// reaches (0: every time point on its own, as bm4d per frame).
+    pub search_window_time: usize,
 }
 
 impl Profile {
@@ -78,6 +88,7 @@ impl Profile {
             tau_match_wiener: 0.7689,
             mu2: 0.7,
             beta_wiener: 0.0,
+            search_window_time: 1,
         }
     }
 
@@ -98,31 +109,32 @@ impl Profile {
             tau_match_wiener: 0.3937,
             mu2: 1.0,
             beta_wiener: 2.0,
+            search_window_time: 1,
         }
     }
 
-    /// bm4d's choice for data of `shape` (as 3-D): the volume profile where the last axis holds
-    /// 5 samples, else the image profile.
-    pub fn for_shape(shape: [usize; 3]) -> Profile {
-        if shape[2] >= 5 {
+    /// bm4d's choice for data of `shape` (as 4-D, time first): the volume profile where the last
+    /// axis holds 5 samples, else the image profile.
+    pub fn for_shape(shape: [usize; 4]) -> Profile {
+        if shape[3] >= 5 {
             Profile::volume()
         } else {
             Profile::image()
         }
     }
 
-    /// [`Profile::for_shape`] of an image or a volume of `shape`.
+    /// [`Profile::for_shape`] of an image, a volume or a series of `shape`.
     pub fn for_data(shape: &[usize]) -> Result<Profile> {
-        Ok(Profile::for_shape(as3(shape)?))
+        Ok(Profile::for_shape(as4(shape)?))
     }
 
     /// One stage's settings, its matching threshold from the matched data's `range`.
     pub fn spec(&self, wiener: bool, range: f64) -> Spec {
         if wiener {
             Spec {
-                bs: self.bs_wiener,
-                step: self.step_wiener,
-                win: self.search_window_wiener,
+                bs: time(1, self.bs_wiener),
+                step: time(1, self.step_wiener),
+                win: time(self.search_window_time, self.search_window_wiener),
                 maxn: self.max_stack_size_wiener,
                 cap: self.tau_match_wiener * range * range,
                 local: Local::Dct,
@@ -133,9 +145,9 @@ impl Profile {
             }
         } else {
             Spec {
-                bs: self.bs_ht,
-                step: self.step_ht,
-                win: self.search_window_ht,
+                bs: time(1, self.bs_ht),
+                step: time(1, self.step_ht),
+                win: time(self.search_window_time, self.search_window_ht),
                 maxn: self.max_stack_size_ht,
                 cap: self.tau_match * range * range,
                 local: Local::Bior15,
@@ -148,13 +160,13 @@ impl Profile {
     }
 
     /// Fails on sizes the kernels do not hold or data smaller than a block.
-    pub fn check(&self, shape: [usize; 3]) -> Result<()> {
+    pub fn check(&self, shape: [usize; 4]) -> Result<()> {
         for wiener in [false, true] {
             let s = self.spec(wiener, 1.0);
             let name = if wiener { "Wiener" } else { "hard-thresholding" };
             let voxels: usize = s.bs.iter().product();
             if s.bs.iter().any(|&b| !(1..=8).contains(&b)) || voxels > 125 {
-                return Err(Error::Invalid(format!("{name} blocks of {:?}: sides 1 to 8, at most 125 samples", s.bs)));
+                return Err(Error::Invalid(format!("{name} blocks of {:?}: sides 1 to 8, at most 125 samples", &s.bs[1..])));
             }
             if !(1..=32).contains(&s.maxn) || s.maxn * voxels > GROUP_VALUES {
                 return Err(Error::Invalid(format!(
@@ -162,15 +174,11 @@ impl Profile {
                     s.maxn
                 )));
             }
-            let window: usize = s.win.iter().map(|&w| 2 * w + 1).product();
-            if s.step.contains(&0) || window > WINDOW_BLOCKS {
-                return Err(Error::Invalid(format!(
-                    "{name} steps {:?} (1 or more) and search windows {:?} (at most {WINDOW_BLOCKS} blocks in all)",
-                    s.step, s.win
-                )));
+            if s.step.contains(&0) || s.win.iter().any(|&w| w > 1024) {
+                return Err(Error::Invalid(format!("{name} steps {:?} (1 or more) and search windows {:?} (0 to 1024)", &s.step[1..], &s.win[1..])));
             }
             if s.bs.iter().zip(shape).any(|(&b, n)| b > n) {
-                return Err(Error::Invalid(format!("data of shape {shape:?} smaller than the {name} blocks {:?}", s.bs)));
+                return Err(Error::Invalid(format!("data of shape {:?} smaller than the {name} blocks {:?}", &shape[1..], &s.bs[1..])));
             }
             let finite = [s.cap, s.lambda, s.mu2, s.beta].iter().all(|v| v.is_finite() && *v >= 0.0);
             if !finite {
@@ -181,18 +189,20 @@ impl Profile {
     }
 }
 
-/// Blocks of one search window the matching kernel holds in workgroup memory.
-pub const WINDOW_BLOCKS: usize = 3584;
+/// (t, a, b, c) of a spatial triple.
+fn time(t: usize, a: [usize; 3]) -> [usize; 4] {
+    [t, a[0], a[1], a[2]]
+}
 
 /// Values of one group the filtering kernel holds in workgroup memory.
 pub const GROUP_VALUES: usize = 4000;
 
-/// One stage's settings.
+/// One stage's settings over (t, z, y, x).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Spec {
-    pub bs: [usize; 3],
-    pub step: [usize; 3],
-    pub win: [usize; 3],
+    pub bs: [usize; 4],
+    pub step: [usize; 4],
+    pub win: [usize; 4],
     pub maxn: usize,
     /// The largest sum of squared differences a match may have (τ · range²).
     pub cap: f64,
@@ -205,7 +215,7 @@ pub struct Spec {
 
 impl Spec {
     /// Reference blocks along each axis of data of `shape`.
-    pub fn grid(&self, shape: [usize; 3]) -> [usize; 3] {
+    pub fn grid(&self, shape: [usize; 4]) -> [usize; 4] {
         std::array::from_fn(|a| (shape[a] - self.bs[a]).div_ceil(self.step[a]) + 1)
     }
 
@@ -216,8 +226,14 @@ impl Spec {
 
     /// Colours per axis: reference blocks this many apart along an axis never share a voxel
     /// (their search windows and blocks are 2W + b apart, the clamped last one included).
-    pub fn colours(&self, grid: [usize; 3]) -> [usize; 3] {
+    pub fn colours(&self, grid: [usize; 4]) -> [usize; 4] {
         std::array::from_fn(|a| ((2 * self.win[a] + self.bs[a] - 1).div_ceil(self.step[a]) + 1).min(grid[a]))
+    }
+
+    /// Voxel `v` of a block (row-major) as coordinates.
+    pub fn coords(&self, v: usize) -> [usize; 4] {
+        let b = self.bs;
+        [v / (b[1] * b[2] * b[3]), (v / (b[2] * b[3])) % b[1], (v / b[3]) % b[2], v % b[3]]
     }
 
     /// The local transforms (forward, inverse) per axis, each coefficient's variance over σ²,
@@ -231,18 +247,15 @@ impl Spec {
             inverse.push(i);
         }
         let norms: Vec<Vec<f64>> =
-            (0..3).map(|a| (0..self.bs[a]).map(|k| forward[a][k * self.bs[a]..(k + 1) * self.bs[a]].iter().map(|v| v * v).sum()).collect()).collect();
-        let windows: Vec<Vec<f64>> = (0..3).map(|a| transform::kaiser(self.bs[a], self.beta)).collect();
-        let [b0, b1, b2] = self.bs;
-        let mut variance = Vec::with_capacity(b0 * b1 * b2);
-        let mut window = Vec::with_capacity(b0 * b1 * b2);
-        for i in 0..b0 {
-            for j in 0..b1 {
-                for k in 0..b2 {
-                    variance.push(norms[0][i] * norms[1][j] * norms[2][k]);
-                    window.push(windows[0][i] * windows[1][j] * windows[2][k]);
-                }
-            }
+            (0..4).map(|a| (0..self.bs[a]).map(|k| forward[a][k * self.bs[a]..(k + 1) * self.bs[a]].iter().map(|v| v * v).sum()).collect()).collect();
+        let windows: Vec<Vec<f64>> = (0..4).map(|a| transform::kaiser(self.bs[a], self.beta)).collect();
+        let voxels: usize = self.bs.iter().product();
+        let mut variance = Vec::with_capacity(voxels);
+        let mut window = Vec::with_capacity(voxels);
+        for v in 0..voxels {
+            let c = self.coords(v);
+            variance.push((0..4).map(|a| norms[a][c[a]]).product());
+            window.push((0..4).map(|a| windows[a][c[a]]).product());
         }
         Ok(Tables { forward, inverse, variance, window })
     }
@@ -257,21 +270,21 @@ pub struct Tables {
 }
 
 impl Tables {
-    /// The kernel's table: forward then inverse matrices (3 × 8 × 8 each, zero-padded), then
+    /// The kernel's table: forward then inverse matrices (4 × 8 × 8 each, zero-padded), then
     /// the thresholds' variances and the window (128 each).
-    fn packed(&self, bs: [usize; 3]) -> Vec<f32> {
-        let mut t = vec![0f32; 2 * 192 + 256];
-        for a in 0..3 {
+    fn packed(&self, bs: [usize; 4]) -> Vec<f32> {
+        let mut t = vec![0f32; 2 * 256 + 256];
+        for a in 0..4 {
             for r in 0..bs[a] {
                 for c in 0..bs[a] {
                     t[a * 64 + r * 8 + c] = self.forward[a][r * bs[a] + c] as f32;
-                    t[192 + a * 64 + r * 8 + c] = self.inverse[a][r * bs[a] + c] as f32;
+                    t[256 + a * 64 + r * 8 + c] = self.inverse[a][r * bs[a] + c] as f32;
                 }
             }
         }
         for (v, (var, w)) in self.variance.iter().zip(&self.window).enumerate() {
-            t[384 + v] = *var as f32;
-            t[512 + v] = *w as f32;
+            t[512 + v] = *var as f32;
+            t[640 + v] = *w as f32;
         }
         t
     }
@@ -286,11 +299,12 @@ pub enum Stage<'a> {
     Wiener(ArrayViewD<'a, f32>),
 }
 
-/// bm4d(z, sigma_psd=σ, profile, stage_arg) of an image or a volume with white noise of
-/// standard deviation σ, on the device; `z`'s shape. `profile` None is bm4d's choice by shape
-/// ([`Profile::for_shape`]).
+/// bm4d(z, sigma_psd=σ, profile, stage_arg) of an image, a volume or a series of volumes
+/// (t, z, y, x: matched across `search_window_time` time points either side) with white noise
+/// of standard deviation σ, on the device; `z`'s shape. `profile` None is bm4d's choice by
+/// shape ([`Profile::for_shape`]).
 pub fn bm4d(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: Option<&Profile>, stage: Stage) -> Result<ArrayD<f32>> {
-    let shape = as3(z.shape())?;
+    let shape = as4(z.shape())?;
     if z.is_empty() {
         return Err(Error::Empty(format!("block matching of an array of shape {:?}", z.shape())));
     }
@@ -326,12 +340,13 @@ pub fn bm4d(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: Option<&Profile
     y.into_shape_with_order(z.raw_dim()).map_err(|err| Error::Invalid(err.to_string()))
 }
 
-/// (d0, d1, d2) of an image (rows, cols, 1) or a volume.
-pub fn as3(shape: &[usize]) -> Result<[usize; 3]> {
+/// (t, d0, d1, d2) of an image (1, rows, cols, 1: bm4d's axes), a volume (1, ...) or a series.
+pub fn as4(shape: &[usize]) -> Result<[usize; 4]> {
     match *shape {
-        [r, c] => Ok([r, c, 1]),
-        [a, b, c] => Ok([a, b, c]),
-        _ => Err(Error::Invalid(format!("block matching of an array of {} axes: images (2) and volumes (3)", shape.len()))),
+        [r, c] => Ok([1, r, c, 1]),
+        [a, b, c] => Ok([1, a, b, c]),
+        [t, a, b, c] => Ok([t, a, b, c]),
+        _ => Err(Error::Invalid(format!("block matching of an array of {} axes: images (2), volumes (3) and series (4)", shape.len()))),
     }
 }
 
@@ -342,15 +357,15 @@ pub fn range(x: &ArrayViewD<f32>) -> f64 {
 }
 
 /// Device memory of one stage over `shape`: the data, the pilot, the sums and the groups.
-fn stage_bytes(spec: &Spec, shape: [usize; 3]) -> u64 {
+fn stage_bytes(spec: &Spec, shape: [usize; 4]) -> u64 {
     let voxels: u64 = shape.iter().map(|&v| v as u64).product();
     let refs: u64 = spec.grid(shape).iter().map(|&v| v as u64).product();
     4 * (4 * voxels + refs * (spec.maxn as u64 + 1))
 }
 
-/// The stages on 3-D data near 1 in magnitude.
+/// The stages on 4-D data near 1 in magnitude.
 fn run(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: &Profile, pilot: Option<ArrayViewD<f32>>, ht_only: bool) -> Result<ArrayD<f32>> {
-    let shape = as3(z.shape())?;
+    let shape = as4(z.shape())?;
     for wiener in [false, true] {
         let spec = profile.spec(wiener, 1.0);
         let bytes = stage_bytes(&spec, shape);
@@ -397,12 +412,23 @@ fn run(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: &Profile, pilot: Opt
 pub fn stage(rec: &mut Recording, noisy: Buf, pilot: Buf, spec: &Spec, sigma: f64) -> Result<Buf> {
     let tables = spec.tables()?.packed(spec.bs);
     let tables = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(IxDyn(&[tables.len()]), tables).expect("a table").view())?;
-    let (groups, counts) = crate::kernels::bm_match::record(rec, pilot, spec)?;
     let dims = rec.dims(noisy).to_vec();
+    let shape = [dims[0], dims[1], dims[2], dims[3]];
+    let grid = spec.grid(shape);
+    let m = Matching { block: spec.bs, grid, step: spec.step, window: spec.win, most: spec.maxn, cap: spec.cap as f32 };
+    let (groups, counts) = crate::kernels::bm_match::record(rec, pilot, &m)?;
     let num = rec.temp(&dims, Dtype::F32)?;
     let den = rec.temp(&dims, Dtype::F32)?;
     crate::kernels::fill::record(rec, num, 0.0);
     crate::kernels::fill::record(rec, den, 0.0);
-    crate::kernels::bm_filter::record(rec, noisy, pilot, groups, counts, tables, num, den, spec, sigma)?;
+    let shrinkage =
+        if spec.wiener { Shrinkage::Wiener { noise: (spec.mu2 * sigma * sigma) as f32 } } else { Shrinkage::Hard { threshold: (spec.lambda * sigma) as f32 } };
+    // One dispatch per colour: groups of one colour never share a voxel.
+    let k = spec.colours(grid);
+    for c in 0..k.iter().product::<usize>() {
+        let first = [c / (k[1] * k[2] * k[3]), (c / (k[2] * k[3])) % k[1], (c / k[3]) % k[2], c % k[3]];
+        let colour = Colour { first, colours: k, blocks: std::array::from_fn(|a| (grid[a] - first[a]).div_ceil(k[a])) };
+        crate::kernels::bm_filter::record(rec, noisy, pilot, groups, counts, tables, num, den, &m, &colour, shrinkage)?;
+    }
     crate::kernels::broadcast::record(rec, crate::kernels::broadcast::BroadcastOp::Divide, num, den)
 }
