@@ -1,24 +1,23 @@
-// Collaborative filtering of one group a workgroup, and its aggregation. The groups of one
-// dispatch (one colour of the reference grid) never share a voxel, so each adds its blocks to
-// `num` and `den` one after another with plain adds, in a fixed order.
+// Collaborative filtering of one group a workgroup, and its aggregation into `num` and `den` in
+// 64-bit fixed point (two words a voxel: the fraction × 2³², then the signed integer part; the
+// carry added by whoever wrapped the fraction): integer sums do not depend on the order of the
+// adds, so every group runs at once and the result is deterministic.
 // Thread v holds voxel v of the block for every block of the group (`col`, in registers); the
 // blocks' separable transform goes through workgroup memory, one axis at a time; the Haar
 // transform along the group is in registers. Hard thresholding keeps |c| > thr · √variance
 // and weighs 1 / kept (1 where none is kept); Wiener filtering shrinks the noisy spectrum by
 // B² / (B² + μ²σ² variance) of the pilot's B and weighs 1 / Σ shrinkage² (1 where that is 0).
-// (σ² of bm4d's weights is the same for every group: it cancels in num / den.)
+// (σ² of bm4d's weights is the same for every group: it cancels in num / den. Σ shrinkage² is
+// taken as at least 2⁻¹², so that weights stay below 2¹² and the sums within the fixed point's
+// range for data scaled to magnitudes below 1.)
 #import common/grid
 
 // Mirrored in src/kernels/bm_filter.rs. Over (t, z, y, x): the data's sizes n, the block b,
-// the reference grid g, this colour's first grid index c, the colours k (the grid step of a
-// colour) and its reference blocks per axis m.
+// the reference grid g.
 struct Params {
     n: vec4<u32>,
     b: vec4<u32>,
     g: vec4<u32>,
-    c: vec4<u32>,
-    k: vec4<u32>,
-    m: vec4<u32>,
     most: u32,
     wiener: u32,
     thr: f32,
@@ -31,8 +30,8 @@ struct Params {
 @group(0) @binding(3) var<storage, read> counts: array<u32>;
 // Forward matrices (4 × 8 × 8), inverse matrices, variances (128), window (128).
 @group(0) @binding(4) var<storage, read> tables: array<f32>;
-@group(0) @binding(5) var<storage, read_write> num: array<f32>;
-@group(0) @binding(6) var<storage, read_write> den: array<f32>;
+@group(0) @binding(5) var<storage, read_write> num: array<atomic<u32>>;
+@group(0) @binding(6) var<storage, read_write> den: array<atomic<u32>>;
 @group(0) @binding(7) var<uniform> p: Params;
 
 const MOST: u32 = 32u;
@@ -129,17 +128,28 @@ fn total(v: u32, value: f32) -> f32 {
     return sum;
 }
 
+// `value` into the fixed-point sum at word pair `at`.
+fn add_num(at: u32, value: f32) {
+    let whole = floor(value);
+    let low = u32(min((value - whole) * 4294967296.0, 4294967040.0));
+    let old = atomicAdd(&num[at], low);
+    atomicAdd(&num[at + 1u], bitcast<u32>(i32(whole)) + u32(old > 0xffffffffu - low));
+}
+
+fn add_den(at: u32, value: f32) {
+    let whole = floor(value);
+    let low = u32(min((value - whole) * 4294967296.0, 4294967040.0));
+    let old = atomicAdd(&den[at], low);
+    atomicAdd(&den[at + 1u], bitcast<u32>(i32(whole)) + u32(old > 0xffffffffu - low));
+}
+
 @compute @workgroup_size(128)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) v: u32) {
-    let w = workgroup_index(wid, nwg);
-    if (w >= p.m.x * p.m.y * p.m.z * p.m.w) {
+    let r = workgroup_index(wid, nwg);
+    if (r >= p.g.x * p.g.y * p.g.z * p.g.w) {
         return;
     }
-    // This colour's reference blocks are every k-th from c along each axis.
-    let j = vec4<u32>(w / (p.m.y * p.m.z * p.m.w), (w / (p.m.z * p.m.w)) % p.m.y, (w / p.m.w) % p.m.z, w % p.m.w);
-    let i = p.c + j * p.k;
-    let r = ((i.x * p.g.y + i.y) * p.g.z + i.z) * p.g.w + i.w;
     if (v == 0u) {
         count = counts[r];
     }
@@ -176,7 +186,7 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             }
         }
         let e = total(v, energy);
-        weight = select(1.0, 1.0 / e, e > 0.0);
+        weight = 1.0 / max(e, 1.0 / 4096.0);
     }
     if (inside) {
         for (var m = 0u; m < n; m++) {
@@ -207,12 +217,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
     separable(&col, v, nb, n, 256u);
     let wv = weight * tables[640u + vv];
-    for (var m = 0u; m < n; m++) {
-        if (inside) {
-            let x = pos[m] + off;
-            num[x] += wv * col[m];
-            den[x] += wv;
+    if (inside) {
+        for (var m = 0u; m < n; m++) {
+            let x = 2u * (pos[m] + off);
+            add_num(x, wv * col[m]);
+            add_den(x, wv);
         }
-        storageBarrier();
     }
 }

@@ -1,5 +1,5 @@
 //! `shaders/denoise/bm_filter.wgsl`: collaborative filtering of a group a workgroup and its
-//! aggregation, one colour of the reference grid per dispatch.
+//! aggregation in 64-bit fixed point.
 
 use bytemuck::{Pod, Zeroable};
 
@@ -15,22 +15,10 @@ pub struct Params {
     pub n: [u32; 4],
     pub b: [u32; 4],
     pub g: [u32; 4],
-    pub c: [u32; 4],
-    pub k: [u32; 4],
-    pub m: [u32; 4],
     pub most: u32,
     pub wiener: u32,
     pub thr: f32,
     pub noise: f32,
-}
-
-/// One colour of the reference grid: its first grid index per axis `c`, the colours per axis
-/// `k` (a colour's grid step) and its reference blocks per axis.
-#[derive(Clone, Copy, Debug)]
-pub struct Colour {
-    pub first: [usize; 4],
-    pub colours: [usize; 4],
-    pub blocks: [usize; 4],
 }
 
 /// Shrinkage: hard thresholding at `threshold` (λσ), or Wiener filtering with `noise` (μ²σ²).
@@ -40,8 +28,9 @@ pub enum Shrinkage {
     Wiener { noise: f32 },
 }
 
-/// Adds the groups of one colour (from bm_match over `m.grid`) filtered into `num` and `den`
-/// (t, z, y, x); `pilot` is read by Wiener filtering only.
+/// Adds every group (from bm_match over `m.grid`) filtered into `num` and `den`: 64-bit fixed
+/// point, two u32 words a value of (t, z, y, x), zeroed by the caller (bm_normalize divides
+/// them). `pilot` is read by Wiener filtering only.
 #[allow(clippy::too_many_arguments)]
 pub fn record(
     rec: &mut Recording,
@@ -53,36 +42,23 @@ pub fn record(
     num: Buf,
     den: Buf,
     m: &Matching,
-    colour: &Colour,
     shrinkage: Shrinkage,
 ) -> Result<()> {
     let &[n0, n1, n2, n3] = rec.dims(noisy) else {
         return Err(Error::Shape(format!("block matching of data of shape {:?}: four axes", rec.dims(noisy))));
     };
     let shape = [n0, n1, n2, n3];
-    for b in [pilot, num, den] {
-        if rec.dims(b) != shape {
-            return Err(Error::Shape(format!("block matching arrays of {:?} and {:?}", rec.dims(b), shape)));
-        }
+    let voxels: usize = shape.iter().product();
+    if rec.dims(pilot) != shape || rec.shape(num).len() != 2 * voxels || rec.shape(den).len() != 2 * voxels {
+        return Err(Error::Shape(format!("block matching arrays of {:?}, sums of {} words for data of {shape:?}", rec.dims(pilot), rec.shape(num).len())));
     }
     let u = |a: [usize; 4]| a.map(|v| v as u32);
     let (wiener, thr, noise) = match shrinkage {
         Shrinkage::Hard { threshold } => (0, threshold, 0.0),
         Shrinkage::Wiener { noise } => (1, 0.0, noise),
     };
-    let p = Params {
-        n: u(shape),
-        b: u(m.block),
-        g: u(m.grid),
-        c: u(colour.first),
-        k: u(colour.colours),
-        m: u(colour.blocks),
-        most: m.most as u32,
-        wiener,
-        thr,
-        noise,
-    };
-    let workgroups = colour.blocks.iter().product::<usize>() as u64;
-    rec.dispatch(&BM_FILTER, &[], bytemuck::bytes_of(&p), &[noisy, pilot, groups, counts, tables, num, den], workgroups);
+    let p = Params { n: u(shape), b: u(m.block), g: u(m.grid), most: m.most as u32, wiener, thr, noise };
+    let refs = m.grid.iter().product::<usize>() as u64;
+    rec.dispatch(&BM_FILTER, &[], bytemuck::bytes_of(&p), &[noisy, pilot, groups, counts, tables, num, den], refs);
     Ok(())
 }

@@ -12,6 +12,7 @@ pub mod backproject_voxels;
 pub mod binary;
 pub mod bm_filter;
 pub mod bm_match;
+pub mod bm_normalize;
 pub mod boundary;
 pub mod box_extreme;
 pub mod broadcast;

@@ -183,7 +183,10 @@ fn both_stages_match_bm4d_on_phantoms() {
         let truth = phantom(shape);
         let z = ArrayD::from_shape_vec(IxDyn(shape), truth.iter().zip(noise(truth.len(), seed)).map(|(t, n)| (t + 0.1 * n) as f32).collect()).unwrap();
         assert!((psnr(&to64(&z), &truth) - noisy_psnr).abs() < 1e-6, "the inputs are bm4d's");
-        let got = to64(&lucent::denoise::bm4d(gpu, &z, 0.1, None, Bm4dStage::All).unwrap());
+        let once = lucent::denoise::bm4d(gpu, &z, 0.1, None, Bm4dStage::All).unwrap();
+        // Integer sums: the same bits every run, whatever order the groups add in.
+        assert_eq!(once, lucent::denoise::bm4d(gpu, &z, 0.1, None, Bm4dStage::All).unwrap(), "deterministic");
+        let got = to64(&once);
         let want = cpu::bm4d(&to64(&z).view(), 0.1, None, false, None).unwrap();
         let (g, w) = (psnr(&got, &truth), psnr(&want, &truth));
         // Second-stage matching on the first estimate may swap a near-tied block: PSNR, not

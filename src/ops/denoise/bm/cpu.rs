@@ -130,7 +130,7 @@ pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, sigm
                             energy += w * w;
                         }
                     }
-                    weight = if energy > 0.0 { 1.0 / energy } else { 1.0 };
+                    weight = 1.0 / energy.max(1.0 / 4096.0);
                 } else {
                     let mut kept = 0usize;
                     for (m, block) in blocks.iter_mut().enumerate() {
