@@ -228,10 +228,11 @@ format!(
         );
         let db = |k: &str| denoising["psnr_db"][k].as_f64().unwrap_or(f64::NAN);
         println!(
-            "4D denoising of a noisy moving edge: PSNR noisy {:.1} dB, over 3 axes {:.1}, over 4 {:.1}",
+            "4D denoising of a noisy moving edge: PSNR noisy {:.1} dB, adaptive over 3 axes {:.1}, over 4 {:.1}, block matching {:.1}",
             db("noisy"),
             db("denoised_3d"),
-            db("denoised_4d")
+            db("denoised_4d"),
+            db("block_matching")
         );
         println!(
             "wrote {}: report.html (every figure, its numbers and the commands; open it in a browser), the figures as PNG, the arrays as .npy, report.json",
