@@ -25,7 +25,7 @@ from ._context import Context, resolve
 Boundary = Literal["zero", "periodic", "extended"]
 
 __all__ = ["richardson_lucy", "richardson_lucy_grid", "blind_richardson_lucy", "wiener", "unsupervised_wiener", "denoise_tv_chambolle",
-           "denoise_nl_means", "estimate_sigma"]
+           "denoise_nl_means", "estimate_sigma", "denoise_invariant", "calibrate_denoiser"]
 
 
 def _options(init: Optional[float], normalize_psf: bool, filter_epsilon: Optional[float], boundary: str,
@@ -331,3 +331,102 @@ def denoise_nl_means(image: Any, patch_size: int = 7, patch_distance: int = 11, 
     return _lucent.denoise_nl_means(resolve(context), real(a, "image"), count(patch_size, "patch_size"),
                                     count(patch_distance, "patch_distance"), float(h), bool(fast_mode), float(sigma),
                                     channel_axis)
+
+
+def _interpolate_image(image: np.ndarray, multichannel: bool, context: Optional[Context]) -> np.ndarray:
+    """Each pixel the mean of its face neighbours (scikit-image's ``_interpolate_image``: a
+    cross without its centre, numpy's 'mirror' edges), by lucent.ndimage.convolve."""
+    from .ndimage import convolve
+
+    spatial = image.ndim - 1 if multichannel else image.ndim
+    cross = np.zeros((3,) * spatial, np.float32)
+    for a in range(spatial):
+        index = [1] * spatial
+        for k in (0, 2):
+            index[a] = k
+            cross[tuple(index)] = 1
+    cross /= cross.sum()
+    if not multichannel:
+        return convolve(image, cross, mode="mirror", context=context)
+    return np.stack([convolve(image[..., c], cross, mode="mirror", context=context) for c in range(image.shape[-1])], axis=-1)
+
+
+def _grid_slice(shape: tuple, offset: int, stride: int) -> tuple:
+    phases = np.unravel_index(offset, (stride,) * len(shape))
+    return tuple(slice(p, None, stride) for p in phases)
+
+
+def denoise_invariant(image: Any, denoise_function: Any, *, stride: int = 4, masks: Any = None,
+                      denoiser_kwargs: Optional[dict] = None, context: Optional[Context] = None) -> np.ndarray:
+    """skimage.restoration.denoise_invariant: the J-invariant version of ``denoise_function``
+    (Batson and Royer 2019, Noise2Self): for each of the stride^ndim interleaved grids (or each of
+    ``masks``), the grid's pixels replaced by their neighbours' mean, denoised, and the grid's
+    results kept, so no prediction uses its own pixel. ``denoise_function`` is any callable of
+    an image (lucent's denoisers run on the GPU); the interpolation runs on the GPU too, in
+    float32. ``channel_axis`` in ``denoiser_kwargs`` marks the last axis as channels.
+
+    >>> import numpy as np, lucent
+    >>> x = np.random.default_rng(0).random((24, 24)).astype("f4")
+    >>> lucent.restoration.denoise_invariant(x, lucent.restoration.denoise_tv_chambolle).shape
+    (24, 24)
+    """
+    image = np.asarray(image)
+    if image.dtype.kind == "u":
+        image = image / np.iinfo(image.dtype).max
+    image = np.asarray(image, np.float32)
+    kwargs = dict(denoiser_kwargs or {})
+    multichannel = kwargs.get("channel_axis") is not None
+    spatial = image.ndim - 1 if multichannel else image.ndim
+    interp = _interpolate_image(image, multichannel, context)
+    output = np.zeros_like(image)
+    if masks is None:
+        masks = (_grid_slice(image.shape[:spatial], offset, count(stride, "stride")) for offset in range(stride ** spatial))
+    for mask in masks:
+        masked = image.copy()
+        masked[mask] = interp[mask]
+        output[mask] = np.asarray(denoise_function(masked, **kwargs))[mask]
+    return output
+
+
+def calibrate_denoiser(image: Any, denoise_function: Any, denoise_parameters: dict, *, stride: int = 4,
+                       approximate_loss: bool = True, extra_output: bool = False,
+                       context: Optional[Context] = None) -> Any:
+    """skimage.restoration.calibrate_denoiser: the J-invariant ``denoise_function`` with the
+    parameters (every combination of ``denoise_parameters``' lists) whose self-supervised loss,
+    the mean squared difference between the noisy image and its J-invariant denoising, is
+    least (with ``approximate_loss``, on the middle grid alone, as scikit-image). Returns the
+    calibrated function (a functools.partial of :func:`denoise_invariant`), and with
+    ``extra_output`` also (the parameters tested, their losses).
+
+    >>> import numpy as np, lucent
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.zeros((32, 32), "f4"); x[8:24, 8:24] = 1
+    >>> noisy = (x + 0.3 * rng.standard_normal(x.shape)).astype("f4")
+    >>> best, (tested, losses) = lucent.restoration.calibrate_denoiser(
+    ...     noisy, lucent.restoration.denoise_tv_chambolle, {"weight": [0.01, 0.1, 0.3]}, extra_output=True)
+    >>> len(tested), best(noisy).shape
+    (3, (32, 32))
+    """
+    import functools
+    import itertools
+
+    image = np.asarray(image)
+    if image.dtype.kind == "u":
+        image = image / np.iinfo(image.dtype).max
+    image = np.asarray(image, np.float32)
+    keys = list(denoise_parameters.keys())
+    tested = [dict(zip(keys, values)) for values in itertools.product(*denoise_parameters.values())]
+    losses = []
+    for kwargs in tested:
+        multichannel = kwargs.get("channel_axis") is not None
+        if approximate_loss:
+            spatial = image.ndim - 1 if multichannel else image.ndim
+            mask = _grid_slice(image.shape[:spatial], stride ** spatial // 2, stride)
+            denoised = denoise_invariant(image, denoise_function, masks=[mask], denoiser_kwargs=kwargs, context=context)
+            losses.append(float(np.mean((image[mask].astype(np.float64) - denoised[mask]) ** 2)))
+        else:
+            denoised = denoise_invariant(image, denoise_function, stride=stride, denoiser_kwargs=kwargs, context=context)
+            losses.append(float(np.mean((image.astype(np.float64) - denoised) ** 2)))
+    best = functools.partial(denoise_invariant, denoise_function=denoise_function, stride=stride,
+                             denoiser_kwargs=tested[int(np.argmin(losses))], context=context)
+    return (best, (tested, losses)) if extra_output else best

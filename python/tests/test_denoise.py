@@ -192,3 +192,41 @@ def test_bm4d_profile_fields_and_bad_input(rng):
         lucent.denoise.bm4d(x, 0.1, stage_arg="wiener_only")
     with pytest.raises(ValueError):
         lucent.denoise.bm4d(rng.random((3, 3)).astype("f4"), 0.1)
+
+
+@pytest.mark.parametrize("shape, channel_axis", [((37, 29), None), ((13, 16, 11), None), ((21, 18, 3), -1)])
+def test_denoise_invariant_is_scikit_images(rng, shape, channel_axis):
+    restoration = pytest.importorskip("skimage.restoration")
+    x = rng.random(shape).astype("f4")
+    kwargs = {"weight": 0.2} if channel_axis is None else {"weight": 0.2, "channel_axis": -1}
+    # The same denoiser on both sides: the masking and interpolation are what is compared.
+    want = restoration.denoise_invariant(x, restoration.denoise_tv_chambolle, stride=3, denoiser_kwargs=kwargs)
+    got = lucent.restoration.denoise_invariant(x, restoration.denoise_tv_chambolle, stride=3, denoiser_kwargs=kwargs)
+    assert got.shape == x.shape and np.abs(got - want).max() < 2e-5
+    # With lucent's TV (equal to scikit-image's within its stopping rule).
+    ours = lucent.restoration.denoise_invariant(x, lucent.restoration.denoise_tv_chambolle, stride=3, denoiser_kwargs=kwargs)
+    assert np.abs(ours - want).max() < 1e-3
+
+
+def test_calibrate_denoiser_is_scikit_images(rng):
+    restoration = pytest.importorskip("skimage.restoration")
+    x = np.zeros((40, 36), "f4")
+    x[10:30, 8:26] = 1
+    noisy = (x + 0.3 * rng.standard_normal(x.shape)).astype("f4")
+    params = {"weight": [0.02, 0.08, 0.2, 0.5]}
+    _, (tested, want) = restoration.calibrate_denoiser(noisy, restoration.denoise_tv_chambolle, params, extra_output=True)
+    best, (ours, got) = lucent.restoration.calibrate_denoiser(noisy, lucent.restoration.denoise_tv_chambolle, params,
+                                                              extra_output=True)
+    assert ours == tested
+    assert np.allclose(got, want, rtol=2e-3)
+    assert int(np.argmin(got)) == int(np.argmin(want))
+    # Over every grid (approximate_loss=False) and with block matching as the denoiser.
+    _, (_, full) = lucent.restoration.calibrate_denoiser(noisy, lucent.restoration.denoise_tv_chambolle, params,
+                                                         approximate_loss=False, extra_output=True)
+    _, (_, full_want) = restoration.calibrate_denoiser(noisy, restoration.denoise_tv_chambolle, params,
+                                                       approximate_loss=False, extra_output=True)
+    assert np.allclose(full, full_want, rtol=2e-3)
+    _, (sigmas, bm_losses) = lucent.restoration.calibrate_denoiser(noisy, lambda im, sigma_psd: lucent.denoise.bm4d(im, sigma_psd),
+                                                                   {"sigma_psd": [0.05, 0.3, 1.5]}, extra_output=True)
+    assert int(np.argmin(bm_losses)) == 1, bm_losses
+    assert best(noisy).shape == noisy.shape
