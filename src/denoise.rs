@@ -21,6 +21,7 @@ use crate::gpu::Gpu;
 use crate::ops::denoise::gpu;
 
 pub use crate::ops::denoise::bm::{Profile as Bm4dProfile, Stage as Bm4dStage};
+pub use crate::ops::denoise::bregman::Bregman;
 pub use crate::ops::denoise::gpu::Report;
 pub use crate::ops::denoise::nlm::NlMeans;
 pub use crate::ops::denoise::{Lognormal, Method, Options};
@@ -30,6 +31,7 @@ pub use crate::placement::Progress;
 /// and what the tests compare against.
 pub mod cpu {
     pub use crate::ops::denoise::bm::cpu::bm4d;
+    pub use crate::ops::denoise::bregman::cpu as denoise_tv_bregman;
     pub use crate::ops::denoise::cpu::adaptive_filter;
     pub use crate::ops::denoise::nlm::cpu as denoise_nl_means;
     pub use crate::ops::denoise::tv::cpu as denoise_tv_chambolle;
@@ -79,6 +81,15 @@ pub fn denoise_tv_chambolle<D: Dimension>(
     channel_axis: Option<usize>,
 ) -> Result<Array<f32, D>> {
     let y = crate::ops::denoise::tv::denoise_tv_chambolle(gpu, &x.view().into_dyn(), weight, eps, max_num_iter, channel_axis)?;
+    y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))
+}
+
+/// scikit-image's `denoise_tv_bregman(image, weight=5.0, max_num_iter=100, eps=1e-3,
+/// isotropic=True, channel_axis=None)`: split-Bregman TV by its Gauss-Seidel sweeps in its
+/// raster order (anti-diagonals on the device), an image whose third axis, if any, is solved
+/// together, or each channel on its own; with `x`'s shape.
+pub fn denoise_tv_bregman<D: Dimension>(gpu: &Gpu, x: &ArrayBase<impl Data<Elem = f32>, D>, o: &Bregman, channel_axis: Option<usize>) -> Result<Array<f32, D>> {
+    let (y, _) = crate::ops::denoise::bregman::denoise_tv_bregman(gpu, &x.view().into_dyn(), o, channel_axis)?;
     y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))
 }
 

@@ -192,6 +192,24 @@ fn bm4d<'py>(py: Python<'py>, ctx: &Context, z: F32<'py>, sigma: f64, stage: &st
     out(py, py.detach(|| lucent::denoise::bm4d(&ctx.gpu, &z, sigma, Some(&p), stage)))
 }
 
+/// scikit-image's `denoise_tv_bregman`.
+#[pyfunction]
+#[allow(clippy::too_many_arguments)]
+fn denoise_tv_bregman<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    image: F32<'py>,
+    weight: f64,
+    max_num_iter: usize,
+    eps: f64,
+    isotropic: bool,
+    channel_axis: Option<usize>,
+) -> Result<'py> {
+    let image = image.as_array();
+    let o = lucent::denoise::Bregman { weight, max_num_iter, eps, isotropic };
+    out(py, py.detach(|| lucent::denoise::denoise_tv_bregman(&ctx.gpu, &image, &o, channel_axis)))
+}
+
 /// scikit-image's `estimate_sigma` of one image (channels are the caller's loop), in f64.
 #[pyfunction]
 fn estimate_sigma(py: Python<'_>, image: numpy::PyReadonlyArrayDyn<'_, f64>) -> PyResult<f64> {
@@ -278,6 +296,7 @@ pub fn register(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(rl_halo, m)?)?;
     m.add_function(wrap_pyfunction!(adaptive_filter, m)?)?;
     m.add_function(wrap_pyfunction!(bm4d, m)?)?;
+    m.add_function(wrap_pyfunction!(denoise_tv_bregman, m)?)?;
     m.add_function(wrap_pyfunction!(denoise_tv_chambolle, m)?)?;
     m.add_function(wrap_pyfunction!(estimate_sigma, m)?)?;
     m.add_function(wrap_pyfunction!(denoise_nl_means, m)?)?;

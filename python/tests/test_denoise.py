@@ -230,3 +230,28 @@ def test_calibrate_denoiser_is_scikit_images(rng):
                                                                    {"sigma_psd": [0.05, 0.3, 1.5]}, extra_output=True)
     assert int(np.argmin(bm_losses)) == 1, bm_losses
     assert best(noisy).shape == noisy.shape
+
+
+@pytest.mark.parametrize("shape, channel_axis, kwargs", [
+    ((29, 23), None, {"weight": 4.0}),
+    ((17, 21, 3), -1, {"weight": 2.0, "isotropic": False, "eps": 2e-3}),
+    ((3, 19, 14), 0, {"weight": 6.0, "max_num_iter": 30}),
+    ((12, 9, 4), None, {"weight": 1.0, "eps": 1e-4}),
+])
+def test_tv_bregman_is_scikit_images(rng, shape, channel_axis, kwargs):
+    restoration = pytest.importorskip("skimage.restoration")
+    x = rng.random(shape).astype("f4")
+    want = restoration.denoise_tv_bregman(x, channel_axis=channel_axis, **kwargs)
+    got = lucent.restoration.denoise_tv_bregman(x, channel_axis=channel_axis, **kwargs)
+    assert got.shape == want.shape
+    # float32 both sides; the stopping rule may fall a sweep apart (then a sweep's change, ~eps).
+    assert np.abs(got - want).max() < max(5 * kwargs.get("eps", 1e-3), 1e-4)
+
+
+def test_tv_bregman_refuses_bad_input(rng):
+    with pytest.raises(ValueError, match="2 × 2"):
+        lucent.restoration.denoise_tv_bregman(rng.random((1, 9)).astype("f4"))
+    with pytest.raises(ValueError, match="weight"):
+        lucent.restoration.denoise_tv_bregman(rng.random((9, 9)).astype("f4"), weight=0.0)
+    with pytest.raises(ValueError):
+        lucent.restoration.denoise_tv_bregman(rng.random((2, 3, 4, 5)).astype("f4"))

@@ -84,6 +84,8 @@ pub mod spline_prefilter;
 pub mod spline_texture;
 pub mod take;
 pub mod template_ncc;
+pub mod tv_bregman;
+pub mod tv_bregman_stop;
 pub mod tv_chambolle;
 pub mod tv_stop;
 pub mod tvl1_step;

@@ -10,6 +10,7 @@
 mod common;
 
 mod bm;
+mod bregman;
 mod chunks;
 mod convolve;
 mod convolve_chunked;

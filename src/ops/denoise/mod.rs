@@ -26,6 +26,7 @@
 //! two real kernels per complex transform) and runs them slab by slab.
 
 pub mod bm;
+pub mod bregman;
 pub mod cpu;
 pub mod design;
 pub mod gpu;
