@@ -3,7 +3,8 @@
 // block's sum of squared differences to the reference block in workgroup memory; after each
 // chunk the `most` smallest of the chunk and the list kept so far, one workgroup minimum a
 // slot (ties to the lower linear index in the window), become the list. The reference itself
-// is first (distance −1). Then the count: the matches within the cap, at least two where two
+// is first (distance −1). Then the count: the matches within the cap (τ · the data's range²,
+// from its extrema on the device), at least two where two
 // exist, at most `most`, rounded down to a power of two. (One thread per reference block
 // walking its whole window ran on lavapipe for a few hundred blocks and stopped.)
 #import common/grid
@@ -16,7 +17,7 @@ struct Params {
     s: vec4<u32>,
     w: vec4<u32>,
     most: u32,
-    cap: f32,
+    tau: f32,
     unused0: u32,
     unused1: u32,
 }
@@ -25,7 +26,9 @@ struct Params {
 // Per reference block, `most` slots: the linear index of each match's first voxel.
 @group(0) @binding(1) var<storage, read_write> groups: array<u32>;
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>;
-@group(0) @binding(3) var<uniform> p: Params;
+@group(0) @binding(3) var<storage, read> lowest: array<f32>;
+@group(0) @binding(4) var<storage, read> highest: array<f32>;
+@group(0) @binding(5) var<uniform> p: Params;
 
 const MOST: u32 = 32u;
 const WG: u32 = 64u;
@@ -138,9 +141,11 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         workgroupBarrier();
     }
     if (lid == 0u) {
+        let range = highest[0] - lowest[0];
+        let cap = p.tau * range * range;
         var within = 0u;
         for (var j = 0u; j < kept; j++) {
-            within += u32(next_d[j] <= p.cap);
+            within += u32(next_d[j] <= cap);
         }
         let n = min(max(within, min(2u, blocks)), p.most);
         counts[r] = 1u << firstLeadingBit(n);

@@ -17,7 +17,7 @@ pub struct Params {
     pub s: [u32; 4],
     pub w: [u32; 4],
     pub most: u32,
-    pub cap: f32,
+    pub tau: f32,
     pub unused: [u32; 2],
 }
 
@@ -33,21 +33,22 @@ pub struct Matching {
     pub window: [usize; 4],
     /// Most blocks a group holds (≤ 32).
     pub most: usize,
-    /// The largest sum of squared differences a match may have.
-    pub cap: f32,
+    /// The largest sum of squared differences a match may have over the data's range².
+    pub tau: f32,
 }
 
-/// The groups of every reference block of `m.grid` over `data` (t, z, y, x): (linear indices of
-/// the matches' first voxels, `m.most` slots per reference block; their counts).
-pub fn record(rec: &mut Recording, data: Buf, m: &Matching) -> Result<(Buf, Buf)> {
+/// The groups of every reference block of `m.grid` over `data` (t, z, y, x), its extrema
+/// `lowest` and `highest` (one value each) setting the cap: (linear indices of the matches'
+/// first voxels, `m.most` slots per reference block; their counts).
+pub fn record(rec: &mut Recording, data: Buf, lowest: Buf, highest: Buf, m: &Matching) -> Result<(Buf, Buf)> {
     let &[n0, n1, n2, n3] = rec.dims(data) else {
         return Err(Error::Shape(format!("block matching of data of shape {:?}: four axes", rec.dims(data))));
     };
     let refs: usize = m.grid.iter().product();
     let u = |a: [usize; 4]| a.map(|v| v as u32);
-    let p = Params { n: u([n0, n1, n2, n3]), b: u(m.block), g: u(m.grid), s: u(m.step), w: u(m.window), most: m.most as u32, cap: m.cap, unused: [0; 2] };
+    let p = Params { n: u([n0, n1, n2, n3]), b: u(m.block), g: u(m.grid), s: u(m.step), w: u(m.window), most: m.most as u32, tau: m.tau, unused: [0; 2] };
     let groups = rec.temp(&[refs, m.most], Dtype::U32)?;
     let counts = rec.temp(&[refs], Dtype::U32)?;
-    rec.dispatch(&BM_MATCH, &[], bytemuck::bytes_of(&p), &[data, groups, counts], refs as u64);
+    rec.dispatch(&BM_MATCH, &[], bytemuck::bytes_of(&p), &[data, groups, counts, lowest, highest], refs as u64);
     Ok((groups, counts))
 }

@@ -7,6 +7,12 @@ use super::transform::{haar, haar_inverse};
 use super::{as4, Profile, Spec};
 use crate::error::{Error, Result};
 
+/// The range (max − min) of `x`, in f64: the matching cap's (the device's from its extrema).
+pub fn range<D: ndarray::Dimension>(x: &ndarray::ArrayView<f64, D>) -> f64 {
+    let (lo, hi) = x.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
+    hi - lo
+}
+
 /// Hard-thresholding decisions closer to the threshold than this, relative to the group's
 /// norm, are reported as `near` (f32 may take them the other way).
 pub const NEAR: f64 = 2e-6;
@@ -175,11 +181,10 @@ pub fn bm4d(z: &ArrayViewD<f64>, sigma: f64, profile: Option<&Profile>, ht_only:
         x.to_owned().into_shape_with_order(IxDyn(&shape)).and_then(|a| a.into_dimensionality::<Ix4>()).map_err(|e| Error::Invalid(e.to_string()))
     };
     let z3 = three(z)?;
-    let range = |x: &Array4<f64>| x.fold(f64::NEG_INFINITY, |m, &v| m.max(v)) - x.fold(f64::INFINITY, |m, &v| m.min(v));
     let basic = match pilot {
         Some(p) => three(p)?,
-        None => stage(&z3.view(), &z3.view(), &profile.spec(false, range(&z3)), sigma, &[])?.0,
+        None => stage(&z3.view(), &z3.view(), &profile.spec(false, range(&z3.view())), sigma, &[])?.0,
     };
-    let y = if ht_only { basic } else { stage(&z3.view(), &basic.view(), &profile.spec(true, range(&basic)), sigma, &[])?.0 };
+    let y = if ht_only { basic } else { stage(&z3.view(), &basic.view(), &profile.spec(true, range(&basic.view())), sigma, &[])?.0 };
     y.into_shape_with_order(IxDyn(z.shape())).map_err(|e| Error::Invalid(e.to_string()))
 }

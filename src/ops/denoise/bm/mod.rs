@@ -45,7 +45,7 @@ pub mod transform;
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::error::{Error, Result};
-use crate::gpu::{Dtype, Gpu, GpuArray};
+use crate::gpu::{Dtype, Gpu};
 use crate::graph::{Buf, Recording};
 use crate::kernels::bm_filter::Shrinkage;
 use crate::kernels::bm_match::Matching;
@@ -141,6 +141,7 @@ impl Profile {
                 step: time(1, self.step_wiener),
                 win: time(self.search_window_time, self.search_window_wiener),
                 maxn: self.max_stack_size_wiener,
+                tau: self.tau_match_wiener,
                 cap: self.tau_match_wiener * range * range,
                 local: Local::Dct,
                 beta: self.beta_wiener,
@@ -154,6 +155,7 @@ impl Profile {
                 step: time(1, self.step_ht),
                 win: time(self.search_window_time, self.search_window_ht),
                 maxn: self.max_stack_size_ht,
+                tau: self.tau_match,
                 cap: self.tau_match * range * range,
                 local: Local::Bior15,
                 beta: self.beta,
@@ -209,7 +211,9 @@ pub struct Spec {
     pub step: [usize; 4],
     pub win: [usize; 4],
     pub maxn: usize,
-    /// The largest sum of squared differences a match may have (τ · range²).
+    /// τ, and the largest sum of squared differences a match may have (τ · range²; the device
+    /// takes the range from the matched data itself).
+    pub tau: f64,
     pub cap: f64,
     pub local: Local,
     pub beta: f64,
@@ -349,12 +353,6 @@ pub fn as4(shape: &[usize]) -> Result<[usize; 4]> {
     }
 }
 
-/// The range (max − min) of `x`, in f64.
-pub fn range(x: &ArrayViewD<f32>) -> f64 {
-    let (lo, hi) = x.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), &v| (lo.min(v), hi.max(v)));
-    hi as f64 - lo as f64
-}
-
 /// Device memory of one stage over `shape`: the data, the pilot, the sums and the groups.
 fn stage_bytes(spec: &Spec, shape: [usize; 4]) -> u64 {
     let voxels: u64 = shape.iter().map(|&v| v as u64).product();
@@ -374,48 +372,30 @@ fn run(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: &Profile, pilot: Opt
             return Err(Error::TooLarge { what: format!("block matching of {shape:?} (data, estimate, sums and groups)"), bytes, limit });
         }
     }
+    // Both stages in one submission: each matching takes its cap's range from the device.
     let mut rec = Recording::new(gpu);
     let zb = rec.upload_f32(z)?;
     let basic = match &pilot {
         Some(p) => rec.upload_f32(p)?,
-        None => stage(&mut rec, zb, zb, &profile.spec(false, range(z)), sigma)?,
+        None => stage(&mut rec, zb, zb, &profile.spec(false, 1.0), sigma)?,
     };
-    if ht_only {
-        let d = rec.download(basic);
-        return rec.run()?.into_f32(d);
-    }
-    let wiener_range = match &pilot {
-        Some(p) => range(p),
-        None => {
-            // The first estimate's range from the device, then the second stage on it.
-            let lo = crate::ops::reduce::record(&mut rec, basic, crate::ops::reduce::Reduction::Min, None)?;
-            let hi = crate::ops::reduce::record(&mut rec, basic, crate::ops::reduce::Reduction::Max, None)?;
-            let (dl, dh, keep, kz) = (rec.download(lo), rec.download(hi), rec.output(basic), rec.output(zb));
-            let mut results = rec.run()?;
-            let (lo, hi) = (results.take_f32(dl)?, results.take_f32(dh)?);
-            let (b, z_dev): (GpuArray, GpuArray) = (results.array(keep), results.array(kz));
-            let mut rec = Recording::new(gpu);
-            let (zb, basic) = (rec.input(&z_dev), rec.input(&b));
-            let spec = profile.spec(true, hi.iter().next().copied().unwrap_or(0.0) as f64 - lo.iter().next().copied().unwrap_or(0.0) as f64);
-            let y = stage(&mut rec, zb, basic, &spec, sigma)?;
-            let d = rec.download(y);
-            return rec.run()?.into_f32(d);
-        }
-    };
-    let y = stage(&mut rec, zb, basic, &profile.spec(true, wiener_range), sigma)?;
+    let y = if ht_only { basic } else { stage(&mut rec, zb, basic, &profile.spec(true, 1.0), sigma)? };
     let d = rec.download(y);
     rec.run()?.into_f32(d)
 }
 
-/// One stage: matching on `pilot`, filtering `noisy`, the weighted mean of the estimates.
+/// One stage: matching on `pilot` (the cap from its range on the device; `spec.cap` unused),
+/// filtering `noisy`, the weighted mean of the estimates.
 pub fn stage(rec: &mut Recording, noisy: Buf, pilot: Buf, spec: &Spec, sigma: f64) -> Result<Buf> {
     let tables = spec.tables()?.packed(spec.bs);
     let tables = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(IxDyn(&[tables.len()]), tables).expect("a table").view())?;
     let dims = rec.dims(noisy).to_vec();
     let shape = [dims[0], dims[1], dims[2], dims[3]];
     let grid = spec.grid(shape);
-    let m = Matching { block: spec.bs, grid, step: spec.step, window: spec.win, most: spec.maxn, cap: spec.cap as f32 };
-    let (groups, counts) = crate::kernels::bm_match::record(rec, pilot, &m)?;
+    let m = Matching { block: spec.bs, grid, step: spec.step, window: spec.win, most: spec.maxn, tau: spec.tau as f32 };
+    let lowest = crate::ops::reduce::record(rec, pilot, crate::ops::reduce::Reduction::Min, None)?;
+    let highest = crate::ops::reduce::record(rec, pilot, crate::ops::reduce::Reduction::Max, None)?;
+    let (groups, counts) = crate::kernels::bm_match::record(rec, pilot, lowest, highest, &m)?;
     let voxels: usize = dims.iter().product();
     let num = rec.temp(&[2 * voxels], Dtype::U32)?;
     let den = rec.temp(&[2 * voxels], Dtype::U32)?;
