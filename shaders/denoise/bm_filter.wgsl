@@ -133,14 +133,21 @@ fn add_num(at: u32, value: f32) {
     let whole = floor(value);
     let low = u32(min((value - whole) * 4294967296.0, 4294967040.0));
     let old = atomicAdd(&num[at], low);
-    atomicAdd(&num[at + 1u], bitcast<u32>(i32(whole)) + u32(old > 0xffffffffu - low));
+    // The integer part with the carry; mostly 0 for data scaled below 1 (no second atomic).
+    let high = bitcast<u32>(i32(whole)) + u32(old > 0xffffffffu - low);
+    if (high != 0u) {
+        atomicAdd(&num[at + 1u], high);
+    }
 }
 
 fn add_den(at: u32, value: f32) {
     let whole = floor(value);
     let low = u32(min((value - whole) * 4294967296.0, 4294967040.0));
     let old = atomicAdd(&den[at], low);
-    atomicAdd(&den[at + 1u], bitcast<u32>(i32(whole)) + u32(old > 0xffffffffu - low));
+    let high = bitcast<u32>(i32(whole)) + u32(old > 0xffffffffu - low);
+    if (high != 0u) {
+        atomicAdd(&den[at + 1u], high);
+    }
 }
 
 @compute @workgroup_size(128)

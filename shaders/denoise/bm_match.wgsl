@@ -46,9 +46,26 @@ var<workgroup> tree_i: array<u32, WG>;
 var<workgroup> ref_values: array<f32, 128>;
 var<workgroup> offsets: array<u32, 128>;
 
+struct Entry { d: f32, i: u32 }
+
 // (d, i) before (e, j): smaller distance, then lower index.
 fn before(d: f32, i: u32, e: f32, j: u32) -> bool {
     return d < e || (d == e && i < j);
+}
+
+// Thread `lid`'s smallest entry: its share of the chunk (every WG-th from lid) and slot lid of
+// the kept list.
+fn smallest(lid: u32, start: u32, here: u32, kept: u32) -> Entry {
+    var e = Entry(NONE, 0xffffffffu);
+    for (var c = lid; c < here; c += WG) {
+        if (before(dist[c], start + c, e.d, e.i)) {
+            e = Entry(dist[c], start + c);
+        }
+    }
+    if (lid < kept && before(dist[CHUNK + lid], kept_i[lid], e.d, e.i)) {
+        e = Entry(dist[CHUNK + lid], kept_i[lid]);
+    }
+    return e;
 }
 
 @compute @workgroup_size(64)
@@ -80,12 +97,20 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         for (var c = lid; c < here; c += WG) {
             let k = start + c;
             let cand = dot(lo + vec4<u32>(k / (e.y * e.z * e.w), (k / (e.z * e.w)) % e.y, (k / e.w) % e.z, k % e.w), stride);
-            // One loop over the block (the reference's values and the offsets shared).
-            var d = 0.0;
-            for (var v = 0u; v < voxels; v++) {
-                let t = ref_values[v] - data[cand + offsets[v]];
-                d += t * t;
+            // One loop over the block (the reference's values and the offsets shared), four
+            // sums at a time so the loads need not wait on one another.
+            var d4 = vec4<f32>(0.0);
+            var v = 0u;
+            for (; v + 4u <= voxels; v += 4u) {
+                let t = vec4<f32>(ref_values[v], ref_values[v + 1u], ref_values[v + 2u], ref_values[v + 3u])
+                    - vec4<f32>(data[cand + offsets[v]], data[cand + offsets[v + 1u]], data[cand + offsets[v + 2u]], data[cand + offsets[v + 3u]]);
+                d4 += t * t;
             }
+            for (; v < voxels; v++) {
+                let t = ref_values[v] - data[cand + offsets[v]];
+                d4.x += t * t;
+            }
+            let d = (d4.x + d4.y) + (d4.z + d4.w);
             dist[c] = select(d, -1.0, cand == at);
         }
         // The kept list joins the chunk (its indices are window indices already).
@@ -94,21 +119,12 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         }
         workgroupBarrier();
         let take = min(p.most, here + kept);
+        // Each thread's smallest among its own entries, rescanned only by the thread whose
+        // entry a round takes (the others' stand).
+        var mine = smallest(lid, start, here, kept);
         for (var slot = 0u; slot < take; slot++) {
-            var bd = NONE;
-            var bi = 0xffffffffu;
-            for (var c = lid; c < here; c += WG) {
-                if (before(dist[c], start + c, bd, bi)) {
-                    bd = dist[c];
-                    bi = start + c;
-                }
-            }
-            if (lid < kept && before(dist[CHUNK + lid], kept_i[lid], bd, bi)) {
-                bd = dist[CHUNK + lid];
-                bi = kept_i[lid];
-            }
-            tree_d[lid] = bd;
-            tree_i[lid] = bi;
+            tree_d[lid] = mine.d;
+            tree_i[lid] = mine.i;
             workgroupBarrier();
             for (var half = WG / 2u; half > 0u; half /= 2u) {
                 if (lid < half && before(tree_d[lid + half], tree_i[lid + half], tree_d[lid], tree_i[lid])) {
@@ -121,16 +137,16 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
             if (lid == 0u) {
                 next_d[slot] = tree_d[0];
                 next_i[slot] = best;
-                // Taken: out of the running (in the chunk or the kept list).
+            }
+            if (mine.i == best) {
+                // Taken: out of the running (in the chunk or the kept list), then this thread's
+                // next smallest.
                 if (best >= start && best - start < here) {
                     dist[best - start] = NONE;
                 } else {
-                    for (var j = 0u; j < kept; j++) {
-                        if (kept_i[j] == best) {
-                            dist[CHUNK + j] = NONE;
-                        }
-                    }
+                    dist[CHUNK + lid] = NONE;
                 }
+                mine = smallest(lid, start, here, kept);
             }
             workgroupBarrier();
         }
