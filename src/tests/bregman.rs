@@ -7,13 +7,7 @@ use crate::tests::common;
 use common::*;
 
 use lucent::ops::denoise::bregman::{self, Bregman};
-use ndarray::{ArrayD, IxDyn};
-
-/// sin(1.7 i) + 0.3 cos(0.37 i²) in C order (as tests::tv's).
-fn formula(shape: &[usize]) -> ArrayD<f64> {
-    let n: usize = shape.iter().product();
-    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| (1.7 * i as f64).sin() + 0.3 * (0.37 * (i * i) as f64).cos()).collect()).unwrap()
-}
+use ndarray::ArrayD;
 
 #[test]
 fn reference_is_scikit_images() {

@@ -9,12 +9,6 @@ use lucent::denoise::NlMeans;
 use lucent::ops::denoise::nlm;
 use ndarray::{ArrayD, IxDyn};
 
-/// sin(1.7 i) + 0.3 cos(0.37 i²) in C order (as tests::tv's).
-fn formula(shape: &[usize]) -> ArrayD<f64> {
-    let n: usize = shape.iter().product();
-    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| (1.7 * i as f64).sin() + 0.3 * (0.37 * (i * i) as f64).cos()).collect()).unwrap()
-}
-
 /// (planes, rows, cols, channels) of an array with its channels last (`channels`) or none.
 fn four(x: &ArrayD<f64>, channels: bool) -> ndarray::Array4<f64> {
     let x = if channels { x.clone() } else { x.clone().insert_axis(ndarray::Axis(x.ndim())) };

@@ -10,11 +10,6 @@ use lucent::ops::denoise::tv;
 use ndarray::{ArrayD, IxDyn};
 
 /// scikit-image 0.26's test input: sin(1.7 i) + 0.3 cos(0.37 i²) in C order.
-fn formula(shape: &[usize]) -> ArrayD<f64> {
-    let n: usize = shape.iter().product();
-    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| (1.7 * i as f64).sin() + 0.3 * (0.37 * (i * i) as f64).cos()).collect()).unwrap()
-}
-
 #[test]
 fn reference_is_scikit_images() {
     // denoise_tv_chambolle(formula((5, 7)), weight=0.3) (eps 2e-4, 200 iterations at most: it

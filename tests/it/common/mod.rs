@@ -82,6 +82,13 @@ pub fn rand_array(dims: &[usize]) -> ArrayD<f32> {
     arr(dims, random(dims.iter().product()))
 }
 
+/// sin(1.7 i) + 0.3 cos(0.37 i²) in C order, in f64: a fixed input whose reference package's
+/// output (printed into a test) anyone can reproduce.
+pub fn formula(shape: &[usize]) -> ArrayD<f64> {
+    let n: usize = shape.iter().product();
+    ArrayD::from_shape_vec(IxDyn(shape), (0..n).map(|i| (1.7 * i as f64).sin() + 0.3 * (0.37 * (i * i) as f64).cos()).collect()).unwrap()
+}
+
 /// f32 → f64 and Complex32 → Complex64, exactly.
 pub trait Widen: Copy {
     type Wide;
