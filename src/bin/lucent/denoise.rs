@@ -184,22 +184,56 @@ fn read(inputs: &[PathBuf]) -> Result<ArrayD<f32>, Error> {
     ndarray::stack(Axis(0), &views).map_err(|e| Error::Shape(e.to_string()))
 }
 
+/// What a method's run gives the shared tail: the input, the result, the placement and the
+/// report's details, and the summary line's middle.
+type Outcome = (ArrayD<f32>, ArrayD<f32>, Option<Placement>, serde_json::Value, String);
+
 pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
-    if args.method != Algorithm::Adaptive {
-        return run_other(global, args);
-    }
-    if args.sigma.is_some() {
-        return Err(Error::Invalid("--sigma is the noise's σ of --method bm or nlm; adaptive filtering's noise level is --noise-level".into()));
-    }
     let start = Instant::now();
-    let options = args.options();
-    options.check()?;
+    // The arguments first, before the device opens.
+    if args.method == Algorithm::Adaptive {
+        if args.sigma.is_some() {
+            return Err(Error::Invalid("--sigma is the noise's σ of --method bm or nlm; adaptive filtering's noise level is --noise-level".into()));
+        }
+        args.options().check()?;
+    } else if args.inputs.len() != 1 {
+        return Err(Error::Invalid(format!("denoise --method {} takes one image or volume, not {} inputs", args.method.name(), args.inputs.len())));
+    }
     let mut stages = Stages::default();
     let gpu = stages.open(|| global.gpu())?;
+    let (x, y, placement, details, what) = match args.method {
+        Algorithm::Adaptive => adaptive(global, args, &gpu, &mut stages)?,
+        _ => other(args, &gpu, &mut stages)?,
+    };
+    crate::batch::check_result(&y.view())?;
+    stages.write(|| io::write_real(&args.output, &y.view()))?;
+    if global.json {
+        Report {
+            input: report::paths(&args.inputs),
+            output: report::path(&args.output),
+            shape_in: Some(x.shape().to_vec()),
+            shape_out: Some(y.shape().to_vec()),
+            options: args.json_options(),
+            ms: stages.total(start),
+            placement,
+            details,
+            ..Report::new("denoise", report::device(&gpu))
+        }
+        .print();
+    } else if !global.quiet {
+        let compute_s = stages.compute.unwrap_or(0.0) / 1e3;
+        eprintln!("denoised {:?} {what} in {compute_s:.2} s → {}", y.shape(), args.output.display());
+    }
+    Ok(())
+}
+
+/// Adaptive filtering of a series, on the GPU or the CPU reference.
+fn adaptive(global: &Global, args: &Args, gpu: &Option<lucent::Gpu>, stages: &mut Stages) -> Result<Outcome, Error> {
+    let options = args.options();
     let x = stages.read(|| read(&args.inputs))?;
     // The output's format holds the result (4D: .npy or .zarr) before anything is computed.
     io::check_output(&args.output, x.ndim(), false)?;
-    let (y, run) = stages.compute(|| match &gpu {
+    let (y, run) = stages.compute(|| match gpu {
         Some(gpu) => {
             let bar = if global.quiet || global.json { indicatif::ProgressBar::hidden() } else { indicatif::ProgressBar::new(1) };
             bar.set_style(indicatif::ProgressStyle::with_template("{msg} {bar:30} {pos}/{len} slabs [{elapsed_precise}]").expect("a valid template"));
@@ -216,42 +250,18 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             Ok((cpu::adaptive_filter(&x.mapv(f64::from), &options)?.mapv(|v| v as f32), None))
         }
     })?;
-    crate::batch::check_result(&y.view())?;
-    stages.write(|| io::write_real(&args.output, &y.view()))?;
     let d = options.axes(x.ndim())?;
-    if global.json {
-        Report {
-            input: report::paths(&args.inputs),
-            output: report::path(&args.output),
-            shape_in: Some(x.shape().to_vec()),
-            shape_out: Some(y.shape().to_vec()),
-            options: args.json_options(),
-            ms: stages.total(start),
-            // Slabs planned from the device's budgets, none larger tried first.
-            placement: run.as_ref().map(|r| Placement::planned(Form::Slabs, r.slabs)),
-            // dims: the axes filtered together; report: the GPU run's slabs and timings.
-            details: json!({ "dims": d, "report": run }),
-            ..Report::new("denoise", report::device(&gpu))
-        }
-        .print();
-    } else if !global.quiet {
-        let compute_s = stages.compute.unwrap_or(0.0) / 1e3;
-        eprintln!("denoised {:?} over {d} axes in {compute_s:.2} s → {}", y.shape(), args.output.display());
-    }
-    Ok(())
+    // Slabs planned from the device's budgets, none larger tried first; dims: the axes filtered
+    // together; report: the GPU run's slabs and timings.
+    let placement = run.as_ref().map(|r| Placement::planned(Form::Slabs, r.slabs));
+    Ok((x, y, placement, json!({ "dims": d, "report": run }), format!("over {d} axes")))
 }
 
-/// Block matching, non-local means or total variation of one image or volume.
-fn run_other(global: &Global, args: &Args) -> Result<(), Error> {
-    let start = Instant::now();
-    let mut stages = Stages::default();
-    let gpu = stages.open(|| global.gpu())?;
+/// Block matching, non-local means or total variation of one image or volume, on the GPU.
+fn other(args: &Args, gpu: &Option<lucent::Gpu>, stages: &mut Stages) -> Result<Outcome, Error> {
     let Some(gpu) = gpu else {
         return Err(Error::Invalid(format!("denoise --method {} runs on the GPU only (no --device cpu yet)", args.method.name())));
     };
-    if args.inputs.len() != 1 {
-        return Err(Error::Invalid(format!("denoise --method {} takes one image or volume, not {} inputs", args.method.name(), args.inputs.len())));
-    }
     let x = stages.read(|| io::read_real(&args.inputs[0]))?;
     io::check_output(&args.output, x.ndim(), false)?;
     lucent::check::check_finite(&x.view(), "the data to denoise")?;
@@ -264,33 +274,15 @@ fn run_other(global: &Global, args: &Args) -> Result<(), Error> {
             };
             sigma = Some(s);
             let profile = lucent::denoise::Bm4dProfile { search_window_time: args.time_window, ..lucent::denoise::Bm4dProfile::for_data(x.shape())? };
-            lucent::denoise::bm4d(&gpu, &x, s, Some(&profile), lucent::denoise::Bm4dStage::All)
+            lucent::denoise::bm4d(gpu, &x, s, Some(&profile), lucent::denoise::Bm4dStage::All)
         }
         Algorithm::Nlm => {
             let o = lucent::denoise::NlMeans { h: args.h, sigma: args.sigma.unwrap_or(0.0), ..lucent::denoise::NlMeans::default() };
-            lucent::denoise::denoise_nl_means(&gpu, &x, &o, None)
+            lucent::denoise::denoise_nl_means(gpu, &x, &o, None)
         }
-        Algorithm::Tv => lucent::denoise::denoise_tv_chambolle(&gpu, &x, args.weight, 2e-4, 200, None),
-        Algorithm::Adaptive => unreachable!("adaptive filtering runs in run()"),
+        Algorithm::Tv => lucent::denoise::denoise_tv_chambolle(gpu, &x, args.weight, 2e-4, 200, None),
+        Algorithm::Adaptive => unreachable!("adaptive filtering runs in adaptive()"),
     })?;
-    crate::batch::check_result(&y.view())?;
-    stages.write(|| io::write_real(&args.output, &y.view()))?;
-    if global.json {
-        Report {
-            input: report::paths(&args.inputs),
-            output: report::path(&args.output),
-            shape_in: Some(x.shape().to_vec()),
-            shape_out: Some(y.shape().to_vec()),
-            options: args.json_options(),
-            ms: stages.total(start),
-            // sigma: the noise level used (estimated where not given).
-            details: json!({ "sigma": sigma }),
-            ..Report::new("denoise", report::device(&Some(gpu)))
-        }
-        .print();
-    } else if !global.quiet {
-        let compute_s = stages.compute.unwrap_or(0.0) / 1e3;
-        eprintln!("denoised {:?} ({}) in {compute_s:.2} s → {}", y.shape(), args.method.name(), args.output.display());
-    }
-    Ok(())
+    // sigma: the noise level used (estimated where not given).
+    Ok((x, y, None, json!({ "sigma": sigma }), format!("({})", args.method.name())))
 }
