@@ -28,6 +28,24 @@ __all__ = ["richardson_lucy", "richardson_lucy_grid", "blind_richardson_lucy", "
            "denoise_nl_means", "estimate_sigma", "denoise_tv_bregman", "denoise_invariant", "calibrate_denoiser"]
 
 
+def _as_float(image: Any, what: str, preserve_range: Optional[bool] = None) -> np.ndarray:
+    """scikit-image's ``img_as_float`` as its denoisers apply it: unsigned integers scaled to
+    [0, 1], booleans as 0 and 1, floats as they are; signed integers refused (their scale is the
+    caller's to choose). ``preserve_range`` (where the function has it) keeps integers as they
+    are."""
+    a = np.asarray(image)
+    if preserve_range:
+        return a
+    if a.dtype.kind == "u":
+        return a / np.iinfo(a.dtype).max
+    if a.dtype.kind == "i":
+        hint = ", or give preserve_range=True" if preserve_range is not None else ""
+        raise TypeError(f"{what}: convert signed integer images with skimage.img_as_float first{hint}")
+    if a.dtype.kind == "b":
+        return a.astype(np.float32)
+    return a
+
+
 def _options(init: Optional[float], normalize_psf: bool, filter_epsilon: Optional[float], boundary: str,
              tv: Optional[float], accelerate: bool, stop: Optional[tuple], eps: float, clip_negative: bool) -> dict:
     # Negative values go into the update as scikit-image lets them, unless clipped.
@@ -260,13 +278,7 @@ def denoise_tv_chambolle(image: Any, weight: float = 0.1, eps: float = 2.0e-4, m
     >>> bool(np.abs(denoised - x).mean() < 0.5 * np.abs(noisy - x).mean())
     True
     """
-    a = np.asarray(image)
-    if a.dtype.kind == "u":
-        a = a / np.iinfo(a.dtype).max
-    elif a.dtype.kind == "i":
-        raise TypeError("denoise_tv_chambolle: convert signed integer images with skimage.img_as_float first")
-    elif a.dtype.kind == "b":
-        a = a.astype(np.float32)
+    a = _as_float(image, "denoise_tv_chambolle")
     if channel_axis is not None:
         channel_axis = axis(channel_axis, a.ndim)
     return _lucent.denoise_tv_chambolle(resolve(context), real(a, "image"), float(weight), float(eps),
@@ -319,13 +331,7 @@ def denoise_nl_means(image: Any, patch_size: int = 7, patch_distance: int = 11, 
     >>> bool(np.abs(denoised - x).mean() < 0.5 * np.abs(noisy - x).mean())
     True
     """
-    a = np.asarray(image)
-    if a.dtype.kind == "u" and not preserve_range:
-        a = a / np.iinfo(a.dtype).max
-    elif a.dtype.kind == "i" and not preserve_range:
-        raise TypeError("denoise_nl_means: convert signed integer images with skimage.img_as_float first, or give preserve_range=True")
-    elif a.dtype.kind == "b":
-        a = a.astype(np.float32)
+    a = _as_float(image, "denoise_nl_means", bool(preserve_range))
     if channel_axis is not None:
         channel_axis = axis(channel_axis, a.ndim)
     return _lucent.denoise_nl_means(resolve(context), real(a, "image"), count(patch_size, "patch_size"),
@@ -350,9 +356,7 @@ def denoise_tv_bregman(image: Any, weight: float = 5.0, max_num_iter: int = 100,
     >>> bool(np.abs(denoised - x).mean() < 0.5 * np.abs(noisy - x).mean())
     True
     """
-    a = np.asarray(image)
-    if a.dtype.kind == "u":
-        a = a / np.iinfo(a.dtype).max
+    a = _as_float(image, "denoise_tv_bregman")
     if channel_axis is not None:
         channel_axis = axis(channel_axis, a.ndim)
     y = _lucent.denoise_tv_bregman(resolve(context), real(a, "image"), float(weight), count(max_num_iter, "max_num_iter"),
@@ -397,10 +401,7 @@ def denoise_invariant(image: Any, denoise_function: Any, *, stride: int = 4, mas
     >>> lucent.restoration.denoise_invariant(x, lucent.restoration.denoise_tv_chambolle).shape
     (24, 24)
     """
-    image = np.asarray(image)
-    if image.dtype.kind == "u":
-        image = image / np.iinfo(image.dtype).max
-    image = np.asarray(image, np.float32)
+    image = np.asarray(_as_float(image, "denoise_invariant"), np.float32)
     kwargs = dict(denoiser_kwargs or {})
     multichannel = kwargs.get("channel_axis") is not None
     spatial = image.ndim - 1 if multichannel else image.ndim
@@ -437,10 +438,7 @@ def calibrate_denoiser(image: Any, denoise_function: Any, denoise_parameters: di
     import functools
     import itertools
 
-    image = np.asarray(image)
-    if image.dtype.kind == "u":
-        image = image / np.iinfo(image.dtype).max
-    image = np.asarray(image, np.float32)
+    image = np.asarray(_as_float(image, "calibrate_denoiser"), np.float32)
     keys = list(denoise_parameters.keys())
     tested = [dict(zip(keys, values)) for values in itertools.product(*denoise_parameters.values())]
     losses = []

@@ -255,3 +255,8 @@ def test_tv_bregman_refuses_bad_input(rng):
         lucent.restoration.denoise_tv_bregman(rng.random((9, 9)).astype("f4"), weight=0.0)
     with pytest.raises(ValueError):
         lucent.restoration.denoise_tv_bregman(rng.random((2, 3, 4, 5)).astype("f4"))
+    # scikit-image's img_as_float as the other denoisers apply it: unsigned scaled, signed refused.
+    with pytest.raises(TypeError, match="signed integer"):
+        lucent.restoration.denoise_tv_bregman(np.ones((9, 9), np.int32))
+    u8 = (rng.random((9, 9)) * 255).astype(np.uint8)
+    assert np.allclose(lucent.restoration.denoise_tv_bregman(u8), lucent.restoration.denoise_tv_bregman(u8 / 255.0), atol=1e-5)
