@@ -62,6 +62,13 @@ fn small(image: bool) -> Bm4dProfile {
     p
 }
 
+/// f32's error on a group's estimate: 1e-6 of the largest group's norm (√(blocks · voxels) ·
+/// the data's largest value), as [`cpu::NEAR`] measures closeness to the threshold: the
+/// transforms' sums carry about 16 roundings of 6e-8 of that norm.
+fn f32_bound(spec: &bm::Spec, largest: f64) -> f64 {
+    1e-6 * ((spec.maxn * spec.bs.iter().product::<usize>()) as f64).sqrt() * largest
+}
+
 /// The largest difference between the device's estimate and the reference's with some subset
 /// of its near decisions flipped (the best subset).
 fn best_match(got: &ArrayD<f32>, noisy: &Array4<f64>, pilot: &Array4<f64>, spec: &bm::Spec, sigma: f64, near: &[u64]) -> f64 {
@@ -91,7 +98,7 @@ fn check_hard_thresholding(shape: &[usize], profile: &Bm4dProfile, sigma: f64) {
     let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(profile), Bm4dStage::HardThresholding).unwrap();
     let z4 = four(&to64(&z));
     let err = best_match(&got, &z4, &z4, &spec, sigma, &near);
-    assert!(err < 1e-4, "{shape:?}: {err} ({} near)", near.len());
+    assert!(err < f32_bound(&spec, 15.0), "{shape:?}: {err} ({} near)", near.len());
 }
 
 #[test]
@@ -125,7 +132,7 @@ fn wiener_filtering_is_the_reference() {
         let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(&profile), Bm4dStage::Wiener(pilot.view())).unwrap();
         let (want, _) = cpu::stage(&four(&to64(&z)).view(), &four(&to64(&pilot)).view(), &spec, sigma, &[]).unwrap();
         let err = four(&to64(&got)).iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
-        assert!(err < 1e-4, "{shape:?}: {err}");
+        assert!(err < f32_bound(&spec, 15.0), "{shape:?}: {err}");
     }
 }
 
