@@ -6,7 +6,7 @@
 //! cargo run --release --example denoise
 //! ```
 
-use lucent::denoise::{adaptive_filter, bm4d, Bm4dProfile, Bm4dStage, Options};
+use lucent::denoise::{adaptive_filter, bm4d, Bm4dNoise, Bm4dProfile, Bm4dStage, Options};
 use lucent::phantom::dynamic;
 
 fn main() -> Result<(), lucent::Error> {
@@ -23,7 +23,7 @@ fn main() -> Result<(), lucent::Error> {
     // frames either side too.
     for time_window in [0, 1] {
         let profile = Bm4dProfile { search_window_time: time_window, ..Bm4dProfile::volume() };
-        let denoised = bm4d(&gpu, &noisy, 0.25, Some(&profile), Bm4dStage::All)?;
+        let denoised = bm4d(&gpu, &noisy, &Bm4dNoise::Sigma(0.25), Some(&profile), Bm4dStage::All)?;
         println!("block matching, ±{time_window} frames: {:.2} dB", psnr(&denoised));
     }
     Ok(())

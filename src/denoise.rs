@@ -20,7 +20,7 @@ use crate::error::{Error, Result};
 use crate::gpu::Gpu;
 use crate::ops::denoise::gpu;
 
-pub use crate::ops::denoise::bm::{Profile as Bm4dProfile, Stage as Bm4dStage};
+pub use crate::ops::denoise::bm::{Noise as Bm4dNoise, Profile as Bm4dProfile, Stage as Bm4dStage};
 pub use crate::ops::denoise::bregman::Bregman;
 pub use crate::ops::denoise::gpu::Report;
 pub use crate::ops::denoise::nlm::NlMeans;
@@ -37,19 +37,20 @@ pub mod cpu {
     pub use crate::ops::denoise::tv::cpu as denoise_tv_chambolle;
 }
 
-/// bm4d's `bm4d(z, sigma_psd=sigma, profile, stage_arg)`: block-matching collaborative
-/// filtering (BM3D for images, BM4D for volumes) of data with white noise of standard deviation
-/// `sigma`; `profile` None chooses by shape as bm4d does ([`Bm4dProfile::for_shape`]); `stage`
-/// both stages, the hard-thresholding one alone, or Wiener filtering on a first estimate. The
-/// algorithm and where it departs from bm4d's defaults: `ops::denoise::bm`.
+/// bm4d's `bm4d(z, sigma_psd, profile, stage_arg)`: block-matching collaborative filtering
+/// (BM3D for images, BM4D for volumes, and series matched across time) of data with white
+/// noise of a standard deviation or correlated noise of a power spectral density (`noise`, bm4d's
+/// `sigma_psd`); `profile` None chooses by shape as bm4d does ([`Bm4dProfile::for_shape`]);
+/// `stage` both stages, the hard-thresholding one alone, or Wiener filtering on a first
+/// estimate. The algorithm and where it departs from bm4d's defaults: `ops::denoise::bm`.
 pub fn bm4d<D: Dimension>(
     gpu: &Gpu,
     z: &ArrayBase<impl Data<Elem = f32>, D>,
-    sigma: f64,
+    noise: &Bm4dNoise,
     profile: Option<&Bm4dProfile>,
     stage: Bm4dStage,
 ) -> Result<Array<f32, D>> {
-    let y = crate::ops::denoise::bm::bm4d(gpu, &z.view().into_dyn(), sigma, profile, stage)?;
+    let y = crate::ops::denoise::bm::bm4d(gpu, &z.view().into_dyn(), noise, profile, stage)?;
     y.into_dimensionality::<D>().map_err(|e| Error::Invalid(e.to_string()))
 }
 

@@ -21,13 +21,16 @@ from ._context import Context, resolve
 __all__ = ["adaptive_filter", "bm4d"]
 
 
-def bm4d(z: Any, sigma_psd: float, profile: Any = "np", stage_arg: Any = "all", *,
+def bm4d(z: Any, sigma_psd: Any, profile: Any = "np", stage_arg: Any = "all", *,
          context: Optional[Context] = None) -> np.ndarray:
     """bm4d.bm4d (bm4d 4.2.5's names): block-matching collaborative filtering of an image (BM3D,
     8 × 8 blocks), a volume (BM4D, 4³ blocks) or a series of volumes (t, z, y, x; groups gather
     blocks from ``search_window_time`` time points either side, 1 by default, 0 for bm4d frame by
-    frame) with white noise of standard deviation ``sigma_psd`` (a number: a PSD is not
-    implemented yet) on the GPU. ``profile`` "np" (lucent's profile for the shape, chosen as bm4d
+    frame) on the GPU, of white noise of standard deviation ``sigma_psd`` (a number) or of
+    correlated noise of power spectral density ``sigma_psd`` (an array of ``z``'s shape, or one
+    time point's for a series; bm4d's convention: DC first, white noise of σ is ``z.size`` · σ²
+    everywhere: thresholds and Wiener shrinkage from each coefficient's exact variance).
+    ``profile`` "np" (lucent's profile for the shape, chosen as bm4d
     chooses) or a mapping of profile fields to change (``bs_ht``, ``step_ht``,
     ``max_stack_size_ht``, ``search_window_ht``, ``tau_match``, ``lambda_thr``, ``beta``, the
     ``_wiener`` twins, ``mu2``, ``search_window_time``); ``stage_arg`` "all",
@@ -46,11 +49,12 @@ def bm4d(z: Any, sigma_psd: float, profile: Any = "np", stage_arg: Any = "all", 
     if isinstance(fields, str) or not hasattr(fields, "items"):
         raise ValueError(f"bm4d: profile {profile!r}: 'np' or a mapping of bm4d profile fields")
     sigma = np.asarray(sigma_psd, dtype=float)
-    if sigma.ndim != 0:
-        raise ValueError("bm4d: sigma_psd as a PSD is not implemented yet: give the noise's standard deviation")
+    # bm4d takes a one-element array as a standard deviation too.
+    white = sigma.size == 1 and sigma.ndim <= 1
+    s, psd = (float(sigma.reshape(())), None) if white else (0.0, real(sigma, "sigma_psd"))
     if isinstance(stage_arg, str):
-        return _lucent.bm4d(resolve(context), real(z, "z"), float(sigma), stage_arg, None, dict(fields))
-    return _lucent.bm4d(resolve(context), real(z, "z"), float(sigma), "wiener", real(stage_arg, "stage_arg"), dict(fields))
+        return _lucent.bm4d(resolve(context), real(z, "z"), s, psd, stage_arg, None, dict(fields))
+    return _lucent.bm4d(resolve(context), real(z, "z"), s, psd, "wiener", real(stage_arg, "stage_arg"), dict(fields))
 
 
 def adaptive_filter(x: Any, *, dims: Optional[int] = None, sigma: Optional[float] = None, alpha: Optional[float] = None,

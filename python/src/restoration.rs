@@ -154,11 +154,22 @@ fn denoise_nl_means<'py>(
     out(py, py.detach(|| lucent::denoise::denoise_nl_means(&ctx.gpu, &image, &o, channel_axis)))
 }
 
-/// bm4d's `bm4d(z, sigma_psd, profile, stage_arg)`: `stage` "all" or "hard_thresholding", or
-/// Wiener filtering on `pilot`; `profile` bm4d's field names over lucent's profile for the shape.
+/// bm4d's `bm4d(z, sigma_psd, profile, stage_arg)`: the noise's σ, or its PSD (`psd`) when
+/// given; `stage` "all" or "hard_thresholding", or Wiener filtering on `pilot`; `profile` bm4d's
+/// field names over lucent's profile for the shape.
 #[pyfunction]
-#[pyo3(signature = (ctx, z, sigma, stage, pilot, profile))]
-fn bm4d<'py>(py: Python<'py>, ctx: &Context, z: F32<'py>, sigma: f64, stage: &str, pilot: Option<F32<'py>>, profile: Set<'py>) -> Result<'py> {
+#[pyo3(signature = (ctx, z, sigma, psd, stage, pilot, profile))]
+#[allow(clippy::too_many_arguments)]
+fn bm4d<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    z: F32<'py>,
+    sigma: f64,
+    psd: Option<F32<'py>>,
+    stage: &str,
+    pilot: Option<F32<'py>>,
+    profile: Set<'py>,
+) -> Result<'py> {
     let z = z.as_array();
     let mut p = lucent::denoise::Bm4dProfile::for_data(z.shape()).map_err(crate::to_py)?;
     for (key, value) in &profile {
@@ -189,7 +200,12 @@ fn bm4d<'py>(py: Python<'py>, ctx: &Context, z: F32<'py>, sigma: f64, stage: &st
         ("wiener", Some(p)) => lucent::denoise::Bm4dStage::Wiener(p),
         (other, _) => return Err(PyValueError::new_err(format!("bm4d: stage_arg {other:?}: 'all', 'hard_thresholding' or a first estimate"))),
     };
-    out(py, py.detach(|| lucent::denoise::bm4d(&ctx.gpu, &z, sigma, Some(&p), stage)))
+    let psd = psd.as_ref().map(|a| a.as_array());
+    let noise = match psd {
+        Some(p) => lucent::denoise::Bm4dNoise::Psd(p),
+        None => lucent::denoise::Bm4dNoise::Sigma(sigma),
+    };
+    out(py, py.detach(|| lucent::denoise::bm4d(&ctx.gpu, &z, &noise, Some(&p), stage)))
 }
 
 /// scikit-image's `denoise_tv_bregman`.

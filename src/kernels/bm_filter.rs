@@ -17,20 +17,26 @@ pub struct Params {
     pub g: [u32; 4],
     pub most: u32,
     pub wiener: u32,
-    pub thr: f32,
-    pub noise: f32,
+    pub lambda: f32,
+    pub mu2: f32,
+    pub reach: [u32; 4],
+    pub spread: u32,
+    pub pad: [u32; 3],
 }
 
-/// Shrinkage: hard thresholding at `threshold` (λσ), or Wiener filtering with `noise` (μ²σ²).
+/// Shrinkage: hard thresholding at `lambda` times each coefficient's noise standard deviation,
+/// or Wiener filtering with `mu2` times its variance (the variances in the tables).
 #[derive(Clone, Copy, Debug)]
 pub enum Shrinkage {
-    Hard { threshold: f32 },
-    Wiener { noise: f32 },
+    Hard { lambda: f32 },
+    Wiener { mu2: f32 },
 }
 
 /// Adds every group (from bm_match over `m.grid`) filtered into `num` and `den`: 64-bit fixed
 /// point, two u32 words a value of (t, z, y, x), zeroed by the caller (bm_normalize divides
-/// them). `pilot` is read by Wiener filtering only.
+/// them). `pilot` is read by Wiener filtering only. `spread`: correlated noise, whose
+/// covariance between blocks up to this far apart follows the tables (each group's variances
+/// along the group from it); None: white noise, blocks independent.
 #[allow(clippy::too_many_arguments)]
 pub fn record(
     rec: &mut Recording,
@@ -43,6 +49,7 @@ pub fn record(
     den: Buf,
     m: &Matching,
     shrinkage: Shrinkage,
+    spread: Option<[usize; 4]>,
 ) -> Result<()> {
     let &[n0, n1, n2, n3] = rec.dims(noisy) else {
         return Err(Error::Shape(format!("block matching of data of shape {:?}: four axes", rec.dims(noisy))));
@@ -53,11 +60,22 @@ pub fn record(
         return Err(Error::Shape(format!("block matching arrays of {:?}, sums of {} words for data of {shape:?}", rec.dims(pilot), rec.shape(num).len())));
     }
     let u = |a: [usize; 4]| a.map(|v| v as u32);
-    let (wiener, thr, noise) = match shrinkage {
-        Shrinkage::Hard { threshold } => (0, threshold, 0.0),
-        Shrinkage::Wiener { noise } => (1, 0.0, noise),
+    let (wiener, lambda, mu2) = match shrinkage {
+        Shrinkage::Hard { lambda } => (0, lambda, 0.0),
+        Shrinkage::Wiener { mu2 } => (1, 0.0, mu2),
     };
-    let p = Params { n: u(shape), b: u(m.block), g: u(m.grid), most: m.most as u32, wiener, thr, noise };
+    let p = Params {
+        n: u(shape),
+        b: u(m.block),
+        g: u(m.grid),
+        most: m.most as u32,
+        wiener,
+        lambda,
+        mu2,
+        reach: u(spread.unwrap_or([0; 4])),
+        spread: spread.is_some() as u32,
+        pad: [0; 3],
+    };
     let refs = m.grid.iter().product::<usize>() as u64;
     rec.dispatch(&BM_FILTER, &[], bytemuck::bytes_of(&p), &[noisy, pilot, groups, counts, tables, num, den], refs);
     Ok(())

@@ -8,7 +8,8 @@
 use crate::tests::common;
 use common::*;
 
-use lucent::denoise::{Bm4dProfile, Bm4dStage};
+use lucent::denoise::{Bm4dNoise, Bm4dProfile, Bm4dStage};
+use lucent::ops::denoise::bm::Covariance;
 use lucent::ops::denoise::bm::{self, cpu, transform};
 use ndarray::{Array4, ArrayD, Ix4, IxDyn};
 use rand::Rng;
@@ -71,12 +72,12 @@ fn f32_bound(spec: &bm::Spec, largest: f64) -> f64 {
 
 /// The largest difference between the device's estimate and the reference's with some subset
 /// of its near decisions flipped (the best subset).
-fn best_match(got: &ArrayD<f32>, noisy: &Array4<f64>, pilot: &Array4<f64>, spec: &bm::Spec, sigma: f64, near: &[u64]) -> f64 {
+fn best_match(got: &ArrayD<f32>, noisy: &Array4<f64>, pilot: &Array4<f64>, spec: &bm::Spec, noise: &Covariance, near: &[u64]) -> f64 {
     let got = four(&to64(got));
     (0..1usize << near.len())
         .map(|mask| {
             let flip: Vec<u64> = near.iter().enumerate().filter(|(i, _)| mask >> i & 1 == 1).map(|(_, &d)| d).collect();
-            let (want, _) = cpu::stage(&noisy.view(), &pilot.view(), spec, sigma, &flip).unwrap();
+            let (want, _) = cpu::stage(&noisy.view(), &pilot.view(), spec, noise, &flip).unwrap();
             got.iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max)
         })
         .fold(f64::INFINITY, f64::min)
@@ -84,22 +85,42 @@ fn best_match(got: &ArrayD<f32>, noisy: &Array4<f64>, pilot: &Array4<f64>, spec:
 
 /// The device's first stage against the reference on integers in 0..=15 (redrawn while more
 /// than three decisions sit within rounding of the threshold).
-fn check_hard_thresholding(shape: &[usize], profile: &Bm4dProfile, sigma: f64) {
+fn check_hard_thresholding(shape: &[usize], profile: &Bm4dProfile, noise: &Bm4dNoise) {
     let gpu = poisoned_gpu();
+    let cov = Covariance::of(noise, bm::as4(shape).unwrap(), profile.lags(bm::as4(shape).unwrap())).unwrap();
     let (z, near, spec) = (0..50)
         .find_map(|_| {
             let z = integers(shape, 15);
             let z4 = four(&to64(&z));
             let spec = profile.spec(false, cpu::range(&to64(&z).view()));
-            let (_, near) = cpu::stage(&z4.view(), &z4.view(), &spec, sigma, &[]).unwrap();
+            let (_, near) = cpu::stage(&z4.view(), &z4.view(), &spec, &cov, &[]).unwrap();
             (near.len() <= 3).then_some((z, near, spec))
         })
         .expect("data with few near decisions");
-    let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(profile), Bm4dStage::HardThresholding).unwrap();
+    let got = lucent::denoise::bm4d(gpu, &z, noise, Some(profile), Bm4dStage::HardThresholding).unwrap();
     let z4 = four(&to64(&z));
-    let err = best_match(&got, &z4, &z4, &spec, sigma, &near);
+    let err = best_match(&got, &z4, &z4, &spec, &cov, &near);
     assert!(err < f32_bound(&spec, 15.0), "{shape:?}: {err} ({} near)", near.len());
 }
+
+/// The PSD (bm4d's convention: N · σ² for white noise) of white noise of `sigma` filtered by
+/// `taps` (offsets over the data's axes, weights), by direct DFT.
+fn filtered_psd(shape: &[usize], sigma: f64, taps: &[(&[isize], f64)]) -> ArrayD<f32> {
+    let n: f64 = shape.iter().product::<usize>() as f64;
+    ArrayD::from_shape_fn(IxDyn(shape), |f| {
+        let (mut re, mut im) = (0.0, 0.0);
+        for (o, w) in taps {
+            let phase: f64 = (0..shape.len()).map(|a| -2.0 * std::f64::consts::PI * f[a] as f64 * o[a] as f64 / shape[a] as f64).sum();
+            re += w * phase.cos();
+            im += w * phase.sin();
+        }
+        (n * sigma * sigma * (re * re + im * im)) as f32
+    })
+}
+
+/// Noise correlated along every axis of a volume, and of an image.
+const VOLUME_TAPS: &[(&[isize], f64)] = &[(&[0, 0, 0], 1.0), (&[0, 0, 1], 0.6), (&[0, 1, 0], -0.3), (&[1, 0, 1], 0.4), (&[2, 1, 0], 0.2)];
+const IMAGE_TAPS: &[(&[isize], f64)] = &[(&[0, 0], 1.0), (&[0, 1], 0.7), (&[1, 0], 0.5), (&[1, 2], -0.25)];
 
 #[test]
 fn hard_thresholding_is_the_reference() {
@@ -110,29 +131,127 @@ fn hard_thresholding_is_the_reference() {
         (&[8, 9][..], true, 3.3),
         (&[3, 9, 8, 7][..], false, 2.2),
     ] {
-        check_hard_thresholding(shape, &small(image), sigma);
+        check_hard_thresholding(shape, &small(image), &Bm4dNoise::Sigma(sigma));
     }
     // A search window of more blocks than workgroup memory holds at once (3757: two chunks).
     let wide = Bm4dProfile { search_window_ht: [16, 16, 12], step_ht: [4, 4, 4], ..Bm4dProfile::volume() };
-    check_hard_thresholding(&[20, 20, 16], &wide, 2.4);
+    check_hard_thresholding(&[20, 20, 16], &wide, &Bm4dNoise::Sigma(2.4));
+    // Correlated noise: each coefficient's threshold from the PSD.
+    let psd = filtered_psd(&[13, 12, 11], 1.9, VOLUME_TAPS);
+    check_hard_thresholding(&[13, 12, 11], &small(false), &Bm4dNoise::Psd(psd.view()));
+    let psd = filtered_psd(&[22, 19], 2.2, IMAGE_TAPS);
+    check_hard_thresholding(&[22, 19], &small(true), &Bm4dNoise::Psd(psd.view()));
 }
 
 #[test]
 fn wiener_filtering_is_the_reference() {
     let gpu = poisoned_gpu();
-    for (shape, image, sigma) in
-        [(&[15usize, 12, 13][..], false, 2.1), (&[21, 25][..], true, 2.6), (&[10, 9, 6][..], false, 4.0), (&[4, 7, 6, 9][..], false, 3.1)]
-    {
+    let psd3 = filtered_psd(&[11, 10, 9], 2.5, VOLUME_TAPS);
+    let psd2 = filtered_psd(&[19, 17], 2.0, IMAGE_TAPS);
+    for (shape, image, noise) in [
+        (&[15usize, 12, 13][..], false, Bm4dNoise::Sigma(2.1)),
+        (&[21, 25][..], true, Bm4dNoise::Sigma(2.6)),
+        (&[10, 9, 6][..], false, Bm4dNoise::Sigma(4.0)),
+        (&[4, 7, 6, 9][..], false, Bm4dNoise::Sigma(3.1)),
+        (&[11, 10, 9][..], false, Bm4dNoise::Psd(psd3.view())),
+        (&[19, 17][..], true, Bm4dNoise::Psd(psd2.view())),
+    ] {
         let profile = small(image);
         let z = integers(shape, 15);
         let pilot = integers(shape, 15);
         let spec = profile.spec(true, cpu::range(&to64(&pilot).view()));
         // Integer distances against a cap away from every integer: the same matches in f32.
         assert!((spec.cap - spec.cap.round()).abs() > 1e-3, "cap {}", spec.cap);
-        let got = lucent::denoise::bm4d(gpu, &z, sigma, Some(&profile), Bm4dStage::Wiener(pilot.view())).unwrap();
-        let (want, _) = cpu::stage(&four(&to64(&z)).view(), &four(&to64(&pilot)).view(), &spec, sigma, &[]).unwrap();
+        let got = lucent::denoise::bm4d(gpu, &z, &noise, Some(&profile), Bm4dStage::Wiener(pilot.view())).unwrap();
+        let cov = Covariance::of(&noise, bm::as4(shape).unwrap(), profile.lags(bm::as4(shape).unwrap())).unwrap();
+        let (want, _) = cpu::stage(&four(&to64(&z)).view(), &four(&to64(&pilot)).view(), &spec, &cov, &[]).unwrap();
         let err = four(&to64(&got)).iter().zip(&want).map(|(g, w)| (g - w).abs()).fold(0.0, f64::max);
         assert!(err < f32_bound(&spec, 15.0), "{shape:?}: {err}");
+    }
+}
+
+#[test]
+fn noise_variances_are_exact_for_a_psd() {
+    // The autocovariance at a block's lags from a filtered-noise PSD equals the filter's own
+    // autocorrelation times σ² (the data larger than twice the reach: no wrap-around).
+    let (shape, sigma) = ([9usize, 10, 11], 0.7);
+    let psd = filtered_psd(&shape, sigma, VOLUME_TAPS);
+    let cov = Covariance::of(&Bm4dNoise::Psd(psd.view()), bm::as4(&shape).unwrap(), [0, 4, 4, 4]).unwrap();
+    for d in [[0isize, 0, 0], [0, 0, 1], [1, 0, 1], [-2, -1, 0], [1, -1, 1], [3, 3, 3], [2, 1, -1]] {
+        let mut want = 0.0;
+        for (o, w) in VOLUME_TAPS {
+            for (p, v) in VOLUME_TAPS {
+                if (0..3).all(|a| o[a] - p[a] == d[a]) {
+                    want += sigma * sigma * w * v;
+                }
+            }
+        }
+        let got = cov.at([0, d[0], d[1], d[2]]);
+        assert!((got - want).abs() < 1e-6 * sigma * sigma, "lag {d:?}: {got} against {want}");
+    }
+    // Each coefficient's variance against the frequency-domain sum (1/N²) Σ PSD · |T̂ₖ|² of its
+    // basis block, for both stages' transforms.
+    let profile = Bm4dProfile::volume();
+    let n: f64 = shape.iter().product::<usize>() as f64;
+    for wiener in [false, true] {
+        let spec = profile.spec(wiener, 1.0);
+        let tables = spec.tables(&cov, bm::as4(&shape).unwrap()).unwrap();
+        let voxels: usize = spec.bs.iter().product();
+        for k in 0..voxels {
+            let kc = spec.coords(k);
+            let basis = |u: [usize; 4]| -> f64 { (0..4).map(|a| tables.forward[a][kc[a] * spec.bs[a] + u[a]]).product() };
+            let mut want = 0.0;
+            for (f, p) in psd.indexed_iter() {
+                let (mut re, mut im) = (0.0, 0.0);
+                for u in 0..voxels {
+                    let uc = spec.coords(u);
+                    let phase: f64 = (0..3).map(|a| -2.0 * std::f64::consts::PI * f[a] as f64 * uc[a + 1] as f64 / shape[a] as f64).sum();
+                    re += basis(uc) * phase.cos();
+                    im += basis(uc) * phase.sin();
+                }
+                want += *p as f64 * (re * re + im * im);
+            }
+            want /= n * n;
+            assert!((tables.variance[k] - want).abs() < 1e-5 * want.max(1e-3), "coefficient {k}: {} against {want}", tables.variance[k]);
+        }
+    }
+    // The covariance between blocks Δ apart against its direct sum Σᵤ Σ_w tᵥ(u) tᵥ(w) C(u − w + Δ).
+    let spec = profile.spec(false, 1.0);
+    let reach = [0, 3, 2, 4];
+    let wide = Covariance::of(&Bm4dNoise::Psd(psd.view()), bm::as4(&shape).unwrap(), [0, 6, 5, 7]).unwrap();
+    let (forward, _) = transform::matrices(spec.local, 4).unwrap();
+    let forward = vec![vec![1.0], forward.clone(), forward.clone(), forward];
+    let spread = wide.spread(spec.bs, &forward, reach).unwrap();
+    for (v, d) in [(0usize, [0isize, 0, 0, 0]), (5, [0, 1, -2, 3]), (63, [0, -3, 2, -4]), (22, [0, 2, 0, 1])] {
+        let (kc, mut want) = (spec.coords(v), 0.0);
+        let basis = |u: [usize; 4]| -> f64 { (0..4).map(|a| forward[a][kc[a] * spec.bs[a] + u[a]]).product() };
+        for u in 0..64 {
+            for w in 0..64 {
+                let (cu, cw) = (spec.coords(u), spec.coords(w));
+                want += basis(cu) * basis(cw) * wide.at(std::array::from_fn(|a| cu[a] as isize - cw[a] as isize + d[a]));
+            }
+        }
+        let i = (((v * 7 + (d[1] + 3) as usize) * 5 + (d[2] + 2) as usize) * 9) + (d[3] + 4) as usize;
+        assert!((spread[i] - want).abs() < 1e-12, "coefficient {v} at {d:?}: {} against {want}", spread[i]);
+    }
+    // A flat PSD is white noise: the same variances, shares 1.
+    let flat = ArrayD::from_elem(IxDyn(&shape), (n * sigma * sigma) as f32);
+    let from_flat = Covariance::of(&Bm4dNoise::Psd(flat.view()), bm::as4(&shape).unwrap(), [0, 3, 3, 3]).unwrap();
+    for wiener in [false, true] {
+        let spec = Bm4dProfile::volume().spec(wiener, 1.0);
+        let four = bm::as4(&shape).unwrap();
+        let (a, b) = (spec.tables(&from_flat, four).unwrap(), spec.tables(&Covariance::White(sigma), four).unwrap());
+        assert!(a.variance.iter().zip(&b.variance).all(|(x, y)| (x - y).abs() < 1e-6 * y));
+        assert!(a.variance.iter().zip(&a.white).all(|(x, y)| (x - y).abs() < 1e-6 * y));
+    }
+    // A series' PSD of one time point equals the series' own, independent in time (n_t · the
+    // frame's PSD at every temporal frequency).
+    let frame = filtered_psd(&[8, 9, 7], 1.3, VOLUME_TAPS);
+    let series = ndarray::Array4::from_shape_fn((5, 8, 9, 7), |(_, a, b, c)| 5.0 * frame[[a, b, c]]).into_dyn();
+    let of = |p: &ArrayD<f32>| Covariance::of(&Bm4dNoise::Psd(p.view()), [5, 8, 9, 7], [0, 3, 3, 3]).unwrap();
+    let (a, b) = (of(&frame), of(&series));
+    for d in [[0isize, 0, 0, 0], [0, 1, 0, 1], [0, 2, 1, 0], [0, -1, 1, 1]] {
+        assert!((a.at(d) - b.at(d)).abs() < 1e-6, "{d:?}");
     }
 }
 
@@ -190,11 +309,12 @@ fn both_stages_match_bm4d_on_phantoms() {
         let truth = phantom(shape);
         let z = ArrayD::from_shape_vec(IxDyn(shape), truth.iter().zip(noise(truth.len(), seed)).map(|(t, n)| (t + 0.1 * n) as f32).collect()).unwrap();
         assert!((psnr(&to64(&z), &truth) - noisy_psnr).abs() < 1e-6, "the inputs are bm4d's");
-        let once = lucent::denoise::bm4d(gpu, &z, 0.1, None, Bm4dStage::All).unwrap();
+        let white = Bm4dNoise::Sigma(0.1);
+        let once = lucent::denoise::bm4d(gpu, &z, &white, None, Bm4dStage::All).unwrap();
         // Integer sums: the same bits every run, whatever order the groups add in.
-        assert_eq!(once, lucent::denoise::bm4d(gpu, &z, 0.1, None, Bm4dStage::All).unwrap(), "deterministic");
+        assert_eq!(once, lucent::denoise::bm4d(gpu, &z, &white, None, Bm4dStage::All).unwrap(), "deterministic");
         let got = to64(&once);
-        let want = cpu::bm4d(&to64(&z).view(), 0.1, None, false, None).unwrap();
+        let want = cpu::bm4d(&to64(&z).view(), &white, None, false, None).unwrap();
         let (g, w) = (psnr(&got, &truth), psnr(&want, &truth));
         // Second-stage matching on the first estimate may swap a near-tied block: PSNR, not
         // voxels, agree.
@@ -207,7 +327,7 @@ fn both_stages_match_bm4d_on_phantoms() {
 fn bad_input_is_refused() {
     let gpu = gpu();
     let z = rand_array(&[12, 12, 12]);
-    let run = |z: &ArrayD<f32>, sigma: f64, p: Option<&Bm4dProfile>| lucent::denoise::bm4d(gpu, z, sigma, p, Bm4dStage::All);
+    let run = |z: &ArrayD<f32>, sigma: f64, p: Option<&Bm4dProfile>| lucent::denoise::bm4d(gpu, z, &Bm4dNoise::Sigma(sigma), p, Bm4dStage::All);
     assert!(run(&z, 0.0, None).is_err());
     assert!(run(&z, f64::NAN, None).is_err());
     assert!(run(&rand_array(&[3, 3, 3]), 0.1, None).is_err(), "smaller than a block");
@@ -222,7 +342,12 @@ fn bad_input_is_refused() {
     let p2 = Bm4dProfile { bs_ht: [9, 4, 4], ..Bm4dProfile::volume() };
     assert!(run(&z, 0.1, Some(&p2)).is_err());
     let pilot = rand_array(&[12, 12, 11]);
-    assert!(lucent::denoise::bm4d(gpu, &z, 0.1, None, Bm4dStage::Wiener(pilot.view())).is_err());
+    assert!(lucent::denoise::bm4d(gpu, &z, &Bm4dNoise::Sigma(0.1), None, Bm4dStage::Wiener(pilot.view())).is_err());
+    // PSDs of another shape, negative or not finite, or of no power.
+    let psd = |shape: &[usize], v: f32| ArrayD::from_elem(IxDyn(shape), v);
+    for bad in [psd(&[12, 12, 11], 1.0), psd(&[12, 12, 12], -1.0), psd(&[12, 12, 12], f32::INFINITY), psd(&[12, 12, 12], 0.0), psd(&[12, 12, 12, 1], 1.0)] {
+        assert!(lucent::denoise::bm4d(gpu, &z, &Bm4dNoise::Psd(bad.view()), None, Bm4dStage::All).is_err(), "{:?}", bad.shape());
+    }
     // Data far from 1 is filtered near 1 and scaled back.
     let big = z.mapv(|v| v * 2f32.powi(40));
     let a = run(&z, 0.1, None).unwrap();
@@ -240,9 +365,9 @@ fn matching_across_time_beats_each_frame_alone_on_series() {
     for (name, clean, sigma) in [("moving-edge", dynamic::moving_edge([6, 14, 18, 17], 0.5), 0.25), ("textured", dynamic::textured([5, 16, 15, 17], 3), 0.2)] {
         let z = dynamic::noisy(&clean, sigma, 7).mapv(|v| v as f32).into_dyn();
         let truth = clean.into_dyn();
-        let series = to64(&lucent::denoise::bm4d(gpu, &z, sigma, None, Bm4dStage::All).unwrap());
+        let series = to64(&lucent::denoise::bm4d(gpu, &z, &Bm4dNoise::Sigma(sigma), None, Bm4dStage::All).unwrap());
         let alone = Bm4dProfile { search_window_time: 0, ..Bm4dProfile::volume() };
-        let frames = to64(&lucent::denoise::bm4d(gpu, &z, sigma, Some(&alone), Bm4dStage::All).unwrap());
+        let frames = to64(&lucent::denoise::bm4d(gpu, &z, &Bm4dNoise::Sigma(sigma), Some(&alone), Bm4dStage::All).unwrap());
         let (s, f) = (psnr(&series, &truth), psnr(&frames, &truth));
         eprintln!("{name}: {s:.2} dB across time, {f:.2} dB frame by frame, noisy {:.2}", psnr(&to64(&z), &truth));
         assert!(s > f + 0.3, "{name}: {s} dB across time, {f} dB frame by frame");

@@ -75,7 +75,7 @@ fn the_cli_runs_block_matching_non_local_means_and_total_variation() {
     let gpu = gpu();
     let volume = path("volume.npy");
     // Each method equals its library call on the same file.
-    let bm = lucent::denoise::bm4d(gpu, &x, 0.3, None, lucent::denoise::Bm4dStage::All).unwrap();
+    let bm = lucent::denoise::bm4d(gpu, &x, &lucent::denoise::Bm4dNoise::Sigma(0.3), None, lucent::denoise::Bm4dStage::All).unwrap();
     let nlm = lucent::denoise::denoise_nl_means(gpu, &x, &lucent::denoise::NlMeans { h: 0.5, ..Default::default() }, None).unwrap();
     let tv = lucent::denoise::denoise_tv_chambolle(gpu, &x, 0.2, 2e-4, 200, None).unwrap();
     for (args, want) in

@@ -58,8 +58,9 @@ pub fn run(gpu: Option<&Gpu>, dir: &Path, seed: u64, size: Size) -> Result<(Valu
     }
     let t = Instant::now();
     let bm = match gpu {
-        Some(gpu) => lucent::denoise::bm4d(gpu, &noisy, SIGMA, Some(&profile), lucent::denoise::Bm4dStage::All)?,
-        None => lucent::denoise::cpu::bm4d(&noisy.mapv(f64::from).view(), SIGMA, Some(&profile), false, None)?.mapv(|v| v as f32),
+        Some(gpu) => lucent::denoise::bm4d(gpu, &noisy, &lucent::denoise::Bm4dNoise::Sigma(SIGMA), Some(&profile), lucent::denoise::Bm4dStage::All)?,
+        None => lucent::denoise::cpu::bm4d(&noisy.mapv(f64::from).view(), &lucent::denoise::Bm4dNoise::Sigma(SIGMA), Some(&profile), false, None)?
+            .mapv(|v| v as f32),
     };
     times.push(ms_since(t));
     denoised.push(bm);

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use lucent::denoise::cpu;
-use lucent::denoise::{Method, Options};
+use lucent::denoise::{Bm4dNoise, Method, Options};
 use lucent::engine::{Form, Placement};
 use lucent::{io, Error};
 use ndarray::{ArrayD, Axis};
@@ -39,6 +39,10 @@ pub struct Args {
     /// absent; nlm: scikit-image's sigma, 0 when absent).
     #[arg(long, allow_hyphen_values = true)]
     sigma: Option<f64>,
+    /// Block matching of correlated noise: its power spectral density (bm4d's sigma_psd: an
+    /// array of the data's shape, DC first, white noise of σ being N · σ² everywhere).
+    #[arg(long, conflicts_with = "sigma")]
+    psd: Option<PathBuf>,
     /// Block matching of a series (t, z, y, x): the time points either side each search
     /// window reaches (0: every time point on its own, as bm4d frame by frame).
     #[arg(long, default_value_t = 1)]
@@ -123,6 +127,7 @@ impl Args {
         json!({
             "method": self.method,
             "sigma": self.sigma,
+            "psd": self.psd,
             "h": self.h,
             "weight": self.weight,
             "time_window": self.time_window,
@@ -196,7 +201,11 @@ pub fn run(global: &Global, args: &Args) -> Result<(), Error> {
             return Err(Error::Invalid("--sigma is the noise's σ of --method bm or nlm; adaptive filtering's noise level is --noise-level".into()));
         }
         args.options().check()?;
-    } else if args.inputs.len() != 1 {
+    }
+    if args.psd.is_some() && args.method != Algorithm::Bm {
+        return Err(Error::Invalid("--psd is block matching's noise (--method bm)".into()));
+    }
+    if args.method != Algorithm::Adaptive && args.inputs.len() != 1 {
         return Err(Error::Invalid(format!("denoise --method {} takes one image or volume, not {} inputs", args.method.name(), args.inputs.len())));
     }
     let mut stages = Stages::default();
@@ -265,16 +274,20 @@ fn other(args: &Args, gpu: &Option<lucent::Gpu>, stages: &mut Stages) -> Result<
     let x = stages.read(|| io::read_real(&args.inputs[0]))?;
     io::check_output(&args.output, x.ndim(), false)?;
     lucent::check::check_finite(&x.view(), "the data to denoise")?;
+    let psd = args.psd.as_ref().map(|p| stages.read(|| io::read_real(p))).transpose()?;
     let mut sigma = args.sigma;
     let y = stages.compute(|| match args.method {
         Algorithm::Bm => {
-            let s = match args.sigma {
-                Some(s) => s,
-                None => lucent::denoise::estimate_sigma(&x)?,
+            let noise = match (&psd, args.sigma) {
+                (Some(p), _) => Bm4dNoise::Psd(p.view()),
+                (None, Some(s)) => Bm4dNoise::Sigma(s),
+                (None, None) => Bm4dNoise::Sigma(lucent::denoise::estimate_sigma(&x)?),
             };
-            sigma = Some(s);
+            if let Bm4dNoise::Sigma(s) = noise {
+                sigma = Some(s);
+            }
             let profile = lucent::denoise::Bm4dProfile { search_window_time: args.time_window, ..lucent::denoise::Bm4dProfile::for_data(x.shape())? };
-            lucent::denoise::bm4d(gpu, &x, s, Some(&profile), lucent::denoise::Bm4dStage::All)
+            lucent::denoise::bm4d(gpu, &x, &noise, Some(&profile), lucent::denoise::Bm4dStage::All)
         }
         Algorithm::Nlm => {
             let o = lucent::denoise::NlMeans { h: args.h, sigma: args.sigma.unwrap_or(0.0), ..lucent::denoise::NlMeans::default() };

@@ -4,7 +4,7 @@
 use ndarray::{Array4, ArrayD, ArrayView4, ArrayViewD, Ix4, IxDyn};
 
 use super::transform::{haar, haar_inverse};
-use super::{as4, Profile, Spec};
+use super::{as4, Covariance, Noise, Profile, Spec};
 use crate::error::{Error, Result};
 
 /// The range (max − min) of `x`, in f64: the matching cap's (the device's from its extrema).
@@ -63,13 +63,26 @@ fn at(q: [usize; 4], u: [usize; 4]) -> (usize, usize, usize, usize) {
 /// thresholding decisions (as `near` reports them) to take the other way. Returns the
 /// estimate and the decisions within [`NEAR`] of the threshold, each as reference block ·
 /// (maxn · block voxels) + block · voxels + voxel.
-pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, sigma: f64, flip: &[u64]) -> Result<(Array4<f64>, Vec<u64>)> {
+pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, noise: &Covariance, flip: &[u64]) -> Result<(Array4<f64>, Vec<u64>)> {
     let (d0, d1, d2, d3) = noisy.dim();
     let shape = [d0, d1, d2, d3];
     if pilot.dim() != noisy.dim() {
         return Err(Error::Shape(format!("a pilot of {:?} for data of {:?}", pilot.dim(), noisy.dim())));
     }
-    let tables = spec.tables()?;
+    let tables = spec.tables(noise, shape)?;
+    // A_v(Δ) of correlated noise, 0 beyond the reach.
+    let side: [usize; 4] = std::array::from_fn(|a| 2 * tables.reach[a] + 1);
+    let spread = |v: usize, d: [isize; 4]| -> f64 {
+        let Some(s) = &tables.spread else { return 0.0 };
+        if (0..4).any(|a| d[a].unsigned_abs() > tables.reach[a]) {
+            return 0.0;
+        }
+        let mut i = v;
+        for a in 0..4 {
+            i = i * side[a] + (d[a] + tables.reach[a] as isize) as usize;
+        }
+        s[i]
+    };
     let bs = spec.bs;
     let nb: usize = bs.iter().product();
     let strides = [bs[1] * bs[2] * bs[3], bs[2] * bs[3], bs[3], 1];
@@ -117,6 +130,37 @@ pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, sigm
                 let q: [usize; 4] = std::array::from_fn(|a| spec.position(a, i[a], shape[a]));
                 let r = r as u64;
                 let members = group(pilot, spec, q);
+                // Each group coefficient's noise variance (h: along the group, v: in the block):
+                // Σ_{m,m'} H_h(m) H_h(m') A_v(p_m − p_m') for correlated noise, the block's
+                // variance for white noise; and its share over white noise's, at least 2⁻¹².
+                let n = members.len();
+                let haars: Vec<Vec<f64>> = (0..n)
+                    .map(|m| {
+                        let mut x = vec![0.0; n];
+                        x[m] = 1.0;
+                        haar(&mut x);
+                        x
+                    })
+                    .collect();
+                let variance: Vec<Vec<f64>> = (0..n)
+                    .map(|h| {
+                        (0..nb)
+                            .map(|v| match tables.spread {
+                                None => tables.variance[v],
+                                Some(_) => {
+                                    let mut acc = 0.0;
+                                    for (i, a) in members.iter().enumerate() {
+                                        for (j, b) in members.iter().enumerate() {
+                                            acc += haars[i][h] * haars[j][h] * spread(v, std::array::from_fn(|k| a[k] as isize - b[k] as isize));
+                                        }
+                                    }
+                                    acc.max(0.0)
+                                }
+                            })
+                            .collect()
+                    })
+                    .collect();
+                let share = |h: usize, v: usize| (variance[h][v] / tables.white[v]).max(1.0 / 4096.0);
                 let mut blocks: Vec<Vec<f64>> = members.iter().map(|&at| extract(noisy, at)).collect();
                 let norm = blocks.iter().flatten().map(|v| v * v).sum::<f64>().sqrt();
                 separable(&mut blocks, &tables.forward);
@@ -127,34 +171,34 @@ pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, sigm
                     separable(&mut basic, &tables.forward);
                     along(&mut basic, false);
                     let mut energy = 0.0;
-                    for (block, b) in blocks.iter_mut().zip(&basic) {
+                    for (m, (block, b)) in blocks.iter_mut().zip(&basic).enumerate() {
                         for v in 0..nb {
                             let b2 = b[v] * b[v];
-                            let d = b2 + spec.mu2 * sigma * sigma * tables.variance[v];
+                            let d = b2 + spec.mu2 * variance[m][v];
                             let w = if d > 0.0 { b2 / d } else { 0.0 };
                             block[v] *= w;
-                            energy += w * w;
+                            energy += w * w * share(m, v);
                         }
                     }
                     weight = 1.0 / energy.max(1.0 / 4096.0);
                 } else {
-                    let mut kept = 0usize;
+                    let mut kept = 0.0;
                     for (m, block) in blocks.iter_mut().enumerate() {
                         for (v, c) in block.iter_mut().enumerate() {
-                            let t = spec.lambda * sigma * tables.variance[v].sqrt();
+                            let t = spec.lambda * variance[m][v].sqrt();
                             let id = r * (spec.maxn * nb) as u64 + (m * nb + v) as u64;
                             if (c.abs() - t).abs() <= NEAR * norm {
                                 near.push(id);
                             }
                             let keep = (c.abs() > t) != flip.contains(&id);
                             if keep {
-                                kept += 1;
+                                kept += share(m, v);
                             } else {
                                 *c = 0.0;
                             }
                         }
                     }
-                    weight = if kept > 0 { 1.0 / kept as f64 } else { 1.0 };
+                    weight = if kept > 0.0 { 1.0 / kept } else { 1.0 };
                 }
                 along(&mut blocks, true);
                 separable(&mut blocks, &tables.inverse);
@@ -171,20 +215,21 @@ pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, sigm
     Ok((num / den, near))
 }
 
-/// bm4d(z, σ, profile) in f64: both stages, the first alone (`ht_only`), or the second on
-/// `pilot`; `z`'s shape.
-pub fn bm4d(z: &ArrayViewD<f64>, sigma: f64, profile: Option<&Profile>, ht_only: bool, pilot: Option<&ArrayViewD<f64>>) -> Result<ArrayD<f64>> {
+/// bm4d(z, sigma_psd, profile) in f64: both stages, the first alone (`ht_only`), or the second
+/// on `pilot`; `z`'s shape.
+pub fn bm4d(z: &ArrayViewD<f64>, noise: &Noise, profile: Option<&Profile>, ht_only: bool, pilot: Option<&ArrayViewD<f64>>) -> Result<ArrayD<f64>> {
     let shape = as4(z.shape())?;
     let profile = profile.cloned().unwrap_or_else(|| Profile::for_shape(shape));
     profile.check(shape)?;
+    let noise = Covariance::of(noise, shape, profile.lags(shape))?;
     let three = |x: &ArrayViewD<f64>| -> Result<Array4<f64>> {
         x.to_owned().into_shape_with_order(IxDyn(&shape)).and_then(|a| a.into_dimensionality::<Ix4>()).map_err(|e| Error::Invalid(e.to_string()))
     };
     let z3 = three(z)?;
     let basic = match pilot {
         Some(p) => three(p)?,
-        None => stage(&z3.view(), &z3.view(), &profile.spec(false, range(&z3.view())), sigma, &[])?.0,
+        None => stage(&z3.view(), &z3.view(), &profile.spec(false, range(&z3.view())), &noise, &[])?.0,
     };
-    let y = if ht_only { basic } else { stage(&z3.view(), &basic.view(), &profile.spec(true, range(&basic.view())), sigma, &[])?.0 };
+    let y = if ht_only { basic } else { stage(&z3.view(), &basic.view(), &profile.spec(true, range(&basic.view())), &noise, &[])?.0 };
     y.into_shape_with_order(IxDyn(z.shape())).map_err(|e| Error::Invalid(e.to_string()))
 }

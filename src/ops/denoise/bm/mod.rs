@@ -12,11 +12,13 @@
 //!   count rounded down to a power of two;
 //! - **collaborative filtering** of the group: the blocks' separable local transform (bior1.5
 //!   for hard thresholding, the DCT for Wiener filtering), the orthonormal Haar transform along
-//!   the group; hard thresholding at `lambda_thr` · σ · (the coefficient's standard deviation
-//!   over σ, 1 but for bior1.5's non-orthonormal 8-point rows), or the Wiener shrinkage
-//!   B²/(B² + `mu2` · σ²) of the first estimate's coefficients B; the inverse transforms;
+//!   the group; hard thresholding at `lambda_thr` · (the coefficient's noise standard
+//!   deviation: σ but for bior1.5's non-orthonormal 8-point rows, or from a PSD: [`noise`]), or
+//!   the Wiener shrinkage B²/(B² + `mu2` · the coefficient's noise variance) of the first
+//!   estimate's coefficients B; the inverse transforms;
 //! - **aggregation**: each block's estimate added with weight 1/(σ² · kept coefficients) (1
-//!   where none is kept) or 1/(σ² · max(Σ shrinkage², 2⁻¹²)) times a Kaiser window, divided by
+//!   where none is kept) or 1/(σ² · max(Σ shrinkage², 2⁻¹²)) times a Kaiser window (for
+//!   correlated noise each coefficient counted by its variance's share, [`noise`]), divided by
 //!   the weights.
 //!
 //! The second stage matches on the first's estimate and shrinks the noisy data with its
@@ -40,6 +42,7 @@
 //! camera crops and phantoms of 61 × 47 and above it on 96 × 80).
 
 pub mod cpu;
+pub mod noise;
 pub mod transform;
 
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
@@ -49,6 +52,7 @@ use crate::gpu::{Dtype, Gpu};
 use crate::graph::{Buf, Recording};
 use crate::kernels::bm_filter::Shrinkage;
 use crate::kernels::bm_match::Matching;
+pub use noise::{Covariance, Noise};
 use transform::Local;
 
 /// bm4d's profile: the two stages' block sizes, steps, group sizes, search windows, matching
@@ -166,6 +170,13 @@ impl Profile {
         }
     }
 
+    /// The noise covariance's lags either stage uses on data of `shape` (t, z, y, x): between
+    /// blocks of a group ([`Spec::spread_reach`]) and within them.
+    pub fn lags(&self, shape: [usize; 4]) -> [usize; 4] {
+        let (a, b) = (self.spec(false, 1.0), self.spec(true, 1.0));
+        std::array::from_fn(|i| (a.spread_reach(shape)[i] + a.bs[i]).max(b.spread_reach(shape)[i] + b.bs[i]) - 1)
+    }
+
     /// Fails on sizes the kernels do not hold or data smaller than a block.
     pub fn check(&self, shape: [usize; 4]) -> Result<()> {
         for wiener in [false, true] {
@@ -200,6 +211,10 @@ impl Profile {
 fn time(t: usize, a: [usize; 3]) -> [usize; 4] {
     [t, a[0], a[1], a[2]]
 }
+
+/// The largest offset between blocks of a group, per axis, at which correlated noise's
+/// covariance is taken (bm4d computes its variances over a 16³ domain).
+pub const SPREAD_REACH: usize = 16;
 
 /// Values of one group the filtering kernel holds in workgroup memory.
 pub const GROUP_VALUES: usize = 4000;
@@ -239,9 +254,18 @@ impl Spec {
         [v / (b[1] * b[2] * b[3]), (v / (b[2] * b[3])) % b[1], (v / b[3]) % b[2], v % b[3]]
     }
 
-    /// The local transforms (forward, inverse) per axis, each coefficient's variance over σ²,
-    /// and the aggregation window, over the block in row-major order.
-    pub fn tables(&self) -> Result<Tables> {
+    /// The offsets between blocks of a group that correlated noise's covariance is taken at
+    /// (beyond them, 0): those a search window allows (2 · window, within the data), at most
+    /// [`SPREAD_REACH`] per axis.
+    pub fn spread_reach(&self, shape: [usize; 4]) -> [usize; 4] {
+        std::array::from_fn(|a| (2 * self.win[a]).min(shape[a].saturating_sub(self.bs[a])).min(SPREAD_REACH))
+    }
+
+    /// The local transforms (forward, inverse) per axis, each coefficient's noise variance, white
+    /// noise's of the same variance, the covariance between blocks of correlated noise (see
+    /// [`noise`]), and the aggregation window, over the block in row-major order, for data of
+    /// `shape`.
+    pub fn tables(&self, noise: &Covariance, shape: [usize; 4]) -> Result<Tables> {
         let mut forward = Vec::new();
         let mut inverse = Vec::new();
         for &n in &self.bs {
@@ -249,18 +273,13 @@ impl Spec {
             forward.push(f);
             inverse.push(i);
         }
-        let norms: Vec<Vec<f64>> =
-            (0..4).map(|a| (0..self.bs[a]).map(|k| forward[a][k * self.bs[a]..(k + 1) * self.bs[a]].iter().map(|v| v * v).sum()).collect()).collect();
         let windows: Vec<Vec<f64>> = (0..4).map(|a| transform::kaiser(self.bs[a], self.beta)).collect();
         let voxels: usize = self.bs.iter().product();
-        let mut variance = Vec::with_capacity(voxels);
-        let mut window = Vec::with_capacity(voxels);
-        for v in 0..voxels {
-            let c = self.coords(v);
-            variance.push((0..4).map(|a| norms[a][c[a]]).product());
-            window.push((0..4).map(|a| windows[a][c[a]]).product());
-        }
-        Ok(Tables { forward, inverse, variance, window })
+        let window = (0..voxels).map(|v| (0..4).map(|a| windows[a][self.coords(v)[a]]).product()).collect();
+        let (variance, white) = noise.variances(self.bs, &forward);
+        let reach = self.spread_reach(shape);
+        let spread = noise.spread(self.bs, &forward, reach);
+        Ok(Tables { forward, inverse, variance, white, window, spread, reach })
     }
 }
 
@@ -269,14 +288,19 @@ pub struct Tables {
     pub forward: Vec<Vec<f64>>,
     pub inverse: Vec<Vec<f64>>,
     pub variance: Vec<f64>,
+    pub white: Vec<f64>,
     pub window: Vec<f64>,
+    /// A_v(Δ) for |Δ| ≤ reach ([`Covariance::spread`]); None for white noise.
+    pub spread: Option<Vec<f64>>,
+    pub reach: [usize; 4],
 }
 
 impl Tables {
     /// The kernel's table: forward then inverse matrices (4 × 8 × 8 each, zero-padded), then
-    /// the thresholds' variances and the window (128 each).
+    /// the variances, the window and white noise's variances (128 each), then the spread.
     fn packed(&self, bs: [usize; 4]) -> Vec<f32> {
-        let mut t = vec![0f32; 2 * 256 + 256];
+        let mut t = vec![0f32; 2 * 256 + 3 * 128];
+        t.extend(self.spread.iter().flatten().map(|&v| v as f32));
         for a in 0..4 {
             for r in 0..bs[a] {
                 for c in 0..bs[a] {
@@ -285,9 +309,10 @@ impl Tables {
                 }
             }
         }
-        for (v, (var, w)) in self.variance.iter().zip(&self.window).enumerate() {
-            t[512 + v] = *var as f32;
-            t[640 + v] = *w as f32;
+        for v in 0..self.variance.len() {
+            t[512 + v] = self.variance[v] as f32;
+            t[640 + v] = self.window[v] as f32;
+            t[768 + v] = self.white[v] as f32;
         }
         t
     }
@@ -302,20 +327,18 @@ pub enum Stage<'a> {
     Wiener(ArrayViewD<'a, f32>),
 }
 
-/// bm4d(z, sigma_psd=σ, profile, stage_arg) of an image, a volume or a series of volumes
-/// (t, z, y, x: matched across `search_window_time` time points either side) with white noise
-/// of standard deviation σ, on the device; `z`'s shape. `profile` None is bm4d's choice by
-/// shape ([`Profile::for_shape`]).
-pub fn bm4d(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: Option<&Profile>, stage: Stage) -> Result<ArrayD<f32>> {
+/// bm4d(z, sigma_psd, profile, stage_arg) of an image, a volume or a series of volumes (t, z,
+/// y, x: matched across `search_window_time` time points either side) with white noise of a
+/// standard deviation or correlated noise of a PSD ([`Noise`]), on the device; `z`'s shape.
+/// `profile` None is bm4d's choice by shape ([`Profile::for_shape`]).
+pub fn bm4d(gpu: &Gpu, z: &ArrayViewD<f32>, noise: &Noise, profile: Option<&Profile>, stage: Stage) -> Result<ArrayD<f32>> {
     let shape = as4(z.shape())?;
     if z.is_empty() {
         return Err(Error::Empty(format!("block matching of an array of shape {:?}", z.shape())));
     }
     let profile = profile.cloned().unwrap_or_else(|| Profile::for_shape(shape));
     profile.check(shape)?;
-    if !(sigma.is_finite() && sigma > 0.0) {
-        return Err(Error::Invalid(format!("sigma {sigma}: the noise's standard deviation, more than 0")));
-    }
+    let noise = Covariance::of(noise, shape, profile.lags(shape))?;
     crate::check::check_finite(z, "the data to denoise")?;
     let pilot = match &stage {
         Stage::Wiener(p) if p.shape() != z.shape() => {
@@ -327,8 +350,8 @@ pub fn bm4d(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: Option<&Profile
         }
         _ => None,
     };
-    // Block matching is scale-equivariant with σ: the data run scaled by a power of two to
-    // magnitudes in (1/2, 1] (the fixed-point sums' range), scaled back exactly.
+    // Block matching is scale-equivariant with the noise: the data run scaled by a power of two
+    // to magnitudes in (1/2, 1] (the fixed-point sums' range), scaled back exactly.
     let largest = crate::check::largest_magnitude(z).max(pilot.as_ref().map_or(0.0, crate::check::largest_magnitude));
     let e = if largest > 0.0 { -(largest as f64).log2().ceil() as i32 } else { 0 };
     let scale = |x: &ArrayViewD<f32>| -> Result<ArrayD<f32>> {
@@ -337,7 +360,7 @@ pub fn bm4d(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: Option<&Profile
     };
     let zs = scale(z)?;
     let ps = pilot.as_ref().map(scale).transpose()?;
-    let y = run(gpu, &zs.view(), sigma * 2f64.powi(e), &profile, ps.as_ref().map(|p| p.view()), matches!(stage, Stage::HardThresholding))?;
+    let y = run(gpu, &zs.view(), &noise.scaled(2f64.powi(e)), &profile, ps.as_ref().map(|p| p.view()), matches!(stage, Stage::HardThresholding))?;
     let y = if e == 0 { y } else { crate::check::scaled(&y.view(), -e) };
     crate::check::check_finite(&y.view(), "the denoised data")?;
     y.into_shape_with_order(z.raw_dim()).map_err(|err| Error::Invalid(err.to_string()))
@@ -361,7 +384,7 @@ fn stage_bytes(spec: &Spec, shape: [usize; 4]) -> u64 {
 }
 
 /// The stages on 4-D data near 1 in magnitude.
-fn run(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: &Profile, pilot: Option<ArrayViewD<f32>>, ht_only: bool) -> Result<ArrayD<f32>> {
+fn run(gpu: &Gpu, z: &ArrayViewD<f32>, noise: &Covariance, profile: &Profile, pilot: Option<ArrayViewD<f32>>, ht_only: bool) -> Result<ArrayD<f32>> {
     let shape = as4(z.shape())?;
     for wiener in [false, true] {
         let spec = profile.spec(wiener, 1.0);
@@ -377,20 +400,22 @@ fn run(gpu: &Gpu, z: &ArrayViewD<f32>, sigma: f64, profile: &Profile, pilot: Opt
     let zb = rec.upload_f32(z)?;
     let basic = match &pilot {
         Some(p) => rec.upload_f32(p)?,
-        None => stage(&mut rec, zb, zb, &profile.spec(false, 1.0), sigma)?,
+        None => stage(&mut rec, zb, zb, &profile.spec(false, 1.0), noise)?,
     };
-    let y = if ht_only { basic } else { stage(&mut rec, zb, basic, &profile.spec(true, 1.0), sigma)? };
+    let y = if ht_only { basic } else { stage(&mut rec, zb, basic, &profile.spec(true, 1.0), noise)? };
     let d = rec.download(y);
     rec.run()?.into_f32(d)
 }
 
 /// One stage: matching on `pilot` (the cap from its range on the device; `spec.cap` unused),
 /// filtering `noisy`, the weighted mean of the estimates.
-pub fn stage(rec: &mut Recording, noisy: Buf, pilot: Buf, spec: &Spec, sigma: f64) -> Result<Buf> {
-    let tables = spec.tables()?.packed(spec.bs);
-    let tables = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(IxDyn(&[tables.len()]), tables).expect("a table").view())?;
+pub fn stage(rec: &mut Recording, noisy: Buf, pilot: Buf, spec: &Spec, noise: &Covariance) -> Result<Buf> {
     let dims = rec.dims(noisy).to_vec();
     let shape = [dims[0], dims[1], dims[2], dims[3]];
+    let tables = spec.tables(noise, shape)?;
+    let spread = tables.spread.is_some().then_some(tables.reach);
+    let tables = tables.packed(spec.bs);
+    let tables = rec.upload_f32(&ndarray::ArrayD::from_shape_vec(IxDyn(&[tables.len()]), tables).expect("a table").view())?;
     let grid = spec.grid(shape);
     let m = Matching { block: spec.bs, grid, step: spec.step, window: spec.win, most: spec.maxn, tau: spec.tau as f32 };
     let lowest = crate::ops::reduce::record(rec, pilot, crate::ops::reduce::Reduction::Min, None)?;
@@ -401,8 +426,7 @@ pub fn stage(rec: &mut Recording, noisy: Buf, pilot: Buf, spec: &Spec, sigma: f6
     let den = rec.temp(&[2 * voxels], Dtype::U32)?;
     crate::kernels::fill::record(rec, num, 0.0);
     crate::kernels::fill::record(rec, den, 0.0);
-    let shrinkage =
-        if spec.wiener { Shrinkage::Wiener { noise: (spec.mu2 * sigma * sigma) as f32 } } else { Shrinkage::Hard { threshold: (spec.lambda * sigma) as f32 } };
-    crate::kernels::bm_filter::record(rec, noisy, pilot, groups, counts, tables, num, den, &m, shrinkage)?;
+    let shrinkage = if spec.wiener { Shrinkage::Wiener { mu2: spec.mu2 as f32 } } else { Shrinkage::Hard { lambda: spec.lambda as f32 } };
+    crate::kernels::bm_filter::record(rec, noisy, pilot, groups, counts, tables, num, den, &m, shrinkage, spread)?;
     crate::kernels::bm_normalize::record(rec, num, den, &dims)
 }
