@@ -3,7 +3,7 @@
 // block's sum of squared differences to the reference block in workgroup memory; after each
 // chunk the `most` smallest of the chunk and the list kept so far, one workgroup minimum a
 // slot (ties to the lower linear index in the window), become the list. The reference itself
-// is first (distance −1). Then the count: the matches within the cap (τ · the data's range²,
+// is first (distance −1); correlated noise adds a penalty per offset. Then the count: the matches within the cap (τ · the data's range²,
 // from its extrema on the device), at least two where two
 // exist, at most `most`, rounded down to a power of two. (One thread per reference block
 // walking its whole window ran on lavapipe for a few hundred blocks and stopped.)
@@ -18,8 +18,11 @@ struct Params {
     w: vec4<u32>,
     most: u32,
     tau: f32,
-    unused0: u32,
-    unused1: u32,
+    // Correlated noise (penalized != 0): each candidate's distance plus its offset's penalty,
+    // 2 · voxels · C(Δ) over |Δ| ≤ reach, so that every offset's expected noise part is the same.
+    penalized: u32,
+    unused: u32,
+    reach: vec4<u32>,
 }
 
 @group(0) @binding(0) var<storage, read> data: array<f32>;
@@ -28,7 +31,9 @@ struct Params {
 @group(0) @binding(2) var<storage, read_write> counts: array<u32>;
 @group(0) @binding(3) var<storage, read> lowest: array<f32>;
 @group(0) @binding(4) var<storage, read> highest: array<f32>;
-@group(0) @binding(5) var<uniform> p: Params;
+// The penalty per offset Δ from the reference block, [Δ + reach] row-major.
+@group(0) @binding(5) var<storage, read> penalty: array<f32>;
+@group(0) @binding(6) var<uniform> p: Params;
 
 const MOST: u32 = 32u;
 const WG: u32 = 64u;
@@ -96,7 +101,8 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         let here = min(CHUNK, blocks - start);
         for (var c = lid; c < here; c += WG) {
             let k = start + c;
-            let cand = dot(lo + vec4<u32>(k / (e.y * e.z * e.w), (k / (e.z * e.w)) % e.y, (k / e.w) % e.z, k % e.w), stride);
+            let corner = lo + vec4<u32>(k / (e.y * e.z * e.w), (k / (e.z * e.w)) % e.y, (k / e.w) % e.z, k % e.w);
+            let cand = dot(corner, stride);
             // One loop over the block (the reference's values and the offsets shared), four
             // sums at a time so the loads need not wait on one another.
             var d4 = vec4<f32>(0.0);
@@ -110,7 +116,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
                 let t = ref_values[v] - data[cand + offsets[v]];
                 d4.x += t * t;
             }
-            let d = (d4.x + d4.y) + (d4.z + d4.w);
+            var d = (d4.x + d4.y) + (d4.z + d4.w);
+            let off = vec4<i32>(corner) - vec4<i32>(q);
+            if (p.penalized != 0u && all(vec4<u32>(abs(off)) <= p.reach)) {
+                let side = 2u * p.reach + 1u;
+                let i = vec4<u32>(off + vec4<i32>(p.reach));
+                // Never below 0: the reference (−1) stays first.
+                d = max(d + penalty[((i.x * side.y + i.y) * side.z + i.z) * side.w + i.w], 0.0);
+            }
             dist[c] = select(d, -1.0, cand == at);
         }
         // The kept list joins the chunk (its indices are window indices already).

@@ -18,7 +18,9 @@ pub struct Params {
     pub w: [u32; 4],
     pub most: u32,
     pub tau: f32,
-    pub unused: [u32; 2],
+    pub penalized: u32,
+    pub unused: u32,
+    pub reach: [u32; 4],
 }
 
 /// One stage's matching geometry over (t, z, y, x).
@@ -39,16 +41,30 @@ pub struct Matching {
 
 /// The groups of every reference block of `m.grid` over `data` (t, z, y, x), its extrema
 /// `lowest` and `highest` (one value each) setting the cap: (linear indices of the matches'
-/// first voxels, `m.most` slots per reference block; their counts).
-pub fn record(rec: &mut Recording, data: Buf, lowest: Buf, highest: Buf, m: &Matching) -> Result<(Buf, Buf)> {
+/// first voxels, `m.most` slots per reference block; their counts). `penalty`: correlated
+/// noise's per-offset penalties over |Δ| ≤ reach (row-major), added to the distances.
+pub fn record(rec: &mut Recording, data: Buf, lowest: Buf, highest: Buf, m: &Matching, penalty: Option<(Buf, [usize; 4])>) -> Result<(Buf, Buf)> {
     let &[n0, n1, n2, n3] = rec.dims(data) else {
         return Err(Error::Shape(format!("block matching of data of shape {:?}: four axes", rec.dims(data))));
     };
     let refs: usize = m.grid.iter().product();
     let u = |a: [usize; 4]| a.map(|v| v as u32);
-    let p = Params { n: u([n0, n1, n2, n3]), b: u(m.block), g: u(m.grid), s: u(m.step), w: u(m.window), most: m.most as u32, tau: m.tau, unused: [0; 2] };
+    let p = Params {
+        n: u([n0, n1, n2, n3]),
+        b: u(m.block),
+        g: u(m.grid),
+        s: u(m.step),
+        w: u(m.window),
+        most: m.most as u32,
+        tau: m.tau,
+        penalized: penalty.is_some() as u32,
+        unused: 0,
+        reach: u(penalty.map_or([0; 4], |p| p.1)),
+    };
+    // Without penalties the binding takes any buffer (unread).
+    let table = penalty.map_or(lowest, |p| p.0);
     let groups = rec.temp(&[refs, m.most], Dtype::U32)?;
     let counts = rec.temp(&[refs], Dtype::U32)?;
-    rec.dispatch(&BM_MATCH, &[], bytemuck::bytes_of(&p), &[data, groups, counts, lowest, highest], refs as u64);
+    rec.dispatch(&BM_MATCH, &[], bytemuck::bytes_of(&p), &[data, groups, counts, lowest, highest, table], refs as u64);
     Ok((groups, counts))
 }

@@ -89,15 +89,29 @@ fn the_cli_runs_block_matching_non_local_means_and_total_variation() {
         let got = lucent::io::read_real(&out_path).unwrap();
         assert!(rel(&got, &to64(want)) < 1e-6, "{args:?}");
     }
+    // Correlated noise from a PSD file (bm4d's sigma_psd), as the library takes it.
+    let psd = rand_array(&[13, 17, 11]).mapv(|v| 0.5 + 100.0 * v.abs());
+    lucent::io::write_real(path("psd.npy"), &psd.view()).unwrap();
+    let want = lucent::denoise::bm4d(gpu, &x, &lucent::denoise::Bm4dNoise::Psd(psd.view()), None, lucent::denoise::Bm4dStage::All).unwrap();
+    let out = lucent_json(&["denoise", &volume, "-o", &path("corr.npy"), "--method", "bm", "--psd", &path("psd.npy")], &[]);
+    assert!(out["details"]["sigma"].is_null(), "{out}");
+    assert!(rel(&lucent::io::read_real(path("corr.npy")).unwrap(), &to64(&want)) < 1e-6);
+    lucent::io::write_real(path("short.npy"), &psd.slice(ndarray::s![..12, .., ..]).to_owned().into_dyn().view()).unwrap();
+    lucent::io::write_real(path("negative.npy"), &psd.mapv(|v| -v).view()).unwrap();
     // Without --sigma block matching estimates it (scikit-image's estimate_sigma).
     let out = lucent_json(&["denoise", &volume, "-o", &path("est.npy"), "--method", "bm"], &[]);
     let est = lucent::denoise::estimate_sigma(&x).unwrap();
     assert!((out["details"]["sigma"].as_f64().unwrap() - est).abs() < 1e-12, "{out}");
     // Refusals: one line each, nothing written.
+    let (short, negative) = (path("short.npy"), path("negative.npy"));
     for (args, says) in [
         (vec!["--method", "bm", "--sigma", "0"], "sigma"),
         (vec!["--method", "bm", "--device", "cpu"], "GPU only"),
         (vec!["--method", "tv", "--weight", "-1"], "weight"),
+        (vec!["--method", "bm", "--psd", &short], "PSD of shape"),
+        (vec!["--method", "bm", "--psd", &negative], "PSD must be finite"),
+        (vec!["--method", "nlm", "--psd", &short], "--psd is block matching's"),
+        (vec!["--method", "bm", "--psd", &short, "--sigma", "0.1"], "cannot be used with"),
     ] {
         let mut cmd = vec!["denoise", &volume];
         let bad = path("bad.npy");

@@ -4,7 +4,7 @@
 use ndarray::{Array4, ArrayD, ArrayView4, ArrayViewD, Ix4, IxDyn};
 
 use super::transform::{haar, haar_inverse};
-use super::{as4, Covariance, Noise, Profile, Spec};
+use super::{as4, Covariance, Noise, Penalty, Profile, Spec};
 use crate::error::{Error, Result};
 
 /// The range (max − min) of `x`, in f64: the matching cap's (the device's from its extrema).
@@ -17,8 +17,9 @@ pub fn range<D: ndarray::Dimension>(x: &ndarray::ArrayView<f64, D>) -> f64 {
 /// norm, are reported as `near` (f32 may take them the other way).
 pub const NEAR: f64 = 2e-6;
 
-/// The matches of the reference block at `q` over `pilot` (their first voxels), best first.
-pub fn group(pilot: &ArrayView4<f64>, spec: &Spec, q: [usize; 4]) -> Vec<[usize; 4]> {
+/// The matches of the reference block at `q` over `pilot` (their first voxels), best first;
+/// with correlated noise's `penalty` added to the distances as the device adds it (in f32).
+pub fn group(pilot: &ArrayView4<f64>, spec: &Spec, q: [usize; 4], penalty: Option<&Penalty>) -> Vec<[usize; 4]> {
     let n = pilot.dim();
     let n = [n.0, n.1, n.2, n.3];
     let lo: [usize; 4] = std::array::from_fn(|a| q[a].saturating_sub(spec.win[a]));
@@ -33,13 +34,17 @@ pub fn group(pilot: &ArrayView4<f64>, spec: &Spec, q: [usize; 4]) -> Vec<[usize;
                     let d = if c == q {
                         -1.0
                     } else {
-                        (0..voxels)
+                        let d: f64 = (0..voxels)
                             .map(|v| {
                                 let u = spec.coords(v);
                                 let t = pilot[at(q, u)] - pilot[at(c, u)];
                                 t * t
                             })
-                            .sum()
+                            .sum();
+                        match penalty {
+                            Some(p) => (d as f32 + p.at(std::array::from_fn(|a| c[a] as isize - q[a] as isize))).max(0.0) as f64,
+                            None => d,
+                        }
                     };
                     found.push((d, c));
                 }
@@ -70,6 +75,7 @@ pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, nois
         return Err(Error::Shape(format!("a pilot of {:?} for data of {:?}", pilot.dim(), noisy.dim())));
     }
     let tables = spec.tables(noise, shape)?;
+    let penalty = spec.penalty(noise);
     // A_v(Δ) of correlated noise, 0 beyond the reach.
     let side: [usize; 4] = std::array::from_fn(|a| 2 * tables.reach[a] + 1);
     let spread = |v: usize, d: [isize; 4]| -> f64 {
@@ -129,7 +135,7 @@ pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, nois
                 let i = [r / (g[1] * g[2] * g[3]), (r / (g[2] * g[3])) % g[1], (r / g[3]) % g[2], r % g[3]];
                 let q: [usize; 4] = std::array::from_fn(|a| spec.position(a, i[a], shape[a]));
                 let r = r as u64;
-                let members = group(pilot, spec, q);
+                let members = group(pilot, spec, q, penalty.as_ref());
                 // Each group coefficient's noise variance (h: along the group, v: in the block):
                 // Σ_{m,m'} H_h(m) H_h(m') A_v(p_m − p_m') for correlated noise, the block's
                 // variance for white noise; and its share over white noise's, at least 2⁻¹².

@@ -1,16 +1,22 @@
 //! The noise block matching shrinks against: white of a known σ, or correlated, given by its
 //! power spectral density as bm4d takes it (`sigma_psd` of the data's shape: white noise of σ is
-//! N · σ² everywhere, N the data's size). Each block coefficient's noise variance is exact for
-//! stationary (circular) noise of that PSD: Σᵤ Σᵥ tₖ(u) tₖ(v) C(u − v) over the coefficient's
-//! basis block tₖ, with C the autocovariance, the PSD's inverse DFT over N, needed only at
-//! lags within a block (Mäkinen, Azzari and Foi 2020's exact transform-domain variances; bm4d
-//! resamples the PSD to 16³ and blurs it first, lucent takes the lags from the PSD itself).
-//! Thresholds and Wiener shrinkage use each coefficient's variance; the aggregation weighs an
-//! estimate by the inverse of its noise variance relative to white noise's (Σ over kept
-//! coefficients, or of shrinkage² times, each coefficient's variance over C(0) · its basis
-//! norm; 1 each for white noise, where the weights are BM3D's 1 / kept and 1 / Σ shrinkage²).
-//! The variance between blocks of a group (the Haar transform along it) is taken as each
-//! block's, as for white noise.
+//! N · σ² everywhere, N the data's size). For correlated noise every coefficient of a group's
+//! transform gets its exact noise variance for stationary (circular) noise of that PSD
+//! (Mäkinen, Azzari and Foi 2020): Σ_{m,m'} H_h(m) H_h(m') A_v(p_m − p_m') over the group's
+//! blocks at p_m, H_h the Haar vectors along the group, and A_v(Δ) = Σᵤ Σ_w tᵥ(u) tᵥ(w)
+//! C(u − w + Δ) the covariance of block coefficient v between blocks Δ apart, C the
+//! autocovariance (the PSD's inverse DFT over N, needed only at the lags a group spans; taken
+//! as 0 between blocks more than [`super::SPREAD_REACH`] apart). Blocks near one another share
+//! noise: the group's mean carries more of it and its differences less than independent blocks
+//! would. Thresholds (λ · √variance) and Wiener shrinkage (B² / (B² + μ² variance)) use these;
+//! the aggregation weighs an estimate by the inverse of its noise variance relative to white
+//! noise's (Σ over the kept coefficients, or of shrinkage² times, of each variance over C(0) ·
+//! the basis norm; each 1 for white noise, BM3D's 1 / kept and 1 / Σ shrinkage²), and the first
+//! stage's matching adds a per-offset penalty ([`Penalty`]). White noise keeps bm4d's
+//! algorithm: blocks independent, one variance per block coefficient (a flat PSD is not the
+//! same: it counts the overlap of nearby blocks, within ±0.6 dB of the white path either way
+//! on the phantoms and camera crops tried). bm4d fits λ and μ² to each PSD from a table learned
+//! on its data (non-commercially licensed, not reproduced here): lucent keeps the profile's.
 
 use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn, Zip};
 use rustfft::num_complex::Complex;
@@ -161,6 +167,46 @@ impl Covariance {
             have[a] = r;
         }
         Some(x.iter().copied().collect())
+    }
+}
+
+/// Correlated noise's matching penalties: two blocks Δ apart differ by 2 · voxels · (C(0) −
+/// C(Δ)) of noise in expectation, so each candidate's distance gains 2 · voxels · C(Δ) (in f32,
+/// as the device adds it) and every offset's expected noise part is white noise's 2 · voxels ·
+/// C(0): blocks near the reference no longer win on shared noise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Penalty {
+    pub reach: [usize; 4],
+    pub values: Vec<f32>,
+}
+
+impl Penalty {
+    /// For a search window `win` of blocks of `voxels` (None for white noise).
+    pub fn of(noise: &Covariance, voxels: usize, win: [usize; 4]) -> Option<Penalty> {
+        let Covariance::Lags { reach: held, .. } = noise else {
+            return None;
+        };
+        let reach: [usize; 4] = std::array::from_fn(|a| win[a].min(held[a]));
+        let side: [usize; 4] = reach.map(|r| 2 * r + 1);
+        let values = (0..side.iter().product())
+            .map(|i: usize| {
+                let d: [isize; 4] = std::array::from_fn(|a| ((i / side[a + 1..].iter().product::<usize>()) % side[a]) as isize - reach[a] as isize);
+                (2.0 * voxels as f64 * noise.at(d)) as f32
+            })
+            .collect();
+        Some(Penalty { reach, values })
+    }
+
+    /// The penalty at offset `d` (0 beyond the reach).
+    pub fn at(&self, d: [isize; 4]) -> f32 {
+        if (0..4).any(|a| d[a].unsigned_abs() > self.reach[a]) {
+            return 0.0;
+        }
+        let mut i = 0;
+        for a in 0..4 {
+            i = i * (2 * self.reach[a] + 1) + (d[a] + self.reach[a] as isize) as usize;
+        }
+        self.values[i]
     }
 }
 
