@@ -231,7 +231,7 @@ fn noise_variances_are_exact_for_a_psd() {
                 want += basis(cu) * basis(cw) * wide.at(std::array::from_fn(|a| cu[a] as isize - cw[a] as isize + d[a]));
             }
         }
-        let i = (((v * 7 + (d[1] + 3) as usize) * 5 + (d[2] + 2) as usize) * 9) + (d[3] + 4) as usize;
+        let i = v * 7 * 5 * 9 + (((d[1] + 3) as usize * 5 + (d[2] + 2) as usize) * 9) + (d[3] + 4) as usize;
         assert!((spread[i] - want).abs() < 1e-12, "coefficient {v} at {d:?}: {} against {want}", spread[i]);
     }
     // A flat PSD is white noise: the same variances, shares 1.

@@ -77,17 +77,12 @@ pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, nois
     let tables = spec.tables(noise, shape)?;
     let penalty = spec.penalty(noise);
     // A_v(Δ) of correlated noise, 0 beyond the reach.
-    let side: [usize; 4] = std::array::from_fn(|a| 2 * tables.reach[a] + 1);
+    let volume: usize = tables.reach.iter().map(|r| 2 * r + 1).product();
     let spread = |v: usize, d: [isize; 4]| -> f64 {
-        let Some(s) = &tables.spread else { return 0.0 };
-        if (0..4).any(|a| d[a].unsigned_abs() > tables.reach[a]) {
-            return 0.0;
+        match (&tables.spread, super::noise::lag_index(tables.reach, d)) {
+            (Some(s), Some(i)) => s[v * volume + i],
+            _ => 0.0,
         }
-        let mut i = v;
-        for a in 0..4 {
-            i = i * side[a] + (d[a] + tables.reach[a] as isize) as usize;
-        }
-        s[i]
     };
     let bs = spec.bs;
     let nb: usize = bs.iter().product();

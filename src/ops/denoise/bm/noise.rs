@@ -68,7 +68,7 @@ impl Covariance {
                 }
                 let psd = psd.to_shape(IxDyn(&p)).map_err(|e| Error::Invalid(e.to_string()))?;
                 let c = autocovariance(&psd.view(), reach)?;
-                if c[centre(reach)] <= 0.0 {
+                if c[lag_index(reach, [0; 4]).expect("lag 0")] <= 0.0 {
                     return Err(Error::Invalid("the noise PSD is 0 everywhere: give the noise's standard deviation or a PSD of some power".into()));
                 }
                 Ok(Covariance::Lags { reach, c })
@@ -94,16 +94,7 @@ impl Covariance {
                     0.0
                 }
             }
-            Covariance::Lags { reach, c } => {
-                if (0..4).any(|a| d[a].unsigned_abs() > reach[a]) {
-                    return 0.0;
-                }
-                let mut i = 0;
-                for a in 0..4 {
-                    i = i * (2 * reach[a] + 1) + (d[a] + reach[a] as isize) as usize;
-                }
-                c[i]
-            }
+            Covariance::Lags { reach, c } => lag_index(*reach, d).map_or(0.0, |i| c[i]),
         }
     }
 
@@ -190,6 +181,7 @@ impl Penalty {
         let side: [usize; 4] = reach.map(|r| 2 * r + 1);
         let values = (0..side.iter().product())
             .map(|i: usize| {
+                // The lag at index i of the row-major table (lag_index's inverse).
                 let d: [isize; 4] = std::array::from_fn(|a| ((i / side[a + 1..].iter().product::<usize>()) % side[a]) as isize - reach[a] as isize);
                 (2.0 * voxels as f64 * noise.at(d)) as f32
             })
@@ -199,24 +191,21 @@ impl Penalty {
 
     /// The penalty at offset `d` (0 beyond the reach).
     pub fn at(&self, d: [isize; 4]) -> f32 {
-        if (0..4).any(|a| d[a].unsigned_abs() > self.reach[a]) {
-            return 0.0;
-        }
-        let mut i = 0;
-        for a in 0..4 {
-            i = i * (2 * self.reach[a] + 1) + (d[a] + self.reach[a] as isize) as usize;
-        }
-        self.values[i]
+        lag_index(self.reach, d).map_or(0.0, |i| self.values[i])
     }
 }
 
-/// The index of lag 0 in [`Covariance::Lags`]' values.
-fn centre(reach: [usize; 4]) -> usize {
+/// The index of lag `d` in values over |Δₐ| ≤ `reach`ₐ held row-major at [Δ + reach] (None
+/// beyond them): the layout of every lag table here and of the kernels' tables.
+pub fn lag_index(reach: [usize; 4], d: [isize; 4]) -> Option<usize> {
     let mut i = 0;
     for a in 0..4 {
-        i = i * (2 * reach[a] + 1) + reach[a];
+        if d[a].unsigned_abs() > reach[a] {
+            return None;
+        }
+        i = i * (2 * reach[a] + 1) + (d[a] + reach[a] as isize) as usize;
     }
-    i
+    Some(i)
 }
 
 /// C(Δ) = Re(ifftn(psd))(Δ) / N for |Δₐ| ≤ reachₐ: DFTs at those lags only, one axis at a time
