@@ -40,7 +40,8 @@ pub mod cpu {
 /// bm4d's `bm4d(z, sigma_psd, profile, stage_arg)`: block-matching collaborative filtering
 /// (BM3D for images, BM4D for volumes, and series matched across time) of data with white
 /// noise of a standard deviation or correlated noise of a power spectral density (`noise`, bm4d's
-/// `sigma_psd`); `profile` None chooses by shape as bm4d does ([`Bm4dProfile::for_shape`]);
+/// `sigma_psd`); `profile` None chooses by shape as bm4d does, and by the noise
+/// ([`Bm4dProfile::for_noise`]);
 /// `stage` both stages, the hard-thresholding one alone, or Wiener filtering on a first
 /// estimate. The algorithm and where it departs from bm4d's defaults: `ops::denoise::bm`.
 pub fn bm4d<D: Dimension>(

@@ -171,7 +171,12 @@ fn bm4d<'py>(
     profile: Set<'py>,
 ) -> Result<'py> {
     let z = z.as_array();
-    let mut p = lucent::denoise::Bm4dProfile::for_data(z.shape()).map_err(crate::to_py)?;
+    let psd = psd.as_ref().map(|a| a.as_array());
+    let noise = match psd {
+        Some(p) => lucent::denoise::Bm4dNoise::Psd(p),
+        None => lucent::denoise::Bm4dNoise::Sigma(sigma),
+    };
+    let mut p = lucent::denoise::Bm4dProfile::for_noise(z.shape(), &noise).map_err(crate::to_py)?;
     for (key, value) in &profile {
         let triple = |v: &Bound<'py, PyAny>| -> PyResult<[usize; 3]> { v.extract::<[usize; 3]>() };
         match key.as_str() {
@@ -199,11 +204,6 @@ fn bm4d<'py>(
         ("hard_thresholding", None) => lucent::denoise::Bm4dStage::HardThresholding,
         ("wiener", Some(p)) => lucent::denoise::Bm4dStage::Wiener(p),
         (other, _) => return Err(PyValueError::new_err(format!("bm4d: stage_arg {other:?}: 'all', 'hard_thresholding' or a first estimate"))),
-    };
-    let psd = psd.as_ref().map(|a| a.as_array());
-    let noise = match psd {
-        Some(p) => lucent::denoise::Bm4dNoise::Psd(p),
-        None => lucent::denoise::Bm4dNoise::Sigma(sigma),
     };
     out(py, py.detach(|| lucent::denoise::bm4d(&ctx.gpu, &z, &noise, Some(&p), stage)))
 }

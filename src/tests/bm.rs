@@ -373,3 +373,29 @@ fn matching_across_time_beats_each_frame_alone_on_series() {
         assert!(s > f + 0.3, "{name}: {s} dB across time, {f} dB frame by frame");
     }
 }
+
+#[test]
+fn strongly_correlated_noise_picks_its_profile() {
+    // White noise and short-range correlation keep the volume profile; noise through a 3³
+    // Gaussian (its 4³ block mean's variance many times white noise's) gets the correlated one;
+    // images keep theirs.
+    let shape = [12usize, 11, 10];
+    let g = [(-1isize, (-0.5f64).exp()), (0, 1.0), (1, (-0.5f64).exp())];
+    let mut gauss: Vec<([isize; 3], f64)> = Vec::new();
+    for (a, wa) in g {
+        for (b, wb) in g {
+            for (c, wc) in g {
+                gauss.push(([a + 1, b + 1, c + 1], wa * wb * wc));
+            }
+        }
+    }
+    let gauss: Vec<(&[isize], f64)> = gauss.iter().map(|(o, w)| (&o[..], *w)).collect();
+    let psd = |taps: &[(&[isize], f64)]| filtered_psd(&shape, 0.1, taps);
+    let pick = |noise: &Bm4dNoise| Bm4dProfile::for_noise(&shape, noise).unwrap();
+    assert_eq!(pick(&Bm4dNoise::Sigma(0.1)), Bm4dProfile::volume());
+    assert_eq!(pick(&Bm4dNoise::Psd(psd(VOLUME_TAPS).view())), Bm4dProfile::volume());
+    assert_eq!(pick(&Bm4dNoise::Psd(psd(&gauss).view())), Bm4dProfile::correlated_volume());
+    let image = filtered_psd(&[20, 17], 0.1, IMAGE_TAPS);
+    assert_eq!(Bm4dProfile::for_noise(&[20, 17], &Bm4dNoise::Psd(image.view())).unwrap(), Bm4dProfile::image());
+    assert!(Bm4dProfile::for_noise(&shape, &Bm4dNoise::Sigma(-1.0)).is_err());
+}

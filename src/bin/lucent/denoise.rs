@@ -286,7 +286,7 @@ fn other(args: &Args, gpu: &Option<lucent::Gpu>, stages: &mut Stages) -> Result<
             if let Bm4dNoise::Sigma(s) = noise {
                 sigma = Some(s);
             }
-            let profile = lucent::denoise::Bm4dProfile { search_window_time: args.time_window, ..lucent::denoise::Bm4dProfile::for_data(x.shape())? };
+            let profile = lucent::denoise::Bm4dProfile { search_window_time: args.time_window, ..lucent::denoise::Bm4dProfile::for_noise(x.shape(), &noise)? };
             lucent::denoise::bm4d(gpu, &x, &noise, Some(&profile), lucent::denoise::Bm4dStage::All)
         }
         Algorithm::Nlm => {
