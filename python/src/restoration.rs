@@ -176,8 +176,13 @@ fn bm4d<'py>(
         Some(p) => lucent::denoise::Bm4dNoise::Psd(p),
         None => lucent::denoise::Bm4dNoise::Sigma(sigma),
     };
-    let mut p = lucent::denoise::Bm4dProfile::for_noise(z.shape(), &noise).map_err(crate::to_py)?;
+    // With no field changed the library chooses (the noise's covariance computed once).
+    let mut chosen = None;
     for (key, value) in &profile {
+        let p = match &mut chosen {
+            Some(p) => p,
+            None => chosen.insert(lucent::denoise::Bm4dProfile::for_noise(z.shape(), &noise).map_err(crate::to_py)?),
+        };
         let triple = |v: &Bound<'py, PyAny>| -> PyResult<[usize; 3]> { v.extract::<[usize; 3]>() };
         match key.as_str() {
             "bs_ht" => p.bs_ht = triple(value)?,
@@ -205,7 +210,7 @@ fn bm4d<'py>(
         ("wiener", Some(p)) => lucent::denoise::Bm4dStage::Wiener(p),
         (other, _) => return Err(PyValueError::new_err(format!("bm4d: stage_arg {other:?}: 'all', 'hard_thresholding' or a first estimate"))),
     };
-    out(py, py.detach(|| lucent::denoise::bm4d(&ctx.gpu, &z, &noise, Some(&p), stage)))
+    out(py, py.detach(|| lucent::denoise::bm4d(&ctx.gpu, &z, &noise, chosen.as_ref(), stage)))
 }
 
 /// scikit-image's `denoise_tv_bregman`.

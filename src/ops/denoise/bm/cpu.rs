@@ -220,12 +220,7 @@ pub fn stage(noisy: &ArrayView4<f64>, pilot: &ArrayView4<f64>, spec: &Spec, nois
 /// on `pilot`; `z`'s shape.
 pub fn bm4d(z: &ArrayViewD<f64>, noise: &Noise, profile: Option<&Profile>, ht_only: bool, pilot: Option<&ArrayViewD<f64>>) -> Result<ArrayD<f64>> {
     let shape = as4(z.shape())?;
-    let profile = match profile {
-        Some(p) => p.clone(),
-        None => Profile::for_noise(z.shape(), noise)?,
-    };
-    profile.check(shape)?;
-    let noise = Covariance::of(noise, shape, profile.lags(shape))?;
+    let (profile, noise) = super::resolve(shape, noise, profile)?;
     let three = |x: &ArrayViewD<f64>| -> Result<Array4<f64>> {
         x.to_owned().into_shape_with_order(IxDyn(&shape)).and_then(|a| a.into_dimensionality::<Ix4>()).map_err(|e| Error::Invalid(e.to_string()))
     };

@@ -153,15 +153,17 @@ impl Profile {
     /// other came within 0.3 dB of bm4d (which fits λ and μ² to each PSD from a learned table).
     /// Fails on a σ or PSD that is not usable.
     pub fn for_noise(shape: &[usize], noise: &Noise) -> Result<Profile> {
-        let four = as4(shape)?;
-        let white = Profile::for_shape(four);
-        if four[3] < 5 || matches!(noise, Noise::Sigma(_)) {
-            Covariance::of(noise, four, [0; 4])?;
-            return Ok(white);
+        Ok(resolve(as4(shape)?, noise, None)?.0)
+    }
+
+    /// [`Profile::for_noise`]'s choice from a covariance holding lags to 3 at least.
+    fn for_covariance(shape: [usize; 4], noise: &Covariance) -> Result<Profile> {
+        if shape[3] < 5 || matches!(noise, Covariance::White(_)) {
+            return Ok(Profile::for_shape(shape));
         }
         let (f, _) = transform::matrices(Local::Dct, 4)?;
-        let (variance, alone) = Covariance::of(noise, four, [0, 3, 3, 3])?.variances([1, 4, 4, 4], &[vec![1.0], f.clone(), f.clone(), f]);
-        Ok(if variance[0] > LOW_FREQUENCY_SHARE * alone[0] { Profile::correlated_volume() } else { white })
+        let (variance, alone) = noise.variances([1, 4, 4, 4], &[vec![1.0], f.clone(), f.clone(), f]);
+        Ok(if variance[0] > LOW_FREQUENCY_SHARE * alone[0] { Profile::correlated_volume() } else { Profile::for_shape(shape) })
     }
 
     /// One stage's settings, its matching threshold from the matched data's `range`.
@@ -374,12 +376,7 @@ pub fn bm4d(gpu: &Gpu, z: &ArrayViewD<f32>, noise: &Noise, profile: Option<&Prof
     if z.is_empty() {
         return Err(Error::Empty(format!("block matching of an array of shape {:?}", z.shape())));
     }
-    let profile = match profile {
-        Some(p) => p.clone(),
-        None => Profile::for_noise(z.shape(), noise)?,
-    };
-    profile.check(shape)?;
-    let noise = Covariance::of(noise, shape, profile.lags(shape))?;
+    let (profile, noise) = resolve(shape, noise, profile)?;
     crate::check::check_finite(z, "the data to denoise")?;
     let pilot = match &stage {
         Stage::Wiener(p) if p.shape() != z.shape() => {
@@ -405,6 +402,24 @@ pub fn bm4d(gpu: &Gpu, z: &ArrayViewD<f32>, noise: &Noise, profile: Option<&Prof
     let y = if e == 0 { y } else { crate::check::scaled(&y.view(), -e) };
     crate::check::check_finite(&y.view(), "the denoised data")?;
     y.into_shape_with_order(z.raw_dim()).map_err(|err| Error::Invalid(err.to_string()))
+}
+
+/// The profile (`profile`, or [`Profile::for_noise`]'s choice), checked against data of
+/// `shape`, and the noise's covariance at the lags it uses: the PSD's autocovariance computed
+/// once, at lags enough for either choice.
+pub fn resolve(shape: [usize; 4], noise: &Noise, profile: Option<&Profile>) -> Result<(Profile, Covariance)> {
+    let (profile, noise) = match profile {
+        Some(p) => (p.clone(), Covariance::of(noise, shape, p.lags(shape))?),
+        None => {
+            // Volumes may get either profile; their lags reach 3 (a 4³ block's), as the choice needs.
+            let white = Profile::for_shape(shape);
+            let lags = if shape[3] >= 5 { Profile::correlated_volume().lags(shape) } else { white.lags(shape) };
+            let noise = Covariance::of(noise, shape, std::array::from_fn(|a| lags[a].max(white.lags(shape)[a])))?;
+            (Profile::for_covariance(shape, &noise)?, noise)
+        }
+    };
+    profile.check(shape)?;
+    Ok((profile, noise))
 }
 
 /// (t, d0, d1, d2) of an image (1, rows, cols, 1: bm4d's axes), a volume (1, ...) or a series.
