@@ -20,15 +20,17 @@ def scan(rng, angles=48, rows=5, cols=40):
     slab[:, 18:22, 5:15] = 0.05
     p = lucent.tomography.radon(slab, theta).transpose(1, 0, 2)           # (angles, rows, cols)
     gain = np.ones(cols, "f4"); gain[[9, 23, cols - 9]] = [1.05, 0.96, 1.04]
-    # Noise wide enough, and drawn again until no column repeats a value: equal values may be
-    # sorted either way by numpy, which moves the sorting filter's outputs between them.
+    # Drawn again until no sinogram column has two values within 8 float32 steps of each other
+    # after normalisation and −log: near ties may be sorted either way (the device rounds
+    # differently from numpy), which moves the sorting filter's outputs between them.
     while True:
         data = (5000 * gain * np.exp(-p) + 100 + 200 * rng.random(p.shape)).astype("f4")
-        if all(len(np.unique(data[:, r, c])) == angles for r in range(rows) for c in range(cols)):
-            break
-    flat = (5100 + rng.random((4, rows, cols))).astype("f4")
-    dark = (100 + rng.random((2, rows, cols))).astype("f4")
-    return data, flat, dark, theta
+        flat = (5100 + rng.random((4, rows, cols))).astype("f4")
+        dark = (100 + rng.random((2, rows, cols))).astype("f4")
+        t = (data - dark.mean(0)) / np.maximum(flat.mean(0) - dark.mean(0), 1e-6)
+        ordered = np.sort(-np.log(np.maximum(t, 1e-6)), axis=0)
+        if np.all(np.diff(ordered, axis=0) > 8 * np.spacing(np.maximum(np.abs(ordered[1:]), np.abs(ordered[:-1])))):
+            return data, flat, dark, theta
 
 
 def by_steps(data, flat, dark, theta, center, stripe_size=None, method="auto"):
