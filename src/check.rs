@@ -124,6 +124,39 @@ pub fn largest_magnitude(x: &ArrayViewD<f32>) -> f32 {
     }
 }
 
+/// The sum (f64), least and largest values of finite f32 data in one pass by all cores (blocks
+/// summed in a fixed order: the same bits every run); `Error::NonFinite` as [`check_finite`]
+/// reports it when `x` holds a NaN or an infinity.
+pub fn finite_summary(x: &ArrayViewD<f32>, what: &str) -> Result<Summary> {
+    let block = |c: &mut dyn Iterator<Item = f32>| c.fold((0.0f64, f32::INFINITY, f32::NEG_INFINITY), |(s, lo, hi), v| (s + v as f64, lo.min(v), hi.max(v)));
+    let parts: Vec<(f64, f32, f32)> = match x.as_slice() {
+        Some(data) => data.par_chunks(1 << 16).map(|c| block(&mut c.iter().copied())).collect(),
+        None => vec![block(&mut x.iter().copied())],
+    };
+    let sum: f64 = parts.iter().map(|p| p.0).sum();
+    let (min, max) = parts.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| (lo.min(p.1), hi.max(p.2)));
+    // A NaN or infinity makes the sum non-finite (finite f32s cannot overflow an f64 sum).
+    if !sum.is_finite() {
+        check_finite(x, what)?;
+    }
+    Ok(Summary { sum, min, max })
+}
+
+/// [`finite_summary`]'s result (an empty array: sum 0, min +∞, max −∞).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Summary {
+    pub sum: f64,
+    pub min: f32,
+    pub max: f32,
+}
+
+impl Summary {
+    /// The largest magnitude, as [`largest_magnitude`] (0 for an empty array).
+    pub fn largest_magnitude(&self) -> f32 {
+        self.max.abs().max(self.min.abs()).max(0.0)
+    }
+}
+
 /// `x × 2^e`, exactly (computed in f64: 2^e itself may lie beyond f32's range).
 pub fn scaled(x: &ArrayViewD<f32>, e: i32) -> ndarray::ArrayD<f32> {
     let factor = 2f64.powi(e);
@@ -152,6 +185,28 @@ mod tests {
         y[[3, 777]] = -2.0;
         y[[4, 5]] = -1.0;
         assert_eq!(super::first_where(&y.view(), |v| v < 0.0), Some((vec![3, 777], -2.0)));
+    }
+
+    #[test]
+    fn summary_is_one_pass_of_sum_extremes_and_finiteness() {
+        use rand::Rng;
+        let mut rng = rand::rng();
+        // Past several blocks, an awkward length, any layout.
+        let x = ArrayD::from_shape_fn(IxDyn(&[3, 65_537]), |_| rng.random_range(-3.0f32..5.0));
+        let s = super::finite_summary(&x.view(), "x").unwrap();
+        let sum: f64 = x.iter().map(|&v| v as f64).sum();
+        assert!((s.sum - sum).abs() <= 1e-12 * x.len() as f64, "{} vs {sum}", s.sum);
+        assert_eq!((s.min, s.max), (x.iter().copied().fold(f32::INFINITY, f32::min), x.iter().copied().fold(f32::NEG_INFINITY, f32::max)));
+        assert_eq!(s.largest_magnitude(), super::largest_magnitude(&x.view()));
+        assert_eq!(super::finite_summary(&x.view(), "x").unwrap(), s, "the same bits again");
+        let t = super::finite_summary(&x.view().reversed_axes(), "x").unwrap();
+        assert_eq!((t.min, t.max), (s.min, s.max));
+        let mut bad = x.clone();
+        bad[[2, 40_000]] = f32::NAN;
+        let err = super::finite_summary(&bad.view(), "the image").unwrap_err().to_string();
+        assert!(err.contains("the image") && err.contains("[2, 40000]"), "{err}");
+        bad[[2, 40_000]] = f32::NEG_INFINITY;
+        assert!(super::finite_summary(&bad.view(), "x").is_err());
     }
 
     #[test]

@@ -1326,7 +1326,8 @@ def distance_transform_edt(input: Any, sampling: Any = None, return_distances: b
     if errors:
         raise RuntimeError(", ".join(errors))
     a = np.atleast_1d(np.asarray(input))  # scipy's: a 0-d input is an array of one
-    x = working(a != 0, "input", context=resolve(context))  # float64 where the device computes it
+    # The non-zero elements as a mask (bytes travel; the device widens them).
+    x = a if a.dtype == np.bool_ and a.flags.c_contiguous else np.ascontiguousarray(a != 0)
     w = [] if sampling is None else [float(s) for s in per_axis(sampling, x.ndim, "sampling")]
     if ft_inplace:
         if indices.shape != (a.ndim,) + a.shape:
@@ -1370,7 +1371,10 @@ def label(input: Any, structure: Any = None, output: Any = None, *, context: Opt
     a = np.asarray(input)
     if np.iscomplexobj(a):
         raise TypeError("Complex type not supported")
-    x = np.asarray(a != 0) if a.ndim == 0 else np.ascontiguousarray(a != 0)
+    if a.dtype == np.bool_ and a.ndim > 0 and a.flags.c_contiguous:
+        x = a
+    else:
+        x = np.asarray(a != 0) if a.ndim == 0 else np.ascontiguousarray(a != 0)
     s = generate_binary_structure(x.ndim, 1) if structure is None else np.ascontiguousarray(np.asarray(structure) != 0)
     if s.ndim != x.ndim:
         raise RuntimeError("structure and input must have equal rank")

@@ -176,32 +176,31 @@ fn binary_morphology<'py>(
     )
 }
 
-/// scipy.ndimage.distance_transform_edt's distances (lucent::ndimage::distance_transform_edt).
+/// scipy.ndimage.distance_transform_edt's distances (float64) of a mask's true elements
+/// (lucent::ndimage::distance_transform_edt_mask).
 #[pyfunction]
-fn distance_transform_edt<'py>(py: Python<'py>, ctx: &Context, input: RealArray<'py>, sampling: Vec<f64>) -> Any<'py> {
-    on_real!(py, input, |x: T| ndimage::distance_transform_edt(&ctx.gpu, &x, &sampling))
+fn distance_transform_edt<'py>(
+    py: Python<'py>,
+    ctx: &Context,
+    input: PyReadonlyArrayDyn<'py, bool>,
+    sampling: Vec<f64>,
+) -> PyResult<Bound<'py, PyArrayDyn<f64>>> {
+    let x = input.as_array();
+    out(py, py.detach(|| ndimage::distance_transform_edt_mask(&ctx.gpu, &x, &sampling)))
 }
 
 /// scipy.ndimage.distance_transform_edt's distances and feature transform (the int32 indices of
-/// each element's nearest zero, shape (ndim, ...)).
+/// each element's nearest zero, shape (ndim, ...)) of a mask.
 #[pyfunction]
 fn distance_transform_edt_indices<'py>(
     py: Python<'py>,
     ctx: &Context,
-    input: RealArray<'py>,
+    input: PyReadonlyArrayDyn<'py, bool>,
     sampling: Vec<f64>,
-) -> PyResult<(Bound<'py, PyAny>, Bound<'py, PyArrayDyn<i32>>)> {
-    macro_rules! run {
-        ($a:expr) => {{
-            let x = $a.as_array();
-            let (d, i) = py.detach(|| ndimage::distance_transform_edt_with_indices(&ctx.gpu, &x, &sampling)).map_err(to_py)?;
-            Ok((out(py, Ok(d))?.into_any(), out(py, Ok(i))?))
-        }};
-    }
-    match input {
-        RealArray::F32(a) => run!(a),
-        RealArray::F64(a) => run!(a),
-    }
+) -> PyResult<(Bound<'py, PyArrayDyn<f64>>, Bound<'py, PyArrayDyn<i32>>)> {
+    let x = input.as_array();
+    let (d, i) = py.detach(|| ndimage::distance_transform_edt_mask_with_indices(&ctx.gpu, &x, &sampling)).map_err(to_py)?;
+    Ok((out(py, Ok(d))?, out(py, Ok(i))?))
 }
 
 /// scipy.ndimage.label (lucent::ndimage::label): the labels (int32, scipy's type) and their

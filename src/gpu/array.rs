@@ -199,6 +199,18 @@ impl GpuArray {
         Self::upload(gpu, data.shape(), T::DTYPE, &row_major_bytes(data))
     }
 
+    /// A mask as bytes (1 true, 0 false), four to a u32 word (the last padded with 0): a U32
+    /// array of ⌈n/4⌉ words (at least one), a quarter of an f32 upload.
+    pub fn upload_mask(gpu: &Gpu, data: &ArrayViewD<bool>) -> Result<GpuArray> {
+        use rayon::prelude::*;
+        let mut bytes: Vec<u8> = match data.as_slice() {
+            Some(s) => s.par_iter().map(|&v| u8::from(v)).collect(),
+            None => data.iter().map(|&v| u8::from(v)).collect(),
+        };
+        bytes.resize(4 * data.len().div_ceil(4).max(1), 0);
+        Self::upload(gpu, &[bytes.len() / 4], Dtype::U32, &bytes)
+    }
+
     /// 16-bit values two to a u32 word, the first in the low half (a last odd value padded with
     /// 0): a U32 array of ⌈n/2⌉ words, half the bytes of f32.
     pub fn upload_u16(gpu: &Gpu, values: &[u16]) -> Result<GpuArray> {

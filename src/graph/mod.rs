@@ -138,13 +138,10 @@ impl<'g> Recording<'g> {
 
     /// A mask as bytes (1 true, 0 false), four to a u32 word (the last padded with 0): a
     /// quarter of an f32 upload; kernels read element i as byte i % 4 of word i / 4.
+    /// Uploaded now, as [`Recording::upload_once_f32`] (one run reads it).
     pub fn upload_mask(&mut self, data: &ArrayViewD<bool>) -> Result<Buf> {
-        let words = data.len().div_ceil(4);
-        self.upload(&[words.max(1)], Dtype::U32, || {
-            let mut bytes: Vec<u8> = data.iter().map(|&v| u8::from(v)).collect();
-            bytes.resize(4 * words.max(1), 0);
-            bytes
-        })
+        let array = GpuArray::upload_mask(self.gpu, data)?;
+        Ok(self.input(&array))
     }
 
     /// Uploads `data` now, without keeping a copy for later runs: for large data a recording

@@ -90,6 +90,7 @@ pub mod tv_chambolle;
 pub mod tv_stop;
 pub mod tvl1_step;
 pub mod unary;
+pub mod unpack_mask;
 pub mod upsampled_dft;
 pub mod wavelet_axis;
 pub mod wiener_filter;

@@ -23,7 +23,7 @@
 //! # Ok::<(), lucent::Error>(())
 //! ```
 
-use ndarray::{Array, ArrayBase, Data, Dimension};
+use ndarray::{Array, ArrayBase, ArrayViewD, Data, Dimension};
 
 use crate::error::Result;
 use crate::gpu::{narrowed, widened, with_dim, Gpu, Real, Shape};
@@ -379,24 +379,75 @@ pub fn distance_transform_edt_with_indices<T: Real, S: Data<Elem = T>, D: Dimens
     let results = rec.run()?;
     let squared = crate::gpu::GpuArray::download_joined::<T>(gpu, &[results.array(os)], &dims)?;
     let near = results.array(on).download_u32(gpu)?;
-    let d = distances(squared)?;
-    // Each linear index unravelled into the coordinates, one axis after another.
+    Ok((with_dim(distances(squared)?)?, unravelled(&near, &dims)))
+}
+
+/// [`distance_transform_edt`] of a mask (scipy's distances of any input's non-zero elements,
+/// float64 as scipy's): the mask travels as bytes (an eighth of f64's) and is widened on the
+/// device, which computes in f64 where it can (else f32, widened).
+pub fn distance_transform_edt_mask<S: Data<Elem = bool>, D: Dimension>(gpu: &Gpu, input: &ArrayBase<S, D>, sampling: &[f64]) -> Result<Array<f64, D>> {
+    with_dim(mask_distances(gpu, &input.view().into_dyn(), sampling, false)?.0)
+}
+
+/// [`distance_transform_edt_with_indices`] of a mask, as [`distance_transform_edt_mask`].
+#[allow(clippy::type_complexity)]
+pub fn distance_transform_edt_mask_with_indices<S: Data<Elem = bool>, D: Dimension>(
+    gpu: &Gpu,
+    input: &ArrayBase<S, D>,
+    sampling: &[f64],
+) -> Result<(Array<f64, D>, ndarray::ArrayD<i32>)> {
+    let (d, near) = mask_distances(gpu, &input.view().into_dyn(), sampling, true)?;
+    Ok((with_dim(d)?, near.expect("asked for")))
+}
+
+fn mask_distances(gpu: &Gpu, input: &ArrayViewD<bool>, sampling: &[f64], features: bool) -> Result<(ndarray::ArrayD<f64>, Option<ndarray::ArrayD<i32>>)> {
+    let dims = Shape::new(input.shape())?.dims().to_vec();
+    if features {
+        crate::host::check_host_array("the feature transform's indices", &[dims.len(), dims.iter().product()], 4)?;
+    }
+    let dtype = if gpu.has_f64() { crate::gpu::Dtype::F64 } else { crate::gpu::Dtype::F32 };
+    let mut rec = Recording::new(gpu);
+    let m = rec.upload_mask(input)?;
+    let x = crate::kernels::unpack_mask::record(&mut rec, m, &dims, dtype)?;
+    let (squared, near) = match features {
+        true => crate::ops::filter::morphology::record_feature_transform(&mut rec, x, sampling).map(|(d, n)| (d, Some(n)))?,
+        false => (crate::ops::filter::morphology::record_squared_distances(&mut rec, x, sampling)?, None),
+    };
+    let os = rec.output(squared);
+    let on = near.map(|n| rec.output(n));
+    let results = rec.run()?;
+    let squared = match dtype {
+        crate::gpu::Dtype::F64 => crate::gpu::GpuArray::download_joined::<f64>(gpu, &[results.array(os)], &dims)?,
+        _ => widened(&crate::gpu::GpuArray::download_joined::<f32>(gpu, &[results.array(os)], &dims)?),
+    };
+    let near = on.map(|o| results.array(o).download_u32(gpu)).transpose()?;
+    Ok((distances(squared)?, near.map(|n| unravelled(&n, &dims))))
+}
+
+/// Linear indices (row-major, of `dims`) as scipy's `indices`: each unravelled into its
+/// coordinates, shape (rank, ...dims).
+fn unravelled(near: &ndarray::ArrayD<u32>, dims: &[usize]) -> ndarray::ArrayD<i32> {
     use rayon::prelude::*;
-    let mut indices = ndarray::ArrayD::<i32>::zeros(ndarray::IxDyn(&[&[dims.len()][..], &dims].concat()));
+    let mut indices = ndarray::ArrayD::<i32>::zeros(ndarray::IxDyn(&[&[dims.len()][..], dims].concat()));
     let strides: Vec<usize> = (0..dims.len()).map(|a| dims[a + 1..].iter().product()).collect();
     for (a, mut plane) in indices.outer_iter_mut().enumerate() {
         let (stride, n) = (strides[a], dims[a]);
         let out = plane.as_slice_mut().expect("standard layout");
         out.par_iter_mut().zip(near.as_slice().expect("standard layout").par_iter()).for_each(|(o, &i)| *o = ((i as usize / stride) % n) as i32);
     }
-    Ok((with_dim(d)?, indices))
+    indices
 }
 
 /// The distances from the squared ones (in place), refusing an input without a zero element.
 fn distances<T: Real, D: Dimension>(mut squared: Array<T, D>) -> Result<Array<T, D>> {
+    use rayon::prelude::*;
     // The kernels' "far" (3.0e38 in either precision: f32's EDT_FAR is that literal rounded).
     let far = T::from_f64(3.0e38);
-    if squared.iter().any(|&v| v >= far) {
+    let unreached = match squared.as_slice() {
+        Some(s) => s.par_iter().any(|&v| v >= far),
+        None => squared.iter().any(|&v| v >= far),
+    };
+    if unreached {
         return Err(crate::Error::Invalid("distance_transform_edt: the input has no zero element (background) to measure distances to".into()));
     }
     squared.par_mapv_inplace(T::sqrt);

@@ -122,6 +122,26 @@ fn distance_transform_is_exact() {
                 assert!((*g as f64 - e).abs() <= 1e-6 * e.max(1.0), "{dims:?} {sampling:?}: element {k}: {g} vs {e}");
                 assert!((r - e).abs() <= 1e-12 * e.max(1.0), "the reference, {dims:?} {sampling:?}: element {k}: {r} vs {e}");
             }
+            // The same from the mask (sent as bytes, widened on the device; f64 where it can),
+            // with the feature transform: each index names a zero at the element's distance.
+            let mask = x.mapv(|v| v != 0.0);
+            let wide = ndimage::distance_transform_edt_mask(gpu, &mask, &sampling).unwrap();
+            let (same, near) = ndimage::distance_transform_edt_mask_with_indices(gpu, &mask, &sampling).unwrap();
+            assert_eq!(wide, same, "{dims:?}");
+            let tol = if gpu.has_f64() { 1e-12 } else { 1e-6 };
+            for (k, ((i, g), e)) in wide.indexed_iter().zip(want.iter()).enumerate() {
+                assert!((g - e).abs() <= tol * e.max(1.0), "mask, {dims:?} {sampling:?}: element {k}: {g} vs {e}");
+                let z: Vec<usize> = (0..dims.len()).map(|a| near[&[&[a][..], i.slice()].concat()[..]] as usize).collect();
+                assert!(!mask[&z[..]], "{dims:?}: element {k}'s nearest zero {z:?} is not one");
+                let d = (0..dims.len()).map(|a| (w[a] * (i[a] as f64 - z[a] as f64)).powi(2)).sum::<f64>().sqrt();
+                assert!((d - e).abs() <= 1e-6 * e.max(1.0), "{dims:?}: element {k}'s nearest zero {z:?} lies {d} away, not {e}");
+            }
+            if dims.len() == 2 {
+                // A mask that is not in standard layout: its transpose's distances, transposed.
+                let t = ndimage::distance_transform_edt_mask(gpu, &mask.t(), &[sampling[0]]).unwrap();
+                let direct = ndimage::distance_transform_edt_mask(gpu, &mask.t().to_owned(), &[sampling[0]]).unwrap();
+                assert_eq!(t, direct, "{dims:?} transposed");
+            }
         }
     }
     // scipy.ndimage.distance_transform_edt(x > 1, sampling=(1.5, 1)) for the fixed array, row 2.
@@ -135,6 +155,8 @@ fn distance_transform_is_exact() {
     let err = ndimage::distance_transform_edt(gpu, &ArrayD::from_elem(IxDyn(&[4, 5]), 1.0f32), &[]).unwrap_err().to_string();
     assert!(err.contains("no zero element"), "{err}");
     assert!(ndimage::distance_transform_edt(gpu, &x, &[0.0]).unwrap_err().to_string().contains("sampling"));
+    let err = ndimage::distance_transform_edt_mask(gpu, &ArrayD::from_elem(IxDyn(&[4, 5]), true), &[]).unwrap_err().to_string();
+    assert!(err.contains("no zero element"), "{err}");
 }
 
 /// label against flood fill (random masks of 1-4 axes, both connectivities, a long snake that

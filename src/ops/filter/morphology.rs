@@ -251,6 +251,7 @@ pub fn generate_binary_structure(rank: usize, connectivity: usize) -> Result<Arr
 /// the background; and their count. On the device by label equivalence (kernels::label), the
 /// numbering on the host.
 pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -> Result<(ArrayD<u32>, usize)> {
+    let t = std::time::Instant::now();
     check_label_structure(input, structure)?;
     let d = input.ndim();
     let dims = input.shape().to_vec();
@@ -284,14 +285,17 @@ pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<bool>, structure: &ArrayV
         let round = rec.compile()?;
         for _ in 0..=input.len() {
             round.run(gpu)?;
+            crate::gpu::trace("label: round", t);
             if changed.download_u32(gpu)?.iter().all(|&c| c == 0) {
                 break;
             }
         }
     }
-    let roots = labels.download_u32(gpu)?;
-    let (out, count) = number_components(roots.as_slice().expect("one axis"));
-    Ok((ArrayD::from_shape_vec(IxDyn(input.shape()), out).expect("the input's size"), count))
+    let mut numbers = labels.download_u32(gpu)?;
+    crate::gpu::trace("label: roots downloaded", t);
+    let count = number_components(numbers.as_slice_mut().expect("one axis"));
+    crate::gpu::trace("label: numbered", t);
+    Ok((numbers.into_shape_with_order(IxDyn(input.shape())).expect("the input's size"), count))
 }
 
 /// The f64 reference of scipy.ndimage.distance_transform_edt (the distance of each non-zero
@@ -409,24 +413,30 @@ pub fn label_reference(input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -
 /// Numbers components 1.. in raster order of their least elements, given each element's least
 /// element's index (`NONE`: background), in parallel blocks: the roots counted per block, the
 /// blocks' first numbers summed, every root numbered, every element given its root's number.
-fn number_components(roots: &[u32]) -> (Vec<u32>, usize) {
+fn number_components(roots: &mut [u32]) -> usize {
     use rayon::prelude::*;
     let none = crate::kernels::label::NONE;
-    let block = (roots.len() / (4 * rayon::current_num_threads())).max(1 << 16);
-    let is_root = |(i, &r): (usize, &u32)| r != none && r as usize == i;
-    let counts: Vec<u32> =
-        roots.par_chunks(block).enumerate().map(|(b, c)| c.iter().enumerate().filter(|&(j, r)| is_root((b * block + j, r))).count() as u32).collect();
-    let first: Vec<u32> = counts.iter().scan(0, |at, &c| Some(std::mem::replace(at, *at + c))).collect();
-    let mut number = vec![0u32; roots.len()];
-    number.par_chunks_mut(block).zip(roots.par_chunks(block)).enumerate().for_each(|(b, (n, c))| {
-        let mut next = first[b];
-        for (j, r) in c.iter().enumerate() {
-            if is_root((b * block + j, r)) {
-                next += 1;
-                n[j] = next;
+    let n = roots.len();
+    // Which elements are roots (a root's label is its own index), 64 to a word, and the roots
+    // before each word: a root's number is the count of roots up to it, and every element takes
+    // its root's number in place (no second array of the volume's size).
+    let mut bits = vec![0u64; n.div_ceil(64)];
+    bits.par_iter_mut().enumerate().for_each(|(w, b)| {
+        for (k, &r) in roots[64 * w..(64 * w + 64).min(n)].iter().enumerate() {
+            if r as usize == 64 * w + k {
+                *b |= 1 << k;
             }
         }
     });
-    let out = roots.par_iter().map(|&r| if r == none { 0 } else { number[r as usize] }).collect();
-    (out, counts.iter().map(|&c| c as usize).sum())
+    let before: Vec<u32> = bits.iter().scan(0u32, |at, b| Some(std::mem::replace(at, *at + b.count_ones()))).collect();
+    let count = before.last().map_or(0, |&c| c as usize + bits.last().map_or(0, |b| b.count_ones() as usize));
+    roots.par_iter_mut().for_each(|v| {
+        if *v == none {
+            *v = 0;
+        } else {
+            let (w, k) = (*v as usize / 64, *v % 64);
+            *v = before[w] + (bits[w] & ((1u64 << k) - 1)).count_ones() + 1;
+        }
+    });
+    count
 }

@@ -183,8 +183,10 @@ fn along_last_axis(rec: &mut Recording, pairs: window_sum::Input, m: usize) -> R
 /// scikit-image's `match_template(image, template, pad_input, mode, constant_values)` on the GPU,
 /// clipped to [-1, 1].
 pub fn match_template(gpu: &Gpu, image: &ArrayViewD<f32>, template: &ArrayViewD<f32>, how: &TemplateMatch) -> Result<ArrayD<f32>> {
+    let t = std::time::Instant::now();
     check_shapes(image.shape(), template.shape())?;
-    check_finite(image, "the image")?;
+    let summary = crate::check::finite_summary(image, "the image")?;
+    crate::gpu::trace("match_template: checked", t);
     // The normalised correlation is invariant to scaling the image (with its padding constant)
     // and the template: each far from 1 in magnitude is brought near it, exactly, so that sums of
     // squares do not overflow or underflow in f32.
@@ -192,7 +194,7 @@ pub fn match_template(gpu: &Gpu, image: &ArrayViewD<f32>, template: &ArrayViewD<
         PadMode::Constant(c) if how.pad_input => c,
         _ => 0.0,
     };
-    if let Some(e) = crate::check::power_of_two_for(crate::check::largest_magnitude(image).max(cval.abs())) {
+    if let Some(e) = crate::check::power_of_two_for(summary.largest_magnitude().max(cval.abs())) {
         let mode = match how.mode {
             PadMode::Constant(c) => PadMode::Constant((c as f64 * 2f64.powi(e)) as f32),
             other => other,
@@ -202,13 +204,19 @@ pub fn match_template(gpu: &Gpu, image: &ArrayViewD<f32>, template: &ArrayViewD<
     if let Some(e) = crate::check::power_of_two_scale(template) {
         return match_template(gpu, image, &crate::check::scaled(template, e).view(), how);
     }
-    let mean = (image.iter().map(|&v| v as f64).sum::<f64>() / image.len() as f64) as f32;
-    let spread = image.iter().fold(0.0f32, |s, &v| s.max((v - mean).abs()));
+    let mean = (summary.sum / image.len() as f64) as f32;
+    // The largest |x − mean| lies at the least or the largest value (f32 subtraction is monotone).
+    let spread = (summary.max - mean).abs().max((summary.min - mean).abs());
     let mut rec = Recording::new(gpu);
-    let x = rec.upload_f32(image)?;
+    let x = rec.upload_once_real(image)?;
     let y = record_match_template(&mut rec, x, template, how, mean, spread)?;
-    let d = rec.download(y);
-    rec.run()?.into_f32(d)
+    crate::gpu::trace("match_template: recorded", t);
+    let dims = rec.dims(y).to_vec();
+    let o = rec.output(y);
+    // Streamed back by all cores.
+    let r = crate::gpu::GpuArray::download_joined::<f32>(gpu, &[rec.run()?.array(o)], &dims);
+    crate::gpu::trace("match_template: done", t);
+    r
 }
 
 /// The `count` highest responses at least `min_distance` apart (in every axis' terms: the
