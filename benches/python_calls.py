@@ -118,8 +118,8 @@ def families():
     for name, args, ours, theirs in cases:
         if only and not any(o in name for o in only):
             continue
-        ms = median_ms(lambda: ours(*args), 5)
-        peer = median_ms(lambda: get(theirs(*(cp.asarray(a) for a in args))), 5)
+        ms = median_ms(lambda: ours(*args), 9)
+        peer = median_ms(lambda: get(theirs(*(cp.asarray(a) for a in args))), 9)
         dev = [cp.asarray(a) for a in args]
         on_device = device_ms(lambda: theirs(*dev))
         a, b = np.asarray(ours(*args), np.float64), np.asarray(get(theirs(*dev)), np.float64)

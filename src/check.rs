@@ -128,10 +128,22 @@ pub fn largest_magnitude(x: &ArrayViewD<f32>) -> f32 {
 /// summed in a fixed order: the same bits every run); `Error::NonFinite` as [`check_finite`]
 /// reports it when `x` holds a NaN or an infinity.
 pub fn finite_summary(x: &ArrayViewD<f32>, what: &str) -> Result<Summary> {
-    let block = |c: &mut dyn Iterator<Item = f32>| c.fold((0.0f64, f32::INFINITY, f32::NEG_INFINITY), |(s, lo, hi), v| (s + v as f64, lo.min(v), hi.max(v)));
+    let fold = |c: &mut dyn Iterator<Item = f32>| c.fold((0.0f64, f32::INFINITY, f32::NEG_INFINITY), |(s, lo, hi), v| (s + v as f64, lo.min(v), hi.max(v)));
+    // Eight lanes a block, so that the adds do not wait on each other (one chain ran 5x slower).
+    let block = |c: &[f32]| {
+        let (mut s, mut lo, mut hi) = ([0.0f64; 8], [f32::INFINITY; 8], [f32::NEG_INFINITY; 8]);
+        let mut lanes = c.chunks_exact(8);
+        for v in &mut lanes {
+            for k in 0..8 {
+                (s[k], lo[k], hi[k]) = (s[k] + v[k] as f64, lo[k].min(v[k]), hi[k].max(v[k]));
+            }
+        }
+        let (rs, rlo, rhi) = fold(&mut lanes.remainder().iter().copied());
+        (s.iter().sum::<f64>() + rs, lo.iter().fold(rlo, |a, &b| a.min(b)), hi.iter().fold(rhi, |a, &b| a.max(b)))
+    };
     let parts: Vec<(f64, f32, f32)> = match x.as_slice() {
-        Some(data) => data.par_chunks(1 << 16).map(|c| block(&mut c.iter().copied())).collect(),
-        None => vec![block(&mut x.iter().copied())],
+        Some(data) => data.par_chunks(1 << 16).map(block).collect(),
+        None => vec![fold(&mut x.iter().copied())],
     };
     let sum: f64 = parts.iter().map(|p| p.0).sum();
     let (min, max) = parts.iter().fold((f32::INFINITY, f32::NEG_INFINITY), |(lo, hi), p| (lo.min(p.1), hi.max(p.2)));
