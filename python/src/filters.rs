@@ -189,6 +189,8 @@ fn distance_transform_edt<'py>(
     out(py, py.detach(|| ndimage::distance_transform_edt_mask(&ctx.gpu, &x, &sampling)))
 }
 
+type DistancesAndIndices<'py> = (Bound<'py, PyArrayDyn<f64>>, Bound<'py, PyArrayDyn<i32>>);
+
 /// scipy.ndimage.distance_transform_edt's distances and feature transform (the int32 indices of
 /// each element's nearest zero, shape (ndim, ...)) of a mask.
 #[pyfunction]
@@ -197,7 +199,7 @@ fn distance_transform_edt_indices<'py>(
     ctx: &Context,
     input: PyReadonlyArrayDyn<'py, bool>,
     sampling: Vec<f64>,
-) -> PyResult<(Bound<'py, PyArrayDyn<f64>>, Bound<'py, PyArrayDyn<i32>>)> {
+) -> PyResult<DistancesAndIndices<'py>> {
     let x = input.as_array();
     let (d, i) = py.detach(|| ndimage::distance_transform_edt_mask_with_indices(&ctx.gpu, &x, &sampling)).map_err(to_py)?;
     Ok((out(py, Ok(d))?, out(py, Ok(i))?))
