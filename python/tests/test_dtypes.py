@@ -168,7 +168,10 @@ def test_spline_filter_is_float64_and_distances_too(rng, dtype):
     same(lucent.ndimage.spline_filter1d(x, 4, axis=0), ndi.spline_filter1d(x, 4, axis=0), "linear")
     if dtype != "c8":  # int16 results pass by pass, as scipy's: a pass truncated the other way moves
         x = data(rng, (11, 14), dtype, limit=3000)  # the next by up to its gain, about 1.7
-        same(lucent.ndimage.spline_filter(x, output=np.int16), ndi.spline_filter(x, output=np.int16), "composed")
+        # Booleans: runs of ones put the first pass on whole numbers to within 1e-16 (either
+        # side in f64, scipy's and lucent's alike), so its truncation is a coin flip there (1% of
+        # draws had over 3% of elements one unit apart): within one unit.
+        same(lucent.ndimage.spline_filter(x, output=np.int16), ndi.spline_filter(x, output=np.int16), "linear" if dtype == "?" else "composed")
         z = data(rng, (9, 10, 7), dtype)
         z.flat[3] = 0
         same(lucent.ndimage.distance_transform_edt(z), ndi.distance_transform_edt(z), "float")

@@ -20,6 +20,7 @@ pub mod complex_to_real;
 pub mod complex_unary;
 pub mod copy_range;
 pub mod copy_vec4;
+pub mod correlate_axis;
 pub mod correlate_tiled;
 pub mod correlate_window;
 pub mod count_equal;

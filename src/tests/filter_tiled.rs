@@ -13,6 +13,7 @@
 use crate::tests::common;
 use common::*;
 
+use lucent::kernels::correlate_axis;
 use lucent::kernels::correlate_tiled::{self, Tiling};
 
 use lucent::kernels::boundary::Boundary;
@@ -208,7 +209,8 @@ fn bad_input_is_reported() {
     );
 }
 
-/// The ops choose the tiled kernel exactly where `correlate_tiled` says it pays: at least 3 taps
+/// The ops choose the axis kernel for weights along one axis other than the last (the separable
+/// passes), else the tiled kernel exactly where `correlate_tiled` says it pays: at least 3 taps
 /// along the contiguous axis and at least `MIN_PLANE_TAPS` in the plane of the last two axes,
 /// with a halo that fits workgroup memory; the window kernel everywhere else. Checked against the
 /// kernel each run dispatched, for kernels on both sides of each threshold, 1-4D.
@@ -240,7 +242,7 @@ fn tiled_exactly_where_it_pays() {
         // A halo wider than workgroup memory: the window kernel whatever the taps.
         &[1, 9000],
     ];
-    let (mut seen_tiled, mut seen_window) = (false, false);
+    let (mut seen_tiled, mut seen_window, mut seen_axis) = (false, false, false);
     for &kd in kernels {
         let xd: Vec<usize> = match kd.len() {
             1 => vec![300],
@@ -256,13 +258,91 @@ fn tiled_exactly_where_it_pays() {
         let fits = Tiling::for_gpu(profiled(), &xd, kd).is_some();
         for b in [Boundary::Nearest, Boundary::Constant(0.3)] {
             let (got, dispatched) = run_gpu_kernels(&x, |rec, xb| filter::correlate(rec, xb, &k.view(), b)).unwrap();
-            assert_eq!(tiled(&dispatched), Some(claimed && fits), "{xd:?} ⋆ {kd:?} {b:?}: dispatched {dispatched:?}");
+            // Weights along one slow axis go to the axis kernel; else tiled exactly where it pays.
+            let origin: Vec<i64> = kd.iter().map(|&m| -((m / 2) as i64)).collect();
+            let along = correlate_axis::axis_of(&xd, kd, &xd, &origin).is_some();
+            assert_eq!(along, kd.iter().filter(|&&m| m > 1).count() == 1 && kd[kd.len() - 1] == 1, "axis_of({kd:?})");
+            let want = if along {
+                "correlate_axis"
+            } else if claimed && fits {
+                "correlate_tiled"
+            } else {
+                "correlate_window"
+            };
+            let direct: Vec<&String> = dispatched.iter().filter(|k| k.starts_with("correlate_")).collect();
+            assert_eq!(direct, [want], "{xd:?} ⋆ {kd:?} {b:?}: dispatched {dispatched:?}");
             let (x64, k64) = (to64(&x), to64(&k));
             let magnitude = filter_cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), abs_boundary(b));
             check(&got, &filter_cpu::correlate(&x64, &k64, b), &magnitude, &format!("{xd:?} ⋆ {kd:?} {b:?}"));
         }
-        seen_tiled |= claimed && fits;
-        seen_window |= !(claimed && fits);
+        let along = kd.iter().filter(|&&m| m > 1).count() == 1 && kd[kd.len() - 1] == 1;
+        seen_tiled |= claimed && fits && !along;
+        seen_window |= !(claimed && fits) && !along;
+        seen_axis |= along;
     }
-    assert!(seen_tiled && seen_window, "the cases must reach both kernels");
+    assert!(seen_tiled && seen_window && seen_axis, "the cases must reach the three kernels");
+}
+
+/// The axis kernel (`correlate_axis`: eight outputs a thread from shared loads) gives the window
+/// kernel's sums bit for bit: 2-4D awkward shapes, every slow axis, outputs not a multiple of
+/// eight, 'same', 'full' and 'valid' windows along the axis, every boundary, poisoned
+/// temporaries; and the f64 twin where the device has it.
+#[test]
+fn axis_kernel_equals_the_window_kernel() {
+    use lucent::kernels::correlate_window;
+    let gpu = poisoned_gpu();
+    for xd in [vec![37usize, 5], vec![9, 13, 7], vec![3, 17, 4, 6], vec![300, 2]] {
+        for axis in 0..xd.len() - 1 {
+            for taps in [2usize, 3, 15, 40] {
+                let n = xd[axis];
+                let x = rand_array(&xd);
+                let w = rand_array(&[taps]);
+                // (output length, origin): same, full, valid where it exists.
+                let mut windows = vec![(n, -((taps / 2) as i64)), (n + taps - 1, -(taps as i64 - 1))];
+                if n >= taps {
+                    windows.push((n - taps + 1, 0));
+                }
+                for (len, o) in windows {
+                    let mut out = xd.clone();
+                    out[axis] = len;
+                    let mut k_dims = vec![1; xd.len()];
+                    k_dims[axis] = taps;
+                    let mut origin = vec![0i64; xd.len()];
+                    origin[axis] = o;
+                    assert_eq!(correlate_axis::axis_of(&xd, &k_dims, &out, &origin), Some(axis));
+                    for b in BOUNDARIES {
+                        for dtype in [lucent::Dtype::F32, lucent::Dtype::F64] {
+                            if dtype == lucent::Dtype::F64 && !gpu.has_f64() {
+                                continue;
+                            }
+                            let mut rec = Recording::new(gpu);
+                            rec.set_poison(true);
+                            let xb = rec.upload_as(&to64(&x).view(), dtype).unwrap();
+                            let wb = rec.upload_as(&to64(&w).view(), dtype).unwrap();
+                            let w4 = rec.upload_as(&to64(&w).into_shape_with_order(IxDyn(&k_dims)).unwrap().view(), dtype).unwrap();
+                            let along = correlate_axis::record(&mut rec, xb, wb, axis, &out, o, b).unwrap();
+                            let window = correlate_window::record(&mut rec, xb, w4, &out, &origin, b).unwrap();
+                            let (da, dw) = (rec.download(along), rec.download(window));
+                            let mut results = rec.run().unwrap();
+                            let (got, want): (ArrayD<f64>, ArrayD<f64>) = match dtype {
+                                lucent::Dtype::F64 => (results.take_real(da).unwrap(), results.take_real(dw).unwrap()),
+                                _ => (to64(&results.take_f32(da).unwrap()), to64(&results.take_f32(dw).unwrap())),
+                            };
+                            assert_eq!(got, want, "{xd:?} axis {axis}, {taps} taps, output {out:?} from {o}, {b:?}, {dtype:?}");
+                        }
+                    }
+                }
+            }
+        }
+    }
+    // Refused where it does not apply: the last axis, two axes, a touched other axis, too many taps.
+    let x = rand_array(&[6, 40]);
+    assert_eq!(correlate_axis::axis_of(&[6, 40], &[1, 5], &[6, 40], &[0, -2]), None);
+    assert_eq!(correlate_axis::axis_of(&[6, 40], &[3, 5], &[6, 40], &[-1, -2]), None);
+    assert_eq!(correlate_axis::axis_of(&[6, 40], &[3, 1], &[6, 39], &[-1, 0]), None);
+    assert_eq!(correlate_axis::axis_of(&[600, 4], &[300, 1], &[600, 4], &[-150, 0]), None);
+    let mut rec = Recording::new(gpu);
+    let xb = rec.upload_f32(&x.view()).unwrap();
+    let wb = rec.upload_f32(&rand_array(&[5]).view()).unwrap();
+    assert!(correlate_axis::record(&mut rec, xb, wb, 1, &[6, 40], -2, Boundary::Wrap).is_err());
 }

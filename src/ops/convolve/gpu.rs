@@ -11,7 +11,7 @@ use crate::fft::{FftPlan, Fusion, Norm, Product, Transform, Window};
 use crate::gpu::{content_hash, Dtype, Gpu, GpuArray, Real};
 use crate::graph::{Buf, Recording};
 use crate::kernels::boundary::Boundary;
-use crate::kernels::{correlate_tiled, correlate_window};
+use crate::kernels::{correlate_axis, correlate_tiled, correlate_window};
 
 /// A kernel's spectrum on the device, made once for one image shape and mode: the real FFT of
 /// the kernel zero-padded to the geometry's fast lengths, with the transform plans for images of
@@ -183,6 +183,12 @@ pub(crate) fn direct<W: Real>(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<W
 /// (`ops::filter`, any boundary).
 pub(crate) fn window<W: Real>(rec: &mut Recording, x: Buf, weights: &ArrayViewD<W>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
     let dtype = rec.dtype(x);
+    if let Some(axis) = correlate_axis::axis_of(rec.dims(x), weights.shape(), out_dims, origin) {
+        // One slow axis (a separable filter's pass): eight outputs a thread from shared loads.
+        let line: Vec<f64> = weights.iter().map(|v| v.as_f64()).collect();
+        let w = rec.upload_as(&ndarray::ArrayView1::from(&line[..]).into_dyn(), dtype)?;
+        return correlate_axis::record(rec, x, w, axis, out_dims, origin[axis], boundary);
+    }
     if correlate_tiled::pays(weights.shape()) {
         if let Some(tiling) = correlate_tiled::Tiling::for_dtype(rec.gpu(), out_dims, weights.shape(), dtype) {
             return correlate_tiled::record_with(rec, x, weights, out_dims, origin, boundary, tiling);
