@@ -199,6 +199,11 @@ impl GpuArray {
         Self::upload(gpu, data.shape(), T::DTYPE, &row_major_bytes(data))
     }
 
+    /// 32-bit words as a U32 array.
+    pub fn upload_u32(gpu: &Gpu, values: &[u32]) -> Result<GpuArray> {
+        Self::upload(gpu, &[values.len()], Dtype::U32, bytemuck::cast_slice(values))
+    }
+
     /// A mask as bytes (1 true, 0 false), four to a u32 word (the last padded with 0): a U32
     /// array of ⌈n/4⌉ words (at least one), a quarter of an f32 upload.
     pub fn upload_mask(gpu: &Gpu, data: &ArrayViewD<bool>) -> Result<GpuArray> {

@@ -18,9 +18,6 @@ pub struct Params {
     pub unused: [u32; 2],
 }
 
-/// The label of background elements.
-pub const NONE: u32 = u32::MAX;
-
 /// Which stage.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {

@@ -44,6 +44,7 @@ pub mod gridrec_gather;
 pub mod ilk_solve;
 pub mod ilk_terms;
 pub mod label;
+pub mod label_number;
 pub mod logpolar;
 pub mod logpolar_extend;
 pub mod logpolar_from_image;

@@ -291,10 +291,10 @@ pub fn label(gpu: &crate::gpu::Gpu, input: &ArrayViewD<bool>, structure: &ArrayV
             }
         }
     }
-    let mut numbers = labels.download_u32(gpu)?;
-    crate::gpu::trace("label: roots downloaded", t);
-    let count = number_components(numbers.as_slice_mut().expect("one axis"));
+    let count = crate::kernels::label_number::number(gpu, &labels)?;
     crate::gpu::trace("label: numbered", t);
+    let numbers = labels.download_u32(gpu)?;
+    crate::gpu::trace("label: downloaded", t);
     Ok((numbers.into_shape_with_order(IxDyn(input.shape())).expect("the input's size"), count))
 }
 
@@ -408,39 +408,4 @@ pub fn label_reference(input: &ArrayViewD<bool>, structure: &ArrayViewD<bool>) -
         }
     }
     Ok((out, count as usize))
-}
-
-/// Numbers components 1.. in raster order of their least elements, given each element's least
-/// element's index (`NONE`: background), in parallel blocks: the roots counted per block, the
-/// blocks' first numbers summed, every root numbered, every element given its root's number.
-fn number_components(roots: &mut [u32]) -> usize {
-    use rayon::prelude::*;
-    let none = crate::kernels::label::NONE;
-    let n = roots.len();
-    // Which elements are roots (a root's label is its own index), 64 to a word, and the roots
-    // before each word: a root's number is the count of roots up to it, and every element takes
-    // its root's number in place (no second array of the volume's size).
-    // (Blocks of 2^16 elements a task: rayon's per-element splitting ran several times slower.)
-    const BLOCK: usize = 1 << 16;
-    let mut bits = vec![0u64; n.div_ceil(64)];
-    bits.par_chunks_mut(BLOCK / 64).zip(roots.par_chunks(BLOCK)).enumerate().for_each(|(b, (words, block))| {
-        for (w, (word, lane)) in words.iter_mut().zip(block.chunks(64)).enumerate() {
-            let first = (b * BLOCK + 64 * w) as u32;
-            *word = lane.iter().enumerate().fold(0u64, |m, (k, &r)| m | (u64::from(r == first + k as u32) << k));
-        }
-    });
-    let before: Vec<u32> = bits.iter().scan(0u32, |at, b| Some(std::mem::replace(at, *at + b.count_ones()))).collect();
-    let count = before.last().map_or(0, |&c| c as usize + bits.last().map_or(0, |b| b.count_ones() as usize));
-    roots.par_chunks_mut(BLOCK).for_each(|block| {
-        for v in block {
-            *v = match *v {
-                r if r == none => 0,
-                r => {
-                    let (w, k) = (r as usize / 64, r % 64);
-                    before[w] + (bits[w] & ((1u64 << k) - 1)).count_ones() + 1
-                }
-            };
-        }
-    });
-    count
 }
