@@ -1,11 +1,12 @@
-// Direct correlation with weights along one axis that is not the contiguous one (the separable
-// filters' passes along slow axes): y[o, k, i] = Σ_j w[j] · x[o, origin + k + j, i], the array
+// Direct correlation with weights along one axis (the separable filters' passes; along the
+// contiguous axis only windows too short for correlate_tiled.wgsl): y[o, k, i] = Σ_j w[j] · x[o, origin + k + j, i], the array
 // viewed as (outer, n, inner) around the axis, coordinates outside x folded by the boundary MODE
 // (constant mode reads `fill`). The same sums, in the same order, as correlate_window.wgsl.
 //
 // One thread computes RUN consecutive outputs along the axis from the RUN + taps − 1 inputs
 // they share, each loaded once (the window kernel loads taps per output); neighbouring threads
-// take neighbouring i, so every load is coalesced. The weights sit in workgroup memory between
+// take neighbouring i, so every load is coalesced (along the contiguous axis, inner = 1, they
+// take neighbouring runs of one line, whose loads overlap in cache). The weights sit in workgroup memory between
 // RUN − 1 zeros on each side, so that input q feeds output m with weight q − m without a branch
 // (a zero weight adds exactly 0 to a finite sum). Host side: src/kernels/correlate_axis.rs.
 #import common/grid

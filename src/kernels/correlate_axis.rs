@@ -1,5 +1,5 @@
-//! `shaders/filter/correlate_axis.wgsl`: direct correlation with weights along one axis other
-//! than the contiguous one, `y[o, k, i] = Σ_j w[j] · x[o, origin + k + j, i]` (the array viewed
+//! `shaders/filter/correlate_axis.wgsl`: direct correlation with weights along one axis (the
+//! contiguous one only for short windows), `y[o, k, i] = Σ_j w[j] · x[o, origin + k + j, i]` (the array viewed
 //! as (outer, n, inner) around the axis), boundaries folded as `correlate_window` folds them and
 //! the same sums in the same order; eight outputs a thread from the inputs they share. The
 //! separable filters' passes along the slow axes take it (`ops::convolve::gpu::window`).
@@ -35,8 +35,9 @@ pub struct Params {
 }
 
 /// The axis along which `k_dims` has its only non-unit length, where this kernel takes the
-/// correlation of an input of `in_dims` into `out_dims` from `origin`: not the last axis, at
-/// most [`MAX_TAPS`] taps, and the other axes untouched (output as long as the input, origin 0).
+/// correlation of an input of `in_dims` into `out_dims` from `origin`: at most [`MAX_TAPS`]
+/// taps, the other axes untouched (output as long as the input, origin 0), and the last axis
+/// only where the tiled kernel does not pay (fewer than its `MIN_PLANE_TAPS`).
 pub fn axis_of(in_dims: &[usize], k_dims: &[usize], out_dims: &[usize], origin: &[i64]) -> Option<usize> {
     let rank = k_dims.len();
     let axis = k_dims.iter().position(|&m| m > 1)?;
@@ -46,7 +47,8 @@ pub fn axis_of(in_dims: &[usize], k_dims: &[usize], out_dims: &[usize], origin: 
         && elements(out_dims) < 1 << 31
         && in_dims[axis] < 1 << 30
         && origin[axis].unsigned_abs() + (out_dims[axis] + k_dims[axis]) as u64 <= 1 << 30;
-    (axis + 1 < rank && k_dims[axis] <= MAX_TAPS && others_untouched && fits).then_some(axis)
+    let slow = axis + 1 < rank || !super::correlate_tiled::pays(k_dims);
+    (slow && k_dims[axis] <= MAX_TAPS && others_untouched && fits).then_some(axis)
 }
 
 /// Records the correlation of `x` with the weights `w` (1-D, `taps` long, of x's type) along
@@ -63,7 +65,7 @@ pub fn record(rec: &mut Recording, x: Buf, w: Buf, axis: usize, out_dims: &[usiz
     }
     if out_dims.len() != rank || axis_of(&in_dims, &k_dims, out_dims, &origins) != Some(axis) {
         return Err(Error::Invalid(format!(
-            "correlation along axis {axis}: input {in_dims:?}, {taps} taps, output {out_dims:?} (at most {MAX_TAPS} taps along an axis other than the last, the others untouched)"
+            "correlation along axis {axis}: input {in_dims:?}, {taps} taps, output {out_dims:?} (at most {MAX_TAPS} taps along one axis, the last only below the tiled kernel's threshold, the others untouched)"
         )));
     }
     let y = rec.temp(out_dims, dtype)?;

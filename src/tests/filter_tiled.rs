@@ -261,7 +261,8 @@ fn tiled_exactly_where_it_pays() {
             // Weights along one slow axis go to the axis kernel; else tiled exactly where it pays.
             let origin: Vec<i64> = kd.iter().map(|&m| -((m / 2) as i64)).collect();
             let along = correlate_axis::axis_of(&xd, kd, &xd, &origin).is_some();
-            assert_eq!(along, kd.iter().filter(|&&m| m > 1).count() == 1 && kd[kd.len() - 1] == 1, "axis_of({kd:?})");
+            let one_axis = kd.iter().filter(|&&m| m > 1).count() == 1;
+            assert_eq!(along, one_axis && (kd[kd.len() - 1] == 1 || !claimed), "axis_of({kd:?})");
             let want = if along {
                 "correlate_axis"
             } else if claimed && fits {
@@ -275,7 +276,7 @@ fn tiled_exactly_where_it_pays() {
             let magnitude = filter_cpu::correlate(&x64.mapv(f64::abs), &k64.mapv(f64::abs), abs_boundary(b));
             check(&got, &filter_cpu::correlate(&x64, &k64, b), &magnitude, &format!("{xd:?} ⋆ {kd:?} {b:?}"));
         }
-        let along = kd.iter().filter(|&&m| m > 1).count() == 1 && kd[kd.len() - 1] == 1;
+        let along = kd.iter().filter(|&&m| m > 1).count() == 1 && (kd[kd.len() - 1] == 1 || !claimed);
         seen_tiled |= claimed && fits && !along;
         seen_window |= !(along || claimed && fits);
         seen_axis |= along;
@@ -284,16 +285,18 @@ fn tiled_exactly_where_it_pays() {
 }
 
 /// The axis kernel (`correlate_axis`: eight outputs a thread from shared loads) gives the window
-/// kernel's sums bit for bit: 2-4D awkward shapes, every slow axis, outputs not a multiple of
+/// kernel's sums bit for bit: 1-4D awkward shapes, every axis (the last with short windows), outputs not a multiple of
 /// eight, 'same', 'full' and 'valid' windows along the axis, every boundary, poisoned
 /// temporaries; and the f64 twin where the device has it.
 #[test]
 fn axis_kernel_equals_the_window_kernel() {
     use lucent::kernels::correlate_window;
     let gpu = poisoned_gpu();
-    for xd in [vec![37usize, 5], vec![9, 13, 7], vec![3, 17, 4, 6], vec![300, 2]] {
-        for axis in 0..xd.len() - 1 {
-            for taps in [2usize, 3, 15, 40] {
+    for xd in [vec![37usize, 5], vec![9, 13, 7], vec![3, 17, 4, 6], vec![300, 2], vec![301]] {
+        for axis in 0..xd.len() {
+            // Along the last axis only below the tiled kernel's threshold.
+            let taps_here: &[usize] = if axis + 1 < xd.len() { &[2, 3, 15, 40] } else { &[2, 3, 5, 8] };
+            for &taps in taps_here {
                 let n = xd[axis];
                 let x = rand_array(&xd);
                 let w = rand_array(&[taps]);
@@ -335,14 +338,15 @@ fn axis_kernel_equals_the_window_kernel() {
             }
         }
     }
-    // Refused where it does not apply: the last axis, two axes, a touched other axis, too many taps.
+    // Refused where it does not apply: the last axis where the tiled kernel pays, two axes, a
+    // touched other axis, too many taps.
     let x = rand_array(&[6, 40]);
-    assert_eq!(correlate_axis::axis_of(&[6, 40], &[1, 5], &[6, 40], &[0, -2]), None);
+    assert_eq!(correlate_axis::axis_of(&[6, 40], &[1, 9], &[6, 40], &[0, -4]), None);
     assert_eq!(correlate_axis::axis_of(&[6, 40], &[3, 5], &[6, 40], &[-1, -2]), None);
     assert_eq!(correlate_axis::axis_of(&[6, 40], &[3, 1], &[6, 39], &[-1, 0]), None);
     assert_eq!(correlate_axis::axis_of(&[600, 4], &[300, 1], &[600, 4], &[-150, 0]), None);
     let mut rec = Recording::new(gpu);
     let xb = rec.upload_f32(&x.view()).unwrap();
     let wb = rec.upload_f32(&rand_array(&[5]).view()).unwrap();
-    assert!(correlate_axis::record(&mut rec, xb, wb, 1, &[6, 40], -2, Boundary::Wrap).is_err());
+    assert!(correlate_axis::record(&mut rec, xb, wb, 0, &[6, 39], -2, Boundary::Wrap).is_err());
 }
