@@ -60,6 +60,22 @@ def overhead():
 
 
 
+def device_ms(fn, reps=9):
+    """The median GPU time of ``fn`` on CuPy arrays (CUDA events), after two warm-ups."""
+    import cupy as cp
+    s, e = cp.cuda.Event(), cp.cuda.Event()
+    fn()
+    fn()
+    ts = []
+    for _ in range(reps):
+        s.record()
+        fn()
+        e.record()
+        e.synchronize()
+        ts.append(cp.cuda.get_elapsed_time(s, e))
+    return float(np.median(ts))
+
+
 def families():
     """Each family's one-call as users make it, numpy in and numpy out, lucent against the peer
     called the same way (cp.asarray in, .get() out) in the same process; the peer's GPU work on
@@ -67,18 +83,6 @@ def families():
     import cupy as cp
     from cupyx.scipy import ndimage as cnd, signal as csig
     from cucim.skimage import feature as cfeat, registration as creg, restoration as crest
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-
-    def device_ms(fn, reps=5):
-        fn()
-        ts = []
-        for _ in range(reps):
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e))
-        return float(np.median(ts))
 
     def get(y):
         return tuple(v.get() if hasattr(v, "get") else np.asarray(v) for v in y) if isinstance(y, tuple) else y.get()
@@ -134,20 +138,6 @@ def resident():
     arrays (CUDA events), median of 9 after two warm-ups; results compared."""
     import cupy as cp
     from cupyx.scipy import ndimage as cnd
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-
-    def device_ms(fn, reps=9):
-        fn()
-        fn()
-        ts = []
-        for _ in range(reps):
-            s.record()
-            fn()
-            e.record()
-            e.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(s, e))
-        return float(np.median(ts))
-
     row("adapter", name=ctx.info()["adapter"]["name"])
     v = rng.random((512, 512, 512), dtype=np.float32)
     dv, cv = lucent.asarray(v), cp.asarray(v)
@@ -174,18 +164,7 @@ if "--cucim" in sys.argv:
     from cucim.skimage.restoration import richardson_lucy
 
     dv, dp = cp.asarray(volume), cp.asarray(psf)
-    s, e = cp.cuda.Event(), cp.cuda.Event()
-
-    def device_ms():
-        s.record()
-        richardson_lucy(dv, dp, num_iter=10)
-        e.record()
-        e.synchronize()
-        return cp.cuda.get_elapsed_time(s, e)
-
-    device_ms()
-    device_ms()
-    on_device = float(np.median([device_ms() for _ in range(5)]))
+    on_device = device_ms(lambda: richardson_lucy(dv, dp, num_iter=10), 5)
     host = median_ms(lambda: richardson_lucy(cp.asarray(volume), cp.asarray(psf), num_iter=10).get(), 5)
     ours = lucent.restoration.richardson_lucy(volume, psf, 10, clip=False)
     theirs = richardson_lucy(dv, dp, num_iter=10, clip=False).get()
