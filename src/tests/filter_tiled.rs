@@ -292,7 +292,8 @@ fn tiled_exactly_where_it_pays() {
 fn axis_kernel_equals_the_window_kernel() {
     use lucent::kernels::correlate_window;
     let gpu = poisoned_gpu();
-    for xd in [vec![37usize, 5], vec![9, 13, 7], vec![3, 17, 4, 6], vec![300, 2], vec![301]] {
+    // (20 × 23 × 17: 391 columns across axis 0, two workgroups of 256 a run.)
+    for xd in [vec![37usize, 5], vec![9, 13, 7], vec![3, 17, 4, 6], vec![300, 2], vec![301], vec![20, 23, 17]] {
         for axis in 0..xd.len() {
             // Along the last axis only below the tiled kernel's threshold.
             let taps_here: &[usize] = if axis + 1 < xd.len() { &[2, 3, 15, 40] } else { &[2, 3, 5, 8] };
