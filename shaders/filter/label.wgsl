@@ -65,8 +65,14 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         least = min(least, atomicLoad(&labels[j]));
     }
     if (least < own) {
-        atomicMin(&labels[own], least);
+        // Atomics only where they change something: a large component's elements would all
+        // queue on its root's word, and every changed element on `changed`.
+        if (least < atomicLoad(&labels[own])) {
+            atomicMin(&labels[own], least);
+        }
         atomicMin(&labels[i], least);
-        atomicStore(&changed[0], 1u);
+        if (atomicLoad(&changed[0]) == 0u) {
+            atomicStore(&changed[0], 1u);
+        }
     }
 }
