@@ -5,7 +5,10 @@
 
 override HIGH_WORDS: u32 = 0u;
 
-struct Params { count: u32, pad: u32 }  // count in elements (f32 words, or f64 values); mirrored in src/kernels/count_nonfinite.rs
+// threads: the grid's threads; each tests every threads-th element from its own (coalesced
+// steps), so a few workgroups a multiprocessor cover any array (one thread an element ran at a
+// third of the copy roof).
+struct Params { count: u32, threads: u32 }  // count in elements (f32 words, or f64 values); mirrored in src/kernels/count_nonfinite.rs
 
 @group(0) @binding(0) var<storage, read> x: array<u32>;
 @group(0) @binding(1) var<storage, read_write> flag: array<atomic<u32>>;
@@ -14,15 +17,13 @@ struct Params { count: u32, pad: u32 }  // count in elements (f32 words, or f64 
 @compute @workgroup_size(256)
 fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec3<u32>,
         @builtin(local_invocation_index) lid: u32) {
-    let i = workgroup_index(wid, nwg) * 256u + lid;
-    if (i >= p.count) {
-        return;
-    }
-    var bad: bool;
-    if (HIGH_WORDS == 1u) {
-        bad = (x[2u * i + 1u] & 0x7ff00000u) == 0x7ff00000u;
-    } else {
-        bad = (x[i] & 0x7f800000u) == 0x7f800000u;
+    var bad = false;
+    for (var i = workgroup_index(wid, nwg) * 256u + lid; i < p.count; i += p.threads) {
+        if (HIGH_WORDS == 1u) {
+            bad = bad || (x[2u * i + 1u] & 0x7ff00000u) == 0x7ff00000u;
+        } else {
+            bad = bad || (x[i] & 0x7f800000u) == 0x7f800000u;
+        }
     }
     if (bad) {
         atomicStore(&flag[0], 1u);

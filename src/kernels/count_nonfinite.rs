@@ -14,8 +14,11 @@ use crate::graph::{Buf, Recording};
 #[derive(Clone, Copy, Pod, Zeroable)]
 pub struct Params {
     pub count: u32,
-    pub pad: u32,
+    pub threads: u32,
 }
+
+/// The most workgroups a test dispatches (each thread then steps through the array).
+const MAX_GROUPS: u64 = 2048;
 
 /// Records the test of `x` (f32, f64, or complex of either): a one-element U32 array, 1 when
 /// `x` holds a non-finite value, else 0.
@@ -29,8 +32,9 @@ pub fn record(rec: &mut Recording, x: Buf) -> Result<Buf> {
     let count = u32::try_from(count).map_err(|_| Error::TooLarge { what: "a finiteness test".into(), bytes: count * 4, limit: u32::MAX as u64 })?;
     let flag = rec.temp(&[1], Dtype::U32)?;
     fill::record(rec, flag, 0.0);
-    let p = Params { count, pad: 0 };
-    rec.dispatch(&COUNT_NONFINITE, &[("HIGH_WORDS", high_words)], bytemuck::bytes_of(&p), &[x, flag], COUNT_NONFINITE.groups(count as u64));
+    let groups = COUNT_NONFINITE.groups(count as u64).min(MAX_GROUPS);
+    let p = Params { count, threads: (groups * 256) as u32 };
+    rec.dispatch(&COUNT_NONFINITE, &[("HIGH_WORDS", high_words)], bytemuck::bytes_of(&p), &[x, flag], groups);
     Ok(flag)
 }
 

@@ -307,3 +307,38 @@ fn pack_half_rounds_to_a_neighbour_and_marks_overflow() {
         }
     }
 }
+
+/// The device's finiteness test (`count_nonfinite`: a grid of at most 2048 workgroups stepping
+/// through the array) finds one NaN or infinity anywhere, also beyond the first step of the
+/// grid, in f32, f64 and complex arrays; a finite array gives 0.
+#[test]
+fn nonfinite_test_finds_one_bad_value_anywhere() {
+    use lucent::kernels::count_nonfinite;
+    let n = 2048 * 256 * 2 + 1234; // past two steps of the largest grid
+    for at in [None, Some(0), Some(777), Some(2048 * 256 + 5), Some(n - 1)] {
+        for bad in [f64::NAN, f64::INFINITY, f64::NEG_INFINITY] {
+            for dtype in [Dtype::F32, Dtype::F64] {
+                if dtype == Dtype::F64 && !gpu().has_f64() {
+                    continue;
+                }
+                let mut x = ArrayD::from_shape_fn(IxDyn(&[n]), |i| (i[0] % 1000) as f64 * 1e30 - 5e32);
+                if let Some(k) = at {
+                    x[k] = bad;
+                }
+                let mut rec = Recording::new(gpu());
+                let xb = rec.upload_as(&x.view(), dtype).unwrap();
+                let flag = count_nonfinite::record(&mut rec, xb).unwrap();
+                let d = rec.download(flag);
+                let got = rec.run().unwrap().u32(d).unwrap()[0];
+                assert_eq!(got, u32::from(at.is_some()), "{dtype:?} {bad} at {at:?}");
+            }
+        }
+    }
+    let mut z = ArrayD::from_elem(IxDyn(&[3, 1001]), Complex32::new(1.0, 2.0));
+    z[[2, 1000]] = Complex32::new(1.0, f32::NAN);
+    let mut rec = Recording::new(gpu());
+    let zb = rec.upload_c32(&z.view()).unwrap();
+    let flag = count_nonfinite::record(&mut rec, zb).unwrap();
+    let d = rec.download(flag);
+    assert_eq!(rec.run().unwrap().u32(d).unwrap()[0], 1, "the last imaginary part");
+}
