@@ -100,6 +100,12 @@ def mask(x: Any, name: str = "mask") -> np.ndarray:
     return np.ascontiguousarray(_with_axes(np.asarray(x), name), dtype=bool)
 
 
+def nonzero(a: np.ndarray) -> np.ndarray:
+    """The non-zero elements of ``a`` (an array of at least one axis) as a contiguous bool mask:
+    ``a`` itself where it is one already (a volume's mask is not copied)."""
+    return a if a.dtype == np.bool_ and a.flags.c_contiguous else np.ascontiguousarray(a != 0)
+
+
 def _with_axes(a: np.ndarray, name: str) -> np.ndarray:
     # ndarray's 0-d arrays would reach lucent as one element of one axis: refuse them here.
     if a.ndim == 0:

@@ -53,7 +53,7 @@ from typing import Any, Callable, Literal, Optional, Sequence, Union
 import numpy as np
 
 from . import _lucent
-from ._arrays import axis as _axis, complex_working, convert, finish, on_axes, per_axis, result_dtype, unsupported, working
+from ._arrays import axis as _axis, complex_working, convert, finish, nonzero, on_axes, per_axis, result_dtype, unsupported, working
 from ._arrays import weights as _float64
 from ._context import Context, resolve
 from ._measurements import (center_of_mass, extrema, find_objects, histogram, labeled_comprehension, maximum,
@@ -1097,7 +1097,7 @@ def _binary(which: str, input: Any, structure: Any, iterations: int, mask: Any, 
         r = _binary(which, np.reshape(a != 0, 1), s.reshape(1), iterations, m, None, border_value, 0, brute_force,
                     context)
         return finish(r.reshape(()), output, np.bool_)
-    x = np.ascontiguousarray(a != 0)
+    x = nonzero(a)
     if axes is None and s.ndim != x.ndim:
         raise RuntimeError("structure and input must have same dimensionality")
     s = np.ascontiguousarray(_over_axes(s, listed, x.ndim, "structure"))
@@ -1326,8 +1326,7 @@ def distance_transform_edt(input: Any, sampling: Any = None, return_distances: b
     if errors:
         raise RuntimeError(", ".join(errors))
     a = np.atleast_1d(np.asarray(input))  # scipy's: a 0-d input is an array of one
-    # The non-zero elements as a mask (bytes travel; the device widens them).
-    x = a if a.dtype == np.bool_ and a.flags.c_contiguous else np.ascontiguousarray(a != 0)
+    x = nonzero(a)  # bytes travel; the device widens them
     w = [] if sampling is None else [float(s) for s in per_axis(sampling, x.ndim, "sampling")]
     if ft_inplace:
         if indices.shape != (a.ndim,) + a.shape:
@@ -1371,10 +1370,7 @@ def label(input: Any, structure: Any = None, output: Any = None, *, context: Opt
     a = np.asarray(input)
     if np.iscomplexobj(a):
         raise TypeError("Complex type not supported")
-    if a.dtype == np.bool_ and a.ndim > 0 and a.flags.c_contiguous:
-        x = a
-    else:
-        x = np.asarray(a != 0) if a.ndim == 0 else np.ascontiguousarray(a != 0)
+    x = np.asarray(a != 0) if a.ndim == 0 else nonzero(a)
     s = generate_binary_structure(x.ndim, 1) if structure is None else np.ascontiguousarray(np.asarray(structure) != 0)
     if s.ndim != x.ndim:
         raise RuntimeError("structure and input must have equal rank")

@@ -313,6 +313,15 @@ impl<'g> Recording<'g> {
         self.compile()?.run(gpu)
     }
 
+    /// Runs the recording and streams `y` back by all cores straight into the result
+    /// (`GpuArray::download_joined`): a one-call op's large result, without the copy of its
+    /// words that a [`Recording::download`] makes (and, for f64, a second into f64s).
+    pub fn run_fetch<T: crate::gpu::Real>(mut self, y: Buf) -> Result<ndarray::ArrayD<T>> {
+        let (gpu, dims) = (self.gpu, self.dims(y).to_vec());
+        let o = self.output(y);
+        GpuArray::download_joined::<T>(gpu, &[self.run()?.array(o)], &dims)
+    }
+
     /// Compiles and submits once without waiting for the GPU; returns the outputs in the order
     /// they were asked for ([`Compiled::launch`]).
     pub fn launch(self) -> Result<Vec<GpuArray>> {

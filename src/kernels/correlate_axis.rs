@@ -42,11 +42,8 @@ pub fn axis_of(in_dims: &[usize], k_dims: &[usize], out_dims: &[usize], origin: 
     let rank = k_dims.len();
     let axis = k_dims.iter().position(|&m| m > 1)?;
     let others_untouched = (0..rank).all(|a| a == axis || (k_dims[a] == 1 && out_dims[a] == in_dims[a] && origin[a] == 0));
-    let elements = |d: &[usize]| d.iter().map(|&v| v as u128).product::<u128>();
-    let fits = elements(in_dims) < 1 << 31
-        && elements(out_dims) < 1 << 31
-        && in_dims[axis] < 1 << 30
-        && origin[axis].unsigned_abs() + (out_dims[axis] + k_dims[axis]) as u64 <= 1 << 30;
+    // The window kernel's i32 indexing limits, which this one shares.
+    let fits = super::correlate_window::check_i32(in_dims, k_dims, out_dims, origin).is_ok();
     let slow = axis + 1 < rank || !super::correlate_tiled::pays(k_dims);
     (slow && k_dims[axis] <= MAX_TAPS && others_untouched && fits).then_some(axis)
 }

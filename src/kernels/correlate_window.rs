@@ -83,7 +83,7 @@ pub fn record_into(rec: &mut Recording, x: Buf, w: Buf, y: Buf, origin: &[i64], 
 
 /// The kernel indexes with i32: element counts below 2^31, and every coordinate it forms
 /// (origin + output + tap, and the reflect period 2n) within ±2^30.
-fn check_i32(in_dims: &[usize], k_dims: &[usize], out_dims: &[usize], origin: &[i64]) -> Result<()> {
+pub(crate) fn check_i32(in_dims: &[usize], k_dims: &[usize], out_dims: &[usize], origin: &[i64]) -> Result<()> {
     const LIMIT: i128 = 1 << 30;
     let elems = |d: &[usize]| d.iter().map(|&v| v as u128).product::<u128>();
     for (what, d) in [("input", in_dims), ("weights", k_dims), ("output", out_dims)] {

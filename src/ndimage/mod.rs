@@ -371,15 +371,8 @@ pub fn distance_transform_edt_with_indices<T: Real, S: Data<Elem = T>, D: Dimens
         let (d, i) = distance_transform_edt_with_indices(gpu, &narrowed(&input), sampling)?;
         return Ok((with_dim(widened(&d))?, i));
     }
-    crate::host::check_host_array("the feature transform's indices", &[dims.len(), dims.iter().product()], 4)?;
-    let mut rec = Recording::new(gpu);
-    let x = rec.upload_once_real(&input)?;
-    let (squared, near) = crate::ops::filter::morphology::record_feature_transform(&mut rec, x, sampling)?;
-    let (os, on) = (rec.output(squared), rec.output(near));
-    let results = rec.run()?;
-    let squared = crate::gpu::GpuArray::download_joined::<T>(gpu, &[results.array(os)], &dims)?;
-    let near = results.array(on).download_u32(gpu)?;
-    Ok((with_dim(distances(squared)?)?, unravelled(&near, &dims)))
+    let (d, near) = edt_on_device::<T>(gpu, &dims, |rec| rec.upload_once_real(&input), sampling, true)?;
+    Ok((with_dim(d)?, near.expect("asked for")))
 }
 
 /// [`distance_transform_edt`] of a mask (scipy's distances of any input's non-zero elements,
@@ -400,15 +393,38 @@ pub fn distance_transform_edt_mask_with_indices<S: Data<Elem = bool>, D: Dimensi
     Ok((with_dim(d)?, near.expect("asked for")))
 }
 
-fn mask_distances(gpu: &Gpu, input: &ArrayViewD<bool>, sampling: &[f64], features: bool) -> Result<(ndarray::ArrayD<f64>, Option<ndarray::ArrayD<i32>>)> {
+type Distances<T> = (ndarray::ArrayD<T>, Option<ndarray::ArrayD<i32>>);
+
+fn mask_distances(gpu: &Gpu, input: &ArrayViewD<bool>, sampling: &[f64], features: bool) -> Result<Distances<f64>> {
     let dims = Shape::new(input.shape())?.dims().to_vec();
+    let unpacked = |dtype| {
+        let dims = &dims;
+        move |rec: &mut Recording| {
+            let m = rec.upload_mask(input)?;
+            crate::kernels::unpack_mask::record(rec, m, dims, dtype)
+        }
+    };
+    if gpu.has_f64() {
+        return edt_on_device::<f64>(gpu, &dims, unpacked(crate::gpu::Dtype::F64), sampling, features);
+    }
+    let (d, near) = edt_on_device::<f32>(gpu, &dims, unpacked(crate::gpu::Dtype::F32), sampling, features)?;
+    Ok((widened(&d), near))
+}
+
+/// The distances of the array `input` records (of `dims`, in `T`), with the feature transform's
+/// coordinates where `features` asks for them.
+fn edt_on_device<T: Real>(
+    gpu: &Gpu,
+    dims: &[usize],
+    input: impl FnOnce(&mut Recording) -> Result<crate::Buf>,
+    sampling: &[f64],
+    features: bool,
+) -> Result<Distances<T>> {
     if features {
         crate::host::check_host_array("the feature transform's indices", &[dims.len(), dims.iter().product()], 4)?;
     }
-    let dtype = if gpu.has_f64() { crate::gpu::Dtype::F64 } else { crate::gpu::Dtype::F32 };
     let mut rec = Recording::new(gpu);
-    let m = rec.upload_mask(input)?;
-    let x = crate::kernels::unpack_mask::record(&mut rec, m, &dims, dtype)?;
+    let x = input(&mut rec)?;
     let (squared, near) = match features {
         true => crate::ops::filter::morphology::record_feature_transform(&mut rec, x, sampling).map(|(d, n)| (d, Some(n)))?,
         false => (crate::ops::filter::morphology::record_squared_distances(&mut rec, x, sampling)?, None),
@@ -416,12 +432,9 @@ fn mask_distances(gpu: &Gpu, input: &ArrayViewD<bool>, sampling: &[f64], feature
     let os = rec.output(squared);
     let on = near.map(|n| rec.output(n));
     let results = rec.run()?;
-    let squared = match dtype {
-        crate::gpu::Dtype::F64 => crate::gpu::GpuArray::download_joined::<f64>(gpu, &[results.array(os)], &dims)?,
-        _ => widened(&crate::gpu::GpuArray::download_joined::<f32>(gpu, &[results.array(os)], &dims)?),
-    };
+    let squared = crate::gpu::GpuArray::download_joined::<T>(gpu, &[results.array(os)], dims)?;
     let near = on.map(|o| results.array(o).download_u32(gpu)).transpose()?;
-    Ok((distances(squared)?, near.map(|n| unravelled(&n, &dims))))
+    Ok((distances(squared)?, near.map(|n| unravelled(&n, dims))))
 }
 
 /// Linear indices (row-major, of `dims`) as scipy's `indices`: each unravelled into its
@@ -613,9 +626,7 @@ where
     let x = rec.upload_once_real(&input)?;
     let c = rec.upload_once_real(&coordinates.view().into_dyn())?;
     let y = interpolate::map_coordinates(&mut rec, x, c, how)?;
-    let dims = rec.dims(y).to_vec();
-    let o = rec.output(y);
-    crate::gpu::GpuArray::download_joined(gpu, &[rec.run()?.array(o)], &dims)
+    rec.run_fetch(y)
 }
 
 /// scipy.ndimage.affine_transform(input, matrix, offset, output_shape, order, mode, cval,
@@ -876,9 +887,5 @@ fn on_device<T: Real, S: Data<Elem = T>, D: Dimension>(
     let mut rec = Recording::new(gpu);
     let x = rec.upload_once_real(&input)?;
     let y = op(&mut rec, x)?;
-    let dims = rec.dims(y).to_vec();
-    let o = rec.output(y);
-    // Streamed back by all cores straight into the result (a download's words would be copied
-    // once more into f64s).
-    with_dim(crate::gpu::GpuArray::download_joined(gpu, &[rec.run()?.array(o)], &dims)?)
+    with_dim(rec.run_fetch(y)?)
 }

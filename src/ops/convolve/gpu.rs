@@ -184,7 +184,7 @@ pub(crate) fn direct<W: Real>(rec: &mut Recording, a: Buf, kernel: &ArrayViewD<W
 pub(crate) fn window<W: Real>(rec: &mut Recording, x: Buf, weights: &ArrayViewD<W>, out_dims: &[usize], origin: &[i64], boundary: Boundary) -> Result<Buf> {
     let dtype = rec.dtype(x);
     if let Some(axis) = correlate_axis::axis_of(rec.dims(x), weights.shape(), out_dims, origin) {
-        // One slow axis (a separable filter's pass): eight outputs a thread from shared loads.
+        // Weights along one axis (a separable filter's pass): eight outputs a thread.
         let line: Vec<f64> = weights.iter().map(|v| v.as_f64()).collect();
         let w = rec.upload_as(&ndarray::ArrayView1::from(&line[..]).into_dyn(), dtype)?;
         return correlate_axis::record(rec, x, w, axis, out_dims, origin[axis], boundary);

@@ -56,9 +56,7 @@ pub fn convolve_whole<T: crate::gpu::Real>(gpu: &Gpu, a: &ArrayViewD<T>, k: &Arr
             gpu::fft_pair(&mut rec, ab, kb, &g, correlate)?
         }
     };
-    let o = rec.output(y);
-    // Streamed back by all cores (a download's words would be copied once more into f64s).
-    crate::gpu::GpuArray::download_joined::<T>(gpu, &[rec.run()?.array(o)], &g.out)
+    rec.run_fetch(y)
 }
 
 /// `op` of `a` with `k` on `gpus`: the first GPU unless a split run spreads parts over all.
@@ -144,15 +142,7 @@ fn direct(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, g: &Geometry, cor
     let mut rec = Recording::new(gpu);
     let x = rec.upload_once_real(a)?;
     let y = gpu::direct(&mut rec, x, k, g, correlate)?;
-    fetched(gpu, rec, y)
-}
-
-/// The result `y` of running `rec`, streamed back by all cores (uploads straight from the
-/// caller's array and this read-back spare two host copies of the data).
-fn fetched(gpu: &Gpu, mut rec: Recording, y: crate::graph::Buf) -> Result<ArrayD<f32>> {
-    let dims = rec.dims(y).to_vec();
-    let o = rec.output(y);
-    crate::gpu::GpuArray::download_joined::<f32>(gpu, &[rec.run()?.array(o)], &dims)
+    rec.run_fetch(y)
 }
 
 fn whole_fft(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, correlate: bool) -> Result<ArrayD<f32>> {
@@ -162,5 +152,5 @@ fn whole_fft(gpu: &Gpu, a: &ArrayViewD<f32>, k: &ArrayViewD<f32>, mode: Mode, co
     let mut rec = Recording::new(gpu);
     let x = rec.upload_once_real(a)?;
     let y = if correlate { spectrum.record_correlate(&mut rec, x)? } else { spectrum.record(&mut rec, x)? };
-    fetched(gpu, rec, y)
+    rec.run_fetch(y)
 }

@@ -211,12 +211,7 @@ pub fn match_template(gpu: &Gpu, image: &ArrayViewD<f32>, template: &ArrayViewD<
     let x = rec.upload_once_real(image)?;
     let y = record_match_template(&mut rec, x, template, how, mean, spread)?;
     crate::gpu::trace("match_template: recorded", t);
-    let dims = rec.dims(y).to_vec();
-    let o = rec.output(y);
-    // Streamed back by all cores.
-    let r = crate::gpu::GpuArray::download_joined::<f32>(gpu, &[rec.run()?.array(o)], &dims);
-    crate::gpu::trace("match_template: done", t);
-    r
+    rec.run_fetch(y)
 }
 
 /// The `count` highest responses at least `min_distance` apart (in every axis' terms: the
