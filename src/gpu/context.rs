@@ -102,7 +102,17 @@ impl Gpu {
             return Err(Error::Invalid("no adapters selected".into()));
         }
         let options = GpuOptions::from_env()?;
-        selectors.iter().map(|s| Gpu::open(&GpuOptions { adapter: Some(s.as_ref().to_string()), ..options.clone() })).collect()
+        // At once: each device's start-up (driver, pipeline cache) is its own.
+        std::thread::scope(|scope| {
+            let opening: Vec<_> = selectors
+                .iter()
+                .map(|s| {
+                    let options = GpuOptions { adapter: Some(s.as_ref().to_string()), ..options.clone() };
+                    scope.spawn(move || Gpu::open(&options))
+                })
+                .collect();
+            opening.into_iter().map(|t| t.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+        })
     }
 
     /// Lowers the largest buffer lucent will create to `bytes` (never raises it): tests and
@@ -175,14 +185,15 @@ impl Gpu {
             features,
             max_buffer_bytes,
             device_memory_bytes: device_memory_bytes(adapter),
-            options: options.clone(),
+            // The budget given for this adapter, where one was.
+            options: GpuOptions { device_memory_bytes: options.budget_of(index), device_memory_per_adapter: Vec::new(), ..options.clone() },
             open_ms: crate::host::ms_since(start),
             linear_sampler: Default::default(),
         };
         // By default a quarter of the memory budget where it is known (streamed slabs reuse a
         // few GiB of buffers per GPU), else 4 GiB.
         let known = gpu.memory_budget_bytes() < u64::MAX;
-        let cap = options.recycle_bytes.unwrap_or(if known { (gpu.memory_budget_bytes() / 4).max(4 << 30) } else { 4 << 30 });
+        let cap = gpu.options.recycle_bytes.unwrap_or(if known { (gpu.memory_budget_bytes() / 4).max(4 << 30) } else { 4 << 30 });
         gpu.recycler = Arc::new(Recycler::new(cap));
         Ok(gpu)
     }

@@ -16,6 +16,8 @@ pub(crate) use array::{row_major_bytes, with_dim};
 pub use cache::content_hash;
 pub(crate) use context::STORAGE_USAGE;
 pub use context::{AdapterSummary, Gpu};
+#[cfg(test)]
+pub(crate) use options::memory_budgets;
 pub use options::GpuOptions;
 pub(crate) use pipelines::Pipeline;
 pub use pipelines::PipelineStats;

@@ -19,8 +19,14 @@ pub struct GpuOptions {
     /// Device memory the in-core paths may plan to use; beyond it they go to tiles or the split
     /// (tests lower it to reach those paths). None: for a CPU adapter the host budget, for
     /// others no limit is assumed and an allocation that fails sends the work to tiles.
-    /// `LUCENT_DEVICE_MEMORY_BYTES`.
+    /// `LUCENT_DEVICE_MEMORY_BYTES` (one number for every adapter).
     pub device_memory_bytes: Option<u64>,
+    /// Budgets per adapter, for GPUs of unequal memory or one kept partly free: entry `i` for
+    /// adapter `i` (the order of `Gpu::list_adapters`), None for `device_memory_bytes`; what
+    /// `Gpu::open` resolves into `device_memory_bytes` for the adapter it opens.
+    /// `LUCENT_DEVICE_MEMORY_BYTES` as a comma list, an empty entry for the default (`,16000000000`:
+    /// adapter 1 limited to 16 GB).
+    pub device_memory_per_adapter: Vec<Option<u64>>,
     /// Device memory is sub-allocated from blocks of this many MiB (4, the least wgpu allows):
     /// arrays in wgpu's default 128-256 MiB blocks ran strided FFT passes up to a third slower
     /// depending on where they landed (BENCHMARKS.md). `LUCENT_MEMBLOCK_MIB`.
@@ -59,6 +65,7 @@ impl Default for GpuOptions {
             adapter: None,
             max_buffer_bytes: None,
             device_memory_bytes: None,
+            device_memory_per_adapter: Vec::new(),
             memblock_mib: 4,
             recycle_bytes: None,
             stream_piece_bytes: 128 << 20,
@@ -95,11 +102,13 @@ impl GpuOptions {
         };
         // Read by the slab planner of the convolution; an unparsable value is an error here, once.
         number("LUCENT_SLAB_MIB", 1)?;
+        let (all, per_adapter) = var("LUCENT_DEVICE_MEMORY_BYTES").map_or(Ok((None, Vec::new())), |v| memory_budgets(&v))?;
         let d = GpuOptions::default();
         Ok(GpuOptions {
             adapter: var("LUCENT_ADAPTER"),
             max_buffer_bytes: number("LUCENT_MAX_BUFFER_BYTES", 16)?,
-            device_memory_bytes: number("LUCENT_DEVICE_MEMORY_BYTES", 16)?,
+            device_memory_bytes: all,
+            device_memory_per_adapter: per_adapter,
             memblock_mib: number("LUCENT_MEMBLOCK_MIB", 1)?.unwrap_or(d.memblock_mib),
             recycle_bytes: number("LUCENT_RECYCLE_BYTES", 0)?.or(d.recycle_bytes),
             stream_piece_bytes: number("LUCENT_STREAM_PIECE_BYTES", 4096)?.unwrap_or(d.stream_piece_bytes),
@@ -115,6 +124,33 @@ impl GpuOptions {
             tuning: Tuning::from_env()?,
         })
     }
+}
+
+impl GpuOptions {
+    /// The memory budget for adapter `index`: its own entry in `device_memory_per_adapter`, else
+    /// `device_memory_bytes`.
+    pub fn budget_of(&self, index: usize) -> Option<u64> {
+        self.device_memory_per_adapter.get(index).copied().flatten().or(self.device_memory_bytes)
+    }
+}
+
+/// `LUCENT_DEVICE_MEMORY_BYTES`: one budget for every adapter, or a comma list of budgets per
+/// adapter (empty entries: the default), as (`device_memory_bytes`, `device_memory_per_adapter`).
+pub(crate) fn memory_budgets(v: &str) -> Result<(Option<u64>, Vec<Option<u64>>)> {
+    let entries = v
+        .split(',')
+        .map(|entry| match entry.trim() {
+            "" => Some(None),
+            n => n.parse::<u64>().ok().filter(|&n| n >= 16).map(Some),
+        })
+        .collect::<Option<Vec<_>>>()
+        .filter(|e| e.iter().any(Option::is_some))
+        .ok_or_else(|| {
+            Error::Invalid(format!(
+                "LUCENT_DEVICE_MEMORY_BYTES={v}: expected a whole number of at least 16, or a comma list of them (one per adapter, empty for the default)"
+            ))
+        })?;
+    Ok(if entries.len() == 1 { (entries[0], Vec::new()) } else { (None, entries) })
 }
 
 /// The platform's per-user cache directory, `lucent` inside it: `$XDG_CACHE_HOME` or

@@ -94,6 +94,33 @@ fn slabs_beyond_one_buffer_hold_their_arrays_in_chunks() {
 }
 
 #[test]
+fn gpus_of_unequal_memory_share_the_slabs() {
+    // One device as it is, one whose budget holds a slab of a third of the rows: slabs sized
+    // for the smaller (each fits either GPU), taken by both, the result exact; with the
+    // limited device alone the same count.
+    let (a, k) = (rand_array(&[120, 37, 11]), rand_array(&[7, 5, 3]));
+    let g = Geometry::new(a.shape(), k.shape(), Mode::Same).unwrap();
+    let free = open(poisoned());
+    let whole = overlap::slab_count(&[free], &g, 1).unwrap();
+    assert_eq!(whole, 1);
+    let third = Geometry::new(&[46, 37, 11], k.shape(), Mode::Same).unwrap();
+    let budget = lucent::ops::convolve::chunked::bytes_in_core(&third.padded);
+    let gpus = [open(poisoned()), open(GpuOptions { device_memory_bytes: Some(budget), ..poisoned() })];
+    let count = overlap::slab_count(&gpus, &g, 1).unwrap();
+    assert!(count >= 3, "{count}");
+    assert_eq!(overlap::slab_count(&gpus[1..], &g, 1), Some(count));
+    let op = Signal { mode: Mode::Same, method: Method::Fft, correlate: false };
+    let (got, run) = host::convolve(&gpus, &a.view(), &k.view(), op, &SplitOptions::default(), &|_| {}).unwrap();
+    assert!(rel_err(&got, &reference(&a, &k, Mode::Same, false)) <= 1e-6);
+    let report = run.slabs.expect("slabs");
+    assert_eq!(report.slabs, count);
+    for worker in 0..2 {
+        assert!(report.per_slab.iter().any(|s| s.worker == worker), "GPU {worker} took no slab: {report:?}");
+    }
+    assert!(report.per_slab.iter().all(|s| s.chunks == 1), "{report:?}");
+}
+
+#[test]
 fn halos_larger_than_slabs_go_to_the_split() {
     // 40 output rows, a 33-row kernel: two slabs would read 32 halo rows for 20 of their own.
     let gpus = two(poisoned());

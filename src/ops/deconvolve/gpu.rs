@@ -380,9 +380,7 @@ impl Plans {
 /// most two spectra and a real array at once (1024³ measured 4.3 real arrays' worth in all with
 /// no options; this counts 5).
 fn check_memory(gpu: &Gpu, g: &Geometry, opts: &RlOptions) -> Result<()> {
-    let (real, complex) = real_and_spectrum_bytes(&g.padded);
-    let resident = 2 + 3 * opts.accelerate as u64 + g.is_extended() as u64 + opts.tv.is_some() as u64;
-    let needed = real.saturating_mul(resident).saturating_add(complex.saturating_mul(3));
+    let needed = bytes_in_core(g, opts);
     let budget = gpu.memory_budget_bytes();
     if needed > budget {
         return Err(Error::TooLarge {
@@ -392,6 +390,19 @@ fn check_memory(gpu: &Gpu, g: &Geometry, opts: &RlOptions) -> Result<()> {
         });
     }
     Ok(())
+}
+
+/// The device bytes [`check_memory`] counts for a run of (chunked) geometry `g`.
+fn bytes_in_core(g: &Geometry, opts: &RlOptions) -> u64 {
+    let (real, complex) = real_and_spectrum_bytes(&g.padded);
+    let resident = 2 + 3 * opts.accelerate as u64 + g.is_extended() as u64 + opts.tv.is_some() as u64;
+    real.saturating_mul(resident).saturating_add(complex.saturating_mul(3))
+}
+
+/// Whether a run of geometry `g` fits `gpu`'s memory budget, its arrays in as few chunks as
+/// the device's buffers allow (what [`RichardsonLucy::new`] tries first).
+pub(super) fn fits(gpu: &Gpu, g: &Geometry, opts: &RlOptions) -> bool {
+    chunked_geometry(g, opts.boundary, least_chunks(gpu, &g.padded)).is_ok_and(|(chunked, _)| bytes_in_core(&chunked, opts) <= gpu.memory_budget_bytes())
 }
 
 /// The geometry with the padded arrays in `chunks` chunks along axis 0, and their rows. A batch

@@ -571,7 +571,7 @@ pub enum RlRun {
 }
 
 /// Richardson-Lucy of a host image on `gpus`, deciding how: the whole image resident on the
-/// first GPU (in chunks where it exceeds one buffer) when it fits its memory and there is one
+/// GPU with the largest memory budget (in chunks where it exceeds one buffer) when it fits its memory and there is one
 /// PSF, else slabs resident on every GPU with their halos exchanged ([`slabs`]) where the
 /// options and sizes allow, else tiles spread over every GPU (each region of a PSF grid
 /// deconvolved with its own PSF, tiles sized to the devices). `progress` sees iterations done
@@ -584,7 +584,11 @@ pub fn restore(
     opts: &RlOptions,
     mut progress: impl FnMut(Progress),
 ) -> Result<(ArrayD<f32>, RlRun, Placement)> {
-    let gpu = gpus.first().ok_or_else(|| Error::Invalid("Richardson-Lucy needs at least one GPU".into()))?;
+    // The whole image goes to the GPU with the most memory (the first of equals).
+    let gpu = gpus
+        .iter()
+        .min_by_key(|g| std::cmp::Reverse(g.memory_budget_bytes()))
+        .ok_or_else(|| Error::Invalid("Richardson-Lucy needs at least one GPU".into()))?;
     let mut ladder = Ladder::new();
     if psfs.grid() == [1, 1] {
         let psf = psfs.psf([0, 0]);
@@ -595,14 +599,14 @@ pub fn restore(
             return Ok((r.estimate, RlRun::Whole(r.report), placement));
         }
         // Beyond one GPU: slabs resident on every GPU, exact, where the options allow.
-        if let Some(plan) = slabs::plan(gpus.len(), &Geometry::new(image.shape(), psf.shape(), opts.boundary)?, opts) {
+        if let Some(plan) = slabs::plan(gpus, &Geometry::new(image.shape(), psf.shape(), opts.boundary)?, opts) {
             let run = || slabs::richardson_lucy_slabs(gpus, image, &psf, iterations, opts, &mut progress);
             if let Some((estimate, report)) = ladder.attempt(Form::Slabs, GiveWay::OnMisfit, run)? {
                 return Ok((estimate, RlRun::Slabs(report), ladder.placed(Form::Slabs, plan.len())));
             }
         } else if gpus.len() > 1 {
             ladder
-                .rule_out(Form::Slabs, "exact slabs need the zero boundary, no acceleration or stopping rule, no batch axis, and slabs at least a halo thick");
+                .rule_out(Form::Slabs, "exact slabs need the zero boundary, no acceleration or stopping rule, no batch axis, slabs at least a halo thick, and GPUs whose budgets hold them");
         }
     } else {
         ladder.rule_out(Form::Whole, "a PSF grid is deconvolved region by region, in tiles");

@@ -25,7 +25,7 @@ use crate::Gpu;
 /// How a slab run went (serialised into `lucent deconvolve --json`).
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct SlabsReport {
-    /// "index: name" of each GPU, in slab order.
+    /// "index: name" of each slab's GPU, in slab order (a GPU too small for a slab is left out).
     pub adapters: Vec<String>,
     /// Rows along axis 0 each GPU owns, and holds (its own and the halo rows around them).
     pub owned: Vec<Range<usize>>,
@@ -34,7 +34,7 @@ pub struct SlabsReport {
     pub iterations: usize,
     /// Preparing every slab (uploads, padding, OTFs, compiling), all GPUs at once.
     pub setup_ms: f64,
-    /// Per GPU, the time its iterations took (excluding the exchanges).
+    /// Per slab (its GPU), the time its iterations took (excluding the exchanges).
     pub step_ms: Vec<f64>,
     /// All halo exchanges (download from one GPU, upload to its neighbour).
     pub exchange_ms: f64,
@@ -43,17 +43,94 @@ pub struct SlabsReport {
     pub total_ms: f64,
 }
 
-/// The slabs (owned rows, held rows) for `gpus.len()` GPUs, or None when this run cannot be
-/// split so: one GPU, options whose sums span the volume, a batch axis or another boundary,
-/// or slabs thinner than the halo their neighbours need.
-pub fn plan(gpus: usize, g: &Geometry, opts: &RlOptions) -> Option<Vec<(Range<usize>, Range<usize>)>> {
-    let supported = gpus > 1 && opts.boundary == RlBoundary::Zero && !opts.accelerate && opts.stop.is_none() && g.batch_axes() == 0;
-    let (rows, halo) = (g.image[0], g.psf[0] - 1);
-    if !supported || rows / gpus < halo.max(1) {
+/// One GPU's slab: the rows along axis 0 it owns, and those it holds (its own and the halo rows
+/// around them).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slab {
+    /// Index into the GPUs given.
+    pub gpu: usize,
+    pub owned: Range<usize>,
+    pub held: Range<usize>,
+}
+
+/// The slabs for `gpus`, in row order, or None when this run cannot be split so: fewer than two
+/// GPUs that can each hold a slab, options whose sums span the volume, a batch axis or another
+/// boundary, slabs thinner than the halo their neighbours need, or more rows than the GPUs'
+/// budgets hold together.
+///
+/// GPUs may differ in memory (`GpuOptions::device_memory_bytes`, per adapter through
+/// `LUCENT_DEVICE_MEMORY_BYTES`): each GPU owns at most the rows whose slab fits its budget, and
+/// the largest slab, which every iteration waits for, is as small as those caps allow (the
+/// rows shared evenly, a GPU capped below its share leaving the rest to the others). A GPU that
+/// cannot hold a halo's worth of rows is left out.
+pub fn plan(gpus: &[Gpu], g: &Geometry, opts: &RlOptions) -> Option<Vec<Slab>> {
+    let supported = opts.boundary == RlBoundary::Zero && !opts.accelerate && opts.stop.is_none() && g.batch_axes() == 0;
+    if !supported {
         return None;
     }
-    let owned = (0..gpus).map(|i| i * rows / gpus..(i + 1) * rows / gpus);
-    Some(owned.map(|r| (r.clone(), r.start.saturating_sub(halo)..(r.end + halo).min(rows))).collect())
+    let (rows, halo) = (g.image[0], g.psf[0] - 1);
+    let thinnest = halo.max(1);
+    // The most rows a GPU can own: its slab, with a halo either side, within its budget.
+    let holds = |gpu: &Gpu, owned: usize| {
+        let mut dims = g.image.clone();
+        dims[0] = (owned + 2 * halo).min(rows);
+        owned > 0 && Geometry::new(&dims, &g.psf, opts.boundary).is_ok_and(|slab| super::gpu::fits(gpu, &slab, opts))
+    };
+    let caps: Vec<usize> = gpus.iter().map(|gpu| least(0, rows, |c| !holds(gpu, c + 1))).collect();
+    let mut usable: Vec<usize> = (0..gpus.len()).filter(|&i| caps[i] >= thinnest).collect();
+    loop {
+        if usable.len() < 2 {
+            return None;
+        }
+        // The least largest slab t: every GPU owns min(cap, t) rows, together at least all.
+        let share = |t: usize| usable.iter().map(|&i| caps[i].min(t)).sum::<usize>();
+        if share(rows) < rows {
+            return None;
+        }
+        let t = least(1, rows, |t| share(t) >= rows);
+        let mut counts: Vec<usize> = usable.iter().map(|&i| caps[i].min(t)).collect();
+        // Fewer than one row per slab at t too many: one off the last of them.
+        let mut excess = share(t) - rows;
+        for c in counts.iter_mut().rev().filter(|c| **c == t) {
+            if excess == 0 {
+                break;
+            }
+            *c -= 1;
+            excess -= 1;
+        }
+        if counts.iter().any(|&c| c < thinnest) {
+            // Too thin for exact halos: one GPU fewer (the one that holds least, the last of equals).
+            let drop = (0..usable.len()).rev().min_by_key(|&k| caps[usable[k]]).expect("two or more");
+            usable.remove(drop);
+            continue;
+        }
+        let mut start = 0;
+        return Some(
+            usable
+                .iter()
+                .zip(counts)
+                .map(|(&gpu, count)| {
+                    let owned = start..start + count;
+                    start += count;
+                    Slab { gpu, held: owned.start.saturating_sub(halo)..(owned.end + halo).min(rows), owned }
+                })
+                .collect(),
+        );
+    }
+}
+
+/// The least `v` in `from..=to` with `ok(v)` (`ok` monotone: false, then true), else `to`.
+fn least(from: usize, to: usize, ok: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (from, to);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if ok(mid) {
+            hi = mid;
+        } else {
+            lo = mid + 1;
+        }
+    }
+    lo
 }
 
 /// Richardson-Lucy of `image` with `psf` over `gpus` in the slabs of [`plan`] (None there:
@@ -68,18 +145,19 @@ pub fn richardson_lucy_slabs(
 ) -> Result<(ArrayD<f32>, SlabsReport)> {
     let start = Instant::now();
     let g = super::validate(image, psf, iterations, opts)?;
-    let slabs = plan(gpus.len(), &g, opts)
-        .ok_or_else(|| Error::Invalid(format!("Richardson-Lucy of {:?} cannot be split into {} slabs exactly", g.image, gpus.len())))?;
+    let slabs = plan(gpus, &g, opts).ok_or_else(|| {
+        Error::Invalid(format!("Richardson-Lucy of {:?} cannot be split into exact slabs over {} GPUs within their memory budgets", g.image, gpus.len()))
+    })?;
     let parts: Vec<Mutex<Option<Result<RichardsonLucy>>>> = slabs.iter().map(|_| Mutex::new(None)).collect();
-    crate::gpu::on_workers(gpus.len(), |i| {
-        let held = image.slice_axis(Axis(0), Slice::from(slabs[i].1.clone()));
-        *parts[i].lock().unwrap() = Some(RichardsonLucy::new(&gpus[i], &held, psf, iterations, opts));
+    crate::gpu::on_workers(slabs.len(), |i| {
+        let held = image.slice_axis(Axis(0), Slice::from(slabs[i].held.clone()));
+        *parts[i].lock().unwrap() = Some(RichardsonLucy::new(&gpus[slabs[i].gpu], &held, psf, iterations, opts));
     });
     let parts = parts.into_iter().map(|p| p.into_inner().unwrap().expect("every slab prepared")).collect::<Result<Vec<_>>>()?;
     let setup_ms = ms_since(start);
 
     let iterating = Instant::now();
-    let (mut step_ms, mut exchange_ms) = (vec![0.0; gpus.len()], 0.0);
+    let (mut step_ms, mut exchange_ms) = (vec![0.0; slabs.len()], 0.0);
     for done in 1..=iterations {
         let steps: Vec<Mutex<Result<f64>>> = parts.iter().map(|_| Mutex::new(Ok(0.0))).collect();
         crate::gpu::on_workers(parts.len(), |i| {
@@ -103,14 +181,14 @@ pub fn richardson_lucy_slabs(
     let mut out = crate::host::zeroed_vec::<f32>(g.image.iter().product());
     let mut rest = out.as_mut_slice();
     let mut pieces = Vec::new();
-    for (owned, _) in &slabs {
-        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(owned.len() * row);
+    for slab in &slabs {
+        let (mine, tail) = std::mem::take(&mut rest).split_at_mut(slab.owned.len() * row);
         pieces.push(Mutex::new(mine));
         rest = tail;
     }
     let failed = Mutex::new(None);
     crate::gpu::on_workers(parts.len(), |i| {
-        let (owned, held) = &slabs[i];
+        let Slab { owned, held, .. } = &slabs[i];
         let mut out = pieces[i].lock().unwrap();
         if let Err(e) = parts[i].estimate_rows_into(owned.start - held.start..owned.end - held.start, &mut out) {
             failed.lock().unwrap().get_or_insert(e);
@@ -121,9 +199,9 @@ pub fn richardson_lucy_slabs(
     }
     let estimate = ArrayD::from_shape_vec(IxDyn(&g.image), out).expect("the image's size");
     let report = SlabsReport {
-        adapters: gpus.iter().map(|g| format!("{}: {}", g.summary().index, g.summary().name)).collect(),
-        owned: slabs.iter().map(|s| s.0.clone()).collect(),
-        held: slabs.iter().map(|s| s.1.clone()).collect(),
+        adapters: slabs.iter().map(|s| format!("{}: {}", gpus[s.gpu].summary().index, gpus[s.gpu].summary().name)).collect(),
+        owned: slabs.iter().map(|s| s.owned.clone()).collect(),
+        held: slabs.iter().map(|s| s.held.clone()).collect(),
         halo_rows: g.psf[0] - 1,
         iterations,
         setup_ms,
@@ -138,11 +216,11 @@ pub fn richardson_lucy_slabs(
 
 /// Each slab's halo rows replaced by its neighbours' own rows, every boundary and direction at
 /// once.
-fn exchange(parts: &[RichardsonLucy], slabs: &[(Range<usize>, Range<usize>)]) -> Result<()> {
+fn exchange(parts: &[RichardsonLucy], slabs: &[Slab]) -> Result<()> {
     let failed = Mutex::new(None);
     crate::gpu::on_workers(2 * (parts.len() - 1), |task| {
         let b = task / 2;
-        let ((left, left_held), (right, right_held)) = (&slabs[b], &slabs[b + 1]);
+        let (Slab { owned: left, held: left_held, .. }, Slab { owned: right, held: right_held, .. }) = (&slabs[b], &slabs[b + 1]);
         let result = match task % 2 {
             // The right slab's first halo rows, [right_held.start, right.start), are the left's own.
             0 => {
