@@ -20,7 +20,7 @@ use ndarray::{ArrayD, ArrayViewD, Axis, IxDyn};
 use super::{prepared_psf, validate, Change, Geometry, Init, Progress, RlBoundary, RlOptions, RlReport, RlResult};
 use crate::error::{Error, Result};
 use crate::fft::plan::smooth_at_least;
-use crate::fft::{first_fitting, least_chunks, real_and_spectrum_bytes, ChunkedFft, Norm, Transform};
+use crate::fft::{first_fitting, least_chunks, most_chunks, real_and_spectrum_bytes, ChunkedFft, Norm, Transform};
 use crate::gpu::{Dtype, Gpu, GpuArray};
 use crate::graph::{row_ranges, Buf, Chunked, Compiled, Download, Output, Recording};
 use crate::host::ms_since;
@@ -152,6 +152,15 @@ impl<'g> RichardsonLucy<'g> {
         let psf = prepared_psf(psf, opts.normalize_psf);
         crate::gpu::trace("rl: prepared", start);
         RichardsonLucy::placed(gpu, geometry, Observed::Host(&image.view()), &psf, iterations, opts, start)
+    }
+
+    /// [`RichardsonLucy::new`] of a slab of an image [`super::validate`] passed (and
+    /// [`super::observed`] made), with the PSF prepared once for every slab: no second pass
+    /// over the data.
+    pub(super) fn new_validated(gpu: &'g Gpu, image: &ArrayViewD<f32>, psf: &ArrayD<f64>, iterations: usize, opts: &RlOptions) -> Result<RichardsonLucy<'g>> {
+        let start = Instant::now();
+        let geometry = Geometry::new(image.shape(), psf.shape(), opts.boundary)?;
+        RichardsonLucy::placed(gpu, geometry, Observed::Host(&image.view()), psf, iterations, opts, start)
     }
 
     /// [`RichardsonLucy::new`] of an image already on the device (f32, one buffer; checked
@@ -399,10 +408,11 @@ fn bytes_in_core(g: &Geometry, opts: &RlOptions) -> u64 {
     real.saturating_mul(resident).saturating_add(complex.saturating_mul(3))
 }
 
-/// Whether a run of geometry `g` fits `gpu`'s memory budget, its arrays in as few chunks as
-/// the device's buffers allow (what [`RichardsonLucy::new`] tries first).
+/// Whether a run of geometry `g` fits `gpu`'s memory budget in some number of chunks that
+/// [`RichardsonLucy::new`] tries (from as few as the device's buffers allow).
 pub(super) fn fits(gpu: &Gpu, g: &Geometry, opts: &RlOptions) -> bool {
-    chunked_geometry(g, opts.boundary, least_chunks(gpu, &g.padded)).is_ok_and(|(chunked, _)| bytes_in_core(&chunked, opts) <= gpu.memory_budget_bytes())
+    (least_chunks(gpu, &g.padded)..=most_chunks(gpu).max(1))
+        .any(|chunks| chunked_geometry(g, opts.boundary, chunks).is_ok_and(|(chunked, _)| bytes_in_core(&chunked, opts) <= gpu.memory_budget_bytes()))
 }
 
 /// The geometry with the padded arrays in `chunks` chunks along axis 0, and their rows. A batch

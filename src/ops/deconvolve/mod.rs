@@ -378,13 +378,14 @@ pub fn padded_len(n: usize, m: usize, boundary: RlBoundary, last_axis: bool) -> 
 pub fn validate(image: &ArrayViewD<f32>, psf: &ArrayViewD<f32>, iterations: usize, opts: &RlOptions) -> Result<Geometry> {
     check_iterations(iterations)?;
     let geometry = Geometry::new(image.shape(), psf.shape(), opts.boundary)?;
-    check_finite(image, "the image")?;
     check_finite(psf, "the PSF")?;
-    if !opts.clip_negative && !opts.allow_negative {
-        if let Some((idx, v)) = crate::check::first_where(image, |v| v < 0.0) {
-            let min = image.iter().copied().fold(f32::INFINITY, f32::min);
-            return Err(negative_image(&format!("holds {v} at index {idx:?} (minimum {min})")));
-        }
+    if opts.clip_negative || opts.allow_negative {
+        check_finite(image, "the image")?;
+    } else if let Some((idx, v)) = crate::check::first_where(image, |v| !(v >= 0.0 && v.is_finite())) {
+        // One pass over the image for both checks; a non-finite value anywhere is the error.
+        check_finite(image, "the image")?;
+        let min = image.iter().copied().fold(f32::INFINITY, f32::min);
+        return Err(negative_image(&format!("holds {v} at index {idx:?} (minimum {min})")));
     }
     check_psf_and_options(psf, opts)?;
     Ok(geometry)

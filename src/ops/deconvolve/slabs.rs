@@ -70,25 +70,30 @@ pub fn plan(gpus: &[Gpu], g: &Geometry, opts: &RlOptions) -> Option<Vec<Slab>> {
     }
     let (rows, halo) = (g.image[0], g.psf[0] - 1);
     let thinnest = halo.max(1);
-    // The most rows a GPU can own: its slab, with a halo either side, within its budget.
-    let holds = |gpu: &Gpu, owned: usize| {
-        let mut dims = g.image.clone();
-        dims[0] = (owned + 2 * halo).min(rows);
-        owned > 0 && Geometry::new(&dims, &g.psf, opts.boundary).is_ok_and(|slab| super::gpu::fits(gpu, &slab, opts))
+    // The most rows GPU `i` can own: its slab, with a halo on `sides` sides (one at either end of
+    // the volume, two between), within its budget.
+    let cap = |i: usize, sides: usize| {
+        let holds = |owned: usize| {
+            let mut dims = g.image.clone();
+            dims[0] = (owned + sides * halo).min(rows);
+            owned > 0 && Geometry::new(&dims, &g.psf, opts.boundary).is_ok_and(|slab| super::gpu::fits(&gpus[i], &slab, opts))
+        };
+        least(0, rows, |c| !holds(c + 1))
     };
-    let caps: Vec<usize> = gpus.iter().map(|gpu| least(0, rows, |c| !holds(gpu, c + 1))).collect();
-    let mut usable: Vec<usize> = (0..gpus.len()).filter(|&i| caps[i] >= thinnest).collect();
+    let mut usable: Vec<usize> = (0..gpus.len()).filter(|&i| cap(i, 1) >= thinnest).collect();
     loop {
         if usable.len() < 2 {
             return None;
         }
+        let ends = [0, usable.len() - 1];
+        let caps: Vec<usize> = usable.iter().enumerate().map(|(k, &i)| cap(i, if ends.contains(&k) { 1 } else { 2 })).collect();
         // The least largest slab t: every GPU owns min(cap, t) rows, together at least all.
-        let share = |t: usize| usable.iter().map(|&i| caps[i].min(t)).sum::<usize>();
+        let share = |t: usize| caps.iter().map(|&c| c.min(t)).sum::<usize>();
         if share(rows) < rows {
             return None;
         }
         let t = least(1, rows, |t| share(t) >= rows);
-        let mut counts: Vec<usize> = usable.iter().map(|&i| caps[i].min(t)).collect();
+        let mut counts: Vec<usize> = caps.iter().map(|&c| c.min(t)).collect();
         // Fewer than one row per slab at t too many: one off the last of them.
         let mut excess = share(t) - rows;
         for c in counts.iter_mut().rev().filter(|c| **c == t) {
@@ -100,7 +105,7 @@ pub fn plan(gpus: &[Gpu], g: &Geometry, opts: &RlOptions) -> Option<Vec<Slab>> {
         }
         if counts.iter().any(|&c| c < thinnest) {
             // Too thin for exact halos: one GPU fewer (the one that holds least, the last of equals).
-            let drop = (0..usable.len()).rev().min_by_key(|&k| caps[usable[k]]).expect("two or more");
+            let drop = (0..usable.len()).rev().min_by_key(|&k| caps[k]).expect("two or more");
             usable.remove(drop);
             continue;
         }
@@ -148,10 +153,12 @@ pub fn richardson_lucy_slabs(
     let slabs = plan(gpus, &g, opts).ok_or_else(|| {
         Error::Invalid(format!("Richardson-Lucy of {:?} cannot be split into exact slabs over {} GPUs within their memory budgets", g.image, gpus.len()))
     })?;
+    // Validated once above: each slab's data is not checked again.
+    let (image, psf) = (super::observed(image, opts), super::prepared_psf(psf, opts.normalize_psf));
     let parts: Vec<Mutex<Option<Result<RichardsonLucy>>>> = slabs.iter().map(|_| Mutex::new(None)).collect();
     crate::gpu::on_workers(slabs.len(), |i| {
         let held = image.slice_axis(Axis(0), Slice::from(slabs[i].held.clone()));
-        *parts[i].lock().unwrap() = Some(RichardsonLucy::new(&gpus[slabs[i].gpu], &held, psf, iterations, opts));
+        *parts[i].lock().unwrap() = Some(RichardsonLucy::new_validated(&gpus[slabs[i].gpu], &held, &psf, iterations, opts));
     });
     let parts = parts.into_iter().map(|p| p.into_inner().unwrap().expect("every slab prepared")).collect::<Result<Vec<_>>>()?;
     let setup_ms = ms_since(start);
