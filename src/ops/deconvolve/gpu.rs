@@ -309,16 +309,17 @@ impl<'g> RichardsonLucy<'g> {
         self.iteration.run(self.gpu).map(drop)
     }
 
-    /// Rows `rows` of the padded estimate, whole padded rows as they lie on the device.
-    pub(crate) fn padded_rows(&self, rows: Range<usize>) -> Result<Vec<f32>> {
+    /// Rows `rows` of the padded estimate, whole padded rows as they lie on the device, into
+    /// `out` (resized to them; kept by the caller between exchanges, so its pages are not
+    /// faulted in again each time).
+    pub(crate) fn padded_rows_into(&self, rows: Range<usize>, out: &mut Vec<f32>) -> Result<()> {
         let g = &self.geometry;
         let mut start = vec![0; g.padded.len()];
         start[0] = rows.start;
         let mut size = g.padded.clone();
         size[0] = rows.len();
-        let mut out = vec![0f32; size.iter().product()];
-        GpuArray::download_window_into_f32(self.gpu, &self.resident.estimate, &start, &size, &mut out)?;
-        Ok(out)
+        out.resize(size.iter().product(), 0.0);
+        GpuArray::download_window_into_f32(self.gpu, &self.resident.estimate, &start, &size, out)
     }
 
     /// Overwrites whole padded rows of the estimate from row `first` on with `rows`, across

@@ -165,6 +165,8 @@ pub fn richardson_lucy_slabs(
 
     let iterating = Instant::now();
     let (mut step_ms, mut exchange_ms) = (vec![0.0; slabs.len()], 0.0);
+    // Host rows of each boundary's two directions, reused every iteration.
+    let carried: Vec<Mutex<Vec<f32>>> = (0..2 * (slabs.len() - 1)).map(|_| Mutex::new(Vec::new())).collect();
     for done in 1..=iterations {
         let steps: Vec<Mutex<Result<f64>>> = parts.iter().map(|_| Mutex::new(Ok(0.0))).collect();
         crate::gpu::on_workers(parts.len(), |i| {
@@ -176,7 +178,7 @@ pub fn richardson_lucy_slabs(
         }
         if done < iterations {
             let t = Instant::now();
-            exchange(&parts, &slabs)?;
+            exchange(&parts, &slabs, &carried)?;
             exchange_ms += ms_since(t);
         }
         progress(Progress::new("iterations", done, iterations));
@@ -222,21 +224,22 @@ pub fn richardson_lucy_slabs(
 }
 
 /// Each slab's halo rows replaced by its neighbours' own rows, every boundary and direction at
-/// once.
-fn exchange(parts: &[RichardsonLucy], slabs: &[Slab]) -> Result<()> {
+/// once, through `carried` (one host buffer per boundary and direction).
+fn exchange(parts: &[RichardsonLucy], slabs: &[Slab], carried: &[Mutex<Vec<f32>>]) -> Result<()> {
     let failed = Mutex::new(None);
     crate::gpu::on_workers(2 * (parts.len() - 1), |task| {
         let b = task / 2;
         let (Slab { owned: left, held: left_held, .. }, Slab { owned: right, held: right_held, .. }) = (&slabs[b], &slabs[b + 1]);
+        let rows = &mut carried[task].lock().unwrap();
         let result = match task % 2 {
             // The right slab's first halo rows, [right_held.start, right.start), are the left's own.
-            0 => {
-                parts[b].padded_rows(right_held.start - left_held.start..right.start - left_held.start).and_then(|rows| parts[b + 1].set_padded_rows(0, &rows))
-            }
+            0 => parts[b]
+                .padded_rows_into(right_held.start - left_held.start..right.start - left_held.start, rows)
+                .and_then(|()| parts[b + 1].set_padded_rows(0, rows)),
             // The left slab's last halo rows, [left.end, left_held.end), are the right's own.
             _ => parts[b + 1]
-                .padded_rows(left.end - right_held.start..left_held.end - right_held.start)
-                .and_then(|rows| parts[b].set_padded_rows(left.end - left_held.start, &rows)),
+                .padded_rows_into(left.end - right_held.start..left_held.end - right_held.start, rows)
+                .and_then(|()| parts[b].set_padded_rows(left.end - left_held.start, rows)),
         };
         if let Err(e) = result {
             failed.lock().unwrap().get_or_insert(e);
