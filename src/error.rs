@@ -12,7 +12,7 @@ pub enum Error {
     AdapterNotFound(String),
     #[error("could not open the GPU device: {0}")]
     Device(String),
-    #[error("{what} needs {bytes} bytes, beyond the device's buffer limit of {limit} bytes")]
+    #[error("{what} needs {bytes} bytes, beyond the limit of {limit} bytes")]
     TooLarge { what: String, bytes: u64, limit: u64 },
     #[error("shape mismatch: {0}")]
     Shape(String),
