@@ -11,6 +11,8 @@
 // so segments at the line ends, which fold, are whole workgroups. Along every axis but the last
 // the 64 lines are consecutive words; along the last axis a workgroup stages its 64 × 64 block
 // (segment and halos) through workgroup memory, so loads and stores stay contiguous there too.
+// (Lines of up to 4096 samples along the last axis go to spline_prefilter_lines.wgsl instead:
+// whole lines staged, each sample read once.)
 #import common/grid
 #import common/real
 

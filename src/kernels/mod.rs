@@ -83,6 +83,7 @@ pub mod select;
 pub mod sirt_update;
 pub mod sort_columns;
 pub mod spline_prefilter;
+pub mod spline_prefilter_lines;
 pub mod spline_texture;
 pub mod take;
 pub mod template_ncc;

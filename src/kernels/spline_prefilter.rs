@@ -152,6 +152,11 @@ pub fn record(rec: &mut Recording, x: Buf, axis: usize, order: u32, init: Init) 
             Dtype::F64 => (Segments { seg: 32, halo: f64_halo(z) }, twin, false),
             _ => (Segments::of(z), kernel(Segments::of(z)), inner == 1),
         };
+        // Lines along the last axis that fit a workgroup: staged whole, each sample read once.
+        if staged && super::spline_prefilter_lines::takes(rec, n) {
+            y = super::spline_prefilter_lines::record_pole(rec, y, n, lines, z, gain(&[z]), (at.seg, at.halo), init as u32)?;
+            continue;
+        }
         let segments = n.div_ceil(at.seg);
         let p = Params { n: n as u32, inner: inner as u32, segments: segments as u32, init: init as u32, lines: lines as u32 };
         let constants = [

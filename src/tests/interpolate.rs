@@ -312,6 +312,26 @@ fn gpu_matches_the_reference() {
 }
 
 #[test]
+fn last_axis_lines_staged_whole_and_beyond() {
+    // Along the last axis, lines of up to 4096 samples go through whole staged lines
+    // (kernels::spline_prefilter_lines), longer ones through 64 × 64 blocks: lengths around
+    // the segment and the workgroup's sizes, line counts that leave the last workgroup short,
+    // orders 3 (segments of 32) and 5 (segments of 16, two a thread), every boundary.
+    let gpu = poisoned();
+    let shapes: &[&[usize]] = &[&[301, 2], &[131, 33], &[67, 31], &[9, 513], &[5, 1000], &[3, 4096], &[2, 4097], &[2, 5003]];
+    for &dims in shapes {
+        let x = rand_array(dims);
+        let x64 = x.mapv(|v| v as f64);
+        for order in [3, 5] {
+            for mode in MODES {
+                let got = ndimage::spline_filter1d(&gpu, &x, order, 1, mode).unwrap();
+                assert_resampled(&got, &cpu::spline_filter1d(&x64, order, 1, mode), &format!("{dims:?} order {order} {mode:?}"));
+            }
+        }
+    }
+}
+
+#[test]
 fn bad_input_is_reported() {
     let gpu = poisoned();
     let x = rand_array(&[4, 5]);
