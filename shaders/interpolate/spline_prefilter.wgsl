@@ -14,6 +14,7 @@
 // (Lines of up to 4096 samples along the last axis go to spline_prefilter_lines.wgsl instead:
 // whole lines staged, each sample read once.)
 #import common/grid
+#import common/line_fold
 #import common/real
 
 struct Params {
@@ -55,22 +56,7 @@ fn at(r: u32, k: u32) -> u32 {
 
 // Sample k of the extended line, k in [-HALO, n + SEG + HALO).
 fn extended(k: i32) -> real {
-    let n = i32(p.n);
-    var j = k;
-    if (j < 0 || j >= n) {
-        if (p.init == 2u) {
-            j = ((j % n) + n) % n;
-        } else {
-            // Whole-sample period 2n − 2, half-sample 2n.
-            let whole = p.init == 0u;
-            let period = select(2 * n, 2 * n - 2, whole);
-            j = ((j % period) + period) % period;
-            if (j >= n) {
-                j = period - j - select(1, 0, whole);
-            }
-        }
-    }
-    return x[line_start + u32(j) * p.inner];
+    return x[line_start + u32(fold_line(k, i32(p.n), p.init)) * p.inner];
 }
 
 // Sample k of the line where the segment and its halos lie inside it (along the last axis, from

@@ -8,6 +8,7 @@
 // 64 × 64 blocks read every segment's halos from device memory again. Same passes, same
 // arithmetic, same outputs (src/kernels/spline_prefilter_lines.rs writes the loops out).
 #import common/grid
+#import common/line_fold
 
 struct Params {
     n: u32,          // line length (2 to WORDS)
@@ -40,35 +41,7 @@ fn at(i: u32) -> u32 {
 // Sample k of line l of the workgroup (k in [-HALO, n + SEG + HALO)), folded into the line by
 // the boundary where it lies outside.
 fn sample(l: u32, k: i32) -> f32 {
-    let n = i32(p.n);
-    var j = k;
-    if (j < 0 || j >= n) {
-        if (p.init == 2u) {
-            j = ((j % n) + n) % n;
-        } else {
-            // Whole-sample period 2n − 2, half-sample 2n.
-            let whole = p.init == 0u;
-            let period = select(2 * n, 2 * n - 2, whole);
-            j = ((j % period) + period) % period;
-            if (j >= n) {
-                j = period - j - select(1, 0, whole);
-            }
-        }
-    }
-    return tile[at(l * p.n + u32(j))];
-}
-
-// Sample k of a line of more than SEG + HALO samples (k in [-HALO, n + SEG + HALO)), folded
-// by one reflection or one period at most: the same few selects for every thread, where a
-// branch on whether a segment needs folding would run both ways in every warp (each warp holds
-// line ends: up to 64 modulo steps a thread for the two segments that fold, 2.2× the time).
-fn fold(k: i32) -> i32 {
-    let n = i32(p.n);
-    let periodic = p.init == 2u;
-    let half = i32(p.init == 1u);
-    let below = select(-k - half, k + n, periodic);
-    let above = select(2 * n - 2 + half - k, k - n, periodic);
-    return select(select(k, above, k >= n), below, k < 0);
+    return tile[at(l * p.n + u32(fold_line(k, i32(p.n), p.init)))];
 }
 
 // The workgroup's lines staged, each thread's segments computed (thread t takes segments t,

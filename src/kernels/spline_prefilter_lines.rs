@@ -66,9 +66,12 @@ fn written_out(seg: usize, halo: usize) -> String {
         s += &format!("    let s{r} = i32((q{r} % p.segments) * SEG);\n");
         s += &format!("    let b{r} = l{r} * p.n;\n");
         s += &(0..span).map(|k| format!("    var v{r}_{k}: f32;\n")).collect::<String>();
-        // (On n, uniform: no warp runs both ways.)
+        // Lines longer than a segment and its halos fold each sample once (on n, uniform: no
+        // warp runs both ways).
         s += "    if (p.n > SEG + HALO) {\n";
-        s += &(0..span).map(|k| format!("        v{r}_{k} = tile[at(b{r} + u32(fold(s{r} + {})))];\n", k as i64 - halo as i64)).collect::<String>();
+        s += &(0..span)
+            .map(|k| format!("        v{r}_{k} = tile[at(b{r} + u32(fold_line_once(s{r} + {}, i32(p.n), p.init)))];\n", k as i64 - halo as i64))
+            .collect::<String>();
         s += "    } else {\n";
         s += &(0..span).map(|k| format!("        v{r}_{k} = sample(l{r}, s{r} + {});\n", k as i64 - halo as i64)).collect::<String>();
         s += &format!("    }}\n    var cp{r} = 0.0;\n");
