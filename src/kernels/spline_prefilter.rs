@@ -81,18 +81,18 @@ fn written_out(Segments { seg, halo }: Segments) -> String {
     s += "    } else {\n";
     s += &(0..span).map(|k| format!("        v{k} = extended(s0 + {});\n", k as i64 - halo as i64)).collect::<String>();
     s += "    }\n    var cp = 0.0;\n";
-    s += &(0..halo).map(|k| format!("    cp = GAIN * v{k} + Z * cp;\n")).collect::<String>();
+    s += &(0..halo).map(|k| format!("    cp = fma(Z, cp, GAIN * v{k});\n")).collect::<String>();
     for j in 0..seg + halo {
         let prev = if j == 0 { "cp".to_string() } else { format!("p{}", j - 1) };
-        s += &format!("    let p{j} = GAIN * v{} + Z * {prev};\n", j + halo);
+        s += &format!("    let p{j} = fma(Z, {prev}, GAIN * v{});\n", j + halo);
     }
     s += "    var cm = 0.0;\n";
     for j in (seg..seg + halo).rev() {
-        s += &format!("    cm = Z * (cm - p{j});\n");
+        s += &format!("    cm = fma(Z, cm, -Z * p{j});\n");
     }
     for j in (0..seg).rev() {
         let prev = if j == seg - 1 { "cm".to_string() } else { format!("o{}", j + 1) };
-        s += &format!("    let o{j} = Z * ({prev} - p{j});\n");
+        s += &format!("    let o{j} = fma(Z, {prev}, -Z * p{j});\n");
     }
     s += &(0..seg).map(|j| format!("    emit({j}u, o{j});\n")).collect::<String>();
     // The staged rows stored 64 / seg at a time, eight such steps in flight.

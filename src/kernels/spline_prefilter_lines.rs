@@ -75,18 +75,18 @@ fn written_out(seg: usize, halo: usize) -> String {
         s += "    } else {\n";
         s += &(0..span).map(|k| format!("        v{r}_{k} = sample(l{r}, s{r} + {});\n", k as i64 - halo as i64)).collect::<String>();
         s += &format!("    }}\n    var cp{r} = 0.0;\n");
-        s += &(0..halo).map(|k| format!("    cp{r} = GAIN * v{r}_{k} + Z * cp{r};\n")).collect::<String>();
+        s += &(0..halo).map(|k| format!("    cp{r} = fma(Z, cp{r}, GAIN * v{r}_{k});\n")).collect::<String>();
         for j in 0..seg + halo {
             let prev = if j == 0 { format!("cp{r}") } else { format!("p{r}_{}", j - 1) };
-            s += &format!("    let p{r}_{j} = GAIN * v{r}_{} + Z * {prev};\n", j + halo);
+            s += &format!("    let p{r}_{j} = fma(Z, {prev}, GAIN * v{r}_{});\n", j + halo);
         }
         s += &format!("    var cm{r} = 0.0;\n");
         for j in (seg..seg + halo).rev() {
-            s += &format!("    cm{r} = Z * (cm{r} - p{r}_{j});\n");
+            s += &format!("    cm{r} = fma(Z, cm{r}, -Z * p{r}_{j});\n");
         }
         for j in (0..seg).rev() {
             let prev = if j == seg - 1 { format!("cm{r}") } else { format!("o{r}_{}", j + 1) };
-            s += &format!("    let o{r}_{j} = Z * ({prev} - p{r}_{j});\n");
+            s += &format!("    let o{r}_{j} = fma(Z, {prev}, -Z * p{r}_{j});\n");
         }
     }
     // Every thread's samples read: the outputs into the staged lines, then the lines stored.
