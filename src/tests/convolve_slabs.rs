@@ -118,6 +118,7 @@ fn gpus_of_unequal_memory_share_the_slabs() {
         assert!(report.per_slab.iter().any(|s| s.worker == worker), "GPU {worker} took no slab: {report:?}");
     }
     assert!(report.per_slab.iter().all(|s| s.chunks == 1), "{report:?}");
+    assert_eq!(report.budgets, vec![gpus[0].memory_budget_bytes(), budget]);
 }
 
 #[test]

@@ -122,6 +122,8 @@ fn gpus_of_unequal_memory_own_rows_their_budgets_hold() {
         check(&got, &x, &p, 4, &opts, &format!("unequal budgets, limited GPU {small}"));
         assert_eq!(report.owned, plan.iter().map(|s| s.owned.clone()).collect::<Vec<_>>());
         assert_eq!((report.adapters.len(), report.step_ms.len()), (2, 2));
+        let budget_of = |gpu: usize| gpus[gpu].memory_budget_bytes();
+        assert_eq!(report.budgets, plan.iter().map(|s| budget_of(s.gpu)).collect::<Vec<_>>());
     }
     // Equal budgets: even slabs. A GPU that cannot hold a halo's worth of rows is left out.
     let even = slabs::plan(&devices(2, Some(slab_bytes(40))), &g, &opts).unwrap();

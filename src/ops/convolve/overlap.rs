@@ -35,6 +35,8 @@ pub struct SlabReport {
     pub halo_rows: usize,
     /// "index: name" of each GPU, in the order given.
     pub adapters: Vec<String>,
+    /// Each GPU's memory budget (`Gpu::memory_budget_bytes`); slabs are sized for the smallest.
+    pub budgets: Vec<u64>,
     /// One entry per slab, in the order they finished.
     pub per_slab: Vec<SlabTiming>,
     pub total_ms: f64,
@@ -144,7 +146,8 @@ pub fn convolve(
         return Err(e);
     }
     let adapters = gpus.iter().map(|gpu| format!("{}: {}", gpu.summary().index, gpu.summary().name)).collect();
-    Ok((y, SlabReport { slabs: rows.len(), halo_rows: g.kernel[0] - 1, adapters, per_slab, total_ms: ms_since(start) }))
+    let budgets = gpus.iter().map(|gpu| gpu.memory_budget_bytes()).collect();
+    Ok((y, SlabReport { slabs: rows.len(), halo_rows: g.kernel[0] - 1, adapters, budgets, per_slab, total_ms: ms_since(start) }))
 }
 
 /// Which slab each GPU takes next: at first an even contiguous run each; a GPU whose run is done

@@ -27,6 +27,8 @@ use crate::Gpu;
 pub struct SlabsReport {
     /// "index: name" of each slab's GPU, in slab order (a GPU too small for a slab is left out).
     pub adapters: Vec<String>,
+    /// Each slab's GPU's memory budget (`Gpu::memory_budget_bytes`), which capped its rows.
+    pub budgets: Vec<u64>,
     /// Rows along axis 0 each GPU owns, and holds (its own and the halo rows around them).
     pub owned: Vec<Range<usize>>,
     pub held: Vec<Range<usize>>,
@@ -209,6 +211,7 @@ pub fn richardson_lucy_slabs(
     let estimate = ArrayD::from_shape_vec(IxDyn(&g.image), out).expect("the image's size");
     let report = SlabsReport {
         adapters: slabs.iter().map(|s| format!("{}: {}", gpus[s.gpu].summary().index, gpus[s.gpu].summary().name)).collect(),
+        budgets: slabs.iter().map(|s| gpus[s.gpu].memory_budget_bytes()).collect(),
         owned: slabs.iter().map(|s| s.owned.clone()).collect(),
         held: slabs.iter().map(|s| s.held.clone()).collect(),
         halo_rows: g.psf[0] - 1,
