@@ -80,20 +80,8 @@ fn written_out(Segments { seg, halo }: Segments) -> String {
     s += &(0..span).map(|k| format!("        v{k} = near(s0 + {});\n", k as i64 - halo as i64)).collect::<String>();
     s += "    } else {\n";
     s += &(0..span).map(|k| format!("        v{k} = extended(s0 + {});\n", k as i64 - halo as i64)).collect::<String>();
-    s += "    }\n    var cp = 0.0;\n";
-    s += &(0..halo).map(|k| format!("    cp = fma(Z, cp, GAIN * v{k});\n")).collect::<String>();
-    for j in 0..seg + halo {
-        let prev = if j == 0 { "cp".to_string() } else { format!("p{}", j - 1) };
-        s += &format!("    let p{j} = fma(Z, {prev}, GAIN * v{});\n", j + halo);
-    }
-    s += "    var cm = 0.0;\n";
-    for j in (seg..seg + halo).rev() {
-        s += &format!("    cm = fma(Z, cm, -Z * p{j});\n");
-    }
-    for j in (0..seg).rev() {
-        let prev = if j == seg - 1 { "cm".to_string() } else { format!("o{}", j + 1) };
-        s += &format!("    let o{j} = fma(Z, {prev}, -Z * p{j});\n");
-    }
+    s += "    }\n";
+    s += &passes_written_out(seg, halo, "");
     s += &(0..seg).map(|j| format!("    emit({j}u, o{j});\n")).collect::<String>();
     // The staged rows stored 64 / seg at a time, eight such steps in flight.
     let rows = 64 / seg;
@@ -109,6 +97,28 @@ fn written_out(Segments { seg, halo }: Segments) -> String {
         })
         .collect::<String>();
     s + "        }\n    }"
+}
+
+/// One segment's two passes written out (shared with `spline_prefilter_lines`): from the samples
+/// `v{tag}0 ..` (the segment's SEG between HALO either side) the causal values `p{tag}j` and
+/// the outputs `o{tag}0 .. o{tag}{seg - 1}`, each step one dependent `fma` (the anti-causal
+/// step z·(c − p) as fma(z, c, −z·p)).
+pub(super) fn passes_written_out(seg: usize, halo: usize, tag: &str) -> String {
+    let mut s = format!("    var cp{tag} = 0.0;\n");
+    s += &(0..halo).map(|k| format!("    cp{tag} = fma(Z, cp{tag}, GAIN * v{tag}{k});\n")).collect::<String>();
+    for j in 0..seg + halo {
+        let prev = if j == 0 { format!("cp{tag}") } else { format!("p{tag}{}", j - 1) };
+        s += &format!("    let p{tag}{j} = fma(Z, {prev}, GAIN * v{tag}{});\n", j + halo);
+    }
+    s += &format!("    var cm{tag} = 0.0;\n");
+    for j in (seg..seg + halo).rev() {
+        s += &format!("    cm{tag} = fma(Z, cm{tag}, -Z * p{tag}{j});\n");
+    }
+    for j in (0..seg).rev() {
+        let prev = if j == seg - 1 { format!("cm{tag}") } else { format!("o{tag}{}", j + 1) };
+        s += &format!("    let o{tag}{j} = fma(Z, {prev}, -Z * p{tag}{j});\n");
+    }
+    s
 }
 
 /// The initial conditions of the two passes (which scipy mode uses which: `ops::interpolate`).

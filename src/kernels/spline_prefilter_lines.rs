@@ -52,8 +52,8 @@ fn kernel(seg: usize, halo: usize) -> &'static KernelInfo {
 }
 
 /// `lines` written out straight: 32 loads a thread issued together, each segment's samples,
-/// causal values and outputs named registers (as `spline_prefilter::written_out`, whose
-/// arithmetic this repeats term for term, so the outputs are the same).
+/// causal values and outputs named registers (the passes are `spline_prefilter`'s own,
+/// `passes_written_out`, so the outputs are the same).
 fn written_out(seg: usize, halo: usize) -> String {
     let (span, rounds, reps) = (seg + 2 * halo, WORDS / THREADS, WORDS / seg / THREADS);
     let mut s = String::new();
@@ -74,20 +74,8 @@ fn written_out(seg: usize, halo: usize) -> String {
             .collect::<String>();
         s += "    } else {\n";
         s += &(0..span).map(|k| format!("        v{r}_{k} = sample(l{r}, s{r} + {});\n", k as i64 - halo as i64)).collect::<String>();
-        s += &format!("    }}\n    var cp{r} = 0.0;\n");
-        s += &(0..halo).map(|k| format!("    cp{r} = fma(Z, cp{r}, GAIN * v{r}_{k});\n")).collect::<String>();
-        for j in 0..seg + halo {
-            let prev = if j == 0 { format!("cp{r}") } else { format!("p{r}_{}", j - 1) };
-            s += &format!("    let p{r}_{j} = fma(Z, {prev}, GAIN * v{r}_{});\n", j + halo);
-        }
-        s += &format!("    var cm{r} = 0.0;\n");
-        for j in (seg..seg + halo).rev() {
-            s += &format!("    cm{r} = fma(Z, cm{r}, -Z * p{r}_{j});\n");
-        }
-        for j in (0..seg).rev() {
-            let prev = if j == seg - 1 { format!("cm{r}") } else { format!("o{r}_{}", j + 1) };
-            s += &format!("    let o{r}_{j} = fma(Z, {prev}, -Z * p{r}_{j});\n");
-        }
+        s += "    }\n";
+        s += &super::spline_prefilter::passes_written_out(seg, halo, &format!("{r}_"));
     }
     // Every thread's samples read: the outputs into the staged lines, then the lines stored.
     s += "    workgroupBarrier();\n";
