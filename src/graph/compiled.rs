@@ -14,6 +14,9 @@ use crate::error::{Error, Result};
 use crate::gpu::registry::{BindingKind, FILL};
 use crate::gpu::{Dtype, Gpu, GpuArray, Pooled, Recycler};
 
+/// Timestamp queries one query set holds.
+const QUERIES_PER_SET: u32 = wgpu::QUERY_SET_MAX_QUERIES;
+
 /// Time of one node, from GPU timestamps (the `Gpu`'s `profile` option).
 #[derive(Clone, Debug, Serialize)]
 pub struct NodeTime {
@@ -149,7 +152,7 @@ pub struct Compiled {
     outputs: Vec<Buf>,
     /// The downloads' staging buffers, packed in order up to the largest buffer size.
     staging: Vec<Staging>,
-    timestamps: Option<(wgpu::QuerySet, wgpu::Buffer, wgpu::Buffer)>, // queries, resolve, read
+    timestamps: Option<(Vec<wgpu::QuerySet>, wgpu::Buffer, wgpu::Buffer)>, // query sets, resolve, read
     profile: bool,
     peak_bytes: u64,
     recycler: Arc<Recycler>,
@@ -343,7 +346,14 @@ impl Compiled {
             trace("compile: staging", t);
             let timestamps = gpu.has_timestamps().then(|| {
                 let count = if profile { 2 * steps.len().max(1) } else { 2 } as u32;
-                let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("lucent.timestamps"), ty: wgpu::QueryType::Timestamp, count });
+                // (A query set holds at most QUERIES_PER_SET: a profiled run of more dispatches
+                // takes several.)
+                let sets = (0..count.div_ceil(QUERIES_PER_SET))
+                    .map(|i| {
+                        let count = (count - i * QUERIES_PER_SET).min(QUERIES_PER_SET);
+                        gpu.device.create_query_set(&wgpu::QuerySetDescriptor { label: Some("lucent.timestamps"), ty: wgpu::QueryType::Timestamp, count })
+                    })
+                    .collect::<Vec<_>>();
                 let bytes = count as u64 * 8;
                 let resolve = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                     label: Some("lucent.timestamps.resolve"),
@@ -357,7 +367,7 @@ impl Compiled {
                     usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
                     mapped_at_creation: false,
                 });
-                (set, resolve, read)
+                (sets, resolve, read)
             });
             Ok(Compiled {
                 steps,
@@ -469,10 +479,10 @@ impl Compiled {
             }
             let mut encoder = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("lucent.run") });
             let writes = |k: u32| {
-                self.timestamps.as_ref().map(|(set, _, _)| wgpu::ComputePassTimestampWrites {
-                    query_set: set,
-                    beginning_of_pass_write_index: Some(2 * k),
-                    end_of_pass_write_index: Some(2 * k + 1),
+                self.timestamps.as_ref().map(|(sets, _, _)| wgpu::ComputePassTimestampWrites {
+                    query_set: &sets[(2 * k / QUERIES_PER_SET) as usize],
+                    beginning_of_pass_write_index: Some(2 * k % QUERIES_PER_SET),
+                    end_of_pass_write_index: Some(2 * k % QUERIES_PER_SET + 1),
                 })
             };
             if self.profile {
@@ -486,7 +496,7 @@ impl Compiled {
                     Self::encode(&mut pass, s);
                 }
             }
-            if let Some((set, resolve, read)) = &self.timestamps {
+            if let Some((sets, resolve, read)) = &self.timestamps {
                 let n = if self.profile {
                     2 * self.steps.len() as u32
                 } else if self.steps.is_empty() {
@@ -495,7 +505,12 @@ impl Compiled {
                     2
                 };
                 if n > 0 {
-                    encoder.resolve_query_set(set, 0..n, resolve, 0);
+                    for (i, set) in sets.iter().enumerate() {
+                        let first = i as u32 * QUERIES_PER_SET;
+                        if first < n {
+                            encoder.resolve_query_set(set, 0..(n - first).min(QUERIES_PER_SET), resolve, first as u64 * 8);
+                        }
+                    }
                     encoder.copy_buffer_to_buffer(resolve, 0, read, 0, n as u64 * 8);
                 }
             }

@@ -99,6 +99,28 @@ fn compiled_recording_iterates_on_resident_arrays() {
 }
 
 #[test]
+fn profiled_runs_time_every_dispatch_beyond_one_query_set() {
+    // 2 * 2100 timestamps: more than one query set holds (4096).
+    let n = 257;
+    let x0 = random(n);
+    let mut rec = Recording::new(gpu());
+    rec.set_profile(true);
+    let mut y = rec.upload_f32(&ArrayD::from_shape_vec(IxDyn(&[n]), x0.clone()).unwrap().view()).unwrap();
+    for _ in 0..2100 {
+        y = unary::record(&mut rec, UnaryOp::Offset(1.0), y).unwrap();
+    }
+    let d = rec.download(y);
+    let results = rec.run().unwrap();
+    let want: Vec<f32> = x0.iter().map(|&v| (0..2100).fold(v, |v, _| v + 1.0)).collect();
+    assert_eq!(results.f32(d).unwrap().as_slice().unwrap(), want.as_slice());
+    if gpu().has_timestamps() {
+        let nodes = &results.report.nodes;
+        assert_eq!(nodes.len(), 2100);
+        assert!(nodes.iter().all(|t| t.ms.is_finite() && t.ms >= 0.0));
+    }
+}
+
+#[test]
 fn dispatches_beyond_one_grid_dimension_fold() {
     // 65,535 workgroups of 256 threads cover 16.7M words; 20M words need a folded 2D grid.
     let words = 20_000_000usize;
