@@ -133,13 +133,13 @@ pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options
     }
     // One by one: every item's tensor first, for the batch's largest norm.
     let flat = flat.view().into_shape_with_order(IxDyn(&[&[batch][..], &item].concat())).map_err(|e| Error::Invalid(e.to_string()))?;
-    let slabs = gpu::plan(gpu, &item, d, o)?;
-    let total = slabs.ranges.len();
+    let (first, slabs) = (gpu::plan(gpu, &item, d, o, gpu::Pass::Structure)?, gpu::plan(gpu, &item, d, o, gpu::Pass::Reconstruction)?);
+    let (firsts, total) = (first.ranges.len(), slabs.ranges.len());
     let mut tensors = Vec::with_capacity(batch);
     let mut largest = 0f64;
     for b in 0..batch {
-        let (t, l) = gpu::structure(gpu, &flat.index_axis(Axis(0), b), d, o, &slabs, &mut report, &mut |p| {
-            progress(Progress::new(p.stage, b * total + p.done, batch * total))
+        let (t, l) = gpu::structure(gpu, &flat.index_axis(Axis(0), b), d, o, &first, &mut report, &mut |p| {
+            progress(Progress::new(p.stage, b * firsts + p.done, batch * firsts))
         })?;
         tensors.push(t);
         largest = largest.max(l);
@@ -152,6 +152,7 @@ pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options
         slot.assign(&y);
     }
     report.slabs = total;
+    report.structure_slabs = firsts;
     report.axis = slabs.axis + x.ndim() - d;
     Ok((out.into_shape_with_order(x.raw_dim()).map_err(|e| Error::Invalid(e.to_string()))?, report))
 }

@@ -39,9 +39,9 @@ fn every_stage_matches_the_f64_reference() {
         let x = textured(&dims);
         let o = Options { method, ..Options::default() };
         let want = cpu::stages(&to64(&x), d, &o);
-        let slabs = dgpu::plan(g, &dims, d, &o).unwrap();
+        let (first, slabs) = (dgpu::plan(g, &dims, d, &o, dgpu::Pass::Structure).unwrap(), dgpu::plan(g, &dims, d, &o, dgpu::Pass::Reconstruction).unwrap());
         let mut report = dgpu::Report::default();
-        let (tensor, largest) = dgpu::structure(g, &x.view(), d, &o, &slabs, &mut report, &mut |_| {}).unwrap();
+        let (tensor, largest) = dgpu::structure(g, &x.view(), d, &o, &first, &mut report, &mut |_| {}).unwrap();
         for (c, (i, j)) in tensor_components(d).into_iter().enumerate() {
             let e = rel(&tensor[c], &want.tensor[c]);
             assert!(e < 1e-5, "{dims:?} {method:?} T[{i}{j}]: {e}");
@@ -96,10 +96,39 @@ fn slabs_give_the_whole_volume_result() {
         })
         .unwrap();
         assert!(report.slabs > 2, "{dims:?}: {} slabs", report.slabs);
-        assert_eq!(seen, 2 * report.slabs);
+        assert_eq!(report.structure_slabs, report.slabs, "{dims:?}: one slab length for both passes");
+        assert_eq!(seen, report.structure_slabs + report.slabs);
         let e = rel(&z, &to64(&y));
         assert!(e < 2e-6, "{dims:?} in slabs of {slab}: {e}");
     }
+}
+
+#[test]
+fn each_pass_takes_the_longest_slabs_its_buffers_allow() {
+    // A buffer limit that cuts the reconstruction into more slabs than the structure pass (its
+    // buffers, at half resolution, are smaller): both passes' slabs still give the whole result.
+    let (dims, d) = (vec![44usize, 13, 12], 3);
+    let x = textured(&dims);
+    let o = Options { method: Method::Fft, ..Options::default() };
+    let (whole, report) = adaptive_filter_with(poisoned_gpu(), &x.view(), &o, &mut |_| {}).unwrap();
+    assert_eq!((report.structure_slabs, report.slabs), (1, 1));
+    let mut small = open(lucent::gpu::GpuOptions { poison: true, ..lucent::gpu::GpuOptions::from_env().unwrap() });
+    let mut cap = 64 << 20;
+    let counts = loop {
+        small.lower_max_buffer_bytes(cap);
+        let count = |pass| dgpu::plan(&small, &dims, d, &o, pass).map(|s| s.ranges.len());
+        if let (Ok(first), Ok(second)) = (count(dgpu::Pass::Structure), count(dgpu::Pass::Reconstruction)) {
+            if second > 2 && first < second {
+                break (first, second);
+            }
+        }
+        cap = cap * 15 / 16;
+        assert!(cap > 1 << 12, "no buffer limit gave the passes different slabs");
+    };
+    let (sliced, report) = adaptive_filter_with(&small, &x.view(), &o, &mut |_| {}).unwrap();
+    assert_eq!((report.structure_slabs, report.slabs), counts);
+    let e = rel(&sliced, &to64(&whole));
+    assert!(e < 2e-6, "{counts:?} slabs at {cap} bytes a buffer: {e}");
 }
 
 /// The PSNR of `x` against `truth`.

@@ -43,7 +43,9 @@ use crate::placement::Progress;
 /// memory one run held.
 #[derive(Clone, Debug, Default, serde::Serialize)]
 pub struct Report {
+    /// The reconstruction's slabs (the structure pass's are fewer or as many).
     pub slabs: usize,
+    pub structure_slabs: usize,
     pub axis: usize,
     pub structure_s: f64,
     pub reconstruction_s: f64,
@@ -150,23 +152,32 @@ fn pass_bytes(dims: &[usize], d: usize, o: &Options, factors: &[usize], structur
     }
 }
 
-/// Slabs for data of `dims` (the last d axes filtered): as long as the device holds (or
-/// `o.slab_len`'s length), even along a downsampled axis so every slab's low-resolution grid
+/// Which pass a slab plan is for: each pass takes the longest slabs its own windows allow (the
+/// structure pass's halos are three times the reconstruction's, its buffers smaller).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pass {
+    Structure,
+    Reconstruction,
+}
+
+/// Slabs of `pass` for data of `dims` (the last d axes filtered): as long as the device holds
+/// (or `o.slab_len`'s length), even along a downsampled axis so every slab's low-resolution grid
 /// is the whole one's.
-pub fn plan(gpu: &Gpu, dims: &[usize], d: usize, o: &Options) -> Result<Slabs> {
+pub fn plan(gpu: &Gpu, dims: &[usize], d: usize, o: &Options, pass: Pass) -> Result<Slabs> {
     let factors = factors_of(dims.len(), d, o);
     let axis = slab_axis(dims, d, &factors);
     let n = dims[axis];
     let f = factors[axis];
     let h = o.halo();
-    let pass = |len: usize, structure: bool| -> Result<(u64, u64)> {
+    let structure = pass == Pass::Structure;
+    let bytes = |len: usize| -> Result<(u64, u64)> {
         let mut window = dims.to_vec();
         window[axis] = (len + 2 * if structure { f * h.structure + f } else { h.data }).min(n);
         pass_bytes(&window, d, o, &factors, structure)
     };
     let fits = |len: usize| -> Result<bool> {
-        let (a, b) = (pass(len, true)?, pass(len, false)?);
-        Ok(a.0.max(b.0) <= gpu.memory_budget_bytes() && a.1.max(b.1) <= gpu.max_buffer_bytes())
+        let (total, largest) = bytes(len)?;
+        Ok(total <= gpu.memory_budget_bytes() && largest <= gpu.max_buffer_bytes())
     };
     let mut len = match o.slab_len {
         Some(len) => len.max(1),
@@ -183,10 +194,10 @@ pub fn plan(gpu: &Gpu, dims: &[usize], d: usize, o: &Options) -> Result<Slabs> {
             if !fits(len)? {
                 let mut window = dims.to_vec();
                 window[axis] = len;
-                let (a, b) = (pass(len, true)?, pass(len, false)?);
+                let (total, largest) = bytes(len)?;
                 return Err(Error::TooLarge {
-                    what: format!("adaptive filtering of a slab of shape {window:?} (largest buffer {} bytes)", a.1.max(b.1)),
-                    bytes: a.0.max(b.0),
+                    what: format!("adaptive filtering of a slab of shape {window:?} (largest buffer {largest} bytes)"),
+                    bytes: total,
                     limit: gpu.memory_budget_bytes().min(gpu.max_buffer_bytes()),
                 });
             }
@@ -621,9 +632,10 @@ pub fn batches_together(d: usize, o: &Options) -> bool {
 /// The adaptive filter of data whose last d axes are filtered (at most one leading, batch, axis;
 /// checked by the caller), slab by slab.
 pub fn adaptive_filter(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, o: &Options, report: &mut Report, progress: &mut dyn FnMut(Progress)) -> Result<ArrayD<f32>> {
-    let slabs = plan(gpu, x.shape(), d, o)?;
-    report.slabs = slabs.ranges.len();
-    report.axis = slabs.axis;
-    let (tensor, largest) = structure(gpu, x, d, o, &slabs, report, progress)?;
-    reconstruction(gpu, x, d, &tensor, largest, o, &slabs, report, progress)
+    let (first, second) = (plan(gpu, x.shape(), d, o, Pass::Structure)?, plan(gpu, x.shape(), d, o, Pass::Reconstruction)?);
+    report.slabs = second.ranges.len();
+    report.structure_slabs = first.ranges.len();
+    report.axis = second.axis;
+    let (tensor, largest) = structure(gpu, x, d, o, &first, report, progress)?;
+    reconstruction(gpu, x, d, &tensor, largest, o, &second, report, progress)
 }

@@ -102,9 +102,10 @@ pub fn suite(gpu: &Gpu, args: &Args, global: &Global) -> Result<Vec<Row>, Error>
         });
         let gflops = direct_gflop(&shape, d, &o) / (ms / 1e3);
         eprintln!(
-            "{case:<28} {ms:>10.1} ms  structure {:.2} s, reconstruction {:.2} s, {} slab(s) along axis {}, peak {:.2} GiB, {gflops:.0} GFLOP/s direct-equivalent{}",
+            "{case:<28} {ms:>10.1} ms  structure {:.2} s, reconstruction {:.2} s, {} / {} slab(s) along axis {}, peak {:.2} GiB, {gflops:.0} GFLOP/s direct-equivalent{}",
             report.structure_s,
             report.reconstruction_s,
+            report.structure_slabs,
             report.slabs,
             report.axis,
             report.peak_bytes as f64 / (1u64 << 30) as f64,
