@@ -576,6 +576,12 @@ impl Compiled {
         Ok(self.output_arrays())
     }
 
+    /// The outputs of a run that was started ([`Compiled::start`]) but not finished: later
+    /// submissions on the same GPU may read them (the queue runs them after this run).
+    pub fn outputs(&self) -> Vec<GpuArray> {
+        self.output_arrays()
+    }
+
     fn output_arrays(&self) -> Vec<GpuArray> {
         self.outputs
             .iter()

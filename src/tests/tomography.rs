@@ -169,8 +169,9 @@ fn mlem_equals_the_reference_and_its_kl_divergence_falls() {
     assert!(matches!(lucent::tomography::mlem(gpu(), &counts, &g, 0), Err(Error::Invalid(_))));
 }
 
-/// A long EM run goes in several recordings (memory stays flat with the iteration count): the
-/// estimate and KL divergences equal those of one recording of every iteration.
+/// A long EM run goes in several submissions, each recorded while the one before it runs
+/// (memory stays flat with the iteration count): the estimate and KL divergences equal those of
+/// one recording of every iteration.
 #[test]
 fn long_mlem_runs_in_recordings_equal_to_one() {
     let n = 12;

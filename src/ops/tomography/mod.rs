@@ -339,11 +339,13 @@ pub fn record_fbp(rec: &mut Recording, sinograms: Buf, g: &Geometry, filter: Fil
 /// MLEM's guard against division by zero: f ← f · R#(g / (Rf + ε)) / R#1.
 pub const EM_EPSILON: f32 = 1e-6;
 
-/// What [`record_mlem`] leaves: the estimate, and per iteration Σ Rf and Σ g ln(g / (Rf + ε))
-/// of the iterate before its update (one element each), from which [`kl_divergence`] follows.
+/// What [`record_mlem`] leaves: the estimate, per iteration Σ Rf and Σ g ln(g / (Rf + ε)) of
+/// the iterate before its update (one element each), from which [`kl_divergence`] follows, and
+/// the normalisation R#1 (to go on from the estimate with [`record_mlem_from`]).
 pub struct Mlem {
     pub estimate: Buf,
     pub sums: Vec<(Buf, Buf)>,
+    pub norm: Buf,
 }
 
 /// `iterations` of MLEM from a constant 1 on a sinogram or a stack (counts ≥ 0, unchecked
@@ -353,22 +355,23 @@ pub fn record_mlem(rec: &mut Recording, sinograms: Buf, g: &Geometry, iterations
     record_mlem_from(rec, sinograms, None, g, iterations)
 }
 
-/// [`record_mlem`] from the estimate `start` (None: a constant 1), so that a long run can go on
-/// in several recordings.
-pub fn record_mlem_from(rec: &mut Recording, sinograms: Buf, start: Option<Buf>, g: &Geometry, iterations: usize) -> Result<Mlem> {
+/// [`record_mlem`] from `start`: an earlier run's estimate and its [`Mlem::norm`] (None: a
+/// constant 1, the normalisation computed here), so that a long run can go on in several
+/// recordings.
+pub fn record_mlem_from(rec: &mut Recording, sinograms: Buf, start: Option<(Buf, Buf)>, g: &Geometry, iterations: usize) -> Result<Mlem> {
     let dims = rec.dims(sinograms).to_vec();
     let mut image_dims = dims[..dims.len() - 2].to_vec();
     image_dims.extend([g.size, g.size]);
-    let ones = rec.temp(&dims, crate::gpu::Dtype::F32)?;
-    crate::kernels::fill::record(rec, ones, 1.0);
-    let norm = record_backproject(rec, ones, g)?;
-    let norm = unary::record(rec, UnaryOp::MaxScalar(f32::MIN_POSITIVE), norm)?;
-    let mut f = match start {
-        Some(f) => f,
+    let (mut f, norm) = match start {
+        Some(start) => start,
         None => {
+            let ones = rec.temp(&dims, crate::gpu::Dtype::F32)?;
+            crate::kernels::fill::record(rec, ones, 1.0);
+            let norm = record_backproject(rec, ones, g)?;
+            let norm = unary::record(rec, UnaryOp::MaxScalar(f32::MIN_POSITIVE), norm)?;
             let f = rec.temp(&image_dims, crate::gpu::Dtype::F32)?;
             crate::kernels::fill::record(rec, f, 1.0);
-            f
+            (f, norm)
         }
     };
     let mut sums = Vec::with_capacity(iterations);
@@ -381,7 +384,7 @@ pub fn record_mlem_from(rec: &mut Recording, sinograms: Buf, start: Option<Buf>,
         let back = record_backproject(rec, ratio, g)?;
         f = em_update::record(rec, f, back, norm)?;
     }
-    Ok(Mlem { estimate: f, sums })
+    Ok(Mlem { estimate: f, sums, norm })
 }
 
 fn sum_all(rec: &mut Recording, x: Buf) -> Result<Buf> {
