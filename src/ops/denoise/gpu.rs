@@ -127,11 +127,16 @@ fn windows(n: usize, f: usize, own: &Range<usize>, o: &Options) -> Windows {
 /// pass over a data window of `dims` (`structure`), else the reconstruction pass (estimates
 /// from the FFT geometries: the spectrum, the product, the inverse and the window of one pair,
 /// the stacks).
-fn pass_bytes(dims: &[usize], d: usize, o: &Options, factors: &[usize], structure: bool) -> Result<(u64, u64)> {
+fn pass_bytes(dims: &[usize], d: usize, o: &Options, factors: &[usize], structure: bool, axis: usize) -> Result<(u64, u64)> {
     let rank = dims.len();
     let low: Vec<usize> = dims.iter().zip(factors).map(|(&n, &f)| low_len(n, f)).collect();
     let padded = |dims: &[usize], taps: usize| -> Result<u64> {
-        let image: Vec<usize> = dims.iter().zip(pads(rank, d, taps / 2)).map(|(&n, (a, b))| n + a + b).collect();
+        // (The reconstruction's window along the slab axis holds its halos: no padding there.)
+        let mut p = pads(rank, d, taps / 2);
+        if !structure {
+            p[axis] = (0, 0);
+        }
+        let image: Vec<usize> = dims.iter().zip(p).map(|(&n, (a, b))| n + a + b).collect();
         let kernel: Vec<usize> = pads(rank, d, taps / 2).iter().map(|&(a, b)| a + b + 1).collect();
         Ok(Geometry::new(&image, &kernel, Mode::Valid)?.padded.iter().map(|&n| n as u64).product())
     };
@@ -172,8 +177,10 @@ pub fn plan(gpu: &Gpu, dims: &[usize], d: usize, o: &Options, pass: Pass) -> Res
     let structure = pass == Pass::Structure;
     let bytes = |len: usize| -> Result<(u64, u64)> {
         let mut window = dims.to_vec();
-        window[axis] = (len + 2 * if structure { f * h.structure + f } else { h.data }).min(n);
-        pass_bytes(&window, d, o, &factors, structure)
+        // (A reconstruction slab's window with its padding is its rows and both halos, at the
+        // volume's ends too.)
+        window[axis] = if structure { (len + 2 * (f * h.structure + f)).min(n) } else { len + 2 * h.data };
+        pass_bytes(&window, d, o, &factors, structure, axis)
     };
     let fits = |len: usize| -> Result<bool> {
         let (total, largest) = bytes(len)?;
@@ -377,12 +384,15 @@ struct Placement {
     low_total: Vec<usize>,
 }
 
-/// The result for one data window of `dims` (the data mirrored past the window's ends) from
-/// the structure tensor's window (a stack).
+/// The result for one slab of `dims` from its data window padded by `pads` (mirrored: past the
+/// volume's ends, and along the slab's axis only where the window lacks data) and the structure
+/// tensor's window (a stack).
+#[allow(clippy::too_many_arguments)]
 fn record_reconstruction(
     rec: &mut Recording,
     x: Buf,
     dims: &[usize],
+    pads: &[(usize, usize)],
     d: usize,
     tensor: Buf,
     at: &Placement,
@@ -411,8 +421,7 @@ fn record_reconstruction(
     };
     let weights = denoise_control::record(rec, tensor, d, &p)?;
     let weights = lowpass_stack(rec, weights, components, &at.low_dims, d, o.control_sigma)?;
-    let r = o.reconstruction_taps / 2;
-    let padded = layout::pad(rec, x, &pads(rank, d, r), Boundary::Mirror)?;
+    let padded = layout::pad(rec, x, pads, Boundary::Mirror)?;
     let out = rec.temp(dims, Dtype::F32)?;
     let factors = factors_of(rank, d, o);
     let filters = components + 1;
@@ -580,6 +589,15 @@ pub fn reconstruction(
     let peak = AtomicU64::new(0);
     let started = Instant::now();
     let window = |s: usize| windows(dims[axis], f, &slabs.ranges[s], o);
+    let r = o.reconstruction_taps / 2;
+    // A slab's own rows are filtered from its data window: the rows of its halos, padded only
+    // past the volume's ends (a window's mirrored ends reached only rows that were dropped).
+    let slab_pads = |s: usize| -> Vec<(usize, usize)> {
+        let (own, w) = (&slabs.ranges[s], window(s));
+        let mut p = pads(rank, d, r);
+        p[axis] = (r - (own.start - w.data.start), r - (w.data.end - own.end));
+        p
+    };
     // A slab's data window, its tensor window, where it goes, and the bank it is filtered with.
     type Prepared = (ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>);
     let prep = |s: usize| -> Result<Prepared> {
@@ -590,31 +608,28 @@ pub fn reconstruction(
         let stack = ndarray::concatenate(Axis(0), &views).map_err(|e| Error::Invalid(e.to_string()))?;
         let stack = stack.into_shape_with_order(IxDyn(&[parts.len() * parts[0].len()])).map_err(|e| Error::Invalid(e.to_string()))?;
         let mut full_start = vec![0; rank];
-        full_start[axis] = w.data.start;
+        full_start[axis] = slabs.ranges[s].start;
         let mut low_start = vec![0; rank];
         low_start[axis] = w.tensor.start;
         let at = Placement { full_start, low_start, low_dims: parts[0].shape().to_vec(), low_total: low.clone() };
-        let r = o.reconstruction_taps / 2;
-        let padded: Vec<usize> = data.shape().iter().zip(pads(rank, d, r)).map(|(&n, (a, b))| n + a + b).collect();
+        let padded: Vec<usize> = data.shape().iter().zip(slab_pads(s)).map(|(&n, (a, b))| n + a + b).collect();
         let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.reconstruction, &padded, spatial, RECONSTRUCTION_CHUNK))?;
         Ok((data, stack, at, bank))
     };
-    let run = |_: usize, (data, stack, at, bank): (ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>)| -> Result<ArrayD<f32>> {
+    let run = |s: usize, (data, stack, at, bank): (ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>)| -> Result<ArrayD<f32>> {
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;
         let tb = rec.upload_once_f32(&stack.view())?;
-        let y = record_reconstruction(&mut rec, xb, data.shape(), d, tb, &at, largest, o, &bank)?;
+        let mut own = data.shape().to_vec();
+        own[axis] = slabs.ranges[s].len();
+        let y = record_reconstruction(&mut rec, xb, &own, &slab_pads(s), d, tb, &at, largest, o, &bank)?;
         let download = rec.download(y);
         let results = rec.run()?;
         peak.fetch_max(results.report.peak_bytes, Ordering::Relaxed);
         results.into_f32(download)
     };
     let post = |s: usize, y: ArrayD<f32>| -> Result<()> {
-        let (own, w) = (&slabs.ranges[s], window(s));
-        let skip = own.start - w.data.start;
-        Zip::from(out.slice_axis_mut(Axis(axis), Slice::from(own.clone())))
-            .and(y.slice_axis(Axis(axis), Slice::from(skip..skip + own.len())))
-            .par_for_each(|o, &v| *o = v);
+        Zip::from(out.slice_axis_mut(Axis(axis), Slice::from(slabs.ranges[s].clone()))).and(&y).par_for_each(|o, &v| *o = v);
         Ok(())
     };
     pipelined(slabs.ranges.len(), prep, run, post, &mut |s| progress(Progress::new("reconstruction", s, slabs.ranges.len())))?;
