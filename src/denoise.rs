@@ -112,7 +112,9 @@ pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options
     if x.is_empty() {
         return Err(Error::Empty(format!("adaptive filtering of an array of shape {:?}", x.shape())));
     }
+    let t = std::time::Instant::now();
     check_finite(x, "the data to denoise")?;
+    crate::gpu::trace("denoise: finiteness", t);
     // Adaptive filtering is scale-equivariant (the control is relative to the largest structure):
     // data far from 1 in magnitude is filtered near 1 and scaled back, exactly, instead of
     // overflowing the tensors' fourth powers in f32.
@@ -120,6 +122,7 @@ pub fn adaptive_filter_with(gpu: &Gpu, x: &ndarray::ArrayViewD<f32>, o: &Options
         let (y, report) = adaptive_filter_with(gpu, &crate::check::scaled(x, e).view(), o, progress)?;
         return Ok((crate::check::scaled(&y.view(), -e), report));
     }
+    crate::gpu::trace("denoise: finiteness and scale", t);
     let item: Vec<usize> = x.shape()[x.ndim() - d..].to_vec();
     let batch: usize = x.shape()[..x.ndim() - d].iter().product();
     let flat = x.as_standard_layout();

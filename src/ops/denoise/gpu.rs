@@ -603,15 +603,21 @@ pub fn reconstruction(
     let prep = |s: usize| -> Result<Prepared> {
         let w = window(s);
         let data = window_of(x, axis, &w.data);
-        let parts: Vec<ArrayD<f32>> = tensor.iter().map(|t| window_of(&t.view(), axis, &w.tensor)).collect();
-        let views: Vec<ArrayViewD<f32>> = parts.iter().map(|p| p.view()).collect();
-        let stack = ndarray::concatenate(Axis(0), &views).map_err(|e| Error::Invalid(e.to_string()))?;
+        // The components' windows copied by all cores straight into one stack (a concatenation
+        // of copies took a second copy, on one core).
+        let parts: Vec<ArrayViewD<f32>> = tensor.iter().map(|t| t.slice_axis(Axis(axis), Slice::from(w.tensor.clone()))).collect();
+        let mut stacked = vec![parts.len()];
+        stacked.extend(parts[0].shape());
+        let mut stack = ArrayD::<f32>::zeros(IxDyn(&stacked));
+        for (mut slot, part) in stack.outer_iter_mut().zip(&parts) {
+            Zip::from(&mut slot).and(part).par_for_each(|o, &v| *o = v);
+        }
         let stack = stack.into_shape_with_order(IxDyn(&[parts.len() * parts[0].len()])).map_err(|e| Error::Invalid(e.to_string()))?;
         let mut full_start = vec![0; rank];
         full_start[axis] = slabs.ranges[s].start;
         let mut low_start = vec![0; rank];
         low_start[axis] = w.tensor.start;
-        let at = Placement { full_start, low_start, low_dims: parts[0].shape().to_vec(), low_total: low.clone() };
+        let at = Placement { full_start, low_start, low_dims: stacked[1..].to_vec(), low_total: low.clone() };
         let padded: Vec<usize> = data.shape().iter().zip(slab_pads(s)).map(|(&n, (a, b))| n + a + b).collect();
         let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.reconstruction, &padded, spatial, RECONSTRUCTION_CHUNK))?;
         Ok((data, stack, at, bank))
@@ -652,5 +658,9 @@ pub fn adaptive_filter(gpu: &Gpu, x: &ArrayViewD<f32>, d: usize, o: &Options, re
     report.structure_slabs = first.ranges.len();
     report.axis = second.axis;
     let (tensor, largest) = structure(gpu, x, d, o, &first, report, progress)?;
-    reconstruction(gpu, x, d, &tensor, largest, o, &second, report, progress)
+    let y = reconstruction(gpu, x, d, &tensor, largest, o, &second, report, progress)?;
+    let t = Instant::now();
+    drop(tensor);
+    crate::gpu::trace("denoise: the tensor freed", t);
+    Ok(y)
 }
