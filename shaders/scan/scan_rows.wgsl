@@ -4,12 +4,15 @@
 // row (len > BLOCK, "block mode") or several whole short rows ("packed mode", so that many short
 // rows still fill the workgroups), as a segmented scan that restarts at every row start.
 // Long rows are reduce-then-scan, three passes over this one kernel:
-//   PHASE 0  each tile writes its total to out[tile];
+//   PHASE 0  each tile writes its total to out[tile] (a plain workgroup reduction);
 //            the totals, viewed as (rows, blocks_per_row), are scanned exclusively (recursively);
 //   PHASE 1  each tile is scanned starting from offsets[tile].
 // Rows that fit one tile take a single PHASE 2 pass (no offsets).
 // Loads and stores are coalesced (element k * THREADS + lid); each thread then scans ITEMS
 // consecutive elements from workgroup memory.
+// Rows longer than BLOCK whose length is a multiple of 4 take scan_rows_vec4.wgsl instead (4x the
+// tile, 16-byte loads and stores, far fewer barriers per element): this kernel serves short rows,
+// rows whose length is not a multiple of 4, and the totals of both kernels' long rows.
 #import common/grid
 
 override EXCLUSIVE: bool = false;
@@ -38,39 +41,61 @@ struct Params {
 
 // Padded by one word every 32 so that threads reading ITEMS consecutive words avoid bank conflicts.
 var<workgroup> tile: array<f32, 1056>;
-var<workgroup> part_sum: array<f32, 256>;
-var<workgroup> part_head: array<u32, 256>;
+// Two halves of THREADS words, read and written in turn by the rounds below (one barrier a round).
+var<workgroup> part_sum: array<f32, 512>;
+var<workgroup> part_head: array<u32, 512>;
 
 fn padded(i: u32) -> u32 {
     return i + (i >> 5u);
 }
 
-// Inclusive segmented scan of one (head, sum) pair per thread (Hillis-Steele): afterwards
-// part_sum[t] is the sum of threads 0..=t since the last row start among them.
-fn scan_parts(head: bool, sum: f32, lid: u32) {
+// Inclusive segmented scan of one (head, sum) pair per thread (Hillis-Steele, 8 rounds of one
+// barrier each): returns the sum of threads 0..t-1 since the last row start among them, i.e. the
+// scan's value at thread t - 1 (0 for thread 0).
+fn scan_parts(head: bool, sum: f32, lid: u32) -> f32 {
     var s = sum;
     var h = u32(head);
+    var src = 0u;
     part_sum[lid] = s;
     part_head[lid] = h;
     for (var d = 1u; d < THREADS; d = d << 1u) {
         workgroupBarrier();
-        var before_s = 0.0;
-        var before_h = 0u;
-        if (lid >= d) {
-            before_s = part_sum[lid - d];
-            before_h = part_head[lid - d];
-        }
-        workgroupBarrier();
         if (lid >= d) {
             if (h == 0u) {
-                s = before_s + s;
+                s = part_sum[src + lid - d] + s;
             }
-            h = h | before_h;
-            part_sum[lid] = s;
-            part_head[lid] = h;
+            h = h | part_head[src + lid - d];
         }
+        src = THREADS - src;
+        part_sum[src + lid] = s;
+        part_head[src + lid] = h;
     }
     workgroupBarrier();
+    var before = 0.0;
+    if (lid > 0u) {
+        before = part_sum[src + lid - 1u];
+    }
+    return before;
+}
+
+// The sum of one value per thread, for thread 0: 4 rounds, each summing 4 values pairwise.
+fn reduce_parts(v: f32, lid: u32) -> f32 {
+    var src = 0u;
+    part_sum[lid] = v;
+    for (var n = THREADS / 4u; n > 0u; n = n / 4u) {
+        workgroupBarrier();
+        let dst = THREADS - src;
+        if (lid < n) {
+            let b = src + 4u * lid;
+            part_sum[dst + lid] = (part_sum[b] + part_sum[b + 1u]) + (part_sum[b + 2u] + part_sum[b + 3u]);
+        }
+        src = dst;
+    }
+    var total = 0.0;
+    if (lid == 0u) {
+        total = part_sum[src]; // thread 0 wrote it last
+    }
+    return total;
 }
 
 @compute @workgroup_size(256)
@@ -93,21 +118,28 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
     }
 
     if (PHASE == 0u) {
-        // Block mode only: a tile lies inside one row, so its total is a plain sum.
-        var s = 0.0;
+        // Block mode only: a tile lies inside one row, so its total is a plain sum (a reduction,
+        // pairwise within the thread, then over threads).
+        var v: array<f32, ITEMS>;
         for (var k = 0u; k < ITEMS; k++) {
             let i = k * THREADS + lid;
+            v[k] = 0.0;
             if (i < count) {
-                s += x[start + i];
+                v[k] = x[start + i];
             }
         }
-        scan_parts(false, s, lid);
-        if (lid == THREADS - 1u) {
-            out[w] = part_sum[lid];
+        let total = reduce_parts((v[0] + v[1]) + (v[2] + v[3]), lid); // ITEMS = 4
+        if (lid == 0u) {
+            out[w] = total;
         }
         return;
     }
 
+    // The tile's offset (PHASE 1), loaded before the barriers so its latency overlaps the tile's.
+    var offset = 0.0;
+    if (PHASE == 1u) {
+        offset = offsets[w];
+    }
     for (var k = 0u; k < ITEMS; k++) {
         let i = k * THREADS + lid;
         var v = 0.0;
@@ -132,16 +164,13 @@ fn main(@builtin(workgroup_id) wid: vec3<u32>, @builtin(num_workgroups) nwg: vec
         s += tile[padded(first + k)];
         pos = select(pos + 1u, 0u, pos + 1u == p.len);
     }
-    scan_parts(head, s, lid);
+    let before = scan_parts(head, s, lid);
 
     // Carry into this thread: the tile's offset plus earlier threads' sum since the last row
     // start (the offset is zero whenever a row starts inside the tile).
-    var run = 0.0;
-    if (PHASE == 1u) {
-        run = offsets[w];
-    }
+    var run = offset;
     if (lid > 0u) {
-        run += part_sum[lid - 1u];
+        run += before;
     }
     pos = first_pos;
     for (var k = 0u; k < ITEMS; k++) {

@@ -79,6 +79,7 @@ pub mod rl_tv;
 pub mod rl_update;
 pub mod scan_columns;
 pub mod scan_rows;
+pub mod scan_rows_vec4;
 pub mod select;
 pub mod sirt_update;
 pub mod sort_columns;

@@ -1,11 +1,12 @@
 //! `shaders/scan/scan_rows.wgsl`: prefix sums along contiguous rows, any row length and count.
 //! Rows that fit one tile are scanned in one pass, several short rows per workgroup; longer rows
 //! are reduce-then-scan: tile totals, their exclusive scan (this same wrapper, recursively: a
-//! level shrinks a row by BLOCK) and a rescan of every tile from its offset.
+//! level shrinks a row by BLOCK) and a rescan of every tile from its offset. Rows of whole vec4s
+//! longer than BLOCK go to `scan_rows_vec4` (larger tiles, 16-byte accesses).
 
 use bytemuck::{Pod, Zeroable};
 
-use super::SCAN_ROWS;
+use super::{scan_rows_vec4, SCAN_ROWS};
 use crate::error::{Error, Result};
 use crate::gpu::Dtype;
 use crate::graph::{Buf, Recording};
@@ -61,11 +62,15 @@ impl Params {
 
 /// Scans every run of `len` consecutive elements of `x` (f32; its length a multiple of `len`)
 /// into a new temporary of the same shape. Exclusive sums start at 0 and leave out the element.
+/// Long rows of whole vec4s (`scan_rows_vec4::fits`) take `scan_rows_vec4`.
 pub fn record(rec: &mut Recording, x: Buf, len: usize, exclusive: bool) -> Result<Buf> {
     rec.expect_dtype(x, Dtype::F32, "row scan input")?;
     let total = rec.shape(x).len();
     if len == 0 || !total.is_multiple_of(len) {
         return Err(Error::Shape(format!("row scan: rows of {len} do not tile an array of shape {:?}", rec.dims(x))));
+    }
+    if scan_rows_vec4::fits(len) {
+        return scan_rows_vec4::record(rec, x, len, exclusive);
     }
     let dims = rec.dims(x).to_vec();
     let y = rec.temp(&dims, Dtype::F32)?;

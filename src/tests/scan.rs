@@ -2,12 +2,17 @@
 //! inputs, every axis of awkward shapes, long rows (several recursion levels), many short rows
 //! and tall thin columns, with temporaries poisoned so an unwritten element fails.
 //!
-//! Tolerance: an f32 output carries the rounding of each addition on its summation path. The row
-//! scan adds at most ITEMS (4) serial + 8 tree + 1 offset additions per recursion level, so a
-//! path is at most about 40 additions long (3 levels); the column scan is Kahan-compensated
-//! (about one rounding). With rounding errors of random sign and partial sums no larger than the
-//! outputs (which holds for these random walks), the expected relative L2 error is about
-//! sqrt(40) * 2^-24 / sqrt(3) ≈ 2e-7; we allow 1e-6 (measured up to 2.3e-7, on 1021 elements).
+//! Tolerance: an f32 output carries the rounding of each addition on its summation path. Both
+//! row-scan kernels shrink a row by 1024 a recursion level. The scalar one (scan_rows) adds at
+//! most ITEMS (4) serial + 8 tree + 1 offset additions a level; the vec4 one (scan_rows_vec4,
+//! rows of whole vec4s above 1024) at most 2 within a vec4 + 2 for the vec4's sum + 8 tree (4
+//! radix-4 rounds of pairwise sums) + 2 for the carry. The tile totals either kernel hands the
+//! next level are pairwise reductions, 2 + 8 additions deep, so a level adds at most about 24
+//! additions to a path and 3 levels about 70; the column scan is Kahan-compensated (about one
+//! rounding). With rounding errors of random sign and partial sums no larger than the outputs
+//! (which holds for these random walks), the expected relative L2 error is about
+//! sqrt(70) * 2^-24 / sqrt(3) ≈ 3e-7; we allow 1e-6 (measured up to 2.3e-7 on 1021 elements
+//! with the earlier kernel; 0.7e-7 to 2e-7 on 1021 and 3 x 4100, 1e-7 on 4,194,308 on lavapipe).
 //! A summed-area table chains 2 or 3 scans, each within that bound: 2e-6 (measured 1.8e-7).
 //! Long Kahan-compensated columns are held to 1.5e-7: three roundings (the chunk offsets of two
 //! recursion levels, then the output), each of relative rms 2^-24/sqrt(3) to twice that, give
@@ -65,6 +70,7 @@ fn check_cumsum_within(dims: &[usize], axis: usize, tol: f64) {
         let want = cpu::cumsum(&x.view(), axis, exclusive).unwrap();
         let got = gpu_cumsum(&x, axis, exclusive);
         let err = rel_l2(&got, want.as_slice().unwrap());
+        eprintln!("cumsum {dims:?} axis {axis} exclusive {exclusive}: relative L2 {err:.2e}");
         assert!(err <= tol, "cumsum {dims:?} axis {axis} exclusive {exclusive}: relative L2 {err:e}");
     }
 }
@@ -97,6 +103,37 @@ fn long_row_takes_several_recursion_levels() {
     // Rows just over one tile, several of them, and a long row in a batch.
     check_cumsum_exact(&[3, 1025], 1);
     check_cumsum_exact(&[2, 3, 300_007], 2);
+}
+
+#[test]
+fn long_rows_of_whole_vec4s_take_the_vec4_tiles() {
+    // scan_rows_vec4 (rows of a multiple of 4 above 1024): one tile of 4096 (PHASE 2) up to
+    // 4096, then tiles whose quarter totals (4 per tile) are scanned by scan_rows, or by this
+    // kernel again while they are long and whole vec4s. Rows that end inside a vec4 of the last
+    // tile's quarters, and batches of rows.
+    for dims in [&[1028][..], &[5, 1028], &[3, 2052], &[3, 4092], &[2, 4096], &[4100], &[3, 4100], &[2, 8192], &[3, 12_292]] {
+        check_cumsum_exact(dims, dims.len() - 1);
+    }
+    check_cumsum_exact(&[2, 3, 300_008], 2);
+    check_cumsum(&[3, 4100], 1);
+    // Around the scalar kernel's tile: packed (1023, 1024), its block mode (1025, 1027, 4095,
+    // 4097: not whole vec4s).
+    for dims in [&[3, 1023][..], &[2, 1024], &[3, 1025], &[2, 1027], &[2, 4095], &[2, 4097]] {
+        check_cumsum_exact(dims, 1);
+    }
+}
+
+#[test]
+fn vec4_recursion_levels_change_at_their_edges() {
+    // A level shrinks a row of whole vec4s by 1024 (4 totals per tile of 4096): 1024^2 elements
+    // leave 1024 totals (one packed scan_rows tile), 4 more leave 1028 (one vec4 tile); 4096 *
+    // 1024 leave 4096 (one vec4 tile) and 4 more leave 4100 (two vec4 tiles, whose 8 totals take
+    // a third level). One element off: the scalar kernel's levels (1024 and 1025 totals).
+    for n in [1_048_576, 1_048_580, 4_194_304, 4_194_308, 1_048_575, 1_048_577] {
+        check_cumsum_exact(&[n], 0);
+    }
+    check_cumsum(&[4_194_308], 0);
+    check_cumsum(&[2_000_000], 0);
 }
 
 #[test]
