@@ -87,14 +87,17 @@ fn volumes_turned_about_each_axis_are_registered_back() {
         assert!(off < 0.2, "{case}: the centre moves by {off}");
         assert!(r.success > 0.5 && r.success <= 1.0, "{case}");
         // The registered volume matches the reference in its middle. This texture changes by 1.2
-        // of its spread per sample, so the residual measures the misregistration there: 0.10-0.12
-        // measured (0.1 sample), where the known map's exact inverse leaves 0.025 (two cubic
-        // resamplings); the angle's and scale's bounds above would allow up to 0.4 sample.
+        // of its spread per sample, so the residual measures the misregistration there, where
+        // the known map's exact inverse leaves 0.02-0.04 (two cubic resamplings). Over 137 draws
+        // of each case (2026-11-30) it followed the scale's error: 0.05-0.22, the largest at a
+        // log-scale error of 0.012 (0.20 at 0.006 with the angle off by 0.48°), where the bounds
+        // above allow 0.017 and 0.7° (up to 0.4 sample, a residual near 0.45); the bound of 0.2
+        // that stood here failed 2 of those draws (and one CI run) with every bound above met.
         let back = transform_3d(gpu, &moving.view(), &r, 3).unwrap();
         let (inverse, offset) = invert(&known_map);
         let floor = lucent::ndimage::affine_transform(gpu, &moving, &inverse.view(), &offset, None, &Default::default()).unwrap();
         let (got, best) = (middle_residual(&back, &reference), middle_residual(&floor, &reference));
-        assert!(best < 0.05 && got < 0.2, "{case}: residual {got}, by the exact inverse {best}");
+        assert!(best < 0.05 && got < 0.3, "{case}: residual {got}, by the exact inverse {best}");
     }
 }
 
