@@ -121,31 +121,6 @@ fn profiled_runs_time_every_dispatch_beyond_one_query_set() {
 }
 
 #[test]
-fn warmed_pipelines_are_not_compiled_again() {
-    // A fresh device: a recording on temporaries builds its distinct pipelines (two kernels,
-    // one of them twice) without running; the run then compiles nothing.
-    let fresh = open(lucent::gpu::GpuOptions::from_env().unwrap());
-    let record = |rec: &mut Recording| {
-        let x = rec.temp(&[301], Dtype::F32).unwrap();
-        fill::record(rec, x, 2.0);
-        let y = unary::record(rec, UnaryOp::Scale(0.5), x).unwrap();
-        unary::record(rec, UnaryOp::Scale(3.0), y).unwrap()
-    };
-    let mut warm = Recording::new(&fresh);
-    record(&mut warm);
-    let before = fresh.pipeline_stats().compiled;
-    warm.warm_pipelines().unwrap();
-    let warmed = fresh.pipeline_stats().compiled;
-    assert_eq!(warmed - before, 2);
-    let mut rec = Recording::new(&fresh);
-    let z = record(&mut rec);
-    let d = rec.download(z);
-    let got = rec.run().unwrap().f32(d).unwrap();
-    assert!(got.iter().all(|&v| v == 3.0));
-    assert_eq!(fresh.pipeline_stats().compiled, warmed);
-}
-
-#[test]
 fn dispatches_beyond_one_grid_dimension_fold() {
     // 65,535 workgroups of 256 threads cover 16.7M words; 20M words need a folded 2D grid.
     let words = 20_000_000usize;
