@@ -300,17 +300,6 @@ impl<'g> Recording<'g> {
         Output(self.outputs.len() - 1)
     }
 
-    /// Builds the pipelines of every recorded dispatch, by all cores, allocating nothing (the
-    /// `Gpu` keeps them): a recording of work to come, made so that its compiling overlaps
-    /// other work or other compiling.
-    pub fn warm_pipelines(&self) -> Result<()> {
-        use rayon::prelude::*;
-        let mut seen = std::collections::HashSet::new();
-        let distinct: Vec<&Dispatch> =
-            self.nodes.iter().filter(|n| seen.insert((n.kernel.name, n.constants.iter().map(|c| (c.0, c.1.to_bits())).collect::<Vec<_>>()))).collect();
-        distinct.par_iter().try_for_each(|n| self.gpu.pipeline(n.kernel, &n.constants).map(drop))
-    }
-
     pub fn compile(self) -> Result<Compiled> {
         let start = std::time::Instant::now();
         let compiled = Compiled::new(self);

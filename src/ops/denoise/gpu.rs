@@ -485,32 +485,13 @@ fn pipelined<P: Send, R: Send>(
 
 /// The bank for inputs of `padded`, made once per shape (by whichever thread first needs it).
 fn bank_for(banks: &Mutex<HashMap<Vec<usize>, Arc<Bank>>>, padded: &[usize], make: impl FnOnce() -> Result<Bank>) -> Result<Arc<Bank>> {
-    let lock = || banks.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some(b) = lock().get(padded) {
+    let mut banks = banks.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(b) = banks.get(padded) {
         return Ok(b.clone());
     }
-    // (Made unlocked, so banks of other shapes are made at the same time.)
     let bank = Arc::new(make()?);
-    Ok(lock().entry(padded.to_vec()).or_insert(bank).clone())
-}
-
-/// Every distinct slab shape's pipelines built at once on all cores before the slabs run
-/// (`record` records one slab of a shape on temporaries): a slab of a new shape (the first, the
-/// interior ones, the last) had compiled its kernels while the GPU waited, about a second each
-/// at the paper's size.
-fn warm_slab_shapes<K: std::hash::Hash + Eq + Sync>(
-    gpu: &Gpu,
-    slabs: usize,
-    key: impl Fn(usize) -> K,
-    record: impl Fn(&mut Recording, usize) -> Result<()> + Sync,
-) -> Result<()> {
-    let mut seen = std::collections::HashSet::new();
-    let firsts: Vec<usize> = (0..slabs).filter(|&s| seen.insert(key(s))).collect();
-    firsts.par_iter().try_for_each(|&s| {
-        let mut rec = Recording::new(gpu);
-        record(&mut rec, s)?;
-        rec.warm_pipelines()
-    })
+    banks.insert(padded.to_vec(), bank.clone());
+    Ok(bank)
 }
 
 /// The structure pass over data of exactly d axes: the lowpass filtered tensor's components at
@@ -537,26 +518,12 @@ pub fn structure(
     let peak = AtomicU64::new(0);
     let started = Instant::now();
     let window = |s: usize| windows(dims[axis], f, &slabs.ranges[s], o);
-    // A slab's data window's shape, and its bank.
-    let shape = |s: usize| -> Vec<usize> {
-        let mut shape = dims.clone();
-        shape[axis] = window(s).structure_data.len();
-        shape
-    };
-    let bank = |shape: &[usize]| -> Result<Arc<Bank>> {
-        let r = o.structure_taps / 2;
-        let padded: Vec<usize> = shape.iter().zip(&factors).zip(pads(rank, d, r)).map(|((&n, &f), (a, b))| low_len(n, f) + a + b).collect();
-        bank_for(&banks, &padded, || Bank::new(gpu, &set.structure, &padded, spatial, DIRECT_FILTERS))
-    };
-    warm_slab_shapes(gpu, slabs.ranges.len(), shape, |rec, s| {
-        let shape = shape(s);
-        let xb = rec.temp(&shape, Dtype::F32)?;
-        let bank = bank(&shape)?;
-        record_tensor(rec, xb, &shape, d, o, &bank).map(drop)
-    })?;
     let prep = |s: usize| -> Result<(ArrayD<f32>, Arc<Bank>)> {
-        let data = window_of(x, axis, &window(s).structure_data);
-        let bank = bank(data.shape())?;
+        let w = window(s);
+        let data = window_of(x, axis, &w.structure_data);
+        let r = o.structure_taps / 2;
+        let padded: Vec<usize> = data.shape().iter().zip(&factors).zip(pads(rank, d, r)).map(|((&n, &f), (a, b))| low_len(n, f) + a + b).collect();
+        let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.structure, &padded, spatial, DIRECT_FILTERS))?;
         Ok((data, bank))
     };
     let run = |_: usize, (data, bank): (ArrayD<f32>, Arc<Bank>)| -> Result<ArrayD<f32>> {
@@ -631,43 +598,6 @@ pub fn reconstruction(
         p[axis] = (r - (own.start - w.data.start), r - (w.data.end - own.end));
         p
     };
-    // A slab's data window's shape, where its tensor window lies, and its bank.
-    let shape = |s: usize| -> Vec<usize> {
-        let mut shape = dims.clone();
-        shape[axis] = window(s).data.len();
-        shape
-    };
-    let placement = |s: usize| -> Placement {
-        let w = window(s);
-        let mut full_start = vec![0; rank];
-        full_start[axis] = slabs.ranges[s].start;
-        let mut low_start = vec![0; rank];
-        low_start[axis] = w.tensor.start;
-        let mut low_dims = low.clone();
-        low_dims[axis] = w.tensor.len();
-        Placement { full_start, low_start, low_dims, low_total: low.clone() }
-    };
-    let bank = |s: usize| -> Result<Arc<Bank>> {
-        let padded: Vec<usize> = shape(s).iter().zip(slab_pads(s)).map(|(&n, (a, b))| n + a + b).collect();
-        bank_for(&banks, &padded, || Bank::new(gpu, &set.reconstruction, &padded, spatial, RECONSTRUCTION_CHUNK))
-    };
-    let own = |s: usize| -> Vec<usize> {
-        let mut own = dims.clone();
-        own[axis] = slabs.ranges[s].len();
-        own
-    };
-    warm_slab_shapes(
-        gpu,
-        slabs.ranges.len(),
-        |s| (shape(s), slab_pads(s), placement(s).low_dims),
-        |rec, s| {
-            let at = placement(s);
-            let xb = rec.temp(&shape(s), Dtype::F32)?;
-            let tb = rec.temp(&[tensor.len() * at.low_dims.iter().product::<usize>()], Dtype::F32)?;
-            let bank = bank(s)?;
-            record_reconstruction(rec, xb, &own(s), &slab_pads(s), d, tb, &at, largest, o, &bank).map(drop)
-        },
-    )?;
     // A slab's data window, its tensor window, where it goes, and the bank it is filtered with.
     type Prepared = (ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>);
     let prep = |s: usize| -> Result<Prepared> {
@@ -683,13 +613,22 @@ pub fn reconstruction(
             Zip::from(&mut slot).and(part).par_for_each(|o, &v| *o = v);
         }
         let stack = stack.into_shape_with_order(IxDyn(&[parts.len() * parts[0].len()])).map_err(|e| Error::Invalid(e.to_string()))?;
-        Ok((data, stack, placement(s), bank(s)?))
+        let mut full_start = vec![0; rank];
+        full_start[axis] = slabs.ranges[s].start;
+        let mut low_start = vec![0; rank];
+        low_start[axis] = w.tensor.start;
+        let at = Placement { full_start, low_start, low_dims: stacked[1..].to_vec(), low_total: low.clone() };
+        let padded: Vec<usize> = data.shape().iter().zip(slab_pads(s)).map(|(&n, (a, b))| n + a + b).collect();
+        let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.reconstruction, &padded, spatial, RECONSTRUCTION_CHUNK))?;
+        Ok((data, stack, at, bank))
     };
     let run = |s: usize, (data, stack, at, bank): (ArrayD<f32>, ArrayD<f32>, Placement, Arc<Bank>)| -> Result<ArrayD<f32>> {
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;
         let tb = rec.upload_once_f32(&stack.view())?;
-        let y = record_reconstruction(&mut rec, xb, &own(s), &slab_pads(s), d, tb, &at, largest, o, &bank)?;
+        let mut own = data.shape().to_vec();
+        own[axis] = slabs.ranges[s].len();
+        let y = record_reconstruction(&mut rec, xb, &own, &slab_pads(s), d, tb, &at, largest, o, &bank)?;
         let download = rec.download(y);
         let results = rec.run()?;
         peak.fetch_max(results.report.peak_bytes, Ordering::Relaxed);
