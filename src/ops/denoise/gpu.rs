@@ -526,24 +526,29 @@ pub fn structure(
         let bank = bank_for(&banks, &padded, || Bank::new(gpu, &set.structure, &padded, spatial, DIRECT_FILTERS))?;
         Ok((data, bank))
     };
-    let run = |_: usize, (data, bank): (ArrayD<f32>, Arc<Bank>)| -> Result<ArrayD<f32>> {
+    let run = |s: usize, (data, bank): (ArrayD<f32>, Arc<Bank>)| -> Result<ArrayD<f32>> {
         let mut rec = Recording::new(gpu);
         let xb = rec.upload_once_f32(&data.view())?;
         let t = record_tensor(&mut rec, xb, data.shape(), d, o, &bank)?;
-        let download = rec.download(t);
+        // Only the slab's own rows come back (its window's halos were half the stack).
+        let w = window(s);
+        let skip = w.structure_own.start - w.structure_data.start / f;
+        let mut stacked: Vec<usize> = data.shape().iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
+        let (before, after) = (components * stacked[..axis].iter().product::<usize>(), stacked[axis + 1..].iter().product::<usize>());
+        let t = rec.reinterpret(t, &[before, stacked[axis], after], Dtype::F32)?;
+        let rows = AxisMap { len: w.structure_own.len(), src_axis: 1, origin: skip as i64, step: 1 };
+        let own = gather::record(&mut rec, t, &[AxisMap::identity(0, before), rows, AxisMap::identity(2, after)], Boundary::Nearest)?;
+        let download = rec.download(own);
         let results = rec.run()?;
         peak.fetch_max(results.report.peak_bytes, Ordering::Relaxed);
-        let mut stacked: Vec<usize> = data.shape().iter().zip(&factors).map(|(&n, &f)| low_len(n, f)).collect();
+        stacked[axis] = w.structure_own.len();
         stacked.insert(0, components);
         results.into_f32(download)?.into_shape_with_order(IxDyn(&stacked)).map_err(|e| Error::Invalid(e.to_string()))
     };
     let post = |s: usize, stack: ArrayD<f32>| -> Result<()> {
-        let w = window(s);
-        let skip = w.structure_own.start - w.structure_data.start / f;
+        let own = window(s).structure_own;
         for (c, t) in tensor.iter_mut().enumerate() {
-            let own = stack.index_axis(Axis(0), c);
-            let own = own.slice_axis(Axis(axis), Slice::from(skip..skip + w.structure_own.len()));
-            Zip::from(t.slice_axis_mut(Axis(axis), Slice::from(w.structure_own.clone()))).and(own).par_for_each(|o, &v| *o = v);
+            Zip::from(t.slice_axis_mut(Axis(axis), Slice::from(own.clone()))).and(stack.index_axis(Axis(0), c)).par_for_each(|o, &v| *o = v);
         }
         Ok(())
     };
